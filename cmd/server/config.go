@@ -1,0 +1,118 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// config is read once from the environment; see the README's table.
+type config struct {
+	DatabaseURL     string
+	ListenAddr      string
+	PublicURL       *url.URL
+	LogLevel        slog.Level
+	LogFormat       string
+	DataDir         string
+	PGBinDir        string
+	ShutdownTimeout time.Duration
+	AllowedOrigins  []string
+}
+
+// configError names the variable and what it expects, in one line.
+type configError struct {
+	name, value, want string
+}
+
+func (e *configError) Error() string {
+	return fmt.Sprintf("%s=%q is not valid: %s", e.name, e.value, e.want)
+}
+
+func loadConfig(getenv func(string) string) (config, error) {
+	cfg := config{
+		DatabaseURL:     getenv("DATABASE_URL"),
+		ListenAddr:      orDefault(getenv("LISTEN_ADDR"), "127.0.0.1:8080"),
+		LogFormat:       orDefault(getenv("LOG_FORMAT"), "text"),
+		DataDir:         orDefault(getenv("DATA_DIR"), ".vibesell"),
+		PGBinDir:        getenv("PG_BIN_DIR"),
+		ShutdownTimeout: 20 * time.Second,
+	}
+	if cfg.DatabaseURL != "" {
+		if _, err := pgxpool.ParseConfig(cfg.DatabaseURL); err != nil {
+			return cfg, &configError{"DATABASE_URL", "(hidden)", "expected a PostgreSQL URL such as postgres://user:password@host:5432/vibesell"}
+		}
+	}
+	host, port, err := net.SplitHostPort(cfg.ListenAddr)
+	if err != nil {
+		return cfg, &configError{"LISTEN_ADDR", cfg.ListenAddr, "expected host:port, for example 127.0.0.1:8080 or :8080"}
+	}
+	if p, err := strconv.Atoi(port); err != nil || p < 0 || p > 65535 {
+		return cfg, &configError{"LISTEN_ADDR", cfg.ListenAddr, "the port must be a number from 0 to 65535"}
+	}
+
+	public := getenv("PUBLIC_URL")
+	if public == "" {
+		if host == "" || host == "0.0.0.0" || host == "::" {
+			host = "localhost"
+		}
+		public = "http://" + net.JoinHostPort(host, port)
+	}
+	u, err := url.Parse(public)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return cfg, &configError{"PUBLIC_URL", public, "expected the absolute http(s) address people reach this server at, for example https://vibesell.example.com"}
+	}
+	u.Path = strings.TrimRight(u.Path, "/")
+	cfg.PublicURL = u
+
+	switch lvl := strings.ToLower(orDefault(getenv("LOG_LEVEL"), "info")); lvl {
+	case "debug":
+		cfg.LogLevel = slog.LevelDebug
+	case "info":
+		cfg.LogLevel = slog.LevelInfo
+	case "warn":
+		cfg.LogLevel = slog.LevelWarn
+	case "error":
+		cfg.LogLevel = slog.LevelError
+	default:
+		return cfg, &configError{"LOG_LEVEL", lvl, "expected one of debug, info, warn, error"}
+	}
+	if cfg.LogFormat != "text" && cfg.LogFormat != "json" {
+		return cfg, &configError{"LOG_FORMAT", cfg.LogFormat, "expected text or json"}
+	}
+	if v := getenv("SHUTDOWN_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return cfg, &configError{"SHUTDOWN_TIMEOUT", v, "expected a positive duration such as 20s"}
+		}
+		cfg.ShutdownTimeout = d
+	}
+	if v := getenv("ALLOWED_ORIGINS"); v != "" {
+		for _, o := range strings.Split(v, ",") {
+			o = strings.TrimSpace(o)
+			ou, err := url.Parse(o)
+			if err != nil || ou.Scheme == "" || ou.Host == "" || (ou.Path != "" && ou.Path != "/") {
+				return cfg, &configError{"ALLOWED_ORIGINS", v, "expected a comma-separated list of origins such as https://claude.ai,https://app.example.com"}
+			}
+			cfg.AllowedOrigins = append(cfg.AllowedOrigins, ou.Scheme+"://"+ou.Host)
+		}
+	}
+	return cfg, nil
+}
+
+func orDefault(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
+// link builds an absolute link the product hands out.
+func (c config) link(path string) string {
+	return c.PublicURL.String() + path
+}

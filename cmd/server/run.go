@@ -1,0 +1,198 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"vibesell"
+	"vibesell/auth"
+	"vibesell/store"
+	"vibesell/workspace"
+)
+
+const usage = `Usage: server [command]
+
+Commands:
+  serve                              run the MCP server and web app (the default)
+  stdio --workspace SLUG             speak MCP over standard input and output
+  migrate                            apply database migrations and exit
+  workspace create NAME              create a workspace and print its slug
+  token create --workspace SLUG      print a new bearer token for the workspace
+
+Configuration comes from the environment; see the README.
+`
+
+// run is the whole program; main only supplies the process's environment.
+func run(ctx context.Context, args []string, getenv func(string) string,
+	stdin io.Reader, stdout, stderr io.Writer) error {
+	cfg, err := loadConfig(getenv)
+	if err != nil {
+		return err
+	}
+	logger := newLogger(cfg, stderr)
+
+	var cmd []string
+	if len(args) > 1 {
+		cmd = args[1:]
+	}
+	name := "serve"
+	if len(cmd) > 0 {
+		name = cmd[0]
+		cmd = cmd[1:]
+	}
+	switch name {
+	case "serve":
+		if err := noArgs("serve", cmd); err != nil {
+			return err
+		}
+		return serve(ctx, cfg, logger, stdout)
+	case "stdio":
+		fs := newFlags("stdio", stderr)
+		slug := fs.String("workspace", "", "the workspace this connection acts for")
+		if err := fs.Parse(cmd); err != nil {
+			return err
+		}
+		if *slug == "" || fs.NArg() > 0 {
+			return errors.New("usage: server stdio --workspace SLUG")
+		}
+		return serveStdio(ctx, cfg, logger, *slug, stdin, stdout)
+	case "migrate":
+		if err := noArgs("migrate", cmd); err != nil {
+			return err
+		}
+		return withDatabase(ctx, cfg, logger, false, func(*pgxpool.Pool) error {
+			fmt.Fprintln(stderr, "The database schema is up to date.")
+			return nil
+		})
+	case "workspace":
+		if len(cmd) < 2 || cmd[0] != "create" {
+			return errors.New("usage: server workspace create NAME")
+		}
+		wsName := strings.Join(cmd[1:], " ")
+		return withDatabase(ctx, cfg, logger, false, func(db *pgxpool.Pool) error {
+			ws, err := workspace.NewService(db).Create(ctx, wsName)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(stdout, ws.Slug)
+			return nil
+		})
+	case "token":
+		if len(cmd) < 1 || cmd[0] != "create" {
+			return errors.New("usage: server token create --workspace SLUG")
+		}
+		fs := newFlags("token create", stderr)
+		slug := fs.String("workspace", "", "the workspace the token acts for")
+		if err := fs.Parse(cmd[1:]); err != nil {
+			return err
+		}
+		if *slug == "" || fs.NArg() > 0 {
+			return errors.New("usage: server token create --workspace SLUG")
+		}
+		return withDatabase(ctx, cfg, logger, false, func(db *pgxpool.Pool) error {
+			ws, err := workspace.NewService(db).FindBySlug(ctx, *slug)
+			if err != nil {
+				return err
+			}
+			token, err := auth.NewTokens(db).Create(ctx, ws.ID)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(stdout, token)
+			return nil
+		})
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	default:
+		return fmt.Errorf("unknown command %q\n\n%s", name, usage)
+	}
+}
+
+func noArgs(name string, args []string) error {
+	if len(args) > 0 {
+		return fmt.Errorf("%s takes no arguments, got %q", name, strings.Join(args, " "))
+	}
+	return nil
+}
+
+func newFlags(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}
+
+func newLogger(cfg config, w io.Writer) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
+	if cfg.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// withDatabase opens the database (the embedded one when DATABASE_URL is
+// empty), applies migrations, runs fn and closes everything it opened. A
+// refusal from fn is returned as its sentence alone.
+func withDatabase(ctx context.Context, cfg config, logger *slog.Logger, serving bool, fn func(*pgxpool.Pool) error) error {
+	db, closeDB, err := openDatabase(ctx, cfg, logger, serving)
+	if err != nil {
+		return err
+	}
+	defer closeDB()
+	if err := fn(db); err != nil {
+		if vibesell.ErrorCode(err) != vibesell.EINTERNAL {
+			return errors.New(vibesell.ErrorMessage(err))
+		}
+		return err
+	}
+	return nil
+}
+
+// openDatabase connects and migrates. The returned func closes the pool and
+// stops the embedded PostgreSQL if this process started it.
+func openDatabase(ctx context.Context, cfg config, logger *slog.Logger, serving bool) (*pgxpool.Pool, func(), error) {
+	dbURL := cfg.DatabaseURL
+	var embedded *store.Embedded
+	if dbURL == "" {
+		var err error
+		embedded, err = store.StartEmbedded(ctx, store.EmbeddedConfig{
+			DataDir: cfg.DataDir,
+			BinDir:  cfg.PGBinDir,
+			Adopt:   serving,
+			Logger:  logger,
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+		dbURL = embedded.URL()
+	}
+	stopEmbedded := func() {
+		if embedded == nil {
+			return
+		}
+		stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		defer cancel()
+		if err := embedded.Stop(stopCtx); err != nil {
+			logger.Error("stopping embedded PostgreSQL failed", "err", err)
+		}
+	}
+	pool, err := store.Connect(ctx, dbURL, 0)
+	if err != nil {
+		stopEmbedded()
+		return nil, nil, err
+	}
+	if err := store.Migrate(ctx, pool, logger); err != nil {
+		pool.Close()
+		stopEmbedded()
+		return nil, nil, err
+	}
+	return pool, func() { pool.Close(); stopEmbedded() }, nil
+}

@@ -1,0 +1,166 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+
+	"vibesell/auth"
+	"vibesell/store"
+	"vibesell/workspace"
+)
+
+// serve runs the HTTP server and the job workers until ctx ends, then
+// shuts down in order: stop taking requests and finish those in flight,
+// stop the workers, close the database (and stop the embedded one).
+func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Writer) error {
+	db, closeDB, err := openDatabase(ctx, cfg, logger, true)
+	if err != nil {
+		return err
+	}
+	defer closeDB()
+
+	if err := greetFirstStart(ctx, cfg, db, stdout); err != nil {
+		return err
+	}
+
+	jobs, err := newJobClient(db, logger)
+	if err != nil {
+		return err
+	}
+	if err := jobs.Start(ctx); err != nil {
+		return fmt.Errorf("start job workers: %w", err)
+	}
+
+	listener, err := net.Listen("tcp", cfg.ListenAddr)
+	if err != nil {
+		stopJobs(jobs, cfg, logger)
+		return fmt.Errorf("listen on LISTEN_ADDR=%s: %w", cfg.ListenAddr, err)
+	}
+	srv := &http.Server{
+		Handler:           routes(cfg, db, logger),
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	logger.Info("VibeSell is serving", "addr", listener.Addr().String(), "mcp", cfg.link("/mcp"))
+
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(listener) }()
+	select {
+	case err := <-served:
+		stopJobs(jobs, cfg, logger)
+		return fmt.Errorf("http server: %w", err)
+	case <-ctx.Done():
+	}
+
+	logger.Info("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.ShutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		logger.Error("requests still running at the shutdown deadline were cut off", "err", err)
+	}
+	stopJobs(jobs, cfg, logger)
+	return nil
+}
+
+func routes(cfg config, db *pgxpool.Pool, logger *slog.Logger) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		io.WriteString(w, "ok\n")
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
+		defer cancel()
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		if err := store.Ready(ctx, db); err != nil {
+			logger.Warn("not ready", "err", err)
+			w.WriteHeader(http.StatusServiceUnavailable)
+			io.WriteString(w, "not ready\n")
+			return
+		}
+		io.WriteString(w, "ready\n")
+	})
+	return mux
+}
+
+// newJobClient builds the River client that runs every feature's jobs.
+func newJobClient(db *pgxpool.Pool, logger *slog.Logger) (*river.Client[pgx.Tx], error) {
+	workers := river.NewWorkers()
+	var periodic []*river.PeriodicJob
+	periodic = append(periodic, auth.AddWorkers(workers, auth.NewSessions(db))...)
+	client, err := river.NewClient(riverpgxv5.New(db), &river.Config{
+		Queues:       map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 10}},
+		Workers:      workers,
+		PeriodicJobs: periodic,
+		Logger:       logger.With("component", "jobs"),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("create job client: %w", err)
+	}
+	return client, nil
+}
+
+func stopJobs(jobs *river.Client[pgx.Tx], cfg config, logger *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+	defer cancel()
+	if err := jobs.Stop(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		logger.Error("stopping job workers", "err", err)
+	}
+}
+
+// greetFirstStart creates the first workspace on an empty database and
+// prints, once for the installation, how to connect to it.
+func greetFirstStart(ctx context.Context, cfg config, db *pgxpool.Pool, stdout io.Writer) error {
+	var ws workspace.Workspace
+	var token string
+	var first bool
+	err := store.InTx(ctx, db, func(tx pgx.Tx) error {
+		var err error
+		first, err = workspace.ClaimFirstStart(ctx, tx, func(ctx context.Context) (uuid.UUID, error) {
+			var err error
+			if ws, err = workspace.Create(ctx, tx, "My workspace"); err != nil {
+				return uuid.Nil, err
+			}
+			if token, err = auth.CreateToken(ctx, tx, ws.ID); err != nil {
+				return uuid.Nil, err
+			}
+			return ws.ID, nil
+		})
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("first start: %w", err)
+	}
+	if !first {
+		return nil
+	}
+	fmt.Fprintf(stdout, `
+VibeSell created your first workspace, %q (slug %s).
+
+Connect an MCP client to:
+  URL:    %s
+  Header: Authorization: Bearer %s
+
+This token is shown only once. Make another any time with:
+  go run ./cmd/server token create --workspace %s
+
+`, ws.Name, ws.Slug, cfg.link("/mcp"), token, ws.Slug)
+	return nil
+}
+
+func serveStdio(ctx context.Context, cfg config, logger *slog.Logger, slug string, stdin io.Reader, stdout io.Writer) error {
+	return errors.New("stdio is not wired yet")
+}

@@ -1,0 +1,156 @@
+// Package store owns the connection to PostgreSQL: the pool, transactions,
+// the schema (goose migrations plus River's tables), the embedded server
+// used when no DATABASE_URL is given, and fresh databases for tests.
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivermigrate"
+
+	"vibesell/migrations"
+)
+
+// migrationLockKey serialises schema changes across replicas that start at
+// the same moment on one database. Any constant works; it only has to be the
+// same for every process of this program.
+const migrationLockKey int64 = 0x76696265_73656c6c // "vibesell"
+
+// Connect opens a pool and checks that the database answers.
+func Connect(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("parse database url: %w", err)
+	}
+	if maxConns > 0 {
+		cfg.MaxConns = maxConns
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("open pool: %w", err)
+	}
+	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := pool.Ping(pingCtx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("reach database: %w", err)
+	}
+	return pool, nil
+}
+
+// InTx runs fn in a transaction, committing when fn returns nil and rolling
+// back otherwise. Jobs that follow a state change are enqueued on the same
+// tx so they exist only if the change does.
+func InTx(ctx context.Context, pool *pgxpool.Pool, fn func(pgx.Tx) error) (err error) {
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			_ = tx.Rollback(context.WithoutCancel(ctx))
+		}
+	}()
+	if err = fn(tx); err != nil {
+		return err
+	}
+	if err = tx.Commit(ctx); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// Migrate applies the goose migrations and River's own, holding a
+// session-level advisory lock so that concurrent starts run them once and
+// the others wait, then find nothing left to do.
+func Migrate(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger) error {
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("acquire connection for migration lock: %w", err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", migrationLockKey); err != nil {
+		return fmt.Errorf("take migration lock: %w", err)
+	}
+	defer func() {
+		// A lost connection drops the lock by itself; nothing to add then.
+		_, _ = conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", migrationLockKey)
+	}()
+
+	db := stdlib.OpenDBFromPool(pool)
+	defer db.Close()
+	provider, err := goose.NewProvider(goose.DialectPostgres, db, migrations.FS,
+		goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		return fmt.Errorf("prepare migrations: %w", err)
+	}
+	results, err := provider.Up(ctx)
+	if err != nil {
+		return fmt.Errorf("apply migrations: %w", err)
+	}
+	for _, r := range results {
+		logger.Info("applied migration", "file", r.Source.Path, "took", r.Duration)
+	}
+
+	migrator, err := rivermigrate.New(riverpgxv5.New(pool), &rivermigrate.Config{Logger: logger})
+	if err != nil {
+		return fmt.Errorf("prepare job queue migrations: %w", err)
+	}
+	res, err := migrator.Migrate(ctx, rivermigrate.DirectionUp, nil)
+	if err != nil {
+		return fmt.Errorf("apply job queue migrations: %w", err)
+	}
+	for _, v := range res.Versions {
+		logger.Info("applied job queue migration", "version", v.Version)
+	}
+	return nil
+}
+
+// ErrNotMigrated says the database answers but its schema is behind this
+// binary.
+var ErrNotMigrated = errors.New("database schema is not up to date")
+
+// Ready reports whether the database answers and holds every migration this
+// binary knows.
+func Ready(ctx context.Context, pool *pgxpool.Pool) error {
+	var applied int64
+	err := pool.QueryRow(ctx,
+		`SELECT coalesce(max(version_id), 0) FROM goose_db_version WHERE is_applied`).Scan(&applied)
+	if err != nil {
+		return fmt.Errorf("read schema version: %w", err)
+	}
+	want, err := latestMigration()
+	if err != nil {
+		return err
+	}
+	if applied < want {
+		return fmt.Errorf("%w: at %d, want %d", ErrNotMigrated, applied, want)
+	}
+	return nil
+}
+
+func latestMigration() (int64, error) {
+	entries, err := fs.Glob(migrations.FS, "*.sql")
+	if err != nil {
+		return 0, err
+	}
+	var latest int64
+	for _, name := range entries {
+		v, err := goose.NumericComponent(name)
+		if err != nil {
+			return 0, fmt.Errorf("migration %s: %w", name, err)
+		}
+		latest = max(latest, v)
+	}
+	return latest, nil
+}

@@ -1,0 +1,115 @@
+// Package workspace holds workspaces (one company's account) and what the
+// product knows about them: memory, offer, playbook and support tickets.
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"vibesell"
+)
+
+// Workspace is one company's account. Everything else belongs to one.
+type Workspace struct {
+	ID        uuid.UUID
+	Slug      string
+	Name      string
+	CreatedAt time.Time
+}
+
+// Service reads and writes workspaces.
+type Service struct {
+	db *pgxpool.Pool
+}
+
+// NewService returns a Service on db.
+func NewService(db *pgxpool.Pool) *Service { return &Service{db: db} }
+
+// DBTX is what both a pool and a transaction offer.
+type DBTX interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
+
+// Create makes a workspace named name, with a slug derived from it (a short
+// suffix is added when the plain slug is taken). Refusals: EINVALID for an
+// empty or over-long name.
+func (s *Service) Create(ctx context.Context, name string) (Workspace, error) {
+	return Create(ctx, s.db, name)
+}
+
+// Create is [Service.Create] on a given connection or transaction.
+func Create(ctx context.Context, db DBTX, name string) (Workspace, error) {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return Workspace{}, vibesell.Errorf(vibesell.EINVALID, "A workspace needs a name, for example \"Acme Sales\".")
+	}
+	if len([]rune(name)) > 200 {
+		return Workspace{}, vibesell.Errorf(vibesell.EINVALID, "A workspace name can be at most 200 characters long.")
+	}
+	base := strings.Trim(nonSlug.ReplaceAllString(strings.ToLower(name), "-"), "-")
+	if len(base) > 48 {
+		base = strings.Trim(base[:48], "-")
+	}
+	if base == "" {
+		base = "workspace"
+	}
+	for attempt := 0; ; attempt++ {
+		slug := base
+		if attempt > 0 {
+			slug = base + "-" + uuid.NewString()[:6]
+		}
+		ws := Workspace{ID: uuid.New(), Slug: slug, Name: name}
+		err := db.QueryRow(ctx,
+			`INSERT INTO workspaces (id, slug, name) VALUES ($1, $2, $3)
+			 ON CONFLICT (slug) DO NOTHING RETURNING created_at`,
+			ws.ID, ws.Slug, ws.Name).Scan(&ws.CreatedAt)
+		if errors.Is(err, pgx.ErrNoRows) && attempt < 10 {
+			continue
+		}
+		if err != nil {
+			return Workspace{}, fmt.Errorf("create workspace %q: %w", name, err)
+		}
+		return ws, nil
+	}
+}
+
+// FindBySlug returns the workspace with that slug. Refusals: ENOTFOUND.
+func (s *Service) FindBySlug(ctx context.Context, slug string) (Workspace, error) {
+	var ws Workspace
+	err := s.db.QueryRow(ctx, `SELECT id, slug, name, created_at FROM workspaces WHERE slug = $1`, slug).
+		Scan(&ws.ID, &ws.Slug, &ws.Name, &ws.CreatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Workspace{}, vibesell.Errorf(vibesell.ENOTFOUND, "There is no workspace %q.", slug)
+	}
+	if err != nil {
+		return Workspace{}, fmt.Errorf("find workspace %q: %w", slug, err)
+	}
+	return ws, nil
+}
+
+// FindByID returns the workspace with that id. Refusals: ENOTFOUND.
+func (s *Service) FindByID(ctx context.Context, id uuid.UUID) (Workspace, error) {
+	var ws Workspace
+	err := s.db.QueryRow(ctx, `SELECT id, slug, name, created_at FROM workspaces WHERE id = $1`, id).
+		Scan(&ws.ID, &ws.Slug, &ws.Name, &ws.CreatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Workspace{}, vibesell.Errorf(vibesell.ENOTFOUND, "This workspace no longer exists.")
+	}
+	if err != nil {
+		return Workspace{}, fmt.Errorf("find workspace %s: %w", id, err)
+	}
+	return ws, nil
+}
