@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 )
@@ -32,12 +34,93 @@ type Session struct {
 	ClientName      string
 	ClientVersion   string
 	Capabilities    json.RawMessage
-	LogLevel        string
 	TerminatedAt    *time.Time
 }
 
 // ErrUnknownSession is returned for a session id that was never issued.
 var ErrUnknownSession = errors.New("unknown session")
+
+// Open records a new session for the workspace and returns its id.
+func (s *Sessions) Open(ctx context.Context, workspaceID uuid.UUID) (string, error) {
+	id := NewSessionID()
+	if _, err := s.db.Exec(ctx, `INSERT INTO mcp_sessions (id, workspace_id) VALUES ($1, $2)`, id, workspaceID); err != nil {
+		return "", fmt.Errorf("open session: %w", err)
+	}
+	return id, nil
+}
+
+// Describe records what the client said about itself at initialize.
+func (s *Sessions) Describe(ctx context.Context, workspaceID uuid.UUID, id, protocolVersion, clientName, clientVersion string, capabilities any) error {
+	caps, err := json.Marshal(capabilities)
+	if err != nil {
+		return fmt.Errorf("encode capabilities: %w", err)
+	}
+	_, err = s.db.Exec(ctx, `UPDATE mcp_sessions SET protocol_version = $3, client_name = $4, client_version = $5, capabilities = $6
+		WHERE id = $1 AND workspace_id = $2`, id, workspaceID, protocolVersion, clientName, clientVersion, caps)
+	if err != nil {
+		return fmt.Errorf("describe session: %w", err)
+	}
+	return nil
+}
+
+// touchEvery bounds how often a busy session's last-seen time is written.
+const touchEvery = 5 * time.Minute
+
+// Check reports whether the session exists for this workspace and whether
+// it has ended. A session of another workspace reads as unknown.
+// Errors: [ErrUnknownSession].
+func (s *Sessions) Check(ctx context.Context, workspaceID uuid.UUID, id string) (terminated bool, err error) {
+	var lastSeen time.Time
+	var ended *time.Time
+	err = s.db.QueryRow(ctx, `SELECT last_seen_at, terminated_at FROM mcp_sessions WHERE id = $1 AND workspace_id = $2`,
+		id, workspaceID).Scan(&lastSeen, &ended)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, ErrUnknownSession
+	}
+	if err != nil {
+		return false, fmt.Errorf("check session: %w", err)
+	}
+	if ended != nil {
+		return true, nil
+	}
+	if time.Since(lastSeen) > touchEvery {
+		if _, err := s.db.Exec(ctx, `UPDATE mcp_sessions SET last_seen_at = now() WHERE id = $1`, id); err != nil {
+			return false, fmt.Errorf("touch session: %w", err)
+		}
+	}
+	return false, nil
+}
+
+// Find returns what is stored about a session of the workspace.
+// Errors: [ErrUnknownSession].
+func (s *Sessions) Find(ctx context.Context, workspaceID uuid.UUID, id string) (Session, error) {
+	var ses Session
+	var ws uuid.UUID
+	err := s.db.QueryRow(ctx, `SELECT id, workspace_id, protocol_version, client_name, client_version, capabilities, terminated_at
+		FROM mcp_sessions WHERE id = $1 AND workspace_id = $2`, id, workspaceID).
+		Scan(&ses.ID, &ws, &ses.ProtocolVersion, &ses.ClientName, &ses.ClientVersion, &ses.Capabilities, &ses.TerminatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Session{}, ErrUnknownSession
+	}
+	if err != nil {
+		return Session{}, fmt.Errorf("find session: %w", err)
+	}
+	ses.WorkspaceID = ws.String()
+	return ses, nil
+}
+
+// Terminate ends a session of the workspace. Errors: [ErrUnknownSession].
+func (s *Sessions) Terminate(ctx context.Context, workspaceID uuid.UUID, id string) error {
+	tag, err := s.db.Exec(ctx, `UPDATE mcp_sessions SET terminated_at = coalesce(terminated_at, now())
+		WHERE id = $1 AND workspace_id = $2`, id, workspaceID)
+	if err != nil {
+		return fmt.Errorf("terminate session: %w", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return ErrUnknownSession
+	}
+	return nil
+}
 
 // NewSessionID returns a fresh, unguessable session id (visible ASCII, as
 // the transport requires).

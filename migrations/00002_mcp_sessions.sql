@@ -8,7 +8,6 @@ CREATE TABLE mcp_sessions (
     client_name      text NOT NULL DEFAULT '',
     client_version   text NOT NULL DEFAULT '',
     capabilities     jsonb NOT NULL DEFAULT '{}',
-    log_level        text NOT NULL DEFAULT '',
     created_at       timestamptz NOT NULL DEFAULT now(),
     last_seen_at     timestamptz NOT NULL DEFAULT now(),
     terminated_at    timestamptz

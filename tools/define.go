@@ -1,0 +1,223 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	validator "github.com/santhosh-tekuri/jsonschema/v6"
+
+	"vibesell/auth"
+)
+
+// Hint is the value of one behaviour hint. Its zero value means "not said",
+// which [Define] refuses: mcp-go would otherwise advertise every tool as
+// destructive and open-world, and a host asks the person to confirm more
+// than it should (or, the other way round, less).
+type Hint uint8
+
+// The two values a [Hint] can be given.
+const (
+	_ Hint = iota
+	Yes
+	No
+)
+
+// Annotations are the four behaviour hints a host reads before it runs a
+// tool. Every tool states all four, truthfully.
+type Annotations struct {
+	ReadOnly    Hint // it changes nothing anywhere
+	Destructive Hint // it may overwrite or delete what is there (meaningless when read-only, so it must be No then)
+	Idempotent  Hint // calling it again with the same arguments changes nothing more
+	OpenWorld   Hint // it reaches beyond VibeSell's own records (mail providers, registrars, Stripe, the lead directory)
+}
+
+// Result is what a handler returns when the tool did its job.
+//
+// Markdown is for the assistant: what was found or done and what to do next,
+// written out in full words. Data is the structuredContent for the card; its
+// type's kind field is filled in by the framework when the type allows only
+// one kind.
+type Result[Out any] struct {
+	Markdown string
+	Data     Out
+}
+
+// Handler does a tool's work for the workspace p. It returns a refusal (a
+// *vibesell.Error anywhere in the chain) when the person should hear "no",
+// and any other error when something broke; it never sees a call without a
+// workspace or with arguments that do not fit In.
+type Handler[In, Out any] func(ctx context.Context, p auth.Principal, in In) (Result[Out], error)
+
+// Spec describes one tool. In and Out are structs; their JSON Schemas are
+// generated from them and are the only description of the arguments and
+// results the assistant gets, so their tags are public API (see the package
+// documentation for the tags).
+type Spec[In, Out any] struct {
+	Name        string // stable snake_case name; never renamed
+	Title       string // short, for people
+	Description string // what it does in the person's words, when not to use it, units, cost, side effects, the confusable neighbour
+	Annotations Annotations
+	Handler     Handler[In, Out]
+}
+
+// Tool is a defined tool, ready to be served by [NewServer]. Build one with
+// [Define].
+type Tool struct {
+	def mcp.Tool
+	run func(ctx context.Context, p auth.Principal, raw any) (markdown string, structured json.RawMessage, err error)
+}
+
+// Name returns the tool's name.
+func (t Tool) Name() string { return t.def.Name }
+
+var toolName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
+
+// Define turns a spec into a tool. It generates and checks both schemas
+// once, here, so that a mistake in a spec (a hint left unsaid, an argument
+// without a description or example, an example that does not fit its own
+// schema, an Out without a kind) stops the server at start-up and fails
+// every test, instead of reaching the assistant. It panics on such a
+// mistake, like regexp.MustCompile.
+func Define[In, Out any](s Spec[In, Out]) Tool {
+	t, err := define(s)
+	if err != nil {
+		panic(fmt.Sprintf("tools: %s: %v", s.Name, err))
+	}
+	return t
+}
+
+func define[In, Out any](s Spec[In, Out]) (Tool, error) {
+	if !toolName.MatchString(s.Name) {
+		return Tool{}, errors.New("name must be lowercase snake_case")
+	}
+	if s.Title == "" || s.Description == "" {
+		return Tool{}, errors.New("title and description are required")
+	}
+	if s.Handler == nil {
+		return Tool{}, errors.New("handler is required")
+	}
+	hints, err := s.Annotations.toMCP(s.Title)
+	if err != nil {
+		return Tool{}, err
+	}
+
+	inType, outType := reflect.TypeFor[In](), reflect.TypeFor[Out]()
+	if inType.Kind() != reflect.Struct || outType.Kind() != reflect.Struct {
+		return Tool{}, errors.New("In and Out must be struct types")
+	}
+	inSchema, err := generateSchema(inType)
+	if err != nil {
+		return Tool{}, fmt.Errorf("input schema: %w", err)
+	}
+	if err := checkInputDocs(inSchema); err != nil {
+		return Tool{}, fmt.Errorf("input schema: %w", err)
+	}
+	args, err := newArguments(s.Name, inSchema)
+	if err != nil {
+		return Tool{}, fmt.Errorf("input schema: %w", err)
+	}
+
+	outSchema, err := generateSchema(outType)
+	if err != nil {
+		return Tool{}, fmt.Errorf("output schema: %w", err)
+	}
+	kind, err := findKind(outType, outSchema)
+	if err != nil {
+		return Tool{}, fmt.Errorf("output schema: %w", err)
+	}
+	outJSON, err := json.Marshal(outSchema)
+	if err != nil {
+		return Tool{}, fmt.Errorf("output schema: %w", err)
+	}
+	outCompiled, err := compileSchema("mem://vibesell/tools/"+s.Name+"/output.json", outJSON)
+	if err != nil {
+		return Tool{}, fmt.Errorf("output schema: %w", err)
+	}
+
+	// A struct literal, not mcp.NewTool: NewTool fills in risky default
+	// hints and a structured input schema that, next to RawInputSchema,
+	// makes tools/list fail for every tool.
+	def := mcp.Tool{
+		Name:            s.Name,
+		Title:           s.Title,
+		Description:     s.Description,
+		RawInputSchema:  args.raw,
+		RawOutputSchema: outJSON,
+		Annotations:     hints,
+	}
+
+	handler := s.Handler
+	run := func(ctx context.Context, p auth.Principal, raw any) (string, json.RawMessage, error) {
+		in, err := decodeArguments[In](args, raw)
+		if err != nil {
+			return "", nil, err
+		}
+		res, err := handler(ctx, p, in)
+		if err != nil {
+			return "", nil, err
+		}
+		if strings.TrimSpace(res.Markdown) == "" {
+			return "", nil, errors.New("handler returned a result without Markdown")
+		}
+		kind.fill(&res.Data)
+		// Encoded once: the bytes validated are the bytes sent.
+		data, err := json.Marshal(res.Data)
+		if err != nil {
+			return "", nil, fmt.Errorf("encode structuredContent: %w", err)
+		}
+		if err := validateJSON(outCompiled, data); err != nil {
+			return "", nil, fmt.Errorf("structuredContent does not match the output schema: %w", err)
+		}
+		return res.Markdown, data, nil
+	}
+	return Tool{def: def, run: run}, nil
+}
+
+func (a Annotations) toMCP(title string) (mcp.ToolAnnotation, error) {
+	hints := []Hint{a.ReadOnly, a.Destructive, a.Idempotent, a.OpenWorld}
+	if slices.Contains(hints, 0) {
+		return mcp.ToolAnnotation{}, errors.New("all four annotations (ReadOnly, Destructive, Idempotent, OpenWorld) must be set to Yes or No")
+	}
+	if a.ReadOnly == Yes && a.Destructive == Yes {
+		return mcp.ToolAnnotation{}, errors.New("a read-only tool cannot be destructive")
+	}
+	return mcp.ToolAnnotation{
+		Title:           title,
+		ReadOnlyHint:    mcp.ToBoolPtr(a.ReadOnly == Yes),
+		DestructiveHint: mcp.ToBoolPtr(a.Destructive == Yes),
+		IdempotentHint:  mcp.ToBoolPtr(a.Idempotent == Yes),
+		OpenWorldHint:   mcp.ToBoolPtr(a.OpenWorld == Yes),
+	}, nil
+}
+
+func compileSchema(url string, schemaJSON []byte) (*validator.Schema, error) {
+	doc, err := validator.UnmarshalJSON(bytes.NewReader(schemaJSON))
+	if err != nil {
+		return nil, err
+	}
+	c := validator.NewCompiler()
+	c.DefaultDraft(validator.Draft2020)
+	// Formats (uuid, date-time) are checked, so a malformed id is refused
+	// with a sentence before it reaches the decoder's Go error.
+	c.AssertFormat()
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, err
+	}
+	return c.Compile(url)
+}
+
+func validateJSON(s *validator.Schema, data []byte) error {
+	v, err := validator.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		return err
+	}
+	return s.Validate(v)
+}

@@ -1,0 +1,115 @@
+package tools
+
+import (
+	"context"
+	"testing"
+
+	"vibesell/auth"
+)
+
+type docIn struct {
+	Name string `json:"name" jsonschema:"the company name" example:"Acme"`
+}
+
+type docOut struct {
+	Kind string `json:"kind" enum:"target"`
+}
+
+func handlerOf[In, Out any]() Handler[In, Out] {
+	return func(context.Context, auth.Principal, In) (Result[Out], error) {
+		return Result[Out]{Markdown: "ok"}, nil
+	}
+}
+
+var allNo = Annotations{ReadOnly: No, Destructive: No, Idempotent: No, OpenWorld: No}
+
+func spec[In, Out any]() Spec[In, Out] {
+	return Spec[In, Out]{Name: "t", Title: "T", Description: "D.", Annotations: allNo, Handler: handlerOf[In, Out]()}
+}
+
+// Mistakes in a spec stop the server at start-up, with a message that says
+// what to fix.
+func TestDefineRefusesMistakes(t *testing.T) {
+	t.Run("ok", func(t *testing.T) { Define(spec[docIn, docOut]()) })
+
+	t.Run("hint left unsaid", func(t *testing.T) {
+		s := spec[docIn, docOut]()
+		s.Annotations.OpenWorld = 0
+		mustPanic(t, "all four annotations", func() { Define(s) })
+	})
+	t.Run("read-only and destructive", func(t *testing.T) {
+		s := spec[docIn, docOut]()
+		s.Annotations.ReadOnly, s.Annotations.Destructive = Yes, Yes
+		mustPanic(t, "read-only tool cannot be destructive", func() { Define(s) })
+	})
+	t.Run("name", func(t *testing.T) {
+		s := spec[docIn, docOut]()
+		s.Name = "getCampaign"
+		mustPanic(t, "snake_case", func() { Define(s) })
+	})
+	t.Run("no handler", func(t *testing.T) {
+		s := spec[docIn, docOut]()
+		s.Handler = nil
+		mustPanic(t, "handler is required", func() { Define(s) })
+	})
+	t.Run("no description", func(t *testing.T) {
+		type in struct {
+			Name string `json:"name" example:"Acme"`
+		}
+		mustPanic(t, `argument "name" has no description`, func() { Define(spec[in, docOut]()) })
+	})
+	t.Run("no example", func(t *testing.T) {
+		type in struct {
+			Name string `json:"name" jsonschema:"the company name"`
+		}
+		mustPanic(t, `argument "name" has no example`, func() { Define(spec[in, docOut]()) })
+	})
+	t.Run("nested field without description", func(t *testing.T) {
+		type item struct {
+			Card string `json:"card"`
+		}
+		type in struct {
+			Answers []item `json:"answers" jsonschema:"answers" example:"[{\"card\":\"a\"}]"`
+		}
+		mustPanic(t, "field answers[].card has no description", func() { Define(spec[in, docOut]()) })
+	})
+	t.Run("example that breaks its own schema", func(t *testing.T) {
+		type in struct {
+			Limit int `json:"limit" jsonschema:"how many" example:"500" maximum:"100"`
+		}
+		mustPanic(t, `the example of "limit" does not fit`, func() { Define(spec[in, docOut]()) })
+	})
+	t.Run("constraint on the wrong type", func(t *testing.T) {
+		type in struct {
+			Name string `json:"name" jsonschema:"the name" example:"Acme" minimum:"1"`
+		}
+		mustPanic(t, "minimum on a string", func() { Define(spec[in, docOut]()) })
+	})
+	t.Run("mcp-go style tag", func(t *testing.T) {
+		type in struct {
+			Name string `json:"name" jsonschema:"required,description=the name" example:"Acme"`
+		}
+		mustPanic(t, "WORD=", func() { Define(spec[in, docOut]()) })
+	})
+	t.Run("no kind", func(t *testing.T) {
+		type out struct {
+			Name string `json:"name"`
+		}
+		mustPanic(t, "Out needs a field", func() { Define(spec[docIn, out]()) })
+	})
+	t.Run("kind omitempty", func(t *testing.T) {
+		type out struct {
+			Kind string `json:"kind,omitempty" enum:"target"`
+		}
+		mustPanic(t, "must not be omitempty", func() { Define(spec[docIn, out]()) })
+	})
+	t.Run("kind without enum", func(t *testing.T) {
+		type out struct {
+			Kind string `json:"kind"`
+		}
+		mustPanic(t, "needs an enum tag", func() { Define(spec[docIn, out]()) })
+	})
+	t.Run("not structs", func(t *testing.T) {
+		mustPanic(t, "must be struct types", func() { Define(spec[string, docOut]()) })
+	})
+}

@@ -1,0 +1,113 @@
+package tools
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"vibesell"
+	"vibesell/auth"
+)
+
+// This file is the one place where the outcome of a tool call becomes what
+// the client sees:
+//
+//   - a result: one text block (the Markdown) and structuredContent;
+//   - a refusal (*vibesell.Error): isError and the sentence, nothing else;
+//   - anything else, a panic included: isError and a generic sentence with
+//     a ref; the cause goes to the log under the same ref, never to the
+//     assistant.
+//
+// The Go error given back to mcp-go is always nil: mcp-go turns a handler
+// error into a JSON-RPC -32603 carrying err.Error(), which the assistant
+// cannot act on and which would leak internals.
+
+// errNoWorkspace answers a call that reached the server without a
+// workspace: the transport did not authenticate it, or did so without
+// linking it to one.
+var errNoWorkspace = vibesell.Errorf(vibesell.EUNAUTHORIZED,
+	"This connection is not linked to a workspace. Reconnect VibeSell in the connector settings and sign in, then try again.")
+
+// maxText is the design's ceiling for a result's text; above it hosts
+// truncate or reject, so it is worth a warning in the log.
+const maxText = 100_000
+
+func (t Tool) handler(log *slog.Logger) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return t.call(ctx, log, req.GetRawArguments()), nil
+	}
+}
+
+func (t Tool) call(ctx context.Context, log *slog.Logger, raw any) (res *mcp.CallToolResult) {
+	p, ok := auth.FromContext(ctx)
+	if !ok {
+		return refusalResult(errNoWorkspace.Message)
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			res = t.internal(ctx, log, p, fmt.Errorf("panic: %v", v), debug.Stack())
+		}
+	}()
+	markdown, structured, err := t.run(ctx, p, raw)
+	if err != nil {
+		var refusal *vibesell.Error
+		// EINTERNAL is "our fault, never shown raw", even when someone
+		// wrapped it in the refusal type.
+		if errors.As(err, &refusal) && refusal.Code != vibesell.EINTERNAL && refusal.Message != "" {
+			return refusalResult(refusal.Message)
+		}
+		return t.internal(ctx, log, p, err, nil)
+	}
+	if len(markdown) > maxText {
+		log.WarnContext(ctx, "tool result text is too long", "tool", t.Name(), "workspace", p.WorkspaceID.String(), "chars", len(markdown))
+	}
+	return &mcp.CallToolResult{
+		Content: []mcp.Content{mcp.NewTextContent(markdown)},
+		// Already-encoded bytes: what output validation checked is what
+		// mcp-go sends.
+		StructuredContent: structured,
+	}
+}
+
+func refusalResult(sentence string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{
+		Content: []mcp.Content{mcp.NewTextContent(sentence)},
+		IsError: true,
+	}
+}
+
+// internal logs err under a fresh ref and gives the assistant only the ref.
+func (t Tool) internal(ctx context.Context, log *slog.Logger, p auth.Principal, err error, stack []byte) *mcp.CallToolResult {
+	ref := newRef()
+	attrs := []any{
+		slog.String("ref", ref),
+		slog.String("tool", t.Name()),
+		slog.String("workspace", p.WorkspaceID.String()),
+		slog.Any("err", err),
+	}
+	if stack != nil {
+		attrs = append(attrs, slog.String("stack", string(stack)))
+	}
+	level := slog.LevelError
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		// The client went away mid-call: worth knowing, not worth paging.
+		level = slog.LevelWarn
+	}
+	log.Log(ctx, level, "tool call failed", attrs...)
+	return refusalResult(fmt.Sprintf("Something went wrong on our side (ref %s). Try again in a minute.", ref))
+}
+
+// newRef returns 8 hex characters: short enough to read out to support,
+// and unique enough to find one line in a day of logs.
+func newRef() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails since Go 1.24
+	return hex.EncodeToString(b[:])
+}

@@ -1,0 +1,217 @@
+package tools
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"vibesell"
+	"vibesell/auth"
+	"vibesell/tools/toolstest"
+)
+
+// The tools below exist only to exercise the framework; each stands for a
+// shape the product's tools have.
+
+var testPrincipal = auth.Principal{
+	WorkspaceID:   uuid.MustParse("6f1c2a9e-3b4d-4c5e-8f70-1a2b3c4d5e6f"),
+	WorkspaceSlug: "acme",
+}
+
+type contactInput struct {
+	Name  string `json:"name" jsonschema:"the company name" example:"Acme" minLength:"1" maxLength:"100"`
+	Email string `json:"email,omitempty" jsonschema:"where to write to them" example:"ada@acme.com" pattern:"^[^@ ]+@[^@ ]+$"`
+}
+
+type contactOutput struct {
+	Kind  string  `json:"kind" enum:"target"`
+	Name  string  `json:"name" jsonschema:"the company name"`
+	Email *string `json:"email" jsonschema:"where to write to them; null means not available"`
+}
+
+func saveContact() Tool {
+	return Define(Spec[contactInput, contactOutput]{
+		Name:        "save_contact",
+		Title:       "Save a contact",
+		Description: "Saves a company to write to.",
+		Annotations: Annotations{ReadOnly: No, Destructive: No, Idempotent: Yes, OpenWorld: No},
+		Handler: func(ctx context.Context, p auth.Principal, in contactInput) (Result[contactOutput], error) {
+			out := contactOutput{Name: in.Name} // Kind left empty: the framework fills it
+			if in.Email != "" {
+				out.Email = &in.Email
+			}
+			return Result[contactOutput]{Markdown: fmt.Sprintf("Saved **%s**.", in.Name), Data: out}, nil
+		},
+	})
+}
+
+type answer struct {
+	Card   string `json:"card" jsonschema:"the id of the card that asked" pattern:"^[0-9a-f]{16}$"`
+	Answer string `json:"answer" jsonschema:"the choice id, or the person's own words" minLength:"1"`
+}
+
+type leadsInput struct {
+	Limit   int      `json:"limit,omitempty" jsonschema:"how many leads to show" example:"20" minimum:"1" maximum:"100"`
+	Status  string   `json:"status,omitempty" jsonschema:"only leads in this state" example:"replied" enum:"new,replied,bounced"`
+	Answers []answer `json:"answers,omitempty" jsonschema:"the answers given so far" example:"[{\"card\":\"0123456789abcdef\",\"answer\":\"gmail\"}]" maxItems:"5"`
+	Offset  int      `json:"offset,omitempty" jsonschema:"how many leads to skip" example:"0" minimum:"0"`
+}
+
+type leadsOutput struct {
+	Kind  string `json:"kind" enum:"lead_preview"`
+	Count *int   `json:"count" jsonschema:"how many leads match; null means not available"`
+}
+
+func listLeads() Tool {
+	return Define(Spec[leadsInput, leadsOutput]{
+		Name:        "list_leads",
+		Title:       "List leads",
+		Description: "Lists leads.",
+		Annotations: Annotations{ReadOnly: Yes, Destructive: No, Idempotent: Yes, OpenWorld: Yes},
+		Handler: func(ctx context.Context, p auth.Principal, in leadsInput) (Result[leadsOutput], error) {
+			return Result[leadsOutput]{Markdown: "No count is available right now.", Data: leadsOutput{Kind: "lead_preview"}}, nil
+		},
+	})
+}
+
+type pingOutput struct {
+	Kind      string `json:"kind" enum:"support"`
+	Workspace string `json:"workspace" jsonschema:"the workspace's slug"`
+}
+
+func ping() Tool {
+	return Define(Spec[struct{}, pingOutput]{
+		Name:        "ping",
+		Title:       "Ping",
+		Description: "Says which workspace is asking.",
+		Annotations: Annotations{ReadOnly: Yes, Destructive: No, Idempotent: Yes, OpenWorld: No},
+		Handler: func(ctx context.Context, p auth.Principal, in struct{}) (Result[pingOutput], error) {
+			return Result[pingOutput]{Markdown: "Workspace " + p.WorkspaceSlug + ".", Data: pingOutput{Workspace: p.WorkspaceSlug}}, nil
+		},
+	})
+}
+
+type behaveInput struct {
+	Mode string `json:"mode" jsonschema:"how the handler ends" example:"ok" enum:"ok,refuse,wrapped,internal_refusal,fail,panic,bad_kind,no_markdown"`
+}
+
+type behaveOutput struct {
+	Kind   string `json:"kind" enum:"approval,approvals"`
+	Status string `json:"status" jsonschema:"where the approval stands"`
+}
+
+func behave() Tool {
+	return Define(Spec[behaveInput, behaveOutput]{
+		Name:        "behave",
+		Title:       "Behave",
+		Description: "Ends the way it is told to.",
+		Annotations: Annotations{ReadOnly: No, Destructive: Yes, Idempotent: No, OpenWorld: Yes},
+		Handler: func(ctx context.Context, p auth.Principal, in behaveInput) (Result[behaveOutput], error) {
+			switch in.Mode {
+			case "refuse":
+				return Result[behaveOutput]{}, vibesell.Errorf(vibesell.ENOTFOUND, "MC9999 is not a design we carry. Ask for the catalogue to see what we have.")
+			case "wrapped":
+				return Result[behaveOutput]{}, fmt.Errorf("launch campaign: %w", vibesell.Errorf(vibesell.ECONFLICT, "Campaign Spring is already sending. Pause it first."))
+			case "internal_refusal":
+				return Result[behaveOutput]{}, vibesell.Errorf(vibesell.EINTERNAL, "pq: relation approvals does not exist")
+			case "fail":
+				return Result[behaveOutput]{}, fmt.Errorf("find approval: %w", errors.New("connection refused to 10.0.0.7:5432"))
+			case "panic":
+				var m map[string]int
+				m["boom"]++ // a real bug, not a hand-made panic value
+			case "bad_kind":
+				return Result[behaveOutput]{Markdown: "Done.", Data: behaveOutput{Kind: "campaign", Status: "pending"}}, nil
+			case "no_markdown":
+				return Result[behaveOutput]{Data: behaveOutput{Kind: "approval", Status: "pending"}}, nil
+			}
+			return Result[behaveOutput]{Markdown: "Waiting for a decision.", Data: behaveOutput{Kind: "approval", Status: "pending"}}, nil
+		},
+	})
+}
+
+// logBuffer collects what the server logs, as JSON lines.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// records returns every log record as a map.
+func (b *logBuffer) records(t *testing.T) []map[string]any {
+	t.Helper()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []map[string]any
+	sc := bufio.NewScanner(bytes.NewReader(b.buf.Bytes()))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var r map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatalf("log line is not JSON: %v: %s", err, sc.Text())
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// connect serves the test tools (and echo) and connects a client acting for
+// testPrincipal.
+func connect(t *testing.T) (*toolstest.Client, *logBuffer) {
+	t.Helper()
+	logs := &logBuffer{}
+	s := NewServer([]Tool{saveContact(), listLeads(), ping(), behave()}, &Options{
+		Version: "test",
+		Logger:  slog.New(slog.NewJSONHandler(logs, nil)),
+		Echo:    true,
+	})
+	return toolstest.Connect(t, s, testPrincipal), logs
+}
+
+// withPrincipal returns the test's context acting for testPrincipal.
+func withPrincipal(t *testing.T) context.Context {
+	return auth.NewContext(t.Context(), testPrincipal)
+}
+
+func jsonEqual(t *testing.T, a, b []byte) bool {
+	t.Helper()
+	var x, y any
+	if err := json.Unmarshal(a, &x); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &y); err != nil {
+		t.Fatal(err)
+	}
+	return reflect.DeepEqual(x, y)
+}
+
+// mustPanic fails the test unless f panics with a message containing want.
+func mustPanic(t *testing.T, want string, f func()) {
+	t.Helper()
+	defer func() {
+		t.Helper()
+		v := recover()
+		if v == nil {
+			t.Errorf("no panic, want one saying %q", want)
+			return
+		}
+		if msg := fmt.Sprint(v); !strings.Contains(msg, want) {
+			t.Errorf("panic %q, want it to say %q", msg, want)
+		}
+	}()
+	f()
+}

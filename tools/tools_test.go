@@ -1,0 +1,57 @@
+package tools
+
+import (
+	"encoding/json"
+	"slices"
+	"testing"
+)
+
+// The tool names and kinds are the product's public contract
+// (shared/DESIGN.md): a registered tool may only use these, and none may be
+// renamed.
+var (
+	contractTools = []string{
+		"approve_sequence", "check_domains", "check_first_email", "choose_sending_source", "confirm_sizing",
+		"confirm_target", "contact_support", "decide_approval", "estimate_campaign_plan", "estimate_lead_pool",
+		"get_campaign", "get_plans_and_billing", "get_sending_setup", "get_workspace_context", "import_leads",
+		"launch_campaign", "list_pending_approvals", "list_replies", "list_warmed_domains", "open_billing_portal",
+		"order_sending_setup", "preview_lead_sample", "propose_domains", "propose_email", "propose_warmed_domains",
+		"remember", "resume_campaign", "save_offer", "save_playbook", "save_sequence",
+		"save_target", "save_target_filters", "size_sending_capacity", "stage_campaign", "start_checkout",
+		"start_warmup", "stop_campaign", "upgrade_plan",
+	}
+	contractKinds = []string{
+		"approval", "approvals", "campaign", "campaign_estimate", "checkout", "choice", "domain_quote",
+		"email_step", "first_email", "lead_count", "lead_preview", "memory", "offer", "plans", "playbook",
+		"portal", "replies", "sending_choice", "sending_setup", "sequence", "sizing", "support", "target",
+		"warmed_shelf", "warmup", "workspace",
+	}
+)
+
+func TestRegistryContract(t *testing.T) {
+	if len(contractTools) != 38 || len(contractKinds) != 26 {
+		t.Fatalf("the contract lists %d tools and %d kinds, want 38 and 26", len(contractTools), len(contractKinds))
+	}
+	for _, tool := range Registry(Deps{}) {
+		if !slices.Contains(contractTools, tool.Name()) {
+			t.Errorf("tool %q is not one of the product's tool names", tool.Name())
+		}
+		var out struct {
+			Properties struct {
+				Kind struct {
+					Enum []string `json:"enum"`
+				} `json:"kind"`
+			} `json:"properties"`
+		}
+		if err := json.Unmarshal(tool.def.RawOutputSchema, &out); err != nil {
+			t.Fatal(err)
+		}
+		for _, kind := range out.Properties.Kind.Enum {
+			if !slices.Contains(contractKinds, kind) {
+				t.Errorf("tool %q returns kind %q, which is not one of the product's kinds", tool.Name(), kind)
+			}
+		}
+	}
+	// The registry must also build into a server (no duplicate names).
+	NewServer(Registry(Deps{}), nil)
+}

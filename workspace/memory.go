@@ -1,0 +1,99 @@
+package workspace
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"vibesell"
+	"vibesell/store"
+)
+
+// Memory is one thing to keep in mind about the person or their company.
+type Memory struct {
+	ID        uuid.UUID
+	About     string // person, company or preference
+	Fact      string
+	CreatedAt time.Time
+}
+
+// MemoryAbout lists what a memory can be about.
+var MemoryAbout = []string{"person", "company", "preference"}
+
+// maxMemories bounds what one workspace keeps, so the context the assistant
+// reads stays small.
+const maxMemories = 200
+
+// Remember stores a fact. Refusals: EINVALID for an empty or over-long fact
+// or an unknown subject; ECONFLICT when the workspace already keeps the
+// maximum number of memories.
+func (s *Service) Remember(ctx context.Context, ws uuid.UUID, about, fact string) (Memory, error) {
+	fact = strings.TrimSpace(fact)
+	if fact == "" {
+		return Memory{}, vibesell.Errorf(vibesell.EINVALID, "There is nothing to remember: give the fact in a sentence, for example \"Prefers to be called Sam\".")
+	}
+	if len([]rune(fact)) > 1000 {
+		return Memory{}, vibesell.Errorf(vibesell.EINVALID, "That is %d characters; a memory can be at most 1,000. Keep the fact to a sentence or two.", len([]rune(fact)))
+	}
+	m := Memory{ID: uuid.New(), About: about, Fact: fact}
+	// Locking the workspace row serialises concurrent calls of one
+	// workspace, so the count and the insert cannot race past the limit.
+	err := store.InTx(ctx, s.db, func(tx pgx.Tx) error {
+		var n int
+		if err := tx.QueryRow(ctx, `SELECT (SELECT count(*) FROM memories WHERE workspace_id = w.id)
+			FROM workspaces w WHERE w.id = $1 FOR UPDATE`, ws).Scan(&n); err != nil {
+			return fmt.Errorf("count memories: %w", err)
+		}
+		if n >= maxMemories {
+			return vibesell.Errorf(vibesell.ECONFLICT, "This workspace already keeps %d memories, the most it can. Forget one that no longer matters first.", maxMemories)
+		}
+		return tx.QueryRow(ctx, `INSERT INTO memories (workspace_id, id, about, fact) VALUES ($1, $2, $3, $4)
+			RETURNING created_at`, ws, m.ID, about, fact).Scan(&m.CreatedAt)
+	})
+	if err != nil {
+		if vibesell.ErrorCode(err) != vibesell.EINTERNAL {
+			return Memory{}, err
+		}
+		return Memory{}, fmt.Errorf("remember: %w", err)
+	}
+	return m, nil
+}
+
+// Forget deletes a memory and returns it. Refusals: ENOTFOUND.
+func (s *Service) Forget(ctx context.Context, ws, id uuid.UUID) (Memory, error) {
+	m := Memory{ID: id}
+	err := s.db.QueryRow(ctx,
+		`DELETE FROM memories WHERE workspace_id = $1 AND id = $2 RETURNING about, fact, created_at`,
+		ws, id).Scan(&m.About, &m.Fact, &m.CreatedAt)
+	if err != nil {
+		if isNoRows(err) {
+			return Memory{}, vibesell.Errorf(vibesell.ENOTFOUND, "There is no memory %s in this workspace. Call remember with no arguments to list them.", id)
+		}
+		return Memory{}, fmt.Errorf("forget: %w", err)
+	}
+	return m, nil
+}
+
+// Memories lists the workspace's memories, newest first.
+func (s *Service) Memories(ctx context.Context, ws uuid.UUID) ([]Memory, error) {
+	rows, err := s.db.Query(ctx,
+		`SELECT id, about, fact, created_at FROM memories WHERE workspace_id = $1
+		 ORDER BY created_at DESC, id LIMIT $2`, ws, maxMemories)
+	if err != nil {
+		return nil, fmt.Errorf("list memories: %w", err)
+	}
+	defer rows.Close()
+	var out []Memory
+	for rows.Next() {
+		var m Memory
+		if err := rows.Scan(&m.ID, &m.About, &m.Fact, &m.CreatedAt); err != nil {
+			return nil, fmt.Errorf("scan memory: %w", err)
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}

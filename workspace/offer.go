@@ -1,0 +1,179 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/shopspring/decimal"
+
+	"vibesell"
+)
+
+// Offer is what the workspace sells and to whom.
+type Offer struct {
+	CompanyName   string
+	CompanyDomain string // may be empty: not given
+	Product       string
+	Audience      string
+	Value         string
+	ProofPoints   []string
+	CallToAction  string
+	Price         *Price // nil: not given
+	UpdatedAt     time.Time
+}
+
+// Price is what the offer costs, when the person gave it.
+type Price struct {
+	Amount   decimal.Decimal
+	Currency string // ISO 4217, upper case
+	Period   string // one-time, month, year, seat per month…; may be empty
+}
+
+var (
+	domainPattern   = regexp.MustCompile(`^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$`)
+	currencyPattern = regexp.MustCompile(`^[A-Z]{3}$`)
+)
+
+// NormalizeDomain turns what a person types ("https://www.Acme.com/") into
+// a bare domain ("acme.com"), or refuses with EINVALID.
+func NormalizeDomain(raw string) (string, error) {
+	d := strings.ToLower(strings.TrimSpace(raw))
+	d = strings.TrimPrefix(strings.TrimPrefix(d, "https://"), "http://")
+	d = strings.TrimPrefix(d, "www.")
+	if i := strings.IndexAny(d, "/?#"); i >= 0 {
+		d = d[:i]
+	}
+	d = strings.TrimSuffix(d, ".")
+	if !domainPattern.MatchString(d) {
+		return "", vibesell.Errorf(vibesell.EINVALID, "%q is not a domain name; give it like acme.com.", raw)
+	}
+	return d, nil
+}
+
+func field(name, value string, max int) (string, error) {
+	v := strings.TrimSpace(value)
+	if v == "" {
+		return "", vibesell.Errorf(vibesell.EINVALID, "The offer needs %s.", name)
+	}
+	if len([]rune(v)) > max {
+		return "", vibesell.Errorf(vibesell.EINVALID, "The %s can be at most %d characters long; it is %d.", name, max, len([]rune(v)))
+	}
+	return v, nil
+}
+
+// SaveOffer replaces the workspace's offer and returns it as stored.
+// Refusals: EINVALID naming the field that is missing or malformed.
+func (s *Service) SaveOffer(ctx context.Context, ws uuid.UUID, o Offer) (Offer, error) {
+	var err error
+	if o.CompanyName, err = field("the company name", o.CompanyName, 200); err != nil {
+		return Offer{}, err
+	}
+	if o.Product, err = field("what you sell", o.Product, 1000); err != nil {
+		return Offer{}, err
+	}
+	if o.Audience, err = field("who it is for", o.Audience, 1000); err != nil {
+		return Offer{}, err
+	}
+	if o.Value, err = field("the value for the buyer", o.Value, 1000); err != nil {
+		return Offer{}, err
+	}
+	if o.CallToAction, err = field("a call to action", o.CallToAction, 300); err != nil {
+		return Offer{}, err
+	}
+	if strings.TrimSpace(o.CompanyDomain) != "" {
+		if o.CompanyDomain, err = NormalizeDomain(o.CompanyDomain); err != nil {
+			return Offer{}, err
+		}
+	}
+	if len(o.ProofPoints) > 10 {
+		return Offer{}, vibesell.Errorf(vibesell.EINVALID, "Give at most 10 proof points; there are %d.", len(o.ProofPoints))
+	}
+	proofs := make([]string, 0, len(o.ProofPoints))
+	for _, p := range o.ProofPoints {
+		if p = strings.TrimSpace(p); p != "" {
+			if len([]rune(p)) > 500 {
+				return Offer{}, vibesell.Errorf(vibesell.EINVALID, "A proof point can be at most 500 characters long.")
+			}
+			proofs = append(proofs, p)
+		}
+	}
+	o.ProofPoints = proofs
+	var amount, currency, period *string
+	if o.Price != nil {
+		if o.Price.Amount.IsNegative() {
+			return Offer{}, vibesell.Errorf(vibesell.EINVALID, "A price cannot be negative.")
+		}
+		c := strings.ToUpper(strings.TrimSpace(o.Price.Currency))
+		if !currencyPattern.MatchString(c) {
+			return Offer{}, vibesell.Errorf(vibesell.EINVALID, "The price currency must be a three-letter code such as USD, EUR or INR; got %q.", o.Price.Currency)
+		}
+		o.Price.Currency = c
+		o.Price.Amount = o.Price.Amount.Round(2)
+		a := o.Price.Amount.StringFixed(2)
+		amount, currency = &a, &c
+		if p := strings.TrimSpace(o.Price.Period); p != "" {
+			period = &p
+		}
+	}
+	var domain *string
+	if o.CompanyDomain != "" {
+		domain = &o.CompanyDomain
+	}
+	err = s.db.QueryRow(ctx, `
+		INSERT INTO offers (workspace_id, company_name, company_domain, product, audience, value,
+		                    proof_points, call_to_action, price_amount, price_currency, price_period, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, now())
+		ON CONFLICT (workspace_id) DO UPDATE SET
+		    company_name = EXCLUDED.company_name, company_domain = EXCLUDED.company_domain,
+		    product = EXCLUDED.product, audience = EXCLUDED.audience, value = EXCLUDED.value,
+		    proof_points = EXCLUDED.proof_points, call_to_action = EXCLUDED.call_to_action,
+		    price_amount = EXCLUDED.price_amount, price_currency = EXCLUDED.price_currency,
+		    price_period = EXCLUDED.price_period, updated_at = now()
+		RETURNING updated_at`,
+		ws, o.CompanyName, domain, o.Product, o.Audience, o.Value, o.ProofPoints, o.CallToAction,
+		amount, currency, period).Scan(&o.UpdatedAt)
+	if err != nil {
+		return Offer{}, fmt.Errorf("save offer: %w", err)
+	}
+	return o, nil
+}
+
+// FindOffer returns the workspace's offer, or nil when none is saved.
+func (s *Service) FindOffer(ctx context.Context, ws uuid.UUID) (*Offer, error) {
+	var o Offer
+	var domain, amount, currency, period *string
+	err := s.db.QueryRow(ctx, `
+		SELECT company_name, company_domain, product, audience, value, proof_points, call_to_action,
+		       price_amount::text, price_currency, price_period, updated_at
+		FROM offers WHERE workspace_id = $1`, ws).Scan(
+		&o.CompanyName, &domain, &o.Product, &o.Audience, &o.Value, &o.ProofPoints, &o.CallToAction,
+		&amount, &currency, &period, &o.UpdatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("find offer: %w", err)
+	}
+	if domain != nil {
+		o.CompanyDomain = *domain
+	}
+	if amount != nil && currency != nil {
+		a, err := decimal.NewFromString(*amount)
+		if err != nil {
+			return nil, fmt.Errorf("read offer price %q: %w", *amount, err)
+		}
+		o.Price = &Price{Amount: a, Currency: *currency}
+		if period != nil {
+			o.Price.Period = *period
+		}
+	}
+	return &o, nil
+}
+
+func isNoRows(err error) bool { return errors.Is(err, pgx.ErrNoRows) }

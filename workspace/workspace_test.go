@@ -1,0 +1,187 @@
+package workspace_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+
+	"vibesell"
+	"vibesell/store/storetest"
+	"vibesell/workspace"
+)
+
+func TestMain(m *testing.M) { storetest.Main(m) }
+
+func setup(t *testing.T) (*workspace.Service, workspace.Workspace, workspace.Workspace) {
+	t.Helper()
+	svc := workspace.NewService(storetest.New(t))
+	a, err := svc.Create(context.Background(), "Acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := svc.Create(context.Background(), "Globex")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc, a, b
+}
+
+func TestMemoriesAreKeptPerWorkspace(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	svc, a, b := setup(t)
+	m, err := svc.Remember(ctx, a.ID, "person", "  Prefers to be called Sam ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Fact != "Prefers to be called Sam" {
+		t.Fatalf("fact stored as %q", m.Fact)
+	}
+	if list, _ := svc.Memories(ctx, b.ID); len(list) != 0 {
+		t.Fatalf("another workspace sees %d memories", len(list))
+	}
+	if _, err := svc.Forget(ctx, b.ID, m.ID); vibesell.ErrorCode(err) != vibesell.ENOTFOUND {
+		t.Fatalf("another workspace forgot it: %v", err)
+	}
+	if _, err := svc.Forget(ctx, a.ID, m.ID); err != nil {
+		t.Fatal(err)
+	}
+	if list, _ := svc.Memories(ctx, a.ID); len(list) != 0 {
+		t.Fatalf("forgotten memory still listed: %v", list)
+	}
+	if _, err := svc.Remember(ctx, a.ID, "person", "   "); vibesell.ErrorCode(err) != vibesell.EINVALID {
+		t.Fatalf("empty fact: %v", err)
+	}
+}
+
+// Concurrent calls cannot push a workspace past the memory limit.
+func TestMemoryLimitHoldsUnderConcurrency(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := storetest.New(t)
+	svc := workspace.NewService(pool)
+	a, err := svc.Create(ctx, "Acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 195 {
+		if _, err := svc.Remember(ctx, a.ID, "company", "fact "+uuid.NewString()[:8]+string(rune('a'+i%26))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	refused := 0
+	for range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := svc.Remember(ctx, a.ID, "company", "one more")
+			if vibesell.ErrorCode(err) == vibesell.ECONFLICT {
+				mu.Lock()
+				refused++
+				mu.Unlock()
+			} else if err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	var kept int
+	if err := pool.QueryRow(ctx, "SELECT count(*) FROM memories WHERE workspace_id = $1", a.ID).Scan(&kept); err != nil {
+		t.Fatal(err)
+	}
+	if kept != 200 || refused != 11 {
+		t.Fatalf("%d memories kept, %d refused", kept, refused)
+	}
+}
+
+func TestOfferIsReplacedAndNormalized(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	svc, a, b := setup(t)
+	if o, _ := svc.FindOffer(ctx, a.ID); o != nil {
+		t.Fatal("a new workspace has an offer")
+	}
+	in := workspace.Offer{
+		CompanyName: "Acme", CompanyDomain: "https://www.Acme.com/pricing", Product: "Anvils",
+		Audience: "Coyotes", Value: "Catch the bird", ProofPoints: []string{" 10,000 sold ", ""},
+		CallToAction: "Book a demo", Price: &workspace.Price{Amount: decimal.RequireFromString("1450"), Currency: "inr", Period: "month"},
+	}
+	saved, err := svc.SaveOffer(ctx, a.ID, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if saved.CompanyDomain != "acme.com" || saved.Price.Currency != "INR" || len(saved.ProofPoints) != 1 {
+		t.Fatalf("saved %+v", saved)
+	}
+	got, err := svc.FindOffer(ctx, a.ID)
+	if err != nil || got == nil {
+		t.Fatal(err)
+	}
+	if !got.Price.Amount.Equal(decimal.RequireFromString("1450.00")) || got.Price.Period != "month" || got.ProofPoints[0] != "10,000 sold" {
+		t.Fatalf("read back %+v %+v", got, got.Price)
+	}
+	in.Price = nil
+	in.Product = "Rockets"
+	if _, err := svc.SaveOffer(ctx, a.ID, in); err != nil {
+		t.Fatal(err)
+	}
+	got, _ = svc.FindOffer(ctx, a.ID)
+	if got.Product != "Rockets" || got.Price != nil {
+		t.Fatalf("replacement not applied: %+v", got)
+	}
+	if o, _ := svc.FindOffer(ctx, b.ID); o != nil {
+		t.Fatal("another workspace sees the offer")
+	}
+	bad := in
+	bad.CompanyDomain = "not a domain"
+	if _, err := svc.SaveOffer(ctx, a.ID, bad); vibesell.ErrorCode(err) != vibesell.EINVALID {
+		t.Fatalf("bad domain: %v", err)
+	}
+	bad = in
+	bad.Price = &workspace.Price{Amount: decimal.NewFromInt(5), Currency: "dollars"}
+	if _, err := svc.SaveOffer(ctx, a.ID, bad); vibesell.ErrorCode(err) != vibesell.EINVALID {
+		t.Fatalf("bad currency: %v", err)
+	}
+}
+
+func TestPlaybookAndTickets(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	svc, a, b := setup(t)
+	p, err := svc.SavePlaybook(ctx, a.ID, workspace.Playbook{Tone: "brief", Objections: []workspace.Objection{{Objection: "Too expensive", Answer: "Pays back in a month"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := svc.FindPlaybook(ctx, a.ID)
+	if err != nil || got == nil || got.Objections[0].Answer != "Pays back in a month" || got.Tone != p.Tone {
+		t.Fatalf("playbook read back %+v %v", got, err)
+	}
+	if pb, _ := svc.FindPlaybook(ctx, b.ID); pb != nil {
+		t.Fatal("another workspace sees the playbook")
+	}
+	if _, err := svc.SavePlaybook(ctx, a.ID, workspace.Playbook{Tone: "x", Objections: []workspace.Objection{{Objection: "No budget"}}}); vibesell.ErrorCode(err) != vibesell.EINVALID {
+		t.Fatalf("objection without answer: %v", err)
+	}
+	t1, err := svc.OpenTicket(ctx, a.ID, "bug", "The card is blank", "sam@acme.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t2, err := svc.OpenTicket(ctx, a.ID, "other", "Hello", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if t2.Number <= t1.Number || t1.Status != "open" {
+		t.Fatalf("tickets %+v %+v", t1, t2)
+	}
+	if n, _ := svc.OpenTickets(ctx, b.ID); n != 0 {
+		t.Fatalf("another workspace counts %d tickets", n)
+	}
+	if _, err := svc.OpenTicket(ctx, a.ID, "bug", "x", "Sam <sam@acme.com>"); vibesell.ErrorCode(err) != vibesell.EINVALID {
+		t.Fatalf("named address accepted: %v", err)
+	}
+}
