@@ -18,5 +18,6 @@ type Deps struct {
 func Registry(d Deps) []Tool {
 	var all []Tool
 	// One line per product area; each area's file lists its tools.
+	all = append(all, workspaceTools(d)...)
 	return all
 }

@@ -167,8 +167,8 @@ func freeAddr(t *testing.T) string {
 	return l.Addr().String()
 }
 
-// server is a serve command running in the test process.
-type server struct {
+// testServer is a serve command running in the test process.
+type testServer struct {
 	addr   string
 	stdout *syncBuffer
 	stderr *syncBuffer
@@ -176,9 +176,9 @@ type server struct {
 	done   chan error
 }
 
-func startServer(t *testing.T, pairs ...string) *server {
+func startServer(t *testing.T, pairs ...string) *testServer {
 	t.Helper()
-	s := &server{addr: freeAddr(t), stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan error, 1)}
+	s := &testServer{addr: freeAddr(t), stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan error, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
 	getenv := env(append(pairs, "LISTEN_ADDR", s.addr)...)
@@ -187,7 +187,7 @@ func startServer(t *testing.T, pairs ...string) *server {
 	return s
 }
 
-func (s *server) waitReady(t *testing.T) {
+func (s *testServer) waitReady(t *testing.T) {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
@@ -209,7 +209,7 @@ func (s *server) waitReady(t *testing.T) {
 	t.Fatalf("server on %s not ready within 60s\n%s", s.addr, s.stderr)
 }
 
-func (s *server) stop(t *testing.T) {
+func (s *testServer) stop(t *testing.T) {
 	t.Helper()
 	if s.cancel == nil {
 		return
@@ -316,11 +316,7 @@ func TestEmbeddedServerSharesItsDatabaseAndKeepsData(t *testing.T) {
 // The built binary exits 0 on SIGTERM and SIGINT after a clean shutdown.
 func TestBinaryExitsZeroOnSignals(t *testing.T) {
 	t.Parallel()
-	bin := filepath.Join(t.TempDir(), "server")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := binary(t)
 	url := storetest.NewURL(t)
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		addr := freeAddr(t)
@@ -332,7 +328,7 @@ func TestBinaryExitsZeroOnSignals(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		s := &server{addr: addr, stderr: &stderr, done: make(chan error, 1)}
+		s := &testServer{addr: addr, stderr: &stderr, done: make(chan error, 1)}
 		go func() { s.done <- cmd.Wait() }()
 		s.waitReady(t)
 		if err := cmd.Process.Signal(sig); err != nil {

@@ -13,11 +13,14 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/mark3labs/mcp-go/server"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
+	"vibesell"
 	"vibesell/auth"
 	"vibesell/store"
+	"vibesell/tools"
 	"vibesell/workspace"
 )
 
@@ -49,7 +52,7 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 		return fmt.Errorf("listen on LISTEN_ADDR=%s: %w", cfg.ListenAddr, err)
 	}
 	srv := &http.Server{
-		Handler:           routes(cfg, db, logger),
+		Handler:           routes(cfg, db, newMCPServer(cfg, db, logger), logger),
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
@@ -75,8 +78,15 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 	return nil
 }
 
-func routes(cfg config, db *pgxpool.Pool, logger *slog.Logger) http.Handler {
+func routes(cfg config, db *pgxpool.Pool, mcpServer *server.MCPServer, logger *slog.Logger) http.Handler {
 	mux := http.NewServeMux()
+	mux.Handle("/mcp", tools.NewHTTPHandler(mcpServer, tools.HTTPOptions{
+		Tokens:         auth.NewTokens(db),
+		Sessions:       auth.NewSessions(db),
+		PublicURL:      cfg.PublicURL,
+		AllowedOrigins: cfg.AllowedOrigins,
+		Logger:         logger.With("component", "mcp"),
+	}))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		io.WriteString(w, "ok\n")
@@ -161,6 +171,35 @@ This token is shown only once. Make another any time with:
 	return nil
 }
 
+// newMCPServer builds the MCP server with every tool of the product.
+func newMCPServer(cfg config, db *pgxpool.Pool, logger *slog.Logger) *server.MCPServer {
+	deps := tools.Deps{
+		Clock:      vibesell.SystemClock{},
+		Workspaces: workspace.NewService(db),
+	}
+	return tools.NewServer(tools.Registry(deps), &tools.Options{
+		Version:       version,
+		Logger:        logger.With("component", "tools"),
+		ServerOptions: []server.ServerOption{server.WithHooks(tools.RecordSessions(auth.NewSessions(db), logger))},
+	})
+}
+
+// version is stamped at build time (-ldflags "-X main.version=…").
+var version = "dev"
+
+// serveStdio speaks MCP on stdin and stdout for one workspace; everything
+// else (logs, the embedded database's messages) goes to stderr.
 func serveStdio(ctx context.Context, cfg config, logger *slog.Logger, slug string, stdin io.Reader, stdout io.Writer) error {
-	return errors.New("stdio is not wired yet")
+	return withDatabase(ctx, cfg, logger, false, func(db *pgxpool.Pool) error {
+		ws, err := workspace.NewService(db).FindBySlug(ctx, slug)
+		if err != nil {
+			return err
+		}
+		p := auth.Principal{WorkspaceID: ws.ID, WorkspaceSlug: ws.Slug}
+		err = tools.ServeStdio(ctx, newMCPServer(cfg, db, logger), p, stdin, stdout, logger)
+		if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
+			return fmt.Errorf("stdio: %w", err)
+		}
+		return nil
+	})
 }

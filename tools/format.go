@@ -1,0 +1,49 @@
+package tools
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// The Markdown is read by a person through the assistant, so dates and
+// amounts are spelled out ("Tue 2 Dec 2026, 09:00 UTC", "INR 1,450.00"),
+// never left as ISO strings or bare numbers to decode.
+
+// formatDate writes a calendar date.
+func formatDate(t time.Time) string { return t.Format("Mon 2 Jan 2006") }
+
+// formatTime writes a moment with its time zone.
+func formatTime(t time.Time) string { return t.UTC().Format("Mon 2 Jan 2006, 15:04 MST") }
+
+// formatMoney writes an amount given as a decimal string ("1450.00") with
+// its currency code and thousands separators: "INR 1,450.00".
+func formatMoney(amount, currency string) string {
+	whole, frac, _ := strings.Cut(amount, ".")
+	neg := strings.HasPrefix(whole, "-")
+	whole = strings.TrimPrefix(whole, "-")
+	var b strings.Builder
+	for i, r := range whole {
+		if i > 0 && (len(whole)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	out := b.String()
+	if frac != "" {
+		out += "." + frac
+	}
+	if neg {
+		out = "-" + out
+	}
+	return fmt.Sprintf("%s %s", currency, out)
+}
+
+// bulletList renders items as a Markdown list, or none when empty.
+func bulletList(items []string) string {
+	var b strings.Builder
+	for _, it := range items {
+		fmt.Fprintf(&b, "- %s\n", it)
+	}
+	return b.String()
+}

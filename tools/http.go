@@ -1,0 +1,233 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"vibesell/auth"
+)
+
+// HTTPOptions configure [NewHTTPHandler].
+type HTTPOptions struct {
+	Tokens   *auth.Tokens
+	Sessions *auth.Sessions
+	// PublicURL is where people and clients reach the server; its host is
+	// accepted in Host and its origin in Origin.
+	PublicURL *url.URL
+	// AllowedOrigins are further browser origins allowed to call /mcp.
+	AllowedOrigins []string
+	Logger         *slog.Logger
+}
+
+// maxRequestBytes bounds one JSON-RPC message; the largest legitimate one
+// (a CSV of leads is uploaded elsewhere) is far smaller.
+const maxRequestBytes = 4 << 20
+
+// NewHTTPHandler serves s over streamable HTTP at any path it is mounted
+// on. Every request needs a bearer token; sessions live in PostgreSQL so
+// that any replica serves any request of a session; Host and Origin are
+// checked against DNS rebinding.
+func NewHTTPHandler(s *server.MCPServer, o HTTPOptions) http.Handler {
+	resolver := &sessionResolver{sessions: o.Sessions, logger: o.Logger}
+	streamable := server.NewStreamableHTTPServer(s,
+		server.WithSessionIdManagerResolver(resolver),
+		// The in-memory session mcp-go keeps per initialize is only a cache
+		// here (PostgreSQL is the record): drop it when idle.
+		server.WithSessionIdleTTL(10*time.Minute),
+		// Host and Origin are checked below, against PUBLIC_URL as well as
+		// loopback, which mcp-go's own check cannot know about.
+		server.WithDisableLocalhostProtection(true),
+		server.WithHTTPContextFunc(func(ctx context.Context, r *http.Request) context.Context {
+			if p, ok := auth.FromContext(r.Context()); ok {
+				return auth.NewContext(ctx, p)
+			}
+			return ctx
+		}),
+		server.WithStreamableHTTPLogger(o.Logger),
+	)
+	guard := originGuard{public: o.PublicURL, allowed: o.AllowedOrigins}
+	var h http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = http.MaxBytesReader(w, r.Body, maxRequestBytes)
+		// mcp-go answers an unknown session on DELETE with a 500; the
+		// protocol says 404, as for any other request.
+		if r.Method == http.MethodDelete {
+			if id := r.Header.Get(server.HeaderKeySessionID); id != "" {
+				if terminated, err := resolver.manager(r).Validate(id); err != nil || terminated {
+					http.Error(w, "Session not found", http.StatusNotFound)
+					return
+				}
+			}
+		}
+		streamable.ServeHTTP(w, r)
+	})
+	h = auth.RequireBearer(o.Tokens, o.Logger, h)
+	return guard.wrap(h)
+}
+
+// originGuard refuses requests whose Host or Origin name a site other than
+// this server: a page on another site (or a rebinding DNS name) must not be
+// able to drive a server reachable from the browser.
+type originGuard struct {
+	public  *url.URL
+	allowed []string
+}
+
+func (g originGuard) wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !g.hostAllowed(r.Host) {
+			http.Error(w, "Forbidden: this server does not answer to host "+r.Host, http.StatusForbidden)
+			return
+		}
+		if origin := r.Header.Get("Origin"); origin != "" && !g.originAllowed(origin, r.Host) {
+			http.Error(w, "Forbidden: requests from "+origin+" are not allowed", http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (g originGuard) hostAllowed(host string) bool {
+	if isLoopback(host) {
+		return true
+	}
+	return g.public != nil && strings.EqualFold(host, g.public.Host)
+}
+
+func (g originGuard) originAllowed(origin, host string) bool {
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	o := u.Scheme + "://" + u.Host
+	if g.public != nil && strings.EqualFold(o, g.public.Scheme+"://"+g.public.Host) {
+		return true
+	}
+	for _, a := range g.allowed {
+		if strings.EqualFold(o, a) {
+			return true
+		}
+	}
+	// A local client's page talking to a local server.
+	return isLoopback(host) && isLoopback(u.Host)
+}
+
+func isLoopback(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.Trim(host, "[]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// sessionResolver hands mcp-go a session manager bound to the request's
+// workspace, so a session id is valid only with a token of the workspace
+// that opened it.
+type sessionResolver struct {
+	sessions *auth.Sessions
+	logger   *slog.Logger
+}
+
+func (r *sessionResolver) ResolveSessionIdManager(req *http.Request) server.SessionIdManager {
+	return r.manager(req)
+}
+
+func (r *sessionResolver) manager(req *http.Request) *sessionManager {
+	p, _ := auth.FromContext(req.Context())
+	return &sessionManager{ctx: context.WithoutCancel(req.Context()), principal: p, sessions: r.sessions, logger: r.logger}
+}
+
+// sessionManager implements mcp-go's SessionIdManager on PostgreSQL.
+type sessionManager struct {
+	ctx       context.Context
+	principal auth.Principal
+	sessions  *auth.Sessions
+	logger    *slog.Logger
+}
+
+const sessionQueryTimeout = 5 * time.Second
+
+func (m *sessionManager) Generate() string {
+	ctx, cancel := context.WithTimeout(m.ctx, sessionQueryTimeout)
+	defer cancel()
+	id, err := m.sessions.Open(ctx, m.principal.WorkspaceID)
+	if err != nil {
+		// Generate cannot fail in mcp-go's interface. An id that was not
+		// stored is answered with 404 on its next use, and the client
+		// starts over: the failure is visible, never silent.
+		m.logger.Error("open MCP session", "workspace", m.principal.WorkspaceID, "err", err)
+		return auth.NewSessionID()
+	}
+	return id
+}
+
+func (m *sessionManager) Validate(id string) (bool, error) {
+	ctx, cancel := context.WithTimeout(m.ctx, sessionQueryTimeout)
+	defer cancel()
+	terminated, err := m.sessions.Check(ctx, m.principal.WorkspaceID, id)
+	if err != nil && !errors.Is(err, auth.ErrUnknownSession) {
+		m.logger.Error("check MCP session", "workspace", m.principal.WorkspaceID, "err", err)
+	}
+	return terminated, err
+}
+
+func (m *sessionManager) Terminate(id string) (bool, error) {
+	ctx, cancel := context.WithTimeout(m.ctx, sessionQueryTimeout)
+	defer cancel()
+	return false, m.sessions.Terminate(ctx, m.principal.WorkspaceID, id)
+}
+
+// RecordSessions returns hooks that store what a client says about itself
+// at initialize (name, version, capabilities, protocol version) with its
+// session, so every replica knows it.
+func RecordSessions(sessions *auth.Sessions, logger *slog.Logger) *server.Hooks {
+	hooks := &server.Hooks{}
+	hooks.AddAfterInitialize(func(ctx context.Context, _ any, req *mcp.InitializeRequest, res *mcp.InitializeResult) {
+		p, ok := auth.FromContext(ctx)
+		cs := server.ClientSessionFromContext(ctx)
+		if !ok || cs == nil || cs.SessionID() == "" {
+			return
+		}
+		err := sessions.Describe(context.WithoutCancel(ctx), p.WorkspaceID, cs.SessionID(), res.ProtocolVersion,
+			req.Params.ClientInfo.Name, req.Params.ClientInfo.Version, req.Params.Capabilities)
+		if err != nil {
+			logger.Error("record MCP session", "workspace", p.WorkspaceID, "err", err)
+		}
+	})
+	return hooks
+}
+
+// ServeStdio speaks MCP over in and out for one workspace until ctx ends
+// or in closes.
+func ServeStdio(ctx context.Context, s *server.MCPServer, p auth.Principal, in interface {
+	Read([]byte) (int, error)
+}, out interface {
+	Write([]byte) (int, error)
+}, logger *slog.Logger) error {
+	// mcp-go cancels every request once stdin closes, then waits for them.
+	// A client that writes its requests and closes its end (a script, a
+	// pipe) would get only failures; detaching lets each request finish,
+	// which the wait then honours.
+	s.Use(func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return next(context.WithoutCancel(ctx), req)
+		}
+	})
+	stdio := server.NewStdioServer(s)
+	stdio.SetErrorLogger(slog.NewLogLogger(logger.Handler(), slog.LevelError))
+	stdio.SetContextFunc(func(ctx context.Context) context.Context { return auth.NewContext(ctx, p) })
+	return stdio.Listen(ctx, in, out)
+}

@@ -1,0 +1,512 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+
+	"vibesell"
+	"vibesell/auth"
+	"vibesell/workspace"
+)
+
+func workspaceTools(d Deps) []Tool {
+	return []Tool{
+		getWorkspaceContext(d),
+		remember(d),
+		saveOffer(d),
+		savePlaybook(d),
+		contactSupport(d),
+	}
+}
+
+// Output shapes shared by several workspace kinds.
+
+type workspaceInfo struct {
+	ID        uuid.UUID `json:"id" jsonschema:"the workspace id"`
+	Slug      string    `json:"slug" jsonschema:"the workspace's short name, used in commands and links"`
+	Name      string    `json:"name" jsonschema:"the workspace's name"`
+	CreatedAt time.Time `json:"createdAt" jsonschema:"when the workspace was created"`
+}
+
+type priceData struct {
+	Amount   string  `json:"amount" jsonschema:"the amount as a decimal number with two places, e.g. 1450.00"`
+	Currency string  `json:"currency" jsonschema:"ISO 4217 currency code, e.g. INR"`
+	Period   *string `json:"period" jsonschema:"what the amount is per (month, year, one-time, seat per month); null when not given"`
+}
+
+type offerData struct {
+	CompanyName   string     `json:"companyName" jsonschema:"the seller's company"`
+	CompanyDomain *string    `json:"companyDomain" jsonschema:"the seller's website domain; null when not given"`
+	Product       string     `json:"product" jsonschema:"what they sell"`
+	Audience      string     `json:"audience" jsonschema:"who it is for"`
+	Value         string     `json:"value" jsonschema:"what the buyer gains"`
+	ProofPoints   []string   `json:"proofPoints" jsonschema:"evidence that it works"`
+	CallToAction  string     `json:"callToAction" jsonschema:"what the email asks the reader to do"`
+	Price         *priceData `json:"price" jsonschema:"the price; null when the person did not give one"`
+	UpdatedAt     time.Time  `json:"updatedAt" jsonschema:"when the offer was last saved"`
+}
+
+type objectionData struct {
+	Objection string `json:"objection" jsonschema:"what a buyer says"`
+	Answer    string `json:"answer" jsonschema:"how to answer it"`
+}
+
+type playbookData struct {
+	Tone       string          `json:"tone" jsonschema:"how the emails should sound"`
+	Angles     []string        `json:"angles" jsonschema:"angles to open with"`
+	Objections []objectionData `json:"objections" jsonschema:"objections and their answers"`
+	Dos        []string        `json:"dos" jsonschema:"what to do"`
+	Donts      []string        `json:"donts" jsonschema:"what never to do"`
+	UpdatedAt  time.Time       `json:"updatedAt" jsonschema:"when the playbook was last saved"`
+}
+
+type memoryItem struct {
+	ID        uuid.UUID `json:"id" jsonschema:"the memory id, to forget it"`
+	About     string    `json:"about" jsonschema:"what the fact is about" enum:"person,company,preference"`
+	Fact      string    `json:"fact" jsonschema:"the fact, in the person's words"`
+	CreatedAt time.Time `json:"createdAt" jsonschema:"when it was remembered"`
+}
+
+type nextStepData struct {
+	Tool *string `json:"tool" jsonschema:"the tool to call next; null when the next step is not a tool call"`
+	Why  string  `json:"why" jsonschema:"why this is the next step"`
+}
+
+type planData struct {
+	Name   string `json:"name" jsonschema:"the plan's name"`
+	Status string `json:"status" jsonschema:"the subscription status"`
+}
+
+func toOfferData(o *workspace.Offer) *offerData {
+	if o == nil {
+		return nil
+	}
+	out := &offerData{CompanyName: o.CompanyName, Product: o.Product, Audience: o.Audience, Value: o.Value,
+		ProofPoints: nonNil(o.ProofPoints), CallToAction: o.CallToAction, UpdatedAt: o.UpdatedAt}
+	if o.CompanyDomain != "" {
+		out.CompanyDomain = &o.CompanyDomain
+	}
+	if o.Price != nil {
+		out.Price = &priceData{Amount: o.Price.Amount.StringFixed(2), Currency: o.Price.Currency}
+		if o.Price.Period != "" {
+			out.Price.Period = &o.Price.Period
+		}
+	}
+	return out
+}
+
+func toPlaybookData(p *workspace.Playbook) *playbookData {
+	if p == nil {
+		return nil
+	}
+	out := &playbookData{Tone: p.Tone, Angles: nonNil(p.Angles), Dos: nonNil(p.Dos), Donts: nonNil(p.Donts),
+		Objections: []objectionData{}, UpdatedAt: p.UpdatedAt}
+	for _, o := range p.Objections {
+		out.Objections = append(out.Objections, objectionData(o))
+	}
+	return out
+}
+
+func toMemoryItems(ms []workspace.Memory) []memoryItem {
+	out := make([]memoryItem, 0, len(ms))
+	for _, m := range ms {
+		out = append(out, memoryItem(m))
+	}
+	return out
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func offerMarkdown(o *offerData) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "- Company: %s", o.CompanyName)
+	if o.CompanyDomain != nil {
+		fmt.Fprintf(&b, " (%s)", *o.CompanyDomain)
+	}
+	fmt.Fprintf(&b, "\n- Sells: %s\n- To: %s\n- Value: %s\n- Call to action: %s\n", o.Product, o.Audience, o.Value, o.CallToAction)
+	if o.Price != nil {
+		fmt.Fprintf(&b, "- Price: %s", formatMoney(o.Price.Amount, o.Price.Currency))
+		if o.Price.Period != nil {
+			fmt.Fprintf(&b, " per %s", *o.Price.Period)
+		}
+		b.WriteString("\n")
+	} else {
+		b.WriteString("- Price: not given\n")
+	}
+	if len(o.ProofPoints) > 0 {
+		b.WriteString("- Proof points:\n")
+		for _, p := range o.ProofPoints {
+			fmt.Fprintf(&b, "  - %s\n", p)
+		}
+	}
+	return b.String()
+}
+
+// get_workspace_context
+
+type getWorkspaceContextInput struct{}
+
+type workspaceOutput struct {
+	Kind               string        `json:"kind" enum:"workspace"`
+	Workspace          workspaceInfo `json:"workspace" jsonschema:"the workspace this connection acts for"`
+	Plan               *planData     `json:"plan" jsonschema:"the plan and its status; null while plans and billing are not available"`
+	Offer              *offerData    `json:"offer" jsonschema:"what the workspace sells and to whom; null when not saved yet"`
+	Playbook           *playbookData `json:"playbook" jsonschema:"how the emails should sound; null when not saved yet"`
+	Memory             []memoryItem  `json:"memory" jsonschema:"facts and preferences to keep in mind, newest first"`
+	OpenSupportTickets int           `json:"openSupportTickets" jsonschema:"support tickets not yet answered"`
+	NextStep           nextStepData  `json:"nextStep" jsonschema:"the recommended next step"`
+}
+
+func getWorkspaceContext(d Deps) Tool {
+	return Define(Spec[getWorkspaceContextInput, workspaceOutput]{
+		Name:  "get_workspace_context",
+		Title: "Get workspace context",
+		Description: "Shows everything VibeSell knows about this workspace: its name, plan, the saved offer (what they sell, to whom, the price), " +
+			"the playbook (tone, angles, objections), the facts remembered about the person and company, open support tickets, " +
+			"and the recommended next step. Call it at the start of a conversation and whenever you are unsure what is already set up. " +
+			"It reads only; it changes and costs nothing. To change the offer use save_offer, the playbook save_playbook, a fact remember.",
+		Annotations: Annotations{ReadOnly: Yes, Destructive: No, Idempotent: Yes, OpenWorld: No},
+		Handler: func(ctx context.Context, p auth.Principal, _ getWorkspaceContextInput) (Result[workspaceOutput], error) {
+			ws, err := d.Workspaces.FindByID(ctx, p.WorkspaceID)
+			if err != nil {
+				return Result[workspaceOutput]{}, err
+			}
+			offer, err := d.Workspaces.FindOffer(ctx, ws.ID)
+			if err != nil {
+				return Result[workspaceOutput]{}, err
+			}
+			playbook, err := d.Workspaces.FindPlaybook(ctx, ws.ID)
+			if err != nil {
+				return Result[workspaceOutput]{}, err
+			}
+			memories, err := d.Workspaces.Memories(ctx, ws.ID)
+			if err != nil {
+				return Result[workspaceOutput]{}, err
+			}
+			tickets, err := d.Workspaces.OpenTickets(ctx, ws.ID)
+			if err != nil {
+				return Result[workspaceOutput]{}, err
+			}
+			out := workspaceOutput{
+				Workspace:          workspaceInfo{ID: ws.ID, Slug: ws.Slug, Name: ws.Name, CreatedAt: ws.CreatedAt},
+				Offer:              toOfferData(offer),
+				Playbook:           toPlaybookData(playbook),
+				Memory:             toMemoryItems(memories),
+				OpenSupportTickets: tickets,
+				NextStep:           workspaceNextStep(offer != nil, playbook != nil),
+			}
+			return Result[workspaceOutput]{Markdown: workspaceMarkdown(out), Data: out}, nil
+		},
+	})
+}
+
+func workspaceNextStep(hasOffer, hasPlaybook bool) nextStepData {
+	tool := func(s string) *string { return &s }
+	switch {
+	case !hasOffer:
+		return nextStepData{Tool: tool("save_offer"), Why: "Nothing is known yet about what this workspace sells. Ask the person what they sell, to whom, the value for the buyer, proof points and the call to action, then save it with save_offer."}
+	case !hasPlaybook:
+		return nextStepData{Tool: tool("save_playbook"), Why: "The offer is saved. Ask the person how their emails should sound (tone, angles, objections they hear, dos and don'ts), then save it with save_playbook."}
+	default:
+		return nextStepData{Tool: nil, Why: "The offer and the playbook are saved. The next part is the sending setup: the addresses the emails go out from."}
+	}
+}
+
+func workspaceMarkdown(o workspaceOutput) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## Workspace %s (slug %s)\n\n", o.Workspace.Name, o.Workspace.Slug)
+	b.WriteString("Plan: not available (plans and billing are not set up in this workspace yet).\n\n")
+	if o.Offer != nil {
+		fmt.Fprintf(&b, "### Offer (saved %s)\n%s\n", formatTime(o.Offer.UpdatedAt), offerMarkdown(o.Offer))
+	} else {
+		b.WriteString("### Offer\nNot saved yet.\n\n")
+	}
+	if o.Playbook != nil {
+		fmt.Fprintf(&b, "### Playbook (saved %s)\n- Tone: %s\n", formatTime(o.Playbook.UpdatedAt), o.Playbook.Tone)
+		if len(o.Playbook.Angles) > 0 {
+			fmt.Fprintf(&b, "- Angles: %s\n", strings.Join(o.Playbook.Angles, "; "))
+		}
+		fmt.Fprintf(&b, "- Objections with answers: %d\n- Dos: %d, don'ts: %d\n\n", len(o.Playbook.Objections), len(o.Playbook.Dos), len(o.Playbook.Donts))
+	} else {
+		b.WriteString("### Playbook\nNot saved yet.\n\n")
+	}
+	if len(o.Memory) > 0 {
+		fmt.Fprintf(&b, "### Remembered (%d)\n", len(o.Memory))
+		for _, m := range o.Memory {
+			fmt.Fprintf(&b, "- (%s) %s — id %s\n", m.About, m.Fact, m.ID)
+		}
+		b.WriteString("\n")
+	} else {
+		b.WriteString("### Remembered\nNothing yet.\n\n")
+	}
+	fmt.Fprintf(&b, "Open support tickets: %d.\n\n", o.OpenSupportTickets)
+	if o.NextStep.Tool != nil {
+		fmt.Fprintf(&b, "**Next step:** %s (tool %s)\n", o.NextStep.Why, *o.NextStep.Tool)
+	} else {
+		fmt.Fprintf(&b, "**Next step:** %s\n", o.NextStep.Why)
+	}
+	return b.String()
+}
+
+// remember
+
+type rememberInput struct {
+	Fact   string `json:"fact,omitempty" jsonschema:"a fact or preference to keep, in the person's words; leave out to list what is remembered" example:"Prefers to be called Sam" maxLength:"1000"`
+	About  string `json:"about,omitempty" jsonschema:"what the fact is about: the person, their company, or a preference for how to work; default company" example:"person" enum:"person,company,preference"`
+	Forget string `json:"forget,omitempty" jsonschema:"the id of a remembered fact to forget (ids are in the list); leave out otherwise" example:"0b6f9a52-4d1e-4c55-9c1f-3f1e2d7c8a10"`
+}
+
+type memoryOutput struct {
+	Kind     string       `json:"kind" enum:"memory"`
+	Action   string       `json:"action" jsonschema:"what this call did" enum:"remembered,forgotten,listed"`
+	Memory   *memoryItem  `json:"memory" jsonschema:"the fact remembered or forgotten by this call; null when only listing"`
+	Memories []memoryItem `json:"memories" jsonschema:"everything remembered now, newest first"`
+}
+
+func remember(d Deps) Tool {
+	return Define(Spec[rememberInput, memoryOutput]{
+		Name:  "remember",
+		Title: "Remember a fact",
+		Description: "Keeps a fact or preference about the person or their company for later conversations (\"calls me Sam\", \"we never email on Fridays\"), " +
+			"lists what is remembered, or forgets one fact by its id. With fact: stores it (up to 1,000 characters; a workspace keeps at most 200). " +
+			"With forget: deletes that fact. With neither: lists everything, newest first. Give fact or forget, not both. " +
+			"It changes only VibeSell's notes and costs nothing. Not for the offer or the playbook: use save_offer and save_playbook for those.",
+		Annotations: Annotations{ReadOnly: No, Destructive: Yes, Idempotent: No, OpenWorld: No},
+		Handler: func(ctx context.Context, p auth.Principal, in rememberInput) (Result[memoryOutput], error) {
+			var out memoryOutput
+			var head string
+			switch {
+			case in.Fact != "" && in.Forget != "":
+				return Result[memoryOutput]{}, vibesell.Errorf(vibesell.EINVALID, "Give either a fact to remember or the id of one to forget, not both.")
+			case in.Forget != "":
+				id, err := uuid.Parse(in.Forget)
+				if err != nil {
+					return Result[memoryOutput]{}, vibesell.Errorf(vibesell.EINVALID, "%q is not a memory id; ids look like 0b6f9a52-4d1e-4c55-9c1f-3f1e2d7c8a10.", in.Forget)
+				}
+				m, err := d.Workspaces.Forget(ctx, p.WorkspaceID, id)
+				if err != nil {
+					return Result[memoryOutput]{}, err
+				}
+				item := memoryItem(m)
+				out.Action, out.Memory = "forgotten", &item
+				head = fmt.Sprintf("Forgot: \"%s\".", m.Fact)
+			case in.Fact != "":
+				about := in.About
+				if about == "" {
+					about = "company"
+				}
+				m, err := d.Workspaces.Remember(ctx, p.WorkspaceID, about, in.Fact)
+				if err != nil {
+					return Result[memoryOutput]{}, err
+				}
+				item := memoryItem(m)
+				out.Action, out.Memory = "remembered", &item
+				head = fmt.Sprintf("Remembered (%s): \"%s\" — id %s.", m.About, m.Fact, m.ID)
+			default:
+				out.Action = "listed"
+			}
+			all, err := d.Workspaces.Memories(ctx, p.WorkspaceID)
+			if err != nil {
+				return Result[memoryOutput]{}, err
+			}
+			out.Memories = toMemoryItems(all)
+			var b strings.Builder
+			if head != "" {
+				b.WriteString(head + "\n\n")
+			}
+			if len(all) == 0 {
+				b.WriteString("Nothing is remembered in this workspace.")
+			} else {
+				fmt.Fprintf(&b, "%d remembered, newest first:\n", len(all))
+				for _, m := range out.Memories {
+					fmt.Fprintf(&b, "- (%s) %s — id %s\n", m.About, m.Fact, m.ID)
+				}
+			}
+			return Result[memoryOutput]{Markdown: b.String(), Data: out}, nil
+		},
+	})
+}
+
+// save_offer
+
+type priceInput struct {
+	Amount   float64 `json:"amount" jsonschema:"the amount, a number without currency symbol or separators" example:"1450" minimum:"0" maximum:"1000000000"`
+	Currency string  `json:"currency" jsonschema:"ISO 4217 currency code" example:"INR" pattern:"^[A-Za-z]{3}$"`
+	Period   string  `json:"period,omitempty" jsonschema:"what the amount is per: one-time, month, year, seat per month…; leave out when not said" example:"month" maxLength:"40"`
+}
+
+type saveOfferInput struct {
+	CompanyName   string      `json:"companyName" jsonschema:"the seller's company name" example:"Acme Analytics" minLength:"1" maxLength:"200"`
+	CompanyDomain string      `json:"companyDomain,omitempty" jsonschema:"the seller's website domain, used later to propose sending domains" example:"acme.com" maxLength:"253"`
+	Product       string      `json:"product" jsonschema:"what they sell, in a sentence" example:"A dashboard that shows which ads bring paying customers" minLength:"1" maxLength:"1000"`
+	Audience      string      `json:"audience" jsonschema:"who it is for: roles, company size, industry, region" example:"Heads of marketing at B2B SaaS companies with 20 to 200 employees in Europe" minLength:"1" maxLength:"1000"`
+	Value         string      `json:"value" jsonschema:"what the buyer gains, in their terms" example:"Stop paying for ads that never convert; cut wasted spend by a third" minLength:"1" maxLength:"1000"`
+	ProofPoints   []string    `json:"proofPoints,omitempty" jsonschema:"evidence: customers, numbers, awards (at most 10)" example:"[\"Used by 40 SaaS teams\", \"Cut Foo Inc's cost per lead by 31%\"]" maxItems:"10" maxLength:"500"`
+	CallToAction  string      `json:"callToAction" jsonschema:"what the email asks the reader to do" example:"Book a 20-minute demo" minLength:"1" maxLength:"300"`
+	Price         *priceInput `json:"price,omitempty" jsonschema:"the price, only if the person gave one" example:"{\"amount\": 1450, \"currency\": \"INR\", \"period\": \"month\"}"`
+}
+
+type offerOutput struct {
+	Kind  string    `json:"kind" enum:"offer"`
+	Offer offerData `json:"offer" jsonschema:"the offer as saved"`
+}
+
+func saveOffer(d Deps) Tool {
+	return Define(Spec[saveOfferInput, offerOutput]{
+		Name:  "save_offer",
+		Title: "Save the offer",
+		Description: "Saves what the workspace sells: the company, what it sells, to whom, the value for the buyer, proof points, the call to action, " +
+			"and the price if the person gave one. It replaces the offer saved before (one offer per workspace), so pass every field each time. " +
+			"Use the person's own words; do not invent proof points or a price. It changes only VibeSell's notes and costs nothing. " +
+			"Not for tone or objections: those go in save_playbook.",
+		Annotations: Annotations{ReadOnly: No, Destructive: Yes, Idempotent: Yes, OpenWorld: No},
+		Handler: func(ctx context.Context, p auth.Principal, in saveOfferInput) (Result[offerOutput], error) {
+			o := workspace.Offer{CompanyName: in.CompanyName, CompanyDomain: in.CompanyDomain, Product: in.Product,
+				Audience: in.Audience, Value: in.Value, ProofPoints: in.ProofPoints, CallToAction: in.CallToAction}
+			if in.Price != nil {
+				o.Price = &workspace.Price{Amount: decimal.NewFromFloat(in.Price.Amount), Currency: in.Price.Currency, Period: in.Price.Period}
+			}
+			saved, err := d.Workspaces.SaveOffer(ctx, p.WorkspaceID, o)
+			if err != nil {
+				return Result[offerOutput]{}, err
+			}
+			data := toOfferData(&saved)
+			md := "Saved the offer:\n\n" + offerMarkdown(data)
+			return Result[offerOutput]{Markdown: md, Data: offerOutput{Offer: *data}}, nil
+		},
+	})
+}
+
+// save_playbook
+
+type objectionInput struct {
+	Objection string `json:"objection" jsonschema:"what a buyer says" example:"We already use Google Analytics" minLength:"1" maxLength:"500"`
+	Answer    string `json:"answer" jsonschema:"how to answer it" example:"It tells you clicks; we tell you which clicks paid" minLength:"1" maxLength:"500"`
+}
+
+type savePlaybookInput struct {
+	Tone       string           `json:"tone" jsonschema:"how the emails should sound" example:"Plain-spoken and brief, no hype, first names" minLength:"1" maxLength:"300"`
+	Angles     []string         `json:"angles,omitempty" jsonschema:"angles to open with (at most 10)" example:"[\"Wasted ad spend\", \"A recent funding round\"]" maxItems:"10" maxLength:"500"`
+	Objections []objectionInput `json:"objections,omitempty" jsonschema:"objections buyers raise, each with its answer (at most 10)" example:"[{\"objection\": \"We already use Google Analytics\", \"answer\": \"It tells you clicks; we tell you which clicks paid\"}]" maxItems:"10"`
+	Dos        []string         `json:"dos,omitempty" jsonschema:"what the emails should do (at most 20)" example:"[\"Mention one number\"]" maxItems:"20" maxLength:"300"`
+	Donts      []string         `json:"donts,omitempty" jsonschema:"what the emails must never do (at most 20)" example:"[\"Never promise ROI\"]" maxItems:"20" maxLength:"300"`
+}
+
+type playbookOutput struct {
+	Kind     string       `json:"kind" enum:"playbook"`
+	Playbook playbookData `json:"playbook" jsonschema:"the playbook as saved"`
+}
+
+func savePlaybook(d Deps) Tool {
+	return Define(Spec[savePlaybookInput, playbookOutput]{
+		Name:  "save_playbook",
+		Title: "Save the playbook",
+		Description: "Saves how the workspace's emails should sound and argue: the tone, the angles to open with, objections buyers raise with their answers, " +
+			"and dos and don'ts. It replaces the playbook saved before (one per workspace), so pass everything each time. " +
+			"Use what the person said; do not invent objections. It changes only VibeSell's notes and costs nothing. " +
+			"Not for what they sell or to whom: that is save_offer.",
+		Annotations: Annotations{ReadOnly: No, Destructive: Yes, Idempotent: Yes, OpenWorld: No},
+		Handler: func(ctx context.Context, p auth.Principal, in savePlaybookInput) (Result[playbookOutput], error) {
+			pb := workspace.Playbook{Tone: in.Tone, Angles: in.Angles, Dos: in.Dos, Donts: in.Donts}
+			for _, o := range in.Objections {
+				pb.Objections = append(pb.Objections, workspace.Objection(o))
+			}
+			saved, err := d.Workspaces.SavePlaybook(ctx, p.WorkspaceID, pb)
+			if err != nil {
+				return Result[playbookOutput]{}, err
+			}
+			data := toPlaybookData(&saved)
+			var b strings.Builder
+			fmt.Fprintf(&b, "Saved the playbook.\n\n- Tone: %s\n", data.Tone)
+			if len(data.Angles) > 0 {
+				b.WriteString("- Angles:\n" + indent(bulletList(data.Angles)))
+			}
+			if len(data.Objections) > 0 {
+				b.WriteString("- Objections:\n")
+				for _, o := range data.Objections {
+					fmt.Fprintf(&b, "  - \"%s\" → %s\n", o.Objection, o.Answer)
+				}
+			}
+			if len(data.Dos) > 0 {
+				b.WriteString("- Do:\n" + indent(bulletList(data.Dos)))
+			}
+			if len(data.Donts) > 0 {
+				b.WriteString("- Don't:\n" + indent(bulletList(data.Donts)))
+			}
+			return Result[playbookOutput]{Markdown: b.String(), Data: playbookOutput{Playbook: *data}}, nil
+		},
+	})
+}
+
+func indent(s string) string {
+	lines := strings.SplitAfter(s, "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = "  " + l
+		}
+	}
+	return strings.Join(lines, "")
+}
+
+// contact_support
+
+type contactSupportInput struct {
+	Message string `json:"message" jsonschema:"what went wrong or what the person needs, in their words" example:"The approval card stays blank after I click Approve" minLength:"1" maxLength:"5000"`
+	Topic   string `json:"topic" jsonschema:"what it is about" example:"bug" enum:"sending,leads,campaigns,billing,account,bug,other"`
+	ReplyTo string `json:"replyTo,omitempty" jsonschema:"the email address to answer at, if the person gives one" example:"sam@acme.com" maxLength:"254"`
+}
+
+type ticketData struct {
+	ID        uuid.UUID `json:"id" jsonschema:"the ticket id"`
+	Reference string    `json:"reference" jsonschema:"the reference to quote, e.g. VS-1001"`
+	Topic     string    `json:"topic" jsonschema:"what it is about"`
+	Message   string    `json:"message" jsonschema:"what the person reported"`
+	ReplyTo   *string   `json:"replyTo" jsonschema:"where the answer goes; null when no address was given"`
+	Status    string    `json:"status" jsonschema:"the ticket's status" enum:"open,answered,closed"`
+	CreatedAt time.Time `json:"createdAt" jsonschema:"when it was opened"`
+}
+
+type supportOutput struct {
+	Kind     string     `json:"kind" enum:"support"`
+	Ticket   ticketData `json:"ticket" jsonschema:"the ticket as stored"`
+	WhatNext string     `json:"whatNext" jsonschema:"what happens next"`
+}
+
+func contactSupport(d Deps) Tool {
+	return Define(Spec[contactSupportInput, supportOutput]{
+		Name:  "contact_support",
+		Title: "Contact support",
+		Description: "Opens a support ticket with the VibeSell team: what went wrong or what the person needs, in their words, the topic, " +
+			"and optionally an email address to answer at. Use it when the person asks for help from a human, reports a bug, " +
+			"or a result says something went wrong on our side more than once (include the ref). Each call opens a new ticket, so call it once per problem. " +
+			"It costs nothing. Not for facts to keep in mind: that is remember.",
+		Annotations: Annotations{ReadOnly: No, Destructive: No, Idempotent: No, OpenWorld: No},
+		Handler: func(ctx context.Context, p auth.Principal, in contactSupportInput) (Result[supportOutput], error) {
+			t, err := d.Workspaces.OpenTicket(ctx, p.WorkspaceID, in.Topic, in.Message, in.ReplyTo)
+			if err != nil {
+				return Result[supportOutput]{}, err
+			}
+			data := ticketData{ID: t.ID, Reference: fmt.Sprintf("VS-%d", t.Number), Topic: t.Topic, Message: t.Message,
+				Status: t.Status, CreatedAt: t.CreatedAt}
+			var next string
+			if t.ReplyTo != "" {
+				data.ReplyTo = &t.ReplyTo
+				next = fmt.Sprintf("The VibeSell team reads the ticket and answers by email at %s, quoting %s.", t.ReplyTo, data.Reference)
+			} else {
+				next = fmt.Sprintf("No reply address was given, so the team cannot write back by email. If the person wants an answer by email, open a new ticket with replyTo and mention %s.", data.Reference)
+			}
+			md := fmt.Sprintf("Opened support ticket %s (%s) on %s.\n\nReported: \"%s\"\n\n%s", data.Reference, t.Topic, formatTime(t.CreatedAt), t.Message, next)
+			return Result[supportOutput]{Markdown: md, Data: supportOutput{Ticket: data, WhatNext: next}}, nil
+		},
+	})
+}
