@@ -157,14 +157,15 @@ func offerMarkdown(o *offerData) string {
 type getWorkspaceContextInput struct{}
 
 type workspaceOutput struct {
-	Kind               string        `json:"kind" enum:"workspace"`
-	Workspace          workspaceInfo `json:"workspace" jsonschema:"the workspace this connection acts for"`
-	Plan               *planData     `json:"plan" jsonschema:"the plan and its status; null while plans and billing are not available"`
-	Offer              *offerData    `json:"offer" jsonschema:"what the workspace sells and to whom; null when not saved yet"`
-	Playbook           *playbookData `json:"playbook" jsonschema:"how the emails should sound; null when not saved yet"`
-	Memory             []memoryItem  `json:"memory" jsonschema:"facts and preferences to keep in mind, newest first"`
-	OpenSupportTickets int           `json:"openSupportTickets" jsonschema:"support tickets not yet answered"`
-	NextStep           nextStepData  `json:"nextStep" jsonschema:"the recommended next step"`
+	Kind               string              `json:"kind" enum:"workspace"`
+	Workspace          workspaceInfo       `json:"workspace" jsonschema:"the workspace this connection acts for"`
+	Plan               *planData           `json:"plan" jsonschema:"the plan and its status; null while plans and billing are not available"`
+	Offer              *offerData          `json:"offer" jsonschema:"what the workspace sells and to whom; null when not saved yet"`
+	Playbook           *playbookData       `json:"playbook" jsonschema:"how the emails should sound; null when not saved yet"`
+	Memory             []memoryItem        `json:"memory" jsonschema:"facts and preferences to keep in mind, newest first"`
+	OpenSupportTickets int                 `json:"openSupportTickets" jsonschema:"support tickets not yet answered"`
+	SendingSetup       *sendingSummaryData `json:"sendingSetup" jsonschema:"the sending setup in short (get_sending_setup has the detail); null when it is not available"`
+	NextStep           nextStepData        `json:"nextStep" jsonschema:"the recommended next step"`
 }
 
 func getWorkspaceContext(d Deps) Tool {
@@ -173,7 +174,7 @@ func getWorkspaceContext(d Deps) Tool {
 		Title: "Get workspace context",
 		Description: "Shows everything VibeSell knows about this workspace: its name, plan, the saved offer (what they sell, to whom, the price), " +
 			"the playbook (tone, angles, objections), the facts remembered about the person and company, open support tickets, " +
-			"and the recommended next step. Call it at the start of a conversation and whenever you are unsure what is already set up. " +
+			"the sending setup in short (source, domains, mailboxes, the day it can send), and the recommended next step. Call it at the start of a conversation and whenever you are unsure what is already set up. " +
 			"It reads only; it changes and costs nothing. To change the offer use save_offer, the playbook save_playbook, a fact remember.",
 		Annotations: Annotations{ReadOnly: Yes, Destructive: No, Idempotent: Yes, OpenWorld: No},
 		Handler: func(ctx context.Context, p auth.Principal, _ getWorkspaceContextInput) (Result[workspaceOutput], error) {
@@ -204,6 +205,16 @@ func getWorkspaceContext(d Deps) Tool {
 				Memory:             toMemoryItems(memories),
 				OpenSupportTickets: tickets,
 				NextStep:           workspaceNextStep(offer != nil, playbook != nil),
+			}
+			if d.Sending != nil {
+				st, err := d.Sending.Summary(ctx, ws.ID)
+				if err != nil {
+					return Result[workspaceOutput]{}, err
+				}
+				out.SendingSetup = toSendingSummary(st)
+				if offer != nil && playbook != nil {
+					out.NextStep = nextStepData(out.SendingSetup.NextStep)
+				}
 			}
 			return Result[workspaceOutput]{Markdown: workspaceMarkdown(out), Data: out}, nil
 		},
@@ -249,6 +260,7 @@ func workspaceMarkdown(o workspaceOutput) string {
 	} else {
 		b.WriteString("### Remembered\nNothing yet.\n\n")
 	}
+	b.WriteString(sendingSummaryMarkdown(o.SendingSetup))
 	fmt.Fprintf(&b, "Open support tickets: %d.\n\n", o.OpenSupportTickets)
 	if o.NextStep.Tool != nil {
 		fmt.Fprintf(&b, "**Next step:** %s (tool %s)\n", o.NextStep.Why, *o.NextStep.Tool)

@@ -1,0 +1,465 @@
+package sending
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"vibesell"
+	"vibesell/cards"
+	"vibesell/store"
+	"vibesell/workspace"
+)
+
+// Quote is what one domain name would cost and whether it can be had.
+type Quote struct {
+	Domain      string
+	Available   *bool  // nil: the check could not complete
+	YearlyPrice *Money // nil: VibeSell does not sell names under this top-level domain
+	Reason      string // why the name cannot be had, or why availability is unknown; "" when it can be had
+}
+
+// Quotes are the answers for several names, checked together.
+type Quotes struct {
+	Provider  string // what answered: rdap or sandbox
+	CheckedAt time.Time
+	Quotes    []Quote
+}
+
+// MaxCheck is the most names one availability check takes.
+const MaxCheck = 20
+
+// CheckDomains checks whether each name can be registered, and what it
+// costs per year. It records nothing.
+//
+// Refusals (EINVALID): a name that is not a domain name; more than
+// [MaxCheck] names.
+func (s *Service) CheckDomains(ctx context.Context, ws uuid.UUID, names []string) (Quotes, error) {
+	clean, err := normalizeNames(names, "names")
+	if err != nil {
+		return Quotes{}, err
+	}
+	if len(clean) > MaxCheck {
+		return Quotes{}, vibesell.Errorf(vibesell.EINVALID, "Check at most %d names at a time; there are %d.", MaxCheck, len(clean))
+	}
+	return s.quote(ctx, ws, clean)
+}
+
+func (s *Service) quote(ctx context.Context, ws uuid.UUID, names []string) (Quotes, error) {
+	checks := s.availability.Check(ctx, names)
+	// A name ordered through VibeSell is taken, whatever a registry (or the
+	// sandbox, which registers nothing) says. Only the names are read
+	// across workspaces, never whose they are.
+	rows, err := s.db.Query(ctx, `SELECT domain, workspace_id = $2 FROM sending_domains WHERE status = 'ordered' AND domain = ANY($1)`, names, ws)
+	if err != nil {
+		return Quotes{}, fmt.Errorf("read ordered domains: %w", err)
+	}
+	ordered := map[string]bool{} // name → ordered by this workspace
+	var name string
+	var ours bool
+	if _, err := pgx.ForEachRow(rows, []any{&name, &ours}, func() error { ordered[name] = ours; return nil }); err != nil {
+		return Quotes{}, fmt.Errorf("read ordered domains: %w", err)
+	}
+	q := Quotes{Provider: s.availability.Name(), CheckedAt: s.clock.Now(), Quotes: make([]Quote, len(names))}
+	for i, c := range checks {
+		qt := Quote{Domain: c.Domain, Available: c.Available, Reason: c.Reason}
+		if ours, ok := ordered[c.Domain]; ok {
+			no := false
+			qt.Available, qt.Reason = &no, "already registered"
+			if ours {
+				qt.Reason = "already part of your sending setup"
+			}
+		}
+		tld := tldOf(c.Domain)
+		if s.cfg.sellable(tld) {
+			p := s.money(s.cfg.DomainPrices[tld])
+			qt.YearlyPrice = &p
+		} else {
+			why := fmt.Sprintf("VibeSell registers %s names only", joinAnd(s.cfg.SoldTLDs()))
+			if qt.Reason == "" {
+				qt.Reason = why
+			} else {
+				qt.Reason += "; also, " + why
+			}
+		}
+		q.Quotes[i] = qt
+	}
+	return q, nil
+}
+
+// canHave reports whether a quoted name can be registered now.
+func (q Quote) canHave() bool {
+	return q.Available != nil && *q.Available && q.YearlyPrice != nil
+}
+
+func normalizeNames(names []string, arg string) ([]string, error) {
+	var out []string
+	for _, n := range names {
+		d, err := workspace.NormalizeDomain(n)
+		if err != nil {
+			return nil, vibesell.Errorf(vibesell.EINVALID, "%q in %s is not a domain name; give names like acme-mail.com.", n, arg)
+		}
+		if !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
+func tldOf(domain string) string { return domain[strings.LastIndex(domain, ".")+1:] }
+
+// Lookalikes returns names that look like company's domain, in a fixed
+// order: the brand with a short prefix or suffix, under .com and, when it
+// is sold and not .com, the company's own top-level domain.
+func (s *Service) Lookalikes(company string) []string {
+	labels := strings.Split(company, ".")
+	brand := labels[0]
+	if len(labels) > 2 && len(labels[len(labels)-2]) <= 3 {
+		// acme.co.uk: the brand is the label before the public suffix.
+		brand = labels[len(labels)-3]
+	} else if len(labels) > 2 {
+		brand = labels[len(labels)-2]
+	}
+	tlds := []string{"com"}
+	if t := tldOf(company); t != "com" && s.cfg.sellable(t) {
+		tlds = append(tlds, t)
+	}
+	forms := []string{
+		"get%s", "try%s", "%shq", "%smail", "use%s", "%steam", "hello%s", "join%s",
+		"%s-mail", "meet%s", "%sapp", "go%s", "%snow", "with%s", "%slabs", "%s-team",
+	}
+	var out []string
+	for _, tld := range tlds {
+		if !s.cfg.sellable(tld) {
+			continue
+		}
+		for _, f := range forms {
+			label := fmt.Sprintf(f, brand)
+			if len(label) > 63 {
+				continue
+			}
+			name := label + "." + tld
+			if name != company {
+				out = append(out, name)
+			}
+		}
+	}
+	return out
+}
+
+// DomainPick is a domain the person picked.
+type DomainPick struct {
+	Domain       string
+	Origin       string // new or warmed
+	YearlyPrice  Money
+	MailboxPrice Money // per mailbox per month
+	Mailboxes    int   // the mailboxes it will carry
+	ReadyOn      time.Time
+	RegisteredOn *time.Time // warmed: registered on
+	Reputation   *int       // warmed
+}
+
+// DomainsChoice is the settled answer to the domain questions.
+type DomainsChoice struct {
+	Decision string // domains (new, under the brand) or warmed_domains
+	Picks    []DomainPick
+	Provider string
+	ChosenAt time.Time
+	Meaning  string
+	NextTool string
+	NextStep string
+}
+
+// ProposeDomainsRequest is what propose_domains was asked.
+type ProposeDomainsRequest struct {
+	CompanyDomain string   // "" means the offer's
+	Count         int      // how many domains; 0 means the confirmed sizing's, or 1
+	Include       []string // names the person thought of, offered first when they can be had
+}
+
+// maxLookalikeChoices bounds the generated names offered on one card.
+const maxLookalikeChoices = 6
+
+// MaxDomains is the most domains one flow picks.
+const MaxDomains = 10
+
+// ProposeDomains offers lookalike domains of the company's domain that the
+// availability check passes, with their yearly price, and asks the person
+// to pick as many as asked, one card per domain. Once every pick is
+// settled it records them as the workspace's chosen new domains (replacing
+// earlier picks not yet ordered).
+//
+// Refusals (EINVALID): no company domain to start from; a malformed name;
+// fewer names available than domains asked for; those of package cards.
+func (s *Service) ProposeDomains(ctx context.Context, ws uuid.UUID, args any, answers []cards.Answer, req ProposeDomainsRequest) (Outcome[DomainsChoice], error) {
+	company, err := s.companyDomain(ctx, ws, req.CompanyDomain)
+	if err != nil {
+		return Outcome[DomainsChoice]{}, err
+	}
+	include, err := normalizeNames(req.Include, "include")
+	if err != nil {
+		return Outcome[DomainsChoice]{}, err
+	}
+	n, err := s.domainCount(ctx, ws, req.Count, SourceOwnNames)
+	if err != nil {
+		return Outcome[DomainsChoice]{}, err
+	}
+	flow, err := s.cards.Begin(ctx, ws, ToolProposeDomains, args, answers)
+	if err != nil {
+		return Outcome[DomainsChoice]{}, err
+	}
+
+	taken, err := s.orderedDomains(ctx, ws)
+	if err != nil {
+		return Outcome[DomainsChoice]{}, err
+	}
+	var names []string
+	for _, name := range append(slices.Clone(include), s.Lookalikes(company)...) {
+		if !slices.Contains(names, name) && !slices.Contains(taken, name) && name != company {
+			names = append(names, name)
+		}
+	}
+	quotes, err := s.quote(ctx, ws, names)
+	if err != nil {
+		return Outcome[DomainsChoice]{}, err
+	}
+	var offered []Quote
+	var notes []string
+	lookalikes := 0
+	for _, q := range quotes.Quotes {
+		own := slices.Contains(include, q.Domain)
+		switch {
+		case q.canHave() && (own || lookalikes < maxLookalikeChoices):
+			offered = append(offered, q)
+			if !own {
+				lookalikes++
+			}
+		case own:
+			notes = append(notes, fmt.Sprintf("%s cannot be offered: %s.", q.Domain, orDefault(q.Reason, "it is not available")))
+		}
+	}
+	if len(offered) < n {
+		return Outcome[DomainsChoice]{}, vibesell.Errorf(vibesell.EINVALID,
+			"Only %s that look like %s can be registered right now, and %d %s asked for. Ask for fewer with count, or add names the person likes with include (check them first with %s).",
+			count(len(offered), "name", "names"), company, n, pickWord(n == 1, "was", "were"), ToolCheckDomains)
+	}
+
+	readyOn := s.timeline(s.clock.Now(), SourceOwnNames).ReadyOn
+	perDomain := s.mailboxesPerDomain(ctx, ws)
+	var picks []DomainPick
+	for k := 1; k <= n; k++ {
+		q := cards.Question{
+			Topic:    fmt.Sprintf("domain-%d", k),
+			Question: domainQuestion(k, n, company),
+			Reason: fmt.Sprintf("Your addresses are created on this domain, not on %s, so cold email never puts your main domain's reputation at risk. "+
+				"Nothing is registered, reserved or billed by answering: the order, with its price, is approved later. "+
+				"Names are offered only when the availability check passed just now.", company),
+		}
+		for _, o := range offered {
+			if slices.ContainsFunc(picks, func(p DomainPick) bool { return p.Domain == o.Domain }) {
+				continue
+			}
+			desc := fmt.Sprintf("Available now (checked with %s).", quotes.Provider)
+			if quotes.Provider == SandboxName {
+				desc = "Available in the sandbox: no real registry was checked."
+			}
+			if slices.Contains(include, o.Domain) {
+				desc = "Your own suggestion. " + desc
+			}
+			q.Choices = append(q.Choices, cards.Choice{ID: o.Domain, Label: fmt.Sprintf("%s, %s per year", o.Domain, *o.YearlyPrice), Description: desc})
+		}
+		ans, card, err := flow.Ask(ctx, q)
+		if err != nil {
+			return Outcome[DomainsChoice]{}, err
+		}
+		if card != nil {
+			return asked[DomainsChoice](flow, card, notes), nil
+		}
+		o := offered[slices.IndexFunc(offered, func(q Quote) bool { return q.Domain == ans.Answer })]
+		picks = append(picks, DomainPick{
+			Domain: o.Domain, Origin: "new", YearlyPrice: *o.YearlyPrice, MailboxPrice: s.money(s.cfg.MailboxPrice),
+			Mailboxes: perDomain, ReadyOn: readyOn,
+		})
+	}
+	choice := DomainsChoice{Decision: "domains", Picks: picks, Provider: quotes.Provider}
+	more, err := s.recordPicks(ctx, ws, "new", flow, picks, &choice)
+	if err != nil {
+		return Outcome[DomainsChoice]{}, err
+	}
+	s.explainDomains(&choice)
+	return settled(flow, choice, append(notes, more...)), nil
+}
+
+func domainQuestion(k, n int, company string) string {
+	if n == 1 {
+		return fmt.Sprintf("Which domain should your emails go out from, instead of %s?", company)
+	}
+	return fmt.Sprintf("Which domain should be sending domain %d of %d, instead of %s?", k, n, company)
+}
+
+func pickWord(cond bool, yes, no string) string {
+	if cond {
+		return yes
+	}
+	return no
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// joinAnd joins items for a sentence: "a, b and c".
+func joinAnd(items []string) string {
+	if len(items) <= 1 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+}
+
+func (s *Service) companyDomain(ctx context.Context, ws uuid.UUID, given string) (string, error) {
+	if strings.TrimSpace(given) != "" {
+		d, err := workspace.NormalizeDomain(given)
+		if err != nil {
+			return "", vibesell.Errorf(vibesell.EINVALID, "companyDomain %q is not a domain name; give it like acme.com.", given)
+		}
+		return d, nil
+	}
+	offer, err := s.offers.FindOffer(ctx, ws)
+	if err != nil {
+		return "", err
+	}
+	if offer == nil || offer.CompanyDomain == "" {
+		return "", vibesell.Errorf(vibesell.EINVALID,
+			"There is no company domain to build lookalike domains from. Pass companyDomain (like acme.com), or save it in the offer with %s.", ToolSaveOffer)
+	}
+	return offer.CompanyDomain, nil
+}
+
+// domainCount is how many domains to pick: as asked, else the confirmed
+// sizing's when it was for this source, else 1.
+func (s *Service) domainCount(ctx context.Context, ws uuid.UUID, asked int, source string) (int, error) {
+	if asked > MaxDomains {
+		return 0, vibesell.Errorf(vibesell.EINVALID, "Pick at most %d domains at a time; %d were asked for.", MaxDomains, asked)
+	}
+	if asked > 0 {
+		return asked, nil
+	}
+	z, err := s.ConfirmedSizing(ctx, ws)
+	if err != nil {
+		return 0, err
+	}
+	if z != nil && z.Source == source {
+		return min(z.Domains, MaxDomains), nil
+	}
+	return 1, nil
+}
+
+// mailboxesPerDomain is how many mailboxes a new domain carries: the
+// confirmed sizing's, else the configured default.
+func (s *Service) mailboxesPerDomain(ctx context.Context, ws uuid.UUID) int {
+	if z, err := s.ConfirmedSizing(ctx, ws); err == nil && z != nil {
+		return z.MailboxesPerDomain
+	}
+	return s.cfg.MailboxesPerDomain
+}
+
+// orderedDomains lists the domains this workspace has already ordered.
+func (s *Service) orderedDomains(ctx context.Context, ws uuid.UUID) ([]string, error) {
+	rows, err := s.db.Query(ctx, `SELECT domain FROM sending_domains WHERE workspace_id = $1 AND status = 'ordered'`, ws)
+	if err != nil {
+		return nil, fmt.Errorf("read ordered domains: %w", err)
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
+// recordPicks makes picks the workspace's chosen domains of origin,
+// replacing earlier picks of that origin not yet ordered (their planned
+// addresses go with them). Picks settled earlier than those on record (a
+// stale flow replayed) leave the record alone; choice is then set to what
+// is on record and a note says so.
+func (s *Service) recordPicks(ctx context.Context, ws uuid.UUID, origin string, flow *cards.Flow, picks []DomainPick, choice *DomainsChoice) ([]string, error) {
+	answers := flow.Answers()
+	var cardIDs []string
+	for _, a := range answers {
+		cardIDs = append(cardIDs, a.Card)
+	}
+	var at time.Time
+	if err := s.db.QueryRow(ctx, `SELECT max(answered_at) FROM choice_cards WHERE workspace_id = $1 AND id = ANY($2)`, ws, cardIDs).Scan(&at); err != nil {
+		return nil, fmt.Errorf("read when the domains were picked: %w", err)
+	}
+	choice.ChosenAt = at
+	var notes []string
+	err := store.InTx(ctx, s.db, func(tx pgx.Tx) error {
+		if err := lockSetup(ctx, tx, ws); err != nil {
+			return err
+		}
+		var newer bool
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM sending_domains
+			WHERE workspace_id = $1 AND origin = $2 AND status = 'chosen' AND chosen_at > $3)`, ws, origin, at).Scan(&newer); err != nil {
+			return fmt.Errorf("read chosen domains: %w", err)
+		}
+		if newer {
+			notes = append(notes, "These answers are older than the domains on record, which were picked later; the later picks stand. get_sending_setup shows them.")
+			return nil
+		}
+		names := make([]string, len(picks))
+		for i, p := range picks {
+			names[i] = p.Domain
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM sending_domains WHERE workspace_id = $1 AND origin = $2 AND status = 'chosen' AND domain <> ALL($3)`,
+			ws, origin, names); err != nil {
+			return fmt.Errorf("replace chosen domains: %w", err)
+		}
+		for i, p := range picks {
+			var shelf *int
+			if origin == "warmed" {
+				shelf = &p.Mailboxes
+			}
+			if _, err := tx.Exec(ctx, `
+				INSERT INTO sending_domains (workspace_id, domain, origin, status, currency, yearly_cents, mailbox_cents,
+				    shelf_mailboxes, registered_on, reputation, card, chosen_at, position)
+				VALUES ($1, $2, $3, 'chosen', $4, $5, $6, $7, $8, $9, $10, $11, $12)
+				ON CONFLICT (workspace_id, domain) DO UPDATE SET
+				    origin = EXCLUDED.origin, currency = EXCLUDED.currency, yearly_cents = EXCLUDED.yearly_cents,
+				    mailbox_cents = EXCLUDED.mailbox_cents, shelf_mailboxes = EXCLUDED.shelf_mailboxes,
+				    registered_on = EXCLUDED.registered_on, reputation = EXCLUDED.reputation,
+				    card = EXCLUDED.card, chosen_at = EXCLUDED.chosen_at, position = EXCLUDED.position
+				WHERE sending_domains.status = 'chosen'`,
+				ws, p.Domain, origin, p.YearlyPrice.Currency, p.YearlyPrice.Cents, p.MailboxPrice.Cents,
+				shelf, p.RegisteredOn, p.Reputation, answers[i].Card, at, i); err != nil {
+				return fmt.Errorf("record chosen domain %s: %w", p.Domain, err)
+			}
+		}
+		return nil
+	})
+	return notes, err
+}
+
+func (s *Service) explainDomains(c *DomainsChoice) {
+	var names []string
+	var yearly, monthly Money
+	yearly, monthly = s.money(0), s.money(0)
+	mailboxes := 0
+	for _, p := range c.Picks {
+		names = append(names, p.Domain)
+		yearly = yearly.plus(p.YearlyPrice)
+		monthly = monthly.plus(p.MailboxPrice.times(p.Mailboxes))
+		mailboxes += p.Mailboxes
+	}
+	what := "new domains registered for you"
+	if c.Decision == "warmed_domains" {
+		what = "already-warmed domains taken off the shelf for you"
+	}
+	c.Meaning = fmt.Sprintf("Your addresses will be on %s: %s. Nothing is registered or billed yet; once ordered, they cost %s per year for the domains and about %s per month for %s.",
+		what, joinAnd(names), yearly, monthly, count(mailboxes, "mailbox", "mailboxes"))
+	c.NextTool = ToolProposeEmail
+	c.NextStep = fmt.Sprintf("Call %s with the names of the people who will send, to choose the exact addresses on %s.", ToolProposeEmail, pickWord(len(names) == 1, "this domain", "these domains"))
+}

@@ -1,0 +1,200 @@
+package sending
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"vibesell"
+	"vibesell/store"
+)
+
+// OrderPlan is what ordering the sending setup would do now: the picked
+// domains to register or take off the shelf, the planned mailboxes to
+// create, what it costs and when it is ready. order_sending_setup shows it
+// on its approval; [Service.PlaceOrder] carries it out.
+type OrderPlan struct {
+	Domains      []Domain
+	Mailboxes    []Mailbox
+	YearlyCost   Money // the domains, per year
+	MonthlyCost  Money // the mailboxes, per month
+	ReadyOn      time.Time
+	FullVolumeOn time.Time
+	Provider     string
+}
+
+// PlanOrder returns what ordering would do now, checking that it can be
+// done: domains are picked, each has addresses, new names are still
+// available and warmed ones still on the shelf.
+//
+// Refusals (EINVALID, listing every blocker at once): nothing picked; a
+// domain without addresses; a name taken or a shelf domain sold since it
+// was picked.
+func (s *Service) PlanOrder(ctx context.Context, ws uuid.UUID) (OrderPlan, error) {
+	plan, err := s.readPlan(ctx, s.db, ws)
+	if err != nil {
+		return OrderPlan{}, err
+	}
+	return plan, s.checkPlan(ctx, ws, plan)
+}
+
+func (s *Service) readPlan(ctx context.Context, db pgxQuerier, ws uuid.UUID) (OrderPlan, error) {
+	domains, err := s.domains(ctx, db, ws)
+	if err != nil {
+		return OrderPlan{}, err
+	}
+	mailboxes, err := s.mailboxes(ctx, db, ws)
+	if err != nil {
+		return OrderPlan{}, err
+	}
+	plan := OrderPlan{YearlyCost: s.money(0), MonthlyCost: s.money(0), Provider: s.provisioner.Name()}
+	now := s.clock.Now()
+	for _, d := range domains {
+		if d.Status != "chosen" {
+			continue
+		}
+		plan.Domains = append(plan.Domains, d)
+		plan.YearlyCost = plan.YearlyCost.plus(d.YearlyPrice)
+		source := SourceOwnNames
+		if d.Origin == "warmed" {
+			source = SourceAlreadyWarmed
+		}
+		t := s.timeline(now, source)
+		if t.ReadyOn.After(plan.ReadyOn) {
+			plan.ReadyOn = t.ReadyOn
+		}
+		if t.FullVolumeOn.After(plan.FullVolumeOn) {
+			plan.FullVolumeOn = t.FullVolumeOn
+		}
+	}
+	for _, m := range mailboxes {
+		if m.Status == "planned" {
+			plan.Mailboxes = append(plan.Mailboxes, m)
+			plan.MonthlyCost = plan.MonthlyCost.plus(m.MonthlyPrice)
+		}
+	}
+	return plan, nil
+}
+
+func (s *Service) checkPlan(ctx context.Context, ws uuid.UUID, plan OrderPlan) error {
+	if len(plan.Domains) == 0 {
+		return vibesell.Errorf(vibesell.EINVALID,
+			"There is nothing to order: no domains are picked. Call %s or %s to pick domains, then %s to choose the addresses.",
+			ToolProposeDomains, ToolProposeWarmed, ToolProposeEmail)
+	}
+	var blockers []string
+	var newNames []string
+	for _, d := range plan.Domains {
+		if !slices.ContainsFunc(plan.Mailboxes, func(m Mailbox) bool { return m.Domain == d.Name }) {
+			blockers = append(blockers, fmt.Sprintf("%s has no addresses yet (call %s)", d.Name, ToolProposeEmail))
+		}
+		if d.Origin == "new" {
+			newNames = append(newNames, d.Name)
+		}
+	}
+	if len(newNames) > 0 {
+		quotes, err := s.quote(ctx, ws, newNames)
+		if err != nil {
+			return err
+		}
+		for _, c := range quotes.Quotes {
+			switch {
+			case c.Available == nil:
+				blockers = append(blockers, fmt.Sprintf("%s could not be checked just now (%s)", c.Domain, c.Reason))
+			case !*c.Available:
+				blockers = append(blockers, fmt.Sprintf("%s was registered by someone else since it was picked (call %s to pick another)", c.Domain, ToolProposeDomains))
+			}
+		}
+	}
+	shelf, err := s.shelfNow(ctx)
+	if err != nil {
+		return err
+	}
+	for _, d := range plan.Domains {
+		if d.Origin == "warmed" && !slices.ContainsFunc(shelf, func(it ShelfItem) bool { return it.Domain == d.Name }) {
+			blockers = append(blockers, fmt.Sprintf("%s is no longer on the warmed shelf (call %s to pick another)", d.Name, ToolProposeWarmed))
+		}
+	}
+	if len(blockers) > 0 {
+		return vibesell.Errorf(vibesell.EINVALID, "The sending setup cannot be ordered yet: %s.", strings.Join(blockers, "; "))
+	}
+	return nil
+}
+
+// PlaceOrder orders the sending setup: the provider registers the picked
+// domains (or hands over the warmed ones) and creates the planned
+// mailboxes; they are recorded as ordered with the day they are ready and
+// the DNS records to expect. Run it only once a person has approved the
+// order (order_sending_setup's approval runs it); it is all or nothing.
+//
+// Refusals: those of [Service.PlanOrder]; ECONFLICT when another workspace
+// ordered one of the domains at the same moment.
+func (s *Service) PlaceOrder(ctx context.Context, ws uuid.UUID) (OrderPlan, error) {
+	var plan OrderPlan
+	err := store.InTx(ctx, s.db, func(tx pgx.Tx) error {
+		if err := lockSetup(ctx, tx, ws); err != nil {
+			return err
+		}
+		var err error
+		if plan, err = s.readPlan(ctx, tx, ws); err != nil {
+			return err
+		}
+		if err := s.checkPlan(ctx, ws, plan); err != nil {
+			return err
+		}
+		orders := make([]DomainOrder, len(plan.Domains))
+		for i, d := range plan.Domains {
+			orders[i] = DomainOrder{Domain: d.Name, Warmed: d.Origin == "warmed"}
+			for _, m := range plan.Mailboxes {
+				if m.Domain == d.Name {
+					orders[i].Addresses = append(orders[i].Addresses, m.Address)
+				}
+			}
+		}
+		// The provider is called inside the transaction: if recording
+		// fails, the order is not acknowledged and is retried whole.
+		receipts, err := s.provisioner.Order(ctx, orders)
+		if err != nil {
+			return fmt.Errorf("order from %s: %w", s.provisioner.Name(), err)
+		}
+		now := s.clock.Now()
+		for _, r := range receipts {
+			if _, err := tx.Exec(ctx, `
+				UPDATE sending_domains SET status = 'ordered', provider = $3, ordered_at = $4, ready_at = $5
+				WHERE workspace_id = $1 AND domain = $2 AND status = 'chosen'`,
+				ws, r.Domain, s.provisioner.Name(), now, r.ReadyAt); err != nil {
+				var pgErr *pgconn.PgError
+				if errors.As(err, &pgErr) && pgErr.Code == "23505" {
+					return vibesell.Errorf(vibesell.ECONFLICT, "%s was ordered by someone else a moment ago. Pick another domain, then order again.", r.Domain)
+				}
+				return fmt.Errorf("record ordered domain %s: %w", r.Domain, err)
+			}
+			for _, rec := range r.Records {
+				if _, err := tx.Exec(ctx, `
+					INSERT INTO sending_dns_records (workspace_id, domain, type, host, value) VALUES ($1, $2, $3, $4, $5)
+					ON CONFLICT (workspace_id, domain, type) DO UPDATE SET host = EXCLUDED.host, value = EXCLUDED.value`,
+					ws, r.Domain, rec.Type, rec.Host, rec.Value); err != nil {
+					return fmt.Errorf("record DNS records of %s: %w", r.Domain, err)
+				}
+			}
+			if _, err := tx.Exec(ctx, `
+				UPDATE sending_mailboxes SET status = 'ordered', provider = $3, ordered_at = $4, ready_at = $5
+				WHERE workspace_id = $1 AND domain = $2 AND status = 'planned'`,
+				ws, r.Domain, s.provisioner.Name(), now, r.ReadyAt); err != nil {
+				return fmt.Errorf("record ordered mailboxes of %s: %w", r.Domain, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return OrderPlan{}, err
+	}
+	return plan, nil
+}

@@ -1,0 +1,329 @@
+// Package sending is the sending setup of a workspace: where its emails go
+// out from (already-warmed addresses, or new ones under its brand), the
+// capacity it needs, the domains and mailboxes it picks and orders, their
+// DNS records and their warmup.
+//
+// Decisions are the person's: the tools that settle one (the source, the
+// domains, the addresses) ask through package cards and record the answer
+// only once it is bound to the card that asked. Registries, the warmed
+// shelf and the mailbox vendor sit behind the interfaces of provider.go.
+package sending
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"vibesell"
+	"vibesell/cards"
+	"vibesell/workspace"
+)
+
+// The tools of the sending setup, and the ones its results point to. A
+// choice card binds to the tool that asked it, so the flows know their
+// tool's name.
+const (
+	ToolChooseSource   = "choose_sending_source"
+	ToolProposeDomains = "propose_domains"
+	ToolProposeWarmed  = "propose_warmed_domains"
+	ToolProposeEmail   = "propose_email"
+	ToolCheckDomains   = "check_domains"
+	ToolListWarmed     = "list_warmed_domains"
+	ToolSize           = "size_sending_capacity"
+	ToolConfirmSizing  = "confirm_sizing"
+	ToolGetSetup       = "get_sending_setup"
+	ToolStartWarmup    = "start_warmup"
+	ToolOrder          = "order_sending_setup"
+	ToolSupport        = "contact_support"
+	ToolSaveOffer      = "save_offer"
+)
+
+// OfferReader gives the workspace's offer; *workspace.Service is one.
+type OfferReader interface {
+	FindOffer(ctx context.Context, ws uuid.UUID) (*workspace.Offer, error)
+}
+
+// Options replace the providers a [Service] uses. A nil *Options, or a nil
+// field, means the default chosen by [Config].Provider.
+type Options struct {
+	Availability Availability // default: Sandbox, or RDAP when Provider is "rdap"
+	Shelf        Shelf        // default: Sandbox
+	Provisioner  Provisioner  // default: Sandbox
+	Resolver     Resolver     // default: NewResolver(cfg.DNSServer, cfg.DNSTimeout)
+}
+
+// Service runs the sending setup.
+type Service struct {
+	db           *pgxpool.Pool
+	clock        vibesell.Clock
+	cfg          Config
+	cards        *cards.Service
+	offers       OfferReader
+	availability Availability
+	shelf        Shelf
+	provisioner  Provisioner
+	resolver     Resolver
+}
+
+// New returns a Service. cfg is normally [DefaultConfig] or
+// [ConfigFromEnv]'s; zero numbers in it take the defaults.
+func New(db *pgxpool.Pool, clock vibesell.Clock, cfg Config, c *cards.Service, offers OfferReader, opts *Options) *Service {
+	if clock == nil {
+		clock = vibesell.SystemClock{}
+	}
+	cfg = cfg.withDefaults()
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	sandbox := NewSandbox(clock, cfg)
+	if o.Availability == nil {
+		if cfg.Provider == "rdap" {
+			o.Availability = NewRDAP(cfg)
+		} else {
+			o.Availability = sandbox
+		}
+	}
+	if o.Shelf == nil {
+		o.Shelf = sandbox
+	}
+	if o.Provisioner == nil {
+		o.Provisioner = sandbox
+	}
+	if o.Resolver == nil {
+		o.Resolver = NewResolver(cfg.DNSServer, cfg.DNSTimeout)
+	}
+	return &Service{
+		db: db, clock: clock, cfg: cfg, cards: c, offers: offers,
+		availability: o.Availability, shelf: o.Shelf, provisioner: o.Provisioner, resolver: o.Resolver,
+	}
+}
+
+// Config returns the configuration the service runs with.
+func (s *Service) Config() Config { return s.cfg }
+
+func (c Config) withDefaults() Config {
+	d := DefaultConfig()
+	if c.Provider == "" {
+		c.Provider = d.Provider
+	}
+	for _, p := range []struct{ v, def *int }{
+		{&c.EmailsPerMailbox, &d.EmailsPerMailbox}, {&c.MailboxesPerDomain, &d.MailboxesPerDomain},
+		{&c.PrepBusinessDays, &d.PrepBusinessDays}, {&c.WarmedPrepBusinessDays, &d.WarmedPrepBusinessDays},
+		{&c.WarmupDays, &d.WarmupDays}, {&c.RampStart, &d.RampStart}, {&c.RampStep, &d.RampStep},
+	} {
+		if *p.v <= 0 {
+			*p.v = *p.def
+		}
+	}
+	if c.Currency == "" {
+		c.Currency = d.Currency
+	}
+	if c.DomainPrices == nil {
+		c.DomainPrices = d.DomainPrices
+	}
+	if c.MailboxPrice <= 0 {
+		c.MailboxPrice = d.MailboxPrice
+	}
+	if c.WarmedMailboxPrice <= 0 {
+		c.WarmedMailboxPrice = d.WarmedMailboxPrice
+	}
+	if c.RDAPServers == nil {
+		c.RDAPServers = d.RDAPServers
+	}
+	if c.RDAPTimeout <= 0 {
+		c.RDAPTimeout = d.RDAPTimeout
+	}
+	if c.DNSTimeout <= 0 {
+		c.DNSTimeout = d.DNSTimeout
+	}
+	return c
+}
+
+func (s *Service) money(cents int64) Money { return Money{Cents: cents, Currency: s.cfg.Currency} }
+
+// Outcome is what a tool that asks the person returns: the card to put to
+// them while a question is open, or the result once every question is
+// settled.
+type Outcome[T any] struct {
+	Card      *cards.Card     // the open question; nil once settled
+	Arguments json.RawMessage // the call's canonical arguments
+	Answers   []cards.Answer  // the answers that settled questions so far
+	Result    *T              // set once settled
+	Notes     []string        // sentences the assistant should pass on (names that cannot be had, ...)
+}
+
+func asked[T any](f *cards.Flow, c *cards.Card, notes []string) Outcome[T] {
+	return Outcome[T]{Card: c, Arguments: f.Arguments(), Answers: f.Answers(), Notes: notes}
+}
+
+func settled[T any](f *cards.Flow, r T, notes []string) Outcome[T] {
+	return Outcome[T]{Arguments: f.Arguments(), Answers: f.Answers(), Result: &r, Notes: notes}
+}
+
+// lockSetup makes sure the workspace has a setup row and locks it until tx
+// ends: every change to a workspace's sending setup takes this lock first,
+// so concurrent calls (on any replica) apply one after the other.
+func lockSetup(ctx context.Context, tx pgx.Tx, ws uuid.UUID) error {
+	if _, err := tx.Exec(ctx, `INSERT INTO sending_setups (workspace_id) VALUES ($1) ON CONFLICT DO NOTHING`, ws); err != nil {
+		return fmt.Errorf("create sending setup: %w", err)
+	}
+	if _, err := tx.Exec(ctx, `SELECT 1 FROM sending_setups WHERE workspace_id = $1 FOR UPDATE`, ws); err != nil {
+		return fmt.Errorf("lock sending setup: %w", err)
+	}
+	return nil
+}
+
+// Domain is a sending domain of the workspace.
+type Domain struct {
+	Name           string
+	Origin         string // new or warmed
+	Status         string // chosen or ordered, as stored; see [Domain.State]
+	YearlyPrice    Money
+	MailboxPrice   Money // per mailbox per month
+	ShelfMailboxes int   // warmed: the mailboxes it comes with
+	RegisteredOn   *time.Time
+	Reputation     *int
+	Card           string
+	ChosenAt       time.Time
+	Provider       string
+	OrderedAt      *time.Time
+	ReadyAt        *time.Time
+	Records        []Record
+}
+
+// State is where the domain stands at now: chosen (picked, not ordered),
+// preparing (ordered, not ready yet) or ready.
+func (d Domain) State(now time.Time) string {
+	switch {
+	case d.Status == "chosen":
+		return "chosen"
+	case d.ReadyAt != nil && now.Before(*d.ReadyAt):
+		return "preparing"
+	}
+	return "ready"
+}
+
+// Mailbox is a sending address of the workspace.
+type Mailbox struct {
+	Address         string
+	Domain          string
+	SenderName      string
+	Status          string // planned, ordered or warming, as stored; see [Mailbox.State]
+	Prewarmed       bool
+	MonthlyPrice    Money
+	Card            string
+	Provider        string
+	OrderedAt       *time.Time
+	ReadyAt         *time.Time
+	WarmupStartedAt *time.Time
+}
+
+// State is where the mailbox stands at now: planned (chosen, not ordered),
+// preparing, ready (prepared, warmup not started), warming, or warm (ready
+// to send at full volume).
+func (m Mailbox) State(now time.Time, cfg Config) string {
+	switch {
+	case m.Status == "planned":
+		return "planned"
+	case m.ReadyAt != nil && now.Before(*m.ReadyAt):
+		return "preparing"
+	case m.Prewarmed:
+		return "warm"
+	case m.Status == "ordered":
+		return "ready"
+	case now.Before(m.warmupEnds(cfg)):
+		return "warming"
+	}
+	return "warm"
+}
+
+// warmupEnds is when the mailbox's warmup completes (zero when not started).
+func (m Mailbox) warmupEnds(cfg Config) time.Time {
+	if m.WarmupStartedAt == nil {
+		return time.Time{}
+	}
+	return day(*m.WarmupStartedAt).AddDate(0, 0, cfg.WarmupDays)
+}
+
+func (s *Service) domains(ctx context.Context, db pgxQuerier, ws uuid.UUID) ([]Domain, error) {
+	rows, err := db.Query(ctx, `
+		SELECT domain, origin, status, currency, yearly_cents, mailbox_cents, coalesce(shelf_mailboxes, 0),
+		       registered_on, reputation, card, chosen_at, coalesce(provider, ''), ordered_at, ready_at,
+		       coalesce((SELECT jsonb_agg(jsonb_build_object('Type', r.type, 'Host', r.host, 'Value', r.value)
+		                 ORDER BY array_position(ARRAY['MX','SPF','DKIM','DMARC'], r.type))
+		                 FROM sending_dns_records r WHERE r.workspace_id = d.workspace_id AND r.domain = d.domain), '[]')
+		FROM sending_domains d WHERE workspace_id = $1
+		ORDER BY status DESC, chosen_at, position, domain`, ws)
+	if err != nil {
+		return nil, fmt.Errorf("read sending domains: %w", err)
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Domain, error) {
+		var d Domain
+		var currency string
+		err := r.Scan(&d.Name, &d.Origin, &d.Status, &currency, &d.YearlyPrice.Cents, &d.MailboxPrice.Cents, &d.ShelfMailboxes,
+			&d.RegisteredOn, &d.Reputation, &d.Card, &d.ChosenAt, &d.Provider, &d.OrderedAt, &d.ReadyAt, &d.Records)
+		d.YearlyPrice.Currency, d.MailboxPrice.Currency = currency, currency
+		return d, err
+	})
+}
+
+func (s *Service) mailboxes(ctx context.Context, db pgxQuerier, ws uuid.UUID) ([]Mailbox, error) {
+	rows, err := db.Query(ctx, `
+		SELECT m.address, m.domain, coalesce(m.sender_name, ''), m.status, m.prewarmed, m.currency, m.monthly_cents,
+		       m.card, coalesce(m.provider, ''), m.ordered_at, m.ready_at, m.warmup_started_at
+		FROM sending_mailboxes m JOIN sending_domains d USING (workspace_id, domain)
+		WHERE m.workspace_id = $1
+		ORDER BY d.status DESC, d.chosen_at, d.position, m.domain, m.planned_at, m.position, m.address`, ws)
+	if err != nil {
+		return nil, fmt.Errorf("read sending mailboxes: %w", err)
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Mailbox, error) {
+		var m Mailbox
+		err := r.Scan(&m.Address, &m.Domain, &m.SenderName, &m.Status, &m.Prewarmed, &m.MonthlyPrice.Currency, &m.MonthlyPrice.Cents,
+			&m.Card, &m.Provider, &m.OrderedAt, &m.ReadyAt, &m.WarmupStartedAt)
+		return m, err
+	})
+}
+
+// pgxQuerier is what both the pool and a transaction offer for reading.
+type pgxQuerier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// Source is the source the workspace chose, as recorded.
+type Source struct {
+	Source   string // already_warmed, own_names or other
+	Text     string // the person's words, for other
+	Card     string
+	ChosenAt time.Time
+}
+
+func (s *Service) source(ctx context.Context, db pgxQuerier, ws uuid.UUID) (*Source, error) {
+	var src Source
+	var source, text, card *string
+	var at *time.Time
+	err := db.QueryRow(ctx, `SELECT source, source_text, source_card, source_chosen_at FROM sending_setups WHERE workspace_id = $1`, ws).
+		Scan(&source, &text, &card, &at)
+	if errors.Is(err, pgx.ErrNoRows) || (err == nil && source == nil) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read sending source: %w", err)
+	}
+	src.Source, src.ChosenAt = *source, *at
+	if text != nil {
+		src.Text = *text
+	}
+	if card != nil {
+		src.Card = *card
+	}
+	return &src, nil
+}

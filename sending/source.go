@@ -1,0 +1,164 @@
+package sending
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"vibesell/cards"
+	"vibesell/store"
+)
+
+// The sources a workspace can send from.
+const (
+	SourceAlreadyWarmed = "already_warmed"
+	SourceOwnNames      = "own_names"
+	SourceOther         = "other" // the person answered in their own words
+)
+
+// SourceChoice is the settled answer to "Choose your sending addresses".
+type SourceChoice struct {
+	Source   string // already_warmed, own_names or other
+	Label    string // the choice's label, or "In your own words"
+	Text     string // the person's words, for other
+	Card     string
+	ChosenAt time.Time
+	Meaning  string // what the choice means, for the person
+	NextTool string
+	NextStep string
+}
+
+func (s *Service) sourceQuestion(now time.Time) cards.Question {
+	own := s.timeline(now, SourceOwnNames)
+	warm := s.timeline(now, SourceAlreadyWarmed)
+	return cards.Question{
+		Topic:    "source",
+		Question: "Choose your sending addresses",
+		Reason: "This decides which addresses your cold emails go out from. Nothing is set up, reserved or billed by answering: " +
+			"prices are shown again, and approved, before anything is ordered.",
+		Choices: []cards.Choice{
+			{
+				ID:    SourceAlreadyWarmed,
+				Label: "Start sooner",
+				Description: fmt.Sprintf("Addresses that are already prepared and warmed up, on domains that are not under your brand's name. "+
+					"Handed over %s after ordering (%s if ordered today) and able to send at full volume from then. %s per mailbox per month.",
+					count(s.cfg.WarmedPrepBusinessDays, "business day", "business days"), formatDate(warm.ReadyOn), s.money(s.cfg.WarmedMailboxPrice)),
+			},
+			{
+				ID:    SourceOwnNames,
+				Label: "Send under my brand",
+				Description: fmt.Sprintf("Addresses created for you on lookalike domains of your brand's domain. "+
+					"Ready after about %s of preparation, weekends not counted (%s if ordered today), then %d days of warmup before full volume (from %s). "+
+					"%s per domain per year and %s per mailbox per month.",
+					count(s.cfg.PrepBusinessDays, "business day", "business days"), formatDate(own.ReadyOn), s.cfg.WarmupDays, formatDate(own.FullVolumeOn),
+					s.money(s.cfg.DomainPrice()), s.money(s.cfg.MailboxPrice)),
+			},
+		},
+		AllowFreeText: true,
+	}
+}
+
+// ChooseSource asks the person where their emails should go out from, or,
+// when the call carries the answer, records it. args are the call's
+// arguments (compared, without answers, with the card's).
+//
+// Refusals: those of [cards.Service.Begin] and [cards.Flow.Ask].
+func (s *Service) ChooseSource(ctx context.Context, ws uuid.UUID, args any, answers []cards.Answer) (Outcome[SourceChoice], error) {
+	flow, err := s.cards.Begin(ctx, ws, ToolChooseSource, args, answers)
+	if err != nil {
+		return Outcome[SourceChoice]{}, err
+	}
+	ans, card, err := flow.Ask(ctx, s.sourceQuestion(s.clock.Now()))
+	if err != nil {
+		return Outcome[SourceChoice]{}, err
+	}
+	if card != nil {
+		return asked[SourceChoice](flow, card, nil), nil
+	}
+
+	choice := SourceChoice{Card: ans.Card, ChosenAt: ans.AnsweredAt}
+	var text *string
+	if ans.Choice != nil {
+		choice.Source, choice.Label = ans.Choice.ID, ans.Choice.Label
+	} else {
+		choice.Source, choice.Label, choice.Text = SourceOther, "In your own words", ans.Answer
+		text = &choice.Text
+	}
+	var notes []string
+	err = store.InTx(ctx, s.db, func(tx pgx.Tx) error {
+		if err := lockSetup(ctx, tx, ws); err != nil {
+			return err
+		}
+		// An answer older than the one on record (a stale card replayed)
+		// does not undo the newer decision.
+		if _, err := tx.Exec(ctx, `
+			UPDATE sending_setups
+			SET source = $2, source_text = $3, source_card = $4, source_chosen_at = $5, updated_at = now()
+			WHERE workspace_id = $1 AND source_card IS DISTINCT FROM $4
+			  AND (source_chosen_at IS NULL OR source_chosen_at <= $5)`,
+			ws, choice.Source, text, choice.Card, choice.ChosenAt); err != nil {
+			return fmt.Errorf("record sending source: %w", err)
+		}
+		rec, err := s.source(ctx, tx, ws)
+		if err != nil {
+			return err
+		}
+		if rec != nil && rec.Card != choice.Card {
+			notes = append(notes, fmt.Sprintf("Card %s was answered earlier than the choice on record (card %s, answered %s), so the later choice stands.",
+				choice.Card, rec.Card, formatDate(rec.ChosenAt)))
+			choice = SourceChoice{Source: rec.Source, Text: rec.Text, Card: rec.Card, ChosenAt: rec.ChosenAt, Label: sourceLabel(rec.Source)}
+		}
+		return nil
+	})
+	if err != nil {
+		return Outcome[SourceChoice]{}, err
+	}
+	hasSizing, err := s.hasSizing(ctx, ws)
+	if err != nil {
+		return Outcome[SourceChoice]{}, err
+	}
+	s.explainSource(&choice, hasSizing)
+	return settled(flow, choice, notes), nil
+}
+
+func sourceLabel(source string) string {
+	switch source {
+	case SourceAlreadyWarmed:
+		return "Start sooner"
+	case SourceOwnNames:
+		return "Send under my brand"
+	}
+	return "In your own words"
+}
+
+func (s *Service) explainSource(c *SourceChoice, hasSizing bool) {
+	sizing := ""
+	if !hasSizing {
+		sizing = fmt.Sprintf(" If the person does not know yet how many addresses they need, %s works it out from their daily volume or their lead count and deadline.", ToolSize)
+	}
+	switch c.Source {
+	case SourceAlreadyWarmed:
+		c.Meaning = "Your emails will go out from addresses that are already prepared and warmed up, on domains that are not under your brand's name, so you can start sooner."
+		c.NextTool = ToolProposeWarmed
+		c.NextStep = fmt.Sprintf("Call %s to offer the person domains from the warmed shelf.%s", ToolProposeWarmed, sizing)
+	case SourceOwnNames:
+		c.Meaning = "Your emails will go out from new addresses created for you on lookalike domains of your brand, after preparation and warmup."
+		c.NextTool = ToolProposeDomains
+		c.NextStep = fmt.Sprintf("Call %s to offer the person lookalike domains of their brand's domain, with their prices.%s", ToolProposeDomains, sizing)
+	default:
+		c.Meaning = fmt.Sprintf("You described your own arrangement: %q. VibeSell sets up either already-warmed addresses or new addresses under your brand; it does not set anything up for other arrangements by itself.", c.Text)
+		c.NextTool = ToolSupport
+		c.NextStep = fmt.Sprintf("Call %s with the person's words so someone can help with that arrangement. If the person meant one of the two options after all, call %s again without answers to ask again.", ToolSupport, ToolChooseSource)
+	}
+}
+
+func (s *Service) hasSizing(ctx context.Context, ws uuid.UUID) (bool, error) {
+	var ok bool
+	if err := s.db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM sending_sizings WHERE workspace_id = $1)`, ws).Scan(&ok); err != nil {
+		return false, fmt.Errorf("read sizing: %w", err)
+	}
+	return ok, nil
+}
