@@ -26,4 +26,4 @@ Approval cards (kind "approval")
 - decideHere true: the person may decide in the card, or tell you and you call decide_approval with their decision. Never approve on your own initiative.
 - decideHere false: only the signed-in person in the web app at appUrl can approve it (it cannot be undone or it costs money). Give them appUrl; do not try to approve it with decide_approval.
 - Rejecting is always allowed, from anywhere.
-- Say what happened only from the approval's status: pending (waiting for a decision), done, not_done (with the reason) or rejected.`
+- Say what happened only from the approval's status: pending (waiting for a decision), approved (decided, being carried out), done, not_done (with the reason) or rejected.`

@@ -2,6 +2,8 @@ package tools
 
 import (
 	"vibesell"
+	"vibesell/approvals"
+	"vibesell/sending"
 	"vibesell/workspace"
 )
 
@@ -10,6 +12,8 @@ import (
 type Deps struct {
 	Clock      vibesell.Clock
 	Workspaces *workspace.Service
+	Sending    *sending.Service
+	Approvals  *approvals.Service
 }
 
 // Registry returns every tool of the product. It is the one list: a tool
@@ -19,5 +23,7 @@ func Registry(d Deps) []Tool {
 	var all []Tool
 	// One line per product area; each area's file lists its tools.
 	all = append(all, workspaceTools(d)...)
+	all = append(all, sendingTools(d)...)
+	all = append(all, approvalTools(d)...)
 	return all
 }

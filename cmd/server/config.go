@@ -4,12 +4,16 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"vibesell/sending"
+	"vibesell/web"
 )
 
 // config is read once from the environment; see the README's table.
@@ -23,6 +27,8 @@ type config struct {
 	PGBinDir        string
 	ShutdownTimeout time.Duration
 	AllowedOrigins  []string
+	ClientIPHeader  string
+	Sending         sending.Config
 }
 
 // configError names the variable and what it expects, in one line.
@@ -102,6 +108,15 @@ func loadConfig(getenv func(string) string) (config, error) {
 			cfg.AllowedOrigins = append(cfg.AllowedOrigins, ou.Scheme+"://"+ou.Host)
 		}
 	}
+	if v := getenv("CLIENT_IP_HEADER"); v != "" {
+		if strings.ContainsAny(v, " :\t") {
+			return cfg, &configError{"CLIENT_IP_HEADER", v, "expected a header name such as X-Forwarded-For"}
+		}
+		cfg.ClientIPHeader = http.CanonicalHeaderKey(v)
+	}
+	if cfg.Sending, err = sending.ConfigFromEnv(getenv); err != nil {
+		return cfg, err
+	}
 	return cfg, nil
 }
 
@@ -110,6 +125,15 @@ func orDefault(v, def string) string {
 		return def
 	}
 	return v
+}
+
+// clientIP says where a request comes from, for the sign-in limits: the
+// connection's address, or behind a trusted proxy the header it sets.
+func (c config) clientIP() func(*http.Request) string {
+	if c.ClientIPHeader == "" {
+		return nil
+	}
+	return web.ClientIPFromHeader(c.ClientIPHeader)
 }
 
 // link builds an absolute link the product hands out.

@@ -26,6 +26,7 @@ Commands:
   migrate                            apply database migrations and exit
   workspace create NAME              create a workspace and print its slug
   token create --workspace SLUG      print a new bearer token for the workspace
+  user create --workspace SLUG --email EMAIL   create a web app account (prints a password)
 
 Configuration comes from the environment; see the README.
 `
@@ -109,6 +110,8 @@ func run(ctx context.Context, args []string, getenv func(string) string,
 			fmt.Fprintln(stdout, token)
 			return nil
 		})
+	case "user":
+		return userCommand(ctx, cfg, logger, cmd, stdin, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -17,10 +17,11 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
-	"vibesell"
+	"vibesell/approvals"
 	"vibesell/auth"
 	"vibesell/store"
 	"vibesell/tools"
+	"vibesell/web"
 	"vibesell/workspace"
 )
 
@@ -38,7 +39,15 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 		return err
 	}
 
-	jobs, err := newJobClient(db, logger)
+	svc, err := newServices(cfg, db, logger)
+	if err != nil {
+		return err
+	}
+	handler, err := routes(cfg, db, svc, logger)
+	if err != nil {
+		return err
+	}
+	jobs, err := newJobClient(db, svc, logger)
 	if err != nil {
 		return err
 	}
@@ -52,7 +61,7 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 		return fmt.Errorf("listen on LISTEN_ADDR=%s: %w", cfg.ListenAddr, err)
 	}
 	srv := &http.Server{
-		Handler:           routes(cfg, db, newMCPServer(cfg, db, logger), logger),
+		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
@@ -78,11 +87,24 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 	return nil
 }
 
-func routes(cfg config, db *pgxpool.Pool, mcpServer *server.MCPServer, logger *slog.Logger) http.Handler {
+// routes lists everything the HTTP server answers.
+func routes(cfg config, db *pgxpool.Pool, svc *services, logger *slog.Logger) (http.Handler, error) {
+	webApp, err := web.New(web.Config{
+		PublicURL: cfg.PublicURL.String(),
+		Accounts:  svc.accounts,
+		Approvals: svc.approvals,
+		Clock:     svc.clock,
+		Logger:    logger.With("component", "web"),
+		ClientIP:  cfg.clientIP(),
+	})
+	if err != nil {
+		return nil, err
+	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", tools.NewHTTPHandler(mcpServer, tools.HTTPOptions{
-		Tokens:         auth.NewTokens(db),
-		Sessions:       auth.NewSessions(db),
+	mux.Handle(web.Prefix, webApp)
+	mux.Handle("/mcp", tools.NewHTTPHandler(newMCPServer(svc, logger), tools.HTTPOptions{
+		Tokens:         svc.tokens,
+		Sessions:       svc.sessions,
 		PublicURL:      cfg.PublicURL,
 		AllowedOrigins: cfg.AllowedOrigins,
 		Logger:         logger.With("component", "mcp"),
@@ -103,14 +125,16 @@ func routes(cfg config, db *pgxpool.Pool, mcpServer *server.MCPServer, logger *s
 		}
 		io.WriteString(w, "ready\n")
 	})
-	return mux
+	return mux, nil
 }
 
 // newJobClient builds the River client that runs every feature's jobs.
-func newJobClient(db *pgxpool.Pool, logger *slog.Logger) (*river.Client[pgx.Tx], error) {
+func newJobClient(db *pgxpool.Pool, svc *services, logger *slog.Logger) (*river.Client[pgx.Tx], error) {
 	workers := river.NewWorkers()
 	var periodic []*river.PeriodicJob
-	periodic = append(periodic, auth.AddWorkers(workers, auth.NewSessions(db))...)
+	periodic = append(periodic, auth.AddWorkers(workers, svc.sessions)...)
+	periodic = append(periodic, auth.AddAccountWorkers(workers, svc.accounts)...)
+	periodic = append(periodic, approvals.AddWorkers(workers, svc.approvals)...)
 	client, err := river.NewClient(riverpgxv5.New(db), &river.Config{
 		Queues:       map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 10}},
 		Workers:      workers,
@@ -172,15 +196,11 @@ This token is shown only once. Make another any time with:
 }
 
 // newMCPServer builds the MCP server with every tool of the product.
-func newMCPServer(cfg config, db *pgxpool.Pool, logger *slog.Logger) *server.MCPServer {
-	deps := tools.Deps{
-		Clock:      vibesell.SystemClock{},
-		Workspaces: workspace.NewService(db),
-	}
-	return tools.NewServer(tools.Registry(deps), &tools.Options{
+func newMCPServer(svc *services, logger *slog.Logger) *server.MCPServer {
+	return tools.NewServer(tools.Registry(svc.toolDeps()), &tools.Options{
 		Version:       version,
 		Logger:        logger.With("component", "tools"),
-		ServerOptions: []server.ServerOption{server.WithHooks(tools.RecordSessions(auth.NewSessions(db), logger))},
+		ServerOptions: []server.ServerOption{server.WithHooks(tools.RecordSessions(svc.sessions, logger))},
 	})
 }
 
@@ -195,8 +215,12 @@ func serveStdio(ctx context.Context, cfg config, logger *slog.Logger, slug strin
 		if err != nil {
 			return err
 		}
+		svc, err := newServices(cfg, db, logger)
+		if err != nil {
+			return err
+		}
 		p := auth.Principal{WorkspaceID: ws.ID, WorkspaceSlug: ws.Slug}
-		err = tools.ServeStdio(ctx, newMCPServer(cfg, db, logger), p, stdin, stdout, logger)
+		err = tools.ServeStdio(ctx, newMCPServer(svc, logger), p, stdin, stdout, logger)
 		if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 			return fmt.Errorf("stdio: %w", err)
 		}

@@ -1,0 +1,312 @@
+package approvals
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/shopspring/decimal"
+
+	"vibesell"
+)
+
+// Status is where an approval stands, as people and tools see it.
+type Status string
+
+// The statuses an approval goes through. Approved covers both "queued" and
+// "running": the execution has been asked for and has not ended yet.
+const (
+	Pending  Status = "pending"  // waiting for a decision
+	Approved Status = "approved" // decided yes; being carried out
+	Done     Status = "done"     // carried out; Outcome says what was done
+	NotDone  Status = "not_done" // ended without acting: expired, preconditions gone, failed; Outcome says why
+	Rejected Status = "rejected" // decided no
+)
+
+// Where a decision or an event came from.
+const (
+	ViaCard         = "card"         // the approval card inside the conversation
+	ViaConversation = "conversation" // the person told the assistant, which called decide_approval
+	ViaWeb          = "web"          // a signed-in person in the web app
+	ViaSystem       = "system"       // VibeSell itself: execution, expiry
+)
+
+// Money is an amount in a currency. Zero is a real amount ("nothing to
+// pay"), not "unknown".
+type Money struct {
+	Amount   decimal.Decimal `json:"amount"`
+	Currency string          `json:"currency"` // ISO 4217, e.g. USD
+}
+
+// Impact is what exactly an action will do, written by the server (never
+// by the assistant) so that the person decides on facts.
+type Impact struct {
+	What        string   `json:"what"`        // one or two sentences: exactly what will happen
+	Items       []string `json:"items"`       // each thing acted on (each domain and address, each campaign…)
+	Who         string   `json:"who"`         // to whom: who is contacted, or that no one is
+	When        string   `json:"when"`        // when it happens and when it is ready
+	CostOnce    Money    `json:"costOnce"`    // paid once, now
+	CostMonthly Money    `json:"costMonthly"` // paid every month from now on
+	Renewal     string   `json:"renewal"`     // what renews, when, and how to stop it
+	Undo        string   `json:"undo"`        // whether and how it can be undone
+}
+
+// Approval is one decision about one action.
+type Approval struct {
+	ID           string
+	WorkspaceID  uuid.UUID
+	Action       string
+	Arguments    json.RawMessage // canonical JSON
+	Details      json.RawMessage // what the action recorded to carry out exactly this; JSON null when nothing
+	Status       Status
+	Summary      string
+	Impact       Impact
+	Irreversible bool
+	DecideHere   bool // false: only a signed-in person in the web app may approve
+	CreatedAt    time.Time
+	ExpiresAt    time.Time
+	DecidedBy    *string
+	DecidedAt    *time.Time
+	DecidedVia   *string // card, conversation or web
+	Reason       *string
+	StartedAt    *time.Time // the execution began acting
+	FinishedAt   *time.Time
+	Outcome      *string // what was done, or why not
+	AppURL       string  // the page of this approval in the web app
+}
+
+// Final reports whether the approval has ended (done, not done, rejected).
+func (a Approval) Final() bool {
+	return a.Status == Done || a.Status == NotDone || a.Status == Rejected
+}
+
+// Event is one line of an approval's audit trail.
+type Event struct {
+	At     time.Time
+	Event  string // opened, approved, rejected, approve_refused, executing, done, not_done, expired, superseded
+	From   *Status
+	To     Status
+	Actor  string // who: an email, "the assistant's connector", "VibeSell"
+	Via    string // card, conversation, web or system
+	Reason *string
+}
+
+// Config configures a [Service].
+type Config struct {
+	// PublicURL is the address people reach the server at, e.g.
+	// https://vibesell.example.com; each approval's AppURL is built from it.
+	PublicURL string
+	// Clock tells the time (expiry). Default: the system clock.
+	Clock vibesell.Clock
+	// Logger receives execution failures. Default: slog.Default().
+	Logger *slog.Logger
+}
+
+// Service opens, decides, lists and executes approvals.
+type Service struct {
+	db        *pgxpool.Pool
+	publicURL string
+	clock     vibesell.Clock
+	logger    *slog.Logger
+	jobs      *river.Client[pgx.Tx] // insert-only: the workers run in cmd/server's client
+
+	mu        sync.RWMutex
+	executors map[string]Executor
+}
+
+// NewService returns a Service on db.
+func NewService(db *pgxpool.Pool, cfg Config) (*Service, error) {
+	u, err := url.Parse(cfg.PublicURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("approvals: PublicURL %q is not an absolute http(s) URL", cfg.PublicURL)
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = vibesell.SystemClock{}
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	// An insert-only client: it enqueues in the caller's transaction and
+	// never works jobs itself.
+	jobs, err := river.NewClient(riverpgxv5.New(db), &river.Config{Logger: cfg.Logger})
+	if err != nil {
+		return nil, fmt.Errorf("approvals: job client: %w", err)
+	}
+	return &Service{
+		db:        db,
+		publicURL: strings.TrimRight(cfg.PublicURL, "/"),
+		clock:     cfg.Clock,
+		logger:    cfg.Logger,
+		jobs:      jobs,
+		executors: map[string]Executor{},
+	}, nil
+}
+
+// AppPath is the web app's path of an approval's page. The web app serves
+// it; every approval's AppURL is the public URL followed by it.
+func AppPath(id string) string { return "/app/approvals/" + id }
+
+// AppURL returns the absolute address of an approval's page.
+func (s *Service) AppURL(id string) string { return s.publicURL + AppPath(id) }
+
+// Register makes an action executable: once approved, approvals of this
+// action are carried out by ex. It panics when the action is registered
+// twice, a mistake in the program's wiring.
+func (s *Service) Register(action string, ex Executor) {
+	if !actionName.MatchString(action) {
+		panic(fmt.Sprintf("approvals: action name %q must be lowercase snake_case", action))
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, dup := s.executors[action]; dup {
+		panic(fmt.Sprintf("approvals: action %q is registered twice", action))
+	}
+	s.executors[action] = ex
+}
+
+func (s *Service) executor(action string) (Executor, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	ex, ok := s.executors[action]
+	return ex, ok
+}
+
+// ErrNotFound is the refusal for an approval that does not exist in the
+// workspace (including one of another workspace).
+func errNotFound(id string) error {
+	return vibesell.Errorf(vibesell.ENOTFOUND,
+		"There is no approval %s in this workspace. Call list_pending_approvals to see the approvals waiting for a decision.", id)
+}
+
+// newID returns "ap_" and 16 lowercase hex characters.
+func newID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return "ap_" + hex.EncodeToString(b[:])
+}
+
+// dbtx is what both a pool and a transaction offer.
+type dbtx interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// columns are read by scanApproval, in this order.
+const columns = `workspace_id, id, action, arguments, details, status, summary, impact, irreversible, decide_here,
+	created_at, expires_at, decided_by, decided_at, decided_via, reason, started_at, finished_at, outcome`
+
+type row interface{ Scan(dest ...any) error }
+
+func (s *Service) scanApproval(r row) (Approval, error) {
+	var a Approval
+	var status string
+	var impact []byte
+	err := r.Scan(&a.WorkspaceID, &a.ID, &a.Action, &a.Arguments, &a.Details, &status, &a.Summary, &impact,
+		&a.Irreversible, &a.DecideHere, &a.CreatedAt, &a.ExpiresAt, &a.DecidedBy, &a.DecidedAt,
+		&a.DecidedVia, &a.Reason, &a.StartedAt, &a.FinishedAt, &a.Outcome)
+	if err != nil {
+		return Approval{}, err
+	}
+	if err := json.Unmarshal(impact, &a.Impact); err != nil {
+		return Approval{}, fmt.Errorf("read impact of %s: %w", a.ID, err)
+	}
+	a.Status = publicStatus(status)
+	a.AppURL = s.AppURL(a.ID)
+	return a, nil
+}
+
+// publicStatus hides the difference between queued and running.
+func publicStatus(stored string) Status {
+	if stored == "executing" {
+		return Approved
+	}
+	return Status(stored)
+}
+
+// Find returns an approval of the workspace. Refusals: ENOTFOUND.
+func (s *Service) Find(ctx context.Context, ws uuid.UUID, id string) (Approval, error) {
+	if !validID(id) {
+		return Approval{}, errNotFound(id)
+	}
+	a, err := s.scanApproval(s.db.QueryRow(ctx, `SELECT `+columns+` FROM approvals WHERE workspace_id = $1 AND id = $2`, ws, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Approval{}, errNotFound(id)
+	}
+	if err != nil {
+		return Approval{}, fmt.Errorf("find approval %s: %w", id, err)
+	}
+	return a, nil
+}
+
+func validID(id string) bool {
+	if len(id) != 19 || !strings.HasPrefix(id, "ap_") {
+		return false
+	}
+	for _, c := range id[3:] {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// Events returns the audit trail of an approval of the workspace, oldest
+// first. Refusals: ENOTFOUND.
+func (s *Service) Events(ctx context.Context, ws uuid.UUID, id string) ([]Event, error) {
+	if _, err := s.Find(ctx, ws, id); err != nil {
+		return nil, err
+	}
+	rows, err := s.db.Query(ctx, `SELECT at, event, from_status, to_status, actor, via, reason
+		FROM approval_events WHERE workspace_id = $1 AND approval_id = $2 ORDER BY seq`, ws, id)
+	if err != nil {
+		return nil, fmt.Errorf("read audit trail of %s: %w", id, err)
+	}
+	events, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Event, error) {
+		var e Event
+		var from *string
+		var to string
+		if err := r.Scan(&e.At, &e.Event, &from, &to, &e.Actor, &e.Via, &e.Reason); err != nil {
+			return Event{}, err
+		}
+		if from != nil {
+			f := Status(*from)
+			e.From = &f
+		}
+		e.To = Status(to)
+		return e, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read audit trail of %s: %w", id, err)
+	}
+	return events, nil
+}
+
+// record appends one line to the audit trail.
+func record(ctx context.Context, tx dbtx, ws uuid.UUID, id string, at time.Time, event string, from *string, to string,
+	actor string, actorUser *uuid.UUID, via string, reason *string) error {
+	_, err := tx.Exec(ctx, `INSERT INTO approval_events
+		(workspace_id, approval_id, at, event, from_status, to_status, actor, actor_user, via, reason)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+		ws, id, at, event, from, to, actor, actorUser, via, reason)
+	if err != nil {
+		return fmt.Errorf("record %s of %s: %w", event, id, err)
+	}
+	return nil
+}
+
+func ptr[T any](v T) *T { return &v }

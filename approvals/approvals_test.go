@@ -1,0 +1,336 @@
+package approvals_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+
+	"vibesell"
+	"vibesell/approvals"
+)
+
+func TestOpenReturnsThePendingApprovalForTheSameArguments(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := newEnv(t)
+	first := e.open(t, e.a.ID, "anvil", true)
+	if first.Status != approvals.Pending || first.AppURL != publicURL+"/app/approvals/"+first.ID {
+		t.Fatalf("opened: %+v", first)
+	}
+	if first.DecidedBy != nil || first.DecidedAt != nil || first.DecidedVia != nil || first.Outcome != nil || first.Reason != nil {
+		t.Fatalf("a pending approval carries decision fields: %+v", first)
+	}
+
+	// Same arguments, keys in another order: the same approval.
+	req := orderRequest(e.a.ID, "anvil", true)
+	req.Arguments = struct {
+		Quantity int    `json:"quantity"`
+		Item     string `json:"item"`
+	}{2, "anvil"}
+	again, created, err := e.svc.Open(ctx, req)
+	if err != nil || created || again.ID != first.ID {
+		t.Fatalf("same arguments: created=%v id=%s err=%v, want %s", created, again.ID, err, first.ID)
+	}
+	// Other arguments, or another workspace: another approval.
+	if other := e.open(t, e.a.ID, "rocket", true); other.ID == first.ID {
+		t.Fatal("other arguments share the approval")
+	}
+	if other := e.open(t, e.b.ID, "anvil", true); other.ID == first.ID {
+		t.Fatal("another workspace shares the approval")
+	}
+	// Concurrent opens of one new request: one approval.
+	var wg sync.WaitGroup
+	ids := make([]string, 16)
+	for i := range ids {
+		wg.Go(func() {
+			a, _, err := e.svc.Open(ctx, orderRequest(e.a.ID, "piano", true))
+			if err != nil {
+				t.Error(err)
+			}
+			ids[i] = a.ID
+		})
+	}
+	wg.Wait()
+	if slices.Sort(ids); len(slices.Compact(slices.Clone(ids))) != 1 {
+		t.Fatalf("16 concurrent opens gave several approvals: %v", ids)
+	}
+	if got := e.events(t, e.a.ID, first.ID); !slices.Equal(got, []string{"opened:>pending@conversation"}) {
+		t.Fatalf("audit trail: %v", got)
+	}
+	// Approved and not yet carried out: asking again returns it.
+	if _, _, err := e.svc.Decide(ctx, e.a.ID, first.ID, approvals.Decision{Approve: true, By: "x", Via: approvals.ViaCard}); err != nil {
+		t.Fatal(err)
+	}
+	if running, created, err := e.svc.Open(ctx, orderRequest(e.a.ID, "anvil", true)); err != nil || created || running.ID != first.ID || running.Status != approvals.Approved {
+		t.Fatalf("while approved: created=%v %s %s err=%v", created, running.ID, running.Status, err)
+	}
+	// Once it has ended, the same request opens a new approval.
+	if err := e.svc.Execute(ctx, e.a.ID, first.ID, 1, 8); err != nil {
+		t.Fatal(err)
+	}
+	if next := e.open(t, e.a.ID, "anvil", true); next.ID == first.ID {
+		t.Fatal("an ended approval was returned")
+	}
+}
+
+func TestOpenSupersedesAPendingApprovalWhoseImpactChanged(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := newEnv(t)
+	old := e.open(t, e.a.ID, "anvil", true)
+	req := orderRequest(e.a.ID, "anvil", true)
+	req.Impact.CostMonthly.Amount = decimal.RequireFromString("12.00")
+	fresh, created, err := e.svc.Open(ctx, req)
+	if err != nil || !created || fresh.ID == old.ID {
+		t.Fatalf("changed price: created=%v id=%s err=%v", created, fresh.ID, err)
+	}
+	old, _ = e.svc.Find(ctx, e.a.ID, old.ID)
+	if old.Status != approvals.NotDone || !strings.Contains(*old.Outcome, fresh.ID) {
+		t.Fatalf("old approval: %s %v", old.Status, old.Outcome)
+	}
+	if got := e.events(t, e.a.ID, old.ID); !slices.Equal(got, []string{"opened:>pending@conversation", "superseded:pending>not_done@system"}) {
+		t.Fatalf("audit trail: %v", got)
+	}
+	// The amount 12 and 12.00 are the same proposal.
+	req.Impact.CostMonthly.Amount = decimal.RequireFromString("12")
+	if same, created, _ := e.svc.Open(ctx, req); created || same.ID != fresh.ID {
+		t.Fatalf("12 vs 12.00 superseded the approval")
+	}
+	// Changed details (the exact plan) supersede too; the same details in
+	// another key order do not.
+	req.Details = map[string]any{"domains": []string{"a.com", "b.com"}, "cents": 1500}
+	withPlan, created, err := e.svc.Open(ctx, req)
+	if err != nil || !created || withPlan.ID == fresh.ID || string(withPlan.Details) != `{"cents": 1500, "domains": ["a.com", "b.com"]}` {
+		t.Fatalf("details: created=%v %s err=%v", created, withPlan.Details, err)
+	}
+	req.Details = struct {
+		Domains []string `json:"domains"`
+		Cents   int      `json:"cents"`
+	}{[]string{"a.com", "b.com"}, 1500}
+	if same, created, _ := e.svc.Open(ctx, req); created || same.ID != withPlan.ID {
+		t.Fatal("the same details superseded the approval")
+	}
+}
+
+func TestOpenRefusesMistakesInTheCallingTool(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := newEnv(t)
+	for name, mutate := range map[string]func(*approvals.Request){
+		"irreversible decided here": func(r *approvals.Request) { r.Irreversible, r.DecideHere = true, true },
+		"unknown action":            func(r *approvals.Request) { r.Action = "launch_rockets" },
+		"no summary":                func(r *approvals.Request) { r.Summary = " " },
+		"no undo":                   func(r *approvals.Request) { r.Impact.Undo = "" },
+		"bad currency":              func(r *approvals.Request) { r.Impact.CostOnce.Currency = "usd" },
+		"too long":                  func(r *approvals.Request) { r.TTL = 90 * 24 * time.Hour },
+	} {
+		req := orderRequest(e.a.ID, "anvil", true)
+		mutate(&req)
+		if _, _, err := e.svc.Open(ctx, req); vibesell.ErrorCode(err) != vibesell.EINTERNAL {
+			t.Errorf("%s: err = %v, want an internal error", name, err)
+		}
+	}
+}
+
+// 32 concurrent approve and reject calls on one approval: one decision is
+// taken, 31 answers report it, and the trail holds one decision.
+func TestDecisionIsTakenExactlyOnce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := newEnv(t)
+	ap := e.open(t, e.a.ID, "anvil", true)
+
+	type answer struct {
+		a     approvals.Approval
+		taken bool
+		err   error
+	}
+	answers := make([]answer, 32)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range answers {
+		wg.Go(func() {
+			d := approvals.Decision{Approve: i%2 == 0, By: "caller", Via: approvals.ViaConversation, Reason: "call " + string(rune('A'+i))}
+			<-start
+			a, taken, err := e.svc.Decide(ctx, e.a.ID, ap.ID, d)
+			answers[i] = answer{a, taken, err}
+		})
+	}
+	close(start)
+	wg.Wait()
+
+	final, err := e.svc.Find(ctx, e.a.ID, ap.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	taken := 0
+	for i, ans := range answers {
+		if ans.err != nil {
+			t.Fatalf("answer %d: %v", i, ans.err)
+		}
+		if ans.taken {
+			taken++
+		}
+		if ans.a.Status != final.Status || !ans.a.DecidedAt.Equal(*final.DecidedAt) || *ans.a.Reason != *final.Reason {
+			t.Errorf("answer %d reports %s at %v (%s), record says %s at %v (%s)",
+				i, ans.a.Status, ans.a.DecidedAt, *ans.a.Reason, final.Status, final.DecidedAt, *final.Reason)
+		}
+	}
+	if taken != 1 {
+		t.Fatalf("%d decisions taken, want 1", taken)
+	}
+	trail := e.events(t, e.a.ID, ap.ID)
+	if len(trail) != 2 || trail[0] != "opened:>pending@conversation" {
+		t.Fatalf("audit trail: %v", trail)
+	}
+	wantJobs := 0
+	if final.Status == approvals.Approved {
+		wantJobs = 1
+	}
+	if n := e.jobCount(t, ap.ID); n != wantJobs {
+		t.Fatalf("%s: %d execution jobs, want %d", final.Status, n, wantJobs)
+	}
+}
+
+func TestApprovingEnqueuesTheExecutionAndRejectingDoesNot(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := newEnv(t)
+	yes := e.open(t, e.a.ID, "anvil", true)
+	no := e.open(t, e.a.ID, "rocket", true)
+	d := conversation
+	d.Approve = true
+	a, taken, err := e.svc.Decide(ctx, e.a.ID, yes.ID, d)
+	if err != nil || !taken || a.Status != approvals.Approved || *a.DecidedVia != "conversation" || *a.DecidedBy != d.By {
+		t.Fatalf("approve: %+v taken=%v err=%v", a, taken, err)
+	}
+	if a.Outcome != nil || a.Reason != nil {
+		t.Fatalf("approved without reason: outcome %v reason %v", a.Outcome, a.Reason)
+	}
+	d = approvals.Decision{By: "ada@acme.test", Via: approvals.ViaCard, Reason: "  Too expensive  "}
+	r, taken, err := e.svc.Decide(ctx, e.a.ID, no.ID, d)
+	if err != nil || !taken || r.Status != approvals.Rejected || *r.Reason != "Too expensive" || *r.Outcome != "Rejected by ada@acme.test: Too expensive" {
+		t.Fatalf("reject: %+v taken=%v err=%v", r, taken, err)
+	}
+	if e.jobCount(t, yes.ID) != 1 || e.jobCount(t, no.ID) != 0 {
+		t.Fatalf("jobs: approved %d, rejected %d", e.jobCount(t, yes.ID), e.jobCount(t, no.ID))
+	}
+	// Approving again reports the decision on record and enqueues nothing.
+	if _, taken, _ := e.svc.Decide(ctx, e.a.ID, yes.ID, approvals.Decision{Approve: true, By: "x", Via: approvals.ViaWeb}); taken || e.jobCount(t, yes.ID) != 1 {
+		t.Fatal("a second approval was taken")
+	}
+	if got := e.events(t, e.a.ID, no.ID); !slices.Equal(got, []string{"opened:>pending@conversation", "rejected:pending>rejected@card"}) {
+		t.Fatalf("audit trail: %v", got)
+	}
+}
+
+func TestPaidActionsAreApprovedOnlyInTheWebApp(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := newEnv(t)
+	ap := e.open(t, e.a.ID, "anvil", false)
+	if ap.DecideHere || !ap.Irreversible {
+		t.Fatalf("opened: %+v", ap)
+	}
+	for _, via := range []string{approvals.ViaConversation, approvals.ViaCard} {
+		_, taken, err := e.svc.Decide(ctx, e.a.ID, ap.ID, approvals.Decision{Approve: true, By: "the assistant", Via: via})
+		if vibesell.ErrorCode(err) != vibesell.EINVALID || taken {
+			t.Fatalf("approve via %s: taken=%v err=%v", via, taken, err)
+		}
+		msg := vibesell.ErrorMessage(err)
+		if !strings.Contains(msg, ap.AppURL) || !strings.Contains(msg, "costs money and cannot be undone") || !strings.Contains(msg, "rejected here") {
+			t.Fatalf("refusal: %s", msg)
+		}
+	}
+	if a, _ := e.svc.Find(ctx, e.a.ID, ap.ID); a.Status != approvals.Pending || e.jobCount(t, ap.ID) != 0 {
+		t.Fatalf("after refused approvals: %s, %d jobs", a.Status, e.jobCount(t, ap.ID))
+	}
+	user := uuid.New()
+	a, taken, err := e.svc.Decide(ctx, e.a.ID, ap.ID, approvals.Decision{Approve: true, By: "ada@acme.test", ByUser: &user, Via: approvals.ViaWeb})
+	if err != nil || !taken || a.Status != approvals.Approved {
+		t.Fatalf("approve in the web app: %+v %v %v", a, taken, err)
+	}
+	want := []string{"opened:>pending@conversation", "approve_refused:pending>pending@conversation",
+		"approve_refused:pending>pending@card", "approved:pending>approved@web"}
+	if got := e.events(t, e.a.ID, ap.ID); !slices.Equal(got, want) {
+		t.Fatalf("audit trail: %v", got)
+	}
+
+	// Rejecting is allowed from anywhere.
+	other := e.open(t, e.a.ID, "rocket", false)
+	if r, taken, err := e.svc.Decide(ctx, e.a.ID, other.ID, conversation); err != nil || !taken || r.Status != approvals.Rejected {
+		t.Fatalf("reject from the conversation: %+v %v %v", r, taken, err)
+	}
+}
+
+func TestAnotherWorkspaceSeesNothing(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := newEnv(t)
+	ap := e.open(t, e.a.ID, "anvil", true)
+	if _, err := e.svc.Find(ctx, e.b.ID, ap.ID); vibesell.ErrorCode(err) != vibesell.ENOTFOUND {
+		t.Fatalf("find from another workspace: %v", err)
+	}
+	if _, _, err := e.svc.Decide(ctx, e.b.ID, ap.ID, conversation); vibesell.ErrorCode(err) != vibesell.ENOTFOUND {
+		t.Fatalf("decide from another workspace: %v", err)
+	}
+	if _, err := e.svc.Events(ctx, e.b.ID, ap.ID); vibesell.ErrorCode(err) != vibesell.ENOTFOUND {
+		t.Fatalf("audit trail from another workspace: %v", err)
+	}
+	if p, err := e.svc.List(ctx, e.b.ID, approvals.ListOptions{Filter: approvals.All}); err != nil || len(p.Approvals) != 0 {
+		t.Fatalf("list of another workspace: %d %v", len(p.Approvals), err)
+	}
+	if a, _ := e.svc.Find(ctx, e.a.ID, ap.ID); a.Status != approvals.Pending {
+		t.Fatalf("another workspace changed it: %s", a.Status)
+	}
+	for _, bad := range []string{"ap_zz", "AP_0123456789ABCDEF", "' OR 1=1 --"} {
+		if _, err := e.svc.Find(ctx, e.a.ID, bad); vibesell.ErrorCode(err) != vibesell.ENOTFOUND {
+			t.Fatalf("find %q: %v", bad, err)
+		}
+	}
+}
+
+func TestListPagesNewestFirst(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := newEnv(t)
+	var ids []string
+	for i := range 5 {
+		e.clock.Advance(time.Second)
+		ids = append(ids, e.open(t, e.a.ID, "item"+string(rune('a'+i)), true).ID)
+	}
+	if _, _, err := e.svc.Decide(ctx, e.a.ID, ids[1], conversation); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	cursor := ""
+	for {
+		p, err := e.svc.List(ctx, e.a.ID, approvals.ListOptions{Limit: 2, Cursor: cursor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range p.Approvals {
+			got = append(got, a.ID)
+		}
+		if p.Next == "" {
+			break
+		}
+		cursor = p.Next
+	}
+	if want := []string{ids[4], ids[3], ids[2], ids[0]}; !slices.Equal(got, want) {
+		t.Fatalf("open approvals %v, want %v", got, want)
+	}
+	past, _ := e.svc.List(ctx, e.a.ID, approvals.ListOptions{Filter: approvals.Past})
+	if len(past.Approvals) != 1 || past.Approvals[0].ID != ids[1] {
+		t.Fatalf("past: %v", past.Approvals)
+	}
+	if _, err := e.svc.List(ctx, e.a.ID, approvals.ListOptions{Cursor: "bogus"}); vibesell.ErrorCode(err) != vibesell.EINVALID {
+		t.Fatalf("bad cursor: %v", err)
+	}
+}

@@ -1,0 +1,173 @@
+package approvals
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"vibesell"
+	"vibesell/store"
+)
+
+// Decision is a person's answer to an approval.
+type Decision struct {
+	Approve bool
+	// By names who decided: the signed-in person's email in the web app,
+	// or what the conversation can tell of them.
+	By string
+	// ByUser is the signed-in person's account, when there is one.
+	ByUser *uuid.UUID
+	// Via is where the decision was made: card, conversation or web.
+	Via string
+	// Reason is optional, at most 1000 characters.
+	Reason string
+}
+
+// Decide takes a decision about an approval of the workspace, exactly once.
+//
+// It returns the approval as it stands afterwards and whether this call's
+// decision was taken. When taken is false the approval carries the decision
+// on record (or its expiry), which may differ from the one asked for: of
+// concurrent decisions, on any number of replicas, exactly one is taken.
+// Approving enqueues the execution in the same transaction.
+//
+// Refusals: ENOTFOUND for an approval not in the workspace; EINVALID when
+// approving an approval with DecideHere false from anywhere but the web app
+// (the sentence gives its AppURL), or for a reason over 1000 characters.
+func (s *Service) Decide(ctx context.Context, ws uuid.UUID, id string, d Decision) (Approval, bool, error) {
+	if !validID(id) {
+		return Approval{}, false, errNotFound(id)
+	}
+	switch d.Via {
+	case ViaCard, ViaConversation, ViaWeb:
+	default:
+		return Approval{}, false, fmt.Errorf("approvals: unknown decision channel %q", d.Via)
+	}
+	if strings.TrimSpace(d.By) == "" {
+		return Approval{}, false, errors.New("approvals: a decision needs who made it")
+	}
+	d.Reason = strings.TrimSpace(d.Reason)
+	if len([]rune(d.Reason)) > 1000 {
+		return Approval{}, false, vibesell.Errorf(vibesell.EINVALID,
+			"The reason is %d characters long; keep it to 1,000 at most.", len([]rune(d.Reason)))
+	}
+	var reason *string
+	if d.Reason != "" {
+		reason = &d.Reason
+	}
+
+	// A status never goes back to pending: an approval decided already is
+	// answered from a plain read, without queueing on the row lock.
+	if a, err := s.Find(ctx, ws, id); err != nil || a.Status != Pending {
+		return a, false, err
+	}
+
+	var out Approval
+	var taken, refused bool
+	err := store.InTx(ctx, s.db, func(tx pgx.Tx) error {
+		now := s.clock.Now()
+		var status string
+		var expiresAt time.Time
+		var decideHere bool
+		err := tx.QueryRow(ctx, `SELECT status, expires_at, decide_here FROM approvals
+			WHERE workspace_id = $1 AND id = $2 FOR UPDATE`, ws, id).Scan(&status, &expiresAt, &decideHere)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return errNotFound(id)
+		}
+		if err != nil {
+			return err
+		}
+		switch {
+		case status != "pending":
+			// Decided before (or expired): the decision on record stands.
+		case !now.Before(expiresAt):
+			if err := s.expire(ctx, tx, now, expireScope{workspace: &ws, id: &id}); err != nil {
+				return err
+			}
+		case d.Approve && !decideHere && d.Via != ViaWeb:
+			// Kept in the trail: an attempt to approve a paid or
+			// irreversible action outside the web app is worth seeing.
+			refused = true
+			if err := record(ctx, tx, ws, id, now, "approve_refused", ptr(status), status, d.By, d.ByUser, d.Via,
+				ptr("Only a signed-in person in the web app may approve this.")); err != nil {
+				return err
+			}
+		case d.Approve:
+			if _, err := tx.Exec(ctx, `UPDATE approvals SET status = 'approved', decided_at = $3, decided_by = $4,
+				decided_by_user = $5, decided_via = $6, reason = $7 WHERE workspace_id = $1 AND id = $2`,
+				ws, id, now, d.By, d.ByUser, d.Via, reason); err != nil {
+				return err
+			}
+			if err := record(ctx, tx, ws, id, now, "approved", ptr(status), "approved", d.By, d.ByUser, d.Via, reason); err != nil {
+				return err
+			}
+			if _, err := s.jobs.InsertTx(ctx, tx, ExecuteArgs{WorkspaceID: ws, ApprovalID: id}, nil); err != nil {
+				return fmt.Errorf("enqueue execution: %w", err)
+			}
+			taken = true
+		default:
+			outcome := "Rejected by " + d.By + "."
+			if reason != nil {
+				outcome = "Rejected by " + d.By + ": " + *reason
+			}
+			if _, err := tx.Exec(ctx, `UPDATE approvals SET status = 'rejected', decided_at = $3, decided_by = $4,
+				decided_by_user = $5, decided_via = $6, reason = $7, finished_at = $3, outcome = $8
+				WHERE workspace_id = $1 AND id = $2`,
+				ws, id, now, d.By, d.ByUser, d.Via, reason, outcome); err != nil {
+				return err
+			}
+			if err := record(ctx, tx, ws, id, now, "rejected", ptr(status), "rejected", d.By, d.ByUser, d.Via, reason); err != nil {
+				return err
+			}
+			taken = true
+		}
+		out, err = s.scanApproval(tx.QueryRow(ctx, `SELECT `+columns+` FROM approvals WHERE workspace_id = $1 AND id = $2`, ws, id))
+		return err
+	})
+	if err != nil {
+		return Approval{}, false, refusalOrWrap(err, "decide approval %s", id)
+	}
+	if refused {
+		return out, false, vibesell.Errorf(vibesell.EINVALID,
+			"This can only be approved by a signed-in person in the web app, because %s. Give the person this link to approve it there: %s. It can still be rejected here.",
+			whyWeb(out), out.AppURL)
+	}
+	return out, taken, nil
+}
+
+// whyWeb says in a few words why an approval must be decided in the web app.
+func whyWeb(a Approval) string {
+	paid := a.Impact.CostOnce.Amount.IsPositive() || a.Impact.CostMonthly.Amount.IsPositive()
+	switch {
+	case paid && a.Irreversible:
+		return "it costs money and cannot be undone"
+	case paid:
+		return "it costs money"
+	case a.Irreversible:
+		return "it cannot be undone"
+	}
+	return "it needs a signed-in person's decision"
+}
+
+// Wait returns the approval once it has ended (done, not done, rejected),
+// or as it stands after at most d. It reads PostgreSQL, so it sees an
+// execution run by any replica.
+func (s *Service) Wait(ctx context.Context, ws uuid.UUID, id string, d time.Duration) (Approval, error) {
+	deadline := time.Now().Add(d)
+	for {
+		a, err := s.Find(ctx, ws, id)
+		if err != nil || a.Final() || !time.Now().Before(deadline) {
+			return a, err
+		}
+		select {
+		case <-ctx.Done():
+			return a, nil
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}

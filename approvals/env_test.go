@@ -1,0 +1,303 @@
+package approvals_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/shopspring/decimal"
+
+	"vibesell"
+	"vibesell/approvals"
+	"vibesell/store"
+	"vibesell/store/storetest"
+	"vibesell/workspace"
+)
+
+func TestMain(m *testing.M) { storetest.Main(m) }
+
+const publicURL = "https://vibesell.example.test"
+
+// fakeClock is a clock a test moves by hand. It starts at the real time so
+// that River's own timestamps and the approvals' agree.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// env is one test's database, service and two workspaces.
+type env struct {
+	url   string
+	pool  *pgxpool.Pool
+	svc   *approvals.Service
+	clock *fakeClock
+	exec  *testExecutor
+	a, b  workspace.Workspace
+}
+
+// testAction is the action the engine's tests approve: it "orders" an item
+// from a provider that is idempotent by key (the test_effects table).
+const testAction = "test_order"
+
+type orderArgs struct {
+	Item     string `json:"item"`
+	Quantity int    `json:"quantity"`
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	ctx := context.Background()
+	url := storetest.NewURL(t)
+	pool, err := store.Connect(ctx, url, 40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	if err := createTestTables(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
+	clock := &fakeClock{now: time.Now()}
+	svc := newService(t, pool, clock)
+	exec := &testExecutor{db: pool}
+	svc.Register(testAction, exec)
+	ws := workspace.NewService(pool)
+	a, err := ws.Create(ctx, "Acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := ws.Create(ctx, "Globex")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &env{url: url, pool: pool, svc: svc, clock: clock, exec: exec, a: a, b: b}
+}
+
+func newService(t testing.TB, pool *pgxpool.Pool, clock vibesell.Clock) *approvals.Service {
+	t.Helper()
+	svc, err := approvals.NewService(pool, approvals.Config{PublicURL: publicURL + "/", Clock: clock, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc
+}
+
+// createTestTables makes the fake provider's ledger (one row per
+// idempotency key; calls counts how often it was asked) and the list of
+// items that became unavailable.
+func createTestTables(ctx context.Context, db *pgxpool.Pool) error {
+	_, err := db.Exec(ctx, `
+		CREATE TABLE IF NOT EXISTS test_effects (key text PRIMARY KEY, item text NOT NULL, calls int NOT NULL DEFAULT 1);
+		CREATE TABLE IF NOT EXISTS test_unavailable (item text PRIMARY KEY)`)
+	return err
+}
+
+// testExecutor orders through the fake provider. hold, when set, is called
+// after the provider call and before Execute returns: a test stops or kills
+// the worker there.
+type testExecutor struct {
+	db       *pgxpool.Pool
+	hold     func(ctx context.Context) error
+	executes atomic.Int32
+	resumed  atomic.Int32
+}
+
+func (x *testExecutor) Check(ctx context.Context, ex approvals.Execution) error {
+	var args orderArgs
+	if err := json.Unmarshal(ex.Approval.Arguments, &args); err != nil {
+		return err
+	}
+	var gone bool
+	if err := x.db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM test_unavailable WHERE item = $1)`, args.Item).Scan(&gone); err != nil {
+		return err
+	}
+	if gone {
+		return vibesell.Errorf(vibesell.ECONFLICT, "The %s is no longer available.", args.Item)
+	}
+	return nil
+}
+
+func (x *testExecutor) Execute(ctx context.Context, ex approvals.Execution) (string, error) {
+	x.executes.Add(1)
+	if ex.Resumed {
+		x.resumed.Add(1)
+	}
+	var args orderArgs
+	if err := json.Unmarshal(ex.Approval.Arguments, &args); err != nil {
+		return "", err
+	}
+	if _, err := x.db.Exec(ctx, `INSERT INTO test_effects (key, item) VALUES ($1, $2)
+		ON CONFLICT (key) DO UPDATE SET calls = test_effects.calls + 1`, ex.IdempotencyKey, args.Item); err != nil {
+		return "", err
+	}
+	if x.hold != nil {
+		if err := x.hold(ctx); err != nil {
+			return "", err
+		}
+	}
+	return fmt.Sprintf("Ordered %d %s.", args.Quantity, args.Item), nil
+}
+
+func orderRequest(ws uuid.UUID, item string, decideHere bool) approvals.Request {
+	usd := func(s string) approvals.Money {
+		return approvals.Money{Amount: decimal.RequireFromString(s), Currency: "USD"}
+	}
+	return approvals.Request{
+		WorkspaceID: ws,
+		Action:      testAction,
+		Arguments:   map[string]any{"item": item, "quantity": 2},
+		Summary:     "Order 2 " + item,
+		Impact: approvals.Impact{
+			What:        "Orders 2 " + item + " from the test provider.",
+			Items:       []string{item, item},
+			Who:         "No one is contacted.",
+			When:        "At once; ready in a minute.",
+			CostOnce:    usd("30.00"),
+			CostMonthly: usd("10.00"),
+			Renewal:     "Renews every month until cancelled.",
+			Undo:        "Cannot be undone.",
+		},
+		Irreversible: !decideHere,
+		DecideHere:   decideHere,
+		TTL:          time.Hour,
+		RequestedBy:  "the assistant",
+	}
+}
+
+func (e *env) open(t *testing.T, ws uuid.UUID, item string, decideHere bool) approvals.Approval {
+	t.Helper()
+	a, created, err := e.svc.Open(context.Background(), orderRequest(ws, item, decideHere))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !created {
+		t.Fatalf("Open(%s) returned an existing approval %s", item, a.ID)
+	}
+	return a
+}
+
+// workerOptions tune a River client started by startWorkers.
+type workerOptions struct {
+	executeTimeout time.Duration // ExecuteWorker.JobTimeout
+	jobTimeout     time.Duration // river.Config.JobTimeout
+	rescueAfter    time.Duration // river.Config.RescueStuckJobsAfter
+	queues         map[string]river.QueueConfig
+	periodic       bool
+}
+
+// startWorkers starts a River client working the approvals jobs on the
+// test's database, stopped when the test ends.
+func startWorkers(t *testing.T, pool *pgxpool.Pool, svc *approvals.Service, o workerOptions) *river.Client[pgx.Tx] {
+	t.Helper()
+	workers := river.NewWorkers()
+	river.AddWorker(workers, &approvals.ExecuteWorker{Service: svc, JobTimeout: o.executeTimeout})
+	river.AddWorker(workers, &approvals.ExpireWorker{Service: svc})
+	var periodic []*river.PeriodicJob
+	if o.periodic {
+		periodic = append(periodic, river.NewPeriodicJob(river.PeriodicInterval(approvals.ExpireEvery),
+			func() (river.JobArgs, *river.InsertOpts) { return approvals.ExpireArgs{}, nil },
+			&river.PeriodicJobOpts{RunOnStart: true}))
+	}
+	queues := o.queues
+	if queues == nil {
+		queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 4}}
+	}
+	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
+		Queues:               queues,
+		Workers:              workers,
+		PeriodicJobs:         periodic,
+		FetchPollInterval:    50 * time.Millisecond,
+		FetchCooldown:        10 * time.Millisecond,
+		JobTimeout:           o.jobTimeout,
+		RescueStuckJobsAfter: o.rescueAfter,
+		Logger:               slog.New(slog.DiscardHandler),
+		TestOnly:             true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := client.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = client.StopAndCancel(ctx)
+	})
+	return client
+}
+
+// events lists an approval's audit trail as "event:from>to@via".
+func (e *env) events(t *testing.T, ws uuid.UUID, id string) []string {
+	t.Helper()
+	evs, err := e.svc.Events(context.Background(), ws, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, ev := range evs {
+		from := ""
+		if ev.From != nil {
+			from = string(*ev.From)
+		}
+		out = append(out, fmt.Sprintf("%s:%s>%s@%s", ev.Event, from, ev.To, ev.Via))
+	}
+	return out
+}
+
+// jobCount counts the River execution jobs of an approval.
+func (e *env) jobCount(t *testing.T, id string) int {
+	t.Helper()
+	var n int
+	if err := e.pool.QueryRow(context.Background(),
+		`SELECT count(*) FROM river_job WHERE kind = 'approvals.execute' AND args->>'approval_id' = $1`, id).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// effects returns how many effects the fake provider recorded for an
+// approval, and how often it was called for it.
+func (e *env) effects(t *testing.T, id string) (rows, calls int) {
+	t.Helper()
+	if err := e.pool.QueryRow(context.Background(),
+		`SELECT count(*), coalesce(sum(calls), 0) FROM test_effects WHERE key = $1`, "approval:"+id).Scan(&rows, &calls); err != nil {
+		t.Fatal(err)
+	}
+	return rows, calls
+}
+
+func (e *env) wait(t *testing.T, ws uuid.UUID, id string) approvals.Approval {
+	t.Helper()
+	a, err := e.svc.Wait(context.Background(), ws, id, 30*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !a.Final() {
+		t.Fatalf("approval %s still %s after 30 s", id, a.Status)
+	}
+	return a
+}
+
+var conversation = approvals.Decision{By: "the person in the conversation", Via: approvals.ViaConversation}

@@ -1,0 +1,223 @@
+package approvals
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+
+	"vibesell"
+	"vibesell/store"
+)
+
+// Execution is what an [Executor] gets to carry out one approved action.
+type Execution struct {
+	Approval Approval
+	// IdempotencyKey is the same on every attempt of this approval
+	// ("approval:ap_…"). Everything the executor asks of the outside world
+	// (a provider order, a charge) must carry it, so that an attempt
+	// resumed after a crash does not act twice.
+	IdempotencyKey string
+	// Attempt counts from 1.
+	Attempt int
+	// Resumed is true when an earlier attempt had begun acting (the
+	// approval was marked executing) and did not finish: work already done
+	// under IdempotencyKey counts as done, and preconditions are not
+	// checked again.
+	Resumed bool
+}
+
+// Executor carries out one kind of action once it is approved.
+//
+// Check runs just before the first attempt acts, and re-checks the
+// action's preconditions against what is true now (the plan still allows
+// it, the thing to order is still available…). A refusal
+// (*vibesell.Error) ends the approval not done with the refusal's sentence
+// as the reason; any other error is retried.
+//
+// Execute acts, idempotently by [Execution].IdempotencyKey, and returns a
+// sentence saying what was done. A refusal ends the approval not done with
+// its sentence (nothing was done); any other error is retried, up to
+// [MaxExecutionAttempts] attempts in all.
+type Executor interface {
+	Check(ctx context.Context, ex Execution) error
+	Execute(ctx context.Context, ex Execution) (string, error)
+}
+
+// ExecutorFuncs makes an [Executor] of two functions; a nil CheckFunc
+// checks nothing.
+type ExecutorFuncs struct {
+	CheckFunc   func(ctx context.Context, ex Execution) error
+	ExecuteFunc func(ctx context.Context, ex Execution) (string, error)
+}
+
+// Check calls CheckFunc.
+func (f ExecutorFuncs) Check(ctx context.Context, ex Execution) error {
+	if f.CheckFunc == nil {
+		return nil
+	}
+	return f.CheckFunc(ctx, ex)
+}
+
+// Execute calls ExecuteFunc.
+func (f ExecutorFuncs) Execute(ctx context.Context, ex Execution) (string, error) {
+	return f.ExecuteFunc(ctx, ex)
+}
+
+// MaxExecutionAttempts bounds the retries of a failing execution (River's
+// backoff makes 8 attempts span about an hour and a half).
+const MaxExecutionAttempts = 8
+
+// ExecuteArgs is the job that carries out one approved approval. It is
+// unique per approval for as long as River keeps the job, and the approval's
+// status makes any duplicate a no-op after that.
+type ExecuteArgs struct {
+	WorkspaceID uuid.UUID `json:"workspace_id"`
+	ApprovalID  string    `json:"approval_id"`
+}
+
+// Kind names the job in River.
+func (ExecuteArgs) Kind() string { return "approvals.execute" }
+
+// InsertOpts makes the job unique per approval.
+func (ExecuteArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{MaxAttempts: MaxExecutionAttempts, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+}
+
+// ExecuteWorker runs [ExecuteArgs].
+type ExecuteWorker struct {
+	river.WorkerDefaults[ExecuteArgs]
+	Service *Service
+	// JobTimeout bounds one attempt. Default 5 minutes.
+	JobTimeout time.Duration
+}
+
+// Timeout bounds one attempt.
+func (w *ExecuteWorker) Timeout(*river.Job[ExecuteArgs]) time.Duration {
+	if w.JobTimeout > 0 {
+		return w.JobTimeout
+	}
+	return 5 * time.Minute
+}
+
+// Work carries out the approval; see [Service.Execute].
+func (w *ExecuteWorker) Work(ctx context.Context, job *river.Job[ExecuteArgs]) error {
+	return w.Service.Execute(ctx, job.Args.WorkspaceID, job.Args.ApprovalID, job.Attempt, job.MaxAttempts)
+}
+
+// Execute carries out an approved approval: the body of [ExecuteWorker].
+// It re-checks expiry and preconditions, marks the approval executing,
+// calls the action's executor and records the outcome. It does nothing for
+// an approval that is not approved (already finished, or never approved),
+// so running it twice acts once. An error means "retry"; on the last
+// attempt a failure ends the approval not done instead.
+func (s *Service) Execute(ctx context.Context, ws uuid.UUID, id string, attempt, maxAttempts int) error {
+	a, err := s.Find(ctx, ws, id)
+	if err != nil {
+		if vibesell.ErrorCode(err) == vibesell.ENOTFOUND {
+			return nil // the workspace was deleted
+		}
+		return err
+	}
+	if a.Status != Approved {
+		return nil
+	}
+	lastAttempt := attempt >= maxAttempts
+	resumed := a.StartedAt != nil
+	ex, ok := s.executor(a.Action)
+	if !ok {
+		err := fmt.Errorf("no executor is registered for action %q", a.Action)
+		if lastAttempt {
+			return s.finishFailed(ctx, a, resumed, err)
+		}
+		return err
+	}
+	exn := Execution{Approval: a, IdempotencyKey: "approval:" + a.ID, Attempt: attempt, Resumed: resumed}
+
+	if !resumed {
+		now := s.clock.Now()
+		if !now.Before(a.ExpiresAt) {
+			return s.finish(ctx, a, "approved", NotDone, "not_done", fmt.Sprintf(
+				"Not carried out: the approval expired on %s before it could start. Nothing was done.", formatTime(a.ExpiresAt)))
+		}
+		if err := ex.Check(ctx, exn); err != nil {
+			if vibesell.ErrorCode(err) != vibesell.EINTERNAL {
+				return s.finish(ctx, a, "approved", NotDone, "not_done", "Not carried out: "+vibesell.ErrorMessage(err))
+			}
+			if lastAttempt {
+				return s.finishFailed(ctx, a, resumed, err)
+			}
+			return fmt.Errorf("check %s %s: %w", a.Action, a.ID, err)
+		}
+		// Durably "executing" before acting: from here on, a crash resumes
+		// with the same idempotency key instead of starting over.
+		var marked bool
+		err := store.InTx(ctx, s.db, func(tx pgx.Tx) error {
+			tag, err := tx.Exec(ctx, `UPDATE approvals SET status = 'executing', started_at = $3
+				WHERE workspace_id = $1 AND id = $2 AND status = 'approved' AND started_at IS NULL`, ws, id, now)
+			if err != nil || tag.RowsAffected() == 0 {
+				return err
+			}
+			marked = true
+			return record(ctx, tx, ws, id, now, "executing", ptr("approved"), "executing", "VibeSell", nil, ViaSystem, nil)
+		})
+		if err != nil {
+			return fmt.Errorf("mark %s executing: %w", id, err)
+		}
+		if !marked {
+			return nil // another worker took it
+		}
+	}
+
+	text, err := ex.Execute(ctx, exn)
+	switch {
+	case err == nil:
+		return s.finish(ctx, a, "executing", Done, "done", text)
+	case vibesell.ErrorCode(err) != vibesell.EINTERNAL:
+		return s.finish(ctx, a, "executing", NotDone, "not_done", "Not carried out: "+vibesell.ErrorMessage(err))
+	case lastAttempt:
+		return s.finishFailed(ctx, a, true, err)
+	}
+	return fmt.Errorf("execute %s %s (attempt %d): %w", a.Action, a.ID, attempt, err)
+}
+
+// finish records the end of an execution, if the approval is still where
+// this execution left it.
+func (s *Service) finish(ctx context.Context, a Approval, from string, to Status, event, outcome string) error {
+	err := store.InTx(ctx, s.db, func(tx pgx.Tx) error {
+		now := s.clock.Now()
+		tag, err := tx.Exec(ctx, `UPDATE approvals SET status = $4, finished_at = $5, outcome = $6
+			WHERE workspace_id = $1 AND id = $2 AND status = $3`, a.WorkspaceID, a.ID, from, string(to), now, outcome)
+		if err != nil || tag.RowsAffected() == 0 {
+			return err
+		}
+		return record(ctx, tx, a.WorkspaceID, a.ID, now, event, &from, string(to), "VibeSell", nil, ViaSystem, &outcome)
+	})
+	if err != nil {
+		return fmt.Errorf("record outcome of %s: %w", a.ID, err)
+	}
+	return nil
+}
+
+// finishFailed ends an approval whose execution kept failing. The cause
+// goes to the log; the person reads a sentence and a reference.
+func (s *Service) finishFailed(ctx context.Context, a Approval, started bool, cause error) error {
+	s.logger.ErrorContext(ctx, "approval execution failed for good", "approval", a.ID, "action", a.Action,
+		"workspace", a.WorkspaceID.String(), "err", cause)
+	from := "approved"
+	outcome := fmt.Sprintf("Not carried out: VibeSell could not do it after %d attempts and stopped trying. Nothing was done. Contact support and quote %s.", MaxExecutionAttempts, a.ID)
+	if started {
+		from = "executing"
+		outcome = fmt.Sprintf("Not completed: VibeSell could not finish it after %d attempts and stopped trying; part of it may have been done. Contact support and quote %s.", MaxExecutionAttempts, a.ID)
+	}
+	if err := s.finish(ctx, a, from, NotDone, "not_done", outcome); err != nil {
+		return err
+	}
+	return nil
+}
+
+// formatTime writes a moment as people read it: "Tue 2 Dec 2026, 09:00 UTC".
+func formatTime(t time.Time) string { return t.UTC().Format("Mon 2 Jan 2006, 15:04 UTC") }

@@ -1,0 +1,216 @@
+package auth_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"vibesell"
+	"vibesell/auth"
+	"vibesell/store/storetest"
+	"vibesell/workspace"
+)
+
+func TestMain(m *testing.M) { storetest.Main(m) }
+
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+const password = "correct horse battery staple"
+
+func setupAccounts(t *testing.T) (*auth.Accounts, *clock, auth.User, workspace.Workspace) {
+	t.Helper()
+	ctx := context.Background()
+	pool := storetest.New(t)
+	ws := workspace.NewService(pool)
+	acme, err := ws.Create(ctx, "Acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := ws.Create(ctx, "Globex")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &clock{now: time.Now()}
+	acc := auth.NewAccounts(pool, c)
+	u, err := acc.CreateUser(ctx, auth.NewUser{WorkspaceID: acme.ID, Email: " Ada@Acme.test ", Name: "Ada", Password: password, TimeZone: "Europe/Paris"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return acc, c, u, other
+}
+
+func TestPasswordsAreArgon2id(t *testing.T) {
+	t.Parallel()
+	h := auth.HashPassword("hunter2hunter2")
+	if !strings.HasPrefix(h, "$argon2id$v=19$m=19456,t=2,p=1$") {
+		t.Fatalf("hash %q", h)
+	}
+	if h == auth.HashPassword("hunter2hunter2") {
+		t.Fatal("two hashes of one password are equal: no salt")
+	}
+	if ok, err := auth.VerifyPassword(h, "hunter2hunter2"); !ok || err != nil {
+		t.Fatalf("right password: %v %v", ok, err)
+	}
+	if ok, _ := auth.VerifyPassword(h, "hunter2hunter3"); ok {
+		t.Fatal("wrong password accepted")
+	}
+	if _, err := auth.VerifyPassword("$2a$10$bcrypt", "x"); err == nil {
+		t.Fatal("a non-argon2id hash was read")
+	}
+}
+
+func TestCreateUser(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	acc, _, u, other := setupAccounts(t)
+	if u.Email != "ada@acme.test" || u.WorkspaceSlug != "acme" || *u.Name != "Ada" || u.TimeZone.String() != "Europe/Paris" {
+		t.Fatalf("created %+v", u)
+	}
+	for name, tc := range map[string]struct {
+		nu   auth.NewUser
+		code string
+	}{
+		"taken email":    {auth.NewUser{WorkspaceID: other.ID, Email: "ADA@acme.test", Password: password}, vibesell.ECONFLICT},
+		"bad email":      {auth.NewUser{WorkspaceID: other.ID, Email: "ada at acme", Password: password}, vibesell.EINVALID},
+		"short password": {auth.NewUser{WorkspaceID: other.ID, Email: "bob@globex.test", Password: "short"}, vibesell.EINVALID},
+		"bad time zone":  {auth.NewUser{WorkspaceID: other.ID, Email: "bob@globex.test", Password: password, TimeZone: "Mars/Olympus"}, vibesell.EINVALID},
+		"no workspace":   {auth.NewUser{WorkspaceID: u.ID, Email: "bob@globex.test", Password: password}, vibesell.ENOTFOUND},
+	} {
+		if _, err := acc.CreateUser(ctx, tc.nu); vibesell.ErrorCode(err) != tc.code {
+			t.Errorf("%s: %v, want %s", name, err, tc.code)
+		}
+	}
+}
+
+func TestSignInOpensASessionAndSignOutEndsIt(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	acc, c, u, _ := setupAccounts(t)
+	if _, _, err := acc.SignIn(ctx, "ada@acme.test", "wrong password!", "10.0.0.1"); err != auth.ErrSignInFailed {
+		t.Fatalf("wrong password: %v", err)
+	}
+	if _, _, err := acc.SignIn(ctx, "nobody@acme.test", password, "10.0.0.1"); err != auth.ErrSignInFailed {
+		t.Fatalf("unknown email: %v", err)
+	}
+	got, ses, err := acc.SignIn(ctx, "ADA@acme.test", password, "10.0.0.1")
+	if err != nil || got.ID != u.ID || !strings.HasPrefix(ses.Token, "vsw_") {
+		t.Fatalf("sign in: %+v %v", got, err)
+	}
+	back, _, err := acc.Authenticate(ctx, ses.Token)
+	if err != nil || back.ID != u.ID || back.WorkspaceID != u.WorkspaceID || back.Principal().WorkspaceSlug != "acme" {
+		t.Fatalf("authenticate: %+v %v", back, err)
+	}
+	if !auth.CheckCSRF(ses.Token, ses.CSRF()) || auth.CheckCSRF(ses.Token, auth.CSRFToken("vsw_other")) || auth.CheckCSRF("", "") {
+		t.Fatal("CSRF tokens do not tell sessions apart")
+	}
+	if _, _, err := acc.Authenticate(ctx, ses.Token+"x"); err != auth.ErrNoWebSession {
+		t.Fatalf("forged token: %v", err)
+	}
+	// Idle past the limit: signed out.
+	c.Advance(13 * time.Hour)
+	if _, _, err := acc.Authenticate(ctx, ses.Token); err != auth.ErrNoWebSession {
+		t.Fatalf("idle session: %v", err)
+	}
+	_, ses, _ = acc.SignIn(ctx, "ada@acme.test", password, "10.0.0.1")
+	if err := acc.SignOut(ctx, ses.Token); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := acc.Authenticate(ctx, ses.Token); err != auth.ErrNoWebSession {
+		t.Fatalf("after sign-out: %v", err)
+	}
+	if n, err := acc.Prune(ctx); err != nil || n == 0 {
+		t.Fatalf("prune: %d %v", n, err)
+	}
+}
+
+func TestFailedSignInsAreRateLimitedPerEmailAndAddress(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	acc, c, _, _ := setupAccounts(t)
+	// 16 concurrent guesses: at most the limit get a password check (when
+	// they all count before any checks, none does).
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	codes := map[string]int{}
+	for range 16 {
+		wg.Go(func() {
+			_, _, err := acc.SignIn(ctx, "ada@acme.test", "guess guess guess", "10.0.0.9")
+			mu.Lock()
+			codes[vibesell.ErrorCode(err)]++
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	if codes[vibesell.EUNAUTHORIZED] > auth.MaxFailuresPerEmail || codes[vibesell.EUNAUTHORIZED]+codes[vibesell.ERATELIMITED] != 16 {
+		t.Fatalf("16 concurrent guesses: %v", codes)
+	}
+	// Even the right password is refused now, from that address…
+	_, _, err := acc.SignIn(ctx, "ada@acme.test", password, "10.0.0.9")
+	if vibesell.ErrorCode(err) != vibesell.ERATELIMITED || !strings.Contains(err.Error(), "Try again in 15 minutes") {
+		t.Fatalf("right password while limited: %v", err)
+	}
+	// …but not from another one.
+	if _, _, err := acc.SignIn(ctx, "ada@acme.test", password, "10.0.0.10"); err != nil {
+		t.Fatalf("from another address: %v", err)
+	}
+	// Once the window has moved on, the right password works again.
+	c.Advance(auth.SignInWindow + time.Second)
+	if _, _, err := acc.SignIn(ctx, "ada@acme.test", password, "10.0.0.9"); err != nil {
+		t.Fatalf("after the window: %v", err)
+	}
+}
+
+func TestOneAddressCannotTryManyAccounts(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	acc, _, _, _ := setupAccounts(t)
+	limited := 0
+	for i := range auth.MaxFailuresPerIP + 3 {
+		email := "user" + string(rune('a'+i%26)) + string(rune('a'+i/26)) + "@acme.test"
+		if _, _, err := acc.SignIn(ctx, email, "guess guess guess", "10.0.0.7"); vibesell.ErrorCode(err) == vibesell.ERATELIMITED {
+			limited++
+		}
+	}
+	if limited != 3 {
+		t.Fatalf("%d attempts limited, want 3", limited)
+	}
+}
+
+func TestTheSixthFailureInAWindowIsRefused(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	acc, c, _, _ := setupAccounts(t)
+	for i := range auth.MaxFailuresPerEmail {
+		if _, _, err := acc.SignIn(ctx, "ada@acme.test", "guess guess guess", "10.0.0.9"); err != auth.ErrSignInFailed {
+			t.Fatalf("failure %d: %v", i+1, err)
+		}
+		c.Advance(time.Minute)
+	}
+	_, _, err := acc.SignIn(ctx, "ada@acme.test", password, "10.0.0.9")
+	if vibesell.ErrorCode(err) != vibesell.ERATELIMITED || !strings.Contains(err.Error(), "Try again in 10 minutes") {
+		t.Fatalf("sixth attempt: %v", err)
+	}
+}
+
+func BenchmarkHashPassword(b *testing.B) {
+	for b.Loop() {
+		auth.HashPassword(password)
+	}
+}

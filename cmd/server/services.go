@@ -1,0 +1,57 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"vibesell"
+	"vibesell/approvals"
+	"vibesell/auth"
+	"vibesell/cards"
+	"vibesell/sending"
+	"vibesell/tools"
+	"vibesell/workspace"
+)
+
+// services are the feature services, built once per process and shared by
+// the tools, the web app and the job workers: the approval executors are
+// registered on one approvals.Service, which must be the one that works
+// the jobs.
+type services struct {
+	clock      vibesell.Clock
+	workspaces *workspace.Service
+	sending    *sending.Service
+	approvals  *approvals.Service
+	accounts   *auth.Accounts
+	sessions   *auth.Sessions
+	tokens     *auth.Tokens
+}
+
+func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, error) {
+	clock := vibesell.SystemClock{}
+	s := &services{
+		clock:      clock,
+		workspaces: workspace.NewService(db),
+		accounts:   auth.NewAccounts(db, clock),
+		sessions:   auth.NewSessions(db),
+		tokens:     auth.NewTokens(db),
+	}
+	s.sending = sending.New(db, clock, cfg.Sending, cards.NewService(db, clock), s.workspaces, nil)
+	var err error
+	s.approvals, err = approvals.NewService(db, approvals.Config{
+		PublicURL: cfg.PublicURL.String(),
+		Clock:     clock,
+		Logger:    logger.With("component", "approvals"),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("approvals: %w", err)
+	}
+	s.approvals.Register(sending.ToolOrder, tools.OrderSendingSetupAction(s.sending))
+	return s, nil
+}
+
+func (s *services) toolDeps() tools.Deps {
+	return tools.Deps{Clock: s.clock, Workspaces: s.workspaces, Sending: s.sending, Approvals: s.approvals}
+}

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"vibesell/auth"
+	"vibesell/workspace"
+)
+
+const userUsage = "usage: server user create --workspace SLUG --email EMAIL [--name NAME] [--time-zone ZONE] [--password-stdin]"
+
+// userCommand runs `server user create`: it creates a person's account
+// for the web app in a workspace. Without --password-stdin it generates a
+// strong password and prints it once; with it, the first line of standard
+// input is the password (for scripts and secret managers).
+func userCommand(ctx context.Context, cfg config, logger *slog.Logger, args []string,
+	stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) < 1 || args[0] != "create" {
+		return errors.New(userUsage)
+	}
+	fs := newFlags("user create", stderr)
+	slug := fs.String("workspace", "", "the workspace the person belongs to")
+	email := fs.String("email", "", "the email address the person signs in with")
+	name := fs.String("name", "", "the person's name (optional)")
+	timeZone := fs.String("time-zone", "UTC", "the person's time zone, such as Europe/Paris, for dates in the web app")
+	fromStdin := fs.Bool("password-stdin", false, "read the password from the first line of standard input instead of generating one")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	if *slug == "" || *email == "" || fs.NArg() > 0 {
+		return errors.New(userUsage)
+	}
+	password, generated := "", false
+	if *fromStdin {
+		line, err := bufio.NewReader(stdin).ReadString('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return fmt.Errorf("read the password from standard input: %w", err)
+		}
+		password = strings.TrimRight(line, "\r\n")
+	} else {
+		password, generated = newPassword(), true
+	}
+	return withDatabase(ctx, cfg, logger, false, func(db *pgxpool.Pool) error {
+		ws, err := workspace.NewService(db).FindBySlug(ctx, *slug)
+		if err != nil {
+			return err
+		}
+		u, err := auth.NewAccounts(db, nil).CreateUser(ctx, auth.NewUser{
+			WorkspaceID: ws.ID, Email: *email, Name: *name, Password: password, TimeZone: *timeZone,
+		})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "Created the account %s in workspace %s.\nSign in at %s\n", u.Email, ws.Slug, cfg.link("/app/sign-in"))
+		if generated {
+			fmt.Fprintf(stdout, "Password (shown only once): %s\n", password)
+		}
+		return nil
+	})
+}
+
+// newPassword returns 20 random letters and digits in groups of five
+// (about 103 bits), easy to read out and to type.
+func newPassword() string {
+	const alphabet = "abcdefghijkmnpqrstuvwxyz23456789" // no 0/o, 1/l
+	b := make([]byte, 20)
+	_, _ = rand.Read(b)
+	var s strings.Builder
+	for i, c := range b {
+		if i > 0 && i%5 == 0 {
+			s.WriteByte('-')
+		}
+		s.WriteByte(alphabet[int(c)%len(alphabet)])
+	}
+	return s.String()
+}

@@ -1,0 +1,610 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"vibesell"
+	"vibesell/approvals"
+	"vibesell/auth"
+	"vibesell/sending"
+)
+
+// This file holds the approval tools: decide_approval and
+// list_pending_approvals, which any approval goes through, and
+// order_sending_setup, the first action that waits for one (with the
+// executor that carries it out once approved).
+
+func approvalTools(d Deps) []Tool {
+	return []Tool{
+		decideApproval(d),
+		listPendingApprovals(d),
+		orderSendingSetup(d),
+	}
+}
+
+// approvalWait is how long decide_approval waits for an approved action to
+// finish, so that the answer usually says done instead of "being carried
+// out".
+const approvalWait = 5 * time.Second
+
+// Output shapes of kinds approval and approvals.
+
+type approvalMoney struct {
+	Amount   string `json:"amount" jsonschema:"the amount as a decimal number with two places, e.g. 30.00; 0.00 means nothing to pay"`
+	Currency string `json:"currency" jsonschema:"ISO 4217 currency code, e.g. USD"`
+}
+
+type approvalImpact struct {
+	What        string        `json:"what" jsonschema:"exactly what will happen, written by VibeSell"`
+	Items       []string      `json:"items" jsonschema:"each thing it acts on, one per item (for an order: every domain and every address, with its price)"`
+	Who         string        `json:"who" jsonschema:"who is contacted, or that no one is"`
+	When        string        `json:"when" jsonschema:"when it happens once approved, and when it is ready"`
+	CostOnce    approvalMoney `json:"costOnce" jsonschema:"what is paid once, when it is carried out"`
+	CostMonthly approvalMoney `json:"costMonthly" jsonschema:"what is paid every month from then on"`
+	Renewal     string        `json:"renewal" jsonschema:"what renews, when, and how to stop it"`
+	Undo        string        `json:"undo" jsonschema:"whether and how it can be undone"`
+}
+
+type approvalData struct {
+	Approval     string         `json:"approval" jsonschema:"the approval id, to pass to decide_approval" pattern:"^ap_[0-9a-f]{16}$"`
+	Action       string         `json:"action" jsonschema:"the action it decides: the tool that asked for it, e.g. order_sending_setup"`
+	Status       string         `json:"status" enum:"pending,approved,done,not_done,rejected" jsonschema:"pending: waiting for a person's decision; approved: approved and being carried out right now; done: carried out (outcome says what was done); not_done: ended without being carried out (outcome says why: expired, replaced, no longer possible, failed); rejected: a person said no"`
+	Summary      string         `json:"summary" jsonschema:"one sentence naming the action"`
+	Impact       approvalImpact `json:"impact" jsonschema:"what exactly will happen, written by VibeSell, never by the assistant"`
+	Irreversible bool           `json:"irreversible" jsonschema:"true when it cannot be undone once carried out"`
+	ExpiresAt    time.Time      `json:"expiresAt" jsonschema:"when a pending approval expires: after it, it ends not_done and is never carried out"`
+	DecideHere   bool           `json:"decideHere" jsonschema:"true: the person may decide in the card or by telling you (decide_approval); false: only a signed-in person in the web app at appUrl may approve it (rejecting is allowed anywhere)"`
+	AppURL       string         `json:"appUrl" jsonschema:"the page of this approval in the VibeSell web app, for the person to open and decide"`
+	DecidedBy    *string        `json:"decidedBy" jsonschema:"who decided: the signed-in person's email for the web app, otherwise the connector the decision came through; null until decided, and for an approval that ended undecided"`
+	DecidedAt    *time.Time     `json:"decidedAt" jsonschema:"when it was decided; null until decided, and for an approval that ended undecided"`
+	DecidedVia   *string        `json:"decidedVia" jsonschema:"where it was decided: card, conversation or web; null until decided, and for an approval that ended undecided"`
+	Reason       *string        `json:"reason" jsonschema:"the reason given with the decision; null when none was given"`
+	Outcome      *string        `json:"outcome" jsonschema:"once it has ended: what was done, or why it was not done or was rejected; null while pending or being carried out"`
+	StartedAt    *time.Time     `json:"startedAt" jsonschema:"when VibeSell began carrying it out; null until then, and for one never carried out"`
+	FinishedAt   *time.Time     `json:"finishedAt" jsonschema:"when it ended (done, not done or rejected); null until it has ended"`
+}
+
+type approvalOutput struct {
+	Kind string `json:"kind" enum:"approval"`
+	approvalData
+}
+
+type approvalsOutput struct {
+	Kind       string         `json:"kind" enum:"approvals"`
+	Approvals  []approvalData `json:"approvals" jsonschema:"this page of approvals, newest first"`
+	NextCursor *string        `json:"nextCursor" jsonschema:"pass as cursor for the next page; null on the last page"`
+}
+
+func toApprovalData(a approvals.Approval) approvalData {
+	money := func(m approvals.Money) approvalMoney {
+		return approvalMoney{Amount: m.Amount.StringFixed(2), Currency: m.Currency}
+	}
+	items := a.Impact.Items
+	if items == nil {
+		items = []string{}
+	}
+	return approvalData{
+		Approval: a.ID, Action: a.Action, Status: string(a.Status), Summary: a.Summary,
+		Impact: approvalImpact{
+			What: a.Impact.What, Items: items, Who: a.Impact.Who, When: a.Impact.When,
+			CostOnce: money(a.Impact.CostOnce), CostMonthly: money(a.Impact.CostMonthly),
+			Renewal: a.Impact.Renewal, Undo: a.Impact.Undo,
+		},
+		Irreversible: a.Irreversible, ExpiresAt: a.ExpiresAt, DecideHere: a.DecideHere, AppURL: a.AppURL,
+		DecidedBy: a.DecidedBy, DecidedAt: a.DecidedAt, DecidedVia: a.DecidedVia, Reason: a.Reason, Outcome: a.Outcome,
+		StartedAt: a.StartedAt, FinishedAt: a.FinishedAt,
+	}
+}
+
+func approvalMoneyText(m approvals.Money) string {
+	return formatMoney(m.Amount.StringFixed(2), m.Currency)
+}
+
+// approvalMarkdown writes an approval for the assistant: what it would do,
+// where it stands, and exactly what to do next.
+func approvalMarkdown(a approvals.Approval, lead string) string {
+	var b strings.Builder
+	if lead != "" {
+		b.WriteString(lead + "\n\n")
+	}
+	fmt.Fprintf(&b, "## Approval %s: %s\n\n", a.ID, a.Summary)
+	fmt.Fprintf(&b, "Status: %s.\n\n", approvalStatusText(a))
+	heading := "What will happen"
+	if a.Status != approvals.Pending {
+		heading = "What was asked"
+	}
+	fmt.Fprintf(&b, "%s: %s\n", heading, a.Impact.What)
+	b.WriteString(bulletList(a.Impact.Items))
+	fmt.Fprintf(&b, "\nWho: %s\nWhen: %s\nCost: %s once, then %s per month.\nRenewal: %s\nCan it be undone: %s\n",
+		a.Impact.Who, a.Impact.When, approvalMoneyText(a.Impact.CostOnce), approvalMoneyText(a.Impact.CostMonthly), a.Impact.Renewal, a.Impact.Undo)
+	if a.Status == approvals.Pending {
+		fmt.Fprintf(&b, "Expires: %s. If no one decides by then, nothing is done.\n", formatTime(a.ExpiresAt))
+	}
+	fmt.Fprintf(&b, "\nNext: %s\n", approvalNext(a))
+	return b.String()
+}
+
+func approvalStatusText(a approvals.Approval) string {
+	switch a.Status {
+	case approvals.Pending:
+		return "pending, waiting for the person's decision"
+	case approvals.Approved:
+		return fmt.Sprintf("approved by %s (%s) on %s; VibeSell is carrying it out now", textOf(a.DecidedBy), textOf(a.DecidedVia), formatTime(*a.DecidedAt))
+	case approvals.Done:
+		return "done: " + textOf(a.Outcome)
+	case approvals.Rejected:
+		return "rejected: " + textOf(a.Outcome)
+	}
+	return "not done: " + textOf(a.Outcome)
+}
+
+func textOf(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func approvalNext(a approvals.Approval) string {
+	switch {
+	case a.Status == approvals.Pending && !a.DecideHere:
+		return fmt.Sprintf("Only a signed-in person can approve this, in the VibeSell web app, because it costs money or cannot be undone. Give the person this link: %s . Do not call decide_approval to approve it (it will refuse). If the person says no, call decide_approval with approval %q, decision \"reject\" and their reason.", a.AppURL, a.ID)
+	case a.Status == approvals.Pending:
+		return fmt.Sprintf("Put this to the person and wait for their decision (they can also decide in the card, or in the web app at %s). When they decide, call decide_approval with approval %q and decision \"approve\" or \"reject\". Never decide for them.", a.AppURL, a.ID)
+	case a.Status == approvals.Approved:
+		return fmt.Sprintf("Nothing to do: it runs in the background. To see the outcome later, call list_pending_approvals, or the person can open %s .", a.AppURL)
+	case a.Status == approvals.Done:
+		return "Tell the person it is done."
+	case a.Status == approvals.Rejected:
+		return "Nothing will be done. Ask the person what they would like instead."
+	}
+	return fmt.Sprintf("Nothing was done. If the person still wants it, call %s again for a new approval.", a.Action)
+}
+
+// decide_approval
+
+type decideApprovalInput struct {
+	Approval string `json:"approval" jsonschema:"The approval id, from the approval card or list_pending_approvals." example:"ap_3f9a0c12d4e5b678" pattern:"^ap_[0-9a-f]{16}$"`
+	Decision string `json:"decision" jsonschema:"The person's decision: approve or reject." example:"reject" enum:"approve,reject"`
+	Reason   string `json:"reason,omitempty" jsonschema:"Why, in the person's words; kept in the approval's history. Optional." example:"Too expensive for now" maxLength:"1000"`
+	Via      string `json:"via,omitempty" jsonschema:"Where the person decided: conversation (they told you; the default) or card (they pressed a button in the approval card, which sends this itself)." example:"conversation" enum:"card,conversation"`
+}
+
+func decideApproval(d Deps) Tool {
+	return Define(Spec[decideApprovalInput, approvalOutput]{
+		Name:  "decide_approval",
+		Title: "Decide an approval",
+		Description: "Records the person's decision on an approval card (kind approval): approve or reject, with an optional reason kept in its history. " +
+			"Approving starts the action (ordering, importing, launching…): it runs once, in the background, and this call waits up to 5 seconds to report the outcome (status done or not_done; approved while still running). Rejecting ends it; nothing is done. " +
+			"Call it only with a decision the person gave you; never approve on your own initiative. " +
+			"Approvals with decideHere false (paid or irreversible, such as ordering domains and mailboxes) cannot be approved here: the call refuses and gives the web app link for the person; rejecting them here is allowed. " +
+			"A decision is taken once: if the approval was already decided (by anyone, anywhere) or has expired, the result reports what is on record and this decision is not recorded. " +
+			"Not for asking (the action tools open approvals) or for finding approvals (list_pending_approvals).",
+		Annotations: Annotations{ReadOnly: No, Destructive: Yes, Idempotent: Yes, OpenWorld: Yes},
+		Handler: func(ctx context.Context, p auth.Principal, in decideApprovalInput) (Result[approvalOutput], error) {
+			via := in.Via
+			if via == "" {
+				via = approvals.ViaConversation
+			}
+			by := "the person in the conversation, via the connector of workspace " + p.WorkspaceSlug
+			if via == approvals.ViaCard {
+				by = "the person in the approval card, via the connector of workspace " + p.WorkspaceSlug
+			}
+			approve := in.Decision == "approve"
+			a, taken, err := d.Approvals.Decide(ctx, p.WorkspaceID, in.Approval, approvals.Decision{
+				Approve: approve, By: by, Via: via, Reason: in.Reason,
+			})
+			if err != nil {
+				return Result[approvalOutput]{}, err
+			}
+			if taken && approve {
+				if a, err = d.Approvals.Wait(ctx, p.WorkspaceID, a.ID, approvalWait); err != nil {
+					return Result[approvalOutput]{}, err
+				}
+			}
+			var lead string
+			switch {
+			case taken && approve:
+				lead = "Approved and recorded."
+			case taken:
+				lead = "Rejected and recorded. Nothing will be done."
+			case a.DecidedAt == nil:
+				lead = fmt.Sprintf("Not recorded: this approval had already ended before anyone decided (%s).", textOf(a.Outcome))
+			default:
+				lead = fmt.Sprintf("Not recorded: this approval was already decided (%s by %s, %s); the first decision stands.",
+					decisionWord(a), textOf(a.DecidedBy), formatTime(*a.DecidedAt))
+			}
+			return Result[approvalOutput]{Markdown: approvalMarkdown(a, lead), Data: approvalOutput{approvalData: toApprovalData(a)}}, nil
+		},
+	})
+}
+
+func decisionWord(a approvals.Approval) string {
+	if a.Status == approvals.Rejected {
+		return "rejected"
+	}
+	return "approved"
+}
+
+// list_pending_approvals
+
+type listApprovalsInput struct {
+	IncludeDecided bool   `json:"includeDecided,omitempty" jsonschema:"Also list approvals that have ended (done, not done, rejected), to look up an outcome. Left out or false: only those waiting for a decision or being carried out." example:"false"`
+	Limit          int    `json:"limit,omitempty" jsonschema:"How many approvals per page; 20 when left out." example:"20" minimum:"1" maximum:"50"`
+	Cursor         string `json:"cursor,omitempty" jsonschema:"Where to continue: the nextCursor of the previous page. Leave it out for the first page." example:"MjAyNi0xMi0wMlQwOTowMDowMFp8YXBfM2Y5YTBjMTJkNGU1YjY3OA" maxLength:"200"`
+}
+
+func listPendingApprovals(d Deps) Tool {
+	return Define(Spec[listApprovalsInput, approvalsOutput]{
+		Name:  "list_pending_approvals",
+		Title: "List pending approvals",
+		Description: "Lists the workspace's approvals waiting for a person's decision, and those approved and still being carried out, newest first, each with its id, status, summary, impact (what, who, cost once and per month), expiry, whether it can be decided here (decideHere) and its web app link. " +
+			"With includeDecided it also lists ended ones (done, not done, rejected) with their outcome. Paginated: 20 per page by default, continue with nextCursor. " +
+			"It reads only; approvals past their expiry are shown as not done (expired). " +
+			"Use it to find an approval id for decide_approval or to check an outcome. Not for deciding (decide_approval) or asking for a new approval (the action tools, such as order_sending_setup).",
+		Annotations: Annotations{ReadOnly: Yes, Destructive: No, Idempotent: Yes, OpenWorld: No},
+		Handler: func(ctx context.Context, p auth.Principal, in listApprovalsInput) (Result[approvalsOutput], error) {
+			filter := approvals.Open
+			if in.IncludeDecided {
+				filter = approvals.All
+			}
+			page, err := d.Approvals.List(ctx, p.WorkspaceID, approvals.ListOptions{Filter: filter, Limit: in.Limit, Cursor: in.Cursor})
+			if err != nil {
+				return Result[approvalsOutput]{}, err
+			}
+			out := approvalsOutput{Approvals: []approvalData{}, NextCursor: strPtr(page.Next)}
+			var b strings.Builder
+			what := "waiting for a decision or being carried out"
+			if in.IncludeDecided {
+				what = "of any status"
+			}
+			if len(page.Approvals) == 0 {
+				fmt.Fprintf(&b, "No approvals %s%s.\n", what, pickText(in.Cursor == "", "", " on this page"))
+			} else {
+				fmt.Fprintf(&b, "## Approvals %s, newest first\n\n", what)
+			}
+			for _, a := range page.Approvals {
+				out.Approvals = append(out.Approvals, toApprovalData(a))
+				fmt.Fprintf(&b, "- **%s** (%s): %s. %s once, %s per month. Status: %s.", a.ID, a.Action, a.Summary,
+					approvalMoneyText(a.Impact.CostOnce), approvalMoneyText(a.Impact.CostMonthly), approvalStatusText(a))
+				switch {
+				case a.Status == approvals.Pending && !a.DecideHere:
+					fmt.Fprintf(&b, " Expires %s. Only a signed-in person can approve it, at %s .", formatTime(a.ExpiresAt), a.AppURL)
+				case a.Status == approvals.Pending:
+					fmt.Fprintf(&b, " Expires %s. The person can decide in the conversation (decide_approval) or at %s .", formatTime(a.ExpiresAt), a.AppURL)
+				}
+				b.WriteString("\n")
+			}
+			if page.Next != "" {
+				fmt.Fprintf(&b, "\nMore on the next page: call list_pending_approvals with cursor %q.\n", page.Next)
+			}
+			b.WriteString("\nPut pending approvals to the person; never decide for them. Approve only what they approved, with decide_approval, and only where decideHere is true; otherwise give them the link.\n")
+			return Result[approvalsOutput]{Markdown: b.String(), Data: out}, nil
+		},
+	})
+}
+
+// order_sending_setup
+
+func orderSendingSetup(d Deps) Tool {
+	return Define(Spec[struct{}, approvalOutput]{
+		Name:  "order_sending_setup",
+		Title: "Order the sending setup",
+		Description: "Asks for approval to order the sending setup the person chose: register the picked new domains (or take the picked already-warmed ones off the shelf) and create the planned mailboxes on them. " +
+			"It orders nothing itself: it returns an approval card (kind approval, status pending) stating exactly each domain and each address with its price, the one-time cost (the domains' first year, e.g. USD 15.00 per .com domain), the monthly cost (USD 5.00 per new mailbox, USD 10.00 per already-warmed one), when they will be ready, and that they renew until cancelled. " +
+			"Ordering costs money and cannot be undone, so only a signed-in person in the web app can approve it (decideHere false): give the person appUrl; rejecting is allowed here with decide_approval. " +
+			"Once approved it is ordered once, through the configured provider (the sandbox unless configured otherwise: then nothing real is registered or billed), and get_sending_setup shows the domains and addresses in preparation. " +
+			"Calling it again while its approval is pending returns the same approval; if the picks or prices changed meanwhile, the old approval is replaced by a new one. " +
+			"It refuses, listing every missing step at once, when no sending source is chosen, no sizing is confirmed, no domains are picked, a picked domain has no addresses, or a name is no longer available. " +
+			"Use it after propose_email settled. Not for seeing what is set up (get_sending_setup) or for deciding (decide_approval, the web app).",
+		Annotations: Annotations{ReadOnly: No, Destructive: No, Idempotent: Yes, OpenWorld: Yes},
+		Handler: func(ctx context.Context, p auth.Principal, _ struct{}) (Result[approvalOutput], error) {
+			plan, err := orderPreconditions(ctx, d.Sending, p)
+			if err != nil {
+				return Result[approvalOutput]{}, err
+			}
+			req := orderRequest(plan)
+			req.WorkspaceID = p.WorkspaceID
+			req.RequestedBy = "the assistant, via the connector of workspace " + p.WorkspaceSlug
+			a, created, err := d.Approvals.Open(ctx, req)
+			if err != nil {
+				return Result[approvalOutput]{}, err
+			}
+			lead := "Nothing is ordered yet: this asks for the person's approval."
+			switch {
+			case !created && a.Status == approvals.Approved:
+				lead = "This order is already approved and being placed now; here is its approval."
+			case !created:
+				lead = "This order is already waiting for a decision; here is the same approval. Nothing is ordered yet."
+			}
+			return Result[approvalOutput]{Markdown: approvalMarkdown(a, lead), Data: approvalOutput{approvalData: toApprovalData(a)}}, nil
+		},
+	})
+}
+
+// orderPreconditions returns the order plan, or a refusal listing every
+// step still missing.
+func orderPreconditions(ctx context.Context, s *sending.Service, p auth.Principal) (sending.OrderPlan, error) {
+	st, err := s.Summary(ctx, p.WorkspaceID)
+	if err != nil {
+		return sending.OrderPlan{}, err
+	}
+	var blockers []string
+	add := func(b string) {
+		if !slices.Contains(blockers, b) {
+			blockers = append(blockers, b)
+		}
+	}
+	if st.Source == nil {
+		add(fmt.Sprintf("no sending source is chosen (call %s)", sending.ToolChooseSource))
+	}
+	if st.Sizing == nil {
+		add(fmt.Sprintf("no sizing is confirmed (call %s, then %s once the person agrees)", sending.ToolSize, sending.ToolConfirmSizing))
+	}
+	var chosen, ordered int
+	for _, dm := range st.Domains {
+		switch dm.Status {
+		case "chosen":
+			chosen++
+			if !slices.ContainsFunc(st.Mailboxes, func(m sending.MailboxStatus) bool { return m.Domain == dm.Name && m.Status == "planned" }) {
+				add(fmt.Sprintf("%s has no addresses yet (call %s)", dm.Name, sending.ToolProposeEmail))
+			}
+		default:
+			ordered++
+		}
+	}
+	if chosen == 0 {
+		if ordered > 0 && len(blockers) == 0 {
+			return sending.OrderPlan{}, vibesell.Errorf(vibesell.ECONFLICT,
+				"Everything picked is already ordered (%s). Call %s to follow it; to add more, pick domains with %s or %s first.",
+				pluralize(ordered, "domain", "domains"), sending.ToolGetSetup, sending.ToolProposeDomains, sending.ToolProposeWarmed)
+		}
+		add(fmt.Sprintf("no domains are picked (call %s or %s)", sending.ToolProposeDomains, sending.ToolProposeWarmed))
+	}
+	plan, err := s.PlanOrder(ctx, p.WorkspaceID)
+	if err != nil {
+		if vibesell.ErrorCode(err) == vibesell.EINTERNAL {
+			return sending.OrderPlan{}, err
+		}
+		// PlanOrder words its blockers as one sentence; fold them into
+		// this list so the person hears every missing step at once.
+		msg := vibesell.ErrorMessage(err)
+		if rest, ok := strings.CutPrefix(msg, "The sending setup cannot be ordered yet: "); ok {
+			for b := range strings.SplitSeq(strings.TrimSuffix(rest, "."), "; ") {
+				add(b)
+			}
+		} else if chosen > 0 || len(blockers) == 0 {
+			add(strings.TrimSuffix(msg, "."))
+		}
+	}
+	if len(blockers) > 0 {
+		return sending.OrderPlan{}, vibesell.Errorf(vibesell.EINVALID, "The sending setup cannot be ordered yet: %s.", strings.Join(blockers, "; "))
+	}
+	return plan, nil
+}
+
+// orderDetails is exactly what an order approval covers. The executor
+// orders only if the plan is still this, so the person pays for what they
+// approved and nothing else.
+type orderDetails struct {
+	Provider  string        `json:"provider"`
+	Currency  string        `json:"currency"`
+	Domains   []orderDomain `json:"domains"`
+	Mailboxes []orderBox    `json:"mailboxes"`
+}
+
+type orderDomain struct {
+	Name        string `json:"name"`
+	Origin      string `json:"origin"`
+	YearlyCents int64  `json:"yearlyCents"`
+}
+
+type orderBox struct {
+	Address      string `json:"address"`
+	MonthlyCents int64  `json:"monthlyCents"`
+}
+
+func detailsOf(plan sending.OrderPlan) orderDetails {
+	d := orderDetails{Provider: plan.Provider, Currency: plan.MonthlyCost.Currency, Domains: []orderDomain{}, Mailboxes: []orderBox{}}
+	for _, dm := range plan.Domains {
+		d.Domains = append(d.Domains, orderDomain{Name: dm.Name, Origin: dm.Origin, YearlyCents: dm.YearlyPrice.Cents})
+	}
+	for _, m := range plan.Mailboxes {
+		d.Mailboxes = append(d.Mailboxes, orderBox{Address: m.Address, MonthlyCents: m.MonthlyPrice.Cents})
+	}
+	return d
+}
+
+func centsMoney(m sending.Money) approvals.Money {
+	return approvals.Money{Amount: decimal.New(m.Cents, -2), Currency: m.Currency}
+}
+
+// orderRequest writes the approval of an order plan: its impact is the
+// only description of the order the person sees before paying.
+func orderRequest(plan sending.OrderPlan) approvals.Request {
+	var newDomains, warmed int
+	var items []string
+	for _, dm := range plan.Domains {
+		kind := "new domain, registered for the workspace"
+		if dm.Origin == "warmed" {
+			kind, warmed = "already-warmed domain, taken off the shelf", warmed+1
+		} else {
+			newDomains++
+		}
+		items = append(items, fmt.Sprintf("%s: %s, %s per year", dm.Name, kind, dm.YearlyPrice))
+	}
+	for _, m := range plan.Mailboxes {
+		who := ""
+		if m.SenderName != "" {
+			who = ", signed " + m.SenderName
+		}
+		warm := ""
+		if m.Prewarmed {
+			warm = ", already warmed up"
+		}
+		items = append(items, fmt.Sprintf("%s: mailbox%s%s, %s per month", m.Address, who, warm, m.MonthlyPrice))
+	}
+
+	var what []string
+	if newDomains > 0 {
+		what = append(what, "registers "+pluralize(newDomains, "new domain", "new domains"))
+	}
+	if warmed > 0 {
+		what = append(what, "takes "+pluralize(warmed, "already-warmed domain", "already-warmed domains")+" off the shelf")
+	}
+	what = append(what, "creates "+pluralize(len(plan.Mailboxes), "mailbox", "mailboxes")+" on them")
+	whatText := fmt.Sprintf("Orders the sending setup from %s: %s.", providerText(plan.Provider), joinAnd(what))
+	if plan.Provider == sending.SandboxName {
+		whatText += " This is the sandbox: nothing real is registered, created or billed."
+	}
+
+	when := fmt.Sprintf("Ordered as soon as it is approved. Ready on %s; all addresses can send at full volume from %s", formatDate(plan.ReadyOn), formatDate(plan.FullVolumeOn))
+	if plan.FullVolumeOn.After(plan.ReadyOn) {
+		when += " (after their warmup)"
+	}
+	when += "."
+
+	return approvals.Request{
+		Action:    sending.ToolOrder,
+		Arguments: struct{}{}, // one order of the workspace's picks; the plan itself is in Details
+		Details:   detailsOf(plan),
+		Summary: fmt.Sprintf("Order the sending setup: %s and %s", pluralize(len(plan.Domains), "domain", "domains"),
+			pluralize(len(plan.Mailboxes), "mailbox", "mailboxes")),
+		Impact: approvals.Impact{
+			What:        whatText,
+			Items:       items,
+			Who:         "No one is contacted: this prepares the addresses the workspace's emails will go out from.",
+			When:        when,
+			CostOnce:    centsMoney(plan.YearlyCost),
+			CostMonthly: centsMoney(plan.MonthlyCost),
+			Renewal: fmt.Sprintf("It renews automatically until cancelled: the domains every year (%s per year) and the mailboxes every month (%s per month). To cancel, contact support (contact_support).",
+				plan.YearlyCost, plan.MonthlyCost),
+			Undo: "It cannot be undone: once ordered, the domains are registered for a year and are not refunded, and mailbox months already paid are not refunded.",
+		},
+		Irreversible: true,
+		DecideHere:   false,
+	}
+}
+
+func providerText(p string) string {
+	if p == sending.SandboxName {
+		return "the sandbox provider"
+	}
+	return p
+}
+
+func joinAnd(parts []string) string {
+	if len(parts) <= 1 {
+		return strings.Join(parts, "")
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+}
+
+// OrderSendingSetupAction carries out an approved order_sending_setup:
+// register it with the approvals service under [sending.ToolOrder].
+//
+// Before acting it re-checks that the order can still be placed and that
+// the plan is exactly the one approved (same domains, addresses and
+// prices); otherwise the approval ends not done with why. An attempt
+// resumed after a crash first looks whether the order was already placed,
+// so that it is not placed twice.
+func OrderSendingSetupAction(s *sending.Service) approvals.Executor {
+	approved := func(ex approvals.Execution) (orderDetails, error) {
+		var want orderDetails
+		err := json.Unmarshal(ex.Approval.Details, &want)
+		return want, err
+	}
+	return approvals.ExecutorFuncs{
+		CheckFunc: func(ctx context.Context, ex approvals.Execution) error {
+			want, err := approved(ex)
+			if err != nil {
+				return fmt.Errorf("read approved order: %w", err)
+			}
+			plan, err := s.PlanOrder(ctx, ex.Approval.WorkspaceID)
+			if err != nil {
+				return err
+			}
+			if !sameOrder(detailsOf(plan), want) {
+				return vibesell.Errorf(vibesell.ECONFLICT,
+					"the sending setup changed after this was approved (the picked domains, addresses or prices are different now), so nothing was ordered. Call %s again to ask for approval of the current setup.",
+					sending.ToolOrder)
+			}
+			return nil
+		},
+		ExecuteFunc: func(ctx context.Context, ex approvals.Execution) (string, error) {
+			want, err := approved(ex)
+			if err != nil {
+				return "", fmt.Errorf("read approved order: %w", err)
+			}
+			if ex.Resumed {
+				done, readyOn, err := alreadyOrdered(ctx, s, ex, want)
+				if err != nil {
+					return "", err
+				}
+				if done {
+					return orderDoneText(want, readyOn), nil
+				}
+			}
+			plan, err := s.PlaceOrder(ctx, ex.Approval.WorkspaceID)
+			if err != nil {
+				return "", err
+			}
+			return orderDoneText(detailsOf(plan), plan.ReadyOn), nil
+		},
+	}
+}
+
+func sameOrder(a, b orderDetails) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
+}
+
+// alreadyOrdered reports whether every domain and mailbox of the approved
+// order is recorded as ordered: a crash came after the order was placed.
+func alreadyOrdered(ctx context.Context, s *sending.Service, ex approvals.Execution, want orderDetails) (bool, time.Time, error) {
+	st, err := s.Summary(ctx, ex.Approval.WorkspaceID)
+	if err != nil {
+		return false, time.Time{}, err
+	}
+	var ready time.Time
+	for _, dm := range want.Domains {
+		i := slices.IndexFunc(st.Domains, func(x sending.DomainStatus) bool { return x.Name == dm.Name })
+		if i < 0 || st.Domains[i].Status == "chosen" {
+			return false, time.Time{}, nil
+		}
+		if r := st.Domains[i].ReadyAt; r != nil && r.After(ready) {
+			ready = *r
+		}
+	}
+	for _, m := range want.Mailboxes {
+		i := slices.IndexFunc(st.Mailboxes, func(x sending.MailboxStatus) bool { return x.Address == m.Address })
+		if i < 0 || st.Mailboxes[i].Status == "planned" {
+			return false, time.Time{}, nil
+		}
+	}
+	return true, ready, nil
+}
+
+func orderDoneText(d orderDetails, readyOn time.Time) string {
+	var names, boxes []string
+	for _, dm := range d.Domains {
+		names = append(names, dm.Name)
+	}
+	for _, m := range d.Mailboxes {
+		boxes = append(boxes, m.Address)
+	}
+	text := fmt.Sprintf("Ordered from %s: %s, with %s (%s). They are being prepared and are ready on %s; %s shows their progress.",
+		providerText(d.Provider), joinAnd(names), pluralize(len(boxes), "mailbox", "mailboxes"), strings.Join(boxes, ", "), formatDate(readyOn), sending.ToolGetSetup)
+	if d.Provider == sending.SandboxName {
+		text += " Sandbox: nothing real was registered, created or billed."
+	}
+	return text
+}

@@ -1,0 +1,214 @@
+package web
+
+import (
+	"net/http"
+	"net/url"
+	"time"
+
+	"vibesell"
+	"vibesell/approvals"
+	"vibesell/auth"
+)
+
+// approvalRow is one line of the approvals list.
+type approvalRow struct {
+	A       approvals.Approval
+	Path    string
+	Created string
+	Expires string // "in 3 hours" for pending ones
+	Ended   string
+	Paid    bool
+}
+
+type approvalsData struct {
+	Open     []approvalRow
+	Past     []approvalRow
+	Older    string // link to the next page of past approvals
+	IsPaging bool
+	MoreOpen bool // more than the open approvals shown are waiting
+}
+
+func (s *server) row(a approvals.Approval, u auth.User, now time.Time) approvalRow {
+	r := approvalRow{A: a, Path: approvals.AppPath(a.ID), Created: formatTime(a.CreatedAt, u.TimeZone), Paid: paid(a)}
+	if a.Status == approvals.Pending {
+		r.Expires = relative(a.ExpiresAt, now)
+	}
+	if a.FinishedAt != nil {
+		r.Ended = formatTime(*a.FinishedAt, u.TimeZone)
+	}
+	return r
+}
+
+func paid(a approvals.Approval) bool {
+	return a.Impact.CostOnce.Amount.IsPositive() || a.Impact.CostMonthly.Amount.IsPositive()
+}
+
+// approvalsPage lists what waits for a decision, then past approvals a
+// page at a time (?before=<cursor>).
+func (s *server) approvalsPage(w http.ResponseWriter, r *http.Request, u auth.User, ses auth.WebSession) {
+	ctx := r.Context()
+	now := s.Clock.Now()
+	before := r.URL.Query().Get("before")
+	var d approvalsData
+	d.IsPaging = before != ""
+	if !d.IsPaging {
+		open, err := s.Approvals.List(ctx, u.WorkspaceID, approvals.ListOptions{Filter: approvals.Open, Limit: 100})
+		if err != nil {
+			s.renderError(w, r, err, 0, "", "")
+			return
+		}
+		for _, a := range open.Approvals {
+			d.Open = append(d.Open, s.row(a, u, now))
+		}
+		d.MoreOpen = open.Next != ""
+	}
+	past, err := s.Approvals.List(ctx, u.WorkspaceID, approvals.ListOptions{Filter: approvals.Past, Limit: 25, Cursor: before})
+	if vibesell.ErrorCode(err) == vibesell.EINVALID {
+		http.Redirect(w, r, "/app/approvals", http.StatusSeeOther)
+		return
+	}
+	if err != nil {
+		s.renderError(w, r, err, 0, "", "")
+		return
+	}
+	for _, a := range past.Approvals {
+		d.Past = append(d.Past, s.row(a, u, now))
+	}
+	if past.Next != "" {
+		d.Older = "/app/approvals?before=" + url.QueryEscape(past.Next)
+	}
+	refresh := 0
+	for _, row := range d.Open {
+		if row.A.Status == approvals.Approved {
+			refresh = 3
+		}
+	}
+	s.render(w, r, http.StatusOK, "approvals", pageData{Title: "Approvals", User: &u, CSRF: ses.CSRF(), Refresh: refresh, Body: d})
+}
+
+type eventRow struct {
+	At, What, Who, Where, Reason string
+}
+
+type approvalData struct {
+	A            approvals.Approval
+	Events       []eventRow
+	Created      string
+	Expires      string
+	ExpiresIn    string
+	DecidedAt    string
+	FinishedAt   string
+	Paid         bool
+	NeedsConfirm bool // approving needs the "I understand" box ticked
+	ApprovePath  string
+	RejectPath   string
+	Reason       string // the reason typed before a refused submit
+}
+
+// approvalPage shows one approval: what it will do, what it costs, until
+// when it can be decided, its trail, and the buttons to decide it.
+func (s *server) approvalPage(w http.ResponseWriter, r *http.Request, u auth.User, ses auth.WebSession) {
+	s.showApproval(w, r, u, ses, http.StatusOK, r.URL.Query().Get("done"), "", "")
+}
+
+// noticeFor words the notice after a decision (?done=…) by where the
+// approval stands now: the page refreshes itself while it is carried out.
+func noticeFor(done string, a approvals.Approval) string {
+	switch {
+	case done == "approved" && a.Status == approvals.Approved:
+		return "You approved it. VibeSell is carrying it out now; this page updates by itself."
+	case done == "approved" && a.Status == approvals.Done:
+		return "You approved it, and it is done."
+	case done == "approved":
+		return "You approved it, but it could not be done; the reason is below."
+	case done == "rejected":
+		return "You rejected it. Nothing will be done."
+	case done == "recorded":
+		return "This approval had already been decided or had expired; what is on record is shown below."
+	}
+	return ""
+}
+
+func (s *server) showApproval(w http.ResponseWriter, r *http.Request, u auth.User, ses auth.WebSession, status int, done, message, reason string) {
+	ctx := r.Context()
+	id := r.PathValue("id")
+	a, err := s.Approvals.Find(ctx, u.WorkspaceID, id)
+	if err != nil {
+		s.renderError(w, r, err, 0, "", "")
+		return
+	}
+	events, err := s.Approvals.Events(ctx, u.WorkspaceID, id)
+	if err != nil {
+		s.renderError(w, r, err, 0, "", "")
+		return
+	}
+	now := s.Clock.Now()
+	d := approvalData{
+		A:            a,
+		Created:      formatTime(a.CreatedAt, u.TimeZone),
+		Expires:      formatTime(a.ExpiresAt, u.TimeZone),
+		ExpiresIn:    relative(a.ExpiresAt, now),
+		Paid:         paid(a),
+		NeedsConfirm: !a.DecideHere,
+		ApprovePath:  approvals.AppPath(a.ID) + "/approve",
+		RejectPath:   approvals.AppPath(a.ID) + "/reject",
+		Reason:       reason,
+	}
+	if a.DecidedAt != nil {
+		d.DecidedAt = formatTime(*a.DecidedAt, u.TimeZone)
+	}
+	if a.FinishedAt != nil {
+		d.FinishedAt = formatTime(*a.FinishedAt, u.TimeZone)
+	}
+	for _, e := range events {
+		d.Events = append(d.Events, eventRow{At: formatTime(e.At, u.TimeZone), What: eventLabel(e.Event), Who: e.Actor,
+			Where: viaLabel(e.Via), Reason: deref(e.Reason)})
+	}
+	refresh := 0
+	if a.Status == approvals.Approved {
+		refresh = 2
+	}
+	s.render(w, r, status, "approval", pageData{Title: a.Summary, User: &u, CSRF: ses.CSRF(), Notice: noticeFor(done, a),
+		Message: message, Refresh: refresh, Body: d})
+}
+
+// decide takes the signed-in person's decision. Approving something paid
+// or irreversible needs the "I understand" box; the engine takes the
+// decision exactly once, whatever else is deciding at the same moment.
+func (s *server) decide(approve bool) signedInHandler {
+	return func(w http.ResponseWriter, r *http.Request, u auth.User, ses auth.WebSession) {
+		ctx := r.Context()
+		id := r.PathValue("id")
+		reason := r.PostFormValue("reason")
+		if approve {
+			a, err := s.Approvals.Find(ctx, u.WorkspaceID, id)
+			if err != nil {
+				s.renderError(w, r, err, 0, "", "")
+				return
+			}
+			if a.Status == approvals.Pending && !a.DecideHere && r.PostFormValue("confirm") != "yes" {
+				s.showApproval(w, r, u, ses, http.StatusUnprocessableEntity, "",
+					"Tick the box to confirm you understand what this costs and that it cannot be undone, then approve again.", reason)
+				return
+			}
+		}
+		_, taken, err := s.Approvals.Decide(ctx, u.WorkspaceID, id, approvals.Decision{
+			Approve: approve, By: u.Email, ByUser: &u.ID, Via: approvals.ViaWeb, Reason: reason,
+		})
+		switch code := vibesell.ErrorCode(err); {
+		case code == vibesell.EINVALID:
+			s.showApproval(w, r, u, ses, http.StatusUnprocessableEntity, "", vibesell.ErrorMessage(err), reason)
+			return
+		case err != nil:
+			s.renderError(w, r, err, 0, "", "")
+			return
+		}
+		done := "recorded"
+		if taken && approve {
+			done = "approved"
+		} else if taken {
+			done = "rejected"
+		}
+		http.Redirect(w, r, approvals.AppPath(id)+"?done="+done, http.StatusSeeOther)
+	}
+}

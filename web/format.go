@@ -1,0 +1,161 @@
+package web
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"html/template"
+	"strings"
+	"time"
+
+	"vibesell/approvals"
+)
+
+// parsePages parses each page together with the layout it fills in.
+func parsePages() (map[string]*template.Template, error) {
+	pages := map[string]*template.Template{}
+	for _, name := range []string{"signin", "approvals", "approval", "error"} {
+		t, err := template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
+		if err != nil {
+			return nil, fmt.Errorf("web: parse %s: %w", name, err)
+		}
+		pages[name] = t
+	}
+	return pages, nil
+}
+
+var funcs = template.FuncMap{
+	"money":       formatMoney,
+	"statusLabel": statusLabel,
+	"viaLabel":    viaLabel,
+	"eventLabel":  eventLabel,
+	"deref":       func(s *string) string { return deref(s) },
+}
+
+// formatMoney writes "USD 1,450.00": the currency spelled as its code, the
+// amount with two places and thousands separators.
+func formatMoney(m approvals.Money) string {
+	whole, frac, _ := strings.Cut(m.Amount.StringFixed(2), ".")
+	neg := strings.HasPrefix(whole, "-")
+	whole = strings.TrimPrefix(whole, "-")
+	var b strings.Builder
+	for i, r := range whole {
+		if i > 0 && (len(whole)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	sign := ""
+	if neg {
+		sign = "-"
+	}
+	return fmt.Sprintf("%s %s%s.%s", m.Currency, sign, b.String(), frac)
+}
+
+// formatTime writes a moment in the person's time zone: "Tue 2 Dec 2026,
+// 09:00 Europe/Paris".
+func formatTime(t time.Time, loc *time.Location) string {
+	if loc == nil {
+		loc = time.UTC
+	}
+	return t.In(loc).Format("Mon 2 Jan 2006, 15:04") + " " + loc.String()
+}
+
+// relative writes how far t is from now: "in 3 hours", "5 minutes ago".
+func relative(t, now time.Time) string {
+	d := t.Sub(now)
+	future := d > 0
+	if !future {
+		d = -d
+	}
+	var s string
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		s = count(int(d/time.Minute), "minute")
+	case d < 48*time.Hour:
+		s = count(int(d/time.Hour), "hour")
+	default:
+		s = count(int(d/(24*time.Hour)), "day")
+	}
+	if future {
+		return "in " + s
+	}
+	return s + " ago"
+}
+
+func count(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return fmt.Sprintf("%d %ss", n, unit)
+}
+
+func statusLabel(s approvals.Status) string {
+	switch s {
+	case approvals.Pending:
+		return "Waiting for a decision"
+	case approvals.Approved:
+		return "Approved, being carried out"
+	case approvals.Done:
+		return "Done"
+	case approvals.NotDone:
+		return "Not done"
+	case approvals.Rejected:
+		return "Rejected"
+	}
+	return string(s)
+}
+
+func viaLabel(via string) string {
+	switch via {
+	case approvals.ViaCard:
+		return "the approval card in the conversation"
+	case approvals.ViaConversation:
+		return "the conversation with the assistant"
+	case approvals.ViaWeb:
+		return "the web app"
+	case approvals.ViaSystem:
+		return "automatically"
+	}
+	return via
+}
+
+func eventLabel(event string) string {
+	switch event {
+	case "opened":
+		return "Asked for a decision"
+	case "approved":
+		return "Approved"
+	case "rejected":
+		return "Rejected"
+	case "approve_refused":
+		return "Approval refused here (needs the web app)"
+	case "executing":
+		return "Started carrying it out"
+	case "done":
+		return "Done"
+	case "not_done":
+		return "Ended without being done"
+	case "expired":
+		return "Expired"
+	case "superseded":
+		return "Replaced by a newer approval"
+	}
+	return event
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// newRef returns 8 hex characters to find a failure in the log.
+func newRef() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

@@ -1,0 +1,269 @@
+// Package web is the web app at PUBLIC_URL/app/: server-rendered pages
+// (html/template, no JavaScript needed) where a signed-in person of a
+// workspace sees its approvals and decides the ones that need a human,
+// such as paid or irreversible actions.
+//
+// Security: sessions are HttpOnly, SameSite=Lax cookies (Secure and
+// __Host- prefixed when PUBLIC_URL is https) whose secret is stored only
+// hashed; every POST must come from PUBLIC_URL's origin (Origin and
+// Sec-Fetch-Site, via net/http's CrossOriginProtection and an exact Origin
+// match) and carry the session's CSRF token; failed sign-ins are limited in
+// PostgreSQL (see auth.Accounts); another workspace's approval is a 404.
+package web
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"html/template"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"vibesell"
+	"vibesell/approvals"
+	"vibesell/auth"
+)
+
+// Prefix is the path the web app is mounted at: mux.Handle(web.Prefix, h).
+const Prefix = "/app/"
+
+// Config is what [New] needs.
+type Config struct {
+	// PublicURL is the address people reach the server at (PUBLIC_URL),
+	// e.g. https://vibesell.example.com. Its scheme decides whether cookies
+	// are Secure; its origin is the only one allowed to POST.
+	PublicURL string
+	Accounts  *auth.Accounts
+	Approvals *approvals.Service
+	// Clock tells the time for "expires in 2 hours". Default: the system clock.
+	Clock vibesell.Clock
+	// Logger receives internal failures under a ref. Default: slog.Default().
+	Logger *slog.Logger
+	// ClientIP returns the address a request comes from, for the sign-in
+	// limits. Default: the connection's remote address. Behind a trusted
+	// reverse proxy, pass a function that reads its forwarding header.
+	ClientIP func(*http.Request) string
+}
+
+type server struct {
+	Config
+	base          string // PublicURL without a trailing slash
+	origin        string // scheme://host of PublicURL
+	secure        bool
+	sessionCookie string
+	signInCookie  string
+	cop           *http.CrossOriginProtection
+	pages         map[string]*template.Template
+}
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+// New returns the web app's handler, to be mounted at [Prefix].
+func New(cfg Config) (http.Handler, error) {
+	u, err := url.Parse(cfg.PublicURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("web: PublicURL %q is not an absolute http(s) URL", cfg.PublicURL)
+	}
+	if cfg.Accounts == nil || cfg.Approvals == nil {
+		return nil, errors.New("web: Accounts and Approvals are required")
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = vibesell.SystemClock{}
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.ClientIP == nil {
+		cfg.ClientIP = remoteIP
+	}
+	s := &server{
+		Config: cfg,
+		base:   strings.TrimRight(cfg.PublicURL, "/"),
+		origin: u.Scheme + "://" + u.Host,
+		secure: u.Scheme == "https",
+		cop:    http.NewCrossOriginProtection(),
+	}
+	// The __Host- prefix makes the browser refuse the cookie unless it is
+	// Secure, for path / and without a Domain: no subdomain can plant one.
+	s.sessionCookie, s.signInCookie = "vibesell_session", "vibesell_signin"
+	if s.secure {
+		s.sessionCookie, s.signInCookie = "__Host-vibesell_session", "__Host-vibesell_signin"
+	}
+	if err := s.cop.AddTrustedOrigin(s.origin); err != nil {
+		return nil, fmt.Errorf("web: %w", err)
+	}
+	if s.pages, err = parsePages(); err != nil {
+		return nil, err
+	}
+	return s.routes(), nil
+}
+
+// routes lists every page and action of the web app.
+func (s *server) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /app/{$}", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/app/approvals", http.StatusSeeOther)
+	})
+	mux.HandleFunc("GET /app/sign-in", s.signInPage)
+	mux.HandleFunc("POST /app/sign-in", s.post(s.signIn))
+	mux.HandleFunc("POST /app/sign-out", s.post(s.signedIn(s.signOut)))
+	mux.HandleFunc("GET /app/approvals", s.signedIn(s.approvalsPage))
+	mux.HandleFunc("GET /app/approvals/{id}", s.signedIn(s.approvalPage))
+	mux.HandleFunc("POST /app/approvals/{id}/approve", s.post(s.signedIn(s.decide(true))))
+	mux.HandleFunc("POST /app/approvals/{id}/reject", s.post(s.signedIn(s.decide(false))))
+	mux.HandleFunc("/app/", func(w http.ResponseWriter, r *http.Request) {
+		s.renderError(w, r, nil, http.StatusNotFound, "Page not found", "There is nothing at this address.")
+	})
+	return securityHeaders(mux)
+}
+
+// securityHeaders: nothing here is framed, scripted or cached.
+func securityHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "same-origin")
+		h.Set("Cache-Control", "no-store")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// post refuses a state-changing request that does not come from a page of
+// this app: a cross-site browser request (Sec-Fetch-Site, or an Origin
+// whose host is not this one), or an Origin other than PUBLIC_URL's.
+func (s *server) post(next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if err := s.cop.Check(r); err != nil {
+			s.renderError(w, r, nil, http.StatusForbidden, "Request refused",
+				"This form was sent from another site, so it was not accepted. Open the page in VibeSell and try again.")
+			return
+		}
+		if o := r.Header.Get("Origin"); o != "" && o != s.origin {
+			s.renderError(w, r, nil, http.StatusForbidden, "Request refused",
+				fmt.Sprintf("This form was sent from %s, but VibeSell is served at %s, so it was not accepted. Open VibeSell at %s and try again.", o, s.origin, s.origin))
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+		if err := r.ParseForm(); err != nil {
+			s.renderError(w, r, nil, http.StatusBadRequest, "Request refused", "The form could not be read. Go back and try again.")
+			return
+		}
+		next(w, r)
+	}
+}
+
+type signedInHandler func(w http.ResponseWriter, r *http.Request, u auth.User, ses auth.WebSession)
+
+// signedIn runs next for a signed-in person, and checks the CSRF token of
+// every POST. Without a session, a page asks to sign in and comes back.
+func (s *server) signedIn(next signedInHandler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var u auth.User
+		var ses auth.WebSession
+		var err error = auth.ErrNoWebSession
+		if c, cerr := r.Cookie(s.sessionCookie); cerr == nil {
+			u, ses, err = s.Accounts.Authenticate(r.Context(), c.Value)
+		}
+		if err != nil {
+			if vibesell.ErrorCode(err) != vibesell.EUNAUTHORIZED {
+				s.renderError(w, r, err, 0, "", "")
+				return
+			}
+			back := r.URL.Path
+			if r.Method != http.MethodGet {
+				back = strings.TrimSuffix(strings.TrimSuffix(back, "/approve"), "/reject")
+			}
+			http.Redirect(w, r, "/app/sign-in?next="+url.QueryEscape(back), http.StatusSeeOther)
+			return
+		}
+		if r.Method == http.MethodPost && !auth.CheckCSRF(ses.Token, r.PostFormValue("csrf")) {
+			s.renderError(w, r, nil, http.StatusForbidden, "Request refused",
+				"This form has expired or did not come from this page. Go back, reload the page and try again.")
+			return
+		}
+		next(w, r, u, ses)
+	}
+}
+
+// renderError writes an error page. With err set, the status and text come
+// from its refusal code; an internal error is logged under a ref that the
+// page shows.
+func (s *server) renderError(w http.ResponseWriter, r *http.Request, err error, status int, title, message string) {
+	if err != nil {
+		switch vibesell.ErrorCode(err) {
+		case vibesell.ENOTFOUND:
+			status, title, message = http.StatusNotFound, "Not found", "There is nothing here in your workspace. It may belong to another workspace, or the link may be wrong."
+		case vibesell.EINVALID, vibesell.ECONFLICT:
+			status, title, message = http.StatusUnprocessableEntity, "That did not work", vibesell.ErrorMessage(err)
+		case vibesell.ERATELIMITED:
+			status, title, message = http.StatusTooManyRequests, "Too many attempts", vibesell.ErrorMessage(err)
+		default:
+			ref := newRef()
+			s.Logger.ErrorContext(r.Context(), "web request failed", "ref", ref, "method", r.Method, "path", r.URL.Path, "err", err)
+			status, title, message = http.StatusInternalServerError, "Something went wrong",
+				fmt.Sprintf("Something went wrong on our side (ref %s). Try again in a minute.", ref)
+		}
+	}
+	s.render(w, r, status, "error", pageData{Title: title, Message: message})
+}
+
+// pageData is what every template gets.
+type pageData struct {
+	Title   string
+	User    *auth.User
+	CSRF    string
+	Message string // an error or notice shown at the top
+	Notice  string
+	Refresh int // seconds; 0 for none
+	Body    any
+}
+
+func (s *server) render(w http.ResponseWriter, r *http.Request, status int, page string, d pageData) {
+	t, ok := s.pages[page]
+	if !ok {
+		panic("web: no page " + page)
+	}
+	var b strings.Builder
+	if err := t.ExecuteTemplate(&b, "layout", d); err != nil {
+		ref := newRef()
+		s.Logger.ErrorContext(r.Context(), "render page", "ref", ref, "page", page, "err", err)
+		http.Error(w, "Something went wrong on our side (ref "+ref+"). Try again in a minute.", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(b.String()))
+}
+
+// ClientIPFromHeader returns a [Config].ClientIP for a server behind a
+// reverse proxy that puts the client's address in header (X-Forwarded-For,
+// Fly-Client-IP, X-Real-IP…): the last address in it, the one the nearest
+// proxy added. Use it only when such a proxy is always in front: a client
+// can write the header itself.
+func ClientIPFromHeader(header string) func(*http.Request) string {
+	return func(r *http.Request) string {
+		v := r.Header.Values(header)
+		if len(v) == 0 {
+			return remoteIP(r)
+		}
+		parts := strings.Split(v[len(v)-1], ",")
+		if ip := strings.TrimSpace(parts[len(parts)-1]); ip != "" {
+			return ip
+		}
+		return remoteIP(r)
+	}
+}
+
+func remoteIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}

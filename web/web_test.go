@@ -1,0 +1,508 @@
+package web_test
+
+import (
+	"context"
+	"encoding/json"
+	"html"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/shopspring/decimal"
+
+	"vibesell/approvals"
+	"vibesell/auth"
+	"vibesell/store/storetest"
+	"vibesell/web"
+	"vibesell/workspace"
+)
+
+func TestMain(m *testing.M) { storetest.Main(m) }
+
+const password = "correct horse battery staple"
+
+// app is the web app of one test, served on 127.0.0.1, with two
+// workspaces and a person in each.
+type app struct {
+	srv       *httptest.Server
+	pool      *pgxpool.Pool
+	approvals *approvals.Service
+	accounts  *auth.Accounts
+	acme      workspace.Workspace
+	globex    workspace.Workspace
+}
+
+// testAction orders a thing; the web tests only need it to end done.
+const testAction = "test_order"
+
+func newApp(t *testing.T) *app {
+	t.Helper()
+	ctx := context.Background()
+	pool := storetest.New(t)
+	var h http.Handler
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
+	t.Cleanup(srv.Close)
+
+	logger := slog.New(slog.DiscardHandler)
+	svc, err := approvals.NewService(pool, approvals.Config{PublicURL: srv.URL, Logger: logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc.Register(testAction, approvals.ExecutorFuncs{ExecuteFunc: func(ctx context.Context, ex approvals.Execution) (string, error) {
+		var args struct{ Item string }
+		_ = json.Unmarshal(ex.Approval.Arguments, &args)
+		return "Ordered the " + args.Item + ".", nil
+	}})
+	accounts := auth.NewAccounts(pool, nil)
+	ws := workspace.NewService(pool)
+	a := &app{srv: srv, pool: pool, approvals: svc, accounts: accounts}
+	if a.acme, err = ws.Create(ctx, "Acme Sales"); err != nil {
+		t.Fatal(err)
+	}
+	if a.globex, err = ws.Create(ctx, "Globex"); err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range []auth.NewUser{
+		{WorkspaceID: a.acme.ID, Email: "ada@acme.test", Name: "Ada", Password: password, TimeZone: "Europe/Paris"},
+		{WorkspaceID: a.globex.ID, Email: "bob@globex.test", Password: password},
+	} {
+		if _, err := accounts.CreateUser(ctx, u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h, err = web.New(web.Config{PublicURL: srv.URL, Accounts: accounts, Approvals: svc, Logger: logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// startWorkers runs the approvals' jobs until the test ends.
+func (a *app) startWorkers(t *testing.T) {
+	t.Helper()
+	workers := river.NewWorkers()
+	periodic := approvals.AddWorkers(workers, a.approvals)
+	client, err := river.NewClient(riverpgxv5.New(a.pool), &river.Config{
+		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 2}},
+		Workers:           workers,
+		PeriodicJobs:      periodic,
+		FetchPollInterval: 100 * time.Millisecond,
+		Logger:            slog.New(slog.DiscardHandler),
+		TestOnly:          true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := client.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = client.StopAndCancel(ctx)
+	})
+}
+
+// order opens an approval in ws; paid ones must be approved in the web app.
+func (a *app) order(t *testing.T, ws workspace.Workspace, item string, paid bool) approvals.Approval {
+	t.Helper()
+	cost := "0.00"
+	if paid {
+		cost = "15.00"
+	}
+	ap, _, err := a.approvals.Open(context.Background(), approvals.Request{
+		WorkspaceID: ws.ID,
+		Action:      testAction,
+		Arguments:   map[string]string{"item": item},
+		Summary:     "Order the " + item,
+		Impact: approvals.Impact{
+			What: "Orders the " + item + " <b>now</b>.", Items: []string{item + ".com", "ada@" + item + ".com"},
+			Who: "No one is contacted.", When: "At once.",
+			CostOnce:    approvals.Money{Amount: decimal.RequireFromString(cost), Currency: "USD"},
+			CostMonthly: approvals.Money{Amount: decimal.RequireFromString(cost), Currency: "USD"},
+			Renewal:     "Renews every month.", Undo: "It cannot be undone.",
+		},
+		Irreversible: paid,
+		DecideHere:   !paid,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ap
+}
+
+// browser is an HTTP client with cookies that does not follow redirects,
+// sending the Origin a browser would.
+type browser struct {
+	t      *testing.T
+	app    *app
+	client *http.Client
+	origin string
+}
+
+func (a *app) browser(t *testing.T) *browser {
+	jar, _ := cookiejar.New(nil)
+	return &browser{t: t, app: a, origin: a.srv.URL, client: &http.Client{
+		Jar:           jar,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}}
+}
+
+type page struct {
+	status   int
+	body     string
+	location string
+	header   http.Header
+}
+
+func (b *browser) get(path string) page {
+	b.t.Helper()
+	res, err := b.client.Get(b.app.srv.URL + path)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return read(b.t, res)
+}
+
+func (b *browser) post(path string, form url.Values) page {
+	b.t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, b.app.srv.URL+path, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if b.origin != "" {
+		req.Header.Set("Origin", b.origin)
+	}
+	res, err := b.client.Do(req)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return read(b.t, res)
+}
+
+func read(t *testing.T, res *http.Response) page {
+	t.Helper()
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return page{status: res.StatusCode, body: string(body), location: res.Header.Get("Location"), header: res.Header}
+}
+
+var csrfField = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
+
+func (p page) csrf(t *testing.T) string {
+	t.Helper()
+	m := csrfField.FindStringSubmatch(p.body)
+	if m == nil {
+		t.Fatalf("no csrf field in the page:\n%s", p.body)
+	}
+	return html.UnescapeString(m[1])
+}
+
+func (b *browser) signIn(email string) {
+	b.t.Helper()
+	form := b.get("/app/sign-in")
+	p := b.post("/app/sign-in", url.Values{"csrf": {form.csrf(b.t)}, "email": {email}, "password": {password}, "next": {"/app/approvals"}})
+	if p.status != http.StatusSeeOther || p.location != "/app/approvals" {
+		b.t.Fatalf("sign in as %s: %d %s\n%s", email, p.status, p.location, p.body)
+	}
+}
+
+func TestSignInSetsASafeSessionCookie(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	b := a.browser(t)
+	form := b.get("/app/sign-in?next=/app/approvals/ap_0123456789abcdef")
+	if form.status != 200 || !strings.Contains(form.body, `value="/app/approvals/ap_0123456789abcdef"`) {
+		t.Fatalf("sign-in page: %d\n%s", form.status, form.body)
+	}
+	for name, want := range map[string]string{
+		"Content-Security-Policy": "default-src 'none'", "X-Frame-Options": "DENY", "Cache-Control": "no-store",
+	} {
+		if !strings.Contains(form.header.Get(name), want) {
+			t.Errorf("%s: %q", name, form.header.Get(name))
+		}
+	}
+	wrong := b.post("/app/sign-in", url.Values{"csrf": {form.csrf(t)}, "email": {"ada@acme.test"}, "password": {"nope nope nope"}})
+	if wrong.status != http.StatusUnauthorized || !strings.Contains(wrong.body, "The email or password is not right.") {
+		t.Fatalf("wrong password: %d", wrong.status)
+	}
+	ok := b.post("/app/sign-in", url.Values{"csrf": {form.csrf(t)}, "email": {"ada@acme.test"}, "password": {password},
+		"next": {"/app/approvals/ap_0123456789abcdef"}})
+	if ok.status != http.StatusSeeOther || ok.location != "/app/approvals/ap_0123456789abcdef" {
+		t.Fatalf("sign in: %d %q", ok.status, ok.location)
+	}
+	var session *http.Cookie
+	for _, c := range (&http.Response{Header: ok.header}).Cookies() {
+		if c.Name == "vibesell_session" {
+			session = c
+		}
+	}
+	if session == nil || !session.HttpOnly || session.SameSite != http.SameSiteLaxMode || session.Secure || session.Path != "/" {
+		t.Fatalf("session cookie: %+v", session)
+	}
+	// An outside destination is not followed.
+	b2 := a.browser(t)
+	form = b2.get("/app/sign-in")
+	p := b2.post("/app/sign-in", url.Values{"csrf": {form.csrf(t)}, "email": {"ada@acme.test"}, "password": {password}, "next": {"//evil.example/x"}})
+	if p.location != "/app/approvals" {
+		t.Fatalf("next=//evil.example: redirected to %q", p.location)
+	}
+	// Signing out ends the session.
+	list := b2.get("/app/approvals")
+	if out := b2.post("/app/sign-out", url.Values{"csrf": {list.csrf(t)}}); out.status != http.StatusSeeOther {
+		t.Fatalf("sign out: %d", out.status)
+	}
+	if again := b2.get("/app/approvals"); again.status != http.StatusSeeOther || !strings.HasPrefix(again.location, "/app/sign-in") {
+		t.Fatalf("after sign-out: %d %s", again.status, again.location)
+	}
+}
+
+func TestSessionCookiesAreSecureOverHTTPS(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	h, err := web.New(web.Config{PublicURL: "https://vibesell.example.test", Accounts: a.accounts, Approvals: a.approvals})
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := httptest.NewRecorder()
+	h.ServeHTTP(get, httptest.NewRequest(http.MethodGet, "https://vibesell.example.test/app/sign-in", nil))
+	token := page{body: get.Body.String()}.csrf(t)
+	form := url.Values{"csrf": {token}, "email": {"ada@acme.test"}, "password": {password}}
+	req := httptest.NewRequest(http.MethodPost, "https://vibesell.example.test/app/sign-in", strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", "https://vibesell.example.test")
+	for _, c := range get.Result().Cookies() {
+		req.AddCookie(c)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	var session *http.Cookie
+	for _, c := range rec.Result().Cookies() {
+		if c.Name == "__Host-vibesell_session" {
+			session = c
+		}
+	}
+	if rec.Code != http.StatusSeeOther || session == nil || !session.Secure || !session.HttpOnly || session.SameSite != http.SameSiteLaxMode {
+		t.Fatalf("https sign-in: %d, cookie %+v", rec.Code, session)
+	}
+}
+
+func TestAnotherWorkspacesApprovalIsNotFound(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	theirs := a.order(t, a.globex, "anvil", true)
+	ours := a.order(t, a.acme, "rocket", true)
+	b := a.browser(t)
+	b.signIn("ada@acme.test")
+	if p := b.get(approvals.AppPath(theirs.ID)); p.status != http.StatusNotFound || strings.Contains(p.body, "anvil") {
+		t.Fatalf("another workspace's approval: %d", p.status)
+	}
+	p := b.get(approvals.AppPath(ours.ID))
+	if p.status != 200 || !strings.Contains(p.body, "Order the rocket") {
+		t.Fatalf("own approval: %d", p.status)
+	}
+	// Deciding theirs is not found either, and changes nothing.
+	if d := b.post(approvals.AppPath(theirs.ID)+"/reject", url.Values{"csrf": {p.csrf(t)}}); d.status != http.StatusNotFound {
+		t.Fatalf("rejecting another workspace's approval: %d", d.status)
+	}
+	if got, _ := a.approvals.Find(context.Background(), a.globex.ID, theirs.ID); got.Status != approvals.Pending {
+		t.Fatalf("another workspace's approval is now %s", got.Status)
+	}
+	if list := b.get("/app/approvals"); strings.Contains(list.body, "anvil") || !strings.Contains(list.body, "Order the rocket") {
+		t.Fatal("the list shows another workspace's approval, or not ours")
+	}
+	if p := b.get("/app/approvals/not-an-id"); p.status != http.StatusNotFound {
+		t.Fatalf("malformed id: %d", p.status)
+	}
+}
+
+func TestApprovalPageShowsEverythingThePersonDecidesOn(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	ap := a.order(t, a.acme, "rocket", true)
+	b := a.browser(t)
+	b.signIn("ada@acme.test")
+	p := b.get(approvals.AppPath(ap.ID))
+	for _, want := range []string{
+		"Order the rocket", "Waiting for a decision", "This cannot be undone.", "Orders the rocket &lt;b&gt;now&lt;/b&gt;.",
+		"<li>rocket.com</li>", "<li>ada@rocket.com</li>", "USD 15.00", "Renews every month.", "Decide by",
+		"Europe/Paris", "Asked for a decision", "the conversation with the assistant",
+		`name="confirm" value="yes" required`, `id="approve"`, `id="reject"`, `name="reason"`,
+	} {
+		if !strings.Contains(p.body, want) {
+			t.Errorf("the approval page lacks %q", want)
+		}
+	}
+	if strings.Contains(p.body, "<b>now</b>") {
+		t.Error("server text is not escaped")
+	}
+}
+
+func TestApprovingFromTheWebApp(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	a.startWorkers(t)
+	ap := a.order(t, a.acme, "rocket", true)
+	b := a.browser(t)
+	b.signIn("ada@acme.test")
+	p := b.get(approvals.AppPath(ap.ID))
+
+	// Without ticking "I understand", nothing happens.
+	if r := b.post(approvals.AppPath(ap.ID)+"/approve", url.Values{"csrf": {p.csrf(t)}}); r.status != http.StatusUnprocessableEntity || !strings.Contains(r.body, "Tick the box") {
+		t.Fatalf("approve without confirming: %d", r.status)
+	}
+	r := b.post(approvals.AppPath(ap.ID)+"/approve", url.Values{"csrf": {p.csrf(t)}, "confirm": {"yes"}})
+	if r.status != http.StatusSeeOther || r.location != approvals.AppPath(ap.ID)+"?done=approved" {
+		t.Fatalf("approve: %d %s\n%s", r.status, r.location, r.body)
+	}
+	done, err := a.approvals.Wait(context.Background(), a.acme.ID, ap.ID, 30*time.Second)
+	if err != nil || done.Status != approvals.Done || *done.DecidedBy != "ada@acme.test" || *done.DecidedVia != "web" {
+		t.Fatalf("after approving: %+v %v", done, err)
+	}
+	p = b.get(approvals.AppPath(ap.ID))
+	for _, want := range []string{"Done", "Ordered the rocket.", "Approved by ada@acme.test in the web app", "Started carrying it out"} {
+		if !strings.Contains(p.body, want) {
+			t.Errorf("the done page lacks %q", want)
+		}
+	}
+	// A second approval (another tab) reports the decision on record.
+	if again := b.post(approvals.AppPath(ap.ID)+"/approve", url.Values{"csrf": {p.csrf(t)}, "confirm": {"yes"}}); again.location != approvals.AppPath(ap.ID)+"?done=recorded" {
+		t.Fatalf("approving twice: %d %s", again.status, again.location)
+	}
+}
+
+func TestRejectingWithAReason(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	ap := a.order(t, a.acme, "rocket", true)
+	b := a.browser(t)
+	b.signIn("ada@acme.test")
+	p := b.get(approvals.AppPath(ap.ID))
+	r := b.post(approvals.AppPath(ap.ID)+"/reject", url.Values{"csrf": {p.csrf(t)}, "reason": {"Too expensive this quarter"}})
+	if r.status != http.StatusSeeOther {
+		t.Fatalf("reject: %d", r.status)
+	}
+	p = b.get(r.location)
+	for _, want := range []string{"You rejected it.", "Rejected by ada@acme.test: Too expensive this quarter", "“Too expensive this quarter”"} {
+		if !strings.Contains(p.body, want) {
+			t.Errorf("the rejected page lacks %q", want)
+		}
+	}
+	if strings.Contains(p.body, `id="approve"`) {
+		t.Error("a rejected approval still offers to approve")
+	}
+	list := b.get("/app/approvals")
+	if !strings.Contains(list.body, "Nothing is waiting for a decision.") || !strings.Contains(list.body, "Rejected") {
+		t.Fatalf("the list after rejecting:\n%s", list.body)
+	}
+}
+
+func TestCrossSitePostsAreRefused(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	ap := a.order(t, a.acme, "rocket", false)
+	b := a.browser(t)
+	b.signIn("ada@acme.test")
+	token := b.get(approvals.AppPath(ap.ID)).csrf(t)
+	path := approvals.AppPath(ap.ID) + "/approve"
+
+	b.origin = "https://evil.example"
+	if r := b.post(path, url.Values{"csrf": {token}}); r.status != http.StatusForbidden {
+		t.Fatalf("from another origin: %d", r.status)
+	}
+	b.origin = ""
+	if r := b.post(path, url.Values{"csrf": {"forged"}}); r.status != http.StatusForbidden {
+		t.Fatalf("without the right token: %d", r.status)
+	}
+	if r := b.post(path, url.Values{}); r.status != http.StatusForbidden {
+		t.Fatalf("without a token: %d", r.status)
+	}
+	req, _ := http.NewRequest(http.MethodPost, a.srv.URL+path, strings.NewReader(url.Values{"csrf": {token}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Sec-Fetch-Site", "cross-site")
+	res, err := b.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Body.Close(); res.StatusCode != http.StatusForbidden {
+		t.Fatalf("Sec-Fetch-Site cross-site: %d", res.StatusCode)
+	}
+	// A sign-in form posted from elsewhere, or without its cookie, fails.
+	other := a.browser(t)
+	if r := other.post("/app/sign-in", url.Values{"csrf": {"x"}, "email": {"ada@acme.test"}, "password": {password}}); r.status != http.StatusForbidden {
+		t.Fatalf("sign-in without the form's cookie: %d", r.status)
+	}
+	if got, _ := a.approvals.Find(context.Background(), a.acme.ID, ap.ID); got.Status != approvals.Pending {
+		t.Fatalf("a refused post changed the approval: %s", got.Status)
+	}
+	// The same post from the app's own page goes through.
+	b.origin = a.srv.URL
+	if r := b.post(path, url.Values{"csrf": {token}}); r.status != http.StatusSeeOther {
+		t.Fatalf("from the app: %d", r.status)
+	}
+}
+
+func TestFailedSignInsAreLimited(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	b := a.browser(t)
+	token := b.get("/app/sign-in").csrf(t)
+	var last page
+	for range auth.MaxFailuresPerEmail + 1 {
+		last = b.post("/app/sign-in", url.Values{"csrf": {token}, "email": {"ada@acme.test"}, "password": {"guess guess guess"}})
+	}
+	if last.status != http.StatusTooManyRequests || !strings.Contains(last.body, "Too many failed sign-ins. Try again in 15 minutes.") {
+		t.Fatalf("after %d failures: %d", auth.MaxFailuresPerEmail+1, last.status)
+	}
+	if r := b.post("/app/sign-in", url.Values{"csrf": {token}, "email": {"ada@acme.test"}, "password": {password}}); r.status != http.StatusTooManyRequests {
+		t.Fatalf("the right password while limited: %d", r.status)
+	}
+}
+
+func TestPagesNeedASignedInPerson(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	ap := a.order(t, a.acme, "rocket", true)
+	b := a.browser(t)
+	for _, path := range []string{"/app/approvals", approvals.AppPath(ap.ID)} {
+		p := b.get(path)
+		if p.status != http.StatusSeeOther || p.location != "/app/sign-in?next="+url.QueryEscape(path) {
+			t.Fatalf("GET %s signed out: %d %s", path, p.status, p.location)
+		}
+	}
+	if p := b.post(approvals.AppPath(ap.ID)+"/approve", url.Values{"confirm": {"yes"}}); p.status != http.StatusSeeOther ||
+		p.location != "/app/sign-in?next="+url.QueryEscape(approvals.AppPath(ap.ID)) {
+		t.Fatalf("POST signed out: %d %s", p.status, p.location)
+	}
+	if p := b.get("/app/nowhere"); p.status != http.StatusNotFound {
+		t.Fatalf("unknown page: %d", p.status)
+	}
+	if p := b.get("/app/"); p.status != http.StatusSeeOther || p.location != "/app/approvals" {
+		t.Fatalf("/app/: %d %s", p.status, p.location)
+	}
+}
+
+func TestClientIPFromHeader(t *testing.T) {
+	t.Parallel()
+	ip := web.ClientIPFromHeader("X-Forwarded-For")
+	r := httptest.NewRequest(http.MethodGet, "/", nil)
+	r.RemoteAddr = "10.0.0.1:5555"
+	if got := ip(r); got != "10.0.0.1" {
+		t.Fatalf("without the header: %s", got)
+	}
+	r.Header.Add("X-Forwarded-For", "6.6.6.6, 203.0.113.7")
+	if got := ip(r); got != "203.0.113.7" {
+		t.Fatalf("with the header: %s", got)
+	}
+}
