@@ -108,7 +108,7 @@ func TestSandboxIsDeterministicAndCountsBusinessDays(t *testing.T) {
 			t.Fatalf("%s answered differently twice", names[i])
 		}
 	}
-	receipts, err := sb.Order(t.Context(), []DomainOrder{{Domain: "getacme.com"}, {Domain: "northfieldmail.com", Warmed: true}})
+	receipts, err := sb.Order(t.Context(), "", []DomainOrder{{Domain: "getacme.com"}, {Domain: "northfieldmail.com", Warmed: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -123,9 +123,37 @@ func (s *Service) checkPlan(ctx context.Context, ws uuid.UUID, plan OrderPlan) e
 		}
 	}
 	if len(blockers) > 0 {
-		return vibesell.Errorf(vibesell.EINVALID, "The sending setup cannot be ordered yet: %s.", strings.Join(blockers, "; "))
+		return &OrderBlocked{Blockers: blockers}
 	}
 	return nil
+}
+
+// OrderBlocked is the refusal that lists everything standing between the
+// setup and an order, so a caller with blockers of its own can tell the
+// person every one at once.
+type OrderBlocked struct {
+	Blockers []string
+}
+
+func (e *OrderBlocked) Error() string { return e.refusal().Message }
+
+// Unwrap makes it a refusal (EINVALID) for vibesell.ErrorCode and friends.
+func (e *OrderBlocked) Unwrap() error { return e.refusal() }
+
+func (e *OrderBlocked) refusal() *vibesell.Error {
+	return vibesell.Errorf(vibesell.EINVALID, "The sending setup cannot be ordered yet: %s.", strings.Join(e.Blockers, "; "))
+}
+
+// PlaceOptions make an order safe to run from an approval. A nil
+// *PlaceOptions orders whatever is planned, with no key.
+type PlaceOptions struct {
+	// Key identifies this order to the provider: asking twice with one key
+	// (a worker that crashed after the provider accepted) orders once.
+	Key string
+	// Expect, when set, is checked against the plan under the setup's lock,
+	// just before ordering: the person pays for exactly what they approved,
+	// even if a pick changes at the same moment.
+	Expect func(OrderPlan) error
 }
 
 // PlaceOrder orders the sending setup: the provider registers the picked
@@ -134,9 +162,13 @@ func (s *Service) checkPlan(ctx context.Context, ws uuid.UUID, plan OrderPlan) e
 // the DNS records to expect. Run it only once a person has approved the
 // order (order_sending_setup's approval runs it); it is all or nothing.
 //
-// Refusals: those of [Service.PlanOrder]; ECONFLICT when another workspace
+// Refusals: those of [Service.PlanOrder] (an [*OrderBlocked] listing every
+// blocker); what opts.Expect returns; ECONFLICT when another workspace
 // ordered one of the domains at the same moment.
-func (s *Service) PlaceOrder(ctx context.Context, ws uuid.UUID) (OrderPlan, error) {
+func (s *Service) PlaceOrder(ctx context.Context, ws uuid.UUID, opts *PlaceOptions) (OrderPlan, error) {
+	if opts == nil {
+		opts = &PlaceOptions{}
+	}
 	var plan OrderPlan
 	err := store.InTx(ctx, s.db, func(tx pgx.Tx) error {
 		if err := lockSetup(ctx, tx, ws); err != nil {
@@ -149,6 +181,11 @@ func (s *Service) PlaceOrder(ctx context.Context, ws uuid.UUID) (OrderPlan, erro
 		if err := s.checkPlan(ctx, ws, plan); err != nil {
 			return err
 		}
+		if opts.Expect != nil {
+			if err := opts.Expect(plan); err != nil {
+				return err
+			}
+		}
 		orders := make([]DomainOrder, len(plan.Domains))
 		for i, d := range plan.Domains {
 			orders[i] = DomainOrder{Domain: d.Name, Warmed: d.Origin == "warmed"}
@@ -160,7 +197,7 @@ func (s *Service) PlaceOrder(ctx context.Context, ws uuid.UUID) (OrderPlan, erro
 		}
 		// The provider is called inside the transaction: if recording
 		// fails, the order is not acknowledged and is retried whole.
-		receipts, err := s.provisioner.Order(ctx, orders)
+		receipts, err := s.provisioner.Order(ctx, opts.Key, orders)
 		if err != nil {
 			return fmt.Errorf("order from %s: %w", s.provisioner.Name(), err)
 		}

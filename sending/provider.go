@@ -68,8 +68,10 @@ type DomainReceipt struct {
 // Provisioner registers domains, creates mailboxes and runs their warmup.
 type Provisioner interface {
 	Name() string
-	// Order prepares the domains and their mailboxes, all or nothing.
-	Order(ctx context.Context, orders []DomainOrder) ([]DomainReceipt, error)
+	// Order prepares the domains and their mailboxes, all or nothing. A
+	// non-empty key makes it idempotent: the same key again returns the
+	// receipts of the first order instead of ordering twice.
+	Order(ctx context.Context, key string, orders []DomainOrder) ([]DomainReceipt, error)
 	// StartWarmup starts warming the mailboxes up.
 	StartWarmup(ctx context.Context, addresses []string) error
 }

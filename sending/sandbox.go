@@ -99,8 +99,9 @@ func (s *Sandbox) List(ctx context.Context) ([]WarmedDomain, error) {
 }
 
 // Order "prepares" the domains: new ones are ready PrepBusinessDays
-// business days from now, warmed ones WarmedPrepBusinessDays.
-func (s *Sandbox) Order(ctx context.Context, orders []DomainOrder) ([]DomainReceipt, error) {
+// business days from now, warmed ones WarmedPrepBusinessDays. The sandbox
+// keeps nothing, so ordering again is harmless and the key is not needed.
+func (s *Sandbox) Order(ctx context.Context, _ string, orders []DomainOrder) ([]DomainReceipt, error) {
 	now := s.clock.Now()
 	out := make([]DomainReceipt, len(orders))
 	for i, o := range orders {

@@ -2,6 +2,7 @@ package sending_test
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -110,7 +111,7 @@ func TestConcurrentWarmupStartsEachMailboxOnce(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.pick(t, f.a, "getacme.com")
-	if _, err := f.svc.PlaceOrder(context.Background(), f.a.ID); err != nil {
+	if _, err := f.svc.PlaceOrder(context.Background(), f.a.ID, nil); err != nil {
 		t.Fatal(err)
 	}
 	f.clock.Set(time.Date(2026, 12, 8, 12, 0, 0, 0, time.UTC))
@@ -148,7 +149,7 @@ func TestOrderedNamesReadAsTaken(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.pick(t, f.a, "getacme.com")
-	if _, err := f.svc.PlaceOrder(context.Background(), f.a.ID); err != nil {
+	if _, err := f.svc.PlaceOrder(context.Background(), f.a.ID, nil); err != nil {
 		t.Fatal(err)
 	}
 	for ws, want := range map[workspace.Workspace]string{f.a: "already part of your sending setup", f.b: "already registered"} {
@@ -169,7 +170,7 @@ func TestOrderedNamesReadAsTaken(t *testing.T) {
 		t.Fatal("an ordered name was offered to another workspace")
 	}
 	// Ordering again has nothing left to order.
-	if _, err := f.svc.PlaceOrder(context.Background(), f.a.ID); vibesell.ErrorCode(err) != vibesell.EINVALID || !strings.Contains(err.Error(), "nothing to order") {
+	if _, err := f.svc.PlaceOrder(context.Background(), f.a.ID, nil); vibesell.ErrorCode(err) != vibesell.EINVALID || !strings.Contains(err.Error(), "nothing to order") {
 		t.Fatalf("second order: %v", err)
 	}
 }
@@ -204,5 +205,93 @@ func TestAnOlderAnswerDoesNotUndoANewerOne(t *testing.T) {
 	}
 	if o.Result.Source != "already_warmed" || len(o.Notes) != 1 || !strings.Contains(o.Notes[0], "the later choice stands") {
 		t.Fatalf("replayed old card: %+v notes %v", o.Result, o.Notes)
+	}
+}
+
+// recordingProvisioner is the sandbox, remembering the keys it was given.
+type recordingProvisioner struct {
+	*sending.Sandbox
+	mu   sync.Mutex
+	keys []string
+}
+
+func (r *recordingProvisioner) Order(ctx context.Context, key string, orders []sending.DomainOrder) ([]sending.DomainReceipt, error) {
+	r.mu.Lock()
+	r.keys = append(r.keys, key)
+	r.mu.Unlock()
+	return r.Sandbox.Order(ctx, key, orders)
+}
+
+// An order placed for an approval reaches the provider with its key, and is
+// refused under the setup's lock when the plan is no longer the one expected.
+func TestPlaceOrderPassesTheKeyAndChecksTheExpectedPlan(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	rec := &recordingProvisioner{Sandbox: sending.NewSandbox(f.clock, sending.DefaultConfig())}
+	svc := sending.New(f.pool, f.clock, sending.DefaultConfig(), cards.NewService(f.pool, f.clock), workspace.NewService(f.pool),
+		&sending.Options{Availability: everything{}, Provisioner: rec})
+	f.pick(t, f.a, "getacme.com")
+
+	changed := vibesell.Errorf(vibesell.ECONFLICT, "the plan changed")
+	_, err := svc.PlaceOrder(context.Background(), f.a.ID, &sending.PlaceOptions{
+		Key:    "approval:1",
+		Expect: func(p sending.OrderPlan) error { return changed },
+	})
+	if err != changed {
+		t.Fatalf("PlaceOrder with a failed expectation = %v", err)
+	}
+	if len(rec.keys) != 0 {
+		t.Fatalf("the provider was asked to order %v although the plan was not the one expected", rec.keys)
+	}
+	var seen []string
+	plan, err := svc.PlaceOrder(context.Background(), f.a.ID, &sending.PlaceOptions{
+		Key: "approval:2",
+		Expect: func(p sending.OrderPlan) error {
+			for _, d := range p.Domains {
+				seen = append(seen, d.Name)
+			}
+			return nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 1 || seen[0] != "getacme.com" || len(plan.Domains) != 1 {
+		t.Fatalf("expectation saw %v, plan %+v", seen, plan.Domains)
+	}
+	if len(rec.keys) != 1 || rec.keys[0] != "approval:2" {
+		t.Fatalf("provider keys %v, want [approval:2]", rec.keys)
+	}
+}
+
+// Every blocker comes back at once, as a list a caller can merge with its own.
+func TestPlanOrderListsEveryBlocker(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	req := sending.ProposeDomainsRequest{CompanyDomain: "acme.com", Count: 2}
+	o, err := f.svc.ProposeDomains(ctx, f.a.ID, domainsArgs{"acme.com"}, nil, req)
+	if err != nil || o.Card == nil {
+		t.Fatalf("propose: %+v %v", o, err)
+	}
+	var answers []cards.Answer
+	for o.Card != nil {
+		answers = append(answers, cards.Answer{Card: o.Card.ID, Answer: o.Card.Choices[0].ID})
+		if o, err = f.svc.ProposeDomains(ctx, f.a.ID, domainsArgs{"acme.com"}, answers, req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err = f.svc.PlanOrder(ctx, f.a.ID)
+	var blocked *sending.OrderBlocked
+	if !errors.As(err, &blocked) || vibesell.ErrorCode(err) != vibesell.EINVALID {
+		t.Fatalf("PlanOrder = %v, want an OrderBlocked refusal", err)
+	}
+	if len(blocked.Blockers) != 2 {
+		t.Fatalf("blockers %q, want one per domain without addresses", blocked.Blockers)
+	}
+	for _, b := range blocked.Blockers {
+		if !strings.Contains(b, "has no addresses yet") || !strings.Contains(err.Error(), b) {
+			t.Errorf("blocker %q / message %q", b, err)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -373,15 +374,15 @@ func orderPreconditions(ctx context.Context, s *sending.Service, p auth.Principa
 		if vibesell.ErrorCode(err) == vibesell.EINTERNAL {
 			return sending.OrderPlan{}, err
 		}
-		// PlanOrder words its blockers as one sentence; fold them into
-		// this list so the person hears every missing step at once.
-		msg := vibesell.ErrorMessage(err)
-		if rest, ok := strings.CutPrefix(msg, "The sending setup cannot be ordered yet: "); ok {
-			for b := range strings.SplitSeq(strings.TrimSuffix(rest, "."), "; ") {
+		// Fold PlanOrder's blockers into this list so the person hears
+		// every missing step at once.
+		var blocked *sending.OrderBlocked
+		if errors.As(err, &blocked) {
+			for _, b := range blocked.Blockers {
 				add(b)
 			}
 		} else if chosen > 0 || len(blockers) == 0 {
-			add(strings.TrimSuffix(msg, "."))
+			add(strings.TrimSuffix(vibesell.ErrorMessage(err), "."))
 		}
 	}
 	if len(blockers) > 0 {
@@ -552,7 +553,17 @@ func OrderSendingSetupAction(s *sending.Service) approvals.Executor {
 					return orderDoneText(want, readyOn), nil
 				}
 			}
-			plan, err := s.PlaceOrder(ctx, ex.Approval.WorkspaceID)
+			plan, err := s.PlaceOrder(ctx, ex.Approval.WorkspaceID, &sending.PlaceOptions{
+				Key: "approval:" + ex.Approval.ID,
+				Expect: func(plan sending.OrderPlan) error {
+					if !sameOrder(detailsOf(plan), want) {
+						return vibesell.Errorf(vibesell.ECONFLICT,
+							"the sending setup changed after this was approved, so nothing was ordered. Call %s again to ask for approval of the current setup.",
+							sending.ToolOrder)
+					}
+					return nil
+				},
+			})
 			if err != nil {
 				return "", err
 			}

@@ -455,7 +455,7 @@ func TestWarmedShelfAndADomainSoldMeanwhile(t *testing.T) {
 	var eq emailStepOutput
 	other.Result("propose_email", map[string]any{"senderNames": []string{"Gus Fring"}}, &eq)
 	other.Result("propose_email", map[string]any{"senderNames": []string{"Gus Fring"}, "answers": []any{ans(*eq.Card, "full_name")}}, &eq)
-	if _, err := f.svc.PlaceOrder(context.Background(), f.other.ID); err != nil {
+	if _, err := f.svc.PlaceOrder(context.Background(), f.other.ID, nil); err != nil {
 		t.Fatal(err)
 	}
 
@@ -523,7 +523,7 @@ func TestFromAddressesToWarmup(t *testing.T) {
 	mustContain(t, c.Refusal("start_warmup", nil), "no ordered mailboxes", "order_sending_setup")
 
 	// The approval of order_sending_setup runs the order.
-	plan, err := f.svc.PlaceOrder(context.Background(), f.ws.ID)
+	plan, err := f.svc.PlaceOrder(context.Background(), f.ws.ID, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -637,7 +637,7 @@ func TestOrderingTheSameWarmedDomainTwice(t *testing.T) {
 	errs := make([]error, 2)
 	var wg sync.WaitGroup
 	for i, ws := range []workspace.Workspace{f.ws, f.other} {
-		wg.Go(func() { _, errs[i] = f.svc.PlaceOrder(context.Background(), ws.ID) })
+		wg.Go(func() { _, errs[i] = f.svc.PlaceOrder(context.Background(), ws.ID, nil) })
 	}
 	wg.Wait()
 	ok := 0
@@ -726,7 +726,7 @@ type testProvisioner struct{ now func() time.Time }
 
 func (p testProvisioner) Name() string { return "testregistrar" }
 
-func (p testProvisioner) Order(ctx context.Context, orders []sending.DomainOrder) ([]sending.DomainReceipt, error) {
+func (p testProvisioner) Order(ctx context.Context, _ string, orders []sending.DomainOrder) ([]sending.DomainReceipt, error) {
 	var out []sending.DomainReceipt
 	for _, o := range orders {
 		out = append(out, sending.DomainReceipt{Domain: o.Domain, ReadyAt: p.now(), Records: []sending.Record{
@@ -802,7 +802,7 @@ func TestGetSendingSetupChecksDNSWithTheResolver(t *testing.T) {
 	var e emailStepOutput
 	c.Result("propose_email", map[string]any{"senderNames": []string{"Ada Lovelace"}}, &e)
 	c.Result("propose_email", map[string]any{"senderNames": []string{"Ada Lovelace"}, "answers": []any{ans(*e.Card, "full_name")}}, &e)
-	if _, err := f.svc.PlaceOrder(context.Background(), f.ws.ID); err != nil {
+	if _, err := f.svc.PlaceOrder(context.Background(), f.ws.ID, nil); err != nil {
 		t.Fatal(err)
 	}
 	var setup sendingSetupOutput
@@ -924,7 +924,7 @@ func TestWorkspaceContextShowsTheSendingSetup(t *testing.T) {
 	if !w.SendingSetup.SizingConfirmed || *w.NextStep.Tool != "order_sending_setup" {
 		t.Fatalf("planned and sized: %+v next %+v", w.SendingSetup, w.NextStep)
 	}
-	if _, err := f.svc.PlaceOrder(context.Background(), f.ws.ID); err != nil {
+	if _, err := f.svc.PlaceOrder(context.Background(), f.ws.ID, nil); err != nil {
 		t.Fatal(err)
 	}
 	md = c.Result("get_workspace_context", nil, &w)
