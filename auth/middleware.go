@@ -26,6 +26,12 @@ func RequireBearer(tokens *Tokens, logger *slog.Logger, next http.Handler) http.
 				challenge(w, "invalid_token", vibesell.ErrorMessage(err))
 				return
 			}
+			if r.Context().Err() != nil {
+				// The client went away mid-check; nobody is waiting for
+				// an answer and nothing is wrong on our side.
+				logger.DebugContext(r.Context(), "authenticate: client gone", "err", err)
+				return
+			}
 			logger.ErrorContext(r.Context(), "authenticate", "err", err)
 			http.Error(w, "Something went wrong on our side. Try again in a minute.", http.StatusInternalServerError)
 			return

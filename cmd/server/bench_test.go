@@ -1,0 +1,396 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/mark3labs/mcp-go/server"
+	"github.com/shopspring/decimal"
+
+	"vibesell"
+	"vibesell/auth"
+	"vibesell/store/storetest"
+	"vibesell/tools"
+	"vibesell/workspace"
+)
+
+// Load of the tool-call benchmark: clients, and how long each measured
+// phase runs. Phases alternate echo and get_workspace_context so that
+// drift on a noisy machine hits both alike.
+const (
+	benchClients   = 50
+	benchPhase     = 4 * time.Second
+	benchWarmup    = 2 * time.Second
+	benchRounds    = 2       // measured phases per tool
+	benchMaxCalls  = 200_000 // per client and phase: every loop is bounded
+	benchCallLimit = 30 * time.Second
+)
+
+// BenchmarkToolCalls measures, in one run on one server, the throughput
+// and latency of tools/call for echo (the framework alone: bearer token,
+// session check, validation, mapping) and get_workspace_context (the same
+// plus the workspace reads), with benchClients concurrent clients, each
+// with its own workspace, token and initialized session, over real HTTP on
+// loopback and a real PostgreSQL. The work is bounded by time, not b.N:
+//
+//	go test -run '^$' -bench ToolCalls -benchtime 1x ./cmd/server
+func BenchmarkToolCalls(b *testing.B) {
+	ctx := context.Background()
+	dbURL := storetest.NewURL(b)
+	// The pool the server uses in production (store.Connect's default
+	// size), plus a tracer that counts round trips to the database.
+	cfg, err := pgxpool.ParseConfig(dbURL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	queries := &roundTrips{}
+	cfg.ConnConfig.Tracer = queries
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(pool.Close)
+
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	deps := tools.Deps{Clock: vibesell.SystemClock{}, Workspaces: workspace.NewService(pool)}
+	mcpServer := tools.NewServer(tools.Registry(deps), &tools.Options{
+		Echo:          true,
+		Logger:        logger,
+		ServerOptions: []server.ServerOption{server.WithHooks(tools.RecordSessions(auth.NewSessions(pool), logger))},
+	})
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", tools.NewHTTPHandler(mcpServer, tools.HTTPOptions{
+		Tokens:   auth.NewTokens(pool),
+		Sessions: auth.NewSessions(pool),
+		Logger:   logger,
+	}))
+	srv := httptest.NewServer(mux) // listens on 127.0.0.1
+	b.Cleanup(srv.Close)
+	endpoint := srv.URL + "/mcp"
+
+	httpClient := &http.Client{
+		Transport: &http.Transport{MaxIdleConns: benchClients * 2, MaxIdleConnsPerHost: benchClients * 2, IdleConnTimeout: time.Minute},
+		Timeout:   benchCallLimit,
+	}
+	clients := make([]*benchClient, benchClients)
+	for i := range clients {
+		clients[i] = newBenchClient(b, pool, httpClient, endpoint, i)
+	}
+
+	// Warm up connections, pools and caches with both tools.
+	runPhase(b, pool, queries, clients, "echo", benchWarmup)
+	runPhase(b, pool, queries, clients, "get_workspace_context", benchWarmup)
+
+	b.ResetTimer()
+	results := map[string]*phaseResult{"echo": {}, "get_workspace_context": {}}
+	for range benchRounds {
+		for _, tool := range []string{"echo", "get_workspace_context"} {
+			results[tool].add(runPhase(b, pool, queries, clients, tool, benchPhase))
+		}
+	}
+	b.StopTimer()
+
+	echo, wsctx := results["echo"], results["get_workspace_context"]
+	b.ReportMetric(0, "ns/op") // the work is not per b.N iteration
+	b.ReportMetric(echo.throughput(), "echo_calls/s")
+	b.ReportMetric(echo.percentile(50), "echo_p50_ms")
+	b.ReportMetric(echo.percentile(99), "echo_p99_ms")
+	b.ReportMetric(echo.acquireWait(), "echo_db_wait_ms/call")
+	b.ReportMetric(echo.roundTripsPerCall(), "echo_db_roundtrips/call")
+	b.ReportMetric(echo.cpuPerCall(), "echo_cpu_us/call")
+	b.ReportMetric(wsctx.throughput(), "ctx_calls/s")
+	b.ReportMetric(wsctx.percentile(50), "ctx_p50_ms")
+	b.ReportMetric(wsctx.percentile(99), "ctx_p99_ms")
+	b.ReportMetric(wsctx.acquireWait(), "ctx_db_wait_ms/call")
+	b.ReportMetric(wsctx.roundTripsPerCall(), "ctx_db_roundtrips/call")
+	b.ReportMetric(wsctx.cpuPerCall(), "ctx_cpu_us/call")
+	ratio := wsctx.throughput() / echo.throughput()
+	b.ReportMetric(ratio, "ctx/echo")
+	b.Logf("%d clients, %d database connections. echo: %.0f calls/s, p99 %.1f ms, %.1f round trips and %.0f µs CPU per call. "+
+		"get_workspace_context: %.0f calls/s, p99 %.1f ms, %.1f round trips and %.0f µs CPU per call. Throughput ratio %.2f (goal at least 0.5).",
+		benchClients, pool.Config().MaxConns,
+		echo.throughput(), echo.percentile(99), echo.roundTripsPerCall(), echo.cpuPerCall(),
+		wsctx.throughput(), wsctx.percentile(99), wsctx.roundTripsPerCall(), wsctx.cpuPerCall(), ratio)
+}
+
+// benchClient is one MCP client: its own workspace, token and session.
+type benchClient struct {
+	http     *http.Client
+	endpoint string
+	token    string
+	session  string
+	buf      bytes.Buffer
+}
+
+func newBenchClient(b *testing.B, pool *pgxpool.Pool, httpClient *http.Client, endpoint string, i int) *benchClient {
+	b.Helper()
+	ctx := context.Background()
+	svc := workspace.NewService(pool)
+	ws, err := svc.Create(ctx, fmt.Sprintf("Bench %02d", i))
+	if err != nil {
+		b.Fatal(err)
+	}
+	// A workspace with something in it, so get_workspace_context reads and
+	// renders real rows rather than nulls.
+	if _, err := svc.SaveOffer(ctx, ws.ID, workspace.Offer{
+		CompanyName: "Acme Analytics", CompanyDomain: "acme.com", Product: "Revenue attribution for B2B SaaS",
+		Audience: "Heads of marketing at SaaS companies with 50 to 500 people", Value: "Know which campaigns bring paying customers",
+		ProofPoints: []string{"Used by 120 SaaS teams", "Set up in one afternoon"}, CallToAction: "A 20-minute call next week",
+		Price: &workspace.Price{Amount: decimal.NewFromInt(1450), Currency: "EUR", Period: "month"},
+	}); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := svc.SavePlaybook(ctx, ws.ID, workspace.Playbook{
+		Tone: "Plain and direct", Angles: []string{"Attribution blind spots"},
+		Objections: []workspace.Objection{{Objection: "We already use Google Analytics", Answer: "It tells you clicks; we tell you which clicks paid"}},
+		Dos:        []string{"Mention one number"}, Donts: []string{"Never promise ROI"},
+	}); err != nil {
+		b.Fatal(err)
+	}
+	for _, fact := range []string{"Prefers to be called Sam", "Never email on Fridays"} {
+		if _, err := svc.Remember(ctx, ws.ID, "preference", fact); err != nil {
+			b.Fatal(err)
+		}
+	}
+	token, err := auth.NewTokens(pool).Create(ctx, ws.ID)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := &benchClient{http: httpClient, endpoint: endpoint, token: token}
+	resp, _, err := c.post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`)
+	if err != nil {
+		b.Fatalf("initialize: %v", err)
+	}
+	if c.session = resp.Header.Get("Mcp-Session-Id"); c.session == "" {
+		b.Fatal("initialize gave no Mcp-Session-Id")
+	}
+	if _, _, err := c.post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`); err != nil {
+		b.Fatalf("notifications/initialized: %v", err)
+	}
+	return c
+}
+
+// post sends one JSON-RPC message and returns the response and the JSON
+// of the message it carries (from an SSE stream too).
+func (c *benchClient) post(body string) (*http.Response, []byte, error) {
+	req, err := http.NewRequest(http.MethodPost, c.endpoint, strings.NewReader(body))
+	if err != nil {
+		return nil, nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	if c.session != "" {
+		req.Header.Set("Mcp-Session-Id", c.session)
+		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer resp.Body.Close()
+	c.buf.Reset()
+	if _, err := c.buf.ReadFrom(resp.Body); err != nil {
+		return nil, nil, err
+	}
+	if resp.StatusCode/100 != 2 {
+		return resp, nil, fmt.Errorf("HTTP %d: %s", resp.StatusCode, strings.TrimSpace(c.buf.String()))
+	}
+	raw := c.buf.Bytes()
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		sc := bufio.NewScanner(bytes.NewReader(raw))
+		sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
+		for sc.Scan() {
+			if line, ok := bytes.CutPrefix(sc.Bytes(), []byte("data: ")); ok {
+				raw = slices.Clone(line)
+			}
+		}
+	}
+	return resp, raw, nil
+}
+
+// call runs one tools/call and checks that it is a result of the tool's
+// kind: a benchmark of refusals or errors would measure nothing useful.
+func (c *benchClient) call(id int, tool string) error {
+	args := `{}`
+	kind := "workspace"
+	if tool == "echo" {
+		args, kind = `{"text":"hello"}`, "echo"
+	}
+	_, raw, err := c.post(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, id, tool, args))
+	if err != nil {
+		return err
+	}
+	var msg struct {
+		Error  *struct{ Message string } `json:"error"`
+		Result struct {
+			IsError           bool `json:"isError"`
+			StructuredContent struct {
+				Kind string `json:"kind"`
+			} `json:"structuredContent"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(raw, &msg); err != nil {
+		return fmt.Errorf("decode %.200q: %w", raw, err)
+	}
+	if msg.Error != nil {
+		return fmt.Errorf("JSON-RPC error: %s", msg.Error.Message)
+	}
+	if msg.Result.IsError || msg.Result.StructuredContent.Kind != kind {
+		return fmt.Errorf("not a %s result: %.300s", kind, raw)
+	}
+	return nil
+}
+
+// phaseResult accumulates the calls of one tool over its phases.
+type phaseResult struct {
+	calls      int
+	elapsed    time.Duration
+	latencies  []time.Duration
+	acquireDur time.Duration
+	queries    int
+	cpu        time.Duration
+}
+
+func (r *phaseResult) add(o *phaseResult) {
+	r.calls += o.calls
+	r.elapsed += o.elapsed
+	r.latencies = append(r.latencies, o.latencies...)
+	r.acquireDur += o.acquireDur
+	r.queries += o.queries
+	r.cpu += o.cpu
+}
+
+func (r *phaseResult) throughput() float64 { return float64(r.calls) / r.elapsed.Seconds() }
+
+func (r *phaseResult) percentile(p int) float64 {
+	if len(r.latencies) == 0 {
+		return 0
+	}
+	slices.Sort(r.latencies)
+	i := min(len(r.latencies)-1, len(r.latencies)*p/100)
+	return float64(r.latencies[i].Microseconds()) / 1000
+}
+
+// acquireWait is the time calls spent waiting for a database connection
+// from the pool, per call: the pool's own accounting.
+func (r *phaseResult) acquireWait() float64 {
+	if r.calls == 0 {
+		return 0
+	}
+	return float64(r.acquireDur.Microseconds()) / 1000 / float64(r.calls)
+}
+
+// roundTripsPerCall is how many times per call the server waited for
+// PostgreSQL: a query or a batch of queries is one round trip.
+func (r *phaseResult) roundTripsPerCall() float64 {
+	if r.calls == 0 {
+		return 0
+	}
+	return float64(r.queries) / float64(r.calls)
+}
+
+// cpuPerCall is the CPU time of this process (server and load clients
+// alike, PostgreSQL not included) per call, in microseconds: less
+// sensitive than throughput to what else runs on the machine.
+func (r *phaseResult) cpuPerCall() float64 {
+	if r.calls == 0 {
+		return 0
+	}
+	return float64(r.cpu.Microseconds()) / float64(r.calls)
+}
+
+// roundTrips counts queries and batches sent to PostgreSQL (a
+// pgx.QueryTracer and pgx.BatchTracer).
+type roundTrips struct{ n atomic.Int64 }
+
+func (q *roundTrips) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
+	q.n.Add(1)
+	return ctx
+}
+
+func (q *roundTrips) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+
+func (q *roundTrips) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+	q.n.Add(1)
+	return ctx
+}
+
+func (q *roundTrips) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
+
+func (q *roundTrips) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
+
+// processCPU is the user and system CPU time this process has used.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// runPhase has every client call tool back to back for d, and returns
+// what was done. Any failed call stops the benchmark.
+func runPhase(b *testing.B, pool *pgxpool.Pool, queries *roundTrips, clients []*benchClient, tool string, d time.Duration) *phaseResult {
+	b.Helper()
+	before := pool.Stat().AcquireDuration()
+	queriesBefore := queries.n.Load()
+	cpuBefore := processCPU()
+	start := time.Now()
+	deadline := start.Add(d)
+	var (
+		mu       sync.Mutex
+		res      = &phaseResult{}
+		firstErr error
+		wg       sync.WaitGroup
+	)
+	for _, c := range clients {
+		wg.Go(func() {
+			lat := make([]time.Duration, 0, 1024)
+			for i := range benchMaxCalls {
+				t0 := time.Now()
+				if !t0.Before(deadline) {
+					break
+				}
+				if err := c.call(i+2, tool); err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = fmt.Errorf("%s: %w", tool, err)
+					}
+					mu.Unlock()
+					break
+				}
+				lat = append(lat, time.Since(t0))
+			}
+			mu.Lock()
+			res.calls += len(lat)
+			res.latencies = append(res.latencies, lat...)
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	res.elapsed = time.Since(start)
+	res.acquireDur = pool.Stat().AcquireDuration() - before
+	res.queries = int(queries.n.Load() - queriesBefore)
+	res.cpu = processCPU() - cpuBefore
+	if firstErr != nil {
+		b.Fatal(firstErr)
+	}
+	return res
+}

@@ -1,0 +1,130 @@
+package e2e
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"vibesell/store/storetest"
+)
+
+// The official MCP TypeScript SDK client (e2e/sdk/check.mjs) lists every
+// tool over streamable HTTP with a bearer token and over stdio, checks each
+// tool's card links and annotations, calls each one with arguments from
+// its schema examples, and validates every structuredContent against the
+// tool's outputSchema (the SDK's own validation, and Ajv's).
+func TestOfficialTypeScriptClient(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end: builds the server and runs Node")
+	}
+	t.Parallel()
+	node := needTool(t, "node", "it runs the official MCP TypeScript SDK client")
+	needNode(t, node, 20)
+	dir := filepath.Join(repoRoot(t), "e2e", "sdk")
+	npmCI(t, dir)
+	bin := buildServer(t)
+
+	dbURL := storetest.NewURL(t)
+	ws, token := newWorkspace(t, dbURL, "SDK Check")
+	srv := startServer(t, bin, "DATABASE_URL="+dbURL)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, "check.mjs", "--http", srv.url, "--stdio", bin, "--workspace", ws.Slug)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "VIBESELL_TOKEN="+token, "DATABASE_URL="+dbURL, "LOG_LEVEL=warn")
+	cmd.WaitDelay = 10 * time.Second
+	var stdout, stderr syncBuffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	runErr := cmd.Run()
+
+	out := stdout.String()
+	// The HTTP server's log and, on the script's stderr, the stdio one's.
+	logs := srv.stderr.String() + "\n" + stderr.String()
+	var fails, passes int
+	summary := false
+	for line := range strings.Lines(out) {
+		line = strings.TrimRight(line, "\n")
+		switch {
+		case strings.HasPrefix(line, "FAIL "):
+			fails++
+			t.Error(line + cause(line, logs))
+		case strings.HasPrefix(line, "PASS "):
+			passes++
+			t.Log(line)
+		case strings.HasPrefix(line, "SUMMARY "):
+			summary = true
+		default:
+			t.Log(line)
+		}
+	}
+	if runErr != nil && fails == 0 || !summary || passes == 0 {
+		t.Errorf("node check.mjs: %v (ran to the end: %v)\nits stderr and the stdio server's:\n%s\nHTTP server stderr:\n%s",
+			runErr, summary, tail(stderr.String(), 20), tail(srv.stderr.String(), 20))
+	}
+	t.Logf("TypeScript SDK client: %d checks passed, %d failed", passes, fails)
+}
+
+var refPattern = regexp.MustCompile(`\(ref ([0-9a-f]{8})\)`)
+
+// cause finds, for a FAIL line naming an internal failure's ref, what the
+// server logged under that ref: the error and, for a panic, the first
+// line of this module's code in the stack.
+func cause(fail, logs string) string {
+	m := refPattern.FindStringSubmatch(fail)
+	if m == nil {
+		return ""
+	}
+	for line := range strings.Lines(logs) {
+		if !strings.Contains(line, "ref="+m[1]) {
+			continue
+		}
+		msg := ""
+		if _, after, ok := strings.Cut(line, ` err="`); ok {
+			msg, _, _ = strings.Cut(after, `" stack=`)
+			msg = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(msg), `"`))
+		} else if _, after, ok := strings.Cut(line, `"err":"`); ok { // LOG_FORMAT=json
+			msg, _, _ = strings.Cut(after, `"`)
+		}
+		if len(msg) > 300 {
+			msg = msg[:300] + "…"
+		}
+		if _, stack, ok := strings.Cut(line, "panic("); ok {
+			for _, f := range framePattern.FindAllString(stack, -1) {
+				if !strings.Contains(f, "/usr/local/go/") && !strings.Contains(f, "/pkg/mod/") && !strings.Contains(f, "tools/errors.go") {
+					msg += " at " + f
+					break
+				}
+			}
+		}
+		return "\n\tserver log for ref " + m[1] + ": " + msg
+	}
+	return "\n\t(no server log line for ref " + m[1] + ")"
+}
+
+var framePattern = regexp.MustCompile(`/[^\s\\"]+\.go:\d+`)
+
+// needNode fails or skips (as needTool does) when node is older than major.
+func needNode(t *testing.T, node string, major int) {
+	t.Helper()
+	out, err := exec.Command(node, "--version").Output()
+	if err != nil {
+		t.Fatalf("node --version: %v", err)
+	}
+	v := strings.TrimPrefix(strings.TrimSpace(string(out)), "v")
+	got, _ := strconv.Atoi(strings.Split(v, ".")[0])
+	if got >= major {
+		return
+	}
+	msg := "node " + v + " is too old: install Node.js " + strconv.Itoa(major) + " or newer"
+	if os.Getenv("CI") != "" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg + "; skipped because CI is not set")
+}
