@@ -102,7 +102,10 @@ func NewServer(tools []Tool, opts *Options) *server.MCPServer {
 			mcp.WithMIMEType(CardMIMEType),
 		),
 		func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
-			return []mcp.ResourceContents{mcp.TextResourceContents{URI: CardURI, MIMEType: CardMIMEType, Text: card}}, nil
+			// The card draws its own frame; a host border around it would
+			// be a second one.
+			return []mcp.ResourceContents{mcp.TextResourceContents{URI: CardURI, MIMEType: CardMIMEType, Text: card,
+				Meta: map[string]any{"ui": map[string]any{"prefersBorder": false}}}}, nil
 		},
 	)
 	return s

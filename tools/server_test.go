@@ -194,6 +194,9 @@ func TestCardResource(t *testing.T) {
 	if text.URI != CardURI || text.MIMEType != "text/html;profile=mcp-app" {
 		t.Errorf("uri %q mimeType %q", text.URI, text.MIMEType)
 	}
+	if ui, _ := text.Meta["ui"].(map[string]any); ui == nil || ui["prefersBorder"] != false {
+		t.Errorf("content _meta %v: the card draws its own frame, so prefersBorder must be false", text.Meta)
+	}
 	if !strings.HasPrefix(strings.ToLower(text.Text), "<!doctype html>") {
 		t.Errorf("card starts with %q", text.Text[:min(40, len(text.Text))])
 	}

@@ -21,6 +21,7 @@ import (
 	"vibesell/auth"
 	"vibesell/store"
 	"vibesell/tools"
+	"vibesell/ui"
 	"vibesell/web"
 	"vibesell/workspace"
 )
@@ -200,6 +201,7 @@ func newMCPServer(svc *services, logger *slog.Logger) *server.MCPServer {
 	return tools.NewServer(tools.Registry(svc.toolDeps()), &tools.Options{
 		Version:       version,
 		Logger:        logger.With("component", "tools"),
+		CardHTML:      ui.CardHTML,
 		ServerOptions: []server.ServerOption{server.WithHooks(tools.RecordSessions(svc.sessions, logger))},
 	})
 }

@@ -1,0 +1,72 @@
+// Builds ui/card.html: the card's TypeScript and CSS bundled with esbuild
+// and inlined into src/card.html, so the result is one self-contained
+// document (no request to any origin) that Go embeds.
+//
+//   node build.mjs                 writes card.html
+//   node build.mjs --out FILE      writes FILE instead (the Go test compares it to card.html)
+//   node build.mjs --check         writes nothing; fails when card.html is not what src/ builds
+//
+// The output depends only on the sources and the pinned packages: no
+// timestamps, no absolute paths, so the same tree always builds the same bytes.
+
+import { build } from "esbuild";
+import { readFile, writeFile } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+function arg(name) {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1] : undefined;
+}
+
+const out = resolve(arg("--out") ?? join(here, "card.html"));
+
+const common = {
+  absWorkingDir: here,
+  bundle: true,
+  minify: true,
+  write: false,
+  legalComments: "none",
+  charset: "utf8",
+  logLevel: "warning",
+};
+
+const [js, css] = await Promise.all([
+  build({ ...common, entryPoints: ["src/main.ts"], format: "esm", target: "es2022", platform: "browser" }),
+  build({ ...common, entryPoints: ["src/style.css"], target: "chrome100" }),
+]);
+
+const script = js.outputFiles[0].text.trim();
+const style = css.outputFiles[0].text.trim();
+
+// Inline script and style end at the first "</script" or "</style", and
+// "<!--" switches the HTML parser into a mode where "</script>" no longer
+// ends the script. None occurs today; rewriting one inside a regular
+// expression could change its meaning, so the build stops instead.
+if (/<\/script|<!--/i.test(script)) throw new Error("the bundle contains </script or <!--: it cannot be inlined as is");
+if (/<\/style/i.test(style)) throw new Error("the stylesheet contains </style: it cannot be inlined as is");
+
+const template = await readFile(join(here, "src/card.html"), "utf8");
+if (!template.includes("/*SCRIPT*/") || !template.includes("/*STYLE*/")) {
+  throw new Error("src/card.html must contain /*STYLE*/ and /*SCRIPT*/");
+}
+// Functions, not strings, as replacements: "$&" in the bundle must stay as is.
+const html = template.replace("/*STYLE*/", () => style).replace("/*SCRIPT*/", () => script);
+
+if (/\b(src|href)\s*=\s*["']?(https?:)?\/\//i.test(html.replace(/<script[\s\S]*<\/script>/i, ""))) {
+  throw new Error("card.html would load something from another origin");
+}
+
+if (process.argv.includes("--check")) {
+  const committed = await readFile(join(here, "card.html"), "utf8").catch(() => "");
+  if (committed !== html) {
+    console.error("card.html is not what src/ builds: run `npm run build` and commit card.html");
+    process.exit(1);
+  }
+  console.log("card.html is up to date");
+} else {
+  await writeFile(out, html);
+  console.log(`wrote ${out} (${html.length} bytes)`);
+}

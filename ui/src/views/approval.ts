@@ -1,0 +1,376 @@
+// Approval cards: an action with consequences, waiting for a person.
+//
+// When the person may decide here (decideHere) and it is pending, Approve
+// and Reject call decide_approval through the host and show the status the
+// server returns. Otherwise the only way to approve is the web app, opened
+// through the host. A pending card re-reads the approval's status when it
+// is drawn and whenever it is shown again, and offers no decision until the
+// server has said it is still pending.
+
+import { Ctx, ToolResult, textOf } from "../ctx";
+import { Child, h, uid } from "../dom";
+import { count, moment, momentText, sentence, until } from "../format";
+import { Money, Tone, bullets, button, card, facts, isMoney, moneyText, na, notice, pill, section, stat } from "../ui";
+
+export interface Impact {
+  what?: string | null;
+  items?: string[] | null;
+  who?: string | null;
+  when?: string | null;
+  costOnce?: Money | null;
+  costMonthly?: Money | null;
+  renewal?: string | null;
+  undo?: string | null;
+}
+
+export interface ApprovalData {
+  kind?: string;
+  approval: string;
+  action: string;
+  status: string;
+  summary: string;
+  impact: Impact | string | null;
+  irreversible: boolean;
+  expiresAt: string | null;
+  decideHere: boolean;
+  appUrl: string | null;
+  decidedBy?: string | null;
+  decidedAt?: string | null;
+  decidedVia?: string | null;
+  reason?: string | null;
+  outcome?: string | null;
+  startedAt?: string | null;
+  finishedAt?: string | null;
+}
+
+/** The tools the card uses; their names are the product's public contract. */
+export const DECIDE_TOOL = "decide_approval";
+export const READ_TOOL = "list_pending_approvals";
+export const READ_ARGS = { includeDecided: true, limit: 50 };
+
+const statuses: Record<string, [string, Tone, string]> = {
+  pending: ["Waiting for a decision", "warn", "clock"],
+  approved: ["Approved, being carried out", "info", "check"],
+  done: ["Done", "ok", "check"],
+  not_done: ["Not done", "bad", "x"],
+  rejected: ["Rejected", "muted", "x"],
+};
+
+export function approvalPill(status: string | null | undefined): HTMLElement {
+  if (!status) return pill("Status not available", "muted");
+  const s = statuses[status];
+  return s ? pill(s[0], s[1], s[2]) : pill(sentence(status), "muted");
+}
+
+const actionLabels: Record<string, string> = {
+  order_sending_setup: "Order the sending setup",
+  import_leads: "Import leads",
+  launch_campaign: "Launch a campaign",
+  stop_campaign: "Stop a campaign",
+  resume_campaign: "Resume a campaign",
+  upgrade_plan: "Change the plan",
+};
+
+export function actionLabel(action: string): string {
+  return actionLabels[action] ?? sentence(action);
+}
+
+const viaLabels: Record<string, string> = {
+  card: "In the card, in the conversation",
+  conversation: "By telling the assistant",
+  web: "In the VibeSell web app",
+  system: "By VibeSell",
+};
+
+const outcomeTone: Record<string, Tone> = { done: "ok", not_done: "bad", rejected: "muted", approved: "info" };
+const impactTitle: Record<string, string> = {
+  pending: "What will happen",
+  approved: "What is being done",
+  done: "What was approved",
+  not_done: "What it would have done",
+  rejected: "What it would have done",
+};
+
+function cost(m: Money | null | undefined): Child {
+  return isMoney(m) ? moneyText(m) : na();
+}
+
+function impactBlock(im: Impact | string | null, status: string, titled = true): Child[] {
+  const title = impactTitle[status] ?? "What it does";
+  const block = (...c: Child[]): HTMLElement => (titled ? section(title, ...c) : h("div", { class: "stack" }, ...c));
+  if (im === null || im === undefined) return [block(na())];
+  if (typeof im === "string") return [block(h("p", { class: "pre" }, im))];
+  const out: Child[] = [];
+  out.push(block(im.what ? h("p", null, im.what) : na(), im.items && im.items.length ? bullets(im.items) : null));
+  if ("costOnce" in im || "costMonthly" in im) {
+    out.push(h("div", { class: "stats" }, stat("Cost now", cost(im.costOnce), "charged once"), stat("Cost per month", cost(im.costMonthly), "from now on")));
+  }
+  const rows: [string, unknown][] = [];
+  if ("who" in im) rows.push(["Who is contacted", im.who ?? null]);
+  if ("when" in im) rows.push(["When", im.when ?? null]);
+  if ("renewal" in im) rows.push(["Renewal", im.renewal ?? null]);
+  if ("undo" in im) rows.push(["Can it be undone?", im.undo ?? null]);
+  if (rows.length) out.push(facts(rows));
+  return out;
+}
+
+/** outcome is what became of an approval that is no longer pending, first thing on its card. */
+function outcome(d: ApprovalData): Child {
+  if (d.status === "pending" || !d.outcome) return null;
+  // A rejection's outcome repeats who rejected it and why, shown under Decision.
+  if (d.status === "rejected" && d.decidedBy) return null;
+  const tone = outcomeTone[d.status] ?? "muted";
+  return notice(tone, d.status === "done" ? "check" : d.status === "approved" ? "clock" : "info", h("p", null, d.outcome));
+}
+
+/** decision is who decided, when, where and why; an approval that ended undecided has none. */
+function decision(d: ApprovalData): Child {
+  if (d.status === "pending" || (d.decidedBy === null && d.decidedAt === null && !d.reason)) return null;
+  const rows: [string, unknown][] = [
+    [d.status === "rejected" ? "Rejected by" : "Approved by", d.decidedBy ?? null],
+    ["When", d.decidedAt ? moment(d.decidedAt) : null],
+  ];
+  if (d.decidedVia !== undefined) rows.push(["Where", d.decidedVia ? viaLabels[d.decidedVia] ?? d.decidedVia : null]);
+  if (d.reason) rows.push(["Reason", d.reason]);
+  return section("Decision", facts(rows));
+}
+
+/** countdown is a live "expires in" line, against the local clock. */
+function countdown(expiresAt: string, ctx: Ctx, onExpired: () => void): HTMLElement {
+  const end = new Date(expiresAt).getTime();
+  const left = h("span", { class: "countdown" });
+  const line = h("p", { class: "status-line muted small" }, h("span", null, "Decide by ", moment(expiresAt)), h("span", { "aria-hidden": "true" }, "·"), left);
+  let fired = false;
+  const tick = () => {
+    const ms = end - Date.now();
+    if (ms <= 0) {
+      left.textContent = "expired";
+      if (!fired) {
+        fired = true;
+        onExpired();
+      }
+      return;
+    }
+    left.textContent = `expires in ${until(ms)}`;
+  };
+  tick();
+  if (!Number.isNaN(end)) ctx.every(1000, tick);
+  return line;
+}
+
+// Approval data that was just read from the server: drawn without a re-read.
+const fresh = new WeakSet<object>();
+
+export function approvalView(d: ApprovalData, ctx: Ctx): HTMLElement {
+  const pending = d.status === "pending";
+  const checked = fresh.has(d);
+  const errorBox = h("div", { "aria-live": "polite" });
+  const actions: Child[] = [];
+  const extra: Child[] = [];
+  const decisionButtons: HTMLButtonElement[] = [];
+
+  async function decide(decisionValue: "approve" | "reject", reason?: string): Promise<void> {
+    errorBox.replaceChildren();
+    const args: Record<string, unknown> = { approval: d.approval, decision: decisionValue, via: "card" };
+    if (reason) args.reason = reason;
+    let result: ToolResult;
+    try {
+      result = await ctx.call(DECIDE_TOOL, args);
+    } catch {
+      errorBox.replaceChildren(
+        notice("bad", "alert", h("p", null, `The decision could not be sent from this card. Tell the assistant to ${decisionValue} approval ${d.approval} instead.`)),
+      );
+      return;
+    }
+    if (result.isError || !result.structuredContent) {
+      errorBox.replaceChildren(notice("bad", "alert", h("p", null, textOf(result) || "VibeSell did not accept the decision.")));
+      return;
+    }
+    if (result.structuredContent.kind === "approval") fresh.add(result.structuredContent);
+    ctx.show(result, decisionValue === "approve" ? "Approved." : "Rejected.");
+    void ctx.say(`I ${decisionValue === "approve" ? "approved" : "rejected"} “${d.summary}” (approval ${d.approval})${reason ? `: ${reason}` : ""}.`);
+  }
+
+  const rejectBox = h("div");
+  function showReject(): void {
+    const id = uid("reason");
+    const input = h("textarea", { id, rows: 2, maxlength: 500, placeholder: "Why not? The assistant will read this." });
+    const confirm = button("Reject", () => decide("reject", input.value.trim() || undefined), { variant: "danger", icon: "x" });
+    const cancel = button("Keep it waiting", () => {
+      rejectBox.replaceChildren();
+      for (const b of decisionButtons) b.hidden = false;
+      decisionButtons[0]?.focus();
+    });
+    for (const b of decisionButtons) b.hidden = true;
+    rejectBox.replaceChildren(
+      h(
+        "div",
+        { class: "group" },
+        h("div", { class: "field" }, h("label", { for: id }, "Reason ", h("span", { class: "hint" }, "(optional)")), input),
+        h("div", { class: "actions" }, confirm, cancel),
+      ),
+    );
+    input.focus();
+  }
+
+  if (pending) {
+    const reject = button("Reject…", () => showReject(), { icon: "x" });
+    if (d.decideHere) {
+      const approve = button("Approve", () => decide("approve"), { variant: "primary", icon: "check" });
+      decisionButtons.push(approve, reject);
+      actions.push(approve, reject);
+    } else {
+      // Paid or irreversible: only a signed-in person in the web app may
+      // approve; rejecting is allowed anywhere.
+      extra.push(notice("info", "shield", h("p", null, "Only a signed-in person in the VibeSell web app can approve this. You can still reject it here.")));
+      if (d.appUrl) {
+        const url = d.appUrl;
+        actions.push(button("Review and approve in VibeSell", () => ctx.open(url), { variant: "primary", icon: "external" }));
+      }
+      decisionButtons.push(reject);
+      actions.push(reject);
+    }
+  } else if (d.appUrl) {
+    const url = d.appUrl;
+    actions.push(button("See it in VibeSell", () => ctx.open(url), { icon: "external" }));
+  }
+
+  // Until the server confirms it is still pending, no decision is offered:
+  // this may be an old card, replayed after the decision was made.
+  let checking: HTMLElement | null = null;
+  if (pending && !checked) {
+    for (const b of decisionButtons) b.disabled = true;
+    checking = h("p", { class: "loading small", role: "status" }, h("span", { class: "spinner", "aria-hidden": "true" }), "Checking the current status…");
+  }
+
+  let refreshing = false;
+  async function refresh(): Promise<void> {
+    if (refreshing) return;
+    refreshing = true;
+    const now = await readApproval(ctx, d);
+    refreshing = false;
+    if (!root.isConnected) return;
+    if (now === "unknown" || (now.status === d.status && now.expiresAt === d.expiresAt)) {
+      // Still as drawn, or the host could not read it: the decision is
+      // offered, and the server is the judge of it (it refuses one already
+      // made and says what is on record, which the card then shows).
+      checking?.remove();
+      for (const b of decisionButtons) b.disabled = false;
+      return;
+    }
+    ctx.show({ structuredContent: now as unknown as Record<string, unknown> });
+  }
+
+  const root = card({
+    label: pending ? "Approval needed" : "Approval",
+    icon: "shield",
+    title: d.summary,
+    pill: approvalPill(d.status),
+    body: [
+      d.irreversible && (pending || d.status === "approved")
+        ? notice("bad", "alert", h("p", { class: "strong" }, "This cannot be undone."), h("p", null, "Once approved, it is carried out and cannot be reversed."))
+        : null,
+      outcome(d),
+      decision(d),
+      // Once it has ended, what it was about matters less than how it ended.
+      pending || d.status === "approved"
+        ? impactBlock(d.impact, d.status)
+        : h("details", null, h("summary", null, impactTitle[d.status] ?? "What it was about"), h("div", { class: "details-body" }, ...impactBlock(d.impact, d.status, false))),
+      pending ? (d.expiresAt ? countdown(d.expiresAt, ctx, () => void refresh()) : facts([["Expires", null]])) : null,
+      ...extra,
+      checking,
+      rejectBox,
+      errorBox,
+      !pending || !d.decideHere ? appLink(d) : null,
+    ],
+    actions,
+  });
+
+  if (pending) {
+    if (!checked) void refresh();
+    ctx.onShow(() => void refresh());
+  }
+  return root;
+}
+
+function appLink(d: ApprovalData): Child {
+  if (!d.appUrl) return null;
+  return h("p", { class: "link-row" }, "In the web app: ", h("span", { class: "mono" }, d.appUrl));
+}
+
+/**
+ * readApproval re-reads an approval through the host: the approval as it
+ * stands now, or "unknown" when it could not be read. The read path is
+ * list_pending_approvals with the ended ones included, newest first; an
+ * approval older than its first page reads as unknown.
+ */
+async function readApproval(ctx: Ctx, d: ApprovalData): Promise<ApprovalData | "unknown"> {
+  let res: ToolResult;
+  try {
+    res = await ctx.call(READ_TOOL, READ_ARGS);
+  } catch {
+    return "unknown";
+  }
+  const data = res.structuredContent as { approvals?: ApprovalData[] } | undefined;
+  if (res.isError || !data || !Array.isArray(data.approvals)) return "unknown";
+  const found = data.approvals.find((a) => a.approval === d.approval);
+  if (!found) return "unknown";
+  const now = { ...found, kind: "approval" };
+  fresh.add(now);
+  return now;
+}
+
+export function approvalsView(d: { approvals: ApprovalData[] | null; nextCursor?: string | null }, ctx: Ctx): HTMLElement {
+  const list = d.approvals;
+  const waiting = list ? list.filter((a) => a.status === "pending").length : 0;
+  return card({
+    label: "Approvals",
+    icon: "shield",
+    title: list === null ? "Approvals" : waiting > 0 ? `${count(waiting)} waiting for a decision` : "Nothing is waiting for a decision",
+    body: [
+      list === null
+        ? na()
+        : list.length === 0
+          ? h("p", { class: "lede" }, "When an action needs a decision, it is listed here.")
+          : h(
+              "ul",
+              { class: "rows" },
+              ...list.map((a) =>
+                h(
+                  "li",
+                  null,
+                  h(
+                    "div",
+                    { class: "main" },
+                    h("p", { class: "strong" }, a.summary),
+                    h(
+                      "p",
+                      { class: "muted small" },
+                      actionLabel(a.action),
+                      impactCost(a.impact),
+                      a.status === "pending" && a.expiresAt ? ` · decide by ${momentText(a.expiresAt)}` : "",
+                    ),
+                    a.irreversible && a.status === "pending" ? h("p", { class: "small warn-text" }, "Cannot be undone") : null,
+                    a.outcome ? h("p", { class: "small" }, a.outcome) : null,
+                  ),
+                  h(
+                    "div",
+                    { class: "side" },
+                    approvalPill(a.status),
+                    a.appUrl ? h("div", { style: "margin-top:8px" }, button("Open", () => ctx.open(a.appUrl as string), { icon: "external" })) : null,
+                  ),
+                ),
+              ),
+            ),
+      d.nextCursor ? h("p", { class: "muted small" }, "More on the next page: ask the assistant for it.") : null,
+    ],
+  });
+}
+
+function impactCost(im: Impact | string | null): string {
+  if (!im || typeof im === "string") return "";
+  const parts: string[] = [];
+  if (isMoney(im.costOnce)) parts.push(`${moneyText(im.costOnce)} now`);
+  if (isMoney(im.costMonthly)) parts.push(`${moneyText(im.costMonthly)} per month`);
+  return parts.length ? ` · ${parts.join(", ")}` : "";
+}

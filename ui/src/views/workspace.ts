@@ -1,0 +1,263 @@
+// Workspace knowledge: workspace, memory, offer, playbook, support.
+
+import { Ctx } from "../ctx";
+import { Child, h } from "../dom";
+import { moment, plural, sentence } from "../format";
+import { Money, Row, bullets, card, facts, isMoney, moneyText, na, notice, pill, section, stat, statusPill } from "../ui";
+
+interface Offer {
+  companyName: string;
+  companyDomain: string | null;
+  product: string;
+  audience: string;
+  value: string;
+  proofPoints: string[] | null;
+  callToAction: string;
+  price: Money | null;
+  updatedAt: string;
+}
+
+interface Playbook {
+  tone: string;
+  angles: string[] | null;
+  objections: { objection: string; answer: string }[] | null;
+  dos: string[] | null;
+  donts: string[] | null;
+  updatedAt: string;
+}
+
+interface MemoryItem {
+  id: string;
+  about: string;
+  fact: string;
+  createdAt: string;
+}
+
+function price(p: Money | null | undefined): Child {
+  return isMoney(p) ? moneyText(p) : na();
+}
+
+function saved(at: string | null | undefined): Child {
+  return at ? h("p", { class: "muted small" }, "Saved ", moment(at)) : null;
+}
+
+function offerFacts(o: Offer, withCompany = true): HTMLElement {
+  return facts([
+    ...(withCompany ? ([["Company", o.companyDomain ? `${o.companyName} (${o.companyDomain})` : o.companyName]] as Row[]) : []),
+    ["Sells", o.product],
+    ["To", o.audience],
+    ["Value for the buyer", o.value],
+    ["Call to action", o.callToAction],
+    ["Price", price(o.price)],
+  ]);
+}
+
+function proof(points: string[] | null | undefined): Child {
+  if (points === null || points === undefined) return section("Proof points", na());
+  if (points.length === 0) return null;
+  return section("Proof points", bullets(points));
+}
+
+export function offerView(d: { offer: Offer }): HTMLElement {
+  const o = d.offer;
+  return card({
+    label: "Offer saved",
+    icon: "tag",
+    title: o.product,
+    lede: o.companyDomain ? `${o.companyName} · ${o.companyDomain}` : o.companyName,
+    pill: pill("Saved", "ok", "check"),
+    body: [offerFacts(o, false), proof(o.proofPoints), saved(o.updatedAt)],
+  });
+}
+
+function objections(list: Playbook["objections"]): Child {
+  if (list === null || list === undefined) return section("Objections", na());
+  if (list.length === 0) return null;
+  return section(
+    "Objections and answers",
+    h("ul", { class: "plain" }, ...list.map((o) => h("li", { class: "group" }, h("p", { class: "strong" }, `“${o.objection}”`), h("p", { class: "lede" }, o.answer)))),
+  );
+}
+
+function optionalList(title: string, items: string[] | null | undefined): Child {
+  if (items === null || items === undefined) return section(title, na());
+  if (items.length === 0) return null;
+  return section(title, bullets(items));
+}
+
+export function playbookView(d: { playbook: Playbook }): HTMLElement {
+  const p = d.playbook;
+  return card({
+    label: "Playbook saved",
+    icon: "book",
+    title: "How the emails should sound",
+    pill: pill("Saved", "ok", "check"),
+    body: [
+      facts([["Tone", p.tone]]),
+      optionalList("Angles to open with", p.angles),
+      objections(p.objections),
+      optionalList("Do", p.dos),
+      optionalList("Don't", p.donts),
+      saved(p.updatedAt),
+    ],
+  });
+}
+
+const aboutLabel: Record<string, string> = { person: "About the person", company: "About the company", preference: "Preference" };
+
+function memoryList(items: MemoryItem[] | null | undefined, limit = Infinity): Child {
+  if (items === null || items === undefined) return na();
+  if (items.length === 0) return h("p", { class: "muted" }, "Nothing remembered yet.");
+  const shown = items.slice(0, limit);
+  return [
+    h(
+      "ul",
+      { class: "rows" },
+      ...shown.map((m) =>
+        h("li", null, h("div", { class: "main" }, h("p", null, m.fact), h("p", { class: "muted small" }, aboutLabel[m.about] ?? sentence(m.about), " · ", moment(m.createdAt)))),
+      ),
+    ),
+    items.length > shown.length ? h("p", { class: "muted small" }, `and ${plural(items.length - shown.length, "more fact", "more facts")}`) : null,
+  ];
+}
+
+export function memoryView(d: { action: string; memory: MemoryItem | null; memories: MemoryItem[] | null }): HTMLElement {
+  let title: Child = "What VibeSell remembers";
+  let label = "Memory";
+  let p: HTMLElement | null = null;
+  if (d.action === "remembered" && d.memory) {
+    title = d.memory.fact;
+    label = "Remembered";
+    p = pill("Remembered", "ok", "check");
+  } else if (d.action === "forgotten" && d.memory) {
+    title = d.memory.fact;
+    label = "Forgotten";
+    p = pill("Forgotten", "muted", "x");
+  }
+  const count = d.memories ? plural(d.memories.length, "fact", "facts") : null;
+  return card({
+    label,
+    icon: "bulb",
+    title,
+    lede: d.memory && d.action !== "listed" ? [aboutLabel[d.memory.about] ?? sentence(d.memory.about)] : null,
+    pill: p,
+    body: [section(count ? `Remembered now (${count})` : "Remembered now", memoryList(d.memories))],
+  });
+}
+
+const ticketStatus: Record<string, [string, "ok" | "info" | "muted", string?]> = {
+  open: ["Open", "info", "clock"],
+  answered: ["Answered", "ok", "check"],
+  closed: ["Closed", "muted"],
+};
+
+export function supportView(d: {
+  ticket: { reference: string; topic: string; message: string; replyTo: string | null; status: string; createdAt: string };
+  whatNext: string;
+}): HTMLElement {
+  const t = d.ticket;
+  return card({
+    label: "Support",
+    icon: "life",
+    title: `Ticket ${t.reference}`,
+    lede: ["Opened ", moment(t.createdAt)],
+    pill: statusPill(t.status, ticketStatus),
+    body: [
+      facts([
+        ["Topic", sentence(t.topic)],
+        ["Reply by email to", t.replyTo],
+      ]),
+      section("What you reported", h("p", { class: "group pre" }, t.message)),
+      notice("info", "info", h("p", null, d.whatNext)),
+    ],
+  });
+}
+
+interface SendingSummary {
+  source: string | null;
+  sizingConfirmed: boolean;
+  domains: { chosen: number; preparing: number; ready: number } | null;
+  mailboxes: { planned: number; preparing: number; ready: number; warming: number; warm: number } | null;
+  readyToSendOn: string | null;
+  sandbox: boolean;
+}
+
+const sourceLabels: Record<string, string> = {
+  already_warmed: "Already-warmed addresses",
+  own_names: "New addresses under your brand",
+  other: "In your own words",
+};
+
+/** counts writes non-zero counts by status: "1 picked, not ordered · 2 ready"; none at all is "None yet". */
+function counts(c: Record<string, number> | null, words: Record<string, string>): Child {
+  if (!c) return na();
+  const parts = Object.keys(words)
+    .filter((k) => (c[k] ?? 0) > 0)
+    .map((k) => `${c[k]} ${words[k]}`);
+  return parts.length ? parts.join(" · ") : h("span", { class: "muted" }, "None yet");
+}
+
+function sendingSummary(s: SendingSummary | null | undefined): Child {
+  if (s === undefined) return null;
+  if (s === null) return section("Sending setup", na());
+  return section(
+    "Sending setup",
+    facts([
+      ["Sending from", s.source ? sourceLabels[s.source] ?? sentence(s.source) : h("span", { class: "muted" }, "Not chosen yet")],
+      ["Sizing", s.sizingConfirmed ? "Confirmed" : h("span", { class: "muted" }, "Not confirmed yet")],
+      ["Domains", counts(s.domains, { chosen: "picked, not ordered", preparing: "being prepared", ready: "ready" })],
+      ["Mailboxes", counts(s.mailboxes, { planned: "planned, not ordered", preparing: "being prepared", ready: "ready", warming: "warming up", warm: "warm" })],
+      ["Full volume from", s.readyToSendOn ? moment(s.readyToSendOn) : null],
+    ]),
+    s.sandbox ? h("p", { class: "muted small" }, "Sandbox: nothing here is real.") : null,
+  );
+}
+
+export function workspaceView(
+  d: {
+    workspace: { slug: string; name: string; createdAt: string };
+    plan: { name: string; status: string } | null;
+    offer: Offer | null;
+    playbook: Playbook | null;
+    memory: MemoryItem[] | null;
+    openSupportTickets: number | null;
+    sendingSetup?: SendingSummary | null;
+    nextStep: { tool: string | null; why: string } | null;
+  },
+  _ctx: Ctx,
+): HTMLElement {
+  const w = d.workspace;
+  return card({
+    label: "Workspace",
+    icon: "home",
+    title: w.name,
+    lede: [`Workspace “${w.slug}” · created `, moment(w.createdAt)],
+    body: [
+      h(
+        "div",
+        { class: "stats" },
+        stat("Plan", d.plan ? d.plan.name : null, d.plan ? sentence(d.plan.status) : null),
+        stat("Facts remembered", d.memory ? d.memory.length : null),
+        stat("Open support tickets", d.openSupportTickets),
+      ),
+      section("Offer", d.offer ? [offerFacts(d.offer), saved(d.offer.updatedAt)] : h("p", { class: "muted" }, "Not saved yet.")),
+      section(
+        "Playbook",
+        d.playbook
+          ? [
+              facts([
+                ["Tone", d.playbook.tone],
+                ["Angles", d.playbook.angles ? plural(d.playbook.angles.length, "angle", "angles") : null],
+                ["Objections", d.playbook.objections ? plural(d.playbook.objections.length, "objection", "objections") : null],
+              ]),
+              saved(d.playbook.updatedAt),
+            ]
+          : h("p", { class: "muted" }, "Not saved yet."),
+      ),
+      sendingSummary(d.sendingSetup),
+      section("Remembered", memoryList(d.memory, 5)),
+      // A step naming a tool is for the assistant ("Ask the person…").
+      d.nextStep && !d.nextStep.tool ? notice("info", "arrow", h("p", { class: "strong" }, "Next step"), h("p", null, d.nextStep.why)) : null,
+    ],
+  });
+}
