@@ -334,3 +334,37 @@ func TestListPagesNewestFirst(t *testing.T) {
 		t.Fatalf("bad cursor: %v", err)
 	}
 }
+
+// Current reads one approval whatever its status, expiring it first as a
+// list does, and only in its own workspace.
+func TestCurrentReadsOneApprovalAsItStandsNow(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := newEnv(t)
+	decided := e.open(t, e.a.ID, "anvil", true)
+	if _, _, err := e.svc.Decide(ctx, e.a.ID, decided.ID, conversation); err != nil {
+		t.Fatal(err)
+	}
+	if a, err := e.svc.Current(ctx, e.a.ID, decided.ID); err != nil || a.ID != decided.ID || a.Status != approvals.Rejected {
+		t.Fatalf("current of a rejected approval: %+v %v", a, err)
+	}
+
+	due := e.open(t, e.a.ID, "rocket", true)
+	e.clock.Advance(time.Hour)
+	// Another workspace reads it as not found, and does not expire it.
+	for _, id := range []string{due.ID, decided.ID, "ap_0123456789abcdef", "ap_zz"} {
+		if _, err := e.svc.Current(ctx, e.b.ID, id); vibesell.ErrorCode(err) != vibesell.ENOTFOUND {
+			t.Fatalf("current of %s from another workspace: %v", id, err)
+		}
+	}
+	if a, _ := e.svc.Find(ctx, e.a.ID, due.ID); a.Status != approvals.Pending {
+		t.Fatalf("another workspace's read (or find) changed it: %s", a.Status)
+	}
+	a, err := e.svc.Current(ctx, e.a.ID, due.ID)
+	if err != nil || a.Status != approvals.NotDone || a.Outcome == nil || !strings.Contains(*a.Outcome, "expired") {
+		t.Fatalf("current of an approval past its expiry: %+v %v", a, err)
+	}
+	if got := e.events(t, e.a.ID, due.ID); got[len(got)-1] != "expired:pending>not_done@system" {
+		t.Fatalf("audit trail: %v", got)
+	}
+}

@@ -91,6 +91,20 @@ func (s *Service) List(ctx context.Context, ws uuid.UUID, o ListOptions) (Page, 
 	return p, nil
 }
 
+// Current returns one approval of the workspace as it stands now, whatever
+// its status: like [Service.List], a pending approval past its expiry is
+// expired first, so it never reads as waiting when it can no longer be
+// decided. Refusals: ENOTFOUND (an unknown id, or another workspace's).
+func (s *Service) Current(ctx context.Context, ws uuid.UUID, id string) (Approval, error) {
+	if !validID(id) {
+		return Approval{}, errNotFound(id)
+	}
+	if err := s.expire(ctx, s.db, s.clock.Now(), expireScope{workspace: &ws, id: &id}); err != nil {
+		return Approval{}, err
+	}
+	return s.Find(ctx, ws, id)
+}
+
 func encodeCursor(at time.Time, id string) string {
 	return base64.RawURLEncoding.EncodeToString([]byte(at.UTC().Format(time.RFC3339Nano) + "|" + id))
 }

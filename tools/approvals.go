@@ -79,7 +79,7 @@ type approvalOutput struct {
 
 type approvalsOutput struct {
 	Kind       string         `json:"kind" enum:"approvals"`
-	Approvals  []approvalData `json:"approvals" jsonschema:"this page of approvals, newest first"`
+	Approvals  []approvalData `json:"approvals" jsonschema:"this page of approvals, newest first; with approval, exactly that one"`
 	NextCursor *string        `json:"nextCursor" jsonschema:"pass as cursor for the next page; null on the last page"`
 }
 
@@ -237,6 +237,7 @@ func decisionWord(a approvals.Approval) string {
 // list_pending_approvals
 
 type listApprovalsInput struct {
+	Approval       string `json:"approval,omitempty" jsonschema:"One approval id, to read exactly that approval as it stands now, whatever its status, as a one-item list (includeDecided and limit are then not needed; cursor must be left out). Left out: the list, page by page." example:"ap_3f9a0c12d4e5b678" pattern:"^ap_[0-9a-f]{16}$"`
 	IncludeDecided bool   `json:"includeDecided,omitempty" jsonschema:"Also list approvals that have ended (done, not done, rejected), to look up an outcome. Left out or false: only those waiting for a decision or being carried out." example:"false"`
 	Limit          int    `json:"limit,omitempty" jsonschema:"How many approvals per page; 20 when left out." example:"20" minimum:"1" maximum:"50"`
 	Cursor         string `json:"cursor,omitempty" jsonschema:"Where to continue: the nextCursor of the previous page. Leave it out for the first page." example:"MjAyNi0xMi0wMlQwOTowMDowMFp8YXBfM2Y5YTBjMTJkNGU1YjY3OA" maxLength:"200"`
@@ -248,10 +249,14 @@ func listPendingApprovals(d Deps) Tool {
 		Title: "List pending approvals",
 		Description: "Lists the workspace's approvals waiting for a person's decision, and those approved and still being carried out, newest first, each with its id, status, summary, impact (what, who, cost once and per month), expiry, whether it can be decided here (decideHere) and its web app link. " +
 			"With includeDecided it also lists ended ones (done, not done, rejected) with their outcome. Paginated: 20 per page by default, continue with nextCursor. " +
+			"With approval (an id) it returns exactly that approval as it stands now, whatever its status and however old, as a one-item list with no next page; an id that is not an approval of this workspace is refused as not found. " +
 			"It reads only; approvals past their expiry are shown as not done (expired). " +
 			"Use it to find an approval id for decide_approval or to check an outcome. Not for deciding (decide_approval) or asking for a new approval (the action tools, such as order_sending_setup).",
 		Annotations: Annotations{ReadOnly: Yes, Destructive: No, Idempotent: Yes, OpenWorld: No},
 		Handler: func(ctx context.Context, p auth.Principal, in listApprovalsInput) (Result[approvalsOutput], error) {
+			if in.Approval != "" {
+				return readApproval(ctx, d, p, in)
+			}
 			filter := approvals.Open
 			if in.IncludeDecided {
 				filter = approvals.All
@@ -290,6 +295,23 @@ func listPendingApprovals(d Deps) Tool {
 			return Result[approvalsOutput]{Markdown: b.String(), Data: out}, nil
 		},
 	})
+}
+
+// readApproval answers list_pending_approvals for one approval id: that
+// approval as it stands now, as a one-item list with no next page.
+func readApproval(ctx context.Context, d Deps, p auth.Principal, in listApprovalsInput) (Result[approvalsOutput], error) {
+	if in.Cursor != "" {
+		return Result[approvalsOutput]{}, vibesell.Errorf(vibesell.EINVALID,
+			"approval reads one approval, which has no pages: leave cursor out (or leave approval out to page through the list).")
+	}
+	a, err := d.Approvals.Current(ctx, p.WorkspaceID, in.Approval)
+	if err != nil {
+		return Result[approvalsOutput]{}, err
+	}
+	return Result[approvalsOutput]{
+		Markdown: approvalMarkdown(a, ""),
+		Data:     approvalsOutput{Approvals: []approvalData{toApprovalData(a)}},
+	}, nil
 }
 
 // order_sending_setup

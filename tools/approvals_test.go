@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"html"
 	"io"
 	"log/slog"
@@ -11,6 +12,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -419,6 +421,84 @@ func TestApprovalToolsAnnotationsAndPaging(t *testing.T) {
 	}
 	mustContain(t, f.c.Refusal("list_pending_approvals", map[string]any{"cursor": "nonsense"}), "not one this list gave")
 	_ = vibesell.EINVALID
+}
+
+// list_pending_approvals with an approval id reads exactly that approval,
+// however old and whatever its status, and only in its own workspace: what
+// the card re-reads when it is shown again.
+func TestListPendingApprovalsReadsOneApprovalByID(t *testing.T) {
+	t.Parallel()
+	f := newApprovalFixture(t)
+	ctx := context.Background()
+	open := func(n int, ttl time.Duration) approvals.Approval {
+		t.Helper()
+		a, created, err := f.approvals.Open(ctx, approvals.Request{
+			WorkspaceID: f.ws.ID, Action: "test_action", Arguments: map[string]any{"n": n}, Summary: fmt.Sprintf("Thing %d", n),
+			Impact: approvals.Impact{What: "x", Who: "x", When: "x", Renewal: "x", Undo: "x",
+				CostOnce: approvals.Money{Currency: "USD"}, CostMonthly: approvals.Money{Currency: "USD"}},
+			DecideHere: true, TTL: ttl,
+		})
+		if err != nil || !created {
+			t.Fatalf("open %d: %v (created %v)", n, err, created)
+		}
+		f.clock.Set(f.clock.Now().Add(time.Second))
+		return a
+	}
+	// The oldest is rejected; 50 newer ones fill the largest first page.
+	old := open(0, 0)
+	if _, _, err := f.approvals.Decide(ctx, f.ws.ID, old.ID, approvals.Decision{Via: approvals.ViaConversation, By: "Ada", Reason: "Not now"}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 50; i++ {
+		open(i, 0)
+	}
+	var page approvalsOutput
+	f.c.Result("list_pending_approvals", map[string]any{"includeDecided": true, "limit": 50}, &page)
+	if len(page.Approvals) != 50 || page.NextCursor == nil || slices.ContainsFunc(page.Approvals, func(a approvalData) bool { return a.Approval == old.ID }) {
+		t.Fatalf("the first page of 50 should not reach the oldest approval: %d listed, next %v", len(page.Approvals), page.NextCursor)
+	}
+
+	// Without includeDecided, too: an id reads whatever the status.
+	for _, args := range []map[string]any{
+		{"approval": old.ID},
+		{"approval": old.ID, "includeDecided": false, "limit": 1},
+	} {
+		var one approvalsOutput
+		md := f.c.Result("list_pending_approvals", args, &one)
+		if one.Kind != "approvals" || len(one.Approvals) != 1 || one.NextCursor != nil {
+			t.Fatalf("read %v: %+v", args, one)
+		}
+		a := one.Approvals[0]
+		if a.Approval != old.ID || a.Status != "rejected" || a.Summary != "Thing 0" || a.DecidedBy == nil || *a.DecidedBy != "Ada" ||
+			a.Reason == nil || *a.Reason != "Not now" || a.DecidedAt == nil || a.FinishedAt == nil {
+			t.Fatalf("read %v: %+v", args, a)
+		}
+		mustContain(t, md, old.ID, "Thing 0", "rejected")
+	}
+
+	// A pending one past its expiry reads as not done (expired), as in the list.
+	due := open(51, time.Hour)
+	f.clock.Set(f.clock.Now().Add(time.Hour))
+	var one approvalsOutput
+	f.c.Result("list_pending_approvals", map[string]any{"approval": due.ID}, &one)
+	if len(one.Approvals) != 1 || one.Approvals[0].Status != "not_done" || one.Approvals[0].Outcome == nil || !strings.Contains(*one.Approvals[0].Outcome, "expired") {
+		t.Fatalf("read of an expired approval: %+v", one)
+	}
+
+	// Another workspace's id, and an id no approval has, are not found.
+	other := f.approvalClient(f.other)
+	mustContain(t, other.Refusal("list_pending_approvals", map[string]any{"approval": old.ID}), "There is no approval "+old.ID+" in this workspace")
+	mustContain(t, f.c.Refusal("list_pending_approvals", map[string]any{"approval": "ap_0123456789abcdef"}), "There is no approval ap_0123456789abcdef in this workspace")
+	// Not an id at all: the argument is refused by its schema.
+	mustContain(t, f.c.Refusal("list_pending_approvals", map[string]any{"approval": "ap_123"}), `"approval"`)
+	// One approval has no pages.
+	mustContain(t, f.c.Refusal("list_pending_approvals", map[string]any{"approval": old.ID, "cursor": *page.NextCursor}), "leave cursor out")
+
+	// Paging without an id is as before: the oldest is on the next page.
+	f.c.Result("list_pending_approvals", map[string]any{"includeDecided": true, "limit": 50, "cursor": *page.NextCursor}, &page)
+	if len(page.Approvals) != 1 || page.Approvals[0].Approval != old.ID || page.NextCursor != nil {
+		t.Fatalf("second page: %+v", page)
+	}
 }
 
 // webClient is a cookie-keeping HTTP client that sends the Origin a

@@ -108,8 +108,8 @@ func handApprovalScenarios(t *testing.T) []*scenario {
 	sc := hand("approval", "import_leads", map[string]any{"campaignId": "cmp_1"}, "Approval ap_… is waiting.", pending)
 	sc.Responses = map[string][]json.RawMessage{
 		"list_pending_approvals": {
-			resultOf("1 approval is waiting.", map[string]any{"kind": "approvals", "approvals": []any{pending}}),
-			resultOf("Nothing is waiting.", map[string]any{"kind": "approvals", "approvals": []any{}}),
+			resultOf("Approval "+id+" is pending.", map[string]any{"kind": "approvals", "approvals": []any{pending}}),
+			resultOf("Approval "+id+" is approved.", map[string]any{"kind": "approvals", "approvals": []any{approved}}),
 		},
 		"decide_approval": {resultOf("Approved.", approved)},
 	}
@@ -124,7 +124,7 @@ func handApprovalScenarios(t *testing.T) []*scenario {
 			After:          []string{"Approved, being carried out", "sam@acme-analytics.com"},
 			NoButtonsAfter: []string{"Approve", "Reject"},
 		},
-		Replay: &replay{Reads: "list_pending_approvals", NoButtons: []string{"Approve", "Reject"}, Texts: []string{"No longer waiting"}},
+		Replay: &replay{Reads: "list_pending_approvals", ReadArgs: readArgs(id), NoButtons: []string{"Approve", "Reject"}, Texts: []string{"Approved, being carried out"}},
 	}
 	out = append(out, sc)
 
@@ -137,7 +137,7 @@ func handApprovalScenarios(t *testing.T) []*scenario {
 		"rejected", "sam@acme-analytics.com", time.Now().UTC().Format(time.RFC3339), "card", "Wrong campaign"
 	sc = hand("approval-reject", "import_leads", map[string]any{"campaignId": "cmp_1"}, "Approval waiting.", pending)
 	sc.Responses = map[string][]json.RawMessage{
-		"list_pending_approvals": {resultOf("1 approval is waiting.", map[string]any{"kind": "approvals", "approvals": []any{pending}})},
+		"list_pending_approvals": {resultOf("Approval "+id+" is pending.", map[string]any{"kind": "approvals", "approvals": []any{pending}})},
 		"decide_approval":        {resultOf("Rejected.", rejected)},
 	}
 	sc.Expect = expect{
@@ -157,7 +157,7 @@ func handApprovalScenarios(t *testing.T) []*scenario {
 	web := approvalData(paid, "pending", false, true, expires)
 	sc = hand("approval-web-only", "order_sending_setup", map[string]any{}, "Approval waiting in the web app.", web)
 	sc.Responses = map[string][]json.RawMessage{
-		"list_pending_approvals": {resultOf("1 approval is waiting.", map[string]any{"kind": "approvals", "approvals": []any{web}})},
+		"list_pending_approvals": {resultOf("Approval "+paid+" is pending.", map[string]any{"kind": "approvals", "approvals": []any{web}})},
 	}
 	link := str(web["appUrl"])
 	sc.Expect = expect{
@@ -205,9 +205,9 @@ var statusLabel = map[string]string{
 	"pending": "Waiting for a decision", "approved": "Approved, being carried out", "done": "Done", "not_done": "Not done", "rejected": "Rejected",
 }
 
-// readArgs is how the card re-reads an approval: the newest 50, ended
-// ones included.
-var readArgs = map[string]any{"includeDecided": true, "limit": 50}
+// readArgs is how the card re-reads an approval: exactly that one, by id,
+// whatever its status and age.
+func readArgs(id string) map[string]any { return map[string]any{"approval": id} }
 
 // impactTexts is what an approval card must show of its impact.
 func impactTexts(data map[string]any) []string {
@@ -253,7 +253,8 @@ func approvalScenarios(t *testing.T, s *server) []*scenario {
 		t.Fatal(err)
 	}
 
-	readBefore, _ := s.call("list_pending_approvals", readArgs)
+	orderBefore, _ := s.call("list_pending_approvals", readArgs(orderID))
+	hereBefore, _ := s.call("list_pending_approvals", readArgs(a.ID))
 	list, listData := s.scenario("approvals", "list_pending_approvals", nil)
 	var here map[string]any
 	for _, it := range listData["approvals"].([]any) {
@@ -276,10 +277,11 @@ func approvalScenarios(t *testing.T, s *server) []*scenario {
 	rejectedRaw, rejected := s.call("decide_approval", rejectArgs)
 	approveArgs := map[string]any{"approval": a.ID, "decision": "approve", "via": "card"}
 	doneRaw, done := s.call("decide_approval", approveArgs)
-	readAfter, _ := s.call("list_pending_approvals", readArgs)
+	orderAfter, _ := s.call("list_pending_approvals", readArgs(orderID))
+	hereAfter, _ := s.call("list_pending_approvals", readArgs(a.ID))
 
 	link := str(order["appUrl"])
-	web.Responses = map[string][]json.RawMessage{"list_pending_approvals": {readBefore}}
+	web.Responses = map[string][]json.RawMessage{"list_pending_approvals": {orderBefore}}
 	web.Expect = expect{
 		Texts:     append(impactTexts(order), "This cannot be undone.", "Waiting for a decision", link, "Only a signed-in person in the VibeSell web app can approve this"),
 		Buttons:   []string{"Review and approve in VibeSell", "Reject…"},
@@ -291,7 +293,7 @@ func approvalScenarios(t *testing.T, s *server) []*scenario {
 	out = append(out, web)
 
 	reject := s.resultScenario("approval-reject", "order_sending_setup", nil, web.Result, order)
-	reject.Responses = map[string][]json.RawMessage{"list_pending_approvals": {readBefore}, "decide_approval": {rejectedRaw}}
+	reject.Responses = map[string][]json.RawMessage{"list_pending_approvals": {orderBefore}, "decide_approval": {rejectedRaw}}
 	reject.Expect = expect{
 		Action: &action{
 			First: "Reject…", Fill: &fill{Label: "Reason (optional)", Text: "Too expensive for now"}, Click: "Reject",
@@ -306,21 +308,42 @@ func approvalScenarios(t *testing.T, s *server) []*scenario {
 	// The order's card shown again after the decision: the host replays
 	// the original, pending result; the card re-reads and offers nothing.
 	again := s.resultScenario("approval-shown-again", "order_sending_setup", nil, web.Result, order)
-	again.Responses = map[string][]json.RawMessage{"list_pending_approvals": {readAfter}}
+	again.Responses = map[string][]json.RawMessage{"list_pending_approvals": {orderAfter}}
 	again.Expect = expect{
 		Texts:     []string{statusLabel[str(rejected["status"])], "Too expensive for now"},
 		NoButtons: []string{"Approve", "Reject", "Review and approve in VibeSell"},
 		Absent:    []string{"Waiting for a decision", "expires in"},
-		Replay:    &replay{Reads: "list_pending_approvals", ReadArgs: readArgs, NoButtons: []string{"Approve", "Reject"}, Texts: []string{statusLabel[str(rejected["status"])]}},
+		Replay:    &replay{Reads: "list_pending_approvals", ReadArgs: readArgs(orderID), NoButtons: []string{"Approve", "Reject"}, Texts: []string{statusLabel[str(rejected["status"])]}},
 	}
 	out = append(out, again)
+
+	// A card whose approval the server has no record of in this workspace
+	// (another workspace's, shown in this conversation): the re-read is
+	// refused as not found, and the card offers nothing to decide.
+	const goneID = "ap_0000000000000000"
+	goneData := map[string]any{}
+	for k, v := range order {
+		goneData[k] = v
+	}
+	goneData["approval"], goneData["appUrl"] = goneID, publicURL+"/app/approvals/"+goneID
+	goneRead := s.refusal("list_pending_approvals", readArgs(goneID), "There is no approval "+goneID+" in this workspace")
+	gone := &scenario{Name: "approval-not-found", Kind: "approval", Source: "hand", Tool: s.listed["order_sending_setup"], Input: map[string]any{},
+		Result: resultOf("Approval "+goneID+" is waiting for a decision.", goneData)}
+	gone.Responses = map[string][]json.RawMessage{"list_pending_approvals": {goneRead}}
+	gone.Expect = expect{
+		Texts:     []string{str(order["summary"]), "Not found", "VibeSell has no record of this approval in this workspace", goneID},
+		NoButtons: []string{"Approve", "Reject", "Review and approve in VibeSell"},
+		Absent:    []string{"Waiting for a decision", "expires in", "Checking the current status"},
+		Replay:    &replay{Reads: "list_pending_approvals", ReadArgs: readArgs(goneID), NoButtons: []string{"Approve", "Reject", "Review and approve in VibeSell"}, Texts: []string{"Not found"}},
+	}
+	out = append(out, gone)
 
 	// Decided in the card: Approve sends decide_approval and shows the
 	// status the server returns (done: the workers carried it out).
 	hereRaw := resultOf("Approval "+a.ID+" is waiting for the person's decision.", here)
 	approve := &scenario{Name: "approval", Kind: "approval", Source: "server", Tool: s.listed["decide_approval"], Input: map[string]any{}, Result: hereRaw}
 	approve.Tool, _ = json.Marshal(map[string]any{"name": testAction, "inputSchema": map[string]any{"type": "object"}})
-	approve.Responses = map[string][]json.RawMessage{"list_pending_approvals": {readBefore, readAfter}, "decide_approval": {doneRaw}}
+	approve.Responses = map[string][]json.RawMessage{"list_pending_approvals": {hereBefore, hereAfter}, "decide_approval": {doneRaw}}
 	after := []string{statusLabel[str(done["status"])]}
 	if o := str(done["outcome"]); o != "" {
 		after = append(after, o)
@@ -334,7 +357,7 @@ func approvalScenarios(t *testing.T, s *server) []*scenario {
 			Ignore: []string{"list_pending_approvals"}, Message: yes(), After: after,
 			NoButtonsAfter: []string{"Approve", "Reject"},
 		},
-		Replay: &replay{Reads: "list_pending_approvals", ReadArgs: readArgs, NoButtons: []string{"Approve", "Reject"}, Texts: after},
+		Replay: &replay{Reads: "list_pending_approvals", ReadArgs: readArgs(a.ID), NoButtons: []string{"Approve", "Reject"}, Texts: after},
 	}
 	out = append(out, approve)
 

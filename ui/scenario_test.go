@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -113,6 +114,27 @@ func (s *server) call(tool string, args map[string]any) (json.RawMessage, map[st
 		s.t.Fatal(err)
 	}
 	return raw, data
+}
+
+// refusal calls a tool that must refuse with a sentence containing want,
+// and returns the refusal as the host sends it to the card.
+func (s *server) refusal(tool string, args map[string]any, want string) json.RawMessage {
+	s.t.Helper()
+	res := s.c.Call(tool, args)
+	text := ""
+	if len(res.Content) == 1 {
+		if tc, ok := mcp.AsTextContent(res.Content[0]); ok {
+			text = tc.Text
+		}
+	}
+	if !res.IsError || !strings.Contains(text, want) {
+		s.t.Fatalf("%s %v: want a refusal saying %q, got (isError %v) %q", tool, args, want, res.IsError, text)
+	}
+	raw, err := json.Marshal(res)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return raw
 }
 
 // scenario calls a tool and makes a scenario of its real result.

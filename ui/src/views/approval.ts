@@ -5,7 +5,10 @@
 // server returns. Otherwise the only way to approve is the web app, opened
 // through the host. A pending card re-reads the approval's status when it
 // is drawn and whenever it is shown again, and offers no decision until the
-// server has said it is still pending.
+// server has said it is still pending. The re-read asks for exactly this
+// approval (list_pending_approvals with its id), so an approval of any age
+// is found; one the server does not have in this workspace is shown as not
+// found, with nothing to decide.
 
 import { Ctx, ToolResult, textOf } from "../ctx";
 import { Child, h, uid } from "../dom";
@@ -46,7 +49,20 @@ export interface ApprovalData {
 /** The tools the card uses; their names are the product's public contract. */
 export const DECIDE_TOOL = "decide_approval";
 export const READ_TOOL = "list_pending_approvals";
-export const READ_ARGS = { includeDecided: true, limit: 50 };
+
+/** readArgs reads exactly one approval, whatever its status and age, as a one-item list. */
+export function readArgs(id: string): Record<string, unknown> {
+  return { approval: id };
+}
+
+/**
+ * isNotFound tells the server's refusal of an id it has no approval for in
+ * this workspace ("There is no approval ap_… in this workspace.") from any
+ * other refusal (a failure on its side, a lost connection).
+ */
+export function isNotFound(text: string, id: string): boolean {
+  return text.includes(`no approval ${id} `);
+}
 
 const statuses: Record<string, [string, Tone, string]> = {
   pending: ["Waiting for a decision", "warn", "clock"],
@@ -160,8 +176,11 @@ function countdown(expiresAt: string, ctx: Ctx, onExpired: () => void): HTMLElem
 
 // Approval data that was just read from the server: drawn without a re-read.
 const fresh = new WeakSet<object>();
+// Approval data the server said it has no record of in this workspace.
+const gone = new WeakSet<object>();
 
 export function approvalView(d: ApprovalData, ctx: Ctx): HTMLElement {
+  if (gone.has(d)) return notFoundView(d);
   const pending = d.status === "pending";
   const checked = fresh.has(d);
   const errorBox = h("div", { "aria-live": "polite" });
@@ -250,6 +269,13 @@ export function approvalView(d: ApprovalData, ctx: Ctx): HTMLElement {
     const now = await readApproval(ctx, d);
     refreshing = false;
     if (!root.isConnected) return;
+    if (now === "not_found") {
+      // Nothing to decide: the server would refuse any decision on it.
+      const missing = { ...d, kind: "approval" };
+      gone.add(missing);
+      ctx.show({ structuredContent: missing as unknown as Record<string, unknown> });
+      return;
+    }
     if (now === "unknown" || (now.status === d.status && now.expiresAt === d.expiresAt)) {
       // Still as drawn, or the host could not read it: the decision is
       // offered, and the server is the judge of it (it refuses one already
@@ -299,20 +325,49 @@ function appLink(d: ApprovalData): Child {
 }
 
 /**
- * readApproval re-reads an approval through the host: the approval as it
- * stands now, or "unknown" when it could not be read. The read path is
- * list_pending_approvals with the ended ones included, newest first; an
- * approval older than its first page reads as unknown.
+ * notFoundView is an approval the server has no record of in the workspace
+ * this conversation is connected to (another workspace's, or one that no
+ * longer exists): what it asked, and that nothing can be decided here.
  */
-async function readApproval(ctx: Ctx, d: ApprovalData): Promise<ApprovalData | "unknown"> {
+function notFoundView(d: ApprovalData): HTMLElement {
+  return card({
+    label: "Approval",
+    icon: "shield",
+    title: d.summary,
+    pill: pill("Not found", "muted", "x"),
+    body: [
+      notice(
+        "warn",
+        "alert",
+        h("p", { class: "strong" }, "VibeSell has no record of this approval in this workspace."),
+        h(
+          "p",
+          null,
+          `Approval ${d.approval} is not in the VibeSell workspace this conversation is connected to, so it cannot be decided from this card and nothing will be done from it. Ask the assistant which approvals still need your decision.`,
+        ),
+      ),
+      h("details", null, h("summary", null, "What it asked for"), h("div", { class: "details-body" }, ...impactBlock(d.impact, d.status, false))),
+    ],
+  });
+}
+
+/**
+ * readApproval re-reads an approval through the host: the approval as it
+ * stands now; "not_found" when the server has no such approval in this
+ * workspace; or "unknown" when it could not be read. The read path is
+ * list_pending_approvals with the approval's id, which returns exactly that
+ * approval, whatever its status and age.
+ */
+async function readApproval(ctx: Ctx, d: ApprovalData): Promise<ApprovalData | "not_found" | "unknown"> {
   let res: ToolResult;
   try {
-    res = await ctx.call(READ_TOOL, READ_ARGS);
+    res = await ctx.call(READ_TOOL, readArgs(d.approval));
   } catch {
     return "unknown";
   }
+  if (res.isError) return isNotFound(textOf(res), d.approval) ? "not_found" : "unknown";
   const data = res.structuredContent as { approvals?: ApprovalData[] } | undefined;
-  if (res.isError || !data || !Array.isArray(data.approvals)) return "unknown";
+  if (!data || !Array.isArray(data.approvals)) return "unknown";
   const found = data.approvals.find((a) => a.approval === d.approval);
   if (!found) return "unknown";
   const now = { ...found, kind: "approval" };
