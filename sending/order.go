@@ -45,14 +45,22 @@ func (s *Service) PlanOrder(ctx context.Context, ws uuid.UUID) (OrderPlan, error
 	return plan, s.checkPlan(ctx, ws, plan)
 }
 
+// readPlan reads the domains and mailboxes in one round trip, on db: the
+// pool, or the transaction that holds the setup's lock.
 func (s *Service) readPlan(ctx context.Context, db pgxQuerier, ws uuid.UUID) (OrderPlan, error) {
-	domains, err := s.domains(ctx, db, ws)
-	if err != nil {
-		return OrderPlan{}, err
-	}
-	mailboxes, err := s.mailboxes(ctx, db, ws)
-	if err != nil {
-		return OrderPlan{}, err
+	var domains []Domain
+	var mailboxes []Mailbox
+	b := &pgx.Batch{}
+	b.Queue(domainsSQL, ws).Query(func(rows pgx.Rows) (err error) {
+		domains, err = collectDomains(rows, nil)
+		return err
+	})
+	b.Queue(mailboxesSQL, ws).Query(func(rows pgx.Rows) (err error) {
+		mailboxes, err = collectMailboxes(rows, nil)
+		return err
+	})
+	if err := db.SendBatch(ctx, b).Close(); err != nil {
+		return OrderPlan{}, fmt.Errorf("read order plan: %w", err)
 	}
 	plan := OrderPlan{YearlyCost: s.money(0), MonthlyCost: s.money(0), Provider: s.provisioner.Name()}
 	now := s.clock.Now()

@@ -252,19 +252,28 @@ func (m Mailbox) warmupEnds(cfg Config) time.Time {
 	return day(*m.WarmupStartedAt).AddDate(0, 0, cfg.WarmupDays)
 }
 
+// domainsSQL lists the domains of workspace $1 with their DNS records, as
+// collectDomains reads them.
+const domainsSQL = `
+	SELECT domain, origin, status, currency, yearly_cents, mailbox_cents, coalesce(shelf_mailboxes, 0),
+	       registered_on, reputation, card, chosen_at, coalesce(provider, ''), ordered_at, ready_at,
+	       coalesce((SELECT jsonb_agg(jsonb_build_object('Type', r.type, 'Host', r.host, 'Value', r.value)
+	                 ORDER BY array_position(ARRAY['MX','SPF','DKIM','DMARC'], r.type))
+	                 FROM sending_dns_records r WHERE r.workspace_id = d.workspace_id AND r.domain = d.domain), '[]')
+	FROM sending_domains d WHERE workspace_id = $1
+	ORDER BY status DESC, chosen_at, position, domain`
+
 func (s *Service) domains(ctx context.Context, db pgxQuerier, ws uuid.UUID) ([]Domain, error) {
-	rows, err := db.Query(ctx, `
-		SELECT domain, origin, status, currency, yearly_cents, mailbox_cents, coalesce(shelf_mailboxes, 0),
-		       registered_on, reputation, card, chosen_at, coalesce(provider, ''), ordered_at, ready_at,
-		       coalesce((SELECT jsonb_agg(jsonb_build_object('Type', r.type, 'Host', r.host, 'Value', r.value)
-		                 ORDER BY array_position(ARRAY['MX','SPF','DKIM','DMARC'], r.type))
-		                 FROM sending_dns_records r WHERE r.workspace_id = d.workspace_id AND r.domain = d.domain), '[]')
-		FROM sending_domains d WHERE workspace_id = $1
-		ORDER BY status DESC, chosen_at, position, domain`, ws)
+	return collectDomains(db.Query(ctx, domainsSQL, ws))
+}
+
+// collectDomains reads the rows of domainsSQL, or the error of the query
+// that gave them.
+func collectDomains(rows pgx.Rows, err error) ([]Domain, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read sending domains: %w", err)
 	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Domain, error) {
+	domains, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Domain, error) {
 		var d Domain
 		var currency string
 		err := r.Scan(&d.Name, &d.Origin, &d.Status, &currency, &d.YearlyPrice.Cents, &d.MailboxPrice.Cents, &d.ShelfMailboxes,
@@ -272,30 +281,48 @@ func (s *Service) domains(ctx context.Context, db pgxQuerier, ws uuid.UUID) ([]D
 		d.YearlyPrice.Currency, d.MailboxPrice.Currency = currency, currency
 		return d, err
 	})
+	if err != nil {
+		return nil, fmt.Errorf("read sending domains: %w", err)
+	}
+	return domains, nil
 }
 
+// mailboxesSQL lists the mailboxes of workspace $1, in the order of their
+// domains, as collectMailboxes reads them.
+const mailboxesSQL = `
+	SELECT m.address, m.domain, coalesce(m.sender_name, ''), m.status, m.prewarmed, m.currency, m.monthly_cents,
+	       m.card, coalesce(m.provider, ''), m.ordered_at, m.ready_at, m.warmup_started_at
+	FROM sending_mailboxes m JOIN sending_domains d USING (workspace_id, domain)
+	WHERE m.workspace_id = $1
+	ORDER BY d.status DESC, d.chosen_at, d.position, m.domain, m.planned_at, m.position, m.address`
+
 func (s *Service) mailboxes(ctx context.Context, db pgxQuerier, ws uuid.UUID) ([]Mailbox, error) {
-	rows, err := db.Query(ctx, `
-		SELECT m.address, m.domain, coalesce(m.sender_name, ''), m.status, m.prewarmed, m.currency, m.monthly_cents,
-		       m.card, coalesce(m.provider, ''), m.ordered_at, m.ready_at, m.warmup_started_at
-		FROM sending_mailboxes m JOIN sending_domains d USING (workspace_id, domain)
-		WHERE m.workspace_id = $1
-		ORDER BY d.status DESC, d.chosen_at, d.position, m.domain, m.planned_at, m.position, m.address`, ws)
+	return collectMailboxes(db.Query(ctx, mailboxesSQL, ws))
+}
+
+// collectMailboxes reads the rows of mailboxesSQL, or the error of the
+// query that gave them.
+func collectMailboxes(rows pgx.Rows, err error) ([]Mailbox, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read sending mailboxes: %w", err)
 	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Mailbox, error) {
+	mailboxes, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Mailbox, error) {
 		var m Mailbox
 		err := r.Scan(&m.Address, &m.Domain, &m.SenderName, &m.Status, &m.Prewarmed, &m.MonthlyPrice.Currency, &m.MonthlyPrice.Cents,
 			&m.Card, &m.Provider, &m.OrderedAt, &m.ReadyAt, &m.WarmupStartedAt)
 		return m, err
 	})
+	if err != nil {
+		return nil, fmt.Errorf("read sending mailboxes: %w", err)
+	}
+	return mailboxes, nil
 }
 
 // pgxQuerier is what both the pool and a transaction offer for reading.
 type pgxQuerier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
 }
 
 // Source is the source the workspace chose, as recorded.
@@ -306,12 +333,19 @@ type Source struct {
 	ChosenAt time.Time
 }
 
+// sourceSQL reads the source workspace $1 chose, as scanSource scans it.
+const sourceSQL = `SELECT source, source_text, source_card, source_chosen_at FROM sending_setups WHERE workspace_id = $1`
+
 func (s *Service) source(ctx context.Context, db pgxQuerier, ws uuid.UUID) (*Source, error) {
+	return scanSource(db.QueryRow(ctx, sourceSQL, ws))
+}
+
+// scanSource reads the row of sourceSQL: nil when no source is chosen.
+func scanSource(row pgx.Row) (*Source, error) {
 	var src Source
 	var source, text, card *string
 	var at *time.Time
-	err := db.QueryRow(ctx, `SELECT source, source_text, source_card, source_chosen_at FROM sending_setups WHERE workspace_id = $1`, ws).
-		Scan(&source, &text, &card, &at)
+	err := row.Scan(&source, &text, &card, &at)
 	if errors.Is(err, pgx.ErrNoRows) || (err == nil && source == nil) {
 		return nil, nil
 	}

@@ -2,11 +2,13 @@ package sending
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 )
 
 // DomainStatus is a domain of the setup as it stands now.
@@ -75,35 +77,72 @@ func (s *Service) Summary(ctx context.Context, ws uuid.UUID) (Setup, error) {
 	return s.read(ctx, ws)
 }
 
+// QueueSummary queues on b the reads of workspace ws's sending setup: the
+// same queries, and the same scanning, as [Service.Summary]. Once b has
+// been sent and closed without error, done works out the setup from them
+// and the clock, as Summary does.
+func (s *Service) QueueSummary(b *pgx.Batch, ws uuid.UUID) (done func() (Setup, error)) {
+	var (
+		r        setupRows
+		complete bool // the last read ran: every read before it did too
+	)
+	b.Queue(sourceSQL, ws).QueryRow(func(row pgx.Row) (err error) {
+		r.source, err = scanSource(row)
+		return err
+	})
+	b.Queue(sizingSQL, ws).QueryRow(func(row pgx.Row) (err error) {
+		r.sizing, err = scanSizing(row)
+		return err
+	})
+	b.Queue(domainsSQL, ws).Query(func(rows pgx.Rows) (err error) {
+		r.domains, err = collectDomains(rows, nil)
+		return err
+	})
+	b.Queue(mailboxesSQL, ws).Query(func(rows pgx.Rows) (err error) {
+		r.mailboxes, err = collectMailboxes(rows, nil)
+		complete = err == nil
+		return err
+	})
+	return func() (Setup, error) {
+		if !complete {
+			return Setup{}, errors.New("sending setup: read before its batch was sent, or after the batch failed")
+		}
+		return s.setup(r, s.clock.Now()), nil
+	}
+}
+
+// read reads the sending setup in one round trip.
 func (s *Service) read(ctx context.Context, ws uuid.UUID) (Setup, error) {
-	src, err := s.source(ctx, s.db, ws)
-	if err != nil {
-		return Setup{}, err
+	b := &pgx.Batch{}
+	done := s.QueueSummary(b, ws)
+	if err := s.db.SendBatch(ctx, b).Close(); err != nil {
+		return Setup{}, fmt.Errorf("read sending setup: %w", err)
 	}
-	z, err := s.ConfirmedSizing(ctx, ws)
-	if err != nil {
-		return Setup{}, err
-	}
-	domains, err := s.domains(ctx, s.db, ws)
-	if err != nil {
-		return Setup{}, err
-	}
-	mailboxes, err := s.mailboxes(ctx, s.db, ws)
-	if err != nil {
-		return Setup{}, err
-	}
-	now := s.clock.Now()
-	st := Setup{Source: src, Sizing: z, WarmupDays: s.cfg.WarmupDays}
-	for _, d := range domains {
+	return done()
+}
+
+// setupRows are the rows a [Setup] is worked out from.
+type setupRows struct {
+	source    *Source
+	sizing    *Sizing
+	domains   []Domain
+	mailboxes []Mailbox
+}
+
+// setup works out the setup at now from its rows: each domain's and
+// mailbox's state, the warmup, the day it can send and the next step.
+func (s *Service) setup(r setupRows, now time.Time) Setup {
+	st := Setup{Source: r.source, Sizing: r.sizing, WarmupDays: s.cfg.WarmupDays}
+	for _, d := range r.domains {
 		st.Domains = append(st.Domains, DomainStatus{Domain: d, State: d.State(now)})
 	}
 	per := s.cfg.EmailsPerMailbox
-	if z != nil {
-		per = z.EmailsPerMailbox
+	if r.sizing != nil {
+		per = r.sizing.EmailsPerMailbox
 	}
-	allOrdered := len(mailboxes) > 0
+	allOrdered := len(r.mailboxes) > 0
 	var ready time.Time
-	for _, m := range mailboxes {
+	for _, m := range r.mailboxes {
 		ms := MailboxStatus{Mailbox: m, State: m.State(now, s.cfg)}
 		if m.Status == "planned" {
 			allOrdered = false
@@ -125,7 +164,7 @@ func (s *Service) read(ctx context.Context, ws uuid.UUID) (Setup, error) {
 		st.ReadyToSendOn = &ready
 	}
 	st.NextTool, st.NextStep = s.next(st, now)
-	return st, nil
+	return st
 }
 
 // mailboxFullVolume is the first business day m can send at full volume:

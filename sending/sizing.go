@@ -183,16 +183,24 @@ func (s *Service) ConfirmSizing(ctx context.Context, ws uuid.UUID, req SizingReq
 	return z, nil
 }
 
+// sizingSQL reads the sizing workspace $1 confirmed, as scanSizing scans it.
+const sizingSQL = `
+	SELECT source, daily_volume, lead_count, deadline, emails_per_lead, emails_per_mailbox, mailboxes_per_domain,
+	       mailboxes, domains, currency, monthly_cents, yearly_cents, ready_on, full_volume_on, confirmed_at
+	FROM sending_sizings WHERE workspace_id = $1`
+
 // ConfirmedSizing returns the workspace's confirmed sizing, or nil.
 func (s *Service) ConfirmedSizing(ctx context.Context, ws uuid.UUID) (*Sizing, error) {
+	return scanSizing(s.db.QueryRow(ctx, sizingSQL, ws))
+}
+
+// scanSizing reads the row of sizingSQL: nil when there is none.
+func scanSizing(row pgx.Row) (*Sizing, error) {
 	var z Sizing
 	var currency string
 	var monthly, yearly int64
 	var confirmed time.Time
-	err := s.db.QueryRow(ctx, `
-		SELECT source, daily_volume, lead_count, deadline, emails_per_lead, emails_per_mailbox, mailboxes_per_domain,
-		       mailboxes, domains, currency, monthly_cents, yearly_cents, ready_on, full_volume_on, confirmed_at
-		FROM sending_sizings WHERE workspace_id = $1`, ws).Scan(
+	err := row.Scan(
 		&z.Source, &z.DailyVolume, &z.LeadCount, &z.Deadline, &z.EmailsPerLead, &z.EmailsPerMailbox, &z.MailboxesPerDomain,
 		&z.Mailboxes, &z.Domains, &currency, &monthly, &yearly, &z.ReadyOn, &z.FullVolumeOn, &confirmed)
 	if errors.Is(err, pgx.ErrNoRows) {

@@ -7,10 +7,12 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/shopspring/decimal"
 
 	"vibesell"
 	"vibesell/auth"
+	"vibesell/sending"
 	"vibesell/workspace"
 )
 
@@ -178,36 +180,28 @@ func getWorkspaceContext(d Deps) Tool {
 			"It reads only; it changes and costs nothing. To change the offer use save_offer, the playbook save_playbook, a fact remember.",
 		Annotations: Annotations{ReadOnly: Yes, Destructive: No, Idempotent: Yes, OpenWorld: No},
 		Handler: func(ctx context.Context, p auth.Principal, _ getWorkspaceContextInput) (Result[workspaceOutput], error) {
-			ws, err := d.Workspaces.FindByID(ctx, p.WorkspaceID)
+			// One round trip: the sending setup's reads travel in the
+			// workspace snapshot's batch.
+			var setup func() (sending.Setup, error)
+			snap, err := d.Workspaces.Snapshot(ctx, p.WorkspaceID, func(b *pgx.Batch) {
+				if d.Sending != nil {
+					setup = d.Sending.QueueSummary(b, p.WorkspaceID)
+				}
+			})
 			if err != nil {
 				return Result[workspaceOutput]{}, err
 			}
-			offer, err := d.Workspaces.FindOffer(ctx, ws.ID)
-			if err != nil {
-				return Result[workspaceOutput]{}, err
-			}
-			playbook, err := d.Workspaces.FindPlaybook(ctx, ws.ID)
-			if err != nil {
-				return Result[workspaceOutput]{}, err
-			}
-			memories, err := d.Workspaces.Memories(ctx, ws.ID)
-			if err != nil {
-				return Result[workspaceOutput]{}, err
-			}
-			tickets, err := d.Workspaces.OpenTickets(ctx, ws.ID)
-			if err != nil {
-				return Result[workspaceOutput]{}, err
-			}
+			ws, offer, playbook := snap.Workspace, snap.Offer, snap.Playbook
 			out := workspaceOutput{
 				Workspace:          workspaceInfo{ID: ws.ID, Slug: ws.Slug, Name: ws.Name, CreatedAt: ws.CreatedAt},
 				Offer:              toOfferData(offer),
 				Playbook:           toPlaybookData(playbook),
-				Memory:             toMemoryItems(memories),
-				OpenSupportTickets: tickets,
+				Memory:             toMemoryItems(snap.Memories),
+				OpenSupportTickets: snap.OpenTickets,
 				NextStep:           workspaceNextStep(offer != nil, playbook != nil),
 			}
-			if d.Sending != nil {
-				st, err := d.Sending.Summary(ctx, ws.ID)
+			if setup != nil {
+				st, err := setup()
 				if err != nil {
 					return Result[workspaceOutput]{}, err
 				}

@@ -42,10 +42,16 @@ func (s *Service) Remember(ctx context.Context, ws uuid.UUID, about, fact string
 	m := Memory{ID: uuid.New(), About: about, Fact: fact}
 	// Locking the workspace row serialises concurrent calls of one
 	// workspace, so the count and the insert cannot race past the limit.
+	// The count is a statement of its own, after the lock: a statement
+	// reads with the snapshot it started with, so a count in the locking
+	// statement would miss what the holder of the lock inserted meanwhile.
 	err := store.InTx(ctx, s.db, func(tx pgx.Tx) error {
+		var locked bool
+		if err := tx.QueryRow(ctx, `SELECT true FROM workspaces WHERE id = $1 FOR UPDATE`, ws).Scan(&locked); err != nil {
+			return fmt.Errorf("lock workspace: %w", err)
+		}
 		var n int
-		if err := tx.QueryRow(ctx, `SELECT (SELECT count(*) FROM memories WHERE workspace_id = w.id)
-			FROM workspaces w WHERE w.id = $1 FOR UPDATE`, ws).Scan(&n); err != nil {
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM memories WHERE workspace_id = $1`, ws).Scan(&n); err != nil {
 			return fmt.Errorf("count memories: %w", err)
 		}
 		if n >= maxMemories {
@@ -78,22 +84,28 @@ func (s *Service) Forget(ctx context.Context, ws, id uuid.UUID) (Memory, error) 
 	return m, nil
 }
 
+// memoriesSQL lists the memories of workspace $1, newest first, at most $2.
+const memoriesSQL = `SELECT id, about, fact, created_at FROM memories WHERE workspace_id = $1
+	ORDER BY created_at DESC, id LIMIT $2`
+
 // Memories lists the workspace's memories, newest first.
 func (s *Service) Memories(ctx context.Context, ws uuid.UUID) ([]Memory, error) {
-	rows, err := s.db.Query(ctx,
-		`SELECT id, about, fact, created_at FROM memories WHERE workspace_id = $1
-		 ORDER BY created_at DESC, id LIMIT $2`, ws, maxMemories)
+	return collectMemories(s.db.Query(ctx, memoriesSQL, ws, maxMemories))
+}
+
+// collectMemories reads the rows of memoriesSQL (nil when there are none),
+// or the error of the query that gave them.
+func collectMemories(rows pgx.Rows, err error) ([]Memory, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list memories: %w", err)
 	}
-	defer rows.Close()
-	var out []Memory
-	for rows.Next() {
+	out, err := pgx.AppendRows([]Memory(nil), rows, func(r pgx.CollectableRow) (Memory, error) {
 		var m Memory
-		if err := rows.Scan(&m.ID, &m.About, &m.Fact, &m.CreatedAt); err != nil {
-			return nil, fmt.Errorf("scan memory: %w", err)
-		}
-		out = append(out, m)
+		err := r.Scan(&m.ID, &m.About, &m.Fact, &m.CreatedAt)
+		return m, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list memories: %w", err)
 	}
-	return out, rows.Err()
+	return out, nil
 }

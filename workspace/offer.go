@@ -144,17 +144,24 @@ func (s *Service) SaveOffer(ctx context.Context, ws uuid.UUID, o Offer) (Offer, 
 	return o, nil
 }
 
+// offerSQL reads the offer of workspace $1, as scanOffer scans it.
+const offerSQL = `
+	SELECT company_name, company_domain, product, audience, value, proof_points, call_to_action,
+	       price_amount::text, price_currency, price_period, updated_at
+	FROM offers WHERE workspace_id = $1`
+
 // FindOffer returns the workspace's offer, or nil when none is saved.
 func (s *Service) FindOffer(ctx context.Context, ws uuid.UUID) (*Offer, error) {
+	return scanOffer(s.db.QueryRow(ctx, offerSQL, ws))
+}
+
+// scanOffer reads the row of offerSQL: nil when there is none.
+func scanOffer(row pgx.Row) (*Offer, error) {
 	var o Offer
 	var domain, amount, currency, period *string
-	err := s.db.QueryRow(ctx, `
-		SELECT company_name, company_domain, product, audience, value, proof_points, call_to_action,
-		       price_amount::text, price_currency, price_period, updated_at
-		FROM offers WHERE workspace_id = $1`, ws).Scan(
-		&o.CompanyName, &domain, &o.Product, &o.Audience, &o.Value, &o.ProofPoints, &o.CallToAction,
+	err := row.Scan(&o.CompanyName, &domain, &o.Product, &o.Audience, &o.Value, &o.ProofPoints, &o.CallToAction,
 		&amount, &currency, &period, &o.UpdatedAt)
-	if errors.Is(err, pgx.ErrNoRows) {
+	if isNoRows(err) {
 		return nil, nil
 	}
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"vibesell"
 )
@@ -95,12 +96,18 @@ func (s *Service) SavePlaybook(ctx context.Context, ws uuid.UUID, p Playbook) (P
 	return p, nil
 }
 
+// playbookSQL reads the playbook of workspace $1, as scanPlaybook scans it.
+const playbookSQL = `SELECT tone, angles, objections, dos, donts, updated_at FROM playbooks WHERE workspace_id = $1`
+
 // FindPlaybook returns the workspace's playbook, or nil when none is saved.
 func (s *Service) FindPlaybook(ctx context.Context, ws uuid.UUID) (*Playbook, error) {
+	return scanPlaybook(s.db.QueryRow(ctx, playbookSQL, ws))
+}
+
+// scanPlaybook reads the row of playbookSQL: nil when there is none.
+func scanPlaybook(row pgx.Row) (*Playbook, error) {
 	var p Playbook
-	err := s.db.QueryRow(ctx,
-		`SELECT tone, angles, objections, dos, donts, updated_at FROM playbooks WHERE workspace_id = $1`, ws).
-		Scan(&p.Tone, &p.Angles, &p.Objections, &p.Dos, &p.Donts, &p.UpdatedAt)
+	err := row.Scan(&p.Tone, &p.Angles, &p.Objections, &p.Dos, &p.Donts, &p.UpdatedAt)
 	if isNoRows(err) {
 		return nil, nil
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"vibesell"
 )
@@ -57,11 +58,17 @@ func (s *Service) OpenTicket(ctx context.Context, ws uuid.UUID, topic, message, 
 	return t, nil
 }
 
+// openTicketsSQL counts the open tickets of workspace $1.
+const openTicketsSQL = `SELECT count(*) FROM support_tickets WHERE workspace_id = $1 AND status = 'open'`
+
 // OpenTickets counts the workspace's tickets that are still open.
 func (s *Service) OpenTickets(ctx context.Context, ws uuid.UUID) (int, error) {
+	return scanOpenTickets(s.db.QueryRow(ctx, openTicketsSQL, ws))
+}
+
+func scanOpenTickets(row pgx.Row) (int, error) {
 	var n int
-	err := s.db.QueryRow(ctx, `SELECT count(*) FROM support_tickets WHERE workspace_id = $1 AND status = 'open'`, ws).Scan(&n)
-	if err != nil {
+	if err := row.Scan(&n); err != nil {
 		return 0, fmt.Errorf("count tickets: %w", err)
 	}
 	return n, nil

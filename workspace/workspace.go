@@ -86,12 +86,19 @@ func Create(ctx context.Context, db DBTX, name string) (Workspace, error) {
 	}
 }
 
+// workspaceSQL selects a workspace's columns, in the order scanWorkspace reads them.
+const workspaceSQL = `SELECT id, slug, name, created_at FROM workspaces`
+
+func scanWorkspace(row pgx.Row) (Workspace, error) {
+	var ws Workspace
+	err := row.Scan(&ws.ID, &ws.Slug, &ws.Name, &ws.CreatedAt)
+	return ws, err
+}
+
 // FindBySlug returns the workspace with that slug. Refusals: ENOTFOUND.
 func (s *Service) FindBySlug(ctx context.Context, slug string) (Workspace, error) {
-	var ws Workspace
-	err := s.db.QueryRow(ctx, `SELECT id, slug, name, created_at FROM workspaces WHERE slug = $1`, slug).
-		Scan(&ws.ID, &ws.Slug, &ws.Name, &ws.CreatedAt)
-	if errors.Is(err, pgx.ErrNoRows) {
+	ws, err := scanWorkspace(s.db.QueryRow(ctx, workspaceSQL+` WHERE slug = $1`, slug))
+	if isNoRows(err) {
 		return Workspace{}, vibesell.Errorf(vibesell.ENOTFOUND, "There is no workspace %q.", slug)
 	}
 	if err != nil {
@@ -100,16 +107,23 @@ func (s *Service) FindBySlug(ctx context.Context, slug string) (Workspace, error
 	return ws, nil
 }
 
+// workspaceByIDSQL reads the workspace of id $1.
+const workspaceByIDSQL = workspaceSQL + ` WHERE id = $1`
+
 // FindByID returns the workspace with that id. Refusals: ENOTFOUND.
 func (s *Service) FindByID(ctx context.Context, id uuid.UUID) (Workspace, error) {
-	var ws Workspace
-	err := s.db.QueryRow(ctx, `SELECT id, slug, name, created_at FROM workspaces WHERE id = $1`, id).
-		Scan(&ws.ID, &ws.Slug, &ws.Name, &ws.CreatedAt)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return Workspace{}, vibesell.Errorf(vibesell.ENOTFOUND, "This workspace no longer exists.")
+	ws, err := scanWorkspace(s.db.QueryRow(ctx, workspaceByIDSQL, id))
+	if isNoRows(err) {
+		return Workspace{}, errNoWorkspace()
 	}
 	if err != nil {
 		return Workspace{}, fmt.Errorf("find workspace %s: %w", id, err)
 	}
 	return ws, nil
+}
+
+// errNoWorkspace is the refusal for a workspace id that matches none: the
+// workspace was deleted while something still acted for it.
+func errNoWorkspace() error {
+	return vibesell.Errorf(vibesell.ENOTFOUND, "This workspace no longer exists.")
 }

@@ -2,10 +2,14 @@ package workspace_test
 
 import (
 	"context"
+	"reflect"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/shopspring/decimal"
 
 	"vibesell"
@@ -183,5 +187,127 @@ func TestPlaybookAndTickets(t *testing.T) {
 	}
 	if _, err := svc.OpenTicket(ctx, a.ID, "bug", "x", "Sam <sam@acme.com>"); vibesell.ErrorCode(err) != vibesell.EINVALID {
 		t.Fatalf("named address accepted: %v", err)
+	}
+}
+
+// roundTrips counts what a pool sends to PostgreSQL: a query or a batch of
+// queries is one round trip (a pgx.QueryTracer and pgx.BatchTracer).
+type roundTrips struct{ n atomic.Int64 }
+
+func (q *roundTrips) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
+	q.n.Add(1)
+	return ctx
+}
+func (q *roundTrips) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+func (q *roundTrips) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+	q.n.Add(1)
+	return ctx
+}
+func (q *roundTrips) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
+func (q *roundTrips) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)     {}
+
+// The snapshot reads, in one round trip, what the single reads read: nil
+// for what is not saved yet, and nothing of another workspace.
+func TestSnapshotReadsEverythingInOneRoundTrip(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	cfg, err := pgxpool.ParseConfig(storetest.NewURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	trips := &roundTrips{}
+	cfg.ConnConfig.Tracer = trips
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	svc := workspace.NewService(pool)
+	a, err := svc.Create(ctx, "Acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := svc.Create(ctx, "Globex")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	snap, err := svc.Snapshot(ctx, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.Workspace != a || snap.Offer != nil || snap.Playbook != nil || snap.Memories != nil || snap.OpenTickets != 0 {
+		t.Fatalf("fresh workspace: %+v", snap)
+	}
+
+	if _, err := svc.SaveOffer(ctx, a.ID, workspace.Offer{CompanyName: "Acme", CompanyDomain: "acme.com", Product: "Anvils",
+		Audience: "Coyotes", Value: "Catch the bird", ProofPoints: []string{"10,000 sold"}, CallToAction: "Book a demo",
+		Price: &workspace.Price{Amount: decimal.RequireFromString("1450"), Currency: "INR", Period: "month"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.SavePlaybook(ctx, a.ID, workspace.Playbook{Tone: "brief", Angles: []string{"Speed"},
+		Objections: []workspace.Objection{{Objection: "Too expensive", Answer: "Pays back in a month"}}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, fact := range []string{"Prefers to be called Sam", "Never email on Fridays"} {
+		if _, err := svc.Remember(ctx, a.ID, "person", fact); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := svc.OpenTicket(ctx, a.ID, "bug", "The card is blank", ""); err != nil {
+		t.Fatal(err)
+	}
+
+	// Another read rides in the same batch and is read by the time
+	// Snapshot returns.
+	var extra int
+	before := trips.n.Load()
+	snap, err = svc.Snapshot(ctx, a.ID, func(bt *pgx.Batch) {
+		bt.Queue(`SELECT 41 + 1`).QueryRow(func(row pgx.Row) error { return row.Scan(&extra) })
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := trips.n.Load() - before; n != 1 || extra != 42 {
+		t.Fatalf("Snapshot took %d round trips (want 1) and read %d for the extra query (want 42)", n, extra)
+	}
+	offer, _ := svc.FindOffer(ctx, a.ID)
+	playbook, _ := svc.FindPlaybook(ctx, a.ID)
+	memories, _ := svc.Memories(ctx, a.ID)
+	tickets, _ := svc.OpenTickets(ctx, a.ID)
+	want := workspace.Snapshot{Workspace: a, Offer: offer, Playbook: playbook, Memories: memories, OpenTickets: tickets}
+	if !reflect.DeepEqual(snap, want) || len(snap.Memories) != 2 || snap.OpenTickets != 1 || snap.Offer.Price == nil {
+		t.Fatalf("snapshot\n%+v\ndiffers from the single reads\n%+v", snap, want)
+	}
+
+	// Both workspaces in one batch: neither sees the other's rows.
+	bt := &pgx.Batch{}
+	doneA, doneB := workspace.QueueSnapshot(bt, a.ID), workspace.QueueSnapshot(bt, b.ID)
+	if err := pool.SendBatch(ctx, bt).Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := doneA(); err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("a in a shared batch: %+v %v", got, err)
+	}
+	if got, err := doneB(); err != nil || got.Workspace != b || got.Offer != nil || got.Playbook != nil || got.Memories != nil || got.OpenTickets != 0 {
+		t.Fatalf("another workspace sees: %+v %v", got, err)
+	}
+}
+
+func TestSnapshotOfAMissingWorkspaceIsRefused(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	svc, _, _ := setup(t)
+	missing := uuid.New()
+	_, want := svc.FindByID(ctx, missing)
+	_, err := svc.Snapshot(ctx, missing)
+	if vibesell.ErrorCode(err) != vibesell.ENOTFOUND || err.Error() != want.Error() {
+		t.Fatalf("Snapshot of a missing workspace = %v, want %v", err, want)
+	}
+
+	// done before the batch ran is an error, not an empty snapshot.
+	done := workspace.QueueSnapshot(&pgx.Batch{}, missing)
+	if _, err := done(); err == nil || vibesell.ErrorCode(err) != vibesell.EINTERNAL {
+		t.Fatalf("done before the batch was sent = %v", err)
 	}
 }

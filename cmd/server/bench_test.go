@@ -25,6 +25,8 @@ import (
 
 	"vibesell"
 	"vibesell/auth"
+	"vibesell/cards"
+	"vibesell/sending"
 	"vibesell/store/storetest"
 	"vibesell/tools"
 	"vibesell/workspace"
@@ -68,7 +70,16 @@ func BenchmarkToolCalls(b *testing.B) {
 	b.Cleanup(pool.Close)
 
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	deps := tools.Deps{Clock: vibesell.SystemClock{}, Workspaces: workspace.NewService(pool)}
+	// The services as production wires them (services.toolDeps): without
+	// Sending, get_workspace_context would skip the sending setup's reads
+	// and the benchmark would measure less than the server does.
+	clock := vibesell.SystemClock{}
+	workspaces := workspace.NewService(pool)
+	deps := tools.Deps{
+		Clock:      clock,
+		Workspaces: workspaces,
+		Sending:    sending.New(pool, clock, sending.DefaultConfig(), cards.NewService(pool, clock), workspaces, nil),
+	}
 	mcpServer := tools.NewServer(tools.Registry(deps), &tools.Options{
 		Echo:          true,
 		Logger:        logger,

@@ -1,0 +1,111 @@
+package sending_test
+
+import (
+	"context"
+	"reflect"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"vibesell"
+	"vibesell/cards"
+	"vibesell/sending"
+)
+
+// summaryIn sends a batch holding workspace ws's summary reads on db, and
+// works out the setup.
+func summaryIn(t *testing.T, db interface {
+	SendBatch(context.Context, *pgx.Batch) pgx.BatchResults
+}, svc *sending.Service, ws uuid.UUID) sending.Setup {
+	t.Helper()
+	b := &pgx.Batch{}
+	done := svc.QueueSummary(b, ws)
+	if err := db.SendBatch(context.Background(), b).Close(); err != nil {
+		t.Fatal(err)
+	}
+	st, err := done()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// QueueSummary reads, in the caller's batch, the setup Summary reads: nil
+// for what is not chosen yet, and nothing of another workspace, on the pool
+// or in a transaction.
+func TestQueueSummaryReadsTheSetupInTheCallersBatch(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+
+	st := summaryIn(t, f.pool, f.svc, f.a.ID)
+	if st.Source != nil || st.Sizing != nil || st.Domains != nil || st.Mailboxes != nil || st.ReadyToSendOn != nil || st.NextTool != sending.ToolChooseSource {
+		t.Fatalf("nothing chosen yet: %+v", st)
+	}
+	if want, err := f.svc.Summary(ctx, f.a.ID); err != nil || !reflect.DeepEqual(st, want) {
+		t.Fatalf("batch\n%+v\ndiffers from Summary\n%+v (%v)", st, want, err)
+	}
+
+	type noArgs struct{}
+	q, err := f.svc.ChooseSource(ctx, f.a.ID, noArgs{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.svc.ChooseSource(ctx, f.a.ID, noArgs{}, []cards.Answer{{Card: q.Card.ID, Answer: sending.SourceOwnNames}}); err != nil {
+		t.Fatal(err)
+	}
+	f.pick(t, f.a, "getacme.com")
+	if _, err := f.svc.ConfirmSizing(ctx, f.a.ID, sending.SizingRequest{DailyVolume: 90}); err != nil {
+		t.Fatal(err)
+	}
+	want, err := f.svc.Summary(ctx, f.a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Both workspaces in one batch: neither sees the other's rows.
+	b := &pgx.Batch{}
+	doneA, doneB := f.svc.QueueSummary(b, f.a.ID), f.svc.QueueSummary(b, f.b.ID)
+	if err := f.pool.SendBatch(ctx, b).Close(); err != nil {
+		t.Fatal(err)
+	}
+	a, err := doneA()
+	if err != nil || !reflect.DeepEqual(a, want) {
+		t.Fatalf("batch\n%+v\ndiffers from Summary\n%+v (%v)", a, want, err)
+	}
+	if a.Source == nil || a.Source.Source != sending.SourceOwnNames || a.Sizing == nil || len(a.Domains) != 1 || len(a.Mailboxes) != 3 || a.NextTool != sending.ToolOrder {
+		t.Fatalf("picked and sized: %+v", a)
+	}
+	other, err := doneB()
+	if err != nil || other.Source != nil || other.Sizing != nil || other.Domains != nil || other.Mailboxes != nil {
+		t.Fatalf("another workspace sees: %+v %v", other, err)
+	}
+
+	// Ordered, and read in a transaction: the batch sees the
+	// transaction's own writes.
+	if _, err := f.svc.PlaceOrder(ctx, f.a.ID, nil); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := f.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, `UPDATE sending_setups SET source = 'already_warmed' WHERE workspace_id = $1`, f.a.ID); err != nil {
+		t.Fatal(err)
+	}
+	st = summaryIn(t, tx, f.svc, f.a.ID)
+	if st.Source.Source != sending.SourceAlreadyWarmed || st.Mailboxes[0].State != "preparing" || st.ReadyToSendOn == nil {
+		t.Fatalf("in a transaction: source %+v, mailbox %+v, ready %v", st.Source, st.Mailboxes[0], st.ReadyToSendOn)
+	}
+}
+
+func TestQueueSummaryDoneBeforeTheBatchRanIsAnError(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	done := f.svc.QueueSummary(&pgx.Batch{}, f.a.ID)
+	if _, err := done(); err == nil || vibesell.ErrorCode(err) != vibesell.EINTERNAL {
+		t.Fatalf("done before the batch was sent = %v", err)
+	}
+}

@@ -1,0 +1,94 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+)
+
+// Snapshot is what the product knows about a workspace, read at once: what
+// get_workspace_context shows.
+type Snapshot struct {
+	Workspace   Workspace
+	Offer       *Offer    // nil: not saved yet
+	Playbook    *Playbook // nil: not saved yet
+	Memories    []Memory  // newest first; nil when there are none
+	OpenTickets int
+}
+
+// QueueSnapshot queues on b the reads of workspace ws's [Snapshot]: the
+// same queries, and the same scanning, as [Service.FindByID],
+// [Service.FindOffer], [Service.FindPlaybook], [Service.Memories] and
+// [Service.OpenTickets]. Once b has been sent and closed without error,
+// done returns the snapshot.
+//
+// Refusals (from done): ENOTFOUND when the workspace does not exist.
+func QueueSnapshot(b *pgx.Batch, ws uuid.UUID) (done func() (Snapshot, error)) {
+	var (
+		snap     Snapshot
+		found    bool
+		complete bool // the last read ran: every read before it did too
+	)
+	// A missing workspace is not an error of the batch: the callback that
+	// returns one stops the others and makes pgx drop its statement cache
+	// for every query of the batch. done refuses instead.
+	b.Queue(workspaceByIDSQL, ws).QueryRow(func(row pgx.Row) error {
+		w, err := scanWorkspace(row)
+		switch {
+		case isNoRows(err):
+			return nil
+		case err != nil:
+			return fmt.Errorf("find workspace %s: %w", ws, err)
+		}
+		snap.Workspace, found = w, true
+		return nil
+	})
+	b.Queue(offerSQL, ws).QueryRow(func(row pgx.Row) (err error) {
+		snap.Offer, err = scanOffer(row)
+		return err
+	})
+	b.Queue(playbookSQL, ws).QueryRow(func(row pgx.Row) (err error) {
+		snap.Playbook, err = scanPlaybook(row)
+		return err
+	})
+	b.Queue(memoriesSQL, ws, maxMemories).Query(func(rows pgx.Rows) (err error) {
+		snap.Memories, err = collectMemories(rows, nil)
+		return err
+	})
+	b.Queue(openTicketsSQL, ws).QueryRow(func(row pgx.Row) (err error) {
+		snap.OpenTickets, err = scanOpenTickets(row)
+		complete = err == nil
+		return err
+	})
+	return func() (Snapshot, error) {
+		switch {
+		case !complete:
+			return Snapshot{}, errors.New("workspace snapshot: read before its batch was sent, or after the batch failed")
+		case !found:
+			return Snapshot{}, errNoWorkspace()
+		}
+		return snap, nil
+	}
+}
+
+// Snapshot reads workspace ws's [Snapshot] in one round trip to the
+// database. Each function of also is given the batch after the snapshot's
+// reads are queued, to queue its own (another package's, such as the
+// sending setup's), so they travel in the same round trip; they have been
+// read when Snapshot returns without error.
+//
+// Refusals: ENOTFOUND when the workspace does not exist.
+func (s *Service) Snapshot(ctx context.Context, ws uuid.UUID, also ...func(*pgx.Batch)) (Snapshot, error) {
+	b := &pgx.Batch{}
+	done := QueueSnapshot(b, ws)
+	for _, queue := range also {
+		queue(b)
+	}
+	if err := s.db.SendBatch(ctx, b).Close(); err != nil {
+		return Snapshot{}, fmt.Errorf("read workspace %s: %w", ws, err)
+	}
+	return done()
+}
