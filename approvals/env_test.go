@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -28,31 +27,12 @@ func TestMain(m *testing.M) { storetest.Main(m) }
 
 const publicURL = "https://vibesell.example.test"
 
-// fakeClock is a clock a test moves by hand. It starts at the real time so
-// that River's own timestamps and the approvals' agree.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
 // env is one test's database, service and two workspaces.
 type env struct {
 	url   string
 	pool  *pgxpool.Pool
 	svc   *approvals.Service
-	clock *fakeClock
+	clock *vibesell.ManualClock
 	exec  *testExecutor
 	a, b  workspace.Workspace
 }
@@ -78,7 +58,7 @@ func newEnv(t *testing.T) *env {
 	if err := createTestTables(ctx, pool); err != nil {
 		t.Fatal(err)
 	}
-	clock := &fakeClock{now: time.Now()}
+	clock := vibesell.NewManualClock(time.Now())
 	svc := newService(t, pool, clock)
 	exec := &testExecutor{db: pool}
 	svc.Register(testAction, exec)

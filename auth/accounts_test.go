@@ -15,26 +15,9 @@ import (
 
 func TestMain(m *testing.M) { storetest.Main(m) }
 
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
 const password = "correct horse battery staple"
 
-func setupAccounts(t *testing.T) (*auth.Accounts, *clock, auth.User, workspace.Workspace) {
+func setupAccounts(t *testing.T) (*auth.Accounts, *vibesell.ManualClock, auth.User, workspace.Workspace) {
 	t.Helper()
 	ctx := context.Background()
 	pool := storetest.New(t)
@@ -47,7 +30,7 @@ func setupAccounts(t *testing.T) (*auth.Accounts, *clock, auth.User, workspace.W
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &clock{now: time.Now()}
+	c := vibesell.NewManualClock(time.Now())
 	acc := auth.NewAccounts(pool, c)
 	u, err := acc.CreateUser(ctx, auth.NewUser{WorkspaceID: acme.ID, Email: " Ada@Acme.test ", Name: "Ada", Password: password, TimeZone: "Europe/Paris"})
 	if err != nil {

@@ -18,23 +18,6 @@ import (
 	"vibesell/workspace"
 )
 
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = t
-}
-
 // everything is available, so the tests pick the names they mean.
 type everything struct{}
 
@@ -51,7 +34,7 @@ func (everything) Check(ctx context.Context, names []string) []sending.NameCheck
 
 type fixture struct {
 	pool  *pgxpool.Pool
-	clock *clock
+	clock *vibesell.ManualClock
 	svc   *sending.Service
 	a, b  workspace.Workspace
 }
@@ -59,7 +42,7 @@ type fixture struct {
 func newFixture(t *testing.T) fixture {
 	t.Helper()
 	pool := storetest.New(t)
-	c := &clock{t: time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC)}
+	c := vibesell.NewManualClock(time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC))
 	ws := workspace.NewService(pool)
 	a, err := ws.Create(context.Background(), "Acme")
 	if err != nil {

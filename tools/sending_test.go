@@ -16,6 +16,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/miekg/dns"
 
+	"vibesell"
 	"vibesell/auth"
 	"vibesell/cards"
 	"vibesell/sending"
@@ -24,24 +25,6 @@ import (
 	"vibesell/tools/toolstest"
 	"vibesell/workspace"
 )
-
-// testClock is a clock the test moves.
-type testClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *testClock) Set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = t
-}
 
 // friday is when the sending tests start: Fri 4 Dec 2026, 10:00 UTC, so
 // preparation runs over a weekend.
@@ -84,7 +67,7 @@ func (a *takenAvailability) take(name string) {
 type sendingFixture struct {
 	t          *testing.T
 	pool       *pgxpool.Pool
-	clock      *testClock
+	clock      *vibesell.ManualClock
 	avail      *takenAvailability
 	opts       sending.Options
 	workspaces *workspace.Service
@@ -95,7 +78,7 @@ type sendingFixture struct {
 
 func newSendingFixture(t *testing.T, opts *sending.Options) *sendingFixture {
 	t.Helper()
-	f := &sendingFixture{t: t, pool: storetest.New(t), clock: &testClock{t: friday}, avail: &takenAvailability{taken: map[string]bool{}}}
+	f := &sendingFixture{t: t, pool: storetest.New(t), clock: vibesell.NewManualClock(friday), avail: &takenAvailability{taken: map[string]bool{}}}
 	if opts != nil {
 		f.opts = *opts
 	}
@@ -786,7 +769,7 @@ func publishedDNS(t *testing.T, domains ...string) string {
 
 func TestGetSendingSetupChecksDNSWithTheResolver(t *testing.T) {
 	t.Parallel()
-	clock := &testClock{t: friday}
+	clock := vibesell.NewManualClock(friday)
 	f := newSendingFixture(t, &sending.Options{
 		Provisioner: testProvisioner{now: clock.Now},
 		Resolver:    sending.NewResolver(publishedDNS(t, "getacme.com"), time.Second),
