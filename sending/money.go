@@ -3,6 +3,8 @@ package sending
 import (
 	"fmt"
 	"strconv"
+
+	"vibesell"
 )
 
 // Money is an amount in cents of a currency.
@@ -22,21 +24,7 @@ func (m Money) Amount() string {
 }
 
 // String writes the amount for a reader: "USD 1,215.00".
-func (m Money) String() string {
-	a := m.Amount()
-	whole, frac := a[:len(a)-3], a[len(a)-3:]
-	neg := whole != "" && whole[0] == '-'
-	if neg {
-		whole = whole[1:]
-	}
-	for i := len(whole) - 3; i > 0; i -= 3 {
-		whole = whole[:i] + "," + whole[i:]
-	}
-	if neg {
-		whole = "-" + whole
-	}
-	return m.Currency + " " + whole + frac
-}
+func (m Money) String() string { return vibesell.FormatMoney(m.Currency, m.Amount()) }
 
 func (m Money) times(n int) Money { return Money{Cents: m.Cents * int64(n), Currency: m.Currency} }
 

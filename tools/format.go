@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"vibesell"
 )
 
 // The Markdown is read by a person through the assistant, so dates and
@@ -17,27 +19,8 @@ func formatDate(t time.Time) string { return t.Format("Mon 2 Jan 2006") }
 func formatTime(t time.Time) string { return t.UTC().Format("Mon 2 Jan 2006, 15:04 MST") }
 
 // formatMoney writes an amount given as a decimal string ("1450.00") with
-// its currency code and thousands separators: "INR 1,450.00".
-func formatMoney(amount, currency string) string {
-	whole, frac, _ := strings.Cut(amount, ".")
-	neg := strings.HasPrefix(whole, "-")
-	whole = strings.TrimPrefix(whole, "-")
-	var b strings.Builder
-	for i, r := range whole {
-		if i > 0 && (len(whole)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	out := b.String()
-	if frac != "" {
-		out += "." + frac
-	}
-	if neg {
-		out = "-" + out
-	}
-	return fmt.Sprintf("%s %s", currency, out)
-}
+// its currency code: "INR 1,450.00".
+func formatMoney(amount, currency string) string { return vibesell.FormatMoney(currency, amount) }
 
 // bulletList renders items as a Markdown list, or none when empty.
 func bulletList(items []string) string {

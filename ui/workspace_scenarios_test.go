@@ -3,32 +3,15 @@ package ui_test
 import (
 	"fmt"
 	"regexp"
-	"strings"
 	"testing"
+
+	"vibesell"
 )
 
 // money writes an amount the way the card must show it: the decimal text
 // as sent, grouped by thousands, after the currency code.
 func money(m map[string]any) string {
-	amount, currency := str(m["amount"]), str(m["currency"])
-	whole, frac, _ := strings.Cut(amount, ".")
-	neg := strings.HasPrefix(whole, "-")
-	whole = strings.TrimPrefix(whole, "-")
-	var b strings.Builder
-	for i, r := range whole {
-		if i > 0 && (len(whole)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	out := b.String()
-	if frac != "" {
-		out += "." + frac
-	}
-	if neg {
-		out = "-" + out
-	}
-	s := currency + " " + out
+	s := vibesell.FormatMoney(str(m["currency"]), str(m["amount"]))
 	if p := str(m["period"]); p != "" {
 		s += " per " + p
 	}

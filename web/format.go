@@ -5,9 +5,9 @@ import (
 	"encoding/hex"
 	"fmt"
 	"html/template"
-	"strings"
 	"time"
 
+	"vibesell"
 	"vibesell/approvals"
 )
 
@@ -32,24 +32,9 @@ var funcs = template.FuncMap{
 	"deref":       func(s *string) string { return deref(s) },
 }
 
-// formatMoney writes "USD 1,450.00": the currency spelled as its code, the
-// amount with two places and thousands separators.
+// formatMoney writes "USD 1,450.00", as the product writes money everywhere.
 func formatMoney(m approvals.Money) string {
-	whole, frac, _ := strings.Cut(m.Amount.StringFixed(2), ".")
-	neg := strings.HasPrefix(whole, "-")
-	whole = strings.TrimPrefix(whole, "-")
-	var b strings.Builder
-	for i, r := range whole {
-		if i > 0 && (len(whole)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	sign := ""
-	if neg {
-		sign = "-"
-	}
-	return fmt.Sprintf("%s %s%s.%s", m.Currency, sign, b.String(), frac)
+	return vibesell.FormatMoney(m.Currency, m.Amount.StringFixed(2))
 }
 
 // formatTime writes a moment in the person's time zone: "Tue 2 Dec 2026,
