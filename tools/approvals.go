@@ -464,15 +464,7 @@ func orderRequest(plan sending.OrderPlan) approvals.Request {
 		items = append(items, fmt.Sprintf("%s: %s, %s per year", dm.Name, kind, dm.YearlyPrice))
 	}
 	for _, m := range plan.Mailboxes {
-		who := ""
-		if m.SenderName != "" {
-			who = ", signed " + m.SenderName
-		}
-		warm := ""
-		if m.Prewarmed {
-			warm = ", already warmed up"
-		}
-		items = append(items, fmt.Sprintf("%s: mailbox%s%s, %s per month", m.Address, who, warm, m.MonthlyPrice))
+		items = append(items, fmt.Sprintf("%s: mailbox%s, %s per month", m.Address, mailboxTraits(m.SenderName, m.Prewarmed), m.MonthlyPrice))
 	}
 
 	var what []string

@@ -390,15 +390,7 @@ func proposeEmail(d Deps) Tool {
 				pluralize(len(s.Addresses), "address", "addresses"), s.StyleLabel, pickText(len(s.Addresses) == 1, "address", "addresses"))
 			for _, a := range s.Addresses {
 				out.Addresses = append(out.Addresses, addressData{Address: a.Address, Domain: a.Domain, SenderName: strPtr(a.SenderName), Prewarmed: a.Prewarmed, MonthlyPrice: toMoney(a.MonthlyPrice)})
-				who := ""
-				if a.SenderName != "" {
-					who = ", signed " + a.SenderName
-				}
-				warm := ""
-				if a.Prewarmed {
-					warm = ", already warmed"
-				}
-				fmt.Fprintf(&b, "- %s (%s per month%s%s)\n", a.Address, a.MonthlyPrice, who, warm)
+				fmt.Fprintf(&b, "- %s (%s per month%s)\n", a.Address, a.MonthlyPrice, mailboxTraits(a.SenderName, a.Prewarmed))
 			}
 			fmt.Fprintf(&b, "\nCost once ordered: %s per month for the mailboxes and %s per year for the domains. If ordered today they are ready on %s and can all send at full volume from %s.\n%s\nNext: %s\n",
 				s.MonthlyCost, s.YearlyCost, formatDate(s.ReadyOn), formatDate(s.FullVolumeOn), notesMarkdown(o.Notes), s.NextStep)
@@ -1112,4 +1104,17 @@ func sendingSummaryMarkdown(s *sendingSummaryData) string {
 	}
 	fmt.Fprintf(&b, "- Next for the sending setup: %s\n\n", s.NextStep.Why)
 	return b.String()
+}
+
+// mailboxTraits describes a mailbox after its address, the same way in
+// every result: ", signed Ada Lovelace, already warmed up".
+func mailboxTraits(senderName string, prewarmed bool) string {
+	var out string
+	if senderName != "" {
+		out += ", signed " + senderName
+	}
+	if prewarmed {
+		out += ", already warmed up"
+	}
+	return out
 }
