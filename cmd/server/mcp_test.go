@@ -257,15 +257,60 @@ func TestStdioServesTheWorkspace(t *testing.T) {
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
 		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_workspace_context","arguments":{}}}`,
 	}, "\n") + "\n"
-	cmd.Stdin = strings.NewReader(in)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("stdio: %v\n%s", err, stderr.String())
+	// Like a real client, keep stdin open until both answers are in, then
+	// close it: mcp-go's stdio server may drop a tool call still queued when
+	// its input ends.
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
 	}
-	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
-	if len(lines) != 2 {
-		t.Fatalf("stdout holds %d lines, want the two responses only:\n%s", len(lines), stdout.String())
+	var stdout bytes.Buffer
+	stderr := &syncBuffer{}
+	outPipe, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.WriteString(stdin, in); err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	read := make(chan error, 1)
+	go func() {
+		sc := bufio.NewScanner(outPipe)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for len(lines) < 2 && sc.Scan() {
+			lines = append(lines, sc.Text())
+			stdout.WriteString(sc.Text() + "\n")
+		}
+		read <- sc.Err()
+	}()
+	select {
+	case err := <-read:
+		if err != nil || len(lines) < 2 {
+			t.Fatalf("stdio answered %d lines (%v):\n%s\n%s", len(lines), err, stdout.String(), stderr.String())
+		}
+	case <-time.After(60 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("stdio did not answer within 60s:\n%s\n%s", stdout.String(), stderr.String())
+	}
+	stdin.Close()
+	if rest, _ := io.ReadAll(outPipe); len(bytes.TrimSpace(rest)) > 0 {
+		t.Fatalf("stdout holds more than the two responses: %s", rest)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("stdio exited with %v\n%s", err, stderr.String())
+	}
+	// JSON-RPC does not order responses, and mcp-go's stdio answers tool
+	// calls from a worker pool: find the tools/call response by its id.
+	var call string
+	for _, line := range lines {
+		if strings.HasPrefix(line, `{"jsonrpc":"2.0","id":2,`) {
+			call = line
+		}
 	}
 	var out struct {
 		Result struct {
@@ -274,11 +319,11 @@ func TestStdioServesTheWorkspace(t *testing.T) {
 			} `json:"structuredContent"`
 		} `json:"result"`
 	}
-	if err := json.Unmarshal([]byte(lines[1]), &out); err != nil {
-		t.Fatal(err)
+	if err := json.Unmarshal([]byte(call), &out); err != nil {
+		t.Fatalf("no tools/call response (%v) in:\n%s", err, stdout.String())
 	}
 	if out.Result.StructuredContent.Workspace.Slug != ws.Slug {
-		t.Fatalf("tools/call over stdio: %s", lines[1])
+		t.Fatalf("tools/call over stdio: %s", call)
 	}
 	if !strings.Contains(stderr.String(), "level=") {
 		t.Fatalf("nothing logged to stderr: %q", stderr.String())
