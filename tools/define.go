@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"reflect"
 	"regexp"
 	"slices"
 	"strings"
 
+	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/mark3labs/mcp-go/mcp"
 	validator "github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -141,6 +143,7 @@ func define[In, Out any](s Spec[In, Out]) (Tool, error) {
 	if err != nil {
 		return Tool{}, fmt.Errorf("output schema: %w", err)
 	}
+	output := newOutputCheck(outCompiled)
 
 	// A struct literal, not mcp.NewTool: NewTool fills in risky default
 	// hints and a structured input schema that, next to RawInputSchema,
@@ -173,7 +176,7 @@ func define[In, Out any](s Spec[In, Out]) (Tool, error) {
 		if err != nil {
 			return "", nil, fmt.Errorf("encode structuredContent: %w", err)
 		}
-		if err := validateJSON(outCompiled, data); err != nil {
+		if err := output.check(data); err != nil {
 			return "", nil, fmt.Errorf("structuredContent does not match the output schema: %w", err)
 		}
 		return res.Markdown, data, nil
@@ -212,6 +215,42 @@ func compileSchema(url string, schemaJSON []byte) (*validator.Schema, error) {
 		return nil, err
 	}
 	return c.Compile(url)
+}
+
+// outputCheck checks a tool's structuredContent against its output schema
+// before it is sent. Whether bytes fit a schema depends on the bytes
+// alone, so it remembers (by a seeded 64-bit hash) the last outputs that
+// fitted and does not check them again: a read that returns the same
+// result over and over, such as a workspace's context, pays for the check
+// once instead of on every call (the check costs several times what the
+// hash does).
+type outputCheck struct {
+	schema *validator.Schema
+	seed   maphash.Seed
+	passed *lru.Cache[uint64, struct{}]
+}
+
+// outputsRemembered is how many passed outputs each tool remembers.
+const outputsRemembered = 4096
+
+func newOutputCheck(schema *validator.Schema) *outputCheck {
+	passed, err := lru.New[uint64, struct{}](outputsRemembered)
+	if err != nil {
+		panic(err) // only for a size <= 0
+	}
+	return &outputCheck{schema: schema, seed: maphash.MakeSeed(), passed: passed}
+}
+
+func (c *outputCheck) check(data []byte) error {
+	sum := maphash.Bytes(c.seed, data)
+	if c.passed.Contains(sum) {
+		return nil
+	}
+	if err := validateJSON(c.schema, data); err != nil {
+		return err
+	}
+	c.passed.Add(sum, struct{}{})
+	return nil
 }
 
 func validateJSON(s *validator.Schema, data []byte) error {

@@ -2,6 +2,9 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
+	"hash/maphash"
+	"reflect"
 	"testing"
 
 	"vibesell/auth"
@@ -112,4 +115,34 @@ func TestDefineRefusesMistakes(t *testing.T) {
 	t.Run("not structs", func(t *testing.T) {
 		mustPanic(t, "must be struct types", func() { Define(spec[string, docOut]()) })
 	})
+}
+
+// The output check remembers outputs that fitted, and only those: bytes
+// that did not fit are refused every time, however often others passed.
+func TestOutputCheckRemembersOnlyWhatFitted(t *testing.T) {
+	schema, err := generateSchema(reflect.TypeFor[docOut]())
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := json.Marshal(schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compiled, err := compileSchema("mem://test/output.json", raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newOutputCheck(compiled)
+	good, bad := []byte(`{"kind":"target"}`), []byte(`{"kind":"other"}`)
+	for range 3 {
+		if err := c.check(good); err != nil {
+			t.Fatalf("a fitting output was refused: %v", err)
+		}
+		if err := c.check(bad); err == nil {
+			t.Fatal("an output of another kind passed")
+		}
+	}
+	if c.passed.Len() != 1 || !c.passed.Contains(maphash.Bytes(c.seed, good)) {
+		t.Fatalf("remembered %d outputs, want the fitting one only", c.passed.Len())
+	}
 }
