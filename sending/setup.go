@@ -82,6 +82,26 @@ func (s *Service) Summary(ctx context.Context, ws uuid.UUID) (Setup, error) {
 // been sent and closed without error, done works out the setup from them
 // and the clock, as Summary does.
 func (s *Service) QueueSummary(b *pgx.Batch, ws uuid.UUID) (done func() (Setup, error)) {
+	rows := s.QueueRows(b, ws)
+	return func() (Setup, error) {
+		r, err := rows()
+		if err != nil {
+			return Setup{}, err
+		}
+		return s.SetupFrom(r), nil
+	}
+}
+
+// Rows are the rows a workspace's [Setup] is worked out from, as read at
+// one moment. They do not age: [Service.SetupFrom] works out the states
+// that follow from time when it is called, so Rows can be kept and worked
+// out again later. They are read-only.
+type Rows struct{ r setupRows }
+
+// QueueRows queues on b the reads of workspace ws's setup rows, the ones
+// [Service.Summary] reads. Once b has been sent and closed without error,
+// done returns them.
+func (s *Service) QueueRows(b *pgx.Batch, ws uuid.UUID) (done func() (Rows, error)) {
 	var (
 		r        setupRows
 		complete bool // the last read ran: every read before it did too
@@ -103,12 +123,18 @@ func (s *Service) QueueSummary(b *pgx.Batch, ws uuid.UUID) (done func() (Setup, 
 		complete = err == nil
 		return err
 	})
-	return func() (Setup, error) {
+	return func() (Rows, error) {
 		if !complete {
-			return Setup{}, errors.New("sending setup: read before its batch was sent, or after the batch failed")
+			return Rows{}, errors.New("sending setup: read before its batch was sent, or after the batch failed")
 		}
-		return s.setup(r, s.clock.Now()), nil
+		return Rows{r}, nil
 	}
+}
+
+// SetupFrom works out the setup from rows at the clock's now, as
+// [Service.Summary] does (without checking DNS).
+func (s *Service) SetupFrom(rows Rows) Setup {
+	return s.setup(rows.r, s.clock.Now())
 }
 
 // read reads the sending setup in one round trip.

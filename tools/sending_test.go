@@ -915,4 +915,12 @@ func TestWorkspaceContextShowsTheSendingSetup(t *testing.T) {
 		t.Fatalf("ordered: %+v next %+v", w.SendingSetup, w.NextStep)
 	}
 	mustContain(t, md, "Mailboxes: 3 being prepared", "Can send at full volume from Tue 29 Dec 2026", "Sandbox")
+
+	// Time passes and nothing is written: the context is served from what
+	// the server kept, and what follows from time is worked out anew.
+	f.clock.Set(time.Date(2026, 12, 8, 11, 0, 0, 0, time.UTC))
+	c.Result("get_workspace_context", nil, &w)
+	if w.SendingSetup.Mailboxes.Preparing != 0 || w.SendingSetup.Mailboxes.Ready != 3 || w.SendingSetup.Domains.Ready != 1 || *w.NextStep.Tool != "start_warmup" {
+		t.Fatalf("prepared by Tuesday: %+v next %+v", w.SendingSetup, w.NextStep)
+	}
 }

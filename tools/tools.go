@@ -14,6 +14,11 @@ type Deps struct {
 	Workspaces *workspace.Service
 	Sending    *sending.Service
 	Approvals  *approvals.Service
+	// ContextCacheSize is how many workspaces' contexts get_workspace_context
+	// keeps between calls (see workspace.ContextCache): 0 means the
+	// default, below 0 none (every call reads everything; the benchmark
+	// measures both).
+	ContextCacheSize int
 }
 
 // Registry returns every tool of the product. It is the one list: a tool

@@ -170,7 +170,48 @@ type workspaceOutput struct {
 	NextStep           nextStepData        `json:"nextStep" jsonschema:"the recommended next step"`
 }
 
+// defaultContextCacheSize is how many workspaces' contexts one server
+// keeps: the ones read most recently. An entry is a few kilobytes (at most
+// 200 memories of up to 1,000 characters each).
+const defaultContextCacheSize = 1024
+
+// workspaceContextRows are what get_workspace_context reads: rows only, so
+// they can be kept and shown again while the workspace's context stamp has
+// not moved (states that follow from time are worked out on each call).
+type workspaceContextRows struct {
+	snapshot workspace.Snapshot
+	sending  *sending.Rows // nil when no sending service is wired
+}
+
 func getWorkspaceContext(d Deps) Tool {
+	// Every read in one round trip: the sending setup's rows travel in the
+	// workspace snapshot's batch, behind the context stamp.
+	size := d.ContextCacheSize
+	if size == 0 {
+		size = defaultContextCacheSize
+	}
+	contexts := workspace.NewContextCache(d.Workspaces, size, func(b *pgx.Batch, ws uuid.UUID) func() (workspaceContextRows, error) {
+		snapshot := workspace.QueueSnapshot(b, ws)
+		var setup func() (sending.Rows, error)
+		if d.Sending != nil {
+			setup = d.Sending.QueueRows(b, ws)
+		}
+		return func() (workspaceContextRows, error) {
+			snap, err := snapshot()
+			if err != nil {
+				return workspaceContextRows{}, err
+			}
+			rows := workspaceContextRows{snapshot: snap}
+			if setup != nil {
+				r, err := setup()
+				if err != nil {
+					return workspaceContextRows{}, err
+				}
+				rows.sending = &r
+			}
+			return rows, nil
+		}
+	})
 	return Define(Spec[getWorkspaceContextInput, workspaceOutput]{
 		Name:  "get_workspace_context",
 		Title: "Get workspace context",
@@ -180,17 +221,11 @@ func getWorkspaceContext(d Deps) Tool {
 			"It reads only; it changes and costs nothing. To change the offer use save_offer, the playbook save_playbook, a fact remember.",
 		Annotations: Annotations{ReadOnly: Yes, Destructive: No, Idempotent: Yes, OpenWorld: No},
 		Handler: func(ctx context.Context, p auth.Principal, _ getWorkspaceContextInput) (Result[workspaceOutput], error) {
-			// One round trip: the sending setup's reads travel in the
-			// workspace snapshot's batch.
-			var setup func() (sending.Setup, error)
-			snap, err := d.Workspaces.Snapshot(ctx, p.WorkspaceID, func(b *pgx.Batch) {
-				if d.Sending != nil {
-					setup = d.Sending.QueueSummary(b, p.WorkspaceID)
-				}
-			})
+			rows, err := contexts.Read(ctx, p.WorkspaceID)
 			if err != nil {
 				return Result[workspaceOutput]{}, err
 			}
+			snap := rows.snapshot
 			ws, offer, playbook := snap.Workspace, snap.Offer, snap.Playbook
 			out := workspaceOutput{
 				Workspace:          workspaceInfo{ID: ws.ID, Slug: ws.Slug, Name: ws.Name, CreatedAt: ws.CreatedAt},
@@ -200,12 +235,8 @@ func getWorkspaceContext(d Deps) Tool {
 				OpenSupportTickets: snap.OpenTickets,
 				NextStep:           workspaceNextStep(offer != nil, playbook != nil),
 			}
-			if setup != nil {
-				st, err := setup()
-				if err != nil {
-					return Result[workspaceOutput]{}, err
-				}
-				out.SendingSetup = toSendingSummary(st)
+			if rows.sending != nil {
+				out.SendingSetup = toSendingSummary(d.Sending.SetupFrom(*rows.sending))
 				if offer != nil && playbook != nil {
 					out.NextStep = nextStepData(out.SendingSetup.NextStep)
 				}

@@ -74,6 +74,45 @@ func TestWorkspaceContextFollowsWhatIsSaved(t *testing.T) {
 	}
 }
 
+// Two servers on one database, as two replicas: each keeps the contexts it
+// read, and still shows what the other wrote at once.
+func TestWorkspaceContextIsFreshAcrossReplicas(t *testing.T) {
+	t.Parallel()
+	pool := storetest.New(t)
+	ws, err := workspace.NewService(pool).Create(context.Background(), "Acme Sales")
+	if err != nil {
+		t.Fatal(err)
+	}
+	replica := func() *toolstest.Client {
+		d := Deps{Clock: vibesell.SystemClock{}, Workspaces: workspace.NewService(pool)}
+		return toolstest.Connect(t, NewServer(Registry(d), nil), auth.Principal{WorkspaceID: ws.ID, WorkspaceSlug: ws.Slug})
+	}
+	a, b := replica(), replica()
+
+	var got workspaceResult
+	a.Result("get_workspace_context", map[string]any{}, &got)
+	a.Result("get_workspace_context", map[string]any{}, &got)
+	if got.Offer != nil || len(got.Memory) != 0 {
+		t.Fatalf("fresh workspace: %+v", got)
+	}
+
+	b.Result("save_offer", map[string]any{
+		"companyName": "Acme", "product": "Anvils", "audience": "Coyotes", "value": "Catch the bird", "callToAction": "Book a demo",
+	}, nil)
+	var mem memoryOutput
+	b.Result("remember", map[string]any{"fact": "Prefers to be called Sam", "about": "person"}, &mem)
+	a.Result("get_workspace_context", map[string]any{}, &got)
+	if got.Offer == nil || got.Offer.Product != "Anvils" || len(got.Memory) != 1 {
+		t.Fatalf("after the other replica saved: %+v", got)
+	}
+
+	b.Result("remember", map[string]any{"forget": got.Memory[0].ID.String()}, nil)
+	md := a.Result("get_workspace_context", map[string]any{}, &got)
+	if len(got.Memory) != 0 || strings.Contains(md, "Sam") {
+		t.Fatalf("after the other replica forgot: %+v\n%s", got.Memory, md)
+	}
+}
+
 func TestRememberListsStoresAndForgets(t *testing.T) {
 	t.Parallel()
 	c, _, _ := connectWorkspace(t)

@@ -1,0 +1,81 @@
+-- +goose Up
+-- A workspace's context stamp: a number that moves in the same transaction
+-- as any change to what get_workspace_context shows. A server keeps what it
+-- last read of a workspace's context together with the stamp it read
+-- first, and serves it again only while the stamp has not moved: one index
+-- lookup instead of every read, and still what the database holds, on
+-- every replica.
+--
+-- Every table that get_workspace_context reads carries the trigger
+-- (workspace.TestEveryContextTableMovesTheStamp checks the list). A later
+-- table that feeds the context attaches it in its own migration:
+--
+--   CREATE CONSTRAINT TRIGGER touch_workspace_context AFTER INSERT OR UPDATE OR DELETE
+--       ON my_table DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION touch_workspace_context();
+--
+-- No foreign key: a workspace being deleted still fires the triggers of
+-- its rows, and an orphan stamp costs nothing.
+CREATE TABLE workspace_context_stamps (
+    workspace_id uuid PRIMARY KEY,
+    stamp        bigint NOT NULL,
+    -- The transaction that moved it last: a transaction that writes many
+    -- rows moves it once.
+    moved_by     xid8 NOT NULL
+);
+
+-- +goose StatementBegin
+CREATE FUNCTION touch_workspace_context() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    ws uuid;
+BEGIN
+    IF TG_TABLE_NAME = 'workspaces' THEN
+        ws := CASE WHEN TG_OP = 'DELETE' THEN OLD.id ELSE NEW.id END;
+    ELSE
+        ws := CASE WHEN TG_OP = 'DELETE' THEN OLD.workspace_id ELSE NEW.workspace_id END;
+    END IF;
+    INSERT INTO workspace_context_stamps AS s (workspace_id, stamp, moved_by)
+    VALUES (ws, 1, pg_current_xact_id())
+    ON CONFLICT (workspace_id) DO UPDATE SET stamp = s.stamp + 1, moved_by = excluded.moved_by
+        WHERE s.moved_by <> excluded.moved_by;
+    RETURN NULL;
+END
+$$;
+-- +goose StatementEnd
+
+-- Deferred to the commit: a writing transaction takes the stamp's row lock
+-- last and holds it only while it commits, so writers of one workspace
+-- wait on each other no longer than that.
+CREATE CONSTRAINT TRIGGER touch_workspace_context AFTER INSERT OR UPDATE OR DELETE
+    ON workspaces DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION touch_workspace_context();
+CREATE CONSTRAINT TRIGGER touch_workspace_context AFTER INSERT OR UPDATE OR DELETE
+    ON offers DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION touch_workspace_context();
+CREATE CONSTRAINT TRIGGER touch_workspace_context AFTER INSERT OR UPDATE OR DELETE
+    ON playbooks DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION touch_workspace_context();
+CREATE CONSTRAINT TRIGGER touch_workspace_context AFTER INSERT OR UPDATE OR DELETE
+    ON memories DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION touch_workspace_context();
+CREATE CONSTRAINT TRIGGER touch_workspace_context AFTER INSERT OR UPDATE OR DELETE
+    ON support_tickets DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION touch_workspace_context();
+CREATE CONSTRAINT TRIGGER touch_workspace_context AFTER INSERT OR UPDATE OR DELETE
+    ON sending_setups DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION touch_workspace_context();
+CREATE CONSTRAINT TRIGGER touch_workspace_context AFTER INSERT OR UPDATE OR DELETE
+    ON sending_sizings DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION touch_workspace_context();
+CREATE CONSTRAINT TRIGGER touch_workspace_context AFTER INSERT OR UPDATE OR DELETE
+    ON sending_domains DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION touch_workspace_context();
+CREATE CONSTRAINT TRIGGER touch_workspace_context AFTER INSERT OR UPDATE OR DELETE
+    ON sending_dns_records DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION touch_workspace_context();
+CREATE CONSTRAINT TRIGGER touch_workspace_context AFTER INSERT OR UPDATE OR DELETE
+    ON sending_mailboxes DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION touch_workspace_context();
+
+-- +goose Down
+DROP TRIGGER touch_workspace_context ON sending_mailboxes;
+DROP TRIGGER touch_workspace_context ON sending_dns_records;
+DROP TRIGGER touch_workspace_context ON sending_domains;
+DROP TRIGGER touch_workspace_context ON sending_sizings;
+DROP TRIGGER touch_workspace_context ON sending_setups;
+DROP TRIGGER touch_workspace_context ON support_tickets;
+DROP TRIGGER touch_workspace_context ON memories;
+DROP TRIGGER touch_workspace_context ON playbooks;
+DROP TRIGGER touch_workspace_context ON offers;
+DROP TRIGGER touch_workspace_context ON workspaces;
+DROP FUNCTION touch_workspace_context();
+DROP TABLE workspace_context_stamps;

@@ -1,0 +1,302 @@
+package workspace_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync/atomic"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"vibesell"
+	"vibesell/store/storetest"
+	"vibesell/workspace"
+)
+
+// contextTables are the tables get_workspace_context reads (the workspace
+// snapshot and the sending setup's rows): a write to any of them must move
+// the workspace's context stamp, or a kept context would be shown stale.
+var contextTables = []string{
+	"workspaces", "offers", "playbooks", "memories", "support_tickets",
+	"sending_setups", "sending_sizings", "sending_domains", "sending_dns_records", "sending_mailboxes",
+}
+
+// notContextTables hold a workspace's rows that get_workspace_context does
+// not show. A new table with a workspace_id must be put in one list or the
+// other (TestEveryWorkspaceTableIsClassified).
+var notContextTables = []string{
+	"api_tokens", "installation", "mcp_sessions", "choice_cards", "approvals", "approval_events", "users", "web_sessions",
+	"workspace_context_stamps", // the stamps themselves
+}
+
+func stampOf(t *testing.T, pool *pgxpool.Pool, ws uuid.UUID) int64 {
+	t.Helper()
+	var stamp int64
+	err := pool.QueryRow(context.Background(),
+		`SELECT coalesce((SELECT stamp FROM workspace_context_stamps WHERE workspace_id = $1), 0)`, ws).Scan(&stamp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return stamp
+}
+
+// Each table of the context moves the stamp of the workspace written to,
+// on insert, update and delete, and not the stamp of another workspace; a
+// transaction that writes many rows moves it once.
+func TestEveryContextTableMovesTheStamp(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := storetest.New(t)
+	svc := workspace.NewService(pool)
+	a, err := svc.Create(ctx, "Acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := svc.Create(ctx, "Globex")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stampOf(t, pool, a.ID) == 0 {
+		t.Fatal("creating a workspace did not move its stamp")
+	}
+
+	// Per table: a row of workspace $1 (inserted), a change to it, its
+	// deletion. Rows other tables need come first, the way the writes of
+	// the product make them.
+	writes := []struct {
+		table                  string
+		insert, update, delete string
+	}{
+		{"workspaces", ``, `UPDATE workspaces SET name = 'Acme Corp' WHERE id = $1`, ``},
+		{"offers",
+			`INSERT INTO offers (workspace_id, company_name, product, audience, value, call_to_action) VALUES ($1, 'Acme', 'p', 'a', 'v', 'c')`,
+			`UPDATE offers SET product = 'q' WHERE workspace_id = $1`, `DELETE FROM offers WHERE workspace_id = $1`},
+		{"playbooks",
+			`INSERT INTO playbooks (workspace_id, tone) VALUES ($1, 'plain')`,
+			`UPDATE playbooks SET tone = 'warm' WHERE workspace_id = $1`, `DELETE FROM playbooks WHERE workspace_id = $1`},
+		{"memories",
+			`INSERT INTO memories (workspace_id, id, about, fact) VALUES ($1, gen_random_uuid(), 'person', 'Sam')`,
+			`UPDATE memories SET fact = 'Samantha' WHERE workspace_id = $1`, `DELETE FROM memories WHERE workspace_id = $1`},
+		{"support_tickets",
+			`INSERT INTO support_tickets (workspace_id, id, topic, message) VALUES ($1, gen_random_uuid(), 'billing', 'help')`,
+			`UPDATE support_tickets SET status = 'closed' WHERE workspace_id = $1`, `DELETE FROM support_tickets WHERE workspace_id = $1`},
+		{"sending_setups",
+			`INSERT INTO sending_setups (workspace_id) VALUES ($1)`,
+			`UPDATE sending_setups SET source = 'own_names', source_chosen_at = now() WHERE workspace_id = $1`, ``},
+		{"sending_sizings",
+			`INSERT INTO sending_sizings (workspace_id, source, daily_volume, emails_per_mailbox, mailboxes_per_domain, mailboxes, domains, currency, monthly_cents, yearly_cents, ready_on, full_volume_on, confirmed_at)
+			 VALUES ($1, 'own_names', 90, 30, 3, 3, 1, 'USD', 0, 0, current_date, current_date, now())`,
+			`UPDATE sending_sizings SET daily_volume = 60 WHERE workspace_id = $1`, `DELETE FROM sending_sizings WHERE workspace_id = $1`},
+		{"sending_domains",
+			`INSERT INTO sending_domains (workspace_id, domain, origin, status, currency, yearly_cents, mailbox_cents, card, chosen_at) VALUES ($1, 'getacme.com', 'new', 'chosen', 'USD', 1200, 300, 'card', now())`,
+			`UPDATE sending_domains SET position = 1 WHERE workspace_id = $1`, ``},
+		{"sending_dns_records",
+			`INSERT INTO sending_dns_records (workspace_id, domain, type, host, value) VALUES ($1, 'getacme.com', 'MX', '@', 'mx.example.com')`,
+			`UPDATE sending_dns_records SET value = 'mx2.example.com' WHERE workspace_id = $1`, `DELETE FROM sending_dns_records WHERE workspace_id = $1`},
+		{"sending_mailboxes",
+			`INSERT INTO sending_mailboxes (workspace_id, address, domain, status, prewarmed, currency, monthly_cents, card, planned_at) VALUES ($1, 'sam@getacme.com', 'getacme.com', 'planned', false, 'USD', 300, 'card', now())`,
+			`UPDATE sending_mailboxes SET sender_name = 'Sam' WHERE workspace_id = $1`, `DELETE FROM sending_mailboxes WHERE workspace_id = $1`},
+	}
+	covered := []string{}
+	for _, w := range writes {
+		covered = append(covered, w.table)
+		for _, sql := range []string{w.insert, w.update, w.delete} {
+			if sql == "" {
+				continue
+			}
+			before, other := stampOf(t, pool, a.ID), stampOf(t, pool, b.ID)
+			if _, err := pool.Exec(ctx, sql, a.ID); err != nil {
+				t.Fatalf("%s: %v", sql, err)
+			}
+			if after := stampOf(t, pool, a.ID); after == before {
+				t.Errorf("%s: the stamp did not move", sql)
+			}
+			if stampOf(t, pool, b.ID) != other {
+				t.Errorf("%s: another workspace's stamp moved", sql)
+			}
+		}
+	}
+	if !slices.Equal(covered, contextTables) {
+		t.Fatalf("the test writes to %v, the context reads %v", covered, contextTables)
+	}
+
+	// Many rows in one transaction: one move.
+	before := stampOf(t, pool, a.ID)
+	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		for range 5 {
+			if _, err := tx.Exec(ctx, `INSERT INTO memories (workspace_id, id, about, fact) VALUES ($1, gen_random_uuid(), 'company', 'x')`, a.ID); err != nil {
+				return err
+			}
+		}
+		_, err := tx.Exec(ctx, `UPDATE playbooks SET tone = 'brisk' WHERE workspace_id = $1`, a.ID)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after := stampOf(t, pool, a.ID); after != before+1 {
+		t.Fatalf("a transaction of six writes moved the stamp from %d to %d, want one move", before, after)
+	}
+
+	// A rolled-back write moves nothing.
+	before = stampOf(t, pool, a.ID)
+	rollback := errors.New("roll back")
+	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `UPDATE playbooks SET tone = 'loud' WHERE workspace_id = $1`, a.ID); err != nil {
+			return err
+		}
+		return rollback
+	})
+	if !errors.Is(err, rollback) {
+		t.Fatal(err)
+	}
+	if after := stampOf(t, pool, a.ID); after != before {
+		t.Fatalf("a rolled-back write moved the stamp from %d to %d", before, after)
+	}
+}
+
+// Every table holding a workspace's rows is either read by the context
+// (and carries the trigger that moves the stamp) or listed as not read.
+func TestEveryWorkspaceTableIsClassified(t *testing.T) {
+	t.Parallel()
+	pool := storetest.New(t)
+	rows, err := pool.Query(context.Background(), `
+		SELECT c.table_name, EXISTS (
+		           SELECT 1 FROM pg_trigger g
+		           WHERE g.tgrelid = format('%I', c.table_name)::regclass AND g.tgname = 'touch_workspace_context')
+		FROM information_schema.columns c
+		WHERE c.table_schema = 'public' AND (c.column_name = 'workspace_id' OR (c.table_name = 'workspaces' AND c.column_name = 'id'))
+		ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type table struct {
+		Name    string
+		Trigger bool
+	}
+	tables, err := pgx.CollectRows(rows, pgx.RowToStructByPos[table])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tb := range tables {
+		inContext, notInContext := slices.Contains(contextTables, tb.Name), slices.Contains(notContextTables, tb.Name)
+		switch {
+		case inContext && !tb.Trigger:
+			t.Errorf("%s feeds the workspace context but has no touch_workspace_context trigger: a kept context would go stale", tb.Name)
+		case notInContext && tb.Trigger:
+			t.Errorf("%s is listed as not in the context but moves the stamp", tb.Name)
+		case !inContext && !notInContext:
+			t.Errorf("%s holds workspace rows: add it to contextTables (and attach the trigger, see migration 00030) or to notContextTables", tb.Name)
+		}
+	}
+}
+
+// countingRead reads the workspace's offer, counting its reads.
+func countingRead(reads *atomic.Int32) workspace.ContextRead[*workspace.Offer] {
+	return func(b *pgx.Batch, ws uuid.UUID) func() (*workspace.Offer, error) {
+		reads.Add(1)
+		snapshot := workspace.QueueSnapshot(b, ws)
+		return func() (*workspace.Offer, error) {
+			snap, err := snapshot()
+			return snap.Offer, err
+		}
+	}
+}
+
+// The cache answers from what it kept while nothing changed, and reads
+// again after any write, including one made through another replica's
+// service on the same database.
+func TestContextCacheServesWhatTheDatabaseHolds(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := storetest.New(t)
+	replicaA, replicaB := workspace.NewService(pool), workspace.NewService(pool)
+	ws, err := replicaA.Create(ctx, "Acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reads atomic.Int32
+	cache := workspace.NewContextCache(replicaA, 8, countingRead(&reads))
+
+	read := func() *workspace.Offer {
+		t.Helper()
+		o, err := cache.Read(ctx, ws.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	if o := read(); o != nil {
+		t.Fatalf("no offer saved yet, read %+v", o)
+	}
+	if o := read(); o != nil || reads.Load() != 1 {
+		t.Fatalf("nothing changed: want the kept context, got %+v after %d reads", o, reads.Load())
+	}
+
+	offer := workspace.Offer{CompanyName: "Acme", Product: "Attribution", Audience: "CMOs", Value: "Know what pays", CallToAction: "A call"}
+	if _, err := replicaB.SaveOffer(ctx, ws.ID, offer); err != nil {
+		t.Fatal(err)
+	}
+	if o := read(); o == nil || o.Product != "Attribution" || reads.Load() != 2 {
+		t.Fatalf("after another replica saved the offer: read %+v after %d reads", o, reads.Load())
+	}
+	if o := read(); o == nil || reads.Load() != 2 {
+		t.Fatalf("nothing changed since: %+v after %d reads", o, reads.Load())
+	}
+
+	// A write the context does not show (a token) keeps what is kept.
+	if _, err := pool.Exec(ctx, `INSERT INTO api_tokens (workspace_id, id, token_hash) VALUES ($1, gen_random_uuid(), 'x')`, ws.ID); err != nil {
+		t.Fatal(err)
+	}
+	read()
+	if reads.Load() != 2 {
+		t.Fatalf("a write outside the context made it read again (%d reads)", reads.Load())
+	}
+
+	offer.Product = "Attribution 2"
+	if _, err := replicaB.SaveOffer(ctx, ws.ID, offer); err != nil {
+		t.Fatal(err)
+	}
+	if o := read(); o.Product != "Attribution 2" {
+		t.Fatalf("after the offer changed: %+v", o)
+	}
+}
+
+// A refusal is returned and nothing is kept; a cache of size 0 reads
+// every time.
+func TestContextCacheRefusalsAndNoCache(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := storetest.New(t)
+	svc := workspace.NewService(pool)
+
+	var reads atomic.Int32
+	cache := workspace.NewContextCache(svc, 8, countingRead(&reads))
+	missing := uuid.New()
+	for range 2 {
+		if _, err := cache.Read(ctx, missing); vibesell.ErrorCode(err) != vibesell.ENOTFOUND {
+			t.Fatalf("missing workspace: %v", err)
+		}
+	}
+	if reads.Load() != 2 {
+		t.Fatalf("a refusal was kept: %d reads for 2 calls", reads.Load())
+	}
+
+	ws, err := svc.Create(ctx, "Acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reads.Store(0)
+	none := workspace.NewContextCache(svc, 0, countingRead(&reads))
+	for range 3 {
+		if _, err := none.Read(ctx, ws.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if reads.Load() != 3 {
+		t.Fatalf("a cache of size 0 read %d times for 3 calls", reads.Load())
+	}
+}
