@@ -10,7 +10,10 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -34,7 +37,7 @@ import (
 
 // Load of the tool-call benchmark: clients, and how long each measured
 // phase runs. Phases alternate echo and get_workspace_context so that
-// drift on a noisy machine hits both alike.
+// drift on a noisy machine hits them alike.
 const (
 	benchClients   = 50
 	benchPhase     = 4 * time.Second
@@ -44,12 +47,14 @@ const (
 	benchCallLimit = 30 * time.Second
 )
 
-// BenchmarkToolCalls measures, in one run on one server, the throughput
-// and latency of tools/call for echo (the framework alone: bearer token,
-// session check, validation, mapping) and get_workspace_context (the same
-// plus the workspace reads), with benchClients concurrent clients, each
-// with its own workspace, token and initialized session, over real HTTP on
-// loopback and a real PostgreSQL. The work is bounded by time, not b.N:
+// BenchmarkToolCalls measures, in one run, the throughput and latency of
+// tools/call for echo (the framework alone: bearer token, session check,
+// validation, mapping) and get_workspace_context (the same plus the
+// workspace's context: served as production serves it, and again from a
+// server that keeps no context, so that every call reads everything), with
+// benchClients concurrent clients, each with its own workspace, token and
+// initialized session, over real HTTP on loopback and a real PostgreSQL.
+// The work is bounded by time, not b.N:
 //
 //	go test -run '^$' -bench ToolCalls -benchtime 1x ./cmd/server
 func BenchmarkToolCalls(b *testing.B) {
@@ -70,7 +75,11 @@ func BenchmarkToolCalls(b *testing.B) {
 	b.Cleanup(pool.Close)
 
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	// The services as production wires them (services.toolDeps): without
+	// Two servers on one database, as two replicas: the services as
+	// production wires them (services.toolDeps), one keeping workspace
+	// contexts between calls as production does, the other keeping none,
+	// so the run also measures get_workspace_context when every call reads
+	// everything (a context that changed since it was last read). Without
 	// Sending, get_workspace_context would skip the sending setup's reads
 	// and the benchmark would measure less than the server does.
 	clock := vibesell.SystemClock{}
@@ -80,6 +89,70 @@ func BenchmarkToolCalls(b *testing.B) {
 		Workspaces: workspaces,
 		Sending:    sending.New(pool, clock, sending.DefaultConfig(), cards.NewService(pool, clock), workspaces, nil),
 	}
+	endpoint := startBenchServer(b, pool, deps, logger)
+	uncached := deps
+	uncached.ContextCacheSize = -1
+	uncachedEndpoint := startBenchServer(b, pool, uncached, logger)
+
+	httpClient := &http.Client{
+		Transport: &http.Transport{MaxIdleConns: benchClients * 2, MaxIdleConnsPerHost: benchClients * 2, IdleConnTimeout: time.Minute},
+		Timeout:   benchCallLimit,
+	}
+	clients := make([]*benchClient, benchClients)
+	for i := range clients {
+		clients[i] = newBenchClient(b, pool, httpClient, endpoint, i)
+	}
+
+	echo := benchTarget{"echo", "echo", endpoint}
+	wsctx := benchTarget{"ctx", "get_workspace_context", endpoint}
+	uncachedCtx := benchTarget{"ctx_uncached", "get_workspace_context", uncachedEndpoint}
+	targets := []benchTarget{echo, wsctx, uncachedCtx}
+
+	// Warm up connections, pools and caches with every target.
+	for _, t := range targets {
+		runPhase(b, pool, queries, clients, t, benchWarmup)
+	}
+
+	b.ResetTimer()
+	results := map[benchTarget]*phaseResult{}
+	for range benchRounds {
+		for _, t := range targets {
+			if results[t] == nil {
+				results[t] = &phaseResult{}
+			}
+			results[t].add(runPhase(b, pool, queries, clients, t, benchPhase))
+		}
+	}
+	b.StopTimer()
+
+	b.ReportMetric(0, "ns/op") // the work is not per b.N iteration
+	for _, t := range targets {
+		r := results[t]
+		b.ReportMetric(r.throughput(), t.name+"_calls/s")
+		b.ReportMetric(r.percentile(50), t.name+"_p50_ms")
+		b.ReportMetric(r.percentile(99), t.name+"_p99_ms")
+		b.ReportMetric(r.acquireWait(), t.name+"_db_wait_ms/call")
+		b.ReportMetric(r.roundTripsPerCall(), t.name+"_db_roundtrips/call")
+		b.ReportMetric(r.cpuPerCall(), t.name+"_cpu_us/call")
+		b.ReportMetric(r.dbCPUPerCall(), t.name+"_db_cpu_us/call")
+		b.Logf("%-12s %6.0f calls/s, p50 %5.1f ms, p99 %5.1f ms, %.1f round trips, CPU per call %4.0f µs here + %4.0f µs PostgreSQL",
+			t.name, r.throughput(), r.percentile(50), r.percentile(99), r.roundTripsPerCall(), r.cpuPerCall(), r.dbCPUPerCall())
+	}
+	ratio := results[wsctx].throughput() / results[echo].throughput()
+	uncachedRatio := results[uncachedCtx].throughput() / results[echo].throughput()
+	b.ReportMetric(ratio, "ctx/echo")
+	b.ReportMetric(uncachedRatio, "ctx_uncached/echo")
+	b.Logf("%d clients, %d database connections. get_workspace_context/echo throughput: %.2f as served (goal at least 0.5); %.2f when every call reads everything.",
+		benchClients, pool.Config().MaxConns, ratio, uncachedRatio)
+}
+
+// benchTarget is what a phase calls: a tool on one of the servers.
+type benchTarget struct{ name, tool, endpoint string }
+
+// startBenchServer serves the tools of deps and echo at /mcp on a new
+// loopback server, as cmd/server wires them, and returns the endpoint.
+func startBenchServer(b *testing.B, pool *pgxpool.Pool, deps tools.Deps, logger *slog.Logger) string {
+	b.Helper()
 	mcpServer := tools.NewServer(tools.Registry(deps), &tools.Options{
 		Echo:          true,
 		Logger:        logger,
@@ -93,62 +166,19 @@ func BenchmarkToolCalls(b *testing.B) {
 	}))
 	srv := httptest.NewServer(mux) // listens on 127.0.0.1
 	b.Cleanup(srv.Close)
-	endpoint := srv.URL + "/mcp"
-
-	httpClient := &http.Client{
-		Transport: &http.Transport{MaxIdleConns: benchClients * 2, MaxIdleConnsPerHost: benchClients * 2, IdleConnTimeout: time.Minute},
-		Timeout:   benchCallLimit,
-	}
-	clients := make([]*benchClient, benchClients)
-	for i := range clients {
-		clients[i] = newBenchClient(b, pool, httpClient, endpoint, i)
-	}
-
-	// Warm up connections, pools and caches with both tools.
-	runPhase(b, pool, queries, clients, "echo", benchWarmup)
-	runPhase(b, pool, queries, clients, "get_workspace_context", benchWarmup)
-
-	b.ResetTimer()
-	results := map[string]*phaseResult{"echo": {}, "get_workspace_context": {}}
-	for range benchRounds {
-		for _, tool := range []string{"echo", "get_workspace_context"} {
-			results[tool].add(runPhase(b, pool, queries, clients, tool, benchPhase))
-		}
-	}
-	b.StopTimer()
-
-	echo, wsctx := results["echo"], results["get_workspace_context"]
-	b.ReportMetric(0, "ns/op") // the work is not per b.N iteration
-	b.ReportMetric(echo.throughput(), "echo_calls/s")
-	b.ReportMetric(echo.percentile(50), "echo_p50_ms")
-	b.ReportMetric(echo.percentile(99), "echo_p99_ms")
-	b.ReportMetric(echo.acquireWait(), "echo_db_wait_ms/call")
-	b.ReportMetric(echo.roundTripsPerCall(), "echo_db_roundtrips/call")
-	b.ReportMetric(echo.cpuPerCall(), "echo_cpu_us/call")
-	b.ReportMetric(wsctx.throughput(), "ctx_calls/s")
-	b.ReportMetric(wsctx.percentile(50), "ctx_p50_ms")
-	b.ReportMetric(wsctx.percentile(99), "ctx_p99_ms")
-	b.ReportMetric(wsctx.acquireWait(), "ctx_db_wait_ms/call")
-	b.ReportMetric(wsctx.roundTripsPerCall(), "ctx_db_roundtrips/call")
-	b.ReportMetric(wsctx.cpuPerCall(), "ctx_cpu_us/call")
-	ratio := wsctx.throughput() / echo.throughput()
-	b.ReportMetric(ratio, "ctx/echo")
-	b.Logf("%d clients, %d database connections. echo: %.0f calls/s, p99 %.1f ms, %.1f round trips and %.0f µs CPU per call. "+
-		"get_workspace_context: %.0f calls/s, p99 %.1f ms, %.1f round trips and %.0f µs CPU per call. Throughput ratio %.2f (goal at least 0.5).",
-		benchClients, pool.Config().MaxConns,
-		echo.throughput(), echo.percentile(99), echo.roundTripsPerCall(), echo.cpuPerCall(),
-		wsctx.throughput(), wsctx.percentile(99), wsctx.roundTripsPerCall(), wsctx.cpuPerCall(), ratio)
+	return srv.URL + "/mcp"
 }
 
 // benchClient is one MCP client: its own workspace, token and session.
 type benchClient struct {
-	http     *http.Client
-	endpoint string
-	token    string
-	session  string
-	buf      bytes.Buffer
+	http    *http.Client
+	token   string
+	session string
+	buf     bytes.Buffer
 }
 
+// newBenchClient opens its session on endpoint; the session, kept in
+// PostgreSQL, is served by every server on the database.
 func newBenchClient(b *testing.B, pool *pgxpool.Pool, httpClient *http.Client, endpoint string, i int) *benchClient {
 	b.Helper()
 	ctx := context.Background()
@@ -183,15 +213,15 @@ func newBenchClient(b *testing.B, pool *pgxpool.Pool, httpClient *http.Client, e
 	if err != nil {
 		b.Fatal(err)
 	}
-	c := &benchClient{http: httpClient, endpoint: endpoint, token: token}
-	resp, _, err := c.post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`)
+	c := &benchClient{http: httpClient, token: token}
+	resp, _, err := c.post(endpoint, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`)
 	if err != nil {
 		b.Fatalf("initialize: %v", err)
 	}
 	if c.session = resp.Header.Get("Mcp-Session-Id"); c.session == "" {
 		b.Fatal("initialize gave no Mcp-Session-Id")
 	}
-	if _, _, err := c.post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`); err != nil {
+	if _, _, err := c.post(endpoint, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); err != nil {
 		b.Fatalf("notifications/initialized: %v", err)
 	}
 	return c
@@ -199,8 +229,8 @@ func newBenchClient(b *testing.B, pool *pgxpool.Pool, httpClient *http.Client, e
 
 // post sends one JSON-RPC message and returns the response and the JSON
 // of the message it carries (from an SSE stream too).
-func (c *benchClient) post(body string) (*http.Response, []byte, error) {
-	req, err := http.NewRequest(http.MethodPost, c.endpoint, strings.NewReader(body))
+func (c *benchClient) post(endpoint, body string) (*http.Response, []byte, error) {
+	req, err := http.NewRequest(http.MethodPost, endpoint, strings.NewReader(body))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -238,13 +268,12 @@ func (c *benchClient) post(body string) (*http.Response, []byte, error) {
 
 // call runs one tools/call and checks that it is a result of the tool's
 // kind: a benchmark of refusals or errors would measure nothing useful.
-func (c *benchClient) call(id int, tool string) error {
-	args := `{}`
-	kind := "workspace"
+func (c *benchClient) call(id int, t benchTarget) error {
+	tool, args, kind := t.tool, `{}`, "workspace"
 	if tool == "echo" {
 		args, kind = `{"text":"hello"}`, "echo"
 	}
-	_, raw, err := c.post(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, id, tool, args))
+	_, raw, err := c.post(t.endpoint, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, id, tool, args))
 	if err != nil {
 		return err
 	}
@@ -277,6 +306,7 @@ type phaseResult struct {
 	acquireDur time.Duration
 	queries    int
 	cpu        time.Duration
+	dbCPU      time.Duration
 }
 
 func (r *phaseResult) add(o *phaseResult) {
@@ -286,6 +316,7 @@ func (r *phaseResult) add(o *phaseResult) {
 	r.acquireDur += o.acquireDur
 	r.queries += o.queries
 	r.cpu += o.cpu
+	r.dbCPU += o.dbCPU
 }
 
 func (r *phaseResult) throughput() float64 { return float64(r.calls) / r.elapsed.Seconds() }
@@ -327,6 +358,16 @@ func (r *phaseResult) cpuPerCall() float64 {
 	return float64(r.cpu.Microseconds()) / float64(r.calls)
 }
 
+// dbCPUPerCall is the CPU time PostgreSQL's processes on this machine used
+// per call, in microseconds (0 where /proc cannot tell): with the server
+// and the clients it makes up what a call costs the machine.
+func (r *phaseResult) dbCPUPerCall() float64 {
+	if r.calls == 0 {
+		return 0
+	}
+	return float64(r.dbCPU.Microseconds()) / float64(r.calls)
+}
+
 // roundTrips counts queries and batches sent to PostgreSQL (a
 // pgx.QueryTracer and pgx.BatchTracer).
 type roundTrips struct{ n atomic.Int64 }
@@ -356,13 +397,45 @@ func processCPU() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
+// postgresCPU is the user and system CPU time used so far by the processes
+// named postgres that are running on this machine (Linux only; 0
+// elsewhere). A backend that exits takes its time with it, but the pool
+// keeps its connections open for the whole benchmark.
+func postgresCPU() time.Duration {
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	var ticks int64
+	for _, path := range stats {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			continue // the process has exited
+		}
+		// pid (comm) state ppid ...: comm may hold spaces, so fields are
+		// counted from the last ')'.
+		end := bytes.LastIndexByte(raw, ')')
+		start := bytes.IndexByte(raw, '(')
+		if start < 0 || end < start || string(raw[start+1:end]) != "postgres" {
+			continue
+		}
+		fields := strings.Fields(string(raw[end+1:]))
+		if len(fields) < 13 {
+			continue
+		}
+		utime, _ := strconv.ParseInt(fields[11], 10, 64)
+		stime, _ := strconv.ParseInt(fields[12], 10, 64)
+		ticks += utime + stime
+	}
+	const clockTicksPerSecond = 100 // USER_HZ on Linux
+	return time.Duration(ticks) * time.Second / clockTicksPerSecond
+}
+
 // runPhase has every client call tool back to back for d, and returns
 // what was done. Any failed call stops the benchmark.
-func runPhase(b *testing.B, pool *pgxpool.Pool, queries *roundTrips, clients []*benchClient, tool string, d time.Duration) *phaseResult {
+func runPhase(b *testing.B, pool *pgxpool.Pool, queries *roundTrips, clients []*benchClient, t benchTarget, d time.Duration) *phaseResult {
 	b.Helper()
 	before := pool.Stat().AcquireDuration()
 	queriesBefore := queries.n.Load()
 	cpuBefore := processCPU()
+	dbCPUBefore := postgresCPU()
 	start := time.Now()
 	deadline := start.Add(d)
 	var (
@@ -379,10 +452,10 @@ func runPhase(b *testing.B, pool *pgxpool.Pool, queries *roundTrips, clients []*
 				if !t0.Before(deadline) {
 					break
 				}
-				if err := c.call(i+2, tool); err != nil {
+				if err := c.call(i+2, t); err != nil {
 					mu.Lock()
 					if firstErr == nil {
-						firstErr = fmt.Errorf("%s: %w", tool, err)
+						firstErr = fmt.Errorf("%s: %w", t.name, err)
 					}
 					mu.Unlock()
 					break
@@ -400,6 +473,7 @@ func runPhase(b *testing.B, pool *pgxpool.Pool, queries *roundTrips, clients []*
 	res.acquireDur = pool.Stat().AcquireDuration() - before
 	res.queries = int(queries.n.Load() - queriesBefore)
 	res.cpu = processCPU() - cpuBefore
+	res.dbCPU = postgresCPU() - dbCPUBefore
 	if firstErr != nil {
 		b.Fatal(firstErr)
 	}
