@@ -45,37 +45,31 @@ $$;
 -- Deferred to the commit: a writing transaction takes the stamp's row lock
 -- last and holds it only while it commits, so writers of one workspace
 -- wait on each other no longer than that.
-CREATE CONSTRAINT TRIGGER touch_workspace_context AFTER INSERT OR UPDATE OR DELETE
-    ON workspaces DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION touch_workspace_context();
-CREATE CONSTRAINT TRIGGER touch_workspace_context AFTER INSERT OR UPDATE OR DELETE
-    ON offers DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION touch_workspace_context();
-CREATE CONSTRAINT TRIGGER touch_workspace_context AFTER INSERT OR UPDATE OR DELETE
-    ON playbooks DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION touch_workspace_context();
-CREATE CONSTRAINT TRIGGER touch_workspace_context AFTER INSERT OR UPDATE OR DELETE
-    ON memories DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION touch_workspace_context();
-CREATE CONSTRAINT TRIGGER touch_workspace_context AFTER INSERT OR UPDATE OR DELETE
-    ON support_tickets DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION touch_workspace_context();
-CREATE CONSTRAINT TRIGGER touch_workspace_context AFTER INSERT OR UPDATE OR DELETE
-    ON sending_setups DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION touch_workspace_context();
-CREATE CONSTRAINT TRIGGER touch_workspace_context AFTER INSERT OR UPDATE OR DELETE
-    ON sending_sizings DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION touch_workspace_context();
-CREATE CONSTRAINT TRIGGER touch_workspace_context AFTER INSERT OR UPDATE OR DELETE
-    ON sending_domains DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION touch_workspace_context();
-CREATE CONSTRAINT TRIGGER touch_workspace_context AFTER INSERT OR UPDATE OR DELETE
-    ON sending_dns_records DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION touch_workspace_context();
-CREATE CONSTRAINT TRIGGER touch_workspace_context AFTER INSERT OR UPDATE OR DELETE
-    ON sending_mailboxes DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION touch_workspace_context();
+-- +goose StatementBegin
+DO $$
+DECLARE
+    t text;
+BEGIN
+    FOREACH t IN ARRAY ARRAY['workspaces', 'offers', 'playbooks', 'memories', 'support_tickets',
+                             'sending_setups', 'sending_sizings', 'sending_domains', 'sending_dns_records', 'sending_mailboxes'] LOOP
+        EXECUTE format('CREATE CONSTRAINT TRIGGER touch_workspace_context AFTER INSERT OR UPDATE OR DELETE ON %I '
+                       'DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION touch_workspace_context()', t);
+    END LOOP;
+END
+$$;
+-- +goose StatementEnd
 
 -- +goose Down
-DROP TRIGGER touch_workspace_context ON sending_mailboxes;
-DROP TRIGGER touch_workspace_context ON sending_dns_records;
-DROP TRIGGER touch_workspace_context ON sending_domains;
-DROP TRIGGER touch_workspace_context ON sending_sizings;
-DROP TRIGGER touch_workspace_context ON sending_setups;
-DROP TRIGGER touch_workspace_context ON support_tickets;
-DROP TRIGGER touch_workspace_context ON memories;
-DROP TRIGGER touch_workspace_context ON playbooks;
-DROP TRIGGER touch_workspace_context ON offers;
-DROP TRIGGER touch_workspace_context ON workspaces;
+-- +goose StatementBegin
+DO $$
+DECLARE
+    t text;
+BEGIN
+    FOR t IN SELECT c.relname FROM pg_trigger g JOIN pg_class c ON c.oid = g.tgrelid WHERE g.tgname = 'touch_workspace_context' LOOP
+        EXECUTE format('DROP TRIGGER touch_workspace_context ON %I', t);
+    END LOOP;
+END
+$$;
+-- +goose StatementEnd
 DROP FUNCTION touch_workspace_context();
 DROP TABLE workspace_context_stamps;

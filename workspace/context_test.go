@@ -49,16 +49,7 @@ func stampOf(t *testing.T, pool *pgxpool.Pool, ws uuid.UUID) int64 {
 func TestEveryContextTableMovesTheStamp(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool := storetest.New(t)
-	svc := workspace.NewService(pool)
-	a, err := svc.Create(ctx, "Acme")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := svc.Create(ctx, "Globex")
-	if err != nil {
-		t.Fatal(err)
-	}
+	pool, _, a, b := setupPool(t)
 	if stampOf(t, pool, a.ID) == 0 {
 		t.Fatal("creating a workspace did not move its stamp")
 	}
@@ -125,7 +116,7 @@ func TestEveryContextTableMovesTheStamp(t *testing.T) {
 
 	// Many rows in one transaction: one move.
 	before := stampOf(t, pool, a.ID)
-	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		for range 5 {
 			if _, err := tx.Exec(ctx, `INSERT INTO memories (workspace_id, id, about, fact) VALUES ($1, gen_random_uuid(), 'company', 'x')`, a.ID); err != nil {
 				return err

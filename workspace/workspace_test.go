@@ -21,7 +21,15 @@ func TestMain(m *testing.M) { storetest.Main(m) }
 
 func setup(t *testing.T) (*workspace.Service, workspace.Workspace, workspace.Workspace) {
 	t.Helper()
-	svc := workspace.NewService(storetest.New(t))
+	_, svc, a, b := setupPool(t)
+	return svc, a, b
+}
+
+// setupPool gives a test a fresh database, its pool, and two workspaces.
+func setupPool(t *testing.T) (*pgxpool.Pool, *workspace.Service, workspace.Workspace, workspace.Workspace) {
+	t.Helper()
+	pool := storetest.New(t)
+	svc := workspace.NewService(pool)
 	a, err := svc.Create(context.Background(), "Acme")
 	if err != nil {
 		t.Fatal(err)
@@ -30,7 +38,7 @@ func setup(t *testing.T) (*workspace.Service, workspace.Workspace, workspace.Wor
 	if err != nil {
 		t.Fatal(err)
 	}
-	return svc, a, b
+	return pool, svc, a, b
 }
 
 func TestMemoriesAreKeptPerWorkspace(t *testing.T) {
