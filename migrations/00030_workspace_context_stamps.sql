@@ -17,26 +17,30 @@
 -- its rows, and an orphan stamp costs nothing.
 CREATE TABLE workspace_context_stamps (
     workspace_id uuid PRIMARY KEY,
-    stamp        bigint NOT NULL,
-    -- The transaction that moved it last: a transaction that writes many
-    -- rows moves it once.
-    moved_by     xid8 NOT NULL
+    stamp        bigint NOT NULL
 );
 
+-- A transaction that writes many rows moves a stamp once: the workspaces
+-- it has moved are listed in a setting local to the transaction, which
+-- ends with it (a transaction id kept in the row would not do: after a
+-- dump is restored into another cluster, ids are given out again).
 -- +goose StatementBegin
 CREATE FUNCTION touch_workspace_context() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
-    ws uuid;
+    ws    uuid;
+    moved text := coalesce(current_setting('vibesell.context_stamps_moved', true), '');
 BEGIN
     IF TG_TABLE_NAME = 'workspaces' THEN
         ws := CASE WHEN TG_OP = 'DELETE' THEN OLD.id ELSE NEW.id END;
     ELSE
         ws := CASE WHEN TG_OP = 'DELETE' THEN OLD.workspace_id ELSE NEW.workspace_id END;
     END IF;
-    INSERT INTO workspace_context_stamps AS s (workspace_id, stamp, moved_by)
-    VALUES (ws, 1, pg_current_xact_id())
-    ON CONFLICT (workspace_id) DO UPDATE SET stamp = s.stamp + 1, moved_by = excluded.moved_by
-        WHERE s.moved_by <> excluded.moved_by;
+    IF strpos(moved, ws::text) > 0 THEN
+        RETURN NULL;
+    END IF;
+    INSERT INTO workspace_context_stamps AS s (workspace_id, stamp) VALUES (ws, 1)
+    ON CONFLICT (workspace_id) DO UPDATE SET stamp = s.stamp + 1;
+    PERFORM set_config('vibesell.context_stamps_moved', moved || ws::text || ' ', true);
     RETURN NULL;
 END
 $$;

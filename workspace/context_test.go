@@ -114,28 +114,34 @@ func TestEveryContextTableMovesTheStamp(t *testing.T) {
 		t.Fatalf("the test writes to %v, the context reads %v", covered, contextTables)
 	}
 
-	// Many rows in one transaction: one move.
-	before := stampOf(t, pool, a.ID)
-	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		for range 5 {
-			if _, err := tx.Exec(ctx, `INSERT INTO memories (workspace_id, id, about, fact) VALUES ($1, gen_random_uuid(), 'company', 'x')`, a.ID); err != nil {
-				return err
+	// Many rows of two workspaces in one transaction: one move each; and
+	// the next transaction moves them again.
+	for range 2 {
+		before, other := stampOf(t, pool, a.ID), stampOf(t, pool, b.ID)
+		err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+			for _, ws := range []uuid.UUID{a.ID, b.ID, a.ID, b.ID, a.ID} {
+				if _, err := tx.Exec(ctx, `INSERT INTO memories (workspace_id, id, about, fact) VALUES ($1, gen_random_uuid(), 'company', 'x')`, ws); err != nil {
+					return err
+				}
 			}
+			_, err := tx.Exec(ctx, `UPDATE playbooks SET tone = 'brisk' WHERE workspace_id = $1`, a.ID)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
-		_, err := tx.Exec(ctx, `UPDATE playbooks SET tone = 'brisk' WHERE workspace_id = $1`, a.ID)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if after := stampOf(t, pool, a.ID); after != before+1 {
-		t.Fatalf("a transaction of six writes moved the stamp from %d to %d, want one move", before, after)
+		if after := stampOf(t, pool, a.ID); after != before+1 {
+			t.Fatalf("a transaction of four writes moved the stamp from %d to %d, want one move", before, after)
+		}
+		if after := stampOf(t, pool, b.ID); after != other+1 {
+			t.Fatalf("a transaction of two writes moved the other workspace's stamp from %d to %d, want one move", other, after)
+		}
 	}
 
 	// A rolled-back write moves nothing.
-	before = stampOf(t, pool, a.ID)
+	before := stampOf(t, pool, a.ID)
 	rollback := errors.New("roll back")
-	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `UPDATE playbooks SET tone = 'loud' WHERE workspace_id = $1`, a.ID); err != nil {
 			return err
 		}
