@@ -209,25 +209,3 @@ func RecordSessions(sessions *auth.Sessions, logger *slog.Logger) *server.Hooks 
 	})
 	return hooks
 }
-
-// ServeStdio speaks MCP over in and out for one workspace until ctx ends
-// or in closes.
-func ServeStdio(ctx context.Context, s *server.MCPServer, p auth.Principal, in interface {
-	Read([]byte) (int, error)
-}, out interface {
-	Write([]byte) (int, error)
-}, logger *slog.Logger) error {
-	// mcp-go cancels every request once stdin closes, then waits for them.
-	// A client that writes its requests and closes its end (a script, a
-	// pipe) would get only failures; detaching lets each request finish,
-	// which the wait then honours.
-	s.Use(func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
-		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return next(context.WithoutCancel(ctx), req)
-		}
-	})
-	stdio := server.NewStdioServer(s)
-	stdio.SetErrorLogger(slog.NewLogLogger(logger.Handler(), slog.LevelError))
-	stdio.SetContextFunc(func(ctx context.Context) context.Context { return auth.NewContext(ctx, p) })
-	return stdio.Listen(ctx, in, out)
-}

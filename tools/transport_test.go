@@ -1,13 +1,18 @@
 package tools
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -90,4 +95,73 @@ func callOnce(t *testing.T, c *client.Client, tool string) string {
 		t.Fatal(err)
 	}
 	return res.Content[0].(mcp.TextContent).Text
+}
+
+// A client may write its requests and close its end without waiting (a
+// script, a pipe): every request read before the input ended is answered
+// before ServeStdio returns.
+func TestServeStdioAnswersEveryRequestBeforeItsInputEnds(t *testing.T) {
+	slow := Define(Spec[struct{}, pingOutput]{
+		Name:        "slow_ping",
+		Title:       "Slow ping",
+		Description: "Says which workspace is asking, after a moment.",
+		Annotations: Annotations{ReadOnly: Yes, Destructive: No, Idempotent: Yes, OpenWorld: No},
+		Handler: func(ctx context.Context, p auth.Principal, _ struct{}) (Result[pingOutput], error) {
+			time.Sleep(2 * time.Millisecond)
+			return Result[pingOutput]{Markdown: "Workspace " + p.WorkspaceSlug + ".", Data: pingOutput{Workspace: p.WorkspaceSlug}}, nil
+		},
+	})
+	s := NewServer([]Tool{slow}, &Options{Logger: slog.New(slog.DiscardHandler)})
+
+	const calls = 40
+	var in strings.Builder
+	in.WriteString(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n")
+	in.WriteString(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")
+	for id := 2; id < 2+calls; id++ {
+		fmt.Fprintf(&in, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"slow_ping","arguments":{}}}`+"\n", id)
+	}
+	out := &lockedBuffer{}
+	if err := ServeStdio(t.Context(), s, testPrincipal, strings.NewReader(in.String()), out, slog.New(slog.DiscardHandler)); err != nil {
+		t.Fatal(err)
+	}
+
+	answered := map[int]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var msg struct {
+			ID     int `json:"id"`
+			Result struct {
+				StructuredContent pingOutput `json:"structuredContent"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal([]byte(line), &msg); err != nil {
+			t.Fatalf("%v: %s", err, line)
+		}
+		if msg.ID >= 2 && msg.Result.StructuredContent.Workspace != testPrincipal.WorkspaceSlug {
+			t.Fatalf("not a slow_ping result: %s", line)
+		}
+		answered[msg.ID] = true
+	}
+	for id := 1; id < 2+calls; id++ {
+		if !answered[id] {
+			t.Errorf("request %d was read but never answered", id)
+		}
+	}
+}
+
+// lockedBuffer is a bytes.Buffer that several goroutines may write to.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

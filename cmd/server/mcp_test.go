@@ -257,52 +257,30 @@ func TestStdioServesTheWorkspace(t *testing.T) {
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
 		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_workspace_context","arguments":{}}}`,
 	}, "\n") + "\n"
-	// Like a real client, keep stdin open until both answers are in, then
-	// close it: mcp-go's stdio server may drop a tool call still queued when
-	// its input ends.
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stdout bytes.Buffer
+	// Like a script: write every request and close stdin at once. Each
+	// request read before the input ended is answered before the server
+	// exits.
+	cmd.Stdin = strings.NewReader(in)
 	stderr := &syncBuffer{}
-	outPipe, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = stderr
+	var stdout bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := io.WriteString(stdin, in); err != nil {
-		t.Fatal(err)
-	}
-	var lines []string
-	read := make(chan error, 1)
-	go func() {
-		sc := bufio.NewScanner(outPipe)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for len(lines) < 2 && sc.Scan() {
-			lines = append(lines, sc.Text())
-			stdout.WriteString(sc.Text() + "\n")
-		}
-		read <- sc.Err()
-	}()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
 	select {
-	case err := <-read:
-		if err != nil || len(lines) < 2 {
-			t.Fatalf("stdio answered %d lines (%v):\n%s\n%s", len(lines), err, stdout.String(), stderr.String())
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("stdio exited with %v\n%s", err, stderr.String())
 		}
 	case <-time.After(60 * time.Second):
 		cmd.Process.Kill()
-		t.Fatalf("stdio did not answer within 60s:\n%s\n%s", stdout.String(), stderr.String())
+		t.Fatalf("stdio did not exit within 60s of its input ending:\n%s", stderr.String())
 	}
-	stdin.Close()
-	if rest, _ := io.ReadAll(outPipe); len(bytes.TrimSpace(rest)) > 0 {
-		t.Fatalf("stdout holds more than the two responses: %s", rest)
-	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("stdio exited with %v\n%s", err, stderr.String())
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("want the two responses on stdout, got %d lines:\n%s\n%s", len(lines), stdout.String(), stderr.String())
 	}
 	// JSON-RPC does not order responses, and mcp-go's stdio answers tool
 	// calls from a worker pool: find the tools/call response by its id.
