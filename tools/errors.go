@@ -20,10 +20,11 @@ import (
 // the client sees:
 //
 //   - a result: one text block (the Markdown) and structuredContent;
-//   - a refusal (*vibesell.Error): isError and the sentence, nothing else;
+//   - a refusal (*vibesell.Error): isError and the sentence, nothing else
+//     but the refusal's code under _meta["vibesell/refusal"], for the card;
 //   - anything else, a panic included: isError and a generic sentence with
-//     a ref; the cause goes to the log under the same ref, never to the
-//     assistant.
+//     a ref (code "internal"); the cause goes to the log under the same
+//     ref, never to the assistant.
 //
 // The Go error given back to mcp-go is always nil: mcp-go turns a handler
 // error into a JSON-RPC -32603 carrying err.Error(), which the assistant
@@ -48,7 +49,7 @@ func (t Tool) handler(log *slog.Logger) server.ToolHandlerFunc {
 func (t Tool) call(ctx context.Context, log *slog.Logger, raw any) (res *mcp.CallToolResult) {
 	p, ok := auth.FromContext(ctx)
 	if !ok {
-		return refusalResult(errNoWorkspace.Message)
+		return refusalResult(errNoWorkspace.Code, errNoWorkspace.Message)
 	}
 	defer func() {
 		if v := recover(); v != nil {
@@ -61,7 +62,7 @@ func (t Tool) call(ctx context.Context, log *slog.Logger, raw any) (res *mcp.Cal
 		// EINTERNAL is "our fault, never shown raw", even when someone
 		// wrapped it in the refusal type.
 		if errors.As(err, &refusal) && refusal.Code != vibesell.EINTERNAL && refusal.Message != "" {
-			return refusalResult(refusal.Message)
+			return refusalResult(refusal.Code, refusal.Message)
 		}
 		return t.internal(ctx, log, p, err, nil)
 	}
@@ -76,8 +77,14 @@ func (t Tool) call(ctx context.Context, log *slog.Logger, raw any) (res *mcp.Cal
 	}
 }
 
-func refusalResult(sentence string) *mcp.CallToolResult {
+// refusalMetaKey names the refusal's code (one of vibesell's error codes,
+// such as "not_found") in a refused result's _meta: the card tells a
+// missing approval from a failure by it, not by the sentence's wording.
+const refusalMetaKey = "vibesell/refusal"
+
+func refusalResult(code, sentence string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{
+		Result:  mcp.Result{Meta: mcp.NewMetaFromMap(map[string]any{refusalMetaKey: code})},
 		Content: []mcp.Content{mcp.NewTextContent(sentence)},
 		IsError: true,
 	}
@@ -101,7 +108,7 @@ func (t Tool) internal(ctx context.Context, log *slog.Logger, p auth.Principal, 
 		level = slog.LevelWarn
 	}
 	log.Log(ctx, level, "tool call failed", attrs...)
-	return refusalResult(fmt.Sprintf("Something went wrong on our side (ref %s). Try again in a minute.", ref))
+	return refusalResult(vibesell.EINTERNAL, fmt.Sprintf("Something went wrong on our side (ref %s). Try again in a minute.", ref))
 }
 
 // newRef returns 8 hex characters: short enough to read out to support,

@@ -12,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"vibesell"
 	"vibesell/auth"
 )
 
@@ -75,16 +76,19 @@ func TestResultWireShape(t *testing.T) {
 
 func TestRefusal(t *testing.T) {
 	c, logs := connect(t)
-	for mode, want := range map[string]string{
-		"refuse":  "MC9999 is not a design we carry. Ask for the catalogue to see what we have.",
-		"wrapped": "Campaign Spring is already sending. Pause it first.",
+	for mode, want := range map[string]struct{ code, text string }{
+		"refuse":  {vibesell.ENOTFOUND, "MC9999 is not a design we carry. Ask for the catalogue to see what we have."},
+		"wrapped": {vibesell.ECONFLICT, "Campaign Spring is already sending. Pause it first."},
 	} {
 		res := c.Call("behave", map[string]any{"mode": mode})
 		if !res.IsError || len(res.Content) != 1 || res.StructuredContent != nil {
 			t.Errorf("%s: isError %v, %d blocks, structuredContent %v; want a text-only refusal", mode, res.IsError, len(res.Content), res.StructuredContent)
 		}
-		if got := res.Content[0].(mcp.TextContent).Text; got != want {
-			t.Errorf("%s: text = %q, want %q", mode, got, want)
+		if got := res.Content[0].(mcp.TextContent).Text; got != want.text {
+			t.Errorf("%s: text = %q, want %q", mode, got, want.text)
+		}
+		if got := refusalCode(res); got != want.code {
+			t.Errorf("%s: _meta refusal code = %q, want %q", mode, got, want.code)
 		}
 	}
 	if recs := logs.records(t); len(recs) != 0 {
@@ -129,6 +133,9 @@ func TestInternalFailure(t *testing.T) {
 			if tc.stack != strings.Contains(stack, "goroutine") {
 				t.Errorf("logged stack = %q, want a stack: %v", stack, tc.stack)
 			}
+			if code := refusalCode(c.Call("behave", map[string]any{"mode": tc.mode})); code != vibesell.EINTERNAL {
+				t.Errorf("_meta refusal code = %q, want %q", code, vibesell.EINTERNAL)
+			}
 		})
 	}
 
@@ -165,6 +172,9 @@ func TestNoPrincipal(t *testing.T) {
 	if got := res.Content[0].(mcp.TextContent).Text; !strings.HasPrefix(got, "This connection is not linked to a workspace.") {
 		t.Errorf("text = %q", got)
 	}
+	if code := refusalCode(res); code != vibesell.EUNAUTHORIZED {
+		t.Errorf("_meta refusal code = %q, want %q", code, vibesell.EUNAUTHORIZED)
+	}
 	if recs := logs.records(t); len(recs) != 0 {
 		t.Errorf("logged %v; the handler must not have run", recs)
 	}
@@ -189,4 +199,13 @@ func TestCancelledCallLogsWarning(t *testing.T) {
 	if recs := logs.records(t); len(recs) != 1 || recs[0]["level"] != "WARN" {
 		t.Errorf("log = %v, want one WARN record", recs)
 	}
+}
+
+// refusalCode is the code a refused result carries for the card.
+func refusalCode(res *mcp.CallToolResult) string {
+	if res.Meta == nil {
+		return ""
+	}
+	code, _ := res.Meta.AdditionalFields[refusalMetaKey].(string)
+	return code
 }

@@ -338,6 +338,36 @@ func approvalScenarios(t *testing.T, s *server) []*scenario {
 	}
 	out = append(out, gone)
 
+	// The card goes by the refusal's code in _meta, not by its wording: a
+	// "not_found" said in other words is still not found, and another code
+	// is not, whatever the sentence says.
+	refused := func(code, text string) json.RawMessage {
+		raw, err := json.Marshal(map[string]any{
+			"_meta":   map[string]any{"vibesell/refusal": code},
+			"content": []any{map[string]any{"type": "text", "text": text}},
+			"isError": true,
+		})
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		return raw
+	}
+	goneByCode := &scenario{Name: "approval-not-found-by-code", Kind: "approval", Source: "hand", Tool: gone.Tool, Input: map[string]any{}, Result: gone.Result}
+	goneByCode.Responses = map[string][]json.RawMessage{"list_pending_approvals": {refused("not_found", "Nothing by that id here.")}}
+	goneByCode.Expect = expect{
+		Texts:     []string{"Not found", "VibeSell has no record of this approval in this workspace"},
+		NoButtons: []string{"Approve", "Reject", "Review and approve in VibeSell"},
+		Absent:    []string{"Waiting for a decision", "Checking the current status"},
+	}
+	out = append(out, goneByCode)
+	failedRead := &scenario{Name: "approval-read-failed", Kind: "approval", Source: "hand", Tool: gone.Tool, Input: map[string]any{}, Result: gone.Result}
+	failedRead.Responses = map[string][]json.RawMessage{"list_pending_approvals": {refused("internal", "There is no approval "+goneID+" in this workspace (ref 0badc0de).")}}
+	failedRead.Expect = expect{
+		Texts:  []string{"Waiting for a decision"},
+		Absent: []string{"Not found", "Checking the current status"},
+	}
+	out = append(out, failedRead)
+
 	// Decided in the card: Approve sends decide_approval and shows the
 	// status the server returns (done: the workers carried it out).
 	hereRaw := resultOf("Approval "+a.ID+" is waiting for the person's decision.", here)

@@ -55,13 +55,21 @@ export function readArgs(id: string): Record<string, unknown> {
   return { approval: id };
 }
 
+/** REFUSAL_META_KEY names the code of a refusal in the result's _meta (the server's tools/errors.go). */
+export const REFUSAL_META_KEY = "vibesell/refusal";
+
 /**
  * isNotFound tells the server's refusal of an id it has no approval for in
- * this workspace ("There is no approval ap_… in this workspace.") from any
- * other refusal (a failure on its side, a lost connection).
+ * this workspace (code "not_found") from any other refusal (a failure on
+ * its side, a lost connection). A host that drops the result's _meta
+ * leaves only the sentence ("There is no approval ap_… in this
+ * workspace."), which is read as a last resort.
  */
-export function isNotFound(text: string, id: string): boolean {
-  return text.includes(`no approval ${id} `);
+export function isNotFound(res: ToolResult, id: string): boolean {
+  const meta = res._meta as Record<string, unknown> | undefined;
+  const code = meta?.[REFUSAL_META_KEY];
+  if (typeof code === "string") return code === "not_found";
+  return textOf(res).includes(`no approval ${id} `);
 }
 
 const statuses: Record<string, [string, Tone, string]> = {
@@ -365,7 +373,7 @@ async function readApproval(ctx: Ctx, d: ApprovalData): Promise<ApprovalData | "
   } catch {
     return "unknown";
   }
-  if (res.isError) return isNotFound(textOf(res), d.approval) ? "not_found" : "unknown";
+  if (res.isError) return isNotFound(res, d.approval) ? "not_found" : "unknown";
   const data = res.structuredContent as { approvals?: ApprovalData[] } | undefined;
   if (!data || !Array.isArray(data.approvals)) return "unknown";
   const found = data.approvals.find((a) => a.approval === d.approval);
