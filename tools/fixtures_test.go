@@ -139,7 +139,8 @@ func behave() Tool {
 	})
 }
 
-// logBuffer collects what the server logs, as JSON lines.
+// logBuffer collects JSON lines from several goroutines: what the server
+// logs, or what it writes on stdio.
 type logBuffer struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
@@ -151,7 +152,7 @@ func (b *logBuffer) Write(p []byte) (int, error) {
 	return b.buf.Write(p)
 }
 
-// records returns every log record as a map.
+// records returns every line as a map.
 func (b *logBuffer) records(t *testing.T) []map[string]any {
 	t.Helper()
 	b.mu.Lock()

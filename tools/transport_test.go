@@ -1,16 +1,13 @@
 package tools
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -120,48 +117,26 @@ func TestServeStdioAnswersEveryRequestBeforeItsInputEnds(t *testing.T) {
 	for id := 2; id < 2+calls; id++ {
 		fmt.Fprintf(&in, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"slow_ping","arguments":{}}}`+"\n", id)
 	}
-	out := &lockedBuffer{}
+	out := &logBuffer{} // JSON lines, like a log
 	if err := ServeStdio(t.Context(), s, testPrincipal, strings.NewReader(in.String()), out, slog.New(slog.DiscardHandler)); err != nil {
 		t.Fatal(err)
 	}
 
 	answered := map[int]bool{}
-	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
-		var msg struct {
-			ID     int `json:"id"`
-			Result struct {
-				StructuredContent pingOutput `json:"structuredContent"`
-			} `json:"result"`
+	for _, msg := range out.records(t) {
+		id, _ := msg["id"].(float64)
+		if id >= 2 {
+			result, _ := msg["result"].(map[string]any)
+			sc, _ := result["structuredContent"].(map[string]any)
+			if sc["workspace"] != testPrincipal.WorkspaceSlug {
+				t.Fatalf("not a slow_ping result: %v", msg)
+			}
 		}
-		if err := json.Unmarshal([]byte(line), &msg); err != nil {
-			t.Fatalf("%v: %s", err, line)
-		}
-		if msg.ID >= 2 && msg.Result.StructuredContent.Workspace != testPrincipal.WorkspaceSlug {
-			t.Fatalf("not a slow_ping result: %s", line)
-		}
-		answered[msg.ID] = true
+		answered[int(id)] = true
 	}
 	for id := 1; id < 2+calls; id++ {
 		if !answered[id] {
 			t.Errorf("request %d was read but never answered", id)
 		}
 	}
-}
-
-// lockedBuffer is a bytes.Buffer that several goroutines may write to.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
