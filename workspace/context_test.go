@@ -209,7 +209,7 @@ func countingRead(reads *atomic.Int32) workspace.ContextRead[*workspace.Offer] {
 func TestContextCacheServesWhatTheDatabaseHolds(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool := storetest.New(t)
+	pool, trips := storetest.NewCounted(t)
 	replicaA, replicaB := workspace.NewService(pool), workspace.NewService(pool)
 	ws, err := replicaA.Create(ctx, "Acme")
 	if err != nil {
@@ -218,18 +218,26 @@ func TestContextCacheServesWhatTheDatabaseHolds(t *testing.T) {
 	var reads atomic.Int32
 	cache := workspace.NewContextCache(replicaA, 8, countingRead(&reads))
 
-	read := func() *workspace.Offer {
+	// read reads through the cache and checks it took roundTrips to the
+	// database: one when nothing is kept (the stamp and the rows in one
+	// batch) or when the kept context still holds (the stamp alone), two
+	// when the stamp has moved.
+	read := func(roundTrips int64) *workspace.Offer {
 		t.Helper()
+		before := trips.Count()
 		o, err := cache.Read(ctx, ws.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
+		if n := trips.Count() - before; n != roundTrips {
+			t.Fatalf("the read took %d round trips, want %d", n, roundTrips)
+		}
 		return o
 	}
-	if o := read(); o != nil {
+	if o := read(1); o != nil {
 		t.Fatalf("no offer saved yet, read %+v", o)
 	}
-	if o := read(); o != nil || reads.Load() != 1 {
+	if o := read(1); o != nil || reads.Load() != 1 {
 		t.Fatalf("nothing changed: want the kept context, got %+v after %d reads", o, reads.Load())
 	}
 
@@ -237,10 +245,10 @@ func TestContextCacheServesWhatTheDatabaseHolds(t *testing.T) {
 	if _, err := replicaB.SaveOffer(ctx, ws.ID, offer); err != nil {
 		t.Fatal(err)
 	}
-	if o := read(); o == nil || o.Product != "Attribution" || reads.Load() != 2 {
+	if o := read(2); o == nil || o.Product != "Attribution" || reads.Load() != 2 {
 		t.Fatalf("after another replica saved the offer: read %+v after %d reads", o, reads.Load())
 	}
-	if o := read(); o == nil || reads.Load() != 2 {
+	if o := read(1); o == nil || reads.Load() != 2 {
 		t.Fatalf("nothing changed since: %+v after %d reads", o, reads.Load())
 	}
 
@@ -248,7 +256,7 @@ func TestContextCacheServesWhatTheDatabaseHolds(t *testing.T) {
 	if _, err := pool.Exec(ctx, `INSERT INTO api_tokens (workspace_id, id, token_hash) VALUES ($1, gen_random_uuid(), 'x')`, ws.ID); err != nil {
 		t.Fatal(err)
 	}
-	read()
+	read(1)
 	if reads.Load() != 2 {
 		t.Fatalf("a write outside the context made it read again (%d reads)", reads.Load())
 	}
@@ -257,7 +265,7 @@ func TestContextCacheServesWhatTheDatabaseHolds(t *testing.T) {
 	if _, err := replicaB.SaveOffer(ctx, ws.ID, offer); err != nil {
 		t.Fatal(err)
 	}
-	if o := read(); o.Product != "Attribution 2" {
+	if o := read(2); o.Product != "Attribution 2" {
 		t.Fatalf("after the offer changed: %+v", o)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"reflect"
 	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/google/uuid"
@@ -198,38 +197,12 @@ func TestPlaybookAndTickets(t *testing.T) {
 	}
 }
 
-// roundTrips counts what a pool sends to PostgreSQL: a query or a batch of
-// queries is one round trip (a pgx.QueryTracer and pgx.BatchTracer).
-type roundTrips struct{ n atomic.Int64 }
-
-func (q *roundTrips) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
-	q.n.Add(1)
-	return ctx
-}
-func (q *roundTrips) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
-func (q *roundTrips) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
-	q.n.Add(1)
-	return ctx
-}
-func (q *roundTrips) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
-func (q *roundTrips) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)     {}
-
 // The snapshot reads, in one round trip, what the single reads read: nil
 // for what is not saved yet, and nothing of another workspace.
 func TestSnapshotReadsEverythingInOneRoundTrip(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	cfg, err := pgxpool.ParseConfig(storetest.NewURL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	trips := &roundTrips{}
-	cfg.ConnConfig.Tracer = trips
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
+	pool, trips := storetest.NewCounted(t)
 	svc := workspace.NewService(pool)
 	a, err := svc.Create(ctx, "Acme")
 	if err != nil {
@@ -269,14 +242,14 @@ func TestSnapshotReadsEverythingInOneRoundTrip(t *testing.T) {
 	// Another read rides in the same batch and is read by the time
 	// Snapshot returns.
 	var extra int
-	before := trips.n.Load()
+	before := trips.Count()
 	snap, err = svc.Snapshot(ctx, a.ID, func(bt *pgx.Batch) {
 		bt.Queue(`SELECT 41 + 1`).QueryRow(func(row pgx.Row) error { return row.Scan(&extra) })
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := trips.n.Load() - before; n != 1 || extra != 42 {
+	if n := trips.Count() - before; n != 1 || extra != 42 {
 		t.Fatalf("Snapshot took %d round trips (want 1) and read %d for the extra query (want 42)", n, extra)
 	}
 	offer, _ := svc.FindOffer(ctx, a.ID)

@@ -16,12 +16,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/shopspring/decimal"
@@ -58,21 +56,9 @@ const (
 //
 //	go test -run '^$' -bench ToolCalls -benchtime 1x ./cmd/server
 func BenchmarkToolCalls(b *testing.B) {
-	ctx := context.Background()
-	dbURL := storetest.NewURL(b)
 	// The pool the server uses in production (store.Connect's default
-	// size), plus a tracer that counts round trips to the database.
-	cfg, err := pgxpool.ParseConfig(dbURL)
-	if err != nil {
-		b.Fatal(err)
-	}
-	queries := &roundTrips{}
-	cfg.ConnConfig.Tracer = queries
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(pool.Close)
+	// size), with its round trips to the database counted.
+	pool, queries := storetest.NewCounted(b)
 
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	// Two servers on one database, as two replicas: the services as
@@ -377,26 +363,6 @@ func (r *phaseResult) dbCPUPerCall() float64 {
 	return float64(r.dbCPU.Microseconds()) / float64(r.calls)
 }
 
-// roundTrips counts queries and batches sent to PostgreSQL (a
-// pgx.QueryTracer and pgx.BatchTracer).
-type roundTrips struct{ n atomic.Int64 }
-
-func (q *roundTrips) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
-	q.n.Add(1)
-	return ctx
-}
-
-func (q *roundTrips) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
-
-func (q *roundTrips) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
-	q.n.Add(1)
-	return ctx
-}
-
-func (q *roundTrips) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
-
-func (q *roundTrips) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
-
 // processCPU is the user and system CPU time this process has used.
 func processCPU() time.Duration {
 	var ru syscall.Rusage
@@ -439,10 +405,10 @@ func postgresCPU() time.Duration {
 
 // runPhase has every client call tool back to back for d, and returns
 // what was done. Any failed call stops the benchmark.
-func runPhase(b *testing.B, pool *pgxpool.Pool, queries *roundTrips, clients []*benchClient, t benchTarget, d time.Duration) *phaseResult {
+func runPhase(b *testing.B, pool *pgxpool.Pool, queries *storetest.RoundTrips, clients []*benchClient, t benchTarget, d time.Duration) *phaseResult {
 	b.Helper()
 	before := pool.Stat().AcquireDuration()
-	queriesBefore := queries.n.Load()
+	queriesBefore := queries.Count()
 	cpuBefore := processCPU()
 	dbCPUBefore := postgresCPU()
 	start := time.Now()
@@ -480,7 +446,7 @@ func runPhase(b *testing.B, pool *pgxpool.Pool, queries *roundTrips, clients []*
 	wg.Wait()
 	res.elapsed = time.Since(start)
 	res.acquireDur = pool.Stat().AcquireDuration() - before
-	res.queries = int(queries.n.Load() - queriesBefore)
+	res.queries = int(queries.Count() - queriesBefore)
 	res.cpu = processCPU() - cpuBefore
 	res.dbCPU = postgresCPU() - dbCPUBefore
 	if firstErr != nil {
