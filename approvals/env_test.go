@@ -13,7 +13,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/shopspring/decimal"
 
 	"vibesell"
@@ -203,7 +202,7 @@ func startWorkers(t *testing.T, pool *pgxpool.Pool, svc *approvals.Service, o wo
 	if queues == nil {
 		queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 4}}
 	}
-	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
+	return storetest.StartRiver(t, pool, &river.Config{
 		Queues:               queues,
 		Workers:              workers,
 		PeriodicJobs:         periodic,
@@ -211,21 +210,7 @@ func startWorkers(t *testing.T, pool *pgxpool.Pool, svc *approvals.Service, o wo
 		FetchCooldown:        10 * time.Millisecond,
 		JobTimeout:           o.jobTimeout,
 		RescueStuckJobsAfter: o.rescueAfter,
-		Logger:               slog.New(slog.DiscardHandler),
-		TestOnly:             true,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := client.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = client.StopAndCancel(ctx)
-	})
-	return client
 }
 
 // events lists an approval's audit trail as "event:from>to@via".

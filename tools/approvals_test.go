@@ -18,13 +18,13 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/shopspring/decimal"
 
 	"vibesell"
 	"vibesell/approvals"
 	"vibesell/auth"
 	"vibesell/sending"
+	"vibesell/store/storetest"
 	"vibesell/tools/toolstest"
 	"vibesell/web"
 	"vibesell/workspace"
@@ -81,25 +81,7 @@ func (f *approvalFixture) approvalClient(ws workspace.Workspace) *toolstest.Clie
 func (f *approvalFixture) startWorkers() {
 	f.t.Helper()
 	workers := river.NewWorkers()
-	client, err := river.NewClient(riverpgxv5.New(f.pool), &river.Config{
-		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 2}},
-		Workers:           workers,
-		PeriodicJobs:      approvals.AddWorkers(workers, f.approvals),
-		FetchPollInterval: 100 * time.Millisecond,
-		Logger:            slog.New(slog.DiscardHandler),
-		TestOnly:          true,
-	})
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	if err := client.Start(context.Background()); err != nil {
-		f.t.Fatal(err)
-	}
-	f.t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = client.StopAndCancel(ctx)
-	})
+	storetest.StartRiver(f.t, f.pool, &river.Config{Workers: workers, PeriodicJobs: approvals.AddWorkers(workers, f.approvals)})
 }
 
 // planSetup walks the sending setup up to the order, as the person would:

@@ -14,7 +14,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"vibesell/approvals"
 	"vibesell/auth"
@@ -99,25 +98,7 @@ func connect(t *testing.T) *env {
 func startWorkers(t *testing.T, pool *pgxpool.Pool, appr *approvals.Service, logger *slog.Logger) {
 	t.Helper()
 	workers := river.NewWorkers()
-	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
-		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 2}},
-		Workers:           workers,
-		PeriodicJobs:      approvals.AddWorkers(workers, appr),
-		FetchPollInterval: 100 * time.Millisecond,
-		Logger:            logger,
-		TestOnly:          true,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := client.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = client.StopAndCancel(ctx)
-	})
+	storetest.StartRiver(t, pool, &river.Config{Workers: workers, PeriodicJobs: approvals.AddWorkers(workers, appr), Logger: logger})
 }
 
 // TestServerServesTheCard checks the wiring: the card a host reads is this

@@ -17,7 +17,6 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/shopspring/decimal"
 
 	"vibesell/approvals"
@@ -92,25 +91,7 @@ func (a *app) startWorkers(t *testing.T) {
 	t.Helper()
 	workers := river.NewWorkers()
 	periodic := approvals.AddWorkers(workers, a.approvals)
-	client, err := river.NewClient(riverpgxv5.New(a.pool), &river.Config{
-		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 2}},
-		Workers:           workers,
-		PeriodicJobs:      periodic,
-		FetchPollInterval: 100 * time.Millisecond,
-		Logger:            slog.New(slog.DiscardHandler),
-		TestOnly:          true,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := client.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = client.StopAndCancel(ctx)
-	})
+	storetest.StartRiver(t, a.pool, &river.Config{Workers: workers, PeriodicJobs: periodic})
 }
 
 // order opens an approval in ws; paid ones must be approved in the web app.
