@@ -3,7 +3,9 @@ package workspace_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -303,5 +305,50 @@ func TestContextCacheRefusalsAndNoCache(t *testing.T) {
 	}
 	if reads.Load() != 3 {
 		t.Fatalf("a cache of size 0 read %d times for 3 calls", reads.Load())
+	}
+}
+
+// Reads racing writes never end up keeping an old context: once the
+// writes are done, the next read shows the last one.
+func TestContextCacheUnderConcurrentWrites(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, svc, ws, _ := setupPool(t)
+	var reads atomic.Int32
+	cache := workspace.NewContextCache(svc, 8, countingRead(&reads))
+
+	const writes = 20
+	stop := make(chan struct{})
+	var readers sync.WaitGroup
+	for range 4 {
+		readers.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if _, err := cache.Read(ctx, ws.ID); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	offer := workspace.Offer{CompanyName: "Acme", Product: "p", Audience: "a", Value: "v", CallToAction: "c"}
+	for i := range writes {
+		offer.Product = fmt.Sprintf("Product %d", i)
+		if _, err := svc.SaveOffer(ctx, ws.ID, offer); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(stop)
+	readers.Wait()
+	got, err := cache.Read(ctx, ws.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("Product %d", writes-1); got == nil || got.Product != want {
+		t.Fatalf("after the writes: %+v, want %s", got, want)
 	}
 }
