@@ -45,7 +45,7 @@ type stamped[T any] struct {
 // NewContextCache returns a cache of the contexts of up to size
 // workspaces, the most recently read ones, read with read on the service's
 // database. With a size of 0 or less it keeps nothing: every Read reads
-// everything.
+// everything, as when the stamp has moved.
 func NewContextCache[T any](s *Service, size int, read ContextRead[T]) *ContextCache[T] {
 	c := &ContextCache[T]{workspaces: s, read: read}
 	if size > 0 {
@@ -61,15 +61,12 @@ func NewContextCache[T any](s *Service, size int, read ContextRead[T]) *ContextC
 func (c *ContextCache[T]) Read(ctx context.Context, ws uuid.UUID) (T, error) {
 	var zero T
 	db := c.workspaces.db
-	if c.entries == nil {
-		b := &pgx.Batch{}
-		done := c.read(b, ws)
-		if err := db.SendBatch(ctx, b).Close(); err != nil {
-			return zero, fmt.Errorf("read context of workspace %s: %w", ws, err)
-		}
-		return done()
+	var kept stamped[T]
+	ok := false
+	if c.entries != nil {
+		kept, ok = c.entries.Get(ws)
 	}
-	if kept, ok := c.entries.Get(ws); ok {
+	if ok {
 		var stamp int64
 		if err := db.QueryRow(ctx, stampSQL, ws).Scan(&stamp); err != nil {
 			return zero, fmt.Errorf("read context stamp of workspace %s: %w", ws, err)
@@ -105,6 +102,9 @@ func (c *ContextCache[T]) Read(ctx context.Context, ws uuid.UUID) (T, error) {
 	// Two calls that read at once may finish in either order: keep the
 	// newer. (A race between the check and the add can still keep the
 	// older; the next Read then reads again.)
+	if c.entries == nil {
+		return value, nil
+	}
 	if newer, ok := c.entries.Peek(ws); !ok || newer.stamp <= stamp {
 		c.entries.Add(ws, stamped[T]{stamp: stamp, value: value})
 	}

@@ -1,7 +1,6 @@
 package workspace
 
 import (
-	"context"
 	"errors"
 	"fmt"
 
@@ -19,8 +18,9 @@ type Snapshot struct {
 	OpenTickets int
 }
 
-// QueueSnapshot queues on b the reads of workspace ws's [Snapshot]: the
-// same queries, and the same scanning, as [Service.FindByID],
+// QueueSnapshot queues on b the reads of workspace ws's [Snapshot] (read
+// through a [ContextCache], with other packages' reads in the same batch):
+// the same queries, and the same scanning, as [Service.FindByID],
 // [Service.FindOffer], [Service.FindPlaybook], [Service.Memories] and
 // [Service.OpenTickets]. Once b has been sent and closed without error,
 // done returns the snapshot.
@@ -72,23 +72,4 @@ func QueueSnapshot(b *pgx.Batch, ws uuid.UUID) (done func() (Snapshot, error)) {
 		}
 		return snap, nil
 	}
-}
-
-// Snapshot reads workspace ws's [Snapshot] in one round trip to the
-// database. Each function of also is given the batch after the snapshot's
-// reads are queued, to queue its own (another package's, such as the
-// sending setup's), so they travel in the same round trip; they have been
-// read when Snapshot returns without error.
-//
-// Refusals: ENOTFOUND when the workspace does not exist.
-func (s *Service) Snapshot(ctx context.Context, ws uuid.UUID, also ...func(*pgx.Batch)) (Snapshot, error) {
-	b := &pgx.Batch{}
-	done := QueueSnapshot(b, ws)
-	for _, queue := range also {
-		queue(b)
-	}
-	if err := s.db.SendBatch(ctx, b).Close(); err != nil {
-		return Snapshot{}, fmt.Errorf("read workspace %s: %w", ws, err)
-	}
-	return done()
 }

@@ -197,6 +197,19 @@ func TestPlaybookAndTickets(t *testing.T) {
 	}
 }
 
+// readSnapshot reads workspace ws's snapshot as get_workspace_context does,
+// through a context cache that keeps nothing, with also's reads in the same
+// batch.
+func readSnapshot(ctx context.Context, svc *workspace.Service, ws uuid.UUID, also func(*pgx.Batch)) (workspace.Snapshot, error) {
+	return workspace.NewContextCache(svc, 0, func(b *pgx.Batch, ws uuid.UUID) func() (workspace.Snapshot, error) {
+		done := workspace.QueueSnapshot(b, ws)
+		if also != nil {
+			also(b)
+		}
+		return done
+	}).Read(ctx, ws)
+}
+
 // The snapshot reads, in one round trip, what the single reads read: nil
 // for what is not saved yet, and nothing of another workspace.
 func TestSnapshotReadsEverythingInOneRoundTrip(t *testing.T) {
@@ -213,7 +226,7 @@ func TestSnapshotReadsEverythingInOneRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	snap, err := svc.Snapshot(ctx, a.ID)
+	snap, err := readSnapshot(ctx, svc, a.ID, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,11 +252,11 @@ func TestSnapshotReadsEverythingInOneRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// Another read rides in the same batch and is read by the time
-	// Snapshot returns.
+	// Another read rides in the same batch and is read by the time the
+	// snapshot is.
 	var extra int
 	before := trips.Count()
-	snap, err = svc.Snapshot(ctx, a.ID, func(bt *pgx.Batch) {
+	snap, err = readSnapshot(ctx, svc, a.ID, func(bt *pgx.Batch) {
 		bt.Queue(`SELECT 41 + 1`).QueryRow(func(row pgx.Row) error { return row.Scan(&extra) })
 	})
 	if err != nil {
@@ -281,7 +294,7 @@ func TestSnapshotOfAMissingWorkspaceIsRefused(t *testing.T) {
 	svc, _, _ := setup(t)
 	missing := uuid.New()
 	_, want := svc.FindByID(ctx, missing)
-	_, err := svc.Snapshot(ctx, missing)
+	_, err := readSnapshot(ctx, svc, missing, nil)
 	if vibesell.ErrorCode(err) != vibesell.ENOTFOUND || err.Error() != want.Error() {
 		t.Fatalf("Snapshot of a missing workspace = %v, want %v", err, want)
 	}
