@@ -33,8 +33,8 @@ func ServeStdio(ctx context.Context, s *server.MCPServer, p auth.Principal, in i
 	// request read has its answer (pending tracks them, from the lines read
 	// and the lines written).
 	pending := newPendingRequests()
-	in = &drainingReader{r: in, pending: pending, ctx: ctx, limit: stdioDrainLimit, logger: logger}
-	out = &answerWatcher{w: out, pending: pending}
+	in = &drainingReader{r: in, lines: lines{see: pending.read}, pending: pending, ctx: ctx, limit: stdioDrainLimit, logger: logger}
+	out = &answerWatcher{w: out, lines: lines{see: pending.wrote}}
 
 	// A call a worker has picked up when ctx ends (the server shutting
 	// down) still runs to its answer, which Listen waits for.
@@ -167,6 +167,8 @@ func (l *lines) feed(b []byte) {
 		}
 		line := b[:i]
 		if len(l.partial) > 0 {
+			// see runs before partial is written again, so the joined
+			// line may share its array.
 			line = append(l.partial, line...)
 			l.partial = l.partial[:0]
 		}
@@ -182,17 +184,14 @@ func (l *lines) feed(b []byte) {
 // the end.
 type drainingReader struct {
 	r       io.Reader
+	lines   lines
 	pending *pendingRequests
 	ctx     context.Context
 	limit   time.Duration
 	logger  *slog.Logger
-	lines   *lines
 }
 
 func (d *drainingReader) Read(b []byte) (int, error) {
-	if d.lines == nil {
-		d.lines = &lines{see: d.pending.read}
-	}
 	n, err := d.r.Read(b)
 	d.lines.feed(b[:n])
 	if errors.Is(err, io.EOF) {
@@ -214,18 +213,14 @@ func (d *drainingReader) Read(b []byte) (int, error) {
 
 // answerWatcher passes the server's output through, noting the answers.
 type answerWatcher struct {
-	w       io.Writer
-	pending *pendingRequests
-	mu      sync.Mutex
-	lines   *lines
+	w     io.Writer
+	mu    sync.Mutex // the server writes from several goroutines
+	lines lines
 }
 
 func (a *answerWatcher) Write(b []byte) (int, error) {
 	n, err := a.w.Write(b)
 	a.mu.Lock()
-	if a.lines == nil {
-		a.lines = &lines{see: a.pending.wrote}
-	}
 	a.lines.feed(b[:n])
 	a.mu.Unlock()
 	return n, err
