@@ -1,0 +1,388 @@
+package oauth_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"html"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5/pgxpool"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+
+	"vibesell"
+	"vibesell/approvals"
+	"vibesell/auth"
+	"vibesell/auth/oauth"
+	"vibesell/store/storetest"
+	"vibesell/web"
+	"vibesell/workspace"
+)
+
+func TestMain(m *testing.M) { storetest.Main(m) }
+
+const password = "correct horse battery staple"
+
+// env is one test's server on 127.0.0.1: the authorization server, the
+// web app's sign-in and consent pages, and an MCP endpoint guarded by the
+// resource server's checks whose one tool says who it acts for.
+type env struct {
+	srv     *httptest.Server
+	pool    *pgxpool.Pool
+	clock   *vibesell.ManualClock
+	oauth   *oauth.Server
+	tokens  *auth.Tokens
+	acme    workspace.Workspace
+	ada     auth.User
+	globex  workspace.Workspace
+	fetchTo oauth.FetchConfig
+}
+
+type options struct {
+	pool          *pgxpool.Pool // share a database with another env (a second replica)
+	clock         *vibesell.ManualClock
+	clientFetches oauth.FetchConfig
+}
+
+func setup(t *testing.T, opts ...options) *env {
+	t.Helper()
+	var o options
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	ctx := context.Background()
+	e := &env{pool: o.pool, clock: o.clock}
+	fresh := e.pool == nil
+	if fresh {
+		e.pool = storetest.New(t)
+	}
+	if e.clock == nil {
+		e.clock = vibesell.NewManualClock(time.Now())
+	}
+	var h http.Handler
+	e.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
+	t.Cleanup(e.srv.Close)
+	logger := slog.New(slog.DiscardHandler)
+
+	var err error
+	e.oauth, err = oauth.New(oauth.Config{PublicURL: e.srv.URL, DB: e.pool, Clock: e.clock, Logger: logger, ClientMetadata: o.clientFetches})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.oauth.Keys().Ensure(ctx); err != nil {
+		t.Fatal(err)
+	}
+	accounts := auth.NewAccounts(e.pool, nil)
+	e.tokens = auth.NewTokens(e.pool)
+	if fresh {
+		ws := workspace.NewService(e.pool)
+		if e.acme, err = ws.Create(ctx, "Acme Sales"); err != nil {
+			t.Fatal(err)
+		}
+		if e.globex, err = ws.Create(ctx, "Globex"); err != nil {
+			t.Fatal(err)
+		}
+		if e.ada, err = accounts.CreateUser(ctx, auth.NewUser{WorkspaceID: e.acme.ID, Email: "ada@acme.test", Password: password}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err = accounts.CreateUser(ctx, auth.NewUser{WorkspaceID: e.globex.ID, Email: "bob@globex.test", Password: password}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	appr, err := approvals.NewService(e.pool, approvals.Config{PublicURL: e.srv.URL, Logger: logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	webApp, err := web.New(web.Config{PublicURL: e.srv.URL, Accounts: accounts, Approvals: appr, Logger: logger, OAuth: e.oauth})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	mcpSrv := mcpserver.NewMCPServer("vibesell-test", "1")
+	mcpSrv.AddTool(mcpgo.NewTool("whoami", mcpgo.WithDescription("Says who the request acts for.")),
+		func(ctx context.Context, _ mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			p, _ := auth.FromContext(ctx)
+			return mcpgo.NewToolResultText(p.WorkspaceSlug + " " + p.UserID.String()), nil
+		})
+	streamable := mcpserver.NewStreamableHTTPServer(mcpSrv, mcpserver.WithHTTPContextFunc(func(ctx context.Context, r *http.Request) context.Context {
+		if p, ok := auth.FromContext(r.Context()); ok {
+			return auth.NewContext(ctx, p)
+		}
+		return ctx
+	}))
+
+	mux := http.NewServeMux()
+	mux.Handle("/.well-known/", e.oauth.Handler())
+	mux.Handle("/oauth/", e.oauth.Handler())
+	mux.Handle(web.Prefix, webApp)
+	mux.Handle("/mcp", e.oauth.RequireBearer(e.tokens, logger, streamable))
+	h = mux
+	return e
+}
+
+// browser is a person's browser without JavaScript: a cookie jar, and
+// redirects shown rather than followed.
+type browser struct {
+	t      *testing.T
+	e      *env
+	client *http.Client
+}
+
+func (e *env) browser(t *testing.T) *browser {
+	jar, _ := cookiejar.New(nil)
+	return &browser{t: t, e: e, client: &http.Client{Jar: jar, Timeout: 10 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+}
+
+func (b *browser) get(u string) (*http.Response, string) {
+	b.t.Helper()
+	resp, err := b.client.Get(b.abs(u))
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	return resp, string(body)
+}
+
+func (b *browser) post(u string, form url.Values, origin string) (*http.Response, string) {
+	b.t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, b.abs(u), strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", origin)
+	resp, err := b.client.Do(req)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	return resp, string(body)
+}
+
+func (b *browser) abs(u string) string {
+	if strings.HasPrefix(u, "/") {
+		return b.e.srv.URL + u
+	}
+	return u
+}
+
+var csrfField = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
+
+func csrfOf(t *testing.T, page string) string {
+	t.Helper()
+	m := csrfField.FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("no CSRF field on the page:\n%s", page)
+	}
+	return html.UnescapeString(m[1])
+}
+
+func wantStatus(t *testing.T, resp *http.Response, want int, body string) {
+	t.Helper()
+	if resp.StatusCode != want {
+		t.Fatalf("%s %s: status %d, want %d\n%s", resp.Request.Method, resp.Request.URL, resp.StatusCode, want, body)
+	}
+}
+
+// toConsent follows the authorization URL as a person does: it goes to
+// the consent page, through sign-in when not signed in. It returns the
+// consent page's path and body.
+func (b *browser) toConsent(authURL string) (string, string) {
+	b.t.Helper()
+	resp, body := b.get(authURL)
+	wantStatus(b.t, resp, http.StatusSeeOther, body)
+	consent := resp.Header.Get("Location")
+	if !strings.HasPrefix(consent, oauth.PathConsent) {
+		b.t.Fatalf("authorize sent the browser to %q, want the consent page", consent)
+	}
+	resp, body = b.get(consent)
+	if resp.StatusCode == http.StatusSeeOther {
+		signIn := resp.Header.Get("Location")
+		resp, body = b.get(signIn)
+		wantStatus(b.t, resp, http.StatusOK, body)
+		next, _ := url.Parse(signIn)
+		resp, body = b.post("/app/sign-in", url.Values{"email": {"ada@acme.test"}, "password": {password},
+			"csrf": {csrfOf(b.t, body)}, "next": {next.Query().Get("next")}}, b.e.srv.URL)
+		wantStatus(b.t, resp, http.StatusSeeOther, body)
+		if got := resp.Header.Get("Location"); got != consent {
+			b.t.Fatalf("sign-in went on to %q, want back to %q", got, consent)
+		}
+		resp, body = b.get(consent)
+	}
+	wantStatus(b.t, resp, http.StatusOK, body)
+	return consent, body
+}
+
+// consent answers the consent page and returns where the browser is sent.
+func (b *browser) consent(path, page, decision string) *url.URL {
+	b.t.Helper()
+	resp, body := b.post(path, url.Values{"csrf": {csrfOf(b.t, page)}, "decision": {decision}}, b.e.srv.URL)
+	wantStatus(b.t, resp, http.StatusSeeOther, body)
+	to, err := url.Parse(resp.Header.Get("Location"))
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return to
+}
+
+// fetcher is the SDK's AuthorizationCodeFetcher played by a person who
+// signs in and allows, with pages checked by check.
+func (b *browser) fetcher(check func(page string)) sdkauth.AuthorizationCodeFetcher {
+	return func(ctx context.Context, args *sdkauth.AuthorizationArgs) (*sdkauth.AuthorizationResult, error) {
+		path, page := b.toConsent(args.URL)
+		if check != nil {
+			check(page)
+		}
+		to := b.consent(path, page, "allow")
+		q := to.Query()
+		if q.Get("code") == "" {
+			return nil, errors.New("no code in the redirect: " + to.String())
+		}
+		return &sdkauth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}, nil
+	}
+}
+
+// connect connects the official Go SDK client with handler and returns
+// its session.
+func (e *env) connect(t *testing.T, handler sdkauth.OAuthHandler) *mcp.ClientSession {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "oauth-test", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: e.srv.URL + "/mcp", OAuthHandler: handler}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func whoami(t *testing.T, cs *mcp.ClientSession) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "whoami"})
+	if err != nil {
+		t.Fatalf("call whoami: %v", err)
+	}
+	if len(res.Content) != 1 {
+		t.Fatalf("whoami: %d content items", len(res.Content))
+	}
+	return res.Content[0].(*mcp.TextContent).Text
+}
+
+const callback = "http://127.0.0.1:9/callback"
+
+func dcrHandler(t *testing.T, b *browser, check func(string)) *sdkauth.AuthorizationCodeHandler {
+	t.Helper()
+	h, err := sdkauth.NewAuthorizationCodeHandler(&sdkauth.AuthorizationCodeHandlerConfig{
+		DynamicClientRegistrationConfig: &sdkauth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
+			ClientName:              "Test Client",
+			RedirectURIs:            []string{callback},
+			GrantTypes:              []string{"authorization_code", "refresh_token"},
+			TokenEndpointAuthMethod: "none",
+		}},
+		AuthorizationCodeFetcher: b.fetcher(check),
+		RequestRefreshToken:      true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// The official Go SDK client registers itself, sends the person through
+// sign-in and consent on the real pages, and calls a tool as that person.
+func TestGoSDKClientConnectsWithDynamicRegistration(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	b := e.browser(t)
+	var consentPage string
+	cs := e.connect(t, dcrHandler(t, b, func(page string) { consentPage = page }))
+
+	if diff := cmp.Diff("acme-sales "+e.ada.ID.String(), whoami(t, cs)); diff != "" {
+		t.Errorf("whoami (-want +got):\n%s", diff)
+	}
+	for _, want := range []string{"Connect Test Client to VibeSell?", "unverified", "127.0.0.1", "Acme Sales", "ada@acme.test"} {
+		if !strings.Contains(consentPage, want) {
+			t.Errorf("the consent page does not say %q:\n%s", want, consentPage)
+		}
+	}
+	conns, err := e.oauth.Connections(context.Background(), e.acme.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(conns) != 1 || conns[0].ClientName != "Test Client" || conns[0].Person != "ada@acme.test" || conns[0].LastUsedAt == nil {
+		t.Errorf("connections = %+v, want Test Client by ada, used", conns)
+	}
+	if other, _ := e.oauth.Connections(context.Background(), e.globex.ID); len(other) != 0 {
+		t.Errorf("Globex sees %d connections of Acme", len(other))
+	}
+}
+
+func TestMetadata(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	var as map[string]any
+	getJSON(t, e.srv.URL+"/.well-known/oauth-authorization-server", &as)
+	for k, want := range map[string]any{
+		"issuer":                                         e.srv.URL,
+		"code_challenge_methods_supported":               []any{"S256"},
+		"registration_endpoint":                          e.srv.URL + "/oauth/register",
+		"client_id_metadata_document_supported":          true,
+		"authorization_response_iss_parameter_supported": true,
+		"token_endpoint_auth_methods_supported":          []any{"none"},
+	} {
+		if diff := cmp.Diff(want, as[k]); diff != "" {
+			t.Errorf("authorization server metadata %s (-want +got):\n%s", k, diff)
+		}
+	}
+	for _, path := range []string{"/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"} {
+		var prm map[string]any
+		getJSON(t, e.srv.URL+path, &prm)
+		if diff := cmp.Diff(map[string]any{
+			"resource": e.srv.URL + "/mcp", "authorization_servers": []any{e.srv.URL}, "scopes_supported": []any{"mcp"},
+			"bearer_methods_supported": []any{"header"}, "resource_name": "VibeSell",
+		}, prm); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", path, diff)
+		}
+	}
+	resp, err := http.Post(e.srv.URL+"/mcp", "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	want := `Bearer resource_metadata="` + e.srv.URL + `/.well-known/oauth-protected-resource/mcp", scope="mcp"`
+	if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") != want {
+		t.Errorf("/mcp without a token: %d %q, want 401 %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"), want)
+	}
+}
+
+func getJSON(t *testing.T, u string, v any) {
+	t.Helper()
+	resp, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %s", u, resp.Status)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+		t.Fatal(err)
+	}
+}
