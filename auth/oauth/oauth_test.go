@@ -41,19 +41,21 @@ const password = "correct horse battery staple"
 // web app's sign-in and consent pages, and an MCP endpoint guarded by the
 // resource server's checks whose one tool says who it acts for.
 type env struct {
-	srv     *httptest.Server
-	pool    *pgxpool.Pool
-	clock   *vibesell.ManualClock
-	oauth   *oauth.Server
-	tokens  *auth.Tokens
-	acme    workspace.Workspace
-	ada     auth.User
-	globex  workspace.Workspace
-	fetchTo oauth.FetchConfig
+	srv       *httptest.Server
+	publicURL string // srv.URL, or for a replica the first one's
+	pool      *pgxpool.Pool
+	clock     *vibesell.ManualClock
+	oauth     *oauth.Server
+	tokens    *auth.Tokens
+	acme      workspace.Workspace
+	ada       auth.User
+	globex    workspace.Workspace
 }
 
 type options struct {
-	pool          *pgxpool.Pool // share a database with another env (a second replica)
+	// replicaOf makes this env a second replica of another: same database,
+	// same PUBLIC_URL, its own listener and its own Server.
+	replicaOf     *env
 	clock         *vibesell.ManualClock
 	clientFetches oauth.FetchConfig
 }
@@ -65,9 +67,11 @@ func setup(t *testing.T, opts ...options) *env {
 		o = opts[0]
 	}
 	ctx := context.Background()
-	e := &env{pool: o.pool, clock: o.clock}
-	fresh := e.pool == nil
-	if fresh {
+	e := &env{clock: o.clock}
+	if o.replicaOf != nil {
+		e.pool, e.clock = o.replicaOf.pool, o.replicaOf.clock
+		e.acme, e.ada, e.globex = o.replicaOf.acme, o.replicaOf.ada, o.replicaOf.globex
+	} else {
 		e.pool = storetest.New(t)
 	}
 	if e.clock == nil {
@@ -76,10 +80,14 @@ func setup(t *testing.T, opts ...options) *env {
 	var h http.Handler
 	e.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
 	t.Cleanup(e.srv.Close)
+	e.publicURL = e.srv.URL
+	if o.replicaOf != nil {
+		e.publicURL = o.replicaOf.publicURL
+	}
 	logger := slog.New(slog.DiscardHandler)
 
 	var err error
-	e.oauth, err = oauth.New(oauth.Config{PublicURL: e.srv.URL, DB: e.pool, Clock: e.clock, Logger: logger, ClientMetadata: o.clientFetches})
+	e.oauth, err = oauth.New(oauth.Config{PublicURL: e.publicURL, DB: e.pool, Clock: e.clock, Logger: logger, ClientMetadata: o.clientFetches})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +96,7 @@ func setup(t *testing.T, opts ...options) *env {
 	}
 	accounts := auth.NewAccounts(e.pool, nil)
 	e.tokens = auth.NewTokens(e.pool)
-	if fresh {
+	if o.replicaOf == nil {
 		ws := workspace.NewService(e.pool)
 		if e.acme, err = ws.Create(ctx, "Acme Sales"); err != nil {
 			t.Fatal(err)
@@ -103,11 +111,11 @@ func setup(t *testing.T, opts ...options) *env {
 			t.Fatal(err)
 		}
 	}
-	appr, err := approvals.NewService(e.pool, approvals.Config{PublicURL: e.srv.URL, Logger: logger})
+	appr, err := approvals.NewService(e.pool, approvals.Config{PublicURL: e.publicURL, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}
-	webApp, err := web.New(web.Config{PublicURL: e.srv.URL, Accounts: accounts, Approvals: appr, Logger: logger, OAuth: e.oauth})
+	webApp, err := web.New(web.Config{PublicURL: e.publicURL, Accounts: accounts, Approvals: appr, Logger: logger, OAuth: e.oauth})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,28 +217,35 @@ func (b *browser) toConsent(authURL string) (string, string) {
 	if !strings.HasPrefix(consent, oauth.PathConsent) {
 		b.t.Fatalf("authorize sent the browser to %q, want the consent page", consent)
 	}
-	resp, body = b.get(consent)
+	return consent, b.open(consent)
+}
+
+// open gets a page of the web app, signing in as Ada when asked to, and
+// returns the page.
+func (b *browser) open(path string) string {
+	b.t.Helper()
+	resp, body := b.get(path)
 	if resp.StatusCode == http.StatusSeeOther {
 		signIn := resp.Header.Get("Location")
 		resp, body = b.get(signIn)
 		wantStatus(b.t, resp, http.StatusOK, body)
 		next, _ := url.Parse(signIn)
 		resp, body = b.post("/app/sign-in", url.Values{"email": {"ada@acme.test"}, "password": {password},
-			"csrf": {csrfOf(b.t, body)}, "next": {next.Query().Get("next")}}, b.e.srv.URL)
+			"csrf": {csrfOf(b.t, body)}, "next": {next.Query().Get("next")}}, b.e.publicURL)
 		wantStatus(b.t, resp, http.StatusSeeOther, body)
-		if got := resp.Header.Get("Location"); got != consent {
-			b.t.Fatalf("sign-in went on to %q, want back to %q", got, consent)
+		if got := resp.Header.Get("Location"); got != path {
+			b.t.Fatalf("sign-in went on to %q, want back to %q", got, path)
 		}
-		resp, body = b.get(consent)
+		resp, body = b.get(path)
 	}
 	wantStatus(b.t, resp, http.StatusOK, body)
-	return consent, body
+	return body
 }
 
 // consent answers the consent page and returns where the browser is sent.
 func (b *browser) consent(path, page, decision string) *url.URL {
 	b.t.Helper()
-	resp, body := b.post(path, url.Values{"csrf": {csrfOf(b.t, page)}, "decision": {decision}}, b.e.srv.URL)
+	resp, body := b.post(path, url.Values{"csrf": {csrfOf(b.t, page)}, "decision": {decision}}, b.e.publicURL)
 	wantStatus(b.t, resp, http.StatusSeeOther, body)
 	to, err := url.Parse(resp.Header.Get("Location"))
 	if err != nil {

@@ -70,7 +70,7 @@ func (c *raw) authURL(change func(url.Values)) string {
 	q := url.Values{
 		"response_type": {"code"}, "client_id": {c.clientID}, "redirect_uri": {callback}, "state": {"st"},
 		"code_challenge": {challengeOf(c.verifier)}, "code_challenge_method": {"S256"},
-		"resource": {c.e.srv.URL + "/mcp"}, "scope": {"mcp"},
+		"resource": {c.e.publicURL + "/mcp"}, "scope": {"mcp"},
 	}
 	if change != nil {
 		change(q)
@@ -83,7 +83,7 @@ func (c *raw) code() string {
 	c.t.Helper()
 	path, page := c.b.toConsent(c.authURL(nil))
 	to := c.b.consent(path, page, "allow")
-	if to.Query().Get("state") != "st" || to.Query().Get("iss") != c.e.srv.URL {
+	if to.Query().Get("state") != "st" || to.Query().Get("iss") != c.e.publicURL {
 		c.t.Fatalf("redirect %s lacks state or iss", to)
 	}
 	return to.Query().Get("code")
@@ -104,7 +104,7 @@ func (c *raw) token(form url.Values) (int, map[string]any) {
 func (c *raw) exchange(code string) (int, map[string]any) {
 	c.t.Helper()
 	return c.token(url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {callback},
-		"code_verifier": {c.verifier}, "resource": {c.e.srv.URL + "/mcp"}})
+		"code_verifier": {c.verifier}, "resource": {c.e.publicURL + "/mcp"}})
 }
 
 // tokens runs the whole flow and returns an access and a refresh token.
