@@ -25,7 +25,7 @@ import (
 	"vibesell/auth"
 	"vibesell/sending"
 	"vibesell/store/storetest"
-	"vibesell/tools/toolstest"
+	"vibesell/toolkit/toolkittest"
 	"vibesell/web"
 	"vibesell/workspace"
 )
@@ -37,8 +37,8 @@ type approvalFixture struct {
 	approvals *approvals.Service
 	accounts  *auth.Accounts
 	web       *httptest.Server
-	c         *toolstest.Client // acts for ws, with the approval tools
-	executed  chan string       // test_action executions
+	c         *toolkittest.Client // acts for ws, with the approval tools
+	executed  chan string         // test_action executions
 }
 
 const approvalPassword = "correct horse battery staple"
@@ -72,9 +72,9 @@ func newApprovalFixture(t *testing.T) *approvalFixture {
 	return f
 }
 
-func (f *approvalFixture) approvalClient(ws workspace.Workspace) *toolstest.Client {
+func (f *approvalFixture) approvalClient(ws workspace.Workspace) *toolkittest.Client {
 	d := Deps{Clock: f.clock, Workspaces: f.workspaces, Sending: f.svc, Approvals: f.approvals}
-	return toolstest.Connect(f.t, NewServer(Registry(d), nil), auth.Principal{WorkspaceID: ws.ID, WorkspaceSlug: ws.Slug})
+	return toolkittest.Connect(f.t, NewServer(d, nil), auth.Principal{WorkspaceID: ws.ID, WorkspaceSlug: ws.Slug})
 }
 
 // startWorkers runs the approvals' River workers until the test ends.
@@ -87,7 +87,7 @@ func (f *approvalFixture) startWorkers() {
 // planSetup walks the sending setup up to the order, as the person would:
 // own names, 90 emails a day (3 mailboxes on 1 domain), getacme.com, and
 // first-name addresses for Ada Lovelace.
-func (f *approvalFixture) planSetup(c *toolstest.Client) {
+func (f *approvalFixture) planSetup(c *toolkittest.Client) {
 	f.t.Helper()
 	f.saveOffer(f.ws, "acme.com")
 	var q sendingChoiceOutput
