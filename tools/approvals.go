@@ -79,8 +79,8 @@ type approvalsOutput struct {
 }
 
 func toApprovalData(a approvals.Approval) approvalData {
-	money := func(m approvals.Money) approvalMoney {
-		return approvalMoney{Amount: m.Amount.StringFixed(2), Currency: m.Currency}
+	money := func(m vibesell.Money) approvalMoney {
+		return approvalMoney{Amount: m.Amount(), Currency: m.Currency}
 	}
 	items := a.Impact.Items
 	if items == nil {
@@ -99,8 +99,8 @@ func toApprovalData(a approvals.Approval) approvalData {
 	}
 }
 
-func approvalMoneyText(m approvals.Money) string {
-	return formatMoney(m.Amount.StringFixed(2), m.Currency)
+func approvalMoneyText(m vibesell.Money) string {
+	return m.String()
 }
 
 // approvalMarkdown writes an approval for the assistant: what it would do,

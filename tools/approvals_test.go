@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
-	"github.com/shopspring/decimal"
 
 	"vibesell"
 	"vibesell/approvals"
@@ -317,7 +316,7 @@ func TestDecideApprovalInTheConversation(t *testing.T) {
 		WorkspaceID: f.ws.ID, Action: "test_action", Arguments: map[string]any{"campaign": "spring"},
 		Summary: "Pause campaign Spring",
 		Impact: approvals.Impact{What: "Stops sending campaign Spring.", Items: []string{"Spring"}, Who: "42 leads stop receiving emails.",
-			When: "At once.", CostOnce: approvals.Money{Amount: decimal.Zero, Currency: "USD"}, CostMonthly: approvals.Money{Amount: decimal.Zero, Currency: "USD"},
+			When: "At once.", CostOnce: vibesell.NewMoney(0, "USD"), CostMonthly: vibesell.NewMoney(0, "USD"),
 			Renewal: "Nothing renews.", Undo: "Resume it at any time with resume_campaign."},
 		DecideHere: true,
 	})
@@ -384,7 +383,7 @@ func TestApprovalToolsAnnotationsAndPaging(t *testing.T) {
 		if _, _, err := f.approvals.Open(context.Background(), approvals.Request{
 			WorkspaceID: f.ws.ID, Action: "test_action", Arguments: map[string]any{"n": i}, Summary: "Thing " + string(rune('A'+i)),
 			Impact: approvals.Impact{What: "x", Who: "x", When: "x", Renewal: "x", Undo: "x",
-				CostOnce: approvals.Money{Currency: "USD"}, CostMonthly: approvals.Money{Currency: "USD"}},
+				CostOnce: vibesell.NewMoney(0, "USD"), CostMonthly: vibesell.NewMoney(0, "USD")},
 			DecideHere: true,
 		}); err != nil {
 			t.Fatal(err)
@@ -417,7 +416,7 @@ func TestListPendingApprovalsReadsOneApprovalByID(t *testing.T) {
 		a, created, err := f.approvals.Open(ctx, approvals.Request{
 			WorkspaceID: f.ws.ID, Action: "test_action", Arguments: map[string]any{"n": n}, Summary: fmt.Sprintf("Thing %d", n),
 			Impact: approvals.Impact{What: "x", Who: "x", When: "x", Renewal: "x", Undo: "x",
-				CostOnce: approvals.Money{Currency: "USD"}, CostMonthly: approvals.Money{Currency: "USD"}},
+				CostOnce: vibesell.NewMoney(0, "USD"), CostMonthly: vibesell.NewMoney(0, "USD")},
 			DecideHere: true, TTL: ttl,
 		})
 		if err != nil || !created {

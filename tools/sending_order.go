@@ -10,8 +10,6 @@ import (
 	"time"
 	"vibesell/toolkit"
 
-	"github.com/shopspring/decimal"
-
 	"vibesell"
 	"vibesell/approvals"
 	"vibesell/auth"
@@ -149,8 +147,8 @@ func detailsOf(plan sending.OrderPlan) orderDetails {
 	return d
 }
 
-func centsMoney(m sending.Money) approvals.Money {
-	return approvals.Money{Amount: decimal.New(m.Cents, -2), Currency: m.Currency}
+func centsMoney(m sending.Money) vibesell.Money {
+	return vibesell.NewMoney(m.Cents, m.Currency)
 }
 
 // orderRequest writes the approval of an order plan: its impact is the

@@ -33,8 +33,8 @@ var funcs = template.FuncMap{
 }
 
 // formatMoney writes "USD 1,450.00", as the product writes money everywhere.
-func formatMoney(m approvals.Money) string {
-	return vibesell.FormatMoney(m.Currency, m.Amount.StringFixed(2))
+func formatMoney(m vibesell.Money) string {
+	return m.String()
 }
 
 // formatTime writes a moment in the person's time zone: "Tue 2 Dec 2026,
