@@ -32,20 +32,15 @@ const approvalWait = 5 * time.Second
 
 // Output shapes of kinds approval and approvals.
 
-type approvalMoney struct {
-	Amount   string `json:"amount" jsonschema:"the amount as a decimal number with two places, e.g. 30.00; 0.00 means nothing to pay"`
-	Currency string `json:"currency" jsonschema:"ISO 4217 currency code, e.g. USD"`
-}
-
 type approvalImpact struct {
-	What        string        `json:"what" jsonschema:"exactly what will happen, written by VibeSell"`
-	Items       []string      `json:"items" jsonschema:"each thing it acts on, one per item (for an order: every domain and every address, with its price)"`
-	Who         string        `json:"who" jsonschema:"who is contacted, or that no one is"`
-	When        string        `json:"when" jsonschema:"when it happens once approved, and when it is ready"`
-	CostOnce    approvalMoney `json:"costOnce" jsonschema:"what is paid once, when it is carried out"`
-	CostMonthly approvalMoney `json:"costMonthly" jsonschema:"what is paid every month from then on"`
-	Renewal     string        `json:"renewal" jsonschema:"what renews, when, and how to stop it"`
-	Undo        string        `json:"undo" jsonschema:"whether and how it can be undone"`
+	What        string    `json:"what" jsonschema:"exactly what will happen, written by VibeSell"`
+	Items       []string  `json:"items" jsonschema:"each thing it acts on, one per item (for an order: every domain and every address, with its price)"`
+	Who         string    `json:"who" jsonschema:"who is contacted, or that no one is"`
+	When        string    `json:"when" jsonschema:"when it happens once approved, and when it is ready"`
+	CostOnce    moneyData `json:"costOnce" jsonschema:"what is paid once, when it is carried out"`
+	CostMonthly moneyData `json:"costMonthly" jsonschema:"what is paid every month from then on"`
+	Renewal     string    `json:"renewal" jsonschema:"what renews, when, and how to stop it"`
+	Undo        string    `json:"undo" jsonschema:"whether and how it can be undone"`
 }
 
 type approvalData struct {
@@ -79,9 +74,6 @@ type approvalsOutput struct {
 }
 
 func toApprovalData(a approvals.Approval) approvalData {
-	money := func(m vibesell.Money) approvalMoney {
-		return approvalMoney{Amount: m.Amount(), Currency: m.Currency}
-	}
 	items := a.Impact.Items
 	if items == nil {
 		items = []string{}
@@ -90,7 +82,7 @@ func toApprovalData(a approvals.Approval) approvalData {
 		Approval: a.ID, Action: a.Action, Status: string(a.Status), Summary: a.Summary,
 		Impact: approvalImpact{
 			What: a.Impact.What, Items: items, Who: a.Impact.Who, When: a.Impact.When,
-			CostOnce: money(a.Impact.CostOnce), CostMonthly: money(a.Impact.CostMonthly),
+			CostOnce: moneyOf(a.Impact.CostOnce), CostMonthly: moneyOf(a.Impact.CostMonthly),
 			Renewal: a.Impact.Renewal, Undo: a.Impact.Undo,
 		},
 		Irreversible: a.Irreversible, ExpiresAt: a.ExpiresAt, DecideHere: a.DecideHere, AppURL: a.AppURL,
@@ -99,7 +91,7 @@ func toApprovalData(a approvals.Approval) approvalData {
 	}
 }
 
-func approvalMoneyText(m vibesell.Money) string {
+func moneyDataText(m vibesell.Money) string {
 	return m.String()
 }
 
@@ -119,7 +111,7 @@ func approvalMarkdown(a approvals.Approval, lead string) string {
 	fmt.Fprintf(&b, "%s: %s\n", heading, a.Impact.What)
 	b.WriteString(bulletList(a.Impact.Items))
 	fmt.Fprintf(&b, "\nWho: %s\nWhen: %s\nCost: %s once, then %s per month.\nRenewal: %s\nCan it be undone: %s\n",
-		a.Impact.Who, a.Impact.When, approvalMoneyText(a.Impact.CostOnce), approvalMoneyText(a.Impact.CostMonthly), a.Impact.Renewal, a.Impact.Undo)
+		a.Impact.Who, a.Impact.When, moneyDataText(a.Impact.CostOnce), moneyDataText(a.Impact.CostMonthly), a.Impact.Renewal, a.Impact.Undo)
 	if a.Status == approvals.Pending {
 		fmt.Fprintf(&b, "Expires: %s. If no one decides by then, nothing is done.\n", formatTime(a.ExpiresAt))
 	}
@@ -274,7 +266,7 @@ func listPendingApprovals(d Deps) toolkit.Tool {
 			for _, a := range page.Approvals {
 				out.Approvals = append(out.Approvals, toApprovalData(a))
 				fmt.Fprintf(&b, "- **%s** (%s): %s. %s once, %s per month. Status: %s.", a.ID, a.Action, a.Summary,
-					approvalMoneyText(a.Impact.CostOnce), approvalMoneyText(a.Impact.CostMonthly), approvalStatusText(a))
+					moneyDataText(a.Impact.CostOnce), moneyDataText(a.Impact.CostMonthly), approvalStatusText(a))
 				switch {
 				case a.Status == approvals.Pending && !a.DecideHere:
 					fmt.Fprintf(&b, " Expires %s. Only a signed-in person can approve it, at %s .", formatTime(a.ExpiresAt), a.AppURL)

@@ -151,7 +151,7 @@ func TestOrderSendingSetupIsApprovedInTheWebAppAndDone(t *testing.T) {
 			t.Errorf("impact items lack %q: %v", w, ap.Impact.Items)
 		}
 	}
-	if ap.Impact.CostOnce != (approvalMoney{"15.00", "USD"}) || ap.Impact.CostMonthly != (approvalMoney{"15.00", "USD"}) ||
+	if ap.Impact.CostOnce != (moneyData{"15.00", "USD"}) || ap.Impact.CostMonthly != (moneyData{"15.00", "USD"}) ||
 		!strings.Contains(ap.Impact.When, "Ready on Tue 8 Dec 2026") || !strings.Contains(ap.Impact.When, "Tue 29 Dec 2026") ||
 		!strings.Contains(ap.Impact.Renewal, "renews automatically") || !strings.Contains(ap.Impact.What, "sandbox") {
 		t.Fatalf("impact: %+v", ap.Impact)

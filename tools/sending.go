@@ -52,12 +52,7 @@ func sendingTools(d Deps) []toolkit.Tool {
 
 // Output shapes shared by the sending tools.
 
-type moneyData struct {
-	Amount   string `json:"amount" jsonschema:"the amount as a decimal number with two places, e.g. 15.00"`
-	Currency string `json:"currency" jsonschema:"ISO 4217 currency code, e.g. USD"`
-}
-
-func toMoney(m sending.Money) moneyData { return moneyData{Amount: m.Amount(), Currency: m.Currency} }
+func toMoney(m sending.Money) moneyData { return moneyOf(vibesell.NewMoney(m.Cents, m.Currency)) }
 
 func moneyPtr(m sending.Money) *moneyData { v := toMoney(m); return &v }
 

@@ -1,8 +1,6 @@
 package web
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"html/template"
 	"time"
@@ -136,11 +134,4 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
-}
-
-// newRef returns 8 hex characters to find a failure in the log.
-func newRef() string {
-	var b [4]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }
