@@ -72,7 +72,7 @@ func TestGoSDKClientConnectsWithClientMetadataDocument(t *testing.T) {
 	h, err := sdkauth.NewAuthorizationCodeHandler(&sdkauth.AuthorizationCodeHandlerConfig{
 		ClientIDMetadataDocumentConfig: &sdkauth.ClientIDMetadataDocumentConfig{URL: clientID},
 		RedirectURL:                    callback,
-		AuthorizationCodeFetcher:       b.fetcher(func(p string) { page = p }),
+		AuthorizationCodeFetcher:       b.Fetcher(func(p string) { page = p }),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +99,7 @@ func TestClientMetadataDocumentRefusals(t *testing.T) {
 	authorize := func(clientID string) (*http.Response, string) {
 		q := url.Values{"response_type": {"code"}, "client_id": {clientID}, "redirect_uri": {callback},
 			"code_challenge": {challengeOf(strings.Repeat("v", 43))}, "code_challenge_method": {"S256"}, "resource": {e.srv.URL + "/mcp"}}
-		return b.get(oauth.PathAuthorize + "?" + q.Encode())
+		return b.Get(oauth.PathAuthorize + "?" + q.Encode())
 	}
 	for name, tc := range map[string]struct {
 		doc  map[string]any

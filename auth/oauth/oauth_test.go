@@ -3,15 +3,9 @@ package oauth_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"html"
-	"io"
 	"log/slog"
 	"net/http"
-	"net/http/cookiejar"
 	"net/http/httptest"
-	"net/url"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -28,6 +22,7 @@ import (
 	"vibesell/approvals"
 	"vibesell/auth"
 	"vibesell/auth/oauth"
+	"vibesell/auth/oauth/oauthtest"
 	"vibesell/store/storetest"
 	"vibesell/web"
 	"vibesell/workspace"
@@ -142,133 +137,9 @@ func setup(t *testing.T, opts ...options) *env {
 	return e
 }
 
-// browser is a person's browser without JavaScript: a cookie jar, and
-// redirects shown rather than followed.
-type browser struct {
-	t      *testing.T
-	e      *env
-	client *http.Client
-}
-
-func (e *env) browser(t *testing.T) *browser {
-	jar, _ := cookiejar.New(nil)
-	return &browser{t: t, e: e, client: &http.Client{Jar: jar, Timeout: 10 * time.Second,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
-}
-
-func (b *browser) get(u string) (*http.Response, string) {
-	b.t.Helper()
-	resp, err := b.client.Get(b.abs(u))
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	return resp, string(body)
-}
-
-func (b *browser) post(u string, form url.Values, origin string) (*http.Response, string) {
-	b.t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, b.abs(u), strings.NewReader(form.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Origin", origin)
-	resp, err := b.client.Do(req)
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	return resp, string(body)
-}
-
-func (b *browser) abs(u string) string {
-	if strings.HasPrefix(u, "/") {
-		return b.e.srv.URL + u
-	}
-	return u
-}
-
-var csrfField = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
-
-func csrfOf(t *testing.T, page string) string {
-	t.Helper()
-	m := csrfField.FindStringSubmatch(page)
-	if m == nil {
-		t.Fatalf("no CSRF field on the page:\n%s", page)
-	}
-	return html.UnescapeString(m[1])
-}
-
-func wantStatus(t *testing.T, resp *http.Response, want int, body string) {
-	t.Helper()
-	if resp.StatusCode != want {
-		t.Fatalf("%s %s: status %d, want %d\n%s", resp.Request.Method, resp.Request.URL, resp.StatusCode, want, body)
-	}
-}
-
-// toConsent follows the authorization URL as a person does: it goes to
-// the consent page, through sign-in when not signed in. It returns the
-// consent page's path and body.
-func (b *browser) toConsent(authURL string) (string, string) {
-	b.t.Helper()
-	resp, body := b.get(authURL)
-	wantStatus(b.t, resp, http.StatusSeeOther, body)
-	consent := resp.Header.Get("Location")
-	if !strings.HasPrefix(consent, oauth.PathConsent) {
-		b.t.Fatalf("authorize sent the browser to %q, want the consent page", consent)
-	}
-	return consent, b.open(consent)
-}
-
-// open gets a page of the web app, signing in as Ada when asked to, and
-// returns the page.
-func (b *browser) open(path string) string {
-	b.t.Helper()
-	resp, body := b.get(path)
-	if resp.StatusCode == http.StatusSeeOther {
-		signIn := resp.Header.Get("Location")
-		resp, body = b.get(signIn)
-		wantStatus(b.t, resp, http.StatusOK, body)
-		next, _ := url.Parse(signIn)
-		resp, body = b.post("/app/sign-in", url.Values{"email": {"ada@acme.test"}, "password": {password},
-			"csrf": {csrfOf(b.t, body)}, "next": {next.Query().Get("next")}}, b.e.publicURL)
-		wantStatus(b.t, resp, http.StatusSeeOther, body)
-		if got := resp.Header.Get("Location"); got != path {
-			b.t.Fatalf("sign-in went on to %q, want back to %q", got, path)
-		}
-		resp, body = b.get(path)
-	}
-	wantStatus(b.t, resp, http.StatusOK, body)
-	return body
-}
-
-// consent answers the consent page and returns where the browser is sent.
-func (b *browser) consent(path, page, decision string) *url.URL {
-	b.t.Helper()
-	resp, body := b.post(path, url.Values{"csrf": {csrfOf(b.t, page)}, "decision": {decision}}, b.e.publicURL)
-	wantStatus(b.t, resp, http.StatusSeeOther, body)
-	to, err := url.Parse(resp.Header.Get("Location"))
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	return to
-}
-
-// fetcher is the SDK's AuthorizationCodeFetcher played by a person who
-// signs in and allows, with pages checked by check.
-func (b *browser) fetcher(check func(page string)) sdkauth.AuthorizationCodeFetcher {
-	return func(ctx context.Context, args *sdkauth.AuthorizationArgs) (*sdkauth.AuthorizationResult, error) {
-		path, page := b.toConsent(args.URL)
-		if check != nil {
-			check(page)
-		}
-		to := b.consent(path, page, "allow")
-		q := to.Query()
-		if q.Get("code") == "" {
-			return nil, errors.New("no code in the redirect: " + to.String())
-		}
-		return &sdkauth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}, nil
-	}
+// browser is Ada's browser on this env.
+func (e *env) browser(t *testing.T) *oauthtest.Browser {
+	return oauthtest.New(t, e.srv.URL, e.publicURL, "ada@acme.test", password)
 }
 
 // connect connects the official Go SDK client with handler and returns
@@ -302,7 +173,7 @@ func whoami(t *testing.T, cs *mcp.ClientSession) string {
 
 const callback = "http://127.0.0.1:9/callback"
 
-func dcrHandler(t *testing.T, b *browser, check func(string)) *sdkauth.AuthorizationCodeHandler {
+func dcrHandler(t *testing.T, b *oauthtest.Browser, check func(string)) *sdkauth.AuthorizationCodeHandler {
 	t.Helper()
 	h, err := sdkauth.NewAuthorizationCodeHandler(&sdkauth.AuthorizationCodeHandlerConfig{
 		DynamicClientRegistrationConfig: &sdkauth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
@@ -311,7 +182,7 @@ func dcrHandler(t *testing.T, b *browser, check func(string)) *sdkauth.Authoriza
 			GrantTypes:              []string{"authorization_code", "refresh_token"},
 			TokenEndpointAuthMethod: "none",
 		}},
-		AuthorizationCodeFetcher: b.fetcher(check),
+		AuthorizationCodeFetcher: b.Fetcher(check),
 		RequestRefreshToken:      true,
 	})
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"vibesell/auth/oauth"
+	"vibesell/auth/oauth/oauthtest"
 )
 
 // raw is an OAuth client written out by hand, to send what a well-behaved
@@ -22,7 +23,7 @@ import (
 type raw struct {
 	t        *testing.T
 	e        *env
-	b        *browser
+	b        *oauthtest.Browser
 	clientID string
 	verifier string
 }
@@ -81,8 +82,8 @@ func (c *raw) authURL(change func(url.Values)) string {
 // code goes through consent and returns the code.
 func (c *raw) code() string {
 	c.t.Helper()
-	path, page := c.b.toConsent(c.authURL(nil))
-	to := c.b.consent(path, page, "allow")
+	path, page := c.b.ToConsent(c.authURL(nil))
+	to := c.b.Consent(path, page, "allow")
 	if to.Query().Get("state") != "st" || to.Query().Get("iss") != c.e.publicURL {
 		c.t.Fatalf("redirect %s lacks state or iss", to)
 	}
@@ -201,12 +202,12 @@ func TestRefusals(t *testing.T) {
 
 	t.Run("a token for another resource is never issued", func(t *testing.T) {
 		c := e.raw(t)
-		resp, body := c.b.get(c.authURL(func(q url.Values) { q.Set("resource", "https://other.example/mcp") }))
+		resp, body := c.b.Get(c.authURL(func(q url.Values) { q.Set("resource", "https://other.example/mcp") }))
 		to := wantBackToClient(t, resp, body)
 		if to.Get("error") != "invalid_target" || !strings.Contains(to.Get("error_description"), "for "+e.srv.URL+"/mcp only") {
 			t.Errorf("redirect query %v, want invalid_target", to)
 		}
-		resp, body = c.b.get(c.authURL(func(q url.Values) { q.Del("resource") }))
+		resp, body = c.b.Get(c.authURL(func(q url.Values) { q.Del("resource") }))
 		if to := wantBackToClient(t, resp, body); to.Get("error") != "invalid_target" {
 			t.Errorf("without resource: %v, want invalid_target", to)
 		}
@@ -275,7 +276,7 @@ func TestRefusals(t *testing.T) {
 		}
 		status, body = c.refresh(rt)
 		wantOAuthError(t, status, body, http.StatusUnauthorized, "invalid_client", "Register again")
-		resp, page := c.b.get(c.authURL(nil))
+		resp, page := c.b.Get(c.authURL(nil))
 		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(page, "is not registered here") {
 			t.Errorf("authorize with a deleted client: %d\n%s", resp.StatusCode, page)
 		}
@@ -283,13 +284,13 @@ func TestRefusals(t *testing.T) {
 
 	t.Run("redirect URI not registered", func(t *testing.T) {
 		c := e.raw(t)
-		resp, page := c.b.get(c.authURL(func(q url.Values) { q.Set("redirect_uri", "https://evil.example/callback") }))
+		resp, page := c.b.Get(c.authURL(func(q url.Values) { q.Set("redirect_uri", "https://evil.example/callback") }))
 		if resp.StatusCode != http.StatusBadRequest || resp.Header.Get("Location") != "" ||
 			!strings.Contains(page, "https://evil.example/callback, which it did not register") {
 			t.Errorf("authorize with an unregistered redirect: %d %q\n%s", resp.StatusCode, resp.Header.Get("Location"), page)
 		}
 		// A loopback redirect may use another port (RFC 8252 §7.3).
-		resp, page = c.b.get(c.authURL(func(q url.Values) { q.Set("redirect_uri", "http://127.0.0.1:54321/callback") }))
+		resp, page = c.b.Get(c.authURL(func(q url.Values) { q.Set("redirect_uri", "http://127.0.0.1:54321/callback") }))
 		if resp.StatusCode != http.StatusSeeOther {
 			t.Errorf("authorize with a loopback redirect on another port: %d\n%s", resp.StatusCode, page)
 		}
@@ -304,7 +305,7 @@ func TestRefusals(t *testing.T) {
 				q.Del("code_challenge_method")
 			},
 		} {
-			resp, body := c.b.get(c.authURL(change))
+			resp, body := c.b.Get(c.authURL(change))
 			to := wantBackToClient(t, resp, body)
 			if to.Get("error") != "invalid_request" || !strings.Contains(to.Get("error_description"), "S256") {
 				t.Errorf("%s: redirect query %v, want invalid_request about S256", name, to)
@@ -318,13 +319,13 @@ func TestRefusals(t *testing.T) {
 
 	t.Run("consent posted from another origin", func(t *testing.T) {
 		c := e.raw(t)
-		path, page := c.b.toConsent(c.authURL(nil))
-		resp, body := c.b.post(path, url.Values{"csrf": {csrfOf(t, page)}, "decision": {"allow"}}, "https://evil.example")
+		path, page := c.b.ToConsent(c.authURL(nil))
+		resp, body := c.b.Post(path, url.Values{"csrf": {oauthtest.CSRF(t, page)}, "decision": {"allow"}}, "https://evil.example")
 		if resp.StatusCode != http.StatusForbidden || resp.Header.Get("Location") != "" || !strings.Contains(body, "was not accepted") {
 			t.Errorf("cross-origin consent: %d %q\n%s", resp.StatusCode, resp.Header.Get("Location"), body)
 		}
 		// The request still waits for the person's own answer.
-		if to := c.b.consent(path, page, "deny"); to.Query().Get("error") != "access_denied" {
+		if to := c.b.Consent(path, page, "deny"); to.Query().Get("error") != "access_denied" {
 			t.Errorf("deny: %s, want access_denied", to)
 		}
 	})
@@ -371,7 +372,7 @@ func TestClientMetadataOnPrivateAddressIsNotFetched(t *testing.T) {
 	for _, id := range []string{"https://127.0.0.1:1/client.json", "https://[::1]:1/client.json", "https://localhost:1/client.json"} {
 		q := url.Values{"response_type": {"code"}, "client_id": {id}, "redirect_uri": {callback},
 			"code_challenge": {challengeOf(strings.Repeat("v", 43))}, "code_challenge_method": {"S256"}, "resource": {e.srv.URL + "/mcp"}}
-		resp, page := b.get(oauth.PathAuthorize + "?" + q.Encode())
+		resp, page := b.Get(oauth.PathAuthorize + "?" + q.Encode())
 		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(page, "private or local network address") {
 			t.Errorf("%s: %d\n%s", id, resp.StatusCode, page)
 		}

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"vibesell/auth/oauth/oauthtest"
 )
 
 var disconnectForm = regexp.MustCompile(`action="(/app/connections/[^"]+/disconnect)"`)
@@ -37,7 +39,7 @@ func TestTwoReplicas(t *testing.T) {
 
 	// Ada disconnects the app in the web app served by replica two.
 	b := two.browser(t)
-	page := b.open("/app/connections")
+	page := b.Open("/app/connections")
 	if !strings.Contains(page, "Raw Client") || !strings.Contains(page, "ada@acme.test") || !strings.Contains(page, "In the last minute") {
 		t.Fatalf("connected apps page does not list the client with its last use:\n%s", page)
 	}
@@ -45,9 +47,9 @@ func TestTwoReplicas(t *testing.T) {
 	if m == nil {
 		t.Fatalf("no disconnect form:\n%s", page)
 	}
-	resp, body2 := b.post(m[1], url.Values{"csrf": {csrfOf(t, page)}}, two.publicURL)
-	wantStatus(t, resp, http.StatusSeeOther, body2)
-	if page := b.open(resp.Header.Get("Location")); !strings.Contains(page, "The app was disconnected") || strings.Contains(page, "Raw Client") {
+	resp, body2 := b.Post(m[1], url.Values{"csrf": {oauthtest.CSRF(t, page)}}, two.publicURL)
+	oauthtest.WantStatus(t, resp, http.StatusSeeOther, body2)
+	if page := b.Open(resp.Header.Get("Location")); !strings.Contains(page, "The app was disconnected") || strings.Contains(page, "Raw Client") {
 		t.Errorf("after disconnecting:\n%s", page)
 	}
 

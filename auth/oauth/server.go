@@ -123,12 +123,19 @@ func (s *Server) Issuer() string { return s.issuer }
 // Resource is the canonical URL of /mcp, the audience of every token.
 func (s *Server) Resource() string { return s.resource }
 
+// Paths are the patterns to mount [Server.Handler] at.
+var Paths = []string{
+	"/.well-known/oauth-authorization-server",
+	"/.well-known/oauth-protected-resource",
+	"/.well-known/oauth-protected-resource/mcp",
+	"/oauth/",
+}
+
 // Handler serves the authorization server's endpoints and both metadata
-// documents. Mount it at "/.well-known/" and "/oauth/".
+// documents, at [Paths].
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /.well-known/oauth-authorization-server", s.serveMetadata)
-	mux.HandleFunc("GET /.well-known/openid-configuration", s.serveMetadata)
 	mux.HandleFunc("GET /.well-known/oauth-protected-resource", s.serveResourceMetadata)
 	mux.HandleFunc("GET /.well-known/oauth-protected-resource/mcp", s.serveResourceMetadata)
 	mux.HandleFunc("GET "+PathAuthorize, s.authorize)

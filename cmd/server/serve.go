@@ -19,6 +19,7 @@ import (
 
 	"vibesell/approvals"
 	"vibesell/auth"
+	"vibesell/auth/oauth"
 	"vibesell/store"
 	"vibesell/toolkit"
 	"vibesell/tools"
@@ -44,6 +45,9 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 	svc, err := newServices(cfg, db, logger)
 	if err != nil {
 		return err
+	}
+	if err := svc.oauth.Keys().Ensure(ctx); err != nil {
+		return fmt.Errorf("oauth signing keys: %w", err)
 	}
 	handler, err := routes(cfg, db, svc, logger)
 	if err != nil {
@@ -98,6 +102,7 @@ func routes(cfg config, db *pgxpool.Pool, svc *services, logger *slog.Logger) (h
 		Clock:     svc.clock,
 		Logger:    logger.With("component", "web"),
 		ClientIP:  cfg.clientIP(),
+		OAuth:     svc.oauth,
 	})
 	if err != nil {
 		return nil, err
@@ -110,7 +115,14 @@ func routes(cfg config, db *pgxpool.Pool, svc *services, logger *slog.Logger) (h
 		PublicURL:      cfg.PublicURL,
 		AllowedOrigins: cfg.AllowedOrigins,
 		Logger:         logger.With("component", "mcp"),
+		Authenticate: func(next http.Handler) http.Handler {
+			return svc.oauth.RequireBearer(svc.tokens, logger.With("component", "mcp"), next)
+		},
 	}))
+	authorizationServer := svc.oauth.Handler()
+	for _, path := range oauth.Paths {
+		mux.Handle(path, authorizationServer)
+	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		io.WriteString(w, "ok\n")
@@ -137,6 +149,7 @@ func newJobClient(db *pgxpool.Pool, svc *services, logger *slog.Logger) (*river.
 	periodic = append(periodic, auth.AddWorkers(workers, svc.sessions)...)
 	periodic = append(periodic, auth.AddAccountWorkers(workers, svc.accounts)...)
 	periodic = append(periodic, approvals.AddWorkers(workers, svc.approvals)...)
+	periodic = append(periodic, oauth.AddWorkers(workers, svc.oauth)...)
 	client, err := river.NewClient(riverpgxv5.New(db), &river.Config{
 		Queues:       map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 10}},
 		Workers:      workers,
