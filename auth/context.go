@@ -18,9 +18,12 @@ type Principal struct {
 	// workspace token from `server token create` or stdio, which stand for
 	// the workspace and no one in it.
 	UserID uuid.UUID
-	// GrantID is the OAuth grant the request came through; uuid.Nil
-	// without one.
-	GrantID uuid.UUID
+	// UserEmail names that person, for the record of who did what.
+	UserEmail string
+	// GrantID is the OAuth grant the request came through and ClientName
+	// the app it was granted to; zero without one.
+	GrantID    uuid.UUID
+	ClientName string
 }
 
 type principalKey struct{}

@@ -78,7 +78,7 @@ func TestGoSDKClientConnectsWithClientMetadataDocument(t *testing.T) {
 		t.Fatal(err)
 	}
 	cs := e.connect(t, h)
-	if got, want := whoami(t, cs), "acme-sales "+e.ada.ID.String(); got != want {
+	if got, want := whoami(t, cs), "acme-sales "+e.ada.ID.String()+" ada@acme.test via Metadata Client"; got != want {
 		t.Errorf("whoami = %q, want %q", got, want)
 	}
 	if !strings.Contains(page, "Connect Metadata Client to VibeSell?") || strings.Contains(page, "unverified") {

@@ -119,7 +119,7 @@ func setup(t *testing.T, opts ...options) *env {
 	mcpSrv.AddTool(mcpgo.NewTool("whoami", mcpgo.WithDescription("Says who the request acts for.")),
 		func(ctx context.Context, _ mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 			p, _ := auth.FromContext(ctx)
-			return mcpgo.NewToolResultText(p.WorkspaceSlug + " " + p.UserID.String()), nil
+			return mcpgo.NewToolResultText(p.WorkspaceSlug + " " + p.UserID.String() + " " + p.UserEmail + " via " + p.ClientName), nil
 		})
 	streamable := mcpserver.NewStreamableHTTPServer(mcpSrv, mcpserver.WithHTTPContextFunc(func(ctx context.Context, r *http.Request) context.Context {
 		if p, ok := auth.FromContext(r.Context()); ok {
@@ -200,7 +200,7 @@ func TestGoSDKClientConnectsWithDynamicRegistration(t *testing.T) {
 	var consentPage string
 	cs := e.connect(t, dcrHandler(t, b, func(page string) { consentPage = page }))
 
-	if diff := cmp.Diff("acme-sales "+e.ada.ID.String(), whoami(t, cs)); diff != "" {
+	if diff := cmp.Diff("acme-sales "+e.ada.ID.String()+" ada@acme.test via Test Client", whoami(t, cs)); diff != "" {
 		t.Errorf("whoami (-want +got):\n%s", diff)
 	}
 	for _, want := range []string{"Connect Test Client to VibeSell?", "unverified", "127.0.0.1", "Acme Sales", "ada@acme.test"} {
