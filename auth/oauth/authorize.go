@@ -199,8 +199,8 @@ func describeScope(scope string) []string {
 		if sc == Scope {
 			out = append(out,
 				"See your workspace: its sending setup, leads, campaigns and replies.",
-				"Prepare work on your behalf: draft sequences, import leads, and ask for approvals.",
-				"Anything that costs money or cannot be undone still waits for a person to approve it here.")
+				"Work in it as you: set up sending, import leads, write sequences and ask for approvals.",
+				"Approve or reject, on your word in the conversation, what needs no payment and can be undone.")
 		}
 	}
 	return out
