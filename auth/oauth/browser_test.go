@@ -21,7 +21,7 @@ import (
 // chromium finds a headless-capable Chromium: $CHROMIUM, then the Debian
 // package's /usr/bin/chromium, then the PATH. Without one the browser test
 // is skipped locally and fails in CI (CI set), where it must run.
-func chromium(t *testing.T) string {
+func chromium(t testing.TB) string {
 	t.Helper()
 	for _, p := range []string{os.Getenv("CHROMIUM"), "/usr/bin/chromium"} {
 		if p != "" {
@@ -160,7 +160,7 @@ func TestBrowserSignsInAndAllows(t *testing.T) {
 	screenshot(t, ctx, "oauth-3-connections")
 }
 
-func registerWithRedirect(t *testing.T, c *raw, name, redirect string) string {
+func registerWithRedirect(t testing.TB, c *raw, name, redirect string) string {
 	t.Helper()
 	status, body := c.postJSON(oauth.PathRegister, map[string]any{"client_name": name, "redirect_uris": []string{redirect}})
 	if status != http.StatusCreated {
@@ -171,7 +171,7 @@ func registerWithRedirect(t *testing.T, c *raw, name, redirect string) string {
 
 // screenshot saves the page to $SCREENSHOT_DIR when it is set, to look at
 // the pages as a person sees them.
-func screenshot(t *testing.T, ctx context.Context, name string) {
+func screenshot(t testing.TB, ctx context.Context, name string) {
 	t.Helper()
 	dir := os.Getenv("SCREENSHOT_DIR")
 	if dir == "" {

@@ -23,7 +23,7 @@ type metadataHost struct {
 	fetches atomic.Int32
 }
 
-func newMetadataHost(t *testing.T) *metadataHost {
+func newMetadataHost(t testing.TB) *metadataHost {
 	h := &metadataHost{docs: map[string]map[string]any{}}
 	h.srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h.fetches.Add(1)

@@ -55,7 +55,7 @@ type options struct {
 	clientFetches oauth.FetchConfig
 }
 
-func setup(t *testing.T, opts ...options) *env {
+func setup(t testing.TB, opts ...options) *env {
 	t.Helper()
 	var o options
 	if len(opts) > 0 {
@@ -138,13 +138,13 @@ func setup(t *testing.T, opts ...options) *env {
 }
 
 // browser is Ada's browser on this env.
-func (e *env) browser(t *testing.T) *oauthtest.Browser {
+func (e *env) browser(t testing.TB) *oauthtest.Browser {
 	return oauthtest.New(t, e.srv.URL, e.publicURL, "ada@acme.test", password)
 }
 
 // connect connects the official Go SDK client with handler and returns
 // its session.
-func (e *env) connect(t *testing.T, handler sdkauth.OAuthHandler) *mcp.ClientSession {
+func (e *env) connect(t testing.TB, handler sdkauth.OAuthHandler) *mcp.ClientSession {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -157,7 +157,7 @@ func (e *env) connect(t *testing.T, handler sdkauth.OAuthHandler) *mcp.ClientSes
 	return cs
 }
 
-func whoami(t *testing.T, cs *mcp.ClientSession) string {
+func whoami(t testing.TB, cs *mcp.ClientSession) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -173,7 +173,7 @@ func whoami(t *testing.T, cs *mcp.ClientSession) string {
 
 const callback = "http://127.0.0.1:9/callback"
 
-func dcrHandler(t *testing.T, b *oauthtest.Browser, check func(string)) *sdkauth.AuthorizationCodeHandler {
+func dcrHandler(t testing.TB, b *oauthtest.Browser, check func(string)) *sdkauth.AuthorizationCodeHandler {
 	t.Helper()
 	h, err := sdkauth.NewAuthorizationCodeHandler(&sdkauth.AuthorizationCodeHandlerConfig{
 		DynamicClientRegistrationConfig: &sdkauth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
@@ -258,7 +258,7 @@ func TestMetadata(t *testing.T) {
 	}
 }
 
-func getJSON(t *testing.T, u string, v any) {
+func getJSON(t testing.TB, u string, v any) {
 	t.Helper()
 	resp, err := http.Get(u)
 	if err != nil {

@@ -21,14 +21,14 @@ import (
 // raw is an OAuth client written out by hand, to send what a well-behaved
 // SDK never would.
 type raw struct {
-	t        *testing.T
+	t        testing.TB
 	e        *env
 	b        *oauthtest.Browser
 	clientID string
 	verifier string
 }
 
-func (e *env) raw(t *testing.T) *raw {
+func (e *env) raw(t testing.TB) *raw {
 	t.Helper()
 	c := &raw{t: t, e: e, b: e.browser(t), verifier: strings.Repeat("v", 43)}
 	status, body := c.postJSON(oauth.PathRegister, map[string]any{
@@ -51,7 +51,7 @@ func (c *raw) postJSON(path string, v any) (int, map[string]any) {
 	return decode(c.t, resp)
 }
 
-func decode(t *testing.T, resp *http.Response) (int, map[string]any) {
+func decode(t testing.TB, resp *http.Response) (int, map[string]any) {
 	t.Helper()
 	defer resp.Body.Close()
 	var body map[string]any
@@ -125,7 +125,7 @@ func (c *raw) refresh(rt string) (int, map[string]any) {
 
 // call sends an MCP initialize with the access token and returns the
 // status and the WWW-Authenticate header.
-func (e *env) call(t *testing.T, access string) (int, string) {
+func (e *env) call(t testing.TB, access string) (int, string) {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodPost, e.srv.URL+"/mcp", strings.NewReader(
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`))
@@ -145,7 +145,7 @@ func (e *env) call(t *testing.T, access string) (int, string) {
 
 // wantOAuthError checks an error response's code and that its description
 // says something a person can act on.
-func wantOAuthError(t *testing.T, status int, body map[string]any, wantStatus int, wantCode, wantInDescription string) {
+func wantOAuthError(t testing.TB, status int, body map[string]any, wantStatus int, wantCode, wantInDescription string) {
 	t.Helper()
 	if status != wantStatus || body["error"] != wantCode {
 		t.Fatalf("got %d %v, want %d %s", status, body, wantStatus, wantCode)
@@ -155,7 +155,7 @@ func wantOAuthError(t *testing.T, status int, body map[string]any, wantStatus in
 	}
 }
 
-func wantRefused(t *testing.T, e *env, access string, wantStatus int, wantError, wantInDescription string) {
+func wantRefused(t testing.TB, e *env, access string, wantStatus int, wantError, wantInDescription string) {
 	t.Helper()
 	status, challenge := e.call(t, access)
 	if status != wantStatus || !strings.Contains(challenge, `error="`+wantError+`"`) || !strings.Contains(challenge, wantInDescription) ||
@@ -333,7 +333,7 @@ func TestRefusals(t *testing.T) {
 
 // wantBackToClient checks that authorize sent the browser back to the
 // client and returns the query it carries.
-func wantBackToClient(t *testing.T, resp *http.Response, body string) url.Values {
+func wantBackToClient(t testing.TB, resp *http.Response, body string) url.Values {
 	t.Helper()
 	loc, err := url.Parse(resp.Header.Get("Location"))
 	if resp.StatusCode != http.StatusSeeOther || err != nil || !strings.HasPrefix(loc.String(), callback+"?") {

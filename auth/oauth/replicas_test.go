@@ -96,7 +96,7 @@ func TestKeyRotationAcrossReplicas(t *testing.T) {
 	}
 }
 
-func headerOf(t *testing.T, jwt string) string {
+func headerOf(t testing.TB, jwt string) string {
 	t.Helper()
 	part, _, _ := strings.Cut(jwt, ".")
 	b, err := base64.RawURLEncoding.DecodeString(part)

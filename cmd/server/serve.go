@@ -49,6 +49,10 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 	if err := svc.oauth.Keys().Ensure(ctx); err != nil {
 		return fmt.Errorf("oauth signing keys: %w", err)
 	}
+	if h := cfg.PublicURL.Hostname(); cfg.PublicURL.Scheme != "https" && h != "localhost" && !net.ParseIP(h).IsLoopback() {
+		logger.Warn("PUBLIC_URL is not https, so the Claude app and other OAuth clients will refuse to connect; serve VibeSell over https and set PUBLIC_URL to that address",
+			"PUBLIC_URL", cfg.PublicURL.String())
+	}
 	handler, err := routes(cfg, db, svc, logger)
 	if err != nil {
 		return err
