@@ -257,12 +257,18 @@ func truncate(s string, n int) string {
 	return s
 }
 
-// PruneClients deletes dynamically registered clients registered longer
-// ago than a day that are not connected (nobody consented, or every
-// connection was disconnected), along with expired requests, codes and
-// refresh tokens. It returns how many clients it deleted.
+// PruneClients ends connections unused for longer than a refresh token
+// lives, deletes dynamically registered clients registered longer ago than
+// a day that are not connected (nobody consented, or every connection
+// ended), and deletes expired requests, codes and refresh tokens. It returns how many clients it deleted.
 func (s *Server) PruneClients(ctx context.Context) (int64, error) {
 	now := s.clock.Now()
+	// A connection unused for as long as a refresh token lives can no
+	// longer be used at all: it leaves the list of connected apps.
+	if err := s.revokeWhere(ctx, `coalesce(last_used_at, created_at) < $1`, "unused until its refresh token expired",
+		now.Add(-refreshTokenLifetime)); err != nil {
+		return 0, err
+	}
 	tag, err := s.db.Exec(ctx, `DELETE FROM oauth_clients c WHERE c.kind = 'dcr' AND c.created_at < $1
 		AND NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.client_id = c.id AND g.revoked_at IS NULL)`, now.Add(-unusedClientKept))
 	if err != nil {

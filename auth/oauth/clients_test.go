@@ -74,7 +74,8 @@ func TestTokenNeverInTheQuery(t *testing.T) {
 }
 
 // The periodic job deletes registrations nobody connected a day after
-// they were made, and keeps connected ones.
+// they were made, keeps connected ones, and ends connections unused for
+// longer than a refresh token lives.
 func TestUnusedClientsAreCollected(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
@@ -113,6 +114,17 @@ func TestUnusedClientsAreCollected(t *testing.T) {
 	}
 	if !registered(used) {
 		t.Error("a connected client's registration was deleted")
+	}
+
+	// A connection unused past its refresh token's life ends, and its
+	// registration goes with it.
+	e.clock.Advance(31 * 24 * time.Hour)
+	prune()
+	if registered(used) {
+		t.Error("a client unused for 31 days is still registered")
+	}
+	if conns, err := e.oauth.Connections(context.Background(), e.acme.ID); err != nil || len(conns) != 0 {
+		t.Errorf("connections after 31 days unused: %v %v", conns, err)
 	}
 }
 
