@@ -149,6 +149,9 @@ type Pending struct {
 	Client Client
 	// RedirectHost is where the person will be sent back to.
 	RedirectHost string
+	// PublishedBy is, for a client known by its metadata document, the
+	// host that publishes it: the one who vouches for its name.
+	PublishedBy string
 	// RedirectOrigin is the redirect URI's origin (scheme://host:port, or
 	// scheme: for an app's own scheme), for the consent form's CSP.
 	RedirectOrigin string
@@ -186,6 +189,9 @@ func (s *Server) Pending(ctx context.Context, requestID string) (Pending, error)
 		return Pending{}, fmt.Errorf("find authorization request: %w", err)
 	}
 	p.Client.Verified = kind == "cimd"
+	if p.Client.Verified {
+		p.PublishedBy = RedirectHost(p.Client.ID)
+	}
 	p.RedirectHost = RedirectHost(redirectURI)
 	p.RedirectOrigin = redirectOrigin(redirectURI)
 	p.Allows = describeScope(scope)

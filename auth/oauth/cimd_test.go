@@ -81,7 +81,8 @@ func TestGoSDKClientConnectsWithClientMetadataDocument(t *testing.T) {
 	if got, want := whoami(t, cs), "acme-sales "+e.ada.ID.String()+" ada@acme.test via Metadata Client"; got != want {
 		t.Errorf("whoami = %q, want %q", got, want)
 	}
-	if !strings.Contains(page, "Connect Metadata Client to VibeSell?") || strings.Contains(page, "unverified") {
+	if !strings.Contains(page, "Connect Metadata Client to VibeSell?") || strings.Contains(page, "unverified") ||
+		!strings.Contains(page, `<dd id="published-by">127.0.0.1</dd>`) {
 		t.Errorf("consent page for a metadata-document client:\n%s", page)
 	}
 	// Authorize and token each needed the client; the document was fetched

@@ -36,16 +36,12 @@ type signingKey struct {
 
 // Keys holds the signing keys, all in PostgreSQL so that every replica
 // signs with the same key and verifies every other replica's tokens.
-// Public keys are cached by id; an unknown id reloads them, at most once a
-// second, so a key rotated on another replica is picked up at its first
-// token.
 type Keys struct {
 	db    *pgxpool.Pool
 	clock vibesell.Clock
 
-	mu       sync.Mutex
-	byKID    map[string]*ecdsa.PublicKey
-	loadedAt time.Time
+	mu    sync.Mutex
+	byKID map[string]*ecdsa.PublicKey
 }
 
 // NewKeys returns Keys on db; a nil clock is the system clock.
@@ -171,25 +167,37 @@ func (k *Keys) signer(ctx context.Context) (jose.Signer, error) {
 	return nil, errNoSigningKey
 }
 
-// public returns the public key with the given id, or nil.
+// public returns the public key with the given id, or nil. Keys are
+// cached once seen; an id not seen yet is looked up, so a key made by a
+// rotation on another replica verifies here from its first token.
 func (k *Keys) public(ctx context.Context, kid string) (*ecdsa.PublicKey, error) {
 	k.mu.Lock()
-	defer k.mu.Unlock()
-	if pub, ok := k.byKID[kid]; ok {
+	pub, ok := k.byKID[kid]
+	k.mu.Unlock()
+	if ok {
 		return pub, nil
 	}
-	if now := time.Now(); now.Sub(k.loadedAt) > time.Second {
-		keys, err := k.all(ctx)
-		if err != nil {
-			return nil, err
-		}
-		k.loadedAt = now
-		k.byKID = map[string]*ecdsa.PublicKey{}
-		for _, sk := range keys {
-			k.byKID[sk.kid] = &sk.private.PublicKey
-		}
+	var der []byte
+	err := k.db.QueryRow(ctx, `SELECT private_key FROM oauth_signing_keys WHERE kid = $1 AND (retired_at IS NULL OR retired_at > $2)`,
+		kid, k.clock.Now().Add(-retiredKeyKept)).Scan(&der)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
 	}
-	return k.byKID[kid], nil
+	if err != nil {
+		return nil, fmt.Errorf("read signing key %s: %w", kid, err)
+	}
+	parsed, err := x509.ParsePKCS8PrivateKey(der)
+	if err != nil {
+		return nil, fmt.Errorf("decode signing key %s: %w", kid, err)
+	}
+	priv, ok := parsed.(*ecdsa.PrivateKey)
+	if !ok {
+		return nil, fmt.Errorf("signing key %s is not ECDSA", kid)
+	}
+	k.mu.Lock()
+	k.byKID[kid] = &priv.PublicKey
+	k.mu.Unlock()
+	return &priv.PublicKey, nil
 }
 
 // JWKS is the published key set (RFC 7517), for anyone verifying tokens.
