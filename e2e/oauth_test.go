@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -51,23 +50,7 @@ func TestOfficialTypeScriptClientWithOAuth(t *testing.T) {
 	cmd.Env = append(os.Environ(), "VIBESELL_EMAIL="+email, "VIBESELL_PASSWORD="+password)
 	cmd.WaitDelay = 10 * time.Second
 	out, runErr := cmd.CombinedOutput()
-	var fails, passes int
-	summary := false
-	for line := range strings.Lines(string(out)) {
-		line = strings.TrimRight(line, "\n")
-		switch {
-		case strings.HasPrefix(line, "FAIL "):
-			fails++
-			t.Error(line)
-		case strings.HasPrefix(line, "PASS "):
-			passes++
-			t.Log(line)
-		case strings.HasPrefix(line, "SUMMARY "):
-			summary = true
-		default:
-			t.Log(line)
-		}
-	}
+	passes, fails, summary := readChecks(t, string(out), srv.stderr.String())
 	if runErr != nil && fails == 0 || !summary || passes == 0 {
 		t.Errorf("node oauth.mjs: %v (ran to the end: %v)\nserver stderr:\n%s", runErr, summary, tail(srv.stderr.String(), 20))
 	}
