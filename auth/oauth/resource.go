@@ -88,7 +88,7 @@ func (s *Server) verify(ctx context.Context, token string) (verified, error) {
 	return v, nil
 }
 
-// ErrGrantRevoked answers a token whose grant was disconnected.
+// errGrantRevoked answers a token whose grant was disconnected.
 var errGrantRevoked = &errToken{"This connection was disconnected in VibeSell. Connect again."}
 
 // Authenticate returns who an access token acts for: it must be valid
