@@ -81,6 +81,15 @@ func NewHTTPHandler(s *server.MCPServer, o HTTPOptions) http.Handler {
 	return guard.wrap(h)
 }
 
+// ReadOnlyTools reports, for a tool of s, whether its annotations say it
+// changes nothing: the tools a read-only OAuth token may call.
+func ReadOnlyTools(s *server.MCPServer) func(name string) bool {
+	return func(name string) bool {
+		t := s.GetTool(name)
+		return t != nil && t.Tool.Annotations.ReadOnlyHint != nil && *t.Tool.Annotations.ReadOnlyHint
+	}
+}
+
 // originGuard refuses requests whose Host or Origin name a site other than
 // this server: a page on another site (or a rebinding DNS name) must not be
 // able to drive a server reachable from the browser.

@@ -11,6 +11,7 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -200,16 +201,17 @@ func (s *Server) Pending(ctx context.Context, requestID string) (Pending, error)
 
 // describeScope says what a scope lets a client do, as a person reads it.
 func describeScope(scope string) []string {
-	var out []string
-	for _, sc := range strings.Fields(scope) {
-		if sc == Scope {
-			out = append(out,
-				"See your workspace: its sending setup, leads, campaigns and replies.",
-				"Work in it as you: set up sending, import leads, write sequences and ask for approvals.",
-				"Approve or reject, on your word in the conversation, what needs no payment and can be undone.")
-		}
+	scopes := strings.Fields(scope)
+	see := "See your workspace: its sending setup, leads, campaigns and replies."
+	switch {
+	case slices.Contains(scopes, Scope):
+		return []string{see,
+			"Work in it as you: set up sending, import leads, write sequences and ask for approvals.",
+			"Approve or reject, on your word in the conversation, what needs no payment and can be undone."}
+	case slices.Contains(scopes, ScopeRead):
+		return []string{see, "Nothing more: it cannot change anything, and must ask you again to do so."}
 	}
-	return out
+	return nil
 }
 
 // Approve records the person's consent: a grant of the request's client

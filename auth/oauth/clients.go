@@ -315,7 +315,7 @@ func AddWorkers(workers *river.Workers, s *Server) []*river.PeriodicJob {
 }
 
 // scopesOf splits a scope parameter and keeps the known scopes, in order.
-// An empty request means the one scope there is.
+// An empty request means the full scope.
 func scopesOf(raw string) (string, error) {
 	fields := strings.Fields(raw)
 	if len(fields) == 0 {
@@ -324,11 +324,11 @@ func scopesOf(raw string) (string, error) {
 	var out []string
 	for _, f := range fields {
 		switch f {
-		case Scope:
+		case Scope, ScopeRead:
 		case scopeOfflineAccess:
 			continue
 		default:
-			return "", errorf(http.StatusBadRequest, "invalid_scope", "The scope %q is not offered; ask for %q.", truncate(f, 40), Scope)
+			return "", errorf(http.StatusBadRequest, "invalid_scope", "The scope %q is not offered; ask for %q (or %q to only read).", truncate(f, 40), Scope, ScopeRead)
 		}
 		if !slices.Contains(out, f) {
 			out = append(out, f)

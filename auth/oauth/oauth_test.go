@@ -24,6 +24,7 @@ import (
 	"vibesell/auth/oauth"
 	"vibesell/auth/oauth/oauthtest"
 	"vibesell/store/storetest"
+	"vibesell/toolkit"
 	"vibesell/web"
 	"vibesell/workspace"
 )
@@ -116,7 +117,11 @@ func setup(t testing.TB, opts ...options) *env {
 	}
 
 	mcpSrv := mcpserver.NewMCPServer("vibesell-test", "1")
-	mcpSrv.AddTool(mcpgo.NewTool("whoami", mcpgo.WithDescription("Says who the request acts for.")),
+	mcpSrv.AddTool(mcpgo.NewTool("rename", mcpgo.WithDescription("Changes something."), mcpgo.WithReadOnlyHintAnnotation(false)),
+		func(ctx context.Context, _ mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			return mcpgo.NewToolResultText("renamed"), nil
+		})
+	mcpSrv.AddTool(mcpgo.NewTool("whoami", mcpgo.WithDescription("Says who the request acts for."), mcpgo.WithReadOnlyHintAnnotation(true)),
 		func(ctx context.Context, _ mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 			p, _ := auth.FromContext(ctx)
 			return mcpgo.NewToolResultText(p.WorkspaceSlug + " " + p.UserID.String() + " " + p.UserEmail + " via " + p.ClientName), nil
@@ -132,7 +137,7 @@ func setup(t testing.TB, opts ...options) *env {
 	mux.Handle("/.well-known/", e.oauth.Handler())
 	mux.Handle("/oauth/", e.oauth.Handler())
 	mux.Handle(web.Prefix, webApp)
-	mux.Handle("/mcp", e.oauth.RequireBearer(e.tokens, logger, streamable))
+	mux.Handle("/mcp", e.oauth.RequireBearer(e.tokens, toolkit.ReadOnlyTools(mcpSrv), logger, streamable))
 	h = mux
 	return e
 }
@@ -241,7 +246,7 @@ func TestMetadata(t *testing.T) {
 		var prm map[string]any
 		getJSON(t, e.srv.URL+path, &prm)
 		if diff := cmp.Diff(map[string]any{
-			"resource": e.srv.URL + "/mcp", "authorization_servers": []any{e.srv.URL}, "scopes_supported": []any{"mcp"},
+			"resource": e.srv.URL + "/mcp", "authorization_servers": []any{e.srv.URL}, "scopes_supported": []any{"mcp", "mcp:read"},
 			"bearer_methods_supported": []any{"header"}, "resource_name": "VibeSell",
 		}, prm); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", path, diff)
@@ -270,5 +275,50 @@ func getJSON(t testing.TB, u string, v any) {
 	}
 	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Step-up: a client that asked only to read calls a tool that changes
+// things, gets 403 insufficient_scope, asks the person again for the full
+// scope (the official Go SDK does this by itself), and the call goes
+// through.
+func TestStepUpFromReadOnly(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	b := e.browser(t)
+	var pages []string
+	h, err := sdkauth.NewAuthorizationCodeHandler(&sdkauth.AuthorizationCodeHandlerConfig{
+		DynamicClientRegistrationConfig: &sdkauth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
+			ClientName: "Careful Client", RedirectURIs: []string{callback}, TokenEndpointAuthMethod: "none",
+		}},
+		AuthorizationCodeFetcher: b.Fetcher(func(page string) { pages = append(pages, page) }),
+		ScopeFilter: func(discovered []string) []string {
+			if len(pages) == 0 {
+				return []string{oauth.ScopeRead}
+			}
+			return discovered
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := e.connect(t, h)
+	if got := whoami(t, cs); !strings.HasPrefix(got, "acme-sales ") {
+		t.Fatalf("a read-only tool with a read-only token: %q", got)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "rename"})
+	if err != nil || res.IsError {
+		t.Fatalf("rename after step-up: %v %+v", err, res)
+	}
+	if len(pages) != 2 {
+		t.Fatalf("the person was asked %d times, want twice (read, then the step-up)", len(pages))
+	}
+	if !strings.Contains(pages[0], "it cannot change anything") || strings.Contains(pages[0], "Work in it as you") {
+		t.Errorf("the first consent page does not say it only reads:\n%s", pages[0])
+	}
+	if !strings.Contains(pages[1], "Work in it as you") {
+		t.Errorf("the step-up consent page does not say it will work as you:\n%s", pages[1])
 	}
 }

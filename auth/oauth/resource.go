@@ -1,9 +1,12 @@
 package oauth
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -32,7 +35,7 @@ func (s *Server) serveResourceMetadata(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{
 		"resource":                 s.resource,
 		"authorization_servers":    []string{s.issuer},
-		"scopes_supported":         []string{Scope},
+		"scopes_supported":         []string{Scope, ScopeRead},
 		"bearer_methods_supported": []string{"header"},
 		"resource_name":            "VibeSell",
 	})
@@ -127,11 +130,13 @@ func (s *Server) Authenticate(ctx context.Context, token string) (auth.Principal
 }
 
 // RequireBearer guards /mcp: a request needs `Authorization: Bearer` with
-// either an access token from this server (audience /mcp, scope mcp, grant
-// connected) or a workspace token from `server token create`. Refusals
-// carry the WWW-Authenticate challenge MCP clients follow to sign in:
-// 401 with resource_metadata and scope, or 403 insufficient_scope.
-func (s *Server) RequireBearer(tokens *auth.Tokens, logger *slog.Logger, next http.Handler) http.Handler {
+// either an access token from this server (audience /mcp, grant connected)
+// or a workspace token from `server token create`. Refusals carry the
+// WWW-Authenticate challenge MCP clients follow to sign in: 401 with
+// resource_metadata and scope, or 403 insufficient_scope when a token's
+// scope does not cover the call; readOnly says which tools a read-only
+// token may call (nil: none).
+func (s *Server) RequireBearer(tokens *auth.Tokens, readOnly func(tool string) bool, logger *slog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Query().Has("access_token") {
 			s.challenge(w, http.StatusBadRequest, "invalid_request", "Send the access token in the Authorization header, never in the URL.")
@@ -151,8 +156,10 @@ func (s *Server) RequireBearer(tokens *auth.Tokens, logger *slog.Logger, next ht
 			var scopes []string
 			p, scopes, err = s.Authenticate(r.Context(), token)
 			if err == nil && !slices.Contains(scopes, Scope) {
-				s.challenge(w, http.StatusForbidden, "insufficient_scope", fmt.Sprintf("This token lacks the %q scope that VibeSell's tools need; authorize again with it.", Scope))
-				return
+				if why := s.beyondReadOnly(w, r, scopes, readOnly); why != "" {
+					s.challenge(w, http.StatusForbidden, "insufficient_scope", why)
+					return
+				}
 			}
 		}
 		var bad *errToken
@@ -170,6 +177,48 @@ func (s *Server) RequireBearer(tokens *auth.Tokens, logger *slog.Logger, next ht
 			http.Error(w, "Something went wrong on our side. Try again in a minute.", http.StatusInternalServerError)
 		}
 	})
+}
+
+// maxPeekBytes bounds how much of a read-only token's request is read to
+// see which tool it calls; /mcp itself takes no larger message.
+const maxPeekBytes = 4 << 20
+
+// beyondReadOnly returns why a request of a token without the full scope
+// goes beyond it, or "" when it does not: the token must have the read
+// scope, and a tool call must be of a read-only tool. It reads the body
+// and puts it back for the next handler.
+func (s *Server) beyondReadOnly(w http.ResponseWriter, r *http.Request, scopes []string, readOnly func(string) bool) string {
+	if !slices.Contains(scopes, ScopeRead) {
+		return fmt.Sprintf("This token lacks the %q scope that VibeSell's tools need; authorize again with it.", Scope)
+	}
+	if r.Method != http.MethodPost {
+		return ""
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxPeekBytes))
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if err != nil {
+		return "" // the MCP handler answers a body it cannot read
+	}
+	type call struct {
+		Method string `json:"method"`
+		Params struct {
+			Name string `json:"name"`
+		} `json:"params"`
+	}
+	var calls []call
+	if trimmed := bytes.TrimSpace(body); len(trimmed) > 0 && trimmed[0] == '[' {
+		_ = json.Unmarshal(trimmed, &calls)
+	} else {
+		var c call
+		_ = json.Unmarshal(trimmed, &c)
+		calls = append(calls, c)
+	}
+	for _, c := range calls {
+		if c.Method == "tools/call" && (readOnly == nil || !readOnly(c.Params.Name)) {
+			return fmt.Sprintf("This token may only read, and %s changes things: authorize again with the %q scope.", truncate(c.Params.Name, 60), Scope)
+		}
+	}
+	return ""
 }
 
 // challenge answers a refused request with RFC 6750's WWW-Authenticate,

@@ -32,9 +32,15 @@ import (
 	"vibesell"
 )
 
-// Scope is the one scope VibeSell grants: use its tools in the workspace
-// the person picked.
-const Scope = "mcp"
+// Scopes. Scope lets a client use every tool in the person's workspace
+// (and is what clients are told to ask for); ScopeRead only the tools
+// that change nothing. A read-only token calling another tool gets 403
+// insufficient_scope naming Scope, and MCP clients then ask the person
+// again (step-up).
+const (
+	Scope     = "mcp"
+	ScopeRead = "mcp:read"
+)
 
 // scopeOfflineAccess is accepted so that clients asking for refresh tokens
 // the OIDC way are not refused; refresh tokens are issued either way.
@@ -193,7 +199,7 @@ func (s *Server) serveMetadata(w http.ResponseWriter, r *http.Request) {
 		RegistrationEndpoint:              s.issuer + PathRegister,
 		RevocationEndpoint:                s.issuer + PathRevoke,
 		JWKSURI:                           s.issuer + PathJWKS,
-		ScopesSupported:                   []string{Scope, scopeOfflineAccess},
+		ScopesSupported:                   []string{Scope, ScopeRead, scopeOfflineAccess},
 		ResponseTypesSupported:            []string{"code"},
 		ResponseModesSupported:            []string{"query"},
 		GrantTypesSupported:               []string{"authorization_code", "refresh_token"},

@@ -113,14 +113,15 @@ func routes(cfg config, db *pgxpool.Pool, svc *services, logger *slog.Logger) (h
 	}
 	mux := http.NewServeMux()
 	mux.Handle(web.Prefix, webApp)
-	mux.Handle("/mcp", toolkit.NewHTTPHandler(newMCPServer(svc, logger), toolkit.HTTPOptions{
+	mcpServer := newMCPServer(svc, logger)
+	mux.Handle("/mcp", toolkit.NewHTTPHandler(mcpServer, toolkit.HTTPOptions{
 		Tokens:         svc.tokens,
 		Sessions:       svc.sessions,
 		PublicURL:      cfg.PublicURL,
 		AllowedOrigins: cfg.AllowedOrigins,
 		Logger:         logger.With("component", "mcp"),
 		Authenticate: func(next http.Handler) http.Handler {
-			return svc.oauth.RequireBearer(svc.tokens, logger.With("component", "mcp"), next)
+			return svc.oauth.RequireBearer(svc.tokens, toolkit.ReadOnlyTools(mcpServer), logger.With("component", "mcp"), next)
 		},
 	}))
 	authorizationServer := svc.oauth.Handler()
