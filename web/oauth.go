@@ -38,6 +38,10 @@ func (s *server) oauthRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /app/connections/{id}/disconnect", s.post(s.signedIn(s.disconnect)))
 }
 
+// Connecting reports whether signing in leads on to connecting an app, so
+// the sign-in page can say so.
+func (d signInData) Connecting() bool { return strings.HasPrefix(d.Next, oauth.PathConsent) }
+
 type consentData struct {
 	Request   string
 	Pending   oauth.Pending

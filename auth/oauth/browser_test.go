@@ -115,6 +115,9 @@ func TestBrowserSignsInAndAllows(t *testing.T) {
 	if u := location(); !strings.Contains(u, "/app/sign-in?next=") {
 		t.Fatalf("a signed-out person was taken to %s, want the sign-in page", u)
 	}
+	if s := text("main"); !strings.Contains(s, "Sign in to connect an app to your VibeSell workspace.") {
+		t.Errorf("the sign-in page says %q", s)
+	}
 	step("type the email", chromedp.SendKeys(chromedp.ID("email"), "ada@acme.test"))
 	step("type the password", chromedp.SendKeys(chromedp.ID("password"), password))
 	screenshot(t, ctx, "oauth-1-sign-in")
