@@ -1,7 +1,12 @@
 package store
 
 import (
+	"context"
 	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 
 	"vibesell/migrations"
 )
@@ -10,3 +15,20 @@ func MigrationsGlob() ([]string, error) { return fs.Glob(migrations.FS, "*.sql")
 
 // OnlyDownloaded makes the search ignore installed binaries.
 func OnlyDownloaded(c *EmbeddedConfig) { c.onlyDownloaded = true }
+
+// StopBehindUsers asks the cluster to stop the way an operator's pg_ctl
+// stop would, leaving every user's lock in place, without waiting (a
+// cluster started again keeps pg_ctl waiting).
+func StopBehindUsers(ctx context.Context, e *Embedded) error {
+	return e.pgctl(ctx, "stop", "-D", e.pgdata(), "-m", "fast", "-W")
+}
+
+// PostmasterPID is the pid of the running cluster's postmaster, 0 if none.
+func PostmasterPID(e *Embedded) int {
+	b, err := os.ReadFile(filepath.Join(e.pgdata(), "postmaster.pid"))
+	if err != nil {
+		return 0
+	}
+	pid, _ := strconv.Atoi(strings.SplitN(string(b), "\n", 2)[0])
+	return pid
+}

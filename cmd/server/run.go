@@ -143,9 +143,10 @@ func newLogger(cfg config, w io.Writer) *slog.Logger {
 
 // withDatabase opens the database (the embedded one when DATABASE_URL is
 // empty), applies migrations, runs fn and closes everything it opened. A
-// refusal from fn is returned as its sentence alone.
-func withDatabase(ctx context.Context, cfg config, logger *slog.Logger, serving bool, fn func(*pgxpool.Pool) error) error {
-	db, closeDB, err := openDatabase(ctx, cfg, logger, serving)
+// refusal from fn is returned as its sentence alone. longRunning processes
+// (serve, stdio) start the embedded database again if it stops under them.
+func withDatabase(ctx context.Context, cfg config, logger *slog.Logger, longRunning bool, fn func(*pgxpool.Pool) error) error {
+	db, closeDB, err := openDatabase(ctx, cfg, logger, longRunning)
 	if err != nil {
 		return err
 	}
@@ -160,8 +161,8 @@ func withDatabase(ctx context.Context, cfg config, logger *slog.Logger, serving 
 }
 
 // openDatabase connects and migrates. The returned func closes the pool and
-// stops the embedded PostgreSQL if this process started it.
-func openDatabase(ctx context.Context, cfg config, logger *slog.Logger, serving bool) (*pgxpool.Pool, func(), error) {
+// leaves the embedded PostgreSQL, which stops when no other process uses it.
+func openDatabase(ctx context.Context, cfg config, logger *slog.Logger, longRunning bool) (*pgxpool.Pool, func(), error) {
 	dbURL := cfg.DatabaseURL
 	var embedded *store.Embedded
 	if dbURL == "" {
@@ -169,7 +170,6 @@ func openDatabase(ctx context.Context, cfg config, logger *slog.Logger, serving 
 		embedded, err = store.StartEmbedded(ctx, store.EmbeddedConfig{
 			DataDir: cfg.DataDir,
 			BinDir:  cfg.PGBinDir,
-			Adopt:   serving,
 			Logger:  logger,
 		})
 		if err != nil {
@@ -197,5 +197,25 @@ func openDatabase(ctx context.Context, cfg config, logger *slog.Logger, serving 
 		stopEmbedded()
 		return nil, nil, err
 	}
-	return pool, func() { pool.Close(); stopEmbedded() }, nil
+	stopKeeping := func() {}
+	if embedded != nil && longRunning {
+		stopKeeping = keepEmbeddedRunning(ctx, embedded)
+	}
+	return pool, func() { stopKeeping(); pool.Close(); stopEmbedded() }, nil
+}
+
+// embeddedCheckEvery is how often a long-running process looks whether the
+// embedded database still answers.
+const embeddedCheckEvery = 2 * time.Second
+
+// keepEmbeddedRunning starts the embedded database again whenever it stops
+// while this process runs; the returned func ends that and waits for it.
+func keepEmbeddedRunning(ctx context.Context, embedded *store.Embedded) func() {
+	keepCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		embedded.KeepRunning(keepCtx, embeddedCheckEvery)
+	}()
+	return func() { cancel(); <-done }
 }

@@ -212,7 +212,7 @@ var version = "dev"
 // serveStdio speaks MCP on stdin and stdout for one workspace; everything
 // else (logs, the embedded database's messages) goes to stderr.
 func serveStdio(ctx context.Context, cfg config, logger *slog.Logger, slug string, stdin io.Reader, stdout io.Writer) error {
-	return withDatabase(ctx, cfg, logger, false, func(db *pgxpool.Pool) error {
+	return withDatabase(ctx, cfg, logger, true, func(db *pgxpool.Pool) error {
 		ws, err := workspace.NewService(db).FindBySlug(ctx, slug)
 		if err != nil {
 			return err
