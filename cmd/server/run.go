@@ -15,7 +15,6 @@ import (
 	"vibesell"
 	"vibesell/auth"
 	"vibesell/store"
-	"vibesell/workspace"
 )
 
 const usage = `Usage: server [command]
@@ -25,6 +24,7 @@ Commands:
   stdio --workspace SLUG             speak MCP over standard input and output
   migrate                            apply database migrations and exit
   workspace create NAME              create a workspace and print its slug
+  workspace list                     list the workspaces: slug and name
   token create --workspace SLUG      print a new bearer token for the workspace
   user create --workspace SLUG --email EMAIL   create a web app account (prints a password)
 
@@ -74,18 +74,7 @@ func run(ctx context.Context, args []string, getenv func(string) string,
 			return nil
 		})
 	case "workspace":
-		if len(cmd) < 2 || cmd[0] != "create" {
-			return errors.New("usage: server workspace create NAME")
-		}
-		wsName := strings.Join(cmd[1:], " ")
-		return withDatabase(ctx, cfg, logger, false, func(db *pgxpool.Pool) error {
-			ws, err := workspace.NewService(db).Create(ctx, wsName)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintln(stdout, ws.Slug)
-			return nil
-		})
+		return workspaceCommand(ctx, cfg, logger, cmd, stdout, stderr)
 	case "token":
 		if len(cmd) < 1 || cmd[0] != "create" {
 			return errors.New("usage: server token create --workspace SLUG")
@@ -99,7 +88,7 @@ func run(ctx context.Context, args []string, getenv func(string) string,
 			return errors.New("usage: server token create --workspace SLUG")
 		}
 		return withDatabase(ctx, cfg, logger, false, func(db *pgxpool.Pool) error {
-			ws, err := workspace.NewService(db).FindBySlug(ctx, *slug)
+			ws, err := findWorkspace(ctx, db, *slug)
 			if err != nil {
 				return err
 			}
@@ -108,7 +97,7 @@ func run(ctx context.Context, args []string, getenv func(string) string,
 				return err
 			}
 			fmt.Fprintln(stdout, token)
-			return nil
+			return tellWhereToConnect(ctx, cfg, db, logger, stderr)
 		})
 	case "user":
 		return userCommand(ctx, cfg, logger, cmd, stdin, stdout, stderr)

@@ -35,6 +35,9 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 		return err
 	}
 	defer closeDB()
+	if err := store.RecordPublicURL(ctx, db, cfg.PublicURL.String()); err != nil {
+		return err
+	}
 
 	if err := greetFirstStart(ctx, cfg, db, stdout); err != nil {
 		return err
@@ -213,7 +216,11 @@ var version = "dev"
 // else (logs, the embedded database's messages) goes to stderr.
 func serveStdio(ctx context.Context, cfg config, logger *slog.Logger, slug string, stdin io.Reader, stdout io.Writer) error {
 	return withDatabase(ctx, cfg, logger, true, func(db *pgxpool.Pool) error {
-		ws, err := workspace.NewService(db).FindBySlug(ctx, slug)
+		ws, err := findWorkspace(ctx, db, slug)
+		if err != nil {
+			return err
+		}
+		cfg, err := stdioAddress(ctx, cfg, db, logger)
 		if err != nil {
 			return err
 		}
