@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/url"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"vibesell/store"
+	"vibesell/web"
 )
 
 // withServerAddress returns cfg with the public URL every link of this
@@ -83,4 +85,12 @@ func stdioAddress(ctx context.Context, cfg config, db *pgxpool.Pool, logger *slo
 			"PUBLIC_URL", cfg.PublicURL.String())
 	}
 	return cfg, nil
+}
+
+// toTheWebApp answers the server's root: a person who opens the address
+// the banner or a link gave lands in the web app (signed in: the
+// approvals; otherwise the sign-in page, which says what this is and how
+// to get an account).
+func toTheWebApp(w http.ResponseWriter, r *http.Request) {
+	http.Redirect(w, r, web.Prefix, http.StatusFound)
 }

@@ -106,6 +106,7 @@ func routes(cfg config, db *pgxpool.Pool, svc *services, logger *slog.Logger) (h
 	}
 	mux := http.NewServeMux()
 	mux.Handle(web.Prefix, webApp)
+	mux.HandleFunc("GET /{$}", toTheWebApp)
 	mux.Handle("/mcp", tools.NewHTTPHandler(newMCPServer(svc, logger), tools.HTTPOptions{
 		Tokens:         svc.tokens,
 		Sessions:       svc.sessions,
@@ -195,7 +196,12 @@ Connect an MCP client to:
 This token is shown only once. Make another any time with:
   go run ./cmd/server token create --workspace %s
 
-`, ws.Name, ws.Slug, cfg.link("/mcp"), token, ws.Slug)
+Approvals that cost money are decided in the web app. Create your account with:
+  go run ./cmd/server user create --workspace %s --email you@example.com
+It prints your password; then sign in at:
+  %s
+
+`, ws.Name, ws.Slug, cfg.link("/mcp"), token, ws.Slug, ws.Slug, cfg.link("/app/sign-in"))
 	return nil
 }
 
