@@ -14,10 +14,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"vibesell"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
-	"github.com/shopspring/decimal"
 
 	"vibesell/approvals"
 	"vibesell/auth"
@@ -109,8 +109,8 @@ func (a *app) order(t *testing.T, ws workspace.Workspace, item string, paid bool
 		Impact: approvals.Impact{
 			What: "Orders the " + item + " <b>now</b>.", Items: []string{item + ".com", "ada@" + item + ".com"},
 			Who: "No one is contacted.", When: "At once.",
-			CostOnce:    approvals.Money{Amount: decimal.RequireFromString(cost), Currency: "USD"},
-			CostMonthly: approvals.Money{Amount: decimal.RequireFromString(cost), Currency: "USD"},
+			CostOnce:    mustMoney(t, cost),
+			CostMonthly: mustMoney(t, cost),
 			Renewal:     "Renews every month.", Undo: "It cannot be undone.",
 		},
 		Irreversible: paid,
@@ -486,4 +486,13 @@ func TestClientIPFromHeader(t *testing.T) {
 	if got := ip(r); got != "203.0.113.7" {
 		t.Fatalf("with the header: %s", got)
 	}
+}
+
+func mustMoney(t *testing.T, amount string) vibesell.Money {
+	t.Helper()
+	m, err := vibesell.ParseMoney(amount, "USD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

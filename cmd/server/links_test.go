@@ -7,8 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shopspring/decimal"
-
+	"vibesell"
 	"vibesell/approvals"
 	"vibesell/store/storetest"
 	"vibesell/workspace"
@@ -86,7 +85,7 @@ func TestEveryProcessHandsOutTheLinksOfTheRunningServer(t *testing.T) {
 			t.Fatal(err)
 		}
 		other.Register("order_sending_setup", approvals.ExecutorFuncs{})
-		usd := approvals.Money{Amount: decimal.RequireFromString("15.00"), Currency: "USD"}
+		usd := vibesell.NewMoney(1500, "USD")
 		a, _, err := other.Open(ctx, approvals.Request{
 			WorkspaceID: ws.ID, Action: "order_sending_setup", Arguments: map[string]any{"n": 1},
 			Summary: "Order 1 domain",
