@@ -197,7 +197,6 @@ func (e *Embedded) start(ctx context.Context) error {
 // the postmaster), checking every interval until ctx ends. The pool then
 // reconnects by itself.
 func (e *Embedded) KeepRunning(ctx context.Context, every time.Duration) {
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(e.settings.Port))
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for {
@@ -206,15 +205,36 @@ func (e *Embedded) KeepRunning(ctx context.Context, every time.Duration) {
 			return
 		case <-tick.C:
 		}
-		// A connection accepted is the cheap answer; pg_ctl only when not.
-		if conn, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
-			conn.Close()
+		if e.postmasterAlive() {
 			continue
 		}
 		if err := e.restart(ctx); err != nil && ctx.Err() == nil {
 			e.cfg.Logger.Error("the embedded PostgreSQL stopped and could not be started again", "err", err)
 		}
 	}
+}
+
+// postmasterAlive is the cheap look, every few seconds: whether the process
+// postmaster.pid names lives, with no process started and no connection
+// opened (each would cost the database a fork).
+func (e *Embedded) postmasterAlive() bool {
+	pid := e.postmasterPID()
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// postmasterPID is the pid postmaster.pid records, 0 when there is none.
+func (e *Embedded) postmasterPID() int {
+	b, err := os.ReadFile(filepath.Join(e.pgdata(), "postmaster.pid"))
+	if err != nil {
+		return 0
+	}
+	first, _, _ := strings.Cut(string(b), "\n")
+	pid, _ := strconv.Atoi(strings.TrimSpace(first))
+	return pid
 }
 
 func (e *Embedded) restart(ctx context.Context) error {

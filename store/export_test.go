@@ -3,10 +3,6 @@ package store
 import (
 	"context"
 	"io/fs"
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 
 	"vibesell/migrations"
 )
@@ -24,11 +20,4 @@ func StopBehindUsers(ctx context.Context, e *Embedded) error {
 }
 
 // PostmasterPID is the pid of the running cluster's postmaster, 0 if none.
-func PostmasterPID(e *Embedded) int {
-	b, err := os.ReadFile(filepath.Join(e.pgdata(), "postmaster.pid"))
-	if err != nil {
-		return 0
-	}
-	pid, _ := strconv.Atoi(strings.SplitN(string(b), "\n", 2)[0])
-	return pid
-}
+func PostmasterPID(e *Embedded) int { return e.postmasterPID() }
