@@ -13,6 +13,9 @@ import (
 	"time"
 )
 
+// stdioInitialize is a client's first message over stdio.
+const stdioInitialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+
 // stdioProcess is a stdio client's server process, as Claude Desktop starts
 // it, kept open until its input closes.
 type stdioProcess struct {
@@ -57,7 +60,7 @@ func startStdio(t *testing.T, slug string, envs ...string) *stdioProcess {
 		}
 		p.exited <- cmd.Wait()
 	}()
-	if _, err := inW.WriteString(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n"); err != nil {
+	if _, err := inW.WriteString(stdioInitialize + "\n"); err != nil {
 		t.Fatal(err)
 	}
 	select {

@@ -97,7 +97,7 @@ func TestEveryProcessHandsOutTheLinksOfTheRunningServer(t *testing.T) {
 			t.Fatal(err)
 		}
 		in := strings.Join([]string{
-			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+			stdioInitialize,
 			`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
 			`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_pending_approvals","arguments":{}}}`,
 		}, "\n") + "\n"
