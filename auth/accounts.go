@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/mail"
@@ -20,6 +21,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"vibesell"
+	"vibesell/store"
 )
 
 // Accounts are the people who sign in to the web app: their accounts,
@@ -39,15 +41,38 @@ func NewAccounts(db *pgxpool.Pool, clock vibesell.Clock) *Accounts {
 	return &Accounts{db: db, clock: clock}
 }
 
-// User is a person with an account in one workspace.
+// User is a person signed in to the web app, with the workspace they have
+// open. One account (email, password) can belong to several workspaces.
 type User struct {
-	ID            uuid.UUID
+	ID uuid.UUID
+	// WorkspaceID, WorkspaceSlug and WorkspaceName are the workspace the
+	// person has open: the web app shows it and acts in it.
 	WorkspaceID   uuid.UUID
 	WorkspaceSlug string
 	WorkspaceName string
 	Email         string
 	Name          *string
 	TimeZone      *time.Location
+	// Workspaces lists every workspace the person belongs to, by name, the
+	// open one included.
+	Workspaces []Membership
+}
+
+// Membership is a workspace a person belongs to.
+type Membership struct {
+	WorkspaceID uuid.UUID `json:"id"`
+	Slug        string    `json:"slug"`
+	Name        string    `json:"name"`
+}
+
+// BelongsTo reports whether the person is a member of the workspace.
+func (u User) BelongsTo(workspaceID uuid.UUID) bool {
+	for _, m := range u.Workspaces {
+		if m.WorkspaceID == workspaceID {
+			return true
+		}
+	}
+	return false
 }
 
 // Principal is the workspace the user acts for.
@@ -67,7 +92,8 @@ type NewUser struct {
 // MinPasswordLength is the shortest password an account accepts.
 const MinPasswordLength = 12
 
-// CreateUser creates an account. Refusals: EINVALID for a malformed email,
+// CreateUser creates an account that belongs to one workspace (see
+// [Accounts.AddMember] for more). Refusals: EINVALID for a malformed email,
 // a short password or an unknown time zone; ECONFLICT when the email
 // already has an account; ENOTFOUND for an unknown workspace.
 func (a *Accounts) CreateUser(ctx context.Context, nu NewUser) (User, error) {
@@ -91,10 +117,15 @@ func (a *Accounts) CreateUser(ctx context.Context, nu NewUser) (User, error) {
 		name = &n
 	}
 	u := User{ID: uuid.New(), WorkspaceID: nu.WorkspaceID, Email: email, Name: name, TimeZone: loc}
-	err = a.db.QueryRow(ctx, `INSERT INTO users (id, workspace_id, email, name, password_hash, time_zone)
-		SELECT $1, w.id, $3, $4, $5, $6 FROM workspaces w WHERE w.id = $2
-		RETURNING (SELECT slug FROM workspaces WHERE id = $2), (SELECT name FROM workspaces WHERE id = $2)`,
-		u.ID, nu.WorkspaceID, email, name, HashPassword(nu.Password), tz).Scan(&u.WorkspaceSlug, &u.WorkspaceName)
+	err = store.InTx(ctx, a.db, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `INSERT INTO users (id, email, name, password_hash, time_zone) VALUES ($1, $2, $3, $4, $5)`,
+			u.ID, email, name, HashPassword(nu.Password), tz); err != nil {
+			return err
+		}
+		return tx.QueryRow(ctx, `INSERT INTO memberships (user_id, workspace_id, created_at)
+			SELECT $1, w.id, $3 FROM workspaces w WHERE w.id = $2 RETURNING (SELECT slug FROM workspaces WHERE id = $2), (SELECT name FROM workspaces WHERE id = $2)`,
+			u.ID, nu.WorkspaceID, a.clock.Now()).Scan(&u.WorkspaceSlug, &u.WorkspaceName)
+	})
 	var pgErr *pgconn.PgError
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
@@ -104,7 +135,65 @@ func (a *Accounts) CreateUser(ctx context.Context, nu NewUser) (User, error) {
 	case err != nil:
 		return User{}, fmt.Errorf("create user: %w", err)
 	}
+	u.Workspaces = []Membership{{WorkspaceID: u.WorkspaceID, Slug: u.WorkspaceSlug, Name: u.WorkspaceName}}
 	return u, nil
+}
+
+// ErrNoAccount answers [Accounts.AddMember] for an email without an account.
+var ErrNoAccount = vibesell.Errorf(vibesell.ENOTFOUND, "There is no account with this email address.")
+
+// AddMember makes the person with an existing account a member of one more
+// workspace; their password stays as it is. It returns the person with
+// that workspace as the one named. Refusals: [ErrNoAccount]; ECONFLICT when
+// they already belong to it; ENOTFOUND for an unknown workspace.
+func (a *Accounts) AddMember(ctx context.Context, workspaceID uuid.UUID, email string) (User, error) {
+	email, err := normalizeEmail(email)
+	if err != nil {
+		return User{}, err
+	}
+	u := User{Email: email}
+	var tz string
+	var added bool
+	err = a.db.QueryRow(ctx, `WITH person AS (SELECT id, name, time_zone FROM users WHERE email = $1),
+			added AS (INSERT INTO memberships (user_id, workspace_id, created_at)
+				SELECT p.id, w.id, $3 FROM person p, workspaces w WHERE w.id = $2
+				ON CONFLICT DO NOTHING RETURNING user_id)
+		SELECT p.id, p.name, p.time_zone, w.slug, w.name, EXISTS (SELECT 1 FROM added)
+		FROM person p, workspaces w WHERE w.id = $2`, email, workspaceID, a.clock.Now()).
+		Scan(&u.ID, &u.Name, &tz, &u.WorkspaceSlug, &u.WorkspaceName, &added)
+	if errors.Is(err, pgx.ErrNoRows) {
+		var known bool
+		if err := a.db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM users WHERE email = $1)`, email).Scan(&known); err != nil {
+			return User{}, fmt.Errorf("find user: %w", err)
+		}
+		if !known {
+			return User{}, ErrNoAccount
+		}
+		return User{}, vibesell.Errorf(vibesell.ENOTFOUND, "There is no such workspace.")
+	}
+	if err != nil {
+		return User{}, fmt.Errorf("add member: %w", err)
+	}
+	if !added {
+		return User{}, vibesell.Errorf(vibesell.ECONFLICT, "%s already belongs to the workspace %s.", email, u.WorkspaceSlug)
+	}
+	u.WorkspaceID, u.TimeZone = workspaceID, loadLocation(tz)
+	return u, nil
+}
+
+// membershipsOf is a SQL expression: the workspaces of the person whose id
+// is userID, as JSON for [Membership], by name.
+func membershipsOf(userID string) string {
+	return `(SELECT coalesce(json_agg(json_build_object('id', mw.id, 'slug', mw.slug, 'name', mw.name) ORDER BY mw.name, mw.slug), '[]')
+		FROM memberships mm JOIN workspaces mw ON mw.id = mm.workspace_id WHERE mm.user_id = ` + userID + `)`
+}
+
+func decodeMemberships(raw []byte) ([]Membership, error) {
+	var ms []Membership
+	if err := json.Unmarshal(raw, &ms); err != nil {
+		return nil, fmt.Errorf("read memberships: %w", err)
+	}
+	return ms, nil
 }
 
 func normalizeEmail(raw string) (string, error) {
@@ -189,10 +278,8 @@ func (a *Accounts) SignIn(ctx context.Context, email, password, ip string) (User
 
 	var u User
 	var hash, tz string
-	err = a.db.QueryRow(ctx, `SELECT u.id, u.workspace_id, w.slug, w.name, u.email, u.name, u.password_hash, u.time_zone
-		FROM users u JOIN workspaces w ON w.id = u.workspace_id
-		WHERE u.email = $1 AND u.disabled_at IS NULL`, email).
-		Scan(&u.ID, &u.WorkspaceID, &u.WorkspaceSlug, &u.WorkspaceName, &u.Email, &u.Name, &hash, &tz)
+	err = a.db.QueryRow(ctx, `SELECT id, email, name, password_hash, time_zone FROM users WHERE email = $1 AND disabled_at IS NULL`, email).
+		Scan(&u.ID, &u.Email, &u.Name, &hash, &tz)
 	if errors.Is(err, pgx.ErrNoRows) {
 		_, _ = VerifyPassword(dummyHash(), password)
 		return User{}, WebSession{}, ErrSignInFailed
@@ -209,15 +296,59 @@ func (a *Accounts) SignIn(ctx context.Context, email, password, ip string) (User
 	}
 	u.TimeZone = loadLocation(tz)
 
+	// The session opens the workspace the person was last in.
+	var memberships []byte
+	err = a.db.QueryRow(ctx, `SELECT w.id, w.slug, w.name, `+membershipsOf("$1")+`
+		FROM memberships m JOIN workspaces w ON w.id = m.workspace_id WHERE m.user_id = $1
+		ORDER BY m.opened_at DESC NULLS LAST, m.created_at, w.id LIMIT 1`, u.ID).
+		Scan(&u.WorkspaceID, &u.WorkspaceSlug, &u.WorkspaceName, &memberships)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return User{}, WebSession{}, ErrNoWorkspace
+	}
+	if err != nil {
+		return User{}, WebSession{}, fmt.Errorf("find workspaces of %s: %w", u.ID, err)
+	}
+	if u.Workspaces, err = decodeMemberships(memberships); err != nil {
+		return User{}, WebSession{}, err
+	}
+
 	ses := WebSession{Token: newWebToken(), ExpiresAt: now.Add(webSessionLifetime)}
 	sum := sha256.Sum256([]byte(ses.Token))
-	_, err = a.db.Exec(ctx, `WITH cleared AS (DELETE FROM sign_in_attempts WHERE email = $4 AND ip = $5)
+	_, err = a.db.Exec(ctx, `WITH cleared AS (DELETE FROM sign_in_attempts WHERE email = $4 AND ip = $5),
+			opened AS (UPDATE memberships SET opened_at = $6 WHERE user_id = $2 AND workspace_id = $3)
 		INSERT INTO web_sessions (token_hash, user_id, workspace_id, created_at, last_seen_at, expires_at)
 		VALUES ($1, $2, $3, $6, $6, $7)`, sum[:], u.ID, u.WorkspaceID, email, ip, now, ses.ExpiresAt)
 	if err != nil {
 		return User{}, WebSession{}, fmt.Errorf("open web session: %w", err)
 	}
 	return u, ses, nil
+}
+
+// ErrNoWorkspace answers a right email and password whose account belongs
+// to no workspace any more.
+var ErrNoWorkspace = vibesell.Errorf(vibesell.EUNAUTHORIZED,
+	"Your account does not belong to any workspace. Ask whoever runs VibeSell to add you to one.")
+
+// ErrNotMember answers opening a workspace the person does not belong to.
+var ErrNotMember = vibesell.Errorf(vibesell.ENOTFOUND, "You do not belong to that workspace.")
+
+// OpenWorkspace makes the web session show and act in another workspace of
+// the person's. Refusals: [ErrNoWebSession]; [ErrNotMember].
+func (a *Accounts) OpenWorkspace(ctx context.Context, token string, workspaceID uuid.UUID) error {
+	sum := sha256.Sum256([]byte(token))
+	tag, err := a.db.Exec(ctx, `WITH ses AS (
+			UPDATE web_sessions s SET workspace_id = $2 WHERE s.token_hash = $1
+				AND EXISTS (SELECT 1 FROM memberships m WHERE m.user_id = s.user_id AND m.workspace_id = $2)
+			RETURNING s.user_id)
+		UPDATE memberships m SET opened_at = $3 FROM ses WHERE m.user_id = ses.user_id AND m.workspace_id = $2`,
+		sum[:], workspaceID, a.clock.Now())
+	if err != nil {
+		return fmt.Errorf("open workspace: %w", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return ErrNotMember
+	}
+	return nil
 }
 
 func plural(n int) string {
@@ -258,12 +389,15 @@ func (a *Accounts) Authenticate(ctx context.Context, token string) (User, WebSes
 	var u User
 	var tz string
 	var lastSeen, expires time.Time
-	err := a.db.QueryRow(ctx, `SELECT u.id, u.workspace_id, w.slug, w.name, u.email, u.name, u.time_zone, s.last_seen_at, s.expires_at
+	var memberships []byte
+	// The session's workspace must be one the person still belongs to.
+	err := a.db.QueryRow(ctx, `SELECT u.id, s.workspace_id, w.slug, w.name, u.email, u.name, u.time_zone, s.last_seen_at, s.expires_at,
+			`+membershipsOf("u.id")+`
 		FROM web_sessions s JOIN users u ON u.id = s.user_id JOIN workspaces w ON w.id = s.workspace_id
-		WHERE s.token_hash = $1 AND s.expires_at > $2 AND s.last_seen_at > $3 AND u.disabled_at IS NULL
-			AND u.workspace_id = s.workspace_id`,
+			JOIN memberships m ON m.user_id = s.user_id AND m.workspace_id = s.workspace_id
+		WHERE s.token_hash = $1 AND s.expires_at > $2 AND s.last_seen_at > $3 AND u.disabled_at IS NULL`,
 		sum[:], now, now.Add(-webSessionIdleLimit)).
-		Scan(&u.ID, &u.WorkspaceID, &u.WorkspaceSlug, &u.WorkspaceName, &u.Email, &u.Name, &tz, &lastSeen, &expires)
+		Scan(&u.ID, &u.WorkspaceID, &u.WorkspaceSlug, &u.WorkspaceName, &u.Email, &u.Name, &tz, &lastSeen, &expires, &memberships)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return User{}, WebSession{}, ErrNoWebSession
 	}
@@ -276,6 +410,9 @@ func (a *Accounts) Authenticate(ctx context.Context, token string) (User, WebSes
 		}
 	}
 	u.TimeZone = loadLocation(tz)
+	if u.Workspaces, err = decodeMemberships(memberships); err != nil {
+		return User{}, WebSession{}, err
+	}
 	return u, WebSession{Token: token, ExpiresAt: expires}, nil
 }
 
