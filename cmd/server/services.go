@@ -56,6 +56,10 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 		DB:        db,
 		Clock:     clock,
 		Logger:    logger.With("component", "oauth"),
+		// Behind a proxy, the limits count the address it forwards, as
+		// the web app's sign-in limits do.
+		RateLimits: cfg.OAuthLimits,
+		ClientIP:   cfg.clientIP(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("oauth: %w", err)
