@@ -30,7 +30,10 @@ type config struct {
 	AllowedOrigins  []string
 	ClientIPHeader  string
 	OAuthLimits     oauth.RateLimits
-	Sending         sending.Config
+	// ClientMetadata is the zero value (production's rules) except in a
+	// test build; see testClientMetadata.
+	ClientMetadata oauth.FetchConfig
+	Sending        sending.Config
 
 	// PublicURLSet says PUBLIC_URL was given rather than made up from
 	// LISTEN_ADDR.
@@ -125,6 +128,9 @@ func loadConfig(getenv func(string) string) (config, error) {
 		if *limit, err = perMinuteLimit(name, getenv(name)); err != nil {
 			return cfg, err
 		}
+	}
+	if err := loadTestClientMetadata(&cfg, getenv); err != nil {
+		return cfg, err
 	}
 	if cfg.Sending, err = sending.ConfigFromEnv(getenv); err != nil {
 		return cfg, err
