@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/mail"
@@ -56,23 +55,6 @@ type User struct {
 	// Workspaces lists every workspace the person belongs to, by name, the
 	// open one included.
 	Workspaces []Membership
-}
-
-// Membership is a workspace a person belongs to.
-type Membership struct {
-	WorkspaceID uuid.UUID `json:"id"`
-	Slug        string    `json:"slug"`
-	Name        string    `json:"name"`
-}
-
-// BelongsTo reports whether the person is a member of the workspace.
-func (u User) BelongsTo(workspaceID uuid.UUID) bool {
-	for _, m := range u.Workspaces {
-		if m.WorkspaceID == workspaceID {
-			return true
-		}
-	}
-	return false
 }
 
 // Principal is the workspace the user acts for.
@@ -137,63 +119,6 @@ func (a *Accounts) CreateUser(ctx context.Context, nu NewUser) (User, error) {
 	}
 	u.Workspaces = []Membership{{WorkspaceID: u.WorkspaceID, Slug: u.WorkspaceSlug, Name: u.WorkspaceName}}
 	return u, nil
-}
-
-// ErrNoAccount answers [Accounts.AddMember] for an email without an account.
-var ErrNoAccount = vibesell.Errorf(vibesell.ENOTFOUND, "There is no account with this email address.")
-
-// AddMember makes the person with an existing account a member of one more
-// workspace; their password stays as it is. It returns the person with
-// that workspace as the one named. Refusals: [ErrNoAccount]; ECONFLICT when
-// they already belong to it; ENOTFOUND for an unknown workspace.
-func (a *Accounts) AddMember(ctx context.Context, workspaceID uuid.UUID, email string) (User, error) {
-	email, err := normalizeEmail(email)
-	if err != nil {
-		return User{}, err
-	}
-	u := User{Email: email}
-	var tz string
-	var added bool
-	err = a.db.QueryRow(ctx, `WITH person AS (SELECT id, name, time_zone FROM users WHERE email = $1),
-			added AS (INSERT INTO memberships (user_id, workspace_id, created_at)
-				SELECT p.id, w.id, $3 FROM person p, workspaces w WHERE w.id = $2
-				ON CONFLICT DO NOTHING RETURNING user_id)
-		SELECT p.id, p.name, p.time_zone, w.slug, w.name, EXISTS (SELECT 1 FROM added)
-		FROM person p, workspaces w WHERE w.id = $2`, email, workspaceID, a.clock.Now()).
-		Scan(&u.ID, &u.Name, &tz, &u.WorkspaceSlug, &u.WorkspaceName, &added)
-	if errors.Is(err, pgx.ErrNoRows) {
-		var known bool
-		if err := a.db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM users WHERE email = $1)`, email).Scan(&known); err != nil {
-			return User{}, fmt.Errorf("find user: %w", err)
-		}
-		if !known {
-			return User{}, ErrNoAccount
-		}
-		return User{}, vibesell.Errorf(vibesell.ENOTFOUND, "There is no such workspace.")
-	}
-	if err != nil {
-		return User{}, fmt.Errorf("add member: %w", err)
-	}
-	if !added {
-		return User{}, vibesell.Errorf(vibesell.ECONFLICT, "%s already belongs to the workspace %s.", email, u.WorkspaceSlug)
-	}
-	u.WorkspaceID, u.TimeZone = workspaceID, loadLocation(tz)
-	return u, nil
-}
-
-// membershipsOf is a SQL expression: the workspaces of the person whose id
-// is userID, as JSON for [Membership], by name.
-func membershipsOf(userID string) string {
-	return `(SELECT coalesce(json_agg(json_build_object('id', mw.id, 'slug', mw.slug, 'name', mw.name) ORDER BY mw.name, mw.slug), '[]')
-		FROM memberships mm JOIN workspaces mw ON mw.id = mm.workspace_id WHERE mm.user_id = ` + userID + `)`
-}
-
-func decodeMemberships(raw []byte) ([]Membership, error) {
-	var ms []Membership
-	if err := json.Unmarshal(raw, &ms); err != nil {
-		return nil, fmt.Errorf("read memberships: %w", err)
-	}
-	return ms, nil
 }
 
 func normalizeEmail(raw string) (string, error) {
@@ -278,14 +203,23 @@ func (a *Accounts) SignIn(ctx context.Context, email, password, ip string) (User
 
 	var u User
 	var hash, tz string
-	err = a.db.QueryRow(ctx, `SELECT id, email, name, password_hash, time_zone FROM users WHERE email = $1 AND disabled_at IS NULL`, email).
-		Scan(&u.ID, &u.Email, &u.Name, &hash, &tz)
+	var memberships []byte
+	// The session opens the workspace the person last opened. An account
+	// that belongs to no workspace cannot sign in, like an unknown one.
+	err = a.db.QueryRow(ctx, `SELECT u.id, o.id, o.slug, o.name, u.email, u.name, u.password_hash, u.time_zone, `+membershipsOf("u.id")+`
+		FROM users u JOIN LATERAL (SELECT w.id, w.slug, w.name FROM memberships m JOIN workspaces w ON w.id = m.workspace_id
+			WHERE m.user_id = u.id ORDER BY m.opened_at DESC NULLS LAST, m.created_at, w.id LIMIT 1) o ON true
+		WHERE u.email = $1 AND u.disabled_at IS NULL`, email).
+		Scan(&u.ID, &u.WorkspaceID, &u.WorkspaceSlug, &u.WorkspaceName, &u.Email, &u.Name, &hash, &tz, &memberships)
 	if errors.Is(err, pgx.ErrNoRows) {
 		_, _ = VerifyPassword(dummyHash(), password)
 		return User{}, WebSession{}, ErrSignInFailed
 	}
 	if err != nil {
 		return User{}, WebSession{}, fmt.Errorf("find user: %w", err)
+	}
+	if u.Workspaces, err = decodeMemberships(memberships); err != nil {
+		return User{}, WebSession{}, err
 	}
 	ok, err := VerifyPassword(hash, password)
 	if err != nil {
@@ -296,59 +230,15 @@ func (a *Accounts) SignIn(ctx context.Context, email, password, ip string) (User
 	}
 	u.TimeZone = loadLocation(tz)
 
-	// The session opens the workspace the person was last in.
-	var memberships []byte
-	err = a.db.QueryRow(ctx, `SELECT w.id, w.slug, w.name, `+membershipsOf("$1")+`
-		FROM memberships m JOIN workspaces w ON w.id = m.workspace_id WHERE m.user_id = $1
-		ORDER BY m.opened_at DESC NULLS LAST, m.created_at, w.id LIMIT 1`, u.ID).
-		Scan(&u.WorkspaceID, &u.WorkspaceSlug, &u.WorkspaceName, &memberships)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return User{}, WebSession{}, ErrNoWorkspace
-	}
-	if err != nil {
-		return User{}, WebSession{}, fmt.Errorf("find workspaces of %s: %w", u.ID, err)
-	}
-	if u.Workspaces, err = decodeMemberships(memberships); err != nil {
-		return User{}, WebSession{}, err
-	}
-
 	ses := WebSession{Token: newWebToken(), ExpiresAt: now.Add(webSessionLifetime)}
 	sum := sha256.Sum256([]byte(ses.Token))
-	_, err = a.db.Exec(ctx, `WITH cleared AS (DELETE FROM sign_in_attempts WHERE email = $4 AND ip = $5),
-			opened AS (UPDATE memberships SET opened_at = $6 WHERE user_id = $2 AND workspace_id = $3)
+	_, err = a.db.Exec(ctx, `WITH cleared AS (DELETE FROM sign_in_attempts WHERE email = $4 AND ip = $5)
 		INSERT INTO web_sessions (token_hash, user_id, workspace_id, created_at, last_seen_at, expires_at)
 		VALUES ($1, $2, $3, $6, $6, $7)`, sum[:], u.ID, u.WorkspaceID, email, ip, now, ses.ExpiresAt)
 	if err != nil {
 		return User{}, WebSession{}, fmt.Errorf("open web session: %w", err)
 	}
 	return u, ses, nil
-}
-
-// ErrNoWorkspace answers a right email and password whose account belongs
-// to no workspace any more.
-var ErrNoWorkspace = vibesell.Errorf(vibesell.EUNAUTHORIZED,
-	"Your account does not belong to any workspace. Ask whoever runs VibeSell to add you to one.")
-
-// ErrNotMember answers opening a workspace the person does not belong to.
-var ErrNotMember = vibesell.Errorf(vibesell.ENOTFOUND, "You do not belong to that workspace.")
-
-// OpenWorkspace makes the web session show and act in another workspace of
-// the person's. Refusals: [ErrNoWebSession]; [ErrNotMember].
-func (a *Accounts) OpenWorkspace(ctx context.Context, token string, workspaceID uuid.UUID) error {
-	sum := sha256.Sum256([]byte(token))
-	tag, err := a.db.Exec(ctx, `WITH ses AS (
-			UPDATE web_sessions s SET workspace_id = $2 WHERE s.token_hash = $1
-				AND EXISTS (SELECT 1 FROM memberships m WHERE m.user_id = s.user_id AND m.workspace_id = $2)
-			RETURNING s.user_id)
-		UPDATE memberships m SET opened_at = $3 FROM ses WHERE m.user_id = ses.user_id AND m.workspace_id = $2`,
-		sum[:], workspaceID, a.clock.Now())
-	if err != nil {
-		return fmt.Errorf("open workspace: %w", err)
-	}
-	if tag.RowsAffected() == 0 {
-		return ErrNotMember
-	}
-	return nil
 }
 
 func plural(n int) string {
