@@ -29,15 +29,17 @@ type config struct {
 	ShutdownTimeout time.Duration
 	AllowedOrigins  []string
 	ClientIPHeader  string
-	OAuthLimits     oauth.RateLimits
-	// ClientMetadata is the zero value (production's rules) except in a
-	// test build; see testClientMetadata.
-	ClientMetadata oauth.FetchConfig
-	Sending        sending.Config
+	Sending         sending.Config
 
 	// PublicURLSet says PUBLIC_URL was given rather than made up from
 	// LISTEN_ADDR.
 	PublicURLSet bool
+
+	// OAuthLimits bound /oauth/register and /oauth/token.
+	OAuthLimits oauth.RateLimits
+	// ClientMetadata is the zero value (production's rules) except in a
+	// test build; see testClientMetadata.
+	ClientMetadata oauth.FetchConfig
 }
 
 // configError names the variable and what it expects, in one line.
