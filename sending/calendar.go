@@ -52,9 +52,3 @@ func businessDaysBetween(a, b time.Time) int {
 	}
 	return n
 }
-
-// formatDate writes a day for a reader: "Tue 2 Dec 2026".
-func formatDate(t time.Time) string { return t.UTC().Format("Mon 2 Jan 2006") }
-
-// formatDay is the date form of structured results: "2026-12-02".
-func formatDay(t time.Time) string { return t.UTC().Format(time.DateOnly) }

@@ -40,18 +40,6 @@ func TestBusinessDaysSkipWeekends(t *testing.T) {
 	if got := onOrAfterBusinessDay(at("2026-12-26T15:00:00Z")); !got.Equal(at("2026-12-28T00:00:00Z")) {
 		t.Errorf("Saturday 26 Dec → %s, want Monday 28 Dec", got)
 	}
-	if got := formatDate(at("2026-12-08T10:00:00Z")); got != "Tue 8 Dec 2026" {
-		t.Errorf("formatDate = %q", got)
-	}
-}
-
-func TestMoneyIsWrittenForAReader(t *testing.T) {
-	t.Parallel()
-	for cents, want := range map[int64]string{1500: "USD 15.00", 121500: "USD 1,215.00", 5: "USD 0.05", 123456789: "USD 1,234,567.89", -250: "USD -2.50"} {
-		if got := (Money{cents, "USD"}).String(); got != want {
-			t.Errorf("%d cents = %q, want %q", cents, got, want)
-		}
-	}
 }
 
 func TestConfigFromEnv(t *testing.T) {
@@ -161,18 +149,18 @@ func TestSizing(t *testing.T) {
 	}
 	// 3000 leads × 3 emails by Fri 29 Jan 2027: full volume from Tue 29 Dec 2026,
 	// 24 business days → 375 a day → 13 mailboxes → 5 domains.
-	z, err = s.size(now, SizingRequest{LeadCount: 3000, Deadline: at("2027-01-29T00:00:00Z"), Source: SourceOwnNames})
+	z, err = s.size(now, SizingRequest{LeadCount: 3000, Deadline: "2027-01-29", Source: SourceOwnNames})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if *z.SendingDays != 24 || *z.TotalEmails != 9000 || z.DailyVolume != 375 || z.Mailboxes != 13 || z.Domains != 5 {
 		t.Fatalf("3000 leads: days %d total %d daily %d mailboxes %d domains %d", *z.SendingDays, *z.TotalEmails, z.DailyVolume, z.Mailboxes, z.Domains)
 	}
-	_, err = s.size(now, SizingRequest{LeadCount: 3000, Deadline: at("2026-12-20T00:00:00Z"), Source: SourceOwnNames})
+	_, err = s.size(now, SizingRequest{LeadCount: 3000, Deadline: "2026-12-20", Source: SourceOwnNames})
 	if err == nil || !containsAll(err.Error(), "Sun 20 Dec 2026", "Tue 29 Dec 2026", "Mon 7 Dec 2026") {
 		t.Fatalf("too early: %v", err)
 	}
-	for _, bad := range []SizingRequest{{}, {DailyVolume: 10, LeadCount: 5}, {LeadCount: 5}, {Deadline: now}} {
+	for _, bad := range []SizingRequest{{}, {DailyVolume: 10, LeadCount: 5}, {LeadCount: 5}, {Deadline: "2026-12-20"}, {Deadline: "2026-13-01", LeadCount: 5}, {DailyVolume: 10, EmailsPerLead: 2}} {
 		if _, err := s.size(now, bad); err == nil {
 			t.Errorf("%+v accepted", bad)
 		}

@@ -19,9 +19,9 @@ import (
 // Quote is what one domain name would cost and whether it can be had.
 type Quote struct {
 	Domain      string
-	Available   *bool  // nil: the check could not complete
-	YearlyPrice *Money // nil: VibeSell does not sell names under this top-level domain
-	Reason      string // why the name cannot be had, or why availability is unknown; "" when it can be had
+	Available   *bool           // nil: the check could not complete
+	YearlyPrice *vibesell.Money // nil: VibeSell does not sell names under this top-level domain
+	Reason      string          // why the name cannot be had, or why availability is unknown; "" when it can be had
 }
 
 // Quotes are the answers for several names, checked together.
@@ -80,7 +80,7 @@ func (s *Service) quote(ctx context.Context, ws uuid.UUID, names []string) (Quot
 			p := s.money(s.cfg.DomainPrices[tld])
 			qt.YearlyPrice = &p
 		} else {
-			why := fmt.Sprintf("VibeSell registers %s names only", joinAnd(s.cfg.SoldTLDs()))
+			why := fmt.Sprintf("VibeSell registers %s names only", vibesell.JoinAnd(s.cfg.SoldTLDs()))
 			if qt.Reason == "" {
 				qt.Reason = why
 			} else {
@@ -155,10 +155,10 @@ func (s *Service) Lookalikes(company string) []string {
 // DomainPick is a domain the person picked.
 type DomainPick struct {
 	Domain       string
-	Origin       string // new or warmed
-	YearlyPrice  Money
-	MailboxPrice Money // per mailbox per month
-	Mailboxes    int   // the mailboxes it will carry
+	Origin       Origin
+	YearlyPrice  vibesell.Money
+	MailboxPrice vibesell.Money // per mailbox per month
+	Mailboxes    int            // the mailboxes it will carry
 	ReadyOn      time.Time
 	RegisteredOn *time.Time // warmed: registered on
 	Reputation   *int       // warmed
@@ -166,7 +166,7 @@ type DomainPick struct {
 
 // DomainsChoice is the settled answer to the domain questions.
 type DomainsChoice struct {
-	Decision string // domains (new, under the brand) or warmed_domains
+	Decision Decision
 	Picks    []DomainPick
 	Provider string
 	ChosenAt time.Time
@@ -209,7 +209,7 @@ func (s *Service) ProposeDomains(ctx context.Context, ws uuid.UUID, args any, an
 	if err != nil {
 		return Outcome[DomainsChoice]{}, err
 	}
-	flow, err := s.cards.Begin(ctx, ws, ToolProposeDomains, args, answers)
+	flow, err := s.cards.Begin(ctx, ws, vibesell.ToolProposeDomains, args, answers)
 	if err != nil {
 		return Outcome[DomainsChoice]{}, err
 	}
@@ -246,7 +246,7 @@ func (s *Service) ProposeDomains(ctx context.Context, ws uuid.UUID, args any, an
 	if len(offered) < n {
 		return Outcome[DomainsChoice]{}, vibesell.Errorf(vibesell.EINVALID,
 			"Only %s that look like %s can be registered right now, and %d %s asked for. Ask for fewer with count, or add names the person likes with include (check them first with %s).",
-			count(len(offered), "name", "names"), company, n, pickWord(n == 1, "was", "were"), ToolCheckDomains)
+			vibesell.Plural(len(offered), "name", "names"), company, n, pickWord(n == 1, "was", "were"), vibesell.ToolCheckDomains)
 	}
 
 	readyOn := s.timeline(s.clock.Now(), SourceOwnNames).ReadyOn
@@ -278,16 +278,19 @@ func (s *Service) ProposeDomains(ctx context.Context, ws uuid.UUID, args any, an
 			return Outcome[DomainsChoice]{}, err
 		}
 		if card != nil {
+			if quotes.Provider == SandboxName {
+				notes = append(notes, "Sandbox: availability comes from the sandbox; no real registry was checked.")
+			}
 			return asked[DomainsChoice](flow, card, notes), nil
 		}
 		o := offered[slices.IndexFunc(offered, func(q Quote) bool { return q.Domain == ans.Answer })]
 		picks = append(picks, DomainPick{
-			Domain: o.Domain, Origin: "new", YearlyPrice: *o.YearlyPrice, MailboxPrice: s.money(s.cfg.MailboxPrice),
+			Domain: o.Domain, Origin: OriginNew, YearlyPrice: *o.YearlyPrice, MailboxPrice: s.money(s.cfg.MailboxPrice),
 			Mailboxes: perDomain, ReadyOn: readyOn,
 		})
 	}
-	choice := DomainsChoice{Decision: "domains", Picks: picks, Provider: quotes.Provider}
-	more, err := s.recordPicks(ctx, ws, "new", flow, picks, &choice)
+	choice := DomainsChoice{Decision: DecisionDomains, Picks: picks, Provider: quotes.Provider}
+	more, err := s.recordPicks(ctx, ws, OriginNew, flow, picks, &choice)
 	if err != nil {
 		return Outcome[DomainsChoice]{}, err
 	}
@@ -316,14 +319,6 @@ func orDefault(s, def string) string {
 	return s
 }
 
-// joinAnd joins items for a sentence: "a, b and c".
-func joinAnd(items []string) string {
-	if len(items) <= 1 {
-		return strings.Join(items, "")
-	}
-	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
-}
-
 func (s *Service) companyDomain(ctx context.Context, ws uuid.UUID, given string) (string, error) {
 	if strings.TrimSpace(given) != "" {
 		d, err := workspace.NormalizeDomain(given)
@@ -338,14 +333,14 @@ func (s *Service) companyDomain(ctx context.Context, ws uuid.UUID, given string)
 	}
 	if offer == nil || offer.CompanyDomain == "" {
 		return "", vibesell.Errorf(vibesell.EINVALID,
-			"There is no company domain to build lookalike domains from. Pass companyDomain (like acme.com), or save it in the offer with %s.", ToolSaveOffer)
+			"There is no company domain to build lookalike domains from. Pass companyDomain (like acme.com), or save it in the offer with %s.", vibesell.ToolSaveOffer)
 	}
 	return offer.CompanyDomain, nil
 }
 
 // domainCount is how many domains to pick: as asked, else the confirmed
 // sizing's when it was for this source, else 1.
-func (s *Service) domainCount(ctx context.Context, ws uuid.UUID, asked int, source string) (int, error) {
+func (s *Service) domainCount(ctx context.Context, ws uuid.UUID, asked int, source SourceKind) (int, error) {
 	if asked > MaxDomains {
 		return 0, vibesell.Errorf(vibesell.EINVALID, "Pick at most %d domains at a time; %d were asked for.", MaxDomains, asked)
 	}
@@ -385,7 +380,7 @@ func (s *Service) orderedDomains(ctx context.Context, ws uuid.UUID) ([]string, e
 // addresses go with them). Picks settled earlier than those on record (a
 // stale flow replayed) leave the record alone; choice is then set to what
 // is on record and a note says so.
-func (s *Service) recordPicks(ctx context.Context, ws uuid.UUID, origin string, flow *cards.Flow, picks []DomainPick, choice *DomainsChoice) ([]string, error) {
+func (s *Service) recordPicks(ctx context.Context, ws uuid.UUID, origin Origin, flow *cards.Flow, picks []DomainPick, choice *DomainsChoice) ([]string, error) {
 	answers := flow.Answers()
 	var cardIDs []string
 	for _, a := range answers {
@@ -420,7 +415,7 @@ func (s *Service) recordPicks(ctx context.Context, ws uuid.UUID, origin string, 
 		}
 		for i, p := range picks {
 			var shelf *int
-			if origin == "warmed" {
+			if origin == OriginWarmed {
 				shelf = &p.Mailboxes
 			}
 			if _, err := tx.Exec(ctx, `
@@ -433,7 +428,7 @@ func (s *Service) recordPicks(ctx context.Context, ws uuid.UUID, origin string, 
 				    registered_on = EXCLUDED.registered_on, reputation = EXCLUDED.reputation,
 				    card = EXCLUDED.card, chosen_at = EXCLUDED.chosen_at, position = EXCLUDED.position
 				WHERE sending_domains.status = 'chosen'`,
-				ws, p.Domain, origin, p.YearlyPrice.Currency, p.YearlyPrice.Cents, p.MailboxPrice.Cents,
+				ws, p.Domain, origin, p.YearlyPrice.Currency, p.YearlyPrice.Minor, p.MailboxPrice.Minor,
 				shelf, p.RegisteredOn, p.Reputation, answers[i].Card, at, i); err != nil {
 				return fmt.Errorf("record chosen domain %s: %w", p.Domain, err)
 			}
@@ -445,21 +440,21 @@ func (s *Service) recordPicks(ctx context.Context, ws uuid.UUID, origin string, 
 
 func (s *Service) explainDomains(c *DomainsChoice) {
 	var names []string
-	var yearly, monthly Money
+	var yearly, monthly vibesell.Money
 	yearly, monthly = s.money(0), s.money(0)
 	mailboxes := 0
 	for _, p := range c.Picks {
 		names = append(names, p.Domain)
-		yearly = yearly.plus(p.YearlyPrice)
-		monthly = monthly.plus(p.MailboxPrice.times(p.Mailboxes))
+		yearly = yearly.Plus(p.YearlyPrice)
+		monthly = monthly.Plus(p.MailboxPrice.Times(p.Mailboxes))
 		mailboxes += p.Mailboxes
 	}
 	what := "new domains registered for you"
-	if c.Decision == "warmed_domains" {
+	if c.Decision == DecisionWarmedDomains {
 		what = "already-warmed domains taken off the shelf for you"
 	}
 	c.Meaning = fmt.Sprintf("Your addresses will be on %s: %s. Nothing is registered or billed yet; once ordered, they cost %s per year for the domains and about %s per month for %s.",
-		what, joinAnd(names), yearly, monthly, count(mailboxes, "mailbox", "mailboxes"))
-	c.NextTool = ToolProposeEmail
-	c.NextStep = fmt.Sprintf("Call %s with the names of the people who will send, to choose the exact addresses on %s.", ToolProposeEmail, pickWord(len(names) == 1, "this domain", "these domains"))
+		what, vibesell.JoinAnd(names), yearly, monthly, vibesell.Plural(mailboxes, "mailbox", "mailboxes"))
+	c.NextTool = vibesell.ToolProposeEmail
+	c.NextStep = fmt.Sprintf("Call %s with the names of the people who will send, to choose the exact addresses on %s.", vibesell.ToolProposeEmail, pickWord(len(names) == 1, "this domain", "these domains"))
 }

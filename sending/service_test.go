@@ -3,19 +3,23 @@ package sending_test
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"vibesell"
+	"vibesell/approvals"
 	"vibesell/cards"
 	"vibesell/sending"
 	"vibesell/store/storetest"
 	"vibesell/workspace"
+	"vibesell/workspace/workspacetest"
 )
 
 // everything is available, so the tests pick the names they mean.
@@ -32,28 +36,40 @@ func (everything) Check(ctx context.Context, names []string) []sending.NameCheck
 	return out
 }
 
+// fixture is the bundle of a sending test: the Acme and Globex
+// workspaces on one database, a manual clock, and a sending service wired
+// to a real approvals service.
 type fixture struct {
-	pool  *pgxpool.Pool
-	clock *vibesell.ManualClock
-	svc   *sending.Service
-	a, b  workspace.Workspace
+	pool      *pgxpool.Pool
+	clock     *vibesell.ManualClock
+	svc       *sending.Service
+	approvals *approvals.Service
+	a, b      workspace.Workspace
 }
 
 func newFixture(t *testing.T) fixture {
 	t.Helper()
+	return newFixtureWith(t, sending.Providers{})
+}
+
+// newFixtureWith builds the fixture with providers; availability says
+// every name is free unless providers say otherwise.
+func newFixtureWith(t *testing.T, providers sending.Providers) fixture {
+	t.Helper()
 	pool := storetest.New(t)
 	c := vibesell.NewManualClock(time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC))
-	ws := workspace.NewService(pool)
-	a, err := ws.Create(context.Background(), "Acme")
+	pair := workspacetest.Two(t, pool)
+	appr, err := approvals.NewService(pool, approvals.Config{PublicURL: "http://127.0.0.1:1", Clock: c, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := ws.Create(context.Background(), "Globex")
-	if err != nil {
-		t.Fatal(err)
+	if providers.Availability == nil {
+		providers.Availability = everything{}
 	}
-	svc := sending.New(pool, c, sending.DefaultConfig(), cards.NewService(pool, c), ws, &sending.Options{Availability: everything{}})
-	return fixture{pool: pool, clock: c, svc: svc, a: a, b: b}
+	svc := sending.New(sending.Deps{DB: pool, Clock: c, Config: sending.DefaultConfig(), Cards: cards.NewService(pool, c),
+		Offers: workspace.NewService(pool), Approvals: appr, Providers: providers})
+	appr.Register(vibesell.ToolOrderSendingSetup, sending.NewOrderAction(svc))
+	return fixture{pool: pool, clock: c, svc: svc, approvals: appr, a: pair.Acme, b: pair.Globex}
 }
 
 type domainsArgs struct {
@@ -209,10 +225,10 @@ func (r *recordingProvisioner) Order(ctx context.Context, key string, orders []s
 // refused under the setup's lock when the plan is no longer the one expected.
 func TestPlaceOrderPassesTheKeyAndChecksTheExpectedPlan(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t)
-	rec := &recordingProvisioner{Sandbox: sending.NewSandbox(f.clock, sending.DefaultConfig())}
-	svc := sending.New(f.pool, f.clock, sending.DefaultConfig(), cards.NewService(f.pool, f.clock), workspace.NewService(f.pool),
-		&sending.Options{Availability: everything{}, Provisioner: rec})
+	rec := &recordingProvisioner{}
+	f := newFixtureWith(t, sending.Providers{Provisioner: rec})
+	rec.Sandbox = sending.NewSandbox(f.clock, sending.DefaultConfig())
+	svc := f.svc
 	f.pick(t, f.a, "getacme.com")
 
 	changed := vibesell.Errorf(vibesell.ECONFLICT, "the plan changed")
@@ -247,7 +263,8 @@ func TestPlaceOrderPassesTheKeyAndChecksTheExpectedPlan(t *testing.T) {
 	}
 }
 
-// Every blocker comes back at once, as a list a caller can merge with its own.
+// Every missing step comes back at once, each once, for the assistant
+// with the tool that fixes it and for a person without.
 func TestPlanOrderListsEveryBlocker(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
@@ -269,12 +286,19 @@ func TestPlanOrderListsEveryBlocker(t *testing.T) {
 	if !errors.As(err, &blocked) || vibesell.ErrorCode(err) != vibesell.EINVALID {
 		t.Fatalf("PlanOrder = %v, want an OrderBlocked refusal", err)
 	}
-	if len(blocked.Blockers) != 2 {
-		t.Fatalf("blockers %q, want one per domain without addresses", blocked.Blockers)
+	want := &sending.OrderBlocked{
+		Blockers: []string{
+			"no sending source is chosen (call choose_sending_source)",
+			"no sizing is confirmed (call size_sending_capacity, then confirm_sizing once the person agrees)",
+			"getacme.com has no addresses yet (call propose_email)",
+			"tryacme.com has no addresses yet (call propose_email)",
+		},
+		Reasons: []string{"no sending source is chosen", "no sizing is confirmed", "getacme.com has no addresses yet", "tryacme.com has no addresses yet"},
 	}
-	for _, b := range blocked.Blockers {
-		if !strings.Contains(b, "has no addresses yet") || !strings.Contains(err.Error(), b) {
-			t.Errorf("blocker %q / message %q", b, err)
-		}
+	if diff := cmp.Diff(want, blocked); diff != "" {
+		t.Errorf("blockers (-want +got):\n%s", diff)
+	}
+	if !strings.HasPrefix(err.Error(), "The sending setup cannot be ordered yet: no sending source is chosen") {
+		t.Errorf("message %q", err)
 	}
 }

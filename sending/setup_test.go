@@ -40,7 +40,7 @@ func TestQueueSummaryReadsTheSetupInTheCallersBatch(t *testing.T) {
 	ctx := context.Background()
 
 	st := summaryIn(t, f.pool, f.svc, f.a.ID)
-	if st.Source != nil || st.Sizing != nil || st.Domains != nil || st.Mailboxes != nil || st.ReadyToSendOn != nil || st.NextTool != sending.ToolChooseSource {
+	if st.Source != nil || st.Sizing != nil || st.Domains != nil || st.Mailboxes != nil || st.ReadyToSendOn != nil || st.NextTool != vibesell.ToolChooseSendingSource {
 		t.Fatalf("nothing chosen yet: %+v", st)
 	}
 	if want, err := f.svc.Summary(ctx, f.a.ID); err != nil || !reflect.DeepEqual(st, want) {
@@ -52,7 +52,7 @@ func TestQueueSummaryReadsTheSetupInTheCallersBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.svc.ChooseSource(ctx, f.a.ID, noArgs{}, []cards.Answer{{Card: q.Card.ID, Answer: sending.SourceOwnNames}}); err != nil {
+	if _, err := f.svc.ChooseSource(ctx, f.a.ID, noArgs{}, []cards.Answer{{Card: q.Card.ID, Answer: string(sending.SourceOwnNames)}}); err != nil {
 		t.Fatal(err)
 	}
 	f.pick(t, f.a, "getacme.com")
@@ -74,7 +74,7 @@ func TestQueueSummaryReadsTheSetupInTheCallersBatch(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(a, want) {
 		t.Fatalf("batch\n%+v\ndiffers from Summary\n%+v (%v)", a, want, err)
 	}
-	if a.Source == nil || a.Source.Source != sending.SourceOwnNames || a.Sizing == nil || len(a.Domains) != 1 || len(a.Mailboxes) != 3 || a.NextTool != sending.ToolOrder {
+	if a.Source == nil || a.Source.Source != sending.SourceOwnNames || a.Sizing == nil || len(a.Domains) != 1 || len(a.Mailboxes) != 3 || a.NextTool != vibesell.ToolOrderSendingSetup {
 		t.Fatalf("picked and sized: %+v", a)
 	}
 	other, err := doneB()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"time"
+	"vibesell"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -12,16 +13,9 @@ import (
 	"vibesell/store"
 )
 
-// The sources a workspace can send from.
-const (
-	SourceAlreadyWarmed = "already_warmed"
-	SourceOwnNames      = "own_names"
-	SourceOther         = "other" // the person answered in their own words
-)
-
 // SourceChoice is the settled answer to "Choose your sending addresses".
 type SourceChoice struct {
-	Source   string // already_warmed, own_names or other
+	Source   SourceKind
 	Label    string // the choice's label, or "In your own words"
 	Text     string // the person's words, for other
 	Card     string
@@ -41,19 +35,19 @@ func (s *Service) sourceQuestion(now time.Time) cards.Question {
 			"prices are shown again, and approved, before anything is ordered.",
 		Choices: []cards.Choice{
 			{
-				ID:    SourceAlreadyWarmed,
+				ID:    string(SourceAlreadyWarmed),
 				Label: "Start sooner",
 				Description: fmt.Sprintf("Addresses that are already prepared and warmed up, on domains that are not under your brand's name. "+
 					"Handed over %s after ordering (%s if ordered today) and able to send at full volume from then. %s per mailbox per month.",
-					count(s.cfg.WarmedPrepBusinessDays, "business day", "business days"), formatDate(warm.ReadyOn), s.money(s.cfg.WarmedMailboxPrice)),
+					vibesell.Plural(s.cfg.WarmedPrepBusinessDays, "business day", "business days"), vibesell.FormatDate(warm.ReadyOn), s.money(s.cfg.WarmedMailboxPrice)),
 			},
 			{
-				ID:    SourceOwnNames,
+				ID:    string(SourceOwnNames),
 				Label: "Send under my brand",
 				Description: fmt.Sprintf("Addresses created for you on lookalike domains of your brand's domain. "+
 					"Ready after about %s of preparation, weekends not counted (%s if ordered today), then %d days of warmup before full volume (from %s). "+
 					"%s per domain per year and %s per mailbox per month.",
-					count(s.cfg.PrepBusinessDays, "business day", "business days"), formatDate(own.ReadyOn), s.cfg.WarmupDays, formatDate(own.FullVolumeOn),
+					vibesell.Plural(s.cfg.PrepBusinessDays, "business day", "business days"), vibesell.FormatDate(own.ReadyOn), s.cfg.WarmupDays, vibesell.FormatDate(own.FullVolumeOn),
 					s.money(s.cfg.DomainPrice()), s.money(s.cfg.MailboxPrice)),
 			},
 		},
@@ -67,7 +61,7 @@ func (s *Service) sourceQuestion(now time.Time) cards.Question {
 //
 // Refusals: those of [cards.Service.Begin] and [cards.Flow.Ask].
 func (s *Service) ChooseSource(ctx context.Context, ws uuid.UUID, args any, answers []cards.Answer) (Outcome[SourceChoice], error) {
-	flow, err := s.cards.Begin(ctx, ws, ToolChooseSource, args, answers)
+	flow, err := s.cards.Begin(ctx, ws, vibesell.ToolChooseSendingSource, args, answers)
 	if err != nil {
 		return Outcome[SourceChoice]{}, err
 	}
@@ -82,7 +76,7 @@ func (s *Service) ChooseSource(ctx context.Context, ws uuid.UUID, args any, answ
 	choice := SourceChoice{Card: ans.Card, ChosenAt: ans.AnsweredAt}
 	var text *string
 	if ans.Choice != nil {
-		choice.Source, choice.Label = ans.Choice.ID, ans.Choice.Label
+		choice.Source, choice.Label = SourceKind(ans.Choice.ID), ans.Choice.Label
 	} else {
 		choice.Source, choice.Label, choice.Text = SourceOther, "In your own words", ans.Answer
 		text = &choice.Text
@@ -108,7 +102,7 @@ func (s *Service) ChooseSource(ctx context.Context, ws uuid.UUID, args any, answ
 		}
 		if rec != nil && rec.Card != choice.Card {
 			notes = append(notes, fmt.Sprintf("Card %s was answered earlier than the choice on record (card %s, answered %s), so the later choice stands.",
-				choice.Card, rec.Card, formatDate(rec.ChosenAt)))
+				choice.Card, rec.Card, vibesell.FormatDate(rec.ChosenAt)))
 			choice = SourceChoice{Source: rec.Source, Text: rec.Text, Card: rec.Card, ChosenAt: rec.ChosenAt, Label: sourceLabel(rec.Source)}
 		}
 		return nil
@@ -124,7 +118,7 @@ func (s *Service) ChooseSource(ctx context.Context, ws uuid.UUID, args any, answ
 	return settled(flow, choice, notes), nil
 }
 
-func sourceLabel(source string) string {
+func sourceLabel(source SourceKind) string {
 	switch source {
 	case SourceAlreadyWarmed:
 		return "Start sooner"
@@ -137,21 +131,21 @@ func sourceLabel(source string) string {
 func (s *Service) explainSource(c *SourceChoice, hasSizing bool) {
 	sizing := ""
 	if !hasSizing {
-		sizing = fmt.Sprintf(" If the person does not know yet how many addresses they need, %s works it out from their daily volume or their lead count and deadline.", ToolSize)
+		sizing = fmt.Sprintf(" If the person does not know yet how many addresses they need, %s works it out from their daily volume or their lead count and deadline.", vibesell.ToolSizeSendingCapacity)
 	}
 	switch c.Source {
 	case SourceAlreadyWarmed:
 		c.Meaning = "Your emails will go out from addresses that are already prepared and warmed up, on domains that are not under your brand's name, so you can start sooner."
-		c.NextTool = ToolProposeWarmed
-		c.NextStep = fmt.Sprintf("Call %s to offer the person domains from the warmed shelf.%s", ToolProposeWarmed, sizing)
+		c.NextTool = vibesell.ToolProposeWarmedDomains
+		c.NextStep = fmt.Sprintf("Call %s to offer the person domains from the warmed shelf.%s", vibesell.ToolProposeWarmedDomains, sizing)
 	case SourceOwnNames:
 		c.Meaning = "Your emails will go out from new addresses created for you on lookalike domains of your brand, after preparation and warmup."
-		c.NextTool = ToolProposeDomains
-		c.NextStep = fmt.Sprintf("Call %s to offer the person lookalike domains of their brand's domain, with their prices.%s", ToolProposeDomains, sizing)
+		c.NextTool = vibesell.ToolProposeDomains
+		c.NextStep = fmt.Sprintf("Call %s to offer the person lookalike domains of their brand's domain, with their prices.%s", vibesell.ToolProposeDomains, sizing)
 	default:
 		c.Meaning = fmt.Sprintf("You described your own arrangement: %q. VibeSell sets up either already-warmed addresses or new addresses under your brand; it does not set anything up for other arrangements by itself.", c.Text)
-		c.NextTool = ToolSupport
-		c.NextStep = fmt.Sprintf("Call %s with the person's words so someone can help with that arrangement. If the person meant one of the two options after all, call %s again without answers to ask again.", ToolSupport, ToolChooseSource)
+		c.NextTool = vibesell.ToolContactSupport
+		c.NextStep = fmt.Sprintf("Call %s with the person's words so someone can help with that arrangement. If the person meant one of the two options after all, call %s again without answers to ask again.", vibesell.ToolContactSupport, vibesell.ToolChooseSendingSource)
 	}
 }
 

@@ -21,9 +21,9 @@ type ShelfItem struct {
 	AgeDays      int
 	Mailboxes    int
 	Reputation   *int
-	YearlyPrice  Money // the domain, per year
-	MailboxPrice Money // one mailbox, per month
-	MonthlyPrice Money // all its mailboxes, per month
+	YearlyPrice  vibesell.Money // the domain, per year
+	MailboxPrice vibesell.Money // one mailbox, per month
+	MonthlyPrice vibesell.Money // all its mailboxes, per month
 	ReadyOn      time.Time
 }
 
@@ -67,7 +67,7 @@ func (s *Service) shelfNow(ctx context.Context) ([]ShelfItem, error) {
 		out = append(out, ShelfItem{
 			Domain: d.Domain, RegisteredOn: d.RegisteredOn, AgeDays: int(day(now).Sub(day(d.RegisteredOn)).Hours() / 24),
 			Mailboxes: d.Mailboxes, Reputation: d.Reputation,
-			YearlyPrice: s.money(s.cfg.DomainPrice()), MailboxPrice: price, MonthlyPrice: price.times(d.Mailboxes),
+			YearlyPrice: s.money(s.cfg.DomainPrice()), MailboxPrice: price, MonthlyPrice: price.Times(d.Mailboxes),
 			ReadyOn: ready,
 		})
 	}
@@ -121,7 +121,7 @@ func (s *Service) ProposeWarmed(ctx context.Context, ws uuid.UUID, args any, ans
 	if err != nil {
 		return Outcome[DomainsChoice]{}, err
 	}
-	flow, err := s.cards.Begin(ctx, ws, ToolProposeWarmed, args, answers)
+	flow, err := s.cards.Begin(ctx, ws, vibesell.ToolProposeWarmedDomains, args, answers)
 	if err != nil {
 		return Outcome[DomainsChoice]{}, err
 	}
@@ -132,7 +132,7 @@ func (s *Service) ProposeWarmed(ctx context.Context, ws uuid.UUID, args any, ans
 	if len(items) < n {
 		return Outcome[DomainsChoice]{}, vibesell.Errorf(vibesell.EINVALID,
 			"The warmed shelf has %s right now, fewer than the %d asked for. Ask for fewer with count, or add new domains under your brand with %s.",
-			count(len(items), "domain", "domains"), n, ToolProposeDomains)
+			vibesell.Plural(len(items), "domain", "domains"), n, vibesell.ToolProposeDomains)
 	}
 	sandbox := s.shelf.Name() == SandboxName
 	var picks []DomainPick
@@ -148,13 +148,13 @@ func (s *Service) ProposeWarmed(ctx context.Context, ws uuid.UUID, args any, ans
 				continue
 			}
 			desc := fmt.Sprintf("Registered %s (%s ago)%s; handed over %s if ordered today; plus %s per year for the domain.",
-				formatDate(it.RegisteredOn), age(it.AgeDays), reputationPhrase(it.Reputation), formatDate(it.ReadyOn), it.YearlyPrice)
+				vibesell.FormatDate(it.RegisteredOn), age(it.AgeDays), reputationPhrase(it.Reputation), vibesell.FormatDate(it.ReadyOn), it.YearlyPrice)
 			if sandbox {
 				desc += " Sandbox: not a real shelf."
 			}
 			q.Choices = append(q.Choices, cards.Choice{
 				ID:          it.Domain,
-				Label:       fmt.Sprintf("%s, %s, %s per month", it.Domain, count(it.Mailboxes, "mailbox", "mailboxes"), it.MonthlyPrice),
+				Label:       fmt.Sprintf("%s, %s, %s per month", it.Domain, vibesell.Plural(it.Mailboxes, "mailbox", "mailboxes"), it.MonthlyPrice),
 				Description: desc,
 			})
 		}
@@ -168,12 +168,12 @@ func (s *Service) ProposeWarmed(ctx context.Context, ws uuid.UUID, args any, ans
 		it := items[slices.IndexFunc(items, func(it ShelfItem) bool { return it.Domain == ans.Answer })]
 		reg := it.RegisteredOn
 		picks = append(picks, DomainPick{
-			Domain: it.Domain, Origin: "warmed", YearlyPrice: it.YearlyPrice, MailboxPrice: it.MailboxPrice,
+			Domain: it.Domain, Origin: OriginWarmed, YearlyPrice: it.YearlyPrice, MailboxPrice: it.MailboxPrice,
 			Mailboxes: it.Mailboxes, ReadyOn: it.ReadyOn, RegisteredOn: &reg, Reputation: it.Reputation,
 		})
 	}
-	choice := DomainsChoice{Decision: "warmed_domains", Picks: picks, Provider: s.shelf.Name()}
-	notes, err := s.recordPicks(ctx, ws, "warmed", flow, picks, &choice)
+	choice := DomainsChoice{Decision: DecisionWarmedDomains, Picks: picks, Provider: s.shelf.Name()}
+	notes, err := s.recordPicks(ctx, ws, OriginWarmed, flow, picks, &choice)
 	if err != nil {
 		return Outcome[DomainsChoice]{}, err
 	}
@@ -199,9 +199,9 @@ func reputationPhrase(r *int) string {
 func age(days int) string {
 	switch {
 	case days < 60:
-		return count(days, "day", "days")
+		return vibesell.Plural(days, "day", "days")
 	case days < 730:
-		return count(days/30, "month", "months")
+		return vibesell.Plural(days/30, "month", "months")
 	}
-	return count(days/365, "year", "years")
+	return vibesell.Plural(days/365, "year", "years")
 }

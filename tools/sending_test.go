@@ -69,14 +69,15 @@ type sendingFixture struct {
 	pool       *pgxpool.Pool
 	clock      *vibesell.ManualClock
 	avail      *takenAvailability
-	opts       sending.Options
+	opts       sending.Providers
+	approvals  sending.Approvals // nil until a test wires one
 	workspaces *workspace.Service
 	svc        *sending.Service
 	ws, other  workspace.Workspace
 	c          *toolkittest.Client // acts for ws
 }
 
-func newSendingFixture(t *testing.T, opts *sending.Options) *sendingFixture {
+func newSendingFixture(t *testing.T, opts *sending.Providers) *sendingFixture {
 	t.Helper()
 	f := &sendingFixture{t: t, pool: storetest.New(t), clock: vibesell.NewManualClock(friday), avail: &takenAvailability{taken: map[string]bool{}}}
 	if opts != nil {
@@ -101,8 +102,8 @@ func newSendingFixture(t *testing.T, opts *sending.Options) *sendingFixture {
 // service builds the sending service on pool: a second pool is what a
 // second server replica has.
 func (f *sendingFixture) service(pool *pgxpool.Pool) *sending.Service {
-	opts := f.opts
-	return sending.New(pool, f.clock, sending.DefaultConfig(), cards.NewService(pool, f.clock), workspace.NewService(pool), &opts)
+	return sending.New(sending.Deps{DB: pool, Clock: f.clock, Config: sending.DefaultConfig(), Cards: cards.NewService(pool, f.clock),
+		Offers: workspace.NewService(pool), Approvals: f.approvals, Providers: f.opts})
 }
 
 func (f *sendingFixture) client(svc *sending.Service, ws workspace.Workspace) *toolkittest.Client {
@@ -519,7 +520,7 @@ func TestFromAddressesToWarmup(t *testing.T) {
 		*d.DNS[0].OK || setup.Mailboxes[0].Status != "preparing" || *setup.ReadyToSendOn != "2026-12-29" || *setup.NextStep.Tool != "start_warmup" {
 		t.Fatalf("ordered setup: %+v", setup)
 	}
-	mustContain(t, md, "being prepared", "Tue 8 Dec 2026", "MX at getacme.com: not published as expected", "Sandbox")
+	mustContain(t, md, "being prepared", "Tue 8 Dec 2026", "MX at getacme.com: not yet: published when the domain is ready on Tue 8 Dec 2026", "Sandbox")
 	mustContain(t, c.Refusal("start_warmup", nil), "ready on Tue 8 Dec 2026")
 
 	// Tuesday: prepared, DNS published, warmup can start.
@@ -640,7 +641,7 @@ func TestOrderingTheSameWarmedDomainTwice(t *testing.T) {
 
 func TestCheckDomainsThroughMCP(t *testing.T) {
 	t.Parallel()
-	f := newSendingFixture(t, &sending.Options{Availability: sending.NewSandbox(nil, sending.DefaultConfig())})
+	f := newSendingFixture(t, &sending.Providers{Availability: sending.NewSandbox(nil, sending.DefaultConfig())})
 	c := f.c
 	unknown := ""
 	for i := 0; unknown == ""; i++ {
@@ -770,7 +771,7 @@ func publishedDNS(t *testing.T, domains ...string) string {
 func TestGetSendingSetupChecksDNSWithTheResolver(t *testing.T) {
 	t.Parallel()
 	clock := vibesell.NewManualClock(friday)
-	f := newSendingFixture(t, &sending.Options{
+	f := newSendingFixture(t, &sending.Providers{
 		Provisioner: testProvisioner{now: clock.Now},
 		Resolver:    sending.NewResolver(publishedDNS(t, "getacme.com"), time.Second),
 	})
