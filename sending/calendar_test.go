@@ -14,32 +14,59 @@ func at(s string) time.Time {
 	return t
 }
 
-func TestBusinessDaysSkipWeekends(t *testing.T) {
+func TestBusinessDays(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		from string
-		n    int
-		want string
-	}{
-		{"2026-12-04T10:00:00Z", 2, "2026-12-08T10:00:00Z"}, // Friday → Tuesday
-		{"2026-12-05T10:00:00Z", 2, "2026-12-08T10:00:00Z"}, // Saturday → Tuesday
-		{"2026-12-06T23:00:00Z", 1, "2026-12-07T23:00:00Z"}, // Sunday → Monday
-		{"2026-12-01T09:00:00Z", 2, "2026-12-03T09:00:00Z"}, // Tuesday → Thursday
-		{"2026-12-03T09:00:00Z", 0, "2026-12-03T09:00:00Z"},
-	} {
-		if got := addBusinessDays(at(tc.from), tc.n); !got.Equal(at(tc.want)) {
-			t.Errorf("%s + %d business days = %s, want %s", tc.from, tc.n, got, tc.want)
+	weekdays := DefaultConfig()
+	christmas := DefaultConfig()
+	christmas.Holidays = []time.Time{at("2026-12-25T00:00:00Z"), at("2027-01-01T00:00:00Z")}
+
+	t.Run("adding skips weekends", func(t *testing.T) {
+		for _, tc := range []struct {
+			from string
+			n    int
+			want string
+		}{
+			{"2026-12-04T10:00:00Z", 2, "2026-12-08T10:00:00Z"}, // Friday → Tuesday
+			{"2026-12-05T10:00:00Z", 2, "2026-12-08T10:00:00Z"}, // Saturday → Tuesday
+			{"2026-12-06T23:00:00Z", 1, "2026-12-07T23:00:00Z"}, // Sunday → Monday
+			{"2026-12-01T09:00:00Z", 2, "2026-12-03T09:00:00Z"}, // Tuesday → Thursday
+			{"2026-12-03T09:00:00Z", 0, "2026-12-03T09:00:00Z"},
+		} {
+			if got := weekdays.addBusinessDays(at(tc.from), tc.n); !got.Equal(at(tc.want)) {
+				t.Errorf("%s + %d business days = %s, want %s", tc.from, tc.n, got, tc.want)
+			}
 		}
-	}
-	if got := businessDaysBetween(at("2026-12-04T00:00:00Z"), at("2026-12-14T00:00:00Z")); got != 7 {
-		t.Errorf("Fri 4 to Mon 14 Dec: %d business days, want 7", got)
-	}
-	if got := businessDaysBetween(at("2026-12-14T00:00:00Z"), at("2026-12-04T00:00:00Z")); got != 0 {
-		t.Errorf("backwards: %d", got)
-	}
-	if got := onOrAfterBusinessDay(at("2026-12-26T15:00:00Z")); !got.Equal(at("2026-12-28T00:00:00Z")) {
-		t.Errorf("Saturday 26 Dec → %s, want Monday 28 Dec", got)
-	}
+	})
+	t.Run("adding skips holidays", func(t *testing.T) {
+		// Thursday 24 Dec + 2: Friday 25 is Christmas, so Monday 28 and Tuesday 29.
+		if got, want := christmas.addBusinessDays(at("2026-12-24T10:00:00Z"), 2), at("2026-12-29T10:00:00Z"); !got.Equal(want) {
+			t.Errorf("24 Dec + 2 business days = %s, want %s", got, want)
+		}
+	})
+	t.Run("counting", func(t *testing.T) {
+		for _, tc := range []struct {
+			cal      Config
+			from, to string
+			want     int
+		}{
+			{weekdays, "2026-12-04T00:00:00Z", "2026-12-14T00:00:00Z", 7},
+			{weekdays, "2026-12-14T00:00:00Z", "2026-12-04T00:00:00Z", 0},
+			{weekdays, "2026-12-21T00:00:00Z", "2027-01-01T00:00:00Z", 10},
+			{christmas, "2026-12-21T00:00:00Z", "2027-01-01T00:00:00Z", 8},
+		} {
+			if got := tc.cal.businessDaysBetween(at(tc.from), at(tc.to)); got != tc.want {
+				t.Errorf("%s to %s with holidays %v: %d business days, want %d", tc.from, tc.to, tc.cal.Holidays, got, tc.want)
+			}
+		}
+	})
+	t.Run("the next business day", func(t *testing.T) {
+		if got := weekdays.onOrAfterBusinessDay(at("2026-12-26T15:00:00Z")); !got.Equal(at("2026-12-28T00:00:00Z")) {
+			t.Errorf("Saturday 26 Dec → %s, want Monday 28 Dec", got)
+		}
+		if got := christmas.onOrAfterBusinessDay(at("2026-12-25T15:00:00Z")); !got.Equal(at("2026-12-28T00:00:00Z")) {
+			t.Errorf("Christmas → %s, want Monday 28 Dec", got)
+		}
+	})
 }
 
 func TestConfigFromEnv(t *testing.T) {
@@ -57,18 +84,20 @@ func TestConfigFromEnv(t *testing.T) {
 		"SENDING_PROVIDER": "rdap", "SENDING_EMAILS_PER_MAILBOX": "25", "SENDING_MAILBOXES_PER_DOMAIN": "5",
 		"SENDING_DOMAIN_PRICES": "com=12.5, .io=40", "SENDING_MAILBOX_PRICE": "4", "SENDING_CURRENCY": "EUR",
 		"SENDING_RDAP_SERVERS": "xyz=https://rdap.example/xyz/", "SENDING_DNS_SERVER": "127.0.0.1:5353", "SENDING_RDAP_TIMEOUT": "2s",
+		"SENDING_HOLIDAYS": "2026-12-25, 2027-01-01",
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.Provider != "rdap" || c.EmailsPerMailbox != 25 || c.MailboxesPerDomain != 5 || c.DomainPrices["com"] != 1250 || c.DomainPrices["io"] != 4000 ||
 		c.DomainPrices["org"] != 0 || c.MailboxPrice != 400 || c.Currency != "EUR" || c.RDAPServers["xyz"] != "https://rdap.example/xyz/" ||
-		c.RDAPServers["com"] == "" || c.DNSServer != "127.0.0.1:5353" || c.RDAPTimeout != 2*time.Second {
+		c.RDAPServers["com"] == "" || c.DNSServer != "127.0.0.1:5353" || c.RDAPTimeout != 2*time.Second ||
+		len(c.Holidays) != 2 || !c.Holidays[1].Equal(at("2027-01-01T00:00:00Z")) {
 		t.Fatalf("overrides: %+v", c)
 	}
 	for k, v := range map[string]string{
 		"SENDING_PROVIDER": "godaddy", "SENDING_MAILBOXES_PER_DOMAIN": "9", "SENDING_DOMAIN_PRICES": "com=cheap",
-		"SENDING_DNS_SERVER": "1.1.1.1", "SENDING_RDAP_TIMEOUT": "forever", "SENDING_CURRENCY": "usd",
+		"SENDING_DNS_SERVER": "1.1.1.1", "SENDING_RDAP_TIMEOUT": "forever", "SENDING_CURRENCY": "usd", "SENDING_HOLIDAYS": "25 Dec",
 	} {
 		_, err := ConfigFromEnv(env(map[string]string{k: v}))
 		if err == nil || !containsAll(err.Error(), k, v) {

@@ -70,3 +70,15 @@ func (c Capacity) Sentence() string {
 	}
 	return ""
 }
+
+// Costs says what a setup costs, the same way in every text: the yearly
+// and monthly amounts, that ordering charges the first year and the first
+// month, and in the sandbox that nothing is charged at all.
+func Costs(yearly, monthly vibesell.Money, domains, mailboxes int, sandbox bool) string {
+	text := fmt.Sprintf("%s per year for %s and %s per month for %s; ordering charges the first year and the first month (%s in all)",
+		yearly, pickWord(domains == 1, "the domain", "the domains"), monthly, vibesell.Plural(mailboxes, "mailbox", "mailboxes"), yearly.Plus(monthly))
+	if sandbox {
+		text += ". These are sandbox amounts: nothing is charged"
+	}
+	return text
+}

@@ -194,7 +194,8 @@ const MaxDomains = 10
 // settled it records them as the workspace's chosen new domains (replacing
 // earlier picks not yet ordered).
 //
-// Refusals (EINVALID): no company domain to start from; a malformed name;
+// Refusals (EINVALID): the workspace chose already-warmed addresses; no
+// company domain to start from; a malformed name;
 // fewer names available than domains asked for; those of package cards.
 func (s *Service) ProposeDomains(ctx context.Context, ws uuid.UUID, args any, answers []cards.Answer, req ProposeDomainsRequest) (Outcome[DomainsChoice], error) {
 	company, err := s.companyDomain(ctx, ws, req.CompanyDomain)
@@ -207,6 +208,9 @@ func (s *Service) ProposeDomains(ctx context.Context, ws uuid.UUID, args any, an
 	}
 	n, err := s.domainCount(ctx, ws, req.Count, SourceOwnNames)
 	if err != nil {
+		return Outcome[DomainsChoice]{}, err
+	}
+	if err := s.matchSource(ctx, ws, SourceOwnNames); err != nil {
 		return Outcome[DomainsChoice]{}, err
 	}
 	flow, err := s.cards.Begin(ctx, ws, vibesell.ToolProposeDomains, args, answers)
@@ -449,12 +453,12 @@ func (s *Service) explainDomains(c *DomainsChoice) {
 		monthly = monthly.Plus(p.MailboxPrice.Times(p.Mailboxes))
 		mailboxes += p.Mailboxes
 	}
-	what := "new domains registered for you"
+	what := pickWord(len(names) == 1, "a new domain registered for you", "new domains registered for you")
 	if c.Decision == DecisionWarmedDomains {
-		what = "already-warmed domains taken off the shelf for you"
+		what = pickWord(len(names) == 1, "an already-warmed domain that becomes yours", "already-warmed domains that become yours")
 	}
-	c.Meaning = fmt.Sprintf("Your addresses will be on %s: %s. Nothing is registered or billed yet; once ordered, they cost %s per year for the domains and about %s per month for %s.",
-		what, vibesell.JoinAnd(names), yearly, monthly, vibesell.Plural(mailboxes, "mailbox", "mailboxes"))
+	c.Meaning = fmt.Sprintf("Your addresses will be on %s: %s. Nothing is registered or billed yet; once ordered: %s.",
+		what, vibesell.JoinAnd(names), Costs(yearly, monthly, len(names), mailboxes, s.Sandbox()))
 	c.NextTool = vibesell.ToolProposeEmail
 	c.NextStep = fmt.Sprintf("Call %s with the names of the people who will send, to choose the exact addresses on %s.", vibesell.ToolProposeEmail, pickWord(len(names) == 1, "this domain", "these domains"))
 }

@@ -43,6 +43,7 @@ type EmailStep struct {
 	ReadyOn      time.Time
 	FullVolumeOn time.Time
 	ChosenAt     time.Time
+	Sandbox      bool // nothing is real or charged
 	NextTool     string
 	NextStep     string
 }
@@ -195,7 +196,7 @@ func (s *Service) ProposeEmail(ctx context.Context, ws uuid.UUID, args any, answ
 		q.Choices = append(q.Choices, cards.Choice{
 			ID:          st.id,
 			Label:       fmt.Sprintf("%s: %s", st.label, strings.Join(example, ", ")),
-			Description: "Creates " + addressList(addrs) + ".",
+			Description: "Creates " + addressList(addrs) + "." + signsMore(senders, addrs, len(domains)),
 		})
 	}
 	ans, card, err := flow.Ask(ctx, q)
@@ -212,11 +213,18 @@ func (s *Service) ProposeEmail(ctx context.Context, ws uuid.UUID, args any, answ
 		step.Style, step.StyleLabel = ans.Choice.ID, ans.Choice.Label
 		step.Addresses = byStyle[ans.Choice.ID]
 	} else {
-		step.Style, step.StyleLabel = "own_words", "In your own words: "+ans.Answer
 		parts := ownParts(ans.Answer)
+		signers := signersOf(senders, parts)
+		shown := make([]string, len(parts))
+		for i, p := range parts {
+			shown[i] = p + "@"
+		}
+		// The label is what will be created, not the person's sentence
+		// repeated back ("ada@ and sales@ please").
+		step.Style, step.StyleLabel = "own_words", "Written by you: "+strings.Join(shown, ", ")
 		for _, d := range domains {
-			for _, p := range parts {
-				step.Addresses = append(step.Addresses, s.address(d, p+"@"+d.Name, ""))
+			for i, p := range parts {
+				step.Addresses = append(step.Addresses, s.address(d, p+"@"+d.Name, signers[i]))
 			}
 			if m := mailboxesOf(d); len(parts) != m {
 				notes = append(notes, fmt.Sprintf("%s gets %s as written, where %d were planned.", d.Name, vibesell.Plural(len(parts), "address", "addresses"), m))
@@ -233,6 +241,51 @@ func (s *Service) ProposeEmail(ctx context.Context, ws uuid.UUID, args any, answ
 	}
 	s.explainEmail(&step, domains, hasSizing)
 	return settled(flow, step, append(notes, more...)), nil
+}
+
+// signsMore says why a sender signs more than one address on a domain
+// (more mailboxes than senders), so two near-identical addresses for one
+// person and one for another do not look like a mistake.
+func signsMore(senders []sender, addrs []Address, domains int) string {
+	perDomain := len(addrs) / max(domains, 1)
+	if perDomain <= len(senders) {
+		return ""
+	}
+	var more []string
+	for _, sn := range senders {
+		n := 0
+		for _, a := range addrs[:perDomain] {
+			if a.SenderName == sn.name {
+				n++
+			}
+		}
+		if n > 1 {
+			more = append(more, fmt.Sprintf("%s signs %d", sn.name, n))
+		}
+	}
+	return fmt.Sprintf(" Each domain carries %d mailboxes for %s, so %s.", perDomain, vibesell.Plural(len(senders), "sender", "senders"), vibesell.JoinAnd(more))
+}
+
+// signersOf gives each address the person wrote a sender: the one whose
+// name it is built from, else the senders in turn, so every address is
+// signed by someone.
+func signersOf(senders []sender, parts []string) []string {
+	out := make([]string, len(parts))
+	next := 0
+	for i, p := range parts {
+		for _, sn := range senders {
+			for _, f := range styles[0].formats {
+				if sn.format(f) == p {
+					out[i] = sn.name
+				}
+			}
+		}
+		if out[i] == "" {
+			out[i] = senders[next%len(senders)].name
+			next++
+		}
+	}
+	return out
 }
 
 func (s *Service) address(d Domain, addr, who string) Address {
@@ -339,8 +392,10 @@ func (s *Service) explainEmail(step *EmailStep, domains []Domain, hasSizing bool
 		}
 	}
 	step.NextTool = vibesell.ToolOrderSendingSetup
-	step.NextStep = fmt.Sprintf("Call %s to ask for approval to set up %s and %s: %s per year for the domains and %s per month for the mailboxes. Nothing is registered, created or billed until a person approves it.",
-		vibesell.ToolOrderSendingSetup, vibesell.Plural(len(domains), "domain", "domains"), vibesell.Plural(len(step.Addresses), "mailbox", "mailboxes"), step.YearlyCost, step.MonthlyCost)
+	step.Sandbox = s.Sandbox()
+	step.NextStep = fmt.Sprintf("Call %s to ask for approval to set up %s and %s: %s. Nothing is registered, created or billed until a person approves it.",
+		vibesell.ToolOrderSendingSetup, vibesell.Plural(len(domains), "domain", "domains"), vibesell.Plural(len(step.Addresses), "mailbox", "mailboxes"),
+		Costs(step.YearlyCost, step.MonthlyCost, len(domains), len(step.Addresses), step.Sandbox))
 	if !hasSizing {
 		step.NextTool = vibesell.ToolSizeSendingCapacity
 		step.NextStep = fmt.Sprintf("Before ordering, confirm the sizing: call %s with the person's daily volume (or lead count and deadline), then %s once they agree. ", vibesell.ToolSizeSendingCapacity, vibesell.ToolConfirmSizing) + step.NextStep

@@ -105,6 +105,11 @@ func New(d Deps) *Service {
 	}
 }
 
+// Sandbox reports whether the setup runs in the sandbox: mailboxes are
+// created (and so everything is ordered) by the sandbox, and nothing is
+// real or charged.
+func (s *Service) Sandbox() bool { return s.provisioner.Name() == SandboxName }
+
 // Config returns the configuration the service runs with.
 func (s *Service) Config() Config { return s.cfg }
 

@@ -84,24 +84,57 @@ type emailArgs struct {
 // style for ws.
 func (f fixture) pick(t *testing.T, ws workspace.Workspace, domain string) {
 	t.Helper()
+	f.pickDomains(t, ws, domain)
+	f.planAddresses(t, ws, "first_name", "Ada Lovelace")
+}
+
+// pickDomains settles propose_domains (lookalikes of acme.com) on names,
+// one card each.
+func (f fixture) pickDomains(t *testing.T, ws workspace.Workspace, names ...string) sending.Outcome[sending.DomainsChoice] {
+	t.Helper()
 	ctx := context.Background()
-	req := sending.ProposeDomainsRequest{CompanyDomain: "acme.com", Count: 1}
-	o, err := f.svc.ProposeDomains(ctx, ws.ID, domainsArgs{"acme.com"}, nil, req)
-	if err != nil || o.Card == nil {
-		t.Fatalf("propose domains: %+v %v", o, err)
+	req := sending.ProposeDomainsRequest{CompanyDomain: "acme.com", Count: len(names)}
+	var answers []cards.Answer
+	for {
+		o, err := f.svc.ProposeDomains(ctx, ws.ID, domainsArgs{"acme.com"}, answers, req)
+		if err != nil {
+			t.Fatalf("propose domains %v: %v", names, err)
+		}
+		if o.Card == nil {
+			return o
+		}
+		answers = append(answers, cards.Answer{Card: o.Card.ID, Answer: names[len(answers)]})
 	}
-	o, err = f.svc.ProposeDomains(ctx, ws.ID, domainsArgs{"acme.com"}, []cards.Answer{{Card: o.Card.ID, Answer: domain}}, req)
-	if err != nil || o.Result == nil {
-		t.Fatalf("pick %s: %+v %v", domain, o, err)
-	}
-	names := sending.ProposeEmailRequest{SenderNames: []string{"Ada Lovelace"}}
-	e, err := f.svc.ProposeEmail(ctx, ws.ID, emailArgs{names.SenderNames}, nil, names)
+}
+
+// planAddresses settles propose_email for senders with answer (a style id
+// or the person's own words).
+func (f fixture) planAddresses(t *testing.T, ws workspace.Workspace, answer string, senders ...string) sending.Outcome[sending.EmailStep] {
+	t.Helper()
+	ctx := context.Background()
+	req := sending.ProposeEmailRequest{SenderNames: senders}
+	e, err := f.svc.ProposeEmail(ctx, ws.ID, emailArgs{senders}, nil, req)
 	if err != nil || e.Card == nil {
 		t.Fatalf("propose email: %+v %v", e, err)
 	}
-	e, err = f.svc.ProposeEmail(ctx, ws.ID, emailArgs{names.SenderNames}, []cards.Answer{{Card: e.Card.ID, Answer: "first_name"}}, names)
+	e, err = f.svc.ProposeEmail(ctx, ws.ID, emailArgs{senders}, []cards.Answer{{Card: e.Card.ID, Answer: answer}}, req)
 	if err != nil || e.Result == nil {
 		t.Fatalf("settle email: %+v %v", e, err)
+	}
+	return e
+}
+
+// chooseSource settles choose_sending_source on source for ws.
+func (f fixture) chooseSource(t *testing.T, ws workspace.Workspace, source sending.SourceKind) {
+	t.Helper()
+	type noArgs struct{}
+	ctx := context.Background()
+	q, err := f.svc.ChooseSource(ctx, ws.ID, noArgs{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.svc.ChooseSource(ctx, ws.ID, noArgs{}, []cards.Answer{{Card: q.Card.ID, Answer: string(source)}}); err != nil {
+		t.Fatal(err)
 	}
 }
 

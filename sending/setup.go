@@ -158,7 +158,7 @@ func (s *Service) QueueRows(b *pgx.Batch, ws uuid.UUID) (done func() (Rows, erro
 		return err
 	})
 	b.Queue(sizingSQL, ws).QueryRow(func(row pgx.Row) (err error) {
-		r.sizing, err = scanSizing(row)
+		r.sizing, err = s.scanSizing(row)
 		return err
 	})
 	b.Queue(domainsSQL, ws).Query(func(rows pgx.Rows) (err error) {
@@ -207,7 +207,7 @@ type setupRows struct {
 func (s *Service) setup(r setupRows, now time.Time) Setup {
 	// Until a vendor is wired in, mailboxes are the sandbox's: the whole
 	// setup is, from its first answer on.
-	st := Setup{Source: r.source, Sizing: r.sizing, WarmupDays: s.cfg.WarmupDays, Sandbox: s.provisioner.Name() == SandboxName}
+	st := Setup{Source: r.source, Sizing: r.sizing, WarmupDays: s.cfg.WarmupDays, Sandbox: s.Sandbox()}
 	for _, d := range r.domains {
 		st.Domains = append(st.Domains, DomainStatus{Domain: d, State: d.State(now)})
 		st.Sandbox = st.Sandbox || d.Provider == SandboxName
@@ -251,15 +251,15 @@ func (s *Service) setup(r setupRows, now time.Time) Setup {
 func (s *Service) mailboxFullVolume(m Mailbox, now time.Time) time.Time {
 	switch {
 	case m.Prewarmed:
-		return onOrAfterBusinessDay(*m.ReadyAt)
+		return s.cfg.onOrAfterBusinessDay(*m.ReadyAt)
 	case m.WarmupStartedAt != nil:
-		return onOrAfterBusinessDay(m.warmupEnds(s.cfg))
+		return s.cfg.onOrAfterBusinessDay(m.warmupEnds(s.cfg))
 	}
 	start := day(now)
 	if m.ReadyAt.After(now) {
 		start = day(*m.ReadyAt)
 	}
-	return onOrAfterBusinessDay(start.AddDate(0, 0, s.cfg.WarmupDays))
+	return s.cfg.onOrAfterBusinessDay(start.AddDate(0, 0, s.cfg.WarmupDays))
 }
 
 // next says what the setup needs next: the tool to call and why.

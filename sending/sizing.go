@@ -23,11 +23,11 @@ type Timeline struct {
 // preparation and WarmupDays of warmup, on the next business day.
 func (s *Service) timeline(now time.Time, source SourceKind) Timeline {
 	if source == SourceAlreadyWarmed {
-		r := day(addBusinessDays(now, s.cfg.WarmedPrepBusinessDays))
+		r := day(s.cfg.addBusinessDays(now, s.cfg.WarmedPrepBusinessDays))
 		return Timeline{ReadyOn: r, FullVolumeOn: r}
 	}
-	r := day(addBusinessDays(now, s.cfg.PrepBusinessDays))
-	return Timeline{ReadyOn: r, FullVolumeOn: onOrAfterBusinessDay(r.AddDate(0, 0, s.cfg.WarmupDays))}
+	r := day(s.cfg.addBusinessDays(now, s.cfg.PrepBusinessDays))
+	return Timeline{ReadyOn: r, FullVolumeOn: s.cfg.onOrAfterBusinessDay(r.AddDate(0, 0, s.cfg.WarmupDays))}
 }
 
 // SizingRequest is what to size for: a daily volume, or a lead count to
@@ -66,6 +66,7 @@ type Sizing struct {
 	ReadyOn            time.Time
 	FullVolumeOn       time.Time
 	ConfirmedAt        *time.Time // nil until confirmed
+	Sandbox            bool       // the prices are sandbox amounts: nothing is charged
 }
 
 // Size works out the mailboxes and domains a volume needs, their cost, and
@@ -87,7 +88,9 @@ func (s *Service) Size(ctx context.Context, ws uuid.UUID, req SizingRequest) (Si
 			req.Source = SourceAlreadyWarmed
 		}
 	}
-	return s.size(now, req)
+	z, err := s.size(now, req)
+	z.Sandbox = s.Sandbox()
+	return z, err
 }
 
 func (s *Service) size(now time.Time, req SizingRequest) (Sizing, error) {
@@ -131,7 +134,7 @@ func (s *Service) size(now time.Time, req SizingRequest) (Sizing, error) {
 			perLead = DefaultEmailsPerLead
 		}
 		deadline = day(deadline)
-		days := businessDaysBetween(t.FullVolumeOn, deadline)
+		days := s.cfg.businessDaysBetween(t.FullVolumeOn, deadline)
 		if days == 0 {
 			alt := ""
 			if req.Source == SourceOwnNames {
@@ -201,11 +204,11 @@ const sizingSQL = `
 
 // ConfirmedSizing returns the workspace's confirmed sizing, or nil.
 func (s *Service) ConfirmedSizing(ctx context.Context, ws uuid.UUID) (*Sizing, error) {
-	return scanSizing(s.db.QueryRow(ctx, sizingSQL, ws))
+	return s.scanSizing(s.db.QueryRow(ctx, sizingSQL, ws))
 }
 
 // scanSizing reads the row of sizingSQL: nil when there is none.
-func scanSizing(row pgx.Row) (*Sizing, error) {
+func (s *Service) scanSizing(row pgx.Row) (*Sizing, error) {
 	var z Sizing
 	var currency string
 	var monthly, yearly int64
@@ -228,7 +231,7 @@ func scanSizing(row pgx.Row) (*Sizing, error) {
 	}
 	if z.LeadCount != nil && z.EmailsPerLead != nil {
 		total := *z.LeadCount * *z.EmailsPerLead
-		days := businessDaysBetween(z.FullVolumeOn, *z.Deadline)
+		days := s.cfg.businessDaysBetween(z.FullVolumeOn, *z.Deadline)
 		z.TotalEmails, z.SendingDays = &total, &days
 	}
 	z.ConfirmedAt = &confirmed

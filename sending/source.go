@@ -45,9 +45,9 @@ func (s *Service) sourceQuestion(now time.Time) cards.Question {
 				ID:    string(SourceOwnNames),
 				Label: "Send under my brand",
 				Description: fmt.Sprintf("Addresses created for you on lookalike domains of your brand's domain. "+
-					"Ready after about %s of preparation, weekends not counted (%s if ordered today), then %d days of warmup before full volume (from %s). "+
+					"Ready after about %s of preparation, %s not counted (%s if ordered today), then %d days of warmup before full volume (from %s). "+
 					"%s per domain per year and %s per mailbox per month.",
-					vibesell.Plural(s.cfg.PrepBusinessDays, "business day", "business days"), vibesell.FormatDate(own.ReadyOn), s.cfg.WarmupDays, vibesell.FormatDate(own.FullVolumeOn),
+					vibesell.Plural(s.cfg.PrepBusinessDays, "business day", "business days"), s.cfg.DaysOff(), vibesell.FormatDate(own.ReadyOn), s.cfg.WarmupDays, vibesell.FormatDate(own.FullVolumeOn),
 					s.money(s.cfg.DomainPrice()), s.money(s.cfg.MailboxPrice)),
 			},
 		},
@@ -155,4 +155,21 @@ func (s *Service) hasSizing(ctx context.Context, ws uuid.UUID) (bool, error) {
 		return false, fmt.Errorf("read sizing: %w", err)
 	}
 	return ok, nil
+}
+
+// matchSource refuses picks of want's kind while the workspace chose the
+// other source: mixed, the setup would send under both.
+func (s *Service) matchSource(ctx context.Context, ws uuid.UUID, want SourceKind) error {
+	src, err := s.source(ctx, s.db, ws)
+	if err != nil || src == nil || src.Source == want || src.Source == SourceOther {
+		return err
+	}
+	if want == SourceAlreadyWarmed {
+		return vibesell.Errorf(vibesell.EINVALID,
+			"The person chose to send under their brand (new addresses on lookalike domains), so already-warmed domains would mix the two. Call %s to pick lookalike domains; if the person now prefers to start sooner with already-warmed addresses, call %s again first.",
+			vibesell.ToolProposeDomains, vibesell.ToolChooseSendingSource)
+	}
+	return vibesell.Errorf(vibesell.EINVALID,
+		"The person chose to start sooner with already-warmed addresses, so new domains under their brand would mix the two. Call %s to pick already-warmed domains; if the person now prefers to send under their brand, call %s again first.",
+		vibesell.ToolProposeWarmedDomains, vibesell.ToolChooseSendingSource)
 }

@@ -114,11 +114,14 @@ type ProposeWarmedRequest struct {
 // as the workspace's chosen warmed domains (replacing earlier warmed picks
 // not yet ordered).
 //
-// Refusals (EINVALID): fewer domains on the shelf than asked for; those of
-// package cards.
+// Refusals (EINVALID): the workspace chose to send under its brand; fewer
+// domains on the shelf than asked for; those of package cards.
 func (s *Service) ProposeWarmed(ctx context.Context, ws uuid.UUID, args any, answers []cards.Answer, req ProposeWarmedRequest) (Outcome[DomainsChoice], error) {
 	n, err := s.domainCount(ctx, ws, req.Count, SourceAlreadyWarmed)
 	if err != nil {
+		return Outcome[DomainsChoice]{}, err
+	}
+	if err := s.matchSource(ctx, ws, SourceAlreadyWarmed); err != nil {
 		return Outcome[DomainsChoice]{}, err
 	}
 	flow, err := s.cards.Begin(ctx, ws, vibesell.ToolProposeWarmedDomains, args, answers)
@@ -131,8 +134,8 @@ func (s *Service) ProposeWarmed(ctx context.Context, ws uuid.UUID, args any, ans
 	}
 	if len(items) < n {
 		return Outcome[DomainsChoice]{}, vibesell.Errorf(vibesell.EINVALID,
-			"The warmed shelf has %s right now, fewer than the %d asked for. Ask for fewer with count, or add new domains under your brand with %s.",
-			vibesell.Plural(len(items), "domain", "domains"), n, vibesell.ToolProposeDomains)
+			"Only %s already warmed up %s on offer right now, fewer than the %d asked for. Ask for fewer with count, or add new domains under your brand with %s.",
+			vibesell.Plural(len(items), "domain", "domains"), pickWord(len(items) == 1, "is", "are"), n, vibesell.ToolProposeDomains)
 	}
 	sandbox := s.shelf.Name() == SandboxName
 	var picks []DomainPick
@@ -141,16 +144,16 @@ func (s *Service) ProposeWarmed(ctx context.Context, ws uuid.UUID, args any, ans
 			Topic:    fmt.Sprintf("warmed-%d", k),
 			Question: warmedQuestion(k, n),
 			Reason: "Your addresses will be on this domain; it has been sending warmup emails for months, so it can send at full volume soon after handover. " +
-				"Nothing is reserved or billed by answering, and the domain stays on the shelf for others until the order is approved.",
+				"Nothing is reserved or billed by answering, and the domain stays on offer to others until the order is approved.",
 		}
 		for _, it := range items {
 			if slices.ContainsFunc(picks, func(p DomainPick) bool { return p.Domain == it.Domain }) {
 				continue
 			}
 			desc := fmt.Sprintf("Registered %s (%s ago)%s; handed over %s if ordered today; plus %s per year for the domain.",
-				vibesell.FormatDate(it.RegisteredOn), age(it.AgeDays), reputationPhrase(it.Reputation), vibesell.FormatDate(it.ReadyOn), it.YearlyPrice)
+				vibesell.FormatDate(it.RegisteredOn), Age(it.AgeDays), reputationPhrase(it.Reputation), vibesell.FormatDate(it.ReadyOn), it.YearlyPrice)
 			if sandbox {
-				desc += " Sandbox: not a real shelf."
+				desc += " Sandbox: not a real domain, and nothing is charged."
 			}
 			q.Choices = append(q.Choices, cards.Choice{
 				ID:          it.Domain,
@@ -195,8 +198,9 @@ func reputationPhrase(r *int) string {
 	return fmt.Sprintf("; reputation %d of 100", *r)
 }
 
-// age writes a number of days as a reader would say it.
-func age(days int) string {
+// Age writes a domain's age in days as a reader would say it, the one
+// way every text gives it: "45 days", "8 months", "2 years".
+func Age(days int) string {
 	switch {
 	case days < 60:
 		return vibesell.Plural(days, "day", "days")

@@ -126,7 +126,7 @@ func (s *Service) StartWarmup(ctx context.Context, ws uuid.UUID) (Warmup, error)
 			per = z.EmailsPerMailbox
 		}
 		start := day(now)
-		full := onOrAfterBusinessDay(start.AddDate(0, 0, s.cfg.WarmupDays))
+		full := s.cfg.onOrAfterBusinessDay(start.AddDate(0, 0, s.cfg.WarmupDays))
 		w.Ramp = s.Ramp(start, len(w.Started), per)
 		w.StartedOn, w.FullVolumeOn = &start, &full
 	}

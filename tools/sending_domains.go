@@ -12,10 +12,11 @@ import (
 	"vibesell/workspace"
 )
 
-func domainsSettled(tool string, o sending.Outcome[sending.DomainsChoice]) toolkit.Result[sendingChoiceOutput] {
+func domainsSettled(tool string, o sending.Outcome[sending.DomainsChoice], sandbox bool) toolkit.Result[sendingChoiceOutput] {
 	c := o.Result
 	out := sendingChoiceOutput{
 		Kind:         "sending_choice",
+		Sandbox:      sandbox,
 		choiceFields: settledFields(tool, o.Arguments, o.Answers),
 		Decision:     strPtr(string(c.Decision)),
 		Chosen:       []chosenItem{},
@@ -98,9 +99,9 @@ func proposeDomains(d Deps) toolkit.Tool {
 				return toolkit.Result[sendingChoiceOutput]{}, err
 			}
 			if o.Card != nil {
-				return toolkit.Result[sendingChoiceOutput]{Markdown: choiceMarkdown(o.Card, o.Notes), Data: sendingChoiceOutput{Kind: kindChoice(), choiceFields: askedFields(o.Card)}}, nil
+				return sendingAsked(o.Card, o.Notes, d.Sending.Sandbox()), nil
 			}
-			return domainsSettled("propose_domains", o), nil
+			return domainsSettled(vibesell.ToolProposeDomains, o, d.Sending.Sandbox()), nil
 		},
 	})
 }
@@ -157,11 +158,13 @@ func checkDomains(d Deps) toolkit.Tool {
 				case qt.Available != nil:
 					status = "taken"
 				}
-				price := "not sold by VibeSell"
-				if qt.YearlyPrice != nil {
-					price = qt.YearlyPrice.String() + " per year"
+				fmt.Fprintf(&b, "- **%s**: %s", qt.Domain, status)
+				switch {
+				case qt.YearlyPrice == nil:
+					b.WriteString("; not sold by VibeSell")
+				case status != "taken":
+					fmt.Fprintf(&b, "; %s per year", qt.YearlyPrice)
 				}
-				fmt.Fprintf(&b, "- **%s**: %s; %s", qt.Domain, status, price)
 				if qt.Reason != "" {
 					fmt.Fprintf(&b, " (%s)", qt.Reason)
 				}

@@ -30,6 +30,7 @@ type emailStepOutput struct {
 	ReadyOn      *string          `json:"readyOn" jsonschema:"email_step: the day the addresses would be ready if ordered today, YYYY-MM-DD (UTC); null on a choice"`
 	FullVolumeOn *string          `json:"fullVolumeOn" jsonschema:"email_step: the first day they could all send at full volume if ordered today, YYYY-MM-DD (UTC); null on a choice"`
 	ChosenAt     *time.Time       `json:"chosenAt" jsonschema:"email_step: when the person answered; null on a choice"`
+	Sandbox      bool             `json:"sandbox" jsonschema:"true when the setup runs in the sandbox: nothing real is created and the prices are never charged"`
 	NextStep     *sendingStepData `json:"nextStep" jsonschema:"email_step: what to do next; null on a choice"`
 }
 
@@ -67,7 +68,7 @@ func proposeEmail(d Deps) toolkit.Tool {
 				choiceFields: settledFields("propose_email", o.Arguments, o.Answers),
 				Style:        &s.Style, StyleLabel: &s.StyleLabel, Domains: s.Domains, Addresses: []addressData{},
 				MonthlyCost: moneyPtr(s.MonthlyCost), YearlyCost: moneyPtr(s.YearlyCost),
-				ReadyOn: dayPtr(&s.ReadyOn), FullVolumeOn: dayPtr(&s.FullVolumeOn), ChosenAt: &s.ChosenAt,
+				ReadyOn: dayPtr(&s.ReadyOn), FullVolumeOn: dayPtr(&s.FullVolumeOn), ChosenAt: &s.ChosenAt, Sandbox: s.Sandbox,
 				NextStep: stepData(s.NextTool, s.NextStep),
 			}
 			var b strings.Builder
@@ -77,8 +78,8 @@ func proposeEmail(d Deps) toolkit.Tool {
 				out.Addresses = append(out.Addresses, addressData{Address: a.Address, Domain: a.Domain, SenderName: strPtr(a.SenderName), Prewarmed: a.Prewarmed, MonthlyPrice: moneyOf(a.MonthlyPrice)})
 				fmt.Fprintf(&b, "- %s (%s per month%s)\n", a.Address, a.MonthlyPrice, sending.MailboxTraits(a.SenderName, a.Prewarmed))
 			}
-			fmt.Fprintf(&b, "\nCost once ordered: %s per month for the mailboxes and %s per year for the domains. If ordered today they are ready on %s and can all send at full volume from %s.\n%s\nNext: %s\n",
-				s.MonthlyCost, s.YearlyCost, formatDate(s.ReadyOn), formatDate(s.FullVolumeOn), notesMarkdown(o.Notes), s.NextStep)
+			fmt.Fprintf(&b, "\nCost once ordered: %s. If ordered today they are ready on %s and can all send at full volume from %s.\n%s\nNext: %s\n",
+				sending.Costs(s.YearlyCost, s.MonthlyCost, len(s.Domains), len(s.Addresses), s.Sandbox), formatDate(s.ReadyOn), formatDate(s.FullVolumeOn), notesMarkdown(o.Notes), s.NextStep)
 			return toolkit.Result[emailStepOutput]{Markdown: b.String(), Data: out}, nil
 		},
 	})

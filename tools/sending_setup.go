@@ -17,7 +17,7 @@ import (
 // the registry's contract test), so a description never quotes a price the
 // server does not charge.
 type sendingTerms struct {
-	domain, mailbox, warmed, tlds                                    string
+	domain, mailbox, warmed, tlds, daysOff, sendingDays              string
 	prep, warmedPrep, warmupDays, perMailbox, perDomain, start, step int
 }
 
@@ -28,7 +28,7 @@ func termsOf(d Deps) sendingTerms {
 	}
 	m := func(minor int64) string { return vibesell.NewMoney(minor, c.Currency).String() }
 	return sendingTerms{
-		domain: m(c.DomainPrice()), mailbox: m(c.MailboxPrice), warmed: m(c.WarmedMailboxPrice), tlds: vibesell.JoinAnd(c.SoldTLDs()),
+		domain: m(c.DomainPrice()), mailbox: m(c.MailboxPrice), warmed: m(c.WarmedMailboxPrice), tlds: vibesell.JoinAnd(c.SoldTLDs()), daysOff: c.DaysOff(), sendingDays: c.SendingDays(),
 		prep: c.PrepBusinessDays, warmedPrep: c.WarmedPrepBusinessDays, warmupDays: c.WarmupDays,
 		perMailbox: c.EmailsPerMailbox, perDomain: c.MailboxesPerDomain, start: c.RampStart, step: c.RampStep,
 	}

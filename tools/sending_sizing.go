@@ -25,6 +25,7 @@ type sizingInput struct {
 
 type sizingOutput struct {
 	Kind               string     `json:"kind" enum:"sizing"`
+	Sandbox            bool       `json:"sandbox" jsonschema:"true when the setup runs in the sandbox: the prices are never charged"`
 	Confirmed          bool       `json:"confirmed" jsonschema:"true when this sizing is recorded as the workspace's (confirm_sizing); false for a calculation only"`
 	ConfirmedAt        *time.Time `json:"confirmedAt" jsonschema:"when it was recorded; null when not recorded"`
 	Source             string     `json:"source" jsonschema:"the addresses sized for: already_warmed or own_names"`
@@ -55,7 +56,7 @@ func sizingRequest(in sizingInput) sending.SizingRequest {
 
 func toSizingOutput(z sending.Sizing) sizingOutput {
 	return sizingOutput{
-		Kind: "sizing", Confirmed: z.ConfirmedAt != nil, ConfirmedAt: z.ConfirmedAt, Source: string(z.Source), DailyVolume: z.DailyVolume,
+		Kind: "sizing", Sandbox: z.Sandbox, Confirmed: z.ConfirmedAt != nil, ConfirmedAt: z.ConfirmedAt, Source: string(z.Source), DailyVolume: z.DailyVolume,
 		LeadCount: z.LeadCount, Deadline: dayPtr(z.Deadline), EmailsPerLead: z.EmailsPerLead, TotalEmails: z.TotalEmails, SendingDays: z.SendingDays,
 		EmailsPerMailbox: z.EmailsPerMailbox, MailboxesPerDomain: z.MailboxesPerDomain, Mailboxes: z.Mailboxes, Domains: z.Domains,
 		MailboxPrice: moneyOf(z.MailboxPrice), DomainPrice: moneyOf(z.DomainPrice), MonthlyCost: moneyOf(z.MonthlyCost), YearlyCost: moneyOf(z.YearlyCost),
@@ -63,7 +64,7 @@ func toSizingOutput(z sending.Sizing) sizingOutput {
 	}
 }
 
-func sizingMarkdown(z sending.Sizing, confirmed bool) string {
+func sizingMarkdown(t sendingTerms, z sending.Sizing, confirmed bool) string {
 	var b strings.Builder
 	what := "new addresses under your brand"
 	if z.Source == sending.SourceAlreadyWarmed {
@@ -75,22 +76,22 @@ func sizingMarkdown(z sending.Sizing, confirmed bool) string {
 		b.WriteString("## Sending capacity needed\n\n")
 	}
 	if z.LeadCount != nil {
-		fmt.Fprintf(&b, "To send %d emails (%d leads × %d emails each) by %s, over %s of full volume: %d emails per business day.\n\n",
-			*z.TotalEmails, *z.LeadCount, *z.EmailsPerLead, formatDate(*z.Deadline), vibesell.Plural(*z.SendingDays, "business day", "business days"), z.DailyVolume)
+		fmt.Fprintf(&b, "To send %s emails (%s leads × %d emails each) by %s, over %s of full volume: %s emails per business day.\n\n",
+			vibesell.Count(*z.TotalEmails), vibesell.Count(*z.LeadCount), *z.EmailsPerLead, formatDate(*z.Deadline), vibesell.Plural(*z.SendingDays, "business day", "business days"), vibesell.Count(z.DailyVolume))
 	} else {
-		fmt.Fprintf(&b, "For %d emails per business day:\n\n", z.DailyVolume)
+		fmt.Fprintf(&b, "For %s emails per business day:\n\n", vibesell.Count(z.DailyVolume))
 	}
 	fmt.Fprintf(&b, "- %s sending %d emails a day each, on %s at %d mailboxes per domain, with %s.\n",
 		vibesell.Plural(z.Mailboxes, "mailbox", "mailboxes"), z.EmailsPerMailbox, vibesell.Plural(z.Domains, "domain", "domains"), z.MailboxesPerDomain, what)
-	fmt.Fprintf(&b, "- Cost: %s per month for the mailboxes (%s each) and %s per year for the domains (%s each).\n",
-		z.MonthlyCost, z.MailboxPrice, z.YearlyCost, z.DomainPrice)
+	fmt.Fprintf(&b, "- Cost: %s each per month and %s each per year for the domains: %s.\n",
+		z.MailboxPrice, z.DomainPrice, sending.Costs(z.YearlyCost, z.MonthlyCost, z.Domains, z.Mailboxes, z.Sandbox))
 	if z.Source == sending.SourceAlreadyWarmed {
 		fmt.Fprintf(&b, "- Ordered today, they are handed over on %s and can send at full volume from that day.\n", formatDate(z.ReadyOn))
 	} else {
-		fmt.Fprintf(&b, "- Ordered today, they are ready on %s (business days, weekends not counted), then warm up; full volume is possible from %s.\n",
-			formatDate(z.ReadyOn), formatDate(z.FullVolumeOn))
+		fmt.Fprintf(&b, "- Ordered today, they are ready on %s (business days, %s not counted), then warm up; full volume is possible from %s.\n",
+			formatDate(z.ReadyOn), t.daysOff, formatDate(z.FullVolumeOn))
 	}
-	b.WriteString("\nSending days are Monday to Friday.\n")
+	fmt.Fprintf(&b, "\nSending days are %s.\n", t.sendingDays)
 	if confirmed {
 		b.WriteString("\nNext: propose_domains (or propose_warmed_domains for already-warmed addresses) now offers this many domains.\n")
 	} else {
@@ -101,9 +102,9 @@ func sizingMarkdown(z sending.Sizing, confirmed bool) string {
 
 func sizingArgsDoc(t sendingTerms) string {
 	return fmt.Sprintf("Give either dailyVolume, or leadCount with deadline (and optionally emailsPerLead, %d by default). "+
-		"Defaults: %d emails per mailbox per day, %d mailboxes per domain; sending days are Monday to Friday. "+
+		"Defaults: %d emails per mailbox per day, %d mailboxes per domain; sending days are %s. "+
 		"Prices: %s per new mailbox per month, %s per already-warmed mailbox per month, %s per domain per year. ",
-		sending.DefaultEmailsPerLead, t.perMailbox, t.perDomain, t.mailbox, t.warmed, t.domain)
+		sending.DefaultEmailsPerLead, t.perMailbox, t.perDomain, t.sendingDays, t.mailbox, t.warmed, t.domain)
 }
 
 func sizeSendingCapacity(d Deps) toolkit.Tool {
@@ -112,8 +113,8 @@ func sizeSendingCapacity(d Deps) toolkit.Tool {
 		Name:  "size_sending_capacity",
 		Title: "Size the sending capacity",
 		Description: fmt.Sprintf("Works out the mailboxes and domains needed for a sending volume, what they cost per month and per year, and the first day full volume is possible if ordered today "+
-			"(new addresses: about %s of preparation, weekends not counted, then %d days of warmup; already-warmed addresses: handed over in about %s, at full volume). ",
-			vibesell.Plural(t.prep, "business day", "business days"), t.warmupDays, vibesell.Plural(t.warmedPrep, "business day", "business days")) +
+			"(new addresses: about %s of preparation, %s not counted, then %d days of warmup; already-warmed addresses: handed over in about %s, at full volume). ",
+			vibesell.Plural(t.prep, "business day", "business days"), t.daysOff, t.warmupDays, vibesell.Plural(t.warmedPrep, "business day", "business days")) +
 			sizingArgsDoc(t) +
 			"It calculates only: nothing is recorded, reserved or billed. To record the result once the person agrees, call confirm_sizing with the same arguments.",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.Yes, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
@@ -122,7 +123,7 @@ func sizeSendingCapacity(d Deps) toolkit.Tool {
 			if err != nil {
 				return toolkit.Result[sizingOutput]{}, err
 			}
-			return toolkit.Result[sizingOutput]{Markdown: sizingMarkdown(z, false), Data: toSizingOutput(z)}, nil
+			return toolkit.Result[sizingOutput]{Markdown: sizingMarkdown(t, z, false), Data: toSizingOutput(z)}, nil
 		},
 	})
 }
@@ -142,7 +143,7 @@ func confirmSizing(d Deps) toolkit.Tool {
 			if err != nil {
 				return toolkit.Result[sizingOutput]{}, err
 			}
-			return toolkit.Result[sizingOutput]{Markdown: sizingMarkdown(z, true), Data: toSizingOutput(z)}, nil
+			return toolkit.Result[sizingOutput]{Markdown: sizingMarkdown(t, z, true), Data: toSizingOutput(z)}, nil
 		},
 	})
 }

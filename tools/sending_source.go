@@ -7,6 +7,7 @@ import (
 	"time"
 	"vibesell"
 	"vibesell/auth"
+	"vibesell/cards"
 	"vibesell/sending"
 	"vibesell/toolkit"
 )
@@ -24,6 +25,12 @@ type sendingChoiceOutput struct {
 	Meaning  *string          `json:"meaning" jsonschema:"sending_choice: what the decision means for the person; null on a choice"`
 	ChosenAt *time.Time       `json:"chosenAt" jsonschema:"sending_choice: when the person answered; null on a choice"`
 	NextStep *sendingStepData `json:"nextStep" jsonschema:"sending_choice: what to do next; null on a choice"`
+	Sandbox  bool             `json:"sandbox" jsonschema:"true when the setup runs in the sandbox: nothing real is checked, registered or charged"`
+}
+
+// sendingAsked is the result of a sending tool while a question is open.
+func sendingAsked(c *cards.Card, notes []string, sandbox bool) toolkit.Result[sendingChoiceOutput] {
+	return toolkit.Result[sendingChoiceOutput]{Markdown: choiceMarkdown(c, notes), Data: sendingChoiceOutput{Kind: kindChoice(), choiceFields: askedFields(c), Sandbox: sandbox}}
 }
 
 type chosenItem struct {
@@ -55,8 +62,8 @@ func chooseSendingSource(d Deps) toolkit.Tool {
 		Title: "Choose the sending addresses",
 		Description: "Asks the person where their cold emails should go out from, and records their answer. " +
 			fmt.Sprintf("The first call returns a question card (kind choice) with two options: already_warmed (\"Start sooner\": addresses already prepared and warmed up, not under the brand's name, %s per mailbox per month) ", t.warmed) +
-			fmt.Sprintf("and own_names (\"Send under my brand\": addresses created on lookalike domains of the brand, ready after about %s of preparation, weekends not counted, then %d days of warmup; %s per domain per year and %s per mailbox per month); the person may also answer in their own words. ",
-				vibesell.Plural(t.prep, "business day", "business days"), t.warmupDays, t.domain, t.mailbox) +
+			fmt.Sprintf("and own_names (\"Send under my brand\": addresses created on lookalike domains of the brand, ready after about %s of preparation, %s not counted, then %d days of warmup; %s per domain per year and %s per mailbox per month); the person may also answer in their own words. ",
+				vibesell.Plural(t.prep, "business day", "business days"), t.daysOff, t.warmupDays, t.domain, t.mailbox) +
 			"Put the question to the person, then call again with answers to record it: the result (kind sending_choice) says what was chosen, what it means and the next tool. " +
 			"Use it when the sending setup has no source yet (get_workspace_context and get_sending_setup show it), or when the person wants to change it. " +
 			"Answering records a choice only: nothing is set up, reserved or billed. " +
@@ -68,11 +75,12 @@ func chooseSendingSource(d Deps) toolkit.Tool {
 				return toolkit.Result[sendingChoiceOutput]{}, err
 			}
 			if o.Card != nil {
-				return toolkit.Result[sendingChoiceOutput]{Markdown: choiceMarkdown(o.Card, o.Notes), Data: sendingChoiceOutput{Kind: kindChoice(), choiceFields: askedFields(o.Card)}}, nil
+				return sendingAsked(o.Card, o.Notes, d.Sending.Sandbox()), nil
 			}
 			c := o.Result
 			out := sendingChoiceOutput{
 				Kind:         "sending_choice",
+				Sandbox:      d.Sending.Sandbox(),
 				choiceFields: settledFields("choose_sending_source", o.Arguments, o.Answers),
 				Decision:     strPtr("source"),
 				Meaning:      &c.Meaning,

@@ -572,38 +572,6 @@ func withAnswers(args map[string]any, answers ...map[string]string) map[string]a
 	return out
 }
 
-func TestAddressesInThePersonsOwnWords(t *testing.T) {
-	t.Parallel()
-	f := newSendingFixture(t, nil)
-	f.avail.all = true
-	c := f.c
-	var q sendingChoiceOutput
-	c.Result("propose_domains", map[string]any{"companyDomain": "acme.com", "count": 2}, &q)
-	first := *q.Card
-	c.Result("propose_domains", map[string]any{"companyDomain": "acme.com", "count": 2, "answers": []any{ans(first, "getacme.com")}}, &q)
-	c.Result("propose_domains", map[string]any{"companyDomain": "acme.com", "count": 2, "answers": []any{ans(first, "getacme.com"), ans(*q.Card, "tryacme.com")}}, &q)
-	if q.Kind != "sending_choice" {
-		t.Fatalf("domains: %+v", q)
-	}
-	names := map[string]any{"senderNames": []string{"Zoë Brontë"}}
-	var e emailStepOutput
-	c.Result("propose_email", names, &e)
-	if e.Choices[0].Label != "First name first: zoe@, zoe.bronte@, z.bronte@" || *e.Question != "How should the sending addresses on getacme.com and tryacme.com look?" {
-		t.Fatalf("card: %+v", e)
-	}
-	md := c.Result("propose_email", withAnswers(names, ans(*e.Card, "Use zoe@ and Sales@ please")), &e)
-	var addrs []string
-	for _, a := range e.Addresses {
-		addrs = append(addrs, a.Address)
-	}
-	if !slices.Equal(addrs, []string{"zoe@getacme.com", "sales@getacme.com", "zoe@tryacme.com", "sales@tryacme.com"}) || *e.Style != "own_words" || e.Addresses[1].SenderName != nil {
-		t.Fatalf("own words: %v %+v", addrs, e)
-	}
-	mustContain(t, md, "getacme.com gets 2 addresses as written, where 3 were planned", "USD 20.00 per month")
-	mustContain(t, c.Refusal("propose_email", map[string]any{"senderNames": []string{"李雷"}}), "no letters an address can use")
-	mustContain(t, c.Refusal("propose_email", map[string]any{"senderNames": []string{"Cher"}}), "only 1 distinct address per domain", "needs 3")
-}
-
 // Two workspaces order the same warmed domain at the same moment: one gets
 // it, the other is told.
 func TestOrderingTheSameWarmedDomainTwice(t *testing.T) {

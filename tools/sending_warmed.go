@@ -36,9 +36,9 @@ func proposeWarmedDomains(d Deps) toolkit.Tool {
 				return toolkit.Result[sendingChoiceOutput]{}, err
 			}
 			if o.Card != nil {
-				return toolkit.Result[sendingChoiceOutput]{Markdown: choiceMarkdown(o.Card, o.Notes), Data: sendingChoiceOutput{Kind: kindChoice(), choiceFields: askedFields(o.Card)}}, nil
+				return sendingAsked(o.Card, o.Notes, d.Sending.Sandbox()), nil
 			}
-			return domainsSettled("propose_warmed_domains", o), nil
+			return domainsSettled(vibesell.ToolProposeWarmedDomains, o, d.Sending.Sandbox()), nil
 		},
 	})
 }
@@ -99,8 +99,8 @@ func listWarmedDomains(d Deps) toolkit.Tool {
 				if it.Reputation != nil {
 					rep = fmt.Sprintf("reputation %d of 100", *it.Reputation)
 				}
-				fmt.Fprintf(&b, "- **%s**: registered %s (%d days ago), %s, %s; %s per month plus %s per year; handed over %s if ordered today.\n",
-					it.Domain, formatDate(it.RegisteredOn), it.AgeDays, vibesell.Plural(it.Mailboxes, "mailbox", "mailboxes"), rep, it.MonthlyPrice, it.YearlyPrice, formatDate(it.ReadyOn))
+				fmt.Fprintf(&b, "- **%s**: registered %s (%s ago), %s, %s; %s per month plus %s per year; handed over %s if ordered today.\n",
+					it.Domain, formatDate(it.RegisteredOn), sending.Age(it.AgeDays), vibesell.Plural(it.Mailboxes, "mailbox", "mailboxes"), rep, it.MonthlyPrice, it.YearlyPrice, formatDate(it.ReadyOn))
 			}
 			if len(page.Items) == 0 {
 				b.WriteString("Nothing on this page.\n")
