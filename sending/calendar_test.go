@@ -185,6 +185,15 @@ func TestSizing(t *testing.T) {
 	if *z.SendingDays != 24 || *z.TotalEmails != 9000 || z.DailyVolume != 375 || z.Mailboxes != 13 || z.Domains != 5 {
 		t.Fatalf("3000 leads: days %d total %d daily %d mailboxes %d domains %d", *z.SendingDays, *z.TotalEmails, z.DailyVolume, z.Mailboxes, z.Domains)
 	}
+	// With New Year's Day a holiday, 23 sending days: 392 a day.
+	withHolidays := &Service{cfg: DefaultConfig()}
+	withHolidays.cfg.Holidays = []time.Time{at("2026-12-25T00:00:00Z"), at("2027-01-01T00:00:00Z")}
+	if z, err = withHolidays.size(now, SizingRequest{LeadCount: 3000, Deadline: "2027-01-29", Source: SourceOwnNames}); err != nil {
+		t.Fatal(err)
+	}
+	if *z.SendingDays != 23 || z.DailyVolume != 392 {
+		t.Errorf("3000 leads with holidays: days %d daily %d, want 23 and 392", *z.SendingDays, z.DailyVolume)
+	}
 	_, err = s.size(now, SizingRequest{LeadCount: 3000, Deadline: "2026-12-20", Source: SourceOwnNames})
 	if err == nil || !containsAll(err.Error(), "Sun 20 Dec 2026", "Tue 29 Dec 2026", "Mon 7 Dec 2026") {
 		t.Fatalf("too early: %v", err)

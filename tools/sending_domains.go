@@ -75,7 +75,7 @@ type proposeDomainsInput struct {
 func proposeDomains(d Deps) toolkit.Tool {
 	t := termsOf(d)
 	return toolkit.Define(toolkit.Spec[proposeDomainsInput, sendingChoiceOutput]{
-		Name:  "propose_domains",
+		Name:  vibesell.ToolProposeDomains,
 		Title: "Propose lookalike domains",
 		Description: "Offers new sending domains that look like the company's own domain (for example getacme.com or acmehq.com for acme.com), " +
 			"so cold email never risks the reputation of the main domain, and asks the person to pick. " +
@@ -130,7 +130,7 @@ type quoteData struct {
 func checkDomains(d Deps) toolkit.Tool {
 	t := termsOf(d)
 	return toolkit.Define(toolkit.Spec[checkDomainsInput, domainQuoteOutput]{
-		Name:  "check_domains",
+		Name:  vibesell.ToolCheckDomains,
 		Title: "Check domain names",
 		Description: fmt.Sprintf("Checks whether domain names can be registered now and what each costs per year (%s for %s names; other endings are not sold). ", t.domain, t.tlds) +
 			"For each name: available yes, no, or unknown (null, when the registry did not answer in time; unknown never means taken), the yearly price and currency, and why a name cannot be had. " +

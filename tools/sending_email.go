@@ -45,7 +45,7 @@ type addressData struct {
 func proposeEmail(d Deps) toolkit.Tool {
 	t := termsOf(d)
 	return toolkit.Define(toolkit.Spec[proposeEmailInput, emailStepOutput]{
-		Name:  "propose_email",
+		Name:  vibesell.ToolProposeEmail,
 		Title: "Propose the sending addresses",
 		Description: "Proposes the exact sending addresses on the picked domains, built from the senders' names in a few styles " +
 			fmt.Sprintf("(for Ada Lovelace: ada@, ada.lovelace@, a.lovelace@ and so on, as many per domain as it carries: the confirmed sizing's number, else %d; a warmed domain's own number), and asks the person which style they want; they may also write the addresses themselves (\"ada@ and sales@\"). ", t.perDomain) +
@@ -65,7 +65,7 @@ func proposeEmail(d Deps) toolkit.Tool {
 			s := o.Result
 			out := emailStepOutput{
 				Kind:         "email_step",
-				choiceFields: settledFields("propose_email", o.Arguments, o.Answers),
+				choiceFields: settledFields(vibesell.ToolProposeEmail, o.Arguments, o.Answers),
 				Style:        &s.Style, StyleLabel: &s.StyleLabel, Domains: s.Domains, Addresses: []addressData{},
 				MonthlyCost: moneyPtr(s.MonthlyCost), YearlyCost: moneyPtr(s.YearlyCost),
 				ReadyOn: dayPtr(&s.ReadyOn), FullVolumeOn: dayPtr(&s.FullVolumeOn), ChosenAt: &s.ChosenAt, Sandbox: s.Sandbox,

@@ -162,7 +162,7 @@ type warmupState struct {
 
 func getSendingSetup(d Deps) toolkit.Tool {
 	return toolkit.Define(toolkit.Spec[struct{}, sendingSetupOutput]{
-		Name:  "get_sending_setup",
+		Name:  vibesell.ToolGetSendingSetup,
 		Title: "Get the sending setup",
 		Description: "Shows the workspace's sending setup as it is now: the source chosen, the confirmed sizing, each domain and mailbox with its status (chosen or planned, preparing, ready, warming, warm), " +
 			"each ordered domain's DNS records (MX, SPF, DKIM, DMARC) with whether each checks out (null when a lookup could not complete), warmup progress, the date the setup can send at full volume, and the next step. " +

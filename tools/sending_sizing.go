@@ -110,7 +110,7 @@ func sizingArgsDoc(t sendingTerms) string {
 func sizeSendingCapacity(d Deps) toolkit.Tool {
 	t := termsOf(d)
 	return toolkit.Define(toolkit.Spec[sizingInput, sizingOutput]{
-		Name:  "size_sending_capacity",
+		Name:  vibesell.ToolSizeSendingCapacity,
 		Title: "Size the sending capacity",
 		Description: fmt.Sprintf("Works out the mailboxes and domains needed for a sending volume, what they cost per month and per year, and the first day full volume is possible if ordered today "+
 			"(new addresses: about %s of preparation, %s not counted, then %d days of warmup; already-warmed addresses: handed over in about %s, at full volume). ",
@@ -131,7 +131,7 @@ func sizeSendingCapacity(d Deps) toolkit.Tool {
 func confirmSizing(d Deps) toolkit.Tool {
 	t := termsOf(d)
 	return toolkit.Define(toolkit.Spec[sizingInput, sizingOutput]{
-		Name:  "confirm_sizing",
+		Name:  vibesell.ToolConfirmSizing,
 		Title: "Confirm the sizing",
 		Description: "Records the sending capacity the person agreed to, worked out as size_sending_capacity does from the same arguments and today's date, replacing the sizing recorded before. " +
 			sizingArgsDoc(t) +

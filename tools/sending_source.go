@@ -58,7 +58,7 @@ type chooseSourceInput struct {
 func chooseSendingSource(d Deps) toolkit.Tool {
 	t := termsOf(d)
 	return toolkit.Define(toolkit.Spec[chooseSourceInput, sendingChoiceOutput]{
-		Name:  "choose_sending_source",
+		Name:  vibesell.ToolChooseSendingSource,
 		Title: "Choose the sending addresses",
 		Description: "Asks the person where their cold emails should go out from, and records their answer. " +
 			fmt.Sprintf("The first call returns a question card (kind choice) with two options: already_warmed (\"Start sooner\": addresses already prepared and warmed up, not under the brand's name, %s per mailbox per month) ", t.warmed) +
@@ -81,7 +81,7 @@ func chooseSendingSource(d Deps) toolkit.Tool {
 			out := sendingChoiceOutput{
 				Kind:         "sending_choice",
 				Sandbox:      d.Sending.Sandbox(),
-				choiceFields: settledFields("choose_sending_source", o.Arguments, o.Answers),
+				choiceFields: settledFields(vibesell.ToolChooseSendingSource, o.Arguments, o.Answers),
 				Decision:     strPtr("source"),
 				Meaning:      &c.Meaning,
 				ChosenAt:     &c.ChosenAt,

@@ -20,7 +20,7 @@ type proposeWarmedInput struct {
 func proposeWarmedDomains(d Deps) toolkit.Tool {
 	t := termsOf(d)
 	return toolkit.Define(toolkit.Spec[proposeWarmedInput, sendingChoiceOutput]{
-		Name:  "propose_warmed_domains",
+		Name:  vibesell.ToolProposeWarmedDomains,
 		Title: "Propose already-warmed domains",
 		Description: "Offers domains from the warmed shelf (registered months ago, with mailboxes that have been warming up since, not under the brand's name) and asks the person to pick. " +
 			fmt.Sprintf("Each choice shows the domain's age, reputation (0 to 100), mailboxes and price: %s per mailbox per month plus %s per domain per year. ", t.warmed, t.domain) +
@@ -74,7 +74,7 @@ type warmedDomainRow struct {
 func listWarmedDomains(d Deps) toolkit.Tool {
 	t := termsOf(d)
 	return toolkit.Define(toolkit.Spec[listWarmedInput, warmedShelfOutput]{
-		Name:  "list_warmed_domains",
+		Name:  vibesell.ToolListWarmedDomains,
 		Title: "List already-warmed domains",
 		Description: "Shows what is on the warmed shelf now: domains registered months ago whose mailboxes have been warming up, not under the brand's name. " +
 			fmt.Sprintf("For each: the domain, its age, how many mailboxes it comes with, its reputation (0 to 100, null when not measured), and its price (%s per mailbox per month plus %s per year for the domain). ", t.warmed, t.domain) +

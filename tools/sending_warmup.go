@@ -39,7 +39,7 @@ type rampDayData struct {
 func startWarmup(d Deps) toolkit.Tool {
 	t := termsOf(d)
 	return toolkit.Define(toolkit.Spec[struct{}, warmupOutput]{
-		Name:  "start_warmup",
+		Name:  vibesell.ToolStartWarmup,
 		Title: "Start the warmup",
 		Description: fmt.Sprintf("Starts warming up every ordered mailbox that is ready and not warming yet: for the next %d days each sends a few warmup emails a day, %d on day 1 and %d more each day up to %d (the confirmed sizing's emails per mailbox), ",
 			t.warmupDays, t.start, t.step, t.perMailbox) +
