@@ -303,7 +303,7 @@ func (s *Service) next(st Setup, now time.Time) (string, string) {
 		if st.Source != nil && st.Source.Source == SourceAlreadyWarmed {
 			fix = vibesell.ToolProposeWarmedDomains
 		}
-		return fix, fmt.Sprintf("The picks and the confirmed sizing disagree: %s Call %s with count %d (then %s) to match the sizing, or %s to size again; call %s only if the person wants to order as it is.",
+		return fix, fmt.Sprintf("The picks and the confirmed sizing disagree. %s Call %s with count %d (then %s) to match the sizing, or %s to size again; call %s only if the person wants to order as it is.",
 			st.Capacity.Sentence(), fix, st.Capacity.WantDomains, vibesell.ToolProposeEmail, vibesell.ToolConfirmSizing, vibesell.ToolOrderSendingSetup)
 	case states[MailboxPlanned] > 0:
 		return vibesell.ToolOrderSendingSetup, fmt.Sprintf("Call %s to ask for approval to set up the %s planned. Nothing is registered or billed until a person approves.", vibesell.ToolOrderSendingSetup, pickWord(states[MailboxPlanned] == 1, "address", "addresses"))

@@ -23,7 +23,7 @@ func orderSendingSetup(d Deps) toolkit.Tool {
 			"Use it after propose_email settled. Not for seeing what is set up (get_sending_setup) or for deciding (decide_approval, the web app).",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.Yes},
 		Handler: func(ctx context.Context, p auth.Principal, _ struct{}) (toolkit.Result[approvalOutput], error) {
-			a, created, err := d.Sending.RequestOrder(ctx, p.WorkspaceID, "the assistant, via the connector of workspace "+p.WorkspaceSlug)
+			a, created, err := d.Sending.RequestOrder(ctx, p.WorkspaceID, "the assistant")
 			if err != nil {
 				return toolkit.Result[approvalOutput]{}, err
 			}

@@ -83,7 +83,7 @@ func sizingMarkdown(t sendingTerms, z sending.Sizing, confirmed bool) string {
 	}
 	fmt.Fprintf(&b, "- %s sending %d emails a day each, on %s at %d mailboxes per domain, with %s.\n",
 		vibesell.Plural(z.Mailboxes, "mailbox", "mailboxes"), z.EmailsPerMailbox, vibesell.Plural(z.Domains, "domain", "domains"), z.MailboxesPerDomain, what)
-	fmt.Fprintf(&b, "- Cost: %s each per month and %s each per year for the domains: %s.\n",
+	fmt.Fprintf(&b, "- Cost, at %s per mailbox per month and %s per domain per year: %s.\n",
 		z.MailboxPrice, z.DomainPrice, sending.Costs(z.YearlyCost, z.MonthlyCost, z.Domains, z.Mailboxes, z.Sandbox))
 	if z.Source == sending.SourceAlreadyWarmed {
 		fmt.Fprintf(&b, "- Ordered today, they are handed over on %s and can send at full volume from that day.\n", formatDate(z.ReadyOn))
