@@ -162,6 +162,9 @@ type DomainPick struct {
 	ReadyOn      time.Time
 	RegisteredOn *time.Time // warmed: registered on
 	Reputation   *int       // warmed
+
+	card       string    // the card it was picked on
+	answeredAt time.Time // when
 }
 
 // DomainsChoice is the settled answer to the domain questions.
@@ -210,12 +213,12 @@ func (s *Service) ProposeDomains(ctx context.Context, ws uuid.UUID, args any, an
 	if err != nil {
 		return Outcome[DomainsChoice]{}, err
 	}
-	if err := s.matchSource(ctx, ws, SourceOwnNames); err != nil {
-		return Outcome[DomainsChoice]{}, err
-	}
 	flow, err := s.cards.Begin(ctx, ws, vibesell.ToolProposeDomains, args, answers)
 	if err != nil {
 		return Outcome[DomainsChoice]{}, err
+	}
+	if card, err := s.confirmSource(ctx, ws, flow, SourceOwnNames); err != nil || card != nil {
+		return asked[DomainsChoice](flow, card, nil), err
 	}
 
 	taken, err := s.orderedDomains(ctx, ws)
@@ -290,11 +293,11 @@ func (s *Service) ProposeDomains(ctx context.Context, ws uuid.UUID, args any, an
 		o := offered[slices.IndexFunc(offered, func(q Quote) bool { return q.Domain == ans.Answer })]
 		picks = append(picks, DomainPick{
 			Domain: o.Domain, Origin: OriginNew, YearlyPrice: *o.YearlyPrice, MailboxPrice: s.money(s.cfg.MailboxPrice),
-			Mailboxes: perDomain, ReadyOn: readyOn,
+			Mailboxes: perDomain, ReadyOn: readyOn, card: ans.Card, answeredAt: ans.AnsweredAt,
 		})
 	}
 	choice := DomainsChoice{Decision: DecisionDomains, Picks: picks, Provider: quotes.Provider}
-	more, err := s.recordPicks(ctx, ws, OriginNew, flow, picks, &choice)
+	more, err := s.recordPicks(ctx, ws, OriginNew, picks, &choice)
 	if err != nil {
 		return Outcome[DomainsChoice]{}, err
 	}
@@ -384,15 +387,12 @@ func (s *Service) orderedDomains(ctx context.Context, ws uuid.UUID) ([]string, e
 // addresses go with them). Picks settled earlier than those on record (a
 // stale flow replayed) leave the record alone; choice is then set to what
 // is on record and a note says so.
-func (s *Service) recordPicks(ctx context.Context, ws uuid.UUID, origin Origin, flow *cards.Flow, picks []DomainPick, choice *DomainsChoice) ([]string, error) {
-	answers := flow.Answers()
-	var cardIDs []string
-	for _, a := range answers {
-		cardIDs = append(cardIDs, a.Card)
-	}
+func (s *Service) recordPicks(ctx context.Context, ws uuid.UUID, origin Origin, picks []DomainPick, choice *DomainsChoice) ([]string, error) {
 	var at time.Time
-	if err := s.db.QueryRow(ctx, `SELECT max(answered_at) FROM choice_cards WHERE workspace_id = $1 AND id = ANY($2)`, ws, cardIDs).Scan(&at); err != nil {
-		return nil, fmt.Errorf("read when the domains were picked: %w", err)
+	for _, p := range picks {
+		if p.answeredAt.After(at) {
+			at = p.answeredAt
+		}
 	}
 	choice.ChosenAt = at
 	var notes []string
@@ -433,7 +433,7 @@ func (s *Service) recordPicks(ctx context.Context, ws uuid.UUID, origin Origin, 
 				    card = EXCLUDED.card, chosen_at = EXCLUDED.chosen_at, position = EXCLUDED.position
 				WHERE sending_domains.status = 'chosen'`,
 				ws, p.Domain, origin, p.YearlyPrice.Currency, p.YearlyPrice.Minor, p.MailboxPrice.Minor,
-				shelf, p.RegisteredOn, p.Reputation, answers[i].Card, at, i); err != nil {
+				shelf, p.RegisteredOn, p.Reputation, p.card, at, i); err != nil {
 				return fmt.Errorf("record chosen domain %s: %w", p.Domain, err)
 			}
 		}

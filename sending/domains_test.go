@@ -160,17 +160,36 @@ func TestProposeDomains(t *testing.T) {
 		}
 	})
 
-	t.Run("refused while the source is already-warmed addresses", func(t *testing.T) {
+	t.Run("under already-warmed addresses, the person is asked to switch first", func(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t)
 		f.chooseSource(t, f.a, sending.SourceAlreadyWarmed)
-		_, err := f.svc.ProposeDomains(ctx, f.a.ID, args, nil, req)
-		if vibesell.ErrorCode(err) != vibesell.EINVALID || !strings.Contains(err.Error(), "would mix the two") || !strings.Contains(err.Error(), vibesell.ToolProposeWarmedDomains) {
-			t.Errorf("propose_domains under already_warmed: %v", err)
+		o, err := f.svc.ProposeDomains(ctx, f.a.ID, args, nil, req)
+		if err != nil || o.Card == nil {
+			t.Fatalf("first call: %+v %v", o, err)
 		}
-		// Globex chose nothing: it may pick.
-		if _, err := f.svc.ProposeDomains(ctx, f.b.ID, args, nil, req); err != nil {
-			t.Errorf("Globex: %v", err)
+		if diff := cmp.Diff([]string{"source-switch", "own_names", "keep"}, []string{o.Card.Topic, o.Card.Choices[0].ID, o.Card.Choices[1].ID}); diff != "" {
+			t.Errorf("card (-want +got):\n%s", diff)
+		}
+		keep := []cards.Answer{{Card: o.Card.ID, Answer: "keep"}}
+		_, err = f.svc.ProposeDomains(ctx, f.a.ID, args, keep, req)
+		if vibesell.ErrorCode(err) != vibesell.EINVALID || !strings.Contains(err.Error(), "the two would mix") || !strings.Contains(err.Error(), vibesell.ToolProposeWarmedDomains) {
+			t.Errorf("keeping already-warmed addresses: %v", err)
+		}
+		// Asked again and switched: the domains are proposed, and the source is recorded.
+		if o, err = f.svc.ProposeDomains(ctx, f.a.ID, args, nil, req); err != nil || o.Card == nil {
+			t.Fatal(err)
+		}
+		o, err = f.svc.ProposeDomains(ctx, f.a.ID, args, []cards.Answer{{Card: o.Card.ID, Answer: "own_names"}}, req)
+		if err != nil || o.Card == nil || o.Card.Topic != "domain-1" {
+			t.Fatalf("after switching: %+v %v", o.Card, err)
+		}
+		if st, err := f.svc.Summary(ctx, f.a.ID); err != nil || st.Source.Source != sending.SourceOwnNames {
+			t.Errorf("source after switching: %+v %v", st.Source, err)
+		}
+		// Globex chose nothing: it is not asked.
+		if o, err := f.svc.ProposeDomains(ctx, f.b.ID, args, nil, req); err != nil || o.Card.Topic != "domain-1" {
+			t.Errorf("Globex: %+v %v", o.Card, err)
 		}
 	})
 
@@ -189,12 +208,18 @@ func TestProposeDomains(t *testing.T) {
 
 func TestProposeWarmedFollowsTheSource(t *testing.T) {
 	t.Parallel()
+	ctx := context.Background()
 	f := newFixture(t)
 	f.chooseSource(t, f.a, sending.SourceOwnNames)
 	type noArgs struct{}
-	_, err := f.svc.ProposeWarmed(context.Background(), f.a.ID, noArgs{}, nil, sending.ProposeWarmedRequest{})
-	if vibesell.ErrorCode(err) != vibesell.EINVALID || !strings.Contains(err.Error(), "chose to send under their brand") ||
+	o, err := f.svc.ProposeWarmed(ctx, f.a.ID, noArgs{}, nil, sending.ProposeWarmedRequest{})
+	if err != nil || o.Card == nil || o.Card.Topic != "source-switch" ||
+		o.Card.Question != "You chose to send under your brand. Start sooner with already-warmed addresses instead?" {
+		t.Fatalf("first call: %+v %v", o.Card, err)
+	}
+	_, err = f.svc.ProposeWarmed(ctx, f.a.ID, noArgs{}, []cards.Answer{{Card: o.Card.ID, Answer: "keep"}}, sending.ProposeWarmedRequest{})
+	if vibesell.ErrorCode(err) != vibesell.EINVALID || !strings.Contains(err.Error(), "keeps sending under their brand") ||
 		!strings.Contains(err.Error(), vibesell.ToolProposeDomains) {
-		t.Errorf("propose_warmed_domains under own_names: %v", err)
+		t.Errorf("keeping the brand: %v", err)
 	}
 }

@@ -3,6 +3,7 @@ package sending
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 	"vibesell"
 
@@ -81,8 +82,24 @@ func (s *Service) ChooseSource(ctx context.Context, ws uuid.UUID, args any, answ
 		choice.Source, choice.Label, choice.Text = SourceOther, "In your own words", ans.Answer
 		text = &choice.Text
 	}
+	choice, notes, err := s.recordSource(ctx, ws, choice, text)
+	if err != nil {
+		return Outcome[SourceChoice]{}, err
+	}
+	hasSizing, err := s.hasSizing(ctx, ws)
+	if err != nil {
+		return Outcome[SourceChoice]{}, err
+	}
+	s.explainSource(&choice, hasSizing)
+	return settled(flow, choice, notes), nil
+}
+
+// recordSource records choice as the workspace's source (text: the
+// person's words, for other), unless a later answer is on record: then the
+// one on record is returned, with a note saying so.
+func (s *Service) recordSource(ctx context.Context, ws uuid.UUID, choice SourceChoice, text *string) (SourceChoice, []string, error) {
 	var notes []string
-	err = store.InTx(ctx, s.db, func(tx pgx.Tx) error {
+	err := store.InTx(ctx, s.db, func(tx pgx.Tx) error {
 		if err := lockSetup(ctx, tx, ws); err != nil {
 			return err
 		}
@@ -107,15 +124,7 @@ func (s *Service) ChooseSource(ctx context.Context, ws uuid.UUID, args any, answ
 		}
 		return nil
 	})
-	if err != nil {
-		return Outcome[SourceChoice]{}, err
-	}
-	hasSizing, err := s.hasSizing(ctx, ws)
-	if err != nil {
-		return Outcome[SourceChoice]{}, err
-	}
-	s.explainSource(&choice, hasSizing)
-	return settled(flow, choice, notes), nil
+	return choice, notes, err
 }
 
 func sourceLabel(source SourceKind) string {
@@ -157,19 +166,52 @@ func (s *Service) hasSizing(ctx context.Context, ws uuid.UUID) (bool, error) {
 	return ok, nil
 }
 
-// matchSource refuses picks of want's kind while the workspace chose the
-// other source: mixed, the setup would send under both.
-func (s *Service) matchSource(ctx context.Context, ws uuid.UUID, want SourceKind) error {
+// keepSource is the answer that keeps the source on record.
+const keepSource = "keep"
+
+// confirmSource makes sure picks of want's kind agree with the source the
+// workspace chose: mixed, the setup would send under both. When the other
+// source is on record it asks the person first, in flow, whether to switch
+// (and records the switch); keeping it refuses the picks with the reason.
+// It returns the card to put to the person, or nil when the picks may go
+// ahead.
+func (s *Service) confirmSource(ctx context.Context, ws uuid.UUID, flow *cards.Flow, want SourceKind) (*cards.Card, error) {
 	src, err := s.source(ctx, s.db, ws)
 	if err != nil || src == nil || src.Source == want || src.Source == SourceOther {
-		return err
+		return nil, err
 	}
-	if want == SourceAlreadyWarmed {
-		return vibesell.Errorf(vibesell.EINVALID,
-			"The person chose to send under their brand (new addresses on lookalike domains), so already-warmed domains would mix the two. Call %s to pick lookalike domains; if the person now prefers to start sooner with already-warmed addresses, call %s again first.",
-			vibesell.ToolProposeDomains, vibesell.ToolChooseSendingSource)
+	q := cards.Question{
+		Topic: "source-switch",
+		Reason: "Your emails go out either from addresses under your brand or from already-warmed ones, not both. " +
+			"Nothing is set up, reserved or billed by answering.",
+		Choices: []cards.Choice{
+			{ID: string(want), Label: sourceLabel(want)},
+			{ID: keepSource, Label: "Keep " + strings.ToLower(sourceLabel(src.Source))},
+		},
 	}
-	return vibesell.Errorf(vibesell.EINVALID,
-		"The person chose to start sooner with already-warmed addresses, so new domains under their brand would mix the two. Call %s to pick already-warmed domains; if the person now prefers to send under their brand, call %s again first.",
-		vibesell.ToolProposeWarmedDomains, vibesell.ToolChooseSendingSource)
+	if want == SourceOwnNames {
+		q.Question = "You chose to start sooner with already-warmed addresses. Send under your brand instead?"
+		q.Choices[0].Description = "Switch to new addresses on lookalike domains of your brand; the domains are proposed next."
+		q.Choices[1].Description = "Stay with already-warmed addresses; no new domains are picked."
+	} else {
+		q.Question = "You chose to send under your brand. Start sooner with already-warmed addresses instead?"
+		q.Choices[0].Description = "Switch to already-warmed addresses; the domains on offer are proposed next."
+		q.Choices[1].Description = "Stay with new addresses under your brand; no already-warmed domains are picked."
+	}
+	ans, card, err := flow.Ask(ctx, q)
+	if err != nil || card != nil {
+		return card, err
+	}
+	if ans.Answer == keepSource {
+		if want == SourceAlreadyWarmed {
+			return nil, vibesell.Errorf(vibesell.EINVALID,
+				"The person keeps sending under their brand (new addresses on lookalike domains), so no already-warmed domains are picked: the two would mix. Call %s to pick lookalike domains.",
+				vibesell.ToolProposeDomains)
+		}
+		return nil, vibesell.Errorf(vibesell.EINVALID,
+			"The person keeps already-warmed addresses, so no new domains under their brand are picked: the two would mix. Call %s to pick already-warmed domains.",
+			vibesell.ToolProposeWarmedDomains)
+	}
+	_, _, err = s.recordSource(ctx, ws, SourceChoice{Source: want, Label: sourceLabel(want), Card: ans.Card, ChosenAt: ans.AnsweredAt}, nil)
+	return nil, err
 }

@@ -121,12 +121,12 @@ func (s *Service) ProposeWarmed(ctx context.Context, ws uuid.UUID, args any, ans
 	if err != nil {
 		return Outcome[DomainsChoice]{}, err
 	}
-	if err := s.matchSource(ctx, ws, SourceAlreadyWarmed); err != nil {
-		return Outcome[DomainsChoice]{}, err
-	}
 	flow, err := s.cards.Begin(ctx, ws, vibesell.ToolProposeWarmedDomains, args, answers)
 	if err != nil {
 		return Outcome[DomainsChoice]{}, err
+	}
+	if card, err := s.confirmSource(ctx, ws, flow, SourceAlreadyWarmed); err != nil || card != nil {
+		return asked[DomainsChoice](flow, card, nil), err
 	}
 	items, err := s.shelfNow(ctx)
 	if err != nil {
@@ -172,11 +172,11 @@ func (s *Service) ProposeWarmed(ctx context.Context, ws uuid.UUID, args any, ans
 		reg := it.RegisteredOn
 		picks = append(picks, DomainPick{
 			Domain: it.Domain, Origin: OriginWarmed, YearlyPrice: it.YearlyPrice, MailboxPrice: it.MailboxPrice,
-			Mailboxes: it.Mailboxes, ReadyOn: it.ReadyOn, RegisteredOn: &reg, Reputation: it.Reputation,
+			Mailboxes: it.Mailboxes, ReadyOn: it.ReadyOn, RegisteredOn: &reg, Reputation: it.Reputation, card: ans.Card, answeredAt: ans.AnsweredAt,
 		})
 	}
 	choice := DomainsChoice{Decision: DecisionWarmedDomains, Picks: picks, Provider: s.shelf.Name()}
-	notes, err := s.recordPicks(ctx, ws, OriginWarmed, flow, picks, &choice)
+	notes, err := s.recordPicks(ctx, ws, OriginWarmed, picks, &choice)
 	if err != nil {
 		return Outcome[DomainsChoice]{}, err
 	}

@@ -84,7 +84,7 @@ func proposeDomains(d Deps) toolkit.Tool {
 			"Once every pick is settled it records them as the picked domains (replacing earlier picks not yet ordered) and returns kind sending_choice with the domains, their prices and the next step (propose_email). " +
 			"If an offered name is taken in the meantime, the tool asks again with a new card and says what changed. " +
 			"Picking registers, reserves and bills nothing: that happens only when order_sending_setup is approved. " +
-			"Use it after choose_sending_source settled on own_names. Not for already-warmed domains (propose_warmed_domains), and not to check names without picking (check_domains).",
+			"Use it after choose_sending_source settled on own_names; if the source on record is already_warmed, its first card asks the person whether to switch (keep refuses, since the two would mix). Not for already-warmed domains (propose_warmed_domains), and not to check names without picking (check_domains).",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.Yes},
 		Handler: func(ctx context.Context, p auth.Principal, in proposeDomainsInput) (toolkit.Result[sendingChoiceOutput], error) {
 			// Domain names are compared as names: "AcmeOutbound.com" and

@@ -223,11 +223,16 @@ func sourceLabel(s sending.SourceKind) string {
 	return "In the person's own words"
 }
 
-// stateWords are the states in the words of the assistant's Markdown.
-var stateWords = map[string]string{
-	"chosen": "picked, not ordered", "planned": "planned, not ordered", "preparing": "being prepared", "ready": "ready",
-	"warming": "warming up", "warm": "warm, can send at full volume",
-}
+// The states in the words of the assistant's Markdown.
+var (
+	domainStateWords = map[sending.DomainState]string{
+		sending.DomainChosen: "picked, not ordered", sending.DomainPreparing: "being prepared", sending.DomainReady: "ready",
+	}
+	mailboxStateWords = map[sending.MailboxState]string{
+		sending.MailboxPlanned: "planned, not ordered", sending.MailboxPreparing: "being prepared", sending.MailboxReady: "ready",
+		sending.MailboxWarming: "warming up", sending.MailboxWarm: "warm, can send at full volume",
+	}
+)
 
 var originWords = map[sending.Origin]string{sending.OriginNew: "new", sending.OriginWarmed: "already warmed"}
 
@@ -256,7 +261,7 @@ func setupMarkdown(st sending.Setup, out sendingSetupOutput) string {
 		b.WriteString("\n### Domains\n")
 	}
 	for _, d := range st.Domains {
-		fmt.Fprintf(&b, "- **%s** (%s): %s", d.Name, originWords[d.Origin], stateWords[string(d.State)])
+		fmt.Fprintf(&b, "- **%s** (%s): %s", d.Name, originWords[d.Origin], domainStateWords[d.State])
 		if d.ReadyAt != nil {
 			fmt.Fprintf(&b, ", ready %s", formatDate(*d.ReadyAt))
 		}
@@ -278,7 +283,7 @@ func setupMarkdown(st sending.Setup, out sendingSetupOutput) string {
 		b.WriteString("\n### Mailboxes\n")
 	}
 	for _, m := range st.Mailboxes {
-		fmt.Fprintf(&b, "- %s: %s", m.Address, stateWords[string(m.State)])
+		fmt.Fprintf(&b, "- %s: %s", m.Address, mailboxStateWords[m.State])
 		if m.WarmupDay != nil {
 			fmt.Fprintf(&b, " (day %d of %d, %d warmup emails today)", *m.WarmupDay, st.WarmupDays, *m.TodayVolume)
 		}

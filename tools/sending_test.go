@@ -544,8 +544,13 @@ func TestSendingToolsContract(t *testing.T) {
 			refusal{map[string]any{"limit": 0}, "limit"})
 	})
 	t.Run(vibesell.ToolProposeWarmedDomains, func(t *testing.T) {
+		var sw sendingChoiceOutput
+		c.Result(vibesell.ToolProposeWarmedDomains, nil, &sw)
+		if sw.Kind != "choice" || *sw.Question != "You chose to send under your brand. Start sooner with already-warmed addresses instead?" {
+			t.Fatalf("under own_names: %+v", sw)
+		}
 		check(t, vibesell.ToolProposeWarmedDomains, nil, "", nil,
-			refusal{nil, "The person chose to send under their brand"})
+			refusal{map[string]any{"answers": []any{ans(*sw.Card, "keep")}}, "The person keeps sending under their brand"})
 		var q sendingChoiceOutput
 		f.client(f.svc, f.other).Result(vibesell.ToolProposeWarmedDomains, nil, &q)
 		if q.Kind != "choice" || !q.Sandbox || len(q.Choices) != 8 {

@@ -28,7 +28,7 @@ func proposeWarmedDomains(d Deps) toolkit.Tool {
 			"Once settled it records the picks (replacing earlier warmed picks not yet ordered) and returns kind sending_choice with the next step (propose_email). " +
 			"If a domain leaves the shelf in the meantime, the tool asks again with a new card and says what changed. " +
 			"Picking reserves and bills nothing; the domain stays on the shelf for others until order_sending_setup is approved. " +
-			"Use it after choose_sending_source settled on already_warmed. To just look at the shelf use list_warmed_domains; for new domains under the brand use propose_domains.",
+			"Use it after choose_sending_source settled on already_warmed; if the source on record is own_names, its first card asks the person whether to switch (keep refuses, since the two would mix). To just look at the shelf use list_warmed_domains; for new domains under the brand use propose_domains.",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.Yes},
 		Handler: func(ctx context.Context, p auth.Principal, in proposeWarmedInput) (toolkit.Result[sendingChoiceOutput], error) {
 			o, err := d.Sending.ProposeWarmed(ctx, p.WorkspaceID, in, toCardAnswers(in.Answers), sending.ProposeWarmedRequest{Count: in.Count})
