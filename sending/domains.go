@@ -265,7 +265,7 @@ func (s *Service) ProposeDomains(ctx context.Context, ws uuid.UUID, args any, an
 			Question: domainQuestion(k, n, company),
 			Reason: fmt.Sprintf("Your addresses are created on this domain, not on %s, so cold email never puts your main domain's reputation at risk. "+
 				"Nothing is registered, reserved or billed by answering: the order, with its price, is approved later. "+
-				"Names are offered only when the availability check passed just now.", company),
+				"Names are offered only when the availability check passed just now.%s", company, s.sandboxPrices()),
 		}
 		for _, o := range offered {
 			if slices.ContainsFunc(picks, func(p DomainPick) bool { return p.Domain == o.Domain }) {

@@ -193,7 +193,7 @@ func TestProposeDomains(t *testing.T) {
 		}
 	})
 
-	t.Run("the sandbox says availability is not real", func(t *testing.T) {
+	t.Run("the sandbox says availability and prices are not real", func(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t)
 		o, err := f.svc.ProposeDomains(ctx, f.a.ID, args, nil, req)
@@ -202,6 +202,9 @@ func TestProposeDomains(t *testing.T) {
 		}
 		if diff := cmp.Diff([]string{"Sandbox: availability comes from the sandbox; no real registry was checked."}, o.Notes); diff != "" {
 			t.Errorf("notes (-want +got):\n%s", diff)
+		}
+		if !strings.HasSuffix(o.Card.Reason, "This is the sandbox: the prices are sandbox amounts, and nothing is ever charged.") {
+			t.Errorf("the card's prices read as real: %q", o.Card.Reason)
 		}
 	})
 }

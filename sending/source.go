@@ -26,6 +26,14 @@ type SourceChoice struct {
 	NextStep string
 }
 
+// sandboxPrices is what a question showing prices adds in the sandbox.
+func (s *Service) sandboxPrices() string {
+	if !s.Sandbox() {
+		return ""
+	}
+	return " This is the sandbox: the prices are sandbox amounts, and nothing is ever charged."
+}
+
 func (s *Service) sourceQuestion(now time.Time) cards.Question {
 	own := s.timeline(now, SourceOwnNames)
 	warm := s.timeline(now, SourceAlreadyWarmed)
@@ -33,7 +41,7 @@ func (s *Service) sourceQuestion(now time.Time) cards.Question {
 		Topic:    "source",
 		Question: "Choose your sending addresses",
 		Reason: "This decides which addresses your cold emails go out from. Nothing is set up, reserved or billed by answering: " +
-			"prices are shown again, and approved, before anything is ordered.",
+			"prices are shown again, and approved, before anything is ordered." + s.sandboxPrices(),
 		Choices: []cards.Choice{
 			{
 				ID:    string(SourceAlreadyWarmed),

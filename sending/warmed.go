@@ -144,7 +144,7 @@ func (s *Service) ProposeWarmed(ctx context.Context, ws uuid.UUID, args any, ans
 			Topic:    fmt.Sprintf("warmed-%d", k),
 			Question: warmedQuestion(k, n),
 			Reason: "Your addresses will be on this domain; it has been sending warmup emails for months, so it can send at full volume soon after handover. " +
-				"Nothing is reserved or billed by answering, and the domain stays on offer to others until the order is approved.",
+				"Nothing is reserved or billed by answering, and the domain stays on offer to others until the order is approved." + s.sandboxPrices(),
 		}
 		for _, it := range items {
 			if slices.ContainsFunc(picks, func(p DomainPick) bool { return p.Domain == it.Domain }) {
