@@ -123,6 +123,7 @@ func define[In, Out any](s Spec[In, Out]) (Tool, error) {
 	if err != nil {
 		return Tool{}, fmt.Errorf("input schema: %w", err)
 	}
+	withoutNull(inSchema)
 	if err := checkInputDocs(inSchema); err != nil {
 		return Tool{}, fmt.Errorf("input schema: %w", err)
 	}

@@ -14,14 +14,15 @@ import (
 
 	"vibesell"
 	"vibesell/auth"
+	"vibesell/toolkit/toolkittest"
 )
 
 func TestResult(t *testing.T) {
-	c, _ := connect(t)
+	b := setup(t)
 
 	// toolstest.Client checks every call: one text block, structuredContent
 	// with a kind and valid against the advertised outputSchema.
-	res := c.Call("save_contact", map[string]any{"name": "Acme", "email": "ada@acme.com"})
+	res := b.client.Call("save_contact", map[string]any{"name": "Acme", "email": "ada@acme.com"})
 	if res.IsError {
 		t.Fatalf("refused: %v", res.Content)
 	}
@@ -35,13 +36,13 @@ func TestResult(t *testing.T) {
 
 	// Not available is null, not "".
 	var out contactOutput
-	c.Result("save_contact", map[string]any{"name": "Acme"}, &out)
+	b.client.Result("save_contact", map[string]any{"name": "Acme"}, &out)
 	if out.Email != nil || out.Kind != "target" {
 		t.Errorf("structuredContent = %+v, want kind target and email null", out)
 	}
 
 	var echoed echoOutput
-	if text := c.Result("echo", map[string]any{"text": "<b>hi</b> & bye"}, &echoed); text != "<b>hi</b> & bye" {
+	if text := b.client.Result("echo", map[string]any{"text": "<b>hi</b> & bye"}, &echoed); text != "<b>hi</b> & bye" {
 		t.Errorf("echo text = %q", text)
 	}
 	if echoed != (echoOutput{Kind: "echo", Text: "<b>hi</b> & bye"}) {
@@ -49,7 +50,7 @@ func TestResult(t *testing.T) {
 	}
 
 	var pinged pingOutput
-	c.Result("ping", nil, &pinged)
+	b.client.Result("ping", nil, &pinged)
 	if pinged.Workspace != "acme" {
 		t.Errorf("handler saw workspace %q, want the principal's", pinged.Workspace)
 	}
@@ -75,12 +76,12 @@ func TestResultWireShape(t *testing.T) {
 }
 
 func TestRefusal(t *testing.T) {
-	c, logs := connect(t)
+	b := setup(t)
 	for mode, want := range map[string]struct{ code, text string }{
 		"refuse":  {vibesell.ENOTFOUND, "MC9999 is not a design we carry. Ask for the catalogue to see what we have."},
 		"wrapped": {vibesell.ECONFLICT, "Campaign Spring is already sending. Pause it first."},
 	} {
-		res := c.Call("behave", map[string]any{"mode": mode})
+		res := b.client.Call("behave", map[string]any{"mode": mode})
 		if !res.IsError || len(res.Content) != 1 || res.StructuredContent != nil {
 			t.Errorf("%s: isError %v, %d blocks, structuredContent %v; want a text-only refusal", mode, res.IsError, len(res.Content), res.StructuredContent)
 		}
@@ -91,7 +92,7 @@ func TestRefusal(t *testing.T) {
 			t.Errorf("%s: _meta refusal code = %q, want %q", mode, got, want.code)
 		}
 	}
-	if recs := logs.records(t); len(recs) != 0 {
+	if recs := b.logs.Records(t); len(recs) != 0 {
 		t.Errorf("refusals were logged: %v", recs)
 	}
 }
@@ -111,14 +112,14 @@ func TestInternalFailure(t *testing.T) {
 		{"no_markdown", "handler returned a result without Markdown", false},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
-			c, logs := connect(t)
-			text := c.Refusal("behave", map[string]any{"mode": tc.mode})
+			b := setup(t)
+			text := b.client.Refusal("behave", map[string]any{"mode": tc.mode})
 			m := refText.FindStringSubmatch(text)
 			if m == nil {
 				t.Fatalf("text = %q, want the generic sentence with a ref", text)
 			}
 			ref := m[1]
-			recs := logs.records(t)
+			recs := b.logs.Records(t)
 			if len(recs) != 1 {
 				t.Fatalf("%d log records, want 1: %v", len(recs), recs)
 			}
@@ -133,22 +134,22 @@ func TestInternalFailure(t *testing.T) {
 			if tc.stack != strings.Contains(stack, "goroutine") {
 				t.Errorf("logged stack = %q, want a stack: %v", stack, tc.stack)
 			}
-			if code := refusalCode(c.Call("behave", map[string]any{"mode": tc.mode})); code != vibesell.EINTERNAL {
+			if code := refusalCode(b.client.Call("behave", map[string]any{"mode": tc.mode})); code != vibesell.EINTERNAL {
 				t.Errorf("_meta refusal code = %q, want %q", code, vibesell.EINTERNAL)
 			}
 		})
 	}
 
-	c, _ := connect(t)
-	first := refText.FindStringSubmatch(c.Refusal("behave", map[string]any{"mode": "fail"}))
-	second := refText.FindStringSubmatch(c.Refusal("behave", map[string]any{"mode": "fail"}))
+	b := setup(t)
+	first := refText.FindStringSubmatch(b.client.Refusal("behave", map[string]any{"mode": "fail"}))
+	second := refText.FindStringSubmatch(b.client.Refusal("behave", map[string]any{"mode": "fail"}))
 	if first[1] == second[1] {
 		t.Errorf("two failures got the same ref %s", first[1])
 	}
 }
 
 func TestNoPrincipal(t *testing.T) {
-	logs := &logBuffer{}
+	logs := &toolkittest.LogBuffer{}
 	s := NewServer([]Tool{behave()}, &Options{Logger: slog.New(slog.NewJSONHandler(logs, nil))})
 	c, err := client.NewInProcessClient(s)
 	if err != nil {
@@ -175,13 +176,13 @@ func TestNoPrincipal(t *testing.T) {
 	if code := refusalCode(res); code != vibesell.EUNAUTHORIZED {
 		t.Errorf("_meta refusal code = %q, want %q", code, vibesell.EUNAUTHORIZED)
 	}
-	if recs := logs.records(t); len(recs) != 0 {
+	if recs := logs.Records(t); len(recs) != 0 {
 		t.Errorf("logged %v; the handler must not have run", recs)
 	}
 }
 
 func TestCancelledCallLogsWarning(t *testing.T) {
-	logs := &logBuffer{}
+	logs := &toolkittest.LogBuffer{}
 	tool := Define(Spec[struct{}, pingOutput]{
 		Name: "slow", Title: "Slow", Description: "Waits for the caller to give up.",
 		Annotations: Annotations{ReadOnly: Yes, Destructive: No, Idempotent: Yes, OpenWorld: No},
@@ -196,7 +197,7 @@ func TestCancelledCallLogsWarning(t *testing.T) {
 	if !res.IsError || !refText.MatchString(res.Content[0].(mcp.TextContent).Text) {
 		t.Errorf("result = %+v", res)
 	}
-	if recs := logs.records(t); len(recs) != 1 || recs[0]["level"] != "WARN" {
+	if recs := logs.Records(t); len(recs) != 1 || recs[0]["level"] != "WARN" {
 		t.Errorf("log = %v, want one WARN record", recs)
 	}
 }

@@ -1,8 +1,6 @@
 package toolkit
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,7 +8,6 @@ import (
 	"log/slog"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/google/uuid"
@@ -84,6 +81,31 @@ func listLeads() Tool {
 	})
 }
 
+type tagInput struct {
+	Names []string `json:"names" jsonschema:"the leads to tag" example:"[\"ada@acme.com\"]" minItems:"1"`
+	Note  *string  `json:"note,omitempty" jsonschema:"why they are tagged" example:"Met at the fair"`
+}
+
+type tagOutput struct {
+	Kind   string  `json:"kind" enum:"lead_count"`
+	Tagged int     `json:"tagged" jsonschema:"how many leads were tagged"`
+	Note   *string `json:"note" jsonschema:"why they are tagged; null means not said"`
+}
+
+// tagLeads stands for a tool with a required list and an optional pointer,
+// the two shapes the schema generator types as ["null", T].
+func tagLeads() Tool {
+	return Define(Spec[tagInput, tagOutput]{
+		Name:        "tag_leads",
+		Title:       "Tag leads",
+		Description: "Tags leads.",
+		Annotations: Annotations{ReadOnly: No, Destructive: No, Idempotent: Yes, OpenWorld: No},
+		Handler: func(ctx context.Context, p auth.Principal, in tagInput) (Result[tagOutput], error) {
+			return Result[tagOutput]{Markdown: "Tagged.", Data: tagOutput{Tagged: len(in.Names), Note: in.Note}}, nil
+		},
+	})
+}
+
 type pingOutput struct {
 	Kind      string `json:"kind" enum:"support"`
 	Workspace string `json:"workspace" jsonschema:"the workspace's slug"`
@@ -139,52 +161,26 @@ func behave() Tool {
 	})
 }
 
-// logBuffer collects JSON lines from several goroutines: what the server
-// logs, or what it writes on stdio.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-// records returns every line as a map.
-func (b *logBuffer) records(t *testing.T) []map[string]any {
-	t.Helper()
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	var out []map[string]any
-	sc := bufio.NewScanner(bytes.NewReader(b.buf.Bytes()))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var r map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatalf("log line is not JSON: %v: %s", err, sc.Text())
-		}
-		out = append(out, r)
-	}
-	return out
-}
-
-// connect serves the test tools (and echo) and connects a client acting for
-// testPrincipal.
 // testInstructions stand for the catalog's instructions.
 const testInstructions = "Null means not available. Never pick for the person."
 
-func connect(t *testing.T) (*toolkittest.Client, *logBuffer) {
+// testBundle is what most tests need: a client acting for testPrincipal on
+// a server of the test tools (and echo), and what that server logged.
+type testBundle struct {
+	client *toolkittest.Client
+	logs   *toolkittest.LogBuffer
+}
+
+func setup(t *testing.T) *testBundle {
 	t.Helper()
-	logs := &logBuffer{}
-	s := NewServer([]Tool{saveContact(), listLeads(), ping(), behave()}, &Options{
+	logs := &toolkittest.LogBuffer{}
+	s := NewServer([]Tool{saveContact(), listLeads(), tagLeads(), ping(), behave()}, &Options{
 		Instructions: testInstructions,
 		Version:      "test",
 		Logger:       slog.New(slog.NewJSONHandler(logs, nil)),
 		Echo:         true,
 	})
-	return toolkittest.Connect(t, s, testPrincipal), logs
+	return &testBundle{client: toolkittest.Connect(t, s, testPrincipal), logs: logs}
 }
 
 // withPrincipal returns the test's context acting for testPrincipal.

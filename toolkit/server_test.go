@@ -11,7 +11,7 @@ import (
 )
 
 func TestToolsListAnnotations(t *testing.T) {
-	c, _ := connect(t)
+	b := setup(t)
 	for _, tc := range []struct {
 		tool string
 		want map[string]any
@@ -24,7 +24,7 @@ func TestToolsListAnnotations(t *testing.T) {
 			Title       string         `json:"title"`
 			Annotations map[string]any `json:"annotations"`
 		}
-		if err := json.Unmarshal(c.Tool(tc.tool), &def); err != nil {
+		if err := json.Unmarshal(b.client.Tool(tc.tool), &def); err != nil {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(def.Annotations, tc.want) {
@@ -37,7 +37,7 @@ func TestToolsListAnnotations(t *testing.T) {
 }
 
 func TestToolsListMeta(t *testing.T) {
-	c, _ := connect(t)
+	b := setup(t)
 	want := map[string]any{
 		"ui":                    map[string]any{"resourceUri": "ui://vibesell/card.html"},
 		"ui/resourceUri":        "ui://vibesell/card.html",
@@ -47,7 +47,7 @@ func TestToolsListMeta(t *testing.T) {
 		var def struct {
 			Meta map[string]any `json:"_meta"`
 		}
-		if err := json.Unmarshal(c.Tool(name), &def); err != nil {
+		if err := json.Unmarshal(b.client.Tool(name), &def); err != nil {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(def.Meta, want) {
@@ -57,7 +57,7 @@ func TestToolsListMeta(t *testing.T) {
 }
 
 func TestToolsListInputSchema(t *testing.T) {
-	c, _ := connect(t)
+	b := setup(t)
 	var def struct {
 		InputSchema struct {
 			Type                 string                    `json:"type"`
@@ -66,7 +66,7 @@ func TestToolsListInputSchema(t *testing.T) {
 			AdditionalProperties *bool                     `json:"additionalProperties"`
 		} `json:"inputSchema"`
 	}
-	if err := json.Unmarshal(c.Tool("list_leads"), &def); err != nil {
+	if err := json.Unmarshal(b.client.Tool("list_leads"), &def); err != nil {
 		t.Fatal(err)
 	}
 	in := def.InputSchema
@@ -101,7 +101,7 @@ func TestToolsListInputSchema(t *testing.T) {
 			Required []string `json:"required"`
 		} `json:"inputSchema"`
 	}
-	if err := json.Unmarshal(c.Tool("save_contact"), &contact); err != nil {
+	if err := json.Unmarshal(b.client.Tool("save_contact"), &contact); err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(contact.InputSchema.Required, []string{"name"}) {
@@ -111,7 +111,7 @@ func TestToolsListInputSchema(t *testing.T) {
 	var noArgs struct {
 		InputSchema map[string]any `json:"inputSchema"`
 	}
-	if err := json.Unmarshal(c.Tool("ping"), &noArgs); err != nil {
+	if err := json.Unmarshal(b.client.Tool("ping"), &noArgs); err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]any{"type": "object", "properties": map[string]any{}, "additionalProperties": false}
@@ -121,7 +121,7 @@ func TestToolsListInputSchema(t *testing.T) {
 }
 
 func TestToolsListOutputSchema(t *testing.T) {
-	c, _ := connect(t)
+	b := setup(t)
 	var def struct {
 		OutputSchema struct {
 			Type       string                    `json:"type"`
@@ -129,7 +129,7 @@ func TestToolsListOutputSchema(t *testing.T) {
 			Required   []string                  `json:"required"`
 		} `json:"outputSchema"`
 	}
-	if err := json.Unmarshal(c.Tool("save_contact"), &def); err != nil {
+	if err := json.Unmarshal(b.client.Tool("save_contact"), &def); err != nil {
 		t.Fatal(err)
 	}
 	out := def.OutputSchema
@@ -149,8 +149,8 @@ func TestToolsListOutputSchema(t *testing.T) {
 }
 
 func TestInitialize(t *testing.T) {
-	c, _ := connect(t)
-	init := c.Initialize()
+	b := setup(t)
+	init := b.client.Initialize()
 	if init.Instructions != testInstructions {
 		t.Errorf("instructions = %q, want the ones the server was given", init.Instructions)
 	}
@@ -164,10 +164,10 @@ func TestInitialize(t *testing.T) {
 }
 
 func TestCardResource(t *testing.T) {
-	c, _ := connect(t)
-	ctx := c.Context()
+	b := setup(t)
+	ctx := b.client.Context()
 
-	list, err := c.MCP().ListResources(ctx, mcp.ListResourcesRequest{})
+	list, err := b.client.MCP().ListResources(ctx, mcp.ListResourcesRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func TestCardResource(t *testing.T) {
 		t.Errorf("resources/list = %+v", list.Resources)
 	}
 
-	res, err := c.MCP().ReadResource(ctx, mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: "ui://vibesell/card.html"}})
+	res, err := b.client.MCP().ReadResource(ctx, mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: "ui://vibesell/card.html"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,12 +227,12 @@ func TestCardHTMLOption(t *testing.T) {
 }
 
 func TestLoggingAndPrompts(t *testing.T) {
-	c, _ := connect(t)
-	ctx := c.Context()
-	if err := c.MCP().SetLevel(ctx, mcp.SetLevelRequest{Params: mcp.SetLevelParams{Level: mcp.LoggingLevelInfo}}); err != nil {
+	b := setup(t)
+	ctx := b.client.Context()
+	if err := b.client.MCP().SetLevel(ctx, mcp.SetLevelRequest{Params: mcp.SetLevelParams{Level: mcp.LoggingLevelInfo}}); err != nil {
 		t.Errorf("logging/setLevel: %v", err)
 	}
-	prompts, err := c.MCP().ListPrompts(ctx, mcp.ListPromptsRequest{})
+	prompts, err := b.client.MCP().ListPrompts(ctx, mcp.ListPromptsRequest{})
 	if err != nil {
 		t.Errorf("prompts/list: %v", err)
 	} else if len(prompts.Prompts) != 0 {

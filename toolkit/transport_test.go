@@ -17,6 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"vibesell/auth"
+	"vibesell/toolkit/toolkittest"
 )
 
 // These tests show how cmd/server hands the principal to the tools on each
@@ -117,13 +118,13 @@ func TestServeStdioAnswersEveryRequestBeforeItsInputEnds(t *testing.T) {
 	for id := 2; id < 2+calls; id++ {
 		fmt.Fprintf(&in, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"slow_ping","arguments":{}}}`+"\n", id)
 	}
-	out := &logBuffer{} // JSON lines, like a log
+	out := &toolkittest.LogBuffer{} // JSON lines, like a log
 	if err := ServeStdio(t.Context(), s, testPrincipal, strings.NewReader(in.String()), out, slog.New(slog.DiscardHandler)); err != nil {
 		t.Fatal(err)
 	}
 
 	answered := map[int]bool{}
-	for _, msg := range out.records(t) {
+	for _, msg := range out.Records(t) {
 		id, _ := msg["id"].(float64)
 		if id >= 2 {
 			result, _ := msg["result"].(map[string]any)
