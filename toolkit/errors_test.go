@@ -186,6 +186,7 @@ func TestCancelledCallLogsWarning(t *testing.T) {
 	tool := Define(Spec[struct{}, pingOutput]{
 		Name: "slow", Title: "Slow", Description: "Waits for the caller to give up.",
 		Annotations: Annotations{ReadOnly: Yes, Destructive: No, Idempotent: Yes, OpenWorld: No},
+		Requires:    Needs{Scope: vibesell.ScopeRead},
 		Handler: func(ctx context.Context, _ auth.Principal, _ struct{}) (Result[pingOutput], error) {
 			<-ctx.Done()
 			return Result[pingOutput]{}, ctx.Err()
@@ -193,7 +194,7 @@ func TestCancelledCallLogsWarning(t *testing.T) {
 	})
 	ctx, cancel := context.WithCancel(withPrincipal(t))
 	cancel()
-	res := tool.call(ctx, slog.New(slog.NewJSONHandler(logs, nil)), nil)
+	res := tool.call(ctx, slog.New(slog.NewJSONHandler(logs, nil)), nil, nil)
 	if !res.IsError || !refText.MatchString(res.Content[0].(mcp.TextContent).Text) {
 		t.Errorf("result = %+v", res)
 	}

@@ -42,6 +42,7 @@ func saveContact() Tool {
 		Title:       "Save a contact",
 		Description: "Saves a company to write to.",
 		Annotations: Annotations{ReadOnly: No, Destructive: No, Idempotent: Yes, OpenWorld: No},
+		Requires:    Needs{Scope: vibesell.ScopeRead},
 		Handler: func(ctx context.Context, p auth.Principal, in contactInput) (Result[contactOutput], error) {
 			out := contactOutput{Name: in.Name} // Kind left empty: the framework fills it
 			if in.Email != "" {
@@ -75,6 +76,7 @@ func listLeads() Tool {
 		Title:       "List leads",
 		Description: "Lists leads.",
 		Annotations: Annotations{ReadOnly: Yes, Destructive: No, Idempotent: Yes, OpenWorld: Yes},
+		Requires:    Needs{Scope: vibesell.ScopeRead},
 		Handler: func(ctx context.Context, p auth.Principal, in leadsInput) (Result[leadsOutput], error) {
 			return Result[leadsOutput]{Markdown: "No count is available right now.", Data: leadsOutput{Kind: "lead_preview"}}, nil
 		},
@@ -100,6 +102,7 @@ func tagLeads() Tool {
 		Title:       "Tag leads",
 		Description: "Tags leads.",
 		Annotations: Annotations{ReadOnly: No, Destructive: No, Idempotent: Yes, OpenWorld: No},
+		Requires:    Needs{Scope: vibesell.ScopeWrite, Entitlement: "leads"},
 		Handler: func(ctx context.Context, p auth.Principal, in tagInput) (Result[tagOutput], error) {
 			return Result[tagOutput]{Markdown: "Tagged.", Data: tagOutput{Tagged: len(in.Names), Note: in.Note}}, nil
 		},
@@ -117,6 +120,7 @@ func ping() Tool {
 		Title:       "Ping",
 		Description: "Says which workspace is asking.",
 		Annotations: Annotations{ReadOnly: Yes, Destructive: No, Idempotent: Yes, OpenWorld: No},
+		Requires:    Needs{Scope: vibesell.ScopeRead},
 		Handler: func(ctx context.Context, p auth.Principal, in struct{}) (Result[pingOutput], error) {
 			return Result[pingOutput]{Markdown: "Workspace " + p.WorkspaceSlug + ".", Data: pingOutput{Workspace: p.WorkspaceSlug}}, nil
 		},
@@ -138,6 +142,7 @@ func behave() Tool {
 		Title:       "Behave",
 		Description: "Ends the way it is told to.",
 		Annotations: Annotations{ReadOnly: No, Destructive: Yes, Idempotent: No, OpenWorld: Yes},
+		Requires:    Needs{Scope: vibesell.ScopeRead},
 		Handler: func(ctx context.Context, p auth.Principal, in behaveInput) (Result[behaveOutput], error) {
 			switch in.Mode {
 			case "refuse":
@@ -171,15 +176,21 @@ type testBundle struct {
 	logs   *toolkittest.LogBuffer
 }
 
-func setup(t *testing.T) *testBundle {
+// setup serves the test tools; options, when given, change the server's
+// options before it is built.
+func setup(t *testing.T, options ...func(*Options)) *testBundle {
 	t.Helper()
 	logs := &toolkittest.LogBuffer{}
-	s := NewServer([]Tool{saveContact(), listLeads(), tagLeads(), ping(), behave()}, &Options{
+	o := &Options{
 		Instructions: testInstructions,
 		Version:      "test",
 		Logger:       slog.New(slog.NewJSONHandler(logs, nil)),
 		Echo:         true,
-	})
+	}
+	for _, change := range options {
+		change(o)
+	}
+	s := NewServer([]Tool{saveContact(), listLeads(), tagLeads(), ping(), behave()}, o)
 	return &testBundle{client: toolkittest.Connect(t, s, testPrincipal), logs: logs}
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"vibesell"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -104,6 +105,7 @@ func TestServeStdioAnswersEveryRequestBeforeItsInputEnds(t *testing.T) {
 		Title:       "Slow ping",
 		Description: "Says which workspace is asking, after a moment.",
 		Annotations: Annotations{ReadOnly: Yes, Destructive: No, Idempotent: Yes, OpenWorld: No},
+		Requires:    Needs{Scope: vibesell.ScopeRead},
 		Handler: func(ctx context.Context, p auth.Principal, _ struct{}) (Result[pingOutput], error) {
 			time.Sleep(2 * time.Millisecond)
 			return Result[pingOutput]{Markdown: "Workspace " + p.WorkspaceSlug + ".", Data: pingOutput{Workspace: p.WorkspaceSlug}}, nil
