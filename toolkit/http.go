@@ -69,6 +69,7 @@ func NewHTTPHandler(s *server.MCPServer, o HTTPOptions) http.Handler {
 		}
 		streamable.ServeHTTP(w, r)
 	})
+	h = protocolEdge(h) // protocol.go: errors a client can read
 	h = auth.RequireBearer(o.Tokens, o.Logger, h)
 	return guard.wrap(h)
 }
