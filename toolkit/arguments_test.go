@@ -66,8 +66,8 @@ func TestArgumentRefusals(t *testing.T) {
 			if tc.args != "" {
 				args = json.RawMessage(tc.args)
 			}
-			if got := b.client.Refusal(tc.tool, args); got != tc.want {
-				t.Errorf("refusal:\n got %s\nwant %s", got, tc.want)
+			if diff := cmp.Diff(tc.want, b.client.For(t).Refusal(tc.tool, args)); diff != "" {
+				t.Errorf("refusal (-want +got):\n%s", diff)
 			}
 		})
 	}

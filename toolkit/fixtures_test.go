@@ -2,11 +2,9 @@ package toolkit
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -197,18 +195,6 @@ func setup(t *testing.T, options ...func(*Options)) *testBundle {
 // withPrincipal returns the test's context acting for testPrincipal.
 func withPrincipal(t *testing.T) context.Context {
 	return auth.NewContext(t.Context(), testPrincipal)
-}
-
-func jsonEqual(t *testing.T, a, b []byte) bool {
-	t.Helper()
-	var x, y any
-	if err := json.Unmarshal(a, &x); err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &y); err != nil {
-		t.Fatal(err)
-	}
-	return reflect.DeepEqual(x, y)
 }
 
 // mustPanic fails the test unless f panics with a message containing want.

@@ -55,15 +55,7 @@ func TestGateDecidesEveryCall(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := b.client.For(t).Call(tc.tool, tc.args)
-			got := struct {
-				Error      bool
-				Code, Text string
-			}{res.IsError, refusalCode(res), toolkittest.TextOf(res)}
-			want := struct {
-				Error      bool
-				Code, Text string
-			}{true, tc.code, tc.text}
-			if diff := cmp.Diff(want, got); diff != "" {
+			if diff := cmp.Diff(refusalSeen{true, 1, tc.text, tc.code, nil}, seenRefusal(res)); diff != "" {
 				t.Errorf("result (-want +got):\n%s", diff)
 			}
 		})
