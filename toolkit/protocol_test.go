@@ -14,6 +14,7 @@ import (
 
 	"vibesell/auth"
 	"vibesell/store/storetest"
+	"vibesell/toolkit/toolkittest"
 	"vibesell/workspace/workspacetest"
 )
 
@@ -126,4 +127,30 @@ func TestProtocolErrorsAreReadable(t *testing.T) {
 			t.Errorf("status %d, error %v", status, rpcErr)
 		}
 	})
+}
+
+// Over stdio, the same request gets the same sentence.
+func TestProtocolErrorsAreReadableOverStdio(t *testing.T) {
+	s := NewServer([]Tool{ping()}, &Options{Logger: slog.New(slog.DiscardHandler)})
+	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n" +
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":1}}` + "\n"
+	out := &toolkittest.LogBuffer{}
+	if err := ServeStdio(t.Context(), s, testPrincipal, strings.NewReader(in), out, slog.New(slog.DiscardHandler)); err != nil {
+		t.Fatal(err)
+	}
+	var got *protocolAnswer
+	for _, msg := range out.Records(t) {
+		if msg["id"] != 2.0 {
+			continue
+		}
+		e, _ := msg["error"].(map[string]any)
+		code, _ := e["code"].(float64)
+		message, _ := e["message"].(string)
+		got = &protocolAnswer{Code: int(code), Message: message}
+	}
+	want := &protocolAnswer{Code: mcp.INVALID_PARAMS, Message: `The tools/call request's "params.name" must be a string, not a number. See the MCP specification for its params.`}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("answer (-want +got):\n%s", diff)
+	}
 }
