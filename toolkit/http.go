@@ -55,7 +55,7 @@ func NewHTTPHandler(s *server.MCPServer, o HTTPOptions) http.Handler {
 		server.WithStreamableHTTPLogger(o.Logger),
 	)
 	guard := originGuard{public: o.PublicURL, allowed: o.AllowedOrigins}
-	var h http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	var h http.Handler = protocolEdgeFunc(func(w http.ResponseWriter, r *http.Request) { // protocol.go
 		r.Body = http.MaxBytesReader(w, r.Body, maxRequestBytes)
 		// mcp-go answers an unknown session on DELETE with a 500; the
 		// protocol says 404, as for any other request.
@@ -69,7 +69,6 @@ func NewHTTPHandler(s *server.MCPServer, o HTTPOptions) http.Handler {
 		}
 		streamable.ServeHTTP(w, r)
 	})
-	h = protocolEdge(h) // protocol.go: errors a client can read
 	h = auth.RequireBearer(o.Tokens, o.Logger, h)
 	return guard.wrap(h)
 }

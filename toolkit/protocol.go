@@ -58,6 +58,10 @@ func protocolEdge(next http.Handler) http.Handler {
 	})
 }
 
+// protocolEdgeFunc is protocolEdge around a handler function, which is
+// how NewHTTPHandler hooks it in.
+func protocolEdgeFunc(f http.HandlerFunc) http.Handler { return protocolEdge(f) }
+
 func isJSON(r *http.Request) bool {
 	t, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	return err == nil && t == "application/json"
