@@ -1,6 +1,7 @@
 package toolkit
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 
 	"vibesell/auth"
 	"vibesell/store/storetest"
@@ -152,5 +154,34 @@ func TestProtocolErrorsAreReadableOverStdio(t *testing.T) {
 	want := &protocolAnswer{Code: mcp.INVALID_PARAMS, Message: `The tools/call request's "params.name" must be a string, not a number. See the MCP specification for its params.`}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("answer (-want +got):\n%s", diff)
+	}
+}
+
+// BenchmarkProtocolEdge measures what the edge adds to a tools/call answered
+// with JSON (the body read once more, the answer held and checked), against
+// the same handler without it, in one run:
+//
+//	go test -run '^$' -bench ProtocolEdge ./toolkit
+func BenchmarkProtocolEdge(b *testing.B) {
+	s := NewServer([]Tool{ping()}, &Options{Logger: slog.New(slog.DiscardHandler)})
+	streamable := server.NewStreamableHTTPServer(s, server.WithStateLess(true),
+		server.WithHTTPContextFunc(func(ctx context.Context, r *http.Request) context.Context { return auth.NewContext(ctx, testPrincipal) }))
+	const call = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ping","arguments":{}}}`
+	for _, bc := range []struct {
+		name string
+		h    http.Handler
+	}{{"bare", streamable}, {"edge", protocolEdge(streamable)}} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(call))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Accept", "application/json, text/event-stream")
+				rec := httptest.NewRecorder()
+				bc.h.ServeHTTP(rec, req)
+				if rec.Code != http.StatusOK {
+					b.Fatalf("status %d: %s", rec.Code, rec.Body)
+				}
+			}
+		})
 	}
 }
