@@ -86,6 +86,7 @@ func proposeDomains(d Deps) toolkit.Tool {
 			"Picking registers, reserves and bills nothing: that happens only when order_sending_setup is approved. " +
 			"Use it after choose_sending_source settled on own_names; if the source on record is already_warmed, its first card asks the person whether to switch (keep refuses, since the two would mix). Not for already-warmed domains (propose_warmed_domains), and not to check names without picking (check_domains).",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.Yes},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeWrite},
 		Handler: func(ctx context.Context, p auth.Principal, in proposeDomainsInput) (toolkit.Result[sendingChoiceOutput], error) {
 			// Domain names are compared as names: "AcmeOutbound.com" and
 			// "acmeoutbound.com" are the same arguments for a card.
@@ -137,6 +138,7 @@ func checkDomains(d Deps) toolkit.Tool {
 			"Up to 20 names per call. It asks the domain registries (RDAP) or, in the sandbox, answers from the sandbox; it reserves, registers and bills nothing, and records nothing. " +
 			"Use it when the person suggests names of their own. To have lookalikes of the brand proposed and picked, use propose_domains instead.",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.Yes, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.Yes},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeRead},
 		Handler: func(ctx context.Context, p auth.Principal, in checkDomainsInput) (toolkit.Result[domainQuoteOutput], error) {
 			q, err := d.Sending.CheckDomains(ctx, p.WorkspaceID, in.Names)
 			if err != nil {

@@ -54,6 +54,7 @@ func proposeEmail(d Deps) toolkit.Tool {
 			"Nothing is created or billed by answering. " +
 			"Use it after propose_domains or propose_warmed_domains settled. Not for checking or picking domains (check_domains, propose_domains).",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeWrite},
 		Handler: func(ctx context.Context, p auth.Principal, in proposeEmailInput) (toolkit.Result[emailStepOutput], error) {
 			o, err := d.Sending.ProposeEmail(ctx, p.WorkspaceID, in, toCardAnswers(in.Answers), sending.ProposeEmailRequest{SenderNames: in.SenderNames})
 			if err != nil {

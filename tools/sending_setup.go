@@ -169,6 +169,7 @@ func getSendingSetup(d Deps) toolkit.Tool {
 			"It reads only (the DNS lookups are made now); nothing is changed or billed. Dates are days in UTC. " +
 			"For a short summary of the whole workspace use get_workspace_context; to change the setup use the tools the next step names.",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.Yes, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.Yes},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeRead},
 		Handler: func(ctx context.Context, p auth.Principal, _ struct{}) (toolkit.Result[sendingSetupOutput], error) {
 			st, err := d.Sending.GetSetup(ctx, p.WorkspaceID)
 			if err != nil {

@@ -118,6 +118,7 @@ func sizeSendingCapacity(d Deps) toolkit.Tool {
 			sizingArgsDoc(t) +
 			"It calculates only: nothing is recorded, reserved or billed. To record the result once the person agrees, call confirm_sizing with the same arguments.",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.Yes, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeRead},
 		Handler: func(ctx context.Context, p auth.Principal, in sizingInput) (toolkit.Result[sizingOutput], error) {
 			z, err := d.Sending.Size(ctx, p.WorkspaceID, sizingRequest(in))
 			if err != nil {
@@ -138,6 +139,7 @@ func confirmSizing(d Deps) toolkit.Tool {
 			"The recorded sizing sets how many domains propose_domains and propose_warmed_domains ask for and how many mailboxes each new domain carries. " +
 			"It records a plan only: nothing is ordered, reserved or billed. Call size_sending_capacity first to show the person the numbers; call this only once they agree.",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeWrite},
 		Handler: func(ctx context.Context, p auth.Principal, in sizingInput) (toolkit.Result[sizingOutput], error) {
 			z, err := d.Sending.ConfirmSizing(ctx, p.WorkspaceID, sizingRequest(in))
 			if err != nil {

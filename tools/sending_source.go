@@ -69,6 +69,7 @@ func chooseSendingSource(d Deps) toolkit.Tool {
 			"Answering records a choice only: nothing is set up, reserved or billed. " +
 			"Not for picking the domains themselves: that is propose_domains (own names) or propose_warmed_domains (already warmed).",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeWrite},
 		Handler: func(ctx context.Context, p auth.Principal, in chooseSourceInput) (toolkit.Result[sendingChoiceOutput], error) {
 			o, err := d.Sending.ChooseSource(ctx, p.WorkspaceID, in, toCardAnswers(in.Answers))
 			if err != nil {

@@ -30,6 +30,7 @@ func proposeWarmedDomains(d Deps) toolkit.Tool {
 			"Picking reserves and bills nothing; the domain stays on the shelf for others until order_sending_setup is approved. " +
 			"Use it after choose_sending_source settled on already_warmed; if the source on record is own_names, its first card asks the person whether to switch (keep refuses, since the two would mix). To just look at the shelf use list_warmed_domains; for new domains under the brand use propose_domains.",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.Yes},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeWrite},
 		Handler: func(ctx context.Context, p auth.Principal, in proposeWarmedInput) (toolkit.Result[sendingChoiceOutput], error) {
 			o, err := d.Sending.ProposeWarmed(ctx, p.WorkspaceID, in, toCardAnswers(in.Answers), sending.ProposeWarmedRequest{Count: in.Count})
 			if err != nil {
@@ -81,6 +82,7 @@ func listWarmedDomains(d Deps) toolkit.Tool {
 			"Paginated: 20 per page by default, continue with nextCursor. It reads only; nothing is reserved or billed. " +
 			"To have the person pick from the shelf, use propose_warmed_domains; for new domains under the brand, propose_domains.",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.Yes, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.Yes},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeRead},
 		Handler: func(ctx context.Context, p auth.Principal, in listWarmedInput) (toolkit.Result[warmedShelfOutput], error) {
 			page, err := d.Sending.ListWarmed(ctx, p.WorkspaceID, in.Limit, in.Cursor)
 			if err != nil {

@@ -50,6 +50,7 @@ func startWarmup(d Deps) toolkit.Tool {
 			"It refuses when no mailbox is ordered or none is ready yet, and says when they will be. Already-warmed mailboxes need no warmup. " +
 			"To see progress use get_sending_setup.",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.Yes},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeAct},
 		Handler: func(ctx context.Context, p auth.Principal, _ struct{}) (toolkit.Result[warmupOutput], error) {
 			w, err := d.Sending.StartWarmup(ctx, p.WorkspaceID)
 			if err != nil {

@@ -9,6 +9,7 @@ import (
 	"vibesell"
 	"vibesell/approvals"
 	"vibesell/auth"
+	"vibesell/auth/oauth"
 	"vibesell/cards"
 	"vibesell/sending"
 	"vibesell/tools"
@@ -27,6 +28,7 @@ type services struct {
 	accounts   *auth.Accounts
 	sessions   *auth.Sessions
 	tokens     *auth.Tokens
+	oauth      *oauth.Server
 }
 
 func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, error) {
@@ -51,6 +53,15 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 		DB: db, Clock: clock, Config: cfg.Sending, Cards: cards.NewService(db, clock), Offers: s.workspaces, Approvals: s.approvals,
 	})
 	s.approvals.Register(vibesell.ToolOrderSendingSetup, sending.NewOrderAction(s.sending))
+	s.oauth, err = oauth.New(oauth.Config{
+		PublicURL: cfg.PublicURL.String(),
+		DB:        db,
+		Clock:     clock,
+		Logger:    logger.With("component", "oauth"),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("oauth: %w", err)
+	}
 	return s, nil
 }
 
