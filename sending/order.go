@@ -51,9 +51,9 @@ func (s *Service) PlanOrder(ctx context.Context, ws uuid.UUID) (OrderPlan, error
 	}
 	if chosen := st.DomainCount(DomainChosen); chosen == 0 {
 		if ordered := len(st.Domains); ordered > 0 && len(blocked.Blockers) == 0 {
-			return OrderPlan{}, vibesell.Errorf(vibesell.ECONFLICT,
+			return OrderPlan{}, allOrdered{vibesell.Errorf(vibesell.ECONFLICT,
 				"Everything picked is already ordered (%s). Call %s to follow it; to add more, pick domains with %s or %s first.",
-				vibesell.Plural(ordered, "domain", "domains"), vibesell.ToolGetSendingSetup, vibesell.ToolProposeDomains, vibesell.ToolProposeWarmedDomains)
+				vibesell.Plural(ordered, "domain", "domains"), vibesell.ToolGetSendingSetup, vibesell.ToolProposeDomains, vibesell.ToolProposeWarmedDomains)}
 		}
 		blocked.add("no domains are picked", fmt.Sprintf("call %s or %s", vibesell.ToolProposeDomains, vibesell.ToolProposeWarmedDomains))
 		return OrderPlan{}, &blocked
@@ -156,6 +156,19 @@ func (s *Service) checkPlan(ctx context.Context, ws uuid.UUID, plan OrderPlan, b
 	return nil
 }
 
+// allOrdered is the refusal of an order when everything picked is ordered
+// already; it is a *vibesell.Error (ECONFLICT) to everyone else.
+type allOrdered struct{ refusal *vibesell.Error }
+
+func (e allOrdered) Error() string { return e.refusal.Message }
+
+func (e allOrdered) Unwrap() error { return e.refusal }
+
+// errNothingToOrder refuses an order with nothing picked.
+var errNothingToOrder = vibesell.Errorf(vibesell.EINVALID,
+	"There is nothing to order: no domains are picked. Call %s or %s to pick domains, then %s to choose the addresses.",
+	vibesell.ToolProposeDomains, vibesell.ToolProposeWarmedDomains, vibesell.ToolProposeEmail)
+
 // OrderBlocked is the refusal that lists everything standing between the
 // setup and an order, every one at once.
 type OrderBlocked struct {
@@ -220,9 +233,7 @@ func (s *Service) PlaceOrder(ctx context.Context, ws uuid.UUID, opts *PlaceOptio
 			return err
 		}
 		if len(plan.Domains) == 0 {
-			return vibesell.Errorf(vibesell.EINVALID,
-				"There is nothing to order: no domains are picked. Call %s or %s to pick domains, then %s to choose the addresses.",
-				vibesell.ToolProposeDomains, vibesell.ToolProposeWarmedDomains, vibesell.ToolProposeEmail)
+			return errNothingToOrder
 		}
 		var blocked OrderBlocked
 		if err := s.checkPlan(ctx, ws, plan, &blocked); err != nil {

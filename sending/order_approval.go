@@ -227,11 +227,8 @@ func (o *OrderAction) Check(ctx context.Context, ex approvals.Execution) error {
 		return err
 	}
 	plan, err := o.s.PlanOrder(ctx, ex.Approval.WorkspaceID)
-	if blocked := (*OrderBlocked)(nil); errors.As(err, &blocked) {
-		return vibesell.Errorf(vibesell.EINVALID, "the sending setup cannot be ordered as approved any more: %s. Nothing was ordered.", strings.Join(blocked.Reasons, "; "))
-	}
 	if err != nil {
-		return err
+		return forPerson(err)
 	}
 	if !detailsOf(plan).equal(want) {
 		return errOrderChanged
@@ -265,9 +262,22 @@ func (o *OrderAction) Execute(ctx context.Context, ex approvals.Execution) (stri
 		},
 	})
 	if err != nil {
-		return "", err
+		return "", forPerson(err)
 	}
 	return orderDoneText(detailsOf(plan), plan.ReadyOn), nil
+}
+
+// forPerson rewords the refusals written for the assistant (they name the
+// tools that fix them) for the approval's outcome, which a person reads.
+func forPerson(err error) error {
+	var blocked *OrderBlocked
+	switch {
+	case errors.As(err, &blocked):
+		return vibesell.Errorf(vibesell.EINVALID, "the sending setup cannot be ordered as approved any more: %s. Nothing was ordered.", strings.Join(blocked.Reasons, "; "))
+	case errors.Is(err, errNothingToOrder), errors.As(err, new(allOrdered)):
+		return errOrderChanged
+	}
+	return err
 }
 
 func approvedOrder(ex approvals.Execution) (orderDetails, error) {

@@ -198,6 +198,24 @@ func TestOrderApproval(t *testing.T) {
 		}
 	})
 
+	t.Run("a name taken after approval ends not done, in a person's words", func(t *testing.T) {
+		t.Parallel()
+		avail := &takenAvailability{taken: map[string]bool{}}
+		f := newFixtureWith(t, sending.Providers{Availability: avail})
+		f.planned(t, f.a, 90)
+		a, _, err := f.svc.RequestOrder(ctx, f.a.ID, "the assistant")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.approve(t, a)
+		avail.take("getacme.com")
+		done := f.execute(t, a)
+		want := "Not carried out: the sending setup cannot be ordered as approved any more: getacme.com was registered by someone else since it was picked. Nothing was ordered."
+		if done.Status != approvals.NotDone || done.Outcome == nil || *done.Outcome != want {
+			t.Fatalf("after executing: %s %v, want %q", done.Status, done.Outcome, want)
+		}
+	})
+
 	t.Run("a plan changed after approval is not ordered", func(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t)
