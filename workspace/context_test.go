@@ -33,6 +33,7 @@ var notContextTables = []string{
 	"api_tokens", "installation", "mcp_sessions", "choice_cards", "approvals", "approval_events", "users", "web_sessions",
 	"oauth_grants",             // connected apps: the web app lists them, the context does not
 	"workspace_context_stamps", // the stamps themselves
+	"memberships",
 }
 
 func stampOf(t *testing.T, pool *pgxpool.Pool, ws uuid.UUID) int64 {
