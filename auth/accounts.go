@@ -11,7 +11,8 @@ import (
 	"net/mail"
 	"strings"
 	"time"
-	_ "time/tzdata" // time zones for people's accounts, whatever the host has installed
+	_ "time/tzdata"
+	"unicode" // time zones for people's accounts, whatever the host has installed
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -85,6 +86,9 @@ func (a *Accounts) CreateUser(ctx context.Context, nu NewUser) (User, error) {
 	}
 	var name *string
 	if n := strings.TrimSpace(nu.Name); n != "" {
+		if strings.ContainsFunc(n, unicode.IsControl) {
+			return User{}, vibesell.Errorf(vibesell.EINVALID, "A name cannot hold control characters such as line breaks; write it on one line.")
+		}
 		if len([]rune(n)) > 200 {
 			return User{}, vibesell.Errorf(vibesell.EINVALID, "A name can be at most 200 characters long.")
 		}
@@ -110,7 +114,7 @@ func (a *Accounts) CreateUser(ctx context.Context, nu NewUser) (User, error) {
 func normalizeEmail(raw string) (string, error) {
 	email := strings.ToLower(strings.TrimSpace(raw))
 	addr, err := mail.ParseAddress(email)
-	if err != nil || addr.Address != email || len(email) > 254 || !strings.Contains(email[strings.LastIndex(email, "@"):], ".") {
+	if err != nil || strings.ContainsFunc(email, unicode.IsControl) || addr.Address != email || len(email) > 254 || !strings.Contains(email[strings.LastIndex(email, "@"):], ".") {
 		return "", vibesell.Errorf(vibesell.EINVALID, "%q is not an email address such as ada@example.com.", strings.TrimSpace(raw))
 	}
 	return email, nil
@@ -155,7 +159,10 @@ func (s WebSession) CSRF() string { return CSRFToken(s.Token) }
 // failures (the sentence says when to try again).
 func (a *Accounts) SignIn(ctx context.Context, email, password, ip string) (User, WebSession, error) {
 	email = strings.ToLower(strings.TrimSpace(email))
-	if len(email) > 254 || len(password) > 1024 {
+	// No account's email holds a control character (CreateUser refuses
+	// them), and PostgreSQL refuses a NUL in text: such an email is a
+	// wrong email, answered as one, not an error on our side.
+	if len(email) > 254 || len(password) > 1024 || strings.ContainsFunc(email, unicode.IsControl) {
 		return User{}, WebSession{}, ErrSignInFailed
 	}
 	now := a.clock.Now()

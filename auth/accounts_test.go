@@ -74,6 +74,8 @@ func TestCreateUser(t *testing.T) {
 		"bad email":      {auth.NewUser{WorkspaceID: other.ID, Email: "ada at acme", Password: password}, vibesell.EINVALID},
 		"short password": {auth.NewUser{WorkspaceID: other.ID, Email: "bob@globex.test", Password: "short"}, vibesell.EINVALID},
 		"bad time zone":  {auth.NewUser{WorkspaceID: other.ID, Email: "bob@globex.test", Password: password, TimeZone: "Mars/Olympus"}, vibesell.EINVALID},
+		"NUL in name":    {auth.NewUser{WorkspaceID: other.ID, Email: "bob@globex.test", Password: password, Name: "Bob\x00"}, vibesell.EINVALID},
+		"NUL in email":   {auth.NewUser{WorkspaceID: other.ID, Email: "bob\x00@globex.test", Password: password}, vibesell.EINVALID},
 		"no workspace":   {auth.NewUser{WorkspaceID: u.ID, Email: "bob@globex.test", Password: password}, vibesell.ENOTFOUND},
 	} {
 		if _, err := acc.CreateUser(ctx, tc.nu); vibesell.ErrorCode(err) != tc.code {

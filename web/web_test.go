@@ -12,9 +12,11 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/shopspring/decimal"
@@ -39,6 +41,30 @@ type app struct {
 	accounts  *auth.Accounts
 	acme      workspace.Workspace
 	globex    workspace.Workspace
+	logs      *errorLog
+}
+
+// errorLog keeps the messages logged at ERROR, so that a test can say that
+// a request was not an error on our side.
+type errorLog struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *errorLog) Enabled(_ context.Context, lvl slog.Level) bool { return lvl >= slog.LevelError }
+func (l *errorLog) Handle(_ context.Context, r slog.Record) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, r.Message)
+	return nil
+}
+func (l *errorLog) WithAttrs([]slog.Attr) slog.Handler { return l }
+func (l *errorLog) WithGroup(string) slog.Handler      { return l }
+
+func (l *errorLog) errors() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.lines...)
 }
 
 // testAction orders a thing; the web tests only need it to end done.
@@ -52,7 +78,8 @@ func newApp(t *testing.T) *app {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
 	t.Cleanup(srv.Close)
 
-	logger := slog.New(slog.DiscardHandler)
+	logs := &errorLog{}
+	logger := slog.New(logs)
 	svc, err := approvals.NewService(pool, approvals.Config{PublicURL: srv.URL, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +91,7 @@ func newApp(t *testing.T) *app {
 	}})
 	accounts := auth.NewAccounts(pool, nil)
 	ws := workspace.NewService(pool)
-	a := &app{srv: srv, pool: pool, approvals: svc, accounts: accounts}
+	a := &app{srv: srv, pool: pool, approvals: svc, accounts: accounts, logs: logs}
 	if a.acme, err = ws.Create(ctx, "Acme Sales"); err != nil {
 		t.Fatal(err)
 	}
@@ -485,5 +512,21 @@ func TestClientIPFromHeader(t *testing.T) {
 	r.Header.Add("X-Forwarded-For", "6.6.6.6, 203.0.113.7")
 	if got := ip(r); got != "203.0.113.7" {
 		t.Fatalf("with the header: %s", got)
+	}
+}
+
+func TestSignInWithAControlCharacterIsAWrongEmail(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	b := a.browser(t)
+	token := b.get("/app/sign-in").csrf(t)
+	for _, email := range []string{"a\x00b@x.com", "ada@acme.test\x00", "ada\x1b@acme.test"} {
+		p := b.post("/app/sign-in", url.Values{"csrf": {token}, "email": {email}, "password": {password}})
+		if p.status != http.StatusUnauthorized || !strings.Contains(p.body, "The email or password is not right.") {
+			t.Errorf("email %q: %d\n%s", email, p.status, p.body)
+		}
+	}
+	if diff := cmp.Diff([]string(nil), a.logs.errors()); diff != "" {
+		t.Errorf("errors logged (-want +got):\n%s", diff)
 	}
 }
