@@ -136,16 +136,25 @@ func newJobClient(db *pgxpool.Pool, svc *services, logger *slog.Logger) (*river.
 	periodic = append(periodic, auth.AddWorkers(workers, svc.sessions)...)
 	periodic = append(periodic, auth.AddAccountWorkers(workers, svc.accounts)...)
 	periodic = append(periodic, approvals.AddWorkers(workers, svc.approvals)...)
-	client, err := river.NewClient(riverpgxv5.New(db), &river.Config{
-		Queues:       map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 10}},
-		Workers:      workers,
-		PeriodicJobs: periodic,
-		Logger:       logger.With("component", "jobs"),
-	})
+	client, err := river.NewClient(riverpgxv5.New(db), jobConfig(workers, periodic, logger))
 	if err != nil {
 		return nil, fmt.Errorf("create job client: %w", err)
 	}
 	return client, nil
+}
+
+// jobConfig is the River configuration of the server's job client.
+func jobConfig(workers *river.Workers, periodic []*river.PeriodicJob, logger *slog.Logger) *river.Config {
+	return &river.Config{
+		Queues:       map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 10}},
+		Workers:      workers,
+		PeriodicJobs: periodic,
+		Logger:       logger.With("component", "jobs"),
+		// Every job's timeout is at most the approvals' execution timeout
+		// (River's default job timeout is a minute), so this rescues a job
+		// whose worker died without ever rescuing one still running.
+		RescueStuckJobsAfter: approvals.RescueStuckJobsAfter,
+	}
 }
 
 func stopJobs(jobs *river.Client[pgx.Tx], cfg config, logger *slog.Logger) {
