@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/fergusstrange/embedded-postgres v1.34.0
+	github.com/google/go-cmp v0.7.0
 	github.com/google/jsonschema-go v0.4.3
 	github.com/google/uuid v1.6.0
 	github.com/hashicorp/golang-lru/v2 v2.0.7
@@ -15,9 +16,8 @@ require (
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/shopspring/decimal v1.6.0
 	golang.org/x/crypto v0.59.0
+	golang.org/x/text v0.44.0
 )
-
-require github.com/google/go-cmp v0.7.0 // indirect
 
 require (
 	github.com/chromedp/cdproto v0.159.0 // indirect
@@ -44,5 +44,4 @@ require (
 	golang.org/x/net v0.62.0 // indirect
 	golang.org/x/sync v0.25.0 // indirect
 	golang.org/x/sys v0.50.0 // indirect
-	golang.org/x/text v0.44.0 // indirect
 )

@@ -238,8 +238,18 @@ func (s *server) render(w http.ResponseWriter, r *http.Request, status int, page
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
-	_, _ = w.Write([]byte(b.String()))
+	_, _ = w.Write([]byte(bidiControls.Replace(b.String())))
 }
+
+// bidiControls removes the explicit bidirectional embeddings, overrides
+// and isolates (U+202A–U+202E, U+2066–U+2069). The pages never use them,
+// and in text the assistant wrote (a sender name, a summary) they can
+// make the approver read something else than what is there: a price
+// reversed, a domain spelled backwards. Right-to-left letters need none of
+// them to show right.
+var bidiControls = strings.NewReplacer(
+	"\u202a", "", "\u202b", "", "\u202c", "", "\u202d", "", "\u202e", "",
+	"\u2066", "", "\u2067", "", "\u2068", "", "\u2069", "")
 
 // ClientIPFromHeader returns a [Config].ClientIP for a server behind a
 // reverse proxy that puts the client's address in header (X-Forwarded-For,

@@ -530,3 +530,34 @@ func TestSignInWithAControlCharacterIsAWrongEmail(t *testing.T) {
 		t.Errorf("errors logged (-want +got):\n%s", diff)
 	}
 }
+
+// Bidirectional controls in what the assistant wrote must not reorder what
+// the approver reads (a price, a domain), and a client retrying a refused
+// approval must not make the page's history grow line by line.
+func TestTheApprovalPageShowsWhatIsThere(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	ap := a.order(t, a.acme, "rocket\u202e 00.51$ \u2067x\u2069", true)
+	for range 12 {
+		_, _, err := a.approvals.Decide(context.Background(), a.acme.ID, ap.ID,
+			approvals.Decision{Approve: true, By: "the assistant", Via: approvals.ViaConversation})
+		if err == nil {
+			t.Fatal("a paid approval was approved from the conversation")
+		}
+	}
+	b := a.browser(t)
+	b.signIn("ada@acme.test")
+	p := b.get(approvals.AppPath(ap.ID))
+	if p.status != http.StatusOK {
+		t.Fatalf("approval page: %d", p.status)
+	}
+	if i := strings.IndexAny(p.body, "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"); i >= 0 {
+		t.Errorf("the page holds a bidirectional control: …%s…", p.body[max(0, i-40):min(len(p.body), i+40)])
+	}
+	if !strings.Contains(p.body, "rocket 00.51$ x") {
+		t.Errorf("the assistant's text is not shown as written, without its controls")
+	}
+	if n := strings.Count(p.body, "Approval refused here"); n != 1 || !strings.Contains(p.body, "12 times in all") {
+		t.Errorf("12 refused attempts made %d lines in the history:\n%s", n, p.body)
+	}
+}
