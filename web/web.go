@@ -12,6 +12,7 @@
 package web
 
 import (
+	"context"
 	"embed"
 	"errors"
 	"fmt"
@@ -21,10 +22,12 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"vibesell"
 	"vibesell/approvals"
 	"vibesell/auth"
+	"vibesell/store"
 )
 
 // Prefix is the path the web app is mounted at: mux.Handle(web.Prefix, h).
@@ -42,6 +45,13 @@ type Config struct {
 	Clock vibesell.Clock
 	// Logger receives internal failures under a ref. Default: slog.Default().
 	Logger *slog.Logger
+	// Outages logs internal failures, and those of an unavailable database
+	// at most once a second. Default: one of its own on Logger.
+	Outages *store.OutageLog
+	// RequestTimeout bounds the work of one request, so that a hung
+	// database gets an answer rather than a page that never loads.
+	// Default 15 s.
+	RequestTimeout time.Duration
 	// ClientIP returns the address a request comes from, for the sign-in
 	// limits. Default: the connection's remote address. Behind a trusted
 	// reverse proxy, pass a function that reads its forwarding header.
@@ -56,6 +66,7 @@ type server struct {
 	sessionCookie string
 	signInCookie  string
 	cop           *http.CrossOriginProtection
+	outages       *store.OutageLog
 	pages         map[string]*template.Template
 }
 
@@ -80,12 +91,19 @@ func New(cfg Config) (http.Handler, error) {
 	if cfg.ClientIP == nil {
 		cfg.ClientIP = remoteIP
 	}
+	if cfg.Outages == nil {
+		cfg.Outages = store.NewOutageLog(cfg.Logger)
+	}
+	if cfg.RequestTimeout <= 0 {
+		cfg.RequestTimeout = 15 * time.Second
+	}
 	s := &server{
-		Config: cfg,
-		base:   strings.TrimRight(cfg.PublicURL, "/"),
-		origin: u.Scheme + "://" + u.Host,
-		secure: u.Scheme == "https",
-		cop:    http.NewCrossOriginProtection(),
+		Config:  cfg,
+		base:    strings.TrimRight(cfg.PublicURL, "/"),
+		origin:  u.Scheme + "://" + u.Host,
+		secure:  u.Scheme == "https",
+		cop:     http.NewCrossOriginProtection(),
+		outages: cfg.Outages,
 	}
 	// The __Host- prefix makes the browser refuse the cookie unless it is
 	// Secure, for path / and without a Domain: no subdomain can plant one.
@@ -118,7 +136,18 @@ func (s *server) routes() http.Handler {
 	mux.HandleFunc("/app/", func(w http.ResponseWriter, r *http.Request) {
 		s.renderError(w, r, nil, http.StatusNotFound, "Page not found", "There is nothing at this address.")
 	})
-	return securityHeaders(mux)
+	return securityHeaders(s.bounded(mux))
+}
+
+// bounded gives every request RequestTimeout to do its work: a database
+// that stops answering then fails the request, which is answered with a
+// page saying so, instead of holding the browser and a connection forever.
+func (s *server) bounded(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), s.RequestTimeout)
+		defer cancel()
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
 }
 
 // securityHeaders: nothing here is framed, scripted or cached.
@@ -205,7 +234,12 @@ func (s *server) renderError(w http.ResponseWriter, r *http.Request, err error, 
 			status, title, message = http.StatusTooManyRequests, "Too many attempts", vibesell.ErrorMessage(err)
 		default:
 			ref := newRef()
-			s.Logger.ErrorContext(r.Context(), "web request failed", "ref", ref, "method", r.Method, "path", r.URL.Path, "err", err)
+			if s.outages.Failed(r.Context(), ref, "web request failed", err, "method", r.Method, "path", r.URL.Path) {
+				w.Header().Set("Retry-After", "30")
+				status, title, message = http.StatusServiceUnavailable, "Not available right now",
+					fmt.Sprintf("VibeSell cannot reach its database at the moment (ref %s). Nothing was changed; try again in a minute.", ref)
+				break
+			}
 			status, title, message = http.StatusInternalServerError, "Something went wrong",
 				fmt.Sprintf("Something went wrong on our side (ref %s). Try again in a minute.", ref)
 		}
