@@ -26,6 +26,7 @@ type config struct {
 	DataDir         string
 	PGBinDir        string
 	ShutdownTimeout time.Duration
+	ReadTimeout     time.Duration
 	AllowedOrigins  []string
 	ClientIPHeader  string
 	Sending         sending.Config
@@ -48,6 +49,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		DataDir:         orDefault(getenv("DATA_DIR"), ".vibesell"),
 		PGBinDir:        getenv("PG_BIN_DIR"),
 		ShutdownTimeout: 20 * time.Second,
+		ReadTimeout:     30 * time.Second,
 	}
 	if cfg.DatabaseURL != "" {
 		if _, err := pgxpool.ParseConfig(cfg.DatabaseURL); err != nil {
@@ -97,6 +99,13 @@ func loadConfig(getenv func(string) string) (config, error) {
 			return cfg, &configError{"SHUTDOWN_TIMEOUT", v, "expected a positive duration such as 20s"}
 		}
 		cfg.ShutdownTimeout = d
+	}
+	if v := getenv("READ_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return cfg, &configError{"READ_TIMEOUT", v, "expected a positive duration such as 30s"}
+		}
+		cfg.ReadTimeout = d
 	}
 	if v := getenv("ALLOWED_ORIGINS"); v != "" {
 		for _, o := range strings.Split(v, ",") {

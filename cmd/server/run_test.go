@@ -70,6 +70,7 @@ func TestConfigRefusesBadValuesNamingTheVariable(t *testing.T) {
 		{"LOG_FORMAT", "xml"},
 		{"DATABASE_URL", "postgres://a b@/x?sslmode=nonsense"},
 		{"SHUTDOWN_TIMEOUT", "soon"},
+		{"READ_TIMEOUT", "-1s"},
 		{"ALLOWED_ORIGINS", "claude.ai"},
 	}
 	for _, c := range cases {

@@ -64,8 +64,14 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 	srv := &http.Server{
 		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
-		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+		// A request's headers and body must arrive within ReadTimeout: a
+		// client that trickles a body would otherwise hold a connection
+		// and a goroutine for ever. It does not cut long responses (an
+		// event stream): net/http lifts the deadline once the body is read.
+		ReadTimeout: cfg.ReadTimeout,
+		IdleTimeout: 2 * time.Minute,
+		ErrorLog:    slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
 	logger.Info("VibeSell is serving", "addr", listener.Addr().String(), "mcp", cfg.link("/mcp"))
 
