@@ -22,6 +22,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"vibesell"
@@ -65,9 +66,13 @@ type server struct {
 	secure        bool
 	sessionCookie string
 	signInCookie  string
+	deviceCookie  string
 	cop           *http.CrossOriginProtection
 	outages       *store.OutageLog
-	pages         map[string]*template.Template
+	// proxyUnseen is set when addresses come from the connection; the
+	// first request that says it came through a proxy then warns once.
+	proxyUnseen *sync.Once
+	pages       map[string]*template.Template
 }
 
 //go:embed templates/*.html
@@ -88,8 +93,10 @@ func New(cfg Config) (http.Handler, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	var proxyUnseen *sync.Once
 	if cfg.ClientIP == nil {
 		cfg.ClientIP = remoteIP
+		proxyUnseen = &sync.Once{}
 	}
 	if cfg.Outages == nil {
 		cfg.Outages = store.NewOutageLog(cfg.Logger)
@@ -98,18 +105,22 @@ func New(cfg Config) (http.Handler, error) {
 		cfg.RequestTimeout = 15 * time.Second
 	}
 	s := &server{
-		Config:  cfg,
-		base:    strings.TrimRight(cfg.PublicURL, "/"),
-		origin:  u.Scheme + "://" + u.Host,
-		secure:  u.Scheme == "https",
-		cop:     http.NewCrossOriginProtection(),
-		outages: cfg.Outages,
+		Config:      cfg,
+		base:        strings.TrimRight(cfg.PublicURL, "/"),
+		origin:      u.Scheme + "://" + u.Host,
+		secure:      u.Scheme == "https",
+		cop:         http.NewCrossOriginProtection(),
+		outages:     cfg.Outages,
+		proxyUnseen: proxyUnseen,
 	}
 	// The __Host- prefix makes the browser refuse the cookie unless it is
 	// Secure, for path / and without a Domain: no subdomain can plant one.
 	s.sessionCookie, s.signInCookie = "vibesell_session", "vibesell_signin"
+	s.deviceCookie = "vibesell_device"
 	if s.secure {
 		s.sessionCookie, s.signInCookie = "__Host-vibesell_session", "__Host-vibesell_signin"
+		// __Secure-, not __Host-: the cookie is sent to the sign-in path only.
+		s.deviceCookie = "__Secure-vibesell_device"
 	}
 	if err := s.cop.AddTrustedOrigin(s.origin); err != nil {
 		return nil, fmt.Errorf("web: %w", err)
@@ -310,4 +321,22 @@ func remoteIP(r *http.Request) string {
 		return r.RemoteAddr
 	}
 	return host
+}
+
+// warnOfProxy says once, when a request came through a proxy while client
+// addresses are read from the connection, that every client then counts as
+// the proxy's one address for the sign-in limits.
+func (s *server) warnOfProxy(r *http.Request) {
+	if s.proxyUnseen == nil {
+		return
+	}
+	for _, h := range []string{"X-Forwarded-For", "Forwarded", "X-Real-Ip"} {
+		if r.Header.Get(h) != "" {
+			s.proxyUnseen.Do(func() {
+				s.Logger.WarnContext(r.Context(), "requests come through a proxy ("+h+"), but CLIENT_IP_HEADER is not set: "+
+					"the sign-in limits count every client as the proxy's one address; set CLIENT_IP_HEADER="+h+" if the proxy is trusted")
+			})
+			return
+		}
+	}
 }

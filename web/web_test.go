@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"html"
 	"io"
 	"log/slog"
@@ -47,15 +48,20 @@ type app struct {
 // errorLog keeps the messages logged at ERROR, so that a test can say that
 // a request was not an error on our side.
 type errorLog struct {
-	mu    sync.Mutex
-	lines []string
+	mu       sync.Mutex
+	lines    []string
+	warnings []string
 }
 
-func (l *errorLog) Enabled(_ context.Context, lvl slog.Level) bool { return lvl >= slog.LevelError }
+func (l *errorLog) Enabled(_ context.Context, lvl slog.Level) bool { return lvl >= slog.LevelWarn }
 func (l *errorLog) Handle(_ context.Context, r slog.Record) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.lines = append(l.lines, r.Message)
+	if r.Level >= slog.LevelError {
+		l.lines = append(l.lines, r.Message)
+	} else {
+		l.warnings = append(l.warnings, r.Message)
+	}
 	return nil
 }
 func (l *errorLog) WithAttrs([]slog.Attr) slog.Handler { return l }
@@ -559,5 +565,55 @@ func TestTheApprovalPageShowsWhatIsThere(t *testing.T) {
 	}
 	if n := strings.Count(p.body, "Approval refused here"); n != 1 || !strings.Contains(p.body, "12 times in all") {
 		t.Errorf("12 refused attempts made %d lines in the history:\n%s", n, p.body)
+	}
+}
+
+// Behind a proxy that hides the clients' addresses, everyone shares one
+// address: others' failed sign-ins must not lock out a person on a browser
+// they signed in from before.
+func TestOthersFailuresDoNotLockOutAKnownBrowser(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	known := a.browser(t)
+	known.signIn("ada@acme.test")
+	if p := known.post("/app/sign-out", url.Values{"csrf": {known.get("/app/approvals").csrf(t)}}); p.status != http.StatusSeeOther {
+		t.Fatalf("sign out: %d", p.status)
+	}
+
+	guesser := a.browser(t)
+	token := guesser.get("/app/sign-in").csrf(t)
+	for i := range auth.MaxFailuresPerIP + 1 {
+		guesser.post("/app/sign-in", url.Values{"csrf": {token}, "email": {fmt.Sprintf("user%d@acme.test", i)}, "password": {"guess guess guess"}})
+	}
+	stranger := a.browser(t)
+	form := stranger.get("/app/sign-in")
+	if p := stranger.post("/app/sign-in", url.Values{"csrf": {form.csrf(t)}, "email": {"ada@acme.test"}, "password": {password}}); p.status != http.StatusTooManyRequests {
+		t.Errorf("a new browser on the address after %d failures: %d, want the limit", auth.MaxFailuresPerIP+1, p.status)
+	}
+	known.signIn("ada@acme.test") // fails the test unless let in
+}
+
+func TestAProxyWithoutClientIPHeaderIsWarnedOfOnce(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	b := a.browser(t)
+	token := b.get("/app/sign-in").csrf(t)
+	for range 3 {
+		req, _ := http.NewRequest(http.MethodPost, a.srv.URL+"/app/sign-in",
+			strings.NewReader(url.Values{"csrf": {token}, "email": {"ada@acme.test"}, "password": {"guess guess guess"}}.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("X-Forwarded-For", "203.0.113.7")
+		res, err := b.client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+	}
+	want := []string{"requests come through a proxy (X-Forwarded-For), but CLIENT_IP_HEADER is not set: " +
+		"the sign-in limits count every client as the proxy's one address; set CLIENT_IP_HEADER=X-Forwarded-For if the proxy is trusted"}
+	a.logs.mu.Lock()
+	defer a.logs.mu.Unlock()
+	if diff := cmp.Diff(want, a.logs.warnings); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
 }
