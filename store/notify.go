@@ -1,0 +1,212 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Notification channels. Triggers (migration 00047) notify them in the
+// transaction of the change, so a notification arrives only once the
+// change is committed.
+const (
+	// TokensChannel carries the hex SHA-256 of a token revoked or deleted,
+	// or "*" when every token may have changed (a workspace renamed or
+	// deleted).
+	TokensChannel = "vibesell_tokens"
+	// SessionsChannel carries the id of an MCP session ended or deleted.
+	SessionsChannel = "vibesell_sessions"
+	// ContextChannel carries the id of a workspace whose context stamp
+	// moved.
+	ContextChannel = "vibesell_context"
+)
+
+// Notifications keeps one connection to PostgreSQL that LISTENs on the
+// channels above and hands each notification to the subscribers of its
+// channel. It is what lets each replica keep in memory what a request
+// needs (a token's workspace, a session's state, a context stamp) and
+// still see a change made by any replica within a second.
+//
+// A cache may serve from memory only while [Notifications.Fresh] holds:
+// the connection is listening and has answered within the last second,
+// so every change committed more than a second ago has been delivered.
+// When the connection is lost or stops answering, Fresh turns false
+// within a second and the caches read the database again; on reconnecting,
+// every subscriber's reset runs first (what was kept may have missed a
+// notification), so nothing stale is ever served.
+type Notifications struct {
+	connConfig *pgx.ConnConfig
+	logger     *slog.Logger
+
+	mu          sync.Mutex
+	subscribers map[string][]func(payload string)
+	resets      []func()
+	listening   bool
+	confirmedAt time.Time
+
+	generation atomic.Uint64
+}
+
+// ListenerName is the application_name of the listening connection, as
+// pg_stat_activity shows it.
+const ListenerName = "vibesell notifications"
+
+// freshFor bounds how old a confirmation of the listening connection may
+// be for caches to serve from memory: the time within which a change is
+// seen by every replica. pingEvery keeps it confirmed when nothing is
+// notified.
+const (
+	freshFor  = time.Second
+	pingEvery = 250 * time.Millisecond
+)
+
+// NewNotifications returns Notifications that connect as pool does. Run
+// starts listening.
+func NewNotifications(pool *pgxpool.Pool, logger *slog.Logger) *Notifications {
+	cfg := pool.Config().ConnConfig.Copy()
+	cfg.Tracer = nil // the pool's tracing counts requests' round trips, not this connection's
+	cfg.RuntimeParams["application_name"] = ListenerName
+	return &Notifications{connConfig: cfg, logger: logger, subscribers: map[string][]func(string){}}
+}
+
+// Subscribe calls fn with the payload of every notification on channel,
+// and reset whenever what was kept may have missed one (reconnecting).
+// Both run on the listening goroutine and must be quick.
+func (n *Notifications) Subscribe(channel string, fn func(payload string), reset func()) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.subscribers[channel] = append(n.subscribers[channel], fn)
+	n.resets = append(n.resets, reset)
+}
+
+// Fresh reports whether every change committed more than a second ago
+// has been notified to the subscribers. A nil Notifications is never
+// fresh.
+func (n *Notifications) Fresh() bool {
+	if n == nil {
+		return false
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.listening && time.Since(n.confirmedAt) < freshFor
+}
+
+// Generation moves with every notification and every reset. A cache
+// reads it before reading the database and keeps what it read only if it
+// has not moved since: a notification handled during the read may be of
+// a change the read did not see.
+func (n *Notifications) Generation() uint64 {
+	if n == nil {
+		return 0
+	}
+	return n.generation.Load()
+}
+
+// Run listens until ctx ends, reconnecting after a lost connection (after
+// 0.5 s, then up to 10 s between attempts).
+func (n *Notifications) Run(ctx context.Context) {
+	wait := 500 * time.Millisecond
+	for ctx.Err() == nil {
+		began := time.Now()
+		err := n.listen(ctx)
+		n.mu.Lock()
+		wasListening := n.listening
+		n.listening = false
+		n.mu.Unlock()
+		if ctx.Err() != nil {
+			return
+		}
+		if wasListening {
+			n.logger.Warn("lost the database notifications; reading the database for every request until they are back", "err", err)
+		}
+		if time.Since(began) > time.Minute {
+			wait = 500 * time.Millisecond
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 10*time.Second)
+	}
+}
+
+func (n *Notifications) listen(ctx context.Context) error {
+	connectCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	conn, err := pgx.ConnectConfig(connectCtx, n.connConfig)
+	cancel()
+	if err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	for _, ch := range []string{TokensChannel, SessionsChannel, ContextChannel} {
+		if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{ch}.Sanitize()); err != nil {
+			return fmt.Errorf("listen on %s: %w", ch, err)
+		}
+	}
+	// Listening from here on; what was kept before may have missed a
+	// notification while nobody listened.
+	confirmed := time.Now()
+	n.reset()
+	n.confirm(confirmed)
+
+	for {
+		waitCtx, cancel := context.WithTimeout(ctx, pingEvery)
+		note, err := conn.WaitForNotification(waitCtx)
+		cancel()
+		switch {
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case err == nil:
+			n.dispatch(note.Channel, note.Payload)
+		case waitCtx.Err() == nil:
+			return fmt.Errorf("wait for notifications: %w", err)
+		}
+		if time.Since(confirmed) < pingEvery {
+			continue
+		}
+		// A round trip on the listening connection: whatever was
+		// notified before it was sent has arrived by its answer.
+		sent := time.Now()
+		pingCtx, cancel := context.WithTimeout(ctx, freshFor)
+		_, err = conn.Exec(pingCtx, "SELECT 1")
+		cancel()
+		if err != nil {
+			return fmt.Errorf("ping: %w", err)
+		}
+		confirmed = sent
+		n.confirm(sent)
+	}
+}
+
+func (n *Notifications) confirm(at time.Time) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.listening, n.confirmedAt = true, at
+}
+
+func (n *Notifications) reset() {
+	n.generation.Add(1)
+	n.mu.Lock()
+	resets := append([]func(){}, n.resets...)
+	n.mu.Unlock()
+	for _, r := range resets {
+		r()
+	}
+}
+
+func (n *Notifications) dispatch(channel, payload string) {
+	n.generation.Add(1)
+	n.mu.Lock()
+	subs := append([]func(string){}, n.subscribers[channel]...)
+	n.mu.Unlock()
+	for _, fn := range subs {
+		fn(payload)
+	}
+}
