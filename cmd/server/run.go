@@ -13,7 +13,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"vibesell"
-	"vibesell/auth"
 	"vibesell/store"
 	"vibesell/workspace"
 )
@@ -26,6 +25,8 @@ Commands:
   migrate                            apply database migrations and exit
   workspace create NAME              create a workspace and print its slug
   token create --workspace SLUG      print a new bearer token for the workspace
+  token list --workspace SLUG        list the workspace's tokens (ids, never the tokens)
+  token revoke ID                    revoke a token, by id or by the token itself
   user create --workspace SLUG --email EMAIL   create a web app account (prints a password)
 
 Configuration comes from the environment; see the README.
@@ -87,29 +88,7 @@ func run(ctx context.Context, args []string, getenv func(string) string,
 			return nil
 		})
 	case "token":
-		if len(cmd) < 1 || cmd[0] != "create" {
-			return errors.New("usage: server token create --workspace SLUG")
-		}
-		fs := newFlags("token create", stderr)
-		slug := fs.String("workspace", "", "the workspace the token acts for")
-		if err := fs.Parse(cmd[1:]); err != nil {
-			return err
-		}
-		if *slug == "" || fs.NArg() > 0 {
-			return errors.New("usage: server token create --workspace SLUG")
-		}
-		return withDatabase(ctx, cfg, logger, false, func(db *pgxpool.Pool) error {
-			ws, err := workspace.NewService(db).FindBySlug(ctx, *slug)
-			if err != nil {
-				return err
-			}
-			token, err := auth.NewTokens(db).Create(ctx, ws.ID)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintln(stdout, token)
-			return nil
-		})
+		return tokenCommand(ctx, cfg, logger, cmd, stdout, stderr)
 	case "user":
 		return userCommand(ctx, cfg, logger, cmd, stdin, stdout, stderr)
 	case "help", "-h", "--help":
