@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"vibesell/auth"
 	"vibesell/sending"
 	"vibesell/web"
 )
@@ -27,6 +28,7 @@ type config struct {
 	PGBinDir        string
 	ShutdownTimeout time.Duration
 	ReadTimeout     time.Duration
+	Sessions        auth.SessionLimits
 	AllowedOrigins  []string
 	ClientIPHeader  string
 	Sending         sending.Config
@@ -50,6 +52,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		PGBinDir:        getenv("PG_BIN_DIR"),
 		ShutdownTimeout: 20 * time.Second,
 		ReadTimeout:     30 * time.Second,
+		Sessions:        auth.DefaultSessionLimits,
 	}
 	if cfg.DatabaseURL != "" {
 		if _, err := pgxpool.ParseConfig(cfg.DatabaseURL); err != nil {
@@ -106,6 +109,22 @@ func loadConfig(getenv func(string) string) (config, error) {
 			return cfg, &configError{"READ_TIMEOUT", v, "expected a positive duration such as 30s"}
 		}
 		cfg.ReadTimeout = d
+	}
+	for _, limit := range []struct {
+		name     string
+		into     *int
+		min, max int
+	}{
+		{"MCP_SESSIONS_PER_WORKSPACE", &cfg.Sessions.PerWorkspace, 1, 1_000_000},
+		{"MCP_SESSION_INFO_BYTES", &cfg.Sessions.InfoBytes, 256, 1 << 20},
+	} {
+		if v := getenv(limit.name); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < limit.min || n > limit.max {
+				return cfg, &configError{limit.name, v, fmt.Sprintf("expected a whole number from %d to %d", limit.min, limit.max)}
+			}
+			*limit.into = n
+		}
 	}
 	if v := getenv("ALLOWED_ORIGINS"); v != "" {
 		for _, o := range strings.Split(v, ",") {

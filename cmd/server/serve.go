@@ -44,6 +44,18 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 	if err != nil {
 		return err
 	}
+	notes := store.NewNotifications(db, logger.With("component", "notifications"))
+	svc.keepInMemory(notes)
+	notesCtx, stopNotes := context.WithCancel(context.WithoutCancel(ctx))
+	notesDone := make(chan struct{})
+	go func() {
+		defer close(notesDone)
+		notes.Run(notesCtx)
+	}()
+	defer func() {
+		stopNotes()
+		<-notesDone
+	}()
 	handler, err := routes(cfg, db, svc, logger)
 	if err != nil {
 		return err

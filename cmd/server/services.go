@@ -11,6 +11,7 @@ import (
 	"vibesell/auth"
 	"vibesell/cards"
 	"vibesell/sending"
+	"vibesell/store"
 	"vibesell/tools"
 	"vibesell/workspace"
 )
@@ -38,6 +39,7 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 		sessions:   auth.NewSessions(db),
 		tokens:     auth.NewTokens(db),
 	}
+	s.sessions.SetLimits(cfg.Sessions)
 	s.sending = sending.New(db, clock, cfg.Sending, cards.NewService(db, clock), s.workspaces, nil)
 	var err error
 	s.approvals, err = approvals.NewService(db, approvals.Config{
@@ -54,4 +56,19 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 
 func (s *services) toolDeps() tools.Deps {
 	return tools.Deps{Clock: s.clock, Workspaces: s.workspaces, Sending: s.sending, Approvals: s.approvals}
+}
+
+// Sizes of what each replica keeps in memory for requests.
+const (
+	tokensKept   = 10_000
+	sessionsKept = 100_000
+)
+
+// keepInMemory makes the tokens, the sessions and the workspace contexts
+// answer from memory while notes are fresh. It must run before the MCP
+// server is built (its context cache subscribes when made).
+func (s *services) keepInMemory(notes *store.Notifications) {
+	s.tokens.KeepInMemory(notes, tokensKept)
+	s.sessions.KeepInMemory(notes, sessionsKept)
+	s.workspaces.KeepContextsFresh(notes)
 }
