@@ -42,18 +42,21 @@ func Unavailable(err error) bool {
 // many requests failed so since the line before: an outage under load
 // would otherwise write a line per request (hundreds a second) and bury
 // everything else. Every other failure is logged at ERROR, each time.
+//
+// Every OutageLog of the process shares one budget of a line a second:
+// the web app and the MCP endpoint fail together when the database does.
 type OutageLog struct {
 	logger *slog.Logger
-	every  time.Duration
-
-	mu      sync.Mutex
-	last    time.Time
-	skipped int
 }
 
 // NewOutageLog returns an OutageLog writing to logger.
-func NewOutageLog(logger *slog.Logger) *OutageLog {
-	return &OutageLog{logger: logger, every: time.Second}
+func NewOutageLog(logger *slog.Logger) *OutageLog { return &OutageLog{logger: logger} }
+
+// outageBudget is the process's: one line a second at most.
+var outageBudget struct {
+	mu      sync.Mutex
+	last    time.Time
+	skipped int
 }
 
 // Failed logs that a request failed with err under ref (the reference
@@ -64,16 +67,17 @@ func (o *OutageLog) Failed(ctx context.Context, ref, msg string, err error, attr
 		o.logger.ErrorContext(ctx, msg, append([]any{"ref", ref, "err", err}, attrs...)...)
 		return false
 	}
-	o.mu.Lock()
+	b := &outageBudget
+	b.mu.Lock()
 	now := time.Now()
-	if now.Sub(o.last) < o.every {
-		o.skipped++
-		o.mu.Unlock()
+	if now.Sub(b.last) < time.Second {
+		b.skipped++
+		b.mu.Unlock()
 		return true
 	}
-	skipped := o.skipped
-	o.last, o.skipped = now, 0
-	o.mu.Unlock()
+	skipped := b.skipped
+	b.last, b.skipped = now, 0
+	b.mu.Unlock()
 	o.logger.ErrorContext(ctx, "the database is unavailable: "+msg,
 		append([]any{"ref", ref, "err", err, "other_requests_failed", skipped}, attrs...)...)
 	return true

@@ -3,7 +3,6 @@ package web_test
 import (
 	"context"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -15,6 +14,7 @@ import (
 
 	"vibesell/approvals"
 	"vibesell/auth"
+	"vibesell/store/storetest"
 	"vibesell/web"
 )
 
@@ -22,10 +22,10 @@ import (
 // so with a ref, and the log a line a second at most, not one a request.
 func TestADatabaseOutageIsAnsweredAndLoggedOnce(t *testing.T) {
 	t.Parallel()
-	for name, dbAddr := range map[string]string{"stopped": closedPort(t), "hung": silentPort(t)} {
+	for name, url := range map[string]string{"stopped": storetest.StoppedURL(t), "hung": storetest.HungURL(t)} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			pool, err := pgxpool.New(context.Background(), "postgres://postgres@"+dbAddr+"/vibesell?connect_timeout=30")
+			pool, err := pgxpool.New(context.Background(), url)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -63,40 +63,4 @@ func TestADatabaseOutageIsAnsweredAndLoggedOnce(t *testing.T) {
 			}
 		})
 	}
-}
-
-// closedPort is an address where nothing listens: a stopped database.
-func closedPort(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return addr
-}
-
-// silentPort accepts connections and never answers: a hung database.
-func silentPort(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	go func() {
-		var conns []net.Conn
-		defer func() {
-			for _, c := range conns {
-				c.Close()
-			}
-		}()
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			conns = append(conns, c)
-		}
-	}()
-	return l.Addr().String()
 }
