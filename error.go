@@ -3,6 +3,8 @@
 package vibesell
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 )
@@ -57,4 +59,20 @@ func ErrorMessage(err error) string {
 		return e.Message
 	}
 	return "Something went wrong on our side."
+}
+
+// NewRef returns a reference for an internal failure: 8 hex characters,
+// short enough to read out to support and unique enough to find one line
+// in a day of logs. The log line and the sentence the person reads carry
+// the same ref.
+func NewRef() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails since Go 1.24
+	return hex.EncodeToString(b[:])
+}
+
+// InternalSentence is what the person reads when something broke on our
+// side, the one wording for the tools, the web app and every other door.
+func InternalSentence(ref string) string {
+	return fmt.Sprintf("Something went wrong on our side (ref %s). Try again in a minute.", ref)
 }

@@ -19,7 +19,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
-	"github.com/shopspring/decimal"
 
 	"vibesell"
 )
@@ -45,24 +44,17 @@ const (
 	ViaSystem       = "system"       // VibeSell itself: execution, expiry
 )
 
-// Money is an amount in a currency. Zero is a real amount ("nothing to
-// pay"), not "unknown".
-type Money struct {
-	Amount   decimal.Decimal `json:"amount"`
-	Currency string          `json:"currency"` // ISO 4217, e.g. USD
-}
-
 // Impact is what exactly an action will do, written by the server (never
 // by the assistant) so that the person decides on facts.
 type Impact struct {
-	What        string   `json:"what"`        // one or two sentences: exactly what will happen
-	Items       []string `json:"items"`       // each thing acted on (each domain and address, each campaign…)
-	Who         string   `json:"who"`         // to whom: who is contacted, or that no one is
-	When        string   `json:"when"`        // when it happens and when it is ready
-	CostOnce    Money    `json:"costOnce"`    // paid once, now
-	CostMonthly Money    `json:"costMonthly"` // paid every month from now on
-	Renewal     string   `json:"renewal"`     // what renews, when, and how to stop it
-	Undo        string   `json:"undo"`        // whether and how it can be undone
+	What        string         `json:"what"`        // one or two sentences: exactly what will happen
+	Items       []string       `json:"items"`       // each thing acted on (each domain and address, each campaign…)
+	Who         string         `json:"who"`         // to whom: who is contacted, or that no one is
+	When        string         `json:"when"`        // when it happens and when it is ready
+	CostOnce    vibesell.Money `json:"costOnce"`    // paid once, now
+	CostMonthly vibesell.Money `json:"costMonthly"` // paid every month from now on
+	Renewal     string         `json:"renewal"`     // what renews, when, and how to stop it
+	Undo        string         `json:"undo"`        // whether and how it can be undone
 }
 
 // Approval is one decision about one action.

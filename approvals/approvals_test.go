@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/shopspring/decimal"
 
 	"vibesell"
 	"vibesell/approvals"
@@ -86,7 +85,7 @@ func TestOpenSupersedesAPendingApprovalWhoseImpactChanged(t *testing.T) {
 	e := newEnv(t)
 	old := e.open(t, e.a.ID, "anvil", true)
 	req := orderRequest(e.a.ID, "anvil", true)
-	req.Impact.CostMonthly.Amount = decimal.RequireFromString("12.00")
+	req.Impact.CostMonthly.Minor = 1200
 	fresh, created, err := e.svc.Open(ctx, req)
 	if err != nil || !created || fresh.ID == old.ID {
 		t.Fatalf("changed price: created=%v id=%s err=%v", created, fresh.ID, err)
@@ -98,10 +97,10 @@ func TestOpenSupersedesAPendingApprovalWhoseImpactChanged(t *testing.T) {
 	if got := e.events(t, e.a.ID, old.ID); !slices.Equal(got, []string{"opened:>pending@conversation", "superseded:pending>not_done@system"}) {
 		t.Fatalf("audit trail: %v", got)
 	}
-	// The amount 12 and 12.00 are the same proposal.
-	req.Impact.CostMonthly.Amount = decimal.RequireFromString("12")
+	// The same amount again is the same proposal.
+	req.Impact.CostMonthly = vibesell.NewMoney(1200, "USD")
 	if same, created, _ := e.svc.Open(ctx, req); created || same.ID != fresh.ID {
-		t.Fatalf("12 vs 12.00 superseded the approval")
+		t.Fatalf("the same amount superseded the approval")
 	}
 	// Changed details (the exact plan) supersede too; the same details in
 	// another key order do not.

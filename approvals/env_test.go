@@ -13,7 +13,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
-	"github.com/shopspring/decimal"
 
 	"vibesell"
 	"vibesell/approvals"
@@ -139,8 +138,12 @@ func (x *testExecutor) Execute(ctx context.Context, ex approvals.Execution) (str
 }
 
 func orderRequest(ws uuid.UUID, item string, decideHere bool) approvals.Request {
-	usd := func(s string) approvals.Money {
-		return approvals.Money{Amount: decimal.RequireFromString(s), Currency: "USD"}
+	usd := func(s string) vibesell.Money {
+		m, err := vibesell.ParseMoney(s, "USD")
+		if err != nil {
+			panic(err)
+		}
+		return m
 	}
 	return approvals.Request{
 		WorkspaceID: ws,

@@ -196,8 +196,8 @@ func (s *Service) checkRequest(r *Request) error {
 			return fmt.Errorf("approvals: %s: the impact must say %s", r.Action, name)
 		}
 	}
-	for name, m := range map[string]Money{"costOnce": im.CostOnce, "costMonthly": im.CostMonthly} {
-		if len(m.Currency) != 3 || strings.ToUpper(m.Currency) != m.Currency || m.Amount.IsNegative() {
+	for name, m := range map[string]vibesell.Money{"costOnce": im.CostOnce, "costMonthly": im.CostMonthly} {
+		if len(m.Currency) != 3 || strings.ToUpper(m.Currency) != m.Currency || m.Minor < 0 {
 			return fmt.Errorf("approvals: %s: the impact's %s needs a non-negative amount and an ISO currency code", r.Action, name)
 		}
 	}

@@ -2,8 +2,6 @@ package auth
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -44,13 +42,13 @@ func RequireBearer(tokens *Tokens, logger *slog.Logger, next http.Handler) http.
 				logger.DebugContext(r.Context(), "authenticate: client gone", "err", err)
 				return
 			}
-			ref := newRef()
+			ref := vibesell.NewRef()
 			if outages.Failed(r.Context(), ref, "authenticate", err) {
 				w.Header().Set("Retry-After", "30")
 				http.Error(w, "VibeSell cannot reach its database at the moment (ref "+ref+"). Try again in a minute.", http.StatusServiceUnavailable)
 				return
 			}
-			http.Error(w, "Something went wrong on our side (ref "+ref+"). Try again in a minute.", http.StatusInternalServerError)
+			http.Error(w, vibesell.InternalSentence(ref), http.StatusInternalServerError)
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(NewContext(r.Context(), p)))
@@ -60,14 +58,6 @@ func RequireBearer(tokens *Tokens, logger *slog.Logger, next http.Handler) http.
 // tokenCheckTimeout bounds the check of a token, so that a hung database
 // gets the client an answer.
 const tokenCheckTimeout = 5 * time.Second
-
-// newRef is the reference a person quotes for an internal failure, as in
-// the logs.
-func newRef() string {
-	var b [4]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
 
 func challenge(w http.ResponseWriter, errCode, message string) {
 	value := `Bearer realm="vibesell"`

@@ -18,14 +18,13 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
-	"github.com/shopspring/decimal"
 
 	"vibesell"
 	"vibesell/approvals"
 	"vibesell/auth"
 	"vibesell/sending"
 	"vibesell/store/storetest"
-	"vibesell/tools/toolstest"
+	"vibesell/toolkit/toolkittest"
 	"vibesell/web"
 	"vibesell/workspace"
 )
@@ -37,8 +36,8 @@ type approvalFixture struct {
 	approvals *approvals.Service
 	accounts  *auth.Accounts
 	web       *httptest.Server
-	c         *toolstest.Client // acts for ws, with the approval tools
-	executed  chan string       // test_action executions
+	c         *toolkittest.Client // acts for ws, with the approval tools
+	executed  chan string         // test_action executions
 }
 
 const approvalPassword = "correct horse battery staple"
@@ -72,9 +71,9 @@ func newApprovalFixture(t *testing.T) *approvalFixture {
 	return f
 }
 
-func (f *approvalFixture) approvalClient(ws workspace.Workspace) *toolstest.Client {
+func (f *approvalFixture) approvalClient(ws workspace.Workspace) *toolkittest.Client {
 	d := Deps{Clock: f.clock, Workspaces: f.workspaces, Sending: f.svc, Approvals: f.approvals}
-	return toolstest.Connect(f.t, NewServer(Registry(d), nil), auth.Principal{WorkspaceID: ws.ID, WorkspaceSlug: ws.Slug})
+	return toolkittest.Connect(f.t, NewServer(d, nil), auth.Principal{WorkspaceID: ws.ID, WorkspaceSlug: ws.Slug})
 }
 
 // startWorkers runs the approvals' River workers until the test ends.
@@ -87,7 +86,7 @@ func (f *approvalFixture) startWorkers() {
 // planSetup walks the sending setup up to the order, as the person would:
 // own names, 90 emails a day (3 mailboxes on 1 domain), getacme.com, and
 // first-name addresses for Ada Lovelace.
-func (f *approvalFixture) planSetup(c *toolstest.Client) {
+func (f *approvalFixture) planSetup(c *toolkittest.Client) {
 	f.t.Helper()
 	f.saveOffer(f.ws, "acme.com")
 	var q sendingChoiceOutput
@@ -152,7 +151,7 @@ func TestOrderSendingSetupIsApprovedInTheWebAppAndDone(t *testing.T) {
 			t.Errorf("impact items lack %q: %v", w, ap.Impact.Items)
 		}
 	}
-	if ap.Impact.CostOnce != (approvalMoney{"15.00", "USD"}) || ap.Impact.CostMonthly != (approvalMoney{"15.00", "USD"}) ||
+	if ap.Impact.CostOnce != (moneyData{"15.00", "USD"}) || ap.Impact.CostMonthly != (moneyData{"15.00", "USD"}) ||
 		!strings.Contains(ap.Impact.When, "Ready on Tue 8 Dec 2026") || !strings.Contains(ap.Impact.When, "Tue 29 Dec 2026") ||
 		!strings.Contains(ap.Impact.Renewal, "renews automatically") || !strings.Contains(ap.Impact.What, "sandbox") {
 		t.Fatalf("impact: %+v", ap.Impact)
@@ -317,7 +316,7 @@ func TestDecideApprovalInTheConversation(t *testing.T) {
 		WorkspaceID: f.ws.ID, Action: "test_action", Arguments: map[string]any{"campaign": "spring"},
 		Summary: "Pause campaign Spring",
 		Impact: approvals.Impact{What: "Stops sending campaign Spring.", Items: []string{"Spring"}, Who: "42 leads stop receiving emails.",
-			When: "At once.", CostOnce: approvals.Money{Amount: decimal.Zero, Currency: "USD"}, CostMonthly: approvals.Money{Amount: decimal.Zero, Currency: "USD"},
+			When: "At once.", CostOnce: vibesell.NewMoney(0, "USD"), CostMonthly: vibesell.NewMoney(0, "USD"),
 			Renewal: "Nothing renews.", Undo: "Resume it at any time with resume_campaign."},
 		DecideHere: true,
 	})
@@ -384,7 +383,7 @@ func TestApprovalToolsAnnotationsAndPaging(t *testing.T) {
 		if _, _, err := f.approvals.Open(context.Background(), approvals.Request{
 			WorkspaceID: f.ws.ID, Action: "test_action", Arguments: map[string]any{"n": i}, Summary: "Thing " + string(rune('A'+i)),
 			Impact: approvals.Impact{What: "x", Who: "x", When: "x", Renewal: "x", Undo: "x",
-				CostOnce: approvals.Money{Currency: "USD"}, CostMonthly: approvals.Money{Currency: "USD"}},
+				CostOnce: vibesell.NewMoney(0, "USD"), CostMonthly: vibesell.NewMoney(0, "USD")},
 			DecideHere: true,
 		}); err != nil {
 			t.Fatal(err)
@@ -417,7 +416,7 @@ func TestListPendingApprovalsReadsOneApprovalByID(t *testing.T) {
 		a, created, err := f.approvals.Open(ctx, approvals.Request{
 			WorkspaceID: f.ws.ID, Action: "test_action", Arguments: map[string]any{"n": n}, Summary: fmt.Sprintf("Thing %d", n),
 			Impact: approvals.Impact{What: "x", Who: "x", When: "x", Renewal: "x", Undo: "x",
-				CostOnce: approvals.Money{Currency: "USD"}, CostMonthly: approvals.Money{Currency: "USD"}},
+				CostOnce: vibesell.NewMoney(0, "USD"), CostMonthly: vibesell.NewMoney(0, "USD")},
 			DecideHere: true, TTL: ttl,
 		})
 		if err != nil || !created {

@@ -1,9 +1,9 @@
 package tools
 
-// instructions are sent once, in the initialize result. They teach the
+// Instructions are sent once, in the initialize result. They teach the
 // assistant the result protocol the tool descriptions rely on, so each
 // description can stay about its own tool.
-const instructions = `VibeSell runs cold-email outbound for the person you are talking with: their offer and target, their sending setup, their sequences and campaigns, all in one workspace.
+const Instructions = `VibeSell runs cold-email outbound for the person you are talking with: their offer and target, their sending setup, their sequences and campaigns, all in one workspace.
 
 Reading results
 - Every result has Markdown text written for you: what was found or done, and what to do next. The structured data beside it is for the card the person sees.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"vibesell/toolkit"
 
 	"vibesell"
 	"vibesell/auth"
@@ -28,14 +29,14 @@ func termsOf(d Deps) sendingTerms {
 	}
 	m := func(cents int64) string { return sending.Money{Cents: cents, Currency: c.Currency}.String() }
 	return sendingTerms{
-		domain: m(c.DomainPrice()), mailbox: m(c.MailboxPrice), warmed: m(c.WarmedMailboxPrice), tlds: andList(c.SoldTLDs()),
+		domain: m(c.DomainPrice()), mailbox: m(c.MailboxPrice), warmed: m(c.WarmedMailboxPrice), tlds: vibesell.JoinAnd(c.SoldTLDs()),
 		prep: c.PrepBusinessDays, warmedPrep: c.WarmedPrepBusinessDays, warmupDays: c.WarmupDays,
 		perMailbox: c.EmailsPerMailbox, perDomain: c.MailboxesPerDomain, start: c.RampStart, step: c.RampStep,
 	}
 }
 
-func sendingTools(d Deps) []Tool {
-	return []Tool{
+func sendingTools(d Deps) []toolkit.Tool {
+	return []toolkit.Tool{
 		chooseSendingSource(d),
 		proposeDomains(d),
 		proposeWarmedDomains(d),
@@ -51,12 +52,7 @@ func sendingTools(d Deps) []Tool {
 
 // Output shapes shared by the sending tools.
 
-type moneyData struct {
-	Amount   string `json:"amount" jsonschema:"the amount as a decimal number with two places, e.g. 15.00"`
-	Currency string `json:"currency" jsonschema:"ISO 4217 currency code, e.g. USD"`
-}
-
-func toMoney(m sending.Money) moneyData { return moneyData{Amount: m.Amount(), Currency: m.Currency} }
+func toMoney(m sending.Money) moneyData { return moneyOf(vibesell.NewMoney(m.Cents, m.Currency)) }
 
 func moneyPtr(m sending.Money) *moneyData { v := toMoney(m); return &v }
 
@@ -140,9 +136,9 @@ type chooseSourceInput struct {
 	Answers []answerInput `json:"answers,omitempty" jsonschema:"The person's answers to this tool's earlier cards: the card's answers list as received, followed by {\"card\": the card id, \"answer\": the choice id the person picked or their own words}. Leave it out on the first call. Only ever pass what the person said." example:"[{\"card\":\"3f9a0c12d4e5b678\",\"answer\":\"own_names\"}]" maxItems:"10"`
 }
 
-func chooseSendingSource(d Deps) Tool {
+func chooseSendingSource(d Deps) toolkit.Tool {
 	t := termsOf(d)
-	return Define(Spec[chooseSourceInput, sendingChoiceOutput]{
+	return toolkit.Define(toolkit.Spec[chooseSourceInput, sendingChoiceOutput]{
 		Name:  "choose_sending_source",
 		Title: "Choose the sending addresses",
 		Description: "Asks the person where their cold emails should go out from, and records their answer. " +
@@ -153,14 +149,14 @@ func chooseSendingSource(d Deps) Tool {
 			"Use it when the sending setup has no source yet (get_workspace_context and get_sending_setup show it), or when the person wants to change it. " +
 			"Answering records a choice only: nothing is set up, reserved or billed. " +
 			"Not for picking the domains themselves: that is propose_domains (own names) or propose_warmed_domains (already warmed).",
-		Annotations: Annotations{ReadOnly: No, Destructive: No, Idempotent: Yes, OpenWorld: No},
-		Handler: func(ctx context.Context, p auth.Principal, in chooseSourceInput) (Result[sendingChoiceOutput], error) {
+		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Handler: func(ctx context.Context, p auth.Principal, in chooseSourceInput) (toolkit.Result[sendingChoiceOutput], error) {
 			o, err := d.Sending.ChooseSource(ctx, p.WorkspaceID, in, toCardAnswers(in.Answers))
 			if err != nil {
-				return Result[sendingChoiceOutput]{}, err
+				return toolkit.Result[sendingChoiceOutput]{}, err
 			}
 			if o.Card != nil {
-				return Result[sendingChoiceOutput]{Markdown: choiceMarkdown(o.Card, o.Notes), Data: sendingChoiceOutput{Kind: kindChoice(), choiceFields: askedFields(o.Card)}}, nil
+				return toolkit.Result[sendingChoiceOutput]{Markdown: choiceMarkdown(o.Card, o.Notes), Data: sendingChoiceOutput{Kind: kindChoice(), choiceFields: askedFields(o.Card)}}, nil
 			}
 			c := o.Result
 			out := sendingChoiceOutput{
@@ -184,12 +180,12 @@ func chooseSendingSource(d Deps) Tool {
 				fmt.Fprintf(&b, "Recorded the person's choice %q (choice id %s, card %s, %s).\n\n", c.Label, c.Source, c.Card, formatTime(c.ChosenAt))
 			}
 			fmt.Fprintf(&b, "%s Nothing is set up, reserved or billed yet.\n%s\nNext: %s\n", c.Meaning, notesMarkdown(o.Notes), c.NextStep)
-			return Result[sendingChoiceOutput]{Markdown: b.String(), Data: out}, nil
+			return toolkit.Result[sendingChoiceOutput]{Markdown: b.String(), Data: out}, nil
 		},
 	})
 }
 
-func domainsSettled(tool string, o sending.Outcome[sending.DomainsChoice]) Result[sendingChoiceOutput] {
+func domainsSettled(tool string, o sending.Outcome[sending.DomainsChoice]) toolkit.Result[sendingChoiceOutput] {
 	c := o.Result
 	out := sendingChoiceOutput{
 		Kind:         "sending_choice",
@@ -224,7 +220,7 @@ func domainsSettled(tool string, o sending.Outcome[sending.DomainsChoice]) Resul
 		b.WriteString(".\n")
 	}
 	fmt.Fprintf(&b, "\n%s\n%s%s\nNext: %s\n", c.Meaning, sandboxLine(c.Provider), notesMarkdown(o.Notes), c.NextStep)
-	return Result[sendingChoiceOutput]{Markdown: b.String(), Data: out}
+	return toolkit.Result[sendingChoiceOutput]{Markdown: b.String(), Data: out}
 }
 
 // normalDomain writes a domain name the way it is stored ("https://www.Acme.com/"
@@ -255,9 +251,9 @@ type proposeDomainsInput struct {
 	Answers       []answerInput `json:"answers,omitempty" jsonschema:"The person's answers to this tool's earlier cards: the card's answers list as received, followed by {\"card\": the card id, \"answer\": the choice id the person picked}. Leave it out on the first call. Only ever pass what the person said." example:"[{\"card\":\"3f9a0c12d4e5b678\",\"answer\":\"getacme.com\"}]" maxItems:"10"`
 }
 
-func proposeDomains(d Deps) Tool {
+func proposeDomains(d Deps) toolkit.Tool {
 	t := termsOf(d)
-	return Define(Spec[proposeDomainsInput, sendingChoiceOutput]{
+	return toolkit.Define(toolkit.Spec[proposeDomainsInput, sendingChoiceOutput]{
 		Name:  "propose_domains",
 		Title: "Propose lookalike domains",
 		Description: "Offers new sending domains that look like the company's own domain (for example getacme.com or acmehq.com for acme.com), " +
@@ -268,8 +264,8 @@ func proposeDomains(d Deps) Tool {
 			"If an offered name is taken in the meantime, the tool asks again with a new card and says what changed. " +
 			"Picking registers, reserves and bills nothing: that happens only when order_sending_setup is approved. " +
 			"Use it after choose_sending_source settled on own_names. Not for already-warmed domains (propose_warmed_domains), and not to check names without picking (check_domains).",
-		Annotations: Annotations{ReadOnly: No, Destructive: No, Idempotent: Yes, OpenWorld: Yes},
-		Handler: func(ctx context.Context, p auth.Principal, in proposeDomainsInput) (Result[sendingChoiceOutput], error) {
+		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.Yes},
+		Handler: func(ctx context.Context, p auth.Principal, in proposeDomainsInput) (toolkit.Result[sendingChoiceOutput], error) {
 			// Domain names are compared as names: "AcmeOutbound.com" and
 			// "acmeoutbound.com" are the same arguments for a card.
 			in.CompanyDomain = normalDomain(in.CompanyDomain)
@@ -279,14 +275,14 @@ func proposeDomains(d Deps) Tool {
 			o, err := d.Sending.ProposeDomains(ctx, p.WorkspaceID, in, toCardAnswers(in.Answers),
 				sending.ProposeDomainsRequest{CompanyDomain: in.CompanyDomain, Count: in.Count, Include: in.Include})
 			if err != nil {
-				return Result[sendingChoiceOutput]{}, err
+				return toolkit.Result[sendingChoiceOutput]{}, err
 			}
 			if o.Card != nil {
 				notes := o.Notes
 				if d.Sending.Config().Provider == sending.SandboxName {
 					notes = append(notes, "Sandbox: availability comes from the sandbox; no real registry was checked.")
 				}
-				return Result[sendingChoiceOutput]{Markdown: choiceMarkdown(o.Card, notes), Data: sendingChoiceOutput{Kind: kindChoice(), choiceFields: askedFields(o.Card)}}, nil
+				return toolkit.Result[sendingChoiceOutput]{Markdown: choiceMarkdown(o.Card, notes), Data: sendingChoiceOutput{Kind: kindChoice(), choiceFields: askedFields(o.Card)}}, nil
 			}
 			return domainsSettled("propose_domains", o), nil
 		},
@@ -300,9 +296,9 @@ type proposeWarmedInput struct {
 	Answers []answerInput `json:"answers,omitempty" jsonschema:"The person's answers to this tool's earlier cards: the card's answers list as received, followed by {\"card\": the card id, \"answer\": the choice id the person picked}. Leave it out on the first call. Only ever pass what the person said." example:"[{\"card\":\"3f9a0c12d4e5b678\",\"answer\":\"northfieldmail.com\"}]" maxItems:"10"`
 }
 
-func proposeWarmedDomains(d Deps) Tool {
+func proposeWarmedDomains(d Deps) toolkit.Tool {
 	t := termsOf(d)
-	return Define(Spec[proposeWarmedInput, sendingChoiceOutput]{
+	return toolkit.Define(toolkit.Spec[proposeWarmedInput, sendingChoiceOutput]{
 		Name:  "propose_warmed_domains",
 		Title: "Propose already-warmed domains",
 		Description: "Offers domains from the warmed shelf (registered months ago, with mailboxes that have been warming up since, not under the brand's name) and asks the person to pick. " +
@@ -312,14 +308,14 @@ func proposeWarmedDomains(d Deps) Tool {
 			"If a domain leaves the shelf in the meantime, the tool asks again with a new card and says what changed. " +
 			"Picking reserves and bills nothing; the domain stays on the shelf for others until order_sending_setup is approved. " +
 			"Use it after choose_sending_source settled on already_warmed. To just look at the shelf use list_warmed_domains; for new domains under the brand use propose_domains.",
-		Annotations: Annotations{ReadOnly: No, Destructive: No, Idempotent: Yes, OpenWorld: Yes},
-		Handler: func(ctx context.Context, p auth.Principal, in proposeWarmedInput) (Result[sendingChoiceOutput], error) {
+		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.Yes},
+		Handler: func(ctx context.Context, p auth.Principal, in proposeWarmedInput) (toolkit.Result[sendingChoiceOutput], error) {
 			o, err := d.Sending.ProposeWarmed(ctx, p.WorkspaceID, in, toCardAnswers(in.Answers), sending.ProposeWarmedRequest{Count: in.Count})
 			if err != nil {
-				return Result[sendingChoiceOutput]{}, err
+				return toolkit.Result[sendingChoiceOutput]{}, err
 			}
 			if o.Card != nil {
-				return Result[sendingChoiceOutput]{Markdown: choiceMarkdown(o.Card, o.Notes), Data: sendingChoiceOutput{Kind: kindChoice(), choiceFields: askedFields(o.Card)}}, nil
+				return toolkit.Result[sendingChoiceOutput]{Markdown: choiceMarkdown(o.Card, o.Notes), Data: sendingChoiceOutput{Kind: kindChoice(), choiceFields: askedFields(o.Card)}}, nil
 			}
 			return domainsSettled("propose_warmed_domains", o), nil
 		},
@@ -356,9 +352,9 @@ type addressData struct {
 	MonthlyPrice moneyData `json:"monthlyPrice" jsonschema:"what it costs per month once ordered"`
 }
 
-func proposeEmail(d Deps) Tool {
+func proposeEmail(d Deps) toolkit.Tool {
 	t := termsOf(d)
-	return Define(Spec[proposeEmailInput, emailStepOutput]{
+	return toolkit.Define(toolkit.Spec[proposeEmailInput, emailStepOutput]{
 		Name:  "propose_email",
 		Title: "Propose the sending addresses",
 		Description: "Proposes the exact sending addresses on the picked domains, built from the senders' names in a few styles " +
@@ -367,14 +363,14 @@ func proposeEmail(d Deps) Tool {
 			fmt.Sprintf("Once settled it records the addresses as planned (replacing earlier planned ones) and returns kind email_step: the exact addresses that will be created, their monthly cost (%s per new mailbox, %s per already-warmed one), and the next step (order_sending_setup, after confirm_sizing when no sizing is confirmed). ", t.mailbox, t.warmed) +
 			"Nothing is created or billed by answering. " +
 			"Use it after propose_domains or propose_warmed_domains settled. Not for checking or picking domains (check_domains, propose_domains).",
-		Annotations: Annotations{ReadOnly: No, Destructive: No, Idempotent: Yes, OpenWorld: No},
-		Handler: func(ctx context.Context, p auth.Principal, in proposeEmailInput) (Result[emailStepOutput], error) {
+		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Handler: func(ctx context.Context, p auth.Principal, in proposeEmailInput) (toolkit.Result[emailStepOutput], error) {
 			o, err := d.Sending.ProposeEmail(ctx, p.WorkspaceID, in, toCardAnswers(in.Answers), sending.ProposeEmailRequest{SenderNames: in.SenderNames})
 			if err != nil {
-				return Result[emailStepOutput]{}, err
+				return toolkit.Result[emailStepOutput]{}, err
 			}
 			if o.Card != nil {
-				return Result[emailStepOutput]{Markdown: choiceMarkdown(o.Card, o.Notes), Data: emailStepOutput{Kind: kindChoice(), choiceFields: askedFields(o.Card)}}, nil
+				return toolkit.Result[emailStepOutput]{Markdown: choiceMarkdown(o.Card, o.Notes), Data: emailStepOutput{Kind: kindChoice(), choiceFields: askedFields(o.Card)}}, nil
 			}
 			s := o.Result
 			out := emailStepOutput{
@@ -394,7 +390,7 @@ func proposeEmail(d Deps) Tool {
 			}
 			fmt.Fprintf(&b, "\nCost once ordered: %s per month for the mailboxes and %s per year for the domains. If ordered today they are ready on %s and can all send at full volume from %s.\n%s\nNext: %s\n",
 				s.MonthlyCost, s.YearlyCost, formatDate(s.ReadyOn), formatDate(s.FullVolumeOn), notesMarkdown(o.Notes), s.NextStep)
-			return Result[emailStepOutput]{Markdown: b.String(), Data: out}, nil
+			return toolkit.Result[emailStepOutput]{Markdown: b.String(), Data: out}, nil
 		},
 	})
 }
@@ -427,20 +423,20 @@ type quoteData struct {
 	Reason       *string    `json:"reason" jsonschema:"why it cannot be had, or why its availability is unknown; null when it can be had"`
 }
 
-func checkDomains(d Deps) Tool {
+func checkDomains(d Deps) toolkit.Tool {
 	t := termsOf(d)
-	return Define(Spec[checkDomainsInput, domainQuoteOutput]{
+	return toolkit.Define(toolkit.Spec[checkDomainsInput, domainQuoteOutput]{
 		Name:  "check_domains",
 		Title: "Check domain names",
 		Description: fmt.Sprintf("Checks whether domain names can be registered now and what each costs per year (%s for %s names; other endings are not sold). ", t.domain, t.tlds) +
 			"For each name: available yes, no, or unknown (null, when the registry did not answer in time; unknown never means taken), the yearly price and currency, and why a name cannot be had. " +
 			"Up to 20 names per call. It asks the domain registries (RDAP) or, in the sandbox, answers from the sandbox; it reserves, registers and bills nothing, and records nothing. " +
 			"Use it when the person suggests names of their own. To have lookalikes of the brand proposed and picked, use propose_domains instead.",
-		Annotations: Annotations{ReadOnly: Yes, Destructive: No, Idempotent: Yes, OpenWorld: Yes},
-		Handler: func(ctx context.Context, p auth.Principal, in checkDomainsInput) (Result[domainQuoteOutput], error) {
+		Annotations: toolkit.Annotations{ReadOnly: toolkit.Yes, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.Yes},
+		Handler: func(ctx context.Context, p auth.Principal, in checkDomainsInput) (toolkit.Result[domainQuoteOutput], error) {
 			q, err := d.Sending.CheckDomains(ctx, p.WorkspaceID, in.Names)
 			if err != nil {
-				return Result[domainQuoteOutput]{}, err
+				return toolkit.Result[domainQuoteOutput]{}, err
 			}
 			out := domainQuoteOutput{Kind: "domain_quote", Provider: q.Provider, Sandbox: q.Provider == sending.SandboxName, CheckedAt: q.CheckedAt}
 			var b strings.Builder
@@ -470,7 +466,7 @@ func checkDomains(d Deps) Tool {
 			}
 			b.WriteString(sandboxLine(q.Provider))
 			b.WriteString("\nNothing was reserved. Availability can change at any moment; names are checked again when picked and when ordered. To pick domains, call propose_domains (names the person likes can go in its include argument).\n")
-			return Result[domainQuoteOutput]{Markdown: b.String(), Data: out}, nil
+			return toolkit.Result[domainQuoteOutput]{Markdown: b.String(), Data: out}, nil
 		},
 	})
 }
@@ -503,20 +499,20 @@ type warmedDomainRow struct {
 	ReadyOn      string    `json:"readyOn" jsonschema:"the day it would be handed over if ordered today, YYYY-MM-DD (UTC)"`
 }
 
-func listWarmedDomains(d Deps) Tool {
+func listWarmedDomains(d Deps) toolkit.Tool {
 	t := termsOf(d)
-	return Define(Spec[listWarmedInput, warmedShelfOutput]{
+	return toolkit.Define(toolkit.Spec[listWarmedInput, warmedShelfOutput]{
 		Name:  "list_warmed_domains",
 		Title: "List already-warmed domains",
 		Description: "Shows what is on the warmed shelf now: domains registered months ago whose mailboxes have been warming up, not under the brand's name. " +
 			fmt.Sprintf("For each: the domain, its age, how many mailboxes it comes with, its reputation (0 to 100, null when not measured), and its price (%s per mailbox per month plus %s per year for the domain). ", t.warmed, t.domain) +
 			"Paginated: 20 per page by default, continue with nextCursor. It reads only; nothing is reserved or billed. " +
 			"To have the person pick from the shelf, use propose_warmed_domains; for new domains under the brand, propose_domains.",
-		Annotations: Annotations{ReadOnly: Yes, Destructive: No, Idempotent: Yes, OpenWorld: Yes},
-		Handler: func(ctx context.Context, p auth.Principal, in listWarmedInput) (Result[warmedShelfOutput], error) {
+		Annotations: toolkit.Annotations{ReadOnly: toolkit.Yes, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.Yes},
+		Handler: func(ctx context.Context, p auth.Principal, in listWarmedInput) (toolkit.Result[warmedShelfOutput], error) {
 			page, err := d.Sending.ListWarmed(ctx, p.WorkspaceID, in.Limit, in.Cursor)
 			if err != nil {
-				return Result[warmedShelfOutput]{}, err
+				return toolkit.Result[warmedShelfOutput]{}, err
 			}
 			out := warmedShelfOutput{Kind: "warmed_shelf", Provider: page.Provider, Sandbox: page.Provider == sending.SandboxName,
 				Total: page.Total, Domains: []warmedDomainRow{}, NextCursor: strPtr(page.NextCursor)}
@@ -542,7 +538,7 @@ func listWarmedDomains(d Deps) Tool {
 			}
 			b.WriteString(sandboxLine(page.Provider))
 			b.WriteString("\nNothing is reserved by looking. To have the person pick, call propose_warmed_domains.\n")
-			return Result[warmedShelfOutput]{Markdown: b.String(), Data: out}, nil
+			return toolkit.Result[warmedShelfOutput]{Markdown: b.String(), Data: out}, nil
 		},
 	})
 }
@@ -653,9 +649,9 @@ func sizingArgsDoc(t sendingTerms) string {
 		sending.DefaultEmailsPerLead, t.perMailbox, t.perDomain, t.mailbox, t.warmed, t.domain)
 }
 
-func sizeSendingCapacity(d Deps) Tool {
+func sizeSendingCapacity(d Deps) toolkit.Tool {
 	t := termsOf(d)
-	return Define(Spec[sizingInput, sizingOutput]{
+	return toolkit.Define(toolkit.Spec[sizingInput, sizingOutput]{
 		Name:  "size_sending_capacity",
 		Title: "Size the sending capacity",
 		Description: fmt.Sprintf("Works out the mailboxes and domains needed for a sending volume, what they cost per month and per year, and the first day full volume is possible if ordered today "+
@@ -663,41 +659,41 @@ func sizeSendingCapacity(d Deps) Tool {
 			pluralize(t.prep, "business day", "business days"), t.warmupDays, pluralize(t.warmedPrep, "business day", "business days")) +
 			sizingArgsDoc(t) +
 			"It calculates only: nothing is recorded, reserved or billed. To record the result once the person agrees, call confirm_sizing with the same arguments.",
-		Annotations: Annotations{ReadOnly: Yes, Destructive: No, Idempotent: Yes, OpenWorld: No},
-		Handler: func(ctx context.Context, p auth.Principal, in sizingInput) (Result[sizingOutput], error) {
+		Annotations: toolkit.Annotations{ReadOnly: toolkit.Yes, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Handler: func(ctx context.Context, p auth.Principal, in sizingInput) (toolkit.Result[sizingOutput], error) {
 			req, err := sizingRequest(in)
 			if err != nil {
-				return Result[sizingOutput]{}, err
+				return toolkit.Result[sizingOutput]{}, err
 			}
 			z, err := d.Sending.Size(ctx, p.WorkspaceID, req)
 			if err != nil {
-				return Result[sizingOutput]{}, err
+				return toolkit.Result[sizingOutput]{}, err
 			}
-			return Result[sizingOutput]{Markdown: sizingMarkdown(z, false), Data: toSizingOutput(z)}, nil
+			return toolkit.Result[sizingOutput]{Markdown: sizingMarkdown(z, false), Data: toSizingOutput(z)}, nil
 		},
 	})
 }
 
-func confirmSizing(d Deps) Tool {
+func confirmSizing(d Deps) toolkit.Tool {
 	t := termsOf(d)
-	return Define(Spec[sizingInput, sizingOutput]{
+	return toolkit.Define(toolkit.Spec[sizingInput, sizingOutput]{
 		Name:  "confirm_sizing",
 		Title: "Confirm the sizing",
 		Description: "Records the sending capacity the person agreed to, worked out as size_sending_capacity does from the same arguments and today's date, replacing the sizing recorded before. " +
 			sizingArgsDoc(t) +
 			"The recorded sizing sets how many domains propose_domains and propose_warmed_domains ask for and how many mailboxes each new domain carries. " +
 			"It records a plan only: nothing is ordered, reserved or billed. Call size_sending_capacity first to show the person the numbers; call this only once they agree.",
-		Annotations: Annotations{ReadOnly: No, Destructive: No, Idempotent: Yes, OpenWorld: No},
-		Handler: func(ctx context.Context, p auth.Principal, in sizingInput) (Result[sizingOutput], error) {
+		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Handler: func(ctx context.Context, p auth.Principal, in sizingInput) (toolkit.Result[sizingOutput], error) {
 			req, err := sizingRequest(in)
 			if err != nil {
-				return Result[sizingOutput]{}, err
+				return toolkit.Result[sizingOutput]{}, err
 			}
 			z, err := d.Sending.ConfirmSizing(ctx, p.WorkspaceID, req)
 			if err != nil {
-				return Result[sizingOutput]{}, err
+				return toolkit.Result[sizingOutput]{}, err
 			}
-			return Result[sizingOutput]{Markdown: sizingMarkdown(z, true), Data: toSizingOutput(z)}, nil
+			return toolkit.Result[sizingOutput]{Markdown: sizingMarkdown(z, true), Data: toSizingOutput(z)}, nil
 		},
 	})
 }
@@ -772,22 +768,22 @@ type warmupState struct {
 	Percent     int    `json:"percent" jsonschema:"how far the warmup is, 0 to 100"`
 }
 
-func getSendingSetup(d Deps) Tool {
-	return Define(Spec[struct{}, sendingSetupOutput]{
+func getSendingSetup(d Deps) toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[struct{}, sendingSetupOutput]{
 		Name:  "get_sending_setup",
 		Title: "Get the sending setup",
 		Description: "Shows the workspace's sending setup as it is now: the source chosen, the confirmed sizing, each domain and mailbox with its status (chosen or planned, preparing, ready, warming, warm), " +
 			"each ordered domain's DNS records (MX, SPF, DKIM, DMARC) with whether each checks out (null when a lookup could not complete), warmup progress, the date the setup can send at full volume, and the next step. " +
 			"It reads only (the DNS lookups are made now); nothing is changed or billed. Dates are days in UTC. " +
 			"For a short summary of the whole workspace use get_workspace_context; to change the setup use the tools the next step names.",
-		Annotations: Annotations{ReadOnly: Yes, Destructive: No, Idempotent: Yes, OpenWorld: Yes},
-		Handler: func(ctx context.Context, p auth.Principal, _ struct{}) (Result[sendingSetupOutput], error) {
+		Annotations: toolkit.Annotations{ReadOnly: toolkit.Yes, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.Yes},
+		Handler: func(ctx context.Context, p auth.Principal, _ struct{}) (toolkit.Result[sendingSetupOutput], error) {
 			st, err := d.Sending.GetSetup(ctx, p.WorkspaceID)
 			if err != nil {
-				return Result[sendingSetupOutput]{}, err
+				return toolkit.Result[sendingSetupOutput]{}, err
 			}
 			out := toSetupOutput(st)
-			return Result[sendingSetupOutput]{Markdown: setupMarkdown(st, out), Data: out}, nil
+			return toolkit.Result[sendingSetupOutput]{Markdown: setupMarkdown(st, out), Data: out}, nil
 		},
 	})
 }
@@ -935,9 +931,9 @@ type rampDayData struct {
 	Total      int    `json:"total" jsonschema:"warmup emails across the mailboxes started"`
 }
 
-func startWarmup(d Deps) Tool {
+func startWarmup(d Deps) toolkit.Tool {
 	t := termsOf(d)
-	return Define(Spec[struct{}, warmupOutput]{
+	return toolkit.Define(toolkit.Spec[struct{}, warmupOutput]{
 		Name:  "start_warmup",
 		Title: "Start the warmup",
 		Description: fmt.Sprintf("Starts warming up every ordered mailbox that is ready and not warming yet: for the next %d days each sends a few warmup emails a day, %d on day 1 and %d more each day up to %d (the confirmed sizing's emails per mailbox), ",
@@ -946,11 +942,11 @@ func startWarmup(d Deps) Tool {
 			"Calling it again starts only mailboxes that became ready since; it never restarts a warmup. It costs nothing extra (warmup is included in the mailbox price). " +
 			"It refuses when no mailbox is ordered or none is ready yet, and says when they will be. Already-warmed mailboxes need no warmup. " +
 			"To see progress use get_sending_setup.",
-		Annotations: Annotations{ReadOnly: No, Destructive: No, Idempotent: Yes, OpenWorld: Yes},
-		Handler: func(ctx context.Context, p auth.Principal, _ struct{}) (Result[warmupOutput], error) {
+		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.Yes},
+		Handler: func(ctx context.Context, p auth.Principal, _ struct{}) (toolkit.Result[warmupOutput], error) {
 			w, err := d.Sending.StartWarmup(ctx, p.WorkspaceID)
 			if err != nil {
-				return Result[warmupOutput]{}, err
+				return toolkit.Result[warmupOutput]{}, err
 			}
 			out := warmupOutput{Kind: "warmup", Provider: w.Provider, Started: []string{}, AlreadyWarming: []string{}, NotReady: []notReadyData{}, Prewarmed: []string{},
 				StartedOn: dayPtr(w.StartedOn), FullVolumeOn: dayPtr(w.FullVolumeOn)}
@@ -972,7 +968,7 @@ func startWarmup(d Deps) Tool {
 					out.Ramp = append(out.Ramp, rampDayData{Day: r.Day, Date: dayText(r.Date), PerMailbox: r.PerMailbox, Total: r.Total})
 				}
 			}
-			return Result[warmupOutput]{Markdown: warmupMarkdown(w, out), Data: out}, nil
+			return toolkit.Result[warmupOutput]{Markdown: warmupMarkdown(w, out), Data: out}, nil
 		},
 	})
 }

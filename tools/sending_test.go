@@ -22,7 +22,7 @@ import (
 	"vibesell/sending"
 	"vibesell/store"
 	"vibesell/store/storetest"
-	"vibesell/tools/toolstest"
+	"vibesell/toolkit/toolkittest"
 	"vibesell/workspace"
 )
 
@@ -73,7 +73,7 @@ type sendingFixture struct {
 	workspaces *workspace.Service
 	svc        *sending.Service
 	ws, other  workspace.Workspace
-	c          *toolstest.Client // acts for ws
+	c          *toolkittest.Client // acts for ws
 }
 
 func newSendingFixture(t *testing.T, opts *sending.Options) *sendingFixture {
@@ -105,9 +105,9 @@ func (f *sendingFixture) service(pool *pgxpool.Pool) *sending.Service {
 	return sending.New(pool, f.clock, sending.DefaultConfig(), cards.NewService(pool, f.clock), workspace.NewService(pool), &opts)
 }
 
-func (f *sendingFixture) client(svc *sending.Service, ws workspace.Workspace) *toolstest.Client {
+func (f *sendingFixture) client(svc *sending.Service, ws workspace.Workspace) *toolkittest.Client {
 	d := Deps{Clock: f.clock, Workspaces: workspace.NewService(f.pool), Sending: svc}
-	return toolstest.Connect(f.t, NewServer(Registry(d), nil), auth.Principal{WorkspaceID: ws.ID, WorkspaceSlug: ws.Slug})
+	return toolkittest.Connect(f.t, NewServer(d, nil), auth.Principal{WorkspaceID: ws.ID, WorkspaceSlug: ws.Slug})
 }
 
 func (f *sendingFixture) saveOffer(ws workspace.Workspace, domain string) {
@@ -212,7 +212,7 @@ func TestChooseSendingSourceThroughMCP(t *testing.T) {
 }
 
 // outputSchema returns a tool's outputSchema as listed.
-func outputSchema(t *testing.T, c *toolstest.Client, tool string) json.RawMessage {
+func outputSchema(t *testing.T, c *toolkittest.Client, tool string) json.RawMessage {
 	t.Helper()
 	var def struct {
 		OutputSchema json.RawMessage `json:"outputSchema"`
@@ -225,7 +225,7 @@ func outputSchema(t *testing.T, c *toolstest.Client, tool string) json.RawMessag
 
 // raceCalls makes 32 calls of tool at once, spread over the clients (one
 // per server replica), and returns the results.
-func raceCalls(t *testing.T, clients []*toolstest.Client, tool string, args func(i int) map[string]any) []*mcp.CallToolResult {
+func raceCalls(t *testing.T, clients []*toolkittest.Client, tool string, args func(i int) map[string]any) []*mcp.CallToolResult {
 	t.Helper()
 	results := make([]*mcp.CallToolResult, 32)
 	errs := make([]error, 32)
@@ -246,7 +246,7 @@ func raceCalls(t *testing.T, clients []*toolstest.Client, tool string, args func
 			t.Fatalf("call %d: %v", i, errs[i])
 		}
 		if !r.IsError {
-			toolstest.ValidateStructured(t, schema, r.StructuredContent)
+			toolkittest.ValidateStructured(t, schema, r.StructuredContent)
 		}
 	}
 	return results
@@ -270,7 +270,7 @@ func TestChoiceBindsOnceAcrossTwoServers(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool2.Close)
-	clients := []*toolstest.Client{f.c, f.client(f.service(pool2), f.ws)}
+	clients := []*toolkittest.Client{f.c, f.client(f.service(pool2), f.ws)}
 
 	// 32 first calls at once share one card.
 	results := raceCalls(t, clients, "choose_sending_source", func(int) map[string]any { return map[string]any{} })

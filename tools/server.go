@@ -1,123 +1,19 @@
 package tools
 
 import (
-	"context"
-	_ "embed"
-	"fmt"
-	"log/slog"
-	"strings"
-
-	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"vibesell/toolkit"
 )
 
-// CardURI is the one MCP App every tool points at; the card renders any
-// result by its kind.
-const CardURI = "ui://vibesell/card.html"
-
-// CardMIMEType is the MIME type MCP Apps hosts require, exactly.
-const CardMIMEType = "text/html;profile=mcp-app"
-
-//go:embed card.html
-var defaultCard string
-
-// Options configure [NewServer]. A nil *Options means all defaults.
-type Options struct {
-	// Version is reported in serverInfo. Default "dev".
-	Version string
-	// Logger receives internal failures under their ref. Default slog.Default().
-	Logger *slog.Logger
-	// CardHTML is the HTML5 document served at CardURI. Default: a minimal
-	// card that completes the MCP Apps handshake and lists the result.
-	CardHTML string
-	// Echo adds the echo tool. For benchmarks and tests only: it is not
-	// part of the product.
-	Echo bool
-	// ServerOptions are added after NewServer's own, e.g. server.WithHooks
-	// or server.WithToolFilter.
-	ServerOptions []server.ServerOption
-}
-
-// NewServer returns an MCP server that serves tools (normally
-// [Registry]'s), the card, and the instructions that teach the assistant
-// the result protocol. Transports (streamable HTTP, stdio) are wrapped
-// around it by the caller, which must put the request's auth.Principal
-// on the context (server.WithHTTPContextFunc, server.WithStdioContextFunc).
-//
-// It panics if two tools share a name or CardHTML is not an HTML5
-// document: both are mistakes in the program, not in a request.
-func NewServer(tools []Tool, opts *Options) *server.MCPServer {
-	var o Options
-	if opts != nil {
-		o = *opts
+// NewServer returns the product's MCP server: every tool of [Registry]
+// with the product's [Instructions], on the framework's server (see
+// toolkit.NewServer for the options).
+func NewServer(d Deps, o *toolkit.Options) *server.MCPServer {
+	var opts toolkit.Options
+	if o != nil {
+		opts = *o
 	}
-	if o.Version == "" {
-		o.Version = "dev"
-	}
-	if o.Logger == nil {
-		o.Logger = slog.Default()
-	}
-	if o.CardHTML == "" {
-		o.CardHTML = defaultCard
-	}
-	if !strings.HasPrefix(strings.ToLower(strings.TrimSpace(o.CardHTML)), "<!doctype html>") {
-		panic("tools: CardHTML must be an HTML5 document starting with <!doctype html>")
-	}
-	if o.Echo {
-		tools = append(tools[:len(tools):len(tools)], echo())
-	}
-
-	serverOpts := []server.ServerOption{
-		server.WithTitle("VibeSell"),
-		server.WithInstructions(instructions),
-		// The lists never change while the server runs.
-		server.WithToolCapabilities(false),
-		server.WithPromptCapabilities(false),
-		// subscribe: the card never changes, so a subscription is honoured
-		// and simply never fires; declaring it lets hosts and the
-		// conformance suite subscribe without a -32601.
-		server.WithResourceCapabilities(true, false),
-		server.WithLogging(),
-		server.WithCompletions(),
-	}
-	s := server.NewMCPServer("vibesell", o.Version, append(serverOpts, o.ServerOptions...)...)
-
-	seen := map[string]bool{}
-	serverTools := make([]server.ServerTool, 0, len(tools))
-	for _, t := range tools {
-		if seen[t.Name()] {
-			panic(fmt.Sprintf("tools: %s is defined twice", t.Name()))
-		}
-		seen[t.Name()] = true
-		def := t.def
-		def.Meta = cardMeta()
-		serverTools = append(serverTools, server.ServerTool{Tool: def, Handler: t.handler(o.Logger)})
-	}
-	s.AddTools(serverTools...)
-
-	card := o.CardHTML
-	s.AddResource(
-		mcp.NewResource(CardURI, "VibeSell card",
-			mcp.WithResourceDescription("Shows a VibeSell result to the person: a question to answer, an approval to decide, or what was found or done."),
-			mcp.WithMIMEType(CardMIMEType),
-		),
-		func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
-			// The card draws its own frame; a host border around it would
-			// be a second one.
-			return []mcp.ResourceContents{mcp.TextResourceContents{URI: CardURI, MIMEType: CardMIMEType, Text: card,
-				Meta: map[string]any{"ui": map[string]any{"prefersBorder": false}}}}, nil
-		},
-	)
-	return s
-}
-
-// cardMeta links a tool to the card under every key a host may read: the
-// MCP Apps key, its older flat form (claude.ai once read only that), and
-// ChatGPT's.
-func cardMeta() *mcp.Meta {
-	return mcp.NewMetaFromMap(map[string]any{
-		"ui":                    map[string]any{"resourceUri": CardURI},
-		"ui/resourceUri":        CardURI,
-		"openai/outputTemplate": CardURI,
-	})
+	opts.Instructions = Instructions
+	return toolkit.NewServer(Registry(d), &opts)
 }

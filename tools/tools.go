@@ -4,6 +4,7 @@ import (
 	"vibesell"
 	"vibesell/approvals"
 	"vibesell/sending"
+	"vibesell/toolkit"
 	"vibesell/workspace"
 )
 
@@ -24,8 +25,8 @@ type Deps struct {
 // Registry returns every tool of the product. It is the one list: a tool
 // that is not here is not served. The names and kinds are a public contract
 // (see shared/DESIGN.md), checked by TestRegistryContract.
-func Registry(d Deps) []Tool {
-	var all []Tool
+func Registry(d Deps) []toolkit.Tool {
+	var all []toolkit.Tool
 	// One line per product area; each area's file lists its tools.
 	all = append(all, workspaceTools(d)...)
 	all = append(all, sendingTools(d)...)

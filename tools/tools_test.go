@@ -3,6 +3,7 @@ package tools
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -43,7 +44,7 @@ func TestRegistryContract(t *testing.T) {
 				} `json:"kind"`
 			} `json:"properties"`
 		}
-		if err := json.Unmarshal(tool.def.RawOutputSchema, &out); err != nil {
+		if err := json.Unmarshal(tool.Definition().RawOutputSchema, &out); err != nil {
 			t.Fatal(err)
 		}
 		for _, kind := range out.Properties.Kind.Enum {
@@ -53,5 +54,13 @@ func TestRegistryContract(t *testing.T) {
 		}
 	}
 	// The registry must also build into a server (no duplicate names).
-	NewServer(Registry(Deps{}), nil)
+	NewServer(Deps{}, nil)
+}
+
+func TestInstructionsTeachTheProtocol(t *testing.T) {
+	for _, must := range []string{`null means "not available"`, "Never pick", "Only the person opens links", "just received", `"answers"`, `{"card": "<the card id>", "answer":`, "decideHere false", "appUrl", "Rejecting is always allowed"} {
+		if !strings.Contains(Instructions, must) {
+			t.Errorf("instructions do not say %q", must)
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"vibesell/toolkit"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -16,8 +17,8 @@ import (
 	"vibesell/workspace"
 )
 
-func workspaceTools(d Deps) []Tool {
-	return []Tool{
+func workspaceTools(d Deps) []toolkit.Tool {
+	return []toolkit.Tool{
 		getWorkspaceContext(d),
 		remember(d),
 		saveOffer(d),
@@ -183,7 +184,7 @@ type workspaceContextRows struct {
 	sending  *sending.Rows // nil when no sending service is wired
 }
 
-func getWorkspaceContext(d Deps) Tool {
+func getWorkspaceContext(d Deps) toolkit.Tool {
 	// Every read in one round trip: the sending setup's rows travel in the
 	// workspace snapshot's batch, behind the context stamp.
 	size := d.ContextCacheSize
@@ -212,18 +213,18 @@ func getWorkspaceContext(d Deps) Tool {
 			return rows, nil
 		}
 	})
-	return Define(Spec[getWorkspaceContextInput, workspaceOutput]{
+	return toolkit.Define(toolkit.Spec[getWorkspaceContextInput, workspaceOutput]{
 		Name:  "get_workspace_context",
 		Title: "Get workspace context",
 		Description: "Shows everything VibeSell knows about this workspace: its name, plan, the saved offer (what they sell, to whom, the price), " +
 			"the playbook (tone, angles, objections), the facts remembered about the person and company, open support tickets, " +
 			"the sending setup in short (source, domains, mailboxes, the day it can send), and the recommended next step. Call it at the start of a conversation and whenever you are unsure what is already set up. " +
 			"It reads only; it changes and costs nothing. To change the offer use save_offer, the playbook save_playbook, a fact remember.",
-		Annotations: Annotations{ReadOnly: Yes, Destructive: No, Idempotent: Yes, OpenWorld: No},
-		Handler: func(ctx context.Context, p auth.Principal, _ getWorkspaceContextInput) (Result[workspaceOutput], error) {
+		Annotations: toolkit.Annotations{ReadOnly: toolkit.Yes, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Handler: func(ctx context.Context, p auth.Principal, _ getWorkspaceContextInput) (toolkit.Result[workspaceOutput], error) {
 			rows, err := contexts.Read(ctx, p.WorkspaceID)
 			if err != nil {
-				return Result[workspaceOutput]{}, err
+				return toolkit.Result[workspaceOutput]{}, err
 			}
 			snap := rows.snapshot
 			ws, offer, playbook := snap.Workspace, snap.Offer, snap.Playbook
@@ -241,7 +242,7 @@ func getWorkspaceContext(d Deps) Tool {
 					out.NextStep = nextStepData(out.SendingSetup.NextStep)
 				}
 			}
-			return Result[workspaceOutput]{Markdown: workspaceMarkdown(out), Data: out}, nil
+			return toolkit.Result[workspaceOutput]{Markdown: workspaceMarkdown(out), Data: out}, nil
 		},
 	})
 }
@@ -310,29 +311,29 @@ type memoryOutput struct {
 	Memories []memoryItem `json:"memories" jsonschema:"everything remembered now, newest first"`
 }
 
-func remember(d Deps) Tool {
-	return Define(Spec[rememberInput, memoryOutput]{
+func remember(d Deps) toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[rememberInput, memoryOutput]{
 		Name:  "remember",
 		Title: "Remember a fact",
 		Description: "Keeps a fact or preference about the person or their company for later conversations (\"calls me Sam\", \"we never email on Fridays\"), " +
 			"lists what is remembered, or forgets one fact by its id. With fact: stores it (up to 1,000 characters; a workspace keeps at most 200). " +
 			"With forget: deletes that fact. With neither: lists everything, newest first. Give fact or forget, not both. " +
 			"It changes only VibeSell's notes and costs nothing. Not for the offer or the playbook: use save_offer and save_playbook for those.",
-		Annotations: Annotations{ReadOnly: No, Destructive: Yes, Idempotent: No, OpenWorld: No},
-		Handler: func(ctx context.Context, p auth.Principal, in rememberInput) (Result[memoryOutput], error) {
+		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.Yes, Idempotent: toolkit.No, OpenWorld: toolkit.No},
+		Handler: func(ctx context.Context, p auth.Principal, in rememberInput) (toolkit.Result[memoryOutput], error) {
 			var out memoryOutput
 			var head string
 			switch {
 			case in.Fact != "" && in.Forget != "":
-				return Result[memoryOutput]{}, vibesell.Errorf(vibesell.EINVALID, "Give either a fact to remember or the id of one to forget, not both.")
+				return toolkit.Result[memoryOutput]{}, vibesell.Errorf(vibesell.EINVALID, "Give either a fact to remember or the id of one to forget, not both.")
 			case in.Forget != "":
 				id, err := uuid.Parse(in.Forget)
 				if err != nil {
-					return Result[memoryOutput]{}, vibesell.Errorf(vibesell.EINVALID, "%q is not a memory id; ids look like 0b6f9a52-4d1e-4c55-9c1f-3f1e2d7c8a10.", in.Forget)
+					return toolkit.Result[memoryOutput]{}, vibesell.Errorf(vibesell.EINVALID, "%q is not a memory id; ids look like 0b6f9a52-4d1e-4c55-9c1f-3f1e2d7c8a10.", in.Forget)
 				}
 				m, err := d.Workspaces.Forget(ctx, p.WorkspaceID, id)
 				if err != nil {
-					return Result[memoryOutput]{}, err
+					return toolkit.Result[memoryOutput]{}, err
 				}
 				item := memoryItem(m)
 				out.Action, out.Memory = "forgotten", &item
@@ -344,7 +345,7 @@ func remember(d Deps) Tool {
 				}
 				m, err := d.Workspaces.Remember(ctx, p.WorkspaceID, about, in.Fact)
 				if err != nil {
-					return Result[memoryOutput]{}, err
+					return toolkit.Result[memoryOutput]{}, err
 				}
 				item := memoryItem(m)
 				out.Action, out.Memory = "remembered", &item
@@ -354,7 +355,7 @@ func remember(d Deps) Tool {
 			}
 			all, err := d.Workspaces.Memories(ctx, p.WorkspaceID)
 			if err != nil {
-				return Result[memoryOutput]{}, err
+				return toolkit.Result[memoryOutput]{}, err
 			}
 			out.Memories = toMemoryItems(all)
 			var b strings.Builder
@@ -369,7 +370,7 @@ func remember(d Deps) Tool {
 					fmt.Fprintf(&b, "- (%s) %s — id %s\n", m.About, m.Fact, m.ID)
 				}
 			}
-			return Result[memoryOutput]{Markdown: b.String(), Data: out}, nil
+			return toolkit.Result[memoryOutput]{Markdown: b.String(), Data: out}, nil
 		},
 	})
 }
@@ -398,16 +399,16 @@ type offerOutput struct {
 	Offer offerData `json:"offer" jsonschema:"the offer as saved"`
 }
 
-func saveOffer(d Deps) Tool {
-	return Define(Spec[saveOfferInput, offerOutput]{
+func saveOffer(d Deps) toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[saveOfferInput, offerOutput]{
 		Name:  "save_offer",
 		Title: "Save the offer",
 		Description: "Saves what the workspace sells: the company, what it sells, to whom, the value for the buyer, proof points, the call to action, " +
 			"and the price if the person gave one. It replaces the offer saved before (one offer per workspace), so pass every field each time. " +
 			"Use the person's own words; do not invent proof points or a price. It changes only VibeSell's notes and costs nothing. " +
 			"Not for tone or objections: those go in save_playbook.",
-		Annotations: Annotations{ReadOnly: No, Destructive: Yes, Idempotent: Yes, OpenWorld: No},
-		Handler: func(ctx context.Context, p auth.Principal, in saveOfferInput) (Result[offerOutput], error) {
+		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.Yes, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Handler: func(ctx context.Context, p auth.Principal, in saveOfferInput) (toolkit.Result[offerOutput], error) {
 			o := workspace.Offer{CompanyName: in.CompanyName, CompanyDomain: in.CompanyDomain, Product: in.Product,
 				Audience: in.Audience, Value: in.Value, ProofPoints: in.ProofPoints, CallToAction: in.CallToAction}
 			if in.Price != nil {
@@ -415,11 +416,11 @@ func saveOffer(d Deps) Tool {
 			}
 			saved, err := d.Workspaces.SaveOffer(ctx, p.WorkspaceID, o)
 			if err != nil {
-				return Result[offerOutput]{}, err
+				return toolkit.Result[offerOutput]{}, err
 			}
 			data := toOfferData(&saved)
 			md := "Saved the offer:\n\n" + offerMarkdown(data)
-			return Result[offerOutput]{Markdown: md, Data: offerOutput{Offer: *data}}, nil
+			return toolkit.Result[offerOutput]{Markdown: md, Data: offerOutput{Offer: *data}}, nil
 		},
 	})
 }
@@ -444,23 +445,23 @@ type playbookOutput struct {
 	Playbook playbookData `json:"playbook" jsonschema:"the playbook as saved"`
 }
 
-func savePlaybook(d Deps) Tool {
-	return Define(Spec[savePlaybookInput, playbookOutput]{
+func savePlaybook(d Deps) toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[savePlaybookInput, playbookOutput]{
 		Name:  "save_playbook",
 		Title: "Save the playbook",
 		Description: "Saves how the workspace's emails should sound and argue: the tone, the angles to open with, objections buyers raise with their answers, " +
 			"and dos and don'ts. It replaces the playbook saved before (one per workspace), so pass everything each time. " +
 			"Use what the person said; do not invent objections. It changes only VibeSell's notes and costs nothing. " +
 			"Not for what they sell or to whom: that is save_offer.",
-		Annotations: Annotations{ReadOnly: No, Destructive: Yes, Idempotent: Yes, OpenWorld: No},
-		Handler: func(ctx context.Context, p auth.Principal, in savePlaybookInput) (Result[playbookOutput], error) {
+		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.Yes, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Handler: func(ctx context.Context, p auth.Principal, in savePlaybookInput) (toolkit.Result[playbookOutput], error) {
 			pb := workspace.Playbook{Tone: in.Tone, Angles: in.Angles, Dos: in.Dos, Donts: in.Donts}
 			for _, o := range in.Objections {
 				pb.Objections = append(pb.Objections, workspace.Objection(o))
 			}
 			saved, err := d.Workspaces.SavePlaybook(ctx, p.WorkspaceID, pb)
 			if err != nil {
-				return Result[playbookOutput]{}, err
+				return toolkit.Result[playbookOutput]{}, err
 			}
 			data := toPlaybookData(&saved)
 			var b strings.Builder
@@ -480,7 +481,7 @@ func savePlaybook(d Deps) Tool {
 			if len(data.Donts) > 0 {
 				b.WriteString("- Don't:\n" + indent(bulletList(data.Donts)))
 			}
-			return Result[playbookOutput]{Markdown: b.String(), Data: playbookOutput{Playbook: *data}}, nil
+			return toolkit.Result[playbookOutput]{Markdown: b.String(), Data: playbookOutput{Playbook: *data}}, nil
 		},
 	})
 }
@@ -519,19 +520,19 @@ type supportOutput struct {
 	WhatNext string     `json:"whatNext" jsonschema:"what happens next"`
 }
 
-func contactSupport(d Deps) Tool {
-	return Define(Spec[contactSupportInput, supportOutput]{
+func contactSupport(d Deps) toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[contactSupportInput, supportOutput]{
 		Name:  "contact_support",
 		Title: "Contact support",
 		Description: "Opens a support ticket with the VibeSell team: what went wrong or what the person needs, in their words, the topic, " +
 			"and optionally an email address to answer at. Use it when the person asks for help from a human, reports a bug, " +
 			"or a result says something went wrong on our side more than once (include the ref). Each call opens a new ticket, so call it once per problem. " +
 			"It costs nothing. Not for facts to keep in mind: that is remember.",
-		Annotations: Annotations{ReadOnly: No, Destructive: No, Idempotent: No, OpenWorld: No},
-		Handler: func(ctx context.Context, p auth.Principal, in contactSupportInput) (Result[supportOutput], error) {
+		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.No, OpenWorld: toolkit.No},
+		Handler: func(ctx context.Context, p auth.Principal, in contactSupportInput) (toolkit.Result[supportOutput], error) {
 			t, err := d.Workspaces.OpenTicket(ctx, p.WorkspaceID, in.Topic, in.Message, in.ReplyTo)
 			if err != nil {
-				return Result[supportOutput]{}, err
+				return toolkit.Result[supportOutput]{}, err
 			}
 			data := ticketData{ID: t.ID, Reference: fmt.Sprintf("VS-%d", t.Number), Topic: t.Topic, Message: t.Message,
 				Status: t.Status, CreatedAt: t.CreatedAt}
@@ -543,7 +544,7 @@ func contactSupport(d Deps) Tool {
 				next = fmt.Sprintf("No reply address was given, so the team cannot write back by email. If the person wants an answer by email, open a new ticket with replyTo and mention %s.", data.Reference)
 			}
 			md := fmt.Sprintf("Opened support ticket %s (%s) on %s.\n\nReported: \"%s\"\n\n%s", data.Reference, t.Topic, formatTime(t.CreatedAt), t.Message, next)
-			return Result[supportOutput]{Markdown: md, Data: supportOutput{Ticket: data, WhatNext: next}}, nil
+			return toolkit.Result[supportOutput]{Markdown: md, Data: supportOutput{Ticket: data, WhatNext: next}}, nil
 		},
 	})
 }

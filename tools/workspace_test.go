@@ -8,13 +8,13 @@ import (
 	"vibesell"
 	"vibesell/auth"
 	"vibesell/store/storetest"
-	"vibesell/tools/toolstest"
+	"vibesell/toolkit/toolkittest"
 	"vibesell/workspace"
 )
 
 // connectWorkspace gives a test a fresh database, a workspace in it, and an
 // in-process client acting for that workspace.
-func connectWorkspace(t *testing.T) (*toolstest.Client, workspace.Workspace, Deps) {
+func connectWorkspace(t *testing.T) (*toolkittest.Client, workspace.Workspace, Deps) {
 	t.Helper()
 	pool := storetest.New(t)
 	svc := workspace.NewService(pool)
@@ -23,8 +23,8 @@ func connectWorkspace(t *testing.T) (*toolstest.Client, workspace.Workspace, Dep
 		t.Fatal(err)
 	}
 	d := Deps{Clock: vibesell.SystemClock{}, Workspaces: svc}
-	srv := NewServer(Registry(d), nil)
-	return toolstest.Connect(t, srv, auth.Principal{WorkspaceID: ws.ID, WorkspaceSlug: ws.Slug}), ws, d
+	srv := NewServer(d, nil)
+	return toolkittest.Connect(t, srv, auth.Principal{WorkspaceID: ws.ID, WorkspaceSlug: ws.Slug}), ws, d
 }
 
 type workspaceResult = workspaceOutput
@@ -83,9 +83,9 @@ func TestWorkspaceContextIsFreshAcrossReplicas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	replica := func() *toolstest.Client {
+	replica := func() *toolkittest.Client {
 		d := Deps{Clock: vibesell.SystemClock{}, Workspaces: workspace.NewService(pool)}
-		return toolstest.Connect(t, NewServer(Registry(d), nil), auth.Principal{WorkspaceID: ws.ID, WorkspaceSlug: ws.Slug})
+		return toolkittest.Connect(t, NewServer(d, nil), auth.Principal{WorkspaceID: ws.ID, WorkspaceSlug: ws.Slug})
 	}
 	a, b := replica(), replica()
 
@@ -222,7 +222,7 @@ func TestWorkspaceToolsAreIsolated(t *testing.T) {
 	}
 	c.Result("remember", map[string]any{"fact": "Acme secret"}, nil)
 	c.Result("save_offer", map[string]any{"companyName": "Acme", "product": "A", "audience": "B", "value": "C", "callToAction": "D"}, nil)
-	oc := toolstest.Connect(t, NewServer(Registry(d), nil), auth.Principal{WorkspaceID: other.ID, WorkspaceSlug: other.Slug})
+	oc := toolkittest.Connect(t, NewServer(d, nil), auth.Principal{WorkspaceID: other.ID, WorkspaceSlug: other.Slug})
 	var got workspaceResult
 	oc.Result("get_workspace_context", map[string]any{}, &got)
 	if got.Workspace.Slug != other.Slug || got.Offer != nil || len(got.Memory) != 0 {

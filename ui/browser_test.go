@@ -20,8 +20,9 @@ import (
 	"vibesell/cards"
 	"vibesell/sending"
 	"vibesell/store/storetest"
+	"vibesell/toolkit"
+	"vibesell/toolkit/toolkittest"
 	"vibesell/tools"
-	"vibesell/tools/toolstest"
 	"vibesell/ui"
 	"vibesell/workspace"
 )
@@ -41,7 +42,7 @@ const testAction = "import_leads"
 // database with one workspace and the approvals' background workers
 // running, and an in-process client acting for that workspace.
 type env struct {
-	c         *toolstest.Client
+	c         *toolkittest.Client
 	ws        workspace.Workspace
 	approvals *approvals.Service
 	clock     *clock
@@ -88,8 +89,8 @@ func connect(t *testing.T) *env {
 	}})
 	startWorkers(t, pool, appr, logger)
 	deps := tools.Deps{Clock: clock, Workspaces: svc, Sending: send, Approvals: appr}
-	srv := tools.NewServer(tools.Registry(deps), &tools.Options{CardHTML: ui.CardHTML})
-	c := toolstest.Connect(t, srv, auth.Principal{WorkspaceID: ws.ID, WorkspaceSlug: ws.Slug})
+	srv := tools.NewServer(deps, &toolkit.Options{CardHTML: ui.CardHTML})
+	c := toolkittest.Connect(t, srv, auth.Principal{WorkspaceID: ws.ID, WorkspaceSlug: ws.Slug})
 	return &env{c: c, ws: ws, approvals: appr, clock: clock}
 }
 
@@ -105,7 +106,7 @@ func startWorkers(t *testing.T, pool *pgxpool.Pool, appr *approvals.Service, log
 // package's, with the MCP Apps MIME type.
 func TestServerServesTheCard(t *testing.T) {
 	c := connect(t).c
-	res, err := c.MCP().ReadResource(c.Context(), mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: tools.CardURI}})
+	res, err := c.MCP().ReadResource(c.Context(), mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: toolkit.CardURI}})
 	if err != nil {
 		t.Fatal(err)
 	}

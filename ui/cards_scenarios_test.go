@@ -5,8 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 	"time"
-
-	"github.com/shopspring/decimal"
+	"vibesell"
 
 	"vibesell/approvals"
 )
@@ -244,7 +243,7 @@ func approvalScenarios(t *testing.T, s *server) []*scenario {
 		Impact: approvals.Impact{
 			What:  "Adds 250 people from the lead directory to the campaign. Nobody is emailed until the campaign is launched.",
 			Items: []string{}, Who: "No one is contacted now.", When: "At once, as soon as it is approved.",
-			CostOnce: approvals.Money{Amount: decimal.Zero, Currency: "USD"}, CostMonthly: approvals.Money{Amount: decimal.Zero, Currency: "USD"},
+			CostOnce: vibesell.NewMoney(0, "USD"), CostMonthly: vibesell.NewMoney(0, "USD"),
 			Renewal: "Nothing renews.", Undo: "The leads can be removed from the campaign before it is launched.",
 		},
 		DecideHere: true,

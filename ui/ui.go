@@ -19,8 +19,8 @@ package ui
 
 import _ "embed"
 
-// CardHTML is the card, served at tools.CardURI with MIME type
-// text/html;profile=mcp-app. Pass it as tools.Options.CardHTML.
+// CardHTML is the card, served at toolkit.CardURI with MIME type
+// text/html;profile=mcp-app. Pass it as toolkit.Options.CardHTML.
 //
 //go:embed card.html
 var CardHTML string

@@ -41,7 +41,7 @@ func (s *server) row(a approvals.Approval, u auth.User, now time.Time) approvalR
 }
 
 func paid(a approvals.Approval) bool {
-	return a.Impact.CostOnce.Amount.IsPositive() || a.Impact.CostMonthly.Amount.IsPositive()
+	return a.Impact.CostOnce.Minor > 0 || a.Impact.CostMonthly.Minor > 0
 }
 
 // approvalsPage lists what waits for a decision, then past approvals a

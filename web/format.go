@@ -1,8 +1,6 @@
 package web
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"html/template"
 	"time"
@@ -36,8 +34,8 @@ var funcs = template.FuncMap{
 }
 
 // formatMoney writes "USD 1,450.00", as the product writes money everywhere.
-func formatMoney(m approvals.Money) string {
-	return vibesell.FormatMoney(m.Currency, m.Amount.StringFixed(2))
+func formatMoney(m vibesell.Money) string {
+	return m.String()
 }
 
 // formatTime writes a moment in the person's time zone: "Tue 2 Dec 2026,
@@ -144,11 +142,4 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
-}
-
-// newRef returns 8 hex characters to find a failure in the log.
-func newRef() string {
-	var b [4]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }

@@ -244,7 +244,7 @@ func (s *server) renderError(w http.ResponseWriter, r *http.Request, err error, 
 		case vibesell.ERATELIMITED:
 			status, title, message = http.StatusTooManyRequests, "Too many attempts", vibesell.ErrorMessage(err)
 		default:
-			ref := newRef()
+			ref := vibesell.NewRef()
 			if s.outages.Failed(r.Context(), ref, "web request failed", err, "method", r.Method, "path", r.URL.Path) {
 				w.Header().Set("Retry-After", "30")
 				status, title, message = http.StatusServiceUnavailable, "Not available right now",
@@ -252,7 +252,7 @@ func (s *server) renderError(w http.ResponseWriter, r *http.Request, err error, 
 				break
 			}
 			status, title, message = http.StatusInternalServerError, "Something went wrong",
-				fmt.Sprintf("Something went wrong on our side (ref %s). Try again in a minute.", ref)
+				vibesell.InternalSentence(ref)
 		}
 	}
 	s.render(w, r, status, "error", pageData{Title: title, Message: message})
@@ -276,9 +276,9 @@ func (s *server) render(w http.ResponseWriter, r *http.Request, status int, page
 	}
 	var b strings.Builder
 	if err := t.ExecuteTemplate(&b, "layout", d); err != nil {
-		ref := newRef()
+		ref := vibesell.NewRef()
 		s.Logger.ErrorContext(r.Context(), "render page", "ref", ref, "page", page, "err", err)
-		http.Error(w, "Something went wrong on our side (ref "+ref+"). Try again in a minute.", http.StatusInternalServerError)
+		http.Error(w, vibesell.InternalSentence(ref), http.StatusInternalServerError)
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")

@@ -20,8 +20,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
-	"github.com/shopspring/decimal"
 
+	"vibesell"
 	"vibesell/approvals"
 	"vibesell/auth"
 	"vibesell/store/storetest"
@@ -142,8 +142,8 @@ func (a *app) order(t *testing.T, ws workspace.Workspace, item string, paid bool
 		Impact: approvals.Impact{
 			What: "Orders the " + item + " <b>now</b>.", Items: []string{item + ".com", "ada@" + item + ".com"},
 			Who: "No one is contacted.", When: "At once.",
-			CostOnce:    approvals.Money{Amount: decimal.RequireFromString(cost), Currency: "USD"},
-			CostMonthly: approvals.Money{Amount: decimal.RequireFromString(cost), Currency: "USD"},
+			CostOnce:    mustMoney(t, cost),
+			CostMonthly: mustMoney(t, cost),
 			Renewal:     "Renews every month.", Undo: "It cannot be undone.",
 		},
 		Irreversible: paid,
@@ -616,4 +616,13 @@ func TestAProxyWithoutClientIPHeaderIsWarnedOfOnce(t *testing.T) {
 	if diff := cmp.Diff(want, a.logs.warnings); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
+}
+
+func mustMoney(t *testing.T, amount string) vibesell.Money {
+	t.Helper()
+	m, err := vibesell.ParseMoney(amount, "USD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

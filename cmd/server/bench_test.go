@@ -29,6 +29,7 @@ import (
 	"vibesell/cards"
 	"vibesell/sending"
 	"vibesell/store/storetest"
+	"vibesell/toolkit"
 	"vibesell/tools"
 	"vibesell/workspace"
 )
@@ -139,13 +140,13 @@ type benchTarget struct{ name, tool, endpoint string }
 // loopback server, as cmd/server wires them, and returns the endpoint.
 func startBenchServer(b *testing.B, pool *pgxpool.Pool, deps tools.Deps, logger *slog.Logger) string {
 	b.Helper()
-	mcpServer := tools.NewServer(tools.Registry(deps), &tools.Options{
+	mcpServer := tools.NewServer(deps, &toolkit.Options{
 		Echo:          true,
 		Logger:        logger,
-		ServerOptions: []server.ServerOption{server.WithHooks(tools.RecordSessions(auth.NewSessions(pool), logger))},
+		ServerOptions: []server.ServerOption{server.WithHooks(toolkit.RecordSessions(auth.NewSessions(pool), logger))},
 	})
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", tools.NewHTTPHandler(mcpServer, tools.HTTPOptions{
+	mux.Handle("/mcp", toolkit.NewHTTPHandler(mcpServer, toolkit.HTTPOptions{
 		Tokens:   auth.NewTokens(pool),
 		Sessions: auth.NewSessions(pool),
 		Logger:   logger,

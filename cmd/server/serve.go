@@ -20,6 +20,7 @@ import (
 	"vibesell/approvals"
 	"vibesell/auth"
 	"vibesell/store"
+	"vibesell/toolkit"
 	"vibesell/tools"
 	"vibesell/ui"
 	"vibesell/web"
@@ -121,7 +122,7 @@ func routes(cfg config, db *pgxpool.Pool, svc *services, logger *slog.Logger) (h
 	}
 	mux := http.NewServeMux()
 	mux.Handle(web.Prefix, webApp)
-	mux.Handle("/mcp", tools.NewHTTPHandler(newMCPServer(svc, logger), tools.HTTPOptions{
+	mux.Handle("/mcp", toolkit.NewHTTPHandler(newMCPServer(svc, logger), toolkit.HTTPOptions{
 		Tokens:         svc.tokens,
 		Sessions:       svc.sessions,
 		PublicURL:      cfg.PublicURL,
@@ -225,11 +226,11 @@ This token is shown only once. Make another any time with:
 
 // newMCPServer builds the MCP server with every tool of the product.
 func newMCPServer(svc *services, logger *slog.Logger) *server.MCPServer {
-	return tools.NewServer(tools.Registry(svc.toolDeps()), &tools.Options{
+	return tools.NewServer(svc.toolDeps(), &toolkit.Options{
 		Version:       version,
 		Logger:        logger.With("component", "tools"),
 		CardHTML:      ui.CardHTML,
-		ServerOptions: []server.ServerOption{server.WithHooks(tools.RecordSessions(svc.sessions, logger))},
+		ServerOptions: []server.ServerOption{server.WithHooks(toolkit.RecordSessions(svc.sessions, logger))},
 	})
 }
 
@@ -249,7 +250,7 @@ func serveStdio(ctx context.Context, cfg config, logger *slog.Logger, slug strin
 			return err
 		}
 		p := auth.Principal{WorkspaceID: ws.ID, WorkspaceSlug: ws.Slug}
-		err = tools.ServeStdio(ctx, newMCPServer(svc, logger), p, stdin, stdout, logger)
+		err = toolkit.ServeStdio(ctx, newMCPServer(svc, logger), p, stdin, stdout, logger)
 		if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 			return fmt.Errorf("stdio: %w", err)
 		}

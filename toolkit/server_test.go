@@ -1,4 +1,4 @@
-package tools
+package toolkit
 
 import (
 	"encoding/json"
@@ -151,13 +151,8 @@ func TestToolsListOutputSchema(t *testing.T) {
 func TestInitialize(t *testing.T) {
 	c, _ := connect(t)
 	init := c.Initialize()
-	if init.Instructions != instructions {
-		t.Errorf("instructions = %q", init.Instructions)
-	}
-	for _, must := range []string{`null means "not available"`, "Never pick", "Only the person opens links", "just received", `"answers"`, `{"card": "<the card id>", "answer":`, "decideHere false", "appUrl", "Rejecting is always allowed"} {
-		if !strings.Contains(init.Instructions, must) {
-			t.Errorf("instructions do not say %q", must)
-		}
+	if init.Instructions != testInstructions {
+		t.Errorf("instructions = %q, want the ones the server was given", init.Instructions)
 	}
 	caps := init.Capabilities
 	if caps.Logging == nil || caps.Resources == nil || caps.Prompts == nil || caps.Tools == nil {

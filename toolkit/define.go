@@ -1,4 +1,4 @@
-package tools
+package toolkit
 
 import (
 	"bytes"
@@ -80,6 +80,10 @@ type Tool struct {
 // Name returns the tool's name.
 func (t Tool) Name() string { return t.def.Name }
 
+// Definition returns the tool as tools/list shows it, without the _meta
+// the server adds (the card link).
+func (t Tool) Definition() mcp.Tool { return t.def }
+
 var toolName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 
 // Define turns a spec into a tool. It generates and checks both schemas
@@ -91,7 +95,7 @@ var toolName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 func Define[In, Out any](s Spec[In, Out]) Tool {
 	t, err := define(s)
 	if err != nil {
-		panic(fmt.Sprintf("tools: %s: %v", s.Name, err))
+		panic(fmt.Sprintf("toolkit: %s: %v", s.Name, err))
 	}
 	return t
 }

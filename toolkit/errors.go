@@ -1,9 +1,7 @@
-package tools
+package toolkit
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -92,7 +90,7 @@ func refusalResult(code, sentence string) *mcp.CallToolResult {
 
 // internal logs err under a fresh ref and gives the assistant only the ref.
 func (t Tool) internal(ctx context.Context, log *slog.Logger, p auth.Principal, err error, stack []byte) *mcp.CallToolResult {
-	ref := newRef()
+	ref := vibesell.NewRef()
 	attrs := []any{
 		slog.String("ref", ref),
 		slog.String("tool", t.Name()),
@@ -108,13 +106,5 @@ func (t Tool) internal(ctx context.Context, log *slog.Logger, p auth.Principal, 
 		level = slog.LevelWarn
 	}
 	log.Log(ctx, level, "tool call failed", attrs...)
-	return refusalResult(vibesell.EINTERNAL, fmt.Sprintf("Something went wrong on our side (ref %s). Try again in a minute.", ref))
-}
-
-// newRef returns 8 hex characters: short enough to read out to support,
-// and unique enough to find one line in a day of logs.
-func newRef() string {
-	var b [4]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails since Go 1.24
-	return hex.EncodeToString(b[:])
+	return refusalResult(vibesell.EINTERNAL, vibesell.InternalSentence(ref))
 }

@@ -10,7 +10,7 @@
 //     tools/list;
 //   - a refusal (isError) has exactly one text block and no
 //     structuredContent.
-package toolstest
+package toolkittest
 
 import (
 	"bytes"

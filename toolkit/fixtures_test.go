@@ -1,4 +1,4 @@
-package tools
+package toolkit
 
 import (
 	"bufio"
@@ -17,7 +17,7 @@ import (
 
 	"vibesell"
 	"vibesell/auth"
-	"vibesell/tools/toolstest"
+	"vibesell/toolkit/toolkittest"
 )
 
 // The tools below exist only to exercise the framework; each stands for a
@@ -172,15 +172,19 @@ func (b *logBuffer) records(t *testing.T) []map[string]any {
 
 // connect serves the test tools (and echo) and connects a client acting for
 // testPrincipal.
-func connect(t *testing.T) (*toolstest.Client, *logBuffer) {
+// testInstructions stand for the catalog's instructions.
+const testInstructions = "Null means not available. Never pick for the person."
+
+func connect(t *testing.T) (*toolkittest.Client, *logBuffer) {
 	t.Helper()
 	logs := &logBuffer{}
 	s := NewServer([]Tool{saveContact(), listLeads(), ping(), behave()}, &Options{
-		Version: "test",
-		Logger:  slog.New(slog.NewJSONHandler(logs, nil)),
-		Echo:    true,
+		Instructions: testInstructions,
+		Version:      "test",
+		Logger:       slog.New(slog.NewJSONHandler(logs, nil)),
+		Echo:         true,
 	})
-	return toolstest.Connect(t, s, testPrincipal), logs
+	return toolkittest.Connect(t, s, testPrincipal), logs
 }
 
 // withPrincipal returns the test's context acting for testPrincipal.

@@ -1,0 +1,55 @@
+package vibesell
+
+import (
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The prose helpers: every sentence the product writes, for the assistant
+// or for a person, joins lists, counts things and writes dates the same
+// way, so that "1 domain" never reads "1 domains" in one place and not in
+// another.
+
+// JoinAnd joins items as a reader expects: "a", "a and b", "a, b and c".
+func JoinAnd(items []string) string { return joinLast(items, " and ") }
+
+// JoinOr joins alternatives: "a", "a or b", "a, b or c".
+func JoinOr(items []string) string { return joinLast(items, " or ") }
+
+func joinLast(items []string, last string) string {
+	if len(items) <= 1 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + last + items[len(items)-1]
+}
+
+// Count writes a number with thousands separators: 6000 is "6,000".
+func Count(n int) string {
+	s := strconv.Itoa(n)
+	if n < 0 {
+		return "-" + groupThousands(s[1:])
+	}
+	return groupThousands(s)
+}
+
+// Plural writes a count and the noun that agrees with it: Plural(1,
+// "mailbox", "mailboxes") is "1 mailbox", Plural(6000, …) "6,000
+// mailboxes".
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return Count(n) + " " + many
+}
+
+// FormatDate writes a calendar day: "Tue 2 Dec 2026".
+func FormatDate(t time.Time) string { return t.Format("Mon 2 Jan 2006") }
+
+// FormatTime writes a moment in UTC with its zone spelled out: "Tue 2 Dec
+// 2026, 09:00 UTC".
+func FormatTime(t time.Time) string { return t.UTC().Format("Mon 2 Jan 2006, 15:04") + " UTC" }
+
+// FormatDay writes a calendar day in its structured form, "2026-12-02",
+// for structuredContent (never for prose).
+func FormatDay(t time.Time) string { return t.Format(time.DateOnly) }

@@ -1,0 +1,51 @@
+package vibesell
+
+// The 38 tool names: a public contract (shared/DESIGN.md), never renamed.
+// They are declared once, here, because features name the next tool to
+// call in what they write for the assistant, and the catalog (tools/)
+// defines each tool under the same constant.
+const (
+	ToolGetWorkspaceContext = "get_workspace_context"
+	ToolRemember            = "remember"
+	ToolSaveOffer           = "save_offer"
+	ToolSavePlaybook        = "save_playbook"
+	ToolContactSupport      = "contact_support"
+
+	ToolChooseSendingSource  = "choose_sending_source"
+	ToolProposeDomains       = "propose_domains"
+	ToolProposeWarmedDomains = "propose_warmed_domains"
+	ToolProposeEmail         = "propose_email"
+	ToolCheckDomains         = "check_domains"
+	ToolListWarmedDomains    = "list_warmed_domains"
+	ToolSizeSendingCapacity  = "size_sending_capacity"
+	ToolConfirmSizing        = "confirm_sizing"
+	ToolGetSendingSetup      = "get_sending_setup"
+	ToolStartWarmup          = "start_warmup"
+	ToolOrderSendingSetup    = "order_sending_setup"
+
+	ToolDecideApproval       = "decide_approval"
+	ToolListPendingApprovals = "list_pending_approvals"
+
+	ToolSaveTarget        = "save_target"
+	ToolSaveTargetFilters = "save_target_filters"
+	ToolConfirmTarget     = "confirm_target"
+	ToolEstimateLeadPool  = "estimate_lead_pool"
+	ToolPreviewLeadSample = "preview_lead_sample"
+	ToolImportLeads       = "import_leads"
+
+	ToolSaveSequence         = "save_sequence"
+	ToolApproveSequence      = "approve_sequence"
+	ToolCheckFirstEmail      = "check_first_email"
+	ToolStageCampaign        = "stage_campaign"
+	ToolGetCampaign          = "get_campaign"
+	ToolEstimateCampaignPlan = "estimate_campaign_plan"
+	ToolLaunchCampaign       = "launch_campaign"
+	ToolStopCampaign         = "stop_campaign"
+	ToolResumeCampaign       = "resume_campaign"
+	ToolListReplies          = "list_replies"
+
+	ToolGetPlansAndBilling = "get_plans_and_billing"
+	ToolStartCheckout      = "start_checkout"
+	ToolOpenBillingPortal  = "open_billing_portal"
+	ToolUpgradePlan        = "upgrade_plan"
+)
