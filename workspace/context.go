@@ -64,7 +64,7 @@ func NewContextCache[T any](s *Service, size int, read ContextRead[T]) *ContextC
 	c := &ContextCache[T]{workspaces: s, read: read}
 	if size > 0 {
 		c.entries, _ = lru.New[uuid.UUID, stamped[T]](size) // errors only for size <= 0
-		if s.notes != nil {
+		if s != nil && s.notes != nil {
 			s.notes.Subscribe(store.ContextChannel, func(payload string) {
 				if ws, err := uuid.Parse(payload); err == nil {
 					c.entries.Remove(ws)

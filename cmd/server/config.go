@@ -29,9 +29,11 @@ type config struct {
 	ShutdownTimeout time.Duration
 	ReadTimeout     time.Duration
 	Sessions        auth.SessionLimits
-	AllowedOrigins  []string
-	ClientIPHeader  string
-	Sending         sending.Config
+	// SessionMemoryTTL: see toolkit.HTTPOptions.
+	SessionMemoryTTL time.Duration
+	AllowedOrigins   []string
+	ClientIPHeader   string
+	Sending          sending.Config
 }
 
 // configError names the variable and what it expects, in one line.
@@ -45,14 +47,15 @@ func (e *configError) Error() string {
 
 func loadConfig(getenv func(string) string) (config, error) {
 	cfg := config{
-		DatabaseURL:     getenv("DATABASE_URL"),
-		ListenAddr:      orDefault(getenv("LISTEN_ADDR"), "127.0.0.1:8080"),
-		LogFormat:       orDefault(getenv("LOG_FORMAT"), "text"),
-		DataDir:         orDefault(getenv("DATA_DIR"), ".vibesell"),
-		PGBinDir:        getenv("PG_BIN_DIR"),
-		ShutdownTimeout: 20 * time.Second,
-		ReadTimeout:     30 * time.Second,
-		Sessions:        auth.DefaultSessionLimits,
+		DatabaseURL:      getenv("DATABASE_URL"),
+		ListenAddr:       orDefault(getenv("LISTEN_ADDR"), "127.0.0.1:8080"),
+		LogFormat:        orDefault(getenv("LOG_FORMAT"), "text"),
+		DataDir:          orDefault(getenv("DATA_DIR"), ".vibesell"),
+		PGBinDir:         getenv("PG_BIN_DIR"),
+		ShutdownTimeout:  20 * time.Second,
+		ReadTimeout:      30 * time.Second,
+		Sessions:         auth.DefaultSessionLimits,
+		SessionMemoryTTL: 10 * time.Minute,
 	}
 	if cfg.DatabaseURL != "" {
 		if _, err := pgxpool.ParseConfig(cfg.DatabaseURL); err != nil {
@@ -102,6 +105,13 @@ func loadConfig(getenv func(string) string) (config, error) {
 			return cfg, &configError{"SHUTDOWN_TIMEOUT", v, "expected a positive duration such as 20s"}
 		}
 		cfg.ShutdownTimeout = d
+	}
+	if v := getenv("MCP_SESSION_MEMORY_TTL"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < time.Second {
+			return cfg, &configError{"MCP_SESSION_MEMORY_TTL", v, "expected a duration of at least 1s, such as 10m"}
+		}
+		cfg.SessionMemoryTTL = d
 	}
 	if v := getenv("READ_TIMEOUT"); v != "" {
 		d, err := time.ParseDuration(v)

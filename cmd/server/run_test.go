@@ -71,6 +71,9 @@ func TestConfigRefusesBadValuesNamingTheVariable(t *testing.T) {
 		{"DATABASE_URL", "postgres://a b@/x?sslmode=nonsense"},
 		{"SHUTDOWN_TIMEOUT", "soon"},
 		{"READ_TIMEOUT", "-1s"},
+		{"MCP_SESSION_MEMORY_TTL", "5ms"},
+		{"MCP_SESSIONS_PER_WORKSPACE", "0"},
+		{"MCP_SESSION_INFO_BYTES", "lots"},
 		{"ALLOWED_ORIGINS", "claude.ai"},
 	}
 	for _, c := range cases {
