@@ -37,6 +37,19 @@ func Unavailable(err error) bool {
 	return pgconn.SafeToRetry(err)
 }
 
+// unavailableText reports whether an error, as text, says that the
+// database could not be reached: what pgx and net write for Unavailable's
+// cases.
+func unavailableText(msg string) bool {
+	for _, sign := range []string{"failed to connect to", "unexpected EOF", "connection reset by peer", "connection refused",
+		"broken pipe", "i/o timeout", "context deadline exceeded", "conn closed", "the database system is"} {
+		if strings.Contains(msg, sign) {
+			return true
+		}
+	}
+	return false
+}
+
 // OutageLog logs internal failures of requests. A failure because the
 // database is unavailable is logged at most once per second, with how
 // many requests failed so since the line before: an outage under load
@@ -67,18 +80,78 @@ func (o *OutageLog) Failed(ctx context.Context, ref, msg string, err error, attr
 		o.logger.ErrorContext(ctx, msg, append([]any{"ref", ref, "err", err}, attrs...)...)
 		return false
 	}
+	skipped, ok := takeOutageBudget()
+	if !ok {
+		return true
+	}
+	o.logger.ErrorContext(ctx, "the database is unavailable: "+msg,
+		append([]any{"ref", ref, "err", err, droppedKey, skipped}, attrs...)...)
+	return true
+}
+
+// droppedKey names the attribute of an outage line that counts the lines
+// dropped since the one before; a record that has it was budgeted.
+const droppedKey = "similar_lines_dropped"
+
+// takeOutageBudget reports whether a line about the outage may be logged
+// now, and how many were dropped since the last one.
+func takeOutageBudget() (dropped int, ok bool) {
 	b := &outageBudget
 	b.mu.Lock()
+	defer b.mu.Unlock()
 	now := time.Now()
 	if now.Sub(b.last) < time.Second {
 		b.skipped++
-		b.mu.Unlock()
-		return true
+		return 0, false
 	}
-	skipped := b.skipped
+	dropped = b.skipped
 	b.last, b.skipped = now, 0
-	b.mu.Unlock()
-	o.logger.ErrorContext(ctx, "the database is unavailable: "+msg,
-		append([]any{"ref", ref, "err", err, "other_requests_failed", skipped}, attrs...)...)
-	return true
+	return dropped, true
+}
+
+// QuietOutages wraps the process's log handler so that every ERROR line
+// about an unavailable database, whoever logs it (River's job workers,
+// the tools, the listener), shares the budget of [OutageLog]: one line a
+// second, saying how many were dropped since the one before. Any other
+// line goes through as it is.
+func QuietOutages(h slog.Handler) slog.Handler { return quietOutages{h} }
+
+type quietOutages struct{ slog.Handler }
+
+func (q quietOutages) Handle(ctx context.Context, r slog.Record) error {
+	if r.Level < slog.LevelError {
+		return q.Handler.Handle(ctx, r)
+	}
+	budgeted, outage := false, false
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key == droppedKey {
+			budgeted = true
+			return false
+		}
+		switch v := a.Value.Any().(type) {
+		case error:
+			outage = outage || Unavailable(v) || unavailableText(v.Error())
+		case string:
+			// River logs its errors as text.
+			outage = outage || ((a.Key == "err" || a.Key == "error") && unavailableText(v))
+		}
+		return true
+	})
+	if budgeted || !outage {
+		return q.Handler.Handle(ctx, r)
+	}
+	dropped, ok := takeOutageBudget()
+	if !ok {
+		return nil
+	}
+	r.AddAttrs(slog.Int(droppedKey, dropped))
+	return q.Handler.Handle(ctx, r)
+}
+
+func (q quietOutages) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return quietOutages{q.Handler.WithAttrs(attrs)}
+}
+
+func (q quietOutages) WithGroup(name string) slog.Handler {
+	return quietOutages{q.Handler.WithGroup(name)}
 }

@@ -114,10 +114,13 @@ func newFlags(name string, stderr io.Writer) *flag.FlagSet {
 
 func newLogger(cfg config, w io.Writer) *slog.Logger {
 	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
+	var h slog.Handler = slog.NewTextHandler(w, opts)
 	if cfg.LogFormat == "json" {
-		return slog.New(slog.NewJSONHandler(w, opts))
+		h = slog.NewJSONHandler(w, opts)
 	}
-	return slog.New(slog.NewTextHandler(w, opts))
+	// While the database is down, every component would log its
+	// failures: one line a second says it.
+	return slog.New(store.QuietOutages(h))
 }
 
 // withDatabase opens the database (the embedded one when DATABASE_URL is
