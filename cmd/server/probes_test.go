@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"sort"
 	"strings"
@@ -93,11 +94,8 @@ func (p *probeTarget) send(method, path string, header map[string]string, body s
 	if strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") && method == http.MethodGet {
 		return res.StatusCode, "(event stream)"
 	}
-	var b strings.Builder
-	buf := make([]byte, 64<<10)
-	n, _ := res.Body.Read(buf)
-	b.Write(buf[:n])
-	return res.StatusCode, b.String()
+	b, _ := io.ReadAll(io.LimitReader(res.Body, 8<<20))
+	return res.StatusCode, string(b)
 }
 
 // tally counts outcomes and says them in one line.
@@ -206,4 +204,149 @@ func TestSuiteIsolationAttempts(t *testing.T) {
 		}
 	}
 	t.Logf("isolation attempts: %s", counts)
+}
+
+// badInputs generates, from a tool's input schema, arguments that break
+// it: not an object, each property of the wrong type, out of its enum or
+// pattern, far too long, deeply nested, each required one missing, and an
+// unknown one. Control characters are left to the edge's own text rule.
+func badInputs(schema map[string]any, long bool) map[string]any {
+	out := map[string]any{
+		"arguments a string": "x", "arguments an array": []any{}, "arguments a number": 42, "arguments null": nil,
+		"an unknown property": map[string]any{"definitely_not_a_property": 1},
+	}
+	size := 100 << 10
+	if long {
+		size = 2 << 20
+	}
+	props, _ := schema["properties"].(map[string]any)
+	required, _ := schema["required"].([]any)
+	valid := map[string]any{}
+	for name, raw := range props {
+		prop, _ := raw.(map[string]any)
+		typ, _ := prop["type"].(string)
+		switch typ {
+		case "string":
+			valid[name] = "x"
+		case "integer", "number":
+			valid[name] = 1
+		case "boolean":
+			valid[name] = true
+		case "array":
+			valid[name] = []any{}
+		default:
+			valid[name] = map[string]any{}
+		}
+	}
+	with := func(name string, v any) map[string]any {
+		m := map[string]any{}
+		for k, x := range valid {
+			m[k] = x
+		}
+		m[name] = v
+		return m
+	}
+	deep := any("x")
+	for range 200 {
+		deep = []any{deep}
+	}
+	for name, raw := range props {
+		prop, _ := raw.(map[string]any)
+		typ, _ := prop["type"].(string)
+		wrong := map[string]any{"string": 12345, "integer": "twelve", "number": "twelve", "boolean": "yes", "array": map[string]any{"a": 1}, "object": []any{1}}
+		if w, ok := wrong[typ]; ok {
+			out[name+" of the wrong type"] = with(name, w)
+		}
+		out[name+" null"] = with(name, nil)
+		out[name+" nested 200 deep"] = with(name, deep)
+		switch typ {
+		case "string":
+			out[name+" far too long"] = with(name, strings.Repeat("é", size/2))
+			out[name+" out of its enum or pattern"] = with(name, "!!not-an-option!!")
+			out[name+" with bidi and zero-width characters"] = with(name, "a\u202eb\u200bc\u2066")
+		case "integer", "number":
+			out[name+" negative"] = with(name, -1)
+			out[name+" huge"] = with(name, 1e300)
+			out[name+" fractional"] = with(name, 0.5)
+		case "array":
+			many := make([]any, 10_000)
+			for i := range many {
+				many[i] = "x"
+			}
+			out[name+" with 10,000 items"] = with(name, many)
+			out[name+" of the wrong items"] = with(name, []any{[]any{1}, map[string]any{}, nil})
+		}
+	}
+	for _, r := range required {
+		name, _ := r.(string)
+		m := with(name, nil)
+		delete(m, name)
+		out["without "+name] = m
+	}
+	return out
+}
+
+// Every tool, given every bad input its schema suggests, refuses with a
+// sentence or answers: never an error on our side, never no answer.
+func TestSuiteBadInputs(t *testing.T) {
+	t.Parallel()
+	p := startProbeTarget(t)
+	header := map[string]string{"Authorization": "Bearer " + p.acmeToken, "Mcp-Session-Id": p.acmeSes}
+	status, body := p.send(http.MethodPost, "/mcp", header, listTools)
+	if status != http.StatusOK {
+		t.Fatalf("tools/list: %d %s", status, body)
+	}
+	var list struct {
+		Result struct {
+			Tools []struct {
+				Name        string         `json:"name"`
+				InputSchema map[string]any `json:"inputSchema"`
+			} `json:"tools"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(sseData(body)), &list); err != nil || len(list.Result.Tools) == 0 {
+		t.Fatalf("tools/list: %v %.300s", err, body)
+	}
+	counts := tally{}
+	total := 0
+	for _, tool := range list.Result.Tools {
+		for name, args := range badInputs(tool.InputSchema, suiteLong()) {
+			total++
+			msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": total, "method": "tools/call", "params": map[string]any{"name": tool.Name, "arguments": args}})
+			status, body := p.send(http.MethodPost, "/mcp", header, string(msg))
+			data := sseData(body)
+			outcome := ""
+			switch {
+			case status != http.StatusOK:
+				outcome = fmt.Sprintf("HTTP %d", status)
+			case strings.Contains(data, "Something went wrong on our side"):
+				outcome = "internal error"
+			case strings.Contains(data, `"isError":true`):
+				outcome = "refused with a sentence"
+			case strings.Contains(data, `"error":{`):
+				outcome = "JSON-RPC error"
+			case strings.Contains(data, `"result":{`):
+				outcome = "answered"
+			default:
+				outcome = "no answer"
+			}
+			counts[outcome]++
+			if outcome == "internal error" || outcome == "no answer" || (status != http.StatusOK && status != http.StatusRequestEntityTooLarge) {
+				t.Errorf("%s with %s: %s: %.300s", tool.Name, name, outcome, body)
+			}
+		}
+	}
+	t.Logf("%d bad inputs over %d tools: %s", total, len(list.Result.Tools), counts)
+}
+
+// sseData is the JSON message of an answer, whether plain or an event
+// stream's last data line.
+func sseData(body string) string {
+	last := body
+	for _, line := range strings.Split(body, "\n") {
+		if d, ok := strings.CutPrefix(line, "data: "); ok {
+			last = d
+		}
+	}
+	return last
 }
