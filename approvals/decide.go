@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -52,6 +53,10 @@ func (s *Service) Decide(ctx context.Context, ws uuid.UUID, id string, d Decisio
 		return Approval{}, false, errors.New("approvals: a decision needs who made it")
 	}
 	d.Reason = strings.TrimSpace(d.Reason)
+	if strings.ContainsFunc(d.Reason, func(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\t' && r != '\r' }) {
+		return Approval{}, false, vibesell.Errorf(vibesell.EINVALID,
+			"The reason holds a control character (such as NUL), which cannot be kept. Write it again as plain text.")
+	}
 	if len([]rune(d.Reason)) > 1000 {
 		return Approval{}, false, vibesell.Errorf(vibesell.EINVALID,
 			"The reason is %d characters long; keep it to 1,000 at most.", len([]rune(d.Reason)))

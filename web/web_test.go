@@ -403,6 +403,11 @@ func TestRejectingWithAReason(t *testing.T) {
 	b := a.browser(t)
 	b.signIn("ada@acme.test")
 	p := b.get(approvals.AppPath(ap.ID))
+	// A NUL cannot be kept: the person reads why, and nothing is logged.
+	if r := b.post(approvals.AppPath(ap.ID)+"/reject", url.Values{"csrf": {p.csrf(t)}, "reason": {"Too\x00expensive"}}); r.status != http.StatusUnprocessableEntity ||
+		!strings.Contains(r.body, "The reason holds a control character") || len(a.logs.errors()) > 0 {
+		t.Fatalf("a reason with a NUL: %d %v\n%s", r.status, a.logs.errors(), r.body)
+	}
 	r := b.post(approvals.AppPath(ap.ID)+"/reject", url.Values{"csrf": {p.csrf(t)}, "reason": {"Too expensive this quarter"}})
 	if r.status != http.StatusSeeOther {
 		t.Fatalf("reject: %d", r.status)
