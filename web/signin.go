@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"unicode"
 
 	"vibesell"
 	"vibesell/auth"
@@ -20,7 +21,7 @@ type signInData struct {
 // safeNext keeps a post-sign-in destination inside the app, so the form
 // cannot be used to send someone elsewhere.
 func safeNext(next string) string {
-	if !strings.HasPrefix(next, "/app/") || strings.HasPrefix(next, "//") || strings.ContainsAny(next, "\\\r\n") {
+	if !strings.HasPrefix(next, "/app/") || strings.HasPrefix(next, "//") || strings.ContainsAny(next, "\\") || strings.ContainsFunc(next, unicode.IsControl) {
 		return "/app/approvals"
 	}
 	return next

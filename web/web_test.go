@@ -537,6 +537,11 @@ func TestSignInWithAControlCharacterIsAWrongEmail(t *testing.T) {
 			t.Errorf("email %q: %d\n%s", email, p.status, p.body)
 		}
 	}
+	// A destination with a control character is not followed.
+	p := b.post("/app/sign-in", url.Values{"csrf": {token}, "email": {"ada@acme.test"}, "password": {password}, "next": {"/app/approvals\x00x"}})
+	if p.status != http.StatusSeeOther || p.location != "/app/approvals" {
+		t.Errorf("next with control characters: %d, redirected to %q", p.status, p.location)
+	}
 	if diff := cmp.Diff([]string(nil), a.logs.errors()); diff != "" {
 		t.Errorf("errors logged (-want +got):\n%s", diff)
 	}
