@@ -11,7 +11,6 @@ import (
 	"sync"
 	"testing"
 
-	"vibesell/auth"
 	"vibesell/store/storetest"
 	"vibesell/workspace"
 )
@@ -53,14 +52,7 @@ func TestSuiteKillUnderLoad(t *testing.T) {
 	}
 	cs := make([]*client, clients)
 	for i := range cs {
-		ws, err := workspace.NewService(pool).Create(ctx, fmt.Sprintf("Kill %d", i))
-		if err != nil {
-			t.Fatal(err)
-		}
-		token, err := auth.NewTokens(pool).Create(ctx, ws.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
+		ws, token := workspaceWithToken(t, pool, fmt.Sprintf("Kill %d", i))
 		cs[i] = &client{ws: ws, token: token}
 	}
 	addr := freeAddr(t)

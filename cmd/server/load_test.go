@@ -1,23 +1,19 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"vibesell/auth"
 	"vibesell/store/storetest"
-	"vibesell/workspace"
 )
 
 // Many simultaneous sessions calling at once: every call is answered,
 // none fails.
 func TestSuiteLoad(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	url := storetest.NewURL(t)
 	pool := connect(t, url)
 	sessions := suiteSize(20, 200)
@@ -25,13 +21,7 @@ func TestSuiteLoad(t *testing.T) {
 	workspaces := suiteSize(5, 20)
 	tokens := make([]string, workspaces)
 	for i := range tokens {
-		ws, err := workspace.NewService(pool).Create(ctx, fmt.Sprintf("Load %d", i))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if tokens[i], err = auth.NewTokens(pool).Create(ctx, ws.ID); err != nil {
-			t.Fatal(err)
-		}
+		_, tokens[i] = workspaceWithToken(t, pool, fmt.Sprintf("Load %d", i))
 	}
 	srv := startServer(t, "DATABASE_URL", url, "LOG_LEVEL", "error")
 	srv.waitReady(t)

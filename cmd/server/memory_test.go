@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"os"
@@ -13,9 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"vibesell/auth"
 	"vibesell/store/storetest"
-	"vibesell/workspace"
 )
 
 var vmRSS = regexp.MustCompile(`(?m)^VmRSS:\s+(\d+) kB$`)
@@ -45,17 +42,8 @@ func TestSuiteSessionMemoryComesBack(t *testing.T) {
 		t.Skip("long form only (SUITE=long): the short form is TestSessionMemoryIsFreed")
 	}
 	t.Parallel()
-	ctx := context.Background()
 	url := storetest.NewURL(t)
-	pool := connect(t, url)
-	ws, err := workspace.NewService(pool).Create(ctx, "Memory")
-	if err != nil {
-		t.Fatal(err)
-	}
-	token, err := auth.NewTokens(pool).Create(ctx, ws.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, token := workspaceWithToken(t, connect(t, url), "Memory")
 	addr := freeAddr(t)
 	proc := startKillable(t, addr, "DATABASE_URL="+url, "MCP_SESSION_MEMORY_TTL=2s")
 	// A few sessions first, so the start figure counts a warm server.

@@ -22,6 +22,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"vibesell/auth"
 	"vibesell/store/storetest"
 	"vibesell/workspace"
@@ -205,17 +207,9 @@ var (
 // most; and it recovers by itself once the database is back.
 func TestSuiteDatabaseOutage(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	direct := storetest.NewURL(t)
 	pool := connect(t, direct)
-	ws, err := workspace.NewService(pool).Create(ctx, "Outage")
-	if err != nil {
-		t.Fatal(err)
-	}
-	token, err := auth.NewTokens(pool).Create(ctx, ws.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, token := workspaceWithToken(t, pool, "Outage")
 	proxy := startDBProxy(t, mustHost(t, direct))
 	srv := startProcess(t, "DATABASE_URL="+proxy.through(t, direct), "LOG_LEVEL=info")
 	session := initialize(t, srv.addr, token)
@@ -275,6 +269,21 @@ func TestSuiteDatabaseOutage(t *testing.T) {
 				strings.Join(errorLine.FindAllString(srv.stderr.String(), -1)[logBefore:], "\n"))
 		}
 	}
+}
+
+// workspaceWithToken creates a workspace and a token for it.
+func workspaceWithToken(t *testing.T, pool *pgxpool.Pool, name string) (workspace.Workspace, string) {
+	t.Helper()
+	ctx := context.Background()
+	ws, err := workspace.NewService(pool).Create(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	token, err := auth.NewTokens(pool).Create(ctx, ws.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ws, token
 }
 
 func mustHost(t *testing.T, raw string) string {
