@@ -169,7 +169,7 @@ func (s *Sessions) Check(ctx context.Context, workspaceID uuid.UUID, id string) 
 		k, ok = s.known.Get(id)
 	}
 	if !ok {
-		generation := s.notes.Generation()
+		generation := s.notes.Generation(store.SessionsChannel)
 		var lastSeen time.Time
 		var ended *time.Time
 		k = &knownSession{}
@@ -185,7 +185,7 @@ func (s *Sessions) Check(ctx context.Context, workspaceID uuid.UUID, id string) 
 		k.seenAt.Store(lastSeen.UnixNano())
 		// Kept only if no notification came during the read: it may
 		// have been of an end the read did not see.
-		if s.known != nil && s.notes.Fresh() && s.notes.Generation() == generation {
+		if s.known != nil && s.notes.Fresh() && s.notes.Generation(store.SessionsChannel) == generation {
 			s.known.Add(id, k)
 		}
 	}

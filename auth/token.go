@@ -103,7 +103,7 @@ func (t *Tokens) Authenticate(ctx context.Context, token string) (Principal, err
 			return k.principal, nil
 		}
 	}
-	generation := t.notes.Generation()
+	generation := t.notes.Generation(store.TokensChannel)
 	k := &knownToken{}
 	var usedAt *time.Time
 	err := t.db.QueryRow(ctx,
@@ -120,7 +120,7 @@ func (t *Tokens) Authenticate(ctx context.Context, token string) (Principal, err
 	}
 	// Kept only if no notification came during the read: it may have
 	// been of a revocation the read did not see.
-	if t.known != nil && t.notes.Fresh() && t.notes.Generation() == generation {
+	if t.known != nil && t.notes.Fresh() && t.notes.Generation(store.TokensChannel) == generation {
 		t.known.Add(sum, k)
 	}
 	t.touch(ctx, sum, k)

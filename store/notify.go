@@ -50,8 +50,11 @@ type Notifications struct {
 	listening   bool
 	confirmedAt time.Time
 
-	generation atomic.Uint64
+	// generations move per channel: a cache minds only its own.
+	generations map[string]*atomic.Uint64
 }
+
+var channels = []string{TokensChannel, SessionsChannel, ContextChannel}
 
 // ListenerName is the application_name of the listening connection, as
 // pg_stat_activity shows it.
@@ -72,7 +75,11 @@ func NewNotifications(pool *pgxpool.Pool, logger *slog.Logger) *Notifications {
 	cfg := pool.Config().ConnConfig.Copy()
 	cfg.Tracer = nil // the pool's tracing counts requests' round trips, not this connection's
 	cfg.RuntimeParams["application_name"] = ListenerName
-	return &Notifications{connConfig: cfg, logger: logger, subscribers: map[string][]func(string){}}
+	n := &Notifications{connConfig: cfg, logger: logger, subscribers: map[string][]func(string){}, generations: map[string]*atomic.Uint64{}}
+	for _, ch := range channels {
+		n.generations[ch] = &atomic.Uint64{}
+	}
+	return n
 }
 
 // Subscribe calls fn with the payload of every notification on channel,
@@ -97,15 +104,19 @@ func (n *Notifications) Fresh() bool {
 	return n.listening && time.Since(n.confirmedAt) < freshFor
 }
 
-// Generation moves with every notification and every reset. A cache
-// reads it before reading the database and keeps what it read only if it
-// has not moved since: a notification handled during the read may be of
-// a change the read did not see.
-func (n *Notifications) Generation() uint64 {
+// Generation moves with every notification on channel and every reset. A
+// cache reads it before reading the database and keeps what it read only
+// if it has not moved since: a notification handled during the read may
+// be of a change the read did not see.
+func (n *Notifications) Generation(channel string) uint64 {
 	if n == nil {
 		return 0
 	}
-	return n.generation.Load()
+	g, ok := n.generations[channel]
+	if !ok {
+		panic("store: no notification channel " + channel)
+	}
+	return g.Load()
 }
 
 // Run listens until ctx ends, reconnecting after a lost connection (after
@@ -145,7 +156,7 @@ func (n *Notifications) listen(ctx context.Context) error {
 		return fmt.Errorf("connect: %w", err)
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	for _, ch := range []string{TokensChannel, SessionsChannel, ContextChannel} {
+	for _, ch := range channels {
 		if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{ch}.Sanitize()); err != nil {
 			return fmt.Errorf("listen on %s: %w", ch, err)
 		}
@@ -192,7 +203,9 @@ func (n *Notifications) confirm(at time.Time) {
 }
 
 func (n *Notifications) reset() {
-	n.generation.Add(1)
+	for _, g := range n.generations {
+		g.Add(1)
+	}
 	n.mu.Lock()
 	resets := append([]func(){}, n.resets...)
 	n.mu.Unlock()
@@ -202,7 +215,9 @@ func (n *Notifications) reset() {
 }
 
 func (n *Notifications) dispatch(channel, payload string) {
-	n.generation.Add(1)
+	if g, ok := n.generations[channel]; ok {
+		g.Add(1)
+	}
 	n.mu.Lock()
 	subs := append([]func(string){}, n.subscribers[channel]...)
 	n.mu.Unlock()

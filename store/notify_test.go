@@ -18,12 +18,12 @@ func TestNotificationsArriveAndALostConnectionResets(t *testing.T) {
 	var got atomic.Value
 	var resets atomic.Int32
 	notes.Subscribe(store.SessionsChannel, func(p string) { got.Store(p) }, func() { resets.Add(1) })
-	before := notes.Generation()
+	before := notes.Generation(store.SessionsChannel)
 	if _, err := pool.Exec(ctx, `SELECT pg_notify($1, 'mcp_1')`, store.SessionsChannel); err != nil {
 		t.Fatal(err)
 	}
 	storetest.WaitFor(t, "the notification", func() bool { return got.Load() == "mcp_1" })
-	if notes.Generation() == before {
+	if notes.Generation(store.SessionsChannel) == before {
 		t.Error("a notification did not move the generation")
 	}
 

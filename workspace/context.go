@@ -91,14 +91,14 @@ func (c *ContextCache[T]) Read(ctx context.Context, ws uuid.UUID) (T, error) {
 	if ok && kept.confirmed && notes.Fresh() {
 		return kept.value, nil
 	}
-	generation := notes.Generation()
+	generation := notes.Generation(store.ContextChannel)
 	if ok {
 		var stamp int64
 		if err := db.QueryRow(ctx, stampSQL, ws).Scan(&stamp); err != nil {
 			return zero, fmt.Errorf("read context stamp of workspace %s: %w", ws, err)
 		}
 		if stamp == kept.stamp {
-			if !kept.confirmed && notes.Fresh() && notes.Generation() == generation {
+			if !kept.confirmed && notes.Fresh() && notes.Generation(store.ContextChannel) == generation {
 				kept.confirmed = true
 				c.keep(ws, kept)
 			}
@@ -135,7 +135,7 @@ func (c *ContextCache[T]) Read(ctx context.Context, ws uuid.UUID) (T, error) {
 	if c.entries == nil {
 		return value, nil
 	}
-	c.keep(ws, stamped[T]{stamp: stamp, value: value, confirmed: notes.Fresh() && notes.Generation() == generation})
+	c.keep(ws, stamped[T]{stamp: stamp, value: value, confirmed: notes.Fresh() && notes.Generation(store.ContextChannel) == generation})
 	return value, nil
 }
 
