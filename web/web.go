@@ -28,6 +28,7 @@ import (
 	"vibesell"
 	"vibesell/approvals"
 	"vibesell/auth"
+	"vibesell/auth/oauth"
 	"vibesell/store"
 )
 
@@ -53,6 +54,9 @@ type Config struct {
 	// database gets an answer rather than a page that never loads.
 	// Default 15 s.
 	RequestTimeout time.Duration
+	// OAuth, when set, adds the consent page of connecting an app and the
+	// list of connected apps.
+	OAuth *oauth.Server
 	// ClientIP returns the address a request comes from, for the sign-in
 	// limits. Default: the connection's remote address. Behind a trusted
 	// reverse proxy, pass a function that reads its forwarding header.
@@ -128,12 +132,16 @@ func New(cfg Config) (http.Handler, error) {
 	if s.pages, err = parsePages(); err != nil {
 		return nil, err
 	}
+	if err := s.parseOAuthPages(); err != nil {
+		return nil, err
+	}
 	return s.routes(), nil
 }
 
 // routes lists every page and action of the web app.
 func (s *server) routes() http.Handler {
 	mux := http.NewServeMux()
+	s.oauthRoutes(mux)
 	mux.HandleFunc("GET /app/{$}", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/app/approvals", http.StatusSeeOther)
 	})

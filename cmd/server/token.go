@@ -32,7 +32,7 @@ func tokenCommand(ctx context.Context, cfg config, logger *slog.Logger, args []s
 			return errors.New(tokenUsage)
 		}
 		return withDatabase(ctx, cfg, logger, false, func(db *pgxpool.Pool) error {
-			ws, err := workspace.NewService(db).FindBySlug(ctx, *slug)
+			ws, err := findWorkspace(ctx, db, *slug)
 			if err != nil {
 				return err
 			}
@@ -44,7 +44,7 @@ func tokenCommand(ctx context.Context, cfg config, logger *slog.Logger, args []s
 				return err
 			}
 			fmt.Fprintln(stdout, token)
-			return nil
+			return tellWhereToConnect(ctx, cfg, db, logger, stderr)
 		})
 	case "revoke":
 		if len(args) != 2 {
