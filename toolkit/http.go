@@ -37,6 +37,11 @@ type HTTPOptions struct {
 	// workspace-token check (auth.RequireBearer): the OAuth resource
 	// server, which takes its access tokens and workspace tokens alike.
 	Authenticate func(next http.Handler) http.Handler
+	// Available, when set, is asked before authenticating, and a request
+	// is answered 503 with a ref when it fails; it must cost nothing while
+	// the database is known to answer (cmd/server asks the database only
+	// while its notifications are not fresh).
+	Available func(ctx context.Context) error
 }
 
 // maxRequestBytes bounds one JSON-RPC message; the largest legitimate one
@@ -111,7 +116,34 @@ func NewHTTPHandler(s *server.MCPServer, o HTTPOptions) http.Handler {
 	} else {
 		h = auth.RequireBearer(o.Tokens, o.Logger, h)
 	}
+	if o.Available != nil {
+		h = availableFirst(o.Available, outages, h)
+	}
 	return guard.wrap(h)
+}
+
+// availabilityTimeout bounds the check of [HTTPOptions].Available, so
+// that a hung database gets the client an answer.
+const availabilityTimeout = 3 * time.Second
+
+// availableFirst answers 503 with a ref, before authenticating, while the
+// database cannot be reached: whatever authenticates then (the OAuth
+// resource server, which answers such a failure with a bare 500 and
+// waits on a hung database for as long as the client does) is not asked.
+func availableFirst(available func(context.Context) error, outages *store.OutageLog, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), availabilityTimeout)
+		err := available(ctx)
+		cancel()
+		if err != nil && r.Context().Err() == nil {
+			ref := vibesell.NewRef()
+			outages.Failed(r.Context(), ref, "reach the database", err)
+			w.Header().Set("Retry-After", "30")
+			http.Error(w, "VibeSell cannot reach its database at the moment (ref "+ref+"). Try again in a minute.", http.StatusServiceUnavailable)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // ReadOnlyTools reports, for a tool of s, whether its annotations say it

@@ -146,6 +146,7 @@ func routes(cfg config, db *pgxpool.Pool, svc *services, logger *slog.Logger) (h
 			return svc.oauth.RequireBearer(svc.tokens, toolkit.ReadOnlyTools(mcpServer), logger.With("component", "mcp"), next)
 		},
 		SessionMemoryTTL: cfg.SessionMemoryTTL,
+		Available:        databaseAvailable(db, svc.notes),
 	}))
 	authorizationServer := svc.oauth.Handler()
 	for _, path := range oauth.Paths {
@@ -168,6 +169,21 @@ func routes(cfg config, db *pgxpool.Pool, svc *services, logger *slog.Logger) (h
 		io.WriteString(w, "ready\n")
 	})
 	return mux, nil
+}
+
+// databaseAvailable says whether the database answers: at no cost while
+// its notifications are fresh (the listening connection answered within a
+// second), and otherwise by asking it.
+func databaseAvailable(db *pgxpool.Pool, notes *store.Notifications) func(context.Context) error {
+	if notes == nil {
+		return nil // without notifications, nothing tells an outage from a quiet spell cheaply
+	}
+	return func(ctx context.Context) error {
+		if notes.Fresh() {
+			return nil
+		}
+		return db.Ping(ctx)
+	}
 }
 
 // newJobClient builds the River client that runs every feature's jobs.

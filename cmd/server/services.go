@@ -22,6 +22,8 @@ import (
 // registered on one approvals.Service, which must be the one that works
 // the jobs.
 type services struct {
+	// notes keep what requests need in memory; nil outside serve.
+	notes      *store.Notifications
 	clock      vibesell.Clock
 	workspaces *workspace.Service
 	sending    *sending.Service
@@ -79,6 +81,7 @@ const (
 // answer from memory while notes are fresh. It must run before the MCP
 // server is built (its context cache subscribes when made).
 func (s *services) keepInMemory(notes *store.Notifications) {
+	s.notes = notes
 	s.tokens.KeepInMemory(notes, tokensKept)
 	s.sessions.KeepInMemory(notes, sessionsKept)
 	s.workspaces.KeepContextsFresh(notes)
