@@ -208,8 +208,8 @@ func TestSuiteIsolationAttempts(t *testing.T) {
 
 // badInputs generates, from a tool's input schema, arguments that break
 // it: not an object, each property of the wrong type, out of its enum or
-// pattern, far too long, deeply nested, each required one missing, and an
-// unknown one. Control characters are left to the edge's own text rule.
+// pattern, far too long, deeply nested, with a NUL or control characters,
+// each required one missing, and an unknown one.
 func badInputs(schema map[string]any, long bool) map[string]any {
 	out := map[string]any{
 		"arguments a string": "x", "arguments an array": []any{}, "arguments a number": 42, "arguments null": nil,
@@ -264,6 +264,8 @@ func badInputs(schema map[string]any, long bool) map[string]any {
 			out[name+" far too long"] = with(name, strings.Repeat("é", size/2))
 			out[name+" out of its enum or pattern"] = with(name, "!!not-an-option!!")
 			out[name+" with bidi and zero-width characters"] = with(name, "a\u202eb\u200bc\u2066")
+			out[name+" with a NUL"] = with(name, "a\x00b")
+			out[name+" with control characters"] = with(name, "a\x1b[31mb\x07c\x7f")
 		case "integer", "number":
 			out[name+" negative"] = with(name, -1)
 			out[name+" huge"] = with(name, 1e300)
