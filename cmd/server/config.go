@@ -28,7 +28,9 @@ type config struct {
 	PGBinDir        string
 	ShutdownTimeout time.Duration
 	ReadTimeout     time.Duration
-	Sessions        auth.SessionLimits
+	// WebRequestTimeout bounds one web app request (see web.Config).
+	WebRequestTimeout time.Duration
+	Sessions          auth.SessionLimits
 	// SessionMemoryTTL: see toolkit.HTTPOptions.
 	SessionMemoryTTL time.Duration
 	AllowedOrigins   []string
@@ -51,15 +53,16 @@ func (e *configError) Error() string {
 
 func loadConfig(getenv func(string) string) (config, error) {
 	cfg := config{
-		DatabaseURL:      getenv("DATABASE_URL"),
-		ListenAddr:       orDefault(getenv("LISTEN_ADDR"), "127.0.0.1:8080"),
-		LogFormat:        orDefault(getenv("LOG_FORMAT"), "text"),
-		DataDir:          orDefault(getenv("DATA_DIR"), ".vibesell"),
-		PGBinDir:         getenv("PG_BIN_DIR"),
-		ShutdownTimeout:  20 * time.Second,
-		ReadTimeout:      30 * time.Second,
-		Sessions:         auth.DefaultSessionLimits,
-		SessionMemoryTTL: 10 * time.Minute,
+		DatabaseURL:       getenv("DATABASE_URL"),
+		ListenAddr:        orDefault(getenv("LISTEN_ADDR"), "127.0.0.1:8080"),
+		LogFormat:         orDefault(getenv("LOG_FORMAT"), "text"),
+		DataDir:           orDefault(getenv("DATA_DIR"), ".vibesell"),
+		PGBinDir:          getenv("PG_BIN_DIR"),
+		ShutdownTimeout:   20 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		Sessions:          auth.DefaultSessionLimits,
+		SessionMemoryTTL:  10 * time.Minute,
+		WebRequestTimeout: 15 * time.Second,
 	}
 	if cfg.DatabaseURL != "" {
 		if _, err := pgxpool.ParseConfig(cfg.DatabaseURL); err != nil {
@@ -117,6 +120,13 @@ func loadConfig(getenv func(string) string) (config, error) {
 			return cfg, &configError{"MCP_SESSION_MEMORY_TTL", v, "expected a duration of at least 1s, such as 10m"}
 		}
 		cfg.SessionMemoryTTL = d
+	}
+	if v := getenv("WEB_REQUEST_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return cfg, &configError{"WEB_REQUEST_TIMEOUT", v, "expected a positive duration such as 15s"}
+		}
+		cfg.WebRequestTimeout = d
 	}
 	if v := getenv("READ_TIMEOUT"); v != "" {
 		d, err := time.ParseDuration(v)

@@ -56,6 +56,7 @@ func TestConfigRefusesBadValuesNamingTheVariable(t *testing.T) {
 		{"DATABASE_URL", "postgres://a b@/x?sslmode=nonsense"},
 		{"SHUTDOWN_TIMEOUT", "soon"},
 		{"READ_TIMEOUT", "-1s"},
+		{"WEB_REQUEST_TIMEOUT", "soon"},
 		{"MCP_SESSION_MEMORY_TTL", "5ms"},
 		{"MCP_SESSIONS_PER_WORKSPACE", "0"},
 		{"MCP_SESSION_INFO_BYTES", "lots"},

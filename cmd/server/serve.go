@@ -129,6 +129,8 @@ func routes(cfg config, db *pgxpool.Pool, svc *services, logger *slog.Logger) (h
 		Logger:    logger.With("component", "web"),
 		ClientIP:  cfg.clientIP(),
 		OAuth:     svc.oauth,
+
+		RequestTimeout: cfg.WebRequestTimeout,
 	})
 	if err != nil {
 		return nil, err
