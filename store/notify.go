@@ -34,8 +34,8 @@ const (
 // still see a change made by any replica within a second.
 //
 // A cache may serve from memory only while [Notifications.Fresh] holds:
-// the connection is listening and has answered within the last second,
-// so every change committed more than a second ago has been delivered.
+// a heartbeat the connection notified itself less than a second ago has
+// come back, so every change committed before it has been delivered.
 // When the connection is lost or stops answering, Fresh turns false
 // within a second and the caches read the database again; on reconnecting,
 // every subscriber's reset runs first (what was kept may have missed a
@@ -56,14 +56,16 @@ type Notifications struct {
 
 var channels = []string{TokensChannel, SessionsChannel, ContextChannel}
 
+// heartbeatChannel carries the listening connection's own heartbeats.
+const heartbeatChannel = "vibesell_heartbeat"
+
 // ListenerName is the application_name of the listening connection, as
 // pg_stat_activity shows it.
 const ListenerName = "vibesell notifications"
 
-// freshFor bounds how old a confirmation of the listening connection may
-// be for caches to serve from memory: the time within which a change is
-// seen by every replica. pingEvery keeps it confirmed when nothing is
-// notified.
+// freshFor bounds how old the last heartbeat back may be for caches to
+// serve from memory: the time within which a change is seen by every
+// replica. A heartbeat goes out pingEvery.
 const (
 	freshFor  = time.Second
 	pingEvery = 250 * time.Millisecond
@@ -156,43 +158,64 @@ func (n *Notifications) listen(ctx context.Context) error {
 		return fmt.Errorf("connect: %w", err)
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	for _, ch := range channels {
+	for _, ch := range append([]string{heartbeatChannel}, channels...) {
 		if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{ch}.Sanitize()); err != nil {
 			return fmt.Errorf("listen on %s: %w", ch, err)
 		}
 	}
 	// Listening from here on; what was kept before may have missed a
 	// notification while nobody listened.
-	confirmed := time.Now()
 	n.reset()
-	n.confirm(confirmed)
 
+	// Freshness is confirmed by a heartbeat: a notification this
+	// connection sends itself. PostgreSQL delivers notifications in the
+	// order their transactions committed, so once the heartbeat sent at t
+	// has arrived, so has every notification committed before t. A ping
+	// would not prove as much: behind a pooler in transaction mode, a
+	// ping is answered while no notification ever arrives.
+	var (
+		beat     int64
+		pending  string
+		sentAt   time.Time
+		lastSent time.Time
+		warned   bool
+		heard    bool // a heartbeat came back on this connection
+	)
 	for {
+		if pending == "" && time.Since(lastSent) >= pingEvery {
+			beat++
+			pending, sentAt = fmt.Sprint(beat), time.Now()
+			lastSent = sentAt
+			beatCtx, cancel := context.WithTimeout(ctx, freshFor)
+			_, err := conn.Exec(beatCtx, "SELECT pg_notify($1, $2)", heartbeatChannel, pending)
+			cancel()
+			if err != nil {
+				return fmt.Errorf("heartbeat: %w", err)
+			}
+		}
+		if pending != "" && time.Since(sentAt) > 10*time.Second {
+			if !warned && !heard {
+				warned = true
+				n.logger.Warn("database notifications do not arrive, so every request reads the database; is it behind a pooler in transaction mode? LISTEN needs a session of its own")
+			}
+			pending = "" // send another
+		}
 		waitCtx, cancel := context.WithTimeout(ctx, pingEvery)
 		note, err := conn.WaitForNotification(waitCtx)
 		cancel()
 		switch {
 		case ctx.Err() != nil:
 			return ctx.Err()
+		case err == nil && note.Channel == heartbeatChannel:
+			if note.Payload == pending {
+				n.confirm(sentAt)
+				pending, heard = "", true
+			}
 		case err == nil:
 			n.dispatch(note.Channel, note.Payload)
 		case waitCtx.Err() == nil:
 			return fmt.Errorf("wait for notifications: %w", err)
 		}
-		if time.Since(confirmed) < pingEvery {
-			continue
-		}
-		// A round trip on the listening connection: whatever was
-		// notified before it was sent has arrived by its answer.
-		sent := time.Now()
-		pingCtx, cancel := context.WithTimeout(ctx, freshFor)
-		_, err = conn.Exec(pingCtx, "SELECT 1")
-		cancel()
-		if err != nil {
-			return fmt.Errorf("ping: %w", err)
-		}
-		confirmed = sent
-		n.confirm(sent)
 	}
 }
 
