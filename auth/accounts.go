@@ -11,7 +11,8 @@ import (
 	"net/mail"
 	"strings"
 	"time"
-	_ "time/tzdata" // time zones for people's accounts, whatever the host has installed
+	_ "time/tzdata"
+	"unicode" // time zones for people's accounts, whatever the host has installed
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -93,6 +94,9 @@ func (a *Accounts) CreateUser(ctx context.Context, nu NewUser) (User, error) {
 	}
 	var name *string
 	if n := strings.TrimSpace(nu.Name); n != "" {
+		if strings.ContainsFunc(n, unicode.IsControl) {
+			return User{}, vibesell.Errorf(vibesell.EINVALID, "A name cannot hold control characters such as line breaks; write it on one line.")
+		}
 		if len([]rune(n)) > 200 {
 			return User{}, vibesell.Errorf(vibesell.EINVALID, "A name can be at most 200 characters long.")
 		}
@@ -124,7 +128,7 @@ func (a *Accounts) CreateUser(ctx context.Context, nu NewUser) (User, error) {
 func normalizeEmail(raw string) (string, error) {
 	email := strings.ToLower(strings.TrimSpace(raw))
 	addr, err := mail.ParseAddress(email)
-	if err != nil || addr.Address != email || len(email) > 254 || !strings.Contains(email[strings.LastIndex(email, "@"):], ".") {
+	if err != nil || strings.ContainsFunc(email, unicode.IsControl) || addr.Address != email || len(email) > 254 || !strings.Contains(email[strings.LastIndex(email, "@"):], ".") {
 		return "", vibesell.Errorf(vibesell.EINVALID, "%q is not an email address such as ada@example.com.", strings.TrimSpace(raw))
 	}
 	return email, nil
@@ -159,6 +163,9 @@ var ErrSignInFailed = vibesell.Errorf(vibesell.EUNAUTHORIZED, "The email or pass
 type WebSession struct {
 	Token     string
 	ExpiresAt time.Time
+	// Device is the token the browser keeps (for [DeviceLifetime]) to be
+	// known at its next sign-in; set by a sign-in only.
+	Device string
 }
 
 // CSRF is the token that the session's forms carry; see [CSRFToken].
@@ -168,26 +175,45 @@ func (s WebSession) CSRF() string { return CSRFToken(s.Token) }
 // session. Refusals: [ErrSignInFailed]; ERATELIMITED after too many
 // failures (the sentence says when to try again).
 func (a *Accounts) SignIn(ctx context.Context, email, password, ip string) (User, WebSession, error) {
+	return a.SignInWithDevice(ctx, email, password, ip, "")
+}
+
+// SignInWithDevice is [Accounts.SignIn] from a browser that may keep a
+// device token: the [WebSession].Device of an earlier sign-in to the same
+// email. Such a browser's failures are counted apart from its address's,
+// and the address's limit does not apply to it: behind a proxy that hides
+// the clients' addresses (or on a shared network), others' failed
+// attempts do not lock out a person on a browser they signed in from
+// before, while a guesser without that browser's token is limited as
+// before (OWASP's "device cookies").
+func (a *Accounts) SignInWithDevice(ctx context.Context, email, password, ip, device string) (User, WebSession, error) {
 	email = strings.ToLower(strings.TrimSpace(email))
-	if len(email) > 254 || len(password) > 1024 {
+	// No account's email holds a control character (CreateUser refuses
+	// them), and PostgreSQL refuses a NUL in text: such an email is a
+	// wrong email, answered as one, not an error on our side.
+	if len(email) > 254 || len(password) > 1024 || strings.ContainsFunc(email, unicode.IsControl) {
 		return User{}, WebSession{}, ErrSignInFailed
 	}
 	now := a.clock.Now()
+	from, knownDevice, err := a.attemptSource(ctx, email, ip, device, now)
+	if err != nil {
+		return User{}, WebSession{}, err
+	}
 	// The attempt is counted before the password is checked, so that
 	// concurrent guesses cannot all slip under the limit.
 	// Two statements, not one: the count must see every attempt committed
 	// before it, its own included, so that of any number of concurrent
 	// attempts at most the limit get past it.
-	if _, err := a.db.Exec(ctx, `INSERT INTO sign_in_attempts (email, ip, at) VALUES ($1, $2, $3)`, email, ip, now); err != nil {
+	if _, err := a.db.Exec(ctx, `INSERT INTO sign_in_attempts (email, ip, at) VALUES ($1, $2, $3)`, email, from, now); err != nil {
 		return User{}, WebSession{}, fmt.Errorf("count sign-in attempt: %w", err)
 	}
 	var perEmail, perIP int
 	var oldest time.Time
-	err := a.db.QueryRow(ctx, `SELECT
+	err = a.db.QueryRow(ctx, `SELECT
 			(SELECT count(*) FROM sign_in_attempts WHERE email = $1 AND ip = $2 AND at > $3),
 			(SELECT count(*) FROM sign_in_attempts WHERE ip = $2 AND at > $3),
 			(SELECT coalesce(min(at), $4) FROM sign_in_attempts WHERE email = $1 AND ip = $2 AND at > $3)`,
-		email, ip, now.Add(-SignInWindow), now).Scan(&perEmail, &perIP, &oldest)
+		email, from, now.Add(-SignInWindow), now).Scan(&perEmail, &perIP, &oldest)
 	if err != nil {
 		return User{}, WebSession{}, fmt.Errorf("count sign-in attempts: %w", err)
 	}
@@ -230,15 +256,54 @@ func (a *Accounts) SignIn(ctx context.Context, email, password, ip string) (User
 	}
 	u.TimeZone = loadLocation(tz)
 
-	ses := WebSession{Token: newWebToken(), ExpiresAt: now.Add(webSessionLifetime)}
+	ses := WebSession{Token: newWebToken(), ExpiresAt: now.Add(webSessionLifetime), Device: device}
 	sum := sha256.Sum256([]byte(ses.Token))
 	_, err = a.db.Exec(ctx, `WITH cleared AS (DELETE FROM sign_in_attempts WHERE email = $4 AND ip = $5)
 		INSERT INTO web_sessions (token_hash, user_id, workspace_id, created_at, last_seen_at, expires_at)
-		VALUES ($1, $2, $3, $6, $6, $7)`, sum[:], u.ID, u.WorkspaceID, email, ip, now, ses.ExpiresAt)
+		VALUES ($1, $2, $3, $6, $6, $7)`, sum[:], u.ID, u.WorkspaceID, email, from, now, ses.ExpiresAt)
 	if err != nil {
 		return User{}, WebSession{}, fmt.Errorf("open web session: %w", err)
 	}
+	if !knownDevice {
+		ses.Device = newDeviceToken()
+		devSum := sha256.Sum256([]byte(ses.Device))
+		if _, err := a.db.Exec(ctx, `INSERT INTO sign_in_devices (token_hash, email, created_at) VALUES ($1, $2, $3)`,
+			devSum[:], email, now); err != nil {
+			return User{}, WebSession{}, fmt.Errorf("remember the browser: %w", err)
+		}
+	}
 	return u, ses, nil
+}
+
+// DeviceLifetime is how long a browser stays known for an email after it
+// signed in, for the sign-in limits (see [Accounts.SignInWithDevice]).
+const DeviceLifetime = 90 * 24 * time.Hour
+
+const deviceTokenPrefix = "vsd_"
+
+func newDeviceToken() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	return deviceTokenPrefix + base64.RawURLEncoding.EncodeToString(b)
+}
+
+// attemptSource says whom a sign-in attempt is counted against: the
+// browser, when it holds a device token known for the email, else the
+// address.
+func (a *Accounts) attemptSource(ctx context.Context, email, ip, device string, now time.Time) (from string, known bool, err error) {
+	if !strings.HasPrefix(device, deviceTokenPrefix) || len(device) > 100 {
+		return ip, false, nil
+	}
+	sum := sha256.Sum256([]byte(device))
+	err = a.db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM sign_in_devices WHERE token_hash = $1 AND email = $2 AND created_at > $3)`,
+		sum[:], email, now.Add(-DeviceLifetime)).Scan(&known)
+	if err != nil {
+		return "", false, fmt.Errorf("check the browser: %w", err)
+	}
+	if !known {
+		return ip, false, nil
+	}
+	return "device " + base64.RawURLEncoding.EncodeToString(sum[:12]), true, nil
 }
 
 func plural(n int) string {
@@ -343,7 +408,11 @@ func (a *Accounts) Prune(ctx context.Context) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("prune sign-in attempts: %w", err)
 	}
-	return s.RowsAffected() + f.RowsAffected(), nil
+	d, err := a.db.Exec(ctx, `DELETE FROM sign_in_devices WHERE created_at <= $1`, now.Add(-DeviceLifetime))
+	if err != nil {
+		return 0, fmt.Errorf("prune sign-in devices: %w", err)
+	}
+	return s.RowsAffected() + f.RowsAffected() + d.RowsAffected(), nil
 }
 
 // PruneAccountsArgs is the periodic job that runs [Accounts.Prune].

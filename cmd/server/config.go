@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"vibesell/auth"
 	"vibesell/auth/oauth"
 	"vibesell/sending"
 	"vibesell/web"
@@ -27,9 +28,15 @@ type config struct {
 	DataDir         string
 	PGBinDir        string
 	ShutdownTimeout time.Duration
-	AllowedOrigins  []string
-	ClientIPHeader  string
-	Sending         sending.Config
+	ReadTimeout     time.Duration
+	// WebRequestTimeout bounds one web app request (see web.Config).
+	WebRequestTimeout time.Duration
+	Sessions          auth.SessionLimits
+	// SessionMemoryTTL: see toolkit.HTTPOptions.
+	SessionMemoryTTL time.Duration
+	AllowedOrigins   []string
+	ClientIPHeader   string
+	Sending          sending.Config
 
 	// PublicURLSet says PUBLIC_URL was given rather than made up from
 	// LISTEN_ADDR.
@@ -53,12 +60,16 @@ func (e *configError) Error() string {
 
 func loadConfig(getenv func(string) string) (config, error) {
 	cfg := config{
-		DatabaseURL:     getenv("DATABASE_URL"),
-		ListenAddr:      orDefault(getenv("LISTEN_ADDR"), "127.0.0.1:8080"),
-		LogFormat:       orDefault(getenv("LOG_FORMAT"), "text"),
-		DataDir:         orDefault(getenv("DATA_DIR"), ".vibesell"),
-		PGBinDir:        getenv("PG_BIN_DIR"),
-		ShutdownTimeout: 20 * time.Second,
+		DatabaseURL:       getenv("DATABASE_URL"),
+		ListenAddr:        orDefault(getenv("LISTEN_ADDR"), "127.0.0.1:8080"),
+		LogFormat:         orDefault(getenv("LOG_FORMAT"), "text"),
+		DataDir:           orDefault(getenv("DATA_DIR"), ".vibesell"),
+		PGBinDir:          getenv("PG_BIN_DIR"),
+		ShutdownTimeout:   20 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		Sessions:          auth.DefaultSessionLimits,
+		SessionMemoryTTL:  10 * time.Minute,
+		WebRequestTimeout: 15 * time.Second,
 	}
 	if cfg.DatabaseURL != "" {
 		if _, err := pgxpool.ParseConfig(cfg.DatabaseURL); err != nil {
@@ -109,6 +120,43 @@ func loadConfig(getenv func(string) string) (config, error) {
 			return cfg, &configError{"SHUTDOWN_TIMEOUT", v, "expected a positive duration such as 20s"}
 		}
 		cfg.ShutdownTimeout = d
+	}
+	if v := getenv("MCP_SESSION_MEMORY_TTL"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < time.Second {
+			return cfg, &configError{"MCP_SESSION_MEMORY_TTL", v, "expected a duration of at least 1s, such as 10m"}
+		}
+		cfg.SessionMemoryTTL = d
+	}
+	if v := getenv("WEB_REQUEST_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return cfg, &configError{"WEB_REQUEST_TIMEOUT", v, "expected a positive duration such as 15s"}
+		}
+		cfg.WebRequestTimeout = d
+	}
+	if v := getenv("READ_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return cfg, &configError{"READ_TIMEOUT", v, "expected a positive duration such as 30s"}
+		}
+		cfg.ReadTimeout = d
+	}
+	for _, limit := range []struct {
+		name     string
+		into     *int
+		min, max int
+	}{
+		{"MCP_SESSIONS_PER_WORKSPACE", &cfg.Sessions.PerWorkspace, 1, 1_000_000},
+		{"MCP_SESSION_INFO_BYTES", &cfg.Sessions.InfoBytes, 256, 1 << 20},
+	} {
+		if v := getenv(limit.name); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < limit.min || n > limit.max {
+				return cfg, &configError{limit.name, v, fmt.Sprintf("expected a whole number from %d to %d", limit.min, limit.max)}
+			}
+			*limit.into = n
+		}
 	}
 	if v := getenv("ALLOWED_ORIGINS"); v != "" {
 		for _, o := range strings.Split(v, ",") {

@@ -12,6 +12,7 @@ import (
 	"vibesell/auth/oauth"
 	"vibesell/cards"
 	"vibesell/sending"
+	"vibesell/store"
 	"vibesell/tools"
 	"vibesell/workspace"
 )
@@ -21,6 +22,8 @@ import (
 // registered on one approvals.Service, which must be the one that works
 // the jobs.
 type services struct {
+	// notes keep what requests need in memory; nil outside serve.
+	notes      *store.Notifications
 	clock      vibesell.Clock
 	workspaces *workspace.Service
 	sending    *sending.Service
@@ -40,6 +43,7 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 		sessions:   auth.NewSessions(db),
 		tokens:     auth.NewTokens(db),
 	}
+	s.sessions.SetLimits(cfg.Sessions)
 	var err error
 	s.approvals, err = approvals.NewService(db, approvals.Config{
 		PublicURL: cfg.PublicURL.String(),
@@ -75,4 +79,20 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 
 func (s *services) toolDeps() tools.Deps {
 	return tools.Deps{Clock: s.clock, Workspaces: s.workspaces, Sending: s.sending, Approvals: s.approvals}
+}
+
+// Sizes of what each replica keeps in memory for requests.
+const (
+	tokensKept   = 10_000
+	sessionsKept = 100_000
+)
+
+// keepInMemory makes the tokens, the sessions and the workspace contexts
+// answer from memory while notes are fresh. It must run before the MCP
+// server is built (its context cache subscribes when made).
+func (s *services) keepInMemory(notes *store.Notifications) {
+	s.notes = notes
+	s.tokens.KeepInMemory(notes, tokensKept)
+	s.sessions.KeepInMemory(notes, sessionsKept)
+	s.workspaces.KeepContextsFresh(notes)
 }
