@@ -60,7 +60,7 @@ func newEnv(t *testing.T) *env {
 	svc := newService(t, pool, clock)
 	exec := &testExecutor{db: pool}
 	svc.Register(testAction, exec)
-	ws := workspace.NewService(pool)
+	ws := workspace.NewService(pool, vibesell.SystemClock{})
 	a, err := ws.Create(ctx, "Acme")
 	if err != nil {
 		t.Fatal(err)

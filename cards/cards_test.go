@@ -51,7 +51,7 @@ func setup(t *testing.T) env {
 func newEnv(t *testing.T, pool *pgxpool.Pool) env {
 	t.Helper()
 	ctx := context.Background()
-	ws := workspace.NewService(pool)
+	ws := workspace.NewService(pool, vibesell.SystemClock{})
 	a, err := ws.Create(ctx, "Acme")
 	if err != nil {
 		t.Fatal(err)

@@ -43,7 +43,7 @@ func newFixture(t *testing.T) fixture {
 	t.Helper()
 	pool := storetest.New(t)
 	c := vibesell.NewManualClock(time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC))
-	ws := workspace.NewService(pool)
+	ws := workspace.NewService(pool, c)
 	a, err := ws.Create(context.Background(), "Acme")
 	if err != nil {
 		t.Fatal(err)
@@ -211,7 +211,7 @@ func TestPlaceOrderPassesTheKeyAndChecksTheExpectedPlan(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	rec := &recordingProvisioner{Sandbox: sending.NewSandbox(f.clock, sending.DefaultConfig())}
-	svc := sending.New(f.pool, f.clock, sending.DefaultConfig(), cards.NewService(f.pool, f.clock), workspace.NewService(f.pool),
+	svc := sending.New(f.pool, f.clock, sending.DefaultConfig(), cards.NewService(f.pool, f.clock), workspace.NewService(f.pool, f.clock),
 		&sending.Options{Availability: everything{}, Provisioner: rec})
 	f.pick(t, f.a, "getacme.com")
 

@@ -85,7 +85,7 @@ func newSendingFixture(t *testing.T, opts *sending.Options) *sendingFixture {
 	if f.opts.Availability == nil {
 		f.opts.Availability = f.avail
 	}
-	f.workspaces = workspace.NewService(f.pool)
+	f.workspaces = workspace.NewService(f.pool, f.clock)
 	var err error
 	if f.ws, err = f.workspaces.Create(context.Background(), "Acme Sales"); err != nil {
 		t.Fatal(err)
@@ -102,11 +102,11 @@ func newSendingFixture(t *testing.T, opts *sending.Options) *sendingFixture {
 // second server replica has.
 func (f *sendingFixture) service(pool *pgxpool.Pool) *sending.Service {
 	opts := f.opts
-	return sending.New(pool, f.clock, sending.DefaultConfig(), cards.NewService(pool, f.clock), workspace.NewService(pool), &opts)
+	return sending.New(pool, f.clock, sending.DefaultConfig(), cards.NewService(pool, f.clock), workspace.NewService(pool, vibesell.SystemClock{}), &opts)
 }
 
 func (f *sendingFixture) client(svc *sending.Service, ws workspace.Workspace) *toolkittest.Client {
-	d := Deps{Clock: f.clock, Workspaces: workspace.NewService(f.pool), Sending: svc}
+	d := Deps{Clock: f.clock, Workspaces: workspace.NewService(f.pool, f.clock), Sending: svc}
 	return toolkittest.Connect(f.t, NewServer(d, nil), auth.Principal{WorkspaceID: ws.ID, WorkspaceSlug: ws.Slug})
 }
 

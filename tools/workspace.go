@@ -5,15 +5,12 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"vibesell/toolkit"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
-	"github.com/shopspring/decimal"
 
 	"vibesell"
 	"vibesell/auth"
-	"vibesell/sending"
+	"vibesell/toolkit"
 	"vibesell/workspace"
 )
 
@@ -95,7 +92,7 @@ func toOfferData(o *workspace.Offer) *offerData {
 		out.CompanyDomain = &o.CompanyDomain
 	}
 	if o.Price != nil {
-		out.Price = &priceData{Amount: o.Price.Amount.StringFixed(2), Currency: o.Price.Currency}
+		out.Price = &priceData{Amount: o.Price.Amount(), Currency: o.Price.Currency}
 		if o.Price.Period != "" {
 			out.Price.Period = &o.Price.Period
 		}
@@ -138,7 +135,7 @@ func offerMarkdown(o *offerData) string {
 	}
 	fmt.Fprintf(&b, "\n- Sells: %s\n- To: %s\n- Value: %s\n- Call to action: %s\n", o.Product, o.Audience, o.Value, o.CallToAction)
 	if o.Price != nil {
-		fmt.Fprintf(&b, "- Price: %s", formatMoney(o.Price.Amount, o.Price.Currency))
+		fmt.Fprintf(&b, "- Price: %s", vibesell.FormatMoney(o.Price.Currency, o.Price.Amount))
 		if o.Price.Period != nil {
 			fmt.Fprintf(&b, " per %s", *o.Price.Period)
 		}
@@ -176,45 +173,10 @@ type workspaceOutput struct {
 // 200 memories of up to 1,000 characters each).
 const defaultContextCacheSize = 1024
 
-// workspaceContextRows are what get_workspace_context reads: rows only, so
-// they can be kept and shown again while the workspace's context stamp has
-// not moved (states that follow from time are worked out on each call).
-type workspaceContextRows struct {
-	snapshot workspace.Snapshot
-	sending  *sending.Rows // nil when no sending service is wired
-}
-
 func getWorkspaceContext(d Deps) toolkit.Tool {
-	// Every read in one round trip: the sending setup's rows travel in the
-	// workspace snapshot's batch, behind the context stamp.
-	size := d.ContextCacheSize
-	if size == 0 {
-		size = defaultContextCacheSize
-	}
-	contexts := workspace.NewContextCache(d.Workspaces, size, func(b *pgx.Batch, ws uuid.UUID) func() (workspaceContextRows, error) {
-		snapshot := workspace.QueueSnapshot(b, ws)
-		var setup func() (sending.Rows, error)
-		if d.Sending != nil {
-			setup = d.Sending.QueueRows(b, ws)
-		}
-		return func() (workspaceContextRows, error) {
-			snap, err := snapshot()
-			if err != nil {
-				return workspaceContextRows{}, err
-			}
-			rows := workspaceContextRows{snapshot: snap}
-			if setup != nil {
-				r, err := setup()
-				if err != nil {
-					return workspaceContextRows{}, err
-				}
-				rows.sending = &r
-			}
-			return rows, nil
-		}
-	})
+	contexts := newContextReader(d)
 	return toolkit.Define(toolkit.Spec[getWorkspaceContextInput, workspaceOutput]{
-		Name:  "get_workspace_context",
+		Name:  vibesell.ToolGetWorkspaceContext,
 		Title: "Get workspace context",
 		Description: "Shows everything VibeSell knows about this workspace: its name, plan, the saved offer (what they sell, to whom, the price), " +
 			"the playbook (tone, angles, objections), the facts remembered about the person and company, open support tickets, " +
@@ -222,41 +184,35 @@ func getWorkspaceContext(d Deps) toolkit.Tool {
 			"It reads only; it changes and costs nothing. To change the offer use save_offer, the playbook save_playbook, a fact remember.",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.Yes, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
 		Handler: func(ctx context.Context, p auth.Principal, _ getWorkspaceContextInput) (toolkit.Result[workspaceOutput], error) {
-			rows, err := contexts.Read(ctx, p.WorkspaceID)
+			c, err := contexts.Read(ctx, p.WorkspaceID)
 			if err != nil {
 				return toolkit.Result[workspaceOutput]{}, err
 			}
-			snap := rows.snapshot
-			ws, offer, playbook := snap.Workspace, snap.Offer, snap.Playbook
-			out := workspaceOutput{
-				Workspace:          workspaceInfo{ID: ws.ID, Slug: ws.Slug, Name: ws.Name, CreatedAt: ws.CreatedAt},
-				Offer:              toOfferData(offer),
-				Playbook:           toPlaybookData(playbook),
-				Memory:             toMemoryItems(snap.Memories),
-				OpenSupportTickets: snap.OpenTickets,
-				NextStep:           workspaceNextStep(offer != nil, playbook != nil),
-			}
-			if rows.sending != nil {
-				out.SendingSetup = toSendingSummary(d.Sending.SetupFrom(*rows.sending))
-				if offer != nil && playbook != nil {
-					out.NextStep = nextStepData(out.SendingSetup.NextStep)
-				}
-			}
+			out := toWorkspaceOutput(c)
 			return toolkit.Result[workspaceOutput]{Markdown: workspaceMarkdown(out), Data: out}, nil
 		},
 	})
 }
 
-func workspaceNextStep(hasOffer, hasPlaybook bool) nextStepData {
-	tool := func(s string) *string { return &s }
-	switch {
-	case !hasOffer:
-		return nextStepData{Tool: tool("save_offer"), Why: "Nothing is known yet about what this workspace sells. Ask the person what they sell, to whom, the value for the buyer, proof points and the call to action, then save it with save_offer."}
-	case !hasPlaybook:
-		return nextStepData{Tool: tool("save_playbook"), Why: "The offer is saved. Ask the person how their emails should sound (tone, angles, objections they hear, dos and don'ts), then save it with save_playbook."}
-	default:
-		return nextStepData{Tool: nil, Why: "The offer and the playbook are saved. The next part is the sending setup: the addresses the emails go out from."}
+func toWorkspaceOutput(c workspace.Context) workspaceOutput {
+	ws := c.Workspace
+	out := workspaceOutput{
+		Workspace:          workspaceInfo{ID: ws.ID, Slug: ws.Slug, Name: ws.Name, CreatedAt: ws.CreatedAt},
+		Offer:              toOfferData(c.Offer),
+		Playbook:           toPlaybookData(c.Playbook),
+		Memory:             toMemoryItems(c.Memories),
+		OpenSupportTickets: c.OpenTickets,
+		NextStep:           toNextStepData(c.NextStep),
 	}
+	if setup, ok := workspace.View[sendingPartView](c); ok {
+		out.SendingSetup = toSendingSummary(setup.Setup)
+		out.SendingSetup.NextStep = sendingStepData(toNextStepData(c.StepOf(setup.Next)))
+	}
+	return out
+}
+
+func toNextStepData(s workspace.NextStep) nextStepData {
+	return nextStepData{Tool: strPtr(s.Tool), Why: s.Why}
 }
 
 func workspaceMarkdown(o workspaceOutput) string {
@@ -264,12 +220,12 @@ func workspaceMarkdown(o workspaceOutput) string {
 	fmt.Fprintf(&b, "## Workspace %s (slug %s)\n\n", o.Workspace.Name, o.Workspace.Slug)
 	b.WriteString("Plan: not available (plans and billing are not set up in this workspace yet).\n\n")
 	if o.Offer != nil {
-		fmt.Fprintf(&b, "### Offer (saved %s)\n%s\n", formatTime(o.Offer.UpdatedAt), offerMarkdown(o.Offer))
+		fmt.Fprintf(&b, "### Offer (saved %s)\n%s\n", vibesell.FormatTime(o.Offer.UpdatedAt), offerMarkdown(o.Offer))
 	} else {
 		b.WriteString("### Offer\nNot saved yet.\n\n")
 	}
 	if o.Playbook != nil {
-		fmt.Fprintf(&b, "### Playbook (saved %s)\n- Tone: %s\n", formatTime(o.Playbook.UpdatedAt), o.Playbook.Tone)
+		fmt.Fprintf(&b, "### Playbook (saved %s)\n- Tone: %s\n", vibesell.FormatTime(o.Playbook.UpdatedAt), o.Playbook.Tone)
 		if len(o.Playbook.Angles) > 0 {
 			fmt.Fprintf(&b, "- Angles: %s\n", strings.Join(o.Playbook.Angles, "; "))
 		}
@@ -288,12 +244,15 @@ func workspaceMarkdown(o workspaceOutput) string {
 	}
 	b.WriteString(sendingSummaryMarkdown(o.SendingSetup))
 	fmt.Fprintf(&b, "Open support tickets: %d.\n\n", o.OpenSupportTickets)
-	if o.NextStep.Tool != nil {
-		fmt.Fprintf(&b, "**Next step:** %s (tool %s)\n", o.NextStep.Why, *o.NextStep.Tool)
-	} else {
-		fmt.Fprintf(&b, "**Next step:** %s\n", o.NextStep.Why)
-	}
+	b.WriteString(nextStepMarkdown(o.NextStep))
 	return b.String()
+}
+
+func nextStepMarkdown(s nextStepData) string {
+	if s.Tool != nil {
+		return fmt.Sprintf("**Next step:** %s (tool %s)\n", s.Why, *s.Tool)
+	}
+	return fmt.Sprintf("**Next step:** %s\n", s.Why)
 }
 
 // remember
@@ -313,7 +272,7 @@ type memoryOutput struct {
 
 func remember(d Deps) toolkit.Tool {
 	return toolkit.Define(toolkit.Spec[rememberInput, memoryOutput]{
-		Name:  "remember",
+		Name:  vibesell.ToolRemember,
 		Title: "Remember a fact",
 		Description: "Keeps a fact or preference about the person or their company for later conversations (\"calls me Sam\", \"we never email on Fridays\"), " +
 			"lists what is remembered, or forgets one fact by its id. With fact: stores it (up to 1,000 characters; a workspace keeps at most 200). " +
@@ -401,7 +360,7 @@ type offerOutput struct {
 
 func saveOffer(d Deps) toolkit.Tool {
 	return toolkit.Define(toolkit.Spec[saveOfferInput, offerOutput]{
-		Name:  "save_offer",
+		Name:  vibesell.ToolSaveOffer,
 		Title: "Save the offer",
 		Description: "Saves what the workspace sells: the company, what it sells, to whom, the value for the buyer, proof points, the call to action, " +
 			"and the price if the person gave one. It replaces the offer saved before (one offer per workspace), so pass every field each time. " +
@@ -412,14 +371,15 @@ func saveOffer(d Deps) toolkit.Tool {
 			o := workspace.Offer{CompanyName: in.CompanyName, CompanyDomain: in.CompanyDomain, Product: in.Product,
 				Audience: in.Audience, Value: in.Value, ProofPoints: in.ProofPoints, CallToAction: in.CallToAction}
 			if in.Price != nil {
-				o.Price = &workspace.Price{Amount: decimal.NewFromFloat(in.Price.Amount), Currency: in.Price.Currency, Period: in.Price.Period}
+				price := workspace.NewPrice(in.Price.Amount, in.Price.Currency, in.Price.Period)
+				o.Price = &price
 			}
 			saved, err := d.Workspaces.SaveOffer(ctx, p.WorkspaceID, o)
 			if err != nil {
 				return toolkit.Result[offerOutput]{}, err
 			}
-			data := toOfferData(&saved)
-			md := "Saved the offer:\n\n" + offerMarkdown(data)
+			data := toOfferData(&saved.Offer)
+			md := "Saved the offer:\n\n" + offerMarkdown(data) + "\n" + nextStepMarkdown(toNextStepData(saved.NextStep))
 			return toolkit.Result[offerOutput]{Markdown: md, Data: offerOutput{Offer: *data}}, nil
 		},
 	})
@@ -447,7 +407,7 @@ type playbookOutput struct {
 
 func savePlaybook(d Deps) toolkit.Tool {
 	return toolkit.Define(toolkit.Spec[savePlaybookInput, playbookOutput]{
-		Name:  "save_playbook",
+		Name:  vibesell.ToolSavePlaybook,
 		Title: "Save the playbook",
 		Description: "Saves how the workspace's emails should sound and argue: the tone, the angles to open with, objections buyers raise with their answers, " +
 			"and dos and don'ts. It replaces the playbook saved before (one per workspace), so pass everything each time. " +
@@ -463,7 +423,7 @@ func savePlaybook(d Deps) toolkit.Tool {
 			if err != nil {
 				return toolkit.Result[playbookOutput]{}, err
 			}
-			data := toPlaybookData(&saved)
+			data := toPlaybookData(&saved.Playbook)
 			var b strings.Builder
 			fmt.Fprintf(&b, "Saved the playbook.\n\n- Tone: %s\n", data.Tone)
 			if len(data.Angles) > 0 {
@@ -481,6 +441,7 @@ func savePlaybook(d Deps) toolkit.Tool {
 			if len(data.Donts) > 0 {
 				b.WriteString("- Don't:\n" + indent(bulletList(data.Donts)))
 			}
+			b.WriteString("\n" + nextStepMarkdown(toNextStepData(saved.NextStep)))
 			return toolkit.Result[playbookOutput]{Markdown: b.String(), Data: playbookOutput{Playbook: *data}}, nil
 		},
 	})
@@ -522,7 +483,7 @@ type supportOutput struct {
 
 func contactSupport(d Deps) toolkit.Tool {
 	return toolkit.Define(toolkit.Spec[contactSupportInput, supportOutput]{
-		Name:  "contact_support",
+		Name:  vibesell.ToolContactSupport,
 		Title: "Contact support",
 		Description: "Opens a support ticket with the VibeSell team: what went wrong or what the person needs, in their words, the topic, " +
 			"and optionally an email address to answer at. Use it when the person asks for help from a human, reports a bug, " +

@@ -17,7 +17,7 @@ import (
 func connectWorkspace(t *testing.T) (*toolkittest.Client, workspace.Workspace, Deps) {
 	t.Helper()
 	pool := storetest.New(t)
-	svc := workspace.NewService(pool)
+	svc := workspace.NewService(pool, vibesell.SystemClock{})
 	ws, err := svc.Create(context.Background(), "Acme Sales")
 	if err != nil {
 		t.Fatal(err)
@@ -79,12 +79,12 @@ func TestWorkspaceContextFollowsWhatIsSaved(t *testing.T) {
 func TestWorkspaceContextIsFreshAcrossReplicas(t *testing.T) {
 	t.Parallel()
 	pool := storetest.New(t)
-	ws, err := workspace.NewService(pool).Create(context.Background(), "Acme Sales")
+	ws, err := workspace.Create(context.Background(), pool, "Acme Sales")
 	if err != nil {
 		t.Fatal(err)
 	}
 	replica := func() *toolkittest.Client {
-		d := Deps{Clock: vibesell.SystemClock{}, Workspaces: workspace.NewService(pool)}
+		d := Deps{Clock: vibesell.SystemClock{}, Workspaces: workspace.NewService(pool, vibesell.SystemClock{})}
 		return toolkittest.Connect(t, NewServer(d, nil), auth.Principal{WorkspaceID: ws.ID, WorkspaceSlug: ws.Slug})
 	}
 	a, b := replica(), replica()

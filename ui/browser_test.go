@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/riverqueue/river"
 
+	"vibesell"
 	"vibesell/approvals"
 	"vibesell/auth"
 	"vibesell/cards"
@@ -71,7 +72,7 @@ func connect(t *testing.T) *env {
 	t.Helper()
 	pool := storetest.New(t)
 	ctx := context.Background()
-	svc := workspace.NewService(pool)
+	svc := workspace.NewService(pool, vibesell.SystemClock{})
 	ws, err := svc.Create(ctx, "Acme Analytics")
 	if err != nil {
 		t.Fatal(err)

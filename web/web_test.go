@@ -63,7 +63,7 @@ func newApp(t *testing.T) *app {
 		return "Ordered the " + args.Item + ".", nil
 	}})
 	accounts := auth.NewAccounts(pool, nil)
-	ws := workspace.NewService(pool)
+	ws := workspace.NewService(pool, vibesell.SystemClock{})
 	a := &app{srv: srv, pool: pool, approvals: svc, accounts: accounts}
 	if a.acme, err = ws.Create(ctx, "Acme Sales"); err != nil {
 		t.Fatal(err)

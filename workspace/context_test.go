@@ -24,13 +24,14 @@ import (
 var contextTables = []string{
 	"workspaces", "offers", "playbooks", "memories", "support_tickets",
 	"sending_setups", "sending_sizings", "sending_domains", "sending_dns_records", "sending_mailboxes",
+	"approvals",
 }
 
 // notContextTables hold a workspace's rows that get_workspace_context does
 // not show. A new table with a workspace_id must be put in one list or the
 // other (TestEveryWorkspaceTableIsClassified).
 var notContextTables = []string{
-	"api_tokens", "installation", "mcp_sessions", "choice_cards", "approvals", "approval_events", "users", "web_sessions",
+	"api_tokens", "installation", "mcp_sessions", "choice_cards", "approval_events", "users", "web_sessions",
 	"workspace_context_stamps", // the stamps themselves
 }
 
@@ -92,6 +93,10 @@ func TestEveryContextTableMovesTheStamp(t *testing.T) {
 		{"sending_mailboxes",
 			`INSERT INTO sending_mailboxes (workspace_id, address, domain, status, prewarmed, currency, monthly_cents, card, planned_at) VALUES ($1, 'sam@getacme.com', 'getacme.com', 'planned', false, 'USD', 300, 'card', now())`,
 			`UPDATE sending_mailboxes SET sender_name = 'Sam' WHERE workspace_id = $1`, `DELETE FROM sending_mailboxes WHERE workspace_id = $1`},
+		{"approvals",
+			`INSERT INTO approvals (workspace_id, id, action, arguments, arguments_hash, summary, impact, irreversible, decide_here, created_at, expires_at)
+			 VALUES ($1, 'ap_00000000000000a1', 'order_sending_setup', '{}', '\x00', 'Order', '{}', false, false, now(), now() + interval '1 day')`,
+			`UPDATE approvals SET summary = 'Order again' WHERE workspace_id = $1`, `DELETE FROM approvals WHERE workspace_id = $1`},
 	}
 	covered := []string{}
 	for _, w := range writes {
@@ -212,7 +217,7 @@ func TestContextCacheServesWhatTheDatabaseHolds(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool, trips := storetest.NewCounted(t)
-	replicaA, replicaB := workspace.NewService(pool), workspace.NewService(pool)
+	replicaA, replicaB := workspace.NewService(pool, vibesell.SystemClock{}), workspace.NewService(pool, vibesell.SystemClock{})
 	ws, err := replicaA.Create(ctx, "Acme")
 	if err != nil {
 		t.Fatal(err)
@@ -278,7 +283,7 @@ func TestContextCacheRefusalsAndNoCache(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool := storetest.New(t)
-	svc := workspace.NewService(pool)
+	svc := workspace.NewService(pool, vibesell.SystemClock{})
 
 	var reads atomic.Int32
 	cache := workspace.NewContextCache(svc, 8, countingRead(&reads))

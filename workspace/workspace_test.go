@@ -9,7 +9,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/shopspring/decimal"
 
 	"vibesell"
 	"vibesell/store/storetest"
@@ -28,7 +27,7 @@ func setup(t *testing.T) (*workspace.Service, workspace.Workspace, workspace.Wor
 func setupPool(t *testing.T) (*pgxpool.Pool, *workspace.Service, workspace.Workspace, workspace.Workspace) {
 	t.Helper()
 	pool := storetest.New(t)
-	svc := workspace.NewService(pool)
+	svc := workspace.NewService(pool, vibesell.SystemClock{})
 	a, err := svc.Create(context.Background(), "Acme")
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +72,7 @@ func TestMemoryLimitHoldsUnderConcurrency(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool := storetest.New(t)
-	svc := workspace.NewService(pool)
+	svc := workspace.NewService(pool, vibesell.SystemClock{})
 	a, err := svc.Create(ctx, "Acme")
 	if err != nil {
 		t.Fatal(err)
@@ -120,7 +119,7 @@ func TestOfferIsReplacedAndNormalized(t *testing.T) {
 	in := workspace.Offer{
 		CompanyName: "Acme", CompanyDomain: "https://www.Acme.com/pricing", Product: "Anvils",
 		Audience: "Coyotes", Value: "Catch the bird", ProofPoints: []string{" 10,000 sold ", ""},
-		CallToAction: "Book a demo", Price: &workspace.Price{Amount: decimal.RequireFromString("1450"), Currency: "inr", Period: "month"},
+		CallToAction: "Book a demo", Price: new(workspace.NewPrice(1450, "inr", "month")),
 	}
 	saved, err := svc.SaveOffer(ctx, a.ID, in)
 	if err != nil {
@@ -133,7 +132,7 @@ func TestOfferIsReplacedAndNormalized(t *testing.T) {
 	if err != nil || got == nil {
 		t.Fatal(err)
 	}
-	if !got.Price.Amount.Equal(decimal.RequireFromString("1450.00")) || got.Price.Period != "month" || got.ProofPoints[0] != "10,000 sold" {
+	if got.Price.Money != vibesell.NewMoney(145000, "INR") || got.Price.Period != "month" || got.ProofPoints[0] != "10,000 sold" {
 		t.Fatalf("read back %+v %+v", got, got.Price)
 	}
 	in.Price = nil
@@ -154,7 +153,7 @@ func TestOfferIsReplacedAndNormalized(t *testing.T) {
 		t.Fatalf("bad domain: %v", err)
 	}
 	bad = in
-	bad.Price = &workspace.Price{Amount: decimal.NewFromInt(5), Currency: "dollars"}
+	bad.Price = new(workspace.NewPrice(5, "dollars", ""))
 	if _, err := svc.SaveOffer(ctx, a.ID, bad); vibesell.ErrorCode(err) != vibesell.EINVALID {
 		t.Fatalf("bad currency: %v", err)
 	}
@@ -216,7 +215,7 @@ func TestSnapshotReadsEverythingInOneRoundTrip(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool, trips := storetest.NewCounted(t)
-	svc := workspace.NewService(pool)
+	svc := workspace.NewService(pool, vibesell.SystemClock{})
 	a, err := svc.Create(ctx, "Acme")
 	if err != nil {
 		t.Fatal(err)
@@ -236,7 +235,7 @@ func TestSnapshotReadsEverythingInOneRoundTrip(t *testing.T) {
 
 	if _, err := svc.SaveOffer(ctx, a.ID, workspace.Offer{CompanyName: "Acme", CompanyDomain: "acme.com", Product: "Anvils",
 		Audience: "Coyotes", Value: "Catch the bird", ProofPoints: []string{"10,000 sold"}, CallToAction: "Book a demo",
-		Price: &workspace.Price{Amount: decimal.RequireFromString("1450"), Currency: "INR", Period: "month"}}); err != nil {
+		Price: new(workspace.NewPrice(1450, "INR", "month"))}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := svc.SavePlaybook(ctx, a.ID, workspace.Playbook{Tone: "brief", Angles: []string{"Speed"},

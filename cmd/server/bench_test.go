@@ -22,7 +22,6 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/mark3labs/mcp-go/server"
-	"github.com/shopspring/decimal"
 
 	"vibesell"
 	"vibesell/auth"
@@ -70,7 +69,7 @@ func BenchmarkToolCalls(b *testing.B) {
 	// Sending, get_workspace_context would skip the sending setup's reads
 	// and the benchmark would measure less than the server does.
 	clock := vibesell.SystemClock{}
-	workspaces := workspace.NewService(pool)
+	workspaces := workspace.NewService(pool, vibesell.SystemClock{})
 	deps := tools.Deps{
 		Clock:      clock,
 		Workspaces: workspaces,
@@ -169,7 +168,7 @@ type benchClient struct {
 func newBenchClient(b *testing.B, pool *pgxpool.Pool, httpClient *http.Client, endpoint string, i int) *benchClient {
 	b.Helper()
 	ctx := context.Background()
-	svc := workspace.NewService(pool)
+	svc := workspace.NewService(pool, vibesell.SystemClock{})
 	ws, err := svc.Create(ctx, fmt.Sprintf("Bench %02d", i))
 	if err != nil {
 		b.Fatal(err)
@@ -180,7 +179,7 @@ func newBenchClient(b *testing.B, pool *pgxpool.Pool, httpClient *http.Client, e
 		CompanyName: "Acme Analytics", CompanyDomain: "acme.com", Product: "Revenue attribution for B2B SaaS",
 		Audience: "Heads of marketing at SaaS companies with 50 to 500 people", Value: "Know which campaigns bring paying customers",
 		ProofPoints: []string{"Used by 120 SaaS teams", "Set up in one afternoon"}, CallToAction: "A 20-minute call next week",
-		Price: &workspace.Price{Amount: decimal.NewFromInt(1450), Currency: "EUR", Period: "month"},
+		Price: new(workspace.NewPrice(1450, "EUR", "month")),
 	}); err != nil {
 		b.Fatal(err)
 	}

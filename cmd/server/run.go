@@ -79,7 +79,7 @@ func run(ctx context.Context, args []string, getenv func(string) string,
 		}
 		wsName := strings.Join(cmd[1:], " ")
 		return withDatabase(ctx, cfg, logger, false, func(db *pgxpool.Pool) error {
-			ws, err := workspace.NewService(db).Create(ctx, wsName)
+			ws, err := workspace.NewService(db, vibesell.SystemClock{}).Create(ctx, wsName)
 			if err != nil {
 				return err
 			}
@@ -99,7 +99,7 @@ func run(ctx context.Context, args []string, getenv func(string) string,
 			return errors.New("usage: server token create --workspace SLUG")
 		}
 		return withDatabase(ctx, cfg, logger, false, func(db *pgxpool.Pool) error {
-			ws, err := workspace.NewService(db).FindBySlug(ctx, *slug)
+			ws, err := workspace.NewService(db, vibesell.SystemClock{}).FindBySlug(ctx, *slug)
 			if err != nil {
 				return err
 			}

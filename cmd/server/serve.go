@@ -17,6 +17,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
+	"vibesell"
 	"vibesell/approvals"
 	"vibesell/auth"
 	"vibesell/store"
@@ -214,7 +215,7 @@ var version = "dev"
 // else (logs, the embedded database's messages) goes to stderr.
 func serveStdio(ctx context.Context, cfg config, logger *slog.Logger, slug string, stdin io.Reader, stdout io.Writer) error {
 	return withDatabase(ctx, cfg, logger, false, func(db *pgxpool.Pool) error {
-		ws, err := workspace.NewService(db).FindBySlug(ctx, slug)
+		ws, err := workspace.NewService(db, vibesell.SystemClock{}).FindBySlug(ctx, slug)
 		if err != nil {
 			return err
 		}

@@ -33,7 +33,7 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 	clock := vibesell.SystemClock{}
 	s := &services{
 		clock:      clock,
-		workspaces: workspace.NewService(db),
+		workspaces: workspace.NewService(db, clock),
 		accounts:   auth.NewAccounts(db, clock),
 		sessions:   auth.NewSessions(db),
 		tokens:     auth.NewTokens(db),

@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"vibesell"
 	"vibesell/auth"
 	"vibesell/workspace"
 )
@@ -50,7 +51,7 @@ func userCommand(ctx context.Context, cfg config, logger *slog.Logger, args []st
 		password, generated = newPassword(), true
 	}
 	return withDatabase(ctx, cfg, logger, false, func(db *pgxpool.Pool) error {
-		ws, err := workspace.NewService(db).FindBySlug(ctx, *slug)
+		ws, err := workspace.NewService(db, vibesell.SystemClock{}).FindBySlug(ctx, *slug)
 		if err != nil {
 			return err
 		}
