@@ -74,7 +74,7 @@ func newEnv(t *testing.T) *env {
 
 func newService(t testing.TB, pool *pgxpool.Pool, clock vibesell.Clock) *approvals.Service {
 	t.Helper()
-	svc, err := approvals.NewService(pool, approvals.Config{PublicURL: publicURL + "/", Clock: clock, Logger: slog.New(slog.DiscardHandler)})
+	svc, err := approvals.NewService(pool, clock, approvals.Config{PublicURL: publicURL + "/", Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}

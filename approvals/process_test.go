@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"vibesell"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -212,7 +213,7 @@ func TestHelperProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pool.Close()
-	svc := newService(t, pool, nil)
+	svc := newService(t, pool, vibesell.SystemClock{})
 	ws := uuid.MustParse(os.Getenv("HELPER_WORKSPACE"))
 	id := os.Getenv("HELPER_APPROVAL")
 

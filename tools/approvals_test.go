@@ -51,7 +51,7 @@ func newApprovalFixture(t *testing.T) *approvalFixture {
 	t.Cleanup(f.web.Close)
 	logger := slog.New(slog.DiscardHandler)
 	var err error
-	f.approvals, err = approvals.NewService(f.pool, approvals.Config{PublicURL: f.web.URL, Clock: f.clock, Logger: logger})
+	f.approvals, err = approvals.NewService(f.pool, f.clock, approvals.Config{PublicURL: f.web.URL, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func newApprovalFixture(t *testing.T) *approvalFixture {
 	if _, err := f.accounts.CreateUser(context.Background(), auth.NewUser{WorkspaceID: f.ws.ID, Email: "ada@acme.test", Password: approvalPassword}); err != nil {
 		t.Fatal(err)
 	}
-	if h, err = web.New(web.Config{PublicURL: f.web.URL, Accounts: f.accounts, Approvals: f.approvals, Logger: logger}); err != nil {
+	if h, err = web.New(web.Config{PublicURL: f.web.URL, Accounts: f.accounts, Approvals: f.approvals, Workspaces: f.workspaces, Logger: logger}); err != nil {
 		t.Fatal(err)
 	}
 	f.c = f.approvalClient(f.ws)
@@ -231,7 +231,7 @@ func TestOrderSendingSetupIsRejectedThroughDecideApproval(t *testing.T) {
 	var r approvalOutput
 	md := f.c.Result("decide_approval", map[string]any{"approval": ap.Approval, "decision": "reject", "reason": "Too expensive for now"}, &r)
 	if r.Status != "rejected" || *r.Reason != "Too expensive for now" || *r.DecidedVia != "conversation" || r.DecidedAt == nil ||
-		!strings.Contains(*r.DecidedBy, "workspace acme-sales") || !strings.Contains(*r.Outcome, "Too expensive for now") {
+		*r.DecidedBy != approvals.ActorConversation || !strings.Contains(*r.Outcome, "Too expensive for now") {
 		t.Fatalf("rejected: %+v", r)
 	}
 	mustContain(t, md, "Rejected and recorded. Nothing will be done.")

@@ -485,7 +485,7 @@ func contactSupport(d Deps) toolkit.Tool {
 	return toolkit.Define(toolkit.Spec[contactSupportInput, supportOutput]{
 		Name:  vibesell.ToolContactSupport,
 		Title: "Contact support",
-		Description: "Opens a support ticket with the VibeSell team: what went wrong or what the person needs, in their words, the topic, " +
+		Description: "Opens a support ticket with the people who run this VibeSell server: what went wrong or what the person needs, in their words, the topic, " +
 			"and optionally an email address to answer at. Use it when the person asks for help from a human, reports a bug, " +
 			"or a result says something went wrong on our side more than once (include the ref). Each call opens a new ticket, so call it once per problem. " +
 			"It costs nothing. Not for facts to keep in mind: that is remember.",
@@ -495,17 +495,29 @@ func contactSupport(d Deps) toolkit.Tool {
 			if err != nil {
 				return toolkit.Result[supportOutput]{}, err
 			}
-			data := ticketData{ID: t.ID, Reference: fmt.Sprintf("VS-%d", t.Number), Topic: t.Topic, Message: t.Message,
+			data := ticketData{ID: t.ID, Reference: t.Reference(), Topic: t.Topic, Message: t.Message,
 				Status: t.Status, CreatedAt: t.CreatedAt}
-			var next string
 			if t.ReplyTo != "" {
 				data.ReplyTo = &t.ReplyTo
-				next = fmt.Sprintf("The VibeSell team reads the ticket and answers by email at %s, quoting %s.", t.ReplyTo, data.Reference)
-			} else {
-				next = fmt.Sprintf("No reply address was given, so the team cannot write back by email. If the person wants an answer by email, open a new ticket with replyTo and mention %s.", data.Reference)
 			}
-			md := fmt.Sprintf("Opened support ticket %s (%s) on %s.\n\nReported: \"%s\"\n\n%s", data.Reference, t.Topic, formatTime(t.CreatedAt), t.Message, next)
+			next := ticketNext(t, d.PublicURL)
+			md := fmt.Sprintf("Opened support ticket %s (%s) on %s.\n\nReported: \"%s\"\n\n%s", data.Reference, t.Topic, vibesell.FormatTime(t.CreatedAt), t.Message, next)
 			return toolkit.Result[supportOutput]{Markdown: md, Data: supportOutput{Ticket: data, WhatNext: next}}, nil
 		},
 	})
+}
+
+// ticketNext says where the ticket went: it stays on this server, where
+// the workspace's people see it in the web app and the server's operator
+// lists it (`server support list`) to answer it.
+func ticketNext(t workspace.Ticket, publicURL string) string {
+	where := "the web app's Support page"
+	if publicURL != "" {
+		where = fmt.Sprintf("the web app's Support page (%s/app/support)", strings.TrimRight(publicURL, "/"))
+	}
+	next := fmt.Sprintf("The ticket is kept on this VibeSell server: the workspace's signed-in people see it on %s, and whoever runs this server reads it with the command `server support list`.", where)
+	if t.ReplyTo != "" {
+		return next + fmt.Sprintf(" They answer by email at %s, quoting %s.", t.ReplyTo, t.Reference())
+	}
+	return next + fmt.Sprintf(" No reply address was given, so they cannot write back by email. If the person wants an answer by email, open a new ticket with replyTo and mention %s.", t.Reference())
 }

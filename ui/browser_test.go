@@ -80,7 +80,7 @@ func connect(t *testing.T) *env {
 	clock := &clock{}
 	logger := slog.New(slog.DiscardHandler)
 	send := sending.New(pool, clock, sending.DefaultConfig(), cards.NewService(pool, clock), svc, nil)
-	appr, err := approvals.NewService(pool, approvals.Config{PublicURL: publicURL, Clock: clock, Logger: logger})
+	appr, err := approvals.NewService(pool, clock, approvals.Config{PublicURL: publicURL, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,6 +25,7 @@ import (
 	"vibesell"
 	"vibesell/approvals"
 	"vibesell/auth"
+	"vibesell/workspace"
 )
 
 // Prefix is the path the web app is mounted at: mux.Handle(web.Prefix, h).
@@ -38,6 +39,8 @@ type Config struct {
 	PublicURL string
 	Accounts  *auth.Accounts
 	Approvals *approvals.Service
+	// Workspaces lists the workspace's support tickets.
+	Workspaces *workspace.Service
 	// Clock tells the time for "expires in 2 hours". Default: the system clock.
 	Clock vibesell.Clock
 	// Logger receives internal failures under a ref. Default: slog.Default().
@@ -68,8 +71,8 @@ func New(cfg Config) (http.Handler, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("web: PublicURL %q is not an absolute http(s) URL", cfg.PublicURL)
 	}
-	if cfg.Accounts == nil || cfg.Approvals == nil {
-		return nil, errors.New("web: Accounts and Approvals are required")
+	if cfg.Accounts == nil || cfg.Approvals == nil || cfg.Workspaces == nil {
+		return nil, errors.New("web: Accounts, Approvals and Workspaces are required")
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = vibesell.SystemClock{}
@@ -115,6 +118,7 @@ func (s *server) routes() http.Handler {
 	mux.HandleFunc("GET /app/approvals/{id}", s.signedIn(s.approvalPage))
 	mux.HandleFunc("POST /app/approvals/{id}/approve", s.post(s.signedIn(s.decide(true))))
 	mux.HandleFunc("POST /app/approvals/{id}/reject", s.post(s.signedIn(s.decide(false))))
+	mux.HandleFunc("GET /app/support", s.signedIn(s.supportPage))
 	mux.HandleFunc("/app/", func(w http.ResponseWriter, r *http.Request) {
 		s.renderError(w, r, nil, http.StatusNotFound, "Page not found", "There is nothing at this address.")
 	})
@@ -191,23 +195,45 @@ func (s *server) signedIn(next signedInHandler) http.HandlerFunc {
 	}
 }
 
+// refusal is how the web app answers a refusal of one code: the status,
+// the page's title, and the sentence, when the refusal's own is not one
+// for this page (a feature's "not found" names what the assistant can
+// call; here a person reads it).
+type refusal struct {
+	status  int
+	title   string
+	message string // "": the refusal's own sentence
+}
+
+// codes is the one table from a refusal code to its answer, as wtf's
+// http.codes; a code that is not here is internal: logged under a ref that
+// the page shows, and answered 500.
+var codes = map[string]refusal{
+	vibesell.EINVALID:  {http.StatusUnprocessableEntity, "That did not work", ""},
+	vibesell.ECONFLICT: {http.StatusUnprocessableEntity, "That did not work", ""},
+	vibesell.ENOTFOUND: {http.StatusNotFound, "Not found",
+		"There is nothing here in your workspace. It may belong to another workspace, or the link may be wrong."},
+	vibesell.EUNAUTHORIZED: {http.StatusUnauthorized, "Sign in again",
+		"You are not signed in, or your session has ended. Sign in again to continue."},
+	vibesell.EPAYMENTREQUIRED: {http.StatusPaymentRequired, "Not on your plan", ""},
+	vibesell.ERATELIMITED:     {http.StatusTooManyRequests, "Too many attempts", ""},
+}
+
 // renderError writes an error page. With err set, the status and text come
-// from its refusal code; an internal error is logged under a ref that the
-// page shows.
+// from its refusal code (the codes table); an internal error is logged
+// under a ref that the page shows, and only an internal error is logged.
 func (s *server) renderError(w http.ResponseWriter, r *http.Request, err error, status int, title, message string) {
 	if err != nil {
-		switch vibesell.ErrorCode(err) {
-		case vibesell.ENOTFOUND:
-			status, title, message = http.StatusNotFound, "Not found", "There is nothing here in your workspace. It may belong to another workspace, or the link may be wrong."
-		case vibesell.EINVALID, vibesell.ECONFLICT:
-			status, title, message = http.StatusUnprocessableEntity, "That did not work", vibesell.ErrorMessage(err)
-		case vibesell.ERATELIMITED:
-			status, title, message = http.StatusTooManyRequests, "Too many attempts", vibesell.ErrorMessage(err)
-		default:
+		ans, ok := codes[vibesell.ErrorCode(err)]
+		switch {
+		case !ok:
 			ref := vibesell.NewRef()
 			s.Logger.ErrorContext(r.Context(), "web request failed", "ref", ref, "method", r.Method, "path", r.URL.Path, "err", err)
-			status, title, message = http.StatusInternalServerError, "Something went wrong",
-				vibesell.InternalSentence(ref)
+			status, title, message = http.StatusInternalServerError, "Something went wrong", vibesell.InternalSentence(ref)
+		case ans.message == "":
+			status, title, message = ans.status, ans.title, vibesell.ErrorMessage(err)
+		default:
+			status, title, message = ans.status, ans.title, ans.message
 		}
 	}
 	s.render(w, r, status, "error", pageData{Title: title, Message: message})

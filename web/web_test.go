@@ -14,11 +14,11 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"vibesell"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 
+	"vibesell"
 	"vibesell/approvals"
 	"vibesell/auth"
 	"vibesell/store/storetest"
@@ -33,12 +33,13 @@ const password = "correct horse battery staple"
 // app is the web app of one test, served on 127.0.0.1, with two
 // workspaces and a person in each.
 type app struct {
-	srv       *httptest.Server
-	pool      *pgxpool.Pool
-	approvals *approvals.Service
-	accounts  *auth.Accounts
-	acme      workspace.Workspace
-	globex    workspace.Workspace
+	srv        *httptest.Server
+	pool       *pgxpool.Pool
+	approvals  *approvals.Service
+	accounts   *auth.Accounts
+	workspaces *workspace.Service
+	acme       workspace.Workspace
+	globex     workspace.Workspace
 }
 
 // testAction orders a thing; the web tests only need it to end done.
@@ -53,7 +54,7 @@ func newApp(t *testing.T) *app {
 	t.Cleanup(srv.Close)
 
 	logger := slog.New(slog.DiscardHandler)
-	svc, err := approvals.NewService(pool, approvals.Config{PublicURL: srv.URL, Logger: logger})
+	svc, err := approvals.NewService(pool, vibesell.SystemClock{}, approvals.Config{PublicURL: srv.URL, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +65,7 @@ func newApp(t *testing.T) *app {
 	}})
 	accounts := auth.NewAccounts(pool, nil)
 	ws := workspace.NewService(pool, vibesell.SystemClock{})
-	a := &app{srv: srv, pool: pool, approvals: svc, accounts: accounts}
+	a := &app{srv: srv, pool: pool, approvals: svc, accounts: accounts, workspaces: ws}
 	if a.acme, err = ws.Create(ctx, "Acme Sales"); err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +80,7 @@ func newApp(t *testing.T) *app {
 			t.Fatal(err)
 		}
 	}
-	h, err = web.New(web.Config{PublicURL: srv.URL, Accounts: accounts, Approvals: svc, Logger: logger})
+	h, err = web.New(web.Config{PublicURL: srv.URL, Accounts: accounts, Approvals: svc, Workspaces: ws, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +253,7 @@ func TestSignInSetsASafeSessionCookie(t *testing.T) {
 func TestSessionCookiesAreSecureOverHTTPS(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
-	h, err := web.New(web.Config{PublicURL: "https://vibesell.example.test", Accounts: a.accounts, Approvals: a.approvals})
+	h, err := web.New(web.Config{PublicURL: "https://vibesell.example.test", Accounts: a.accounts, Approvals: a.approvals, Workspaces: a.workspaces})
 	if err != nil {
 		t.Fatal(err)
 	}

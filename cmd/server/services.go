@@ -21,6 +21,7 @@ import (
 // the jobs.
 type services struct {
 	clock      vibesell.Clock
+	publicURL  string
 	workspaces *workspace.Service
 	sending    *sending.Service
 	approvals  *approvals.Service
@@ -33,6 +34,7 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 	clock := vibesell.SystemClock{}
 	s := &services{
 		clock:      clock,
+		publicURL:  cfg.PublicURL.String(),
 		workspaces: workspace.NewService(db, clock),
 		accounts:   auth.NewAccounts(db, clock),
 		sessions:   auth.NewSessions(db),
@@ -40,9 +42,8 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 	}
 	s.sending = sending.New(db, clock, cfg.Sending, cards.NewService(db, clock), s.workspaces, nil)
 	var err error
-	s.approvals, err = approvals.NewService(db, approvals.Config{
+	s.approvals, err = approvals.NewService(db, clock, approvals.Config{
 		PublicURL: cfg.PublicURL.String(),
-		Clock:     clock,
 		Logger:    logger.With("component", "approvals"),
 	})
 	if err != nil {
@@ -53,5 +54,5 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 }
 
 func (s *services) toolDeps() tools.Deps {
-	return tools.Deps{Clock: s.clock, Workspaces: s.workspaces, Sending: s.sending, Approvals: s.approvals}
+	return tools.Deps{Clock: s.clock, Workspaces: s.workspaces, Sending: s.sending, Approvals: s.approvals, PublicURL: s.publicURL}
 }
