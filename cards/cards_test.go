@@ -30,10 +30,6 @@ func TestMain(m *testing.M) {
 	storetest.Main(m)
 }
 
-type fixedClock struct{ t time.Time }
-
-func (c fixedClock) Now() time.Time { return c.t }
-
 var now = time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 
 type env struct {
@@ -60,7 +56,7 @@ func newEnv(t *testing.T, pool *pgxpool.Pool) env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return env{pool: pool, svc: cards.NewService(pool, fixedClock{now}), a: a.ID, b: b.ID}
+	return env{pool: pool, svc: cards.NewService(pool, vibesell.NewManualClock(now)), a: a.ID, b: b.ID}
 }
 
 type sourceArgs struct {
@@ -209,7 +205,7 @@ func TestCardIsIssuedOnceAndBindsItsAnswer(t *testing.T) {
 		t.Fatalf("settled again %+v", s2)
 	}
 	// A different answer is refused with the answer on record.
-	mustRefuse(t, vibesell.ECONFLICT, []string{card.ID, `"own_names" (Send under my brand)`, "Tue 1 Dec 2026 at 09:00 UTC", "without that answer"})(ask(t, e.svc, e.a, "choose_sending_source", sourceArgs{}, []cards.Answer{{Card: card.ID, Answer: "already_warmed"}}, q))
+	mustRefuse(t, vibesell.ECONFLICT, []string{card.ID, `"own_names" (Send under my brand)`, "Tue 1 Dec 2026, 09:00 UTC", "without that answer"})(ask(t, e.svc, e.a, "choose_sending_source", sourceArgs{}, []cards.Answer{{Card: card.ID, Answer: "already_warmed"}}, q))
 	// A call without answers now gets a new question: the answered card
 	// keeps its answer.
 	fresh := mustCard(t)(ask(t, e.svc, e.a, "choose_sending_source", sourceArgs{}, nil, q))
@@ -481,7 +477,7 @@ func TestConcurrentCallsShareOneCard(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
 	pool2 := connectAgain(t, e.pool)
-	svcs := []*cards.Service{e.svc, cards.NewService(pool2, fixedClock{now})}
+	svcs := []*cards.Service{e.svc, cards.NewService(pool2, vibesell.NewManualClock(now))}
 	o := newOutcome()
 	var wg sync.WaitGroup
 	start := make(chan struct{})
@@ -517,7 +513,7 @@ func connectAgain(t *testing.T, pool *pgxpool.Pool) *pgxpool.Pool {
 func TestTwoReplicasBindOnce(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
-	other := cards.NewService(connectAgain(t, e.pool), fixedClock{now})
+	other := cards.NewService(connectAgain(t, e.pool), vibesell.NewManualClock(now))
 	q := sourceQuestion()
 	card := mustCard(t)(ask(t, e.svc, e.a, "choose_sending_source", sourceArgs{}, nil, q))
 	o := raceAnswers(t, []*cards.Service{e.svc, other}, e.a, card.ID, q, func(i int) string {
@@ -549,7 +545,7 @@ func helperProcess() {
 		os.Exit(2)
 	}
 	defer pool.Close()
-	svc := cards.NewService(pool, fixedClock{now})
+	svc := cards.NewService(pool, vibesell.NewManualClock(now))
 	results := make([]string, 16)
 	var wg sync.WaitGroup
 	for i := range results {
