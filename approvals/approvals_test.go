@@ -17,7 +17,7 @@ import (
 func TestOpenReturnsThePendingApprovalForTheSameArguments(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	e := newEnv(t)
+	e := setup(t)
 	first := e.open(t, e.a.ID, "anvil", true)
 	if first.Status != approvals.Pending || first.AppURL != publicURL+"/app/approvals/"+first.ID {
 		t.Fatalf("opened: %+v", first)
@@ -81,7 +81,7 @@ func TestOpenReturnsThePendingApprovalForTheSameArguments(t *testing.T) {
 func TestOpenSupersedesAPendingApprovalWhoseImpactChanged(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	e := newEnv(t)
+	e := setup(t)
 	old := e.open(t, e.a.ID, "anvil", true)
 	req := orderRequest(e.a.ID, "anvil", true)
 	req.Impact.CostMonthly.Minor = 1200
@@ -120,7 +120,7 @@ func TestOpenSupersedesAPendingApprovalWhoseImpactChanged(t *testing.T) {
 func TestOpenRefusesMistakesInTheCallingTool(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	e := newEnv(t)
+	e := setup(t)
 	for name, mutate := range map[string]func(*approvals.Request){
 		"irreversible decided here": func(r *approvals.Request) { r.Irreversible, r.DecideHere = true, true },
 		"unknown action":            func(r *approvals.Request) { r.Action = "launch_rockets" },
@@ -142,7 +142,7 @@ func TestOpenRefusesMistakesInTheCallingTool(t *testing.T) {
 func TestDecisionIsTakenExactlyOnce(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	e := newEnv(t)
+	e := setup(t)
 	ap := e.open(t, e.a.ID, "anvil", true)
 
 	type answer struct {
@@ -200,7 +200,7 @@ func TestDecisionIsTakenExactlyOnce(t *testing.T) {
 func TestApprovingEnqueuesTheExecutionAndRejectingDoesNot(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	e := newEnv(t)
+	e := setup(t)
 	yes := e.open(t, e.a.ID, "anvil", true)
 	no := e.open(t, e.a.ID, "rocket", true)
 	d := conversation
@@ -232,7 +232,7 @@ func TestApprovingEnqueuesTheExecutionAndRejectingDoesNot(t *testing.T) {
 func TestPaidActionsAreApprovedOnlyInTheWebApp(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	e := newEnv(t)
+	e := setup(t)
 	ap := e.open(t, e.a.ID, "anvil", false)
 	if ap.DecideHere || !ap.Irreversible {
 		t.Fatalf("opened: %+v", ap)
@@ -271,7 +271,7 @@ func TestPaidActionsAreApprovedOnlyInTheWebApp(t *testing.T) {
 func TestAnotherWorkspaceSeesNothing(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	e := newEnv(t)
+	e := setup(t)
 	ap := e.open(t, e.a.ID, "anvil", true)
 	if _, err := e.svc.Find(ctx, e.b.ID, ap.ID); vibesell.ErrorCode(err) != vibesell.ENOTFOUND {
 		t.Fatalf("find from another workspace: %v", err)
@@ -298,7 +298,7 @@ func TestAnotherWorkspaceSeesNothing(t *testing.T) {
 func TestListPagesNewestFirst(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	e := newEnv(t)
+	e := setup(t)
 	var ids []string
 	for i := range 5 {
 		e.clock.Advance(time.Second)
@@ -339,7 +339,7 @@ func TestListPagesNewestFirst(t *testing.T) {
 func TestCurrentReadsOneApprovalAsItStandsNow(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	e := newEnv(t)
+	e := setup(t)
 	decided := e.open(t, e.a.ID, "anvil", true)
 	if _, _, err := e.svc.Decide(ctx, e.a.ID, decided.ID, conversation); err != nil {
 		t.Fatal(err)

@@ -96,7 +96,7 @@ func (h *helper) expect(t *testing.T, prefix string, within time.Duration) strin
 func TestDecisionIsTakenOnceAcrossTwoProcesses(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	e := newEnv(t)
+	e := setup(t)
 	ap := e.open(t, e.a.ID, "anvil", true)
 	h := startHelper(t, "decide", e, ap.ID)
 	h.expect(t, "READY", time.Minute)
@@ -153,7 +153,7 @@ func TestDecisionIsTakenOnceAcrossTwoProcesses(t *testing.T) {
 func TestExecutionSurvivesAKilledProcess(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	e := newEnv(t)
+	e := setup(t)
 	// Leadership (which runs the rescuer) stays in this process, with a
 	// client that works another queue: the killed process must not hold it.
 	leader := startWorkers(t, e.pool, e.svc, workerOptions{queues: map[string]river.QueueConfig{"idle": {MaxWorkers: 1}}})
