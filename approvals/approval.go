@@ -48,10 +48,11 @@ const (
 // it was not a signed-in person (whose email is recorded instead). A
 // person reads these: they say who, never how the connection works.
 const (
-	ActorAssistant    = "the assistant"                       // asked for an approval, or tried to decide one
-	ActorConversation = "the person talking to the assistant" // decided by telling the assistant
-	ActorApprovalCard = "the person, in the approval card"    // decided with the card's buttons
-	ActorVibeSell     = "VibeSell"                            // carried it out, expired it
+	ActorAssistant = "the assistant" // asked for an approval, or tried to decide one
+	// ActorPerson decided in the card or by telling the assistant (which
+	// one is the decision's Via); who they are, only the web app knows.
+	ActorPerson   = "the person"
+	ActorVibeSell = "VibeSell" // carried it out, expired it
 )
 
 // Impact is what exactly an action will do, written by the server (never

@@ -177,17 +177,14 @@ type Relay struct {
 // [Config].RelayWait for the action to end, so that the answer usually
 // says what was done. Refusals: those of [Service.Decide].
 func (s *Service) Relay(ctx context.Context, ws uuid.UUID, id string, r Relayed) (Relay, error) {
-	by := ActorConversation
 	switch r.Via {
 	case "":
 		r.Via = ViaConversation
-	case ViaCard:
-		by = ActorApprovalCard
-	case ViaConversation:
+	case ViaCard, ViaConversation:
 	default:
 		return Relay{}, fmt.Errorf("approvals: a relayed decision comes from the card or the conversation, not %q", r.Via)
 	}
-	a, taken, err := s.Decide(ctx, ws, id, Decision{Approve: r.Approve, By: by, Via: r.Via, Reason: r.Reason})
+	a, taken, err := s.Decide(ctx, ws, id, Decision{Approve: r.Approve, By: ActorPerson, Via: r.Via, Reason: r.Reason})
 	if err != nil {
 		return Relay{}, err
 	}

@@ -271,4 +271,4 @@ func (e *env) wait(t *testing.T, ws uuid.UUID, id string) approvals.Approval {
 	return a
 }
 
-var conversation = approvals.Decision{By: approvals.ActorConversation, Via: approvals.ViaConversation}
+var conversation = approvals.Decision{By: approvals.ActorPerson, Via: approvals.ViaConversation}

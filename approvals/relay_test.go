@@ -52,7 +52,7 @@ func TestRelayedDecisions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := relayed{Taken: true, Status: approvals.Approved, DecidedBy: "the person, in the approval card", DecidedVia: approvals.ViaCard}
+		want := relayed{Taken: true, Status: approvals.Approved, DecidedBy: "the person", DecidedVia: approvals.ViaCard}
 		if diff := cmp.Diff(want, relayedOf(r)); diff != "" {
 			t.Errorf("relayed approval (-want +got):\n%s", diff)
 		}
@@ -71,8 +71,8 @@ func TestRelayedDecisions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := relayed{Taken: true, Status: approvals.Rejected, DecidedBy: "the person talking to the assistant", DecidedVia: approvals.ViaConversation,
-			Outcome: "Rejected by the person talking to the assistant: Too expensive for now"}
+		want := relayed{Taken: true, Status: approvals.Rejected, DecidedBy: "the person", DecidedVia: approvals.ViaConversation,
+			Outcome: "Rejected by the person: Too expensive for now"}
 		if diff := cmp.Diff(want, relayedOf(r)); diff != "" {
 			t.Errorf("relayed rejection (-want +got):\n%s", diff)
 		}

@@ -48,7 +48,7 @@ type approvalData struct {
 	ExpiresAt    time.Time      `json:"expiresAt" jsonschema:"when a pending approval expires: after it, it ends not_done and is never carried out"`
 	DecideHere   bool           `json:"decideHere" jsonschema:"true: the person may decide in the card or by telling you (decide_approval); false: only a signed-in person in the web app at appUrl may approve it (rejecting is allowed anywhere)"`
 	AppURL       string         `json:"appUrl" jsonschema:"the page of this approval in the VibeSell web app, for the person to open and decide"`
-	DecidedBy    *string        `json:"decidedBy" jsonschema:"who decided: the signed-in person's email for the web app, otherwise the person talking to the assistant or the person in the approval card; null until decided, and for an approval that ended undecided"`
+	DecidedBy    *string        `json:"decidedBy" jsonschema:"who decided: the signed-in person's email for the web app, otherwise \"the person\" (decided in the card or by telling you, as decidedVia says); null until decided, and for an approval that ended undecided"`
 	DecidedAt    *time.Time     `json:"decidedAt" jsonschema:"when it was decided; null until decided, and for an approval that ended undecided"`
 	DecidedVia   *string        `json:"decidedVia" jsonschema:"where it was decided: card, conversation or web; null until decided, and for an approval that ended undecided"`
 	Reason       *string        `json:"reason" jsonschema:"the reason given with the decision; null when none was given"`

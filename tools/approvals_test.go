@@ -231,7 +231,7 @@ func TestOrderSendingSetupIsRejectedThroughDecideApproval(t *testing.T) {
 	var r approvalOutput
 	md := f.c.Result("decide_approval", map[string]any{"approval": ap.Approval, "decision": "reject", "reason": "Too expensive for now"}, &r)
 	if r.Status != "rejected" || *r.Reason != "Too expensive for now" || *r.DecidedVia != "conversation" || r.DecidedAt == nil ||
-		*r.DecidedBy != approvals.ActorConversation || !strings.Contains(*r.Outcome, "Too expensive for now") {
+		*r.DecidedBy != approvals.ActorPerson || !strings.Contains(*r.Outcome, "Too expensive for now") {
 		t.Fatalf("rejected: %+v", r)
 	}
 	mustContain(t, md, "Rejected and recorded. Nothing will be done.")

@@ -43,8 +43,7 @@ func chromium(t *testing.T) string {
 func TestBrowserApprovesFromTheAppURL(t *testing.T) {
 	t.Parallel()
 	path := chromium(t)
-	a := newApp(t)
-	a.startWorkers(t)
+	a := setup(t)
 	ap := a.order(t, a.acme, "rocket", true)
 
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
@@ -108,8 +107,11 @@ func TestBrowserApprovesFromTheAppURL(t *testing.T) {
 	step("tick I understand", chromedp.Click(chromedp.CSS(`input[name="confirm"]`)))
 	step("approve", chromedp.Click(chromedp.ID("approve")))
 
-	// The page refreshes itself (a meta refresh, no script) until the
-	// outcome is in.
+	// The page says it is being carried out; the execution runs (as a
+	// River worker would), and the page, refreshing itself (a meta
+	// refresh, no script), shows the outcome.
+	step("wait for the approved page", chromedp.WaitVisible(`//span[@id="status"][contains(., "being carried out")]`))
+	a.execute(t, ap.ID)
 	var status string
 	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
 		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("status")))
