@@ -52,7 +52,8 @@ func stampOf(t *testing.T, pool *pgxpool.Pool, ws uuid.UUID) int64 {
 func TestEveryContextTableMovesTheStamp(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool, _, a, b := setupPool(t)
+	e := setup(t)
+	pool, a, b := e.pool, e.a, e.b
 	if stampOf(t, pool, a.ID) == 0 {
 		t.Fatal("creating a workspace did not move its stamp")
 	}
@@ -318,7 +319,8 @@ func TestContextCacheRefusalsAndNoCache(t *testing.T) {
 func TestContextCacheUnderConcurrentWrites(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	_, svc, ws, _ := setupPool(t)
+	e := setup(t)
+	svc, ws := e.svc, e.a
 	var reads atomic.Int32
 	cache := workspace.NewContextCache(svc, 8, countingRead(&reads))
 

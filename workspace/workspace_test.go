@@ -2,10 +2,11 @@ package workspace_test
 
 import (
 	"context"
-	"reflect"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -13,36 +14,36 @@ import (
 	"vibesell"
 	"vibesell/store/storetest"
 	"vibesell/workspace"
+	"vibesell/workspace/workspacetest"
 )
 
 func TestMain(m *testing.M) { storetest.Main(m) }
 
-func setup(t *testing.T) (*workspace.Service, workspace.Workspace, workspace.Workspace) {
-	t.Helper()
-	_, svc, a, b := setupPool(t)
-	return svc, a, b
+// bundle is one test's database, its service on a clock that stands
+// still, and two workspaces (workspacetest.Two): a acts, b must see
+// nothing of a's.
+type bundle struct {
+	pool  *pgxpool.Pool
+	svc   *workspace.Service
+	clock *vibesell.ManualClock
+	a, b  workspace.Workspace
 }
 
-// setupPool gives a test a fresh database, its pool, and two workspaces.
-func setupPool(t *testing.T) (*pgxpool.Pool, *workspace.Service, workspace.Workspace, workspace.Workspace) {
+var friday = time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC)
+
+func setup(t *testing.T) bundle {
 	t.Helper()
 	pool := storetest.New(t)
-	svc := workspace.NewService(pool, vibesell.SystemClock{})
-	a, err := svc.Create(context.Background(), "Acme")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := svc.Create(context.Background(), "Globex")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pool, svc, a, b
+	clock := vibesell.NewManualClock(friday)
+	two := workspacetest.Two(t, pool)
+	return bundle{pool: pool, svc: workspace.NewService(pool, clock), clock: clock, a: two.Acme, b: two.Globex}
 }
 
 func TestMemoriesAreKeptPerWorkspace(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	svc, a, b := setup(t)
+	e := setup(t)
+	svc, a, b := e.svc, e.a, e.b
 	m, err := svc.Remember(ctx, a.ID, "person", "  Prefers to be called Sam ")
 	if err != nil {
 		t.Fatal(err)
@@ -71,12 +72,8 @@ func TestMemoriesAreKeptPerWorkspace(t *testing.T) {
 func TestMemoryLimitHoldsUnderConcurrency(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool := storetest.New(t)
-	svc := workspace.NewService(pool, vibesell.SystemClock{})
-	a, err := svc.Create(ctx, "Acme")
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := setup(t)
+	pool, svc, a := e.pool, e.svc, e.a
 	for i := range 195 {
 		if _, err := svc.Remember(ctx, a.ID, "company", "fact "+uuid.NewString()[:8]+string(rune('a'+i%26))); err != nil {
 			t.Fatal(err)
@@ -109,60 +106,103 @@ func TestMemoryLimitHoldsUnderConcurrency(t *testing.T) {
 	}
 }
 
-func TestOfferIsReplacedAndNormalized(t *testing.T) {
+func TestOffer(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	svc, a, b := setup(t)
-	if o, _ := svc.FindOffer(ctx, a.ID); o != nil {
-		t.Fatal("a new workspace has an offer")
-	}
+	e := setup(t)
 	in := workspace.Offer{
 		CompanyName: "Acme", CompanyDomain: "https://www.Acme.com/pricing", Product: "Anvils",
 		Audience: "Coyotes", Value: "Catch the bird", ProofPoints: []string{" 10,000 sold ", ""},
-		CallToAction: "Book a demo", Price: new(workspace.NewPrice(1450, "inr", "month")),
+		CallToAction: "Book a demo", Price: new(workspace.NewPrice(1450, "inr", " month ")),
 	}
-	saved, err := svc.SaveOffer(ctx, a.ID, in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if saved.CompanyDomain != "acme.com" || saved.Price.Currency != "INR" || len(saved.ProofPoints) != 1 {
-		t.Fatalf("saved %+v", saved)
-	}
-	got, err := svc.FindOffer(ctx, a.ID)
-	if err != nil || got == nil {
-		t.Fatal(err)
-	}
-	if got.Price.Money != vibesell.NewMoney(145000, "INR") || got.Price.Period != "month" || got.ProofPoints[0] != "10,000 sold" {
-		t.Fatalf("read back %+v %+v", got, got.Price)
-	}
-	in.Price = nil
-	in.Product = "Rockets"
-	if _, err := svc.SaveOffer(ctx, a.ID, in); err != nil {
-		t.Fatal(err)
-	}
-	got, _ = svc.FindOffer(ctx, a.ID)
-	if got.Product != "Rockets" || got.Price != nil {
-		t.Fatalf("replacement not applied: %+v", got)
-	}
-	if o, _ := svc.FindOffer(ctx, b.ID); o != nil {
-		t.Fatal("another workspace sees the offer")
-	}
-	bad := in
-	bad.CompanyDomain = "not a domain"
-	if _, err := svc.SaveOffer(ctx, a.ID, bad); vibesell.ErrorCode(err) != vibesell.EINVALID {
-		t.Fatalf("bad domain: %v", err)
-	}
-	bad = in
-	bad.Price = new(workspace.NewPrice(5, "dollars", ""))
-	if _, err := svc.SaveOffer(ctx, a.ID, bad); vibesell.ErrorCode(err) != vibesell.EINVALID {
-		t.Fatalf("bad currency: %v", err)
+
+	t.Run("none yet", func(t *testing.T) {
+		if o, err := e.svc.FindOffer(ctx, e.a.ID); o != nil || err != nil {
+			t.Errorf("a new workspace has an offer: %+v %v", o, err)
+		}
+	})
+	t.Run("saved as normalized, with the next step", func(t *testing.T) {
+		saved, err := e.svc.SaveOffer(ctx, e.a.ID, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := workspace.Offer{CompanyName: "Acme", CompanyDomain: "acme.com", Product: "Anvils", Audience: "Coyotes",
+			Value: "Catch the bird", ProofPoints: []string{"10,000 sold"}, CallToAction: "Book a demo",
+			Price: &workspace.Price{Money: vibesell.NewMoney(145000, "INR"), Period: "month"}, UpdatedAt: friday}
+		if diff := cmp.Diff(want, saved.Offer); diff != "" {
+			t.Errorf("saved (-want +got):\n%s", diff)
+		}
+		if saved.NextStep.Tool != vibesell.ToolSavePlaybook {
+			t.Errorf("next step without a playbook: %+v", saved.NextStep)
+		}
+		got, err := e.svc.FindOffer(ctx, e.a.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(&want, got); diff != "" {
+			t.Errorf("read back (-want +got):\n%s", diff)
+		}
+		if o, _ := e.svc.FindOffer(ctx, e.b.ID); o != nil {
+			t.Error("another workspace sees the offer")
+		}
+	})
+	t.Run("replaced, the playbook saved", func(t *testing.T) {
+		if _, err := e.svc.SavePlaybook(ctx, e.a.ID, workspace.Playbook{Tone: "brief"}); err != nil {
+			t.Fatal(err)
+		}
+		again := in
+		again.Price, again.Product = nil, "Rockets"
+		saved, err := e.svc.SaveOffer(ctx, e.a.ID, again)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := e.svc.FindOffer(ctx, e.a.ID); got.Product != "Rockets" || got.Price != nil {
+			t.Errorf("replacement not applied: %+v", got)
+		}
+		if saved.NextStep.Tool != vibesell.ToolGetWorkspaceContext {
+			t.Errorf("next step with both saved: %+v", saved.NextStep)
+		}
+	})
+	t.Run("refusals", func(t *testing.T) {
+		for name, change := range map[string]func(*workspace.Offer){
+			"a domain that is not one": func(o *workspace.Offer) { o.CompanyDomain = "not a domain" },
+			"a currency that is not":   func(o *workspace.Offer) { o.Price = new(workspace.NewPrice(5, "dollars", "")) },
+			"a negative price":         func(o *workspace.Offer) { o.Price = new(workspace.NewPrice(-5, "USD", "")) },
+			"no call to action":        func(o *workspace.Offer) { o.CallToAction = " " },
+		} {
+			bad := in
+			change(&bad)
+			if _, err := e.svc.SaveOffer(ctx, e.a.ID, bad); vibesell.ErrorCode(err) != vibesell.EINVALID {
+				t.Errorf("%s: %v", name, err)
+			}
+		}
+	})
+}
+
+// A price is kept in the minor units of its currency, as every amount.
+func TestNewPriceRoundsToMinorUnits(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		amount   float64
+		currency string
+		want     vibesell.Money
+	}{
+		{1450, "inr", vibesell.NewMoney(145000, "INR")},
+		{12.345, "USD", vibesell.NewMoney(1235, "USD")},
+		{0.1 + 0.2, "EUR", vibesell.NewMoney(30, "EUR")},
+		{1450.4, "JPY", vibesell.NewMoney(1450, "JPY")},
+	} {
+		if got := workspace.NewPrice(c.amount, c.currency, "").Money; got != c.want {
+			t.Errorf("NewPrice(%v, %s) = %+v, want %+v", c.amount, c.currency, got, c.want)
+		}
 	}
 }
 
 func TestPlaybookAndTickets(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	svc, a, b := setup(t)
+	e := setup(t)
+	svc, a, b := e.svc, e.a, e.b
 	p, err := svc.SavePlaybook(ctx, a.ID, workspace.Playbook{Tone: "brief", Objections: []workspace.Objection{{Objection: "Too expensive", Answer: "Pays back in a month"}}})
 	if err != nil {
 		t.Fatal(err)
@@ -215,15 +255,9 @@ func TestSnapshotReadsEverythingInOneRoundTrip(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool, trips := storetest.NewCounted(t)
-	svc := workspace.NewService(pool, vibesell.SystemClock{})
-	a, err := svc.Create(ctx, "Acme")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := svc.Create(ctx, "Globex")
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc := workspace.NewService(pool, vibesell.NewManualClock(friday))
+	two := workspacetest.Two(t, pool)
+	a, b := two.Acme, two.Globex
 
 	snap, err := readSnapshot(ctx, svc, a.ID, nil)
 	if err != nil {
@@ -269,8 +303,8 @@ func TestSnapshotReadsEverythingInOneRoundTrip(t *testing.T) {
 	memories, _ := svc.Memories(ctx, a.ID)
 	tickets, _ := svc.OpenTickets(ctx, a.ID)
 	want := workspace.Snapshot{Workspace: a, Offer: offer, Playbook: playbook, Memories: memories, OpenTickets: tickets}
-	if !reflect.DeepEqual(snap, want) || len(snap.Memories) != 2 || snap.OpenTickets != 1 || snap.Offer.Price == nil {
-		t.Fatalf("snapshot\n%+v\ndiffers from the single reads\n%+v", snap, want)
+	if diff := cmp.Diff(want, snap); diff != "" || len(snap.Memories) != 2 || snap.OpenTickets != 1 || snap.Offer.Price == nil {
+		t.Fatalf("the snapshot differs from the single reads (-want +got):\n%s", diff)
 	}
 
 	// Both workspaces in one batch: neither sees the other's rows.
@@ -279,8 +313,8 @@ func TestSnapshotReadsEverythingInOneRoundTrip(t *testing.T) {
 	if err := pool.SendBatch(ctx, bt).Close(); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := doneA(); err != nil || !reflect.DeepEqual(got, want) {
-		t.Fatalf("a in a shared batch: %+v %v", got, err)
+	if got, err := doneA(); err != nil || !cmp.Equal(got, want) {
+		t.Fatalf("a in a shared batch: %v\n%s", err, cmp.Diff(want, got))
 	}
 	if got, err := doneB(); err != nil || got.Workspace != b || got.Offer != nil || got.Playbook != nil || got.Memories != nil || got.OpenTickets != 0 {
 		t.Fatalf("another workspace sees: %+v %v", got, err)
@@ -290,7 +324,7 @@ func TestSnapshotReadsEverythingInOneRoundTrip(t *testing.T) {
 func TestSnapshotOfAMissingWorkspaceIsRefused(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	svc, _, _ := setup(t)
+	svc := setup(t).svc
 	missing := uuid.New()
 	_, want := svc.FindByID(ctx, missing)
 	_, err := readSnapshot(ctx, svc, missing, nil)

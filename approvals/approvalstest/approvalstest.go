@@ -6,6 +6,7 @@ package approvalstest
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -19,10 +20,14 @@ import (
 // Execute works the execution job that approving approval id enqueued, once,
 // with svc's executors, and returns the approval as it stands afterwards.
 // It fails the test when no such job is waiting (nothing was approved) or
-// when the job ends in an error (a retry, not an outcome).
+// when the job ends in an error (a retry, not an outcome). It holds one of
+// pool's connections while the executor runs, which needs its own: give
+// the pool a few.
 func Execute(t testing.TB, pool *pgxpool.Pool, svc *approvals.Service, id string) approvals.Approval {
 	t.Helper()
-	ctx := context.Background()
+	// A guard, not a wait: an execution that blocks fails the test.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
 	tx, err := pool.Begin(ctx)
 	if err != nil {
 		t.Fatalf("approvalstest: begin: %v", err)
