@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -19,7 +20,7 @@ import (
 	"vibesell/cards"
 	"vibesell/store"
 	"vibesell/store/storetest"
-	"vibesell/workspace"
+	"vibesell/workspace/workspacetest"
 )
 
 func TestMain(m *testing.M) {
@@ -32,6 +33,9 @@ func TestMain(m *testing.M) {
 
 var now = time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 
+// env is one test's bundle: its database, the service on a clock that
+// stands still at now, and two workspaces (workspacetest.Two): a asks, b
+// must see nothing of a's cards.
 type env struct {
 	pool *pgxpool.Pool
 	svc  *cards.Service
@@ -46,17 +50,8 @@ func setup(t *testing.T) env {
 
 func newEnv(t *testing.T, pool *pgxpool.Pool) env {
 	t.Helper()
-	ctx := context.Background()
-	ws := workspace.NewService(pool, vibesell.SystemClock{})
-	a, err := ws.Create(ctx, "Acme")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := ws.Create(ctx, "Globex")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return env{pool: pool, svc: cards.NewService(pool, vibesell.NewManualClock(now)), a: a.ID, b: b.ID}
+	two := workspacetest.Two(t, pool)
+	return env{pool: pool, svc: cards.NewService(pool, vibesell.NewManualClock(now)), a: two.Acme.ID, b: two.Globex.ID}
 }
 
 type sourceArgs struct {
@@ -92,38 +87,29 @@ func ask(t *testing.T, svc *cards.Service, ws uuid.UUID, tool string, args any, 
 func mustCard(t *testing.T) func(*cards.Settled, *cards.Card, error) *cards.Card {
 	return func(s *cards.Settled, c *cards.Card, err error) *cards.Card {
 		t.Helper()
-		return wantCard(t, s, c, err)
+		return mustBe(t, "a card", c, s, err)
 	}
-}
-
-func wantCard(t *testing.T, s *cards.Settled, c *cards.Card, err error) *cards.Card {
-	t.Helper()
-	if err != nil {
-		t.Fatalf("want a card, got refusal: %v", err)
-	}
-	if c == nil {
-		t.Fatalf("want a card, got settled %+v", s)
-	}
-	return c
 }
 
 // mustSettle checks a call that must settle: mustSettle(t)(ask(...)).
 func mustSettle(t *testing.T) func(*cards.Settled, *cards.Card, error) *cards.Settled {
 	return func(s *cards.Settled, c *cards.Card, err error) *cards.Settled {
 		t.Helper()
-		return wantSettled(t, s, c, err)
+		return mustBe(t, "settled", s, c, err)
 	}
 }
 
-func wantSettled(t *testing.T, s *cards.Settled, c *cards.Card, err error) *cards.Settled {
+// mustBe returns got, the outcome the call must have had, or fails with
+// the one it had instead.
+func mustBe[T any](t *testing.T, want string, got *T, instead any, err error) *T {
 	t.Helper()
 	if err != nil {
-		t.Fatalf("want settled, got refusal: %v", err)
+		t.Fatalf("want %s, got the refusal: %v", want, err)
 	}
-	if s == nil {
-		t.Fatalf("want settled, got card %+v", c)
+	if got == nil {
+		t.Fatalf("want %s, got %+v", want, instead)
 	}
-	return s
+	return got
 }
 
 // mustRefuse checks a call that must be refused with code and a sentence
@@ -186,8 +172,12 @@ func TestCardIsIssuedOnceAndBindsItsAnswer(t *testing.T) {
 	if len(card.ID) != 16 || strings.Trim(card.ID, "0123456789abcdef") != "" {
 		t.Fatalf("card id %q is not 16 lowercase hex characters", card.ID)
 	}
-	if card.Tool != "choose_sending_source" || string(card.Arguments) != "{}" || len(card.Answers) != 0 || card.Replaces != "" {
-		t.Fatalf("card %+v", card)
+	type issued struct {
+		Tool, Arguments, Replaces string
+		Answers                   int
+	}
+	if diff := cmp.Diff(issued{Tool: "choose_sending_source", Arguments: "{}"}, issued{card.Tool, string(card.Arguments), card.Replaces, len(card.Answers)}); diff != "" {
+		t.Fatalf("card (-want +got):\n%s", diff)
 	}
 	// Asking again without an answer gives the same open card.
 	again := mustCard(t)(ask(t, e.svc, e.a, "choose_sending_source", sourceArgs{}, nil, q))
@@ -196,8 +186,9 @@ func TestCardIsIssuedOnceAndBindsItsAnswer(t *testing.T) {
 	}
 
 	s := mustSettle(t)(ask(t, e.svc, e.a, "choose_sending_source", sourceArgs{}, []cards.Answer{{Card: card.ID, Answer: "  Own_Names "}}, q))
-	if s.Answer != "own_names" || s.Choice == nil || s.Choice.Label != "Send under my brand" || !s.AnsweredAt.Equal(now) {
-		t.Fatalf("settled %+v", s)
+	want := cards.Settled{Card: card.ID, Topic: "source", Answer: "own_names", Choice: &q.Choices[1], AnsweredAt: now}
+	if diff := cmp.Diff(want, *s); diff != "" {
+		t.Fatalf("settled (-want +got):\n%s", diff)
 	}
 	// The same answer again settles again: idempotent.
 	s2 := mustSettle(t)(ask(t, e.svc, e.a, "choose_sending_source", sourceArgs{}, []cards.Answer{{Card: card.ID, Answer: "own_names"}}, q))

@@ -65,6 +65,18 @@ type playbookData struct {
 	UpdatedAt  time.Time       `json:"updatedAt" jsonschema:"when the playbook was last saved"`
 }
 
+// offerOutput is what save_offer returns.
+type offerOutput struct {
+	Kind  string    `json:"kind" enum:"offer"`
+	Offer offerData `json:"offer" jsonschema:"the offer as saved"`
+}
+
+// playbookOutput is what save_playbook returns.
+type playbookOutput struct {
+	Kind     string       `json:"kind" enum:"playbook"`
+	Playbook playbookData `json:"playbook" jsonschema:"the playbook as saved"`
+}
+
 type memoryItem struct {
 	ID        uuid.UUID `json:"id" jsonschema:"the memory id, to forget it"`
 	About     string    `json:"about" jsonschema:"what the fact is about" enum:"person,company,preference"`
@@ -353,11 +365,6 @@ type saveOfferInput struct {
 	Price         *priceInput `json:"price,omitempty" jsonschema:"the price, only if the person gave one" example:"{\"amount\": 1450, \"currency\": \"INR\", \"period\": \"month\"}"`
 }
 
-type offerOutput struct {
-	Kind  string    `json:"kind" enum:"offer"`
-	Offer offerData `json:"offer" jsonschema:"the offer as saved"`
-}
-
 func saveOffer(d Deps) toolkit.Tool {
 	return toolkit.Define(toolkit.Spec[saveOfferInput, offerOutput]{
 		Name:  vibesell.ToolSaveOffer,
@@ -398,11 +405,6 @@ type savePlaybookInput struct {
 	Objections []objectionInput `json:"objections,omitempty" jsonschema:"objections buyers raise, each with its answer (at most 10)" example:"[{\"objection\": \"We already use Google Analytics\", \"answer\": \"It tells you clicks; we tell you which clicks paid\"}]" maxItems:"10"`
 	Dos        []string         `json:"dos,omitempty" jsonschema:"what the emails should do (at most 20)" example:"[\"Mention one number\"]" maxItems:"20" maxLength:"300"`
 	Donts      []string         `json:"donts,omitempty" jsonschema:"what the emails must never do (at most 20)" example:"[\"Never promise ROI\"]" maxItems:"20" maxLength:"300"`
-}
-
-type playbookOutput struct {
-	Kind     string       `json:"kind" enum:"playbook"`
-	Playbook playbookData `json:"playbook" jsonschema:"the playbook as saved"`
 }
 
 func savePlaybook(d Deps) toolkit.Tool {
