@@ -35,14 +35,9 @@ func formatMoney(m vibesell.Money) string {
 	return m.String()
 }
 
-// formatTime writes a moment in the person's time zone: "Tue 2 Dec 2026,
-// 09:00 Europe/Paris".
-func formatTime(t time.Time, loc *time.Location) string {
-	if loc == nil {
-		loc = time.UTC
-	}
-	return t.In(loc).Format("Mon 2 Jan 2006, 15:04") + " " + loc.String()
-}
+// formatTime writes a moment in the person's time zone, as the product
+// writes every moment: "Tue 2 Dec 2026, 09:00 Europe/Paris".
+func formatTime(t time.Time, loc *time.Location) string { return vibesell.FormatTimeIn(t, loc) }
 
 // relative writes how far t is from now: "in 3 hours", "5 minutes ago".
 func relative(t, now time.Time) string {
