@@ -292,58 +292,37 @@ func remember(d Deps) toolkit.Tool {
 			"It changes only VibeSell's notes and costs nothing. Not for the offer or the playbook: use save_offer and save_playbook for those.",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.Yes, Idempotent: toolkit.No, OpenWorld: toolkit.No},
 		Handler: func(ctx context.Context, p auth.Principal, in rememberInput) (toolkit.Result[memoryOutput], error) {
-			var out memoryOutput
-			var head string
-			switch {
-			case in.Fact != "" && in.Forget != "":
-				return toolkit.Result[memoryOutput]{}, vibesell.Errorf(vibesell.EINVALID, "Give either a fact to remember or the id of one to forget, not both.")
-			case in.Forget != "":
-				id, err := uuid.Parse(in.Forget)
-				if err != nil {
-					return toolkit.Result[memoryOutput]{}, vibesell.Errorf(vibesell.EINVALID, "%q is not a memory id; ids look like 0b6f9a52-4d1e-4c55-9c1f-3f1e2d7c8a10.", in.Forget)
-				}
-				m, err := d.Workspaces.Forget(ctx, p.WorkspaceID, id)
-				if err != nil {
-					return toolkit.Result[memoryOutput]{}, err
-				}
-				item := memoryItem(m)
-				out.Action, out.Memory = "forgotten", &item
-				head = fmt.Sprintf("Forgot: \"%s\".", m.Fact)
-			case in.Fact != "":
-				about := in.About
-				if about == "" {
-					about = "company"
-				}
-				m, err := d.Workspaces.Remember(ctx, p.WorkspaceID, about, in.Fact)
-				if err != nil {
-					return toolkit.Result[memoryOutput]{}, err
-				}
-				item := memoryItem(m)
-				out.Action, out.Memory = "remembered", &item
-				head = fmt.Sprintf("Remembered (%s): \"%s\" — id %s.", m.About, m.Fact, m.ID)
-			default:
-				out.Action = "listed"
-			}
-			all, err := d.Workspaces.Memories(ctx, p.WorkspaceID)
+			changed, err := d.Workspaces.ChangeMemory(ctx, p.WorkspaceID, workspace.MemoryChange(in))
 			if err != nil {
 				return toolkit.Result[memoryOutput]{}, err
 			}
-			out.Memories = toMemoryItems(all)
-			var b strings.Builder
-			if head != "" {
-				b.WriteString(head + "\n\n")
+			out := memoryOutput{Action: changed.Action, Memories: toMemoryItems(changed.Memories)}
+			if changed.Memory != nil {
+				item := memoryItem(*changed.Memory)
+				out.Memory = &item
 			}
-			if len(all) == 0 {
-				b.WriteString("Nothing is remembered in this workspace.")
-			} else {
-				fmt.Fprintf(&b, "%d remembered, newest first:\n", len(all))
-				for _, m := range out.Memories {
-					fmt.Fprintf(&b, "- (%s) %s — id %s\n", m.About, m.Fact, m.ID)
-				}
-			}
-			return toolkit.Result[memoryOutput]{Markdown: b.String(), Data: out}, nil
+			return toolkit.Result[memoryOutput]{Markdown: memoryMarkdown(out), Data: out}, nil
 		},
 	})
+}
+
+func memoryMarkdown(o memoryOutput) string {
+	var b strings.Builder
+	switch o.Action {
+	case "forgotten":
+		fmt.Fprintf(&b, "Forgot: \"%s\".\n\n", o.Memory.Fact)
+	case "remembered":
+		fmt.Fprintf(&b, "Remembered (%s): \"%s\" — id %s.\n\n", o.Memory.About, o.Memory.Fact, o.Memory.ID)
+	}
+	if len(o.Memories) == 0 {
+		b.WriteString("Nothing is remembered in this workspace.")
+		return b.String()
+	}
+	fmt.Fprintf(&b, "%d remembered, newest first:\n", len(o.Memories))
+	for _, m := range o.Memories {
+		fmt.Fprintf(&b, "- (%s) %s — id %s\n", m.About, m.Fact, m.ID)
+	}
+	return b.String()
 }
 
 // save_offer

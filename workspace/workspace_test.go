@@ -338,3 +338,68 @@ func TestSnapshotOfAMissingWorkspaceIsRefused(t *testing.T) {
 		t.Fatalf("done before the batch was sent = %v", err)
 	}
 }
+
+// One request about memories remembers, forgets or lists, and answers
+// with what is remembered afterwards.
+func TestChangeMemory(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := setup(t)
+	change := func(t *testing.T, c workspace.MemoryChange) workspace.MemoryChanged {
+		t.Helper()
+		got, err := e.svc.ChangeMemory(ctx, e.a.ID, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	type outcome struct {
+		Action   string
+		Memory   string
+		Memories []string
+	}
+	outcomeOf := func(c workspace.MemoryChanged) outcome {
+		o := outcome{Action: c.Action}
+		if c.Memory != nil {
+			o.Memory = c.Memory.About + ": " + c.Memory.Fact
+		}
+		for _, m := range c.Memories {
+			o.Memories = append(o.Memories, m.About+": "+m.Fact)
+		}
+		return o
+	}
+
+	var kept workspace.MemoryChanged
+	t.Run("remember, about the company unless said", func(t *testing.T) {
+		kept = change(t, workspace.MemoryChange{Fact: "We never email on Fridays"})
+		want := outcome{Action: "remembered", Memory: "company: We never email on Fridays", Memories: []string{"company: We never email on Fridays"}}
+		if diff := cmp.Diff(want, outcomeOf(kept)); diff != "" {
+			t.Errorf("remembered (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("forget", func(t *testing.T) {
+		got := change(t, workspace.MemoryChange{Forget: kept.Memory.ID.String()})
+		if diff := cmp.Diff(outcome{Action: "forgotten", Memory: "company: We never email on Fridays"}, outcomeOf(got)); diff != "" {
+			t.Errorf("forgotten (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("list", func(t *testing.T) {
+		if got := change(t, workspace.MemoryChange{}); got.Action != "listed" || got.Memory != nil || len(got.Memories) != 0 {
+			t.Errorf("listed: %+v", got)
+		}
+	})
+	t.Run("refusals", func(t *testing.T) {
+		for _, c := range []struct {
+			change workspace.MemoryChange
+			code   string
+		}{
+			{workspace.MemoryChange{Fact: "x", Forget: kept.Memory.ID.String()}, vibesell.EINVALID},
+			{workspace.MemoryChange{Forget: "nope"}, vibesell.EINVALID},
+			{workspace.MemoryChange{Forget: kept.Memory.ID.String()}, vibesell.ENOTFOUND},
+		} {
+			if _, err := e.svc.ChangeMemory(ctx, e.a.ID, c.change); vibesell.ErrorCode(err) != c.code {
+				t.Errorf("%+v: %v, want %s", c.change, err, c.code)
+			}
+		}
+	})
+}
