@@ -197,6 +197,17 @@ func TestAnOrderIsApprovedInTheWebAppAndDone(t *testing.T) {
 		t.Fatalf("after approving: %s %v", done.Status, done.Outcome)
 	}
 
+	t.Run("the approval's page speaks to a person", func(t *testing.T) {
+		body := b.Get(ap.AppURL).Body
+		for _, jargon := range []string{"connector", "decide_approval", "list_pending_approvals", "order_sending_setup"} {
+			if strings.Contains(body, jargon) {
+				t.Errorf("the approval's page says %q", jargon)
+			}
+		}
+		if !strings.Contains(body, "<td>Asked for a decision</td><td>the assistant</td>") {
+			t.Error("the page does not say the assistant asked")
+		}
+	})
 	t.Run("the setup is ordered", func(t *testing.T) {
 		var setup struct {
 			Domains   []struct{ Status string } `json:"domains"`
