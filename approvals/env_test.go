@@ -271,4 +271,25 @@ func (e *env) wait(t *testing.T, ws uuid.UUID, id string) approvals.Approval {
 	return a
 }
 
+// decision is what a test reads of a decision: whether it was taken, who
+// and where it is recorded as, and how the approval stands.
+type decision struct {
+	Taken      bool
+	Status     approvals.Status
+	DecidedBy  string
+	DecidedVia string
+	Reason     string
+	Outcome    string
+}
+
+func decisionOf(a approvals.Approval, taken bool) decision {
+	deref := func(s *string) string {
+		if s == nil {
+			return ""
+		}
+		return *s
+	}
+	return decision{Taken: taken, Status: a.Status, DecidedBy: deref(a.DecidedBy), DecidedVia: deref(a.DecidedVia), Reason: deref(a.Reason), Outcome: deref(a.Outcome)}
+}
+
 var conversation = approvals.Decision{By: approvals.ActorPerson, Via: approvals.ViaConversation}
