@@ -24,6 +24,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"vibesell"
+	"vibesell/approvals"
 	"vibesell/auth"
 	"vibesell/cards"
 	"vibesell/sending"
@@ -74,6 +75,11 @@ func BenchmarkToolCalls(b *testing.B) {
 		Clock:      clock,
 		Workspaces: workspaces,
 		Sending:    sending.New(pool, clock, sending.DefaultConfig(), cards.NewService(pool, clock), workspaces, nil),
+	}
+	// Approvals too: the context reads the approvals waiting.
+	var err error
+	if deps.Approvals, err = approvals.NewService(pool, clock, approvals.Config{PublicURL: "http://127.0.0.1", Logger: logger}); err != nil {
+		b.Fatal(err)
 	}
 	endpoint := startBenchServer(b, pool, deps, logger)
 	uncached := deps
