@@ -90,11 +90,11 @@ func (s *Service) Decide(ctx context.Context, ws uuid.UUID, id string, d Decisio
 				return err
 			}
 		case d.Approve && !decideHere && d.Via != ViaWeb:
+			d.By, d.ByUser = ActorAssistant, nil // the refused attempt is the assistant's, whoever it relayed
 			// Kept in the trail: an attempt to approve a paid or
 			// irreversible action outside the web app is worth seeing.
-			// The attempt is the assistant's, whoever it relayed.
 			refused = true
-			if err := record(ctx, tx, ws, id, now, "approve_refused", ptr(status), status, ActorAssistant, nil, d.Via,
+			if err := record(ctx, tx, ws, id, now, "approve_refused", ptr(status), status, d.By, d.ByUser, d.Via,
 				ptr("Only a signed-in person in the web app may approve this.")); err != nil {
 				return err
 			}

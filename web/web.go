@@ -25,6 +25,7 @@ import (
 	"vibesell"
 	"vibesell/approvals"
 	"vibesell/auth"
+	"vibesell/auth/oauth"
 	"vibesell/workspace"
 )
 
@@ -39,12 +40,16 @@ type Config struct {
 	PublicURL string
 	Accounts  *auth.Accounts
 	Approvals *approvals.Service
-	// Workspaces lists the workspace's support tickets.
+	// Workspaces lists the workspace's support tickets on the Support
+	// page. Nil: the app has no Support page.
 	Workspaces *workspace.Service
 	// Clock tells the time for "expires in 2 hours". Default: the system clock.
 	Clock vibesell.Clock
 	// Logger receives internal failures under a ref. Default: slog.Default().
 	Logger *slog.Logger
+	// OAuth, when set, adds the consent page of connecting an app and the
+	// list of connected apps.
+	OAuth *oauth.Server
 	// ClientIP returns the address a request comes from, for the sign-in
 	// limits. Default: the connection's remote address. Behind a trusted
 	// reverse proxy, pass a function that reads its forwarding header.
@@ -71,8 +76,8 @@ func New(cfg Config) (http.Handler, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("web: PublicURL %q is not an absolute http(s) URL", cfg.PublicURL)
 	}
-	if cfg.Accounts == nil || cfg.Approvals == nil || cfg.Workspaces == nil {
-		return nil, errors.New("web: Accounts, Approvals and Workspaces are required")
+	if cfg.Accounts == nil || cfg.Approvals == nil {
+		return nil, errors.New("web: Accounts and Approvals are required")
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = vibesell.SystemClock{}
@@ -102,12 +107,16 @@ func New(cfg Config) (http.Handler, error) {
 	if s.pages, err = parsePages(); err != nil {
 		return nil, err
 	}
+	if err := s.parseOAuthPages(); err != nil {
+		return nil, err
+	}
 	return s.routes(), nil
 }
 
 // routes lists every page and action of the web app.
 func (s *server) routes() http.Handler {
 	mux := http.NewServeMux()
+	s.oauthRoutes(mux)
 	mux.HandleFunc("GET /app/{$}", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/app/approvals", http.StatusSeeOther)
 	})
@@ -118,7 +127,9 @@ func (s *server) routes() http.Handler {
 	mux.HandleFunc("GET /app/approvals/{id}", s.signedIn(s.approvalPage))
 	mux.HandleFunc("POST /app/approvals/{id}/approve", s.post(s.signedIn(s.decide(true))))
 	mux.HandleFunc("POST /app/approvals/{id}/reject", s.post(s.signedIn(s.decide(false))))
-	mux.HandleFunc("GET /app/support", s.signedIn(s.supportPage))
+	if s.Workspaces != nil {
+		mux.HandleFunc("GET /app/support", s.signedIn(s.supportPage))
+	}
 	mux.HandleFunc("/app/", func(w http.ResponseWriter, r *http.Request) {
 		s.renderError(w, r, nil, http.StatusNotFound, "Page not found", "There is nothing at this address.")
 	})
@@ -246,7 +257,8 @@ type pageData struct {
 	CSRF    string
 	Message string // an error or notice shown at the top
 	Notice  string
-	Refresh int // seconds; 0 for none
+	Refresh int  // seconds; 0 for none
+	Support bool // the app has a Support page
 	Body    any
 }
 
@@ -255,6 +267,7 @@ func (s *server) render(w http.ResponseWriter, r *http.Request, status int, page
 	if !ok {
 		panic("web: no page " + page)
 	}
+	d.Support = s.Workspaces != nil
 	var b strings.Builder
 	if err := t.ExecuteTemplate(&b, "layout", d); err != nil {
 		ref := vibesell.NewRef()

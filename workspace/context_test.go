@@ -31,7 +31,7 @@ var contextTables = []string{
 // not show. A new table with a workspace_id must be put in one list or the
 // other (TestEveryWorkspaceTableIsClassified).
 var notContextTables = []string{
-	"api_tokens", "installation", "mcp_sessions", "choice_cards", "approval_events", "users", "web_sessions",
+	"api_tokens", "installation", "mcp_sessions", "choice_cards", "approval_events", "users", "web_sessions", "oauth_grants",
 	"workspace_context_stamps", // the stamps themselves
 }
 

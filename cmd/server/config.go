@@ -29,6 +29,10 @@ type config struct {
 	AllowedOrigins  []string
 	ClientIPHeader  string
 	Sending         sending.Config
+
+	// PublicURLSet says PUBLIC_URL was given rather than made up from
+	// LISTEN_ADDR.
+	PublicURLSet bool
 }
 
 // configError names the variable and what it expects, in one line.
@@ -63,6 +67,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 	}
 
 	public := getenv("PUBLIC_URL")
+	cfg.PublicURLSet = public != ""
 	if public == "" {
 		if host == "" || host == "0.0.0.0" || host == "::" {
 			host = "localhost"

@@ -17,9 +17,9 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
-	"vibesell"
 	"vibesell/approvals"
 	"vibesell/auth"
+	"vibesell/auth/oauth"
 	"vibesell/store"
 	"vibesell/toolkit"
 	"vibesell/tools"
@@ -37,6 +37,9 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 		return err
 	}
 	defer closeDB()
+	if err := store.RecordPublicURL(ctx, db, cfg.PublicURL.String()); err != nil {
+		return err
+	}
 
 	if err := greetFirstStart(ctx, cfg, db, stdout); err != nil {
 		return err
@@ -45,6 +48,13 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 	svc, err := newServices(cfg, db, logger)
 	if err != nil {
 		return err
+	}
+	if err := svc.oauth.Keys().Ensure(ctx); err != nil {
+		return fmt.Errorf("oauth signing keys: %w", err)
+	}
+	if h := cfg.PublicURL.Hostname(); cfg.PublicURL.Scheme != "https" && h != "localhost" && !net.ParseIP(h).IsLoopback() {
+		logger.Warn("PUBLIC_URL is not https, so the Claude app and other OAuth clients will refuse to connect; serve VibeSell over https and set PUBLIC_URL to that address",
+			"PUBLIC_URL", cfg.PublicURL.String())
 	}
 	handler, err := routes(cfg, db, svc, logger)
 	if err != nil {
@@ -100,19 +110,29 @@ func routes(cfg config, db *pgxpool.Pool, svc *services, logger *slog.Logger) (h
 		Clock:      svc.clock,
 		Logger:     logger.With("component", "web"),
 		ClientIP:   cfg.clientIP(),
+		OAuth:      svc.oauth,
 	})
 	if err != nil {
 		return nil, err
 	}
 	mux := http.NewServeMux()
 	mux.Handle(web.Prefix, webApp)
-	mux.Handle("/mcp", toolkit.NewHTTPHandler(newMCPServer(svc, logger), toolkit.HTTPOptions{
+	mux.HandleFunc("GET /{$}", toTheWebApp)
+	mcpServer := newMCPServer(svc, logger)
+	mux.Handle("/mcp", toolkit.NewHTTPHandler(mcpServer, toolkit.HTTPOptions{
 		Tokens:         svc.tokens,
 		Sessions:       svc.sessions,
 		PublicURL:      cfg.PublicURL,
 		AllowedOrigins: cfg.AllowedOrigins,
 		Logger:         logger.With("component", "mcp"),
+		Authenticate: func(next http.Handler) http.Handler {
+			return svc.oauth.RequireBearer(svc.tokens, toolkit.ReadOnlyTools(mcpServer), logger.With("component", "mcp"), next)
+		},
 	}))
+	authorizationServer := svc.oauth.Handler()
+	for _, path := range oauth.Paths {
+		mux.Handle(path, authorizationServer)
+	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		io.WriteString(w, "ok\n")
@@ -139,6 +159,7 @@ func newJobClient(db *pgxpool.Pool, svc *services, logger *slog.Logger) (*river.
 	periodic = append(periodic, auth.AddWorkers(workers, svc.sessions)...)
 	periodic = append(periodic, auth.AddAccountWorkers(workers, svc.accounts)...)
 	periodic = append(periodic, approvals.AddWorkers(workers, svc.approvals)...)
+	periodic = append(periodic, oauth.AddWorkers(workers, svc.oauth)...)
 	client, err := river.NewClient(riverpgxv5.New(db), &river.Config{
 		Queues:       map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 10}},
 		Workers:      workers,
@@ -195,7 +216,12 @@ Connect an MCP client to:
 This token is shown only once. Make another any time with:
   go run ./cmd/server token create --workspace %s
 
-`, ws.Name, ws.Slug, cfg.link("/mcp"), token, ws.Slug)
+Approvals that cost money are decided in the web app. Create your account with:
+  go run ./cmd/server user create --workspace %s --email you@example.com
+It prints your password; then sign in at:
+  %s
+
+`, ws.Name, ws.Slug, cfg.link("/mcp"), token, ws.Slug, ws.Slug, cfg.link("/app/sign-in"))
 	return nil
 }
 
@@ -215,8 +241,12 @@ var version = "dev"
 // serveStdio speaks MCP on stdin and stdout for one workspace; everything
 // else (logs, the embedded database's messages) goes to stderr.
 func serveStdio(ctx context.Context, cfg config, logger *slog.Logger, slug string, stdin io.Reader, stdout io.Writer) error {
-	return withDatabase(ctx, cfg, logger, false, func(db *pgxpool.Pool) error {
-		ws, err := workspace.NewService(db, vibesell.SystemClock{}).FindBySlug(ctx, slug)
+	return withDatabase(ctx, cfg, logger, true, func(db *pgxpool.Pool) error {
+		ws, err := findWorkspace(ctx, db, slug)
+		if err != nil {
+			return err
+		}
+		cfg, err := stdioAddress(ctx, cfg, db, logger)
 		if err != nil {
 			return err
 		}

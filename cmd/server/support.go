@@ -3,10 +3,8 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
-	"strings"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -14,14 +12,15 @@ import (
 	"vibesell/workspace"
 )
 
-const supportUsage = "usage: server support list [--workspace SLUG]"
+// errSupportUsage says how the command is called.
+var errSupportUsage = errors.New("usage: server support list [--workspace SLUG]")
 
 // supportCommand runs `server support list`: the support tickets the
 // workspaces opened (contact_support), newest first, for whoever runs this
 // server to read and answer. Tickets never leave the server.
 func supportCommand(ctx context.Context, cfg config, logger *slog.Logger, args []string, stdout, stderr io.Writer) error {
 	if len(args) < 1 || args[0] != "list" {
-		return errors.New(supportUsage)
+		return errSupportUsage
 	}
 	fs := newFlags("support list", stderr)
 	slug := fs.String("workspace", "", "only this workspace's tickets (default: every workspace's)")
@@ -29,7 +28,7 @@ func supportCommand(ctx context.Context, cfg config, logger *slog.Logger, args [
 		return err
 	}
 	if fs.NArg() > 0 {
-		return errors.New(supportUsage)
+		return errSupportUsage
 	}
 	return withDatabase(ctx, cfg, logger, false, func(db *pgxpool.Pool) error {
 		svc := workspace.NewService(db, vibesell.SystemClock{})
@@ -39,7 +38,7 @@ func supportCommand(ctx context.Context, cfg config, logger *slog.Logger, args [
 			tickets, err = svc.EveryTicket(ctx)
 		} else {
 			var ws workspace.Workspace
-			if ws, err = svc.FindBySlug(ctx, *slug); err != nil {
+			if ws, err = findWorkspace(ctx, db, *slug); err != nil {
 				return err
 			}
 			tickets, err = svc.Tickets(ctx, ws.ID)
@@ -47,28 +46,7 @@ func supportCommand(ctx context.Context, cfg config, logger *slog.Logger, args [
 		if err != nil {
 			return err
 		}
-		fmt.Fprint(stdout, ticketList(tickets))
-		return nil
+		_, err = io.WriteString(stdout, ticketList(tickets))
+		return err
 	})
-}
-
-// ticketList writes tickets for the operator: one block per ticket, the
-// message indented under its heading.
-func ticketList(tickets []workspace.Ticket) string {
-	if len(tickets) == 0 {
-		return "No support tickets.\n"
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s, newest first:\n", vibesell.Plural(len(tickets), "support ticket", "support tickets"))
-	for _, t := range tickets {
-		reply := "no reply address given"
-		if t.ReplyTo != "" {
-			reply = "answer to " + t.ReplyTo
-		}
-		fmt.Fprintf(&b, "\n%s  %s  workspace %s  %s  %s  (%s)\n", t.Reference(), t.Status, t.Workspace, t.Topic, vibesell.FormatTime(t.CreatedAt), reply)
-		for line := range strings.SplitSeq(t.Message, "\n") {
-			fmt.Fprintf(&b, "    %s\n", line)
-		}
-	}
-	return b.String()
 }

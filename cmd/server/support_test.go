@@ -17,13 +17,13 @@ import (
 // whoever runs the server reads them: every workspace's, or one's.
 func TestSupportListPrintsTheTickets(t *testing.T) {
 	t.Parallel()
-	url := storetest.NewURL(t)
-	getenv := env("DATABASE_URL", url, "LOG_LEVEL", "error")
+	ctx := context.Background()
+	dbURL := storetest.NewURL(t)
+	getenv := env("DATABASE_URL", dbURL, "LOG_LEVEL", "error")
 	if _, err := runCmd(t, getenv, "migrate"); err != nil {
 		t.Fatalf("migrate: %v", err)
 	}
-	ctx := context.Background()
-	pool := connect(t, url)
+	pool := connect(t, dbURL)
 	two := workspacetest.Two(t, pool)
 	svc := workspace.NewService(pool, vibesell.SystemClock{})
 	acme, err := svc.OpenTicket(ctx, two.Acme.ID, "bug", "The card stays blank\nafter Approve", "sam@acme.test")
@@ -60,7 +60,7 @@ func TestSupportListPrintsTheTickets(t *testing.T) {
 		}
 	})
 	t.Run("unknown workspace", func(t *testing.T) {
-		if _, err := runCmd(t, getenv, "support", "list", "--workspace", "initech"); err == nil || err.Error() != `There is no workspace "initech".` {
+		if _, err := runCmd(t, getenv, "support", "list", "--workspace", "initech"); err == nil || !strings.HasPrefix(err.Error(), `There is no workspace "initech".`) {
 			t.Errorf("an unknown workspace: %v", err)
 		}
 	})
