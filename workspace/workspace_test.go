@@ -403,3 +403,33 @@ func TestChangeMemory(t *testing.T) {
 		}
 	})
 }
+
+// Offers stored with a decimal price, before prices were kept in minor
+// units, read as what they cost once migration 00066 has run.
+func TestStoredDecimalPricesAreConverted(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := setup(t)
+	up, down := storetest.Migration(t, "00066_offer_price_minor_units.sql")
+	if _, err := e.pool.Exec(ctx, down); err != nil {
+		t.Fatal(err)
+	}
+	for ws, price := range map[uuid.UUID][]any{e.a.ID: {"1450.00", "INR"}, e.b.ID: {"1450.00", "JPY"}} {
+		if _, err := e.pool.Exec(ctx, `INSERT INTO offers (workspace_id, company_name, product, audience, value, call_to_action, price_amount, price_currency, price_period)
+			VALUES ($1, 'Acme', 'p', 'a', 'v', 'c', $2::numeric, $3, 'month')`, ws, price[0], price[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := e.pool.Exec(ctx, up); err != nil {
+		t.Fatal(err)
+	}
+	for ws, want := range map[uuid.UUID]vibesell.Money{e.a.ID: vibesell.NewMoney(145000, "INR"), e.b.ID: vibesell.NewMoney(1450, "JPY")} {
+		o, err := e.svc.FindOffer(ctx, ws)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(&workspace.Price{Money: want, Period: "month"}, o.Price); diff != "" {
+			t.Errorf("price (-want +got):\n%s", diff)
+		}
+	}
+}
