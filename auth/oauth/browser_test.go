@@ -6,41 +6,16 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 
 	"vibesell/auth/oauth"
+	"vibesell/web/webtest"
 )
-
-// chromium finds a headless-capable Chromium: $CHROMIUM, then the Debian
-// package's /usr/bin/chromium, then the PATH. Without one the browser test
-// is skipped locally and fails in CI (CI set), where it must run.
-func chromium(t testing.TB) string {
-	t.Helper()
-	for _, p := range []string{os.Getenv("CHROMIUM"), "/usr/bin/chromium"} {
-		if p != "" {
-			if _, err := os.Stat(p); err == nil {
-				return p
-			}
-		}
-	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("no Chromium found (CI is set, so the browser test must run): install it with `apt-get install -y chromium` or set CHROMIUM")
-	}
-	t.Skip("no Chromium found: install it with `apt-get install -y chromium` (or set CHROMIUM) to run the browser test")
-	return ""
-}
 
 // A person connecting an app, in a real browser: the app's authorization
 // link leads to sign-in, then to the consent page naming the app (marked
@@ -48,7 +23,6 @@ func chromium(t testing.TB) string {
 // browser back to the app's own address with a code.
 func TestBrowserSignsInAndAllows(t *testing.T) {
 	t.Parallel()
-	path := chromium(t)
 	e := setup(t)
 
 	// The app's callback, on its own loopback server, as a desktop app's.
@@ -70,23 +44,7 @@ func TestBrowserSignsInAndAllows(t *testing.T) {
 	c.clientID = registerWithRedirect(t, c, "Desktop Helper", app.URL+"/callback")
 	authURL := c.authURL(func(q url.Values) { q.Set("redirect_uri", app.URL+"/callback") })
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(path),
-		chromedp.Flag("headless", true),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.NoFirstRun,
-		chromedp.UserDataDir(t.TempDir()),
-	)
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
-	defer cancel()
+	ctx := webtest.Chromium(t)
 	step := func(what string, a chromedp.Action[chromedp.Void]) {
 		t.Helper()
 		if err := chromedp.Do(ctx, a); err != nil {
