@@ -96,7 +96,7 @@ func setup(t testing.TB, opts ...options) *env {
 	accounts := auth.NewAccounts(e.pool, nil)
 	e.tokens = auth.NewTokens(e.pool)
 	if o.replicaOf == nil {
-		ws := workspace.NewService(e.pool)
+		ws := workspace.NewService(e.pool, vibesell.SystemClock{})
 		if e.acme, err = ws.Create(ctx, "Acme Sales"); err != nil {
 			t.Fatal(err)
 		}
@@ -110,7 +110,7 @@ func setup(t testing.TB, opts ...options) *env {
 			t.Fatal(err)
 		}
 	}
-	appr, err := approvals.NewService(e.pool, approvals.Config{PublicURL: e.publicURL, Logger: logger})
+	appr, err := approvals.NewService(e.pool, vibesell.SystemClock{}, approvals.Config{PublicURL: e.publicURL, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,7 +32,7 @@ func TestClaudeStyleClientConnectsWithOAuth(t *testing.T) {
 	url := storetest.NewURL(t)
 	pool := connect(t, url)
 	ctx := context.Background()
-	ws, err := workspace.NewService(pool).Create(ctx, "Connected")
+	ws, err := workspace.Create(ctx, pool, "Connected")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestOAuthAcrossTwoProcesses(t *testing.T) {
 	dbURL := storetest.NewURL(t)
 	pool := connect(t, dbURL)
 	ctx := context.Background()
-	ws, err := workspace.NewService(pool).Create(ctx, "Replicated")
+	ws, err := workspace.Create(ctx, pool, "Replicated")
 	if err != nil {
 		t.Fatal(err)
 	}
