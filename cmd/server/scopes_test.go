@@ -2,12 +2,8 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/json"
 	"log/slog"
 	"net/http"
-	neturl "net/url"
 	"strings"
 	"testing"
 
@@ -15,7 +11,6 @@ import (
 
 	"vibesell"
 	"vibesell/auth"
-	"vibesell/auth/oauth/oauthtest"
 	"vibesell/store/storetest"
 	"vibesell/toolkit/toolkittest"
 	"vibesell/tools"
@@ -27,37 +22,10 @@ import (
 // access token.
 func accessToken(t *testing.T, base, email, password, scope string) string {
 	t.Helper()
-	const callback = "https://claude.ai/api/mcp/auth_callback"
-	resp, err := http.Post(base+"/oauth/register", "application/json",
-		strings.NewReader(`{"client_name":"Claude","redirect_uris":["`+callback+`"]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var reg struct {
-		ClientID string `json:"client_id"`
-	}
-	json.NewDecoder(resp.Body).Decode(&reg)
-	resp.Body.Close()
-	verifier := strings.Repeat("v", 43)
-	sum := sha256.Sum256([]byte(verifier))
-	q := neturl.Values{"response_type": {"code"}, "client_id": {reg.ClientID}, "redirect_uri": {callback}, "scope": {scope},
-		"code_challenge": {base64.RawURLEncoding.EncodeToString(sum[:])}, "code_challenge_method": {"S256"}, "resource": {base + "/mcp"}}
-	b := oauthtest.New(t, base, base, email, password)
-	path, page := b.ToConsent("/oauth/authorize?" + q.Encode())
-	code := b.Consent(path, page, "allow").Query().Get("code")
-	resp, err = http.PostForm(base+"/oauth/token", neturl.Values{"grant_type": {"authorization_code"}, "client_id": {reg.ClientID},
-		"code": {code}, "redirect_uri": {callback}, "code_verifier": {verifier}, "resource": {base + "/mcp"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var tok struct {
-		AccessToken string `json:"access_token"`
-		Scope       string `json:"scope"`
-	}
-	json.NewDecoder(resp.Body).Decode(&tok)
-	if resp.StatusCode != http.StatusOK || tok.Scope != scope {
-		t.Fatalf("token: %d, scope %q, want %q", resp.StatusCode, tok.Scope, scope)
+	c := registerClaude(t, base, base)
+	status, tok := c.token(base, c.code(base, email, password, scope))
+	if status != http.StatusOK || tok.Scope != scope {
+		t.Fatalf("token: %d, scope %q, want %q", status, tok.Scope, scope)
 	}
 	return tok.AccessToken
 }
@@ -68,17 +36,8 @@ func accessToken(t *testing.T, base, email, password, scope string) string {
 // reaches every tool (past the resource server and the gate).
 func TestCatalogScopesAtTheHTTPEdge(t *testing.T) {
 	t.Parallel()
-	url := storetest.NewURL(t)
-	pool := connect(t, url)
-	ctx := context.Background()
-	ws, err := workspace.NewService(pool).Create(ctx, "Scoped")
-	if err != nil {
-		t.Fatal(err)
-	}
 	const email, password = "ada@scoped.test", "correct horse battery staple"
-	if _, err := auth.NewAccounts(pool, nil).CreateUser(ctx, auth.NewUser{WorkspaceID: ws.ID, Email: email, Password: password}); err != nil {
-		t.Fatal(err)
-	}
+	url, _, _ := personInWorkspace(t, "Scoped", email, password)
 	s := startServer(t, "DATABASE_URL", url, "LOG_LEVEL", "warn")
 	s.waitReady(t)
 	base := "http://" + s.addr
