@@ -205,7 +205,7 @@ var scopeAllows = []struct{ scope, allows, stopsAt string }{
 		"See your workspace: what you sell, your sending setup and its costs, your leads, campaigns and replies, and what waits for approval.",
 		"Nothing more: to change anything, it must ask you again."},
 	{vibesell.ScopeWrite,
-		"Change your workspace's own records as you: what you sell and how your emails sound, what to remember, your sending choices and volume, and messages to support. Nothing leaves VibeSell and nothing costs money.",
+		"Change your workspace's own records as you: what you sell and how your emails sound, what it should remember, your sending choices and volume; and write to VibeSell support for you. Nothing leaves VibeSell and nothing costs money.",
 		"Nothing more: to start anything outside VibeSell or ask for anything that costs money, it must ask you again."},
 	{vibesell.ScopeAct,
 		"Set things going as you: start warming up your mailboxes, ask for approval of orders that cost money, and approve or reject on your word in the conversation what costs nothing and can be undone.",
