@@ -26,7 +26,9 @@ func (b *bundle) sendTo(t *testing.T, campaign, lead uuid.UUID, name, email stri
 }
 
 // crlf turns a message written with \n into the wire form.
-func crlf(s string) []byte { return []byte(strings.ReplaceAll(strings.TrimLeft(s, "\n"), "\n", "\r\n")) }
+func crlf(s string) []byte {
+	return []byte(strings.ReplaceAll(strings.TrimLeft(s, "\n"), "\n", "\r\n"))
+}
 
 type keptReply struct {
 	From           string
