@@ -29,6 +29,7 @@ type config struct {
 	AllowedOrigins  []string
 	ClientIPHeader  string
 	Sending         sending.Config
+	Mail            mailConfig
 
 	// PublicURLSet says PUBLIC_URL was given rather than made up from
 	// LISTEN_ADDR.
@@ -120,6 +121,9 @@ func loadConfig(getenv func(string) string) (config, error) {
 		cfg.ClientIPHeader = http.CanonicalHeaderKey(v)
 	}
 	if cfg.Sending, err = sending.ConfigFromEnv(getenv); err != nil {
+		return cfg, err
+	}
+	if cfg.Mail, err = loadMailConfig(getenv); err != nil {
 		return cfg, err
 	}
 	return cfg, nil
