@@ -9,6 +9,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/hex"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
@@ -60,9 +61,11 @@ type Accepted struct {
 // kept, in memory, for the outbox to show, and goes nowhere else. Replies
 // reach a mailbox's inbox only through DeliverReply.
 type Sandbox struct {
-	clock  vibesell.Clock
-	logger *slog.Logger
-	roots  *x509.CertPool
+	clock    vibesell.Clock
+	logger   *slog.Logger
+	roots    *x509.CertPool
+	certPEM  []byte
+	onAccept func(Accepted)
 
 	smtp     *smtp.Server
 	imap     *imapserver.Server
@@ -83,6 +86,9 @@ type SandboxConfig struct {
 	IMAPAddr string
 	Clock    vibesell.Clock
 	Logger   *slog.Logger
+	// OnAccept, when set, is called with each message once it is kept and
+	// before the server answers the end of DATA.
+	OnAccept func(Accepted)
 }
 
 // StartSandbox listens and serves until Close.
@@ -107,6 +113,8 @@ func StartSandbox(cfg SandboxConfig) (*Sandbox, error) {
 		clock:     cfg.Clock,
 		logger:    cfg.Logger,
 		roots:     roots,
+		certPEM:   pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Certificate[0]}),
+		onAccept:  cfg.OnAccept,
 		memory:    imapmemserver.New(),
 		passwords: map[string]string{},
 		inboxes:   map[string]*imapmemserver.User{},
@@ -197,6 +205,10 @@ func loopbackCertificate() (tls.Certificate, *x509.CertPool, error) {
 func (s *Sandbox) Close() error {
 	return errors.Join(s.smtp.Close(), s.imap.Close())
 }
+
+// CertificatePEM is the servers' certificate, for a client in another
+// process to trust.
+func (s *Sandbox) CertificatePEM() []byte { return s.certPEM }
 
 // SMTPAddr and IMAPAddr are where the servers listen.
 func (s *Sandbox) SMTPAddr() string { return s.smtpAddr }
@@ -307,9 +319,13 @@ func (ss *sandboxSession) Data(r io.Reader) error {
 	if err != nil {
 		return err
 	}
+	msg := Accepted{From: ss.from, Recipients: ss.recipients, Raw: raw, At: ss.s.clock.Now()}
 	ss.s.mu.Lock()
-	ss.s.accepted = append(ss.s.accepted, Accepted{From: ss.from, Recipients: ss.recipients, Raw: raw, At: ss.s.clock.Now()})
+	ss.s.accepted = append(ss.s.accepted, msg)
 	ss.s.mu.Unlock()
+	if ss.s.onAccept != nil {
+		ss.s.onAccept(msg)
+	}
 	return nil
 }
 

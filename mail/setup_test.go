@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 
 	"vibesell"
 	"vibesell/mail"
+	"vibesell/store"
 	"vibesell/store/storetest"
 	"vibesell/workspace"
 )
@@ -21,6 +23,7 @@ import (
 // the sandbox mail server with one mailbox, and the engine's parts.
 type bundle struct {
 	ctx        context.Context
+	dbURL      string
 	db         *pgxpool.Pool
 	clock      *vibesell.ManualClock
 	workspace  uuid.UUID
@@ -30,22 +33,39 @@ type bundle struct {
 	keys       *mail.Keys
 	suppressor *tableSuppressor
 	sender     *mail.Sender
+	// onAccept, when set, runs as the sandbox accepts each message.
+	onAccept atomic.Pointer[func(mail.Accepted)]
 }
+
+// testSecretKey is the MAIL_SECRET_KEY of the tests.
+var testSecretKey = bytes.Repeat([]byte("k"), 32)
 
 func setup(t *testing.T) *bundle {
 	t.Helper()
 	ctx := context.Background()
-	db := storetest.New(t)
+	b := &bundle{ctx: ctx, dbURL: storetest.NewURL(t)}
+	db, err := store.Connect(ctx, b.dbURL, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close)
 	clock := vibesell.NewManualClock(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
 	ws, err := workspace.Create(ctx, db, "Acme Sales")
 	if err != nil {
 		t.Fatal(err)
 	}
-	secret, err := mail.NewSecret(bytes.Repeat([]byte("k"), 32))
+	secret, err := mail.NewSecret(testSecretKey)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sandbox, err := mail.StartSandbox(mail.SandboxConfig{SMTPAddr: "127.0.0.1:0", IMAPAddr: "127.0.0.1:0", Clock: clock})
+	sandbox, err := mail.StartSandbox(mail.SandboxConfig{
+		SMTPAddr: "127.0.0.1:0", IMAPAddr: "127.0.0.1:0", Clock: clock,
+		OnAccept: func(a mail.Accepted) {
+			if f := b.onAccept.Load(); f != nil {
+				(*f)(a)
+			}
+		},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,11 +76,10 @@ func setup(t *testing.T) *bundle {
 	}
 	suppressor := newTableSuppressor(t, db)
 	keys := mail.NewKeys(db, secret, clock)
-	return &bundle{
-		ctx: ctx, db: db, clock: clock, workspace: ws.ID, secret: secret,
-		sandbox: sandbox, mailbox: mailbox, keys: keys, suppressor: suppressor,
-		sender: mail.NewSender(db, keys, suppressor, clock),
-	}
+	b.db, b.clock, b.workspace, b.secret = db, clock, ws.ID, secret
+	b.sandbox, b.mailbox, b.keys, b.suppressor = sandbox, mailbox, keys, suppressor
+	b.sender = mail.NewSender(db, keys, suppressor, clock)
+	return b
 }
 
 // tableSuppressor is a real suppression list in a table of the test's own:
