@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -34,6 +35,15 @@ type Keys struct {
 	db     *pgxpool.Pool
 	secret Secret
 	clock  vibesell.Clock
+	// opened keeps the keys already opened, by workspace and domain: a
+	// domain's key never changes once made, and opening it (a read, a
+	// decryption, a parse) would otherwise cost every send.
+	opened sync.Map
+}
+
+type keyName struct {
+	workspaceID uuid.UUID
+	domain      string
 }
 
 // NewKeys returns the DKIM key store.
@@ -61,6 +71,9 @@ func dkimRecord(domain, public string) DKIMRecord {
 
 // Signer returns the key that signs the domain's mail.
 func (k *Keys) Signer(ctx context.Context, workspaceID uuid.UUID, domain string) (DKIMKey, error) {
+	if key, ok := k.opened.Load(keyName{workspaceID, domain}); ok {
+		return key.(DKIMKey), nil
+	}
 	sealed, _, err := k.ensure(ctx, workspaceID, domain)
 	if err != nil {
 		return DKIMKey{}, err
@@ -73,7 +86,9 @@ func (k *Keys) Signer(ctx context.Context, workspaceID uuid.UUID, domain string)
 	if err != nil {
 		return DKIMKey{}, fmt.Errorf("dkim key of %s: %w", domain, err)
 	}
-	return DKIMKey{Domain: domain, Selector: DKIMSelector, Signer: key}, nil
+	opened := DKIMKey{Domain: domain, Selector: DKIMSelector, Signer: key}
+	k.opened.Store(keyName{workspaceID, domain}, opened)
+	return opened, nil
 }
 
 // ensure reads the domain's key, making it when there is none. Two callers

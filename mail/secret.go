@@ -1,7 +1,3 @@
-// Package mail is the sending engine: it builds, signs and sends messages
-// through SMTP submission exactly once per campaign step, honours one-click
-// unsubscribes, reads the replies back over IMAP, and runs the sandbox mail
-// server a new installation sends to.
 package mail
 
 import (

@@ -40,7 +40,7 @@ type bundle struct {
 // testSecretKey is the MAIL_SECRET_KEY of the tests.
 var testSecretKey = bytes.Repeat([]byte("k"), 32)
 
-func setup(t *testing.T) *bundle {
+func setup(t testing.TB) *bundle {
 	t.Helper()
 	ctx := context.Background()
 	b := &bundle{ctx: ctx, dbURL: storetest.NewURL(t)}
@@ -86,7 +86,7 @@ func setup(t *testing.T) *bundle {
 // the audience feature's list is wired in at the merge.
 type tableSuppressor struct{ db *pgxpool.Pool }
 
-func newTableSuppressor(t *testing.T, db *pgxpool.Pool) *tableSuppressor {
+func newTableSuppressor(t testing.TB, db *pgxpool.Pool) *tableSuppressor {
 	t.Helper()
 	_, err := db.Exec(context.Background(), `CREATE TABLE test_suppressions (
 		workspace_id uuid NOT NULL, address text NOT NULL, reason text NOT NULL,
@@ -127,7 +127,7 @@ func (s *tableSuppressor) list(t *testing.T, workspaceID uuid.UUID) []string {
 
 // dnsFor answers DKIM lookups with the workspace's published records, as
 // the sending domain's DNS would.
-func (b *bundle) dnsFor(t *testing.T, domains ...string) func(string) ([]string, error) {
+func (b *bundle) dnsFor(t testing.TB, domains ...string) func(string) ([]string, error) {
 	t.Helper()
 	records := map[string]string{}
 	for _, d := range domains {
