@@ -20,7 +20,7 @@ import (
 )
 
 // batch is what the worker process is told to send: step 1 of a campaign
-// to each lead, one after the other, as a sending job works its batch.
+// to each lead, over one SMTP session, as a sending job works its batch.
 type batch struct {
 	DatabaseURL string
 	Workspace   uuid.UUID
@@ -59,8 +59,9 @@ func TestWorkerProcess(t *testing.T) {
 		SMTP:    mail.Endpoint{Addr: job.SMTPAddr, Username: job.Username, Password: job.Password, RootCAs: roots},
 	}
 	sender := mail.NewSender(db, mail.NewKeys(db, secret, nil), &tableSuppressor{db: db}, nil)
+	var outs []mail.Outgoing
 	for i, lead := range job.Leads {
-		_, err := sender.Send(ctx, mail.Outgoing{
+		outs = append(outs, mail.Outgoing{
 			Step:    mail.Step{WorkspaceID: job.Workspace, CampaignID: job.Campaign, LeadID: lead, Step: 1},
 			Mailbox: mailbox,
 			Message: mail.Message{
@@ -71,9 +72,9 @@ func TestWorkerProcess(t *testing.T) {
 				PostalAddress:  "Acme Sales, 1 Market St, San Francisco, CA 94105",
 			},
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
+	}
+	if _, err := sender.SendBatch(ctx, outs); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -132,14 +133,18 @@ func TestAWorkerKilledMidBatch(t *testing.T) {
 	}
 
 	// The retry: a fresh worker runs the same batch.
-	statuses := map[string]string{}
+	var outs []mail.Outgoing
 	for i, lead := range job.Leads {
 		out := b.outgoing(job.Campaign, lead, 1)
 		out.Message.To = mail.Address{Email: job.Emails[i]}
-		res, err := b.sender.Send(b.ctx, out)
-		if err != nil {
-			t.Fatal(err)
-		}
+		outs = append(outs, out)
+	}
+	results, err := b.sender.SendBatch(b.ctx, outs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	statuses := map[string]string{}
+	for i, res := range results {
 		statuses[job.Emails[i]] = fmt.Sprintf("%s duplicate=%v", res.Status, res.Duplicate)
 	}
 	want := map[string]string{

@@ -75,9 +75,44 @@ func NewSender(db *pgxpool.Pool, keys *Keys, suppressor Suppressor, clock vibese
 }
 
 // Send sends the step unless it was already claimed. An error is returned
-// only when the outcome could not be settled as sent; the ledger row then
-// says whether a retry may send it (failed) or must not (unknown).
+// when the outcome could not be settled as sent; the ledger row then says
+// whether a retry may send it (failed) or must not (unknown, sending).
 func (s *Sender) Send(ctx context.Context, out Outgoing) (SendResult, error) {
+	results, err := s.SendBatch(ctx, []Outgoing{out})
+	if len(results) == 0 {
+		return SendResult{}, err
+	}
+	return results[0], err
+}
+
+// SendBatch sends steps that leave from one mailbox over one SMTP session,
+// in order, each claimed just before its turn. It stops at the first step
+// that fails and returns the results of the steps it reached; running the
+// batch again sends only what was not claimed, or failed before it was
+// handed over.
+func (s *Sender) SendBatch(ctx context.Context, outs []Outgoing) ([]SendResult, error) {
+	if len(outs) == 0 {
+		return nil, nil
+	}
+	for _, out := range outs[1:] {
+		if out.Mailbox.SMTP.Addr != outs[0].Mailbox.SMTP.Addr || out.Mailbox.SMTP.Username != outs[0].Mailbox.SMTP.Username {
+			return nil, errors.New("send batch: every step of a batch leaves from the same mailbox")
+		}
+	}
+	session := &smtpSession{endpoint: outs[0].Mailbox.SMTP, timeout: s.timeout}
+	defer session.close()
+	results := make([]SendResult, 0, len(outs))
+	for _, out := range outs {
+		res, err := s.sendOne(ctx, session, out)
+		results = append(results, res)
+		if err != nil {
+			return results, err
+		}
+	}
+	return results, nil
+}
+
+func (s *Sender) sendOne(ctx context.Context, session *smtpSession, out Outgoing) (SendResult, error) {
 	suppressed, err := s.suppressor.Suppressed(ctx, out.WorkspaceID, out.Message.To.Email)
 	if err != nil {
 		return SendResult{}, fmt.Errorf("send: suppression check: %w", err)
@@ -97,7 +132,7 @@ func (s *Sender) Send(ctx context.Context, out Outgoing) (SendResult, error) {
 	if out.Message.Date.IsZero() {
 		out.Message.Date = s.clock.Now()
 	}
-	status, sendErr := s.deliver(ctx, out)
+	status, sendErr := s.deliver(ctx, session, out)
 	errText := ""
 	if sendErr != nil {
 		errText = sendErr.Error()
@@ -148,7 +183,7 @@ func (s *Sender) claim(ctx context.Context, out Outgoing) (messageID string, cla
 
 // deliver composes, signs and submits the message, and says which ledger
 // status the attempt ends in.
-func (s *Sender) deliver(ctx context.Context, out Outgoing) (string, error) {
+func (s *Sender) deliver(ctx context.Context, session *smtpSession, out Outgoing) (string, error) {
 	domain := out.Mailbox.Address.Email[strings.LastIndexByte(out.Mailbox.Address.Email, '@')+1:]
 	key, err := s.keys.Signer(ctx, out.WorkspaceID, domain)
 	if err != nil {
@@ -159,21 +194,50 @@ func (s *Sender) deliver(ctx context.Context, out Outgoing) (string, error) {
 	if err != nil {
 		return StatusFailed, err
 	}
-	client, err := submissionClient(out.Mailbox.SMTP, s.timeout)
-	if err != nil {
-		return StatusFailed, err
-	}
-	err = client.DialAndSendWithContext(ctx, msg)
+	err = session.send(ctx, msg)
 	switch {
 	case msg.IsDelivered():
 		// go-mail marks the message delivered once the server has
-		// answered the end of DATA with 250; a later error (RSET, QUIT)
-		// does not undo that.
+		// answered the end of DATA with 250; a later error (RSET) does
+		// not undo that.
 		return StatusSent, nil
 	case dataHandedOver(err):
 		return StatusUnknown, err
 	default:
 		return StatusFailed, err
+	}
+}
+
+// smtpSession is one submission connection, opened at the first message
+// and opened again after a message that failed.
+type smtpSession struct {
+	endpoint Endpoint
+	timeout  time.Duration
+	client   *gomail.Client
+}
+
+func (ss *smtpSession) send(ctx context.Context, msg *gomail.Msg) error {
+	if ss.client == nil {
+		client, err := submissionClient(ss.endpoint, ss.timeout)
+		if err != nil {
+			return err
+		}
+		if err := client.DialWithContext(ctx); err != nil {
+			return fmt.Errorf("smtp connect to %s: %w", ss.endpoint.Addr, err)
+		}
+		ss.client = client
+	}
+	err := ss.client.Send(msg)
+	if err != nil {
+		ss.close()
+	}
+	return err
+}
+
+func (ss *smtpSession) close() {
+	if ss.client != nil {
+		ss.client.Close()
+		ss.client = nil
 	}
 }
 
