@@ -56,29 +56,11 @@ func NewPoller(db *pgxpool.Pool, suppressor Suppressor, clock vibesell.Clock, lo
 // returns how many new messages it kept. Reading a message twice (a poll
 // that failed before its mark was saved) keeps it once.
 func (p *Poller) Poll(ctx context.Context, workspaceID uuid.UUID, mb Mailbox) (int, error) {
-	host, _, err := net.SplitHostPort(mb.IMAP.Addr)
+	c, release, err := dialIMAP(ctx, mb, nil)
 	if err != nil {
-		return 0, fmt.Errorf("imap endpoint %q: %w", mb.IMAP.Addr, err)
+		return 0, err
 	}
-	opts := &imapclient.Options{
-		TLSConfig: &tls.Config{RootCAs: mb.IMAP.RootCAs, ServerName: host, MinVersion: tls.VersionTLS12},
-		Dialer:    &net.Dialer{Timeout: 30 * time.Second},
-	}
-	var c *imapclient.Client
-	if strings.HasSuffix(mb.IMAP.Addr, ":993") {
-		c, err = imapclient.DialTLS(mb.IMAP.Addr, opts)
-	} else {
-		c, err = imapclient.DialStartTLS(mb.IMAP.Addr, opts)
-	}
-	if err != nil {
-		return 0, fmt.Errorf("imap connect to %s: %w", mb.IMAP.Addr, err)
-	}
-	defer c.Close()
-	stop := context.AfterFunc(ctx, func() { c.Close() })
-	defer stop()
-	if err := c.Login(mb.IMAP.Username, mb.IMAP.Password).Wait(); err != nil {
-		return 0, fmt.Errorf("imap login as %s: %w", mb.IMAP.Username, err)
-	}
+	defer release()
 	selected, err := c.Select("INBOX", &imap.SelectOptions{ReadOnly: true}).Wait()
 	if err != nil {
 		return 0, fmt.Errorf("imap select inbox of %s: %w", mb.IMAP.Username, err)
@@ -123,6 +105,105 @@ func (p *Poller) Poll(ctx context.Context, workspaceID uuid.UUID, mb Mailbox) (i
 		}
 	}
 	return kept, nil
+}
+
+// dialIMAP connects to the mailbox's IMAP server (STARTTLS, or implicit
+// TLS on port 993) and logs in. The connection closes when ctx ends or
+// release is called.
+func dialIMAP(ctx context.Context, mb Mailbox, handler *imapclient.UnilateralDataHandler) (c *imapclient.Client, release func(), err error) {
+	host, _, err := net.SplitHostPort(mb.IMAP.Addr)
+	if err != nil {
+		return nil, nil, fmt.Errorf("imap endpoint %q: %w", mb.IMAP.Addr, err)
+	}
+	opts := &imapclient.Options{
+		TLSConfig:             &tls.Config{RootCAs: mb.IMAP.RootCAs, ServerName: host, MinVersion: tls.VersionTLS12},
+		Dialer:                &net.Dialer{Timeout: 30 * time.Second},
+		UnilateralDataHandler: handler,
+	}
+	if strings.HasSuffix(mb.IMAP.Addr, ":993") {
+		c, err = imapclient.DialTLS(mb.IMAP.Addr, opts)
+	} else {
+		c, err = imapclient.DialStartTLS(mb.IMAP.Addr, opts)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("imap connect to %s: %w", mb.IMAP.Addr, err)
+	}
+	stop := context.AfterFunc(ctx, func() { c.Close() })
+	release = func() {
+		stop()
+		c.Close()
+	}
+	if err := c.Login(mb.IMAP.Username, mb.IMAP.Password).Wait(); err != nil {
+		release()
+		return nil, nil, fmt.Errorf("imap login as %s: %w", mb.IMAP.Username, err)
+	}
+	return c, release, nil
+}
+
+// Watch reads the mailbox until ctx ends: once at the start, again each
+// time the server announces new mail in the inbox over IDLE (when it offers
+// IDLE), and every interval in any case, which is the only trigger with a
+// server without IDLE or once the IDLE connection is lost. after, when
+// set, hears the outcome of every poll.
+func (p *Poller) Watch(ctx context.Context, workspaceID uuid.UUID, mb Mailbox, interval time.Duration, after func(kept int, err error)) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	wake := make(chan struct{}, 1)
+	announce := func(data *imapclient.UnilateralDataMailbox) {
+		if data.NumMessages != nil {
+			select {
+			case wake <- struct{}{}:
+			default:
+			}
+		}
+	}
+	// IDLE starts before the first poll, so nothing arriving in between is
+	// missed.
+	if release, err := p.idle(ctx, mb, announce); err != nil {
+		p.logger.Warn("mailbox read every interval only: IDLE is not available", "mailbox", mb.Address.Email, "interval", interval, "err", err)
+	} else {
+		defer release()
+	}
+	ticker := time.NewTicker(interval)
+	defer ticker.Stop()
+	for {
+		n, err := p.Poll(ctx, workspaceID, mb)
+		if err != nil && ctx.Err() == nil {
+			p.logger.Warn("reading replies failed; trying again at the next wake-up", "mailbox", mb.Address.Email, "err", err)
+		}
+		if after != nil && ctx.Err() == nil {
+			after(n, err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-wake:
+		case <-ticker.C:
+		}
+	}
+}
+
+// idle opens a connection that only waits in IDLE on the inbox and calls
+// announce when the server reports a new message count.
+func (p *Poller) idle(ctx context.Context, mb Mailbox, announce func(*imapclient.UnilateralDataMailbox)) (release func(), err error) {
+	c, release, err := dialIMAP(ctx, mb, &imapclient.UnilateralDataHandler{Mailbox: announce})
+	if err != nil {
+		return nil, err
+	}
+	caps := c.Caps()
+	if !caps.Has(imap.CapIdle) && !caps.Has(imap.CapIMAP4rev2) {
+		release()
+		return nil, errors.New("the server does not offer IDLE")
+	}
+	if _, err := c.Select("INBOX", &imap.SelectOptions{ReadOnly: true}).Wait(); err != nil {
+		release()
+		return nil, fmt.Errorf("imap select inbox: %w", err)
+	}
+	if _, err := c.Idle(); err != nil {
+		release()
+		return nil, fmt.Errorf("imap idle: %w", err)
+	}
+	return release, nil
 }
 
 // keep reads, matches, classifies and stores one message, and suppresses

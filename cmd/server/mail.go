@@ -115,17 +115,8 @@ func keptMailSecret(dataDir string, logger *slog.Logger) (mail.Secret, error) {
 	path := filepath.Join(dataDir, "mail-secret-key")
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		if err := os.MkdirAll(dataDir, 0o700); err != nil {
-			return mail.Secret{}, fmt.Errorf("make DATA_DIR=%s: %w", dataDir, err)
-		}
-		key := mail.NewRandomSecret()
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if err == nil {
-			_, err = f.WriteString(key + "\n")
-			err = errors.Join(err, f.Close())
-		}
-		if err != nil && !errors.Is(err, fs.ErrExist) {
-			return mail.Secret{}, fmt.Errorf("keep the mail secret key in %s: %w", path, err)
+		if err := writeNewMailSecret(dataDir, path); err != nil {
+			return mail.Secret{}, err
 		}
 		logger.Info("made the key that seals DKIM keys and signs unsubscribe links; set MAIL_SECRET_KEY to keep it elsewhere", "file", path)
 		b, err = os.ReadFile(path)
@@ -138,4 +129,26 @@ func keptMailSecret(dataDir string, logger *slog.Logger) (mail.Secret, error) {
 		return mail.Secret{}, fmt.Errorf("the mail secret key in %s: %w", path, err)
 	}
 	return secret, nil
+}
+
+// writeNewMailSecret writes a fresh key unless another process starting at
+// the same time wrote one first; the key appears whole or not at all.
+func writeNewMailSecret(dataDir, path string) error {
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return fmt.Errorf("make DATA_DIR=%s: %w", dataDir, err)
+	}
+	f, err := os.CreateTemp(dataDir, ".mail-secret-key-*")
+	if err != nil {
+		return fmt.Errorf("keep the mail secret key in %s: %w", path, err)
+	}
+	defer os.Remove(f.Name())
+	_, err = f.WriteString(mail.NewRandomSecret() + "\n")
+	if err := errors.Join(err, f.Close()); err != nil {
+		return fmt.Errorf("keep the mail secret key in %s: %w", path, err)
+	}
+	// CreateTemp made it 0600; a link never replaces a key already there.
+	if err := os.Link(f.Name(), path); err != nil && !errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("keep the mail secret key in %s: %w", path, err)
+	}
+	return nil
 }

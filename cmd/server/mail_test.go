@@ -1,11 +1,15 @@
 package main
 
 import (
+	"log/slog"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/emersion/go-smtp"
+	"github.com/google/uuid"
 
 	"vibesell/store/storetest"
 )
@@ -71,5 +75,29 @@ func TestServeRunsTheSandboxMailServer(t *testing.T) {
 	if c, err := net.Dial("tcp", smtpAddr); err == nil {
 		c.Close()
 		t.Error("the sandbox SMTP server still listens after shutdown")
+	}
+}
+
+func TestKeptMailSecretIsMadeOnceAndReadBack(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	logger := slog.New(slog.DiscardHandler)
+	first, err := keptMailSecret(dir, logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := keptMailSecret(dir, logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := uuid.New()
+	if first.UnsubscribeToken(ws, "a@b.example") != again.UnsubscribeToken(ws, "a@b.example") {
+		t.Error("the second start read another key")
+	}
+	info, err := os.Stat(filepath.Join(dir, "mail-secret-key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if perm := info.Mode().Perm(); perm != 0o600 {
+		t.Errorf("the key file is readable by others: %v", perm)
 	}
 }
