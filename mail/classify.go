@@ -149,22 +149,25 @@ func returnDate(text string, sent time.Time) (time.Time, bool) {
 			best = &found{at, year, month, day}
 		}
 	}
-	if m := dayMonth.FindStringSubmatchIndex(after); m != nil {
-		day, _ := strconv.Atoi(after[m[2]:m[3]])
-		year := 0
-		if m[6] >= 0 {
-			year, _ = strconv.Atoi(after[m[6]:m[7]])
+	// A date written with the month's name: the day and the month are
+	// groups dayAt and monthAt, the year (optional) group 3.
+	named := func(re *regexp.Regexp, dayAt, monthAt int) {
+		m := re.FindStringSubmatchIndex(after)
+		if m == nil {
+			return
 		}
-		consider(m[0], year, monthNumber(after[m[4]:m[5]]), day)
-	}
-	if m := monthDay.FindStringSubmatchIndex(after); m != nil {
-		day, _ := strconv.Atoi(after[m[4]:m[5]])
-		year := 0
-		if m[6] >= 0 {
-			year, _ = strconv.Atoi(after[m[6]:m[7]])
+		group := func(i int) string {
+			if m[2*i] < 0 {
+				return ""
+			}
+			return after[m[2*i]:m[2*i+1]]
 		}
-		consider(m[0], year, monthNumber(after[m[2]:m[3]]), day)
+		day, _ := strconv.Atoi(group(dayAt))
+		year, _ := strconv.Atoi(group(3))
+		consider(m[0], year, monthNumber(group(monthAt)), day)
 	}
+	named(dayMonth, 1, 2)
+	named(monthDay, 2, 1)
 	if m := isoDate.FindStringSubmatchIndex(after); m != nil {
 		year, _ := strconv.Atoi(after[m[2]:m[3]])
 		month, _ := strconv.Atoi(after[m[4]:m[5]])

@@ -58,7 +58,8 @@ type Accepted struct {
 // Sandbox is the mail server a new installation sends to: SMTP submission
 // (STARTTLS, then AUTH PLAIN) and IMAP (STARTTLS), both on loopback, with a
 // certificate made at start. It never relays: every message it accepts is
-// kept, in memory, for the outbox to show, and goes nowhere else. Replies
+// kept, in memory (the latest 10,000), for the outbox to show, and goes
+// nowhere else. Replies
 // reach a mailbox's inbox only through DeliverReply.
 type Sandbox struct {
 	clock    vibesell.Clock
@@ -237,7 +238,8 @@ func (s *Sandbox) AddMailbox(addr Address) (Mailbox, error) {
 	}, nil
 }
 
-// Accepted returns every message accepted so far, oldest first.
+// Accepted returns the messages accepted so far (the latest 10,000), oldest
+// first.
 func (s *Sandbox) Accepted() []Accepted {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -264,6 +266,11 @@ func (s *Sandbox) DeliverReply(mailbox string, raw []byte) error {
 type literal struct{ *bytes.Reader }
 
 func (l literal) Size() int64 { return int64(l.Len()) }
+
+// sandboxKeeps is how many accepted messages the sandbox keeps, newest
+// first: enough for anyone trying the product, bounded for a server left
+// running for months.
+const sandboxKeeps = 10000
 
 type sandboxBackend struct{ s *Sandbox }
 
@@ -322,6 +329,9 @@ func (ss *sandboxSession) Data(r io.Reader) error {
 	msg := Accepted{From: ss.from, Recipients: ss.recipients, Raw: raw, At: ss.s.clock.Now()}
 	ss.s.mu.Lock()
 	ss.s.accepted = append(ss.s.accepted, msg)
+	if over := len(ss.s.accepted) - sandboxKeeps; over > 0 {
+		ss.s.accepted = append(ss.s.accepted[:0:0], ss.s.accepted[over:]...)
+	}
 	ss.s.mu.Unlock()
 	if ss.s.onAccept != nil {
 		ss.s.onAccept(msg)
