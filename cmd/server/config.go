@@ -18,6 +18,7 @@ import (
 
 // config is read once from the environment; see the README's table.
 type config struct {
+	Mail            mailConfig // the sending engine's; see mail.go
 	DatabaseURL     string
 	ListenAddr      string
 	PublicURL       *url.URL
@@ -29,7 +30,6 @@ type config struct {
 	AllowedOrigins  []string
 	ClientIPHeader  string
 	Sending         sending.Config
-	Mail            mailConfig
 
 	// PublicURLSet says PUBLIC_URL was given rather than made up from
 	// LISTEN_ADDR.

@@ -50,11 +50,6 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 	if err != nil {
 		return err
 	}
-	mailParts, err := startMail(cfg, logger)
-	if err != nil {
-		return err
-	}
-	defer mailParts.Close()
 	if err := svc.oauth.Keys().Ensure(ctx); err != nil {
 		return fmt.Errorf("oauth signing keys: %w", err)
 	}
@@ -66,6 +61,11 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 	if err != nil {
 		return err
 	}
+	mailParts, err := startMail(cfg, logger)
+	if err != nil {
+		return err
+	}
+	defer mailParts.Close()
 	jobs, err := newJobClient(db, svc, logger)
 	if err != nil {
 		return err
