@@ -74,6 +74,11 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 	if err != nil {
 		return err
 	}
+	mailParts, err := startMail(cfg, logger)
+	if err != nil {
+		return err
+	}
+	defer mailParts.Close()
 	jobs, err := newJobClient(db, svc, logger)
 	if err != nil {
 		return err
