@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/fergusstrange/embedded-postgres v1.34.0
+	github.com/google/go-cmp v0.7.0
 	github.com/google/jsonschema-go v0.4.3
 	github.com/google/uuid v1.6.0
 	github.com/hashicorp/golang-lru/v2 v2.0.7
@@ -16,6 +17,8 @@ require (
 	github.com/shopspring/decimal v1.6.0
 	golang.org/x/crypto v0.59.0
 )
+
+require github.com/agnivade/levenshtein v1.2.2
 
 require (
 	github.com/chromedp/cdproto v0.159.0 // indirect
@@ -42,5 +45,5 @@ require (
 	golang.org/x/net v0.62.0 // indirect
 	golang.org/x/sync v0.25.0 // indirect
 	golang.org/x/sys v0.50.0 // indirect
-	golang.org/x/text v0.44.0 // indirect
+	golang.org/x/text v0.44.0
 )
