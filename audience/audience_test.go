@@ -75,7 +75,7 @@ var vpSoftwareEurope = audience.Filters{Seniorities: []string{"vp"}, Industries:
 func (b *bundle) confirm(t *testing.T, f audience.Filters) audience.Target {
 	t.Helper()
 	ctx := t.Context()
-	saved, err := b.svc.SaveFilters(ctx, b.ws.Acme.ID, f)
+	saved, err := b.svc.SaveFilters(ctx, b.ws.Acme.ID, f, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +188,7 @@ func TestFilters(t *testing.T) {
 	acme := b.ws.Acme.ID
 
 	t.Run("unknown values are refused with the closest known ones", func(t *testing.T) {
-		_, err := b.svc.SaveFilters(ctx, acme, audience.Filters{Industries: []string{"Saas", "Sofware"}, Countries: []string{"Germny"}, Seniorities: []string{"Wizard"}})
+		_, err := b.svc.SaveFilters(ctx, acme, audience.Filters{Industries: []string{"Saas", "Sofware"}, Countries: []string{"Germny"}, Seniorities: []string{"Wizard"}}, nil)
 		want := "'Saas' is not an industry we know; did you mean 'Software'?; 'Sofware' is not an industry we know; did you mean 'Software'?; " +
 			"'Wizard' is not a seniority we know (we know Owner, Founder, C-level, Partner, VP, Head, Director, Manager, Senior, Entry, Intern); " +
 			"'Germny' is not a country we know; did you mean 'Germany'?"
@@ -204,14 +204,14 @@ func TestFilters(t *testing.T) {
 	})
 
 	t.Run("nothing to narrow by is refused", func(t *testing.T) {
-		_, err := b.svc.SaveFilters(ctx, acme, audience.Filters{NotContactedDays: 30})
+		_, err := b.svc.SaveFilters(ctx, acme, audience.Filters{NotContactedDays: 30}, nil)
 		if vibesell.ErrorCode(err) != vibesell.EINVALID || !strings.Contains(vibesell.ErrorMessage(err), "whole directory") {
 			t.Errorf("err = %v", err)
 		}
 	})
 
 	t.Run("values are stored in the vocabulary's words", func(t *testing.T) {
-		saved, err := b.svc.SaveFilters(ctx, acme, audience.Filters{Seniorities: []string{"vp", "VP"}, Countries: []string{"germany", "fr"}, ExcludeCompanyDomains: []string{"https://www.Acme.com/"}})
+		saved, err := b.svc.SaveFilters(ctx, acme, audience.Filters{Seniorities: []string{"vp", "VP"}, Countries: []string{"germany", "fr"}, ExcludeCompanyDomains: []string{"https://www.Acme.com/"}}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -227,11 +227,11 @@ func TestFilters(t *testing.T) {
 		if !tg.Confirmed() {
 			t.Fatal("not confirmed")
 		}
-		same, err := b.svc.SaveFilters(ctx, acme, vpSoftwareEurope)
+		same, err := b.svc.SaveFilters(ctx, acme, vpSoftwareEurope, nil)
 		if err != nil || same.Changed || !same.Target.Confirmed() {
 			t.Errorf("saving the same filters again: %+v, %v", same, err)
 		}
-		changed, err := b.svc.SaveFilters(ctx, acme, audience.Filters{Seniorities: []string{"Director"}})
+		changed, err := b.svc.SaveFilters(ctx, acme, audience.Filters{Seniorities: []string{"Director"}}, nil)
 		if err != nil || !changed.ConfirmationWithdrawn || changed.Target.Confirmed() {
 			t.Fatalf("changing confirmed filters: %+v, %v", changed, err)
 		}
@@ -298,7 +298,7 @@ func TestPoolAndPreview(t *testing.T) {
 		if _, err := b.svc.EstimatePool(ctx, globex); vibesell.ErrorCode(err) != vibesell.EINVALID {
 			t.Errorf("Globex has no target, yet: %v", err)
 		}
-		if _, err := b.svc.SaveFilters(ctx, globex, vpSoftwareEurope); err != nil {
+		if _, err := b.svc.SaveFilters(ctx, globex, vpSoftwareEurope, nil); err != nil {
 			t.Fatal(err)
 		}
 		tg, _ := b.svc.Target(ctx, globex)

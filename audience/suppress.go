@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"vibesell"
+	"vibesell/store"
 	"vibesell/workspace"
 )
 
@@ -31,6 +32,10 @@ type Suppressed struct {
 // removes a suppression: no import brings one back. Refusals: EINVALID
 // naming every entry that is neither an address nor a domain.
 func (s *Service) Suppress(ctx context.Context, ws uuid.UUID, entries []string, reason string) (Suppressed, error) {
+	return s.suppress(ctx, s.db, ws, entries, reason)
+}
+
+func (s *Service) suppress(ctx context.Context, db store.DBTX, ws uuid.UUID, entries []string, reason string) (Suppressed, error) {
 	switch reason {
 	case ReasonUnsubscribe, ReasonHardBounce, ReasonComplaint, ReasonManual:
 	default:
@@ -63,7 +68,7 @@ func (s *Service) Suppress(ctx context.Context, ws uuid.UUID, entries []string, 
 			vibesell.JoinAnd(bad), plural(len(bad), "is", "are"))
 	}
 	var out Suppressed
-	rows, err := s.db.Query(ctx, `
+	rows, err := db.Query(ctx, `
 		WITH wanted AS (SELECT DISTINCT kind, value FROM unnest($2::text[], $3::text[]) AS w (kind, value)),
 		added AS (
 			INSERT INTO suppressions (workspace_id, kind, value, reason, created_at)

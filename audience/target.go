@@ -187,13 +187,17 @@ type FiltersSaved struct {
 	// ConfirmationWithdrawn is true when confirmed filters were changed:
 	// pool, preview and import wait for a new confirmation.
 	ConfirmationWithdrawn bool
+	// Suppressed is what the call's suppress list added.
+	Suppressed Suppressed
 }
 
 // SaveFilters replaces the target's filters. Every value is checked
 // against the directory's vocabulary; unknown ones are refused (EINVALID)
 // with the closest known values. Changing confirmed filters withdraws the
-// confirmation.
-func (s *Service) SaveFilters(ctx context.Context, ws uuid.UUID, f Filters) (FiltersSaved, error) {
+// confirmation. suppress, when not empty, adds addresses or whole domains
+// to the workspace's suppression list in the same transaction (see
+// [Service.Suppress]).
+func (s *Service) SaveFilters(ctx context.Context, ws uuid.UUID, f Filters, suppress []string) (FiltersSaved, error) {
 	f, err := f.normalize()
 	if err != nil {
 		return FiltersSaved{}, err
@@ -207,12 +211,17 @@ func (s *Service) SaveFilters(ctx context.Context, ws uuid.UUID, f Filters) (Fil
 		if _, err := tx.Exec(ctx, `INSERT INTO audience_targets (workspace_id) VALUES ($1) ON CONFLICT DO NOTHING`, ws); err != nil {
 			return err
 		}
+		if len(suppress) > 0 {
+			if out.Suppressed, err = s.suppress(ctx, tx, ws, suppress, ReasonManual); err != nil {
+				return err
+			}
+		}
 		before, err := s.target(ctx, tx, ws, true)
 		if err != nil {
 			return err
 		}
 		if before.Filters != nil && reflect.DeepEqual(*before.Filters, f) {
-			out = FiltersSaved{Target: before}
+			out.Target = before
 			return nil
 		}
 		out.Changed = true
@@ -223,6 +232,9 @@ func (s *Service) SaveFilters(ctx context.Context, ws uuid.UUID, f Filters) (Fil
 		return err
 	})
 	if err != nil {
+		if vibesell.ErrorCode(err) != vibesell.EINTERNAL {
+			return FiltersSaved{}, err
+		}
 		return FiltersSaved{}, fmt.Errorf("save filters: %w", err)
 	}
 	return out, nil

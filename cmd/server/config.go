@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"vibesell/audience"
 	"vibesell/sending"
 	"vibesell/web"
 )
@@ -29,6 +30,7 @@ type config struct {
 	AllowedOrigins  []string
 	ClientIPHeader  string
 	Sending         sending.Config
+	Audience        audience.Config
 }
 
 // configError names the variable and what it expects, in one line.
@@ -116,6 +118,14 @@ func loadConfig(getenv func(string) string) (config, error) {
 	}
 	if cfg.Sending, err = sending.ConfigFromEnv(getenv); err != nil {
 		return cfg, err
+	}
+	cfg.Audience = audience.Config{MonthlyLeadAllowance: 1000, Currency: cfg.Sending.Currency}
+	if v := getenv("AUDIENCE_MONTHLY_LEADS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 10_000_000 {
+			return cfg, &configError{"AUDIENCE_MONTHLY_LEADS", v, "expected the leads a workspace may import per month, a whole number from 1 to 10000000"}
+		}
+		cfg.Audience.MonthlyLeadAllowance = n
 	}
 	return cfg, nil
 }

@@ -27,6 +27,7 @@ Commands:
   workspace create NAME              create a workspace and print its slug
   token create --workspace SLUG      print a new bearer token for the workspace
   user create --workspace SLUG --email EMAIL   create a web app account (prints a password)
+  directory import FILE              load a CSV of contacts into the lead directory
 
 Configuration comes from the environment; see the README.
 `
@@ -112,6 +113,8 @@ func run(ctx context.Context, args []string, getenv func(string) string,
 		})
 	case "user":
 		return userCommand(ctx, cfg, logger, cmd, stdin, stdout, stderr)
+	case "directory":
+		return directoryCommand(ctx, cfg, logger, cmd, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

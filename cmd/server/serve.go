@@ -18,6 +18,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"vibesell/approvals"
+	"vibesell/audience"
 	"vibesell/auth"
 	"vibesell/store"
 	"vibesell/toolkit"
@@ -39,6 +40,12 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 
 	if err := greetFirstStart(ctx, cfg, db, stdout); err != nil {
 		return err
+	}
+	if loaded, err := audience.LoadSampleDirectory(ctx, db); err != nil {
+		return err
+	} else if loaded {
+		logger.Info("loaded the sample lead directory: made-up contacts on reserved domains; load a real one with `server directory import FILE`",
+			"contacts", audience.SampleSize)
 	}
 
 	svc, err := newServices(cfg, db, logger)

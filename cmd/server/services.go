@@ -8,6 +8,7 @@ import (
 
 	"vibesell"
 	"vibesell/approvals"
+	"vibesell/audience"
 	"vibesell/auth"
 	"vibesell/cards"
 	"vibesell/sending"
@@ -24,6 +25,7 @@ type services struct {
 	workspaces *workspace.Service
 	sending    *sending.Service
 	approvals  *approvals.Service
+	audience   *audience.Service
 	accounts   *auth.Accounts
 	sessions   *auth.Sessions
 	tokens     *auth.Tokens
@@ -49,9 +51,11 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 		return nil, fmt.Errorf("approvals: %w", err)
 	}
 	s.approvals.Register(sending.ToolOrder, tools.OrderSendingSetupAction(s.sending))
+	s.audience = audience.New(db, clock, cfg.Audience, s.approvals)
+	s.approvals.Register(vibesell.ToolImportLeads, audience.ImportAction(s.audience))
 	return s, nil
 }
 
 func (s *services) toolDeps() tools.Deps {
-	return tools.Deps{Clock: s.clock, Workspaces: s.workspaces, Sending: s.sending, Approvals: s.approvals}
+	return tools.Deps{Clock: s.clock, Workspaces: s.workspaces, Sending: s.sending, Approvals: s.approvals, Audience: s.audience}
 }
