@@ -108,7 +108,7 @@ func TestDirectoryImport(t *testing.T) {
 
 	t.Run("a rerun adds nothing", func(t *testing.T) {
 		rep := b.seed(t)
-		if rep.Added != 0 || rep.Updated != 9 {
+		if rep.Added != 0 || rep.Updated != 0 || rep.Unchanged != 9 {
 			t.Errorf("rerun: %+v", rep)
 		}
 		var n int

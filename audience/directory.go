@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"vibesell/store"
@@ -30,6 +31,7 @@ type DirectoryReport struct {
 	Rows           int64    // data rows read
 	Added          int64    // contacts new to the directory
 	Updated        int64    // contacts already there, updated
+	Unchanged      int64    // contacts already there, the same as in the file
 	Duplicates     int64    // rows whose address came again later in the file (the last one counts)
 	Rejected       int64    // rows without a usable address, or with the wrong number of fields
 	RejectedLines  []int64  // the first lines rejected (line 1 is the header)
@@ -97,6 +99,38 @@ func ImportDirectory(ctx context.Context, db *pgxpool.Pool, r io.Reader, name st
 		if progress != nil {
 			progress(rep.Rows)
 		}
+		var existing int64
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM directory_contacts`).Scan(&existing); err != nil {
+			return err
+		}
+		// Adding many rows into an index one at a time costs several times
+		// building it again from sorted rows: a load bigger than the
+		// directory drops the segment index and builds it after the merge,
+		// and the first load (nothing to merge with) the unique index on
+		// the address too. Until the load commits, counts wait for it.
+		var rebuild []string
+		if staged > existing {
+			var def string
+			if err := tx.QueryRow(ctx, `SELECT pg_get_indexdef('directory_contacts_segment'::regclass)`).Scan(&def); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, `DROP INDEX directory_contacts_segment`); err != nil {
+				return err
+			}
+			rebuild = append(rebuild, def)
+		}
+		conflict := onConflictUpdate
+		if existing == 0 {
+			if _, err := tx.Exec(ctx, `ALTER TABLE directory_contacts DROP CONSTRAINT directory_contacts_email_key`); err != nil {
+				return err
+			}
+			rebuild = append(rebuild, `ALTER TABLE directory_contacts ADD CONSTRAINT directory_contacts_email_key UNIQUE (email)`)
+			conflict = ""
+		}
+		if _, err := tx.Exec(ctx, `SET LOCAL work_mem = '256MB'`); err != nil {
+			return err
+		}
+		var distinct int64
 		err = tx.QueryRow(ctx, `
 			WITH latest AS (
 				SELECT DISTINCT ON (email) * FROM directory_staging ORDER BY email, line DESC),
@@ -106,21 +140,32 @@ func ImportDirectory(ctx context.Context, db *pgxpool.Pool, r io.Reader, name st
 				SELECT email, email_domain, role_address, email_status, first_name, last_name, title,
 					seniority, department, company, company_domain, industry, company_size, country, time_zone, linkedin_url, $1
 				FROM latest
-				ON CONFLICT (email) DO UPDATE SET role_address = EXCLUDED.role_address, email_status = EXCLUDED.email_status,
-					first_name = EXCLUDED.first_name, last_name = EXCLUDED.last_name, title = EXCLUDED.title,
-					seniority = EXCLUDED.seniority, department = EXCLUDED.department, company = EXCLUDED.company,
-					company_domain = EXCLUDED.company_domain, industry = EXCLUDED.industry, company_size = EXCLUDED.company_size,
-					country = EXCLUDED.country, time_zone = EXCLUDED.time_zone,
-					linkedin_url = coalesce(EXCLUDED.linkedin_url, d.linkedin_url), source = EXCLUDED.source, updated_at = now()
+				`+conflict+`
 				RETURNING (xmax = 0) AS added)
-			SELECT count(*) FILTER (WHERE added), count(*) FILTER (WHERE NOT added) FROM merged`, name).Scan(&rep.Added, &rep.Updated)
+			SELECT (SELECT count(*) FROM latest), count(*) FILTER (WHERE added), count(*) FILTER (WHERE NOT added) FROM merged`,
+			name).Scan(&distinct, &rep.Added, &rep.Updated)
 		if err != nil {
 			return fmt.Errorf("merge: %w", err)
 		}
-		rep.Duplicates = staged - rep.Added - rep.Updated
-		tag, err := tx.Exec(ctx, `DELETE FROM directory_contacts WHERE source = 'sample'`)
+		rep.Duplicates = staged - distinct
+		rep.Unchanged = distinct - rep.Added - rep.Updated
+		if _, err := tx.Exec(ctx, `SET LOCAL maintenance_work_mem = '512MB'`); err != nil {
+			return err
+		}
+		for _, ddl := range rebuild {
+			if _, err := tx.Exec(ctx, ddl); err != nil {
+				return fmt.Errorf("build an index again: %w", err)
+			}
+		}
+		sample, err := DirectoryIsSample(ctx, tx)
 		if err != nil {
 			return err
+		}
+		var tag pgconn.CommandTag
+		if sample {
+			if tag, err = tx.Exec(ctx, `DELETE FROM directory_contacts WHERE source = 'sample'`); err != nil {
+				return err
+			}
 		}
 		rep.SampleRemoved = tag.RowsAffected()
 		_, err = tx.Exec(ctx, `INSERT INTO directory_loads (source, name, rows_read, added, updated, duplicates, rejected, finished_at)
@@ -132,6 +177,22 @@ func ImportDirectory(ctx context.Context, db *pgxpool.Pool, r io.Reader, name st
 	}
 	return rep, nil
 }
+
+// onConflictUpdate merges a file's row into the contact already there. A
+// contact whose row is the same as before is left as it is: a rerun
+// rewrites nothing.
+const onConflictUpdate = `ON CONFLICT (email) DO UPDATE SET role_address = EXCLUDED.role_address, email_status = EXCLUDED.email_status,
+	first_name = EXCLUDED.first_name, last_name = EXCLUDED.last_name, title = EXCLUDED.title,
+	seniority = EXCLUDED.seniority, department = EXCLUDED.department, company = EXCLUDED.company,
+	company_domain = EXCLUDED.company_domain, industry = EXCLUDED.industry, company_size = EXCLUDED.company_size,
+	country = EXCLUDED.country, time_zone = EXCLUDED.time_zone,
+	linkedin_url = coalesce(EXCLUDED.linkedin_url, d.linkedin_url), source = EXCLUDED.source, updated_at = now()
+WHERE (d.role_address, d.email_status, d.first_name, d.last_name, d.title, d.seniority, d.department, d.company,
+       d.company_domain, d.industry, d.company_size, d.country, d.time_zone, d.linkedin_url)
+      IS DISTINCT FROM
+      (EXCLUDED.role_address, EXCLUDED.email_status, EXCLUDED.first_name, EXCLUDED.last_name, EXCLUDED.title,
+       EXCLUDED.seniority, EXCLUDED.department, EXCLUDED.company, EXCLUDED.company_domain, EXCLUDED.industry,
+       EXCLUDED.company_size, EXCLUDED.country, EXCLUDED.time_zone, coalesce(EXCLUDED.linkedin_url, d.linkedin_url))`
 
 // stagedRows feeds COPY from the CSV, one normalised row at a time, and
 // skips (and counts) the rows it cannot use.

@@ -31,7 +31,7 @@ CREATE TABLE directory_contacts (
 -- industry, seniority and country filters (and the subtractions, which need
 -- the address and its domain) is an index-only scan, not a table scan.
 CREATE INDEX directory_contacts_segment ON directory_contacts (industry, seniority, country, company_size, department)
-    INCLUDE (email, email_domain, company_domain, email_status, role_address);
+    INCLUDE (email, email_domain, email_status, role_address);
 
 -- Every load of the directory, sample or file: the directory is the sample
 -- as long as no file was ever loaded.

@@ -51,8 +51,8 @@ func directoryCommand(ctx context.Context, cfg config, logger *slog.Logger, args
 // directoryReportText says what a load did, for the operator.
 func directoryReportText(rep audience.DirectoryReport) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Read %s: %s new to the directory, %s updated.\n", vibesell.Plural(int(rep.Rows), "row", "rows"),
-		vibesell.Plural(int(rep.Added), "contact", "contacts"), vibesell.Count(int(rep.Updated)))
+	fmt.Fprintf(&b, "Read %s: %s new to the directory, %s updated, %s unchanged.\n", vibesell.Plural(int(rep.Rows), "row", "rows"),
+		vibesell.Plural(int(rep.Added), "contact", "contacts"), vibesell.Count(int(rep.Updated)), vibesell.Count(int(rep.Unchanged)))
 	if rep.Duplicates > 0 {
 		fmt.Fprintf(&b, "%s repeated an address found later in the file; the later row was kept.\n", vibesell.Plural(int(rep.Duplicates), "row", "rows"))
 	}
