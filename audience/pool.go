@@ -216,10 +216,11 @@ func MaskEmail(email string) string {
 	return email[:1] + "***" + email[at:]
 }
 
+const lastImportSQL = `SELECT ` + importColumns + ` FROM lead_imports WHERE workspace_id = $1 ORDER BY started_at DESC, approval_id DESC LIMIT 1`
+
 // lastImport returns the workspace's latest import, or nil.
 func (s *Service) lastImport(ctx context.Context, ws uuid.UUID) (*Import, error) {
-	im, err := scanImport(s.db.QueryRow(ctx, `SELECT `+importColumns+` FROM lead_imports WHERE workspace_id = $1
-		ORDER BY started_at DESC, approval_id DESC LIMIT 1`, ws))
+	im, err := scanImport(s.db.QueryRow(ctx, lastImportSQL, ws))
 	if err == pgx.ErrNoRows {
 		return nil, nil
 	}

@@ -182,3 +182,45 @@ func previewMarkdown(pv audience.Preview) string {
 		vibesell.ToolImportLeads, vibesell.ToolSaveTargetFilters)
 	return b.String()
 }
+
+// The audience's part of get_workspace_context.
+
+type audienceSummaryData struct {
+	Target     *targetData `json:"target" jsonschema:"the target: the description, the filters and whether they are confirmed; null when nothing is saved yet"`
+	Leads      int         `json:"leads" jsonschema:"leads imported into the workspace"`
+	LastImport *importData `json:"lastImport" jsonschema:"the latest import and its progress; null when there was none"`
+}
+
+func audienceSummaryMarkdown(a *audienceSummaryData) string {
+	if a == nil {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("### Who to write to\n")
+	switch t := a.Target; {
+	case t == nil:
+		fmt.Fprintf(&b, "No target yet (%s, then %s).\n", vibesell.ToolSaveTarget, vibesell.ToolSaveTargetFilters)
+	default:
+		if t.Who != nil {
+			fmt.Fprintf(&b, "- Target: %s\n", *t.Who)
+		}
+		switch {
+		case t.Filters == nil:
+			fmt.Fprintf(&b, "- Filters: none yet (%s)\n", vibesell.ToolSaveTargetFilters)
+		case t.Confirmed:
+			fmt.Fprintf(&b, "- Filters (version %d, confirmed %s): %s\n", t.FiltersVersion, formatTime(*t.ConfirmedAt), t.Filters.Description)
+		default:
+			fmt.Fprintf(&b, "- Filters (version %d, not confirmed: %s once the person agrees): %s\n", t.FiltersVersion, vibesell.ToolConfirmTarget, t.Filters.Description)
+		}
+	}
+	fmt.Fprintf(&b, "- Leads: %s\n", vibesell.Count(a.Leads))
+	if im := a.LastImport; im != nil {
+		state := fmt.Sprintf("running, %s of %s imported so far", vibesell.Count(im.Imported), vibesell.Count(im.Requested))
+		if !im.Running {
+			state = fmt.Sprintf("finished %s, %s imported", formatTime(*im.FinishedAt), vibesell.Count(im.Imported))
+		}
+		fmt.Fprintf(&b, "- Last import: %s (%s)\n", im.Approval, state)
+	}
+	b.WriteString("\n")
+	return b.String()
+}

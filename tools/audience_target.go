@@ -212,7 +212,7 @@ func suppressedText(s audience.Suppressed) string {
 // confirm_target
 
 type confirmTargetInput struct {
-	FiltersVersion int `json:"filtersVersion" jsonschema:"the version of the filters the person agreed to, as the last save_target_filters result gave it" example:"2" minimum:"1"`
+	FiltersVersion int `json:"filtersVersion" jsonschema:"the version of the filters the person agreed to, as the last save_target_filters result gave it" example:"1" minimum:"1"`
 }
 
 func confirmTarget(d Deps) toolkit.Tool {

@@ -81,6 +81,15 @@ func TestAudienceTools(t *testing.T) {
 	b := newAudienceBundle(t, audience.Config{MonthlyLeadAllowance: 2})
 	c := b.acme
 
+	t.Run("get_workspace_context before anything", func(t *testing.T) {
+		var ctx workspaceOutput
+		md := c.Result(vibesell.ToolGetWorkspaceContext, nil, &ctx)
+		if ctx.Audience == nil || ctx.Audience.Target != nil || ctx.Audience.Leads != 0 || ctx.Audience.LastImport != nil {
+			t.Errorf("audience: %+v", ctx.Audience)
+		}
+		mustContain(t, md, "### Who to write to\nNo target yet (save_target, then save_target_filters).\n- Leads: 0\n")
+	})
+
 	t.Run("save_target", func(t *testing.T) {
 		var out targetOutput
 		md := c.Result(vibesell.ToolSaveTarget, map[string]any{"who": "Sales leaders at software companies", "problem": "Building lists by hand"}, &out)
@@ -162,6 +171,14 @@ func TestAudienceTools(t *testing.T) {
 			t.Errorf("pool after the import: %+v %+v", pool, pool.LastImport)
 		}
 		mustContain(t, md, "Last import ("+ap.Approval)
+
+		var ctx workspaceOutput
+		md = c.Result(vibesell.ToolGetWorkspaceContext, nil, &ctx)
+		a := ctx.Audience
+		if a == nil || a.Target == nil || !a.Target.Confirmed || a.Leads != 2 || a.LastImport == nil || a.LastImport.Approval != ap.Approval || a.LastImport.Running {
+			t.Fatalf("audience in the context: %+v", a)
+		}
+		mustContain(t, md, "- Target: Sales leaders at software companies\n- Filters (version 1, confirmed Tue 1 Dec 2026, 09:00 UTC): VP or Head; in the Software industry; in Germany or France\n- Leads: 2\n- Last import: "+ap.Approval+" (finished")
 	})
 
 	t.Run("above the allowance only the web app may approve", func(t *testing.T) {

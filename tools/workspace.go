@@ -12,6 +12,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"vibesell"
+	"vibesell/audience"
 	"vibesell/auth"
 	"vibesell/sending"
 	"vibesell/workspace"
@@ -160,15 +161,16 @@ func offerMarkdown(o *offerData) string {
 type getWorkspaceContextInput struct{}
 
 type workspaceOutput struct {
-	Kind               string              `json:"kind" enum:"workspace"`
-	Workspace          workspaceInfo       `json:"workspace" jsonschema:"the workspace this connection acts for"`
-	Plan               *planData           `json:"plan" jsonschema:"the plan and its status; null while plans and billing are not available"`
-	Offer              *offerData          `json:"offer" jsonschema:"what the workspace sells and to whom; null when not saved yet"`
-	Playbook           *playbookData       `json:"playbook" jsonschema:"how the emails should sound; null when not saved yet"`
-	Memory             []memoryItem        `json:"memory" jsonschema:"facts and preferences to keep in mind, newest first"`
-	OpenSupportTickets int                 `json:"openSupportTickets" jsonschema:"support tickets not yet answered"`
-	SendingSetup       *sendingSummaryData `json:"sendingSetup" jsonschema:"the sending setup in short (get_sending_setup has the detail); null when it is not available"`
-	NextStep           nextStepData        `json:"nextStep" jsonschema:"the recommended next step"`
+	Kind               string               `json:"kind" enum:"workspace"`
+	Workspace          workspaceInfo        `json:"workspace" jsonschema:"the workspace this connection acts for"`
+	Plan               *planData            `json:"plan" jsonschema:"the plan and its status; null while plans and billing are not available"`
+	Offer              *offerData           `json:"offer" jsonschema:"what the workspace sells and to whom; null when not saved yet"`
+	Playbook           *playbookData        `json:"playbook" jsonschema:"how the emails should sound; null when not saved yet"`
+	Memory             []memoryItem         `json:"memory" jsonschema:"facts and preferences to keep in mind, newest first"`
+	OpenSupportTickets int                  `json:"openSupportTickets" jsonschema:"support tickets not yet answered"`
+	SendingSetup       *sendingSummaryData  `json:"sendingSetup" jsonschema:"the sending setup in short (get_sending_setup has the detail); null when it is not available"`
+	Audience           *audienceSummaryData `json:"audience" jsonschema:"who to write to: the target, its confirmation, the leads and the last import; null when it is not available"`
+	NextStep           nextStepData         `json:"nextStep" jsonschema:"the recommended next step"`
 }
 
 // defaultContextCacheSize is how many workspaces' contexts one server
@@ -181,7 +183,8 @@ const defaultContextCacheSize = 1024
 // not moved (states that follow from time are worked out on each call).
 type workspaceContextRows struct {
 	snapshot workspace.Snapshot
-	sending  *sending.Rows // nil when no sending service is wired
+	sending  *sending.Rows         // nil when no sending service is wired
+	audience *audience.ContextRows // nil when no audience service is wired
 }
 
 func getWorkspaceContext(d Deps) toolkit.Tool {
@@ -197,6 +200,10 @@ func getWorkspaceContext(d Deps) toolkit.Tool {
 		if d.Sending != nil {
 			setup = d.Sending.QueueRows(b, ws)
 		}
+		var who func() (audience.ContextRows, error)
+		if d.Audience != nil {
+			who = d.Audience.QueueRows(b, ws)
+		}
 		return func() (workspaceContextRows, error) {
 			snap, err := snapshot()
 			if err != nil {
@@ -210,6 +217,13 @@ func getWorkspaceContext(d Deps) toolkit.Tool {
 				}
 				rows.sending = &r
 			}
+			if who != nil {
+				r, err := who()
+				if err != nil {
+					return workspaceContextRows{}, err
+				}
+				rows.audience = &r
+			}
 			return rows, nil
 		}
 	})
@@ -218,7 +232,7 @@ func getWorkspaceContext(d Deps) toolkit.Tool {
 		Title: "Get workspace context",
 		Description: "Shows everything VibeSell knows about this workspace: its name, plan, the saved offer (what they sell, to whom, the price), " +
 			"the playbook (tone, angles, objections), the facts remembered about the person and company, open support tickets, " +
-			"the sending setup in short (source, domains, mailboxes, the day it can send), and the recommended next step. Call it at the start of a conversation and whenever you are unsure what is already set up. " +
+			"the sending setup in short (source, domains, mailboxes, the day it can send), who to write to (the target, whether its filters are confirmed, the number of leads and the last import), and the recommended next step. Call it at the start of a conversation and whenever you are unsure what is already set up. " +
 			"It reads only; it changes and costs nothing. To change the offer use save_offer, the playbook save_playbook, a fact remember.",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.Yes, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
 		Handler: func(ctx context.Context, p auth.Principal, _ getWorkspaceContextInput) (toolkit.Result[workspaceOutput], error) {
@@ -240,6 +254,13 @@ func getWorkspaceContext(d Deps) toolkit.Tool {
 				out.SendingSetup = toSendingSummary(d.Sending.SetupFrom(*rows.sending))
 				if offer != nil && playbook != nil {
 					out.NextStep = nextStepData(out.SendingSetup.NextStep)
+				}
+			}
+			if rows.audience != nil {
+				out.Audience = &audienceSummaryData{Leads: rows.audience.Leads, LastImport: toImportData(rows.audience.LastImport)}
+				if t := rows.audience.Target; t.Description != nil || t.Filters != nil {
+					data := toTargetData(t)
+					out.Audience.Target = &data
 				}
 			}
 			return toolkit.Result[workspaceOutput]{Markdown: workspaceMarkdown(out), Data: out}, nil
@@ -287,6 +308,7 @@ func workspaceMarkdown(o workspaceOutput) string {
 		b.WriteString("### Remembered\nNothing yet.\n\n")
 	}
 	b.WriteString(sendingSummaryMarkdown(o.SendingSetup))
+	b.WriteString(audienceSummaryMarkdown(o.Audience))
 	fmt.Fprintf(&b, "Open support tickets: %d.\n\n", o.OpenSupportTickets)
 	if o.NextStep.Tool != nil {
 		fmt.Fprintf(&b, "**Next step:** %s (tool %s)\n", o.NextStep.Why, *o.NextStep.Tool)

@@ -24,6 +24,7 @@ import (
 var contextTables = []string{
 	"workspaces", "offers", "playbooks", "memories", "support_tickets",
 	"sending_setups", "sending_sizings", "sending_domains", "sending_dns_records", "sending_mailboxes",
+	"audience_targets", "lead_imports",
 }
 
 // notContextTables hold a workspace's rows that get_workspace_context does
@@ -32,11 +33,10 @@ var contextTables = []string{
 var notContextTables = []string{
 	"api_tokens", "installation", "mcp_sessions", "choice_cards", "approvals", "approval_events", "users", "web_sessions",
 	"workspace_context_stamps", // the stamps themselves
-	// The audience's tables: get_workspace_context does not read them yet.
-	// When it shows the target and the leads, they move here to
-	// contextTables; leads and lead_imports with a statement-level trigger
-	// (an import writes a thousand rows per transaction).
-	"audience_targets", "leads", "lead_imports", "suppressions",
+	// The context counts leads from lead_imports (see audience.ContextRows):
+	// an import batch of a thousand leads moves the stamp once, through its
+	// import's row.
+	"leads", "suppressions",
 }
 
 func stampOf(t *testing.T, pool *pgxpool.Pool, ws uuid.UUID) int64 {
@@ -97,6 +97,12 @@ func TestEveryContextTableMovesTheStamp(t *testing.T) {
 		{"sending_mailboxes",
 			`INSERT INTO sending_mailboxes (workspace_id, address, domain, status, prewarmed, currency, monthly_cents, card, planned_at) VALUES ($1, 'sam@getacme.com', 'getacme.com', 'planned', false, 'USD', 300, 'card', now())`,
 			`UPDATE sending_mailboxes SET sender_name = 'Sam' WHERE workspace_id = $1`, `DELETE FROM sending_mailboxes WHERE workspace_id = $1`},
+		{"audience_targets",
+			`INSERT INTO audience_targets (workspace_id, who, problem, described_at) VALUES ($1, 'Heads of sales', 'lists by hand', now())`,
+			`UPDATE audience_targets SET filters = '{}', filters_version = 1 WHERE workspace_id = $1`, `DELETE FROM audience_targets WHERE workspace_id = $1`},
+		{"lead_imports",
+			`INSERT INTO lead_imports (workspace_id, approval_id, requested, sample, started_at) VALUES ($1, 'ap_0123456789abcdef', 10, true, now())`,
+			`UPDATE lead_imports SET imported = 10, finished_at = now() WHERE workspace_id = $1`, `DELETE FROM lead_imports WHERE workspace_id = $1`},
 	}
 	covered := []string{}
 	for _, w := range writes {
