@@ -39,16 +39,16 @@ func (s *Service) QueueRows(b *pgx.Batch, ws uuid.UUID) (done func() (ContextRow
 		return row.Scan(&r.Leads)
 	})
 	b.Queue(lastImportSQL, ws).QueryRow(func(row pgx.Row) error {
-			im, err := scanImport(row)
-			complete = err == nil || errors.Is(err, pgx.ErrNoRows)
-			if err == nil {
-				r.LastImport = &im
-			}
-			if errors.Is(err, pgx.ErrNoRows) {
-				return nil
-			}
-			return err
-		})
+		im, err := scanImport(row)
+		complete = err == nil || errors.Is(err, pgx.ErrNoRows)
+		if err == nil {
+			r.LastImport = &im
+		}
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		return err
+	})
 	return func() (ContextRows, error) {
 		if !complete {
 			return ContextRows{}, errors.New("audience: read before its batch was sent, or after the batch failed")
