@@ -116,7 +116,13 @@ func (f Filters) normalize() (Filters, error) {
 		problems = append(problems, fmt.Sprintf("notContactedDays is %d; give a number of days from 0 (no window) to 3650", out.NotContactedDays))
 	}
 	if len(problems) > 0 {
-		return Filters{}, vibesell.Errorf(vibesell.EINVALID, "%s.", capitalize(strings.Join(problems, "; ")))
+		for i, p := range problems {
+			if !strings.HasSuffix(p, "?") {
+				p += "."
+			}
+			problems[i] = capitalize(p)
+		}
+		return Filters{}, vibesell.Errorf(vibesell.EINVALID, "%s", strings.Join(problems, " "))
 	}
 	if !out.segments() {
 		return Filters{}, vibesell.Errorf(vibesell.EINVALID,
