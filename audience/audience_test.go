@@ -494,3 +494,79 @@ func TestImport(t *testing.T) {
 		}
 	})
 }
+
+func TestUploadedLeads(t *testing.T) {
+	t.Parallel()
+	b := setup(t, audience.Config{UploadURL: "https://vibesell.example.test/app/leads"})
+	ctx := t.Context()
+	acme := b.ws.Acme.ID
+	// Line 3 repeats ana, line 4 has no address, line 5 a role address,
+	// line 6 one field too many; dan is suppressed.
+	file := "E-mail,First Name,Company,Shoe size\n" +
+		"ana@alpha.test,Ana,Alpha,38\n" +
+		"ANA@alpha.test,Ana again,Alpha,38\n" +
+		",Nobody,Beta,40\n" +
+		"info@beta.test,,Beta,41\n" +
+		"bob@beta.test,Bob,Beta,42,extra\n" +
+		"cid@gamma.test,Cid,Gamma,43\n" +
+		"dan@delta.test,Dan,Delta,44\n"
+	up, err := b.svc.StoreUpload(ctx, acme, "list.csv", []byte(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{"email", "first_name", "company", ""}, up.Suggested); d != "" {
+		t.Errorf("suggested mapping (-want +got):\n%s", d)
+	}
+	if len(up.FirstRows) != audience.UploadPreviewRows {
+		t.Errorf("first rows: %v", up.FirstRows)
+	}
+	if _, _, err := b.svc.RequestImport(ctx, acme, audience.ImportRequest{Upload: up.ID}); vibesell.ErrorCode(err) != vibesell.EINVALID ||
+		!strings.Contains(vibesell.ErrorMessage(err), "https://vibesell.example.test/app/leads/uploads/"+up.ID) {
+		t.Errorf("an unchecked upload: %v", err)
+	}
+	if _, err := b.svc.CheckUpload(ctx, acme, up.ID, []string{"", "first_name", "company", ""}); vibesell.ErrorCode(err) != vibesell.EINVALID {
+		t.Errorf("a mapping without email: %v", err)
+	}
+	checked, err := b.svc.CheckUpload(ctx, acme, up.ID, up.Suggested)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantLines := []audience.InvalidLine{{Line: 4, Why: "the email is empty"}, {Line: 6, Why: "it has 5 fields, the header has 4"}}
+	if checked.RowsRead != 7 || checked.Valid != 4 || checked.Duplicates != 1 || checked.Invalid != 2 || !cmp.Equal(wantLines, checked.InvalidLines) {
+		t.Errorf("checked: %+v", checked)
+	}
+	if _, err := b.svc.Suppress(ctx, acme, []string{"dan@delta.test"}, audience.ReasonUnsubscribe); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.svc.Upload(ctx, b.ws.Globex.ID, up.ID); vibesell.ErrorCode(err) != vibesell.ENOTFOUND {
+		t.Errorf("Globex reads Acme's upload: %v", err)
+	}
+
+	a, _, err := b.svc.RequestImport(ctx, acme, audience.ImportRequest{Upload: up.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"Rows in the file: 7", "Skipped: 1 repeating an address found earlier in the file",
+		"Skipped: 2 invalid (lines 4, 6; the upload's page says why)", "Skipped: 1 suppressed (unsubscribed, bounced, complained or blocked)",
+		"Skipped: 1 with a role address (info@, sales@…)", "Imported: 2, every importable row",
+		"Monthly lead allowance: this uses 2 of 1,000 this month (0 already imported); 998 left after it"}
+	if d := cmp.Diff(want, a.Impact.Items); d != "" {
+		t.Errorf("impact (-want +got):\n%s", d)
+	}
+	if _, _, err := b.approvals.Decide(ctx, acme, a.ID, approvals.Decision{Approve: true, By: "ada", Via: approvals.ViaWeb}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.approvals.Execute(ctx, acme, a.ID, 1, approvals.MaxExecutionAttempts); err != nil {
+		t.Fatal(err)
+	}
+	var emails []string
+	rows, _ := b.pool.Query(ctx, `SELECT email FROM leads WHERE workspace_id = $1 ORDER BY email`, acme)
+	for rows.Next() {
+		var e string
+		rows.Scan(&e)
+		emails = append(emails, e)
+	}
+	if d := cmp.Diff([]string{"ana@alpha.test", "cid@gamma.test"}, emails); d != "" {
+		t.Errorf("leads (-want +got):\n%s", d)
+	}
+}

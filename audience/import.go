@@ -44,8 +44,9 @@ func scanImport(r pgx.Row) (Import, error) {
 // importArguments identify an import: the same number asked for, of the
 // same confirmed filters, is one approval while it waits.
 type importArguments struct {
-	Count          int `json:"count"`
-	FiltersVersion int `json:"filtersVersion"`
+	Count          int    `json:"count"`
+	FiltersVersion int    `json:"filtersVersion,omitempty"`
+	Upload         string `json:"upload,omitempty"`
 }
 
 // importDetails are exactly what an approval of import_leads covers.
@@ -54,11 +55,16 @@ type importDetails struct {
 	FiltersVersion int     `json:"filtersVersion"`
 	Count          int     `json:"count"` // leads to import
 	Sample         bool    `json:"sample"`
+	// Upload, when set, imports the valid rows of this upload as checked
+	// at CheckedAt, instead of the directory's contacts.
+	Upload    string     `json:"upload,omitempty"`
+	CheckedAt *time.Time `json:"checkedAt,omitempty"`
 }
 
 // ImportRequest is one call of import_leads.
 type ImportRequest struct {
-	Count       int    // the most leads to import, 1 to [MaxImport]
+	Count       int    // the most leads to import, 1 to [MaxImport]; with Upload, 0 imports every row
+	Upload      string // an upload's id: import its rows instead of the target's contacts
 	RequestedBy string // who asked, for the audit trail
 }
 
@@ -70,6 +76,13 @@ type ImportRequest struct {
 // Refusals: EINVALID when the filters are not confirmed, the count is out
 // of range, or no contact can be imported.
 func (s *Service) RequestImport(ctx context.Context, ws uuid.UUID, r ImportRequest) (approvals.Approval, bool, error) {
+	if r.Upload != "" {
+		return s.requestUploadImport(ctx, ws, r)
+	}
+	if r.Count == 0 {
+		return approvals.Approval{}, false, vibesell.Errorf(vibesell.EINVALID,
+			"Give count (how many leads of the confirmed target to import), or upload (the id of a CSV file the person uploaded at %s).", s.cfg.UploadURL)
+	}
 	if r.Count < 1 || r.Count > MaxImport {
 		return approvals.Approval{}, false, vibesell.Errorf(vibesell.EINVALID,
 			"count is %s; give how many leads to import, from 1 to %s.", vibesell.Count(r.Count), vibesell.Count(MaxImport))
@@ -94,11 +107,30 @@ func (s *Service) RequestImport(ctx context.Context, ws uuid.UUID, r ImportReque
 	n := min(r.Count, p.Available)
 	req := s.importApproval(ws, t, p, r.Count, n, used)
 	req.RequestedBy = r.RequestedBy
+	return s.openImport(ctx, req)
+}
+
+func (s *Service) openImport(ctx context.Context, req approvals.Request) (approvals.Approval, bool, error) {
 	a, created, err := s.approvals.Open(ctx, req)
 	if err != nil {
 		return approvals.Approval{}, false, err
 	}
 	return a, created, nil
+}
+
+// allowance writes what n more leads use of the monthly allowance, and
+// whether that stays within it (the conversation may then decide).
+func (s *Service) allowance(n, used int) (string, bool) {
+	allowance := s.cfg.MonthlyLeadAllowance
+	text := fmt.Sprintf("Monthly lead allowance: this uses %s of %s this month (%s already imported)",
+		vibesell.Count(n), vibesell.Count(allowance), vibesell.Count(used))
+	within := used+n <= allowance
+	if within {
+		text += fmt.Sprintf("; %s left after it", vibesell.Count(allowance-used-n))
+	} else {
+		text += fmt.Sprintf("; it goes %s over the allowance, so only a signed-in person in the web app can approve it", vibesell.Count(used+n-allowance))
+	}
+	return text, within
 }
 
 // usedThisMonth counts the leads the workspace imported this calendar
@@ -137,7 +169,6 @@ func subtractions(p Pool, f Filters, withNone bool) []string {
 
 func (s *Service) importApproval(ws uuid.UUID, t Target, p Pool, asked, n, used int) approvals.Request {
 	f := *t.Filters
-	allowance := s.cfg.MonthlyLeadAllowance
 	from := "the lead directory"
 	if p.Sample {
 		from = "the sample directory"
@@ -156,14 +187,7 @@ func (s *Service) importApproval(ws uuid.UUID, t Target, p Pool, asked, n, used 
 	} else {
 		items = append(items, fmt.Sprintf("Imported: %s, every one available", vibesell.Count(n)))
 	}
-	allowanceText := fmt.Sprintf("Monthly lead allowance: this uses %s of %s this month (%s already imported)",
-		vibesell.Count(n), vibesell.Count(allowance), vibesell.Count(used))
-	decideHere := used+n <= allowance
-	if decideHere {
-		allowanceText += fmt.Sprintf("; %s left after it", vibesell.Count(allowance-used-n))
-	} else {
-		allowanceText += fmt.Sprintf("; it goes %s over the allowance, so only a signed-in person in the web app can approve it", vibesell.Count(used+n-allowance))
-	}
+	allowanceText, decideHere := s.allowance(n, used)
 	items = append(items, allowanceText)
 	zero := vibesell.NewMoney(0, s.cfg.Currency)
 	return approvals.Request{
@@ -211,6 +235,18 @@ func (a importAction) Check(ctx context.Context, ex approvals.Execution) error {
 	if err != nil {
 		return err
 	}
+	if d.Upload != "" {
+		u, _, err := a.s.upload(ctx, a.s.db, ex.Approval.WorkspaceID, d.Upload)
+		if err != nil {
+			return err
+		}
+		if u.CheckedAt == nil || d.CheckedAt == nil || !u.CheckedAt.Equal(*d.CheckedAt) {
+			return vibesell.Errorf(vibesell.ECONFLICT,
+				"the uploaded file was checked again with another mapping after this import was approved, so nothing was imported. Call %s again with upload %s.",
+				vibesell.ToolImportLeads, d.Upload)
+		}
+		return nil
+	}
 	t, err := a.s.Target(ctx, ex.Approval.WorkspaceID)
 	if err != nil {
 		return err
@@ -231,8 +267,12 @@ func (a importAction) Execute(ctx context.Context, ex approvals.Execution) (stri
 		return "", err
 	}
 	ws, id := ex.Approval.WorkspaceID, ex.Approval.ID
-	if _, err := a.s.db.Exec(ctx, `INSERT INTO lead_imports (workspace_id, approval_id, requested, sample, started_at)
-		VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`, ws, id, d.Count, d.Sample, a.s.clock.Now()); err != nil {
+	var upload *string
+	if d.Upload != "" {
+		upload = &d.Upload
+	}
+	if _, err := a.s.db.Exec(ctx, `INSERT INTO lead_imports (workspace_id, approval_id, requested, sample, started_at, upload_id)
+		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`, ws, id, d.Count, d.Sample, a.s.clock.Now(), upload); err != nil {
 		return "", fmt.Errorf("start import %s: %w", id, err)
 	}
 	for {
@@ -299,26 +339,40 @@ func (s *Service) importBatch(ctx context.Context, ws uuid.UUID, id string, d im
 		}
 		remaining := int64(d.Count) - imported
 		args := []any{ws, after, s.cfg.ImportBatch}
-		where := d.Filters.where(&args)
-		rows, err := tx.Query(ctx, `
-			SELECT c.id, c.email, c.first_name, c.last_name, c.title, c.company, c.company_domain, c.country, c.time_zone,
-				`+suppressedSQL("$1")+`,
+		var source string
+		if d.Upload != "" {
+			// An upload's rows are read in the file's order; their cursor
+			// is the line, and they come from no directory contact.
+			args = append(args, d.Upload)
+			source = `SELECT c.line::bigint, NULL::bigint, c.email, c.first_name, c.last_name, c.title, c.company, c.company_domain, c.country, c.time_zone,
+				` + suppressedSQL("$1") + `,
+				EXISTS (SELECT 1 FROM leads l WHERE l.workspace_id = $1 AND l.email = c.email),
+				c.role_address
+			FROM lead_upload_rows c
+			WHERE c.workspace_id = $1 AND c.upload_id = $4 AND c.line > $2
+			ORDER BY c.line LIMIT $3`
+		} else {
+			source = `SELECT c.id, c.id, c.email, c.first_name, c.last_name, c.title, c.company, c.company_domain, c.country, c.time_zone,
+				` + suppressedSQL("$1") + `,
 				EXISTS (SELECT 1 FROM leads l WHERE l.workspace_id = $1 AND l.email = c.email),
 				c.email_status = 'invalid' OR c.role_address
 			FROM directory_contacts c
-			WHERE `+where+` AND c.id > $2
-			ORDER BY c.id LIMIT $3`, args...)
+			WHERE ` + d.Filters.where(&args) + ` AND c.id > $2
+			ORDER BY c.id LIMIT $3`
+		}
+		rows, err := tx.Query(ctx, source, args...)
 		if err != nil {
 			return err
 		}
 		type lead struct {
-			id                                                                   int64
+			pos                                                                  int64
+			contactID                                                            *int64
 			email, first, last, title, company, companyDomain, country, timeZone string
 			suppressed, existing, unusable                                       bool
 		}
 		batch, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (lead, error) {
 			var l lead
-			err := r.Scan(&l.id, &l.email, &l.first, &l.last, &l.title, &l.company, &l.companyDomain, &l.country, &l.timeZone,
+			err := r.Scan(&l.pos, &l.contactID, &l.email, &l.first, &l.last, &l.title, &l.company, &l.companyDomain, &l.country, &l.timeZone,
 				&l.suppressed, &l.existing, &l.unusable)
 			return l, err
 		})
@@ -326,7 +380,7 @@ func (s *Service) importBatch(ctx context.Context, ws uuid.UUID, id string, d im
 			return err
 		}
 		var skipExisting, skipSuppressed, skipInvalid int
-		var ids []int64
+		var ids []*int64
 		var emails, firsts, lasts, titles, companies, domains, countries, zones []string
 		cursor := after
 		for _, l := range batch {
@@ -338,7 +392,7 @@ func (s *Service) importBatch(ctx context.Context, ws uuid.UUID, id string, d im
 			case l.unusable:
 				skipInvalid++
 			case int64(len(ids)) < remaining:
-				ids, emails, firsts, lasts = append(ids, l.id), append(emails, l.email), append(firsts, l.first), append(lasts, l.last)
+				ids, emails, firsts, lasts = append(ids, l.contactID), append(emails, l.email), append(firsts, l.first), append(lasts, l.last)
 				titles, companies, domains = append(titles, l.title), append(companies, l.company), append(domains, l.companyDomain)
 				countries, zones = append(countries, l.country), append(zones, l.timeZone)
 			default:
@@ -349,7 +403,7 @@ func (s *Service) importBatch(ctx context.Context, ws uuid.UUID, id string, d im
 			if done {
 				break
 			}
-			cursor = l.id
+			cursor = l.pos
 		}
 		tag, err := tx.Exec(ctx, `
 			INSERT INTO leads (workspace_id, email, contact_id, first_name, last_name, title, company, company_domain, country, time_zone, approval_id, created_at)

@@ -32,6 +32,9 @@ type Config struct {
 	// ImportBatch is how many directory contacts one import transaction
 	// looks at. Default 1,000.
 	ImportBatch int
+	// UploadURL is the web app's page where a person uploads a CSV of
+	// leads (PUBLIC_URL/app/leads), which import_leads hands out.
+	UploadURL string
 }
 
 // Service is the audience feature: target, directory, pool, imports and
