@@ -66,6 +66,9 @@ type ImportRequest struct {
 	Count       int    // the most leads to import, 1 to [MaxImport]; with Upload, 0 imports every row
 	Upload      string // an upload's id: import its rows instead of the target's contacts
 	RequestedBy string // who asked, for the audit trail
+	// RequestedVia is where it was asked (approvals.ViaConversation by
+	// default, approvals.ViaWeb from the web app).
+	RequestedVia string
 }
 
 // RequestImport opens (or returns the waiting) approval to import leads
@@ -106,7 +109,7 @@ func (s *Service) RequestImport(ctx context.Context, ws uuid.UUID, r ImportReque
 	}
 	n := min(r.Count, p.Available)
 	req := s.importApproval(ws, t, p, r.Count, n, used)
-	req.RequestedBy = r.RequestedBy
+	req.RequestedBy, req.RequestedVia = r.RequestedBy, r.RequestedVia
 	return s.openImport(ctx, req)
 }
 

@@ -367,7 +367,7 @@ func (s *Service) requestUploadImport(ctx context.Context, ws uuid.UUID, r Impor
 		Details:     importDetails{Count: n, Upload: u.ID, CheckedAt: u.CheckedAt},
 		Summary:     fmt.Sprintf("Import %s from the uploaded file %s", vibesell.Plural(n, "lead", "leads"), u.FileName),
 		Impact: approvals.Impact{
-			What:        fmt.Sprintf("Imports %s from the file %s (upload %s), uploaded %s, into the workspace's leads.", vibesell.Plural(n, "row", "rows"), u.FileName, u.ID, vibesell.FormatTime(u.UploadedAt)),
+			What:        fmt.Sprintf("Imports %s from the file %s (upload %s) into the workspace's leads.", vibesell.Plural(n, "row", "rows"), u.FileName, u.ID),
 			Items:       items,
 			Who:         "No one is contacted: importing only adds them to the workspace's leads. Emails go out only from a campaign launched later, with its own approval.",
 			When:        fmt.Sprintf("In the background as soon as it is approved, in batches of %s; %s shows its progress.", vibesell.Count(s.cfg.ImportBatch), vibesell.ToolEstimateLeadPool),
@@ -376,8 +376,9 @@ func (s *Service) requestUploadImport(ctx context.Context, ws uuid.UUID, r Impor
 			Renewal:     "Nothing renews: it is one import, counted in this month's lead allowance.",
 			Undo:        "Imported leads stay in the workspace and count in this month's allowance; suppressed addresses are never imported.",
 		},
-		DecideHere:  decideHere,
-		RequestedBy: r.RequestedBy,
+		DecideHere:   decideHere,
+		RequestedBy:  r.RequestedBy,
+		RequestedVia: r.RequestedVia,
 	})
 }
 
@@ -396,7 +397,7 @@ func uploadSkips(u Upload, p Pool) []string {
 		if u.Invalid > len(lines) {
 			more = ", …"
 		}
-		out = append(out, fmt.Sprintf("%s invalid (lines %s%s; the upload's page says why)", vibesell.Count(u.Invalid), strings.Join(lines, ", "), more))
+		out = append(out, fmt.Sprintf("%s invalid (%s %s%s; the upload's page says why)", vibesell.Count(u.Invalid), plural(u.Invalid, "line", "lines"), strings.Join(lines, ", "), more))
 	}
 	if p.AlreadyImported > 0 {
 		out = append(out, fmt.Sprintf("%s already in the workspace", vibesell.Count(p.AlreadyImported)))

@@ -51,6 +51,7 @@ func newAudienceBundle(t *testing.T, cfg audience.Config) *audienceBundle {
 	if err != nil {
 		t.Fatal(err)
 	}
+	cfg.UploadURL = "https://vibesell.example.test/app/leads"
 	svc := audience.New(pool, clock, cfg, ap)
 	ap.Register(vibesell.ToolImportLeads, audience.ImportAction(svc))
 	b := &audienceBundle{t: t, ws: workspacetest.Two(t, pool), approvals: ap,
@@ -189,6 +190,24 @@ func TestAudienceTools(t *testing.T) {
 		}
 		msg := c.Refusal(vibesell.ToolDecideApproval, map[string]any{"approval": ap.Approval, "decision": "approve"})
 		mustContain(t, msg, ap.AppURL)
+	})
+
+	t.Run("import_leads gives the upload link, and imports an upload", func(t *testing.T) {
+		msg := c.Refusal(vibesell.ToolImportLeads, map[string]any{})
+		mustContain(t, msg, "or upload (the id of a CSV file the person uploaded at https://vibesell.example.test/app/leads)")
+		up, err := b.deps.Audience.StoreUpload(t.Context(), b.ws.Acme.ID, "mine.csv", []byte("email\nzoe@omega.test\nyan@omega.test\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg = c.Refusal(vibesell.ToolImportLeads, map[string]any{"upload": up.ID})
+		mustContain(t, msg, "is not checked yet", "https://vibesell.example.test/app/leads/uploads/"+up.ID)
+		if _, err := b.deps.Audience.CheckUpload(t.Context(), b.ws.Acme.ID, up.ID, []string{"email"}); err != nil {
+			t.Fatal(err)
+		}
+		var ap approvalOutput
+		md := c.Result(vibesell.ToolImportLeads, map[string]any{"upload": up.ID}, &ap)
+		mustContain(t, md, "Imports 2 rows from the file mine.csv (upload "+up.ID+")")
+		b.globex.Refusal(vibesell.ToolImportLeads, map[string]any{"upload": up.ID})
 	})
 
 	t.Run("a change after confirmation needs a new one, and says so", func(t *testing.T) {

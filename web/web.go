@@ -24,6 +24,7 @@ import (
 
 	"vibesell"
 	"vibesell/approvals"
+	"vibesell/audience"
 	"vibesell/auth"
 )
 
@@ -38,6 +39,8 @@ type Config struct {
 	PublicURL string
 	Accounts  *auth.Accounts
 	Approvals *approvals.Service
+	// Audience serves the leads page (upload, block); nil leaves it out.
+	Audience *audience.Service
 	// Clock tells the time for "expires in 2 hours". Default: the system clock.
 	Clock vibesell.Clock
 	// Logger receives internal failures under a ref. Default: slog.Default().
@@ -115,6 +118,7 @@ func (s *server) routes() http.Handler {
 	mux.HandleFunc("GET /app/approvals/{id}", s.signedIn(s.approvalPage))
 	mux.HandleFunc("POST /app/approvals/{id}/approve", s.post(s.signedIn(s.decide(true))))
 	mux.HandleFunc("POST /app/approvals/{id}/reject", s.post(s.signedIn(s.decide(false))))
+	s.leadRoutes(mux)
 	mux.HandleFunc("/app/", func(w http.ResponseWriter, r *http.Request) {
 		s.renderError(w, r, nil, http.StatusNotFound, "Page not found", "There is nothing at this address.")
 	})

@@ -20,6 +20,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"vibesell/approvals"
+	"vibesell/audience"
 	"vibesell/auth"
 	"vibesell/store/storetest"
 	"vibesell/web"
@@ -39,6 +40,7 @@ type app struct {
 	accounts  *auth.Accounts
 	acme      workspace.Workspace
 	globex    workspace.Workspace
+	audience  *audience.Service
 }
 
 // testAction orders a thing; the web tests only need it to end done.
@@ -79,7 +81,9 @@ func newApp(t *testing.T) *app {
 			t.Fatal(err)
 		}
 	}
-	h, err = web.New(web.Config{PublicURL: srv.URL, Accounts: accounts, Approvals: svc, Logger: logger})
+	a.audience = audience.New(pool, nil, audience.Config{UploadURL: srv.URL + web.LeadsPath}, svc)
+	svc.Register(vibesell.ToolImportLeads, audience.ImportAction(a.audience))
+	h, err = web.New(web.Config{PublicURL: srv.URL, Accounts: accounts, Approvals: svc, Audience: a.audience, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}

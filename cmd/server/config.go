@@ -119,7 +119,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 	if cfg.Sending, err = sending.ConfigFromEnv(getenv); err != nil {
 		return cfg, err
 	}
-	cfg.Audience = audience.Config{MonthlyLeadAllowance: 1000, Currency: cfg.Sending.Currency}
+	cfg.Audience = audience.Config{MonthlyLeadAllowance: 1000, Currency: cfg.Sending.Currency, UploadURL: cfg.link(web.LeadsPath)}
 	if v := getenv("AUDIENCE_MONTHLY_LEADS"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > 10_000_000 {

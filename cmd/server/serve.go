@@ -102,6 +102,7 @@ func routes(cfg config, db *pgxpool.Pool, svc *services, logger *slog.Logger) (h
 		PublicURL: cfg.PublicURL.String(),
 		Accounts:  svc.accounts,
 		Approvals: svc.approvals,
+		Audience:  svc.audience,
 		Clock:     svc.clock,
 		Logger:    logger.With("component", "web"),
 		ClientIP:  cfg.clientIP(),
