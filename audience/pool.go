@@ -218,6 +218,12 @@ func MaskEmail(email string) string {
 
 const lastImportSQL = `SELECT ` + importColumns + ` FROM lead_imports WHERE workspace_id = $1 ORDER BY started_at DESC, approval_id DESC LIMIT 1`
 
+// LastImport returns the workspace's latest import and its progress, or
+// nil when there was none.
+func (s *Service) LastImport(ctx context.Context, ws uuid.UUID) (*Import, error) {
+	return s.lastImport(ctx, ws)
+}
+
 // lastImport returns the workspace's latest import, or nil.
 func (s *Service) lastImport(ctx context.Context, ws uuid.UUID) (*Import, error) {
 	im, err := scanImport(s.db.QueryRow(ctx, lastImportSQL, ws))

@@ -54,7 +54,9 @@ func (s *server) postFile(next http.HandlerFunc) http.HandlerFunc {
 type leadsData struct {
 	UploadPath, SuppressPath string
 	MaxMB                    int
-	Suppressed               string // what the last block added
+	LastImport               *audience.Import
+	ImportPath               string // the approval the last import carries out
+	ImportStarted            string
 }
 
 func (s *server) leadsPage(w http.ResponseWriter, r *http.Request, u auth.User, ses auth.WebSession) {
@@ -62,8 +64,20 @@ func (s *server) leadsPage(w http.ResponseWriter, r *http.Request, u auth.User, 
 }
 
 func (s *server) showLeads(w http.ResponseWriter, r *http.Request, u auth.User, ses auth.WebSession, status int, message, notice string) {
-	s.render(w, r, status, "leads", pageData{Title: "Leads", User: &u, CSRF: ses.CSRF(), Message: message, Notice: notice,
-		Body: leadsData{UploadPath: LeadsPath + "/uploads", SuppressPath: LeadsPath + "/suppressions", MaxMB: audience.MaxUploadBytes >> 20}})
+	last, err := s.Audience.LastImport(r.Context(), u.WorkspaceID)
+	if err != nil {
+		s.renderError(w, r, err, 0, "", "")
+		return
+	}
+	d := leadsData{UploadPath: LeadsPath + "/uploads", SuppressPath: LeadsPath + "/suppressions", MaxMB: audience.MaxUploadBytes >> 20, LastImport: last}
+	refresh := 0
+	if last != nil {
+		d.ImportPath, d.ImportStarted = approvals.AppPath(last.ApprovalID), formatTime(last.StartedAt, u.TimeZone)
+		if last.FinishedAt == nil {
+			refresh = 2 // the page follows a running import by itself
+		}
+	}
+	s.render(w, r, status, "leads", pageData{Title: "Leads", User: &u, CSRF: ses.CSRF(), Message: message, Notice: notice, Refresh: refresh, Body: d})
 }
 
 func (s *server) storeUpload(w http.ResponseWriter, r *http.Request, u auth.User, ses auth.WebSession) {

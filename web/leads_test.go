@@ -191,6 +191,10 @@ func TestBrowserUploadsAHundredThousandLeads(t *testing.T) {
 	if outcome := text("outcome"); !strings.Contains(outcome, "Imported 99,999 leads") {
 		t.Fatalf("outcome: %q", outcome)
 	}
+	step("open the leads page", chromedp.Navigate(a.srv.URL+"/app/leads"))
+	if last := text("last-import"); !strings.HasPrefix(last, "Done: 99,999 imported.") {
+		t.Fatalf("last import shown: %q", last)
+	}
 	var leads, distinct int
 	a.pool.QueryRow(context.Background(), `SELECT count(*), count(DISTINCT email) FROM leads WHERE workspace_id = $1`, a.acme.ID).Scan(&leads, &distinct)
 	if leads != 99_999 || distinct != leads {
