@@ -20,6 +20,7 @@ import (
 	"vibesell/approvals"
 	"vibesell/audience"
 	"vibesell/auth"
+	"vibesell/auth/oauth"
 	"vibesell/store"
 	"vibesell/toolkit"
 	"vibesell/tools"
@@ -37,6 +38,9 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 		return err
 	}
 	defer closeDB()
+	if err := store.RecordPublicURL(ctx, db, cfg.PublicURL.String()); err != nil {
+		return err
+	}
 
 	if err := greetFirstStart(ctx, cfg, db, stdout); err != nil {
 		return err
@@ -51,6 +55,13 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 	svc, err := newServices(cfg, db, logger)
 	if err != nil {
 		return err
+	}
+	if err := svc.oauth.Keys().Ensure(ctx); err != nil {
+		return fmt.Errorf("oauth signing keys: %w", err)
+	}
+	if h := cfg.PublicURL.Hostname(); cfg.PublicURL.Scheme != "https" && h != "localhost" && !net.ParseIP(h).IsLoopback() {
+		logger.Warn("PUBLIC_URL is not https, so the Claude app and other OAuth clients will refuse to connect; serve VibeSell over https and set PUBLIC_URL to that address",
+			"PUBLIC_URL", cfg.PublicURL.String())
 	}
 	handler, err := routes(cfg, db, svc, logger)
 	if err != nil {
@@ -106,19 +117,29 @@ func routes(cfg config, db *pgxpool.Pool, svc *services, logger *slog.Logger) (h
 		Clock:     svc.clock,
 		Logger:    logger.With("component", "web"),
 		ClientIP:  cfg.clientIP(),
+		OAuth:     svc.oauth,
 	})
 	if err != nil {
 		return nil, err
 	}
 	mux := http.NewServeMux()
 	mux.Handle(web.Prefix, webApp)
-	mux.Handle("/mcp", toolkit.NewHTTPHandler(newMCPServer(svc, logger), toolkit.HTTPOptions{
+	mux.HandleFunc("GET /{$}", toTheWebApp)
+	mcpServer := newMCPServer(svc, logger)
+	mux.Handle("/mcp", toolkit.NewHTTPHandler(mcpServer, toolkit.HTTPOptions{
 		Tokens:         svc.tokens,
 		Sessions:       svc.sessions,
 		PublicURL:      cfg.PublicURL,
 		AllowedOrigins: cfg.AllowedOrigins,
 		Logger:         logger.With("component", "mcp"),
+		Authenticate: func(next http.Handler) http.Handler {
+			return svc.oauth.RequireBearer(svc.tokens, toolkit.ReadOnlyTools(mcpServer), logger.With("component", "mcp"), next)
+		},
 	}))
+	authorizationServer := svc.oauth.Handler()
+	for _, path := range oauth.Paths {
+		mux.Handle(path, authorizationServer)
+	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		io.WriteString(w, "ok\n")
@@ -145,6 +166,7 @@ func newJobClient(db *pgxpool.Pool, svc *services, logger *slog.Logger) (*river.
 	periodic = append(periodic, auth.AddWorkers(workers, svc.sessions)...)
 	periodic = append(periodic, auth.AddAccountWorkers(workers, svc.accounts)...)
 	periodic = append(periodic, approvals.AddWorkers(workers, svc.approvals)...)
+	periodic = append(periodic, oauth.AddWorkers(workers, svc.oauth)...)
 	client, err := river.NewClient(riverpgxv5.New(db), &river.Config{
 		Queues:       map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 10}},
 		Workers:      workers,
@@ -201,7 +223,12 @@ Connect an MCP client to:
 This token is shown only once. Make another any time with:
   go run ./cmd/server token create --workspace %s
 
-`, ws.Name, ws.Slug, cfg.link("/mcp"), token, ws.Slug)
+Approvals that cost money are decided in the web app. Create your account with:
+  go run ./cmd/server user create --workspace %s --email you@example.com
+It prints your password; then sign in at:
+  %s
+
+`, ws.Name, ws.Slug, cfg.link("/mcp"), token, ws.Slug, ws.Slug, cfg.link("/app/sign-in"))
 	return nil
 }
 
@@ -221,8 +248,12 @@ var version = "dev"
 // serveStdio speaks MCP on stdin and stdout for one workspace; everything
 // else (logs, the embedded database's messages) goes to stderr.
 func serveStdio(ctx context.Context, cfg config, logger *slog.Logger, slug string, stdin io.Reader, stdout io.Writer) error {
-	return withDatabase(ctx, cfg, logger, false, func(db *pgxpool.Pool) error {
-		ws, err := workspace.NewService(db).FindBySlug(ctx, slug)
+	return withDatabase(ctx, cfg, logger, true, func(db *pgxpool.Pool) error {
+		ws, err := findWorkspace(ctx, db, slug)
+		if err != nil {
+			return err
+		}
+		cfg, err := stdioAddress(ctx, cfg, db, logger)
 		if err != nil {
 			return err
 		}

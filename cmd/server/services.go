@@ -10,6 +10,7 @@ import (
 	"vibesell/approvals"
 	"vibesell/audience"
 	"vibesell/auth"
+	"vibesell/auth/oauth"
 	"vibesell/cards"
 	"vibesell/sending"
 	"vibesell/tools"
@@ -29,6 +30,7 @@ type services struct {
 	accounts   *auth.Accounts
 	sessions   *auth.Sessions
 	tokens     *auth.Tokens
+	oauth      *oauth.Server
 }
 
 func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, error) {
@@ -53,6 +55,15 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 	s.approvals.Register(sending.ToolOrder, tools.OrderSendingSetupAction(s.sending))
 	s.audience = audience.New(db, clock, cfg.Audience, s.approvals)
 	s.approvals.Register(vibesell.ToolImportLeads, audience.ImportAction(s.audience))
+	s.oauth, err = oauth.New(oauth.Config{
+		PublicURL: cfg.PublicURL.String(),
+		DB:        db,
+		Clock:     clock,
+		Logger:    logger.With("component", "oauth"),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("oauth: %w", err)
+	}
 	return s, nil
 }
 
