@@ -196,10 +196,10 @@ func saveTargetFilters(d Deps) toolkit.Tool {
 func suppressedText(s audience.Suppressed) string {
 	var parts []string
 	if len(s.Addresses) > 0 {
-		parts = append(parts, pluralize(len(s.Addresses), "address", "addresses")+" ("+strings.Join(s.Addresses, ", ")+")")
+		parts = append(parts, vibesell.Plural(len(s.Addresses), "address", "addresses")+" ("+strings.Join(s.Addresses, ", ")+")")
 	}
 	if len(s.Domains) > 0 {
-		parts = append(parts, pluralize(len(s.Domains), "whole domain", "whole domains")+" ("+strings.Join(s.Domains, ", ")+")")
+		parts = append(parts, vibesell.Plural(len(s.Domains), "whole domain", "whole domains")+" ("+strings.Join(s.Domains, ", ")+")")
 	}
 	text := ""
 	if len(parts) > 0 {
