@@ -121,6 +121,22 @@ func (s *Service) openImport(ctx context.Context, req approvals.Request) (approv
 	return a, created, nil
 }
 
+// importImpact is the impact of an import: what and its items differ by
+// where the leads come from; the rest is the same for every import.
+func (s *Service) importImpact(what string, items []string) approvals.Impact {
+	zero := vibesell.NewMoney(0, s.cfg.Currency)
+	return approvals.Impact{
+		What:        what,
+		Items:       items,
+		Who:         "No one is contacted: importing only adds them to the workspace's leads. Emails go out only from a campaign launched later, with its own approval.",
+		When:        fmt.Sprintf("In the background as soon as it is approved, in batches of %s; %s shows its progress.", vibesell.Count(s.cfg.ImportBatch), vibesell.ToolEstimateLeadPool),
+		CostOnce:    zero,
+		CostMonthly: zero,
+		Renewal:     "Nothing renews: it is one import, counted in this month's lead allowance.",
+		Undo:        "Imported leads stay in the workspace and count in this month's allowance; suppressed addresses are never imported.",
+	}
+}
+
 // allowance writes what n more leads use of the monthly allowance, and
 // whether that stays within it (the conversation may then decide).
 func (s *Service) allowance(n, used int) (string, bool) {
@@ -192,24 +208,14 @@ func (s *Service) importApproval(ws uuid.UUID, t Target, p Pool, asked, n, used 
 	}
 	allowanceText, decideHere := s.allowance(n, used)
 	items = append(items, allowanceText)
-	zero := vibesell.NewMoney(0, s.cfg.Currency)
 	return approvals.Request{
 		WorkspaceID: ws,
 		Action:      vibesell.ToolImportLeads,
 		Arguments:   importArguments{Count: asked, FiltersVersion: t.FiltersVersion},
 		Details:     importDetails{Filters: f, FiltersVersion: t.FiltersVersion, Count: n, Sample: p.Sample},
 		Summary:     fmt.Sprintf("Import %s matching the target from %s", vibesell.Plural(n, "lead", "leads"), from),
-		Impact: approvals.Impact{
-			What:        what,
-			Items:       items,
-			Who:         "No one is contacted: importing only adds them to the workspace's leads. Emails go out only from a campaign launched later, with its own approval.",
-			When:        fmt.Sprintf("In the background as soon as it is approved, in batches of %s; %s shows its progress.", vibesell.Count(s.cfg.ImportBatch), vibesell.ToolEstimateLeadPool),
-			CostOnce:    zero,
-			CostMonthly: zero,
-			Renewal:     "Nothing renews: it is one import, counted in this month's lead allowance.",
-			Undo:        "Imported leads stay in the workspace and count in this month's allowance; suppressed addresses are never imported.",
-		},
-		DecideHere: decideHere,
+		Impact:      s.importImpact(what, items),
+		DecideHere:  decideHere,
 	}
 }
 

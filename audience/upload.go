@@ -359,23 +359,14 @@ func (s *Service) requestUploadImport(ctx context.Context, ws uuid.UUID, r Impor
 		items = append(items, fmt.Sprintf("Imported: %s, every importable row", vibesell.Count(n)))
 	}
 	items = append(items, allowanceText)
-	zero := vibesell.NewMoney(0, s.cfg.Currency)
 	return s.openImport(ctx, approvals.Request{
 		WorkspaceID: ws,
 		Action:      vibesell.ToolImportLeads,
 		Arguments:   importArguments{Count: r.Count, Upload: u.ID},
 		Details:     importDetails{Count: n, Upload: u.ID, CheckedAt: u.CheckedAt},
 		Summary:     fmt.Sprintf("Import %s from the uploaded file %s", vibesell.Plural(n, "lead", "leads"), u.FileName),
-		Impact: approvals.Impact{
-			What:        fmt.Sprintf("Imports %s from the file %s (upload %s) into the workspace's leads.", vibesell.Plural(n, "row", "rows"), u.FileName, u.ID),
-			Items:       items,
-			Who:         "No one is contacted: importing only adds them to the workspace's leads. Emails go out only from a campaign launched later, with its own approval.",
-			When:        fmt.Sprintf("In the background as soon as it is approved, in batches of %s; %s shows its progress.", vibesell.Count(s.cfg.ImportBatch), vibesell.ToolEstimateLeadPool),
-			CostOnce:    zero,
-			CostMonthly: zero,
-			Renewal:     "Nothing renews: it is one import, counted in this month's lead allowance.",
-			Undo:        "Imported leads stay in the workspace and count in this month's allowance; suppressed addresses are never imported.",
-		},
+		Impact: s.importImpact(fmt.Sprintf("Imports %s from the file %s (upload %s) into the workspace's leads.",
+			vibesell.Plural(n, "row", "rows"), u.FileName, u.ID), items),
 		DecideHere:   decideHere,
 		RequestedBy:  r.RequestedBy,
 		RequestedVia: r.RequestedVia,

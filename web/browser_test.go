@@ -38,15 +38,10 @@ func chromium(t *testing.T) string {
 	return ""
 }
 
-// A person opens an approval from its appUrl, signs in, approves it, and
-// sees it done: in a real browser, with no JavaScript of ours.
-func TestBrowserApprovesFromTheAppURL(t *testing.T) {
-	t.Parallel()
-	path := chromium(t)
-	a := newApp(t)
-	a.startWorkers(t)
-	ap := a.order(t, a.acme, "rocket", true)
-
+// headless starts the Chromium at path for one test and returns its tab,
+// closed when the test ends or after timeout.
+func headless(t *testing.T, path string, timeout time.Duration) context.Context {
+	t.Helper()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(path),
 		chromedp.Flag("headless", true),
@@ -58,12 +53,23 @@ func TestBrowserApprovesFromTheAppURL(t *testing.T) {
 		chromedp.NoFirstRun,
 		chromedp.UserDataDir(t.TempDir()),
 	)
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
-	defer cancel()
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelTab := chromedp.NewContext(actx)
+	ctx, cancelTimeout := context.WithTimeout(ctx, timeout)
+	t.Cleanup(func() { cancelTimeout(); cancelTab(); cancelAlloc() })
+	return ctx
+}
+
+// A person opens an approval from its appUrl, signs in, approves it, and
+// sees it done: in a real browser, with no JavaScript of ours.
+func TestBrowserApprovesFromTheAppURL(t *testing.T) {
+	t.Parallel()
+	path := chromium(t)
+	a := newApp(t)
+	a.startWorkers(t)
+	ap := a.order(t, a.acme, "rocket", true)
+
+	ctx := headless(t, path, 90*time.Second)
 
 	step := func(what string, a chromedp.Action[chromedp.Void]) {
 		t.Helper()
