@@ -20,6 +20,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"vibesell"
+	"vibesell/store"
 )
 
 // Accounts are the people who sign in to the web app: their accounts,
@@ -39,15 +40,21 @@ func NewAccounts(db *pgxpool.Pool, clock vibesell.Clock) *Accounts {
 	return &Accounts{db: db, clock: clock}
 }
 
-// User is a person with an account in one workspace.
+// User is a person signed in to the web app, with the workspace they have
+// open. One account (email, password) can belong to several workspaces.
 type User struct {
-	ID            uuid.UUID
+	ID uuid.UUID
+	// WorkspaceID, WorkspaceSlug and WorkspaceName are the workspace the
+	// person has open: the web app shows it and acts in it.
 	WorkspaceID   uuid.UUID
 	WorkspaceSlug string
 	WorkspaceName string
 	Email         string
 	Name          *string
 	TimeZone      *time.Location
+	// Workspaces lists every workspace the person belongs to, by name, the
+	// open one included.
+	Workspaces []Membership
 }
 
 // Principal is the workspace the user acts for.
@@ -67,7 +74,8 @@ type NewUser struct {
 // MinPasswordLength is the shortest password an account accepts.
 const MinPasswordLength = 12
 
-// CreateUser creates an account. Refusals: EINVALID for a malformed email,
+// CreateUser creates an account that belongs to one workspace (see
+// [Accounts.AddMember] for more). Refusals: EINVALID for a malformed email,
 // a short password or an unknown time zone; ECONFLICT when the email
 // already has an account; ENOTFOUND for an unknown workspace.
 func (a *Accounts) CreateUser(ctx context.Context, nu NewUser) (User, error) {
@@ -91,10 +99,15 @@ func (a *Accounts) CreateUser(ctx context.Context, nu NewUser) (User, error) {
 		name = &n
 	}
 	u := User{ID: uuid.New(), WorkspaceID: nu.WorkspaceID, Email: email, Name: name, TimeZone: loc}
-	err = a.db.QueryRow(ctx, `INSERT INTO users (id, workspace_id, email, name, password_hash, time_zone)
-		SELECT $1, w.id, $3, $4, $5, $6 FROM workspaces w WHERE w.id = $2
-		RETURNING (SELECT slug FROM workspaces WHERE id = $2), (SELECT name FROM workspaces WHERE id = $2)`,
-		u.ID, nu.WorkspaceID, email, name, HashPassword(nu.Password), tz).Scan(&u.WorkspaceSlug, &u.WorkspaceName)
+	err = store.InTx(ctx, a.db, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `INSERT INTO users (id, email, name, password_hash, time_zone) VALUES ($1, $2, $3, $4, $5)`,
+			u.ID, email, name, HashPassword(nu.Password), tz); err != nil {
+			return err
+		}
+		return tx.QueryRow(ctx, `INSERT INTO memberships (user_id, workspace_id, created_at)
+			SELECT $1, w.id, $3 FROM workspaces w WHERE w.id = $2 RETURNING (SELECT slug FROM workspaces WHERE id = $2), (SELECT name FROM workspaces WHERE id = $2)`,
+			u.ID, nu.WorkspaceID, a.clock.Now()).Scan(&u.WorkspaceSlug, &u.WorkspaceName)
+	})
 	var pgErr *pgconn.PgError
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
@@ -104,6 +117,7 @@ func (a *Accounts) CreateUser(ctx context.Context, nu NewUser) (User, error) {
 	case err != nil:
 		return User{}, fmt.Errorf("create user: %w", err)
 	}
+	u.Workspaces = []Membership{{WorkspaceID: u.WorkspaceID, Slug: u.WorkspaceSlug, Name: u.WorkspaceName}}
 	return u, nil
 }
 
@@ -189,16 +203,23 @@ func (a *Accounts) SignIn(ctx context.Context, email, password, ip string) (User
 
 	var u User
 	var hash, tz string
-	err = a.db.QueryRow(ctx, `SELECT u.id, u.workspace_id, w.slug, w.name, u.email, u.name, u.password_hash, u.time_zone
-		FROM users u JOIN workspaces w ON w.id = u.workspace_id
+	var memberships []byte
+	// The session opens the workspace the person last opened. An account
+	// that belongs to no workspace cannot sign in, like an unknown one.
+	err = a.db.QueryRow(ctx, `SELECT u.id, o.id, o.slug, o.name, u.email, u.name, u.password_hash, u.time_zone, `+membershipsOf("u.id")+`
+		FROM users u JOIN LATERAL (SELECT w.id, w.slug, w.name FROM memberships m JOIN workspaces w ON w.id = m.workspace_id
+			WHERE m.user_id = u.id ORDER BY m.opened_at DESC NULLS LAST, m.created_at, w.id LIMIT 1) o ON true
 		WHERE u.email = $1 AND u.disabled_at IS NULL`, email).
-		Scan(&u.ID, &u.WorkspaceID, &u.WorkspaceSlug, &u.WorkspaceName, &u.Email, &u.Name, &hash, &tz)
+		Scan(&u.ID, &u.WorkspaceID, &u.WorkspaceSlug, &u.WorkspaceName, &u.Email, &u.Name, &hash, &tz, &memberships)
 	if errors.Is(err, pgx.ErrNoRows) {
 		_, _ = VerifyPassword(dummyHash(), password)
 		return User{}, WebSession{}, ErrSignInFailed
 	}
 	if err != nil {
 		return User{}, WebSession{}, fmt.Errorf("find user: %w", err)
+	}
+	if u.Workspaces, err = decodeMemberships(memberships); err != nil {
+		return User{}, WebSession{}, err
 	}
 	ok, err := VerifyPassword(hash, password)
 	if err != nil {
@@ -258,12 +279,15 @@ func (a *Accounts) Authenticate(ctx context.Context, token string) (User, WebSes
 	var u User
 	var tz string
 	var lastSeen, expires time.Time
-	err := a.db.QueryRow(ctx, `SELECT u.id, u.workspace_id, w.slug, w.name, u.email, u.name, u.time_zone, s.last_seen_at, s.expires_at
+	var memberships []byte
+	// The session's workspace must be one the person still belongs to.
+	err := a.db.QueryRow(ctx, `SELECT u.id, s.workspace_id, w.slug, w.name, u.email, u.name, u.time_zone, s.last_seen_at, s.expires_at,
+			`+membershipsOf("u.id")+`
 		FROM web_sessions s JOIN users u ON u.id = s.user_id JOIN workspaces w ON w.id = s.workspace_id
-		WHERE s.token_hash = $1 AND s.expires_at > $2 AND s.last_seen_at > $3 AND u.disabled_at IS NULL
-			AND u.workspace_id = s.workspace_id`,
+			JOIN memberships m ON m.user_id = s.user_id AND m.workspace_id = s.workspace_id
+		WHERE s.token_hash = $1 AND s.expires_at > $2 AND s.last_seen_at > $3 AND u.disabled_at IS NULL`,
 		sum[:], now, now.Add(-webSessionIdleLimit)).
-		Scan(&u.ID, &u.WorkspaceID, &u.WorkspaceSlug, &u.WorkspaceName, &u.Email, &u.Name, &tz, &lastSeen, &expires)
+		Scan(&u.ID, &u.WorkspaceID, &u.WorkspaceSlug, &u.WorkspaceName, &u.Email, &u.Name, &tz, &lastSeen, &expires, &memberships)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return User{}, WebSession{}, ErrNoWebSession
 	}
@@ -276,6 +300,9 @@ func (a *Accounts) Authenticate(ctx context.Context, token string) (User, WebSes
 		}
 	}
 	u.TimeZone = loadLocation(tz)
+	if u.Workspaces, err = decodeMemberships(memberships); err != nil {
+		return User{}, WebSession{}, err
+	}
 	return u, WebSession{Token: token, ExpiresAt: expires}, nil
 }
 

@@ -123,9 +123,10 @@ func (s *server) routes() http.Handler {
 	mux.HandleFunc("POST /app/sign-in", s.post(s.signIn))
 	mux.HandleFunc("POST /app/sign-out", s.post(s.signedIn(s.signOut)))
 	mux.HandleFunc("GET /app/approvals", s.signedIn(s.approvalsPage))
-	mux.HandleFunc("GET /app/approvals/{id}", s.signedIn(s.approvalPage))
-	mux.HandleFunc("POST /app/approvals/{id}/approve", s.post(s.signedIn(s.decide(true))))
-	mux.HandleFunc("POST /app/approvals/{id}/reject", s.post(s.signedIn(s.decide(false))))
+	mux.HandleFunc("GET /app/approvals/{id}", s.signedIn(s.inApprovalsWorkspace(s.approvalPage)))
+	mux.HandleFunc("POST /app/approvals/{id}/approve", s.post(s.signedIn(s.inApprovalsWorkspace(s.decide(true)))))
+	mux.HandleFunc("POST /app/approvals/{id}/reject", s.post(s.signedIn(s.inApprovalsWorkspace(s.decide(false)))))
+	mux.HandleFunc("POST /app/workspace", s.post(s.signedIn(s.openWorkspace)))
 	s.leadRoutes(mux)
 	mux.HandleFunc("/app/", func(w http.ResponseWriter, r *http.Request) {
 		s.renderError(w, r, nil, http.StatusNotFound, "Page not found", "There is nothing at this address.")

@@ -34,6 +34,7 @@ var notContextTables = []string{
 	"api_tokens", "installation", "mcp_sessions", "choice_cards", "approvals", "approval_events", "users", "web_sessions",
 	"oauth_grants",             // connected apps: the web app lists them, the context does not
 	"workspace_context_stamps", // the stamps themselves
+	"memberships",
 	// The context counts leads from lead_imports (see audience.ContextRows):
 	// an import batch of a thousand leads moves the stamp once, through its
 	// import's row.

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"vibesell/audience"
+	"vibesell/auth/oauth"
 	"vibesell/sending"
 	"vibesell/web"
 )
@@ -35,6 +36,12 @@ type config struct {
 	// PublicURLSet says PUBLIC_URL was given rather than made up from
 	// LISTEN_ADDR.
 	PublicURLSet bool
+
+	// OAuthLimits bound /oauth/register and /oauth/token.
+	OAuthLimits oauth.RateLimits
+	// ClientMetadata is the zero value (production's rules) except in a
+	// test build; see testClientMetadata.
+	ClientMetadata oauth.FetchConfig
 }
 
 // configError names the variable and what it expects, in one line.
@@ -121,6 +128,14 @@ func loadConfig(getenv func(string) string) (config, error) {
 		}
 		cfg.ClientIPHeader = http.CanonicalHeaderKey(v)
 	}
+	for name, limit := range map[string]*int{"OAUTH_REGISTER_LIMIT": &cfg.OAuthLimits.Register, "OAUTH_TOKEN_LIMIT": &cfg.OAuthLimits.Token} {
+		if *limit, err = perMinuteLimit(name, getenv(name)); err != nil {
+			return cfg, err
+		}
+	}
+	if err := loadTestClientMetadata(&cfg, getenv); err != nil {
+		return cfg, err
+	}
 	if cfg.Sending, err = sending.ConfigFromEnv(getenv); err != nil {
 		return cfg, err
 	}
@@ -135,6 +150,22 @@ func loadConfig(getenv func(string) string) (config, error) {
 	return cfg, nil
 }
 
+// perMinuteLimit reads a rate limit: empty for the default (0), a positive
+// number of requests per minute, or off (-1).
+func perMinuteLimit(name, v string) (int, error) {
+	switch v {
+	case "":
+		return 0, nil
+	case "off":
+		return -1, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > 1_000_000 {
+		return 0, &configError{name, v, "expected a number of requests per client address per minute, such as 30, or off"}
+	}
+	return n, nil
+}
+
 func orDefault(v, def string) string {
 	if v == "" {
 		return def
@@ -142,7 +173,8 @@ func orDefault(v, def string) string {
 	return v
 }
 
-// clientIP says where a request comes from, for the sign-in limits: the
+// clientIP says where a request comes from, for the sign-in limits and the
+// OAuth endpoints' limits: the
 // connection's address, or behind a trusted proxy the header it sets.
 func (c config) clientIP() func(*http.Request) string {
 	if c.ClientIPHeader == "" {

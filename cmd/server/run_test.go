@@ -56,6 +56,8 @@ func TestConfigRefusesBadValuesNamingTheVariable(t *testing.T) {
 		{"DATABASE_URL", "postgres://a b@/x?sslmode=nonsense"},
 		{"SHUTDOWN_TIMEOUT", "soon"},
 		{"ALLOWED_ORIGINS", "claude.ai"},
+		{"OAUTH_REGISTER_LIMIT", "0"},
+		{"OAUTH_TOKEN_LIMIT", "fast"},
 	}
 	for _, c := range cases {
 		_, err := runCmd(t, env(c.name, c.value), "migrate")

@@ -62,7 +62,15 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 		DB:        db,
 		Clock:     clock,
 		Logger:    logger.With("component", "oauth"),
+		// Behind a proxy, the limits count the address it forwards, as
+		// the web app's sign-in limits do.
+		RateLimits:     cfg.OAuthLimits,
+		ClientIP:       cfg.clientIP(),
+		ClientMetadata: cfg.ClientMetadata,
 	})
+	if cfg.ClientMetadata.AllowLoopback {
+		logger.Warn("test build: client ID metadata documents may be fetched from loopback addresses; never run this build in production")
+	}
 	if err != nil {
 		return nil, fmt.Errorf("oauth: %w", err)
 	}
