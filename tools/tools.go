@@ -3,6 +3,7 @@ package tools
 import (
 	"vibesell"
 	"vibesell/approvals"
+	"vibesell/audience"
 	"vibesell/sending"
 	"vibesell/toolkit"
 	"vibesell/workspace"
@@ -15,6 +16,7 @@ type Deps struct {
 	Workspaces *workspace.Service
 	Sending    *sending.Service
 	Approvals  *approvals.Service
+	Audience   *audience.Service
 	// PublicURL is the address people reach the server at: links to the
 	// web app start with it. Empty: results name the page without a link.
 	PublicURL string
@@ -34,5 +36,6 @@ func Registry(d Deps) []toolkit.Tool {
 	all = append(all, workspaceTools(d)...)
 	all = append(all, sendingTools(d)...)
 	all = append(all, approvalTools(d)...)
+	all = append(all, audienceTools(d)...)
 	return all
 }

@@ -27,6 +27,7 @@ import (
 
 	"vibesell"
 	"vibesell/approvals"
+	"vibesell/audience"
 	"vibesell/auth"
 	"vibesell/auth/oauth"
 	"vibesell/store"
@@ -47,6 +48,8 @@ type Config struct {
 	// Workspaces lists the workspace's support tickets on the Support
 	// page. Nil: the app has no Support page.
 	Workspaces *workspace.Service
+	// Audience serves the leads page (upload, block); nil leaves it out.
+	Audience *audience.Service
 	// Clock tells the time for "expires in 2 hours". Default: the system clock.
 	Clock vibesell.Clock
 	// Logger receives internal failures under a ref. Default: slog.Default().
@@ -160,6 +163,7 @@ func (s *server) routes() http.Handler {
 	if s.Workspaces != nil {
 		mux.HandleFunc("GET /app/support", s.signedIn(s.supportPage))
 	}
+	s.leadRoutes(mux)
 	mux.HandleFunc("/app/", func(w http.ResponseWriter, r *http.Request) {
 		s.renderError(w, r, nil, http.StatusNotFound, "Page not found", "There is nothing at this address.")
 	})

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"vibesell/auth"
+	"vibesell/audience"
 	"vibesell/auth/oauth"
 	"vibesell/sending"
 	"vibesell/web"
@@ -38,6 +39,7 @@ type config struct {
 	AllowedOrigins   []string
 	ClientIPHeader   string
 	Sending          sending.Config
+	Audience         audience.Config
 
 	// PublicURLSet says PUBLIC_URL was given rather than made up from
 	// LISTEN_ADDR.
@@ -185,6 +187,14 @@ func loadConfig(getenv func(string) string) (config, error) {
 	}
 	if cfg.Sending, err = sending.ConfigFromEnv(getenv); err != nil {
 		return cfg, err
+	}
+	cfg.Audience = audience.Config{MonthlyLeadAllowance: 1000, Currency: cfg.Sending.Currency, UploadURL: cfg.link(web.LeadsPath)}
+	if v := getenv("AUDIENCE_MONTHLY_LEADS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 10_000_000 {
+			return cfg, &configError{"AUDIENCE_MONTHLY_LEADS", v, "expected the leads a workspace may import per month, a whole number from 1 to 10000000"}
+		}
+		cfg.Audience.MonthlyLeadAllowance = n
 	}
 	if cfg.Mail, err = loadMailConfig(getenv); err != nil {
 		return cfg, err

@@ -8,6 +8,7 @@ import (
 
 	"vibesell"
 	"vibesell/approvals"
+	"vibesell/audience"
 	"vibesell/auth"
 	"vibesell/auth/oauth"
 	"vibesell/cards"
@@ -29,6 +30,7 @@ type services struct {
 	workspaces *workspace.Service
 	sending    *sending.Service
 	approvals  *approvals.Service
+	audience   *audience.Service
 	accounts   *auth.Accounts
 	sessions   *auth.Sessions
 	tokens     *auth.Tokens
@@ -58,6 +60,8 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 		DB: db, Clock: clock, Config: cfg.Sending, Cards: cards.NewService(db, clock), Offers: s.workspaces, Approvals: s.approvals,
 	})
 	s.approvals.Register(vibesell.ToolOrderSendingSetup, sending.NewOrderAction(s.sending))
+	s.audience = audience.New(db, clock, cfg.Audience, s.approvals)
+	s.approvals.Register(vibesell.ToolImportLeads, audience.ImportAction(s.audience))
 	s.oauth, err = oauth.New(oauth.Config{
 		PublicURL: cfg.PublicURL.String(),
 		DB:        db,
@@ -79,7 +83,7 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 }
 
 func (s *services) toolDeps() tools.Deps {
-	return tools.Deps{Clock: s.clock, Workspaces: s.workspaces, Sending: s.sending, Approvals: s.approvals, PublicURL: s.publicURL}
+	return tools.Deps{Clock: s.clock, Workspaces: s.workspaces, Sending: s.sending, Approvals: s.approvals, PublicURL: s.publicURL, Audience: s.audience}
 }
 
 // Sizes of what each replica keeps in memory for requests.

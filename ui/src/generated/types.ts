@@ -125,6 +125,81 @@ export interface GetWorkspaceContextResult {
       why: string;
     };
   } | null;
+  /** who to write to: the target, its confirmation, the leads and the last import; null when it is not available */
+  audience: {
+    /** the target: the description, the filters and whether they are confirmed; null when nothing is saved yet */
+    target: {
+      /** who the ideal customer is, in the person's words; null when not described yet */
+      who: string | null;
+      /** which problem of theirs the offer solves; null when not described yet */
+      problem: string | null;
+      /** who not to write to, in the person's words; null when none were given */
+      exclusions: string | null;
+      /** the target as filters the lead directory answers; null when none are saved yet */
+      filters: {
+        /** words the job title contains (any of them) */
+        titles: string[] | null;
+        /** seniorities (any of them) */
+        seniorities: string[] | null;
+        /** departments (any of them) */
+        departments: string[] | null;
+        /** industries of the company (any of them) */
+        industries: string[] | null;
+        /** company size bands in employees (any of them) */
+        companySizes: string[] | null;
+        /** countries (any of them, or any of the regions) */
+        countries: {
+          /** ISO 3166 two-letter code, e.g. DE */
+          code: string;
+          /** the country's English name, e.g. Germany */
+          name: string;
+        }[] | null;
+        /** regions of the world (any of them, or any of the countries) */
+        regions: string[] | null;
+        /** company domains left out */
+        excludeCompanyDomains: string[] | null;
+        /** company names left out */
+        excludeCompanies: string[] | null;
+        /** leaves out leads of the workspace contacted in the last so many days; 0 means no such window */
+        notContactedDays: number;
+        /** the filters in words */
+        description: string;
+      } | null;
+      /** the filters' version, moved by every change; confirm_target takes it */
+      filtersVersion: number;
+      /** true when the filters in force are the ones the person confirmed (pool, preview and import use them only then) */
+      confirmed: boolean;
+      /** the filters version last confirmed; null when never confirmed */
+      confirmedVersion: number | null;
+      /** when the filters were last confirmed; null when never */
+      confirmedAt: string | null;
+      /** true when this call changed confirmed filters, so they need a new confirmation */
+      confirmationWithdrawn: boolean;
+    } | null;
+    /** leads imported into the workspace */
+    leads: number;
+    /** the latest import and its progress; null when there was none */
+    lastImport: {
+      /** the approval the import carries out */
+      approval: string;
+      /** how many leads the approval covers */
+      requested: number;
+      /** leads imported so far */
+      imported: number;
+      /** contacts skipped because they were already leads of the workspace */
+      skippedExisting: number;
+      /** contacts skipped because they are suppressed */
+      skippedSuppressed: number;
+      /** contacts skipped for an invalid or role address */
+      skippedInvalid: number;
+      /** true while the import is still running */
+      running: boolean;
+      /** when the import started */
+      startedAt: string;
+      /** when it finished; null while running */
+      finishedAt: string | null;
+    } | null;
+  } | null;
   /** the recommended next step */
   nextStep: {
     /** the tool to call next; null when the next step is not a tool call */
@@ -867,3 +942,161 @@ export interface ListPendingApprovalsResult {
   /** pass as cursor for the next page; null on the last page */
   nextCursor: string | null;
 }
+
+/** What save_target returns. */
+export interface SaveTargetResult {
+  kind: "target";
+  /** the target as it stands after this call */
+  target: {
+    /** who the ideal customer is, in the person's words; null when not described yet */
+    who: string | null;
+    /** which problem of theirs the offer solves; null when not described yet */
+    problem: string | null;
+    /** who not to write to, in the person's words; null when none were given */
+    exclusions: string | null;
+    /** the target as filters the lead directory answers; null when none are saved yet */
+    filters: {
+      /** words the job title contains (any of them) */
+      titles: string[] | null;
+      /** seniorities (any of them) */
+      seniorities: string[] | null;
+      /** departments (any of them) */
+      departments: string[] | null;
+      /** industries of the company (any of them) */
+      industries: string[] | null;
+      /** company size bands in employees (any of them) */
+      companySizes: string[] | null;
+      /** countries (any of them, or any of the regions) */
+      countries: {
+        /** ISO 3166 two-letter code, e.g. DE */
+        code: string;
+        /** the country's English name, e.g. Germany */
+        name: string;
+      }[] | null;
+      /** regions of the world (any of them, or any of the countries) */
+      regions: string[] | null;
+      /** company domains left out */
+      excludeCompanyDomains: string[] | null;
+      /** company names left out */
+      excludeCompanies: string[] | null;
+      /** leaves out leads of the workspace contacted in the last so many days; 0 means no such window */
+      notContactedDays: number;
+      /** the filters in words */
+      description: string;
+    } | null;
+    /** the filters' version, moved by every change; confirm_target takes it */
+    filtersVersion: number;
+    /** true when the filters in force are the ones the person confirmed (pool, preview and import use them only then) */
+    confirmed: boolean;
+    /** the filters version last confirmed; null when never confirmed */
+    confirmedVersion: number | null;
+    /** when the filters were last confirmed; null when never */
+    confirmedAt: string | null;
+    /** true when this call changed confirmed filters, so they need a new confirmation */
+    confirmationWithdrawn: boolean;
+  };
+}
+
+/** What save_target_filters returns. */
+export type SaveTargetFiltersResult = SaveTargetResult;
+
+/** What confirm_target returns. */
+export type ConfirmTargetResult = SaveTargetResult;
+
+/** What estimate_lead_pool returns. */
+export interface EstimateLeadPoolResult {
+  kind: "lead_count";
+  /** sample: the made-up sample directory (nothing built on it can be emailed); loaded: a directory an operator loaded */
+  directory: "sample" | "loaded";
+  /** the confirmed filters counted */
+  filters: {
+    /** words the job title contains (any of them) */
+    titles: string[] | null;
+    /** seniorities (any of them) */
+    seniorities: string[] | null;
+    /** departments (any of them) */
+    departments: string[] | null;
+    /** industries of the company (any of them) */
+    industries: string[] | null;
+    /** company size bands in employees (any of them) */
+    companySizes: string[] | null;
+    /** countries (any of them, or any of the regions) */
+    countries: {
+      /** ISO 3166 two-letter code, e.g. DE */
+      code: string;
+      /** the country's English name, e.g. Germany */
+      name: string;
+    }[] | null;
+    /** regions of the world (any of them, or any of the countries) */
+    regions: string[] | null;
+    /** company domains left out */
+    excludeCompanyDomains: string[] | null;
+    /** company names left out */
+    excludeCompanies: string[] | null;
+    /** leaves out leads of the workspace contacted in the last so many days; 0 means no such window */
+    notContactedDays: number;
+    /** the filters in words */
+    description: string;
+  };
+  /** the confirmed filters' version */
+  filtersVersion: number;
+  /** contacts of the directory matching the filters (an exact count) */
+  matched: number;
+  /** what is left out of the matches, each contact in one reason only; every reason is listed, with 0 when none */
+  subtractions: {
+    /** why these contacts are left out: suppressed (unsubscribed, bounced, complained or blocked), contacted_in_window (leads contacted within the target's window), already_imported (already leads of this workspace), invalid_or_role (an invalid address or one reaching a team, like info@) */
+    reason: "suppressed" | "contacted_in_window" | "already_imported" | "invalid_or_role";
+    /** how many matching contacts this leaves out */
+    count: number;
+  }[] | null;
+  /** contacts an import can bring in: matched minus every subtraction */
+  available: number;
+  /** the workspace's latest import and its progress; null when there was none */
+  lastImport: {
+    /** the approval the import carries out */
+    approval: string;
+    /** how many leads the approval covers */
+    requested: number;
+    /** leads imported so far */
+    imported: number;
+    /** contacts skipped because they were already leads of the workspace */
+    skippedExisting: number;
+    /** contacts skipped because they are suppressed */
+    skippedSuppressed: number;
+    /** contacts skipped for an invalid or role address */
+    skippedInvalid: number;
+    /** true while the import is still running */
+    running: boolean;
+    /** when the import started */
+    startedAt: string;
+    /** when it finished; null while running */
+    finishedAt: string | null;
+  } | null;
+}
+
+/** What preview_lead_sample returns. */
+export interface PreviewLeadSampleResult {
+  kind: "lead_preview";
+  /** sample: the made-up sample directory (nothing built on it can be emailed); loaded: a directory an operator loaded */
+  directory: "sample" | "loaded";
+  /** how many contacts an import can bring in */
+  available: number;
+  /** up to 10 of them, the same ones for the same filters */
+  contacts: {
+    /** the contact's name */
+    name: string;
+    /** their job title */
+    title: string;
+    /** their company */
+    company: string;
+    /** the country they work in */
+    country: string;
+    /** their address, masked until imported, e.g. a***@acme.example */
+    maskedEmail: string;
+    /** the filters they meet, in words */
+    why: string[] | null;
+  }[] | null;
+}
+
+/** What import_leads returns. */
+export type ImportLeadsResult = OrderSendingSetupResult;
