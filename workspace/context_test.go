@@ -34,6 +34,9 @@ var contextTables = []string{
 var notContextTables = []string{
 	"api_tokens", "installation", "mcp_sessions", "choice_cards", "approval_events", "users", "web_sessions", "oauth_grants",
 	"workspace_context_stamps", // the stamps themselves
+	// the sending engine's keys, ledger and replies: the context shows
+	// none of them yet
+	"mail_dkim_keys", "mail_sends", "mail_replies", "mail_poll_marks",
 	"memberships",
 	// The context counts leads from lead_imports (see audience.ContextRows):
 	// an import batch of a thousand leads moves the stamp once, through its
