@@ -60,7 +60,7 @@ type Metrics struct {
 
 // StepMetrics are the counts of one step.
 type StepMetrics struct {
-	Step                                                     int
+	Step                                                      int
 	Sent, Delivered, Replied, PositiveReplies, Bounced, Unsub *int
 }
 

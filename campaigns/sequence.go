@@ -340,4 +340,3 @@ func refusalOrWrap(err error, format string, args ...any) error {
 	}
 	return fmt.Errorf(format+": %w", append(args, err)...)
 }
-
