@@ -9,20 +9,14 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"vibesell"
+	"vibesell/campaigns"
 )
 
+// The service is what campaigns read their leads from.
+var _ campaigns.Leads = (*Service)(nil)
+
 // Lead is one of a workspace's imported leads, as campaigns write to it.
-type Lead struct {
-	ID            int64
-	Email         string
-	FirstName     string
-	LastName      string
-	Title         string
-	Company       string
-	CompanyDomain string
-	Country       string
-	TimeZone      string // IANA name; "" when unknown
-}
+type Lead = campaigns.Lead
 
 // leadSuppressedSQL is true for a lead l whose address or domain the
 // workspace $1 suppressed after it was imported.

@@ -115,8 +115,8 @@ func (s *Service) blockers(ctx context.Context, ws uuid.UUID, c Campaign, q Sequ
 			}
 		}
 		if lacking > 0 {
-			out = append(out, fmt.Sprintf("%s of %s lack {{%s}}, which has no fallback: give it one (e.g. {{%s|there}}) with %s and approve the new version.",
-				vibesell.Count(lacking), vibesell.Plural(len(leads), "lead", "leads"), f, f, vibesell.ToolSaveSequence))
+			out = append(out, fmt.Sprintf("{{%s}} has no fallback, and %s of %s no value for it: give it one (e.g. {{%s|there}}) with %s and approve the new version.",
+				f, vibesell.Count(lacking), vibesell.Plural(len(leads), "lead has", "leads have"), f, vibesell.ToolSaveSequence))
 		}
 	}
 	if len(leads) > 0 {
