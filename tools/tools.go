@@ -4,6 +4,7 @@ import (
 	"vibesell"
 	"vibesell/approvals"
 	"vibesell/audience"
+	"vibesell/campaigns"
 	"vibesell/sending"
 	"vibesell/toolkit"
 	"vibesell/workspace"
@@ -17,6 +18,7 @@ type Deps struct {
 	Sending    *sending.Service
 	Approvals  *approvals.Service
 	Audience   *audience.Service
+	Campaigns  *campaigns.Service
 	// ContextCacheSize is how many workspaces' contexts get_workspace_context
 	// keeps between calls (see workspace.ContextCache): 0 means the
 	// default, below 0 none (every call reads everything; the benchmark
@@ -34,5 +36,6 @@ func Registry(d Deps) []toolkit.Tool {
 	all = append(all, sendingTools(d)...)
 	all = append(all, approvalTools(d)...)
 	all = append(all, audienceTools(d)...)
+	all = append(all, campaignTools(d)...)
 	return all
 }

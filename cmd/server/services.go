@@ -9,6 +9,7 @@ import (
 	"vibesell"
 	"vibesell/approvals"
 	"vibesell/audience"
+	"vibesell/campaigns"
 	"vibesell/auth"
 	"vibesell/cards"
 	"vibesell/sending"
@@ -26,6 +27,7 @@ type services struct {
 	sending    *sending.Service
 	approvals  *approvals.Service
 	audience   *audience.Service
+	campaigns  *campaigns.Service
 	accounts   *auth.Accounts
 	sessions   *auth.Sessions
 	tokens     *auth.Tokens
@@ -53,9 +55,13 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 	s.approvals.Register(sending.ToolOrder, tools.OrderSendingSetupAction(s.sending))
 	s.audience = audience.New(db, clock, cfg.Audience, s.approvals)
 	s.approvals.Register(vibesell.ToolImportLeads, audience.ImportAction(s.audience))
+	s.campaigns = campaigns.New(db, clock, cfg.Campaigns, s.audience, sending.CampaignMailboxes(s.sending), s.workspaces, s.approvals)
+	s.approvals.Register(vibesell.ToolLaunchCampaign, campaigns.LaunchAction(s.campaigns))
+	s.approvals.Register(vibesell.ToolStopCampaign, campaigns.StopAction(s.campaigns))
+	s.approvals.Register(vibesell.ToolResumeCampaign, campaigns.ResumeAction(s.campaigns))
 	return s, nil
 }
 
 func (s *services) toolDeps() tools.Deps {
-	return tools.Deps{Clock: s.clock, Workspaces: s.workspaces, Sending: s.sending, Approvals: s.approvals, Audience: s.audience}
+	return tools.Deps{Clock: s.clock, Workspaces: s.workspaces, Sending: s.sending, Approvals: s.approvals, Audience: s.audience, Campaigns: s.campaigns}
 }
