@@ -43,16 +43,16 @@ type mergeFieldData struct {
 }
 
 type sequenceData struct {
-	Sequence      string           `json:"sequence" jsonschema:"the sequence id, to pass back" pattern:"^sq_[0-9a-f]{16}$"`
-	Name          string           `json:"name" jsonschema:"the sequence's name"`
-	Version       int              `json:"version" jsonschema:"this version; every saved edit is a new version"`
-	LatestVersion int              `json:"latestVersion" jsonschema:"the newest version of this sequence"`
-	Approved      bool             `json:"approved" jsonschema:"true when the person approved exactly this version"`
-	ApprovedAt    *time.Time       `json:"approvedAt" jsonschema:"when this version was approved; null while it is not"`
-	ApprovedBy    *string          `json:"approvedBy" jsonschema:"who approved it; null while it is not"`
-	Steps         []sequenceStepData       `json:"steps" jsonschema:"the emails, in order"`
-	MergeFields   []mergeFieldData `json:"mergeFields" jsonschema:"each merge field used, against the imported leads"`
-	LeadsCounted  int              `json:"leadsCounted" jsonschema:"the imported leads the merge fields were counted on"`
+	Sequence      string             `json:"sequence" jsonschema:"the sequence id, to pass back" pattern:"^sq_[0-9a-f]{16}$"`
+	Name          string             `json:"name" jsonschema:"the sequence's name"`
+	Version       int                `json:"version" jsonschema:"this version; every saved edit is a new version"`
+	LatestVersion int                `json:"latestVersion" jsonschema:"the newest version of this sequence"`
+	Approved      bool               `json:"approved" jsonschema:"true when the person approved exactly this version"`
+	ApprovedAt    *time.Time         `json:"approvedAt" jsonschema:"when this version was approved; null while it is not"`
+	ApprovedBy    *string            `json:"approvedBy" jsonschema:"who approved it; null while it is not"`
+	Steps         []sequenceStepData `json:"steps" jsonschema:"the emails, in order"`
+	MergeFields   []mergeFieldData   `json:"mergeFields" jsonschema:"each merge field used, against the imported leads"`
+	LeadsCounted  int                `json:"leadsCounted" jsonschema:"the imported leads the merge fields were counted on"`
 }
 
 type sequenceOutput struct {
