@@ -274,25 +274,32 @@ func capitalize(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-const campaignColumns = `id, name, sequence_id, sequence_version, mailboxes, window_start, window_end, days, daily_cap, stop_for_company,
-	status, paused_reason, paused_automatically, created_at, launched_at, first_send_at, paused_at,
+const campaignColumns = `c.id, c.name, c.sequence_id, c.sequence_version, c.mailboxes, c.window_start, c.window_end, c.days, c.daily_cap,
+	c.stop_for_company, c.status, c.paused_reason, c.paused_automatically, c.created_at, c.launched_at, c.first_send_at, c.paused_at,
 	(SELECT count(*) FROM campaign_leads l WHERE l.workspace_id = c.workspace_id AND l.campaign_id = c.id)`
 
 func scanCampaign(r pgx.Row) (Campaign, error) {
 	var c Campaign
+	err := scanCampaignInto(r, &c)
+	return c, err
+}
+
+// scanCampaignInto scans campaignColumns into c, then the extra columns
+// that follow them into extra.
+func scanCampaignInto(r pgx.Row, c *Campaign, extra ...any) error {
 	var days []int16
 	var start, end int16
-	err := r.Scan(&c.ID, &c.Name, &c.SequenceID, &c.SequenceVersion, &c.Mailboxes, &start, &end, &days, &c.Schedule.DailyCap,
+	dest := append([]any{&c.ID, &c.Name, &c.SequenceID, &c.SequenceVersion, &c.Mailboxes, &start, &end, &days, &c.Schedule.DailyCap,
 		&c.Schedule.StopForCompany, &c.Status, &c.PausedReason, &c.PausedAutomatically, &c.CreatedAt, &c.LaunchedAt, &c.FirstSendAt,
-		&c.PausedAt, &c.Leads)
-	if err != nil {
-		return Campaign{}, err
+		&c.PausedAt, &c.Leads}, extra...)
+	if err := r.Scan(dest...); err != nil {
+		return err
 	}
 	c.Schedule.WindowStart, c.Schedule.WindowEnd = int(start), int(end)
 	for _, d := range days {
 		c.Schedule.Days = append(c.Schedule.Days, time.Weekday(d%7))
 	}
-	return c, nil
+	return nil
 }
 
 // Campaign returns a campaign with its sequence version and what blocks
@@ -356,4 +363,41 @@ func (s *Service) MetricsOf(c Campaign, q Sequence) Metrics {
 		m.Steps = append(m.Steps, StepMetrics{Step: i + 1})
 	}
 	return m
+}
+
+// Listed is a campaign with the sequence version it sends.
+type Listed struct {
+	Campaign Campaign
+	Sequence Sequence
+	Metrics  Metrics
+}
+
+// List returns the workspace's newest campaigns (at most limit, 1 to
+// 100), each with its sequence version and metrics.
+func (s *Service) List(ctx context.Context, ws uuid.UUID, limit int) ([]Listed, error) {
+	limit = min(max(limit, 1), 100)
+	rows, err := s.db.Query(ctx, `SELECT `+campaignColumns+`, v.name, v.version, v.steps, v.created_at, v.approved_at, v.approved_by, v.sequence_id,
+			(SELECT max(version) FROM sequence_versions l WHERE l.workspace_id = v.workspace_id AND l.sequence_id = v.sequence_id)
+		FROM campaigns c JOIN sequence_versions v ON v.workspace_id = c.workspace_id AND v.sequence_id = c.sequence_id AND v.version = c.sequence_version
+		WHERE c.workspace_id = $1 ORDER BY c.created_at DESC, c.id LIMIT $2`, ws, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list campaigns: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Listed, error) {
+		var l Listed
+		q := &l.Sequence
+		var raw []byte
+		if err := scanCampaignInto(r, &l.Campaign, &q.Name, &q.Version, &raw, &q.CreatedAt, &q.ApprovedAt, &q.ApprovedBy, &q.ID, &q.LatestVersion); err != nil {
+			return l, err
+		}
+		if err := json.Unmarshal(raw, &q.Steps); err != nil {
+			return l, err
+		}
+		l.Metrics = s.MetricsOf(l.Campaign, *q)
+		return l, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list campaigns: %w", err)
+	}
+	return out, nil
 }

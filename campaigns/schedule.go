@@ -124,3 +124,15 @@ func addBusinessDays(day time.Time, n int) time.Time {
 	}
 	return day
 }
+
+// Describe writes the schedule for a person: "09:00 to 17:00, Monday to
+// Friday, in each person's own time zone; at most 25 emails per mailbox a
+// day".
+func (s Schedule) Describe() string {
+	out := fmt.Sprintf("%s to %s, %s, in each person's own time zone; at most %s per mailbox a day",
+		Clock(s.WindowStart), Clock(s.WindowEnd), DayNames(s.Days), vibesell.Plural(s.DailyCap, "email", "emails"))
+	if s.StopForCompany {
+		out += "; a reply stops everyone at that person's company"
+	}
+	return out
+}

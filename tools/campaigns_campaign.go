@@ -120,13 +120,9 @@ func campaignMarkdown(lead string, sc campaigns.StagedCampaign, m campaigns.Metr
 	if !sc.Sequence.Approved() {
 		approved = "NOT approved"
 	}
-	fmt.Fprintf(&b, "Status: %s.\nSequence: %s version %d (%s, %s), %s.\nPeople: %s.\nFrom: %s.\nSchedule: %s to %s, %s, in each person's own time zone; at most %d emails per mailbox a day.",
+	fmt.Fprintf(&b, "Status: %s.\nSequence: %s version %d (%s, %s), %s.\nPeople: %s.\nFrom: %s.\nSchedule: %s.",
 		status, c.SequenceID, c.SequenceVersion, sc.Sequence.Name, vibesell.Plural(len(sc.Sequence.Steps), "step", "steps"), approved,
-		vibesell.Count(c.Leads), vibesell.JoinAnd(c.Mailboxes), campaigns.Clock(c.Schedule.WindowStart), campaigns.Clock(c.Schedule.WindowEnd),
-		campaigns.DayNames(c.Schedule.Days), c.Schedule.DailyCap)
-	if c.Schedule.StopForCompany {
-		b.WriteString(" A reply stops everyone at that person's company.")
-	}
+		vibesell.Count(c.Leads), vibesell.JoinAnd(c.Mailboxes), c.Schedule.Describe())
 	fmt.Fprintf(&b, "\nMetrics: not available (null). %s Opens: null. %s\n", m.Why, m.OpensWhy)
 	if c.Status == campaigns.Staged {
 		if len(sc.Blockers) == 0 {

@@ -119,7 +119,7 @@ func TestCampaignTools(t *testing.T) {
 			cp.Metrics.Sent.Value != nil || cp.Metrics.Opens.Value != nil || cp.Metrics.Opens.Why == "" || len(cp.Metrics.Steps) != 1 {
 			t.Errorf("staged: %+v", cp)
 		}
-		mustContain(t, md, "Staged the campaign. Nothing is sent", "Schedule: 09:00 to 17:00, Monday to Friday, in each person's own time zone; at most 20 emails per mailbox a day.",
+		mustContain(t, md, "Staged the campaign. Nothing is sent", "Schedule: 09:00 to 17:00, Monday to Friday, in each person's own time zone; at most 20 emails per mailbox a day; a reply stops everyone at that person's company.",
 			"Before it can launch (1 thing):", "The workspace has no postal address")
 		msg := c.Refusal(vibesell.ToolStageCampaign, map[string]any{"name": "x", "sequence": seq.Sequence.Sequence, "windowStart": "17:00", "windowEnd": "09:00", "days": workdays})
 		mustContain(t, msg, "The sending window 17:00 to 09:00 is empty")

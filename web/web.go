@@ -25,6 +25,8 @@ import (
 	"vibesell"
 	"vibesell/approvals"
 	"vibesell/auth"
+	"vibesell/campaigns"
+	"vibesell/workspace"
 )
 
 // Prefix is the path the web app is mounted at: mux.Handle(web.Prefix, h).
@@ -38,6 +40,10 @@ type Config struct {
 	PublicURL string
 	Accounts  *auth.Accounts
 	Approvals *approvals.Service
+	// Workspaces and Campaigns serve the settings and campaigns pages;
+	// without them those pages are not served.
+	Workspaces *workspace.Service
+	Campaigns  *campaigns.Service
 	// Clock tells the time for "expires in 2 hours". Default: the system clock.
 	Clock vibesell.Clock
 	// Logger receives internal failures under a ref. Default: slog.Default().
@@ -115,6 +121,11 @@ func (s *server) routes() http.Handler {
 	mux.HandleFunc("GET /app/approvals/{id}", s.signedIn(s.approvalPage))
 	mux.HandleFunc("POST /app/approvals/{id}/approve", s.post(s.signedIn(s.decide(true))))
 	mux.HandleFunc("POST /app/approvals/{id}/reject", s.post(s.signedIn(s.decide(false))))
+	if s.Workspaces != nil && s.Campaigns != nil {
+		mux.HandleFunc("GET /app/campaigns", s.signedIn(s.campaignsPage))
+		mux.HandleFunc("GET /app/settings", s.signedIn(s.settingsPage))
+		mux.HandleFunc("POST /app/settings", s.post(s.signedIn(s.saveSettings)))
+	}
 	mux.HandleFunc("/app/", func(w http.ResponseWriter, r *http.Request) {
 		s.renderError(w, r, nil, http.StatusNotFound, "Page not found", "There is nothing at this address.")
 	})

@@ -102,12 +102,14 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 // routes lists everything the HTTP server answers.
 func routes(cfg config, db *pgxpool.Pool, svc *services, logger *slog.Logger) (http.Handler, error) {
 	webApp, err := web.New(web.Config{
-		PublicURL: cfg.PublicURL.String(),
-		Accounts:  svc.accounts,
-		Approvals: svc.approvals,
-		Clock:     svc.clock,
-		Logger:    logger.With("component", "web"),
-		ClientIP:  cfg.clientIP(),
+		PublicURL:  cfg.PublicURL.String(),
+		Accounts:   svc.accounts,
+		Approvals:  svc.approvals,
+		Workspaces: svc.workspaces,
+		Campaigns:  svc.campaigns,
+		Clock:      svc.clock,
+		Logger:     logger.With("component", "web"),
+		ClientIP:   cfg.clientIP(),
 	})
 	if err != nil {
 		return nil, err
