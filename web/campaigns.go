@@ -106,4 +106,3 @@ func (s *server) saveSettings(w http.ResponseWriter, r *http.Request, u auth.Use
 	}
 	http.Redirect(w, r, "/app/settings?saved=1", http.StatusSeeOther)
 }
-
