@@ -45,10 +45,15 @@ type Campaign struct {
 	Leads               int
 }
 
-// Metrics are a campaign's counts. Every count is nil until the sending
-// engine records it: nil means "not known", never zero.
-type Metrics struct {
+// Counts are what the sending engine counts. Each is nil until the engine
+// records it: nil means "not known", never zero.
+type Counts struct {
 	Sent, Delivered, Replied, PositiveReplies, Bounced, Unsubscribed *int
+}
+
+// Metrics are a campaign's counts, in total and per step.
+type Metrics struct {
+	Counts
 	// Why says why the counts are nil.
 	Why string
 	// Opens is nil when open tracking is off (always, for now); OpensWhy
@@ -60,8 +65,8 @@ type Metrics struct {
 
 // StepMetrics are the counts of one step.
 type StepMetrics struct {
-	Step                                                      int
-	Sent, Delivered, Replied, PositiveReplies, Bounced, Unsub *int
+	Step int
+	Counts
 }
 
 var campaignIDPattern = regexp.MustCompile(`^cp_[0-9a-f]{16}$`)

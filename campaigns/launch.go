@@ -14,7 +14,6 @@ import (
 
 	"vibesell"
 	"vibesell/approvals"
-	"vibesell/store"
 )
 
 // campaignLeads reads a campaign's leads as staged.
@@ -366,16 +365,12 @@ func SendAllowed(ctx context.Context, tx pgx.Tx, ws uuid.UUID, id string) (bool,
 // the engine calls when deliverability needs it (automatic: a person must
 // then resume it in the web app), and what an approved stop does.
 func (s *Service) Pause(ctx context.Context, ws uuid.UUID, id, reason string, automatic bool) (bool, error) {
-	var paused bool
-	err := store.InTx(ctx, s.db, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `UPDATE campaigns SET status = 'paused', paused_reason = $3, paused_automatically = $4, paused_at = $5
-			WHERE workspace_id = $1 AND id = $2 AND status IN ('scheduled', 'sending')`, ws, id, reason, automatic, s.clock.Now())
-		paused = err == nil && tag.RowsAffected() == 1
-		return err
-	})
+	tag, err := s.db.Exec(ctx, `UPDATE campaigns SET status = 'paused', paused_reason = $3, paused_automatically = $4, paused_at = $5
+		WHERE workspace_id = $1 AND id = $2 AND status IN ('scheduled', 'sending')`, ws, id, reason, automatic, s.clock.Now())
 	if err != nil {
 		return false, fmt.Errorf("pause campaign %s: %w", id, err)
 	}
+	paused := tag.RowsAffected() == 1
 	return paused, nil
 }
 
@@ -410,12 +405,21 @@ func (s *Service) RequestStop(ctx context.Context, ws uuid.UUID, id, requestedBy
 	})
 }
 
+// approvedCampaign reads which campaign an approval acts on.
+func approvedCampaign(ex approvals.Execution) (campaignArguments, error) {
+	var a campaignArguments
+	if err := json.Unmarshal(ex.Approval.Arguments, &a); err != nil {
+		return a, fmt.Errorf("read approved %s: %w", ex.Approval.Action, err)
+	}
+	return a, nil
+}
+
 // StopAction carries out an approved stop_campaign.
 func StopAction(s *Service) approvals.Executor {
 	return approvals.ExecutorFuncs{ExecuteFunc: func(ctx context.Context, ex approvals.Execution) (string, error) {
-		var a campaignArguments
-		if err := json.Unmarshal(ex.Approval.Arguments, &a); err != nil {
-			return "", fmt.Errorf("read approved stop: %w", err)
+		a, err := approvedCampaign(ex)
+		if err != nil {
+			return "", err
 		}
 		who := "a person"
 		if ex.Approval.DecidedBy != nil {
@@ -480,9 +484,9 @@ func (s *Service) RequestResume(ctx context.Context, ws uuid.UUID, id, requested
 // ResumeAction carries out an approved resume_campaign.
 func ResumeAction(s *Service) approvals.Executor {
 	return approvals.ExecutorFuncs{ExecuteFunc: func(ctx context.Context, ex approvals.Execution) (string, error) {
-		var a campaignArguments
-		if err := json.Unmarshal(ex.Approval.Arguments, &a); err != nil {
-			return "", fmt.Errorf("read approved resume: %w", err)
+		a, err := approvedCampaign(ex)
+		if err != nil {
+			return "", err
 		}
 		tag, err := s.db.Exec(ctx, `UPDATE campaigns SET status = 'scheduled', paused_reason = NULL, paused_at = NULL, paused_automatically = false
 			WHERE workspace_id = $1 AND id = $2 AND status = 'paused'`, ex.Approval.WorkspaceID, a.Campaign)

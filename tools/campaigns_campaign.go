@@ -26,25 +26,29 @@ type countWithWhy struct {
 	Why   string `json:"why" jsonschema:"why it is null; empty when it is known"`
 }
 
+type countsData struct {
+	Sent            countWithWhy `json:"sent" jsonschema:"emails sent"`
+	Delivered       countWithWhy `json:"delivered" jsonschema:"emails delivered"`
+	Replied         countWithWhy `json:"replied" jsonschema:"people who replied"`
+	PositiveReplies countWithWhy `json:"positiveReplies" jsonschema:"interested replies"`
+	Bounced         countWithWhy `json:"bounced" jsonschema:"emails that bounced"`
+	Unsubscribed    countWithWhy `json:"unsubscribed" jsonschema:"people who unsubscribed"`
+}
+
 type stepMetricsData struct {
-	Step            int          `json:"step" jsonschema:"the step, from 1"`
-	Sent            countWithWhy `json:"sent" jsonschema:"emails of this step sent"`
-	Delivered       countWithWhy `json:"delivered" jsonschema:"of them, delivered"`
-	Replied         countWithWhy `json:"replied" jsonschema:"people who replied to this step"`
-	PositiveReplies countWithWhy `json:"positiveReplies" jsonschema:"of the replies, interested ones"`
-	Bounced         countWithWhy `json:"bounced" jsonschema:"emails of this step that bounced"`
-	Unsubscribed    countWithWhy `json:"unsubscribed" jsonschema:"people who unsubscribed after this step"`
+	Step int `json:"step" jsonschema:"the step, from 1"`
+	countsData
 }
 
 type metricsData struct {
-	Sent            countWithWhy      `json:"sent" jsonschema:"emails sent"`
-	Delivered       countWithWhy      `json:"delivered" jsonschema:"emails delivered"`
-	Replied         countWithWhy      `json:"replied" jsonschema:"people who replied"`
-	PositiveReplies countWithWhy      `json:"positiveReplies" jsonschema:"interested replies"`
-	Bounced         countWithWhy      `json:"bounced" jsonschema:"emails that bounced"`
-	Unsubscribed    countWithWhy      `json:"unsubscribed" jsonschema:"people who unsubscribed"`
-	Opens           countWithWhy      `json:"opens" jsonschema:"opens; null unless open tracking is on"`
-	Steps           []stepMetricsData `json:"steps" jsonschema:"the same per step"`
+	countsData
+	Opens countWithWhy      `json:"opens" jsonschema:"opens; null unless open tracking is on"`
+	Steps []stepMetricsData `json:"steps" jsonschema:"the same counts per step"`
+}
+
+func toCountsData(c campaigns.Counts, why string) countsData {
+	return countsData{Sent: count(c.Sent, why), Delivered: count(c.Delivered, why), Replied: count(c.Replied, why),
+		PositiveReplies: count(c.PositiveReplies, why), Bounced: count(c.Bounced, why), Unsubscribed: count(c.Unsubscribed, why)}
 }
 
 type campaignData struct {
@@ -94,13 +98,10 @@ func toCampaignData(sc campaigns.StagedCampaign, m campaigns.Metrics) campaignDa
 		Leads: c.Leads, Mailboxes: c.Mailboxes, Blockers: blockers, CreatedAt: c.CreatedAt, LaunchedAt: c.LaunchedAt, FirstSendAt: c.FirstSendAt,
 		Schedule: scheduleData{WindowStart: campaigns.Clock(c.Schedule.WindowStart), WindowEnd: campaigns.Clock(c.Schedule.WindowEnd), Days: days,
 			DailyCap: c.Schedule.DailyCap, StopForCompany: c.Schedule.StopForCompany},
-		Metrics: metricsData{Sent: count(m.Sent, m.Why), Delivered: count(m.Delivered, m.Why), Replied: count(m.Replied, m.Why),
-			PositiveReplies: count(m.PositiveReplies, m.Why), Bounced: count(m.Bounced, m.Why), Unsubscribed: count(m.Unsubscribed, m.Why),
-			Opens: count(m.Opens, m.OpensWhy), Steps: []stepMetricsData{}},
+		Metrics: metricsData{countsData: toCountsData(m.Counts, m.Why), Opens: count(m.Opens, m.OpensWhy), Steps: []stepMetricsData{}},
 	}
 	for _, s := range m.Steps {
-		out.Metrics.Steps = append(out.Metrics.Steps, stepMetricsData{Step: s.Step, Sent: count(s.Sent, m.Why), Delivered: count(s.Delivered, m.Why),
-			Replied: count(s.Replied, m.Why), PositiveReplies: count(s.PositiveReplies, m.Why), Bounced: count(s.Bounced, m.Why), Unsubscribed: count(s.Unsub, m.Why)})
+		out.Metrics.Steps = append(out.Metrics.Steps, stepMetricsData{Step: s.Step, countsData: toCountsData(s.Counts, m.Why)})
 	}
 	return out
 }
