@@ -26,6 +26,10 @@ type HTTPOptions struct {
 	// AllowedOrigins are further browser origins allowed to call /mcp.
 	AllowedOrigins []string
 	Logger         *slog.Logger
+	// Authenticate, when set, guards every request in place of the
+	// workspace-token check (auth.RequireBearer): the OAuth resource
+	// server, which takes its access tokens and workspace tokens alike.
+	Authenticate func(next http.Handler) http.Handler
 }
 
 // maxRequestBytes bounds one JSON-RPC message; the largest legitimate one
@@ -55,7 +59,7 @@ func NewHTTPHandler(s *server.MCPServer, o HTTPOptions) http.Handler {
 		server.WithStreamableHTTPLogger(o.Logger),
 	)
 	guard := originGuard{public: o.PublicURL, allowed: o.AllowedOrigins}
-	var h http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	var h http.Handler = protocolEdgeFunc(func(w http.ResponseWriter, r *http.Request) { // protocol.go
 		r.Body = http.MaxBytesReader(w, r.Body, maxRequestBytes)
 		// mcp-go answers an unknown session on DELETE with a 500; the
 		// protocol says 404, as for any other request.
@@ -69,8 +73,21 @@ func NewHTTPHandler(s *server.MCPServer, o HTTPOptions) http.Handler {
 		}
 		streamable.ServeHTTP(w, r)
 	})
-	h = auth.RequireBearer(o.Tokens, o.Logger, h)
+	if o.Authenticate != nil {
+		h = o.Authenticate(h)
+	} else {
+		h = auth.RequireBearer(o.Tokens, o.Logger, h)
+	}
 	return guard.wrap(h)
+}
+
+// ReadOnlyTools reports, for a tool of s, whether its annotations say it
+// changes nothing: the tools a read-only OAuth token may call.
+func ReadOnlyTools(s *server.MCPServer) func(name string) bool {
+	return func(name string) bool {
+		t := s.GetTool(name)
+		return t != nil && t.Tool.Annotations.ReadOnlyHint != nil && *t.Tool.Annotations.ReadOnlyHint
+	}
 }
 
 // originGuard refuses requests whose Host or Origin name a site other than

@@ -28,6 +28,7 @@ func importLeads(d Deps) toolkit.Tool {
 			"Calling it again with the same count while its approval is pending returns the same approval. " +
 			"It refuses until the filters are confirmed (confirm_target), or when no contact is available. Not for counting (estimate_lead_pool) or previewing (preview_lead_sample).",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeAct},
 		Handler: func(ctx context.Context, p auth.Principal, in importLeadsInput) (toolkit.Result[approvalOutput], error) {
 			a, created, err := d.Audience.RequestImport(ctx, p.WorkspaceID, audience.ImportRequest{
 				Count: in.Count, RequestedBy: "the assistant, via the connector of workspace " + p.WorkspaceSlug})

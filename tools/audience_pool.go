@@ -78,6 +78,7 @@ func estimateLeadPool(d Deps) toolkit.Tool {
 			"Every count is exact. It also shows the progress of the latest import. It reads only, costs nothing and contacts no one. " +
 			"It refuses until the filters are confirmed (confirm_target). Not for seeing the people (preview_lead_sample) or importing them (import_leads).",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.Yes, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeRead},
 		Handler: func(ctx context.Context, p auth.Principal, _ struct{}) (toolkit.Result[leadCountOutput], error) {
 			pool, err := d.Audience.EstimatePool(ctx, p.WorkspaceID)
 			if err != nil {
@@ -150,6 +151,7 @@ func previewLeadSample(d Deps) toolkit.Tool {
 			"It leaves out suppressed contacts, leads already in the workspace and invalid or role addresses. It reads only, costs nothing and contacts no one. " +
 			"It refuses until the filters are confirmed (confirm_target). Not for counting (estimate_lead_pool) or importing (import_leads).",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.Yes, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeRead},
 		Handler: func(ctx context.Context, p auth.Principal, _ struct{}) (toolkit.Result[leadPreviewOutput], error) {
 			pv, err := d.Audience.PreviewSample(ctx, p.WorkspaceID)
 			if err != nil {

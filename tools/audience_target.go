@@ -129,6 +129,7 @@ func saveTarget(d Deps) toolkit.Tool {
 			"Use the person's words; do not invent. Next, turn the description into filters the lead directory can answer with save_target_filters. " +
 			"Not for what is sold (save_offer) or for the filters themselves (save_target_filters).",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.Yes, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeWrite},
 		Handler: func(ctx context.Context, p auth.Principal, in saveTargetInput) (toolkit.Result[targetOutput], error) {
 			t, err := d.Audience.SaveDescription(ctx, p.WorkspaceID, audience.Description{Who: in.Who, Problem: in.Problem, Exclusions: in.Exclusions})
 			if err != nil {
@@ -166,6 +167,7 @@ func saveTargetFilters(d Deps) toolkit.Tool {
 			"suppress adds addresses or whole domains the workspace never writes to, for good (no import ever brings them back). It changes only VibeSell's records and costs nothing. " +
 			"Not for the description in words (save_target) or for counting (estimate_lead_pool).",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.Yes, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeWrite},
 		Handler: func(ctx context.Context, p auth.Principal, in saveTargetFiltersInput) (toolkit.Result[targetOutput], error) {
 			saved, err := d.Audience.SaveFilters(ctx, p.WorkspaceID, audience.Filters{Titles: in.Titles, Seniorities: in.Seniorities,
 				Departments: in.Departments, Industries: in.Industries, CompanySizes: in.CompanySizes, Countries: in.Countries,
@@ -224,6 +226,7 @@ func confirmTarget(d Deps) toolkit.Tool {
 			"Any later change of the filters (save_target_filters) withdraws the confirmation. It changes only VibeSell's records and costs nothing. " +
 			"Call it only with the person's agreement. Not for saving filters (save_target_filters).",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeWrite},
 		Handler: func(ctx context.Context, p auth.Principal, in confirmTargetInput) (toolkit.Result[targetOutput], error) {
 			t, err := d.Audience.Confirm(ctx, p.WorkspaceID, in.FiltersVersion)
 			if err != nil {

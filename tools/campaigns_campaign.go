@@ -164,6 +164,7 @@ func stageCampaign(d Deps) toolkit.Tool {
 			"The result lists everything that still blocks the launch. Staging changes nothing outside VibeSell, sends nothing and costs nothing; pass campaign to change a staged campaign instead of making another. " +
 			"Not for launching (launch_campaign) or reading a campaign (get_campaign).",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.No, OpenWorld: toolkit.No},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeWrite},
 		Handler: func(ctx context.Context, p auth.Principal, in stageCampaignInput) (toolkit.Result[campaignOutput], error) {
 			start, err := campaigns.ParseClock(in.WindowStart)
 			if err != nil {
@@ -204,6 +205,7 @@ func getCampaign(d Deps) toolkit.Tool {
 			"and its metrics (sent, delivered, replied, positive replies, bounced, unsubscribed, in total and per step; opens only when tracking is on). A metric not known is null with the reason, never 0. " +
 			"It changes nothing. Not for the time a campaign takes (estimate_campaign_plan).",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.Yes, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeRead},
 		Handler: func(ctx context.Context, p auth.Principal, in getCampaignInput) (toolkit.Result[campaignOutput], error) {
 			sc, err := d.Campaigns.Campaign(ctx, p.WorkspaceID, in.Campaign)
 			if err != nil {
@@ -253,6 +255,7 @@ func estimateCampaignPlan(d Deps) toolkit.Tool {
 		Description: "Works out, with today's sending capacity, how long a campaign takes: emails per mailbox per day, the sending days until every person has had the first email, the dates of the first and the last email in the workspace's time zone, " +
 			"and the replies to expect as a range, with the reply rates assumed (an installation's setting, never a promise). It changes nothing. Not for the campaign's status (get_campaign).",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.Yes, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeRead},
 		Handler: func(ctx context.Context, p auth.Principal, in getCampaignInput) (toolkit.Result[campaignEstimateOutput], error) {
 			e, err := d.Campaigns.EstimatePlan(ctx, p.WorkspaceID, in.Campaign)
 			if err != nil {

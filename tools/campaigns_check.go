@@ -48,6 +48,7 @@ func checkFirstEmail(d Deps) toolkit.Tool {
 			"Each finding is pass, warn or fail with why it matters and how to fix it; a fail blocks launch_campaign. It sends nothing and changes nothing. " +
 			"Not for saving edits (save_sequence).",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.Yes, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeRead},
 		Handler: func(ctx context.Context, p auth.Principal, in checkFirstEmailInput) (toolkit.Result[firstEmailOutput], error) {
 			fe, err := d.Campaigns.CheckFirstEmail(ctx, p.WorkspaceID, campaigns.CheckRequest{Sequence: in.Sequence, Version: in.Version, Lead: in.Lead})
 			if err != nil {

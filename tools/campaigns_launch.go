@@ -29,6 +29,9 @@ func campaignAction(s campaignActionSpec) toolkit.Tool {
 		Title:       s.title,
 		Description: s.description,
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		// Launching, stopping and resuming set sending going or hold it:
+		// they act beyond VibeSell's own records.
+		Requires: toolkit.Needs{Scope: vibesell.ScopeAct},
 		Handler: func(ctx context.Context, p auth.Principal, in campaignActionInput) (toolkit.Result[approvalOutput], error) {
 			a, created, err := s.request(ctx, p.WorkspaceID, in.Campaign, "the assistant, via the connector of workspace "+p.WorkspaceSlug)
 			if err != nil {

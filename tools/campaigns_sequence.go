@@ -136,6 +136,7 @@ func saveSequence(d Deps) toolkit.Tool {
 			"The result says, for each merge field, how many imported leads lack it and what they would receive. An unknown merge field or a broken {{ is refused. " +
 			"It sends nothing and costs nothing. Not for approving (approve_sequence) or for checking the first email (check_first_email).",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeWrite},
 		Handler: func(ctx context.Context, p auth.Principal, in saveSequenceInput) (toolkit.Result[sequenceOutput], error) {
 			steps := make([]campaigns.Step, len(in.Steps))
 			for i, st := range in.Steps {
@@ -170,6 +171,7 @@ func approveSequence(d Deps) toolkit.Tool {
 			"A version edited since (a newer version exists) is refused: show the newer one. Approving an approved version again changes nothing. " +
 			"It sends nothing: a campaign (stage_campaign, launch_campaign) sends only an approved version. Not for saving edits (save_sequence).",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeWrite},
 		Handler: func(ctx context.Context, p auth.Principal, in approveSequenceInput) (toolkit.Result[sequenceOutput], error) {
 			saved, err := d.Campaigns.ApproveSequence(ctx, p.WorkspaceID, in.Sequence, in.Version, "the person, via the connector of workspace "+p.WorkspaceSlug)
 			if err != nil {

@@ -28,6 +28,7 @@ Commands:
   token create --workspace SLUG      print a new bearer token for the workspace
   user create --workspace SLUG --email EMAIL   create a web app account (prints a password)
   directory import FILE              load a CSV of contacts into the lead directory
+  oauth rotate-keys                  sign access tokens with a new key from now on
 
 Configuration comes from the environment; see the README.
 `
@@ -104,6 +105,8 @@ func run(ctx context.Context, args []string, getenv func(string) string,
 		return userCommand(ctx, cfg, logger, cmd, stdin, stdout, stderr)
 	case "directory":
 		return directoryCommand(ctx, cfg, logger, cmd, stdout, stderr)
+	case "oauth":
+		return oauthCommand(ctx, cfg, logger, cmd, stdout)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

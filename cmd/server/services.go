@@ -10,6 +10,7 @@ import (
 	"vibesell/approvals"
 	"vibesell/audience"
 	"vibesell/auth"
+	"vibesell/auth/oauth"
 	"vibesell/campaigns"
 	"vibesell/cards"
 	"vibesell/sending"
@@ -31,6 +32,7 @@ type services struct {
 	accounts   *auth.Accounts
 	sessions   *auth.Sessions
 	tokens     *auth.Tokens
+	oauth      *oauth.Server
 }
 
 func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, error) {
@@ -59,6 +61,15 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 	s.approvals.Register(vibesell.ToolLaunchCampaign, campaigns.LaunchAction(s.campaigns))
 	s.approvals.Register(vibesell.ToolStopCampaign, campaigns.StopAction(s.campaigns))
 	s.approvals.Register(vibesell.ToolResumeCampaign, campaigns.ResumeAction(s.campaigns))
+	s.oauth, err = oauth.New(oauth.Config{
+		PublicURL: cfg.PublicURL.String(),
+		DB:        db,
+		Clock:     clock,
+		Logger:    logger.With("component", "oauth"),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("oauth: %w", err)
+	}
 	return s, nil
 }
 
