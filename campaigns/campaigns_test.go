@@ -319,7 +319,9 @@ func TestLaunchStopResume(t *testing.T) {
 		if _, _, err := b.Approvals.Decide(ctx, acme, stop.ID, approvals.Decision{Approve: true, By: "ada", Via: approvals.ViaConversation}); err != nil {
 			t.Fatal(err)
 		}
-		// A send due now holds the campaign in its transaction.
+		// Half a second before the first send is due, a sender on the
+		// other replica holds the campaign in its transaction.
+		b.Clock.Set(c.Campaign.FirstSendAt.Add(-500 * time.Millisecond))
 		send, err := replica.Begin(ctx)
 		if err != nil {
 			t.Fatal(err)

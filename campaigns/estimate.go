@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -91,7 +92,11 @@ func (s *Service) EstimatePlan(ctx context.Context, ws uuid.UUID, id string) (Es
 	}
 	loc := sender.Location()
 	first := c.Schedule.Next(start, loc)
-	days, firstTouch, last := simulate(c.Schedule, q.Steps, c.Leads, total, first, loc)
+	days, firstTouch, last, finished := simulate(c.Schedule, q.Steps, c.Leads, total, first, loc)
+	if !finished {
+		e.CapacityNote = strings.TrimSpace(e.CapacityNote + " At this capacity the campaign would take more than ten years, so there are no dates: add mailboxes or raise the daily cap.")
+		return e, nil
+	}
 	e.Days, e.FirstSendOn, e.LastFirstTouchOn, e.LastSendOn = &days, &first, &firstTouch, &last
 	return e, nil
 }
@@ -111,15 +116,16 @@ type cohort struct {
 
 // simulate sends leads through steps at perDay emails a sending day from
 // first on, and returns the sending days the first step takes and the
-// dates of the last first email and of the last email.
-func simulate(sch Schedule, steps []Step, leads, perDay int, first time.Time, loc *time.Location) (days int, lastFirstTouch, lastSend time.Time) {
+// dates of the last first email and of the last email; finished is false
+// when [maxEstimateDays] did not suffice.
+func simulate(sch Schedule, steps []Step, leads, perDay int, first time.Time, loc *time.Location) (days int, lastFirstTouch, lastSend time.Time, finished bool) {
 	y, m, d := first.In(loc).Date()
 	day := time.Date(y, m, d, 0, 0, 0, 0, loc)
 	remaining := leads
 	var queue []cohort
 	for range maxEstimateDays {
 		if remaining == 0 && len(queue) == 0 {
-			break
+			return days, lastFirstTouch, lastSend, true
 		}
 		if slices.Contains(sch.Days, day.Weekday()) {
 			budget := perDay
@@ -150,5 +156,5 @@ func simulate(sch Schedule, steps []Step, leads, perDay int, first time.Time, lo
 		}
 		day = time.Date(day.Year(), day.Month(), day.Day()+1, 0, 0, 0, 0, loc)
 	}
-	return days, lastFirstTouch, lastSend
+	return days, lastFirstTouch, lastSend, remaining == 0 && len(queue) == 0
 }
