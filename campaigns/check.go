@@ -272,7 +272,7 @@ func checkImages(body string) Finding {
 }
 
 func checkLength(body string) Finding {
-	f := Finding{Check: "length", Why: "Cold emails that get replies are short: 50 to 125 words read on a phone in one glance."}
+	f := Finding{Check: "length", Why: "Cold emails that get replies are short: under 150 words, read on a phone in one glance."}
 	n := len(strings.Fields(body))
 	f.Finding = fmt.Sprintf("The body is %s long.", vibesell.Plural(n, "word", "words"))
 	switch {
@@ -359,17 +359,18 @@ func checkSubject(subject string) Finding {
 func checkCompliance(sender workspace.Sender, senderName string) Finding {
 	f := Finding{Check: "unsubscribe_and_address",
 		Why: "The law (CAN-SPAM in the US, GDPR and PECR in Europe) asks every cold email to give the sender's postal address and a working way to opt out; VibeSell adds both to every email."}
-	var missing []string
+	var missing, args []string
 	if sender.PostalAddress == "" {
-		missing = append(missing, "a postal address")
+		missing, args = append(missing, "postal address"), append(args, "postalAddress")
 	}
 	if senderName == "" {
-		missing = append(missing, "a sender name")
+		missing, args = append(missing, "sender name"), append(args, "senderName")
 	}
 	if len(missing) > 0 {
 		f.Status = Fail
-		f.Finding = fmt.Sprintf("The workspace has no %s, so the footer every email carries is incomplete.", strings.TrimPrefix(vibesell.JoinAnd(missing), "a "))
-		f.Fix = fmt.Sprintf("Ask the person for %s and pass them to %s (postalAddress, senderName).", vibesell.JoinAnd(missing), vibesell.ToolStageCampaign)
+		f.Finding = fmt.Sprintf("The workspace has no %s, so the footer every email carries is incomplete.", vibesell.JoinAnd(missing))
+		f.Fix = fmt.Sprintf("Ask the person for their %s and pass %s to %s (it is saved for the whole workspace).",
+			vibesell.JoinAnd(missing), vibesell.JoinAnd(args), vibesell.ToolStageCampaign)
 		return f
 	}
 	f.Status, f.Finding = Pass, "Every email ends with the sender's name, the postal address and an unsubscribe line with a personal link."

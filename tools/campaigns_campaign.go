@@ -283,8 +283,16 @@ func estimateMarkdown(e campaigns.Estimate) string {
 	if e.Days == nil {
 		b.WriteString("Nothing can be sent with these leads and this capacity, so there are no dates.\n")
 	} else {
-		fmt.Fprintf(&b, "Every person has the first email after %s: from %s to %s; the last follow-up goes on %s (%s).\n",
-			vibesell.Plural(*e.Days, "sending day", "sending days"), vibesell.FormatDate(*e.FirstSendOn), vibesell.FormatDate(*e.LastFirstTouchOn), vibesell.FormatDate(*e.LastSendOn), e.Zone)
+		span := fmt.Sprintf("from %s to %s", vibesell.FormatDate(*e.FirstSendOn), vibesell.FormatDate(*e.LastFirstTouchOn))
+		if vibesell.FormatDay(*e.FirstSendOn) == vibesell.FormatDay(*e.LastFirstTouchOn) {
+			span = "on " + vibesell.FormatDate(*e.FirstSendOn)
+		}
+		last := "the last email"
+		if e.Steps > 1 {
+			last = "the last follow-up"
+		}
+		fmt.Fprintf(&b, "Every person has the first email after %s, %s; %s goes on %s (dates in %s).\n",
+			vibesell.Plural(*e.Days, "sending day", "sending days"), span, last, vibesell.FormatDate(*e.LastSendOn), e.Zone)
 	}
 	fmt.Fprintf(&b, "Replies to expect: %s to %s. %s\n", vibesell.Count(e.RepliesLow), vibesell.Count(e.RepliesHigh), e.Assumption)
 	return b.String()

@@ -105,7 +105,7 @@ func TestCampaignTools(t *testing.T) {
 			t.Errorf("verdict %s version %d; findings (-want +got):\n%s", out.Verdict, out.Version, d)
 		}
 		mustContain(t, md, "as 由紀, <b>Gamma</b> & Co (yuki@gamma.test)", "FAIL, unsubscribe and address: The workspace has no postal address",
-			"Fix: Ask the person for a postal address and pass them to stage_campaign", "Verdict: fail.")
+			"Fix: Ask the person for their postal address and pass postalAddress to stage_campaign", "Verdict: fail.")
 		msg := c.Refusal(vibesell.ToolCheckFirstEmail, map[string]any{"sequence": seq.Sequence.Sequence, "lead": "nobody@else.test"})
 		mustContain(t, msg, "nobody@else.test is not one of the workspace's imported leads")
 	})
@@ -160,7 +160,8 @@ func TestCampaignTools(t *testing.T) {
 		if e.PerDay != 20 || e.Days == nil || *e.Days != 1 || e.TimeZone != "Europe/Berlin" || e.RepliesHigh != 0 {
 			t.Errorf("estimate: %+v", e)
 		}
-		mustContain(t, md, "3 people, 1 email each, from 1 mailbox at 20 a day each: 20 emails a sending day.", "assume 1% to 3% of the people written to reply")
+		mustContain(t, md, "3 people, 1 email each, from 1 mailbox at 20 a day each: 20 emails a sending day.",
+			"Every person has the first email after 1 sending day, on Tue 1 Dec 2026; the last email goes on Tue 1 Dec 2026 (dates in Europe/Berlin).", "assume 1% to 3% of the people written to reply")
 		b.globex.Refusal(vibesell.ToolEstimateCampaignPlan, map[string]any{"campaign": staged.Campaign.Campaign})
 	})
 
