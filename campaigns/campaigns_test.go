@@ -435,3 +435,21 @@ func waitForLockWait(t *testing.T, pool *pgxpool.Pool) {
 	}
 	t.Fatal("no session waited for a lock within 5 seconds")
 }
+
+// A launch approved for one staging does not launch the campaign staged
+// again since.
+func TestLaunchOfAnotherStaging(t *testing.T) {
+	t.Parallel()
+	b := setup(t, campaigns.Config{})
+	l := launchable(t, b)
+	c := l.campaign.Campaign
+	stage(t, b, b.ws.Acme, campaigns.StageRequest{Campaign: c.ID, Sequence: c.SequenceID, DailyCap: 5})
+	a := b.Decide(t, b.ws.Acme.ID, l.launch.ID, true, approvals.ViaWeb)
+	if a.Status != approvals.NotDone || a.Outcome == nil || !strings.Contains(*a.Outcome, "was staged again after this launch was approved") {
+		t.Errorf("launch of the old staging: %s %v", a.Status, a.Outcome)
+	}
+	got, err := b.Campaigns.Campaign(t.Context(), b.ws.Acme.ID, c.ID)
+	if err != nil || got.Campaign.Status != campaigns.Staged {
+		t.Errorf("campaign: %+v %v", got.Campaign, err)
+	}
+}

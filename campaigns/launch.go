@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -204,11 +205,24 @@ type campaignArguments struct {
 }
 
 type launchDetails struct {
-	Campaign        string    `json:"campaign"`
-	SequenceID      string    `json:"sequenceId"`
-	SequenceVersion int       `json:"sequenceVersion"`
-	Leads           int       `json:"leads"`
-	FirstSendAt     time.Time `json:"firstSendAt"`
+	Campaign    string    `json:"campaign"`
+	Staged      staging   `json:"staged"`
+	FirstSendAt time.Time `json:"firstSendAt"`
+}
+
+// staging is what a person approves the launch of: a campaign staged
+// again afterwards (other leads, version, mailboxes or schedule) is not
+// what they approved.
+type staging struct {
+	SequenceID      string   `json:"sequenceId"`
+	SequenceVersion int      `json:"sequenceVersion"`
+	Leads           int      `json:"leads"`
+	Mailboxes       []string `json:"mailboxes"`
+	Schedule        string   `json:"schedule"`
+}
+
+func stagingOf(c Campaign) staging {
+	return staging{SequenceID: c.SequenceID, SequenceVersion: c.SequenceVersion, Leads: c.Leads, Mailboxes: c.Mailboxes, Schedule: c.Schedule.Describe()}
 }
 
 // RequestLaunch opens (or returns the waiting) approval to launch a
@@ -249,7 +263,7 @@ func (s *Service) RequestLaunch(ctx context.Context, ws uuid.UUID, id, requested
 		WorkspaceID: ws,
 		Action:      vibesell.ToolLaunchCampaign,
 		Arguments:   campaignArguments{Campaign: c.ID},
-		Details:     launchDetails{Campaign: c.ID, SequenceID: q.ID, SequenceVersion: q.Version, Leads: c.Leads, FirstSendAt: first},
+		Details:     launchDetails{Campaign: c.ID, Staged: stagingOf(c), FirstSendAt: first},
 		Summary:     fmt.Sprintf("Launch campaign %q: %s to %s", c.Name, vibesell.Plural(len(q.Steps), "email", "emails"), vibesell.Plural(c.Leads, "person", "people")),
 		Impact: approvals.Impact{
 			What: fmt.Sprintf("Starts sending campaign %q (%s): sequence %q version %d, %s, to %s from %s.",
@@ -299,6 +313,11 @@ func LaunchAction(s *Service) approvals.Executor {
 			}
 			if c.Status != Staged {
 				return vibesell.Errorf(vibesell.ECONFLICT, "Campaign %s is %s already, so nothing was launched again.", c.ID, c.Status)
+			}
+			if !reflect.DeepEqual(stagingOf(c), d.Staged) {
+				return vibesell.Errorf(vibesell.ECONFLICT,
+					"Campaign %s was staged again after this launch was approved (its leads, sequence version, mailboxes or schedule changed), so nothing was launched. Call %s again for the campaign as it is now.",
+					c.ID, vibesell.ToolLaunchCampaign)
 			}
 			q, err := s.Sequence(ctx, ws, c.SequenceID, c.SequenceVersion)
 			if err != nil {
