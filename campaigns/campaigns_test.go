@@ -453,3 +453,39 @@ func TestLaunchOfAnotherStaging(t *testing.T) {
 		t.Errorf("campaign: %+v %v", got.Campaign, err)
 	}
 }
+
+// BenchmarkSendAllowed measures what checking the campaign's status costs
+// a send's transaction, against the same transaction with a bare SELECT.
+func BenchmarkSendAllowed(b *testing.B) {
+	pool := storetest.New(b)
+	env := campaignstest.New(b, pool, now, campaigns.Config{})
+	ws := workspacetest.Two(b, pool)
+	env.AddMailbox(b, ws.Acme.ID, "sam@getacme.test", "Sam", campaignstest.Warm)
+	q, err := env.Campaigns.SaveSequence(b.Context(), ws.Acme.ID, campaigns.SaveRequest{Steps: goodSteps})
+	if err != nil {
+		b.Fatal(err)
+	}
+	c, err := env.Campaigns.Stage(b.Context(), ws.Acme.ID, campaigns.StageRequest{Name: "x", Sequence: q.Sequence.ID, WindowStart: 0, WindowEnd: 1440,
+		Days: []time.Weekday{time.Monday}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := b.Context()
+	b.Run("baseline: a transaction with SELECT 1", func(b *testing.B) {
+		for b.Loop() {
+			if err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error { return tx.QueryRow(ctx, `SELECT 1`).Scan(new(int)) }); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("a transaction with SendAllowed", func(b *testing.B) {
+		for b.Loop() {
+			if err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+				_, err := campaigns.SendAllowed(ctx, tx, ws.Acme.ID, c.Campaign.ID)
+				return err
+			}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
