@@ -162,8 +162,14 @@ func noFallbackFields(ps []parsed) []string {
 }
 
 // firstSend is the first moment any lead of c may get its first email at
-// or after from: the earliest of the windows of its leads' time zones.
-func (s *Service) firstSend(ctx context.Context, ws uuid.UUID, c Campaign, from time.Time, wsLoc *time.Location) (time.Time, *time.Location, error) {
+// or after from: the earliest of the windows of its leads' time zones (the
+// workspace's for a lead whose zone is unknown), with that zone.
+func (s *Service) firstSend(ctx context.Context, ws uuid.UUID, c Campaign, from time.Time) (time.Time, *time.Location, error) {
+	sender, err := s.senders.Sender(ctx, ws)
+	if err != nil {
+		return time.Time{}, nil, err
+	}
+	wsLoc := sender.Location()
 	rows, err := s.db.Query(ctx, `SELECT DISTINCT time_zone FROM campaign_leads WHERE workspace_id = $1 AND campaign_id = $2`, ws, c.ID)
 	if err != nil {
 		return time.Time{}, nil, fmt.Errorf("read zones of campaign %s: %w", c.ID, err)
@@ -249,11 +255,7 @@ func (s *Service) RequestLaunch(ctx context.Context, ws uuid.UUID, id, requested
 		return approvals.Approval{}, false, vibesell.Errorf(vibesell.EINVALID, "Campaign %s cannot launch yet (%s to fix): %s",
 			c.ID, vibesell.Plural(len(blockers), "thing", "things"), strings.Join(numbered(blockers), " "))
 	}
-	sender, err := s.senders.Sender(ctx, ws)
-	if err != nil {
-		return approvals.Approval{}, false, err
-	}
-	first, loc, err := s.firstSend(ctx, ws, c, s.clock.Now(), sender.Location())
+	first, loc, err := s.firstSend(ctx, ws, c, s.clock.Now())
 	if err != nil {
 		return approvals.Approval{}, false, err
 	}
@@ -338,16 +340,12 @@ func LaunchAction(s *Service) approvals.Executor {
 				return "", fmt.Errorf("read approved launch: %w", err)
 			}
 			ws := ex.Approval.WorkspaceID
-			sender, err := s.senders.Sender(ctx, ws)
-			if err != nil {
-				return "", err
-			}
 			c, err := s.campaign(ctx, s.db, ws, d.Campaign, false)
 			if err != nil {
 				return "", err
 			}
 			now := s.clock.Now()
-			first, loc, err := s.firstSend(ctx, ws, c, now, sender.Location())
+			first, loc, err := s.firstSend(ctx, ws, c, now)
 			if err != nil {
 				return "", err
 			}
@@ -467,11 +465,7 @@ func (s *Service) RequestResume(ctx context.Context, ws uuid.UUID, id, requested
 	if c.Status != Paused {
 		return approvals.Approval{}, false, vibesell.Errorf(vibesell.ECONFLICT, "Campaign %s is %s, not paused: there is nothing to resume.", c.ID, c.Status)
 	}
-	sender, err := s.senders.Sender(ctx, ws)
-	if err != nil {
-		return approvals.Approval{}, false, err
-	}
-	next, loc, err := s.firstSend(ctx, ws, c, s.clock.Now(), sender.Location())
+	next, loc, err := s.firstSend(ctx, ws, c, s.clock.Now())
 	if err != nil {
 		return approvals.Approval{}, false, err
 	}
