@@ -4,6 +4,7 @@ import (
 	"vibesell"
 	"vibesell/approvals"
 	"vibesell/audience"
+	"vibesell/campaigns"
 	"vibesell/sending"
 	"vibesell/toolkit"
 	"vibesell/workspace"
@@ -17,6 +18,7 @@ type Deps struct {
 	Sending    *sending.Service
 	Approvals  *approvals.Service
 	Audience   *audience.Service
+	Campaigns  *campaigns.Service
 	// PublicURL is the address people reach the server at: links to the
 	// web app start with it. Empty: results name the page without a link.
 	PublicURL string
@@ -37,5 +39,6 @@ func Registry(d Deps) []toolkit.Tool {
 	all = append(all, sendingTools(d)...)
 	all = append(all, approvalTools(d)...)
 	all = append(all, audienceTools(d)...)
+	all = append(all, campaignTools(d)...)
 	return all
 }

@@ -30,6 +30,7 @@ import (
 	"vibesell/audience"
 	"vibesell/auth"
 	"vibesell/auth/oauth"
+	"vibesell/campaigns"
 	"vibesell/store"
 	"vibesell/workspace"
 )
@@ -50,6 +51,9 @@ type Config struct {
 	Workspaces *workspace.Service
 	// Audience serves the leads page (upload, block); nil leaves it out.
 	Audience *audience.Service
+	// Campaigns serves the campaigns and settings pages (with Workspaces);
+	// nil leaves them out.
+	Campaigns *campaigns.Service
 	// Clock tells the time for "expires in 2 hours". Default: the system clock.
 	Clock vibesell.Clock
 	// Logger receives internal failures under a ref. Default: slog.Default().
@@ -164,6 +168,11 @@ func (s *server) routes() http.Handler {
 		mux.HandleFunc("GET /app/support", s.signedIn(s.supportPage))
 	}
 	s.leadRoutes(mux)
+	if s.Workspaces != nil && s.Campaigns != nil {
+		mux.HandleFunc("GET /app/campaigns", s.signedIn(s.campaignsPage))
+		mux.HandleFunc("GET /app/settings", s.signedIn(s.settingsPage))
+		mux.HandleFunc("POST /app/settings", s.post(s.signedIn(s.saveSettings)))
+	}
 	mux.HandleFunc("/app/", func(w http.ResponseWriter, r *http.Request) {
 		s.renderError(w, r, nil, http.StatusNotFound, "Page not found", "There is nothing at this address.")
 	})
@@ -309,7 +318,9 @@ type pageData struct {
 	Notice  string
 	Refresh int  // seconds; 0 for none
 	Support bool // the app has a Support page
-	Body    any
+	// Campaigns: the app has the campaigns and settings pages.
+	Campaigns bool
+	Body      any
 }
 
 func (s *server) render(w http.ResponseWriter, r *http.Request, status int, page string, d pageData) {
@@ -318,6 +329,7 @@ func (s *server) render(w http.ResponseWriter, r *http.Request, status int, page
 		panic("web: no page " + page)
 	}
 	d.Support = s.Workspaces != nil
+	d.Campaigns = s.Workspaces != nil && s.Campaigns != nil
 	var b strings.Builder
 	if err := t.ExecuteTemplate(&b, "layout", d); err != nil {
 		ref := vibesell.NewRef()

@@ -140,6 +140,7 @@ func routes(cfg config, db *pgxpool.Pool, svc *services, logger *slog.Logger) (h
 		Approvals:  svc.approvals,
 		Workspaces: svc.workspaces,
 		Audience:   svc.audience,
+		Campaigns:  svc.campaigns,
 		Clock:      svc.clock,
 		Logger:     logger.With("component", "web"),
 		ClientIP:   cfg.clientIP(),

@@ -11,6 +11,7 @@ import (
 	"vibesell/audience"
 	"vibesell/auth"
 	"vibesell/auth/oauth"
+	"vibesell/campaigns"
 	"vibesell/cards"
 	"vibesell/sending"
 	"vibesell/store"
@@ -31,6 +32,7 @@ type services struct {
 	sending    *sending.Service
 	approvals  *approvals.Service
 	audience   *audience.Service
+	campaigns  *campaigns.Service
 	accounts   *auth.Accounts
 	sessions   *auth.Sessions
 	tokens     *auth.Tokens
@@ -62,6 +64,10 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 	s.approvals.Register(vibesell.ToolOrderSendingSetup, sending.NewOrderAction(s.sending))
 	s.audience = audience.New(db, clock, cfg.Audience, s.approvals)
 	s.approvals.Register(vibesell.ToolImportLeads, audience.ImportAction(s.audience))
+	s.campaigns = campaigns.New(db, clock, cfg.Campaigns, s.audience, sending.CampaignMailboxes(s.sending), s.workspaces, s.approvals)
+	s.approvals.Register(vibesell.ToolLaunchCampaign, campaigns.LaunchAction(s.campaigns))
+	s.approvals.Register(vibesell.ToolStopCampaign, campaigns.StopAction(s.campaigns))
+	s.approvals.Register(vibesell.ToolResumeCampaign, campaigns.ResumeAction(s.campaigns))
 	s.oauth, err = oauth.New(oauth.Config{
 		PublicURL: cfg.PublicURL.String(),
 		DB:        db,
@@ -83,7 +89,7 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 }
 
 func (s *services) toolDeps() tools.Deps {
-	return tools.Deps{Clock: s.clock, Workspaces: s.workspaces, Sending: s.sending, Approvals: s.approvals, PublicURL: s.publicURL, Audience: s.audience}
+	return tools.Deps{Clock: s.clock, Workspaces: s.workspaces, Sending: s.sending, Approvals: s.approvals, PublicURL: s.publicURL, Audience: s.audience, Campaigns: s.campaigns}
 }
 
 // Sizes of what each replica keeps in memory for requests.

@@ -125,81 +125,6 @@ export interface GetWorkspaceContextResult {
       why: string;
     };
   } | null;
-  /** who to write to: the target, its confirmation, the leads and the last import; null when it is not available */
-  audience: {
-    /** the target: the description, the filters and whether they are confirmed; null when nothing is saved yet */
-    target: {
-      /** who the ideal customer is, in the person's words; null when not described yet */
-      who: string | null;
-      /** which problem of theirs the offer solves; null when not described yet */
-      problem: string | null;
-      /** who not to write to, in the person's words; null when none were given */
-      exclusions: string | null;
-      /** the target as filters the lead directory answers; null when none are saved yet */
-      filters: {
-        /** words the job title contains (any of them) */
-        titles: string[] | null;
-        /** seniorities (any of them) */
-        seniorities: string[] | null;
-        /** departments (any of them) */
-        departments: string[] | null;
-        /** industries of the company (any of them) */
-        industries: string[] | null;
-        /** company size bands in employees (any of them) */
-        companySizes: string[] | null;
-        /** countries (any of them, or any of the regions) */
-        countries: {
-          /** ISO 3166 two-letter code, e.g. DE */
-          code: string;
-          /** the country's English name, e.g. Germany */
-          name: string;
-        }[] | null;
-        /** regions of the world (any of them, or any of the countries) */
-        regions: string[] | null;
-        /** company domains left out */
-        excludeCompanyDomains: string[] | null;
-        /** company names left out */
-        excludeCompanies: string[] | null;
-        /** leaves out leads of the workspace contacted in the last so many days; 0 means no such window */
-        notContactedDays: number;
-        /** the filters in words */
-        description: string;
-      } | null;
-      /** the filters' version, moved by every change; confirm_target takes it */
-      filtersVersion: number;
-      /** true when the filters in force are the ones the person confirmed (pool, preview and import use them only then) */
-      confirmed: boolean;
-      /** the filters version last confirmed; null when never confirmed */
-      confirmedVersion: number | null;
-      /** when the filters were last confirmed; null when never */
-      confirmedAt: string | null;
-      /** true when this call changed confirmed filters, so they need a new confirmation */
-      confirmationWithdrawn: boolean;
-    } | null;
-    /** leads imported into the workspace */
-    leads: number;
-    /** the latest import and its progress; null when there was none */
-    lastImport: {
-      /** the approval the import carries out */
-      approval: string;
-      /** how many leads the approval covers */
-      requested: number;
-      /** leads imported so far */
-      imported: number;
-      /** contacts skipped because they were already leads of the workspace */
-      skippedExisting: number;
-      /** contacts skipped because they are suppressed */
-      skippedSuppressed: number;
-      /** contacts skipped for an invalid or role address */
-      skippedInvalid: number;
-      /** true while the import is still running */
-      running: boolean;
-      /** when the import started */
-      startedAt: string;
-      /** when it finished; null while running */
-      finishedAt: string | null;
-    } | null;
-  } | null;
   /** the recommended next step */
   nextStep: {
     /** the tool to call next; null when the next step is not a tool call */
@@ -403,8 +328,6 @@ export interface ChooseSendingSourceResult {
     /** why this is the next step, and what to do */
     why: string;
   } | null;
-  /** true when the setup runs in the sandbox: nothing real is checked, registered or charged */
-  sandbox: boolean;
 }
 
 /** What propose_domains returns. */
@@ -489,8 +412,6 @@ export interface ProposeEmailResult {
   fullVolumeOn: string | null;
   /** email_step: when the person answered; null on a choice */
   chosenAt: string | null;
-  /** true when the setup runs in the sandbox: nothing real is created and the prices are never charged */
-  sandbox: boolean;
   /** email_step: what to do next; null on a choice */
   nextStep: {
     /** the tool to call next; null when the next step is not a tool call */
@@ -579,8 +500,6 @@ export interface ListWarmedDomainsResult {
 /** What size_sending_capacity returns. */
 export interface SizeSendingCapacityResult {
   kind: "sizing";
-  /** true when the setup runs in the sandbox: the prices are never charged */
-  sandbox: boolean;
   /** true when this sizing is recorded as the workspace's (confirm_sizing); false for a calculation only */
   confirmed: boolean;
   /** when it was recorded; null when not recorded */
@@ -807,8 +726,8 @@ export interface StartWarmupResult {
   }[] | null;
 }
 
-/** What order_sending_setup returns. */
-export interface OrderSendingSetupResult {
+/** What decide_approval returns. */
+export interface DecideApprovalResult {
   kind: "approval";
   /** the approval id, to pass to decide_approval */
   approval: string;
@@ -855,7 +774,7 @@ export interface OrderSendingSetupResult {
   decideHere: boolean;
   /** the page of this approval in the VibeSell web app, for the person to open and decide */
   appUrl: string;
-  /** who decided: the signed-in person's email for the web app, otherwise "the person" (decided in the card or by telling you, as decidedVia says); null until decided, and for an approval that ended undecided */
+  /** who decided: the signed-in person's email for the web app, otherwise the connector the decision came through; null until decided, and for an approval that ended undecided */
   decidedBy: string | null;
   /** when it was decided; null until decided, and for an approval that ended undecided */
   decidedAt: string | null;
@@ -870,9 +789,6 @@ export interface OrderSendingSetupResult {
   /** when it ended (done, not done or rejected); null until it has ended */
   finishedAt: string | null;
 }
-
-/** What decide_approval returns. */
-export type DecideApprovalResult = OrderSendingSetupResult;
 
 /** What list_pending_approvals returns. */
 export interface ListPendingApprovalsResult {
@@ -924,7 +840,7 @@ export interface ListPendingApprovalsResult {
     decideHere: boolean;
     /** the page of this approval in the VibeSell web app, for the person to open and decide */
     appUrl: string;
-    /** who decided: the signed-in person's email for the web app, otherwise "the person" (decided in the card or by telling you, as decidedVia says); null until decided, and for an approval that ended undecided */
+    /** who decided: the signed-in person's email for the web app, otherwise the connector the decision came through; null until decided, and for an approval that ended undecided */
     decidedBy: string | null;
     /** when it was decided; null until decided, and for an approval that ended undecided */
     decidedAt: string | null;
@@ -942,6 +858,9 @@ export interface ListPendingApprovalsResult {
   /** pass as cursor for the next page; null on the last page */
   nextCursor: string | null;
 }
+
+/** What order_sending_setup returns. */
+export type OrderSendingSetupResult = DecideApprovalResult;
 
 /** What save_target returns. */
 export interface SaveTargetResult {
@@ -1099,4 +1018,296 @@ export interface PreviewLeadSampleResult {
 }
 
 /** What import_leads returns. */
-export type ImportLeadsResult = OrderSendingSetupResult;
+export type ImportLeadsResult = DecideApprovalResult;
+
+/** What save_sequence returns. */
+export interface SaveSequenceResult {
+  kind: "sequence";
+  /** the sequence version as it stands after this call */
+  sequence: {
+    /** the sequence id, to pass back */
+    sequence: string;
+    /** the sequence's name */
+    name: string;
+    /** this version; every saved edit is a new version */
+    version: number;
+    /** the newest version of this sequence */
+    latestVersion: number;
+    /** true when the person approved exactly this version */
+    approved: boolean;
+    /** when this version was approved; null while it is not */
+    approvedAt: string | null;
+    /** who approved it; null while it is not */
+    approvedBy: string | null;
+    /** the emails, in order */
+    steps: {
+      /** its place in the sequence, from 1 */
+      step: number;
+      /** the subject line it goes out with, merge fields as written (a same-thread follow-up: Re: and step 1's subject) */
+      subject: string;
+      /** the body in plain text, merge fields as written */
+      body: string;
+      /** business days (Monday to Friday) it waits after the step before it; 0 for step 1 */
+      waitBusinessDays: number;
+      /** true when it replies in the thread of step 1 */
+      sameThread: boolean;
+    }[] | null;
+    /** each merge field used, against the imported leads */
+    mergeFields: {
+      /** the merge field, e.g. first_name */
+      field: string;
+      /** the steps that use it */
+      steps: number[] | null;
+      /** how many of the workspace's imported leads have no value for it */
+      leadsLacking: number;
+      /** the text those leads get in its place; null when a use of it has no fallback */
+      fallback: string | null;
+      /** what a lead without it receives, in words */
+      receives: string;
+    }[] | null;
+    /** the imported leads the merge fields were counted on */
+    leadsCounted: number;
+  };
+  /** false when this call changed nothing (the same steps saved again, or a version approved again) */
+  changed: boolean;
+}
+
+/** What approve_sequence returns. */
+export type ApproveSequenceResult = SaveSequenceResult;
+
+/** What check_first_email returns. */
+export interface CheckFirstEmailResult {
+  kind: "first_email";
+  /** the sequence id */
+  sequence: string;
+  /** the version rendered */
+  version: number;
+  /** true when that version is approved */
+  approved: boolean;
+  /** the imported lead it was rendered for (their address) */
+  lead: string;
+  /** the lead's name and company as imported */
+  leadName: string;
+  /** the subject as this lead gets it */
+  subject: string;
+  /** the plain-text body as this lead gets it, with the footer every email carries (sender, postal address, unsubscribe line) */
+  text: string;
+  /** the same body as the HTML part, escaped */
+  html: string;
+  /** each check, pass, warn or fail */
+  findings: {
+    /** what was checked */
+    check: "merge_fields" | "spam_phrases" | "links" | "images" | "length" | "personalisation" | "subject" | "unsubscribe_and_address" | "mailbox";
+    /** pass: fine; warn: hurts replies or deliverability, fix it if you can; fail: blocks the launch */
+    status: "pass" | "warn" | "fail";
+    /** what was found */
+    finding: string;
+    /** why it matters */
+    why: string;
+    /** how to fix it; empty on a pass */
+    fix: string;
+  }[] | null;
+  /** fail when any check fails (the launch is blocked), warn when any warns, else pass */
+  verdict: "pass" | "warn" | "fail";
+}
+
+/** What stage_campaign returns. */
+export interface StageCampaignResult {
+  kind: "campaign";
+  /** the campaign as it stands */
+  campaign: {
+    /** the campaign id, to pass back */
+    campaign: string;
+    /** the campaign's name */
+    name: string;
+    /** staged: nothing scheduled yet (launch_campaign next); scheduled: launched, first email due at firstSendAt; sending; paused (pausedReason says why); finished */
+    status: "staged" | "scheduled" | "sending" | "paused" | "finished";
+    /** why it is paused; null unless paused */
+    pausedReason: string | null;
+    /** true when VibeSell paused it for deliverability (resuming then needs the web app) */
+    pausedAutomatically: boolean;
+    /** the sequence id */
+    sequence: string;
+    /** the exact version it sends */
+    sequenceVersion: number;
+    /** true when that version is approved */
+    sequenceApproved: boolean;
+    /** how many emails each lead gets at most */
+    steps: number;
+    /** the people it writes to */
+    leads: number;
+    /** the addresses it sends from */
+    mailboxes: string[] | null;
+    /** when it sends */
+    schedule: {
+      /** start of the sending window, HH:MM in each lead's own time zone */
+      windowStart: string;
+      /** end of the sending window, HH:MM (24:00: midnight) */
+      windowEnd: string;
+      /** the days of the week it sends on */
+      days: string[] | null;
+      /** the most emails each mailbox sends a day for this campaign */
+      dailyCap: number;
+      /** true: when one person replies, no one else at their company gets another email */
+      stopForCompany: boolean;
+    };
+    /** while staged: what launch_campaign would refuse for now, each with what to do; empty when it can be launched */
+    blockers: string[] | null;
+    /** when it was staged */
+    createdAt: string;
+    /** when its launch was carried out; null until launched */
+    launchedAt: string | null;
+    /** when its first email is due; null until launched */
+    firstSendAt: string | null;
+    /** what it has done so far */
+    metrics: {
+      /** emails sent */
+      sent: {
+        /** the count; null when not known (never 0 for unknown) */
+        value: number | null;
+        /** why it is null; empty when it is known */
+        why: string;
+      };
+      /** emails delivered */
+      delivered: {
+        /** the count; null when not known (never 0 for unknown) */
+        value: number | null;
+        /** why it is null; empty when it is known */
+        why: string;
+      };
+      /** people who replied */
+      replied: {
+        /** the count; null when not known (never 0 for unknown) */
+        value: number | null;
+        /** why it is null; empty when it is known */
+        why: string;
+      };
+      /** interested replies */
+      positiveReplies: {
+        /** the count; null when not known (never 0 for unknown) */
+        value: number | null;
+        /** why it is null; empty when it is known */
+        why: string;
+      };
+      /** emails that bounced */
+      bounced: {
+        /** the count; null when not known (never 0 for unknown) */
+        value: number | null;
+        /** why it is null; empty when it is known */
+        why: string;
+      };
+      /** people who unsubscribed */
+      unsubscribed: {
+        /** the count; null when not known (never 0 for unknown) */
+        value: number | null;
+        /** why it is null; empty when it is known */
+        why: string;
+      };
+      /** opens; null unless open tracking is on */
+      opens: {
+        /** the count; null when not known (never 0 for unknown) */
+        value: number | null;
+        /** why it is null; empty when it is known */
+        why: string;
+      };
+      /** the same counts per step */
+      steps: {
+        /** the step, from 1 */
+        step: number;
+        /** emails sent */
+        sent: {
+          /** the count; null when not known (never 0 for unknown) */
+          value: number | null;
+          /** why it is null; empty when it is known */
+          why: string;
+        };
+        /** emails delivered */
+        delivered: {
+          /** the count; null when not known (never 0 for unknown) */
+          value: number | null;
+          /** why it is null; empty when it is known */
+          why: string;
+        };
+        /** people who replied */
+        replied: {
+          /** the count; null when not known (never 0 for unknown) */
+          value: number | null;
+          /** why it is null; empty when it is known */
+          why: string;
+        };
+        /** interested replies */
+        positiveReplies: {
+          /** the count; null when not known (never 0 for unknown) */
+          value: number | null;
+          /** why it is null; empty when it is known */
+          why: string;
+        };
+        /** emails that bounced */
+        bounced: {
+          /** the count; null when not known (never 0 for unknown) */
+          value: number | null;
+          /** why it is null; empty when it is known */
+          why: string;
+        };
+        /** people who unsubscribed */
+        unsubscribed: {
+          /** the count; null when not known (never 0 for unknown) */
+          value: number | null;
+          /** why it is null; empty when it is known */
+          why: string;
+        };
+      }[] | null;
+    };
+  };
+}
+
+/** What get_campaign returns. */
+export type GetCampaignResult = StageCampaignResult;
+
+/** What estimate_campaign_plan returns. */
+export interface EstimateCampaignPlanResult {
+  kind: "campaign_estimate";
+  /** the campaign id */
+  campaign: string;
+  /** the people it writes to */
+  leads: number;
+  /** emails each person gets at most */
+  steps: number;
+  /** mailboxes it sends from */
+  mailboxes: number;
+  /** emails each mailbox sends a day */
+  perMailboxPerDay: number;
+  /** emails a sending day in all */
+  perDay: number;
+  /** sending days until every person has had the first email; null when nothing can be sent */
+  days: number | null;
+  /** date of the first email, YYYY-MM-DD in timeZone; null when nothing can be sent */
+  firstSendOn: string | null;
+  /** date the last person gets the first email, YYYY-MM-DD in timeZone; null when nothing can be sent */
+  lastFirstEmailOn: string | null;
+  /** date of the last follow-up, YYYY-MM-DD in timeZone; null when nothing can be sent */
+  lastSendOn: string | null;
+  /** the workspace's time zone the dates are in */
+  timeZone: string;
+  /** replies to expect, low end */
+  repliesLow: number;
+  /** replies to expect, high end */
+  repliesHigh: number;
+  /** the reply rate assumed at the low end, in percent */
+  replyRateLow: number;
+  /** the reply rate assumed at the high end, in percent */
+  replyRateHigh: number;
+  /** what the estimate assumes, in words */
+  assumption: string;
+  /** when the capacity used is not today's, why; null when it is */
+  capacityNote: string | null;
+}
+
+/** What launch_campaign returns. */
+export type LaunchCampaignResult = DecideApprovalResult;
+
+/** What stop_campaign returns. */
+export type StopCampaignResult = DecideApprovalResult;
+
+/** What resume_campaign returns. */
+export type ResumeCampaignResult = DecideApprovalResult;
