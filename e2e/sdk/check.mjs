@@ -58,6 +58,21 @@ const DOCUMENTED_REFUSALS = {
     pattern: /filters (are not confirmed yet|changed after they were confirmed)|^Give count .* or upload/,
     why: "it needs count or upload (called with neither it gives the upload link), and the target's confirmed filters, which an earlier run changed since; its description says both",
   },
+  // The campaign tools act on a sequence or campaign by its id: the
+  // example's id names none in a workspace the script made, and an unknown
+  // id is refused as not found, as their descriptions say.
+  ...Object.fromEntries(["approve_sequence", "check_first_email", "stage_campaign"].map((name) => [name, {
+    pattern: /^There is no sequence sq_[0-9a-f]{16} in this workspace/,
+    why: "the example's sequence id names no sequence of this workspace; an unknown id is refused as not found",
+  }])),
+  ...Object.fromEntries(["launch_campaign", "stop_campaign", "resume_campaign"].map((name) => [name, {
+    pattern: /^There is no campaign cp_[0-9a-f]{16} in this workspace/,
+    why: "the example's campaign id names no campaign of this workspace; an unknown id is refused as not found",
+  }])),
+  ...Object.fromEntries(["get_campaign", "estimate_campaign_plan"].map((name) => [name, {
+    pattern: /^This workspace has no campaign yet/,
+    why: "with no campaign staged there is nothing to show or estimate; the refusal names stage_campaign",
+  }])),
 };
 
 // The choice-card protocol's argument: this script answers cards itself

@@ -125,6 +125,81 @@ export interface GetWorkspaceContextResult {
       why: string;
     };
   } | null;
+  /** who to write to: the target, its confirmation, the leads and the last import; null when it is not available */
+  audience: {
+    /** the target: the description, the filters and whether they are confirmed; null when nothing is saved yet */
+    target: {
+      /** who the ideal customer is, in the person's words; null when not described yet */
+      who: string | null;
+      /** which problem of theirs the offer solves; null when not described yet */
+      problem: string | null;
+      /** who not to write to, in the person's words; null when none were given */
+      exclusions: string | null;
+      /** the target as filters the lead directory answers; null when none are saved yet */
+      filters: {
+        /** words the job title contains (any of them) */
+        titles: string[] | null;
+        /** seniorities (any of them) */
+        seniorities: string[] | null;
+        /** departments (any of them) */
+        departments: string[] | null;
+        /** industries of the company (any of them) */
+        industries: string[] | null;
+        /** company size bands in employees (any of them) */
+        companySizes: string[] | null;
+        /** countries (any of them, or any of the regions) */
+        countries: {
+          /** ISO 3166 two-letter code, e.g. DE */
+          code: string;
+          /** the country's English name, e.g. Germany */
+          name: string;
+        }[] | null;
+        /** regions of the world (any of them, or any of the countries) */
+        regions: string[] | null;
+        /** company domains left out */
+        excludeCompanyDomains: string[] | null;
+        /** company names left out */
+        excludeCompanies: string[] | null;
+        /** leaves out leads of the workspace contacted in the last so many days; 0 means no such window */
+        notContactedDays: number;
+        /** the filters in words */
+        description: string;
+      } | null;
+      /** the filters' version, moved by every change; confirm_target takes it */
+      filtersVersion: number;
+      /** true when the filters in force are the ones the person confirmed (pool, preview and import use them only then) */
+      confirmed: boolean;
+      /** the filters version last confirmed; null when never confirmed */
+      confirmedVersion: number | null;
+      /** when the filters were last confirmed; null when never */
+      confirmedAt: string | null;
+      /** true when this call changed confirmed filters, so they need a new confirmation */
+      confirmationWithdrawn: boolean;
+    } | null;
+    /** leads imported into the workspace */
+    leads: number;
+    /** the latest import and its progress; null when there was none */
+    lastImport: {
+      /** the approval the import carries out */
+      approval: string;
+      /** how many leads the approval covers */
+      requested: number;
+      /** leads imported so far */
+      imported: number;
+      /** contacts skipped because they were already leads of the workspace */
+      skippedExisting: number;
+      /** contacts skipped because they are suppressed */
+      skippedSuppressed: number;
+      /** contacts skipped for an invalid or role address */
+      skippedInvalid: number;
+      /** true while the import is still running */
+      running: boolean;
+      /** when the import started */
+      startedAt: string;
+      /** when it finished; null while running */
+      finishedAt: string | null;
+    } | null;
+  } | null;
   /** the recommended next step */
   nextStep: {
     /** the tool to call next; null when the next step is not a tool call */
@@ -328,6 +403,8 @@ export interface ChooseSendingSourceResult {
     /** why this is the next step, and what to do */
     why: string;
   } | null;
+  /** true when the setup runs in the sandbox: nothing real is checked, registered or charged */
+  sandbox: boolean;
 }
 
 /** What propose_domains returns. */
@@ -412,6 +489,8 @@ export interface ProposeEmailResult {
   fullVolumeOn: string | null;
   /** email_step: when the person answered; null on a choice */
   chosenAt: string | null;
+  /** true when the setup runs in the sandbox: nothing real is created and the prices are never charged */
+  sandbox: boolean;
   /** email_step: what to do next; null on a choice */
   nextStep: {
     /** the tool to call next; null when the next step is not a tool call */
@@ -500,6 +579,8 @@ export interface ListWarmedDomainsResult {
 /** What size_sending_capacity returns. */
 export interface SizeSendingCapacityResult {
   kind: "sizing";
+  /** true when the setup runs in the sandbox: the prices are never charged */
+  sandbox: boolean;
   /** true when this sizing is recorded as the workspace's (confirm_sizing); false for a calculation only */
   confirmed: boolean;
   /** when it was recorded; null when not recorded */
@@ -726,8 +807,8 @@ export interface StartWarmupResult {
   }[] | null;
 }
 
-/** What decide_approval returns. */
-export interface DecideApprovalResult {
+/** What order_sending_setup returns. */
+export interface OrderSendingSetupResult {
   kind: "approval";
   /** the approval id, to pass to decide_approval */
   approval: string;
@@ -774,7 +855,7 @@ export interface DecideApprovalResult {
   decideHere: boolean;
   /** the page of this approval in the VibeSell web app, for the person to open and decide */
   appUrl: string;
-  /** who decided: the signed-in person's email for the web app, otherwise the connector the decision came through; null until decided, and for an approval that ended undecided */
+  /** who decided: the signed-in person's email for the web app, otherwise "the person" (decided in the card or by telling you, as decidedVia says); null until decided, and for an approval that ended undecided */
   decidedBy: string | null;
   /** when it was decided; null until decided, and for an approval that ended undecided */
   decidedAt: string | null;
@@ -789,6 +870,9 @@ export interface DecideApprovalResult {
   /** when it ended (done, not done or rejected); null until it has ended */
   finishedAt: string | null;
 }
+
+/** What decide_approval returns. */
+export type DecideApprovalResult = OrderSendingSetupResult;
 
 /** What list_pending_approvals returns. */
 export interface ListPendingApprovalsResult {
@@ -840,7 +924,7 @@ export interface ListPendingApprovalsResult {
     decideHere: boolean;
     /** the page of this approval in the VibeSell web app, for the person to open and decide */
     appUrl: string;
-    /** who decided: the signed-in person's email for the web app, otherwise the connector the decision came through; null until decided, and for an approval that ended undecided */
+    /** who decided: the signed-in person's email for the web app, otherwise "the person" (decided in the card or by telling you, as decidedVia says); null until decided, and for an approval that ended undecided */
     decidedBy: string | null;
     /** when it was decided; null until decided, and for an approval that ended undecided */
     decidedAt: string | null;
@@ -858,9 +942,6 @@ export interface ListPendingApprovalsResult {
   /** pass as cursor for the next page; null on the last page */
   nextCursor: string | null;
 }
-
-/** What order_sending_setup returns. */
-export type OrderSendingSetupResult = DecideApprovalResult;
 
 /** What save_target returns. */
 export interface SaveTargetResult {
@@ -1018,7 +1099,7 @@ export interface PreviewLeadSampleResult {
 }
 
 /** What import_leads returns. */
-export type ImportLeadsResult = DecideApprovalResult;
+export type ImportLeadsResult = OrderSendingSetupResult;
 
 /** What save_sequence returns. */
 export interface SaveSequenceResult {
@@ -1304,10 +1385,10 @@ export interface EstimateCampaignPlanResult {
 }
 
 /** What launch_campaign returns. */
-export type LaunchCampaignResult = DecideApprovalResult;
+export type LaunchCampaignResult = OrderSendingSetupResult;
 
 /** What stop_campaign returns. */
-export type StopCampaignResult = DecideApprovalResult;
+export type StopCampaignResult = OrderSendingSetupResult;
 
 /** What resume_campaign returns. */
-export type ResumeCampaignResult = DecideApprovalResult;
+export type ResumeCampaignResult = OrderSendingSetupResult;
