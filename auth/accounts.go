@@ -421,24 +421,31 @@ type PruneAccountsArgs struct{}
 // Kind names the job in River.
 func (PruneAccountsArgs) Kind() string { return "auth.prune_accounts" }
 
-// PruneAccountsWorker runs [PruneAccountsArgs].
-type PruneAccountsWorker struct {
-	river.WorkerDefaults[PruneAccountsArgs]
-	Accounts *Accounts
+// AddAccountWorkers registers the accounts' jobs and their schedule.
+func AddAccountWorkers(workers *river.Workers, accounts *Accounts) []*river.PeriodicJob {
+	return AddHourlyPrune[PruneAccountsArgs](workers, accounts.Prune)
+}
+
+// PruneJobWorker runs a prune job of kind A: deleting what has expired.
+type PruneJobWorker[A river.JobArgs] struct {
+	river.WorkerDefaults[A]
+	Prune func(context.Context) (int64, error)
 }
 
 // Work prunes.
-func (w *PruneAccountsWorker) Work(ctx context.Context, _ *river.Job[PruneAccountsArgs]) error {
-	_, err := w.Accounts.Prune(ctx)
+func (w *PruneJobWorker[A]) Work(ctx context.Context, _ *river.Job[A]) error {
+	_, err := w.Prune(ctx)
 	return err
 }
 
-// AddAccountWorkers registers the accounts' jobs and their schedule.
-func AddAccountWorkers(workers *river.Workers, accounts *Accounts) []*river.PeriodicJob {
-	river.AddWorker(workers, &PruneAccountsWorker{Accounts: accounts})
+// AddHourlyPrune registers prune as the job of kind A and schedules it
+// every hour and once at start, so what expired while the server was down
+// goes at once. The accounts and the OAuth server prune this way.
+func AddHourlyPrune[A river.JobArgs](workers *river.Workers, prune func(context.Context) (int64, error)) []*river.PeriodicJob {
+	river.AddWorker(workers, &PruneJobWorker[A]{Prune: prune})
 	return []*river.PeriodicJob{
 		river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
-			func() (river.JobArgs, *river.InsertOpts) { return PruneAccountsArgs{}, nil },
+			func() (river.JobArgs, *river.InsertOpts) { var args A; return args, nil },
 			&river.PeriodicJobOpts{RunOnStart: true}),
 	}
 }
