@@ -24,6 +24,7 @@ import (
 var contextTables = []string{
 	"workspaces", "offers", "playbooks", "memories", "support_tickets",
 	"sending_setups", "sending_sizings", "sending_domains", "sending_dns_records", "sending_mailboxes",
+	"billing_accounts",
 }
 
 // notContextTables hold a workspace's rows that get_workspace_context does
@@ -32,6 +33,7 @@ var contextTables = []string{
 var notContextTables = []string{
 	"api_tokens", "installation", "mcp_sessions", "choice_cards", "approvals", "approval_events", "users", "web_sessions",
 	"workspace_context_stamps", // the stamps themselves
+	"billing_checkouts", "stripe_events", "billing_usage",
 }
 
 func stampOf(t *testing.T, pool *pgxpool.Pool, ws uuid.UUID) int64 {
@@ -92,6 +94,9 @@ func TestEveryContextTableMovesTheStamp(t *testing.T) {
 		{"sending_mailboxes",
 			`INSERT INTO sending_mailboxes (workspace_id, address, domain, status, prewarmed, currency, monthly_cents, card, planned_at) VALUES ($1, 'sam@getacme.com', 'getacme.com', 'planned', false, 'USD', 300, 'card', now())`,
 			`UPDATE sending_mailboxes SET sender_name = 'Sam' WHERE workspace_id = $1`, `DELETE FROM sending_mailboxes WHERE workspace_id = $1`},
+		{"billing_accounts",
+			`INSERT INTO billing_accounts (workspace_id) VALUES ($1)`,
+			`UPDATE billing_accounts SET payment_failed_at = now() WHERE workspace_id = $1`, `DELETE FROM billing_accounts WHERE workspace_id = $1`},
 	}
 	covered := []string{}
 	for _, w := range writes {
