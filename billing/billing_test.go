@@ -73,6 +73,23 @@ func setup(t *testing.T) *bundle {
 	return b
 }
 
+// warmPool opens n connections, so that n concurrent calls start
+// together instead of one after the other as connections are dialled.
+func (b *bundle) warmPool(t *testing.T, n int) {
+	t.Helper()
+	var conns []*pgxpool.Conn
+	for range n {
+		c, err := b.pool.Acquire(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+	}
+	for _, c := range conns {
+		c.Release()
+	}
+}
+
 // subscribe makes the workspace a paying subscriber of plan, as a
 // completed checkout and its webhook do.
 func (b *bundle) subscribe(t *testing.T, ws uuid.UUID, plan string) billing.Subscription {
@@ -99,12 +116,24 @@ func TestCheckout(t *testing.T) {
 	t.Run("32 concurrent calls give one customer and one session", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
+		// The workspace has its billing row and customer already (it
+		// opened the portal once), so nothing but the row's lock orders
+		// the calls.
+		if _, err := b.billing.OpenPortal(ctx, b.ws.Acme.ID); err != nil {
+			t.Fatal(err)
+		}
+		b.warmPool(t, 32)
 		var wg sync.WaitGroup
 		got := make([]billing.Checkout, 32)
 		errs := make([]error, 32)
+		start := make(chan struct{})
 		for i := range got {
-			wg.Go(func() { got[i], errs[i] = b.billing.StartCheckout(ctx, b.ws.Acme.ID, "starter") })
+			wg.Go(func() {
+				<-start
+				got[i], errs[i] = b.billing.StartCheckout(ctx, b.ws.Acme.ID, "starter")
+			})
 		}
+		close(start)
 		wg.Wait()
 		fresh := 0
 		for i, c := range got {
@@ -253,11 +282,14 @@ func TestLimits(t *testing.T) {
 		b := setup(t)
 		// The free plan allows 250 leads a month: 40 imports of 10 at once,
 		// exactly 25 may pass.
+		b.warmPool(t, 40)
 		var wg sync.WaitGroup
 		var mu sync.Mutex
 		passed, refused := 0, 0
+		start := make(chan struct{})
 		for range 40 {
 			wg.Go(func() {
+				<-start
 				err := pgx.BeginFunc(ctx, b.pool, func(tx pgx.Tx) error { return b.billing.Use(ctx, tx, b.ws.Acme.ID, billing.Leads, 10) })
 				mu.Lock()
 				defer mu.Unlock()
@@ -271,6 +303,7 @@ func TestLimits(t *testing.T) {
 				}
 			})
 		}
+		close(start)
 		wg.Wait()
 		if passed != 25 || refused != 15 {
 			t.Fatalf("%d passed and %d were refused, want 25 and 15", passed, refused)
