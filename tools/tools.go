@@ -3,6 +3,7 @@ package tools
 import (
 	"vibesell"
 	"vibesell/approvals"
+	"vibesell/billing"
 	"vibesell/sending"
 	"vibesell/toolkit"
 	"vibesell/workspace"
@@ -15,6 +16,7 @@ type Deps struct {
 	Workspaces *workspace.Service
 	Sending    *sending.Service
 	Approvals  *approvals.Service
+	Billing    *billing.Service
 	// ContextCacheSize is how many workspaces' contexts get_workspace_context
 	// keeps between calls (see workspace.ContextCache): 0 means the
 	// default, below 0 none (every call reads everything; the benchmark
@@ -31,5 +33,6 @@ func Registry(d Deps) []toolkit.Tool {
 	all = append(all, workspaceTools(d)...)
 	all = append(all, sendingTools(d)...)
 	all = append(all, approvalTools(d)...)
+	all = append(all, billingTools(d)...)
 	return all
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"vibesell/billing"
 	"vibesell/sending"
 	"vibesell/web"
 )
@@ -29,6 +30,7 @@ type config struct {
 	AllowedOrigins  []string
 	ClientIPHeader  string
 	Sending         sending.Config
+	Billing         billing.Config
 }
 
 // configError names the variable and what it expects, in one line.
@@ -115,6 +117,9 @@ func loadConfig(getenv func(string) string) (config, error) {
 		cfg.ClientIPHeader = http.CanonicalHeaderKey(v)
 	}
 	if cfg.Sending, err = sending.ConfigFromEnv(getenv); err != nil {
+		return cfg, err
+	}
+	if cfg.Billing, err = billing.ConfigFromEnv(getenv); err != nil {
 		return cfg, err
 	}
 	return cfg, nil

@@ -19,6 +19,7 @@ import (
 
 	"vibesell/approvals"
 	"vibesell/auth"
+	"vibesell/billing"
 	"vibesell/store"
 	"vibesell/toolkit"
 	"vibesell/tools"
@@ -104,6 +105,7 @@ func routes(cfg config, db *pgxpool.Pool, svc *services, logger *slog.Logger) (h
 	}
 	mux := http.NewServeMux()
 	mux.Handle(web.Prefix, webApp)
+	mux.Handle(billing.WebhookPath, svc.billing.WebhookHandler())
 	mux.Handle("/mcp", toolkit.NewHTTPHandler(newMCPServer(svc, logger), toolkit.HTTPOptions{
 		Tokens:         svc.tokens,
 		Sessions:       svc.sessions,

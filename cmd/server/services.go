@@ -9,6 +9,7 @@ import (
 	"vibesell"
 	"vibesell/approvals"
 	"vibesell/auth"
+	"vibesell/billing"
 	"vibesell/cards"
 	"vibesell/sending"
 	"vibesell/tools"
@@ -24,6 +25,7 @@ type services struct {
 	workspaces *workspace.Service
 	sending    *sending.Service
 	approvals  *approvals.Service
+	billing    *billing.Service
 	accounts   *auth.Accounts
 	sessions   *auth.Sessions
 	tokens     *auth.Tokens
@@ -49,9 +51,10 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 		return nil, fmt.Errorf("approvals: %w", err)
 	}
 	s.approvals.Register(sending.ToolOrder, tools.OrderSendingSetupAction(s.sending))
+	s.billing = newBilling(cfg, db, clock, logger, s.sending, s.approvals)
 	return s, nil
 }
 
 func (s *services) toolDeps() tools.Deps {
-	return tools.Deps{Clock: s.clock, Workspaces: s.workspaces, Sending: s.sending, Approvals: s.approvals}
+	return tools.Deps{Clock: s.clock, Workspaces: s.workspaces, Sending: s.sending, Approvals: s.approvals, Billing: s.billing}
 }
