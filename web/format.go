@@ -12,7 +12,7 @@ import (
 // parsePages parses each page together with the layout it fills in.
 func parsePages() (map[string]*template.Template, error) {
 	pages := map[string]*template.Template{}
-	for _, name := range []string{"signin", "approvals", "approval", "error"} {
+	for _, name := range []string{"signin", "approvals", "approval", "error", "billing"} {
 		t, err := template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("web: parse %s: %w", name, err)
@@ -28,6 +28,7 @@ var funcs = template.FuncMap{
 	"viaLabel":    viaLabel,
 	"eventLabel":  eventLabel,
 	"deref":       func(s *string) string { return deref(s) },
+	"count":       vibesell.Count,
 }
 
 // formatMoney writes "USD 1,450.00", as the product writes money everywhere.

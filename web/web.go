@@ -25,6 +25,7 @@ import (
 	"vibesell"
 	"vibesell/approvals"
 	"vibesell/auth"
+	"vibesell/billing"
 )
 
 // Prefix is the path the web app is mounted at: mux.Handle(web.Prefix, h).
@@ -38,6 +39,8 @@ type Config struct {
 	PublicURL string
 	Accounts  *auth.Accounts
 	Approvals *approvals.Service
+	// Billing shows the billing page; nil: billing is not available.
+	Billing *billing.Service
 	// Clock tells the time for "expires in 2 hours". Default: the system clock.
 	Clock vibesell.Clock
 	// Logger receives internal failures under a ref. Default: slog.Default().
@@ -115,6 +118,11 @@ func (s *server) routes() http.Handler {
 	mux.HandleFunc("GET /app/approvals/{id}", s.signedIn(s.approvalPage))
 	mux.HandleFunc("POST /app/approvals/{id}/approve", s.post(s.signedIn(s.decide(true))))
 	mux.HandleFunc("POST /app/approvals/{id}/reject", s.post(s.signedIn(s.decide(false))))
+	mux.HandleFunc("GET "+billing.BillingPath, s.signedIn(s.billingPage))
+	mux.HandleFunc("POST "+billingPortalPath, s.post(s.signedIn(s.openPortal)))
+	mux.HandleFunc("GET "+billingPortalPath, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, billing.BillingPath, http.StatusSeeOther) // back from signing in
+	})
 	mux.HandleFunc("/app/", func(w http.ResponseWriter, r *http.Request) {
 		s.renderError(w, r, nil, http.StatusNotFound, "Page not found", "There is nothing at this address.")
 	})

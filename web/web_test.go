@@ -44,7 +44,7 @@ type app struct {
 // testAction orders a thing; the web tests only need it to end done.
 const testAction = "test_order"
 
-func newApp(t *testing.T) *app {
+func newApp(t *testing.T, options ...func(*app, *web.Config)) *app {
 	t.Helper()
 	ctx := context.Background()
 	pool := storetest.New(t)
@@ -79,7 +79,11 @@ func newApp(t *testing.T) *app {
 			t.Fatal(err)
 		}
 	}
-	h, err = web.New(web.Config{PublicURL: srv.URL, Accounts: accounts, Approvals: svc, Logger: logger})
+	cfg := web.Config{PublicURL: srv.URL, Accounts: accounts, Approvals: svc, Logger: logger}
+	for _, o := range options {
+		o(a, &cfg)
+	}
+	h, err = web.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -96,6 +96,7 @@ func routes(cfg config, db *pgxpool.Pool, svc *services, logger *slog.Logger) (h
 		PublicURL: cfg.PublicURL.String(),
 		Accounts:  svc.accounts,
 		Approvals: svc.approvals,
+		Billing:   svc.billing,
 		Clock:     svc.clock,
 		Logger:    logger.With("component", "web"),
 		ClientIP:  cfg.clientIP(),
