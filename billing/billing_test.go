@@ -176,6 +176,18 @@ func TestCheckout(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// Paying one closes the other: a second payment would be a
+		// second subscription.
+		params, _ := b.stripe.Session(starter.SessionID)
+		sub := b.stripe.Subscribe(b.ws.Acme.ID, params.Customer, params.Price, "active")
+		if _, err := b.billing.ApplyEvent(ctx, stripeEvent(t, "evt_paid", "checkout.session.completed", b.clock.Now(),
+			billingtest.CheckoutObject(starter.SessionID, b.ws.Acme.ID, params.Customer, sub.ID))); err != nil {
+			t.Fatal(err)
+		}
+		if !b.stripe.Expired(growth.SessionID) || b.stripe.Expired(globex.SessionID) || b.stripe.Expired(starter.SessionID) {
+			t.Errorf("after paying Starter: Growth's session expired %v, Globex's %v, Starter's %v; want true, false, false",
+				b.stripe.Expired(growth.SessionID), b.stripe.Expired(globex.SessionID), b.stripe.Expired(starter.SessionID))
+		}
 		s1, _ := b.stripe.Session(starter.SessionID)
 		s2, _ := b.stripe.Session(growth.SessionID)
 		s3, _ := b.stripe.Session(globex.SessionID)

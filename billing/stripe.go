@@ -25,6 +25,9 @@ type Stripe interface {
 	CreateCustomer(ctx context.Context, ws uuid.UUID, name, key string) (string, error)
 	// CreateCheckout creates a Checkout Session in subscription mode.
 	CreateCheckout(ctx context.Context, p CheckoutParams, key string) (CheckoutSession, error)
+	// ExpireCheckout closes an open Checkout Session, so that nobody can
+	// pay through it any more.
+	ExpireCheckout(ctx context.Context, id string) error
 	// CreatePortal creates a billing-portal session and returns its link.
 	CreatePortal(ctx context.Context, customer, returnURL string) (string, error)
 	// Subscription reads a subscription as it is now.
@@ -137,6 +140,17 @@ func (s *stripeAPI) CreateCheckout(ctx context.Context, cp CheckoutParams, key s
 		return CheckoutSession{}, fmt.Errorf("stripe: create checkout session: %w", err)
 	}
 	return CheckoutSession{ID: cs.ID, URL: cs.URL, ExpiresAt: time.Unix(cs.ExpiresAt, 0).UTC()}, nil
+}
+
+func (s *stripeAPI) ExpireCheckout(ctx context.Context, id string) error {
+	if _, err := s.sc.V1CheckoutSessions.Expire(ctx, id, nil); err != nil {
+		var se *stripe.Error
+		if errors.As(err, &se) && se.HTTPStatusCode == http.StatusBadRequest {
+			return nil // already complete or expired: nobody can pay through it either way
+		}
+		return fmt.Errorf("stripe: expire checkout session %s: %w", id, err)
+	}
+	return nil
 }
 
 func (s *stripeAPI) CreatePortal(ctx context.Context, customer, returnURL string) (string, error) {

@@ -39,6 +39,9 @@ func TestStripeRequestShapes(t *testing.T) {
 	if err != nil || cs.ID == "" || !strings.HasPrefix(cs.URL, "https://") {
 		t.Fatalf("CreateCheckout = %+v, %v", cs, err)
 	}
+	if err := api.ExpireCheckout(ctx, cs.ID); err != nil {
+		t.Errorf("ExpireCheckout: %v", err)
+	}
 	portal, err := api.CreatePortal(ctx, customer, "http://127.0.0.1:8080/app/billing")
 	if err != nil || portal == "" {
 		t.Fatalf("CreatePortal = %q, %v", portal, err)

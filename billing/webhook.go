@@ -265,6 +265,9 @@ func (s *Service) applyEffect(ctx context.Context, tx pgx.Tx, ev stripe.Event, r
 		if _, err := tx.Exec(ctx, `UPDATE billing_checkouts SET status = 'complete' WHERE workspace_id = $1 AND session_id = $2`, ws, ref.session); err != nil {
 			return fmt.Errorf("complete checkout %s: %w", ref.session, err)
 		}
+		if err := s.expireOtherCheckouts(ctx, tx, ws); err != nil {
+			return err
+		}
 	case "checkout.session.expired":
 		if _, err := tx.Exec(ctx, `UPDATE billing_checkouts SET status = 'expired' WHERE workspace_id = $1 AND session_id = $2 AND status = 'open'`, ws, ref.session); err != nil {
 			return fmt.Errorf("expire checkout %s: %w", ref.session, err)
@@ -289,6 +292,29 @@ func (s *Service) applyEffect(ctx context.Context, tx pgx.Tx, ev stripe.Event, r
 				ws, time.Unix(ev.Created, 0).UTC()); err != nil {
 				return fmt.Errorf("record failed payment of workspace %s: %w", ws, err)
 			}
+		}
+	}
+	return nil
+}
+
+// expireOtherCheckouts closes the workspace's other open checkout
+// sessions (of other plans) once one is paid: paying a second one would
+// start a second subscription and charge twice.
+func (s *Service) expireOtherCheckouts(ctx context.Context, tx pgx.Tx, ws uuid.UUID) error {
+	rows, err := tx.Query(ctx, `SELECT session_id FROM billing_checkouts WHERE workspace_id = $1 AND status = 'open'`, ws)
+	if err != nil {
+		return fmt.Errorf("read open checkouts: %w", err)
+	}
+	open, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return fmt.Errorf("read open checkouts: %w", err)
+	}
+	for _, id := range open {
+		if err := s.stripe.ExpireCheckout(ctx, id); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE billing_checkouts SET status = 'expired' WHERE session_id = $1`, id); err != nil {
+			return fmt.Errorf("expire checkout %s: %w", id, err)
 		}
 	}
 	return nil

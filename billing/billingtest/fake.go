@@ -34,6 +34,7 @@ type FakeStripe struct {
 	sessions  map[string]billing.CheckoutParams
 	subs      map[string]billing.Subscription
 	scheduled map[string]string // subscription → price from its period's end
+	expired   map[string]bool   // checkout sessions expired
 }
 
 // NewFakeStripe returns a fake that knows the prices of cfg's plans.
@@ -55,6 +56,7 @@ func (f *FakeStripe) init() {
 		f.sessions = map[string]billing.CheckoutParams{}
 		f.subs = map[string]billing.Subscription{}
 		f.scheduled = map[string]string{}
+		f.expired = map[string]bool{}
 	}
 }
 
@@ -143,6 +145,25 @@ func (f *FakeStripe) CreateCheckout(_ context.Context, p billing.CheckoutParams,
 	cs := billing.CheckoutSession{ID: id, URL: "https://checkout.stripe.com/c/pay/" + id, ExpiresAt: p.ExpiresAt.UTC().Truncate(time.Second)}
 	f.remember("CreateCheckout", key, cs)
 	return cs, nil
+}
+
+func (f *FakeStripe) ExpireCheckout(_ context.Context, id string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	replay[string](f, "ExpireCheckout", "")
+	if _, ok := f.sessions[id]; !ok {
+		return fmt.Errorf("fake stripe: no such checkout session %q", id)
+	}
+	f.expired[id] = true
+	return nil
+}
+
+// Expired reports whether a checkout session was expired.
+func (f *FakeStripe) Expired(id string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.init()
+	return f.expired[id]
 }
 
 func (f *FakeStripe) CreatePortal(_ context.Context, customer, _ string) (string, error) {
