@@ -33,7 +33,8 @@ type Overview struct {
 	PaymentFailedAt   *time.Time // the last payment that failed and is still unpaid
 	Usage             []Usage
 	// NextInvoice is Stripe's preview of the next invoice; nil with
-	// NextInvoiceWhy when there is none or it cannot be known.
+	// NextInvoiceWhy ("none: …" or "not known: …") when there is none or
+	// it cannot be known.
 	NextInvoice    *Invoice
 	NextInvoiceWhy string
 }
@@ -81,16 +82,16 @@ func (s *Service) Overview(ctx context.Context, ws uuid.UUID) (Overview, error) 
 	}
 	switch {
 	case !a.Subscribed():
-		o.NextInvoiceWhy = fmt.Sprintf("no invoice is coming: the workspace is on the %s plan, which costs nothing", o.Current.Name)
+		o.NextInvoiceWhy = fmt.Sprintf("none: the workspace is on the %s plan, which costs nothing", o.Current.Name)
 	case a.CancelAtPeriodEnd:
-		o.NextInvoiceWhy = "no invoice is coming: the subscription ends at the end of this period"
+		o.NextInvoiceWhy = "none: the subscription ends when the current period ends"
 	default:
 		sub := Subscription{ID: a.SubscriptionID, Customer: a.Customer, ItemID: a.SubscriptionItem, Price: a.SubscriptionPrice}
 		inv, err := s.stripe.NextInvoice(ctx, sub)
 		if err != nil {
 			// The rest is true without it; say why it is missing.
 			s.logger.WarnContext(ctx, "next invoice preview failed", "workspace", ws.String(), "err", err)
-			o.NextInvoiceWhy = "Stripe did not answer just now; ask again in a minute"
+			o.NextInvoiceWhy = "not known: Stripe did not answer just now; ask again in a minute"
 		} else {
 			o.NextInvoice = &inv
 		}

@@ -152,7 +152,7 @@ func plansMarkdown(o billing.Overview) string {
 	if o.NextInvoice != nil {
 		fmt.Fprintf(&b, "\nNext invoice: %s on %s.\n", o.NextInvoice.AmountDue, vibesell.FormatDate(o.NextInvoice.Date))
 	} else {
-		fmt.Fprintf(&b, "\nNext invoice: not known (%s).\n", o.NextInvoiceWhy)
+		fmt.Fprintf(&b, "\nNext invoice: %s.\n", o.NextInvoiceWhy)
 	}
 	b.WriteString("\n### Plans\n")
 	for _, p := range o.Plans {

@@ -45,7 +45,7 @@ func TestBillingPage(t *testing.T) {
 	if p.status != 200 {
 		t.Fatalf("billing page: %d\n%s", p.status, p.body)
 	}
-	for _, want := range []string{"Your plan: Free", "USD 0.00 a month", "No invoice is coming: the workspace is on the Free plan, which costs nothing.",
+	for _, want := range []string{"Your plan: Free", "USD 0.00 a month", "None: the workspace is on the Free plan, which costs nothing.",
 		"Campaigns are not available on this server yet, so none are counted.", "Stripe billing portal"} {
 		if !strings.Contains(html.UnescapeString(p.body), want) {
 			t.Errorf("the free plan's page does not say %q", want)
