@@ -33,10 +33,7 @@ type EmbeddedConfig struct {
 	// ExtraSettings are appended to postgresql.conf at initdb time (tests
 	// turn fsync off).
 	ExtraSettings map[string]string
-	// Adopt lets this process take over a running cluster whose owner died
-	// (the server does; a one-off command does not).
-	Adopt  bool
-	Logger *slog.Logger
+	Logger        *slog.Logger
 	// BinaryRepositoryURL overrides where missing binaries are downloaded
 	// from (a Maven mirror); empty means the library's default.
 	BinaryRepositoryURL string
@@ -47,14 +44,21 @@ type EmbeddedConfig struct {
 }
 
 // Embedded is a PostgreSQL cluster in DataDir, started by this process or
-// found running.
+// found running. Every process using it holds a shared lock on
+// postgres.users; the last one to leave stops it, whoever started it, so a
+// one-off command or a stdio client never stops the database under a
+// server that came after it.
 type Embedded struct {
 	cfg      EmbeddedConfig
 	settings embeddedSettings
 	bin      string
 	runAs    *syscall.Credential
-	owned    bool
-	lock     *os.File
+	started  bool
+	// lock (postgres.lock) is held exclusively while starting or stopping.
+	lock *os.File
+	// use (postgres.users) is held shared for as long as this process uses
+	// the cluster.
+	use *os.File
 }
 
 // embeddedSettings persist across restarts so the URL stays the same.
@@ -94,7 +98,7 @@ func StartEmbedded(ctx context.Context, cfg EmbeddedConfig) (*Embedded, error) {
 		return nil, fmt.Errorf("open lock file: %w", err)
 	}
 	e.lock = lock
-	if err := flock(ctx, lock); err != nil {
+	if err := flock(ctx, lock, syscall.LOCK_EX); err != nil {
 		lock.Close()
 		return nil, err
 	}
@@ -104,12 +108,29 @@ func StartEmbedded(ctx context.Context, cfg EmbeddedConfig) (*Embedded, error) {
 		lock.Close()
 		return nil, err
 	}
+	// Taken while holding the start lock, so a process stopping the
+	// cluster either sees this user or has finished stopping before
+	// prepare looked.
+	use, err := os.OpenFile(filepath.Join(dataDir, "postgres.users"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err == nil {
+		err = flock(ctx, use, syscall.LOCK_SH)
+		if err != nil {
+			use.Close()
+		}
+	}
+	if err != nil {
+		lock.Close()
+		return nil, fmt.Errorf("register as a user of the embedded PostgreSQL: %w", err)
+	}
+	e.use = use
 	return e, nil
 }
 
-func flock(ctx context.Context, f *os.File) error {
+// flock takes a lock of the given kind (LOCK_EX or LOCK_SH), waiting for it
+// until ctx ends.
+func flock(ctx context.Context, f *os.File, how int) error {
 	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
 		if err == nil {
 			return nil
 		}
@@ -126,9 +147,6 @@ func flock(ctx context.Context, f *os.File) error {
 
 func (e *Embedded) root() string   { return filepath.Join(e.cfg.DataDir, "postgres") }
 func (e *Embedded) pgdata() string { return filepath.Join(e.root(), "data") }
-func (e *Embedded) ownerPath() string {
-	return filepath.Join(e.cfg.DataDir, "postgres.owner")
-}
 
 func (e *Embedded) prepare(ctx context.Context) error {
 	log := e.cfg.Logger
@@ -150,50 +168,85 @@ func (e *Embedded) prepare(ctx context.Context) error {
 		}
 	}
 
-	running := e.pgctl(ctx, "status", "-D", e.pgdata()) == nil
-	if running {
-		owner, alive := e.owner()
-		switch {
-		case alive:
-			log.Info("using the embedded PostgreSQL already run by another process", "pid", owner, "data", e.pgdata())
-		case e.cfg.Adopt:
-			log.Info("taking over the embedded PostgreSQL left running by an earlier process", "data", e.pgdata())
-			e.owned = true
-		default:
-			log.Info("using the embedded PostgreSQL found running", "data", e.pgdata())
-		}
+	if e.running(ctx) {
+		log.Info("using the embedded PostgreSQL already running", "data", e.pgdata())
 	} else {
-		log.Info("starting embedded PostgreSQL", "data", e.pgdata(), "port", e.settings.Port)
-		logFile := filepath.Join(e.root(), "postgres.log")
-		if err := e.pgctl(ctx, "start", "-D", e.pgdata(), "-l", logFile, "-w", "-t", "60"); err != nil {
-			return fmt.Errorf("start embedded PostgreSQL (log in %s): %w", logFile, err)
+		if err := e.start(ctx); err != nil {
+			return err
 		}
-		e.owned = true
-	}
-	if e.owned {
-		if err := os.WriteFile(e.ownerPath(), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
-			return fmt.Errorf("record owner: %w", err)
-		}
+		e.started = true
 	}
 	return e.ensureDatabase(ctx)
 }
 
-// owner returns the pid recorded as owning the cluster and whether that
-// process still lives.
-func (e *Embedded) owner() (int, bool) {
-	b, err := os.ReadFile(e.ownerPath())
+func (e *Embedded) running(ctx context.Context) bool {
+	return e.pgctl(ctx, "status", "-D", e.pgdata()) == nil
+}
+
+func (e *Embedded) start(ctx context.Context) error {
+	e.cfg.Logger.Info("starting embedded PostgreSQL", "data", e.pgdata(), "port", e.settings.Port)
+	logFile := filepath.Join(e.root(), "postgres.log")
+	if err := e.pgctl(ctx, "start", "-D", e.pgdata(), "-l", logFile, "-w", "-t", "60"); err != nil {
+		return fmt.Errorf("start embedded PostgreSQL (log in %s): %w", logFile, err)
+	}
+	return nil
+}
+
+// KeepRunning starts the cluster again whenever it stops while this
+// process uses it (someone ran pg_ctl stop, the machine's OOM killer took
+// the postmaster), checking every interval until ctx ends. The pool then
+// reconnects by itself.
+func (e *Embedded) KeepRunning(ctx context.Context, every time.Duration) {
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		if e.postmasterAlive() {
+			continue
+		}
+		if err := e.restart(ctx); err != nil && ctx.Err() == nil {
+			e.cfg.Logger.Error("the embedded PostgreSQL stopped and could not be started again", "err", err)
+		}
+	}
+}
+
+// postmasterAlive is the cheap look, every few seconds: whether the process
+// postmaster.pid names lives, with no process started and no connection
+// opened (each would cost the database a fork).
+func (e *Embedded) postmasterAlive() bool {
+	pid := e.postmasterPID()
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// postmasterPID is the pid postmaster.pid records, 0 when there is none.
+func (e *Embedded) postmasterPID() int {
+	b, err := os.ReadFile(filepath.Join(e.pgdata(), "postmaster.pid"))
 	if err != nil {
-		return 0, false
+		return 0
 	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil || pid <= 0 {
-		return 0, false
+	first, _, _ := strings.Cut(string(b), "\n")
+	pid, _ := strconv.Atoi(strings.TrimSpace(first))
+	return pid
+}
+
+func (e *Embedded) restart(ctx context.Context) error {
+	if err := flock(ctx, e.lock, syscall.LOCK_EX); err != nil {
+		return err
 	}
-	if pid == os.Getpid() {
-		return pid, false
+	defer syscall.Flock(int(e.lock.Fd()), syscall.LOCK_UN)
+	if e.running(ctx) {
+		return nil
 	}
-	err = syscall.Kill(pid, 0)
-	return pid, err == nil || errors.Is(err, syscall.EPERM)
+	e.cfg.Logger.Warn("the embedded PostgreSQL stopped while in use; starting it again", "data", e.pgdata())
+	return e.start(ctx)
 }
 
 func (e *Embedded) loadSettings() error {
@@ -447,27 +500,36 @@ func (e *Embedded) URL() string { return e.url(e.settings.Database) }
 // AdminURL connects to the maintenance database, for creating others.
 func (e *Embedded) AdminURL() string { return e.url("postgres") }
 
-// Owned reports whether this process started (or took over) the cluster
-// and so must stop it.
-func (e *Embedded) Owned() bool { return e.owned }
+// Started reports whether this process started the cluster (rather than
+// finding it running).
+func (e *Embedded) Started() bool { return e.started }
 
-// Stop shuts the cluster down if this process owns it; a cluster run by
-// another process is left alone.
+// Stop ends this process's use of the cluster, and shuts the cluster down
+// when no other process uses it any more.
 func (e *Embedded) Stop(ctx context.Context) error {
 	defer e.lock.Close()
-	if !e.owned {
-		return nil
-	}
-	if err := flock(ctx, e.lock); err != nil {
+	defer e.use.Close()
+	if err := flock(ctx, e.lock, syscall.LOCK_EX); err != nil {
 		return err
 	}
 	defer syscall.Flock(int(e.lock.Fd()), syscall.LOCK_UN)
+	// Our shared lock turns exclusive only when no one else holds one.
+	err := syscall.Flock(int(e.use.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		e.cfg.Logger.Info("leaving the embedded PostgreSQL running: another process uses it", "data", e.pgdata())
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("check for other users of the embedded PostgreSQL: %w", err)
+	}
+	if !e.running(ctx) {
+		return nil
+	}
 	e.cfg.Logger.Info("stopping embedded PostgreSQL", "data", e.pgdata())
 	if err := e.pgctl(ctx, "stop", "-D", e.pgdata(), "-m", "fast", "-w", "-t", "60"); err != nil {
 		return fmt.Errorf("stop embedded PostgreSQL: %w", err)
 	}
-	e.owned = false
-	return os.Remove(e.ownerPath())
+	return nil
 }
 
 func freePort() (int, error) {

@@ -25,7 +25,7 @@ func TestEmbeddedRestartKeepsDataAndIsShared(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	dir := t.TempDir()
-	cfg := store.EmbeddedConfig{DataDir: filepath.Join(dir, "data"), Adopt: true,
+	cfg := store.EmbeddedConfig{DataDir: filepath.Join(dir, "data"),
 		ExtraSettings: map[string]string{"fsync": "off"}}
 
 	first, err := store.StartEmbedded(ctx, cfg)
@@ -38,8 +38,8 @@ func TestEmbeddedRestartKeepsDataAndIsShared(t *testing.T) {
 			first.Stop(context.Background())
 		}
 	})
-	if !first.Owned() {
-		t.Fatal("the first start does not own the cluster it started")
+	if !first.Started() {
+		t.Fatal("the first start does not say it started the cluster")
 	}
 	if os.Geteuid() == 0 {
 		info, err := os.Stat(filepath.Join(dir, "data", "postgres", "data"))
@@ -50,16 +50,16 @@ func TestEmbeddedRestartKeepsDataAndIsShared(t *testing.T) {
 			t.Fatal("running as root, the cluster folder is still owned by root")
 		}
 	}
-	exec(t, ctx, first.URL(), "CREATE TABLE kept (note text)", "INSERT INTO kept VALUES ('first start')")
+	execSQL(t, ctx, first.URL(), "CREATE TABLE kept (note text)", "INSERT INTO kept VALUES ('first start')")
 
-	// A second process finds the cluster running and uses it without
-	// taking it over; stopping it leaves the cluster up.
+	// A second user finds the cluster running and uses it; its leaving
+	// leaves the cluster up for the first.
 	second, err := store.StartEmbedded(ctx, store.EmbeddedConfig{DataDir: cfg.DataDir})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if second.Owned() {
-		t.Fatal("a second process took over a cluster whose owner is alive")
+	if second.Started() {
+		t.Fatal("a second user says it started a cluster that was running")
 	}
 	if second.URL() != first.URL() {
 		t.Fatalf("second URL %q differs from first %q", second.URL(), first.URL())
@@ -67,7 +67,7 @@ func TestEmbeddedRestartKeepsDataAndIsShared(t *testing.T) {
 	if err := second.Stop(ctx); err != nil {
 		t.Fatal(err)
 	}
-	exec(t, ctx, first.URL(), "INSERT INTO kept VALUES ('after the second process left')")
+	execSQL(t, ctx, first.URL(), "INSERT INTO kept VALUES ('after the second process left')")
 
 	if err := first.Stop(ctx); err != nil {
 		t.Fatal(err)
@@ -123,7 +123,7 @@ func TestEmbeddedWithoutBinariesSaysWhatToDo(t *testing.T) {
 	}
 }
 
-func exec(t *testing.T, ctx context.Context, url string, statements ...string) {
+func execSQL(t *testing.T, ctx context.Context, url string, statements ...string) {
 	t.Helper()
 	conn, err := pgx.Connect(ctx, url)
 	if err != nil {

@@ -102,7 +102,7 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger) error
 		logger.Info("applied migration", "file", r.Source.Path, "took", r.Duration)
 	}
 
-	migrator, err := rivermigrate.New(riverpgxv5.New(pool), &rivermigrate.Config{Logger: logger})
+	migrator, err := rivermigrate.New(riverpgxv5.New(pool), &rivermigrate.Config{Logger: slog.New(warningsOnly{logger.Handler()})})
 	if err != nil {
 		return fmt.Errorf("prepare job queue migrations: %w", err)
 	}
@@ -114,6 +114,24 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger) error
 		logger.Info("applied job queue migration", "version", v.Version)
 	}
 	return nil
+}
+
+// warningsOnly passes on a library's warnings and errors and drops its
+// progress messages: River logs each migration it applies (and "No
+// migrations to apply" at every start), and Migrate logs each one itself,
+// in the same words as the goose migrations.
+type warningsOnly struct{ slog.Handler }
+
+func (h warningsOnly) Enabled(ctx context.Context, level slog.Level) bool {
+	return level >= slog.LevelWarn && h.Handler.Enabled(ctx, level)
+}
+
+func (h warningsOnly) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return warningsOnly{h.Handler.WithAttrs(attrs)}
+}
+
+func (h warningsOnly) WithGroup(name string) slog.Handler {
+	return warningsOnly{h.Handler.WithGroup(name)}
 }
 
 // ErrNotMigrated says the database answers but its schema is behind this

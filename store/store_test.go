@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -63,6 +64,46 @@ func TestMigrateConcurrentReplicas(t *testing.T) {
 	}
 	if applied != latestFileCount(t) {
 		t.Fatalf("migrations recorded %d times, want each once (%d)", applied, latestFileCount(t))
+	}
+}
+
+// Each migration is logged once: River's own progress messages would
+// repeat every job queue migration, and say "No migrations to apply" at
+// every start.
+func TestMigrateLogsEachMigrationOnce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, err := store.Connect(ctx, storetest.NewEmptyURL(t), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	var first, second strings.Builder
+	if err := store.Migrate(ctx, pool, slog.New(slog.NewTextHandler(&first, nil))); err != nil {
+		t.Fatal(err)
+	}
+	versions := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(first.String()), "\n") {
+		if strings.Contains(line, "rivermigrate") {
+			t.Errorf("River logged its own migration line: %s", line)
+		}
+		if _, v, ok := strings.Cut(line, "applied job queue migration\" version="); ok {
+			versions[v]++
+		}
+	}
+	if len(versions) == 0 {
+		t.Fatalf("no job queue migration logged:\n%s", first.String())
+	}
+	for v, n := range versions {
+		if n != 1 {
+			t.Errorf("job queue migration %s logged %d times", v, n)
+		}
+	}
+	if err := store.Migrate(ctx, pool, slog.New(slog.NewTextHandler(&second, nil))); err != nil {
+		t.Fatal(err)
+	}
+	if second.Len() > 0 {
+		t.Errorf("a start with nothing to migrate logged:\n%s", second.String())
 	}
 }
 

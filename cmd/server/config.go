@@ -31,6 +31,10 @@ type config struct {
 	ClientIPHeader  string
 	Sending         sending.Config
 	Billing         billing.Config
+
+	// PublicURLSet says PUBLIC_URL was given rather than made up from
+	// LISTEN_ADDR.
+	PublicURLSet bool
 }
 
 // configError names the variable and what it expects, in one line.
@@ -65,6 +69,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 	}
 
 	public := getenv("PUBLIC_URL")
+	cfg.PublicURLSet = public != ""
 	if public == "" {
 		if host == "" || host == "0.0.0.0" || host == "::" {
 			host = "localhost"

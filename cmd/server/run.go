@@ -15,7 +15,6 @@ import (
 	"vibesell"
 	"vibesell/auth"
 	"vibesell/store"
-	"vibesell/workspace"
 )
 
 const usage = `Usage: server [command]
@@ -25,6 +24,7 @@ Commands:
   stdio --workspace SLUG             speak MCP over standard input and output
   migrate                            apply database migrations and exit
   workspace create NAME              create a workspace and print its slug
+  workspace list                     list the workspaces: slug and name
   token create --workspace SLUG      print a new bearer token for the workspace
   user create --workspace SLUG --email EMAIL   create a web app account (prints a password)
 
@@ -74,18 +74,7 @@ func run(ctx context.Context, args []string, getenv func(string) string,
 			return nil
 		})
 	case "workspace":
-		if len(cmd) < 2 || cmd[0] != "create" {
-			return errors.New("usage: server workspace create NAME")
-		}
-		wsName := strings.Join(cmd[1:], " ")
-		return withDatabase(ctx, cfg, logger, false, func(db *pgxpool.Pool) error {
-			ws, err := workspace.NewService(db).Create(ctx, wsName)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintln(stdout, ws.Slug)
-			return nil
-		})
+		return workspaceCommand(ctx, cfg, logger, cmd, stdout, stderr)
 	case "token":
 		if len(cmd) < 1 || cmd[0] != "create" {
 			return errors.New("usage: server token create --workspace SLUG")
@@ -99,7 +88,7 @@ func run(ctx context.Context, args []string, getenv func(string) string,
 			return errors.New("usage: server token create --workspace SLUG")
 		}
 		return withDatabase(ctx, cfg, logger, false, func(db *pgxpool.Pool) error {
-			ws, err := workspace.NewService(db).FindBySlug(ctx, *slug)
+			ws, err := findWorkspace(ctx, db, *slug)
 			if err != nil {
 				return err
 			}
@@ -108,7 +97,7 @@ func run(ctx context.Context, args []string, getenv func(string) string,
 				return err
 			}
 			fmt.Fprintln(stdout, token)
-			return nil
+			return tellWhereToConnect(ctx, cfg, db, logger, stderr)
 		})
 	case "user":
 		return userCommand(ctx, cfg, logger, cmd, stdin, stdout, stderr)
@@ -143,9 +132,10 @@ func newLogger(cfg config, w io.Writer) *slog.Logger {
 
 // withDatabase opens the database (the embedded one when DATABASE_URL is
 // empty), applies migrations, runs fn and closes everything it opened. A
-// refusal from fn is returned as its sentence alone.
-func withDatabase(ctx context.Context, cfg config, logger *slog.Logger, serving bool, fn func(*pgxpool.Pool) error) error {
-	db, closeDB, err := openDatabase(ctx, cfg, logger, serving)
+// refusal from fn is returned as its sentence alone. longRunning processes
+// (serve, stdio) start the embedded database again if it stops under them.
+func withDatabase(ctx context.Context, cfg config, logger *slog.Logger, longRunning bool, fn func(*pgxpool.Pool) error) error {
+	db, closeDB, err := openDatabase(ctx, cfg, logger, longRunning)
 	if err != nil {
 		return err
 	}
@@ -160,8 +150,8 @@ func withDatabase(ctx context.Context, cfg config, logger *slog.Logger, serving 
 }
 
 // openDatabase connects and migrates. The returned func closes the pool and
-// stops the embedded PostgreSQL if this process started it.
-func openDatabase(ctx context.Context, cfg config, logger *slog.Logger, serving bool) (*pgxpool.Pool, func(), error) {
+// leaves the embedded PostgreSQL, which stops when no other process uses it.
+func openDatabase(ctx context.Context, cfg config, logger *slog.Logger, longRunning bool) (*pgxpool.Pool, func(), error) {
 	dbURL := cfg.DatabaseURL
 	var embedded *store.Embedded
 	if dbURL == "" {
@@ -169,7 +159,6 @@ func openDatabase(ctx context.Context, cfg config, logger *slog.Logger, serving 
 		embedded, err = store.StartEmbedded(ctx, store.EmbeddedConfig{
 			DataDir: cfg.DataDir,
 			BinDir:  cfg.PGBinDir,
-			Adopt:   serving,
 			Logger:  logger,
 		})
 		if err != nil {
@@ -197,5 +186,25 @@ func openDatabase(ctx context.Context, cfg config, logger *slog.Logger, serving 
 		stopEmbedded()
 		return nil, nil, err
 	}
-	return pool, func() { pool.Close(); stopEmbedded() }, nil
+	stopKeeping := func() {}
+	if embedded != nil && longRunning {
+		stopKeeping = keepEmbeddedRunning(ctx, embedded)
+	}
+	return pool, func() { stopKeeping(); pool.Close(); stopEmbedded() }, nil
+}
+
+// embeddedCheckEvery is how often a long-running process looks whether the
+// embedded database still answers.
+const embeddedCheckEvery = 2 * time.Second
+
+// keepEmbeddedRunning starts the embedded database again whenever it stops
+// while this process runs; the returned func ends that and waits for it.
+func keepEmbeddedRunning(ctx context.Context, embedded *store.Embedded) func() {
+	keepCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		embedded.KeepRunning(keepCtx, embeddedCheckEvery)
+	}()
+	return func() { cancel(); <-done }
 }

@@ -139,7 +139,7 @@ func TestWorkspaceAndTokenCommands(t *testing.T) {
 		t.Fatal("the token itself is stored")
 	}
 
-	if _, err := runCmd(t, getenv, "token", "create", "--workspace", "nope"); err == nil || err.Error() != `There is no workspace "nope".` {
+	if _, err := runCmd(t, getenv, "token", "create", "--workspace", "nope"); err == nil || !strings.HasPrefix(err.Error(), `There is no workspace "nope". The workspaces are acme-sales (Acme Sales), acme-sales-`) {
 		t.Fatalf("token for an unknown workspace: %v", err)
 	}
 	for _, args := range [][]string{{"token", "create"}, {"workspace", "create"}, {"frobnicate"}, {"serve", "extra"}, {"stdio"}} {

@@ -37,6 +37,9 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 		return err
 	}
 	defer closeDB()
+	if err := store.RecordPublicURL(ctx, db, cfg.PublicURL.String()); err != nil {
+		return err
+	}
 
 	if err := greetFirstStart(ctx, cfg, db, stdout); err != nil {
 		return err
@@ -107,6 +110,7 @@ func routes(cfg config, db *pgxpool.Pool, svc *services, logger *slog.Logger) (h
 	mux := http.NewServeMux()
 	mux.Handle(web.Prefix, webApp)
 	mux.Handle(billing.WebhookPath, svc.billing.WebhookHandler())
+	mux.HandleFunc("GET /{$}", toTheWebApp)
 	mux.Handle("/mcp", toolkit.NewHTTPHandler(newMCPServer(svc, logger), toolkit.HTTPOptions{
 		Tokens:         svc.tokens,
 		Sessions:       svc.sessions,
@@ -196,7 +200,12 @@ Connect an MCP client to:
 This token is shown only once. Make another any time with:
   go run ./cmd/server token create --workspace %s
 
-`, ws.Name, ws.Slug, cfg.link("/mcp"), token, ws.Slug)
+Approvals that cost money are decided in the web app. Create your account with:
+  go run ./cmd/server user create --workspace %s --email you@example.com
+It prints your password; then sign in at:
+  %s
+
+`, ws.Name, ws.Slug, cfg.link("/mcp"), token, ws.Slug, ws.Slug, cfg.link("/app/sign-in"))
 	return nil
 }
 
@@ -216,8 +225,12 @@ var version = "dev"
 // serveStdio speaks MCP on stdin and stdout for one workspace; everything
 // else (logs, the embedded database's messages) goes to stderr.
 func serveStdio(ctx context.Context, cfg config, logger *slog.Logger, slug string, stdin io.Reader, stdout io.Writer) error {
-	return withDatabase(ctx, cfg, logger, false, func(db *pgxpool.Pool) error {
-		ws, err := workspace.NewService(db).FindBySlug(ctx, slug)
+	return withDatabase(ctx, cfg, logger, true, func(db *pgxpool.Pool) error {
+		ws, err := findWorkspace(ctx, db, slug)
+		if err != nil {
+			return err
+		}
+		cfg, err := stdioAddress(ctx, cfg, db, logger)
 		if err != nil {
 			return err
 		}

@@ -13,7 +13,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"vibesell/auth"
-	"vibesell/workspace"
 )
 
 const userUsage = "usage: server user create --workspace SLUG --email EMAIL [--name NAME] [--time-zone ZONE] [--password-stdin]"
@@ -50,7 +49,7 @@ func userCommand(ctx context.Context, cfg config, logger *slog.Logger, args []st
 		password, generated = newPassword(), true
 	}
 	return withDatabase(ctx, cfg, logger, false, func(db *pgxpool.Pool) error {
-		ws, err := workspace.NewService(db).FindBySlug(ctx, *slug)
+		ws, err := findWorkspace(ctx, db, *slug)
 		if err != nil {
 			return err
 		}
@@ -60,7 +59,10 @@ func userCommand(ctx context.Context, cfg config, logger *slog.Logger, args []st
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "Created the account %s in workspace %s.\nSign in at %s\n", u.Email, ws.Slug, cfg.link("/app/sign-in"))
+		fmt.Fprintf(stdout, "Created the account %s in workspace %s.\n", u.Email, ws.Slug)
+		if err := tellWhereToSignIn(ctx, cfg, db, logger, stdout); err != nil {
+			return err
+		}
 		if generated {
 			fmt.Fprintf(stdout, "Password (shown only once): %s\n", password)
 		}
