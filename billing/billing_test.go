@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -263,7 +265,9 @@ func TestNotConfigured(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	ctx := context.Background()
-	svc := billing.New(b.pool, billing.Options{Config: billing.DefaultConfig(), Approvals: b.approvals, PublicURL: publicURL, Clock: b.clock,
+	cfg := billing.DefaultConfig()
+	cfg.WebhookSecret = webhookSecret // set, but no Stripe key
+	svc := billing.New(b.pool, billing.Options{Config: cfg, Approvals: b.approvals, PublicURL: publicURL, Clock: b.clock,
 		Meters: map[billing.Metric]billing.Meter{billing.Leads: billing.Counted}})
 	if svc.Configured() {
 		t.Fatal("a service without a key or a Stripe says it is configured")
@@ -277,6 +281,13 @@ func TestNotConfigured(t *testing.T) {
 		if vibesell.ErrorCode(err) != vibesell.EINVALID || !strings.HasPrefix(vibesell.ErrorMessage(err), want) {
 			t.Errorf("call %d: %v, want a refusal starting %q", i+1, err, want)
 		}
+	}
+	// Stripe's calls are refused: there is no Stripe to read back from.
+	srv := httptest.NewServer(svc.WebhookHandler())
+	defer srv.Close()
+	body, header := billingtest.Signed(t, billingtest.Event{ID: "evt_1", Type: "invoice.paid", Created: b.clock.Now(), Object: map[string]any{}}, webhookSecret, b.clock.Now())
+	if got := post(t, srv.URL, body, header); got.status != http.StatusServiceUnavailable {
+		t.Errorf("webhook without billing: %+v, want 503", got)
 	}
 	// Limits still hold: the free plan's.
 	err := pgx.BeginFunc(ctx, b.pool, func(tx pgx.Tx) error { return svc.Use(ctx, tx, b.ws.Acme.ID, billing.Leads, 251) })

@@ -106,6 +106,12 @@ func (s *Service) RequestChange(ctx context.Context, ws uuid.UUID, planID, reque
 		// the change is made as of that same moment, so the charge is
 		// exactly the one approved.
 		d.ProrationDate = now.UTC().Truncate(time.Hour)
+		if a.PeriodEnd != nil && d.ProrationDate.Before(a.PeriodEnd.AddDate(0, -1, 0)) {
+			// Subscribed within this hour (the period of a monthly plan
+			// started less than an hour ago): Stripe prorates only from
+			// the period's start.
+			d.ProrationDate = now.UTC().Truncate(time.Second)
+		}
 		inv, err := s.stripe.PreviewChange(ctx, sub, to.StripePrice, d.ProrationDate)
 		if err != nil {
 			return approvals.Approval{}, false, err

@@ -51,8 +51,8 @@ func (s *Service) WebhookHandler() http.Handler {
 			http.Error(w, "Stripe webhooks are POSTed.", http.StatusMethodNotAllowed)
 			return
 		}
-		if s.cfg.WebhookSecret == "" {
-			http.Error(w, "Stripe webhooks are not configured on this server (STRIPE_WEBHOOK_SECRET).", http.StatusServiceUnavailable)
+		if s.cfg.WebhookSecret == "" || !s.Configured() {
+			http.Error(w, "Stripe webhooks are not configured on this server (STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET).", http.StatusServiceUnavailable)
 			return
 		}
 		body, err := io.ReadAll(io.LimitReader(r.Body, maxWebhookBody+1))
