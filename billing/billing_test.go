@@ -248,6 +248,24 @@ func TestPortal(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	ctx := context.Background()
+	// A fresh workspace opening the portal from many places at once gets
+	// one Stripe customer, asked for once.
+	b.warmPool(t, 16)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for range 16 {
+		wg.Go(func() {
+			<-start
+			if _, err := b.billing.OpenPortal(ctx, b.ws.Globex.ID); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	if b.stripe.Customers() != 1 || b.stripe.Calls("CreateCustomer") != 1 {
+		t.Fatalf("16 concurrent portal visits: %d customers, %d creations; want 1 and 1", b.stripe.Customers(), b.stripe.Calls("CreateCustomer"))
+	}
 	p1, err := b.billing.OpenPortal(ctx, b.ws.Acme.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -256,7 +274,7 @@ func TestPortal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p1.URL == "" || p2.URL == "" || b.stripe.Customers() != 1 || p1.Current.ID != "free" {
+	if p1.URL == "" || p2.URL == "" || b.stripe.Customers() != 2 || p1.Current.ID != "free" {
 		t.Fatalf("portal %+v then %+v with %d customers", p1, p2, b.stripe.Customers())
 	}
 }
