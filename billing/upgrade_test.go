@@ -139,6 +139,41 @@ func TestUpgrade(t *testing.T) {
 		if _, _, err := b.billing.RequestChange(ctx, b.ws.Acme.ID, "starter", "the assistant"); vibesell.ErrorCode(err) != vibesell.ECONFLICT {
 			t.Fatalf("asking for the scheduled change again: %v", err)
 		}
+
+		// The period ends: Stripe's schedule moves the subscription to
+		// Starter and says so.
+		b.clock.Set(sub.PeriodEnd)
+		sub.Price, sub.PeriodStart, sub.PeriodEnd = "price_vibesell_starter_monthly", sub.PeriodEnd, sub.PeriodEnd.AddDate(0, 1, 0)
+		b.stripe.Set(sub)
+		if _, err := b.billing.ApplyEvent(ctx, stripeEvent(t, "evt_renewed", "customer.subscription.updated", b.clock.Now(), billingtest.SubscriptionObject(sub))); err != nil {
+			t.Fatal(err)
+		}
+		o, _ = b.billing.Overview(ctx, b.ws.Acme.ID)
+		if o.Current.ID != "starter" || o.PendingPlan != nil || o.Usage[0].Limit != 15 {
+			t.Fatalf("after the period's end: on %s, pending %v, mailbox limit %d", o.Current.ID, o.PendingPlan, o.Usage[0].Limit)
+		}
+	})
+
+	t.Run("to the free plan: the subscription ends with the period", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		sub := b.subscribe(t, b.ws.Acme.ID, "starter")
+		a, _, err := b.billing.RequestChange(ctx, b.ws.Acme.ID, "free", "the assistant")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Impact.CostMonthly != vibesell.NewMoney(0, "USD") || a.Impact.Renewal != "Nothing renews: no more invoices after the current period." {
+			t.Fatalf("impact of ending the subscription: %+v", a.Impact)
+		}
+		done := b.approveAndRun(t, a)
+		want := "The Starter subscription ends on " + vibesell.FormatDate(sub.PeriodEnd) + "; the workspace is then on the Free plan and no more invoices come."
+		if done.Status != approvals.Done || *done.Outcome != want {
+			t.Fatalf("after approval: %s %q\nwant %q", done.Status, *done.Outcome, want)
+		}
+		o, _ := b.billing.Overview(ctx, b.ws.Acme.ID)
+		if !o.CancelAtPeriodEnd || o.Current.ID != "starter" || o.NextInvoice != nil {
+			t.Fatalf("after cancelling: %+v", o)
+		}
 	})
 
 	t.Run("a subscription changed since the approval is not touched", func(t *testing.T) {
