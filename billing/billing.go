@@ -174,8 +174,18 @@ func (s *Service) readAccount(ctx context.Context, db store.DBTX, ws uuid.UUID) 
 }
 
 // lockAccount reads the workspace's billing and locks it until tx ends,
-// creating its row if there is none.
+// creating its row if there is none. The row exists after the first time,
+// so the usual case is one round trip.
 func (s *Service) lockAccount(ctx context.Context, tx pgx.Tx, ws uuid.UUID) (Account, error) {
+	const lockSQL = `SELECT ` + accountColumns + ` FROM billing_accounts WHERE workspace_id = $1 FOR UPDATE`
+	a, err := scanAccount(tx.QueryRow(ctx, lockSQL, ws))
+	if err == nil {
+		return a, nil
+	}
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return Account{}, fmt.Errorf("lock billing of workspace %s: %w", ws, err)
+	}
+	// Concurrent first calls wait here on each other's insert.
 	if _, err := tx.Exec(ctx, `INSERT INTO billing_accounts (workspace_id, updated_at) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
 		ws, s.clock.Now()); err != nil {
 		var pgErr *pgconn.PgError
@@ -184,8 +194,7 @@ func (s *Service) lockAccount(ctx context.Context, tx pgx.Tx, ws uuid.UUID) (Acc
 		}
 		return Account{}, fmt.Errorf("create billing of workspace %s: %w", ws, err)
 	}
-	a, err := scanAccount(tx.QueryRow(ctx, `SELECT `+accountColumns+` FROM billing_accounts WHERE workspace_id = $1 FOR UPDATE`, ws))
-	if err != nil {
+	if a, err = scanAccount(tx.QueryRow(ctx, lockSQL, ws)); err != nil {
 		return Account{}, fmt.Errorf("lock billing of workspace %s: %w", ws, err)
 	}
 	return a, nil

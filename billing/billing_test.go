@@ -43,7 +43,7 @@ type bundle struct {
 	mailboxes map[uuid.UUID]int
 }
 
-func setup(t *testing.T) *bundle {
+func setup(t testing.TB) *bundle {
 	t.Helper()
 	pool, err := store.Connect(context.Background(), storetest.NewURL(t), 40)
 	if err != nil {
