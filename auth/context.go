@@ -8,10 +8,22 @@ import (
 	"github.com/google/uuid"
 )
 
-// Principal is who a request acts for: always one workspace.
+// Principal is who a request acts for: always one workspace, and for a
+// client connected through OAuth also the person who connected it and
+// their grant.
 type Principal struct {
 	WorkspaceID   uuid.UUID
 	WorkspaceSlug string
+	// UserID is the person an OAuth client acts for; uuid.Nil for a
+	// workspace token from `server token create` or stdio, which stand for
+	// the workspace and no one in it.
+	UserID uuid.UUID
+	// UserEmail names that person, for the record of who did what.
+	UserEmail string
+	// GrantID is the OAuth grant the request came through and ClientName
+	// the app it was granted to; zero without one.
+	GrantID    uuid.UUID
+	ClientName string
 }
 
 type principalKey struct{}

@@ -47,8 +47,19 @@ func TestOfficialTypeScriptClient(t *testing.T) {
 	out := stdout.String()
 	// The HTTP server's log and, on the script's stderr, the stdio one's.
 	logs := srv.stderr.String() + "\n" + stderr.String()
-	var fails, passes int
-	summary := false
+	passes, fails, summary := readChecks(t, out, logs)
+	if runErr != nil && fails == 0 || !summary || passes == 0 {
+		t.Errorf("node check.mjs: %v (ran to the end: %v)\nits stderr and the stdio server's:\n%s\nHTTP server stderr:\n%s",
+			runErr, summary, tail(stderr.String(), 20), tail(srv.stderr.String(), 20))
+	}
+	t.Logf("TypeScript SDK client: %d checks passed, %d failed", passes, fails)
+}
+
+// readChecks reports a check script's PASS and FAIL lines (a FAIL with
+// what the server logged under its ref) and counts them; summary says
+// whether the script ran to its SUMMARY line.
+func readChecks(t *testing.T, out, logs string) (passes, fails int, summary bool) {
+	t.Helper()
 	for line := range strings.Lines(out) {
 		line = strings.TrimRight(line, "\n")
 		switch {
@@ -64,11 +75,7 @@ func TestOfficialTypeScriptClient(t *testing.T) {
 			t.Log(line)
 		}
 	}
-	if runErr != nil && fails == 0 || !summary || passes == 0 {
-		t.Errorf("node check.mjs: %v (ran to the end: %v)\nits stderr and the stdio server's:\n%s\nHTTP server stderr:\n%s",
-			runErr, summary, tail(stderr.String(), 20), tail(srv.stderr.String(), 20))
-	}
-	t.Logf("TypeScript SDK client: %d checks passed, %d failed", passes, fails)
+	return passes, fails, summary
 }
 
 var refPattern = regexp.MustCompile(`\(ref ([0-9a-f]{8})\)`)

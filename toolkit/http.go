@@ -26,6 +26,10 @@ type HTTPOptions struct {
 	// AllowedOrigins are further browser origins allowed to call /mcp.
 	AllowedOrigins []string
 	Logger         *slog.Logger
+	// Authenticate, when set, guards every request in place of the
+	// workspace-token check (auth.RequireBearer): the OAuth resource
+	// server, which takes its access tokens and workspace tokens alike.
+	Authenticate func(next http.Handler) http.Handler
 }
 
 // maxRequestBytes bounds one JSON-RPC message; the largest legitimate one
@@ -69,8 +73,21 @@ func NewHTTPHandler(s *server.MCPServer, o HTTPOptions) http.Handler {
 		}
 		streamable.ServeHTTP(w, r)
 	})
-	h = auth.RequireBearer(o.Tokens, o.Logger, h)
+	if o.Authenticate != nil {
+		h = o.Authenticate(h)
+	} else {
+		h = auth.RequireBearer(o.Tokens, o.Logger, h)
+	}
 	return guard.wrap(h)
+}
+
+// ReadOnlyTools reports, for a tool of s, whether its annotations say it
+// changes nothing: the tools a read-only OAuth token may call.
+func ReadOnlyTools(s *server.MCPServer) func(name string) bool {
+	return func(name string) bool {
+		t := s.GetTool(name)
+		return t != nil && t.Tool.Annotations.ReadOnlyHint != nil && *t.Tool.Annotations.ReadOnlyHint
+	}
 }
 
 // originGuard refuses requests whose Host or Origin name a site other than

@@ -25,6 +25,7 @@ import (
 	"vibesell"
 	"vibesell/approvals"
 	"vibesell/auth"
+	"vibesell/auth/oauth"
 	"vibesell/billing"
 )
 
@@ -45,6 +46,9 @@ type Config struct {
 	Clock vibesell.Clock
 	// Logger receives internal failures under a ref. Default: slog.Default().
 	Logger *slog.Logger
+	// OAuth, when set, adds the consent page of connecting an app and the
+	// list of connected apps.
+	OAuth *oauth.Server
 	// ClientIP returns the address a request comes from, for the sign-in
 	// limits. Default: the connection's remote address. Behind a trusted
 	// reverse proxy, pass a function that reads its forwarding header.
@@ -102,12 +106,16 @@ func New(cfg Config) (http.Handler, error) {
 	if s.pages, err = parsePages(); err != nil {
 		return nil, err
 	}
+	if err := s.parseOAuthPages(); err != nil {
+		return nil, err
+	}
 	return s.routes(), nil
 }
 
 // routes lists every page and action of the web app.
 func (s *server) routes() http.Handler {
 	mux := http.NewServeMux()
+	s.oauthRoutes(mux)
 	mux.HandleFunc("GET /app/{$}", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/app/approvals", http.StatusSeeOther)
 	})

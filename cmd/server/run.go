@@ -27,6 +27,7 @@ Commands:
   workspace list                     list the workspaces: slug and name
   token create --workspace SLUG      print a new bearer token for the workspace
   user create --workspace SLUG --email EMAIL   create a web app account (prints a password)
+  oauth rotate-keys                  sign access tokens with a new key from now on
 
 Configuration comes from the environment; see the README.
 `
@@ -101,6 +102,8 @@ func run(ctx context.Context, args []string, getenv func(string) string,
 		})
 	case "user":
 		return userCommand(ctx, cfg, logger, cmd, stdin, stdout, stderr)
+	case "oauth":
+		return oauthCommand(ctx, cfg, logger, cmd, stdout)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

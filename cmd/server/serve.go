@@ -19,6 +19,7 @@ import (
 
 	"vibesell/approvals"
 	"vibesell/auth"
+	"vibesell/auth/oauth"
 	"vibesell/billing"
 	"vibesell/store"
 	"vibesell/toolkit"
@@ -48,6 +49,13 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 	svc, err := newServices(cfg, db, logger)
 	if err != nil {
 		return err
+	}
+	if err := svc.oauth.Keys().Ensure(ctx); err != nil {
+		return fmt.Errorf("oauth signing keys: %w", err)
+	}
+	if h := cfg.PublicURL.Hostname(); cfg.PublicURL.Scheme != "https" && h != "localhost" && !net.ParseIP(h).IsLoopback() {
+		logger.Warn("PUBLIC_URL is not https, so the Claude app and other OAuth clients will refuse to connect; serve VibeSell over https and set PUBLIC_URL to that address",
+			"PUBLIC_URL", cfg.PublicURL.String())
 	}
 	handler, err := routes(cfg, db, svc, logger)
 	if err != nil {
@@ -103,6 +111,7 @@ func routes(cfg config, db *pgxpool.Pool, svc *services, logger *slog.Logger) (h
 		Clock:     svc.clock,
 		Logger:    logger.With("component", "web"),
 		ClientIP:  cfg.clientIP(),
+		OAuth:     svc.oauth,
 	})
 	if err != nil {
 		return nil, err
@@ -111,13 +120,21 @@ func routes(cfg config, db *pgxpool.Pool, svc *services, logger *slog.Logger) (h
 	mux.Handle(web.Prefix, webApp)
 	mux.Handle(billing.WebhookPath, svc.billing.WebhookHandler())
 	mux.HandleFunc("GET /{$}", toTheWebApp)
-	mux.Handle("/mcp", toolkit.NewHTTPHandler(newMCPServer(svc, logger), toolkit.HTTPOptions{
+	mcpServer := newMCPServer(svc, logger)
+	mux.Handle("/mcp", toolkit.NewHTTPHandler(mcpServer, toolkit.HTTPOptions{
 		Tokens:         svc.tokens,
 		Sessions:       svc.sessions,
 		PublicURL:      cfg.PublicURL,
 		AllowedOrigins: cfg.AllowedOrigins,
 		Logger:         logger.With("component", "mcp"),
+		Authenticate: func(next http.Handler) http.Handler {
+			return svc.oauth.RequireBearer(svc.tokens, toolkit.ReadOnlyTools(mcpServer), logger.With("component", "mcp"), next)
+		},
 	}))
+	authorizationServer := svc.oauth.Handler()
+	for _, path := range oauth.Paths {
+		mux.Handle(path, authorizationServer)
+	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		io.WriteString(w, "ok\n")
@@ -144,6 +161,7 @@ func newJobClient(db *pgxpool.Pool, svc *services, logger *slog.Logger) (*river.
 	periodic = append(periodic, auth.AddWorkers(workers, svc.sessions)...)
 	periodic = append(periodic, auth.AddAccountWorkers(workers, svc.accounts)...)
 	periodic = append(periodic, approvals.AddWorkers(workers, svc.approvals)...)
+	periodic = append(periodic, oauth.AddWorkers(workers, svc.oauth)...)
 	client, err := river.NewClient(riverpgxv5.New(db), &river.Config{
 		Queues:       map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 10}},
 		Workers:      workers,

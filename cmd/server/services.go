@@ -9,6 +9,7 @@ import (
 	"vibesell"
 	"vibesell/approvals"
 	"vibesell/auth"
+	"vibesell/auth/oauth"
 	"vibesell/billing"
 	"vibesell/cards"
 	"vibesell/sending"
@@ -29,6 +30,7 @@ type services struct {
 	accounts   *auth.Accounts
 	sessions   *auth.Sessions
 	tokens     *auth.Tokens
+	oauth      *oauth.Server
 }
 
 func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, error) {
@@ -51,6 +53,15 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 		return nil, fmt.Errorf("approvals: %w", err)
 	}
 	s.approvals.Register(sending.ToolOrder, tools.OrderSendingSetupAction(s.sending))
+	s.oauth, err = oauth.New(oauth.Config{
+		PublicURL: cfg.PublicURL.String(),
+		DB:        db,
+		Clock:     clock,
+		Logger:    logger.With("component", "oauth"),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("oauth: %w", err)
+	}
 	s.billing = newBilling(cfg, db, clock, logger, s.sending, s.approvals)
 	return s, nil
 }

@@ -1,0 +1,324 @@
+package oauth_test
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5/pgxpool"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+
+	"vibesell"
+	"vibesell/approvals"
+	"vibesell/auth"
+	"vibesell/auth/oauth"
+	"vibesell/auth/oauth/oauthtest"
+	"vibesell/store/storetest"
+	"vibesell/toolkit"
+	"vibesell/web"
+	"vibesell/workspace"
+)
+
+func TestMain(m *testing.M) { storetest.Main(m) }
+
+const password = "correct horse battery staple"
+
+// env is one test's server on 127.0.0.1: the authorization server, the
+// web app's sign-in and consent pages, and an MCP endpoint guarded by the
+// resource server's checks whose one tool says who it acts for.
+type env struct {
+	srv       *httptest.Server
+	publicURL string // srv.URL, or for a replica the first one's
+	pool      *pgxpool.Pool
+	clock     *vibesell.ManualClock
+	oauth     *oauth.Server
+	tokens    *auth.Tokens
+	acme      workspace.Workspace
+	ada       auth.User
+	globex    workspace.Workspace
+}
+
+type options struct {
+	// replicaOf makes this env a second replica of another: same database,
+	// same PUBLIC_URL, its own listener and its own Server.
+	replicaOf     *env
+	clock         *vibesell.ManualClock
+	clientFetches oauth.FetchConfig
+}
+
+func setup(t testing.TB, opts ...options) *env {
+	t.Helper()
+	var o options
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	ctx := context.Background()
+	e := &env{clock: o.clock}
+	if o.replicaOf != nil {
+		e.pool, e.clock = o.replicaOf.pool, o.replicaOf.clock
+		e.acme, e.ada, e.globex = o.replicaOf.acme, o.replicaOf.ada, o.replicaOf.globex
+	} else {
+		e.pool = storetest.New(t)
+	}
+	if e.clock == nil {
+		e.clock = vibesell.NewManualClock(time.Now())
+	}
+	var h http.Handler
+	e.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
+	t.Cleanup(e.srv.Close)
+	e.publicURL = e.srv.URL
+	if o.replicaOf != nil {
+		e.publicURL = o.replicaOf.publicURL
+	}
+	logger := slog.New(slog.DiscardHandler)
+
+	var err error
+	e.oauth, err = oauth.New(oauth.Config{PublicURL: e.publicURL, DB: e.pool, Clock: e.clock, Logger: logger, ClientMetadata: o.clientFetches})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.oauth.Keys().Ensure(ctx); err != nil {
+		t.Fatal(err)
+	}
+	accounts := auth.NewAccounts(e.pool, nil)
+	e.tokens = auth.NewTokens(e.pool)
+	if o.replicaOf == nil {
+		ws := workspace.NewService(e.pool)
+		if e.acme, err = ws.Create(ctx, "Acme Sales"); err != nil {
+			t.Fatal(err)
+		}
+		if e.globex, err = ws.Create(ctx, "Globex"); err != nil {
+			t.Fatal(err)
+		}
+		if e.ada, err = accounts.CreateUser(ctx, auth.NewUser{WorkspaceID: e.acme.ID, Email: "ada@acme.test", Password: password}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err = accounts.CreateUser(ctx, auth.NewUser{WorkspaceID: e.globex.ID, Email: "bob@globex.test", Password: password}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	appr, err := approvals.NewService(e.pool, approvals.Config{PublicURL: e.publicURL, Logger: logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	webApp, err := web.New(web.Config{PublicURL: e.publicURL, Accounts: accounts, Approvals: appr, Logger: logger, OAuth: e.oauth})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	mcpSrv := mcpserver.NewMCPServer("vibesell-test", "1")
+	mcpSrv.AddTool(mcpgo.NewTool("rename", mcpgo.WithDescription("Changes something."), mcpgo.WithReadOnlyHintAnnotation(false)),
+		func(ctx context.Context, _ mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			return mcpgo.NewToolResultText("renamed"), nil
+		})
+	mcpSrv.AddTool(mcpgo.NewTool("whoami", mcpgo.WithDescription("Says who the request acts for."), mcpgo.WithReadOnlyHintAnnotation(true)),
+		func(ctx context.Context, _ mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			p, _ := auth.FromContext(ctx)
+			return mcpgo.NewToolResultText(p.WorkspaceSlug + " " + p.UserID.String() + " " + p.UserEmail + " via " + p.ClientName), nil
+		})
+	streamable := mcpserver.NewStreamableHTTPServer(mcpSrv, mcpserver.WithHTTPContextFunc(func(ctx context.Context, r *http.Request) context.Context {
+		if p, ok := auth.FromContext(r.Context()); ok {
+			return auth.NewContext(ctx, p)
+		}
+		return ctx
+	}))
+
+	mux := http.NewServeMux()
+	mux.Handle("/.well-known/", e.oauth.Handler())
+	mux.Handle("/oauth/", e.oauth.Handler())
+	mux.Handle(web.Prefix, webApp)
+	mux.Handle("/mcp", e.oauth.RequireBearer(e.tokens, toolkit.ReadOnlyTools(mcpSrv), logger, streamable))
+	h = mux
+	return e
+}
+
+// browser is Ada's browser on this env.
+func (e *env) browser(t testing.TB) *oauthtest.Browser {
+	return oauthtest.New(t, e.srv.URL, e.publicURL, "ada@acme.test", password)
+}
+
+// connect connects the official Go SDK client with handler and returns
+// its session.
+func (e *env) connect(t testing.TB, handler sdkauth.OAuthHandler) *mcp.ClientSession {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "oauth-test", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: e.srv.URL + "/mcp", OAuthHandler: handler}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func whoami(t testing.TB, cs *mcp.ClientSession) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "whoami"})
+	if err != nil {
+		t.Fatalf("call whoami: %v", err)
+	}
+	if len(res.Content) != 1 {
+		t.Fatalf("whoami: %d content items", len(res.Content))
+	}
+	return res.Content[0].(*mcp.TextContent).Text
+}
+
+const callback = "http://127.0.0.1:9/callback"
+
+func dcrHandler(t testing.TB, b *oauthtest.Browser, check func(string)) *sdkauth.AuthorizationCodeHandler {
+	t.Helper()
+	h, err := sdkauth.NewAuthorizationCodeHandler(&sdkauth.AuthorizationCodeHandlerConfig{
+		DynamicClientRegistrationConfig: &sdkauth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
+			ClientName:              "Test Client",
+			RedirectURIs:            []string{callback},
+			GrantTypes:              []string{"authorization_code", "refresh_token"},
+			TokenEndpointAuthMethod: "none",
+		}},
+		AuthorizationCodeFetcher: b.Fetcher(check),
+		RequestRefreshToken:      true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// The official Go SDK client registers itself, sends the person through
+// sign-in and consent on the real pages, and calls a tool as that person.
+func TestGoSDKClientConnectsWithDynamicRegistration(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	b := e.browser(t)
+	var consentPage string
+	cs := e.connect(t, dcrHandler(t, b, func(page string) { consentPage = page }))
+
+	if diff := cmp.Diff("acme-sales "+e.ada.ID.String()+" ada@acme.test via Test Client", whoami(t, cs)); diff != "" {
+		t.Errorf("whoami (-want +got):\n%s", diff)
+	}
+	for _, want := range []string{"Connect Test Client to VibeSell?", "unverified", "127.0.0.1", "Acme Sales", "ada@acme.test"} {
+		if !strings.Contains(consentPage, want) {
+			t.Errorf("the consent page does not say %q:\n%s", want, consentPage)
+		}
+	}
+	conns, err := e.oauth.Connections(context.Background(), e.acme.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(conns) != 1 || conns[0].ClientName != "Test Client" || conns[0].Person != "ada@acme.test" || conns[0].LastUsedAt == nil {
+		t.Errorf("connections = %+v, want Test Client by ada, used", conns)
+	}
+	if other, _ := e.oauth.Connections(context.Background(), e.globex.ID); len(other) != 0 {
+		t.Errorf("Globex sees %d connections of Acme", len(other))
+	}
+}
+
+func TestMetadata(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	var as map[string]any
+	getJSON(t, e.srv.URL+"/.well-known/oauth-authorization-server", &as)
+	for k, want := range map[string]any{
+		"issuer":                                         e.srv.URL,
+		"code_challenge_methods_supported":               []any{"S256"},
+		"registration_endpoint":                          e.srv.URL + "/oauth/register",
+		"client_id_metadata_document_supported":          true,
+		"authorization_response_iss_parameter_supported": true,
+		"token_endpoint_auth_methods_supported":          []any{"none"},
+	} {
+		if diff := cmp.Diff(want, as[k]); diff != "" {
+			t.Errorf("authorization server metadata %s (-want +got):\n%s", k, diff)
+		}
+	}
+	for _, path := range []string{"/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"} {
+		var prm map[string]any
+		getJSON(t, e.srv.URL+path, &prm)
+		if diff := cmp.Diff(map[string]any{
+			"resource": e.srv.URL + "/mcp", "authorization_servers": []any{e.srv.URL}, "scopes_supported": []any{"mcp", "mcp:read"},
+			"bearer_methods_supported": []any{"header"}, "resource_name": "VibeSell",
+		}, prm); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", path, diff)
+		}
+	}
+	resp, err := http.Post(e.srv.URL+"/mcp", "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	want := `Bearer resource_metadata="` + e.srv.URL + `/.well-known/oauth-protected-resource/mcp", scope="mcp"`
+	if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") != want {
+		t.Errorf("/mcp without a token: %d %q, want 401 %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"), want)
+	}
+}
+
+func getJSON(t testing.TB, u string, v any) {
+	t.Helper()
+	resp, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %s", u, resp.Status)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Step-up: a client that asked only to read calls a tool that changes
+// things, gets 403 insufficient_scope, asks the person again for the full
+// scope (the official Go SDK does this by itself), and the call goes
+// through.
+func TestStepUpFromReadOnly(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	b := e.browser(t)
+	var pages []string
+	h, err := sdkauth.NewAuthorizationCodeHandler(&sdkauth.AuthorizationCodeHandlerConfig{
+		DynamicClientRegistrationConfig: &sdkauth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
+			ClientName: "Careful Client", RedirectURIs: []string{callback}, TokenEndpointAuthMethod: "none",
+		}},
+		AuthorizationCodeFetcher: b.Fetcher(func(page string) { pages = append(pages, page) }),
+		ScopeFilter: func(discovered []string) []string {
+			if len(pages) == 0 {
+				return []string{oauth.ScopeRead}
+			}
+			return discovered
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := e.connect(t, h)
+	if got := whoami(t, cs); !strings.HasPrefix(got, "acme-sales ") {
+		t.Fatalf("a read-only tool with a read-only token: %q", got)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "rename"})
+	if err != nil || res.IsError {
+		t.Fatalf("rename after step-up: %v %+v", err, res)
+	}
+	if len(pages) != 2 {
+		t.Fatalf("the person was asked %d times, want twice (read, then the step-up)", len(pages))
+	}
+	if !strings.Contains(pages[0], "it cannot change anything") || strings.Contains(pages[0], "Work in it as you") {
+		t.Errorf("the first consent page does not say it only reads:\n%s", pages[0])
+	}
+	if !strings.Contains(pages[1], "Work in it as you") {
+		t.Errorf("the step-up consent page does not say it will work as you:\n%s", pages[1])
+	}
+}

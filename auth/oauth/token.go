@@ -1,0 +1,238 @@
+package oauth
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/go-jose/go-jose/v4/jwt"
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"vibesell/store"
+)
+
+// tokenResponse is RFC 6749 §5.1's answer.
+type tokenResponse struct {
+	AccessToken  string `json:"access_token"`
+	TokenType    string `json:"token_type"`
+	ExpiresIn    int64  `json:"expires_in"`
+	RefreshToken string `json:"refresh_token"`
+	Scope        string `json:"scope"`
+}
+
+// accessClaims are an access token's claims beyond the registered ones
+// (RFC 9068).
+type accessClaims struct {
+	ClientID string `json:"client_id"`
+	Scope    string `json:"scope"`
+	GrantID  string `json:"gid"`
+}
+
+// token is the token endpoint: a code for tokens, or a refresh token for
+// new ones. Clients are public: they prove themselves with PKCE and by
+// holding the refresh token, never a secret.
+func (s *Server) token(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	if err := r.ParseForm(); err != nil {
+		s.writeError(w, r, errorf(http.StatusBadRequest, "invalid_request", "The token request must be a form (application/x-www-form-urlencoded)."))
+		return
+	}
+	clientID := r.PostForm.Get("client_id")
+	if id, _, ok := r.BasicAuth(); ok && clientID == "" {
+		clientID = id
+	}
+	c, err := s.client(r.Context(), clientID)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var resp tokenResponse
+	switch gt := r.PostForm.Get("grant_type"); gt {
+	case "authorization_code":
+		resp, err = s.exchangeCode(r.Context(), c, r)
+	case "refresh_token":
+		resp, err = s.refresh(r.Context(), c, r)
+	case "":
+		err = errorf(http.StatusBadRequest, "invalid_request", "The grant_type is missing.")
+	default:
+		err = errorf(http.StatusBadRequest, "unsupported_grant_type", "The grant type %q is not offered; use authorization_code or refresh_token.", truncate(gt, 40))
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	w.Header().Set("Pragma", "no-cache")
+	writeJSON(w, http.StatusOK, resp)
+}
+
+func (s *Server) exchangeCode(ctx context.Context, c Client, r *http.Request) (tokenResponse, error) {
+	code := r.PostForm.Get("code")
+	if code == "" {
+		return tokenResponse{}, errorf(http.StatusBadRequest, "invalid_request", "The code is missing.")
+	}
+	if err := s.checkResource(r.PostForm["resource"], true); err != nil {
+		return tokenResponse{}, err
+	}
+	now := s.clock.Now()
+	sum := sha256.Sum256([]byte(code))
+	var grantID uuid.UUID
+	var redirectURI, challenge, grantClient string
+	err := s.db.QueryRow(ctx, `UPDATE oauth_codes k SET used_at = $2 FROM oauth_grants g
+		WHERE k.code_hash = $1 AND k.used_at IS NULL AND k.expires_at > $2 AND g.id = k.grant_id AND g.revoked_at IS NULL
+		RETURNING k.grant_id, k.redirect_uri, k.code_challenge, g.client_id`, sum[:], now).
+		Scan(&grantID, &redirectURI, &challenge, &grantClient)
+	if errors.Is(err, pgx.ErrNoRows) {
+		// A code used twice was likely stolen: the tokens issued for it
+		// stop working (RFC 6749 §4.1.2).
+		if err := s.revokeWhere(ctx, `id = (SELECT grant_id FROM oauth_codes WHERE code_hash = $1 AND used_at IS NOT NULL)`,
+			"authorization code used twice", sum[:]); err != nil {
+			return tokenResponse{}, err
+		}
+		return tokenResponse{}, errorf(http.StatusBadRequest, "invalid_grant", "This authorization code is unknown, expired or already used. Start the authorization again.")
+	}
+	if err != nil {
+		return tokenResponse{}, fmt.Errorf("take authorization code: %w", err)
+	}
+	if grantClient != c.ID {
+		return tokenResponse{}, errorf(http.StatusBadRequest, "invalid_grant", "This authorization code was issued to another client.")
+	}
+	if ru := r.PostForm.Get("redirect_uri"); ru != redirectURI {
+		return tokenResponse{}, errorf(http.StatusBadRequest, "invalid_grant", "The redirect_uri must be the one sent to the authorization endpoint.")
+	}
+	verifier := r.PostForm.Get("code_verifier")
+	if len(verifier) < 43 || len(verifier) > 128 {
+		return tokenResponse{}, errorf(http.StatusBadRequest, "invalid_grant", "The code_verifier is missing or not 43 to 128 characters long (PKCE is required).")
+	}
+	vsum := sha256.Sum256([]byte(verifier))
+	if subtle.ConstantTimeCompare([]byte(base64.RawURLEncoding.EncodeToString(vsum[:])), []byte(challenge)) != 1 {
+		return tokenResponse{}, errorf(http.StatusBadRequest, "invalid_grant", "The code_verifier does not match the code_challenge (PKCE).")
+	}
+	return s.issue(ctx, grantID, now)
+}
+
+func (s *Server) refresh(ctx context.Context, c Client, r *http.Request) (tokenResponse, error) {
+	rt := r.PostForm.Get("refresh_token")
+	if rt == "" {
+		return tokenResponse{}, errorf(http.StatusBadRequest, "invalid_request", "The refresh_token is missing.")
+	}
+	// Many clients leave resource out when refreshing; when sent, it must
+	// still name this server.
+	if err := s.checkResource(r.PostForm["resource"], false); err != nil {
+		return tokenResponse{}, err
+	}
+	if _, err := scopesOf(r.PostForm.Get("scope")); err != nil {
+		return tokenResponse{}, err
+	}
+	now := s.clock.Now()
+	sum := sha256.Sum256([]byte(rt))
+	var grantID uuid.UUID
+	var grantClient string
+	err := s.db.QueryRow(ctx, `UPDATE oauth_refresh_tokens t SET used_at = $2 FROM oauth_grants g
+		WHERE t.token_hash = $1 AND t.used_at IS NULL AND t.expires_at > $2 AND g.id = t.grant_id AND g.revoked_at IS NULL
+		RETURNING t.grant_id, g.client_id`, sum[:], now).Scan(&grantID, &grantClient)
+	if errors.Is(err, pgx.ErrNoRows) {
+		// Refresh tokens rotate: an old one coming back means two parties
+		// hold it, so the whole grant ends (OAuth 2.1 §4.3.1).
+		if err := s.revokeWhere(ctx, `id = (SELECT grant_id FROM oauth_refresh_tokens WHERE token_hash = $1 AND used_at IS NOT NULL)`,
+			"refresh token used twice", sum[:]); err != nil {
+			return tokenResponse{}, err
+		}
+		return tokenResponse{}, errorf(http.StatusBadRequest, "invalid_grant",
+			"This refresh token is unknown, expired, already used or its connection was disconnected. Connect again.")
+	}
+	if err != nil {
+		return tokenResponse{}, fmt.Errorf("take refresh token: %w", err)
+	}
+	if grantClient != c.ID {
+		return tokenResponse{}, errorf(http.StatusBadRequest, "invalid_grant", "This refresh token was issued to another client.")
+	}
+	return s.issue(ctx, grantID, now)
+}
+
+// issue signs an access token for the grant and stores a new refresh
+// token.
+func (s *Server) issue(ctx context.Context, grantID uuid.UUID, now time.Time) (tokenResponse, error) {
+	var userID uuid.UUID
+	var clientID, scope, resource string
+	refresh := "vsr_" + randomToken()
+	sum := sha256.Sum256([]byte(refresh))
+	err := store.InTx(ctx, s.db, func(tx pgx.Tx) error {
+		err := tx.QueryRow(ctx, `UPDATE oauth_grants SET last_used_at = $2 WHERE id = $1 AND revoked_at IS NULL
+			RETURNING user_id, client_id, scope, resource`, grantID, now).Scan(&userID, &clientID, &scope, &resource)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return errorf(http.StatusBadRequest, "invalid_grant", "This connection was disconnected. Connect again.")
+		}
+		if err != nil {
+			return fmt.Errorf("read grant: %w", err)
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO oauth_refresh_tokens (token_hash, grant_id, expires_at) VALUES ($1, $2, $3)`,
+			sum[:], grantID, now.Add(refreshTokenLifetime)); err != nil {
+			return fmt.Errorf("store refresh token: %w", err)
+		}
+		if _, err := tx.Exec(ctx, `UPDATE oauth_clients SET last_used_at = $2 WHERE id = $1`, clientID, now); err != nil {
+			return fmt.Errorf("touch client: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return tokenResponse{}, err
+	}
+	signer, err := s.keys.signer(ctx)
+	if err != nil {
+		return tokenResponse{}, err
+	}
+	access, err := jwt.Signed(signer).Claims(jwt.Claims{
+		Issuer:   s.issuer,
+		Subject:  userID.String(),
+		Audience: jwt.Audience{resource},
+		Expiry:   jwt.NewNumericDate(now.Add(accessTokenLifetime)),
+		IssuedAt: jwt.NewNumericDate(now),
+		ID:       uuid.NewString(),
+	}).Claims(accessClaims{ClientID: clientID, Scope: scope, GrantID: grantID.String()}).Serialize()
+	if err != nil {
+		return tokenResponse{}, fmt.Errorf("sign access token: %w", err)
+	}
+	return tokenResponse{AccessToken: access, TokenType: "Bearer", ExpiresIn: int64(accessTokenLifetime / time.Second),
+		RefreshToken: refresh, Scope: scope}, nil
+}
+
+// revokeWhere revokes the grants matching a condition on oauth_grants.
+func (s *Server) revokeWhere(ctx context.Context, cond, why string, args ...any) error {
+	n := len(args)
+	_, err := s.db.Exec(ctx, fmt.Sprintf(`UPDATE oauth_grants SET revoked_at = $%d, revoked_why = $%d
+		WHERE revoked_at IS NULL AND %s`, n+1, n+2, cond), append(args, s.clock.Now(), why)...)
+	if err != nil {
+		return fmt.Errorf("revoke grant (%s): %w", why, err)
+	}
+	return nil
+}
+
+// revoke is RFC 7009's endpoint: a client disconnecting itself. A refresh
+// token ends its grant; an access token, which cannot be taken back alone,
+// ends its grant too. Unknown tokens are answered 200 as the RFC asks.
+func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	if err := r.ParseForm(); err != nil || r.PostForm.Get("token") == "" {
+		s.writeError(w, r, errorf(http.StatusBadRequest, "invalid_request", "Send the token to revoke as a form field named token."))
+		return
+	}
+	tok := r.PostForm.Get("token")
+	var err error
+	if claims, verr := s.verify(r.Context(), tok); verr == nil {
+		err = s.revokeWhere(r.Context(), `id = $1`, "revoked by the client", claims.GrantID)
+	} else {
+		sum := sha256.Sum256([]byte(tok))
+		err = s.revokeWhere(r.Context(), `id = (SELECT grant_id FROM oauth_refresh_tokens WHERE token_hash = $1)`, "revoked by the client", sum[:])
+	}
+	if err != nil {
+		s.internal(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusOK)
+}

@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	neturl "net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+
+	"vibesell/auth"
+	"vibesell/auth/oauth/oauthtest"
+	"vibesell/store/storetest"
+	"vibesell/workspace"
+)
+
+// The server as shipped: the official Go SDK client registers, a person
+// signs in and allows on the web app's pages, and the client calls a tool
+// of the catalog; workspace tokens keep working beside it. Then the
+// signing key is rotated with the command while the server runs, and the
+// server publishes the new key beside the old one.
+func TestClaudeStyleClientConnectsWithOAuth(t *testing.T) {
+	t.Parallel()
+	url := storetest.NewURL(t)
+	pool := connect(t, url)
+	ctx := context.Background()
+	ws, err := workspace.NewService(pool).Create(ctx, "Connected")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const email, password = "ada@connected.test", "correct horse battery staple"
+	if _, err := auth.NewAccounts(pool, nil).CreateUser(ctx, auth.NewUser{WorkspaceID: ws.ID, Email: email, Password: password}); err != nil {
+		t.Fatal(err)
+	}
+	s := startServer(t, "DATABASE_URL", url, "LOG_LEVEL", "warn")
+	s.waitReady(t)
+	base := "http://" + s.addr
+
+	var consent string
+	b := oauthtest.New(t, base, base, email, password)
+	h, err := sdkauth.NewAuthorizationCodeHandler(&sdkauth.AuthorizationCodeHandlerConfig{
+		DynamicClientRegistrationConfig: &sdkauth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
+			ClientName: "Claude", RedirectURIs: []string{"https://claude.ai/api/mcp/auth_callback", "https://claude.com/api/mcp/auth_callback"},
+			GrantTypes: []string{"authorization_code", "refresh_token"}, TokenEndpointAuthMethod: "none",
+		}},
+		AuthorizationCodeFetcher: b.Fetcher(func(page string) { consent = page }),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "claude-style", Version: "1"}, nil)
+	cs, err := client.Connect(cctx, &mcp.StreamableClientTransport{Endpoint: base + "/mcp", OAuthHandler: h}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: "list_pending_approvals", Arguments: map[string]any{}})
+	if err != nil || res.IsError {
+		t.Fatalf("list_pending_approvals: %v %+v", err, res)
+	}
+	for _, want := range []string{"Connect Claude to VibeSell?", "claude.ai", "Connected", "unverified"} {
+		if !strings.Contains(consent, want) {
+			t.Errorf("the consent page does not say %q", want)
+		}
+	}
+
+	token, _ := auth.NewTokens(pool).Create(ctx, ws.ID)
+	if resp, _ := rpc(t, s.addr, token, "", map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+		"params": map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "t", "version": "1"}}}); resp.StatusCode != 200 {
+		t.Errorf("a workspace token beside OAuth: %d", resp.StatusCode)
+	}
+
+	out, err := runCmd(t, env("DATABASE_URL", url, "LOG_LEVEL", "warn"), "oauth", "rotate-keys")
+	if err != nil || !strings.Contains(out, "Access tokens are now signed with key") {
+		t.Fatalf("oauth rotate-keys: %q %v", out, err)
+	}
+	resp, err := http.Get(base + "/oauth/jwks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var jwks struct{ Keys []json.RawMessage }
+	if err := json.NewDecoder(resp.Body).Decode(&jwks); err != nil || len(jwks.Keys) != 2 {
+		t.Errorf("JWKS after rotation: %d keys, %v; want 2", len(jwks.Keys), err)
+	}
+}
+
+// Two server processes on one database behind one PUBLIC_URL: the person
+// allows on one, the code is exchanged on the other, the token works on
+// both, and a disconnect in the web app of one is refused by the other at
+// its next request.
+func TestOAuthAcrossTwoProcesses(t *testing.T) {
+	t.Parallel()
+	dbURL := storetest.NewURL(t)
+	pool := connect(t, dbURL)
+	ctx := context.Background()
+	ws, err := workspace.NewService(pool).Create(ctx, "Replicated")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const email, password = "ada@replicated.test", "correct horse battery staple"
+	if _, err := auth.NewAccounts(pool, nil).CreateUser(ctx, auth.NewUser{WorkspaceID: ws.ID, Email: email, Password: password}); err != nil {
+		t.Fatal(err)
+	}
+	const public = "http://vibesell.test" // what a load balancer in front of both would answer at
+	one := startProcess(t, "DATABASE_URL="+dbURL, "PUBLIC_URL="+public)
+	two := startProcess(t, "DATABASE_URL="+dbURL, "PUBLIC_URL="+public)
+
+	resp, err := http.Post("http://"+one.addr+"/oauth/register", "application/json",
+		strings.NewReader(`{"client_name":"Claude","redirect_uris":["https://claude.ai/api/mcp/auth_callback"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reg struct {
+		ClientID string `json:"client_id"`
+	}
+	json.NewDecoder(resp.Body).Decode(&reg)
+	resp.Body.Close()
+	verifier := strings.Repeat("v", 43)
+	sum := sha256.Sum256([]byte(verifier))
+	q := neturl.Values{"response_type": {"code"}, "client_id": {reg.ClientID}, "redirect_uri": {"https://claude.ai/api/mcp/auth_callback"},
+		"code_challenge": {base64.RawURLEncoding.EncodeToString(sum[:])}, "code_challenge_method": {"S256"}, "resource": {public + "/mcp"}}
+	b := oauthtest.New(t, "http://"+one.addr, public, email, password)
+	path, page := b.ToConsent("/oauth/authorize?" + q.Encode())
+	code := b.Consent(path, page, "allow").Query().Get("code")
+
+	resp, err = http.PostForm("http://"+two.addr+"/oauth/token", neturl.Values{"grant_type": {"authorization_code"}, "client_id": {reg.ClientID},
+		"code": {code}, "redirect_uri": {"https://claude.ai/api/mcp/auth_callback"}, "code_verifier": {verifier}, "resource": {public + "/mcp"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tok struct {
+		AccessToken string `json:"access_token"`
+	}
+	json.NewDecoder(resp.Body).Decode(&tok)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || tok.AccessToken == "" {
+		t.Fatalf("token on the second process: %d", resp.StatusCode)
+	}
+	init := map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+		"params": map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "t", "version": "1"}}}
+	for _, s := range []*testServer{one, two} {
+		if resp, _ := rpc(t, s.addr, tok.AccessToken, "", init); resp.StatusCode != 200 {
+			t.Fatalf("the token on %s: %d", s.addr, resp.StatusCode)
+		}
+	}
+
+	b2 := oauthtest.New(t, "http://"+two.addr, public, email, password)
+	page = b2.Open("/app/connections")
+	action := regexp.MustCompile(`action="(/app/connections/[^"]+/disconnect)"`).FindStringSubmatch(page)
+	if action == nil {
+		t.Fatalf("no disconnect form:\n%s", page)
+	}
+	resp2, body := b2.Post(action[1], neturl.Values{"csrf": {oauthtest.CSRF(t, page)}}, public)
+	oauthtest.WantStatus(t, resp2, http.StatusSeeOther, body)
+	if resp, _ := rpc(t, one.addr, tok.AccessToken, "", init); resp.StatusCode != 401 ||
+		!strings.Contains(resp.Header.Get("WWW-Authenticate"), "disconnected") {
+		t.Fatalf("a disconnected token on the other process: %d %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+	}
+}

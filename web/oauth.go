@@ -1,0 +1,159 @@
+package web
+
+import (
+	"fmt"
+	"html/template"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"vibesell"
+	"vibesell/auth"
+	"vibesell/auth/oauth"
+)
+
+func (s *server) parseOAuthPages() error {
+	for _, name := range []string{"consent", "connections"} {
+		t, err := template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
+		if err != nil {
+			return fmt.Errorf("web: parse %s: %w", name, err)
+		}
+		s.pages[name] = t
+	}
+	return nil
+}
+
+// oauthRoutes adds the pages of connecting an app (the consent page the
+// authorization endpoint sends a person to) and of the connected apps.
+// Without an OAuth server configured, there are none.
+func (s *server) oauthRoutes(mux *http.ServeMux) {
+	if s.OAuth == nil {
+		return
+	}
+	mux.HandleFunc("GET "+oauth.PathConsent+"{request}", s.signedIn(s.consentPage))
+	mux.HandleFunc("POST "+oauth.PathConsent+"{request}", s.post(s.signedIn(s.consent)))
+	mux.HandleFunc("GET /app/connections", s.signedIn(s.connectionsPage))
+	mux.HandleFunc("POST /app/connections/{id}/disconnect", s.post(s.signedIn(s.disconnect)))
+}
+
+// Connecting reports whether signing in leads on to connecting an app, so
+// the sign-in page can say so.
+func (d signInData) Connecting() bool { return strings.HasPrefix(d.Next, oauth.PathConsent) }
+
+type consentData struct {
+	Request   string
+	Pending   oauth.Pending
+	Workspace string
+	Expires   string
+}
+
+func (s *server) consentPage(w http.ResponseWriter, r *http.Request, u auth.User, ses auth.WebSession) {
+	p, err := s.OAuth.Pending(r.Context(), r.PathValue("request"))
+	if err != nil {
+		s.consentError(w, r, u, ses, err)
+		return
+	}
+	// The answer to the form is a redirect to the app; browsers hold
+	// redirects after a form to the page's form-action, so the app's
+	// origin is allowed there, and only on this page.
+	w.Header().Set("Content-Security-Policy", strings.Replace(w.Header().Get("Content-Security-Policy"),
+		"form-action 'self'", "form-action 'self' "+cspSource(p.RedirectOrigin), 1))
+	s.render(w, r, http.StatusOK, "consent", pageData{Title: "Connect " + p.Client.Name, User: &u, CSRF: ses.CSRF(),
+		Body: consentData{Request: r.PathValue("request"), Pending: p, Workspace: u.WorkspaceName,
+			Expires: relative(p.ExpiresAt, s.Clock.Now())}})
+}
+
+// cspSource makes an origin safe to put in a CSP directive: a value with
+// anything but the characters of an origin is left out.
+func cspSource(origin string) string {
+	if origin == "" || strings.ContainsAny(origin, " ;,'\"\r\n") {
+		return ""
+	}
+	return origin
+}
+
+func (s *server) consent(w http.ResponseWriter, r *http.Request, u auth.User, ses auth.WebSession) {
+	var to string
+	var err error
+	switch r.PostFormValue("decision") {
+	case "allow":
+		to, err = s.OAuth.Approve(r.Context(), r.PathValue("request"), u)
+	case "deny":
+		to, err = s.OAuth.Deny(r.Context(), r.PathValue("request"))
+	default:
+		s.renderError(w, r, nil, http.StatusBadRequest, "Request refused", "Choose Allow or Cancel on the page.")
+		return
+	}
+	if err != nil {
+		s.consentError(w, r, u, ses, err)
+		return
+	}
+	http.Redirect(w, r, to, http.StatusSeeOther)
+}
+
+func (s *server) consentError(w http.ResponseWriter, r *http.Request, u auth.User, ses auth.WebSession, err error) {
+	if vibesell.ErrorCode(err) == vibesell.ENOTFOUND {
+		s.render(w, r, http.StatusNotFound, "error", pageData{Title: "This request has expired", User: &u, CSRF: ses.CSRF(),
+			Message: vibesell.ErrorMessage(err)})
+		return
+	}
+	s.renderError(w, r, err, 0, "", "")
+}
+
+type connectionRow struct {
+	C        oauth.Connection
+	Since    string
+	LastUsed string
+}
+
+func (s *server) connectionsPage(w http.ResponseWriter, r *http.Request, u auth.User, ses auth.WebSession) {
+	conns, err := s.OAuth.Connections(r.Context(), u.WorkspaceID)
+	if err != nil {
+		s.renderError(w, r, err, 0, "", "")
+		return
+	}
+	now := s.Clock.Now()
+	rows := make([]connectionRow, 0, len(conns))
+	for _, c := range conns {
+		row := connectionRow{C: c, Since: formatTime(c.ConnectedAt, u.TimeZone), LastUsed: "Never"}
+		if c.LastUsedAt != nil {
+			row.LastUsed = lastUse(*c.LastUsedAt, now)
+		}
+		rows = append(rows, row)
+	}
+	s.render(w, r, http.StatusOK, "connections", pageData{Title: "Connected apps", User: &u, CSRF: ses.CSRF(),
+		Notice: connectionsNotice(r.URL.Query().Get("done")), Body: rows})
+}
+
+// lastUse says when a connection was last used; uses are recorded to the
+// minute, so anything closer reads "in the last minute".
+func lastUse(t, now time.Time) string {
+	if now.Sub(t) < time.Minute {
+		return "In the last minute"
+	}
+	s := relative(t, now)
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+func connectionsNotice(done string) string {
+	if done == "disconnected" {
+		return "The app was disconnected. It can no longer use VibeSell until someone connects it again."
+	}
+	return ""
+}
+
+func (s *server) disconnect(w http.ResponseWriter, r *http.Request, u auth.User, _ auth.WebSession) {
+	id, err := uuid.Parse(r.PathValue("id"))
+	if err == nil {
+		err = s.OAuth.Disconnect(r.Context(), u.WorkspaceID, id, u.Email)
+	} else {
+		err = oauth.ErrNoConnection
+	}
+	if err != nil {
+		s.renderError(w, r, err, 0, "", "")
+		return
+	}
+	http.Redirect(w, r, "/app/connections?done=disconnected", http.StatusSeeOther)
+}
