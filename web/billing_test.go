@@ -41,6 +41,9 @@ func TestBillingPage(t *testing.T) {
 	b := a.browser(t)
 	b.signIn("ada@acme.test")
 
+	if !strings.Contains(b.get("/app/approvals").body, `<a href="/app/billing">Billing</a>`) {
+		t.Error("the approvals page does not link to the billing page")
+	}
 	p := b.get("/app/billing")
 	if p.status != 200 {
 		t.Fatalf("billing page: %d\n%s", p.status, p.body)
