@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -13,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -21,6 +19,7 @@ import (
 	"vibesell/auth"
 	"vibesell/store"
 	"vibesell/store/storetest"
+	"vibesell/toolkit/toolkittest"
 	"vibesell/workspace"
 )
 
@@ -53,22 +52,7 @@ func buildServer(t *testing.T) string {
 }
 
 // syncBuffer collects a process's output while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+type syncBuffer = toolkittest.LogBuffer
 
 // server is the built binary serving HTTP on a loopback port.
 type server struct {

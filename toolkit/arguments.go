@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -82,6 +83,9 @@ func decodeArguments[In any](a *arguments, raw any) (In, error) {
 	if err != nil {
 		return in, vibesell.Errorf(vibesell.EINVALID, "The arguments are not valid JSON. Send them as one JSON object.")
 	}
+	// Optional means absent: a null is read as the argument left out, so a
+	// required one given as null is refused as missing, by name.
+	dropped := dropNulls(v)
 	if err := a.compiled.Validate(v); err != nil {
 		var verr *validator.ValidationError
 		if !errors.As(err, &verr) {
@@ -89,7 +93,10 @@ func decodeArguments[In any](a *arguments, raw any) (In, error) {
 		}
 		return in, a.refusal(v, verr)
 	}
-	if normalized, changed := wholeNumbers(v); changed {
+	if err := a.checkText(v); err != nil {
+		return in, err
+	}
+	if normalized, changed := wholeNumbers(v); changed || dropped {
 		if data, err = json.Marshal(normalized); err != nil {
 			return in, fmt.Errorf("read arguments: %w", err)
 		}
@@ -120,6 +127,84 @@ func argumentBytes(raw any) ([]byte, error) {
 	default:
 		return json.Marshal(r)
 	}
+}
+
+// dropNulls removes every member whose value is null from the objects in
+// v, at any depth, and reports whether it removed any.
+func dropNulls(v any) bool {
+	dropped := false
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if e == nil {
+				delete(x, k)
+				dropped = true
+			} else if dropNulls(e) {
+				dropped = true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if dropNulls(e) {
+				dropped = true
+			}
+		}
+	}
+	return dropped
+}
+
+// checkText applies the one rule for free text, whatever the tool: no
+// control characters but the line break and the tab. A NUL cannot be
+// stored (PostgreSQL refuses it in text), and the others are invisible to
+// the person who later reads the text, so they are refused here, with the
+// argument's name, instead of failing deep inside a feature.
+func (a *arguments) checkText(v any) *vibesell.Error {
+	loc, r, ok := findControl(v, nil)
+	if !ok {
+		return nil
+	}
+	_, path := a.lookup(loc)
+	return vibesell.Errorf(vibesell.EINVALID,
+		"The argument %q contains a control character (%U); text may hold line breaks and tabs but no other control characters. Send it again without it.",
+		path, r)
+}
+
+// findControl returns where in v the first string (or object key) holding
+// a forbidden control character is, and that character. Members are
+// visited in name order, so the same arguments always name the same one.
+func findControl(v any, loc []string) ([]string, rune, bool) {
+	switch x := v.(type) {
+	case string:
+		if r, ok := forbiddenControl(x); ok {
+			return loc, r, true
+		}
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			at := append(slices.Clip(loc), k)
+			if r, ok := forbiddenControl(k); ok {
+				return at, r, true
+			}
+			if l, r, ok := findControl(x[k], at); ok {
+				return l, r, true
+			}
+		}
+	case []any:
+		for i, e := range x {
+			if l, r, ok := findControl(e, append(slices.Clip(loc), strconv.Itoa(i))); ok {
+				return l, r, true
+			}
+		}
+	}
+	return nil, 0, false
+}
+
+func forbiddenControl(s string) (rune, bool) {
+	for _, r := range s {
+		if unicode.IsControl(r) && r != '\n' && r != '\t' {
+			return r, true
+		}
+	}
+	return 0, false
 }
 
 // wholeNumbers rewrites numbers such as 20.0 or 2e1 as 20. JSON Schema

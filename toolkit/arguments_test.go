@@ -2,12 +2,15 @@ package toolkit
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestArgumentRefusals(t *testing.T) {
-	c, logs := connect(t)
+	b := setup(t)
 	for _, tc := range []struct {
 		name string
 		tool string
@@ -63,30 +66,30 @@ func TestArgumentRefusals(t *testing.T) {
 			if tc.args != "" {
 				args = json.RawMessage(tc.args)
 			}
-			if got := c.Refusal(tc.tool, args); got != tc.want {
-				t.Errorf("refusal:\n got %s\nwant %s", got, tc.want)
+			if diff := cmp.Diff(tc.want, b.client.For(t).Refusal(tc.tool, args)); diff != "" {
+				t.Errorf("refusal (-want +got):\n%s", diff)
 			}
 		})
 	}
-	if recs := logs.records(t); len(recs) != 0 {
+	if recs := b.logs.Records(t); len(recs) != 0 {
 		t.Errorf("argument refusals were logged: %v", recs)
 	}
 }
 
 func TestArgumentsAccepted(t *testing.T) {
-	c, _ := connect(t)
-	c.Result("ping", nil, nil)
-	c.Result("ping", json.RawMessage(`null`), nil)
-	c.Result("ping", map[string]any{}, nil)
-	c.Result("list_leads", map[string]any{"limit": 100, "status": "new", "answers": []any{map[string]any{"card": "0123456789abcdef", "answer": "gmail"}}}, nil)
+	b := setup(t)
+	b.client.Result("ping", nil, nil)
+	b.client.Result("ping", json.RawMessage(`null`), nil)
+	b.client.Result("ping", map[string]any{}, nil)
+	b.client.Result("list_leads", map[string]any{"limit": 100, "status": "new", "answers": []any{map[string]any{"card": "0123456789abcdef", "answer": "gmail"}}}, nil)
 	// 20.0 and 2e1 are whole numbers in JSON Schema; an int field takes them.
-	c.Result("list_leads", json.RawMessage(`{"limit":20.0,"offset":2e1}`), nil)
+	b.client.Result("list_leads", json.RawMessage(`{"limit":20.0,"offset":2e1}`), nil)
 }
 
 func TestManyProblemsAreCounted(t *testing.T) {
-	c, _ := connect(t)
+	b := setup(t)
 	bad := `{"card":"x","answer":""}`
-	got := c.Refusal("list_leads", json.RawMessage(`{"answers":[`+strings.Repeat(bad+",", 4)+bad+`]}`))
+	got := b.client.Refusal("list_leads", json.RawMessage(`{"answers":[`+strings.Repeat(bad+",", 4)+bad+`]}`))
 	if n := strings.Count(got, "The argument "); n != 5 {
 		t.Errorf("%d sentences, want 5: %s", n, got)
 	}
@@ -107,5 +110,135 @@ func TestPhrase(t *testing.T) {
 		if got := phrase(desc); got != want {
 			t.Errorf("phrase(%q) = %q, want %q", desc, got, want)
 		}
+	}
+}
+
+// Optional means absent: a null is read as the argument left out, so a
+// required list given as null is refused like a missing one, and an
+// optional one given as null is simply not given.
+func TestNullIsAbsent(t *testing.T) {
+	b := setup(t)
+	t.Run("a required list given as null is missing", func(t *testing.T) {
+		got := b.client.For(t).Refusal("tag_leads", json.RawMessage(`{"names":null}`))
+		want := `The argument "names" is required: the leads to tag, for example ["ada@acme.com"].`
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("refusal (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("a nested required field given as null is missing", func(t *testing.T) {
+		got := b.client.For(t).Refusal("list_leads", json.RawMessage(`{"answers":[{"card":null,"answer":"gmail"}]}`))
+		want := `The argument "answers[0].card" is required: the id of the card that asked.`
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("refusal (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("an optional argument given as null is left out", func(t *testing.T) {
+		var out tagOutput
+		b.client.For(t).Result("tag_leads", json.RawMessage(`{"names":["ada@acme.com"],"note":null}`), &out)
+		if diff := cmp.Diff(tagOutput{Kind: "lead_count", Tagged: 1}, out); diff != "" {
+			t.Errorf("result (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("a null inside a list is a wrong value", func(t *testing.T) {
+		got := b.client.For(t).Refusal("tag_leads", json.RawMessage(`{"names":["ada@acme.com",null]}`))
+		want := `The argument "names[1]" must be text; you sent null.`
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("refusal (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// Schema dialects that take one type per property (some hosts' function
+// calling among them) cannot read ["null", "array"]; every input property
+// is advertised with its one type.
+func TestInputSchemasHaveOneTypePerProperty(t *testing.T) {
+	b := setup(t)
+	for _, tool := range []string{"save_contact", "list_leads", "tag_leads", "ping", "behave", "echo"} {
+		t.Run(tool, func(t *testing.T) {
+			var def struct {
+				InputSchema any `json:"inputSchema"`
+			}
+			if err := json.Unmarshal(b.client.For(t).Tool(tool), &def); err != nil {
+				t.Fatal(err)
+			}
+			var several []string
+			walkSchema(def.InputSchema, "", func(path string, node map[string]any) {
+				if _, ok := node["type"].([]any); ok {
+					several = append(several, path)
+				}
+			})
+			if len(several) > 0 {
+				t.Errorf("properties typed with several types: %v", several)
+			}
+		})
+	}
+	t.Run("outputs keep null for not available", func(t *testing.T) {
+		var def struct {
+			OutputSchema struct {
+				Properties map[string]map[string]any `json:"properties"`
+			} `json:"outputSchema"`
+		}
+		if err := json.Unmarshal(b.client.For(t).Tool("tag_leads"), &def); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]any{"null", "string"}, def.OutputSchema.Properties["note"]["type"]); diff != "" {
+			t.Errorf("note's type (-want +got):\n%s", diff)
+		}
+	})
+}
+
+func walkSchema(v any, path string, visit func(path string, node map[string]any)) {
+	switch x := v.(type) {
+	case map[string]any:
+		visit(path, x)
+		for k, e := range x {
+			walkSchema(e, path+"/"+k, visit)
+		}
+	case []any:
+		for i, e := range x {
+			walkSchema(e, fmt.Sprintf("%s/%d", path, i), visit)
+		}
+	}
+}
+
+// One rule for every free-text argument of every tool: no control
+// characters but the line break and the tab. PostgreSQL refuses a NUL in
+// text, which used to surface as an internal error; the others are
+// invisible to the person who reads the text later.
+func TestControlCharactersAreRefusedByName(t *testing.T) {
+	b := setup(t)
+	for _, tc := range []struct {
+		name string
+		tool string
+		args string
+		want string
+	}{
+		{"NUL", "save_contact", `{"name":"Ac\u0000me"}`,
+			`The argument "name" contains a control character (U+0000); text may hold line breaks and tabs but no other control characters. Send it again without it.`},
+		{"bell, nested in a list", "list_leads", `{"answers":[{"card":"0123456789abcdef","answer":"gm\u0007ail"}]}`,
+			`The argument "answers[0].answer" contains a control character (U+0007); text may hold line breaks and tabs but no other control characters. Send it again without it.`},
+		{"carriage return", "tag_leads", `{"names":["ada@acme.com"],"note":"met\r\nat the fair"}`,
+			`The argument "note" contains a control character (U+000D); text may hold line breaks and tabs but no other control characters. Send it again without it.`},
+		{"delete", "echo", `{"text":"x\u007f"}`,
+			`The argument "text" contains a control character (U+007F); text may hold line breaks and tabs but no other control characters. Send it again without it.`},
+		{"a C1 control", "tag_leads", `{"names":["ada@acme.com","bob\u0085@acme.com"]}`,
+			`The argument "names[1]" contains a control character (U+0085); text may hold line breaks and tabs but no other control characters. Send it again without it.`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := b.client.For(t).Refusal(tc.tool, json.RawMessage(tc.args))
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("refusal (-want +got):\n%s", diff)
+			}
+		})
+	}
+	t.Run("line breaks and tabs are text", func(t *testing.T) {
+		var out echoOutput
+		b.client.For(t).Result("echo", json.RawMessage(`{"text":"one\n\ttwo"}`), &out)
+		if diff := cmp.Diff("one\n\ttwo", out.Text); diff != "" {
+			t.Errorf("echoed (-want +got):\n%s", diff)
+		}
+	})
+	if recs := b.logs.Records(t); len(recs) != 0 {
+		t.Errorf("refused text was logged: %v", recs)
 	}
 }

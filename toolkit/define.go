@@ -67,18 +67,44 @@ type Spec[In, Out any] struct {
 	Title       string // short, for people
 	Description string // what it does in the person's words, when not to use it, units, cost, side effects, the confusable neighbour
 	Annotations Annotations
-	Handler     Handler[In, Out]
+	// Requires is what a call needs beyond a workspace; [Options].Gate
+	// checks it before the handler runs.
+	Requires Needs
+	Handler  Handler[In, Out]
 }
+
+// Needs is what a tool needs beyond a workspace, declared in its [Spec] so
+// that billing and OAuth gate every tool in one place ([Options].Gate)
+// instead of in each handler.
+type Needs struct {
+	// Scope is the OAuth scope a token must carry to call the tool (the
+	// catalog's vibesell.Scope* values). Every tool states one.
+	Scope string `json:"scope"`
+	// Entitlement is the plan entitlement the workspace must have, empty
+	// when every plan may call the tool.
+	Entitlement string `json:"entitlement,omitempty"`
+}
+
+// Gate decides whether p may call a tool that needs n. It returns nil to
+// let the call through, a *vibesell.Error to refuse it (unauthorized for a
+// missing scope, payment_required for a missing entitlement), which the
+// client gets like any other refusal, or any other error when it could not
+// decide (an internal failure, logged under a ref).
+type Gate func(ctx context.Context, p auth.Principal, tool string, n Needs) error
 
 // Tool is a defined tool, ready to be served by [NewServer]. Build one with
 // [Define].
 type Tool struct {
-	def mcp.Tool
-	run func(ctx context.Context, p auth.Principal, raw any) (markdown string, structured json.RawMessage, err error)
+	def   mcp.Tool
+	needs Needs
+	run   func(ctx context.Context, p auth.Principal, raw any) (markdown string, structured json.RawMessage, err error)
 }
 
 // Name returns the tool's name.
 func (t Tool) Name() string { return t.def.Name }
+
+// Needs returns what the tool needs beyond a workspace.
+func (t Tool) Needs() Needs { return t.needs }
 
 // Definition returns the tool as tools/list shows it, without the _meta
 // the server adds (the card link).
@@ -110,6 +136,9 @@ func define[In, Out any](s Spec[In, Out]) (Tool, error) {
 	if s.Handler == nil {
 		return Tool{}, errors.New("handler is required")
 	}
+	if s.Requires.Scope == "" {
+		return Tool{}, errors.New("Requires.Scope is required: say which OAuth scope a call needs")
+	}
 	hints, err := s.Annotations.toMCP(s.Title)
 	if err != nil {
 		return Tool{}, err
@@ -123,6 +152,7 @@ func define[In, Out any](s Spec[In, Out]) (Tool, error) {
 	if err != nil {
 		return Tool{}, fmt.Errorf("input schema: %w", err)
 	}
+	withoutNull(inSchema)
 	if err := checkInputDocs(inSchema); err != nil {
 		return Tool{}, fmt.Errorf("input schema: %w", err)
 	}
@@ -185,7 +215,7 @@ func define[In, Out any](s Spec[In, Out]) (Tool, error) {
 		}
 		return res.Markdown, data, nil
 	}
-	return Tool{def: def, run: run}, nil
+	return Tool{def: def, needs: s.Requires, run: run}, nil
 }
 
 func (a Annotations) toMCP(title string) (mcp.ToolAnnotation, error) {

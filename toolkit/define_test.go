@@ -6,6 +6,7 @@ import (
 	"hash/maphash"
 	"reflect"
 	"testing"
+	"vibesell"
 
 	"vibesell/auth"
 )
@@ -27,7 +28,7 @@ func handlerOf[In, Out any]() Handler[In, Out] {
 var allNo = Annotations{ReadOnly: No, Destructive: No, Idempotent: No, OpenWorld: No}
 
 func spec[In, Out any]() Spec[In, Out] {
-	return Spec[In, Out]{Name: "t", Title: "T", Description: "D.", Annotations: allNo, Handler: handlerOf[In, Out]()}
+	return Spec[In, Out]{Name: "t", Title: "T", Description: "D.", Annotations: allNo, Requires: Needs{Scope: vibesell.ScopeRead}, Handler: handlerOf[In, Out]()}
 }
 
 // Mistakes in a spec stop the server at start-up, with a message that says
@@ -54,6 +55,11 @@ func TestDefineRefusesMistakes(t *testing.T) {
 		s := spec[docIn, docOut]()
 		s.Handler = nil
 		mustPanic(t, "handler is required", func() { Define(s) })
+	})
+	t.Run("no scope", func(t *testing.T) {
+		s := spec[docIn, docOut]()
+		s.Requires = Needs{Entitlement: "sending"}
+		mustPanic(t, "Requires.Scope is required", func() { Define(s) })
 	})
 	t.Run("no description", func(t *testing.T) {
 		type in struct {

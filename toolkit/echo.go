@@ -2,6 +2,7 @@ package toolkit
 
 import (
 	"context"
+	"vibesell"
 
 	"vibesell/auth"
 )
@@ -25,6 +26,7 @@ func echo() Tool {
 		Title:       "Echo",
 		Description: "Sends the text back unchanged. For testing the connection only; it reads and changes nothing.",
 		Annotations: Annotations{ReadOnly: Yes, Destructive: No, Idempotent: Yes, OpenWorld: No},
+		Requires:    Needs{Scope: vibesell.ScopeRead},
 		Handler: func(ctx context.Context, p auth.Principal, in echoInput) (Result[echoOutput], error) {
 			return Result[echoOutput]{Markdown: in.Text, Data: echoOutput{Text: in.Text}}, nil
 		},

@@ -38,13 +38,13 @@ var errNoWorkspace = vibesell.Errorf(vibesell.EUNAUTHORIZED,
 // truncate or reject, so it is worth a warning in the log.
 const maxText = 100_000
 
-func (t Tool) handler(log *slog.Logger) server.ToolHandlerFunc {
+func (t Tool) handler(log *slog.Logger, gate Gate) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return t.call(ctx, log, req.GetRawArguments()), nil
+		return t.call(ctx, log, gate, req.GetRawArguments()), nil
 	}
 }
 
-func (t Tool) call(ctx context.Context, log *slog.Logger, raw any) (res *mcp.CallToolResult) {
+func (t Tool) call(ctx context.Context, log *slog.Logger, gate Gate, raw any) (res *mcp.CallToolResult) {
 	p, ok := auth.FromContext(ctx)
 	if !ok {
 		return refusalResult(errNoWorkspace.Code, errNoWorkspace.Message)
@@ -54,15 +54,14 @@ func (t Tool) call(ctx context.Context, log *slog.Logger, raw any) (res *mcp.Cal
 			res = t.internal(ctx, log, p, fmt.Errorf("panic: %v", v), debug.Stack())
 		}
 	}()
+	if gate != nil {
+		if err := gate(ctx, p, t.Name(), t.needs); err != nil {
+			return t.failure(ctx, log, p, fmt.Errorf("gate: %w", err))
+		}
+	}
 	markdown, structured, err := t.run(ctx, p, raw)
 	if err != nil {
-		var refusal *vibesell.Error
-		// EINTERNAL is "our fault, never shown raw", even when someone
-		// wrapped it in the refusal type.
-		if errors.As(err, &refusal) && refusal.Code != vibesell.EINTERNAL && refusal.Message != "" {
-			return refusalResult(refusal.Code, refusal.Message)
-		}
-		return t.internal(ctx, log, p, err, nil)
+		return t.failure(ctx, log, p, err)
 	}
 	if len(markdown) > maxText {
 		log.WarnContext(ctx, "tool result text is too long", "tool", t.Name(), "workspace", p.WorkspaceID.String(), "chars", len(markdown))
@@ -73,6 +72,18 @@ func (t Tool) call(ctx context.Context, log *slog.Logger, raw any) (res *mcp.Cal
 		// mcp-go sends.
 		StructuredContent: structured,
 	}
+}
+
+// failure maps a call's error: a refusal's sentence, or an internal
+// failure's ref.
+func (t Tool) failure(ctx context.Context, log *slog.Logger, p auth.Principal, err error) *mcp.CallToolResult {
+	var refusal *vibesell.Error
+	// EINTERNAL is "our fault, never shown raw", even when someone
+	// wrapped it in the refusal type.
+	if errors.As(err, &refusal) && refusal.Code != vibesell.EINTERNAL && refusal.Message != "" {
+		return refusalResult(refusal.Code, refusal.Message)
+	}
+	return t.internal(ctx, log, p, err, nil)
 }
 
 // refusalMetaKey names the refusal's code (one of vibesell's error codes,

@@ -4,55 +4,57 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"reflect"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"vibesell"
 	"vibesell/auth"
+	"vibesell/toolkit/toolkittest"
 )
 
 func TestResult(t *testing.T) {
-	c, _ := connect(t)
-
-	// toolstest.Client checks every call: one text block, structuredContent
+	// toolkittest.Client checks every call: one text block, structuredContent
 	// with a kind and valid against the advertised outputSchema.
-	res := c.Call("save_contact", map[string]any{"name": "Acme", "email": "ada@acme.com"})
-	if res.IsError {
-		t.Fatalf("refused: %v", res.Content)
-	}
-	if got := res.Content[0].(mcp.TextContent).Text; got != "Saved **Acme**." {
-		t.Errorf("text = %q", got)
-	}
-	want := map[string]any{"kind": "target", "name": "Acme", "email": "ada@acme.com"}
-	if !reflect.DeepEqual(res.StructuredContent, want) {
-		t.Errorf("structuredContent = %v, want %v (kind filled in)", res.StructuredContent, want)
-	}
-
-	// Not available is null, not "".
-	var out contactOutput
-	c.Result("save_contact", map[string]any{"name": "Acme"}, &out)
-	if out.Email != nil || out.Kind != "target" {
-		t.Errorf("structuredContent = %+v, want kind target and email null", out)
-	}
-
-	var echoed echoOutput
-	if text := c.Result("echo", map[string]any{"text": "<b>hi</b> & bye"}, &echoed); text != "<b>hi</b> & bye" {
-		t.Errorf("echo text = %q", text)
-	}
-	if echoed != (echoOutput{Kind: "echo", Text: "<b>hi</b> & bye"}) {
-		t.Errorf("echo = %+v", echoed)
-	}
-
-	var pinged pingOutput
-	c.Result("ping", nil, &pinged)
-	if pinged.Workspace != "acme" {
-		t.Errorf("handler saw workspace %q, want the principal's", pinged.Workspace)
-	}
+	b := setup(t)
+	t.Run("the kind is filled in", func(t *testing.T) {
+		res := b.client.For(t).Call("save_contact", map[string]any{"name": "Acme", "email": "ada@acme.com"})
+		want := map[string]any{"kind": "target", "name": "Acme", "email": "ada@acme.com"}
+		if diff := cmp.Diff(want, res.StructuredContent); diff != "" {
+			t.Errorf("structuredContent (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff("Saved **Acme**.", toolkittest.TextOf(res)); diff != "" {
+			t.Errorf("text (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("not available is null, not empty", func(t *testing.T) {
+		var out contactOutput
+		b.client.For(t).Result("save_contact", map[string]any{"name": "Acme"}, &out)
+		if diff := cmp.Diff(contactOutput{Kind: "target", Name: "Acme"}, out); diff != "" {
+			t.Errorf("structuredContent (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("text is sent as the handler wrote it", func(t *testing.T) {
+		var echoed echoOutput
+		text := b.client.For(t).Result("echo", map[string]any{"text": "<b>hi</b> & bye"}, &echoed)
+		if diff := cmp.Diff("<b>hi</b> & bye", text); diff != "" {
+			t.Errorf("text (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(echoOutput{Kind: "echo", Text: "<b>hi</b> & bye"}, echoed); diff != "" {
+			t.Errorf("structuredContent (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("the handler acts for the principal", func(t *testing.T) {
+		var pinged pingOutput
+		b.client.For(t).Result("ping", nil, &pinged)
+		if diff := cmp.Diff(pingOutput{Kind: "support", Workspace: "acme"}, pinged); diff != "" {
+			t.Errorf("structuredContent (-want +got):\n%s", diff)
+		}
+	})
 }
 
 func TestResultWireShape(t *testing.T) {
@@ -69,29 +71,33 @@ func TestResultWireShape(t *testing.T) {
 	if err := json.Unmarshal(b, &got); err != nil {
 		t.Fatal(err)
 	}
-	if !jsonEqual(t, got.Result, []byte(want)) {
-		t.Errorf("result = %s\nwant %s", got.Result, want)
+	var gotValue, wantValue any
+	if err := json.Unmarshal(got.Result, &gotValue); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(want), &wantValue); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(wantValue, gotValue); diff != "" {
+		t.Errorf("result on the wire (-want +got):\n%s", diff)
 	}
 }
 
 func TestRefusal(t *testing.T) {
-	c, logs := connect(t)
-	for mode, want := range map[string]struct{ code, text string }{
-		"refuse":  {vibesell.ENOTFOUND, "MC9999 is not a design we carry. Ask for the catalogue to see what we have."},
-		"wrapped": {vibesell.ECONFLICT, "Campaign Spring is already sending. Pause it first."},
+	b := setup(t)
+	for mode, want := range map[string]refusalSeen{
+		"refuse":  {true, 1, "MC9999 is not a design we carry. Ask for the catalogue to see what we have.", vibesell.ENOTFOUND, nil},
+		"wrapped": {true, 1, "Campaign Spring is already sending. Pause it first.", vibesell.ECONFLICT, nil},
 	} {
-		res := c.Call("behave", map[string]any{"mode": mode})
-		if !res.IsError || len(res.Content) != 1 || res.StructuredContent != nil {
-			t.Errorf("%s: isError %v, %d blocks, structuredContent %v; want a text-only refusal", mode, res.IsError, len(res.Content), res.StructuredContent)
-		}
-		if got := res.Content[0].(mcp.TextContent).Text; got != want.text {
-			t.Errorf("%s: text = %q, want %q", mode, got, want.text)
-		}
-		if got := refusalCode(res); got != want.code {
-			t.Errorf("%s: _meta refusal code = %q, want %q", mode, got, want.code)
-		}
+		t.Run(mode, func(t *testing.T) {
+			res := b.client.For(t).Call("behave", map[string]any{"mode": mode})
+			got := seenRefusal(res)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("refusal (-want +got):\n%s", diff)
+			}
+		})
 	}
-	if recs := logs.records(t); len(recs) != 0 {
+	if recs := b.logs.Records(t); len(recs) != 0 {
 		t.Errorf("refusals were logged: %v", recs)
 	}
 }
@@ -111,20 +117,22 @@ func TestInternalFailure(t *testing.T) {
 		{"no_markdown", "handler returned a result without Markdown", false},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
-			c, logs := connect(t)
-			text := c.Refusal("behave", map[string]any{"mode": tc.mode})
+			b := setup(t)
+			text := b.client.Refusal("behave", map[string]any{"mode": tc.mode})
 			m := refText.FindStringSubmatch(text)
 			if m == nil {
 				t.Fatalf("text = %q, want the generic sentence with a ref", text)
 			}
 			ref := m[1]
-			recs := logs.records(t)
+			recs := b.logs.Records(t)
 			if len(recs) != 1 {
 				t.Fatalf("%d log records, want 1: %v", len(recs), recs)
 			}
 			r := recs[0]
-			if r["level"] != "ERROR" || r["ref"] != ref || r["tool"] != "behave" || r["workspace"] != testPrincipal.WorkspaceID.String() {
-				t.Errorf("log record = %v, want level ERROR, ref %s, tool behave, workspace %s", r, ref, testPrincipal.WorkspaceID)
+			want := map[string]any{"level": "ERROR", "ref": ref, "tool": "behave", "workspace": testPrincipal.WorkspaceID.String()}
+			got := map[string]any{"level": r["level"], "ref": r["ref"], "tool": r["tool"], "workspace": r["workspace"]}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("log record (-want +got):\n%s", diff)
 			}
 			if cause, _ := r["err"].(string); !strings.Contains(cause, tc.cause) {
 				t.Errorf("logged err = %q, want it to contain %q", cause, tc.cause)
@@ -133,22 +141,22 @@ func TestInternalFailure(t *testing.T) {
 			if tc.stack != strings.Contains(stack, "goroutine") {
 				t.Errorf("logged stack = %q, want a stack: %v", stack, tc.stack)
 			}
-			if code := refusalCode(c.Call("behave", map[string]any{"mode": tc.mode})); code != vibesell.EINTERNAL {
+			if code := refusalCode(b.client.Call("behave", map[string]any{"mode": tc.mode})); code != vibesell.EINTERNAL {
 				t.Errorf("_meta refusal code = %q, want %q", code, vibesell.EINTERNAL)
 			}
 		})
 	}
 
-	c, _ := connect(t)
-	first := refText.FindStringSubmatch(c.Refusal("behave", map[string]any{"mode": "fail"}))
-	second := refText.FindStringSubmatch(c.Refusal("behave", map[string]any{"mode": "fail"}))
+	b := setup(t)
+	first := refText.FindStringSubmatch(b.client.Refusal("behave", map[string]any{"mode": "fail"}))
+	second := refText.FindStringSubmatch(b.client.Refusal("behave", map[string]any{"mode": "fail"}))
 	if first[1] == second[1] {
 		t.Errorf("two failures got the same ref %s", first[1])
 	}
 }
 
 func TestNoPrincipal(t *testing.T) {
-	logs := &logBuffer{}
+	logs := &toolkittest.LogBuffer{}
 	s := NewServer([]Tool{behave()}, &Options{Logger: slog.New(slog.NewJSONHandler(logs, nil))})
 	c, err := client.NewInProcessClient(s)
 	if err != nil {
@@ -166,25 +174,22 @@ func TestNoPrincipal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.IsError || res.StructuredContent != nil || len(res.Content) != 1 {
-		t.Fatalf("result = %+v, want a text-only refusal", res)
+	got := seenRefusal(res)
+	want := refusalSeen{true, 1, errNoWorkspace.Message, vibesell.EUNAUTHORIZED, nil}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("result (-want +got):\n%s", diff)
 	}
-	if got := res.Content[0].(mcp.TextContent).Text; !strings.HasPrefix(got, "This connection is not linked to a workspace.") {
-		t.Errorf("text = %q", got)
-	}
-	if code := refusalCode(res); code != vibesell.EUNAUTHORIZED {
-		t.Errorf("_meta refusal code = %q, want %q", code, vibesell.EUNAUTHORIZED)
-	}
-	if recs := logs.records(t); len(recs) != 0 {
+	if recs := logs.Records(t); len(recs) != 0 {
 		t.Errorf("logged %v; the handler must not have run", recs)
 	}
 }
 
 func TestCancelledCallLogsWarning(t *testing.T) {
-	logs := &logBuffer{}
+	logs := &toolkittest.LogBuffer{}
 	tool := Define(Spec[struct{}, pingOutput]{
 		Name: "slow", Title: "Slow", Description: "Waits for the caller to give up.",
 		Annotations: Annotations{ReadOnly: Yes, Destructive: No, Idempotent: Yes, OpenWorld: No},
+		Requires:    Needs{Scope: vibesell.ScopeRead},
 		Handler: func(ctx context.Context, _ auth.Principal, _ struct{}) (Result[pingOutput], error) {
 			<-ctx.Done()
 			return Result[pingOutput]{}, ctx.Err()
@@ -192,13 +197,27 @@ func TestCancelledCallLogsWarning(t *testing.T) {
 	})
 	ctx, cancel := context.WithCancel(withPrincipal(t))
 	cancel()
-	res := tool.call(ctx, slog.New(slog.NewJSONHandler(logs, nil)), nil)
-	if !res.IsError || !refText.MatchString(res.Content[0].(mcp.TextContent).Text) {
-		t.Errorf("result = %+v", res)
+	res := tool.call(ctx, slog.New(slog.NewJSONHandler(logs, nil)), nil, nil)
+	if !res.IsError || !refText.MatchString(toolkittest.TextOf(res)) {
+		t.Errorf("result %q (isError %v), want the internal sentence with a ref", toolkittest.TextOf(res), res.IsError)
 	}
-	if recs := logs.records(t); len(recs) != 1 || recs[0]["level"] != "WARN" {
+	if recs := logs.Records(t); len(recs) != 1 || recs[0]["level"] != "WARN" {
 		t.Errorf("log = %v, want one WARN record", recs)
 	}
+}
+
+// refusalSeen is what a client sees of a refused result: isError, one
+// text block, the code for the card, and no structuredContent.
+type refusalSeen struct {
+	Error  bool
+	Blocks int
+	Text   string
+	Code   string
+	Data   any
+}
+
+func seenRefusal(res *mcp.CallToolResult) refusalSeen {
+	return refusalSeen{res.IsError, len(res.Content), toolkittest.TextOf(res), refusalCode(res), res.StructuredContent}
 }
 
 // refusalCode is the code a refused result carries for the card.

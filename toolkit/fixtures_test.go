@@ -1,16 +1,11 @@
 package toolkit
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"reflect"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/google/uuid"
@@ -45,6 +40,7 @@ func saveContact() Tool {
 		Title:       "Save a contact",
 		Description: "Saves a company to write to.",
 		Annotations: Annotations{ReadOnly: No, Destructive: No, Idempotent: Yes, OpenWorld: No},
+		Requires:    Needs{Scope: vibesell.ScopeRead},
 		Handler: func(ctx context.Context, p auth.Principal, in contactInput) (Result[contactOutput], error) {
 			out := contactOutput{Name: in.Name} // Kind left empty: the framework fills it
 			if in.Email != "" {
@@ -78,8 +74,35 @@ func listLeads() Tool {
 		Title:       "List leads",
 		Description: "Lists leads.",
 		Annotations: Annotations{ReadOnly: Yes, Destructive: No, Idempotent: Yes, OpenWorld: Yes},
+		Requires:    Needs{Scope: vibesell.ScopeRead},
 		Handler: func(ctx context.Context, p auth.Principal, in leadsInput) (Result[leadsOutput], error) {
 			return Result[leadsOutput]{Markdown: "No count is available right now.", Data: leadsOutput{Kind: "lead_preview"}}, nil
+		},
+	})
+}
+
+type tagInput struct {
+	Names []string `json:"names" jsonschema:"the leads to tag" example:"[\"ada@acme.com\"]" minItems:"1"`
+	Note  *string  `json:"note,omitempty" jsonschema:"why they are tagged" example:"Met at the fair"`
+}
+
+type tagOutput struct {
+	Kind   string  `json:"kind" enum:"lead_count"`
+	Tagged int     `json:"tagged" jsonschema:"how many leads were tagged"`
+	Note   *string `json:"note" jsonschema:"why they are tagged; null means not said"`
+}
+
+// tagLeads stands for a tool with a required list and an optional pointer,
+// the two shapes the schema generator types as ["null", T].
+func tagLeads() Tool {
+	return Define(Spec[tagInput, tagOutput]{
+		Name:        "tag_leads",
+		Title:       "Tag leads",
+		Description: "Tags leads.",
+		Annotations: Annotations{ReadOnly: No, Destructive: No, Idempotent: Yes, OpenWorld: No},
+		Requires:    Needs{Scope: vibesell.ScopeWrite, Entitlement: "leads"},
+		Handler: func(ctx context.Context, p auth.Principal, in tagInput) (Result[tagOutput], error) {
+			return Result[tagOutput]{Markdown: "Tagged.", Data: tagOutput{Tagged: len(in.Names), Note: in.Note}}, nil
 		},
 	})
 }
@@ -95,6 +118,7 @@ func ping() Tool {
 		Title:       "Ping",
 		Description: "Says which workspace is asking.",
 		Annotations: Annotations{ReadOnly: Yes, Destructive: No, Idempotent: Yes, OpenWorld: No},
+		Requires:    Needs{Scope: vibesell.ScopeRead},
 		Handler: func(ctx context.Context, p auth.Principal, in struct{}) (Result[pingOutput], error) {
 			return Result[pingOutput]{Markdown: "Workspace " + p.WorkspaceSlug + ".", Data: pingOutput{Workspace: p.WorkspaceSlug}}, nil
 		},
@@ -116,6 +140,7 @@ func behave() Tool {
 		Title:       "Behave",
 		Description: "Ends the way it is told to.",
 		Annotations: Annotations{ReadOnly: No, Destructive: Yes, Idempotent: No, OpenWorld: Yes},
+		Requires:    Needs{Scope: vibesell.ScopeRead},
 		Handler: func(ctx context.Context, p auth.Principal, in behaveInput) (Result[behaveOutput], error) {
 			switch in.Mode {
 			case "refuse":
@@ -139,69 +164,37 @@ func behave() Tool {
 	})
 }
 
-// logBuffer collects JSON lines from several goroutines: what the server
-// logs, or what it writes on stdio.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-// records returns every line as a map.
-func (b *logBuffer) records(t *testing.T) []map[string]any {
-	t.Helper()
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	var out []map[string]any
-	sc := bufio.NewScanner(bytes.NewReader(b.buf.Bytes()))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var r map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatalf("log line is not JSON: %v: %s", err, sc.Text())
-		}
-		out = append(out, r)
-	}
-	return out
-}
-
-// connect serves the test tools (and echo) and connects a client acting for
-// testPrincipal.
 // testInstructions stand for the catalog's instructions.
 const testInstructions = "Null means not available. Never pick for the person."
 
-func connect(t *testing.T) (*toolkittest.Client, *logBuffer) {
+// testBundle is what most tests need: a client acting for testPrincipal on
+// a server of the test tools (and echo), and what that server logged.
+type testBundle struct {
+	client *toolkittest.Client
+	logs   *toolkittest.LogBuffer
+}
+
+// setup serves the test tools; options, when given, change the server's
+// options before it is built.
+func setup(t *testing.T, options ...func(*Options)) *testBundle {
 	t.Helper()
-	logs := &logBuffer{}
-	s := NewServer([]Tool{saveContact(), listLeads(), ping(), behave()}, &Options{
+	logs := &toolkittest.LogBuffer{}
+	o := &Options{
 		Instructions: testInstructions,
 		Version:      "test",
 		Logger:       slog.New(slog.NewJSONHandler(logs, nil)),
 		Echo:         true,
-	})
-	return toolkittest.Connect(t, s, testPrincipal), logs
+	}
+	for _, change := range options {
+		change(o)
+	}
+	s := NewServer([]Tool{saveContact(), listLeads(), tagLeads(), ping(), behave()}, o)
+	return &testBundle{client: toolkittest.Connect(t, s, testPrincipal), logs: logs}
 }
 
 // withPrincipal returns the test's context acting for testPrincipal.
 func withPrincipal(t *testing.T) context.Context {
 	return auth.NewContext(t.Context(), testPrincipal)
-}
-
-func jsonEqual(t *testing.T, a, b []byte) bool {
-	t.Helper()
-	var x, y any
-	if err := json.Unmarshal(a, &x); err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &y); err != nil {
-		t.Fatal(err)
-	}
-	return reflect.DeepEqual(x, y)
 }
 
 // mustPanic fails the test unless f panics with a message containing want.

@@ -59,7 +59,7 @@ func NewHTTPHandler(s *server.MCPServer, o HTTPOptions) http.Handler {
 		server.WithStreamableHTTPLogger(o.Logger),
 	)
 	guard := originGuard{public: o.PublicURL, allowed: o.AllowedOrigins}
-	var h http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	var h http.Handler = protocolEdgeFunc(func(w http.ResponseWriter, r *http.Request) { // protocol.go
 		r.Body = http.MaxBytesReader(w, r.Body, maxRequestBytes)
 		// mcp-go answers an unknown session on DELETE with a 500; the
 		// protocol says 404, as for any other request.

@@ -44,6 +44,27 @@ func generateSchema(t reflect.Type) (*jsonschema.Schema, error) {
 	return s, nil
 }
 
+// withoutNull types every property of an input schema as its one type:
+// the generator advertises a pointer or a list as ["null", T] (Go encodes
+// a nil one as null), which schema dialects that take a single type (some
+// hosts' function calling among them) cannot read. In an input, optional
+// means absent, and a null sent anyway is read as absent (see
+// [decodeArguments]), so a required list given as null is refused like a
+// missing one. Outputs keep their nulls: there, null means "not available".
+func withoutNull(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if len(s.Types) == 2 && slices.Contains(s.Types, "null") {
+		s.Type, s.Types = jsonType(s), nil
+	}
+	withoutNull(s.Items)
+	withoutNull(s.AdditionalProperties)
+	for _, p := range s.Properties {
+		withoutNull(p)
+	}
+}
+
 // applyTags walks the Go type next to its schema and applies, field by
 // field, the tags described in the package documentation.
 func applyTags(t reflect.Type, s *jsonschema.Schema) error {

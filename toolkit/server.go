@@ -34,6 +34,10 @@ type Options struct {
 	// CardHTML is the HTML5 document served at CardURI. Default: a minimal
 	// card that completes the MCP Apps handshake and lists the result.
 	CardHTML string
+	// Gate, when set, is asked before every call whether the caller may
+	// make it (see [Gate]): where billing and OAuth refuse a tool the
+	// workspace's plan or the token's scope does not cover.
+	Gate Gate
 	// Echo adds the echo tool. For benchmarks and tests only: it is not
 	// part of the product.
 	Echo bool
@@ -95,7 +99,7 @@ func NewServer(tools []Tool, opts *Options) *server.MCPServer {
 		seen[t.Name()] = true
 		def := t.def
 		def.Meta = cardMeta()
-		serverTools = append(serverTools, server.ServerTool{Tool: def, Handler: t.handler(o.Logger)})
+		serverTools = append(serverTools, server.ServerTool{Tool: def, Handler: t.handler(o.Logger, o.Gate)})
 	}
 	s.AddTools(serverTools...)
 

@@ -2,16 +2,16 @@ package toolkit
 
 import (
 	"encoding/json"
-	"reflect"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
 func TestToolsListAnnotations(t *testing.T) {
-	c, _ := connect(t)
+	b := setup(t)
 	for _, tc := range []struct {
 		tool string
 		want map[string]any
@@ -20,162 +20,155 @@ func TestToolsListAnnotations(t *testing.T) {
 		{"list_leads", map[string]any{"title": "List leads", "readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": true}},
 		{"behave", map[string]any{"title": "Behave", "readOnlyHint": false, "destructiveHint": true, "idempotentHint": false, "openWorldHint": true}},
 	} {
-		var def struct {
-			Title       string         `json:"title"`
-			Annotations map[string]any `json:"annotations"`
-		}
-		if err := json.Unmarshal(c.Tool(tc.tool), &def); err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(def.Annotations, tc.want) {
-			t.Errorf("%s annotations = %v, want %v", tc.tool, def.Annotations, tc.want)
-		}
-		if def.Title != tc.want["title"] {
-			t.Errorf("%s title = %q", tc.tool, def.Title)
-		}
+		t.Run(tc.tool, func(t *testing.T) {
+			var def struct {
+				Title       string         `json:"title"`
+				Annotations map[string]any `json:"annotations"`
+			}
+			if err := json.Unmarshal(b.client.For(t).Tool(tc.tool), &def); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, def.Annotations); diff != "" {
+				t.Errorf("annotations (-want +got):\n%s", diff)
+			}
+			if def.Title != tc.want["title"] {
+				t.Errorf("title = %q, want %q", def.Title, tc.want["title"])
+			}
+		})
 	}
 }
 
 func TestToolsListMeta(t *testing.T) {
-	c, _ := connect(t)
+	b := setup(t)
 	want := map[string]any{
 		"ui":                    map[string]any{"resourceUri": "ui://vibesell/card.html"},
 		"ui/resourceUri":        "ui://vibesell/card.html",
 		"openai/outputTemplate": "ui://vibesell/card.html",
 	}
 	for _, name := range []string{"save_contact", "list_leads", "ping", "behave", "echo"} {
-		var def struct {
-			Meta map[string]any `json:"_meta"`
-		}
-		if err := json.Unmarshal(c.Tool(name), &def); err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(def.Meta, want) {
-			t.Errorf("%s _meta = %v, want %v", name, def.Meta, want)
-		}
+		t.Run(name, func(t *testing.T) {
+			var def struct {
+				Meta map[string]any `json:"_meta"`
+			}
+			if err := json.Unmarshal(b.client.For(t).Tool(name), &def); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, def.Meta); diff != "" {
+				t.Errorf("_meta (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 
 func TestToolsListInputSchema(t *testing.T) {
-	c, _ := connect(t)
-	var def struct {
-		InputSchema struct {
-			Type                 string                    `json:"type"`
-			Properties           map[string]map[string]any `json:"properties"`
-			Required             []string                  `json:"required"`
-			AdditionalProperties *bool                     `json:"additionalProperties"`
-		} `json:"inputSchema"`
-	}
-	if err := json.Unmarshal(c.Tool("list_leads"), &def); err != nil {
-		t.Fatal(err)
-	}
-	in := def.InputSchema
-	if in.Type != "object" || in.AdditionalProperties == nil || *in.AdditionalProperties {
-		t.Errorf("inputSchema type %q additionalProperties %v, want object and false", in.Type, in.AdditionalProperties)
-	}
-	if len(in.Required) != 0 {
-		t.Errorf("required = %v, want none (all omitempty)", in.Required)
-	}
-	for name, p := range in.Properties {
-		if d, _ := p["description"].(string); d == "" {
-			t.Errorf("%s has no description", name)
+	b := setup(t)
+	inputSchema := func(t *testing.T, tool string) map[string]any {
+		t.Helper()
+		var def struct {
+			InputSchema map[string]any `json:"inputSchema"`
 		}
-		if ex, _ := p["examples"].([]any); len(ex) == 0 {
-			t.Errorf("%s has no examples", name)
+		if err := json.Unmarshal(b.client.For(t).Tool(tool), &def); err != nil {
+			t.Fatal(err)
 		}
+		return def.InputSchema
 	}
-	limit := in.Properties["limit"]
-	if limit["type"] != "integer" || limit["minimum"] != 1.0 || limit["maximum"] != 100.0 || !reflect.DeepEqual(limit["examples"], []any{20.0}) {
-		t.Errorf("limit = %v", limit)
-	}
-	if got := in.Properties["status"]["enum"]; !reflect.DeepEqual(got, []any{"new", "replied", "bounced"}) {
-		t.Errorf("status enum = %v", got)
-	}
-	items, _ := in.Properties["answers"]["items"].(map[string]any)
-	if items["additionalProperties"] != false || !reflect.DeepEqual(items["required"], []any{"card", "answer"}) {
-		t.Errorf("answers items = %v, want closed objects requiring card and answer", items)
-	}
-
-	var contact struct {
-		InputSchema struct {
-			Required []string `json:"required"`
-		} `json:"inputSchema"`
-	}
-	if err := json.Unmarshal(c.Tool("save_contact"), &contact); err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(contact.InputSchema.Required, []string{"name"}) {
-		t.Errorf("save_contact required = %v, want [name]", contact.InputSchema.Required)
-	}
-
-	var noArgs struct {
-		InputSchema map[string]any `json:"inputSchema"`
-	}
-	if err := json.Unmarshal(c.Tool("ping"), &noArgs); err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]any{"type": "object", "properties": map[string]any{}, "additionalProperties": false}
-	if !reflect.DeepEqual(noArgs.InputSchema, want) {
-		t.Errorf("ping inputSchema = %v, want %v", noArgs.InputSchema, want)
-	}
+	t.Run("every argument has its type, rules, description and example", func(t *testing.T) {
+		want := map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"limit":  map[string]any{"type": "integer", "minimum": 1.0, "maximum": 100.0, "description": "how many leads to show", "examples": []any{20.0}},
+				"status": map[string]any{"type": "string", "enum": []any{"new", "replied", "bounced"}, "description": "only leads in this state", "examples": []any{"replied"}},
+				"answers": map[string]any{
+					"type": "array", "maxItems": 5.0, "description": "the answers given so far",
+					"examples": []any{[]any{map[string]any{"card": "0123456789abcdef", "answer": "gmail"}}},
+					"items": map[string]any{
+						"type": "object", "additionalProperties": false, "required": []any{"card", "answer"},
+						"properties": map[string]any{
+							"card":   map[string]any{"type": "string", "pattern": "^[0-9a-f]{16}$", "description": "the id of the card that asked"},
+							"answer": map[string]any{"type": "string", "minLength": 1.0, "description": "the choice id, or the person's own words"},
+						},
+					},
+				},
+				"offset": map[string]any{"type": "integer", "minimum": 0.0, "description": "how many leads to skip", "examples": []any{0.0}},
+			},
+			"additionalProperties": false,
+		}
+		if diff := cmp.Diff(want, inputSchema(t, "list_leads")); diff != "" {
+			t.Errorf("list_leads inputSchema (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("a field without omitempty is required", func(t *testing.T) {
+		if diff := cmp.Diff([]any{"name"}, inputSchema(t, "save_contact")["required"]); diff != "" {
+			t.Errorf("save_contact required (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("a tool without arguments takes an empty object", func(t *testing.T) {
+		want := map[string]any{"type": "object", "properties": map[string]any{}, "additionalProperties": false}
+		if diff := cmp.Diff(want, inputSchema(t, "ping")); diff != "" {
+			t.Errorf("ping inputSchema (-want +got):\n%s", diff)
+		}
+	})
 }
 
 func TestToolsListOutputSchema(t *testing.T) {
-	c, _ := connect(t)
+	b := setup(t)
 	var def struct {
-		OutputSchema struct {
-			Type       string                    `json:"type"`
-			Properties map[string]map[string]any `json:"properties"`
-			Required   []string                  `json:"required"`
-		} `json:"outputSchema"`
+		OutputSchema map[string]any `json:"outputSchema"`
 	}
-	if err := json.Unmarshal(c.Tool("save_contact"), &def); err != nil {
+	if err := json.Unmarshal(b.client.Tool("save_contact"), &def); err != nil {
 		t.Fatal(err)
 	}
-	out := def.OutputSchema
-	if out.Type != "object" {
-		t.Errorf("outputSchema type = %q, want object", out.Type)
+	want := map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"kind": map[string]any{"type": "string", "enum": []any{"target"}},
+			"name": map[string]any{"type": "string", "description": "the company name"},
+			// A pointer field may be null: null means "not available".
+			"email": map[string]any{"type": []any{"null", "string"}, "description": "where to write to them; null means not available"},
+		},
+		// A nullable field is still always present.
+		"required":             []any{"kind", "name", "email"},
+		"additionalProperties": false,
 	}
-	if got := out.Properties["kind"]["enum"]; !reflect.DeepEqual(got, []any{"target"}) {
-		t.Errorf("kind enum = %v, want [target]", got)
-	}
-	if !reflect.DeepEqual(out.Required, []string{"kind", "name", "email"}) {
-		t.Errorf("required = %v: a nullable field is still always present", out.Required)
-	}
-	// A pointer field may be null: null means "not available".
-	if got := out.Properties["email"]["type"]; !reflect.DeepEqual(got, []any{"null", "string"}) {
-		t.Errorf("email type = %v, want [null string]", got)
+	if diff := cmp.Diff(want, def.OutputSchema); diff != "" {
+		t.Errorf("save_contact outputSchema (-want +got):\n%s", diff)
 	}
 }
 
 func TestInitialize(t *testing.T) {
-	c, _ := connect(t)
-	init := c.Initialize()
-	if init.Instructions != testInstructions {
-		t.Errorf("instructions = %q, want the ones the server was given", init.Instructions)
+	b := setup(t)
+	init := b.client.Initialize()
+	type seen struct {
+		Instructions                       string
+		Server, Version                    string
+		Logging, Resources, Prompts, Tools bool
 	}
 	caps := init.Capabilities
-	if caps.Logging == nil || caps.Resources == nil || caps.Prompts == nil || caps.Tools == nil {
-		t.Errorf("capabilities = %+v, want logging, resources, prompts and tools", caps)
-	}
-	if init.ServerInfo.Name != "vibesell" || init.ServerInfo.Version != "test" {
-		t.Errorf("serverInfo = %+v", init.ServerInfo)
+	got := seen{init.Instructions, init.ServerInfo.Name, init.ServerInfo.Version,
+		caps.Logging != nil, caps.Resources != nil, caps.Prompts != nil, caps.Tools != nil}
+	want := seen{testInstructions, "vibesell", "test", true, true, true, true}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("initialize (-want +got):\n%s", diff)
 	}
 }
 
 func TestCardResource(t *testing.T) {
-	c, _ := connect(t)
-	ctx := c.Context()
+	b := setup(t)
+	ctx := b.client.Context()
 
-	list, err := c.MCP().ListResources(ctx, mcp.ListResourcesRequest{})
+	list, err := b.client.MCP().ListResources(ctx, mcp.ListResourcesRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(list.Resources) != 1 || list.Resources[0].URI != CardURI || list.Resources[0].MIMEType != "text/html;profile=mcp-app" {
-		t.Errorf("resources/list = %+v", list.Resources)
+	var listed []string
+	for _, r := range list.Resources {
+		listed = append(listed, r.URI+" "+r.MIMEType)
+	}
+	if diff := cmp.Diff([]string{CardURI + " text/html;profile=mcp-app"}, listed); diff != "" {
+		t.Errorf("resources/list (-want +got):\n%s", diff)
 	}
 
-	res, err := c.MCP().ReadResource(ctx, mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: "ui://vibesell/card.html"}})
+	res, err := b.client.MCP().ReadResource(ctx, mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: "ui://vibesell/card.html"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,12 +220,12 @@ func TestCardHTMLOption(t *testing.T) {
 }
 
 func TestLoggingAndPrompts(t *testing.T) {
-	c, _ := connect(t)
-	ctx := c.Context()
-	if err := c.MCP().SetLevel(ctx, mcp.SetLevelRequest{Params: mcp.SetLevelParams{Level: mcp.LoggingLevelInfo}}); err != nil {
+	b := setup(t)
+	ctx := b.client.Context()
+	if err := b.client.MCP().SetLevel(ctx, mcp.SetLevelRequest{Params: mcp.SetLevelParams{Level: mcp.LoggingLevelInfo}}); err != nil {
 		t.Errorf("logging/setLevel: %v", err)
 	}
-	prompts, err := c.MCP().ListPrompts(ctx, mcp.ListPromptsRequest{})
+	prompts, err := b.client.MCP().ListPrompts(ctx, mcp.ListPromptsRequest{})
 	if err != nil {
 		t.Errorf("prompts/list: %v", err)
 	} else if len(prompts.Prompts) != 0 {

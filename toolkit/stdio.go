@@ -211,7 +211,8 @@ func (d *drainingReader) Read(b []byte) (int, error) {
 	return n, err
 }
 
-// answerWatcher passes the server's output through, noting the answers.
+// answerWatcher passes the server's output through, noting the answers
+// and rewording an unparsable request's error.
 type answerWatcher struct {
 	w     io.Writer
 	mu    sync.Mutex // the server writes from several goroutines
@@ -219,9 +220,19 @@ type answerWatcher struct {
 }
 
 func (a *answerWatcher) Write(b []byte) (int, error) {
-	n, err := a.w.Write(b)
+	out := b
+	// mcp-go writes each message in one Write, so a whole answer is here:
+	// one whose params did not decode is reworded as over HTTP
+	// (protocol.go).
+	if line, ok := bytes.CutSuffix(b, []byte("\n")); ok && bytes.Contains(line, []byte(`"unparsable `)) {
+		out = append(bytes.TrimSuffix(rewordProtocolError(line), []byte("\n")), '\n')
+	}
+	n, err := a.w.Write(out)
 	a.mu.Lock()
-	a.lines.feed(b[:n])
+	a.lines.feed(out[:n])
 	a.mu.Unlock()
+	if err == nil {
+		n = len(b)
+	}
 	return n, err
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"vibesell"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -17,6 +18,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"vibesell/auth"
+	"vibesell/toolkit/toolkittest"
 )
 
 // These tests show how cmd/server hands the principal to the tools on each
@@ -103,6 +105,7 @@ func TestServeStdioAnswersEveryRequestBeforeItsInputEnds(t *testing.T) {
 		Title:       "Slow ping",
 		Description: "Says which workspace is asking, after a moment.",
 		Annotations: Annotations{ReadOnly: Yes, Destructive: No, Idempotent: Yes, OpenWorld: No},
+		Requires:    Needs{Scope: vibesell.ScopeRead},
 		Handler: func(ctx context.Context, p auth.Principal, _ struct{}) (Result[pingOutput], error) {
 			time.Sleep(2 * time.Millisecond)
 			return Result[pingOutput]{Markdown: "Workspace " + p.WorkspaceSlug + ".", Data: pingOutput{Workspace: p.WorkspaceSlug}}, nil
@@ -117,13 +120,13 @@ func TestServeStdioAnswersEveryRequestBeforeItsInputEnds(t *testing.T) {
 	for id := 2; id < 2+calls; id++ {
 		fmt.Fprintf(&in, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"slow_ping","arguments":{}}}`+"\n", id)
 	}
-	out := &logBuffer{} // JSON lines, like a log
+	out := &toolkittest.LogBuffer{} // JSON lines, like a log
 	if err := ServeStdio(t.Context(), s, testPrincipal, strings.NewReader(in.String()), out, slog.New(slog.DiscardHandler)); err != nil {
 		t.Fatal(err)
 	}
 
 	answered := map[int]bool{}
-	for _, msg := range out.records(t) {
+	for _, msg := range out.Records(t) {
 		id, _ := msg["id"].(float64)
 		if id >= 2 {
 			result, _ := msg["result"].(map[string]any)

@@ -176,6 +176,7 @@ func decideApproval(d Deps) toolkit.Tool {
 			"A decision is taken once: if the approval was already decided (by anyone, anywhere) or has expired, the result reports what is on record and this decision is not recorded. " +
 			"Not for asking (the action tools open approvals) or for finding approvals (list_pending_approvals).",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.Yes, Idempotent: toolkit.Yes, OpenWorld: toolkit.Yes},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeAct},
 		Handler: func(ctx context.Context, p auth.Principal, in decideApprovalInput) (toolkit.Result[approvalOutput], error) {
 			via := in.Via
 			if via == "" {
@@ -240,6 +241,7 @@ func listPendingApprovals(d Deps) toolkit.Tool {
 			"It reads only; approvals past their expiry are shown as not done (expired). " +
 			"Use it to find an approval id for decide_approval or to check an outcome. Not for deciding (decide_approval) or asking for a new approval (the action tools, such as order_sending_setup).",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.Yes, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeRead},
 		Handler: func(ctx context.Context, p auth.Principal, in listApprovalsInput) (toolkit.Result[approvalsOutput], error) {
 			if in.Approval != "" {
 				return readApproval(ctx, d, p, in)

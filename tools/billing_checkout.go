@@ -38,6 +38,7 @@ func startCheckout(d Deps) toolkit.Tool {
 			"A workspace already subscribed gets its billing portal link instead (to change plan use upgrade_plan). Refuses an unknown plan, the free plan, or when billing is not configured on this server. " +
 			"Use after the person picked a plan from get_plans_and_billing; never pick for them.",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.Yes},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeAct},
 		Handler: func(ctx context.Context, p auth.Principal, in planInput) (toolkit.Result[checkoutOutput], error) {
 			c, err := d.Billing.StartCheckout(ctx, p.WorkspaceID, in.Plan)
 			if err != nil {

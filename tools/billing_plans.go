@@ -76,6 +76,7 @@ func getPlansAndBilling(d Deps) toolkit.Tool {
 			"It reads only and costs nothing; it asks Stripe for the next invoice. On a server where billing is not configured it refuses and says so. " +
 			"To subscribe use start_checkout; to change a paid plan upgrade_plan; to change the card, see invoices or cancel, open_billing_portal.",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.Yes, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.Yes},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeRead},
 		Handler: func(ctx context.Context, p auth.Principal, _ struct{}) (toolkit.Result[plansOutput], error) {
 			o, err := d.Billing.Overview(ctx, p.WorkspaceID)
 			if err != nil {

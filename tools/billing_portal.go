@@ -23,6 +23,7 @@ func openBillingPortal(d Deps) toolkit.Tool {
 			"It changes nothing itself and costs nothing. Refuses when billing is not configured on this server. " +
 			"Not for subscribing (start_checkout) or for changing plan (upgrade_plan, which the person approves in the web app).",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.Yes},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeAct},
 		Handler: func(ctx context.Context, p auth.Principal, _ struct{}) (toolkit.Result[portalOutput], error) {
 			portal, err := d.Billing.OpenPortal(ctx, p.WorkspaceID)
 			if err != nil {

@@ -18,6 +18,7 @@ func upgradePlan(d Deps) toolkit.Tool {
 			"It costs money, so only a signed-in person in the web app can approve it (decideHere false): give the person appUrl; rejecting is allowed here with decide_approval. Once approved it is carried out once. " +
 			"Calling it again for the same plan while its approval is pending returns the same approval. Refuses a workspace without a paid subscription (use start_checkout), the current plan, or when billing is not configured on this server.",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.Yes},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeAct},
 		Handler: func(ctx context.Context, p auth.Principal, in planInput) (toolkit.Result[approvalOutput], error) {
 			a, created, err := d.Billing.RequestChange(ctx, p.WorkspaceID, in.Plan, "the assistant, via the connector of workspace "+p.WorkspaceSlug)
 			if err != nil {

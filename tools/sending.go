@@ -150,6 +150,7 @@ func chooseSendingSource(d Deps) toolkit.Tool {
 			"Answering records a choice only: nothing is set up, reserved or billed. " +
 			"Not for picking the domains themselves: that is propose_domains (own names) or propose_warmed_domains (already warmed).",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeWrite},
 		Handler: func(ctx context.Context, p auth.Principal, in chooseSourceInput) (toolkit.Result[sendingChoiceOutput], error) {
 			o, err := d.Sending.ChooseSource(ctx, p.WorkspaceID, in, toCardAnswers(in.Answers))
 			if err != nil {
@@ -265,6 +266,7 @@ func proposeDomains(d Deps) toolkit.Tool {
 			"Picking registers, reserves and bills nothing: that happens only when order_sending_setup is approved. " +
 			"Use it after choose_sending_source settled on own_names. Not for already-warmed domains (propose_warmed_domains), and not to check names without picking (check_domains).",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.Yes},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeWrite},
 		Handler: func(ctx context.Context, p auth.Principal, in proposeDomainsInput) (toolkit.Result[sendingChoiceOutput], error) {
 			// Domain names are compared as names: "AcmeOutbound.com" and
 			// "acmeoutbound.com" are the same arguments for a card.
@@ -309,6 +311,7 @@ func proposeWarmedDomains(d Deps) toolkit.Tool {
 			"Picking reserves and bills nothing; the domain stays on the shelf for others until order_sending_setup is approved. " +
 			"Use it after choose_sending_source settled on already_warmed. To just look at the shelf use list_warmed_domains; for new domains under the brand use propose_domains.",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.Yes},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeWrite},
 		Handler: func(ctx context.Context, p auth.Principal, in proposeWarmedInput) (toolkit.Result[sendingChoiceOutput], error) {
 			o, err := d.Sending.ProposeWarmed(ctx, p.WorkspaceID, in, toCardAnswers(in.Answers), sending.ProposeWarmedRequest{Count: in.Count})
 			if err != nil {
@@ -364,6 +367,7 @@ func proposeEmail(d Deps) toolkit.Tool {
 			"Nothing is created or billed by answering. " +
 			"Use it after propose_domains or propose_warmed_domains settled. Not for checking or picking domains (check_domains, propose_domains).",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeWrite},
 		Handler: func(ctx context.Context, p auth.Principal, in proposeEmailInput) (toolkit.Result[emailStepOutput], error) {
 			o, err := d.Sending.ProposeEmail(ctx, p.WorkspaceID, in, toCardAnswers(in.Answers), sending.ProposeEmailRequest{SenderNames: in.SenderNames})
 			if err != nil {
@@ -433,6 +437,7 @@ func checkDomains(d Deps) toolkit.Tool {
 			"Up to 20 names per call. It asks the domain registries (RDAP) or, in the sandbox, answers from the sandbox; it reserves, registers and bills nothing, and records nothing. " +
 			"Use it when the person suggests names of their own. To have lookalikes of the brand proposed and picked, use propose_domains instead.",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.Yes, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.Yes},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeRead},
 		Handler: func(ctx context.Context, p auth.Principal, in checkDomainsInput) (toolkit.Result[domainQuoteOutput], error) {
 			q, err := d.Sending.CheckDomains(ctx, p.WorkspaceID, in.Names)
 			if err != nil {
@@ -509,6 +514,7 @@ func listWarmedDomains(d Deps) toolkit.Tool {
 			"Paginated: 20 per page by default, continue with nextCursor. It reads only; nothing is reserved or billed. " +
 			"To have the person pick from the shelf, use propose_warmed_domains; for new domains under the brand, propose_domains.",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.Yes, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.Yes},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeRead},
 		Handler: func(ctx context.Context, p auth.Principal, in listWarmedInput) (toolkit.Result[warmedShelfOutput], error) {
 			page, err := d.Sending.ListWarmed(ctx, p.WorkspaceID, in.Limit, in.Cursor)
 			if err != nil {
@@ -660,6 +666,7 @@ func sizeSendingCapacity(d Deps) toolkit.Tool {
 			sizingArgsDoc(t) +
 			"It calculates only: nothing is recorded, reserved or billed. To record the result once the person agrees, call confirm_sizing with the same arguments.",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.Yes, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeRead},
 		Handler: func(ctx context.Context, p auth.Principal, in sizingInput) (toolkit.Result[sizingOutput], error) {
 			req, err := sizingRequest(in)
 			if err != nil {
@@ -684,6 +691,7 @@ func confirmSizing(d Deps) toolkit.Tool {
 			"The recorded sizing sets how many domains propose_domains and propose_warmed_domains ask for and how many mailboxes each new domain carries. " +
 			"It records a plan only: nothing is ordered, reserved or billed. Call size_sending_capacity first to show the person the numbers; call this only once they agree.",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeWrite},
 		Handler: func(ctx context.Context, p auth.Principal, in sizingInput) (toolkit.Result[sizingOutput], error) {
 			req, err := sizingRequest(in)
 			if err != nil {
@@ -777,6 +785,7 @@ func getSendingSetup(d Deps) toolkit.Tool {
 			"It reads only (the DNS lookups are made now); nothing is changed or billed. Dates are days in UTC. " +
 			"For a short summary of the whole workspace use get_workspace_context; to change the setup use the tools the next step names.",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.Yes, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.Yes},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeRead},
 		Handler: func(ctx context.Context, p auth.Principal, _ struct{}) (toolkit.Result[sendingSetupOutput], error) {
 			st, err := d.Sending.GetSetup(ctx, p.WorkspaceID)
 			if err != nil {
@@ -943,6 +952,7 @@ func startWarmup(d Deps) toolkit.Tool {
 			"It refuses when no mailbox is ordered or none is ready yet, and says when they will be. Already-warmed mailboxes need no warmup. " +
 			"To see progress use get_sending_setup.",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.Yes},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeAct},
 		Handler: func(ctx context.Context, p auth.Principal, _ struct{}) (toolkit.Result[warmupOutput], error) {
 			w, err := d.Sending.StartWarmup(ctx, p.WorkspaceID)
 			if err != nil {

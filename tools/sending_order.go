@@ -30,6 +30,7 @@ func orderSendingSetup(d Deps) toolkit.Tool {
 			"It refuses, listing every missing step at once, when no sending source is chosen, no sizing is confirmed, no domains are picked, a picked domain has no addresses, or a name is no longer available. " +
 			"Use it after propose_email settled. Not for seeing what is set up (get_sending_setup) or for deciding (decide_approval, the web app).",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.Yes},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeAct},
 		Handler: func(ctx context.Context, p auth.Principal, _ struct{}) (toolkit.Result[approvalOutput], error) {
 			plan, err := orderPreconditions(ctx, d.Sending, p)
 			if err != nil {

@@ -5,6 +5,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"vibesell"
 )
 
 // The tool names and kinds are the product's public contract
@@ -34,33 +38,56 @@ func TestRegistryContract(t *testing.T) {
 		t.Fatalf("the contract lists %d tools and %d kinds, want 38 and 26", len(contractTools), len(contractKinds))
 	}
 	for _, tool := range Registry(Deps{}) {
-		if !slices.Contains(contractTools, tool.Name()) {
-			t.Errorf("tool %q is not one of the product's tool names", tool.Name())
-		}
-		var out struct {
-			Properties struct {
-				Kind struct {
-					Enum []string `json:"enum"`
-				} `json:"kind"`
-			} `json:"properties"`
-		}
-		if err := json.Unmarshal(tool.Definition().RawOutputSchema, &out); err != nil {
-			t.Fatal(err)
-		}
-		for _, kind := range out.Properties.Kind.Enum {
-			if !slices.Contains(contractKinds, kind) {
-				t.Errorf("tool %q returns kind %q, which is not one of the product's kinds", tool.Name(), kind)
+		t.Run(tool.Name(), func(t *testing.T) {
+			if !slices.Contains(contractTools, tool.Name()) {
+				t.Errorf("tool %q is not one of the product's tool names", tool.Name())
 			}
-		}
+			var out struct {
+				Properties struct {
+					Kind struct {
+						Enum []string `json:"enum"`
+					} `json:"kind"`
+				} `json:"properties"`
+			}
+			if err := json.Unmarshal(tool.Definition().RawOutputSchema, &out); err != nil {
+				t.Fatal(err)
+			}
+			for _, kind := range out.Properties.Kind.Enum {
+				if !slices.Contains(contractKinds, kind) {
+					t.Errorf("tool %q returns kind %q, which is not one of the product's kinds", tool.Name(), kind)
+				}
+			}
+		})
 	}
 	// The registry must also build into a server (no duplicate names).
 	NewServer(Deps{}, nil)
 }
 
+// A tool's scope and its read-only hint say the same thing: a token that
+// may only read calls exactly the read-only tools.
+func TestScopesMatchTheHints(t *testing.T) {
+	for _, tool := range Registry(Deps{}) {
+		t.Run(tool.Name(), func(t *testing.T) {
+			scope := tool.Needs().Scope
+			if !slices.Contains([]string{vibesell.ScopeRead, vibesell.ScopeWrite, vibesell.ScopeAct}, scope) {
+				t.Fatalf("scope %q is not one of vibesell's scopes", scope)
+			}
+			readOnly := *tool.Definition().Annotations.ReadOnlyHint
+			if readOnly != (scope == vibesell.ScopeRead) {
+				t.Errorf("readOnlyHint %v with scope %s: a read-only tool needs %s, any other tool more", readOnly, scope, vibesell.ScopeRead)
+			}
+		})
+	}
+}
+
 func TestInstructionsTeachTheProtocol(t *testing.T) {
+	var missing []string
 	for _, must := range []string{`null means "not available"`, "Never pick", "Only the person opens links", "just received", `"answers"`, `{"card": "<the card id>", "answer":`, "decideHere false", "appUrl", "Rejecting is always allowed"} {
 		if !strings.Contains(Instructions, must) {
-			t.Errorf("instructions do not say %q", must)
+			missing = append(missing, must)
 		}
+	}
+	if diff := cmp.Diff([]string(nil), missing); diff != "" {
+		t.Errorf("what the instructions do not say (-want +got):\n%s", diff)
 	}
 }

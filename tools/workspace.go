@@ -221,6 +221,7 @@ func getWorkspaceContext(d Deps) toolkit.Tool {
 			"the sending setup in short (source, domains, mailboxes, the day it can send), and the recommended next step. Call it at the start of a conversation and whenever you are unsure what is already set up. " +
 			"It reads only; it changes and costs nothing. To change the offer use save_offer, the playbook save_playbook, a fact remember.",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.Yes, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeRead},
 		Handler: func(ctx context.Context, p auth.Principal, _ getWorkspaceContextInput) (toolkit.Result[workspaceOutput], error) {
 			rows, err := contexts.Read(ctx, p.WorkspaceID)
 			if err != nil {
@@ -320,6 +321,7 @@ func remember(d Deps) toolkit.Tool {
 			"With forget: deletes that fact. With neither: lists everything, newest first. Give fact or forget, not both. " +
 			"It changes only VibeSell's notes and costs nothing. Not for the offer or the playbook: use save_offer and save_playbook for those.",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.Yes, Idempotent: toolkit.No, OpenWorld: toolkit.No},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeWrite},
 		Handler: func(ctx context.Context, p auth.Principal, in rememberInput) (toolkit.Result[memoryOutput], error) {
 			var out memoryOutput
 			var head string
@@ -408,6 +410,7 @@ func saveOffer(d Deps) toolkit.Tool {
 			"Use the person's own words; do not invent proof points or a price. It changes only VibeSell's notes and costs nothing. " +
 			"Not for tone or objections: those go in save_playbook.",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.Yes, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeWrite},
 		Handler: func(ctx context.Context, p auth.Principal, in saveOfferInput) (toolkit.Result[offerOutput], error) {
 			o := workspace.Offer{CompanyName: in.CompanyName, CompanyDomain: in.CompanyDomain, Product: in.Product,
 				Audience: in.Audience, Value: in.Value, ProofPoints: in.ProofPoints, CallToAction: in.CallToAction}
@@ -454,6 +457,7 @@ func savePlaybook(d Deps) toolkit.Tool {
 			"Use what the person said; do not invent objections. It changes only VibeSell's notes and costs nothing. " +
 			"Not for what they sell or to whom: that is save_offer.",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.Yes, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeWrite},
 		Handler: func(ctx context.Context, p auth.Principal, in savePlaybookInput) (toolkit.Result[playbookOutput], error) {
 			pb := workspace.Playbook{Tone: in.Tone, Angles: in.Angles, Dos: in.Dos, Donts: in.Donts}
 			for _, o := range in.Objections {
@@ -529,6 +533,7 @@ func contactSupport(d Deps) toolkit.Tool {
 			"or a result says something went wrong on our side more than once (include the ref). Each call opens a new ticket, so call it once per problem. " +
 			"It costs nothing. Not for facts to keep in mind: that is remember.",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.No, OpenWorld: toolkit.No},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeWrite},
 		Handler: func(ctx context.Context, p auth.Principal, in contactSupportInput) (toolkit.Result[supportOutput], error) {
 			t, err := d.Workspaces.OpenTicket(ctx, p.WorkspaceID, in.Topic, in.Message, in.ReplyTo)
 			if err != nil {

@@ -5,6 +5,9 @@
 //   node build.mjs                 writes card.html
 //   node build.mjs --out FILE      writes FILE instead (the Go test compares it to card.html)
 //   node build.mjs --check         writes nothing; fails when card.html is not what src/ builds
+//   node build.mjs --sizes FILE    also writes, as JSON, how many bytes of the card are
+//                                  ours (src/) and how many each package brings (the Go
+//                                  test holds them to a budget)
 //
 // The output depends only on the sources and the pinned packages: no
 // timestamps, no absolute paths, so the same tree always builds the same bytes.
@@ -34,7 +37,7 @@ const common = {
 };
 
 const [js, css] = await Promise.all([
-  build({ ...common, entryPoints: ["src/main.ts"], format: "esm", target: "es2022", platform: "browser" }),
+  build({ ...common, entryPoints: ["src/main.ts"], format: "esm", target: "es2022", platform: "browser", metafile: true }),
   build({ ...common, entryPoints: ["src/style.css"], target: "chrome100" }),
 ]);
 
@@ -59,6 +62,23 @@ if (/\b(src|href)\s*=\s*["']?(https?:)?\/\//i.test(html.replace(/<script[\s\S]*<
   throw new Error("card.html would load something from another origin");
 }
 
+const sizesFile = arg("--sizes");
+if (sizesFile) {
+  // Bytes each source file leaves in the minified script, summed for our
+  // own code (src/, plus the stylesheet) and per package.
+  const inputs = Object.values(js.metafile.outputs)[0].inputs;
+  const sizes = { total: Buffer.byteLength(html), ours: Buffer.byteLength(style), packages: {} };
+  for (const [path, { bytesInOutput }] of Object.entries(inputs)) {
+    if (path.startsWith("src/")) {
+      sizes.ours += bytesInOutput;
+      continue;
+    }
+    const pkg = path.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/)?.[1] ?? path;
+    sizes.packages[pkg] = (sizes.packages[pkg] ?? 0) + bytesInOutput;
+  }
+  await writeFile(resolve(sizesFile), JSON.stringify(sizes, null, 2) + "\n");
+}
+
 if (process.argv.includes("--check")) {
   const committed = await readFile(join(here, "card.html"), "utf8").catch(() => "");
   if (committed !== html) {
@@ -68,5 +88,5 @@ if (process.argv.includes("--check")) {
   console.log("card.html is up to date");
 } else {
   await writeFile(out, html);
-  console.log(`wrote ${out} (${html.length} bytes)`);
+  console.log(`wrote ${out} (${Buffer.byteLength(html)} bytes)`);
 }

@@ -1,6 +1,7 @@
 package ui_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,12 +12,29 @@ import (
 	"vibesell/ui"
 )
 
+// The card's size budget. Every tool result loads the card once per
+// conversation turn that shows it, so it only grows on purpose: raise a
+// figure in the commit that needs it, saying why.
+//
+// On 1 Dec 2026 the card was 641,346 bytes, of which 46,038 were ours (the
+// views, helpers and stylesheet under src/, minified); the rest is the MCP
+// Apps SDK (@modelcontextprotocol/ext-apps 30,664, its client 162,710 and
+// core 16,552) and zod (384,882), which the SDK validates every protocol
+// message with. The budgets leave room for a few more views, not for a new
+// dependency.
+const (
+	cardBudget = 655_000 // bytes of card.html
+	oursBudget = 56_000  // bytes of it built from src/
+)
+
 // TestCardIsUpToDate rebuilds the card from src/ and compares it byte for
-// byte with the committed card.html, which is what the server embeds.
+// byte with the committed card.html, which is what the server embeds; it
+// also holds our own share of the card to its budget.
 func TestCardIsUpToDate(t *testing.T) {
 	nodeModules(t)
-	out := filepath.Join(t.TempDir(), "card.html")
-	if log, err := runNode(t, 2*time.Minute, "build.mjs", "--out", out); err != nil {
+	dir := t.TempDir()
+	out, sizesFile := filepath.Join(dir, "card.html"), filepath.Join(dir, "sizes.json")
+	if log, err := runNode(t, 2*time.Minute, "build.mjs", "--out", out, "--sizes", sizesFile); err != nil {
 		t.Fatalf("building the card from src/ failed: %v\n%s", err, log)
 	}
 	built, err := os.ReadFile(out)
@@ -25,6 +43,29 @@ func TestCardIsUpToDate(t *testing.T) {
 	}
 	if string(built) != ui.CardHTML {
 		t.Fatalf("ui/card.html is not what src/ builds (%d bytes built, %d committed): run `cd ui && npm ci && npm run build` and commit card.html", len(built), len(ui.CardHTML))
+	}
+	var sizes struct {
+		Total    int            `json:"total"`
+		Ours     int            `json:"ours"`
+		Packages map[string]int `json:"packages"`
+	}
+	data, err := os.ReadFile(sizesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &sizes); err != nil {
+		t.Fatal(err)
+	}
+	if sizes.Ours > oursBudget {
+		t.Errorf("the card's own code is %d bytes, over its budget of %d (packages: %v): make it smaller, or raise oursBudget in build_test.go and say why", sizes.Ours, oursBudget, sizes.Packages)
+	}
+}
+
+// TestCardSizeBudget holds the committed card to its budget (no Node
+// needed).
+func TestCardSizeBudget(t *testing.T) {
+	if n := len(ui.CardHTML); n > cardBudget {
+		t.Errorf("card.html is %d bytes, over its budget of %d: make it smaller, or raise cardBudget in build_test.go and say why", n, cardBudget)
 	}
 }
 

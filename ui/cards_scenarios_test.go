@@ -178,10 +178,12 @@ func handApprovalScenarios(t *testing.T) []*scenario {
 	done["outcome"] = "Registered 3 domains and created 6 mailboxes. Warm-up starts tomorrow."
 	sc = hand("approval-done", "order_sending_setup", nil, "Done.", done)
 	sc.Expect = expect{
-		Texts:     []string{"Done", "Registered 3 domains and created 6 mailboxes", "sam@acme-analytics.com", "in the VibeSell web app"},
+		Texts:     []string{"Done", "Registered 3 domains and created 6 mailboxes", "sam@acme-analytics.com", "the web app"},
 		NoButtons: []string{"Approve", "Reject"},
 	}
 	out = append(out, sc)
+
+	out = append(out, bidiApprovalScenario())
 
 	// Expired.
 	expired := approvalData("ap_1q2w3e4r5t6y7u8i", "not_done", true, false, time.Now().Add(-time.Hour))
@@ -396,6 +398,23 @@ func approvalScenarios(t *testing.T, s *server) []*scenario {
 	expired["outcome"] = "Expired: nobody decided before " + time.Now().Add(-time.Hour).UTC().Format("Mon 2 Jan 2006, 15:04 UTC") + ", so nothing was done."
 	sc := hand("approval-expired", "order_sending_setup", nil, "Expired.", expired)
 	sc.Expect = expect{Texts: []string{"Not done", "Expired: nobody decided"}, NoButtons: []string{"Approve", "Reject"}}
-	out = append(out, sc)
+	out = append(out, sc, bidiApprovalScenario())
 	return out
+}
+
+// bidiApprovalScenario: bidirectional controls in text the assistant wrote
+// (here a summary and a sender's name in the outcome) would make the person read a
+// reversed price; the card shows the text without them.
+func bidiApprovalScenario() *scenario {
+	expires := time.Now().Add(time.Hour)
+	bidi := approvalData("ap_5b1d2c3e4f5a6b7c", "done", false, true, expires)
+	bidi["decidedBy"], bidi["decidedAt"], bidi["decidedVia"] = "sam@acme-analytics.com", time.Now().Add(-time.Hour).UTC().Format(time.RFC3339), "web"
+	bidi["outcome"] = "Created the mailbox of Ada \u202eLovelace\u202c <ada@getacme.com>."
+	bidi["summary"] = "Set up rocket\u202e 00.51$ \u2067for\u2069 Acme"
+	sc := hand("approval-bidi", "order_sending_setup", nil, "Done.", bidi)
+	sc.Expect = expect{
+		Texts:  []string{"Set up rocket 00.51$ for Acme", "Created the mailbox of Ada Lovelace <ada@getacme.com>."},
+		Absent: []string{"\u202e", "\u2067", "\u2069", "\u202c"},
+	}
+	return sc
 }

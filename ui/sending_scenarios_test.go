@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"vibesell/approvals"
+	"vibesell/sending"
 )
 
 // answerClick sets a choice scenario's action: clicking the choice with id
@@ -177,7 +178,7 @@ func sendingScenarios(t *testing.T, s *server) []*scenario {
 
 	// Everything so far.
 	sc, data = s.scenario("sending-setup", "get_sending_setup", nil)
-	sc.Expect.Texts, sc.Expect.Absent = withStep([]string{str(obj(data["source"])["label"]), "Picked, not ordered", "Planned, not ordered"}, data)
+	sc.Expect.Texts, sc.Expect.Absent = withStep([]string{sending.SourceLabels.Of(str(obj(data["source"])["id"])), "Picked, not ordered", "Planned, not ordered"}, data)
 	for _, d := range list(data["domains"]) {
 		sc.Expect.Texts = append(sc.Expect.Texts, str(obj(d)["domain"]))
 	}

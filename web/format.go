@@ -76,59 +76,10 @@ func count(n int, unit string) string {
 	return fmt.Sprintf("%d %ss", n, unit)
 }
 
-func statusLabel(s approvals.Status) string {
-	switch s {
-	case approvals.Pending:
-		return "Waiting for a decision"
-	case approvals.Approved:
-		return "Approved, being carried out"
-	case approvals.Done:
-		return "Done"
-	case approvals.NotDone:
-		return "Not done"
-	case approvals.Rejected:
-		return "Rejected"
-	}
-	return string(s)
-}
-
-func viaLabel(via string) string {
-	switch via {
-	case approvals.ViaCard:
-		return "the approval card in the conversation"
-	case approvals.ViaConversation:
-		return "the conversation with the assistant"
-	case approvals.ViaWeb:
-		return "the web app"
-	case approvals.ViaSystem:
-		return "automatically"
-	}
-	return via
-}
-
-func eventLabel(event string) string {
-	switch event {
-	case "opened":
-		return "Asked for a decision"
-	case "approved":
-		return "Approved"
-	case "rejected":
-		return "Rejected"
-	case "approve_refused":
-		return "Approval refused here (needs the web app)"
-	case "executing":
-		return "Started carrying it out"
-	case "done":
-		return "Done"
-	case "not_done":
-		return "Ended without being done"
-	case "expired":
-		return "Expired"
-	case "superseded":
-		return "Replaced by a newer approval"
-	}
-	return event
-}
+// The labels are approvals' tables, which the card's are generated from.
+func statusLabel(s approvals.Status) string { return s.Label() }
+func viaLabel(via string) string            { return approvals.ViaLabels.Of(via) }
+func eventLabel(event string) string        { return approvals.EventLabels.Of(event) }
 
 func deref(s *string) string {
 	if s == nil {

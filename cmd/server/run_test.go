@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -21,6 +20,7 @@ import (
 	"vibesell/auth"
 	"vibesell/store"
 	"vibesell/store/storetest"
+	"vibesell/toolkit/toolkittest"
 )
 
 func TestMain(m *testing.M) { storetest.Main(m) }
@@ -35,22 +35,7 @@ func env(pairs ...string) func(string) string {
 }
 
 // syncBuffer is written by a server goroutine while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+type syncBuffer = toolkittest.LogBuffer
 
 func runCmd(t *testing.T, getenv func(string) string, args ...string) (string, error) {
 	t.Helper()

@@ -1,4 +1,4 @@
-// Package toolstest drives a VibeSell MCP server through mcp-go's
+// Package toolkittest drives a VibeSell MCP server through mcp-go's
 // in-process client, acting for one workspace, and checks every tool result
 // against the result protocol, so a feature test only states what its tool
 // should say and return.
@@ -50,10 +50,10 @@ func Connect(t testing.TB, s *server.MCPServer, p auth.Principal) *Client {
 	ctx := auth.NewContext(t.Context(), p)
 	c, err := client.NewInProcessClient(s)
 	if err != nil {
-		t.Fatalf("toolstest: new in-process client: %v", err)
+		t.Fatalf("toolkittest: new in-process client: %v", err)
 	}
 	if err := c.Start(ctx); err != nil {
-		t.Fatalf("toolstest: start: %v", err)
+		t.Fatalf("toolkittest: start: %v", err)
 	}
 	t.Cleanup(func() { _ = c.Close() })
 	init, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{
@@ -63,12 +63,20 @@ func Connect(t testing.TB, s *server.MCPServer, p auth.Principal) *Client {
 		ClientInfo:      mcp.Implementation{Name: "toolstest", Version: "1"},
 	}})
 	if err != nil {
-		t.Fatalf("toolstest: initialize: %v", err)
+		t.Fatalf("toolkittest: initialize: %v", err)
 	}
 	tc := &Client{t: t, ctx: ctx, mcp: c, init: init,
 		listed: map[string]json.RawMessage{}, output: map[string]*validator.Schema{}, rawOut: map[string]json.RawMessage{}}
 	tc.listTools()
 	return tc
+}
+
+// For returns the client reporting to t: in a subtest, calls must fail the
+// subtest, not the test that connected.
+func (c *Client) For(t testing.TB) *Client {
+	cp := *c
+	cp.t = t
+	return &cp
 }
 
 // MCP returns the underlying client, for requests the helpers do not cover.
@@ -87,7 +95,7 @@ func (c *Client) Tool(name string) json.RawMessage {
 	c.t.Helper()
 	def, ok := c.listed[name]
 	if !ok {
-		c.t.Fatalf("toolstest: tool %q is not listed", name)
+		c.t.Fatalf("toolkittest: tool %q is not listed", name)
 	}
 	return def
 }
@@ -99,7 +107,7 @@ func (c *Client) Call(name string, args any) *mcp.CallToolResult {
 	c.t.Helper()
 	res, err := c.mcp.CallTool(c.ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: name, Arguments: args}})
 	if err != nil {
-		c.t.Fatalf("toolstest: call %s: protocol error: %v", name, err)
+		c.t.Fatalf("toolkittest: call %s: protocol error: %v", name, err)
 	}
 	c.check(name, res)
 	return res
@@ -110,19 +118,19 @@ func (c *Client) Call(name string, args any) *mcp.CallToolResult {
 func (c *Client) Result(name string, args any, out any) string {
 	c.t.Helper()
 	res := c.Call(name, args)
-	text := textOf(res)
+	text := TextOf(res)
 	if res.IsError {
-		c.t.Fatalf("toolstest: %s refused: %s", name, text)
+		c.t.Fatalf("toolkittest: %s refused: %s", name, text)
 	}
 	if out != nil {
 		data, err := json.Marshal(res.StructuredContent)
 		if err != nil {
-			c.t.Fatalf("toolstest: %s: encode structuredContent: %v", name, err)
+			c.t.Fatalf("toolkittest: %s: encode structuredContent: %v", name, err)
 		}
 		dec := json.NewDecoder(bytes.NewReader(data))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(out); err != nil {
-			c.t.Fatalf("toolstest: %s: decode structuredContent into %T: %v", name, out, err)
+			c.t.Fatalf("toolkittest: %s: decode structuredContent into %T: %v", name, out, err)
 		}
 	}
 	return text
@@ -133,41 +141,41 @@ func (c *Client) Refusal(name string, args any) string {
 	c.t.Helper()
 	res := c.Call(name, args)
 	if !res.IsError {
-		c.t.Fatalf("toolstest: %s succeeded, want a refusal; it said: %s", name, textOf(res))
+		c.t.Fatalf("toolkittest: %s succeeded, want a refusal; it said: %s", name, TextOf(res))
 	}
-	return textOf(res)
+	return TextOf(res)
 }
 
 func (c *Client) check(name string, res *mcp.CallToolResult) {
 	c.t.Helper()
 	if len(res.Content) != 1 {
-		c.t.Fatalf("toolstest: %s: %d content blocks, want exactly one text block", name, len(res.Content))
+		c.t.Fatalf("toolkittest: %s: %d content blocks, want exactly one text block", name, len(res.Content))
 	}
 	text, ok := mcp.AsTextContent(res.Content[0])
 	if !ok {
-		c.t.Fatalf("toolstest: %s: content is %T, want text", name, res.Content[0])
+		c.t.Fatalf("toolkittest: %s: content is %T, want text", name, res.Content[0])
 	}
 	if strings.TrimSpace(text.Text) == "" {
-		c.t.Fatalf("toolstest: %s: empty text", name)
+		c.t.Fatalf("toolkittest: %s: empty text", name)
 	}
 	if res.IsError {
 		if res.StructuredContent != nil {
-			c.t.Fatalf("toolstest: %s: a refusal carries structuredContent: %v", name, res.StructuredContent)
+			c.t.Fatalf("toolkittest: %s: a refusal carries structuredContent: %v", name, res.StructuredContent)
 		}
 		return
 	}
 	if res.StructuredContent == nil {
-		c.t.Fatalf("toolstest: %s: a result without structuredContent", name)
+		c.t.Fatalf("toolkittest: %s: a result without structuredContent", name)
 	}
 	if kind, _ := res.StructuredContent.(map[string]any)["kind"].(string); kind == "" {
-		c.t.Fatalf("toolstest: %s: structuredContent has no kind: %v", name, res.StructuredContent)
+		c.t.Fatalf("toolkittest: %s: structuredContent has no kind: %v", name, res.StructuredContent)
 	}
 	schema := c.output[name]
 	if schema == nil {
-		c.t.Fatalf("toolstest: %s: no outputSchema was listed", name)
+		c.t.Fatalf("toolkittest: %s: no outputSchema was listed", name)
 	}
 	if err := validate(schema, res.StructuredContent); err != nil {
-		c.t.Fatalf("toolstest: %s: structuredContent does not match the advertised outputSchema: %v\nschema: %s", name, err, c.rawOut[name])
+		c.t.Fatalf("toolkittest: %s: structuredContent does not match the advertised outputSchema: %v\nschema: %s", name, err, c.rawOut[name])
 	}
 }
 
@@ -185,17 +193,17 @@ func (c *Client) listTools() {
 			JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(-page), Method: string(mcp.MethodToolsList), Params: params,
 		})
 		if err != nil {
-			c.t.Fatalf("toolstest: tools/list: %v", err)
+			c.t.Fatalf("toolkittest: tools/list: %v", err)
 		}
 		if resp.Error != nil {
-			c.t.Fatalf("toolstest: tools/list: %d %s", resp.Error.Code, resp.Error.Message)
+			c.t.Fatalf("toolkittest: tools/list: %d %s", resp.Error.Code, resp.Error.Message)
 		}
 		var list struct {
 			Tools []json.RawMessage `json:"tools"`
 			Next  string            `json:"nextCursor"`
 		}
 		if err := json.Unmarshal(resp.Result, &list); err != nil {
-			c.t.Fatalf("toolstest: tools/list: %v", err)
+			c.t.Fatalf("toolkittest: tools/list: %v", err)
 		}
 		for _, def := range list.Tools {
 			var tool struct {
@@ -203,13 +211,13 @@ func (c *Client) listTools() {
 				OutputSchema json.RawMessage `json:"outputSchema"`
 			}
 			if err := json.Unmarshal(def, &tool); err != nil {
-				c.t.Fatalf("toolstest: tools/list: %v", err)
+				c.t.Fatalf("toolkittest: tools/list: %v", err)
 			}
 			c.listed[tool.Name] = def
 			if len(tool.OutputSchema) > 0 {
 				s, err := compile(tool.OutputSchema)
 				if err != nil {
-					c.t.Fatalf("toolstest: %s: outputSchema does not compile: %v", tool.Name, err)
+					c.t.Fatalf("toolkittest: %s: outputSchema does not compile: %v", tool.Name, err)
 				}
 				c.output[tool.Name] = s
 				c.rawOut[tool.Name] = tool.OutputSchema
@@ -228,10 +236,10 @@ func ValidateStructured(t testing.TB, schema json.RawMessage, value any) {
 	t.Helper()
 	s, err := compile(schema)
 	if err != nil {
-		t.Fatalf("toolstest: schema does not compile: %v", err)
+		t.Fatalf("toolkittest: schema does not compile: %v", err)
 	}
 	if err := validate(s, value); err != nil {
-		t.Fatalf("toolstest: value does not match the schema: %v", err)
+		t.Fatalf("toolkittest: value does not match the schema: %v", err)
 	}
 }
 
@@ -243,7 +251,7 @@ func compile(schema json.RawMessage) (*validator.Schema, error) {
 	c := validator.NewCompiler()
 	c.DefaultDraft(validator.Draft2020)
 	c.AssertFormat()
-	const url = "mem://toolstest/schema.json"
+	const url = "mem://toolkittest/schema.json"
 	if err := c.AddResource(url, doc); err != nil {
 		return nil, err
 	}
@@ -260,14 +268,4 @@ func validate(s *validator.Schema, value any) error {
 		return err
 	}
 	return s.Validate(v)
-}
-
-func textOf(res *mcp.CallToolResult) string {
-	if len(res.Content) == 0 {
-		return ""
-	}
-	if text, ok := mcp.AsTextContent(res.Content[0]); ok {
-		return text.Text
-	}
-	return ""
 }

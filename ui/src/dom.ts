@@ -1,5 +1,6 @@
 // A few lines of DOM building. Everything the server sends is put into the
-// page as text (textContent, attributes), never parsed as HTML.
+// page as text (textContent, attributes), never parsed as HTML, and without
+// bidirectional controls (see plain).
 
 export type Child = Node | string | number | null | undefined | false | Child[];
 
@@ -20,9 +21,21 @@ function setAttrs(el: Element, attrs?: Attrs | null): void {
     if (typeof value === "function") {
       el.addEventListener(name.replace(/^on/, ""), value);
     } else {
-      el.setAttribute(name, value === true ? "" : String(value));
+      el.setAttribute(name, value === true ? "" : plain(String(value)));
     }
   }
+}
+
+// Explicit bidirectional embeddings, overrides and isolates (U+202A–U+202E,
+// U+2066–U+2069). The card never needs them, and in text the assistant
+// wrote (a sender name, a summary) they can make the person read something
+// else than what is there: a price reversed, a domain spelled backwards.
+// Right-to-left letters need none of them to show right.
+const bidiControls = /[\u202a-\u202e\u2066-\u2069]/g;
+
+/** plain returns text as it may be shown: without bidirectional controls. */
+export function plain(text: string): string {
+  return text.replace(bidiControls, "");
 }
 
 export function append(el: Node, children: Child[]): void {
@@ -30,7 +43,7 @@ export function append(el: Node, children: Child[]): void {
     if (c === null || c === undefined || c === false) continue;
     if (Array.isArray(c)) append(el, c);
     else if (c instanceof Node) el.appendChild(c);
-    else el.appendChild(document.createTextNode(String(c)));
+    else el.appendChild(document.createTextNode(plain(String(c))));
   }
 }
 

@@ -109,3 +109,8 @@ export function sentence(v: string): string {
   const s = v.replace(/_/g, " ");
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
+
+/** lowerFirst puts a label in the middle of a sentence: "Being prepared" becomes "being prepared". */
+export function lowerFirst(v: string): string {
+  return v.charAt(0).toLowerCase() + v.slice(1);
+}

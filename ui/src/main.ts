@@ -8,7 +8,7 @@ import "./jitless";
 import { App, PostMessageTransport, applyHostFonts, applyHostStyleVariables, type McpUiHostContext } from "@modelcontextprotocol/ext-apps";
 
 import { Ctx, ToolResult, View, textOf } from "./ctx";
-import { h } from "./dom";
+import { h, plain } from "./dom";
 import { setLocale } from "./format";
 import { card, notice } from "./ui";
 import { approvalView, approvalsView } from "./views/approval";
@@ -84,7 +84,7 @@ const ctx: Ctx = {
   announce(text) {
     live.textContent = "";
     // A fresh text node is what makes screen readers speak it again.
-    setTimeout(() => (live.textContent = text), 30);
+    setTimeout(() => (live.textContent = plain(text)), 30);
   },
   every(ms, fn) {
     const id = setInterval(fn, ms);

@@ -11,40 +11,15 @@
 // found, with nothing to decide.
 
 import { Ctx, ToolResult, textOf } from "../ctx";
+import { approvalActionLabels, approvalStatusLabels, approvalViaLabels } from "../generated/labels";
+import type { DecideApprovalResult, ListPendingApprovalsResult } from "../generated/types";
 import { Child, h, uid } from "../dom";
 import { count, moment, momentText, sentence, until } from "../format";
 import { Money, Tone, bullets, button, card, facts, isMoney, moneyText, na, notice, pill, section, stat } from "../ui";
 
-export interface Impact {
-  what?: string | null;
-  items?: string[] | null;
-  who?: string | null;
-  when?: string | null;
-  costOnce?: Money | null;
-  costMonthly?: Money | null;
-  renewal?: string | null;
-  undo?: string | null;
-}
+export type Impact = ApprovalData["impact"];
 
-export interface ApprovalData {
-  kind?: string;
-  approval: string;
-  action: string;
-  status: string;
-  summary: string;
-  impact: Impact | string | null;
-  irreversible: boolean;
-  expiresAt: string | null;
-  decideHere: boolean;
-  appUrl: string | null;
-  decidedBy?: string | null;
-  decidedAt?: string | null;
-  decidedVia?: string | null;
-  reason?: string | null;
-  outcome?: string | null;
-  startedAt?: string | null;
-  finishedAt?: string | null;
-}
+export type ApprovalData = DecideApprovalResult;
 
 /** The tools the card uses; their names are the product's public contract. */
 export const DECIDE_TOOL = "decide_approval";
@@ -72,39 +47,25 @@ export function isNotFound(res: ToolResult, id: string): boolean {
   return textOf(res).includes(`no approval ${id} `);
 }
 
-const statuses: Record<string, [string, Tone, string]> = {
-  pending: ["Waiting for a decision", "warn", "clock"],
-  approved: ["Approved, being carried out", "info", "check"],
-  done: ["Done", "ok", "check"],
-  not_done: ["Not done", "bad", "x"],
-  rejected: ["Rejected", "muted", "x"],
+// The words are approvals' (generated); the tone and icon are the card's.
+const statusLooks: Record<string, [Tone, string]> = {
+  pending: ["warn", "clock"],
+  approved: ["info", "check"],
+  done: ["ok", "check"],
+  not_done: ["bad", "x"],
+  rejected: ["muted", "x"],
 };
 
 export function approvalPill(status: string | null | undefined): HTMLElement {
   if (!status) return pill("Status not available", "muted");
-  const s = statuses[status];
-  return s ? pill(s[0], s[1], s[2]) : pill(sentence(status), "muted");
+  const label = approvalStatusLabels[status];
+  const [tone, look] = statusLooks[status] ?? ["muted", undefined];
+  return label ? pill(label, tone, look) : pill(sentence(status), "muted");
 }
-
-const actionLabels: Record<string, string> = {
-  order_sending_setup: "Order the sending setup",
-  import_leads: "Import leads",
-  launch_campaign: "Launch a campaign",
-  stop_campaign: "Stop a campaign",
-  resume_campaign: "Resume a campaign",
-  upgrade_plan: "Change the plan",
-};
 
 export function actionLabel(action: string): string {
-  return actionLabels[action] ?? sentence(action);
+  return approvalActionLabels[action] ?? sentence(action);
 }
-
-const viaLabels: Record<string, string> = {
-  card: "In the card, in the conversation",
-  conversation: "By telling the assistant",
-  web: "In the VibeSell web app",
-  system: "By VibeSell",
-};
 
 const outcomeTone: Record<string, Tone> = { done: "ok", not_done: "bad", rejected: "muted", approved: "info" };
 const impactTitle: Record<string, string> = {
@@ -154,7 +115,7 @@ function decision(d: ApprovalData): Child {
     [d.status === "rejected" ? "Rejected by" : "Approved by", d.decidedBy ?? null],
     ["When", d.decidedAt ? moment(d.decidedAt) : null],
   ];
-  if (d.decidedVia !== undefined) rows.push(["Where", d.decidedVia ? viaLabels[d.decidedVia] ?? d.decidedVia : null]);
+  if (d.decidedVia !== undefined) rows.push(["Where", d.decidedVia ? sentence(approvalViaLabels[d.decidedVia] ?? d.decidedVia) : null]);
   if (d.reason) rows.push(["Reason", d.reason]);
   return section("Decision", facts(rows));
 }
@@ -374,16 +335,16 @@ async function readApproval(ctx: Ctx, d: ApprovalData): Promise<ApprovalData | "
     return "unknown";
   }
   if (res.isError) return isNotFound(res, d.approval) ? "not_found" : "unknown";
-  const data = res.structuredContent as { approvals?: ApprovalData[] } | undefined;
+  const data = res.structuredContent as ListPendingApprovalsResult | undefined;
   if (!data || !Array.isArray(data.approvals)) return "unknown";
   const found = data.approvals.find((a) => a.approval === d.approval);
   if (!found) return "unknown";
-  const now = { ...found, kind: "approval" };
+  const now: ApprovalData = { ...found, kind: "approval" };
   fresh.add(now);
   return now;
 }
 
-export function approvalsView(d: { approvals: ApprovalData[] | null; nextCursor?: string | null }, ctx: Ctx): HTMLElement {
+export function approvalsView(d: ListPendingApprovalsResult, ctx: Ctx): HTMLElement {
   const list = d.approvals;
   const waiting = list ? list.filter((a) => a.status === "pending").length : 0;
   return card({

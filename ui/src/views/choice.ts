@@ -3,31 +3,12 @@
 // tool returns, and tells the conversation what was chosen.
 
 import { Ctx, textOf } from "../ctx";
+import type { ChooseSendingSourceResult, ProposeEmailResult } from "../generated/types";
 import { h, icon, uid } from "../dom";
 import { button, card, notice } from "../ui";
 
-interface Answer {
-  card: string;
-  answer: string;
-}
-
-interface Choice {
-  id: string;
-  label: string;
-  description?: string | null;
-}
-
-export interface ChoiceData {
-  kind: "choice";
-  card: string;
-  tool: string;
-  arguments: Record<string, unknown> | null;
-  question: string;
-  reason: string | null;
-  choices: Choice[] | null;
-  allowFreeText: boolean;
-  answers: Answer[] | null;
-}
+/** A question comes from any tool that asks (their results share these fields). */
+export type ChoiceData = ChooseSendingSourceResult | ProposeEmailResult;
 
 export function choiceView(d: ChoiceData, ctx: Ctx): HTMLElement {
   const errorBox = h("div", { "aria-live": "polite" });

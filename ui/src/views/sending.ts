@@ -3,14 +3,21 @@
 // "Not available" unless the field says what null means.
 
 import { Ctx } from "../ctx";
+import { domainStateLabels, mailboxStateLabels, sendingSourceLabels } from "../generated/labels";
+import type {
+  CheckDomainsResult,
+  ChooseSendingSourceResult,
+  GetSendingSetupResult,
+  ListWarmedDomainsResult,
+  ProposeEmailResult,
+  SizeSendingCapacityResult,
+  StartWarmupResult,
+} from "../generated/types";
 import { Child, h } from "../dom";
 import { count, moment, plural, sentence } from "../format";
 import { Money, Tone, bullets, card, facts, moneyText, na, notice, pill, section, stat } from "../ui";
 
-interface Step {
-  tool: string | null;
-  why: string;
-}
+type Step = NonNullable<GetSendingSetupResult["nextStep"]>;
 
 function price(m: Money | null | undefined, per?: string): Child {
   if (!m) return na();
@@ -47,27 +54,8 @@ function sub(...parts: Child[]): HTMLElement {
 
 // sending_choice: what the person picked (source or domains), settled.
 
-interface DomainPick {
-  domain: string;
-  origin: "new" | "warmed";
-  yearlyPrice: Money;
-  mailboxPrice: Money;
-  mailboxes: number;
-  readyOn: string;
-  registeredOn: string | null;
-  reputation: number | null;
-}
-
 export function sendingChoiceView(
-  d: {
-    decision: string | null;
-    chosen: { id: string | null; label: string }[] | null;
-    domains: DomainPick[] | null;
-    provider: string | null;
-    meaning: string | null;
-    chosenAt: string | null;
-    nextStep: Step | null;
-  },
+  d: ChooseSendingSourceResult,
   _ctx: Ctx,
 ): HTMLElement {
   const chosen = d.chosen ?? [];
@@ -117,17 +105,7 @@ export function sendingChoiceView(
 // email_step: the exact addresses that will be created.
 
 export function emailStepView(
-  d: {
-    styleLabel: string | null;
-    addresses: { address: string; domain: string; senderName: string | null; prewarmed: boolean; monthlyPrice: Money }[] | null;
-    domains: string[] | null;
-    monthlyCost: Money | null;
-    yearlyCost: Money | null;
-    readyOn: string | null;
-    fullVolumeOn: string | null;
-    chosenAt: string | null;
-    nextStep: Step | null;
-  },
+  d: ProposeEmailResult,
   _ctx: Ctx,
 ): HTMLElement {
   const list = d.addresses;
@@ -166,12 +144,7 @@ export function emailStepView(
 // domain_quote: can these names be had, and for how much.
 
 export function domainQuoteView(
-  d: {
-    provider: string;
-    sandbox: boolean;
-    checkedAt: string;
-    quotes: { domain: string; available: boolean | null; pricePerYear: Money | null; reason: string | null }[] | null;
-  },
+  d: CheckDomainsResult,
   _ctx: Ctx,
 ): HTMLElement {
   const quotes = d.quotes ?? [];
@@ -206,24 +179,7 @@ export function domainQuoteView(
 // warmed_shelf: domains that are already warm, on offer now.
 
 export function warmedShelfView(
-  d: {
-    sandbox: boolean;
-    total: number;
-    domains:
-      | {
-          domain: string;
-          registeredOn: string;
-          ageDays: number;
-          mailboxes: number;
-          reputation: number | null;
-          yearlyPrice: Money;
-          mailboxPrice: Money;
-          monthlyPrice: Money;
-          readyOn: string;
-        }[]
-      | null;
-    nextCursor: string | null;
-  },
+  d: ListWarmedDomainsResult,
   _ctx: Ctx,
 ): HTMLElement {
   const list = d.domains ?? [];
@@ -264,27 +220,7 @@ const sources: Record<string, string> = {
 };
 
 export function sizingView(
-  d: {
-    confirmed: boolean;
-    confirmedAt: string | null;
-    source: string;
-    dailyVolume: number;
-    leadCount: number | null;
-    deadline: string | null;
-    emailsPerLead: number | null;
-    totalEmails: number | null;
-    sendingDays: number | null;
-    emailsPerMailbox: number;
-    mailboxesPerDomain: number;
-    mailboxes: number;
-    domains: number;
-    mailboxPrice: Money;
-    domainPrice: Money;
-    monthlyCost: Money;
-    yearlyCost: Money;
-    readyOn: string;
-    fullVolumeOn: string;
-  },
+  d: SizeSendingCapacityResult,
   _ctx: Ctx,
 ): HTMLElement {
   const fromLeads = d.leadCount !== null;
@@ -322,31 +258,21 @@ export function sizingView(
 
 // sending_setup: everything about the sending addresses now.
 
-interface DNSCheck {
-  type: string;
-  host: string;
-  expected: string;
-  found: string | null;
-  ok: boolean | null;
+type DNSCheck = NonNullable<NonNullable<GetSendingSetupResult["domains"]>[number]["dns"]>[number];
+
+// The words are sending's (generated); the tones are the card's.
+const domainTones: Record<string, Tone> = { chosen: "muted", preparing: "info", ready: "ok" };
+const mailboxTones: Record<string, Tone> = { planned: "muted", preparing: "info", ready: "info", warming: "warn", warm: "ok" };
+
+function statusOf(labels: Readonly<Record<string, string>>, tones: Record<string, Tone>, s: string): HTMLElement {
+  const label = labels[s];
+  return label ? pill(label, tones[s] ?? "muted") : pill(sentence(s), "muted");
 }
 
-const domainStatus: Record<string, [string, Tone]> = {
-  chosen: ["Picked, not ordered", "muted"],
-  preparing: ["Being prepared", "info"],
-  ready: ["Ready", "ok"],
-};
-
-const mailboxStatus: Record<string, [string, Tone]> = {
-  planned: ["Planned, not ordered", "muted"],
-  preparing: ["Being prepared", "info"],
-  ready: ["Ready, warmup not started", "info"],
-  warming: ["Warming up", "warn"],
-  warm: ["Warm", "ok"],
-};
-
-function statusOf(map: Record<string, [string, Tone]>, s: string): HTMLElement {
-  const m = map[s];
-  return m ? pill(m[0], m[1]) : pill(sentence(s), "muted");
+/** sourceText says where the addresses come from, with the person's own words when they gave some. */
+export function sourceText(id: string, own: string | null | undefined): string {
+  const label = sendingSourceLabels[id] ?? sentence(id);
+  return own ? `${label}: “${own}”` : label;
 }
 
 function dnsLine(c: DNSCheck): HTMLElement {
@@ -355,40 +281,7 @@ function dnsLine(c: DNSCheck): HTMLElement {
 }
 
 export function sendingSetupView(
-  d: {
-    source: { id: string; label: string; text: string | null; chosenAt: string } | null;
-    sizing: { dailyVolume: number; mailboxes: number; domains: number; monthlyCost: Money; yearlyCost: Money; confirmedAt: string } | null;
-    domains:
-      | {
-          domain: string;
-          origin: string;
-          status: string;
-          provider: string | null;
-          yearlyPrice: Money;
-          orderedAt: string | null;
-          readyOn: string | null;
-          dns: DNSCheck[] | null;
-          dnsCheckedWith: string | null;
-        }[]
-      | null;
-    mailboxes:
-      | {
-          address: string;
-          domain: string;
-          senderName: string | null;
-          status: string;
-          prewarmed: boolean;
-          monthlyPrice: Money;
-          readyOn: string | null;
-          warmup: { startedOn: string; day: number; of: number; todayVolume: number; percent: number } | null;
-          fullVolumeOn: string | null;
-        }[]
-      | null;
-    warmupDays: number;
-    readyToSendOn: string | null;
-    sandbox: boolean;
-    nextStep: Step | null;
-  },
+  d: GetSendingSetupResult,
   _ctx: Ctx,
 ): HTMLElement {
   const domains = d.domains ?? [];
@@ -399,7 +292,7 @@ export function sendingSetupView(
     title: d.readyToSendOn ? ["Ready to send at full volume from ", moment(d.readyToSendOn)] : "Your sending setup",
     body: [
       facts([
-        ["Sending from", d.source ? (d.source.text ? `${d.source.label}: “${d.source.text}”` : d.source.label) : h("span", { class: "muted" }, "Not chosen yet")],
+        ["Sending from", d.source ? sourceText(d.source.id, d.source.text) : h("span", { class: "muted" }, "Not chosen yet")],
         [
           "Sizing",
           d.sizing
@@ -428,7 +321,7 @@ export function sendingSetupView(
                       "div",
                       { class: "status-line", style: "justify-content:space-between;flex-wrap:wrap" },
                       h("p", { class: "addr" }, x.domain),
-                      statusOf(domainStatus, x.status),
+                      statusOf(domainStateLabels, domainTones, x.status),
                     ),
                     sub(x.origin === "warmed" ? "Already warmed" : "New", " · ", price(x.yearlyPrice, "per year"), x.readyOn ? [" · ready ", moment(x.readyOn)] : ""),
                     x.dns === null ? null : x.dns.length ? h("ul", { class: "rows dns", "aria-label": `DNS records of ${x.domain}` }, ...x.dns.map(dnsLine)) : null,
@@ -465,7 +358,7 @@ export function sendingSetupView(
                         : null,
                       m.fullVolumeOn && m.status !== "warm" ? sub("Full volume from ", moment(m.fullVolumeOn)) : null,
                     ],
-                    [statusOf(mailboxStatus, m.status)],
+                    [statusOf(mailboxStateLabels, mailboxTones, m.status)],
                   ),
                 ),
               ),
@@ -479,16 +372,7 @@ export function sendingSetupView(
 // warmup: which mailboxes started warming up, and the ramp.
 
 export function warmupView(
-  d: {
-    provider: string;
-    started: string[] | null;
-    alreadyWarming: string[] | null;
-    notReady: { address: string; readyOn: string }[] | null;
-    prewarmed: string[] | null;
-    startedOn: string | null;
-    fullVolumeOn: string | null;
-    ramp: { day: number; date: string; perMailbox: number; total: number }[] | null;
-  },
+  d: StartWarmupResult,
   _ctx: Ctx,
 ): HTMLElement {
   const started = d.started ?? [];

@@ -1,37 +1,18 @@
 // Workspace knowledge: workspace, memory, offer, playbook, support.
 
+import type { ContactSupportResult, GetWorkspaceContextResult, RememberResult, SaveOfferResult, SavePlaybookResult } from "../generated/types";
+import { domainStateLabels, mailboxStateLabels } from "../generated/labels";
 import { Ctx } from "../ctx";
 import { Child, h } from "../dom";
-import { moment, plural, sentence } from "../format";
+import { lowerFirst, moment, plural, sentence } from "../format";
+import { sourceText } from "./sending";
 import { Money, Row, bullets, card, facts, isMoney, moneyText, na, notice, pill, section, stat, statusPill } from "../ui";
 
-interface Offer {
-  companyName: string;
-  companyDomain: string | null;
-  product: string;
-  audience: string;
-  value: string;
-  proofPoints: string[] | null;
-  callToAction: string;
-  price: Money | null;
-  updatedAt: string;
-}
+type Offer = SaveOfferResult["offer"];
 
-interface Playbook {
-  tone: string;
-  angles: string[] | null;
-  objections: { objection: string; answer: string }[] | null;
-  dos: string[] | null;
-  donts: string[] | null;
-  updatedAt: string;
-}
+type Playbook = SavePlaybookResult["playbook"];
 
-interface MemoryItem {
-  id: string;
-  about: string;
-  fact: string;
-  createdAt: string;
-}
+type MemoryItem = NonNullable<RememberResult["memory"]>;
 
 function price(p: Money | null | undefined): Child {
   return isMoney(p) ? moneyText(p) : na();
@@ -58,7 +39,7 @@ function proof(points: string[] | null | undefined): Child {
   return section("Proof points", bullets(points));
 }
 
-export function offerView(d: { offer: Offer }): HTMLElement {
+export function offerView(d: SaveOfferResult): HTMLElement {
   const o = d.offer;
   return card({
     label: "Offer saved",
@@ -85,7 +66,7 @@ function optionalList(title: string, items: string[] | null | undefined): Child 
   return section(title, bullets(items));
 }
 
-export function playbookView(d: { playbook: Playbook }): HTMLElement {
+export function playbookView(d: SavePlaybookResult): HTMLElement {
   const p = d.playbook;
   return card({
     label: "Playbook saved",
@@ -121,7 +102,7 @@ function memoryList(items: MemoryItem[] | null | undefined, limit = Infinity): C
   ];
 }
 
-export function memoryView(d: { action: string; memory: MemoryItem | null; memories: MemoryItem[] | null }): HTMLElement {
+export function memoryView(d: RememberResult): HTMLElement {
   let title: Child = "What VibeSell remembers";
   let label = "Memory";
   let p: HTMLElement | null = null;
@@ -151,10 +132,7 @@ const ticketStatus: Record<string, [string, "ok" | "info" | "muted", string?]> =
   closed: ["Closed", "muted"],
 };
 
-export function supportView(d: {
-  ticket: { reference: string; topic: string; message: string; replyTo: string | null; status: string; createdAt: string };
-  whatNext: string;
-}): HTMLElement {
+export function supportView(d: ContactSupportResult): HTMLElement {
   const t = d.ticket;
   return card({
     label: "Support",
@@ -173,27 +151,15 @@ export function supportView(d: {
   });
 }
 
-interface SendingSummary {
-  source: string | null;
-  sizingConfirmed: boolean;
-  domains: { chosen: number; preparing: number; ready: number } | null;
-  mailboxes: { planned: number; preparing: number; ready: number; warming: number; warm: number } | null;
-  readyToSendOn: string | null;
-  sandbox: boolean;
-}
+type SendingSummary = GetWorkspaceContextResult["sendingSetup"];
 
-const sourceLabels: Record<string, string> = {
-  already_warmed: "Already-warmed addresses",
-  own_names: "New addresses under your brand",
-  other: "In your own words",
-};
 
 /** counts writes non-zero counts by status: "1 picked, not ordered · 2 ready"; none at all is "None yet". */
-function counts(c: Record<string, number> | null, words: Record<string, string>): Child {
+function counts(c: Record<string, number> | null, words: Readonly<Record<string, string>>): Child {
   if (!c) return na();
   const parts = Object.keys(words)
     .filter((k) => (c[k] ?? 0) > 0)
-    .map((k) => `${c[k]} ${words[k]}`);
+    .map((k) => `${c[k]} ${lowerFirst(words[k])}`);
   return parts.length ? parts.join(" · ") : h("span", { class: "muted" }, "None yet");
 }
 
@@ -203,10 +169,10 @@ function sendingSummary(s: SendingSummary | null | undefined): Child {
   return section(
     "Sending setup",
     facts([
-      ["Sending from", s.source ? sourceLabels[s.source] ?? sentence(s.source) : h("span", { class: "muted" }, "Not chosen yet")],
+      ["Sending from", s.source ? sourceText(s.source, null) : h("span", { class: "muted" }, "Not chosen yet")],
       ["Sizing", s.sizingConfirmed ? "Confirmed" : h("span", { class: "muted" }, "Not confirmed yet")],
-      ["Domains", counts(s.domains, { chosen: "picked, not ordered", preparing: "being prepared", ready: "ready" })],
-      ["Mailboxes", counts(s.mailboxes, { planned: "planned, not ordered", preparing: "being prepared", ready: "ready", warming: "warming up", warm: "warm" })],
+      ["Domains", counts(s.domains, domainStateLabels)],
+      ["Mailboxes", counts(s.mailboxes, mailboxStateLabels)],
       ["Full volume from", s.readyToSendOn ? moment(s.readyToSendOn) : null],
     ]),
     s.sandbox ? h("p", { class: "muted small" }, "Sandbox: nothing here is real.") : null,
@@ -214,16 +180,7 @@ function sendingSummary(s: SendingSummary | null | undefined): Child {
 }
 
 export function workspaceView(
-  d: {
-    workspace: { slug: string; name: string; createdAt: string };
-    plan: { name: string; status: string } | null;
-    offer: Offer | null;
-    playbook: Playbook | null;
-    memory: MemoryItem[] | null;
-    openSupportTickets: number | null;
-    sendingSetup?: SendingSummary | null;
-    nextStep: { tool: string | null; why: string } | null;
-  },
+  d: GetWorkspaceContextResult,
   _ctx: Ctx,
 ): HTMLElement {
   const w = d.workspace;

@@ -1,0 +1,48 @@
+package approvals
+
+import "vibesell"
+
+// What a person reads for an approval's stored values, in the web app and
+// in the card (whose copy is generated from these tables). Via labels are
+// noun phrases, so they read both on their own ("Where: the web app") and
+// in a sentence ("approved by ada@acme.com in the web app").
+var (
+	StatusLabels = vibesell.Labels{
+		{Value: string(Pending), Text: "Waiting for a decision"},
+		{Value: string(Approved), Text: "Approved, being carried out"},
+		{Value: string(Done), Text: "Done"},
+		{Value: string(NotDone), Text: "Not done"},
+		{Value: string(Rejected), Text: "Rejected"},
+	}
+	ViaLabels = vibesell.Labels{
+		{Value: ViaCard, Text: "the approval card in the conversation"},
+		{Value: ViaConversation, Text: "the conversation with the assistant"},
+		{Value: ViaWeb, Text: "the web app"},
+		{Value: ViaSystem, Text: "automatically"},
+	}
+	// ActionLabels name the actions approvals are asked for, by the tool
+	// that asks.
+	ActionLabels = vibesell.Labels{
+		{Value: vibesell.ToolOrderSendingSetup, Text: "Order the sending setup"},
+		{Value: vibesell.ToolImportLeads, Text: "Import leads"},
+		{Value: vibesell.ToolLaunchCampaign, Text: "Launch a campaign"},
+		{Value: vibesell.ToolStopCampaign, Text: "Stop a campaign"},
+		{Value: vibesell.ToolResumeCampaign, Text: "Resume a campaign"},
+		{Value: vibesell.ToolUpgradePlan, Text: "Change the plan"},
+	}
+	// EventLabels are the lines of an approval's history.
+	EventLabels = vibesell.Labels{
+		{Value: "opened", Text: "Asked for a decision"},
+		{Value: "approved", Text: "Approved"},
+		{Value: "rejected", Text: "Rejected"},
+		{Value: "approve_refused", Text: "Approval refused here (needs the web app)"},
+		{Value: "executing", Text: "Started carrying it out"},
+		{Value: "done", Text: "Done"},
+		{Value: "not_done", Text: "Ended without being done"},
+		{Value: "expired", Text: "Expired"},
+		{Value: "superseded", Text: "Replaced by a newer approval"},
+	}
+)
+
+// Label is how a person reads the status.
+func (s Status) Label() string { return StatusLabels.Of(string(s)) }
