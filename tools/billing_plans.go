@@ -119,17 +119,9 @@ func toPlansOutput(o billing.Overview) plansOutput {
 	return out
 }
 
-// usageLabels name each limit for the assistant.
-var usageLabels = map[billing.Metric]string{
-	billing.Mailboxes:       "Mailboxes",
-	billing.Leads:           "Leads imported this month",
-	billing.ActiveCampaigns: "Active campaigns",
-	billing.Emails:          "Emails sent this month",
-}
-
 func plansMarkdown(o billing.Overview) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "## Plan: %s (%s per month), %s\n\n", o.Current.Name, o.Current.Price, statusText(o.Status))
+	fmt.Fprintf(&b, "## Plan: %s (%s per month), %s\n\n", o.Current.Name, o.Current.Price, strings.ToLower(billing.StatusLabels.Of(o.Status)))
 	if o.PaymentFailedAt != nil {
 		fmt.Fprintf(&b, "**A payment failed on %s and is still unpaid.** The person should update the card in the billing portal: call %s and give them the link.\n\n",
 			vibesell.FormatTime(*o.PaymentFailedAt), vibesell.ToolOpenBillingPortal)
@@ -145,10 +137,10 @@ func plansMarkdown(o billing.Overview) string {
 	b.WriteString("### Usage\n")
 	for _, u := range o.Usage {
 		if u.Used == nil {
-			fmt.Fprintf(&b, "- %s: not counted (%s); the plan allows %s\n", usageLabels[u.Metric], u.Why, vibesell.Count(u.Limit))
+			fmt.Fprintf(&b, "- %s: not counted (%s); the plan allows %s\n", billing.MetricLabels.Of(string(u.Metric)), u.Why, vibesell.Count(u.Limit))
 			continue
 		}
-		fmt.Fprintf(&b, "- %s: %s of %s\n", usageLabels[u.Metric], vibesell.Count(*u.Used), vibesell.Count(u.Limit))
+		fmt.Fprintf(&b, "- %s: %s of %s\n", billing.MetricLabels.Of(string(u.Metric)), vibesell.Count(*u.Used), vibesell.Count(u.Limit))
 	}
 	if o.NextInvoice != nil {
 		fmt.Fprintf(&b, "\nNext invoice: %s on %s.\n", o.NextInvoice.AmountDue, vibesell.FormatDate(o.NextInvoice.Date))
@@ -172,18 +164,4 @@ func plansMarkdown(o billing.Overview) string {
 		fmt.Fprintf(&b, "\nTo subscribe, call %s with the plan id the person picks; never pick for them.\n", vibesell.ToolStartCheckout)
 	}
 	return b.String()
-}
-
-func statusText(status string) string {
-	switch status {
-	case "active":
-		return "active"
-	case "past_due":
-		return "past due (a payment failed; Stripe is retrying)"
-	case "unpaid":
-		return "unpaid (payments failed; the paid plan's limits are off)"
-	case "incomplete":
-		return "incomplete (the first payment is not done yet)"
-	}
-	return strings.ReplaceAll(status, "_", " ")
 }

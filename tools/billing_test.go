@@ -68,7 +68,7 @@ func TestBillingTools(t *testing.T) {
 				t.Errorf("%s: used %v, why %v; want null with why (no meter is wired here)", u.Limit, u.Used, u.Why)
 			}
 		}
-		for _, want := range []string{"## Plan: Free (USD 0.00 per month), active", "- Mailboxes: not counted (mailboxes are not counted on this server); the plan allows 3",
+		for _, want := range []string{"## Plan: Free (USD 0.00 per month), active", "- Sending mailboxes: not counted (mailboxes are not counted on this server); the plan allows 3",
 			"- Starter, id starter: USD 49.00 per month; 15 mailboxes, 2,500 leads per month, 5 active campaigns, 15,000 emails per month", "call start_checkout with the plan id"} {
 			if !strings.Contains(md, want) {
 				t.Errorf("markdown lacks %q:\n%s", want, md)

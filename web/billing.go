@@ -38,18 +38,6 @@ type billingData struct {
 	PortalPath     string
 }
 
-var usageLabels = map[billing.Metric]string{
-	billing.Mailboxes:       "Sending mailboxes",
-	billing.Leads:           "Leads imported this month",
-	billing.ActiveCampaigns: "Campaigns running",
-	billing.Emails:          "Emails sent this month",
-}
-
-var subscriptionLabels = map[string]string{
-	"active": "Active", "trialing": "Trial", "past_due": "Payment overdue", "unpaid": "Unpaid",
-	"canceled": "Cancelled", "incomplete": "Waiting for the first payment", "incomplete_expired": "Not started", "paused": "Paused",
-}
-
 // billingPage shows the plan, its status (a failed payment first), usage
 // against each limit, the next invoice, and the way to the billing
 // portal, where invoices, the card and cancelling are.
@@ -68,7 +56,7 @@ func (s *server) billingPage(w http.ResponseWriter, r *http.Request, u auth.User
 		return
 	}
 	d.Configured, d.Plan, d.Subscribed, d.Plans = true, o.Current, o.Subscribed, o.Plans
-	d.Status = subscriptionLabels[o.Status]
+	d.Status = billing.StatusLabels.Of(o.Status)
 	if o.PaymentFailedAt != nil {
 		d.PaymentFailed = formatTime(*o.PaymentFailedAt, u.TimeZone)
 	}
@@ -77,7 +65,7 @@ func (s *server) billingPage(w http.ResponseWriter, r *http.Request, u auth.User
 	}
 	d.Ending, d.Pending = o.CancelAtPeriodEnd, o.PendingPlan
 	for _, us := range o.Usage {
-		row := usageRow{Label: usageLabels[us.Metric], Limit: vibesell.Count(us.Limit), Why: sentence(us.Why)}
+		row := usageRow{Label: billing.MetricLabels.Of(string(us.Metric)), Limit: vibesell.Count(us.Limit), Why: sentence(us.Why)}
 		if us.Used != nil {
 			row.Used = vibesell.Count(*us.Used)
 		}
