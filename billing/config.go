@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"vibesell"
@@ -82,7 +83,8 @@ func (e *ConfigError) Error() string {
 var planID = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,31}$`)
 
 // ConfigFromEnv reads STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET,
-// STRIPE_API_BASE and BILLING_PLANS over [DefaultConfig].
+// STRIPE_API_BASE, BILLING_PLANS and BILLING_FREE_LIMITS over
+// [DefaultConfig].
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	cfg := DefaultConfig()
 	cfg.SecretKey = strings.TrimSpace(getenv("STRIPE_SECRET_KEY"))
@@ -112,7 +114,44 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		}
 		cfg.Plans = plans
 	}
+	if v := strings.TrimSpace(getenv("BILLING_FREE_LIMITS")); v != "" {
+		limits, err := parseLimits(v)
+		if err != nil {
+			return cfg, &ConfigError{"BILLING_FREE_LIMITS", v, err.Error()}
+		}
+		i := slices.IndexFunc(cfg.Plans, func(p Plan) bool { return p.ID == FreePlanID })
+		cfg.Plans[i].Limits = limits(cfg.Plans[i].Limits)
+	}
 	return cfg, nil
+}
+
+// parseLimits reads "mailboxes=30,leads=5000,campaigns=5,emails=20000"
+// (any of the four) into a change of limits.
+func parseLimits(v string) (func(Limits) Limits, error) {
+	set := map[string]int{}
+	for _, part := range strings.Split(v, ",") {
+		name, num, ok := strings.Cut(strings.TrimSpace(part), "=")
+		n, err := strconv.Atoi(strings.TrimSpace(num))
+		if !ok || err != nil || n <= 0 || !slices.Contains([]string{"mailboxes", "leads", "campaigns", "emails"}, strings.TrimSpace(name)) {
+			return nil, fmt.Errorf("expected limits such as mailboxes=30,leads=5000,campaigns=5,emails=20000 (positive numbers; leads and emails per month)")
+		}
+		set[strings.TrimSpace(name)] = n
+	}
+	return func(l Limits) Limits {
+		for name, n := range set {
+			switch name {
+			case "mailboxes":
+				l.Mailboxes = n
+			case "leads":
+				l.LeadsPerMonth = n
+			case "campaigns":
+				l.ActiveCampaigns = n
+			case "emails":
+				l.EmailsPerMonth = n
+			}
+		}
+		return l
+	}, nil
 }
 
 func checkPlans(plans []Plan) error {
