@@ -14,7 +14,6 @@ import (
 
 	"vibesell"
 	"vibesell/approvals"
-	"vibesell/billing"
 	"vibesell/billing/billingtest"
 )
 
@@ -216,6 +215,5 @@ func TestUpgrade(t *testing.T) {
 		if vibesell.ErrorCode(err) != vibesell.ECONFLICT {
 			t.Errorf("to the same plan: %v", err)
 		}
-		_ = billing.FreePlanID
 	})
 }
