@@ -80,16 +80,19 @@ func (s *Service) StartCheckout(ctx context.Context, ws uuid.UUID, planID string
 			return err
 		}
 		// The key names this attempt: a retry after a crash between
-		// Stripe's answer and the commit gets the same session back.
+		// Stripe's answer and the commit, within the minute, gets the same
+		// session back. Stripe refuses a key reused with other parameters,
+		// so everything sent is fixed by the key (the expiry to the minute).
 		var n int
 		if err := tx.QueryRow(ctx, `SELECT count(*) FROM billing_checkouts WHERE workspace_id = $1 AND plan = $2`, ws, plan.ID).Scan(&n); err != nil {
 			return fmt.Errorf("count checkouts: %w", err)
 		}
+		expires := now.Add(checkoutLifetime).UTC().Truncate(time.Minute)
 		cs, err := s.stripe.CreateCheckout(ctx, CheckoutParams{
 			WorkspaceID: ws, Plan: plan.ID, Customer: account.Customer, Price: plan.StripePrice,
 			SuccessURL: s.link(BillingPath + "?checkout=done"), CancelURL: s.link(BillingPath),
-			ExpiresAt: now.Add(checkoutLifetime),
-		}, fmt.Sprintf("checkout:%s:%s:%d", ws, plan.ID, n+1))
+			ExpiresAt: expires,
+		}, fmt.Sprintf("checkout:%s:%s:%d:%d", ws, plan.ID, n+1, expires.Unix()))
 		if err != nil {
 			return err
 		}
