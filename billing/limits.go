@@ -81,8 +81,10 @@ func (countedMeter) Used(context.Context, store.DBTX, uuid.UUID) (int, error) {
 	panic("billing: Counted is read by the service itself")
 }
 
-// Counted is the meter of a monthly limit (leads, emails) whose feature
-// counts each use by calling [Service.Use]: billing keeps the count.
+// Counted is the meter of a monthly limit (leads, emails): billing keeps
+// the count of what [Service.Use] let through. Register it once the
+// feature calls Use for every use, so that get_plans_and_billing shows the
+// count instead of "not counted".
 var Counted Meter = countedMeter{}
 
 // monthStart is the first moment of t's calendar month in UTC, when
@@ -100,18 +102,25 @@ func (s *Service) used(ctx context.Context, db store.DBTX, ws uuid.UUID, m Metri
 	case meter == nil:
 		return 0, false, nil
 	case meter == Counted:
-		err := db.QueryRow(ctx, `SELECT coalesce((SELECT used FROM billing_usage WHERE workspace_id = $1 AND metric = $2 AND period = $3), 0)`,
-			ws, string(m), monthStart(s.clock.Now())).Scan(&n)
-		if err != nil {
-			return 0, false, fmt.Errorf("read %s used by workspace %s: %w", m, ws, err)
-		}
-		return n, true, nil
+		n, err := s.counted(ctx, db, ws, m)
+		return n, err == nil, err
 	}
 	n, err = meter.Used(ctx, db, ws)
 	if err != nil {
 		return 0, false, fmt.Errorf("count %s of workspace %s: %w", m, ws, err)
 	}
 	return n, true, nil
+}
+
+// counted reads this month's count of a monthly metric, kept by Use.
+func (s *Service) counted(ctx context.Context, db store.DBTX, ws uuid.UUID, m Metric) (int, error) {
+	var n int
+	err := db.QueryRow(ctx, `SELECT coalesce((SELECT used FROM billing_usage WHERE workspace_id = $1 AND metric = $2 AND period = $3), 0)`,
+		ws, string(m), monthStart(s.clock.Now())).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("read %s used by workspace %s: %w", m, ws, err)
+	}
+	return n, nil
 }
 
 // Use checks that workspace ws's plan allows n more of metric and records
@@ -121,9 +130,9 @@ func (s *Service) used(ctx context.Context, db store.DBTX, ws uuid.UUID, m Metri
 // row until tx ends: concurrent uses of one workspace run one after the
 // other, so two calls can never both pass the last unit.
 //
-// For a monthly limit with the [Counted] meter, Use adds n to this
-// month's count; for a limit on what exists, the caller's own rows are the
-// count.
+// For a monthly limit (leads, emails) Use adds n to this month's count;
+// for a limit on what exists (mailboxes, active campaigns), the caller's
+// own rows are the count, read by the limit's [Meter].
 //
 // Refusals: EPAYMENTREQUIRED with the limit, the usage and the way up.
 func (s *Service) Use(ctx context.Context, tx pgx.Tx, ws uuid.UUID, m Metric, n int) error {
@@ -134,19 +143,29 @@ func (s *Service) Use(ctx context.Context, tx pgx.Tx, ws uuid.UUID, m Metric, n 
 	if err != nil {
 		return err
 	}
-	used, ok, err := s.used(ctx, tx, ws, m)
+	// A monthly limit is counted here whether or not its meter is
+	// registered yet (the registration only says the count is complete
+	// enough to show); a limit on what exists needs its feature's meter.
+	var used int
+	counted := m.monthly() && (s.meters[m] == nil || s.meters[m] == Counted)
+	if counted {
+		used, err = s.counted(ctx, tx, ws, m)
+	} else {
+		var ok bool
+		used, ok, err = s.used(ctx, tx, ws, m)
+		if err == nil && !ok {
+			err = fmt.Errorf("billing: no meter counts %s", m)
+		}
+	}
 	if err != nil {
 		return err
-	}
-	if !ok {
-		return fmt.Errorf("billing: no meter counts %s", m)
 	}
 	plan := s.planOf(account)
 	limit := plan.Limits.of(m)
 	if used+n > limit {
 		return s.overLimit(account, plan, m, used, n, limit)
 	}
-	if s.meters[m] == Counted {
+	if counted {
 		if _, err := tx.Exec(ctx, `INSERT INTO billing_usage AS u (workspace_id, metric, period, used) VALUES ($1, $2, $3, $4)
 			ON CONFLICT (workspace_id, metric, period) DO UPDATE SET used = u.used + EXCLUDED.used`,
 			ws, string(m), monthStart(s.clock.Now()), n); err != nil {
