@@ -252,6 +252,19 @@ func (f *Flow) Ask(ctx context.Context, q Question) (*Settled, *Card, error) {
 	}
 	qh := questionHash(q)
 	given, r := f.answerFor(q.Topic)
+	if r == nil && f.answersLater(q.Topic) {
+		// The call answers a later question of this flow but dropped this
+		// one's answer (a model passing only the latest card's answer):
+		// the answer on record for the same question and arguments stands,
+		// instead of the flow silently starting over.
+		rec, err := f.s.answeredCard(ctx, f.ws, f.tool, f.argsHash, q.Topic, qh)
+		if err != nil {
+			return nil, nil, err
+		}
+		if rec != nil {
+			return f.settle(rec, q, *rec.answer, *rec.answeredAt), nil, nil
+		}
+	}
 	if r == nil {
 		card, err := f.issue(ctx, q, qh, nil)
 		return nil, card, err
@@ -352,6 +365,34 @@ func (f *Flow) settle(r *row, q Question, text string, at time.Time) *Settled {
 	return s
 }
 
+// answersLater reports whether the call carries an answer to a card of
+// this flow other than topic's that no question settled yet: one asked
+// after topic.
+func (f *Flow) answersLater(topic string) bool {
+	for _, g := range f.given {
+		r := f.rows[g.Card]
+		if r == nil || r.topic == topic {
+			continue
+		}
+		used := false
+		for _, s := range f.settled {
+			used = used || s.Card == g.Card
+		}
+		if !used {
+			return true
+		}
+	}
+	return false
+}
+
+// answeredCard returns the latest answered card of tool with these
+// arguments, topic and question, or nil.
+func (s *Service) answeredCard(ctx context.Context, ws uuid.UUID, tool, argsHash, topic, questionHash string) (*row, error) {
+	return s.oneCard(ctx, "answered card",
+		`workspace_id = $1 AND tool = $2 AND arguments_hash = $3 AND topic = $4 AND question_hash = $5 AND status = 'answered'`,
+		ws, tool, argsHash, topic, questionHash)
+}
+
 // answerFor returns the call's answer to the question of topic, if the call
 // carries one: the last given, when several cards of that topic were.
 func (f *Flow) answerFor(topic string) (Answer, *row) {
@@ -424,39 +465,30 @@ func (f *Flow) card(id string, q Question, replaced *row) *Card {
 }
 
 func (s *Service) find(ctx context.Context, ws uuid.UUID, id string) (*row, error) {
-	rows, err := s.db.Query(ctx, `
-		SELECT id, tool, arguments_hash, arguments, topic, question_hash, question, choices,
-		       allow_free_text, status, answer, answered_at
-		FROM choice_cards WHERE workspace_id = $1 AND id = $2`, ws, id)
-	if err != nil {
-		return nil, fmt.Errorf("read card %s: %w", id, err)
-	}
-	r, err := pgx.CollectOneRow(rows, scanRow)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read card %s: %w", id, err)
-	}
-	return r, nil
+	return s.oneCard(ctx, "card "+id, `workspace_id = $1 AND id = $2`, ws, id)
 }
 
 func (s *Service) openCard(ctx context.Context, ws uuid.UUID, tool, argsHash, topic string) (*row, error) {
+	return s.oneCard(ctx, "open card", `workspace_id = $1 AND tool = $2 AND arguments_hash = $3 AND topic = $4 AND status = 'open'`,
+		ws, tool, argsHash, topic)
+}
+
+// oneCard reads the card where holds (the latest answered first), or nil;
+// what names it in errors.
+func (s *Service) oneCard(ctx context.Context, what, where string, args ...any) (*row, error) {
 	rows, err := s.db.Query(ctx, `
 		SELECT id, tool, arguments_hash, arguments, topic, question_hash, question, choices,
 		       allow_free_text, status, answer, answered_at
-		FROM choice_cards
-		WHERE workspace_id = $1 AND tool = $2 AND arguments_hash = $3 AND topic = $4 AND status = 'open'`,
-		ws, tool, argsHash, topic)
+		FROM choice_cards WHERE `+where+` ORDER BY answered_at DESC NULLS LAST LIMIT 1`, args...)
 	if err != nil {
-		return nil, fmt.Errorf("read open card: %w", err)
+		return nil, fmt.Errorf("read %s: %w", what, err)
 	}
 	r, err := pgx.CollectOneRow(rows, scanRow)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read open card: %w", err)
+		return nil, fmt.Errorf("read %s: %w", what, err)
 	}
 	return r, nil
 }

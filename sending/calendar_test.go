@@ -14,44 +14,59 @@ func at(s string) time.Time {
 	return t
 }
 
-func TestBusinessDaysSkipWeekends(t *testing.T) {
+func TestBusinessDays(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		from string
-		n    int
-		want string
-	}{
-		{"2026-12-04T10:00:00Z", 2, "2026-12-08T10:00:00Z"}, // Friday → Tuesday
-		{"2026-12-05T10:00:00Z", 2, "2026-12-08T10:00:00Z"}, // Saturday → Tuesday
-		{"2026-12-06T23:00:00Z", 1, "2026-12-07T23:00:00Z"}, // Sunday → Monday
-		{"2026-12-01T09:00:00Z", 2, "2026-12-03T09:00:00Z"}, // Tuesday → Thursday
-		{"2026-12-03T09:00:00Z", 0, "2026-12-03T09:00:00Z"},
-	} {
-		if got := addBusinessDays(at(tc.from), tc.n); !got.Equal(at(tc.want)) {
-			t.Errorf("%s + %d business days = %s, want %s", tc.from, tc.n, got, tc.want)
-		}
-	}
-	if got := businessDaysBetween(at("2026-12-04T00:00:00Z"), at("2026-12-14T00:00:00Z")); got != 7 {
-		t.Errorf("Fri 4 to Mon 14 Dec: %d business days, want 7", got)
-	}
-	if got := businessDaysBetween(at("2026-12-14T00:00:00Z"), at("2026-12-04T00:00:00Z")); got != 0 {
-		t.Errorf("backwards: %d", got)
-	}
-	if got := onOrAfterBusinessDay(at("2026-12-26T15:00:00Z")); !got.Equal(at("2026-12-28T00:00:00Z")) {
-		t.Errorf("Saturday 26 Dec → %s, want Monday 28 Dec", got)
-	}
-	if got := formatDate(at("2026-12-08T10:00:00Z")); got != "Tue 8 Dec 2026" {
-		t.Errorf("formatDate = %q", got)
-	}
-}
+	weekdays := DefaultConfig()
+	christmas := DefaultConfig()
+	christmas.Holidays = []time.Time{at("2026-12-25T00:00:00Z"), at("2027-01-01T00:00:00Z")}
 
-func TestMoneyIsWrittenForAReader(t *testing.T) {
-	t.Parallel()
-	for cents, want := range map[int64]string{1500: "USD 15.00", 121500: "USD 1,215.00", 5: "USD 0.05", 123456789: "USD 1,234,567.89", -250: "USD -2.50"} {
-		if got := (Money{cents, "USD"}).String(); got != want {
-			t.Errorf("%d cents = %q, want %q", cents, got, want)
+	t.Run("adding skips weekends", func(t *testing.T) {
+		for _, tc := range []struct {
+			from string
+			n    int
+			want string
+		}{
+			{"2026-12-04T10:00:00Z", 2, "2026-12-08T10:00:00Z"}, // Friday → Tuesday
+			{"2026-12-05T10:00:00Z", 2, "2026-12-08T10:00:00Z"}, // Saturday → Tuesday
+			{"2026-12-06T23:00:00Z", 1, "2026-12-07T23:00:00Z"}, // Sunday → Monday
+			{"2026-12-01T09:00:00Z", 2, "2026-12-03T09:00:00Z"}, // Tuesday → Thursday
+			{"2026-12-03T09:00:00Z", 0, "2026-12-03T09:00:00Z"},
+		} {
+			if got := weekdays.addBusinessDays(at(tc.from), tc.n); !got.Equal(at(tc.want)) {
+				t.Errorf("%s + %d business days = %s, want %s", tc.from, tc.n, got, tc.want)
+			}
 		}
-	}
+	})
+	t.Run("adding skips holidays", func(t *testing.T) {
+		// Thursday 24 Dec + 2: Friday 25 is Christmas, so Monday 28 and Tuesday 29.
+		if got, want := christmas.addBusinessDays(at("2026-12-24T10:00:00Z"), 2), at("2026-12-29T10:00:00Z"); !got.Equal(want) {
+			t.Errorf("24 Dec + 2 business days = %s, want %s", got, want)
+		}
+	})
+	t.Run("counting", func(t *testing.T) {
+		for _, tc := range []struct {
+			cal      Config
+			from, to string
+			want     int
+		}{
+			{weekdays, "2026-12-04T00:00:00Z", "2026-12-14T00:00:00Z", 7},
+			{weekdays, "2026-12-14T00:00:00Z", "2026-12-04T00:00:00Z", 0},
+			{weekdays, "2026-12-21T00:00:00Z", "2027-01-01T00:00:00Z", 10},
+			{christmas, "2026-12-21T00:00:00Z", "2027-01-01T00:00:00Z", 8},
+		} {
+			if got := tc.cal.businessDaysBetween(at(tc.from), at(tc.to)); got != tc.want {
+				t.Errorf("%s to %s with holidays %v: %d business days, want %d", tc.from, tc.to, tc.cal.Holidays, got, tc.want)
+			}
+		}
+	})
+	t.Run("the next business day", func(t *testing.T) {
+		if got := weekdays.onOrAfterBusinessDay(at("2026-12-26T15:00:00Z")); !got.Equal(at("2026-12-28T00:00:00Z")) {
+			t.Errorf("Saturday 26 Dec → %s, want Monday 28 Dec", got)
+		}
+		if got := christmas.onOrAfterBusinessDay(at("2026-12-25T15:00:00Z")); !got.Equal(at("2026-12-28T00:00:00Z")) {
+			t.Errorf("Christmas → %s, want Monday 28 Dec", got)
+		}
+	})
 }
 
 func TestConfigFromEnv(t *testing.T) {
@@ -69,18 +84,20 @@ func TestConfigFromEnv(t *testing.T) {
 		"SENDING_PROVIDER": "rdap", "SENDING_EMAILS_PER_MAILBOX": "25", "SENDING_MAILBOXES_PER_DOMAIN": "5",
 		"SENDING_DOMAIN_PRICES": "com=12.5, .io=40", "SENDING_MAILBOX_PRICE": "4", "SENDING_CURRENCY": "EUR",
 		"SENDING_RDAP_SERVERS": "xyz=https://rdap.example/xyz/", "SENDING_DNS_SERVER": "127.0.0.1:5353", "SENDING_RDAP_TIMEOUT": "2s",
+		"SENDING_HOLIDAYS": "2026-12-25, 2027-01-01",
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.Provider != "rdap" || c.EmailsPerMailbox != 25 || c.MailboxesPerDomain != 5 || c.DomainPrices["com"] != 1250 || c.DomainPrices["io"] != 4000 ||
 		c.DomainPrices["org"] != 0 || c.MailboxPrice != 400 || c.Currency != "EUR" || c.RDAPServers["xyz"] != "https://rdap.example/xyz/" ||
-		c.RDAPServers["com"] == "" || c.DNSServer != "127.0.0.1:5353" || c.RDAPTimeout != 2*time.Second {
+		c.RDAPServers["com"] == "" || c.DNSServer != "127.0.0.1:5353" || c.RDAPTimeout != 2*time.Second ||
+		len(c.Holidays) != 2 || !c.Holidays[1].Equal(at("2027-01-01T00:00:00Z")) {
 		t.Fatalf("overrides: %+v", c)
 	}
 	for k, v := range map[string]string{
 		"SENDING_PROVIDER": "godaddy", "SENDING_MAILBOXES_PER_DOMAIN": "9", "SENDING_DOMAIN_PRICES": "com=cheap",
-		"SENDING_DNS_SERVER": "1.1.1.1", "SENDING_RDAP_TIMEOUT": "forever", "SENDING_CURRENCY": "usd",
+		"SENDING_DNS_SERVER": "1.1.1.1", "SENDING_RDAP_TIMEOUT": "forever", "SENDING_CURRENCY": "usd", "SENDING_HOLIDAYS": "25 Dec",
 	} {
 		_, err := ConfigFromEnv(env(map[string]string{k: v}))
 		if err == nil || !containsAll(err.Error(), k, v) {
@@ -161,18 +178,27 @@ func TestSizing(t *testing.T) {
 	}
 	// 3000 leads × 3 emails by Fri 29 Jan 2027: full volume from Tue 29 Dec 2026,
 	// 24 business days → 375 a day → 13 mailboxes → 5 domains.
-	z, err = s.size(now, SizingRequest{LeadCount: 3000, Deadline: at("2027-01-29T00:00:00Z"), Source: SourceOwnNames})
+	z, err = s.size(now, SizingRequest{LeadCount: 3000, Deadline: "2027-01-29", Source: SourceOwnNames})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if *z.SendingDays != 24 || *z.TotalEmails != 9000 || z.DailyVolume != 375 || z.Mailboxes != 13 || z.Domains != 5 {
 		t.Fatalf("3000 leads: days %d total %d daily %d mailboxes %d domains %d", *z.SendingDays, *z.TotalEmails, z.DailyVolume, z.Mailboxes, z.Domains)
 	}
-	_, err = s.size(now, SizingRequest{LeadCount: 3000, Deadline: at("2026-12-20T00:00:00Z"), Source: SourceOwnNames})
+	// With New Year's Day a holiday, 23 sending days: 392 a day.
+	withHolidays := &Service{cfg: DefaultConfig()}
+	withHolidays.cfg.Holidays = []time.Time{at("2026-12-25T00:00:00Z"), at("2027-01-01T00:00:00Z")}
+	if z, err = withHolidays.size(now, SizingRequest{LeadCount: 3000, Deadline: "2027-01-29", Source: SourceOwnNames}); err != nil {
+		t.Fatal(err)
+	}
+	if *z.SendingDays != 23 || z.DailyVolume != 392 {
+		t.Errorf("3000 leads with holidays: days %d daily %d, want 23 and 392", *z.SendingDays, z.DailyVolume)
+	}
+	_, err = s.size(now, SizingRequest{LeadCount: 3000, Deadline: "2026-12-20", Source: SourceOwnNames})
 	if err == nil || !containsAll(err.Error(), "Sun 20 Dec 2026", "Tue 29 Dec 2026", "Mon 7 Dec 2026") {
 		t.Fatalf("too early: %v", err)
 	}
-	for _, bad := range []SizingRequest{{}, {DailyVolume: 10, LeadCount: 5}, {LeadCount: 5}, {Deadline: now}} {
+	for _, bad := range []SizingRequest{{}, {DailyVolume: 10, LeadCount: 5}, {LeadCount: 5}, {Deadline: "2026-12-20"}, {Deadline: "2026-13-01", LeadCount: 5}, {DailyVolume: 10, EmailsPerLead: 2}} {
 		if _, err := s.size(now, bad); err == nil {
 			t.Errorf("%+v accepted", bad)
 		}

@@ -64,6 +64,10 @@ type Config struct {
 	DNSServer string
 	// DNSTimeout bounds one DNS lookup. Default 3s.
 	DNSTimeout time.Duration
+	// Holidays are the public holidays of the calendar the workspace
+	// sends by: no mailbox is prepared and no campaign sends on them, as
+	// on weekends. Default none (Monday to Friday are all business days).
+	Holidays []time.Time
 }
 
 // DefaultConfig returns the documented defaults.
@@ -125,6 +129,7 @@ var (
 //	SENDING_RDAP_TIMEOUT          5s
 //	SENDING_DNS_SERVER            host:port (empty: the system resolver)
 //	SENDING_DNS_TIMEOUT           3s
+//	SENDING_HOLIDAYS              2026-12-25,2027-01-01 (public holidays, YYYY-MM-DD; none by default)
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	c := DefaultConfig()
 	if v := getenv("SENDING_PROVIDER"); v != "" {
@@ -209,6 +214,15 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 			return c, &ConfigError{d.name, v, "expected a duration up to 1m, such as 5s"}
 		}
 		*d.dst = t
+	}
+	if v := getenv("SENDING_HOLIDAYS"); v != "" {
+		for item := range strings.SplitSeq(v, ",") {
+			d, err := time.Parse(time.DateOnly, strings.TrimSpace(item))
+			if err != nil {
+				return c, &ConfigError{"SENDING_HOLIDAYS", v, "expected days as YYYY-MM-DD separated by commas, for example 2026-12-25,2027-01-01"}
+			}
+			c.Holidays = append(c.Holidays, d)
+		}
 	}
 	if v := getenv("SENDING_DNS_SERVER"); v != "" {
 		if _, port, err := net.SplitHostPort(v); err != nil || port == "" {

@@ -19,9 +19,9 @@ import (
 // Quote is what one domain name would cost and whether it can be had.
 type Quote struct {
 	Domain      string
-	Available   *bool  // nil: the check could not complete
-	YearlyPrice *Money // nil: VibeSell does not sell names under this top-level domain
-	Reason      string // why the name cannot be had, or why availability is unknown; "" when it can be had
+	Available   *bool           // nil: the check could not complete
+	YearlyPrice *vibesell.Money // nil: VibeSell does not sell names under this top-level domain
+	Reason      string          // why the name cannot be had, or why availability is unknown; "" when it can be had
 }
 
 // Quotes are the answers for several names, checked together.
@@ -80,7 +80,7 @@ func (s *Service) quote(ctx context.Context, ws uuid.UUID, names []string) (Quot
 			p := s.money(s.cfg.DomainPrices[tld])
 			qt.YearlyPrice = &p
 		} else {
-			why := fmt.Sprintf("VibeSell registers %s names only", joinAnd(s.cfg.SoldTLDs()))
+			why := fmt.Sprintf("VibeSell registers %s names only", vibesell.JoinAnd(s.cfg.SoldTLDs()))
 			if qt.Reason == "" {
 				qt.Reason = why
 			} else {
@@ -155,18 +155,21 @@ func (s *Service) Lookalikes(company string) []string {
 // DomainPick is a domain the person picked.
 type DomainPick struct {
 	Domain       string
-	Origin       string // new or warmed
-	YearlyPrice  Money
-	MailboxPrice Money // per mailbox per month
-	Mailboxes    int   // the mailboxes it will carry
+	Origin       Origin
+	YearlyPrice  vibesell.Money
+	MailboxPrice vibesell.Money // per mailbox per month
+	Mailboxes    int            // the mailboxes it will carry
 	ReadyOn      time.Time
 	RegisteredOn *time.Time // warmed: registered on
 	Reputation   *int       // warmed
+
+	card       string    // the card it was picked on
+	answeredAt time.Time // when
 }
 
 // DomainsChoice is the settled answer to the domain questions.
 type DomainsChoice struct {
-	Decision string // domains (new, under the brand) or warmed_domains
+	Decision Decision
 	Picks    []DomainPick
 	Provider string
 	ChosenAt time.Time
@@ -194,7 +197,8 @@ const MaxDomains = 10
 // settled it records them as the workspace's chosen new domains (replacing
 // earlier picks not yet ordered).
 //
-// Refusals (EINVALID): no company domain to start from; a malformed name;
+// Refusals (EINVALID): the workspace chose already-warmed addresses; no
+// company domain to start from; a malformed name;
 // fewer names available than domains asked for; those of package cards.
 func (s *Service) ProposeDomains(ctx context.Context, ws uuid.UUID, args any, answers []cards.Answer, req ProposeDomainsRequest) (Outcome[DomainsChoice], error) {
 	company, err := s.companyDomain(ctx, ws, req.CompanyDomain)
@@ -209,9 +213,12 @@ func (s *Service) ProposeDomains(ctx context.Context, ws uuid.UUID, args any, an
 	if err != nil {
 		return Outcome[DomainsChoice]{}, err
 	}
-	flow, err := s.cards.Begin(ctx, ws, ToolProposeDomains, args, answers)
+	flow, err := s.cards.Begin(ctx, ws, vibesell.ToolProposeDomains, args, answers)
 	if err != nil {
 		return Outcome[DomainsChoice]{}, err
+	}
+	if card, err := s.confirmSource(ctx, ws, flow, SourceOwnNames); err != nil || card != nil {
+		return asked[DomainsChoice](flow, card, nil), err
 	}
 
 	taken, err := s.orderedDomains(ctx, ws)
@@ -246,7 +253,7 @@ func (s *Service) ProposeDomains(ctx context.Context, ws uuid.UUID, args any, an
 	if len(offered) < n {
 		return Outcome[DomainsChoice]{}, vibesell.Errorf(vibesell.EINVALID,
 			"Only %s that look like %s can be registered right now, and %d %s asked for. Ask for fewer with count, or add names the person likes with include (check them first with %s).",
-			count(len(offered), "name", "names"), company, n, pickWord(n == 1, "was", "were"), ToolCheckDomains)
+			vibesell.Plural(len(offered), "name", "names"), company, n, pickWord(n == 1, "was", "were"), vibesell.ToolCheckDomains)
 	}
 
 	readyOn := s.timeline(s.clock.Now(), SourceOwnNames).ReadyOn
@@ -258,7 +265,7 @@ func (s *Service) ProposeDomains(ctx context.Context, ws uuid.UUID, args any, an
 			Question: domainQuestion(k, n, company),
 			Reason: fmt.Sprintf("Your addresses are created on this domain, not on %s, so cold email never puts your main domain's reputation at risk. "+
 				"Nothing is registered, reserved or billed by answering: the order, with its price, is approved later. "+
-				"Names are offered only when the availability check passed just now.", company),
+				"Names are offered only when the availability check passed just now.%s", company, s.sandboxPrices()),
 		}
 		for _, o := range offered {
 			if slices.ContainsFunc(picks, func(p DomainPick) bool { return p.Domain == o.Domain }) {
@@ -278,16 +285,19 @@ func (s *Service) ProposeDomains(ctx context.Context, ws uuid.UUID, args any, an
 			return Outcome[DomainsChoice]{}, err
 		}
 		if card != nil {
+			if quotes.Provider == SandboxName {
+				notes = append(notes, "Sandbox: availability comes from the sandbox; no real registry was checked.")
+			}
 			return asked[DomainsChoice](flow, card, notes), nil
 		}
 		o := offered[slices.IndexFunc(offered, func(q Quote) bool { return q.Domain == ans.Answer })]
 		picks = append(picks, DomainPick{
-			Domain: o.Domain, Origin: "new", YearlyPrice: *o.YearlyPrice, MailboxPrice: s.money(s.cfg.MailboxPrice),
-			Mailboxes: perDomain, ReadyOn: readyOn,
+			Domain: o.Domain, Origin: OriginNew, YearlyPrice: *o.YearlyPrice, MailboxPrice: s.money(s.cfg.MailboxPrice),
+			Mailboxes: perDomain, ReadyOn: readyOn, card: ans.Card, answeredAt: ans.AnsweredAt,
 		})
 	}
-	choice := DomainsChoice{Decision: "domains", Picks: picks, Provider: quotes.Provider}
-	more, err := s.recordPicks(ctx, ws, "new", flow, picks, &choice)
+	choice := DomainsChoice{Decision: DecisionDomains, Picks: picks, Provider: quotes.Provider}
+	more, err := s.recordPicks(ctx, ws, OriginNew, picks, &choice)
 	if err != nil {
 		return Outcome[DomainsChoice]{}, err
 	}
@@ -316,14 +326,6 @@ func orDefault(s, def string) string {
 	return s
 }
 
-// joinAnd joins items for a sentence: "a, b and c".
-func joinAnd(items []string) string {
-	if len(items) <= 1 {
-		return strings.Join(items, "")
-	}
-	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
-}
-
 func (s *Service) companyDomain(ctx context.Context, ws uuid.UUID, given string) (string, error) {
 	if strings.TrimSpace(given) != "" {
 		d, err := workspace.NormalizeDomain(given)
@@ -338,14 +340,14 @@ func (s *Service) companyDomain(ctx context.Context, ws uuid.UUID, given string)
 	}
 	if offer == nil || offer.CompanyDomain == "" {
 		return "", vibesell.Errorf(vibesell.EINVALID,
-			"There is no company domain to build lookalike domains from. Pass companyDomain (like acme.com), or save it in the offer with %s.", ToolSaveOffer)
+			"There is no company domain to build lookalike domains from. Pass companyDomain (like acme.com), or save it in the offer with %s.", vibesell.ToolSaveOffer)
 	}
 	return offer.CompanyDomain, nil
 }
 
 // domainCount is how many domains to pick: as asked, else the confirmed
 // sizing's when it was for this source, else 1.
-func (s *Service) domainCount(ctx context.Context, ws uuid.UUID, asked int, source string) (int, error) {
+func (s *Service) domainCount(ctx context.Context, ws uuid.UUID, asked int, source SourceKind) (int, error) {
 	if asked > MaxDomains {
 		return 0, vibesell.Errorf(vibesell.EINVALID, "Pick at most %d domains at a time; %d were asked for.", MaxDomains, asked)
 	}
@@ -385,15 +387,12 @@ func (s *Service) orderedDomains(ctx context.Context, ws uuid.UUID) ([]string, e
 // addresses go with them). Picks settled earlier than those on record (a
 // stale flow replayed) leave the record alone; choice is then set to what
 // is on record and a note says so.
-func (s *Service) recordPicks(ctx context.Context, ws uuid.UUID, origin string, flow *cards.Flow, picks []DomainPick, choice *DomainsChoice) ([]string, error) {
-	answers := flow.Answers()
-	var cardIDs []string
-	for _, a := range answers {
-		cardIDs = append(cardIDs, a.Card)
-	}
+func (s *Service) recordPicks(ctx context.Context, ws uuid.UUID, origin Origin, picks []DomainPick, choice *DomainsChoice) ([]string, error) {
 	var at time.Time
-	if err := s.db.QueryRow(ctx, `SELECT max(answered_at) FROM choice_cards WHERE workspace_id = $1 AND id = ANY($2)`, ws, cardIDs).Scan(&at); err != nil {
-		return nil, fmt.Errorf("read when the domains were picked: %w", err)
+	for _, p := range picks {
+		if p.answeredAt.After(at) {
+			at = p.answeredAt
+		}
 	}
 	choice.ChosenAt = at
 	var notes []string
@@ -420,7 +419,7 @@ func (s *Service) recordPicks(ctx context.Context, ws uuid.UUID, origin string, 
 		}
 		for i, p := range picks {
 			var shelf *int
-			if origin == "warmed" {
+			if origin == OriginWarmed {
 				shelf = &p.Mailboxes
 			}
 			if _, err := tx.Exec(ctx, `
@@ -433,8 +432,8 @@ func (s *Service) recordPicks(ctx context.Context, ws uuid.UUID, origin string, 
 				    registered_on = EXCLUDED.registered_on, reputation = EXCLUDED.reputation,
 				    card = EXCLUDED.card, chosen_at = EXCLUDED.chosen_at, position = EXCLUDED.position
 				WHERE sending_domains.status = 'chosen'`,
-				ws, p.Domain, origin, p.YearlyPrice.Currency, p.YearlyPrice.Cents, p.MailboxPrice.Cents,
-				shelf, p.RegisteredOn, p.Reputation, answers[i].Card, at, i); err != nil {
+				ws, p.Domain, origin, p.YearlyPrice.Currency, p.YearlyPrice.Minor, p.MailboxPrice.Minor,
+				shelf, p.RegisteredOn, p.Reputation, p.card, at, i); err != nil {
 				return fmt.Errorf("record chosen domain %s: %w", p.Domain, err)
 			}
 		}
@@ -445,21 +444,21 @@ func (s *Service) recordPicks(ctx context.Context, ws uuid.UUID, origin string, 
 
 func (s *Service) explainDomains(c *DomainsChoice) {
 	var names []string
-	var yearly, monthly Money
+	var yearly, monthly vibesell.Money
 	yearly, monthly = s.money(0), s.money(0)
 	mailboxes := 0
 	for _, p := range c.Picks {
 		names = append(names, p.Domain)
-		yearly = yearly.plus(p.YearlyPrice)
-		monthly = monthly.plus(p.MailboxPrice.times(p.Mailboxes))
+		yearly = yearly.Plus(p.YearlyPrice)
+		monthly = monthly.Plus(p.MailboxPrice.Times(p.Mailboxes))
 		mailboxes += p.Mailboxes
 	}
-	what := "new domains registered for you"
-	if c.Decision == "warmed_domains" {
-		what = "already-warmed domains taken off the shelf for you"
+	what := pickWord(len(names) == 1, "a new domain registered for you", "new domains registered for you")
+	if c.Decision == DecisionWarmedDomains {
+		what = pickWord(len(names) == 1, "an already-warmed domain that becomes yours", "already-warmed domains that become yours")
 	}
-	c.Meaning = fmt.Sprintf("Your addresses will be on %s: %s. Nothing is registered or billed yet; once ordered, they cost %s per year for the domains and about %s per month for %s.",
-		what, joinAnd(names), yearly, monthly, count(mailboxes, "mailbox", "mailboxes"))
-	c.NextTool = ToolProposeEmail
-	c.NextStep = fmt.Sprintf("Call %s with the names of the people who will send, to choose the exact addresses on %s.", ToolProposeEmail, pickWord(len(names) == 1, "this domain", "these domains"))
+	c.Meaning = fmt.Sprintf("Your addresses will be on %s: %s. Nothing is registered or billed yet; once ordered: %s.",
+		what, vibesell.JoinAnd(names), Costs(yearly, monthly, len(names), mailboxes, s.Sandbox()))
+	c.NextTool = vibesell.ToolProposeEmail
+	c.NextStep = fmt.Sprintf("Call %s with the names of the people who will send, to choose the exact addresses on %s.", vibesell.ToolProposeEmail, pickWord(len(names) == 1, "this domain", "these domains"))
 }

@@ -28,7 +28,7 @@ type Address struct {
 	Domain       string
 	SenderName   string // "" when the person wrote the address themselves
 	Prewarmed    bool
-	MonthlyPrice Money
+	MonthlyPrice vibesell.Money
 }
 
 // EmailStep is the settled answer to "how should the addresses look": the
@@ -38,11 +38,12 @@ type EmailStep struct {
 	StyleLabel   string
 	Addresses    []Address
 	Domains      []string
-	MonthlyCost  Money // the mailboxes, per month
-	YearlyCost   Money // the domains, per year
+	MonthlyCost  vibesell.Money // the mailboxes, per month
+	YearlyCost   vibesell.Money // the domains, per year
 	ReadyOn      time.Time
 	FullVolumeOn time.Time
 	ChosenAt     time.Time
+	Sandbox      bool // nothing is real or charged
 	NextTool     string
 	NextStep     string
 }
@@ -133,23 +134,23 @@ func (s *Service) ProposeEmail(ctx context.Context, ws uuid.UUID, args any, answ
 	}
 	var domains []Domain
 	for _, d := range all {
-		if d.Status == "chosen" {
+		if d.Status == DomainChosen {
 			domains = append(domains, d)
 		}
 	}
 	if len(domains) == 0 {
 		return Outcome[EmailStep]{}, vibesell.Errorf(vibesell.EINVALID,
 			"No sending domains are picked yet (or all are already ordered). Call %s for new domains under your brand, or %s for already-warmed ones, first.",
-			ToolProposeDomains, ToolProposeWarmed)
+			vibesell.ToolProposeDomains, vibesell.ToolProposeWarmedDomains)
 	}
 	perDomain := s.mailboxesPerDomain(ctx, ws)
 	mailboxesOf := func(d Domain) int {
-		if d.Origin == "warmed" {
+		if d.Origin == OriginWarmed {
 			return d.ShelfMailboxes
 		}
 		return perDomain
 	}
-	flow, err := s.cards.Begin(ctx, ws, ToolProposeEmail, args, answers)
+	flow, err := s.cards.Begin(ctx, ws, vibesell.ToolProposeEmail, args, answers)
 	if err != nil {
 		return Outcome[EmailStep]{}, err
 	}
@@ -160,7 +161,7 @@ func (s *Service) ProposeEmail(ctx context.Context, ws uuid.UUID, args any, answ
 	}
 	q := cards.Question{
 		Topic:    "addresses",
-		Question: fmt.Sprintf("How should the sending addresses on %s look?", joinAnd(names)),
+		Question: fmt.Sprintf("How should the sending addresses on %s look?", vibesell.JoinAnd(names)),
 		Reason: "This decides the exact addresses your emails are signed from. Nothing is created or billed by answering: " +
 			"the addresses are created only when the order is approved.",
 		AllowFreeText: true,
@@ -182,7 +183,7 @@ func (s *Service) ProposeEmail(ctx context.Context, ws uuid.UUID, args any, answ
 			if len(parts) < m {
 				return Outcome[EmailStep]{}, vibesell.Errorf(vibesell.EINVALID,
 					"The names given make only %s per domain, and %s needs %d. Give full names (first and last), or more people who send.",
-					count(len(parts), "distinct address", "distinct addresses"), d.Name, m)
+					vibesell.Plural(len(parts), "distinct address", "distinct addresses"), d.Name, m)
 			}
 			for j, p := range parts {
 				addrs = append(addrs, s.address(d, p+"@"+d.Name, who[j]))
@@ -195,7 +196,7 @@ func (s *Service) ProposeEmail(ctx context.Context, ws uuid.UUID, args any, answ
 		q.Choices = append(q.Choices, cards.Choice{
 			ID:          st.id,
 			Label:       fmt.Sprintf("%s: %s", st.label, strings.Join(example, ", ")),
-			Description: "Creates " + addressList(addrs) + ".",
+			Description: "Creates " + addressList(addrs) + "." + signsMore(senders, addrs, len(domains)),
 		})
 	}
 	ans, card, err := flow.Ask(ctx, q)
@@ -212,14 +213,21 @@ func (s *Service) ProposeEmail(ctx context.Context, ws uuid.UUID, args any, answ
 		step.Style, step.StyleLabel = ans.Choice.ID, ans.Choice.Label
 		step.Addresses = byStyle[ans.Choice.ID]
 	} else {
-		step.Style, step.StyleLabel = "own_words", "In your own words: "+ans.Answer
 		parts := ownParts(ans.Answer)
+		signers := signersOf(senders, parts)
+		shown := make([]string, len(parts))
+		for i, p := range parts {
+			shown[i] = p + "@"
+		}
+		// The label is what will be created, not the person's sentence
+		// repeated back ("ada@ and sales@ please").
+		step.Style, step.StyleLabel = "own_words", "Written by you: "+strings.Join(shown, ", ")
 		for _, d := range domains {
-			for _, p := range parts {
-				step.Addresses = append(step.Addresses, s.address(d, p+"@"+d.Name, ""))
+			for i, p := range parts {
+				step.Addresses = append(step.Addresses, s.address(d, p+"@"+d.Name, signers[i]))
 			}
 			if m := mailboxesOf(d); len(parts) != m {
-				notes = append(notes, fmt.Sprintf("%s gets %s as written, where %d were planned.", d.Name, count(len(parts), "address", "addresses"), m))
+				notes = append(notes, fmt.Sprintf("%s gets %s as written, where %d were planned.", d.Name, vibesell.Plural(len(parts), "address", "addresses"), m))
 			}
 		}
 	}
@@ -235,8 +243,53 @@ func (s *Service) ProposeEmail(ctx context.Context, ws uuid.UUID, args any, answ
 	return settled(flow, step, append(notes, more...)), nil
 }
 
+// signsMore says why a sender signs more than one address on a domain
+// (more mailboxes than senders), so two near-identical addresses for one
+// person and one for another do not look like a mistake.
+func signsMore(senders []sender, addrs []Address, domains int) string {
+	perDomain := len(addrs) / max(domains, 1)
+	if perDomain <= len(senders) {
+		return ""
+	}
+	var more []string
+	for _, sn := range senders {
+		n := 0
+		for _, a := range addrs[:perDomain] {
+			if a.SenderName == sn.name {
+				n++
+			}
+		}
+		if n > 1 {
+			more = append(more, fmt.Sprintf("%s signs %d", sn.name, n))
+		}
+	}
+	return fmt.Sprintf(" Each domain carries %d mailboxes for %s, so %s.", perDomain, vibesell.Plural(len(senders), "sender", "senders"), vibesell.JoinAnd(more))
+}
+
+// signersOf gives each address the person wrote a sender: the one whose
+// name it is built from, else the senders in turn, so every address is
+// signed by someone.
+func signersOf(senders []sender, parts []string) []string {
+	out := make([]string, len(parts))
+	next := 0
+	for i, p := range parts {
+		for _, sn := range senders {
+			for _, f := range styles[0].formats {
+				if sn.format(f) == p {
+					out[i] = sn.name
+				}
+			}
+		}
+		if out[i] == "" {
+			out[i] = senders[next%len(senders)].name
+			next++
+		}
+	}
+	return out
+}
+
 func (s *Service) address(d Domain, addr, who string) Address {
-	a := Address{Address: addr, Domain: d.Name, SenderName: who, Prewarmed: d.Origin == "warmed", MonthlyPrice: d.MailboxPrice}
+	a := Address{Address: addr, Domain: d.Name, SenderName: who, Prewarmed: d.Origin == OriginWarmed, MonthlyPrice: d.MailboxPrice}
 	return a
 }
 
@@ -250,7 +303,7 @@ func addressList(addrs []Address) string {
 		}
 		list = append(list, a.Address)
 	}
-	return joinAnd(list)
+	return vibesell.JoinAnd(list)
 }
 
 // ownParts reads the local parts the person wrote ("ada@ and sales@").
@@ -289,7 +342,7 @@ func (s *Service) recordAddresses(ctx context.Context, ws uuid.UUID, domains []s
 			return fmt.Errorf("read chosen domains: %w", err)
 		}
 		if still != len(domains) {
-			return vibesell.Errorf(vibesell.ECONFLICT, "The picked domains changed while this question was open. Call %s again to see addresses on the domains picked now.", ToolProposeEmail)
+			return vibesell.Errorf(vibesell.ECONFLICT, "The picked domains changed while this question was open. Call %s again to see addresses on the domains picked now.", vibesell.ToolProposeEmail)
 		}
 		list := make([]string, len(addrs))
 		for i, a := range addrs {
@@ -309,7 +362,7 @@ func (s *Service) recordAddresses(ctx context.Context, ws uuid.UUID, domains []s
 				ON CONFLICT (workspace_id, address) DO UPDATE SET
 				    sender_name = EXCLUDED.sender_name, card = EXCLUDED.card, planned_at = EXCLUDED.planned_at, position = EXCLUDED.position
 				WHERE sending_mailboxes.status = 'planned'`,
-				ws, a.Address, a.Domain, who, a.Prewarmed, a.MonthlyPrice.Currency, a.MonthlyPrice.Cents, ans.Card, ans.AnsweredAt, i); err != nil {
+				ws, a.Address, a.Domain, who, a.Prewarmed, a.MonthlyPrice.Currency, a.MonthlyPrice.Minor, ans.Card, ans.AnsweredAt, i); err != nil {
 				return fmt.Errorf("record planned address %s: %w", a.Address, err)
 			}
 		}
@@ -321,13 +374,13 @@ func (s *Service) recordAddresses(ctx context.Context, ws uuid.UUID, domains []s
 func (s *Service) explainEmail(step *EmailStep, domains []Domain, hasSizing bool) {
 	step.MonthlyCost, step.YearlyCost = s.money(0), s.money(0)
 	for _, a := range step.Addresses {
-		step.MonthlyCost = step.MonthlyCost.plus(a.MonthlyPrice)
+		step.MonthlyCost = step.MonthlyCost.Plus(a.MonthlyPrice)
 	}
 	now := s.clock.Now()
 	for _, d := range domains {
-		step.YearlyCost = step.YearlyCost.plus(d.YearlyPrice)
+		step.YearlyCost = step.YearlyCost.Plus(d.YearlyPrice)
 		source := SourceOwnNames
-		if d.Origin == "warmed" {
+		if d.Origin == OriginWarmed {
 			source = SourceAlreadyWarmed
 		}
 		t := s.timeline(now, source)
@@ -338,12 +391,14 @@ func (s *Service) explainEmail(step *EmailStep, domains []Domain, hasSizing bool
 			step.FullVolumeOn = t.FullVolumeOn
 		}
 	}
-	step.NextTool = ToolOrder
-	step.NextStep = fmt.Sprintf("Call %s to ask for approval to set up %s and %s: %s per year for the domains and %s per month for the mailboxes. Nothing is registered, created or billed until a person approves it.",
-		ToolOrder, count(len(domains), "domain", "domains"), count(len(step.Addresses), "mailbox", "mailboxes"), step.YearlyCost, step.MonthlyCost)
+	step.NextTool = vibesell.ToolOrderSendingSetup
+	step.Sandbox = s.Sandbox()
+	step.NextStep = fmt.Sprintf("Call %s to ask for approval to set up %s and %s: %s. Nothing is registered, created or billed until a person approves it.",
+		vibesell.ToolOrderSendingSetup, vibesell.Plural(len(domains), "domain", "domains"), vibesell.Plural(len(step.Addresses), "mailbox", "mailboxes"),
+		Costs(step.YearlyCost, step.MonthlyCost, len(domains), len(step.Addresses), step.Sandbox))
 	if !hasSizing {
-		step.NextTool = ToolSize
-		step.NextStep = fmt.Sprintf("Before ordering, confirm the sizing: call %s with the person's daily volume (or lead count and deadline), then %s once they agree. ", ToolSize, ToolConfirmSizing) + step.NextStep
+		step.NextTool = vibesell.ToolSizeSendingCapacity
+		step.NextStep = fmt.Sprintf("Before ordering, confirm the sizing: call %s with the person's daily volume (or lead count and deadline), then %s once they agree. ", vibesell.ToolSizeSendingCapacity, vibesell.ToolConfirmSizing) + step.NextStep
 	}
 }
 

@@ -8,23 +8,23 @@ import "vibesell"
 // the states in the order a domain or a mailbox goes through them.
 var (
 	DomainStateLabels = vibesell.Labels{
-		{Value: "chosen", Text: "Picked, not ordered"},
-		{Value: "preparing", Text: "Being prepared"},
-		{Value: "ready", Text: "Ready"},
+		{Value: string(DomainChosen), Text: "Picked, not ordered"},
+		{Value: string(DomainPreparing), Text: "Being prepared"},
+		{Value: string(DomainReady), Text: "Ready"},
 	}
 	MailboxStateLabels = vibesell.Labels{
-		{Value: "planned", Text: "Planned, not ordered"},
-		{Value: "preparing", Text: "Being prepared"},
-		{Value: "ready", Text: "Ready, warmup not started"},
-		{Value: "warming", Text: "Warming up"},
-		{Value: "warm", Text: "Warm"},
+		{Value: string(MailboxPlanned), Text: "Planned, not ordered"},
+		{Value: string(MailboxPreparing), Text: "Being prepared"},
+		{Value: string(MailboxReady), Text: "Ready, warmup not started"},
+		{Value: string(MailboxWarming), Text: "Warming up"},
+		{Value: string(MailboxWarm), Text: "Warm"},
 	}
 	// SourceLabels say where the sending addresses come from, as the
 	// person reads it once chosen (the question that chooses words its
 	// choices its own way).
 	SourceLabels = vibesell.Labels{
-		{Value: SourceAlreadyWarmed, Text: "Already-warmed addresses"},
-		{Value: SourceOwnNames, Text: "New addresses under your brand"},
-		{Value: SourceOther, Text: "In your own words"},
+		{Value: string(SourceAlreadyWarmed), Text: "Already-warmed addresses"},
+		{Value: string(SourceOwnNames), Text: "New addresses under your brand"},
+		{Value: string(SourceOther), Text: "In your own words"},
 	}
 )

@@ -23,31 +23,57 @@ import (
 type OrderPlan struct {
 	Domains      []Domain
 	Mailboxes    []Mailbox
-	YearlyCost   Money // the domains, per year
-	MonthlyCost  Money // the mailboxes, per month
+	YearlyCost   vibesell.Money // the domains, per year
+	MonthlyCost  vibesell.Money // the mailboxes, per month
 	ReadyOn      time.Time
 	FullVolumeOn time.Time
 	Provider     string
 }
 
 // PlanOrder returns what ordering would do now, checking that it can be
-// done: domains are picked, each has addresses, new names are still
-// available and warmed ones still on the shelf.
+// done: a source is chosen, a sizing confirmed, domains are picked, each
+// has addresses, new names are still available and warmed ones still on
+// the shelf.
 //
-// Refusals (EINVALID, listing every blocker at once): nothing picked; a
-// domain without addresses; a name taken or a shelf domain sold since it
-// was picked.
+// Refusals: ECONFLICT when everything picked is ordered already; an
+// [*OrderBlocked] (EINVALID) listing every missing step at once otherwise.
 func (s *Service) PlanOrder(ctx context.Context, ws uuid.UUID) (OrderPlan, error) {
+	st, err := s.Summary(ctx, ws)
+	if err != nil {
+		return OrderPlan{}, err
+	}
+	var blocked OrderBlocked
+	if st.Source == nil {
+		blocked.add("no sending source is chosen", "call "+vibesell.ToolChooseSendingSource)
+	}
+	if st.Sizing == nil {
+		blocked.add("no sizing is confirmed", fmt.Sprintf("call %s, then %s once the person agrees", vibesell.ToolSizeSendingCapacity, vibesell.ToolConfirmSizing))
+	}
+	if chosen := st.DomainCount(DomainChosen); chosen == 0 {
+		if ordered := len(st.Domains); ordered > 0 && len(blocked.Blockers) == 0 {
+			return OrderPlan{}, allOrdered{vibesell.Errorf(vibesell.ECONFLICT,
+				"Everything picked is already ordered (%s). Call %s to follow it; to add more, pick domains with %s or %s first.",
+				vibesell.Plural(ordered, "domain", "domains"), vibesell.ToolGetSendingSetup, vibesell.ToolProposeDomains, vibesell.ToolProposeWarmedDomains)}
+		}
+		blocked.add("no domains are picked", fmt.Sprintf("call %s or %s", vibesell.ToolProposeDomains, vibesell.ToolProposeWarmedDomains))
+		return OrderPlan{}, &blocked
+	}
 	plan, err := s.readPlan(ctx, s.db, ws)
 	if err != nil {
 		return OrderPlan{}, err
 	}
-	return plan, s.checkPlan(ctx, ws, plan)
+	if err := s.checkPlan(ctx, ws, plan, &blocked); err != nil {
+		return OrderPlan{}, err
+	}
+	if len(blocked.Blockers) > 0 {
+		return OrderPlan{}, &blocked
+	}
+	return plan, nil
 }
 
 // readPlan reads the domains and mailboxes in one round trip, on db: the
 // pool, or the transaction that holds the setup's lock.
-func (s *Service) readPlan(ctx context.Context, db pgxQuerier, ws uuid.UUID) (OrderPlan, error) {
+func (s *Service) readPlan(ctx context.Context, db store.DBTX, ws uuid.UUID) (OrderPlan, error) {
 	var domains []Domain
 	var mailboxes []Mailbox
 	b := &pgx.Batch{}
@@ -65,13 +91,13 @@ func (s *Service) readPlan(ctx context.Context, db pgxQuerier, ws uuid.UUID) (Or
 	plan := OrderPlan{YearlyCost: s.money(0), MonthlyCost: s.money(0), Provider: s.provisioner.Name()}
 	now := s.clock.Now()
 	for _, d := range domains {
-		if d.Status != "chosen" {
+		if d.Status != DomainChosen {
 			continue
 		}
 		plan.Domains = append(plan.Domains, d)
-		plan.YearlyCost = plan.YearlyCost.plus(d.YearlyPrice)
+		plan.YearlyCost = plan.YearlyCost.Plus(d.YearlyPrice)
 		source := SourceOwnNames
-		if d.Origin == "warmed" {
+		if d.Origin == OriginWarmed {
 			source = SourceAlreadyWarmed
 		}
 		t := s.timeline(now, source)
@@ -83,27 +109,24 @@ func (s *Service) readPlan(ctx context.Context, db pgxQuerier, ws uuid.UUID) (Or
 		}
 	}
 	for _, m := range mailboxes {
-		if m.Status == "planned" {
+		if m.Status == MailboxPlanned {
 			plan.Mailboxes = append(plan.Mailboxes, m)
-			plan.MonthlyCost = plan.MonthlyCost.plus(m.MonthlyPrice)
+			plan.MonthlyCost = plan.MonthlyCost.Plus(m.MonthlyPrice)
 		}
 	}
 	return plan, nil
 }
 
-func (s *Service) checkPlan(ctx context.Context, ws uuid.UUID, plan OrderPlan) error {
-	if len(plan.Domains) == 0 {
-		return vibesell.Errorf(vibesell.EINVALID,
-			"There is nothing to order: no domains are picked. Call %s or %s to pick domains, then %s to choose the addresses.",
-			ToolProposeDomains, ToolProposeWarmed, ToolProposeEmail)
-	}
-	var blockers []string
+// checkPlan adds to blocked what stands between plan and an order: a
+// domain without addresses, a name taken or a shelf domain sold since it
+// was picked.
+func (s *Service) checkPlan(ctx context.Context, ws uuid.UUID, plan OrderPlan, blocked *OrderBlocked) error {
 	var newNames []string
 	for _, d := range plan.Domains {
 		if !slices.ContainsFunc(plan.Mailboxes, func(m Mailbox) bool { return m.Domain == d.Name }) {
-			blockers = append(blockers, fmt.Sprintf("%s has no addresses yet (call %s)", d.Name, ToolProposeEmail))
+			blocked.add(d.Name+" has no addresses yet", "call "+vibesell.ToolProposeEmail)
 		}
-		if d.Origin == "new" {
+		if d.Origin == OriginNew {
 			newNames = append(newNames, d.Name)
 		}
 	}
@@ -115,9 +138,9 @@ func (s *Service) checkPlan(ctx context.Context, ws uuid.UUID, plan OrderPlan) e
 		for _, c := range quotes.Quotes {
 			switch {
 			case c.Available == nil:
-				blockers = append(blockers, fmt.Sprintf("%s could not be checked just now (%s)", c.Domain, c.Reason))
+				blocked.add(fmt.Sprintf("%s could not be checked just now (%s)", c.Domain, c.Reason), "")
 			case !*c.Available:
-				blockers = append(blockers, fmt.Sprintf("%s was registered by someone else since it was picked (call %s to pick another)", c.Domain, ToolProposeDomains))
+				blocked.add(c.Domain+" was registered by someone else since it was picked", "call "+vibesell.ToolProposeDomains+" to pick another")
 			}
 		}
 	}
@@ -126,21 +149,44 @@ func (s *Service) checkPlan(ctx context.Context, ws uuid.UUID, plan OrderPlan) e
 		return err
 	}
 	for _, d := range plan.Domains {
-		if d.Origin == "warmed" && !slices.ContainsFunc(shelf, func(it ShelfItem) bool { return it.Domain == d.Name }) {
-			blockers = append(blockers, fmt.Sprintf("%s is no longer on the warmed shelf (call %s to pick another)", d.Name, ToolProposeWarmed))
+		if d.Origin == OriginWarmed && !slices.ContainsFunc(shelf, func(it ShelfItem) bool { return it.Domain == d.Name }) {
+			blocked.add(d.Name+" is no longer on offer among the already-warmed domains", "call "+vibesell.ToolProposeWarmedDomains+" to pick another")
 		}
-	}
-	if len(blockers) > 0 {
-		return &OrderBlocked{Blockers: blockers}
 	}
 	return nil
 }
 
+// allOrdered is the refusal of an order when everything picked is ordered
+// already; it is a *vibesell.Error (ECONFLICT) to everyone else.
+type allOrdered struct{ refusal *vibesell.Error }
+
+func (e allOrdered) Error() string { return e.refusal.Message }
+
+func (e allOrdered) Unwrap() error { return e.refusal }
+
+// errNothingToOrder refuses an order with nothing picked.
+var errNothingToOrder = vibesell.Errorf(vibesell.EINVALID,
+	"There is nothing to order: no domains are picked. Call %s or %s to pick domains, then %s to choose the addresses.",
+	vibesell.ToolProposeDomains, vibesell.ToolProposeWarmedDomains, vibesell.ToolProposeEmail)
+
 // OrderBlocked is the refusal that lists everything standing between the
-// setup and an order, so a caller with blockers of its own can tell the
-// person every one at once.
+// setup and an order, every one at once.
 type OrderBlocked struct {
+	// Blockers are written for the assistant: each names the tool that
+	// fixes it, "getacme.com has no addresses yet (call propose_email)".
 	Blockers []string
+	// Reasons are the same for a person, without tool names.
+	Reasons []string
+}
+
+func (e *OrderBlocked) add(what, fix string) {
+	line := what
+	if fix != "" {
+		line += " (" + fix + ")"
+	}
+	if !slices.Contains(e.Blockers, line) {
+		e.Blockers, e.Reasons = append(e.Blockers, line), append(e.Reasons, what)
+	}
 }
 
 func (e *OrderBlocked) Error() string { return e.refusal().Message }
@@ -186,8 +232,15 @@ func (s *Service) PlaceOrder(ctx context.Context, ws uuid.UUID, opts *PlaceOptio
 		if plan, err = s.readPlan(ctx, tx, ws); err != nil {
 			return err
 		}
-		if err := s.checkPlan(ctx, ws, plan); err != nil {
+		if len(plan.Domains) == 0 {
+			return errNothingToOrder
+		}
+		var blocked OrderBlocked
+		if err := s.checkPlan(ctx, ws, plan, &blocked); err != nil {
 			return err
+		}
+		if len(blocked.Blockers) > 0 {
+			return &blocked
 		}
 		if opts.Expect != nil {
 			if err := opts.Expect(plan); err != nil {
@@ -196,7 +249,7 @@ func (s *Service) PlaceOrder(ctx context.Context, ws uuid.UUID, opts *PlaceOptio
 		}
 		orders := make([]DomainOrder, len(plan.Domains))
 		for i, d := range plan.Domains {
-			orders[i] = DomainOrder{Domain: d.Name, Warmed: d.Origin == "warmed"}
+			orders[i] = DomainOrder{Domain: d.Name, Warmed: d.Origin == OriginWarmed}
 			for _, m := range plan.Mailboxes {
 				if m.Domain == d.Name {
 					orders[i].Addresses = append(orders[i].Addresses, m.Address)

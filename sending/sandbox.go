@@ -109,7 +109,7 @@ func (s *Sandbox) Order(ctx context.Context, _ string, orders []DomainOrder) ([]
 		if o.Warmed {
 			days = s.cfg.WarmedPrepBusinessDays
 		}
-		out[i] = DomainReceipt{Domain: o.Domain, ReadyAt: addBusinessDays(now, days), Records: SandboxRecords(o.Domain)}
+		out[i] = DomainReceipt{Domain: o.Domain, ReadyAt: s.cfg.addBusinessDays(now, days), Records: SandboxRecords(o.Domain)}
 	}
 	return out, nil
 }

@@ -21,27 +21,10 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"vibesell"
+	"vibesell/approvals"
 	"vibesell/cards"
+	"vibesell/store"
 	"vibesell/workspace"
-)
-
-// The tools of the sending setup, and the ones its results point to. A
-// choice card binds to the tool that asked it, so the flows know their
-// tool's name.
-const (
-	ToolChooseSource   = "choose_sending_source"
-	ToolProposeDomains = "propose_domains"
-	ToolProposeWarmed  = "propose_warmed_domains"
-	ToolProposeEmail   = "propose_email"
-	ToolCheckDomains   = "check_domains"
-	ToolListWarmed     = "list_warmed_domains"
-	ToolSize           = "size_sending_capacity"
-	ToolConfirmSizing  = "confirm_sizing"
-	ToolGetSetup       = "get_sending_setup"
-	ToolStartWarmup    = "start_warmup"
-	ToolOrder          = "order_sending_setup"
-	ToolSupport        = "contact_support"
-	ToolSaveOffer      = "save_offer"
 )
 
 // OfferReader gives the workspace's offer; *workspace.Service is one.
@@ -49,13 +32,32 @@ type OfferReader interface {
 	FindOffer(ctx context.Context, ws uuid.UUID) (*workspace.Offer, error)
 }
 
-// Options replace the providers a [Service] uses. A nil *Options, or a nil
-// field, means the default chosen by [Config].Provider.
-type Options struct {
+// Providers replace the outside services a [Service] uses. A nil field
+// means the default chosen by [Config].Provider.
+type Providers struct {
 	Availability Availability // default: Sandbox, or RDAP when Provider is "rdap"
 	Shelf        Shelf        // default: Sandbox
 	Provisioner  Provisioner  // default: Sandbox
 	Resolver     Resolver     // default: NewResolver(cfg.DNSServer, cfg.DNSTimeout)
+}
+
+// Approvals is where the sending setup asks a person to approve an order,
+// and asks whether an order is already waiting for them;
+// *approvals.Service is one.
+type Approvals interface {
+	Open(ctx context.Context, r approvals.Request) (approvals.Approval, bool, error)
+	List(ctx context.Context, ws uuid.UUID, o approvals.ListOptions) (approvals.Page, error)
+}
+
+// Deps are what a [Service] is built from.
+type Deps struct {
+	DB        *pgxpool.Pool
+	Clock     vibesell.Clock // default: the system clock
+	Config    Config         // normally [DefaultConfig] or [ConfigFromEnv]'s; zero numbers take the defaults
+	Cards     *cards.Service
+	Offers    OfferReader
+	Approvals Approvals // nil: no order can be asked for, and none is looked for
+	Providers Providers
 }
 
 // Service runs the sending setup.
@@ -65,23 +67,21 @@ type Service struct {
 	cfg          Config
 	cards        *cards.Service
 	offers       OfferReader
+	approvals    Approvals
 	availability Availability
 	shelf        Shelf
 	provisioner  Provisioner
 	resolver     Resolver
 }
 
-// New returns a Service. cfg is normally [DefaultConfig] or
-// [ConfigFromEnv]'s; zero numbers in it take the defaults.
-func New(db *pgxpool.Pool, clock vibesell.Clock, cfg Config, c *cards.Service, offers OfferReader, opts *Options) *Service {
+// New returns a Service.
+func New(d Deps) *Service {
+	clock := d.Clock
 	if clock == nil {
 		clock = vibesell.SystemClock{}
 	}
-	cfg = cfg.withDefaults()
-	var o Options
-	if opts != nil {
-		o = *opts
-	}
+	cfg := d.Config.withDefaults()
+	o := d.Providers
 	sandbox := NewSandbox(clock, cfg)
 	if o.Availability == nil {
 		if cfg.Provider == "rdap" {
@@ -100,10 +100,15 @@ func New(db *pgxpool.Pool, clock vibesell.Clock, cfg Config, c *cards.Service, o
 		o.Resolver = NewResolver(cfg.DNSServer, cfg.DNSTimeout)
 	}
 	return &Service{
-		db: db, clock: clock, cfg: cfg, cards: c, offers: offers,
+		db: d.DB, clock: clock, cfg: cfg, cards: d.Cards, offers: d.Offers, approvals: d.Approvals,
 		availability: o.Availability, shelf: o.Shelf, provisioner: o.Provisioner, resolver: o.Resolver,
 	}
 }
+
+// Sandbox reports whether the setup runs in the sandbox: mailboxes are
+// created (and so everything is ordered) by the sandbox, and nothing is
+// real or charged.
+func (s *Service) Sandbox() bool { return s.provisioner.Name() == SandboxName }
 
 // Config returns the configuration the service runs with.
 func (s *Service) Config() Config { return s.cfg }
@@ -146,7 +151,7 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-func (s *Service) money(cents int64) Money { return Money{Cents: cents, Currency: s.cfg.Currency} }
+func (s *Service) money(minor int64) vibesell.Money { return vibesell.NewMoney(minor, s.cfg.Currency) }
 
 // Outcome is what a tool that asks the person returns: the card to put to
 // them while a question is open, or the result once every question is
@@ -183,11 +188,11 @@ func lockSetup(ctx context.Context, tx pgx.Tx, ws uuid.UUID) error {
 // Domain is a sending domain of the workspace.
 type Domain struct {
 	Name           string
-	Origin         string // new or warmed
-	Status         string // chosen or ordered, as stored; see [Domain.State]
-	YearlyPrice    Money
-	MailboxPrice   Money // per mailbox per month
-	ShelfMailboxes int   // warmed: the mailboxes it comes with
+	Origin         Origin
+	Status         DomainState // chosen or ordered, as stored; see [Domain.State]
+	YearlyPrice    vibesell.Money
+	MailboxPrice   vibesell.Money // per mailbox per month
+	ShelfMailboxes int            // warmed: the mailboxes it comes with
 	RegisteredOn   *time.Time
 	Reputation     *int
 	Card           string
@@ -200,14 +205,14 @@ type Domain struct {
 
 // State is where the domain stands at now: chosen (picked, not ordered),
 // preparing (ordered, not ready yet) or ready.
-func (d Domain) State(now time.Time) string {
+func (d Domain) State(now time.Time) DomainState {
 	switch {
-	case d.Status == "chosen":
-		return "chosen"
+	case d.Status == DomainChosen:
+		return DomainChosen
 	case d.ReadyAt != nil && now.Before(*d.ReadyAt):
-		return "preparing"
+		return DomainPreparing
 	}
-	return "ready"
+	return DomainReady
 }
 
 // Mailbox is a sending address of the workspace.
@@ -215,9 +220,9 @@ type Mailbox struct {
 	Address         string
 	Domain          string
 	SenderName      string
-	Status          string // planned, ordered or warming, as stored; see [Mailbox.State]
+	Status          MailboxState // planned, ordered or warming, as stored; see [Mailbox.State]
 	Prewarmed       bool
-	MonthlyPrice    Money
+	MonthlyPrice    vibesell.Money
 	Card            string
 	Provider        string
 	OrderedAt       *time.Time
@@ -228,20 +233,20 @@ type Mailbox struct {
 // State is where the mailbox stands at now: planned (chosen, not ordered),
 // preparing, ready (prepared, warmup not started), warming, or warm (ready
 // to send at full volume).
-func (m Mailbox) State(now time.Time, cfg Config) string {
+func (m Mailbox) State(now time.Time, cfg Config) MailboxState {
 	switch {
-	case m.Status == "planned":
-		return "planned"
+	case m.Status == MailboxPlanned:
+		return MailboxPlanned
 	case m.ReadyAt != nil && now.Before(*m.ReadyAt):
-		return "preparing"
+		return MailboxPreparing
 	case m.Prewarmed:
-		return "warm"
-	case m.Status == "ordered":
-		return "ready"
+		return MailboxWarm
+	case m.Status == MailboxOrdered:
+		return MailboxReady
 	case now.Before(m.warmupEnds(cfg)):
-		return "warming"
+		return MailboxWarming
 	}
-	return "warm"
+	return MailboxWarm
 }
 
 // warmupEnds is when the mailbox's warmup completes (zero when not started).
@@ -263,7 +268,7 @@ const domainsSQL = `
 	FROM sending_domains d WHERE workspace_id = $1
 	ORDER BY status DESC, chosen_at, position, domain`
 
-func (s *Service) domains(ctx context.Context, db pgxQuerier, ws uuid.UUID) ([]Domain, error) {
+func (s *Service) domains(ctx context.Context, db store.DBTX, ws uuid.UUID) ([]Domain, error) {
 	return collectDomains(db.Query(ctx, domainsSQL, ws))
 }
 
@@ -276,7 +281,7 @@ func collectDomains(rows pgx.Rows, err error) ([]Domain, error) {
 	domains, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Domain, error) {
 		var d Domain
 		var currency string
-		err := r.Scan(&d.Name, &d.Origin, &d.Status, &currency, &d.YearlyPrice.Cents, &d.MailboxPrice.Cents, &d.ShelfMailboxes,
+		err := r.Scan(&d.Name, &d.Origin, &d.Status, &currency, &d.YearlyPrice.Minor, &d.MailboxPrice.Minor, &d.ShelfMailboxes,
 			&d.RegisteredOn, &d.Reputation, &d.Card, &d.ChosenAt, &d.Provider, &d.OrderedAt, &d.ReadyAt, &d.Records)
 		d.YearlyPrice.Currency, d.MailboxPrice.Currency = currency, currency
 		return d, err
@@ -296,7 +301,7 @@ const mailboxesSQL = `
 	WHERE m.workspace_id = $1
 	ORDER BY d.status DESC, d.chosen_at, d.position, m.domain, m.planned_at, m.position, m.address`
 
-func (s *Service) mailboxes(ctx context.Context, db pgxQuerier, ws uuid.UUID) ([]Mailbox, error) {
+func (s *Service) mailboxes(ctx context.Context, db store.DBTX, ws uuid.UUID) ([]Mailbox, error) {
 	return collectMailboxes(db.Query(ctx, mailboxesSQL, ws))
 }
 
@@ -308,7 +313,7 @@ func collectMailboxes(rows pgx.Rows, err error) ([]Mailbox, error) {
 	}
 	mailboxes, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Mailbox, error) {
 		var m Mailbox
-		err := r.Scan(&m.Address, &m.Domain, &m.SenderName, &m.Status, &m.Prewarmed, &m.MonthlyPrice.Currency, &m.MonthlyPrice.Cents,
+		err := r.Scan(&m.Address, &m.Domain, &m.SenderName, &m.Status, &m.Prewarmed, &m.MonthlyPrice.Currency, &m.MonthlyPrice.Minor,
 			&m.Card, &m.Provider, &m.OrderedAt, &m.ReadyAt, &m.WarmupStartedAt)
 		return m, err
 	})
@@ -318,16 +323,9 @@ func collectMailboxes(rows pgx.Rows, err error) ([]Mailbox, error) {
 	return mailboxes, nil
 }
 
-// pgxQuerier is what both the pool and a transaction offer for reading.
-type pgxQuerier interface {
-	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
-	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
-	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
-}
-
 // Source is the source the workspace chose, as recorded.
 type Source struct {
-	Source   string // already_warmed, own_names or other
+	Source   SourceKind
 	Text     string // the person's words, for other
 	Card     string
 	ChosenAt time.Time
@@ -336,7 +334,7 @@ type Source struct {
 // sourceSQL reads the source workspace $1 chose, as scanSource scans it.
 const sourceSQL = `SELECT source, source_text, source_card, source_chosen_at FROM sending_setups WHERE workspace_id = $1`
 
-func (s *Service) source(ctx context.Context, db pgxQuerier, ws uuid.UUID) (*Source, error) {
+func (s *Service) source(ctx context.Context, db store.DBTX, ws uuid.UUID) (*Source, error) {
 	return scanSource(db.QueryRow(ctx, sourceSQL, ws))
 }
 
@@ -352,7 +350,7 @@ func scanSource(row pgx.Row) (*Source, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read sending source: %w", err)
 	}
-	src.Source, src.ChosenAt = *source, *at
+	src.Source, src.ChosenAt = SourceKind(*source), *at
 	if text != nil {
 		src.Text = *text
 	}

@@ -3,19 +3,23 @@ package sending_test
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"vibesell"
+	"vibesell/approvals"
 	"vibesell/cards"
 	"vibesell/sending"
 	"vibesell/store/storetest"
 	"vibesell/workspace"
+	"vibesell/workspace/workspacetest"
 )
 
 // everything is available, so the tests pick the names they mean.
@@ -32,28 +36,40 @@ func (everything) Check(ctx context.Context, names []string) []sending.NameCheck
 	return out
 }
 
+// fixture is the bundle of a sending test: the Acme and Globex
+// workspaces on one database, a manual clock, and a sending service wired
+// to a real approvals service.
 type fixture struct {
-	pool  *pgxpool.Pool
-	clock *vibesell.ManualClock
-	svc   *sending.Service
-	a, b  workspace.Workspace
+	pool      *pgxpool.Pool
+	clock     *vibesell.ManualClock
+	svc       *sending.Service
+	approvals *approvals.Service
+	a, b      workspace.Workspace
 }
 
 func newFixture(t *testing.T) fixture {
 	t.Helper()
+	return newFixtureWith(t, sending.Providers{})
+}
+
+// newFixtureWith builds the fixture with providers; availability says
+// every name is free unless providers say otherwise.
+func newFixtureWith(t *testing.T, providers sending.Providers) fixture {
+	t.Helper()
 	pool := storetest.New(t)
 	c := vibesell.NewManualClock(time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC))
-	ws := workspace.NewService(pool)
-	a, err := ws.Create(context.Background(), "Acme")
+	pair := workspacetest.Two(t, pool)
+	appr, err := approvals.NewService(pool, approvals.Config{PublicURL: "http://127.0.0.1:1", Clock: c, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := ws.Create(context.Background(), "Globex")
-	if err != nil {
-		t.Fatal(err)
+	if providers.Availability == nil {
+		providers.Availability = everything{}
 	}
-	svc := sending.New(pool, c, sending.DefaultConfig(), cards.NewService(pool, c), ws, &sending.Options{Availability: everything{}})
-	return fixture{pool: pool, clock: c, svc: svc, a: a, b: b}
+	svc := sending.New(sending.Deps{DB: pool, Clock: c, Config: sending.DefaultConfig(), Cards: cards.NewService(pool, c),
+		Offers: workspace.NewService(pool), Approvals: appr, Providers: providers})
+	appr.Register(vibesell.ToolOrderSendingSetup, sending.NewOrderAction(svc))
+	return fixture{pool: pool, clock: c, svc: svc, approvals: appr, a: pair.Acme, b: pair.Globex}
 }
 
 type domainsArgs struct {
@@ -68,24 +84,57 @@ type emailArgs struct {
 // style for ws.
 func (f fixture) pick(t *testing.T, ws workspace.Workspace, domain string) {
 	t.Helper()
+	f.pickDomains(t, ws, domain)
+	f.planAddresses(t, ws, "first_name", "Ada Lovelace")
+}
+
+// pickDomains settles propose_domains (lookalikes of acme.com) on names,
+// one card each.
+func (f fixture) pickDomains(t *testing.T, ws workspace.Workspace, names ...string) sending.Outcome[sending.DomainsChoice] {
+	t.Helper()
 	ctx := context.Background()
-	req := sending.ProposeDomainsRequest{CompanyDomain: "acme.com", Count: 1}
-	o, err := f.svc.ProposeDomains(ctx, ws.ID, domainsArgs{"acme.com"}, nil, req)
-	if err != nil || o.Card == nil {
-		t.Fatalf("propose domains: %+v %v", o, err)
+	req := sending.ProposeDomainsRequest{CompanyDomain: "acme.com", Count: len(names)}
+	var answers []cards.Answer
+	for {
+		o, err := f.svc.ProposeDomains(ctx, ws.ID, domainsArgs{"acme.com"}, answers, req)
+		if err != nil {
+			t.Fatalf("propose domains %v: %v", names, err)
+		}
+		if o.Card == nil {
+			return o
+		}
+		answers = append(answers, cards.Answer{Card: o.Card.ID, Answer: names[len(answers)]})
 	}
-	o, err = f.svc.ProposeDomains(ctx, ws.ID, domainsArgs{"acme.com"}, []cards.Answer{{Card: o.Card.ID, Answer: domain}}, req)
-	if err != nil || o.Result == nil {
-		t.Fatalf("pick %s: %+v %v", domain, o, err)
-	}
-	names := sending.ProposeEmailRequest{SenderNames: []string{"Ada Lovelace"}}
-	e, err := f.svc.ProposeEmail(ctx, ws.ID, emailArgs{names.SenderNames}, nil, names)
+}
+
+// planAddresses settles propose_email for senders with answer (a style id
+// or the person's own words).
+func (f fixture) planAddresses(t *testing.T, ws workspace.Workspace, answer string, senders ...string) sending.Outcome[sending.EmailStep] {
+	t.Helper()
+	ctx := context.Background()
+	req := sending.ProposeEmailRequest{SenderNames: senders}
+	e, err := f.svc.ProposeEmail(ctx, ws.ID, emailArgs{senders}, nil, req)
 	if err != nil || e.Card == nil {
 		t.Fatalf("propose email: %+v %v", e, err)
 	}
-	e, err = f.svc.ProposeEmail(ctx, ws.ID, emailArgs{names.SenderNames}, []cards.Answer{{Card: e.Card.ID, Answer: "first_name"}}, names)
+	e, err = f.svc.ProposeEmail(ctx, ws.ID, emailArgs{senders}, []cards.Answer{{Card: e.Card.ID, Answer: answer}}, req)
 	if err != nil || e.Result == nil {
 		t.Fatalf("settle email: %+v %v", e, err)
+	}
+	return e
+}
+
+// chooseSource settles choose_sending_source on source for ws.
+func (f fixture) chooseSource(t *testing.T, ws workspace.Workspace, source sending.SourceKind) {
+	t.Helper()
+	type noArgs struct{}
+	ctx := context.Background()
+	q, err := f.svc.ChooseSource(ctx, ws.ID, noArgs{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.svc.ChooseSource(ctx, ws.ID, noArgs{}, []cards.Answer{{Card: q.Card.ID, Answer: string(source)}}); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -209,10 +258,10 @@ func (r *recordingProvisioner) Order(ctx context.Context, key string, orders []s
 // refused under the setup's lock when the plan is no longer the one expected.
 func TestPlaceOrderPassesTheKeyAndChecksTheExpectedPlan(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t)
-	rec := &recordingProvisioner{Sandbox: sending.NewSandbox(f.clock, sending.DefaultConfig())}
-	svc := sending.New(f.pool, f.clock, sending.DefaultConfig(), cards.NewService(f.pool, f.clock), workspace.NewService(f.pool),
-		&sending.Options{Availability: everything{}, Provisioner: rec})
+	rec := &recordingProvisioner{}
+	f := newFixtureWith(t, sending.Providers{Provisioner: rec})
+	rec.Sandbox = sending.NewSandbox(f.clock, sending.DefaultConfig())
+	svc := f.svc
 	f.pick(t, f.a, "getacme.com")
 
 	changed := vibesell.Errorf(vibesell.ECONFLICT, "the plan changed")
@@ -247,7 +296,8 @@ func TestPlaceOrderPassesTheKeyAndChecksTheExpectedPlan(t *testing.T) {
 	}
 }
 
-// Every blocker comes back at once, as a list a caller can merge with its own.
+// Every missing step comes back at once, each once, for the assistant
+// with the tool that fixes it and for a person without.
 func TestPlanOrderListsEveryBlocker(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
@@ -269,12 +319,19 @@ func TestPlanOrderListsEveryBlocker(t *testing.T) {
 	if !errors.As(err, &blocked) || vibesell.ErrorCode(err) != vibesell.EINVALID {
 		t.Fatalf("PlanOrder = %v, want an OrderBlocked refusal", err)
 	}
-	if len(blocked.Blockers) != 2 {
-		t.Fatalf("blockers %q, want one per domain without addresses", blocked.Blockers)
+	want := &sending.OrderBlocked{
+		Blockers: []string{
+			"no sending source is chosen (call choose_sending_source)",
+			"no sizing is confirmed (call size_sending_capacity, then confirm_sizing once the person agrees)",
+			"getacme.com has no addresses yet (call propose_email)",
+			"tryacme.com has no addresses yet (call propose_email)",
+		},
+		Reasons: []string{"no sending source is chosen", "no sizing is confirmed", "getacme.com has no addresses yet", "tryacme.com has no addresses yet"},
 	}
-	for _, b := range blocked.Blockers {
-		if !strings.Contains(b, "has no addresses yet") || !strings.Contains(err.Error(), b) {
-			t.Errorf("blocker %q / message %q", b, err)
-		}
+	if diff := cmp.Diff(want, blocked); diff != "" {
+		t.Errorf("blockers (-want +got):\n%s", diff)
+	}
+	if !strings.HasPrefix(err.Error(), "The sending setup cannot be ordered yet: no sending source is chosen") {
+		t.Errorf("message %q", err)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+	"vibesell"
+	"vibesell/approvals"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -14,7 +16,7 @@ import (
 // DomainStatus is a domain of the setup as it stands now.
 type DomainStatus struct {
 	Domain
-	State string // chosen, preparing or ready
+	State DomainState
 	// Checks are its DNS records and whether each is published; nil until
 	// the domain is ordered.
 	Checks []RecordCheck
@@ -26,8 +28,9 @@ type DomainStatus struct {
 // MailboxStatus is a mailbox of the setup as it stands now.
 type MailboxStatus struct {
 	Mailbox
-	State        string     // planned, preparing, ready, warming or warm
+	State        MailboxState
 	WarmupDay    *int       // warming: which day of the warmup today is
+	WarmupDone   *int       // warming: how far the warmup is, 0 to 100 (percent)
 	TodayVolume  *int       // warming: warmup emails it sends today
 	FullVolumeOn *time.Time // when it can send at full volume; nil until ordered
 }
@@ -40,8 +43,32 @@ type Setup struct {
 	Mailboxes     []MailboxStatus
 	WarmupDays    int
 	ReadyToSendOn *time.Time // every ordered address at full volume; nil when nothing is ordered or some are not
+	Capacity      *Capacity  // the picks against the confirmed sizing; nil without either
+	Sandbox       bool       // some domain is the sandbox's: nothing of it is real
 	NextTool      string     // "" when the setup needs nothing more
 	NextStep      string
+}
+
+// DomainCount is how many domains are in state now.
+func (st Setup) DomainCount(state DomainState) int {
+	n := 0
+	for _, d := range st.Domains {
+		if d.State == state {
+			n++
+		}
+	}
+	return n
+}
+
+// MailboxCount is how many mailboxes are in state now.
+func (st Setup) MailboxCount(state MailboxState) int {
+	n := 0
+	for _, m := range st.Mailboxes {
+		if m.State == state {
+			n++
+		}
+	}
+	return n
 }
 
 // GetSetup reads the sending setup, works out each domain's and mailbox's
@@ -56,7 +83,7 @@ func (s *Service) GetSetup(ctx context.Context, ws uuid.UUID) (Setup, error) {
 	var wg sync.WaitGroup
 	for i := range st.Domains {
 		d := &st.Domains[i]
-		if d.Status != "ordered" || len(d.Records) == 0 {
+		if d.Status != DomainOrdered || len(d.Records) == 0 {
 			continue
 		}
 		var r Resolver = s.resolver
@@ -68,7 +95,27 @@ func (s *Service) GetSetup(ctx context.Context, ws uuid.UUID) (Setup, error) {
 		wg.Go(func() { d.Checks = CheckRecords(ctx, r, d.Records) })
 	}
 	wg.Wait()
+	if st.NextTool == vibesell.ToolOrderSendingSetup || st.MailboxCount(MailboxPlanned) > 0 {
+		pending, err := s.PendingOrder(ctx, ws)
+		if err != nil {
+			return Setup{}, err
+		}
+		if pending != nil {
+			st.NextTool, st.NextStep = pendingOrderStep(*pending)
+		}
+	}
 	return st, nil
+}
+
+// pendingOrderStep is the next step while an order approval is open: the
+// person decides it, where they can.
+func pendingOrderStep(a approvals.Approval) (string, string) {
+	if a.Status != approvals.Pending {
+		return vibesell.ToolListPendingApprovals, fmt.Sprintf("The order was approved (approval %s) and is being placed now. Call %s with approval %s to follow it; get_sending_setup shows the domains once they are ordered.",
+			a.ID, vibesell.ToolListPendingApprovals, a.ID)
+	}
+	return vibesell.ToolListPendingApprovals, fmt.Sprintf("Do not order again: the order is waiting for the person's decision (approval %s, %q). Only a signed-in person can approve it, in the web app at %s ; they may also reject it here with %s. Nothing is ordered until then; %s shows whether it was decided.",
+		a.ID, a.Summary, a.AppURL, vibesell.ToolDecideApproval, vibesell.ToolListPendingApprovals)
 }
 
 // Summary reads the sending setup without checking DNS: what the workspace
@@ -111,7 +158,7 @@ func (s *Service) QueueRows(b *pgx.Batch, ws uuid.UUID) (done func() (Rows, erro
 		return err
 	})
 	b.Queue(sizingSQL, ws).QueryRow(func(row pgx.Row) (err error) {
-		r.sizing, err = scanSizing(row)
+		r.sizing, err = s.scanSizing(row)
 		return err
 	})
 	b.Queue(domainsSQL, ws).Query(func(rows pgx.Rows) (err error) {
@@ -158,9 +205,12 @@ type setupRows struct {
 // setup works out the setup at now from its rows: each domain's and
 // mailbox's state, the warmup, the day it can send and the next step.
 func (s *Service) setup(r setupRows, now time.Time) Setup {
-	st := Setup{Source: r.source, Sizing: r.sizing, WarmupDays: s.cfg.WarmupDays}
+	// Until a vendor is wired in, mailboxes are the sandbox's: the whole
+	// setup is, from its first answer on.
+	st := Setup{Source: r.source, Sizing: r.sizing, WarmupDays: s.cfg.WarmupDays, Sandbox: s.Sandbox()}
 	for _, d := range r.domains {
 		st.Domains = append(st.Domains, DomainStatus{Domain: d, State: d.State(now)})
+		st.Sandbox = st.Sandbox || d.Provider == SandboxName
 	}
 	per := s.cfg.EmailsPerMailbox
 	if r.sizing != nil {
@@ -170,7 +220,7 @@ func (s *Service) setup(r setupRows, now time.Time) Setup {
 	var ready time.Time
 	for _, m := range r.mailboxes {
 		ms := MailboxStatus{Mailbox: m, State: m.State(now, s.cfg)}
-		if m.Status == "planned" {
+		if m.Status == MailboxPlanned {
 			allOrdered = false
 		} else {
 			full := s.mailboxFullVolume(m, now)
@@ -179,16 +229,18 @@ func (s *Service) setup(r setupRows, now time.Time) Setup {
 				ready = full
 			}
 		}
-		if ms.State == "warming" {
+		if ms.State == MailboxWarming {
 			d := int(day(now).Sub(day(*m.WarmupStartedAt)).Hours()/24) + 1
 			v := min(s.cfg.RampStart+(d-1)*s.cfg.RampStep, per)
-			ms.WarmupDay, ms.TodayVolume = &d, &v
+			done := min(100, 100*(d-1)/s.cfg.WarmupDays)
+			ms.WarmupDay, ms.TodayVolume, ms.WarmupDone = &d, &v, &done
 		}
 		st.Mailboxes = append(st.Mailboxes, ms)
 	}
 	if allOrdered {
 		st.ReadyToSendOn = &ready
 	}
+	st.Capacity = capacityOf(r.sizing, r.domains, r.mailboxes)
 	st.NextTool, st.NextStep = s.next(st, now)
 	return st
 }
@@ -199,30 +251,30 @@ func (s *Service) setup(r setupRows, now time.Time) Setup {
 func (s *Service) mailboxFullVolume(m Mailbox, now time.Time) time.Time {
 	switch {
 	case m.Prewarmed:
-		return onOrAfterBusinessDay(*m.ReadyAt)
+		return s.cfg.onOrAfterBusinessDay(*m.ReadyAt)
 	case m.WarmupStartedAt != nil:
-		return onOrAfterBusinessDay(m.warmupEnds(s.cfg))
+		return s.cfg.onOrAfterBusinessDay(m.warmupEnds(s.cfg))
 	}
 	start := day(now)
 	if m.ReadyAt.After(now) {
 		start = day(*m.ReadyAt)
 	}
-	return onOrAfterBusinessDay(start.AddDate(0, 0, s.cfg.WarmupDays))
+	return s.cfg.onOrAfterBusinessDay(start.AddDate(0, 0, s.cfg.WarmupDays))
 }
 
 // next says what the setup needs next: the tool to call and why.
 func (s *Service) next(st Setup, now time.Time) (string, string) {
-	states := map[string]int{}
+	states := map[MailboxState]int{}
 	var firstReady *time.Time
 	for _, m := range st.Mailboxes {
 		states[m.State]++
-		if m.State == "preparing" && (firstReady == nil || m.ReadyAt.Before(*firstReady)) {
+		if m.State == MailboxPreparing && (firstReady == nil || m.ReadyAt.Before(*firstReady)) {
 			firstReady = m.ReadyAt
 		}
 	}
 	withoutAddresses := 0
 	for _, d := range st.Domains {
-		if d.Status != "chosen" {
+		if d.Status != DomainChosen {
 			continue
 		}
 		has := false
@@ -235,27 +287,36 @@ func (s *Service) next(st Setup, now time.Time) (string, string) {
 	}
 	switch {
 	case len(st.Domains) == 0 && st.Source == nil:
-		return ToolChooseSource, fmt.Sprintf("Call %s to ask the person where their emails should go out from: already-warmed addresses (sooner) or new addresses under their brand.", ToolChooseSource)
+		return vibesell.ToolChooseSendingSource, fmt.Sprintf("Call %s to ask the person where their emails should go out from: already-warmed addresses (sooner) or new addresses under their brand.", vibesell.ToolChooseSendingSource)
 	case len(st.Domains) == 0 && st.Source.Source == SourceOther:
-		return ToolSupport, fmt.Sprintf("The person described their own arrangement (%q). Call %s so someone can help, or %s again if they now prefer one of the two options.", st.Source.Text, ToolSupport, ToolChooseSource)
+		return vibesell.ToolContactSupport, fmt.Sprintf("The person described their own arrangement (%q). Call %s so someone can help, or %s again if they now prefer one of the two options.", st.Source.Text, vibesell.ToolContactSupport, vibesell.ToolChooseSendingSource)
 	case len(st.Domains) == 0 && st.Source.Source == SourceAlreadyWarmed:
-		return ToolProposeWarmed, fmt.Sprintf("Call %s to offer the person domains from the warmed shelf.", ToolProposeWarmed)
+		return vibesell.ToolProposeWarmedDomains, fmt.Sprintf("Call %s to offer the person domains from the warmed shelf.", vibesell.ToolProposeWarmedDomains)
 	case len(st.Domains) == 0:
-		return ToolProposeDomains, fmt.Sprintf("Call %s to offer the person lookalike domains of their brand.", ToolProposeDomains)
+		return vibesell.ToolProposeDomains, fmt.Sprintf("Call %s to offer the person lookalike domains of their brand.", vibesell.ToolProposeDomains)
 	case withoutAddresses > 0:
-		return ToolProposeEmail, fmt.Sprintf("Call %s with the senders' names to choose the addresses on the picked %s.", ToolProposeEmail, pickWord(withoutAddresses == 1, "domain", "domains"))
-	case states["planned"] > 0 && st.Sizing == nil:
-		return ToolSize, fmt.Sprintf("Before ordering, confirm the sizing: call %s with the person's daily volume (or lead count and deadline), then %s once they agree. Then call %s to ask for approval of the order.", ToolSize, ToolConfirmSizing, ToolOrder)
-	case states["planned"] > 0:
-		return ToolOrder, fmt.Sprintf("Call %s to ask for approval to set up the %s planned. Nothing is registered or billed until a person approves.", ToolOrder, pickWord(states["planned"] == 1, "address", "addresses"))
-	case states["ready"] > 0:
-		return ToolStartWarmup, fmt.Sprintf("%s ready to warm up. Call %s to start the warmup.", count(states["ready"], "mailbox is", "mailboxes are"), ToolStartWarmup)
-	case states["preparing"] > 0 && states["warming"] == 0 && states["warm"] == 0:
-		return ToolStartWarmup, fmt.Sprintf("The addresses are being prepared; the first are ready on %s. Call %s on or after that day.", formatDate(*firstReady), ToolStartWarmup)
-	case states["preparing"] > 0 || states["warming"] > 0:
+		return vibesell.ToolProposeEmail, fmt.Sprintf("Call %s with the senders' names to choose the addresses on the picked %s.", vibesell.ToolProposeEmail, pickWord(withoutAddresses == 1, "domain", "domains"))
+	case states[MailboxPlanned] > 0 && st.Sizing == nil:
+		return vibesell.ToolSizeSendingCapacity, fmt.Sprintf("Before ordering, confirm the sizing: call %s with the person's daily volume (or lead count and deadline), then %s once they agree. Then call %s to ask for approval of the order.", vibesell.ToolSizeSendingCapacity, vibesell.ToolConfirmSizing, vibesell.ToolOrderSendingSetup)
+	case states[MailboxPlanned] > 0 && st.Capacity != nil && st.Capacity.Off():
+		fix := vibesell.ToolProposeDomains
+		if st.Source != nil && st.Source.Source == SourceAlreadyWarmed {
+			fix = vibesell.ToolProposeWarmedDomains
+		}
+		return fix, fmt.Sprintf("The picks and the confirmed sizing disagree. %s Call %s with count %d (then %s) to match the sizing, or %s to size again; call %s only if the person wants to order as it is.",
+			st.Capacity.Sentence(), fix, st.Capacity.WantDomains, vibesell.ToolProposeEmail, vibesell.ToolConfirmSizing, vibesell.ToolOrderSendingSetup)
+	case states[MailboxPlanned] > 0:
+		return vibesell.ToolOrderSendingSetup, fmt.Sprintf("Call %s to ask for approval to set up the %s planned. Nothing is registered or billed until a person approves.", vibesell.ToolOrderSendingSetup, pickWord(states[MailboxPlanned] == 1, "address", "addresses"))
+	case states[MailboxReady] > 0:
+		return vibesell.ToolStartWarmup, fmt.Sprintf("%s ready to warm up; the warmup starts by itself within %d minutes. Call %s to start it at once.",
+			vibesell.Plural(states[MailboxReady], "mailbox is", "mailboxes are"), int(WarmupSweepEvery.Minutes()), vibesell.ToolStartWarmup)
+	case states[MailboxPreparing] > 0 && states[MailboxWarming] == 0 && states[MailboxWarm] == 0:
+		return vibesell.ToolStartWarmup, fmt.Sprintf("The addresses are being prepared; the first are ready on %s, and their warmup starts by itself that day. Nothing needs calling meanwhile (%s starts a warmup at once once they are ready).",
+			vibesell.FormatDate(*firstReady), vibesell.ToolStartWarmup)
+	case states[MailboxPreparing] > 0 || states[MailboxWarming] > 0:
 		when := ""
 		if st.ReadyToSendOn != nil {
-			when = fmt.Sprintf(" The setup can send at full volume from %s.", formatDate(*st.ReadyToSendOn))
+			when = fmt.Sprintf(" The setup can send at full volume from %s.", vibesell.FormatDate(*st.ReadyToSendOn))
 		}
 		return "", "Nothing to do for the sending setup right now: the addresses are being prepared or warming up." + when + " Meanwhile, the campaign can be prepared."
 	}

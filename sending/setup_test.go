@@ -3,8 +3,11 @@ package sending_test
 import (
 	"context"
 	"reflect"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
@@ -40,7 +43,7 @@ func TestQueueSummaryReadsTheSetupInTheCallersBatch(t *testing.T) {
 	ctx := context.Background()
 
 	st := summaryIn(t, f.pool, f.svc, f.a.ID)
-	if st.Source != nil || st.Sizing != nil || st.Domains != nil || st.Mailboxes != nil || st.ReadyToSendOn != nil || st.NextTool != sending.ToolChooseSource {
+	if st.Source != nil || st.Sizing != nil || st.Domains != nil || st.Mailboxes != nil || st.ReadyToSendOn != nil || st.NextTool != vibesell.ToolChooseSendingSource {
 		t.Fatalf("nothing chosen yet: %+v", st)
 	}
 	if want, err := f.svc.Summary(ctx, f.a.ID); err != nil || !reflect.DeepEqual(st, want) {
@@ -52,7 +55,7 @@ func TestQueueSummaryReadsTheSetupInTheCallersBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.svc.ChooseSource(ctx, f.a.ID, noArgs{}, []cards.Answer{{Card: q.Card.ID, Answer: sending.SourceOwnNames}}); err != nil {
+	if _, err := f.svc.ChooseSource(ctx, f.a.ID, noArgs{}, []cards.Answer{{Card: q.Card.ID, Answer: string(sending.SourceOwnNames)}}); err != nil {
 		t.Fatal(err)
 	}
 	f.pick(t, f.a, "getacme.com")
@@ -74,7 +77,7 @@ func TestQueueSummaryReadsTheSetupInTheCallersBatch(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(a, want) {
 		t.Fatalf("batch\n%+v\ndiffers from Summary\n%+v (%v)", a, want, err)
 	}
-	if a.Source == nil || a.Source.Source != sending.SourceOwnNames || a.Sizing == nil || len(a.Domains) != 1 || len(a.Mailboxes) != 3 || a.NextTool != sending.ToolOrder {
+	if a.Source == nil || a.Source.Source != sending.SourceOwnNames || a.Sizing == nil || len(a.Domains) != 1 || len(a.Mailboxes) != 3 || a.NextTool != vibesell.ToolOrderSendingSetup {
 		t.Fatalf("picked and sized: %+v", a)
 	}
 	other, err := doneB()
@@ -107,5 +110,75 @@ func TestQueueSummaryDoneBeforeTheBatchRanIsAnError(t *testing.T) {
 	done := f.svc.QueueSummary(&pgx.Batch{}, f.a.ID)
 	if _, err := done(); err == nil || vibesell.ErrorCode(err) != vibesell.EINTERNAL {
 		t.Fatalf("done before the batch was sent = %v", err)
+	}
+}
+
+// The setup's states follow the clock from the order to full volume, and
+// each state's next step says what (if anything) to do.
+func TestSetupFromOrderToFullVolume(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t)
+	if _, err := f.svc.ConfirmSizing(ctx, f.a.ID, sending.SizingRequest{DailyVolume: 90}); err != nil {
+		t.Fatal(err)
+	}
+	f.pickDomains(t, f.a, "getacme.com")
+	f.planAddresses(t, f.a, "first_name", "Ada Lovelace", "Grace Hopper")
+	if _, err := f.svc.PlaceOrder(ctx, f.a.ID, nil); err != nil {
+		t.Fatal(err)
+	}
+	type state struct {
+		Domain, Mailbox   string
+		DNSOK             bool
+		WarmupDay, Today  int
+		Done              int
+		ReadyToSend, Next string
+	}
+	at := func(now time.Time) state {
+		t.Helper()
+		f.clock.Set(now)
+		st, err := f.svc.GetSetup(ctx, f.a.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := st.Mailboxes[0]
+		s := state{Domain: string(st.Domains[0].State), Mailbox: string(m.State), DNSOK: st.Domains[0].Checks[0].OK != nil && *st.Domains[0].Checks[0].OK, Next: st.NextTool}
+		if m.WarmupDay != nil {
+			s.WarmupDay, s.Today, s.Done = *m.WarmupDay, *m.TodayVolume, *m.WarmupDone
+		}
+		if st.ReadyToSendOn != nil {
+			s.ReadyToSend = st.ReadyToSendOn.Format(time.DateOnly)
+		}
+		return s
+	}
+
+	want := state{Domain: "preparing", Mailbox: "preparing", ReadyToSend: "2026-12-29", Next: vibesell.ToolStartWarmup}
+	if diff := cmp.Diff(want, at(time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC))); diff != "" {
+		t.Errorf("ordered (-want +got):\n%s", diff)
+	}
+	if _, err := f.svc.StartWarmup(ctx, f.a.ID); err == nil || !strings.Contains(err.Error(), "ready on Tue 8 Dec 2026, and their warmup starts by itself that day") {
+		t.Errorf("start before the ready day: %v", err)
+	}
+
+	want = state{Domain: "ready", Mailbox: "ready", DNSOK: true, ReadyToSend: "2026-12-29", Next: vibesell.ToolStartWarmup}
+	if diff := cmp.Diff(want, at(time.Date(2026, 12, 8, 11, 0, 0, 0, time.UTC))); diff != "" {
+		t.Errorf("ready (-want +got):\n%s", diff)
+	}
+	w, err := f.svc.StartWarmup(ctx, f.a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(w.Started) != 3 || len(w.Ramp) != 21 || w.Ramp[0].PerMailbox != 2 || w.Ramp[0].Total != 6 || w.Ramp[14].PerMailbox != 30 ||
+		w.FullVolumeOn.Format(time.DateOnly) != "2026-12-29" {
+		t.Fatalf("warmup: %+v", w)
+	}
+
+	want = state{Domain: "ready", Mailbox: "warming", DNSOK: true, WarmupDay: 6, Today: 12, Done: 23, ReadyToSend: "2026-12-29"}
+	if diff := cmp.Diff(want, at(time.Date(2026, 12, 13, 9, 0, 0, 0, time.UTC))); diff != "" {
+		t.Errorf("warming (-want +got):\n%s", diff)
+	}
+	want = state{Domain: "ready", Mailbox: "warm", DNSOK: true, ReadyToSend: "2026-12-29"}
+	if diff := cmp.Diff(want, at(time.Date(2026, 12, 29, 9, 0, 0, 0, time.UTC))); diff != "" {
+		t.Errorf("warm (-want +got):\n%s", diff)
 	}
 }

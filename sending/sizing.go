@@ -21,25 +21,25 @@ type Timeline struct {
 // timeline returns when addresses of source ordered at now are ready and
 // at full volume: already-warmed ones on handover; new ones after their
 // preparation and WarmupDays of warmup, on the next business day.
-func (s *Service) timeline(now time.Time, source string) Timeline {
+func (s *Service) timeline(now time.Time, source SourceKind) Timeline {
 	if source == SourceAlreadyWarmed {
-		r := day(addBusinessDays(now, s.cfg.WarmedPrepBusinessDays))
+		r := day(s.cfg.addBusinessDays(now, s.cfg.WarmedPrepBusinessDays))
 		return Timeline{ReadyOn: r, FullVolumeOn: r}
 	}
-	r := day(addBusinessDays(now, s.cfg.PrepBusinessDays))
-	return Timeline{ReadyOn: r, FullVolumeOn: onOrAfterBusinessDay(r.AddDate(0, 0, s.cfg.WarmupDays))}
+	r := day(s.cfg.addBusinessDays(now, s.cfg.PrepBusinessDays))
+	return Timeline{ReadyOn: r, FullVolumeOn: s.cfg.onOrAfterBusinessDay(r.AddDate(0, 0, s.cfg.WarmupDays))}
 }
 
 // SizingRequest is what to size for: a daily volume, or a lead count to
 // reach by a deadline.
 type SizingRequest struct {
-	DailyVolume        int       // emails a day at full volume; 0 when sizing from leads
-	LeadCount          int       // people to email; 0 when sizing from a daily volume
-	Deadline           time.Time // the last day to reach them by (a day, UTC); zero when not given
-	EmailsPerLead      int       // emails each lead gets (the sequence length); 0 means 3
-	Source             string    // already_warmed or own_names; "" means the chosen source, else own_names
-	EmailsPerMailbox   int       // 0 means the configured default
-	MailboxesPerDomain int       // 0 means the configured default
+	DailyVolume        int        // emails a day at full volume; 0 when sizing from leads
+	LeadCount          int        // people to email; 0 when sizing from a daily volume
+	Deadline           string     // the last day to reach them by, YYYY-MM-DD; "" when not given
+	EmailsPerLead      int        // emails each lead gets (the sequence length); 0 means 3
+	Source             SourceKind // already_warmed or own_names; "" means the chosen source, else own_names
+	EmailsPerMailbox   int        // 0 means the configured default
+	MailboxesPerDomain int        // 0 means the configured default
 }
 
 // DefaultEmailsPerLead is the sequence length assumed when none is given:
@@ -48,7 +48,7 @@ const DefaultEmailsPerLead = 3
 
 // Sizing is the capacity a sending volume needs, and what it costs.
 type Sizing struct {
-	Source             string
+	Source             SourceKind
 	DailyVolume        int // emails per business day at full volume
 	LeadCount          *int
 	Deadline           *time.Time
@@ -59,13 +59,14 @@ type Sizing struct {
 	MailboxesPerDomain int
 	Mailboxes          int
 	Domains            int
-	MailboxPrice       Money // per mailbox per month
-	DomainPrice        Money // per domain per year
-	MonthlyCost        Money // the mailboxes, per month
-	YearlyCost         Money // the domains, per year
+	MailboxPrice       vibesell.Money // per mailbox per month
+	DomainPrice        vibesell.Money // per domain per year
+	MonthlyCost        vibesell.Money // the mailboxes, per month
+	YearlyCost         vibesell.Money // the domains, per year
 	ReadyOn            time.Time
 	FullVolumeOn       time.Time
 	ConfirmedAt        *time.Time // nil until confirmed
+	Sandbox            bool       // the prices are sandbox amounts: nothing is charged
 }
 
 // Size works out the mailboxes and domains a volume needs, their cost, and
@@ -87,18 +88,30 @@ func (s *Service) Size(ctx context.Context, ws uuid.UUID, req SizingRequest) (Si
 			req.Source = SourceAlreadyWarmed
 		}
 	}
-	return s.size(now, req)
+	z, err := s.size(now, req)
+	z.Sandbox = s.Sandbox()
+	return z, err
 }
 
 func (s *Service) size(now time.Time, req SizingRequest) (Sizing, error) {
+	var deadline time.Time
+	if req.Deadline != "" {
+		t, err := time.Parse(time.DateOnly, req.Deadline)
+		if err != nil {
+			return Sizing{}, vibesell.Errorf(vibesell.EINVALID, "deadline %q is not a day of the calendar; give it as YYYY-MM-DD, like 2027-02-26.", req.Deadline)
+		}
+		deadline = t
+	}
 	switch {
-	case req.DailyVolume > 0 && (req.LeadCount > 0 || !req.Deadline.IsZero()):
+	case req.EmailsPerLead > 0 && req.LeadCount == 0:
+		return Sizing{}, vibesell.Errorf(vibesell.EINVALID, "emailsPerLead goes with leadCount; with dailyVolume leave it out.")
+	case req.DailyVolume > 0 && (req.LeadCount > 0 || !deadline.IsZero()):
 		return Sizing{}, vibesell.Errorf(vibesell.EINVALID, "Give either dailyVolume (emails a day), or leadCount with deadline, not both.")
-	case req.DailyVolume == 0 && req.LeadCount == 0 && req.Deadline.IsZero():
+	case req.DailyVolume == 0 && req.LeadCount == 0 && deadline.IsZero():
 		return Sizing{}, vibesell.Errorf(vibesell.EINVALID, "Give either dailyVolume (emails a day, for example 300), or leadCount with deadline (for example 3000 leads by 2027-01-29).")
 	case req.DailyVolume == 0 && req.LeadCount == 0:
 		return Sizing{}, vibesell.Errorf(vibesell.EINVALID, "A deadline needs leadCount: how many people to reach by then.")
-	case req.DailyVolume == 0 && req.Deadline.IsZero():
+	case req.DailyVolume == 0 && deadline.IsZero():
 		return Sizing{}, vibesell.Errorf(vibesell.EINVALID, "A lead count needs deadline: the day (YYYY-MM-DD) to reach them all by.")
 	}
 	z := Sizing{
@@ -120,16 +133,16 @@ func (s *Service) size(now time.Time, req SizingRequest) (Sizing, error) {
 		if perLead <= 0 {
 			perLead = DefaultEmailsPerLead
 		}
-		deadline := day(req.Deadline)
-		days := businessDaysBetween(t.FullVolumeOn, deadline)
+		deadline = day(deadline)
+		days := s.cfg.businessDaysBetween(t.FullVolumeOn, deadline)
 		if days == 0 {
 			alt := ""
 			if req.Source == SourceOwnNames {
-				alt = fmt.Sprintf(" Already-warmed addresses could start on %s.", formatDate(s.timeline(now, SourceAlreadyWarmed).FullVolumeOn))
+				alt = fmt.Sprintf(" Already-warmed addresses could start on %s.", vibesell.FormatDate(s.timeline(now, SourceAlreadyWarmed).FullVolumeOn))
 			}
 			return Sizing{}, vibesell.Errorf(vibesell.EINVALID,
 				"The deadline %s is too early: ordered today, %s can send at full volume from %s. Choose a later deadline.%s",
-				formatDate(deadline), sourcePhrase(req.Source), formatDate(t.FullVolumeOn), alt)
+				vibesell.FormatDate(deadline), sourcePhrase(req.Source), vibesell.FormatDate(t.FullVolumeOn), alt)
 		}
 		total := req.LeadCount * perLead
 		z.DailyVolume = (total + days - 1) / days
@@ -142,12 +155,12 @@ func (s *Service) size(now time.Time, req SizingRequest) (Sizing, error) {
 		z.MailboxPrice = s.money(s.cfg.WarmedMailboxPrice)
 	}
 	z.DomainPrice = s.money(s.cfg.DomainPrice())
-	z.MonthlyCost = z.MailboxPrice.times(z.Mailboxes)
-	z.YearlyCost = z.DomainPrice.times(z.Domains)
+	z.MonthlyCost = z.MailboxPrice.Times(z.Mailboxes)
+	z.YearlyCost = z.DomainPrice.Times(z.Domains)
 	return z, nil
 }
 
-func sourcePhrase(source string) string {
+func sourcePhrase(source SourceKind) string {
 	if source == SourceAlreadyWarmed {
 		return "already-warmed addresses"
 	}
@@ -175,7 +188,7 @@ func (s *Service) ConfirmSizing(ctx context.Context, ws uuid.UUID, req SizingReq
 		    monthly_cents = EXCLUDED.monthly_cents, yearly_cents = EXCLUDED.yearly_cents,
 		    ready_on = EXCLUDED.ready_on, full_volume_on = EXCLUDED.full_volume_on, confirmed_at = EXCLUDED.confirmed_at`,
 		ws, z.Source, z.DailyVolume, z.LeadCount, z.Deadline, z.EmailsPerLead, z.EmailsPerMailbox, z.MailboxesPerDomain,
-		z.Mailboxes, z.Domains, z.MonthlyCost.Currency, z.MonthlyCost.Cents, z.YearlyCost.Cents, z.ReadyOn, z.FullVolumeOn, now)
+		z.Mailboxes, z.Domains, z.MonthlyCost.Currency, z.MonthlyCost.Minor, z.YearlyCost.Minor, z.ReadyOn, z.FullVolumeOn, now)
 	if err != nil {
 		return Sizing{}, fmt.Errorf("record sizing: %w", err)
 	}
@@ -191,11 +204,11 @@ const sizingSQL = `
 
 // ConfirmedSizing returns the workspace's confirmed sizing, or nil.
 func (s *Service) ConfirmedSizing(ctx context.Context, ws uuid.UUID) (*Sizing, error) {
-	return scanSizing(s.db.QueryRow(ctx, sizingSQL, ws))
+	return s.scanSizing(s.db.QueryRow(ctx, sizingSQL, ws))
 }
 
 // scanSizing reads the row of sizingSQL: nil when there is none.
-func scanSizing(row pgx.Row) (*Sizing, error) {
+func (s *Service) scanSizing(row pgx.Row) (*Sizing, error) {
 	var z Sizing
 	var currency string
 	var monthly, yearly int64
@@ -209,16 +222,16 @@ func scanSizing(row pgx.Row) (*Sizing, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read sizing: %w", err)
 	}
-	z.MonthlyCost, z.YearlyCost = Money{monthly, currency}, Money{yearly, currency}
+	z.MonthlyCost, z.YearlyCost = vibesell.NewMoney(monthly, currency), vibesell.NewMoney(yearly, currency)
 	if z.Mailboxes > 0 {
-		z.MailboxPrice = Money{monthly / int64(z.Mailboxes), currency}
+		z.MailboxPrice = vibesell.NewMoney(monthly/int64(z.Mailboxes), currency)
 	}
 	if z.Domains > 0 {
-		z.DomainPrice = Money{yearly / int64(z.Domains), currency}
+		z.DomainPrice = vibesell.NewMoney(yearly/int64(z.Domains), currency)
 	}
 	if z.LeadCount != nil && z.EmailsPerLead != nil {
 		total := *z.LeadCount * *z.EmailsPerLead
-		days := businessDaysBetween(z.FullVolumeOn, *z.Deadline)
+		days := s.cfg.businessDaysBetween(z.FullVolumeOn, *z.Deadline)
 		z.TotalEmails, z.SendingDays = &total, &days
 	}
 	z.ConfirmedAt = &confirmed

@@ -3,7 +3,9 @@ package sending
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
+	"vibesell"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -12,16 +14,9 @@ import (
 	"vibesell/store"
 )
 
-// The sources a workspace can send from.
-const (
-	SourceAlreadyWarmed = "already_warmed"
-	SourceOwnNames      = "own_names"
-	SourceOther         = "other" // the person answered in their own words
-)
-
 // SourceChoice is the settled answer to "Choose your sending addresses".
 type SourceChoice struct {
-	Source   string // already_warmed, own_names or other
+	Source   SourceKind
 	Label    string // the choice's label, or "In your own words"
 	Text     string // the person's words, for other
 	Card     string
@@ -31,6 +26,14 @@ type SourceChoice struct {
 	NextStep string
 }
 
+// sandboxPrices is what a question showing prices adds in the sandbox.
+func (s *Service) sandboxPrices() string {
+	if !s.Sandbox() {
+		return ""
+	}
+	return " This is the sandbox: the prices are sandbox amounts, and nothing is ever charged."
+}
+
 func (s *Service) sourceQuestion(now time.Time) cards.Question {
 	own := s.timeline(now, SourceOwnNames)
 	warm := s.timeline(now, SourceAlreadyWarmed)
@@ -38,22 +41,22 @@ func (s *Service) sourceQuestion(now time.Time) cards.Question {
 		Topic:    "source",
 		Question: "Choose your sending addresses",
 		Reason: "This decides which addresses your cold emails go out from. Nothing is set up, reserved or billed by answering: " +
-			"prices are shown again, and approved, before anything is ordered.",
+			"prices are shown again, and approved, before anything is ordered." + s.sandboxPrices(),
 		Choices: []cards.Choice{
 			{
-				ID:    SourceAlreadyWarmed,
+				ID:    string(SourceAlreadyWarmed),
 				Label: "Start sooner",
 				Description: fmt.Sprintf("Addresses that are already prepared and warmed up, on domains that are not under your brand's name. "+
 					"Handed over %s after ordering (%s if ordered today) and able to send at full volume from then. %s per mailbox per month.",
-					count(s.cfg.WarmedPrepBusinessDays, "business day", "business days"), formatDate(warm.ReadyOn), s.money(s.cfg.WarmedMailboxPrice)),
+					vibesell.Plural(s.cfg.WarmedPrepBusinessDays, "business day", "business days"), vibesell.FormatDate(warm.ReadyOn), s.money(s.cfg.WarmedMailboxPrice)),
 			},
 			{
-				ID:    SourceOwnNames,
+				ID:    string(SourceOwnNames),
 				Label: "Send under my brand",
 				Description: fmt.Sprintf("Addresses created for you on lookalike domains of your brand's domain. "+
-					"Ready after about %s of preparation, weekends not counted (%s if ordered today), then %d days of warmup before full volume (from %s). "+
+					"Ready after about %s of preparation, %s not counted (%s if ordered today), then %d days of warmup before full volume (from %s). "+
 					"%s per domain per year and %s per mailbox per month.",
-					count(s.cfg.PrepBusinessDays, "business day", "business days"), formatDate(own.ReadyOn), s.cfg.WarmupDays, formatDate(own.FullVolumeOn),
+					vibesell.Plural(s.cfg.PrepBusinessDays, "business day", "business days"), s.cfg.DaysOff(), vibesell.FormatDate(own.ReadyOn), s.cfg.WarmupDays, vibesell.FormatDate(own.FullVolumeOn),
 					s.money(s.cfg.DomainPrice()), s.money(s.cfg.MailboxPrice)),
 			},
 		},
@@ -67,7 +70,7 @@ func (s *Service) sourceQuestion(now time.Time) cards.Question {
 //
 // Refusals: those of [cards.Service.Begin] and [cards.Flow.Ask].
 func (s *Service) ChooseSource(ctx context.Context, ws uuid.UUID, args any, answers []cards.Answer) (Outcome[SourceChoice], error) {
-	flow, err := s.cards.Begin(ctx, ws, ToolChooseSource, args, answers)
+	flow, err := s.cards.Begin(ctx, ws, vibesell.ToolChooseSendingSource, args, answers)
 	if err != nil {
 		return Outcome[SourceChoice]{}, err
 	}
@@ -82,13 +85,29 @@ func (s *Service) ChooseSource(ctx context.Context, ws uuid.UUID, args any, answ
 	choice := SourceChoice{Card: ans.Card, ChosenAt: ans.AnsweredAt}
 	var text *string
 	if ans.Choice != nil {
-		choice.Source, choice.Label = ans.Choice.ID, ans.Choice.Label
+		choice.Source, choice.Label = SourceKind(ans.Choice.ID), ans.Choice.Label
 	} else {
 		choice.Source, choice.Label, choice.Text = SourceOther, "In your own words", ans.Answer
 		text = &choice.Text
 	}
+	choice, notes, err := s.recordSource(ctx, ws, choice, text)
+	if err != nil {
+		return Outcome[SourceChoice]{}, err
+	}
+	hasSizing, err := s.hasSizing(ctx, ws)
+	if err != nil {
+		return Outcome[SourceChoice]{}, err
+	}
+	s.explainSource(&choice, hasSizing)
+	return settled(flow, choice, notes), nil
+}
+
+// recordSource records choice as the workspace's source (text: the
+// person's words, for other), unless a later answer is on record: then the
+// one on record is returned, with a note saying so.
+func (s *Service) recordSource(ctx context.Context, ws uuid.UUID, choice SourceChoice, text *string) (SourceChoice, []string, error) {
 	var notes []string
-	err = store.InTx(ctx, s.db, func(tx pgx.Tx) error {
+	err := store.InTx(ctx, s.db, func(tx pgx.Tx) error {
 		if err := lockSetup(ctx, tx, ws); err != nil {
 			return err
 		}
@@ -108,23 +127,15 @@ func (s *Service) ChooseSource(ctx context.Context, ws uuid.UUID, args any, answ
 		}
 		if rec != nil && rec.Card != choice.Card {
 			notes = append(notes, fmt.Sprintf("Card %s was answered earlier than the choice on record (card %s, answered %s), so the later choice stands.",
-				choice.Card, rec.Card, formatDate(rec.ChosenAt)))
+				choice.Card, rec.Card, vibesell.FormatDate(rec.ChosenAt)))
 			choice = SourceChoice{Source: rec.Source, Text: rec.Text, Card: rec.Card, ChosenAt: rec.ChosenAt, Label: sourceLabel(rec.Source)}
 		}
 		return nil
 	})
-	if err != nil {
-		return Outcome[SourceChoice]{}, err
-	}
-	hasSizing, err := s.hasSizing(ctx, ws)
-	if err != nil {
-		return Outcome[SourceChoice]{}, err
-	}
-	s.explainSource(&choice, hasSizing)
-	return settled(flow, choice, notes), nil
+	return choice, notes, err
 }
 
-func sourceLabel(source string) string {
+func sourceLabel(source SourceKind) string {
 	switch source {
 	case SourceAlreadyWarmed:
 		return "Start sooner"
@@ -137,21 +148,21 @@ func sourceLabel(source string) string {
 func (s *Service) explainSource(c *SourceChoice, hasSizing bool) {
 	sizing := ""
 	if !hasSizing {
-		sizing = fmt.Sprintf(" If the person does not know yet how many addresses they need, %s works it out from their daily volume or their lead count and deadline.", ToolSize)
+		sizing = fmt.Sprintf(" If the person does not know yet how many addresses they need, %s works it out from their daily volume or their lead count and deadline.", vibesell.ToolSizeSendingCapacity)
 	}
 	switch c.Source {
 	case SourceAlreadyWarmed:
 		c.Meaning = "Your emails will go out from addresses that are already prepared and warmed up, on domains that are not under your brand's name, so you can start sooner."
-		c.NextTool = ToolProposeWarmed
-		c.NextStep = fmt.Sprintf("Call %s to offer the person domains from the warmed shelf.%s", ToolProposeWarmed, sizing)
+		c.NextTool = vibesell.ToolProposeWarmedDomains
+		c.NextStep = fmt.Sprintf("Call %s to offer the person domains from the warmed shelf.%s", vibesell.ToolProposeWarmedDomains, sizing)
 	case SourceOwnNames:
 		c.Meaning = "Your emails will go out from new addresses created for you on lookalike domains of your brand, after preparation and warmup."
-		c.NextTool = ToolProposeDomains
-		c.NextStep = fmt.Sprintf("Call %s to offer the person lookalike domains of their brand's domain, with their prices.%s", ToolProposeDomains, sizing)
+		c.NextTool = vibesell.ToolProposeDomains
+		c.NextStep = fmt.Sprintf("Call %s to offer the person lookalike domains of their brand's domain, with their prices.%s", vibesell.ToolProposeDomains, sizing)
 	default:
 		c.Meaning = fmt.Sprintf("You described your own arrangement: %q. VibeSell sets up either already-warmed addresses or new addresses under your brand; it does not set anything up for other arrangements by itself.", c.Text)
-		c.NextTool = ToolSupport
-		c.NextStep = fmt.Sprintf("Call %s with the person's words so someone can help with that arrangement. If the person meant one of the two options after all, call %s again without answers to ask again.", ToolSupport, ToolChooseSource)
+		c.NextTool = vibesell.ToolContactSupport
+		c.NextStep = fmt.Sprintf("Call %s with the person's words so someone can help with that arrangement. If the person meant one of the two options after all, call %s again without answers to ask again.", vibesell.ToolContactSupport, vibesell.ToolChooseSendingSource)
 	}
 }
 
@@ -161,4 +172,54 @@ func (s *Service) hasSizing(ctx context.Context, ws uuid.UUID) (bool, error) {
 		return false, fmt.Errorf("read sizing: %w", err)
 	}
 	return ok, nil
+}
+
+// keepSource is the answer that keeps the source on record.
+const keepSource = "keep"
+
+// confirmSource makes sure picks of want's kind agree with the source the
+// workspace chose: mixed, the setup would send under both. When the other
+// source is on record it asks the person first, in flow, whether to switch
+// (and records the switch); keeping it refuses the picks with the reason.
+// It returns the card to put to the person, or nil when the picks may go
+// ahead.
+func (s *Service) confirmSource(ctx context.Context, ws uuid.UUID, flow *cards.Flow, want SourceKind) (*cards.Card, error) {
+	src, err := s.source(ctx, s.db, ws)
+	if err != nil || src == nil || src.Source == want || src.Source == SourceOther {
+		return nil, err
+	}
+	q := cards.Question{
+		Topic: "source-switch",
+		Reason: "Your emails go out either from addresses under your brand or from already-warmed ones, not both. " +
+			"Nothing is set up, reserved or billed by answering.",
+		Choices: []cards.Choice{
+			{ID: string(want), Label: sourceLabel(want)},
+			{ID: keepSource, Label: "Keep " + strings.ToLower(sourceLabel(src.Source))},
+		},
+	}
+	if want == SourceOwnNames {
+		q.Question = "You chose to start sooner with already-warmed addresses. Send under your brand instead?"
+		q.Choices[0].Description = "Switch to new addresses on lookalike domains of your brand; the domains are proposed next."
+		q.Choices[1].Description = "Stay with already-warmed addresses; no new domains are picked."
+	} else {
+		q.Question = "You chose to send under your brand. Start sooner with already-warmed addresses instead?"
+		q.Choices[0].Description = "Switch to already-warmed addresses; the domains on offer are proposed next."
+		q.Choices[1].Description = "Stay with new addresses under your brand; no already-warmed domains are picked."
+	}
+	ans, card, err := flow.Ask(ctx, q)
+	if err != nil || card != nil {
+		return card, err
+	}
+	if ans.Answer == keepSource {
+		if want == SourceAlreadyWarmed {
+			return nil, vibesell.Errorf(vibesell.EINVALID,
+				"The person keeps sending under their brand (new addresses on lookalike domains), so no already-warmed domains are picked: the two would mix. Call %s to pick lookalike domains.",
+				vibesell.ToolProposeDomains)
+		}
+		return nil, vibesell.Errorf(vibesell.EINVALID,
+			"The person keeps already-warmed addresses, so no new domains under their brand are picked: the two would mix. Call %s to pick already-warmed domains.",
+			vibesell.ToolProposeWarmedDomains)
+	}
+	_, _, err = s.recordSource(ctx, ws, SourceChoice{Source: want, Label: sourceLabel(want), Card: ans.Card, ChosenAt: ans.AnsweredAt}, nil)
+	return nil, err
 }

@@ -21,9 +21,9 @@ type ShelfItem struct {
 	AgeDays      int
 	Mailboxes    int
 	Reputation   *int
-	YearlyPrice  Money // the domain, per year
-	MailboxPrice Money // one mailbox, per month
-	MonthlyPrice Money // all its mailboxes, per month
+	YearlyPrice  vibesell.Money // the domain, per year
+	MailboxPrice vibesell.Money // one mailbox, per month
+	MonthlyPrice vibesell.Money // all its mailboxes, per month
 	ReadyOn      time.Time
 }
 
@@ -67,7 +67,7 @@ func (s *Service) shelfNow(ctx context.Context) ([]ShelfItem, error) {
 		out = append(out, ShelfItem{
 			Domain: d.Domain, RegisteredOn: d.RegisteredOn, AgeDays: int(day(now).Sub(day(d.RegisteredOn)).Hours() / 24),
 			Mailboxes: d.Mailboxes, Reputation: d.Reputation,
-			YearlyPrice: s.money(s.cfg.DomainPrice()), MailboxPrice: price, MonthlyPrice: price.times(d.Mailboxes),
+			YearlyPrice: s.money(s.cfg.DomainPrice()), MailboxPrice: price, MonthlyPrice: price.Times(d.Mailboxes),
 			ReadyOn: ready,
 		})
 	}
@@ -114,16 +114,19 @@ type ProposeWarmedRequest struct {
 // as the workspace's chosen warmed domains (replacing earlier warmed picks
 // not yet ordered).
 //
-// Refusals (EINVALID): fewer domains on the shelf than asked for; those of
-// package cards.
+// Refusals (EINVALID): the workspace chose to send under its brand; fewer
+// domains on the shelf than asked for; those of package cards.
 func (s *Service) ProposeWarmed(ctx context.Context, ws uuid.UUID, args any, answers []cards.Answer, req ProposeWarmedRequest) (Outcome[DomainsChoice], error) {
 	n, err := s.domainCount(ctx, ws, req.Count, SourceAlreadyWarmed)
 	if err != nil {
 		return Outcome[DomainsChoice]{}, err
 	}
-	flow, err := s.cards.Begin(ctx, ws, ToolProposeWarmed, args, answers)
+	flow, err := s.cards.Begin(ctx, ws, vibesell.ToolProposeWarmedDomains, args, answers)
 	if err != nil {
 		return Outcome[DomainsChoice]{}, err
+	}
+	if card, err := s.confirmSource(ctx, ws, flow, SourceAlreadyWarmed); err != nil || card != nil {
+		return asked[DomainsChoice](flow, card, nil), err
 	}
 	items, err := s.shelfNow(ctx)
 	if err != nil {
@@ -131,8 +134,8 @@ func (s *Service) ProposeWarmed(ctx context.Context, ws uuid.UUID, args any, ans
 	}
 	if len(items) < n {
 		return Outcome[DomainsChoice]{}, vibesell.Errorf(vibesell.EINVALID,
-			"The warmed shelf has %s right now, fewer than the %d asked for. Ask for fewer with count, or add new domains under your brand with %s.",
-			count(len(items), "domain", "domains"), n, ToolProposeDomains)
+			"Only %s already warmed up %s on offer right now, fewer than the %d asked for. Ask for fewer with count, or add new domains under your brand with %s.",
+			vibesell.Plural(len(items), "domain", "domains"), pickWord(len(items) == 1, "is", "are"), n, vibesell.ToolProposeDomains)
 	}
 	sandbox := s.shelf.Name() == SandboxName
 	var picks []DomainPick
@@ -141,20 +144,20 @@ func (s *Service) ProposeWarmed(ctx context.Context, ws uuid.UUID, args any, ans
 			Topic:    fmt.Sprintf("warmed-%d", k),
 			Question: warmedQuestion(k, n),
 			Reason: "Your addresses will be on this domain; it has been sending warmup emails for months, so it can send at full volume soon after handover. " +
-				"Nothing is reserved or billed by answering, and the domain stays on the shelf for others until the order is approved.",
+				"Nothing is reserved or billed by answering, and the domain stays on offer to others until the order is approved." + s.sandboxPrices(),
 		}
 		for _, it := range items {
 			if slices.ContainsFunc(picks, func(p DomainPick) bool { return p.Domain == it.Domain }) {
 				continue
 			}
 			desc := fmt.Sprintf("Registered %s (%s ago)%s; handed over %s if ordered today; plus %s per year for the domain.",
-				formatDate(it.RegisteredOn), age(it.AgeDays), reputationPhrase(it.Reputation), formatDate(it.ReadyOn), it.YearlyPrice)
+				vibesell.FormatDate(it.RegisteredOn), Age(it.AgeDays), reputationPhrase(it.Reputation), vibesell.FormatDate(it.ReadyOn), it.YearlyPrice)
 			if sandbox {
-				desc += " Sandbox: not a real shelf."
+				desc += " Sandbox: not a real domain, and nothing is charged."
 			}
 			q.Choices = append(q.Choices, cards.Choice{
 				ID:          it.Domain,
-				Label:       fmt.Sprintf("%s, %s, %s per month", it.Domain, count(it.Mailboxes, "mailbox", "mailboxes"), it.MonthlyPrice),
+				Label:       fmt.Sprintf("%s, %s, %s per month", it.Domain, vibesell.Plural(it.Mailboxes, "mailbox", "mailboxes"), it.MonthlyPrice),
 				Description: desc,
 			})
 		}
@@ -168,12 +171,12 @@ func (s *Service) ProposeWarmed(ctx context.Context, ws uuid.UUID, args any, ans
 		it := items[slices.IndexFunc(items, func(it ShelfItem) bool { return it.Domain == ans.Answer })]
 		reg := it.RegisteredOn
 		picks = append(picks, DomainPick{
-			Domain: it.Domain, Origin: "warmed", YearlyPrice: it.YearlyPrice, MailboxPrice: it.MailboxPrice,
-			Mailboxes: it.Mailboxes, ReadyOn: it.ReadyOn, RegisteredOn: &reg, Reputation: it.Reputation,
+			Domain: it.Domain, Origin: OriginWarmed, YearlyPrice: it.YearlyPrice, MailboxPrice: it.MailboxPrice,
+			Mailboxes: it.Mailboxes, ReadyOn: it.ReadyOn, RegisteredOn: &reg, Reputation: it.Reputation, card: ans.Card, answeredAt: ans.AnsweredAt,
 		})
 	}
-	choice := DomainsChoice{Decision: "warmed_domains", Picks: picks, Provider: s.shelf.Name()}
-	notes, err := s.recordPicks(ctx, ws, "warmed", flow, picks, &choice)
+	choice := DomainsChoice{Decision: DecisionWarmedDomains, Picks: picks, Provider: s.shelf.Name()}
+	notes, err := s.recordPicks(ctx, ws, OriginWarmed, picks, &choice)
 	if err != nil {
 		return Outcome[DomainsChoice]{}, err
 	}
@@ -195,13 +198,14 @@ func reputationPhrase(r *int) string {
 	return fmt.Sprintf("; reputation %d of 100", *r)
 }
 
-// age writes a number of days as a reader would say it.
-func age(days int) string {
+// Age writes a domain's age in days as a reader would say it, the one
+// way every text gives it: "45 days", "8 months", "2 years".
+func Age(days int) string {
 	switch {
 	case days < 60:
-		return count(days, "day", "days")
+		return vibesell.Plural(days, "day", "days")
 	case days < 730:
-		return count(days/30, "month", "months")
+		return vibesell.Plural(days/30, "month", "months")
 	}
-	return count(days/365, "year", "years")
+	return vibesell.Plural(days/365, "year", "years")
 }

@@ -82,10 +82,10 @@ func (s *Service) StartWarmup(ctx context.Context, ws uuid.UUID) (Warmup, error)
 		}
 		for _, m := range all {
 			switch {
-			case m.Status == "planned":
-			case m.Status == "warming" && slices.Contains(started, m.Address):
+			case m.Status == MailboxPlanned:
+			case m.Status == MailboxWarming && slices.Contains(started, m.Address):
 				w.Started = append(w.Started, m)
-			case m.Status == "warming":
+			case m.Status == MailboxWarming:
 				w.AlreadyWarming = append(w.AlreadyWarming, m)
 			case m.ReadyAt != nil && now.Before(*m.ReadyAt):
 				w.NotReady = append(w.NotReady, m)
@@ -99,8 +99,16 @@ func (s *Service) StartWarmup(ctx context.Context, ws uuid.UUID) (Warmup, error)
 		return Warmup{}, err
 	}
 	if len(w.Started)+len(w.AlreadyWarming)+len(w.NotReady)+len(w.Prewarmed) == 0 {
+		pending, err := s.PendingOrder(ctx, ws)
+		if err != nil {
+			return Warmup{}, err
+		}
+		if pending != nil {
+			_, step := pendingOrderStep(*pending)
+			return Warmup{}, vibesell.Errorf(vibesell.EINVALID, "There are no ordered mailboxes to warm up yet. %s Once ordered, the warmup starts by itself when the mailboxes are ready.", step)
+		}
 		return Warmup{}, vibesell.Errorf(vibesell.EINVALID,
-			"There are no ordered mailboxes to warm up yet. Order the sending setup with %s first; warmup can start once the mailboxes are ready.", ToolOrder)
+			"There are no ordered mailboxes to warm up yet. Order the sending setup with %s first; warmup can start once the mailboxes are ready.", vibesell.ToolOrderSendingSetup)
 	}
 	if len(w.Started)+len(w.AlreadyWarming) == 0 && len(w.NotReady) > 0 {
 		first := *w.NotReady[0].ReadyAt
@@ -110,7 +118,7 @@ func (s *Service) StartWarmup(ctx context.Context, ws uuid.UUID) (Warmup, error)
 			}
 		}
 		return Warmup{}, vibesell.Errorf(vibesell.EINVALID,
-			"None of the mailboxes is ready to warm up yet: the first are ready on %s. Call %s again on or after that day.", formatDate(first), ToolStartWarmup)
+			"None of the mailboxes is ready to warm up yet: the first are ready on %s, and their warmup starts by itself that day (or call %s again on or after that day).", vibesell.FormatDate(first), vibesell.ToolStartWarmup)
 	}
 	if len(w.Started) > 0 {
 		per := s.cfg.EmailsPerMailbox
@@ -118,7 +126,7 @@ func (s *Service) StartWarmup(ctx context.Context, ws uuid.UUID) (Warmup, error)
 			per = z.EmailsPerMailbox
 		}
 		start := day(now)
-		full := onOrAfterBusinessDay(start.AddDate(0, 0, s.cfg.WarmupDays))
+		full := s.cfg.onOrAfterBusinessDay(start.AddDate(0, 0, s.cfg.WarmupDays))
 		w.Ramp = s.Ramp(start, len(w.Started), per)
 		w.StartedOn, w.FullVolumeOn = &start, &full
 	}

@@ -21,7 +21,6 @@ func approvalTools(d Deps) []toolkit.Tool {
 	return []toolkit.Tool{
 		decideApproval(d),
 		listPendingApprovals(d),
-		orderSendingSetup(d),
 	}
 }
 

@@ -55,7 +55,9 @@ func newApprovalFixture(t *testing.T) *approvalFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.approvals.Register(sending.ToolOrder, OrderSendingSetupAction(f.svc))
+	f.sendingFixture.approvals = f.approvals
+	f.svc = f.service(f.pool)
+	f.approvals.Register(vibesell.ToolOrderSendingSetup, sending.NewOrderAction(f.svc))
 	f.approvals.Register("test_action", approvals.ExecutorFuncs{ExecuteFunc: func(ctx context.Context, ex approvals.Execution) (string, error) {
 		f.executed <- ex.Approval.ID
 		return "Did the test action.", nil
@@ -153,7 +155,7 @@ func TestOrderSendingSetupIsApprovedInTheWebAppAndDone(t *testing.T) {
 	}
 	if ap.Impact.CostOnce != (moneyData{"15.00", "USD"}) || ap.Impact.CostMonthly != (moneyData{"15.00", "USD"}) ||
 		!strings.Contains(ap.Impact.When, "Ready on Tue 8 Dec 2026") || !strings.Contains(ap.Impact.When, "Tue 29 Dec 2026") ||
-		!strings.Contains(ap.Impact.Renewal, "renews automatically") || !strings.Contains(ap.Impact.What, "sandbox") {
+		!strings.Contains(ap.Impact.Renewal, "would renew the domains every year") || !strings.Contains(ap.Impact.What, "sandbox") {
 		t.Fatalf("impact: %+v", ap.Impact)
 	}
 	mustContain(t, md, "Nothing is ordered yet", ap.AppURL, "Do not call decide_approval to approve it", "USD 15.00 once, then USD 15.00 per month")

@@ -30,3 +30,18 @@ func bulletList(items []string) string {
 	}
 	return b.String()
 }
+
+// strPtr is s as an optional field: nil when empty.
+func strPtr(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func pickText(cond bool, yes, no string) string {
+	if cond {
+		return yes
+	}
+	return no
+}

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"vibesell"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -78,12 +79,12 @@ func connect(t *testing.T) *env {
 	}
 	clock := &clock{}
 	logger := slog.New(slog.DiscardHandler)
-	send := sending.New(pool, clock, sending.DefaultConfig(), cards.NewService(pool, clock), svc, nil)
 	appr, err := approvals.NewService(pool, approvals.Config{PublicURL: publicURL, Clock: clock, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}
-	appr.Register(sending.ToolOrder, tools.OrderSendingSetupAction(send))
+	send := sending.New(sending.Deps{DB: pool, Clock: clock, Config: sending.DefaultConfig(), Cards: cards.NewService(pool, clock), Offers: svc, Approvals: appr})
+	appr.Register(vibesell.ToolOrderSendingSetup, sending.NewOrderAction(send))
 	appr.Register(testAction, approvals.ExecutorFuncs{ExecuteFunc: func(ctx context.Context, ex approvals.Execution) (string, error) {
 		return "Imported 250 leads into the campaign “Q3 SaaS heads of marketing”. Nobody was emailed.", nil
 	}})

@@ -74,7 +74,7 @@ func BenchmarkToolCalls(b *testing.B) {
 	deps := tools.Deps{
 		Clock:      clock,
 		Workspaces: workspaces,
-		Sending:    sending.New(pool, clock, sending.DefaultConfig(), cards.NewService(pool, clock), workspaces, nil),
+		Sending:    sending.New(sending.Deps{DB: pool, Clock: clock, Config: sending.DefaultConfig(), Cards: cards.NewService(pool, clock), Offers: workspaces}),
 	}
 	endpoint := startBenchServer(b, pool, deps, logger)
 	uncached := deps

@@ -21,6 +21,7 @@ import (
 	"vibesell/auth"
 	"vibesell/auth/oauth"
 	"vibesell/billing"
+	"vibesell/sending"
 	"vibesell/store"
 	"vibesell/toolkit"
 	"vibesell/tools"
@@ -161,6 +162,7 @@ func newJobClient(db *pgxpool.Pool, svc *services, logger *slog.Logger) (*river.
 	periodic = append(periodic, auth.AddWorkers(workers, svc.sessions)...)
 	periodic = append(periodic, auth.AddAccountWorkers(workers, svc.accounts)...)
 	periodic = append(periodic, approvals.AddWorkers(workers, svc.approvals)...)
+	periodic = append(periodic, sending.AddWorkers(workers, svc.sending)...)
 	periodic = append(periodic, oauth.AddWorkers(workers, svc.oauth)...)
 	client, err := river.NewClient(riverpgxv5.New(db), &river.Config{
 		Queues:       map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 10}},

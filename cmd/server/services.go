@@ -42,7 +42,6 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 		sessions:   auth.NewSessions(db),
 		tokens:     auth.NewTokens(db),
 	}
-	s.sending = sending.New(db, clock, cfg.Sending, cards.NewService(db, clock), s.workspaces, nil)
 	var err error
 	s.approvals, err = approvals.NewService(db, approvals.Config{
 		PublicURL: cfg.PublicURL.String(),
@@ -52,7 +51,10 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 	if err != nil {
 		return nil, fmt.Errorf("approvals: %w", err)
 	}
-	s.approvals.Register(sending.ToolOrder, tools.OrderSendingSetupAction(s.sending))
+	s.sending = sending.New(sending.Deps{
+		DB: db, Clock: clock, Config: cfg.Sending, Cards: cards.NewService(db, clock), Offers: s.workspaces, Approvals: s.approvals,
+	})
+	s.approvals.Register(vibesell.ToolOrderSendingSetup, sending.NewOrderAction(s.sending))
 	s.oauth, err = oauth.New(oauth.Config{
 		PublicURL: cfg.PublicURL.String(),
 		DB:        db,

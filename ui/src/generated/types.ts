@@ -328,6 +328,8 @@ export interface ChooseSendingSourceResult {
     /** why this is the next step, and what to do */
     why: string;
   } | null;
+  /** true when the setup runs in the sandbox: nothing real is checked, registered or charged */
+  sandbox: boolean;
 }
 
 /** What propose_domains returns. */
@@ -412,6 +414,8 @@ export interface ProposeEmailResult {
   fullVolumeOn: string | null;
   /** email_step: when the person answered; null on a choice */
   chosenAt: string | null;
+  /** true when the setup runs in the sandbox: nothing real is created and the prices are never charged */
+  sandbox: boolean;
   /** email_step: what to do next; null on a choice */
   nextStep: {
     /** the tool to call next; null when the next step is not a tool call */
@@ -500,6 +504,8 @@ export interface ListWarmedDomainsResult {
 /** What size_sending_capacity returns. */
 export interface SizeSendingCapacityResult {
   kind: "sizing";
+  /** true when the setup runs in the sandbox: the prices are never charged */
+  sandbox: boolean;
   /** true when this sizing is recorded as the workspace's (confirm_sizing); false for a calculation only */
   confirmed: boolean;
   /** when it was recorded; null when not recorded */
@@ -726,8 +732,8 @@ export interface StartWarmupResult {
   }[] | null;
 }
 
-/** What decide_approval returns. */
-export interface DecideApprovalResult {
+/** What order_sending_setup returns. */
+export interface OrderSendingSetupResult {
   kind: "approval";
   /** the approval id, to pass to decide_approval */
   approval: string;
@@ -789,6 +795,9 @@ export interface DecideApprovalResult {
   /** when it ended (done, not done or rejected); null until it has ended */
   finishedAt: string | null;
 }
+
+/** What decide_approval returns. */
+export type DecideApprovalResult = OrderSendingSetupResult;
 
 /** What list_pending_approvals returns. */
 export interface ListPendingApprovalsResult {
@@ -858,9 +867,6 @@ export interface ListPendingApprovalsResult {
   /** pass as cursor for the next page; null on the last page */
   nextCursor: string | null;
 }
-
-/** What order_sending_setup returns. */
-export type OrderSendingSetupResult = DecideApprovalResult;
 
 /** What get_plans_and_billing returns. */
 export interface GetPlansAndBillingResult {
@@ -971,4 +977,4 @@ export interface OpenBillingPortalResult {
 }
 
 /** What upgrade_plan returns. */
-export type UpgradePlanResult = DecideApprovalResult;
+export type UpgradePlanResult = OrderSendingSetupResult;

@@ -1,0 +1,84 @@
+package sending
+
+import (
+	"fmt"
+
+	"vibesell"
+)
+
+// Capacity compares what the picked addresses can send with what the
+// confirmed sizing needs, so that nobody orders an undersized (or
+// oversized) setup without being told.
+type Capacity struct {
+	Needed       int  // emails a day the confirmed sizing needs
+	Reach        int  // emails a day the picked domains and addresses send at full volume
+	Mailboxes    int  // mailboxes picked (planned or ordered; a domain without addresses yet counts what it will carry)
+	Want         int  // mailboxes the confirmed sizing has
+	WantDomains  int  // domains the confirmed sizing has
+	FromDeadline bool // the sizing was worked out from leads and a deadline
+}
+
+// capacityOf compares the picks with sizing z; nil without a sizing or
+// without picks.
+func capacityOf(z *Sizing, domains []Domain, mailboxes []Mailbox) *Capacity {
+	if z == nil || len(domains) == 0 {
+		return nil
+	}
+	c := &Capacity{Needed: z.DailyVolume, Want: z.Mailboxes, WantDomains: z.Domains, FromDeadline: z.LeadCount != nil}
+	for _, d := range domains {
+		n := 0
+		for _, m := range mailboxes {
+			if m.Domain == d.Name {
+				n++
+			}
+		}
+		if n == 0 {
+			n = z.MailboxesPerDomain
+			if d.Origin == OriginWarmed {
+				n = d.ShelfMailboxes
+			}
+		}
+		c.Mailboxes += n
+	}
+	c.Reach = c.Mailboxes * z.EmailsPerMailbox
+	return c
+}
+
+// Short reports whether the picks send less than the sizing needs.
+func (c Capacity) Short() bool { return c.Reach < c.Needed }
+
+// Over reports whether the picks have more mailboxes than the sizing.
+func (c Capacity) Over() bool { return c.Mailboxes > c.Want }
+
+// Off reports whether the picks and the sizing disagree.
+func (c Capacity) Off() bool { return c.Short() || c.Over() }
+
+// Sentence says how the picks and the sizing disagree, for a person; ""
+// when they agree.
+func (c Capacity) Sentence() string {
+	needs := "the confirmed sizing needs"
+	if c.FromDeadline {
+		needs = "your deadline needs"
+	}
+	switch {
+	case c.Short():
+		return fmt.Sprintf("This reaches %s of the %s emails a day %s (%s of the %s sized). Pick more domains or addresses to reach it, or confirm a smaller sizing; it can also be ordered as it is.",
+			vibesell.Count(c.Reach), vibesell.Count(c.Needed), needs, vibesell.Plural(c.Mailboxes, "mailbox", "mailboxes"), vibesell.Count(c.Want))
+	case c.Over():
+		return fmt.Sprintf("This has %s, more than the %s the confirmed sizing needs for %s emails a day, and each costs every month. Pick fewer domains or addresses, or confirm a larger sizing; it can also be ordered as it is.",
+			vibesell.Plural(c.Mailboxes, "mailbox", "mailboxes"), vibesell.Count(c.Want), vibesell.Count(c.Needed))
+	}
+	return ""
+}
+
+// Costs says what a setup costs, the same way in every text: the yearly
+// and monthly amounts, that ordering charges the first year and the first
+// month, and in the sandbox that nothing is charged at all.
+func Costs(yearly, monthly vibesell.Money, domains, mailboxes int, sandbox bool) string {
+	text := fmt.Sprintf("%s per year for %s and %s per month for %s; ordering charges the first year and the first month (%s in all)",
+		yearly, pickWord(domains == 1, "the domain", "the domains"), monthly, vibesell.Plural(mailboxes, "mailbox", "mailboxes"), yearly.Plus(monthly))
+	if sandbox {
+		text += ". These are sandbox amounts: nothing is charged"
+	}
+	return text
+}

@@ -1,0 +1,332 @@
+package sending
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"vibesell"
+	"vibesell/approvals"
+)
+
+// Ordering goes through an approval: [Service.RequestOrder] opens it with
+// the order's terms (what is paid, when, what renews, what cannot be
+// undone), and [OrderAction], registered with the approvals service,
+// places the order once a person approved it. What an approval stores and
+// the web app shows is written for a person; the tools add the next tool
+// for the assistant.
+
+// RequestOrder asks for approval to order the setup as it is now: it opens
+// an approval (or returns the one already waiting for this same order)
+// stating exactly each domain and address with its price. It orders
+// nothing itself. requestedBy is who asks, for the audit trail.
+//
+// Refusals: those of [Service.PlanOrder]; those of the approvals service.
+func (s *Service) RequestOrder(ctx context.Context, ws uuid.UUID, requestedBy string) (a approvals.Approval, created bool, err error) {
+	if s.approvals == nil {
+		return approvals.Approval{}, false, errors.New("sending: no approvals service is wired to ask for an order's approval")
+	}
+	plan, err := s.PlanOrder(ctx, ws)
+	if err != nil {
+		return approvals.Approval{}, false, err
+	}
+	z, err := s.ConfirmedSizing(ctx, ws)
+	if err != nil {
+		return approvals.Approval{}, false, err
+	}
+	req := s.orderRequest(plan, z)
+	req.WorkspaceID, req.RequestedBy = ws, requestedBy
+	return s.approvals.Open(ctx, req)
+}
+
+// PendingOrder returns the order approval waiting for a decision (or
+// approved and being placed), or nil.
+func (s *Service) PendingOrder(ctx context.Context, ws uuid.UUID) (*approvals.Approval, error) {
+	if s.approvals == nil {
+		return nil, nil
+	}
+	page, err := s.approvals.List(ctx, ws, approvals.ListOptions{Filter: approvals.Open, Limit: 100})
+	if err != nil {
+		return nil, fmt.Errorf("look for a pending order: %w", err)
+	}
+	for _, a := range page.Approvals {
+		if a.Action == vibesell.ToolOrderSendingSetup {
+			return &a, nil
+		}
+	}
+	return nil, nil
+}
+
+// orderDetails is exactly what an order approval covers. The executor
+// orders only if the plan is still this, so the person pays for what they
+// approved and nothing else. Its JSON is stored with each approval: it
+// never changes shape.
+type orderDetails struct {
+	Provider  string        `json:"provider"`
+	Currency  string        `json:"currency"`
+	Domains   []orderDomain `json:"domains"`
+	Mailboxes []orderBox    `json:"mailboxes"`
+}
+
+type orderDomain struct {
+	Name        string `json:"name"`
+	Origin      Origin `json:"origin"`
+	YearlyCents int64  `json:"yearlyCents"`
+}
+
+type orderBox struct {
+	Address      string `json:"address"`
+	MonthlyCents int64  `json:"monthlyCents"`
+}
+
+func detailsOf(plan OrderPlan) orderDetails {
+	d := orderDetails{Provider: plan.Provider, Currency: plan.MonthlyCost.Currency, Domains: []orderDomain{}, Mailboxes: []orderBox{}}
+	for _, dm := range plan.Domains {
+		d.Domains = append(d.Domains, orderDomain{Name: dm.Name, Origin: dm.Origin, YearlyCents: dm.YearlyPrice.Minor})
+	}
+	for _, m := range plan.Mailboxes {
+		d.Mailboxes = append(d.Mailboxes, orderBox{Address: m.Address, MonthlyCents: m.MonthlyPrice.Minor})
+	}
+	return d
+}
+
+func (d orderDetails) equal(o orderDetails) bool {
+	return d.Provider == o.Provider && d.Currency == o.Currency && slices.Equal(d.Domains, o.Domains) && slices.Equal(d.Mailboxes, o.Mailboxes)
+}
+
+// orderRequest writes the approval of an order plan: its impact is the
+// only description of the order the person sees before paying, so it is
+// written for them.
+func (s *Service) orderRequest(plan OrderPlan, z *Sizing) approvals.Request {
+	sandbox := plan.Provider == SandboxName
+	var newDomains, warmed int
+	var items []string
+	for _, dm := range plan.Domains {
+		kind := "new domain, registered for the workspace"
+		if dm.Origin == OriginWarmed {
+			kind, warmed = "already-warmed domain, ready to send from", warmed+1
+		} else {
+			newDomains++
+		}
+		items = append(items, fmt.Sprintf("%s: %s, %s per year%s", dm.Name, kind, dm.YearlyPrice, sandboxAmount(sandbox)))
+	}
+	for _, m := range plan.Mailboxes {
+		items = append(items, fmt.Sprintf("%s: mailbox%s, %s per month%s", m.Address, MailboxTraits(m.SenderName, m.Prewarmed), m.MonthlyPrice, sandboxAmount(sandbox)))
+	}
+
+	var what []string
+	if newDomains > 0 {
+		what = append(what, "registers "+vibesell.Plural(newDomains, "new domain", "new domains"))
+	}
+	if warmed > 0 {
+		what = append(what, "takes over "+vibesell.Plural(warmed, "already-warmed domain", "already-warmed domains"))
+	}
+	what = append(what, "creates "+vibesell.Plural(len(plan.Mailboxes), "mailbox", "mailboxes")+" on "+pickWord(len(plan.Domains) == 1, "it", "them"))
+	whatText := fmt.Sprintf("Orders the sending setup from %s: %s.", providerText(plan.Provider), vibesell.JoinAnd(what))
+	if sandbox {
+		whatText += " This is the sandbox: nothing real is registered, created or billed, and every amount here is a sandbox amount that is never charged."
+	}
+	if gap := capacityOf(z, plan.Domains, plan.Mailboxes); gap != nil && gap.Off() {
+		whatText += " " + gap.Sentence()
+	}
+
+	when := fmt.Sprintf("Ordered as soon as it is approved. Ready on %s", vibesell.FormatDate(plan.ReadyOn))
+	if plan.FullVolumeOn.After(plan.ReadyOn) {
+		when += fmt.Sprintf("; the warmup then starts by itself, and all addresses can send at full volume from %s.", vibesell.FormatDate(plan.FullVolumeOn))
+	} else {
+		when += fmt.Sprintf("; all addresses can send at full volume from %s.", vibesell.FormatDate(plan.FullVolumeOn))
+	}
+
+	renewal := fmt.Sprintf("It renews automatically until cancelled: the domains every year (%s per year) and the mailboxes every month (%s per month). Charged when it is ordered: the domains' first year (%s) and the mailboxes' first month (%s). To cancel, contact support.",
+		plan.YearlyCost, plan.MonthlyCost, plan.YearlyCost, plan.MonthlyCost)
+	undo := "It cannot be undone: once ordered, the domains are registered for a year and are not refunded, and mailbox months already paid are not refunded."
+	if sandbox {
+		renewal = fmt.Sprintf("In the sandbox nothing renews and nothing is charged; a real order would renew the domains every year (%s per year) and the mailboxes every month (%s per month).",
+			plan.YearlyCost, plan.MonthlyCost)
+		undo = "Nothing real is ordered in the sandbox, so nothing is paid or kept."
+	}
+	return approvals.Request{
+		Action:    vibesell.ToolOrderSendingSetup,
+		Arguments: struct{}{}, // one order of the workspace's picks; the plan itself is in Details
+		Details:   detailsOf(plan),
+		Summary: fmt.Sprintf("Order the sending setup: %s and %s", vibesell.Plural(len(plan.Domains), "domain", "domains"),
+			vibesell.Plural(len(plan.Mailboxes), "mailbox", "mailboxes")),
+		Impact: approvals.Impact{
+			What:        whatText,
+			Items:       items,
+			Who:         "No one is contacted: this prepares the addresses the workspace's emails will go out from.",
+			When:        when,
+			CostOnce:    plan.YearlyCost,
+			CostMonthly: plan.MonthlyCost,
+			Renewal:     renewal,
+			Undo:        undo,
+		},
+		Irreversible: true,
+		DecideHere:   false,
+	}
+}
+
+func sandboxAmount(sandbox bool) string {
+	if sandbox {
+		return " (a sandbox amount: nothing is charged)"
+	}
+	return ""
+}
+
+func providerText(p string) string {
+	if p == SandboxName {
+		return "the sandbox provider"
+	}
+	return p
+}
+
+// MailboxTraits describes a mailbox after its address, the same way in
+// every text: ", signed Ada Lovelace, already warmed up".
+func MailboxTraits(senderName string, prewarmed bool) string {
+	var out string
+	if senderName != "" {
+		out += ", signed " + senderName
+	}
+	if prewarmed {
+		out += ", already warmed up"
+	}
+	return out
+}
+
+// OrderAction carries out an approved order: register it with the
+// approvals service under order_sending_setup.
+//
+// Before acting it re-checks that the order can still be placed and that
+// the plan is exactly the one approved (same domains, addresses and
+// prices); otherwise the approval ends not done with why. An attempt
+// resumed after a crash first looks whether the order was already placed,
+// so that it is not placed twice.
+type OrderAction struct{ s *Service }
+
+// NewOrderAction returns the executor of s's order approvals.
+func NewOrderAction(s *Service) *OrderAction { return &OrderAction{s: s} }
+
+var _ approvals.Executor = (*OrderAction)(nil)
+
+// errOrderChanged is the outcome of an approval whose order changed since
+// it was approved.
+var errOrderChanged = vibesell.Errorf(vibesell.ECONFLICT,
+	"the sending setup changed after this was approved (the picked domains, addresses or prices are different now), so nothing was ordered. Ask the assistant to order the current setup; it will ask for a new approval.")
+
+// Check refuses when the approved order can no longer be placed as it was
+// approved.
+func (o *OrderAction) Check(ctx context.Context, ex approvals.Execution) error {
+	want, err := approvedOrder(ex)
+	if err != nil {
+		return err
+	}
+	plan, err := o.s.PlanOrder(ctx, ex.Approval.WorkspaceID)
+	if err != nil {
+		return forPerson(err)
+	}
+	if !detailsOf(plan).equal(want) {
+		return errOrderChanged
+	}
+	return nil
+}
+
+// Execute places the order and says, for a person, what was ordered.
+func (o *OrderAction) Execute(ctx context.Context, ex approvals.Execution) (string, error) {
+	want, err := approvedOrder(ex)
+	if err != nil {
+		return "", err
+	}
+	ws := ex.Approval.WorkspaceID
+	if ex.Resumed {
+		done, readyOn, err := o.s.alreadyOrdered(ctx, ws, want)
+		if err != nil {
+			return "", err
+		}
+		if done {
+			return orderDoneText(want, readyOn), nil
+		}
+	}
+	plan, err := o.s.PlaceOrder(ctx, ws, &PlaceOptions{
+		Key: ex.IdempotencyKey,
+		Expect: func(plan OrderPlan) error {
+			if !detailsOf(plan).equal(want) {
+				return errOrderChanged
+			}
+			return nil
+		},
+	})
+	if err != nil {
+		return "", forPerson(err)
+	}
+	return orderDoneText(detailsOf(plan), plan.ReadyOn), nil
+}
+
+// forPerson rewords the refusals written for the assistant (they name the
+// tools that fix them) for the approval's outcome, which a person reads.
+func forPerson(err error) error {
+	var blocked *OrderBlocked
+	switch {
+	case errors.As(err, &blocked):
+		return vibesell.Errorf(vibesell.EINVALID, "the sending setup cannot be ordered as approved any more: %s. Nothing was ordered.", strings.Join(blocked.Reasons, "; "))
+	case errors.Is(err, errNothingToOrder), errors.As(err, new(allOrdered)):
+		return errOrderChanged
+	}
+	return err
+}
+
+func approvedOrder(ex approvals.Execution) (orderDetails, error) {
+	var want orderDetails
+	if err := json.Unmarshal(ex.Approval.Details, &want); err != nil {
+		return orderDetails{}, fmt.Errorf("read approved order %s: %w", ex.Approval.ID, err)
+	}
+	return want, nil
+}
+
+// alreadyOrdered reports whether every domain and mailbox of the approved
+// order is recorded as ordered: a crash came after the order was placed.
+func (s *Service) alreadyOrdered(ctx context.Context, ws uuid.UUID, want orderDetails) (bool, time.Time, error) {
+	st, err := s.Summary(ctx, ws)
+	if err != nil {
+		return false, time.Time{}, err
+	}
+	var ready time.Time
+	for _, dm := range want.Domains {
+		i := slices.IndexFunc(st.Domains, func(x DomainStatus) bool { return x.Name == dm.Name })
+		if i < 0 || st.Domains[i].Status == DomainChosen {
+			return false, time.Time{}, nil
+		}
+		if r := st.Domains[i].ReadyAt; r != nil && r.After(ready) {
+			ready = *r
+		}
+	}
+	for _, m := range want.Mailboxes {
+		i := slices.IndexFunc(st.Mailboxes, func(x MailboxStatus) bool { return x.Address == m.Address })
+		if i < 0 || st.Mailboxes[i].Status == MailboxPlanned {
+			return false, time.Time{}, nil
+		}
+	}
+	return true, ready, nil
+}
+
+// orderDoneText is the outcome of a placed order, for a person.
+func orderDoneText(d orderDetails, readyOn time.Time) string {
+	var names, boxes []string
+	for _, dm := range d.Domains {
+		names = append(names, dm.Name)
+	}
+	for _, m := range d.Mailboxes {
+		boxes = append(boxes, m.Address)
+	}
+	text := fmt.Sprintf("Ordered from %s: %s, with %s (%s). They are being prepared and are ready on %s; their warmup then starts by itself.",
+		providerText(d.Provider), vibesell.JoinAnd(names), vibesell.Plural(len(boxes), "mailbox", "mailboxes"), strings.Join(boxes, ", "), vibesell.FormatDate(readyOn))
+	if d.Provider == SandboxName {
+		text += " Sandbox: nothing real was registered, created or billed."
+	}
+	return text
+}

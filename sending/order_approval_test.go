@@ -1,0 +1,294 @@
+package sending_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/uuid"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivertest"
+
+	"vibesell"
+	"vibesell/approvals"
+	"vibesell/sending"
+	"vibesell/workspace"
+)
+
+// planned walks ws's setup up to the order: own names, a confirmed sizing
+// of dailyVolume, getacme.com, and first-name addresses for Ada Lovelace.
+func (f fixture) planned(t *testing.T, ws workspace.Workspace, dailyVolume int) {
+	t.Helper()
+	f.chooseSource(t, ws, sending.SourceOwnNames)
+	if _, err := f.svc.ConfirmSizing(context.Background(), ws.ID, sending.SizingRequest{DailyVolume: dailyVolume}); err != nil {
+		t.Fatal(err)
+	}
+	f.pick(t, ws, "getacme.com")
+}
+
+// approve approves a in the web app, as a signed-in person would.
+func (f fixture) approve(t *testing.T, a approvals.Approval) {
+	t.Helper()
+	user := uuid.New()
+	if _, taken, err := f.approvals.Decide(context.Background(), a.WorkspaceID, a.ID, approvals.Decision{
+		Approve: true, By: "ada@acme.test", ByUser: &user, Via: approvals.ViaWeb,
+	}); err != nil || !taken {
+		t.Fatalf("approve %s: taken %v, %v", a.ID, taken, err)
+	}
+}
+
+// execute runs a's execution job synchronously, as River would, and
+// returns the approval afterwards.
+func (f fixture) execute(t *testing.T, a approvals.Approval) approvals.Approval {
+	t.Helper()
+	ctx := context.Background()
+	w := rivertest.NewWorker(t, riverpgxv5.New(f.pool), &river.Config{}, &approvals.ExecuteWorker{Service: f.approvals})
+	tx, err := f.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := w.Work(ctx, t, tx, approvals.ExecuteArgs{WorkspaceID: a.WorkspaceID, ApprovalID: a.ID}, nil); err != nil {
+		t.Fatalf("execute %s: %v", a.ID, err)
+	}
+	after, err := f.approvals.Find(ctx, a.WorkspaceID, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return after
+}
+
+// toolNames are the words that must never reach a person.
+func toolNames(text string) []string {
+	var found []string
+	for _, name := range []string{
+		vibesell.ToolOrderSendingSetup, vibesell.ToolGetSendingSetup, vibesell.ToolContactSupport, vibesell.ToolProposeDomains,
+		vibesell.ToolProposeEmail, vibesell.ToolStartWarmup, vibesell.ToolConfirmSizing, vibesell.ToolDecideApproval,
+	} {
+		if strings.Contains(text, name) {
+			found = append(found, name)
+		}
+	}
+	return found
+}
+
+func TestOrderApproval(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+
+	t.Run("the approval states the order for a person, sandbox amounts as such", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t)
+		f.planned(t, f.a, 90)
+		a, created, err := f.svc.RequestOrder(ctx, f.a.ID, "the assistant")
+		if err != nil || !created {
+			t.Fatalf("RequestOrder: created %v, %v", created, err)
+		}
+		want := approvals.Impact{
+			What: "Orders the sending setup from the sandbox provider: registers 1 new domain and creates 3 mailboxes on it. " +
+				"This is the sandbox: nothing real is registered, created or billed, and every amount here is a sandbox amount that is never charged.",
+			Items: []string{
+				"getacme.com: new domain, registered for the workspace, USD 15.00 per year (a sandbox amount: nothing is charged)",
+				"ada@getacme.com: mailbox, signed Ada Lovelace, USD 5.00 per month (a sandbox amount: nothing is charged)",
+				"ada.lovelace@getacme.com: mailbox, signed Ada Lovelace, USD 5.00 per month (a sandbox amount: nothing is charged)",
+				"a.lovelace@getacme.com: mailbox, signed Ada Lovelace, USD 5.00 per month (a sandbox amount: nothing is charged)",
+			},
+			Who: "No one is contacted: this prepares the addresses the workspace's emails will go out from.",
+			When: "Ordered as soon as it is approved. Ready on Tue 8 Dec 2026; the warmup then starts by itself, " +
+				"and all addresses can send at full volume from Tue 29 Dec 2026.",
+			CostOnce: vibesell.NewMoney(1500, "USD"), CostMonthly: vibesell.NewMoney(1500, "USD"),
+			Renewal: "In the sandbox nothing renews and nothing is charged; a real order would renew the domains every year (USD 15.00 per year) " +
+				"and the mailboxes every month (USD 15.00 per month).",
+			Undo: "Nothing real is ordered in the sandbox, so nothing is paid or kept.",
+		}
+		if diff := cmp.Diff(want, a.Impact); diff != "" {
+			t.Errorf("impact (-want +got):\n%s", diff)
+		}
+		if names := toolNames(strings.Join(append(a.Impact.Items, a.Impact.What, a.Impact.When, a.Impact.Renewal, a.Impact.Undo), " ")); names != nil {
+			t.Errorf("the impact names tools %v", names)
+		}
+	})
+
+	t.Run("picks short of the sizing are said in the impact and the setup", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t)
+		f.planned(t, f.a, 353)
+		const short = "This reaches 90 of the 353 emails a day the confirmed sizing needs (3 mailboxes of the 12 sized)."
+		st, err := f.svc.GetSetup(ctx, f.a.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.NextTool != vibesell.ToolProposeDomains || !strings.Contains(st.NextStep, short) || !strings.Contains(st.NextStep, "with count 4") {
+			t.Errorf("next step %s: %q", st.NextTool, st.NextStep)
+		}
+		if c := st.Capacity; c == nil || !c.Short() || c.Reach != 90 || c.Needed != 353 {
+			t.Errorf("capacity %+v", c)
+		}
+		a, _, err := f.svc.RequestOrder(ctx, f.a.ID, "the assistant")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(a.Impact.What, short) {
+			t.Errorf("impact: %q lacks %q", a.Impact.What, short)
+		}
+	})
+
+	t.Run("picks beyond the sizing are said too", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t)
+		f.planned(t, f.a, 30)
+		st, err := f.svc.Summary(ctx, f.a.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "This has 3 mailboxes, more than the 1 the confirmed sizing needs for 30 emails a day"; !strings.Contains(st.NextStep, want) {
+			t.Errorf("next step %q lacks %q", st.NextStep, want)
+		}
+	})
+
+	t.Run("while the approval is pending, nothing says order", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t)
+		f.planned(t, f.a, 90)
+		a, _, err := f.svc.RequestOrder(ctx, f.a.ID, "the assistant")
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := f.svc.GetSetup(ctx, f.a.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.NextTool != vibesell.ToolListPendingApprovals || !strings.Contains(st.NextStep, a.ID) || !strings.Contains(st.NextStep, a.AppURL) {
+			t.Errorf("next step %s: %q", st.NextTool, st.NextStep)
+		}
+		_, err = f.svc.StartWarmup(ctx, f.a.ID)
+		if err == nil || !strings.Contains(err.Error(), a.ID) || !strings.Contains(err.Error(), a.AppURL) {
+			t.Errorf("start warmup: %v", err)
+		}
+		// Globex has no order waiting.
+		if st, err := f.svc.GetSetup(ctx, f.b.ID); err != nil || st.NextTool != vibesell.ToolChooseSendingSource {
+			t.Errorf("Globex: %s %v", st.NextTool, err)
+		}
+	})
+
+	t.Run("approved, it is ordered once, and the outcome is for a person", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t)
+		f.planned(t, f.a, 90)
+		a, _, err := f.svc.RequestOrder(ctx, f.a.ID, "the assistant")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.approve(t, a)
+		done := f.execute(t, a)
+		want := "Ordered from the sandbox provider: getacme.com, with 3 mailboxes (ada@getacme.com, ada.lovelace@getacme.com, a.lovelace@getacme.com). " +
+			"They are being prepared and are ready on Tue 8 Dec 2026; their warmup then starts by itself. Sandbox: nothing real was registered, created or billed."
+		if done.Status != approvals.Done || done.Outcome == nil || *done.Outcome != want {
+			t.Fatalf("after executing: %s %v, want done %q", done.Status, done.Outcome, want)
+		}
+		st, err := f.svc.Summary(ctx, f.a.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := st.DomainCount(sending.DomainPreparing); got != 1 || st.MailboxCount(sending.MailboxPreparing) != 3 {
+			t.Errorf("after the order: %d preparing domains, %d preparing mailboxes", got, st.MailboxCount(sending.MailboxPreparing))
+		}
+	})
+
+	t.Run("a name taken after approval ends not done, in a person's words", func(t *testing.T) {
+		t.Parallel()
+		avail := &takenAvailability{taken: map[string]bool{}}
+		f := newFixtureWith(t, sending.Providers{Availability: avail})
+		f.planned(t, f.a, 90)
+		a, _, err := f.svc.RequestOrder(ctx, f.a.ID, "the assistant")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.approve(t, a)
+		avail.take("getacme.com")
+		done := f.execute(t, a)
+		want := "Not carried out: the sending setup cannot be ordered as approved any more: getacme.com was registered by someone else since it was picked. Nothing was ordered."
+		if done.Status != approvals.NotDone || done.Outcome == nil || *done.Outcome != want {
+			t.Fatalf("after executing: %s %v, want %q", done.Status, done.Outcome, want)
+		}
+	})
+
+	t.Run("a plan changed after approval is not ordered", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t)
+		f.planned(t, f.a, 90)
+		a, _, err := f.svc.RequestOrder(ctx, f.a.ID, "the assistant")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.approve(t, a)
+		f.planAddresses(t, f.a, "first_name", "Grace Hopper")
+		done := f.execute(t, a)
+		if done.Status != approvals.NotDone || done.Outcome == nil || !strings.Contains(*done.Outcome, "the sending setup changed after this was approved") {
+			t.Fatalf("after executing: %s %v", done.Status, done.Outcome)
+		}
+		if names := toolNames(*done.Outcome); names != nil {
+			t.Errorf("the outcome names tools %v: %q", names, *done.Outcome)
+		}
+		if st, _ := f.svc.Summary(ctx, f.a.ID); st.DomainCount(sending.DomainChosen) != 1 {
+			t.Error("the changed plan was ordered")
+		}
+	})
+}
+
+func TestDueWarmupsStartByThemselves(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t)
+	f.pick(t, f.a, "getacme.com")
+	f.pick(t, f.b, "tryacme.com")
+	for _, ws := range []workspace.Workspace{f.a, f.b} {
+		if _, err := f.svc.PlaceOrder(ctx, ws.ID, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sweep := func() {
+		t.Helper()
+		w := rivertest.NewWorker(t, riverpgxv5.New(f.pool), &river.Config{}, &sending.StartDueWarmupsWorker{Service: f.svc})
+		tx, err := f.pool.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback(ctx)
+		if _, err := w.Work(ctx, t, tx, sending.StartDueWarmupsArgs{}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	warming := func() []int {
+		var out []int
+		for _, ws := range []workspace.Workspace{f.a, f.b} {
+			st, err := f.svc.Summary(ctx, ws.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, st.MailboxCount(sending.MailboxWarming))
+		}
+		return out
+	}
+
+	sweep() // Friday: still being prepared
+	if diff := cmp.Diff([]int{0, 0}, warming()); diff != "" {
+		t.Errorf("before the ready day, warming (-want +got):\n%s", diff)
+	}
+	f.clock.Set(time.Date(2026, 12, 8, 10, 5, 0, 0, time.UTC)) // Tuesday, ready
+	sweep()
+	if diff := cmp.Diff([]int{3, 3}, warming()); diff != "" {
+		t.Errorf("on the ready day, warming (-want +got):\n%s", diff)
+	}
+	sweep() // again: nothing restarts
+	st, err := f.svc.Summary(ctx, f.a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := st.Mailboxes[0].WarmupStartedAt; got == nil || !got.Equal(time.Date(2026, 12, 8, 10, 5, 0, 0, time.UTC)) {
+		t.Errorf("warmup started at %v", got)
+	}
+}
