@@ -114,16 +114,26 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		}
 		cfg.Plans = plans
 	}
+	free := slices.IndexFunc(cfg.Plans, func(p Plan) bool { return p.ID == FreePlanID })
+	if cfg.SecretKey == "" && getenv("BILLING_PLANS") == "" {
+		// Nothing can be bought here, so the free plan must not stop
+		// anyone: every workspace gets UnbilledLimits unless they are set.
+		cfg.Plans[free].Limits = UnbilledLimits
+	}
 	if v := strings.TrimSpace(getenv("BILLING_FREE_LIMITS")); v != "" {
 		limits, err := parseLimits(v)
 		if err != nil {
 			return cfg, &ConfigError{"BILLING_FREE_LIMITS", v, err.Error()}
 		}
-		i := slices.IndexFunc(cfg.Plans, func(p Plan) bool { return p.ID == FreePlanID })
-		cfg.Plans[i].Limits = limits(cfg.Plans[i].Limits)
+		cfg.Plans[free].Limits = limits(cfg.Plans[free].Limits)
 	}
 	return cfg, nil
 }
+
+// UnbilledLimits are the free plan's limits on a server without a Stripe
+// key (the embedded default), where no plan can be bought: high enough
+// that they never stand in the way of one team's outbound.
+var UnbilledLimits = Limits{Mailboxes: 1_000, LeadsPerMonth: 1_000_000, ActiveCampaigns: 1_000, EmailsPerMonth: 10_000_000}
 
 // parseLimits reads "mailboxes=30,leads=5000,campaigns=5,emails=20000"
 // (any of the four) into a change of limits.

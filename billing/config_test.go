@@ -12,13 +12,32 @@ func TestConfigFromEnv(t *testing.T) {
 	t.Parallel()
 	env := func(pairs map[string]string) func(string) string { return func(k string) string { return pairs[k] } }
 
-	t.Run("the free plan's limits raised on a server without billing", func(t *testing.T) {
-		cfg, err := billing.ConfigFromEnv(env(map[string]string{"BILLING_FREE_LIMITS": "mailboxes=30, emails=20000"}))
+	t.Run("without a Stripe key the free plan stops no one, unless its limits are set", func(t *testing.T) {
+		cfg, err := billing.ConfigFromEnv(env(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(billing.UnbilledLimits, cfg.Plans[0].Limits); diff != "" || cfg.Plans[0].ID != billing.FreePlanID {
+			t.Fatalf("free plan limits without a key (-want +got):\n%s", diff)
+		}
+		cfg, err = billing.ConfigFromEnv(env(map[string]string{"BILLING_FREE_LIMITS": "mailboxes=30, emails=20000"}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := billing.UnbilledLimits
+		want.Mailboxes, want.EmailsPerMonth = 30, 20_000
+		if diff := cmp.Diff(want, cfg.Plans[0].Limits); diff != "" {
+			t.Fatalf("free plan limits set without a key (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("with a Stripe key the free plan has its own limits, raised by BILLING_FREE_LIMITS", func(t *testing.T) {
+		cfg, err := billing.ConfigFromEnv(env(map[string]string{"STRIPE_SECRET_KEY": "sk_test_x", "BILLING_FREE_LIMITS": "mailboxes=30, emails=20000"}))
 		if err != nil {
 			t.Fatal(err)
 		}
 		want := billing.Limits{Mailboxes: 30, LeadsPerMonth: 250, ActiveCampaigns: 1, EmailsPerMonth: 20_000}
-		if diff := cmp.Diff(want, cfg.Plans[0].Limits); diff != "" || cfg.Plans[0].ID != billing.FreePlanID || cfg.SecretKey != "" {
+		if diff := cmp.Diff(want, cfg.Plans[0].Limits); diff != "" {
 			t.Fatalf("free plan limits (-want +got):\n%s", diff)
 		}
 	})
