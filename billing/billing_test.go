@@ -362,6 +362,21 @@ func TestLimits(t *testing.T) {
 		}
 	})
 
+	t.Run("Check forecasts Use's refusal and records nothing", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		if err := b.billing.Check(ctx, b.ws.Acme.ID, billing.Leads, 250); err != nil {
+			t.Fatalf("250 leads on the free plan: %v", err)
+		}
+		err := b.billing.Check(ctx, b.ws.Acme.ID, billing.Leads, 251)
+		if vibesell.ErrorCode(err) != vibesell.EPAYMENTREQUIRED || !strings.HasPrefix(vibesell.ErrorMessage(err), "The Free plan allows 250 leads this month; 0 in use") {
+			t.Fatalf("251 leads: %v", err)
+		}
+		if err := pgx.BeginFunc(ctx, b.pool, func(tx pgx.Tx) error { return b.billing.Use(ctx, tx, b.ws.Acme.ID, billing.Leads, 250) }); err != nil {
+			t.Fatalf("checking recorded a use: %v", err)
+		}
+	})
+
 	t.Run("a use that is rolled back is not counted", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)

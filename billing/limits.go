@@ -175,6 +175,39 @@ func (s *Service) Use(ctx context.Context, tx pgx.Tx, ws uuid.UUID, m Metric, n 
 	return nil
 }
 
+// Check says, without recording anything, whether workspace ws's plan
+// allows n more of metric now: for refusing early, before a person is
+// asked to approve something the plan would not allow. It is only a
+// forecast; the transaction that uses must still call [Service.Use].
+//
+// Refusals: EPAYMENTREQUIRED, worded as Use's.
+func (s *Service) Check(ctx context.Context, ws uuid.UUID, m Metric, n int) error {
+	if n <= 0 {
+		return nil
+	}
+	account, err := s.readAccount(ctx, s.db, ws)
+	if err != nil {
+		return err
+	}
+	var used int
+	if m.monthly() {
+		used, err = s.counted(ctx, s.db, ws, m)
+	} else {
+		var ok bool
+		if used, ok, err = s.used(ctx, s.db, ws, m); err == nil && !ok {
+			return nil // not counted here: nothing to forecast
+		}
+	}
+	if err != nil {
+		return err
+	}
+	plan := s.planOf(account)
+	if limit := plan.Limits.of(m); used+n > limit {
+		return s.overLimit(account, plan, m, used, n, limit)
+	}
+	return nil
+}
+
 // overLimit writes the refusal: the limit, the usage and the way up.
 func (s *Service) overLimit(a Account, plan Plan, m Metric, used, n, limit int) error {
 	period := ""
