@@ -35,7 +35,6 @@ var notContextTables = []string{
 	"oauth_grants",             // connected apps: the web app lists them, the context does not
 	"workspace_context_stamps", // the stamps themselves
 	"billing_checkouts", "stripe_events", "billing_usage",
-	"oauth_grants", // main left it unclassified (issue 13); not shown in the context
 }
 
 func stampOf(t *testing.T, pool *pgxpool.Pool, ws uuid.UUID) int64 {
