@@ -19,6 +19,7 @@ require (
 	github.com/shopspring/decimal v1.6.0
 	github.com/stripe/stripe-go/v85 v85.0.0
 	golang.org/x/crypto v0.59.0
+	golang.org/x/text v0.44.0
 )
 
 require (
@@ -56,5 +57,4 @@ require (
 	golang.org/x/net v0.62.0 // indirect
 	golang.org/x/sync v0.25.0 // indirect
 	golang.org/x/sys v0.50.0 // indirect
-	golang.org/x/text v0.44.0 // indirect
 )

@@ -95,6 +95,10 @@ type Event struct {
 	Actor  string // who: an email, "the assistant's connector", "VibeSell"
 	Via    string // card, conversation, web or system
 	Reason *string
+	// Repeats is how many attempts the line stands for: more than 1 for
+	// refused approvals counted together, the latest at LastAt.
+	Repeats int
+	LastAt  *time.Time
 }
 
 // Config configures a [Service].
@@ -263,7 +267,7 @@ func (s *Service) Events(ctx context.Context, ws uuid.UUID, id string) ([]Event,
 	if _, err := s.Find(ctx, ws, id); err != nil {
 		return nil, err
 	}
-	rows, err := s.db.Query(ctx, `SELECT at, event, from_status, to_status, actor, via, reason
+	rows, err := s.db.Query(ctx, `SELECT at, event, from_status, to_status, actor, via, reason, repeats, last_at
 		FROM approval_events WHERE workspace_id = $1 AND approval_id = $2 ORDER BY seq`, ws, id)
 	if err != nil {
 		return nil, fmt.Errorf("read audit trail of %s: %w", id, err)
@@ -272,7 +276,7 @@ func (s *Service) Events(ctx context.Context, ws uuid.UUID, id string) ([]Event,
 		var e Event
 		var from *string
 		var to string
-		if err := r.Scan(&e.At, &e.Event, &from, &to, &e.Actor, &e.Via, &e.Reason); err != nil {
+		if err := r.Scan(&e.At, &e.Event, &from, &to, &e.Actor, &e.Via, &e.Reason, &e.Repeats, &e.LastAt); err != nil {
 			return Event{}, err
 		}
 		if from != nil {

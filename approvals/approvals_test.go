@@ -2,6 +2,7 @@ package approvals_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -365,5 +366,42 @@ func TestCurrentReadsOneApprovalAsItStandsNow(t *testing.T) {
 	}
 	if got := e.events(t, e.a.ID, due.ID); got[len(got)-1] != "expired:pending>not_done@system" {
 		t.Fatalf("audit trail: %v", got)
+	}
+}
+
+// A client that keeps trying to approve from the wrong place must not grow
+// the trail (and the web page) without bound; every attempt still counts.
+func TestRefusedApprovalsKeepTheTrailShort(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := newEnv(t)
+	ap := e.open(t, e.a.ID, "anvil", false)
+	const attempts = 200
+	for i := range attempts {
+		d := approvals.Decision{Approve: true, By: fmt.Sprintf("assistant %d", i%3), Via: approvals.ViaConversation}
+		if i < 10 {
+			d.By = "the assistant" // the same person retrying adds to one line
+		}
+		if _, _, err := e.svc.Decide(ctx, e.a.ID, ap.ID, d); vibesell.ErrorCode(err) != vibesell.EINVALID {
+			t.Fatalf("attempt %d: %v", i, err)
+		}
+	}
+	evs, err := e.svc.Events(ctx, e.a.ID, ap.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var counted []int
+	total := 0
+	for _, ev := range evs {
+		if ev.Event == "approve_refused" {
+			counted = append(counted, ev.Repeats)
+			total += ev.Repeats
+		}
+	}
+	if len(counted) > 5 || total != attempts {
+		t.Errorf("%d refused attempts made %d lines counting %v; want at most 5 lines counting every attempt", attempts, len(counted), counted)
+	}
+	if first := evs[1]; first.Repeats != 10 || first.Actor != "the assistant" || first.LastAt == nil || first.LastAt.Before(first.At) {
+		t.Errorf("the first line: %d repeats by %s, last at %v; want the 10 attempts of the assistant", first.Repeats, first.Actor, first.LastAt)
 	}
 }

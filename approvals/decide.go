@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -52,6 +53,10 @@ func (s *Service) Decide(ctx context.Context, ws uuid.UUID, id string, d Decisio
 		return Approval{}, false, errors.New("approvals: a decision needs who made it")
 	}
 	d.Reason = strings.TrimSpace(d.Reason)
+	if strings.ContainsFunc(d.Reason, func(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\t' && r != '\r' }) {
+		return Approval{}, false, vibesell.Errorf(vibesell.EINVALID,
+			"The reason holds a control character (such as NUL), which cannot be kept. Write it again as plain text.")
+	}
 	if len([]rune(d.Reason)) > 1000 {
 		return Approval{}, false, vibesell.Errorf(vibesell.EINVALID,
 			"The reason is %d characters long; keep it to 1,000 at most.", len([]rune(d.Reason)))
@@ -93,8 +98,7 @@ func (s *Service) Decide(ctx context.Context, ws uuid.UUID, id string, d Decisio
 			// Kept in the trail: an attempt to approve a paid or
 			// irreversible action outside the web app is worth seeing.
 			refused = true
-			if err := record(ctx, tx, ws, id, now, "approve_refused", ptr(status), status, d.By, d.ByUser, d.Via,
-				ptr("Only a signed-in person in the web app may approve this.")); err != nil {
+			if err := recordRefused(ctx, tx, ws, id, now, status, d); err != nil {
 				return err
 			}
 		case d.Approve:
@@ -138,6 +142,36 @@ func (s *Service) Decide(ctx context.Context, ws uuid.UUID, id string, d Decisio
 			whyWeb(out), out.AppURL)
 	}
 	return out, taken, nil
+}
+
+// keptRefusals is how many refused attempts to approve an approval keeps
+// as rows of its trail; later ones are counted on the last row, so the
+// trail stays a few lines long whatever a client retries.
+const keptRefusals = 5
+
+// recordRefused records a refused attempt to approve in the trail: a row
+// of its own, or one more on the last row when that row is a refusal by
+// the same person from the same place, or when keptRefusals are recorded
+// already. The caller holds the approval's row lock, so concurrent
+// refusals are counted one after the other.
+func recordRefused(ctx context.Context, tx pgx.Tx, ws uuid.UUID, id string, now time.Time, status string, d Decision) error {
+	tag, err := tx.Exec(ctx, `WITH refusals AS (
+			SELECT seq, actor, via, count(*) OVER () AS n, row_number() OVER (ORDER BY seq DESC) AS latest
+			FROM approval_events WHERE workspace_id = $1 AND approval_id = $2 AND event = 'approve_refused'),
+		last AS (SELECT max(seq) AS seq FROM approval_events WHERE workspace_id = $1 AND approval_id = $2)
+		UPDATE approval_events e SET repeats = e.repeats + 1, last_at = $3
+		FROM refusals r, last l
+		WHERE e.workspace_id = $1 AND e.approval_id = $2 AND e.seq = r.seq AND r.latest = 1
+			AND (r.n >= $6 OR (r.seq = l.seq AND r.actor = $4 AND r.via = $5))`,
+		ws, id, now, d.By, d.Via, keptRefusals)
+	if err != nil {
+		return fmt.Errorf("count refused approval of %s: %w", id, err)
+	}
+	if tag.RowsAffected() > 0 {
+		return nil
+	}
+	return record(ctx, tx, ws, id, now, "approve_refused", ptr(status), status, d.By, d.ByUser, d.Via,
+		ptr("Only a signed-in person in the web app may approve this."))
 }
 
 // whyWeb says in a few words why an approval must be decided in the web app.

@@ -87,11 +87,29 @@ func (ExecuteArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{MaxAttempts: MaxExecutionAttempts, UniqueOpts: river.UniqueOpts{ByArgs: true}}
 }
 
+// ExecutionTimeout bounds one attempt at carrying out an approval. An
+// executor's calls to the outside world each have their own, shorter
+// timeouts (a registry lookup, a provider order), so a minute is ample;
+// a slower attempt is cut and retried with the same idempotency key.
+const ExecutionTimeout = time.Minute
+
+// RescueStuckJobsAfter is the River client setting (Config.
+// RescueStuckJobsAfter) chosen with [ExecutionTimeout]: a job still
+// running this long after it started belongs to a worker that died (kill
+// -9, a lost machine), and River makes it available again. River's default
+// is an hour, during which the web app says the approval is being carried
+// out. It must exceed the longest job timeout, or River would start a job
+// again while its first attempt still runs; the 30 s beyond
+// [ExecutionTimeout] let an attempt cut at its timeout record its outcome.
+// River's rescuer looks every 30 s, so a crashed execution is taken up
+// again within about two minutes of the crash.
+const RescueStuckJobsAfter = ExecutionTimeout + 30*time.Second
+
 // ExecuteWorker runs [ExecuteArgs].
 type ExecuteWorker struct {
 	river.WorkerDefaults[ExecuteArgs]
 	Service *Service
-	// JobTimeout bounds one attempt. Default 5 minutes.
+	// JobTimeout bounds one attempt. Default [ExecutionTimeout].
 	JobTimeout time.Duration
 }
 
@@ -100,7 +118,7 @@ func (w *ExecuteWorker) Timeout(*river.Job[ExecuteArgs]) time.Duration {
 	if w.JobTimeout > 0 {
 		return w.JobTimeout
 	}
-	return 5 * time.Minute
+	return ExecutionTimeout
 }
 
 // Work carries out the approval; see [Service.Execute].

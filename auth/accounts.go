@@ -11,7 +11,8 @@ import (
 	"net/mail"
 	"strings"
 	"time"
-	_ "time/tzdata" // time zones for people's accounts, whatever the host has installed
+	_ "time/tzdata"
+	"unicode" // time zones for people's accounts, whatever the host has installed
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -20,6 +21,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"vibesell"
+	"vibesell/store"
 )
 
 // Accounts are the people who sign in to the web app: their accounts,
@@ -39,15 +41,21 @@ func NewAccounts(db *pgxpool.Pool, clock vibesell.Clock) *Accounts {
 	return &Accounts{db: db, clock: clock}
 }
 
-// User is a person with an account in one workspace.
+// User is a person signed in to the web app, with the workspace they have
+// open. One account (email, password) can belong to several workspaces.
 type User struct {
-	ID            uuid.UUID
+	ID uuid.UUID
+	// WorkspaceID, WorkspaceSlug and WorkspaceName are the workspace the
+	// person has open: the web app shows it and acts in it.
 	WorkspaceID   uuid.UUID
 	WorkspaceSlug string
 	WorkspaceName string
 	Email         string
 	Name          *string
 	TimeZone      *time.Location
+	// Workspaces lists every workspace the person belongs to, by name, the
+	// open one included.
+	Workspaces []Membership
 }
 
 // Principal is the workspace the user acts for.
@@ -67,7 +75,8 @@ type NewUser struct {
 // MinPasswordLength is the shortest password an account accepts.
 const MinPasswordLength = 12
 
-// CreateUser creates an account. Refusals: EINVALID for a malformed email,
+// CreateUser creates an account that belongs to one workspace (see
+// [Accounts.AddMember] for more). Refusals: EINVALID for a malformed email,
 // a short password or an unknown time zone; ECONFLICT when the email
 // already has an account; ENOTFOUND for an unknown workspace.
 func (a *Accounts) CreateUser(ctx context.Context, nu NewUser) (User, error) {
@@ -85,16 +94,24 @@ func (a *Accounts) CreateUser(ctx context.Context, nu NewUser) (User, error) {
 	}
 	var name *string
 	if n := strings.TrimSpace(nu.Name); n != "" {
+		if strings.ContainsFunc(n, unicode.IsControl) {
+			return User{}, vibesell.Errorf(vibesell.EINVALID, "A name cannot hold control characters such as line breaks; write it on one line.")
+		}
 		if len([]rune(n)) > 200 {
 			return User{}, vibesell.Errorf(vibesell.EINVALID, "A name can be at most 200 characters long.")
 		}
 		name = &n
 	}
 	u := User{ID: uuid.New(), WorkspaceID: nu.WorkspaceID, Email: email, Name: name, TimeZone: loc}
-	err = a.db.QueryRow(ctx, `INSERT INTO users (id, workspace_id, email, name, password_hash, time_zone)
-		SELECT $1, w.id, $3, $4, $5, $6 FROM workspaces w WHERE w.id = $2
-		RETURNING (SELECT slug FROM workspaces WHERE id = $2), (SELECT name FROM workspaces WHERE id = $2)`,
-		u.ID, nu.WorkspaceID, email, name, HashPassword(nu.Password), tz).Scan(&u.WorkspaceSlug, &u.WorkspaceName)
+	err = store.InTx(ctx, a.db, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `INSERT INTO users (id, email, name, password_hash, time_zone) VALUES ($1, $2, $3, $4, $5)`,
+			u.ID, email, name, HashPassword(nu.Password), tz); err != nil {
+			return err
+		}
+		return tx.QueryRow(ctx, `INSERT INTO memberships (user_id, workspace_id, created_at)
+			SELECT $1, w.id, $3 FROM workspaces w WHERE w.id = $2 RETURNING (SELECT slug FROM workspaces WHERE id = $2), (SELECT name FROM workspaces WHERE id = $2)`,
+			u.ID, nu.WorkspaceID, a.clock.Now()).Scan(&u.WorkspaceSlug, &u.WorkspaceName)
+	})
 	var pgErr *pgconn.PgError
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
@@ -104,13 +121,14 @@ func (a *Accounts) CreateUser(ctx context.Context, nu NewUser) (User, error) {
 	case err != nil:
 		return User{}, fmt.Errorf("create user: %w", err)
 	}
+	u.Workspaces = []Membership{{WorkspaceID: u.WorkspaceID, Slug: u.WorkspaceSlug, Name: u.WorkspaceName}}
 	return u, nil
 }
 
 func normalizeEmail(raw string) (string, error) {
 	email := strings.ToLower(strings.TrimSpace(raw))
 	addr, err := mail.ParseAddress(email)
-	if err != nil || addr.Address != email || len(email) > 254 || !strings.Contains(email[strings.LastIndex(email, "@"):], ".") {
+	if err != nil || strings.ContainsFunc(email, unicode.IsControl) || addr.Address != email || len(email) > 254 || !strings.Contains(email[strings.LastIndex(email, "@"):], ".") {
 		return "", vibesell.Errorf(vibesell.EINVALID, "%q is not an email address such as ada@example.com.", strings.TrimSpace(raw))
 	}
 	return email, nil
@@ -145,6 +163,9 @@ var ErrSignInFailed = vibesell.Errorf(vibesell.EUNAUTHORIZED, "The email or pass
 type WebSession struct {
 	Token     string
 	ExpiresAt time.Time
+	// Device is the token the browser keeps (for [DeviceLifetime]) to be
+	// known at its next sign-in; set by a sign-in only.
+	Device string
 }
 
 // CSRF is the token that the session's forms carry; see [CSRFToken].
@@ -154,26 +175,45 @@ func (s WebSession) CSRF() string { return CSRFToken(s.Token) }
 // session. Refusals: [ErrSignInFailed]; ERATELIMITED after too many
 // failures (the sentence says when to try again).
 func (a *Accounts) SignIn(ctx context.Context, email, password, ip string) (User, WebSession, error) {
+	return a.SignInWithDevice(ctx, email, password, ip, "")
+}
+
+// SignInWithDevice is [Accounts.SignIn] from a browser that may keep a
+// device token: the [WebSession].Device of an earlier sign-in to the same
+// email. Such a browser's failures are counted apart from its address's,
+// and the address's limit does not apply to it: behind a proxy that hides
+// the clients' addresses (or on a shared network), others' failed
+// attempts do not lock out a person on a browser they signed in from
+// before, while a guesser without that browser's token is limited as
+// before (OWASP's "device cookies").
+func (a *Accounts) SignInWithDevice(ctx context.Context, email, password, ip, device string) (User, WebSession, error) {
 	email = strings.ToLower(strings.TrimSpace(email))
-	if len(email) > 254 || len(password) > 1024 {
+	// No account's email holds a control character (CreateUser refuses
+	// them), and PostgreSQL refuses a NUL in text: such an email is a
+	// wrong email, answered as one, not an error on our side.
+	if len(email) > 254 || len(password) > 1024 || strings.ContainsFunc(email, unicode.IsControl) {
 		return User{}, WebSession{}, ErrSignInFailed
 	}
 	now := a.clock.Now()
+	from, knownDevice, err := a.attemptSource(ctx, email, ip, device, now)
+	if err != nil {
+		return User{}, WebSession{}, err
+	}
 	// The attempt is counted before the password is checked, so that
 	// concurrent guesses cannot all slip under the limit.
 	// Two statements, not one: the count must see every attempt committed
 	// before it, its own included, so that of any number of concurrent
 	// attempts at most the limit get past it.
-	if _, err := a.db.Exec(ctx, `INSERT INTO sign_in_attempts (email, ip, at) VALUES ($1, $2, $3)`, email, ip, now); err != nil {
+	if _, err := a.db.Exec(ctx, `INSERT INTO sign_in_attempts (email, ip, at) VALUES ($1, $2, $3)`, email, from, now); err != nil {
 		return User{}, WebSession{}, fmt.Errorf("count sign-in attempt: %w", err)
 	}
 	var perEmail, perIP int
 	var oldest time.Time
-	err := a.db.QueryRow(ctx, `SELECT
+	err = a.db.QueryRow(ctx, `SELECT
 			(SELECT count(*) FROM sign_in_attempts WHERE email = $1 AND ip = $2 AND at > $3),
 			(SELECT count(*) FROM sign_in_attempts WHERE ip = $2 AND at > $3),
 			(SELECT coalesce(min(at), $4) FROM sign_in_attempts WHERE email = $1 AND ip = $2 AND at > $3)`,
-		email, ip, now.Add(-SignInWindow), now).Scan(&perEmail, &perIP, &oldest)
+		email, from, now.Add(-SignInWindow), now).Scan(&perEmail, &perIP, &oldest)
 	if err != nil {
 		return User{}, WebSession{}, fmt.Errorf("count sign-in attempts: %w", err)
 	}
@@ -189,16 +229,23 @@ func (a *Accounts) SignIn(ctx context.Context, email, password, ip string) (User
 
 	var u User
 	var hash, tz string
-	err = a.db.QueryRow(ctx, `SELECT u.id, u.workspace_id, w.slug, w.name, u.email, u.name, u.password_hash, u.time_zone
-		FROM users u JOIN workspaces w ON w.id = u.workspace_id
+	var memberships []byte
+	// The session opens the workspace the person last opened. An account
+	// that belongs to no workspace cannot sign in, like an unknown one.
+	err = a.db.QueryRow(ctx, `SELECT u.id, o.id, o.slug, o.name, u.email, u.name, u.password_hash, u.time_zone, `+membershipsOf("u.id")+`
+		FROM users u JOIN LATERAL (SELECT w.id, w.slug, w.name FROM memberships m JOIN workspaces w ON w.id = m.workspace_id
+			WHERE m.user_id = u.id ORDER BY m.opened_at DESC NULLS LAST, m.created_at, w.id LIMIT 1) o ON true
 		WHERE u.email = $1 AND u.disabled_at IS NULL`, email).
-		Scan(&u.ID, &u.WorkspaceID, &u.WorkspaceSlug, &u.WorkspaceName, &u.Email, &u.Name, &hash, &tz)
+		Scan(&u.ID, &u.WorkspaceID, &u.WorkspaceSlug, &u.WorkspaceName, &u.Email, &u.Name, &hash, &tz, &memberships)
 	if errors.Is(err, pgx.ErrNoRows) {
 		_, _ = VerifyPassword(dummyHash(), password)
 		return User{}, WebSession{}, ErrSignInFailed
 	}
 	if err != nil {
 		return User{}, WebSession{}, fmt.Errorf("find user: %w", err)
+	}
+	if u.Workspaces, err = decodeMemberships(memberships); err != nil {
+		return User{}, WebSession{}, err
 	}
 	ok, err := VerifyPassword(hash, password)
 	if err != nil {
@@ -209,15 +256,54 @@ func (a *Accounts) SignIn(ctx context.Context, email, password, ip string) (User
 	}
 	u.TimeZone = loadLocation(tz)
 
-	ses := WebSession{Token: newWebToken(), ExpiresAt: now.Add(webSessionLifetime)}
+	ses := WebSession{Token: newWebToken(), ExpiresAt: now.Add(webSessionLifetime), Device: device}
 	sum := sha256.Sum256([]byte(ses.Token))
 	_, err = a.db.Exec(ctx, `WITH cleared AS (DELETE FROM sign_in_attempts WHERE email = $4 AND ip = $5)
 		INSERT INTO web_sessions (token_hash, user_id, workspace_id, created_at, last_seen_at, expires_at)
-		VALUES ($1, $2, $3, $6, $6, $7)`, sum[:], u.ID, u.WorkspaceID, email, ip, now, ses.ExpiresAt)
+		VALUES ($1, $2, $3, $6, $6, $7)`, sum[:], u.ID, u.WorkspaceID, email, from, now, ses.ExpiresAt)
 	if err != nil {
 		return User{}, WebSession{}, fmt.Errorf("open web session: %w", err)
 	}
+	if !knownDevice {
+		ses.Device = newDeviceToken()
+		devSum := sha256.Sum256([]byte(ses.Device))
+		if _, err := a.db.Exec(ctx, `INSERT INTO sign_in_devices (token_hash, email, created_at) VALUES ($1, $2, $3)`,
+			devSum[:], email, now); err != nil {
+			return User{}, WebSession{}, fmt.Errorf("remember the browser: %w", err)
+		}
+	}
 	return u, ses, nil
+}
+
+// DeviceLifetime is how long a browser stays known for an email after it
+// signed in, for the sign-in limits (see [Accounts.SignInWithDevice]).
+const DeviceLifetime = 90 * 24 * time.Hour
+
+const deviceTokenPrefix = "vsd_"
+
+func newDeviceToken() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	return deviceTokenPrefix + base64.RawURLEncoding.EncodeToString(b)
+}
+
+// attemptSource says whom a sign-in attempt is counted against: the
+// browser, when it holds a device token known for the email, else the
+// address.
+func (a *Accounts) attemptSource(ctx context.Context, email, ip, device string, now time.Time) (from string, known bool, err error) {
+	if !strings.HasPrefix(device, deviceTokenPrefix) || len(device) > 100 {
+		return ip, false, nil
+	}
+	sum := sha256.Sum256([]byte(device))
+	err = a.db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM sign_in_devices WHERE token_hash = $1 AND email = $2 AND created_at > $3)`,
+		sum[:], email, now.Add(-DeviceLifetime)).Scan(&known)
+	if err != nil {
+		return "", false, fmt.Errorf("check the browser: %w", err)
+	}
+	if !known {
+		return ip, false, nil
+	}
+	return "device " + base64.RawURLEncoding.EncodeToString(sum[:12]), true, nil
 }
 
 func plural(n int) string {
@@ -258,12 +344,15 @@ func (a *Accounts) Authenticate(ctx context.Context, token string) (User, WebSes
 	var u User
 	var tz string
 	var lastSeen, expires time.Time
-	err := a.db.QueryRow(ctx, `SELECT u.id, u.workspace_id, w.slug, w.name, u.email, u.name, u.time_zone, s.last_seen_at, s.expires_at
+	var memberships []byte
+	// The session's workspace must be one the person still belongs to.
+	err := a.db.QueryRow(ctx, `SELECT u.id, s.workspace_id, w.slug, w.name, u.email, u.name, u.time_zone, s.last_seen_at, s.expires_at,
+			`+membershipsOf("u.id")+`
 		FROM web_sessions s JOIN users u ON u.id = s.user_id JOIN workspaces w ON w.id = s.workspace_id
-		WHERE s.token_hash = $1 AND s.expires_at > $2 AND s.last_seen_at > $3 AND u.disabled_at IS NULL
-			AND u.workspace_id = s.workspace_id`,
+			JOIN memberships m ON m.user_id = s.user_id AND m.workspace_id = s.workspace_id
+		WHERE s.token_hash = $1 AND s.expires_at > $2 AND s.last_seen_at > $3 AND u.disabled_at IS NULL`,
 		sum[:], now, now.Add(-webSessionIdleLimit)).
-		Scan(&u.ID, &u.WorkspaceID, &u.WorkspaceSlug, &u.WorkspaceName, &u.Email, &u.Name, &tz, &lastSeen, &expires)
+		Scan(&u.ID, &u.WorkspaceID, &u.WorkspaceSlug, &u.WorkspaceName, &u.Email, &u.Name, &tz, &lastSeen, &expires, &memberships)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return User{}, WebSession{}, ErrNoWebSession
 	}
@@ -276,6 +365,9 @@ func (a *Accounts) Authenticate(ctx context.Context, token string) (User, WebSes
 		}
 	}
 	u.TimeZone = loadLocation(tz)
+	if u.Workspaces, err = decodeMemberships(memberships); err != nil {
+		return User{}, WebSession{}, err
+	}
 	return u, WebSession{Token: token, ExpiresAt: expires}, nil
 }
 
@@ -316,7 +408,11 @@ func (a *Accounts) Prune(ctx context.Context) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("prune sign-in attempts: %w", err)
 	}
-	return s.RowsAffected() + f.RowsAffected(), nil
+	d, err := a.db.Exec(ctx, `DELETE FROM sign_in_devices WHERE created_at <= $1`, now.Add(-DeviceLifetime))
+	if err != nil {
+		return 0, fmt.Errorf("prune sign-in devices: %w", err)
+	}
+	return s.RowsAffected() + f.RowsAffected() + d.RowsAffected(), nil
 }
 
 // PruneAccountsArgs is the periodic job that runs [Accounts.Prune].

@@ -2,6 +2,7 @@ package auth_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -74,6 +75,8 @@ func TestCreateUser(t *testing.T) {
 		"bad email":      {auth.NewUser{WorkspaceID: other.ID, Email: "ada at acme", Password: password}, vibesell.EINVALID},
 		"short password": {auth.NewUser{WorkspaceID: other.ID, Email: "bob@globex.test", Password: "short"}, vibesell.EINVALID},
 		"bad time zone":  {auth.NewUser{WorkspaceID: other.ID, Email: "bob@globex.test", Password: password, TimeZone: "Mars/Olympus"}, vibesell.EINVALID},
+		"NUL in name":    {auth.NewUser{WorkspaceID: other.ID, Email: "bob@globex.test", Password: password, Name: "Bob\x00"}, vibesell.EINVALID},
+		"NUL in email":   {auth.NewUser{WorkspaceID: other.ID, Email: "bob\x00@globex.test", Password: password}, vibesell.EINVALID},
 		"no workspace":   {auth.NewUser{WorkspaceID: u.ID, Email: "bob@globex.test", Password: password}, vibesell.ENOTFOUND},
 	} {
 		if _, err := acc.CreateUser(ctx, tc.nu); vibesell.ErrorCode(err) != tc.code {
@@ -195,5 +198,41 @@ func TestTheSixthFailureInAWindowIsRefused(t *testing.T) {
 func BenchmarkHashPassword(b *testing.B) {
 	for b.Loop() {
 		auth.HashPassword(password)
+	}
+}
+
+func TestAKnownBrowserIsCountedApartFromItsAddress(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	acc, c, _, _ := setupAccounts(t)
+	_, first, err := acc.SignInWithDevice(ctx, "ada@acme.test", password, "10.0.0.7", "")
+	if err != nil || !strings.HasPrefix(first.Device, "vsd_") {
+		t.Fatalf("first sign-in: device %q, %v", first.Device, err)
+	}
+	for i := range auth.MaxFailuresPerIP + 1 {
+		_, _, _ = acc.SignIn(ctx, fmt.Sprintf("user%d@acme.test", i), "guess guess guess", "10.0.0.7")
+	}
+	if _, _, err := acc.SignIn(ctx, "ada@acme.test", password, "10.0.0.7"); vibesell.ErrorCode(err) != vibesell.ERATELIMITED {
+		t.Fatalf("without the device token, the address is limited: %v", err)
+	}
+	_, again, err := acc.SignInWithDevice(ctx, "ada@acme.test", password, "10.0.0.7", first.Device)
+	if err != nil || again.Device != first.Device {
+		t.Fatalf("with the device token: device %q, %v", again.Device, err)
+	}
+	// The token is Ada's: for another email it is an unknown browser.
+	if _, _, err := acc.SignInWithDevice(ctx, "bob@acme.test", "guess guess guess", "10.0.0.7", first.Device); vibesell.ErrorCode(err) != vibesell.ERATELIMITED {
+		t.Fatalf("the device token for another email: %v", err)
+	}
+	// The browser's own failures lock it out like an address.
+	for range auth.MaxFailuresPerEmail {
+		_, _, _ = acc.SignInWithDevice(ctx, "ada@acme.test", "guess guess guess", "10.0.0.7", first.Device)
+	}
+	if _, _, err := acc.SignInWithDevice(ctx, "ada@acme.test", password, "10.0.0.7", first.Device); vibesell.ErrorCode(err) != vibesell.ERATELIMITED {
+		t.Fatalf("after the browser's own failures: %v", err)
+	}
+	// A token past its lifetime is forgotten.
+	c.Advance(auth.DeviceLifetime + time.Second)
+	if _, ses, err := acc.SignInWithDevice(ctx, "ada@acme.test", password, "10.0.0.7", first.Device); err != nil || ses.Device == first.Device {
+		t.Fatalf("after the device's lifetime: device kept %v, %v", ses.Device == first.Device, err)
 	}
 }

@@ -7,23 +7,75 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
+	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
+
+	"vibesell/store"
 )
 
 // Sessions keeps MCP sessions in PostgreSQL so that every replica knows
 // every session: which workspace it acts for, who the client is and what
 // it can do.
 type Sessions struct {
-	db *pgxpool.Pool
+	db     *pgxpool.Pool
+	limits SessionLimits
+	// With notes, the sessions checked lately are kept in memory; see
+	// [Sessions.KeepInMemory].
+	notes *store.Notifications
+	known *lru.Cache[string, *knownSession]
 }
 
-// NewSessions returns a Sessions on db.
-func NewSessions(db *pgxpool.Pool) *Sessions { return &Sessions{db: db} }
+type knownSession struct {
+	workspaceID uuid.UUID
+	terminated  bool
+	// seenAt is when last_seen_at was last written, in Unix nanoseconds.
+	seenAt atomic.Int64
+}
+
+// SessionLimits bound what MCP sessions keep in the database.
+type SessionLimits struct {
+	// PerWorkspace is how many sessions a workspace keeps, live or ended:
+	// opening one more deletes the ended ones first, then those idle the
+	// longest. Clients start a new session when theirs is gone.
+	PerWorkspace int
+	// InfoBytes bounds what is stored of what a client says about itself
+	// at initialize (its capabilities, name and version), as JSON.
+	InfoBytes int
+}
+
+// DefaultSessionLimits are the limits of [NewSessions].
+var DefaultSessionLimits = SessionLimits{PerWorkspace: 1000, InfoBytes: 16 << 10}
+
+// NewSessions returns a Sessions on db with [DefaultSessionLimits].
+func NewSessions(db *pgxpool.Pool) *Sessions { return &Sessions{db: db, limits: DefaultSessionLimits} }
+
+// SetLimits replaces the limits; zero fields keep theirs.
+func (s *Sessions) SetLimits(l SessionLimits) {
+	if l.PerWorkspace > 0 {
+		s.limits.PerWorkspace = l.PerWorkspace
+	}
+	if l.InfoBytes > 0 {
+		s.limits.InfoBytes = l.InfoBytes
+	}
+}
+
+// KeepInMemory makes Check answer the last size sessions it checked from
+// memory, without a database round trip, while notes are fresh: a session
+// ended on any replica is seen ended everywhere within a second, and while
+// notifications are lost every check reads the database. Call it once,
+// before serving.
+func (s *Sessions) KeepInMemory(notes *store.Notifications, size int) {
+	s.known, _ = lru.New[string, *knownSession](max(size, 1))
+	s.notes = notes
+	notes.Subscribe(store.SessionsChannel, func(id string) { s.known.Remove(id) }, s.known.Purge)
+}
 
 // Session is what a replica needs to serve a request of a session it did
 // not start.
@@ -43,17 +95,31 @@ var ErrUnknownSession = errors.New("unknown session")
 // Open records a new session for the workspace and returns its id.
 func (s *Sessions) Open(ctx context.Context, workspaceID uuid.UUID) (string, error) {
 	id := NewSessionID()
-	if _, err := s.db.Exec(ctx, `INSERT INTO mcp_sessions (id, workspace_id) VALUES ($1, $2)`, id, workspaceID); err != nil {
+	// Past the limit, the ended sessions go first, then those idle the
+	// longest; the one being opened is the most recent.
+	_, err := s.db.Exec(ctx, `WITH opened AS (INSERT INTO mcp_sessions (id, workspace_id) VALUES ($1, $2))
+		DELETE FROM mcp_sessions WHERE id IN (
+			SELECT id FROM mcp_sessions WHERE workspace_id = $2
+			ORDER BY terminated_at IS NULL DESC, last_seen_at DESC, created_at DESC OFFSET $3)`,
+		id, workspaceID, s.limits.PerWorkspace-1)
+	if err != nil {
 		return "", fmt.Errorf("open session: %w", err)
 	}
 	return id, nil
 }
 
 // Describe records what the client said about itself at initialize.
+// What a client says about itself is stored within InfoBytes: names and
+// versions cut to a sensible length, and capabilities too large to keep
+// reduced to their names.
 func (s *Sessions) Describe(ctx context.Context, workspaceID uuid.UUID, id, protocolVersion, clientName, clientVersion string, capabilities any) error {
 	caps, err := json.Marshal(capabilities)
 	if err != nil {
 		return fmt.Errorf("encode capabilities: %w", err)
+	}
+	protocolVersion, clientName, clientVersion = cut(protocolVersion, 40), cut(clientName, 200), cut(clientVersion, 100)
+	if len(caps)+len(clientName)+len(clientVersion) > s.limits.InfoBytes {
+		caps = capabilityNames(caps, s.limits.InfoBytes-len(clientName)-len(clientVersion))
 	}
 	_, err = s.db.Exec(ctx, `UPDATE mcp_sessions SET protocol_version = $3, client_name = $4, client_version = $5, capabilities = $6
 		WHERE id = $1 AND workspace_id = $2`, id, workspaceID, protocolVersion, clientName, clientVersion, caps)
@@ -63,6 +129,34 @@ func (s *Sessions) Describe(ctx context.Context, workspaceID uuid.UUID, id, prot
 	return nil
 }
 
+// cut shortens s to at most n bytes, on a rune boundary.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// capabilityNames keeps the names of the capabilities in caps (a JSON
+// object) without their details, within limit bytes; {} when even that
+// does not fit.
+func capabilityNames(caps []byte, limit int) []byte {
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(caps, &all); err == nil {
+		names := map[string]struct{}{}
+		for name := range all {
+			names[cut(name, 100)] = struct{}{}
+		}
+		if b, err := json.Marshal(names); err == nil && len(b) <= limit {
+			return b
+		}
+	}
+	return []byte("{}")
+}
+
 // touchEvery bounds how often a busy session's last-seen time is written.
 const touchEvery = 5 * time.Minute
 
@@ -70,21 +164,41 @@ const touchEvery = 5 * time.Minute
 // it has ended. A session of another workspace reads as unknown.
 // Errors: [ErrUnknownSession].
 func (s *Sessions) Check(ctx context.Context, workspaceID uuid.UUID, id string) (terminated bool, err error) {
-	var lastSeen time.Time
-	var ended *time.Time
-	err = s.db.QueryRow(ctx, `SELECT last_seen_at, terminated_at FROM mcp_sessions WHERE id = $1 AND workspace_id = $2`,
-		id, workspaceID).Scan(&lastSeen, &ended)
-	if errors.Is(err, pgx.ErrNoRows) {
+	k, ok := (*knownSession)(nil), false
+	if s.known != nil && s.notes.Fresh() {
+		k, ok = s.known.Get(id)
+	}
+	if !ok {
+		generation := s.notes.Generation(store.SessionsChannel)
+		var lastSeen time.Time
+		var ended *time.Time
+		k = &knownSession{}
+		err = s.db.QueryRow(ctx, `SELECT workspace_id, last_seen_at, terminated_at FROM mcp_sessions WHERE id = $1`,
+			id).Scan(&k.workspaceID, &lastSeen, &ended)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return false, ErrUnknownSession
+		}
+		if err != nil {
+			return false, fmt.Errorf("check session: %w", err)
+		}
+		k.terminated = ended != nil
+		k.seenAt.Store(lastSeen.UnixNano())
+		// Kept only if no notification came during the read: it may
+		// have been of an end the read did not see.
+		if s.known != nil && s.notes.Fresh() && s.notes.Generation(store.SessionsChannel) == generation {
+			s.known.Add(id, k)
+		}
+	}
+	if k.workspaceID != workspaceID {
 		return false, ErrUnknownSession
 	}
-	if err != nil {
-		return false, fmt.Errorf("check session: %w", err)
-	}
-	if ended != nil {
+	if k.terminated {
 		return true, nil
 	}
-	if time.Since(lastSeen) > touchEvery {
-		if _, err := s.db.Exec(ctx, `UPDATE mcp_sessions SET last_seen_at = now() WHERE id = $1`, id); err != nil {
+	now := time.Now()
+	if last := k.seenAt.Load(); now.Sub(time.Unix(0, last)) > touchEvery && k.seenAt.CompareAndSwap(last, now.UnixNano()) {
+		if _, err := s.db.Exec(ctx, `UPDATE mcp_sessions SET last_seen_at = $2 WHERE id = $1`, id, now); err != nil {
+			k.seenAt.Store(last)
 			return false, fmt.Errorf("touch session: %w", err)
 		}
 	}
@@ -118,6 +232,9 @@ func (s *Sessions) Terminate(ctx context.Context, workspaceID uuid.UUID, id stri
 	}
 	if tag.RowsAffected() == 0 {
 		return ErrUnknownSession
+	}
+	if s.known != nil {
+		s.known.Remove(id) // the notification says so to the other replicas
 	}
 	return nil
 }

@@ -5,16 +5,21 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/google/uuid"
+	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"vibesell"
+	"vibesell/store"
 )
 
 // tokenPrefix makes a VibeSell token recognisable in a config file or a
@@ -25,10 +30,38 @@ const tokenPrefix = "vs_"
 // stored: the token itself is shown once, when created.
 type Tokens struct {
 	db *pgxpool.Pool
+	// With notes, the tokens checked lately are kept in memory and
+	// answered from there while notes are fresh; see [Tokens.KeepInMemory].
+	notes *store.Notifications
+	known *lru.Cache[[sha256.Size]byte, *knownToken]
+}
+
+type knownToken struct {
+	principal Principal
+	// usedAt is when last_used_at was last written, in Unix nanoseconds.
+	usedAt atomic.Int64
 }
 
 // NewTokens returns a Tokens on db.
 func NewTokens(db *pgxpool.Pool) *Tokens { return &Tokens{db: db} }
+
+// KeepInMemory makes Authenticate answer the last size tokens it checked
+// from memory, without a database round trip, while notes are fresh: a
+// revoked token (on any replica) is refused everywhere within a second,
+// and while notifications are lost every check reads the database. Call
+// it once, before serving.
+func (t *Tokens) KeepInMemory(notes *store.Notifications, size int) {
+	t.known, _ = lru.New[[sha256.Size]byte, *knownToken](max(size, 1))
+	t.notes = notes
+	notes.Subscribe(store.TokensChannel, func(payload string) {
+		var sum [sha256.Size]byte
+		if n, err := hex.Decode(sum[:], []byte(payload)); err != nil || n != len(sum) {
+			t.known.Purge() // "*", or a payload this version does not know: forget all
+			return
+		}
+		t.known.Remove(sum)
+	}, t.known.Purge)
+}
 
 type execer interface {
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
@@ -64,15 +97,100 @@ func (t *Tokens) Authenticate(ctx context.Context, token string) (Principal, err
 		return Principal{}, ErrBadToken
 	}
 	sum := sha256.Sum256([]byte(token))
-	var p Principal
+	if t.known != nil && t.notes.Fresh() {
+		if k, ok := t.known.Get(sum); ok {
+			t.touch(ctx, sum, k)
+			return k.principal, nil
+		}
+	}
+	generation := t.notes.Generation(store.TokensChannel)
+	k := &knownToken{}
+	var usedAt *time.Time
 	err := t.db.QueryRow(ctx,
-		`SELECT w.id, w.slug FROM api_tokens t JOIN workspaces w ON w.id = t.workspace_id
-		 WHERE t.token_hash = $1 AND t.revoked_at IS NULL`, sum[:]).Scan(&p.WorkspaceID, &p.WorkspaceSlug)
+		`SELECT w.id, w.slug, t.last_used_at FROM api_tokens t JOIN workspaces w ON w.id = t.workspace_id
+		 WHERE t.token_hash = $1 AND t.revoked_at IS NULL`, sum[:]).Scan(&k.principal.WorkspaceID, &k.principal.WorkspaceSlug, &usedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Principal{}, ErrBadToken
 	}
 	if err != nil {
 		return Principal{}, fmt.Errorf("check token: %w", err)
 	}
-	return p, nil
+	if usedAt != nil {
+		k.usedAt.Store(usedAt.UnixNano())
+	}
+	// Kept only if no notification came during the read: it may have
+	// been of a revocation the read did not see.
+	if t.known != nil && t.notes.Fresh() && t.notes.Generation(store.TokensChannel) == generation {
+		t.known.Add(sum, k)
+	}
+	t.touch(ctx, sum, k)
+	return k.principal, nil
+}
+
+// tokenTouchEvery bounds how often a busy token's last use is written.
+const tokenTouchEvery = 5 * time.Minute
+
+// touch records that the token was used, at most every tokenTouchEvery.
+// It is bookkeeping for `server token list`: a failed write does not
+// fail the request, and is tried again tokenTouchEvery later.
+func (t *Tokens) touch(ctx context.Context, sum [sha256.Size]byte, k *knownToken) {
+	now := time.Now()
+	last := k.usedAt.Load()
+	if now.Sub(time.Unix(0, last)) < tokenTouchEvery || !k.usedAt.CompareAndSwap(last, now.UnixNano()) {
+		return
+	}
+	_, _ = t.db.Exec(ctx, `UPDATE api_tokens SET last_used_at = $2 WHERE token_hash = $1`, sum[:], now)
+}
+
+// TokenInfo describes a token without the token itself.
+type TokenInfo struct {
+	ID         uuid.UUID
+	CreatedAt  time.Time
+	LastUsedAt *time.Time
+	RevokedAt  *time.Time
+}
+
+// List returns the workspace's tokens, oldest first, revoked ones
+// included.
+func (t *Tokens) List(ctx context.Context, workspaceID uuid.UUID) ([]TokenInfo, error) {
+	rows, err := t.db.Query(ctx, `SELECT id, created_at, last_used_at, revoked_at FROM api_tokens
+		WHERE workspace_id = $1 ORDER BY created_at, id`, workspaceID)
+	if err != nil {
+		return nil, fmt.Errorf("list tokens: %w", err)
+	}
+	infos, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (TokenInfo, error) {
+		var i TokenInfo
+		err := r.Scan(&i.ID, &i.CreatedAt, &i.LastUsedAt, &i.RevokedAt)
+		return i, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list tokens: %w", err)
+	}
+	return infos, nil
+}
+
+// Revoke revokes a token, named by its id (from [Tokens.List]) or by the
+// token itself, and returns its id. Every replica refuses it within a
+// second. Revoking a revoked token changes nothing. Refusals: ENOTFOUND.
+func (t *Tokens) Revoke(ctx context.Context, idOrToken string) (uuid.UUID, error) {
+	idOrToken = strings.TrimSpace(idOrToken)
+	var hash []byte
+	id, err := uuid.Parse(idOrToken)
+	if err != nil {
+		if !strings.HasPrefix(idOrToken, tokenPrefix) {
+			return uuid.Nil, vibesell.Errorf(vibesell.ENOTFOUND, "%q is neither a token id (see `server token list --workspace SLUG`) nor a token.", idOrToken)
+		}
+		sum := sha256.Sum256([]byte(idOrToken))
+		hash = sum[:]
+	}
+	var revoked uuid.UUID
+	err = t.db.QueryRow(ctx, `UPDATE api_tokens SET revoked_at = coalesce(revoked_at, now())
+		WHERE ($1::bytea IS NOT NULL AND token_hash = $1) OR ($1::bytea IS NULL AND id = $2) RETURNING id`, hash, id).Scan(&revoked)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return uuid.Nil, vibesell.Errorf(vibesell.ENOTFOUND, "There is no such token.")
+	}
+	if err != nil {
+		return uuid.Nil, fmt.Errorf("revoke token: %w", err)
+	}
+	return revoked, nil
 }

@@ -39,11 +39,12 @@ func repoRoot(t *testing.T) string {
 }
 
 // buildServer builds cmd/server into the test's temp dir: the binary a
-// person runs, not a test double.
-func buildServer(t *testing.T) string {
+// person runs, not a test double (with tags, the test build that a test
+// names and says why).
+func buildServer(t *testing.T, tags ...string) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "server")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/server")
+	cmd := exec.Command("go", "build", "-tags", strings.Join(tags, ","), "-o", bin, "./cmd/server")
 	cmd.Dir = repoRoot(t)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build ./cmd/server: %v\n%s", err, out)

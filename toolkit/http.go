@@ -13,7 +13,9 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"vibesell"
 	"vibesell/auth"
+	"vibesell/store"
 )
 
 // HTTPOptions configure [NewHTTPHandler].
@@ -26,10 +28,20 @@ type HTTPOptions struct {
 	// AllowedOrigins are further browser origins allowed to call /mcp.
 	AllowedOrigins []string
 	Logger         *slog.Logger
+	// SessionMemoryTTL is how long a replica keeps a session's in-memory
+	// state (mcp-go's) after its last request; the session itself lives
+	// on in PostgreSQL, and its state is rebuilt on its next request.
+	// Default 10 minutes.
+	SessionMemoryTTL time.Duration
 	// Authenticate, when set, guards every request in place of the
 	// workspace-token check (auth.RequireBearer): the OAuth resource
 	// server, which takes its access tokens and workspace tokens alike.
 	Authenticate func(next http.Handler) http.Handler
+	// Available, when set, is asked before authenticating, and a request
+	// is answered 503 with a ref when it fails; it must cost nothing while
+	// the database is known to answer (cmd/server asks the database only
+	// while its notifications are not fresh).
+	Available func(ctx context.Context) error
 }
 
 // maxRequestBytes bounds one JSON-RPC message; the largest legitimate one
@@ -42,11 +54,15 @@ const maxRequestBytes = 4 << 20
 // checked against DNS rebinding.
 func NewHTTPHandler(s *server.MCPServer, o HTTPOptions) http.Handler {
 	resolver := &sessionResolver{sessions: o.Sessions, logger: o.Logger}
+	if o.SessionMemoryTTL <= 0 {
+		o.SessionMemoryTTL = 10 * time.Minute
+	}
+	outages := store.NewOutageLog(o.Logger)
 	streamable := server.NewStreamableHTTPServer(s,
 		server.WithSessionIdManagerResolver(resolver),
 		// The in-memory session mcp-go keeps per initialize is only a cache
 		// here (PostgreSQL is the record): drop it when idle.
-		server.WithSessionIdleTTL(10*time.Minute),
+		server.WithSessionIdleTTL(o.SessionMemoryTTL),
 		// Host and Origin are checked below, against PUBLIC_URL as well as
 		// loopback, which mcp-go's own check cannot know about.
 		server.WithDisableLocalhostProtection(true),
@@ -61,15 +77,37 @@ func NewHTTPHandler(s *server.MCPServer, o HTTPOptions) http.Handler {
 	guard := originGuard{public: o.PublicURL, allowed: o.AllowedOrigins}
 	var h http.Handler = protocolEdgeFunc(func(w http.ResponseWriter, r *http.Request) { // protocol.go
 		r.Body = http.MaxBytesReader(w, r.Body, maxRequestBytes)
-		// mcp-go answers an unknown session on DELETE with a 500; the
-		// protocol says 404, as for any other request.
-		if r.Method == http.MethodDelete {
-			if id := r.Header.Get(server.HeaderKeySessionID); id != "" {
-				if terminated, err := resolver.manager(r).Validate(id); err != nil || terminated {
-					http.Error(w, "Session not found", http.StatusNotFound)
+		// The session is checked here, once, for every method, rather than
+		// left to mcp-go: it checks none on GET (any id, another
+		// workspace's or an ended one, opened an event stream, and a GET
+		// without one stored a new session each time), answers an unknown
+		// session on DELETE with a 500, and answers a check that failed on
+		// the database with a 404 that tells the client to start over.
+		id := r.Header.Get(server.HeaderKeySessionID)
+		if id == "" && r.Method == http.MethodGet && !modernProtocol(r) {
+			http.Error(w, "Bad Request: GET needs the Mcp-Session-Id of an initialized session", http.StatusBadRequest)
+			return
+		}
+		if id != "" {
+			p, _ := auth.FromContext(r.Context())
+			ctx, cancel := context.WithTimeout(r.Context(), sessionQueryTimeout)
+			terminated, err := o.Sessions.Check(ctx, p.WorkspaceID, id)
+			cancel()
+			switch {
+			case errors.Is(err, auth.ErrUnknownSession) || (err == nil && terminated):
+				http.Error(w, "Session not found", http.StatusNotFound)
+				return
+			case err != nil:
+				ref := vibesell.NewRef()
+				if outages.Failed(r.Context(), ref, "check MCP session", err, "workspace", p.WorkspaceID) {
+					w.Header().Set("Retry-After", "30")
+					http.Error(w, "VibeSell cannot reach its database at the moment (ref "+ref+"). Try again in a minute.", http.StatusServiceUnavailable)
 					return
 				}
+				http.Error(w, vibesell.InternalSentence(ref), http.StatusInternalServerError)
+				return
 			}
+			r = r.WithContext(context.WithValue(r.Context(), checkedSessionKey{}, id))
 		}
 		streamable.ServeHTTP(w, r)
 	})
@@ -78,7 +116,34 @@ func NewHTTPHandler(s *server.MCPServer, o HTTPOptions) http.Handler {
 	} else {
 		h = auth.RequireBearer(o.Tokens, o.Logger, h)
 	}
+	if o.Available != nil {
+		h = availableFirst(o.Available, outages, h)
+	}
 	return guard.wrap(h)
+}
+
+// availabilityTimeout bounds the check of [HTTPOptions].Available, so
+// that a hung database gets the client an answer.
+const availabilityTimeout = 3 * time.Second
+
+// availableFirst answers 503 with a ref, before authenticating, while the
+// database cannot be reached: whatever authenticates then (the OAuth
+// resource server, which answers such a failure with a bare 500 and
+// waits on a hung database for as long as the client does) is not asked.
+func availableFirst(available func(context.Context) error, outages *store.OutageLog, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), availabilityTimeout)
+		err := available(ctx)
+		cancel()
+		if err != nil && r.Context().Err() == nil {
+			ref := vibesell.NewRef()
+			outages.Failed(r.Context(), ref, "reach the database", err)
+			w.Header().Set("Retry-After", "30")
+			http.Error(w, "VibeSell cannot reach its database at the moment (ref "+ref+"). Try again in a minute.", http.StatusServiceUnavailable)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // ReadOnlyTools reports, for a tool of s, whether its annotations say it
@@ -158,8 +223,37 @@ type sessionResolver struct {
 	logger   *slog.Logger
 }
 
+// ResolveSessionIdManager is called by mcp-go with a nil request outside
+// any request: its idle sweeper (WithSessionIdleTTL) and CloseSessions at
+// shutdown. Both only drop what this replica keeps in memory, which is not
+// the end of the session (PostgreSQL keeps it for every replica, for 30
+// days of idleness): the manager they get ends nothing. mcp-go v1.2.1
+// would otherwise have the sweeper's nil request dereferenced, and its
+// recover sits outside its loop, so the sweeper stopped for good at its
+// first sweep and every session's memory was kept until restart.
 func (r *sessionResolver) ResolveSessionIdManager(req *http.Request) server.SessionIdManager {
+	if req == nil {
+		return forgetOnly{}
+	}
 	return r.manager(req)
+}
+
+// forgetOnly is the session manager of mcp-go's calls outside a request:
+// forgetting a session's in-memory state ends nothing.
+type forgetOnly struct{}
+
+func (forgetOnly) Generate() string               { return "" }
+func (forgetOnly) Validate(string) (bool, error)  { return false, auth.ErrUnknownSession }
+func (forgetOnly) Terminate(string) (bool, error) { return false, nil }
+
+// checkedSessionKey marks a request whose session (the value, its id) was
+// found live for the request's workspace before mcp-go saw the request.
+type checkedSessionKey struct{}
+
+// modernProtocol reports whether the request speaks a protocol version
+// without sessions (2026-07-28 and later), where mcp-go answers GET itself.
+func modernProtocol(r *http.Request) bool {
+	return r.Header.Get("Mcp-Protocol-Version") >= "2026-07-28"
 }
 
 func (r *sessionResolver) manager(req *http.Request) *sessionManager {
@@ -192,6 +286,9 @@ func (m *sessionManager) Generate() string {
 }
 
 func (m *sessionManager) Validate(id string) (bool, error) {
+	if checked, _ := m.ctx.Value(checkedSessionKey{}).(string); checked == id && id != "" {
+		return false, nil
+	}
 	ctx, cancel := context.WithTimeout(m.ctx, sessionQueryTimeout)
 	defer cancel()
 	terminated, err := m.sessions.Check(ctx, m.principal.WorkspaceID, id)

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"time"
@@ -161,7 +162,11 @@ func (s *server) showApproval(w http.ResponseWriter, r *http.Request, u auth.Use
 		d.FinishedAt = formatTime(*a.FinishedAt, u.TimeZone)
 	}
 	for _, e := range events {
-		d.Events = append(d.Events, eventRow{At: formatTime(e.At, u.TimeZone), What: eventLabel(e.Event), Who: e.Actor,
+		what := eventLabel(e.Event)
+		if e.Repeats > 1 && e.LastAt != nil {
+			what += fmt.Sprintf(", %s times in all, the last %s", thousands(e.Repeats), formatTime(*e.LastAt, u.TimeZone))
+		}
+		d.Events = append(d.Events, eventRow{At: formatTime(e.At, u.TimeZone), What: what, Who: e.Actor,
 			Where: viaLabel(e.Via), Reason: deref(e.Reason)})
 	}
 	refresh := 0

@@ -5,6 +5,9 @@ import (
 	"html/template"
 	"time"
 
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+
 	"vibesell"
 	"vibesell/approvals"
 )
@@ -68,6 +71,11 @@ func relative(t, now time.Time) string {
 	}
 	return s + " ago"
 }
+
+// thousands writes a count with thousands separators: 1,000.
+func thousands(n int) string { return englishNumbers.Sprint(n) }
+
+var englishNumbers = message.NewPrinter(language.English)
 
 func count(n int, unit string) string {
 	if n == 1 {

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"errors"
 	"fmt"
 	"html/template"
 	"net/http"
@@ -45,11 +46,18 @@ func (d signInData) Connecting() bool { return strings.HasPrefix(d.Next, oauth.P
 type consentData struct {
 	Request   string
 	Pending   oauth.Pending
-	Workspace string
-	Expires   string
+	Workspace string // the one workspace of a person in only one
+	// Workspaces are, for a person in several, the ones to pick from; none
+	// is picked beforehand, so that the person chooses deliberately.
+	Workspaces []auth.Membership
+	Expires    string
 }
 
 func (s *server) consentPage(w http.ResponseWriter, r *http.Request, u auth.User, ses auth.WebSession) {
+	s.showConsent(w, r, u, ses, http.StatusOK, "")
+}
+
+func (s *server) showConsent(w http.ResponseWriter, r *http.Request, u auth.User, ses auth.WebSession, status int, message string) {
 	p, err := s.OAuth.Pending(r.Context(), r.PathValue("request"))
 	if err != nil {
 		s.consentError(w, r, u, ses, err)
@@ -60,9 +68,24 @@ func (s *server) consentPage(w http.ResponseWriter, r *http.Request, u auth.User
 	// origin is allowed there, and only on this page.
 	w.Header().Set("Content-Security-Policy", strings.Replace(w.Header().Get("Content-Security-Policy"),
 		"form-action 'self'", "form-action 'self' "+cspSource(p.RedirectOrigin), 1))
-	s.render(w, r, http.StatusOK, "consent", pageData{Title: "Connect " + p.Client.Name, User: &u, CSRF: ses.CSRF(),
-		Body: consentData{Request: r.PathValue("request"), Pending: p, Workspace: u.WorkspaceName,
-			Expires: relative(p.ExpiresAt, s.Clock.Now())}})
+	d := consentData{Request: r.PathValue("request"), Pending: p, Expires: relative(p.ExpiresAt, s.Clock.Now())}
+	if len(u.Workspaces) > 1 {
+		d.Workspaces = u.Workspaces
+	} else {
+		d.Workspace = u.WorkspaceName
+	}
+	s.render(w, r, status, "consent", pageData{Title: "Connect " + p.Client.Name, User: &u, CSRF: ses.CSRF(),
+		Message: message, Body: d})
+}
+
+// pickedWorkspace is the workspace a consent form grants: the one picked,
+// or for a person in one workspace only, that one.
+func pickedWorkspace(u auth.User, picked string) (uuid.UUID, bool) {
+	if picked == "" && len(u.Workspaces) == 1 {
+		return u.Workspaces[0].WorkspaceID, true
+	}
+	id, err := uuid.Parse(picked)
+	return id, err == nil && u.BelongsTo(id)
 }
 
 // cspSource makes an origin safe to put in a CSP directive: a value with
@@ -79,7 +102,16 @@ func (s *server) consent(w http.ResponseWriter, r *http.Request, u auth.User, se
 	var err error
 	switch r.PostFormValue("decision") {
 	case "allow":
-		to, err = s.OAuth.Approve(r.Context(), r.PathValue("request"), u)
+		ws, ok := pickedWorkspace(u, r.PostFormValue("workspace"))
+		if !ok {
+			s.showConsent(w, r, u, ses, http.StatusUnprocessableEntity, "Choose the workspace the app will work in, then allow again.")
+			return
+		}
+		to, err = s.OAuth.Approve(r.Context(), r.PathValue("request"), u.ID, ws)
+		if errors.Is(err, auth.ErrNotMember) {
+			s.showConsent(w, r, u, ses, http.StatusUnprocessableEntity, "You no longer belong to that workspace. Choose another, then allow again.")
+			return
+		}
 	case "deny":
 		to, err = s.OAuth.Deny(r.Context(), r.PathValue("request"))
 	default:

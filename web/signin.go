@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"unicode"
 
 	"vibesell"
 	"vibesell/auth"
@@ -20,7 +21,7 @@ type signInData struct {
 // safeNext keeps a post-sign-in destination inside the app, so the form
 // cannot be used to send someone elsewhere.
 func safeNext(next string) string {
-	if !strings.HasPrefix(next, "/app/") || strings.HasPrefix(next, "//") || strings.ContainsAny(next, "\\\r\n") {
+	if !strings.HasPrefix(next, "/app/") || strings.HasPrefix(next, "//") || strings.ContainsAny(next, "\\") || strings.ContainsFunc(next, unicode.IsControl) {
 		return "/app/approvals"
 	}
 	return next
@@ -66,7 +67,12 @@ func (s *server) signIn(w http.ResponseWriter, r *http.Request) {
 		s.showSignIn(w, r, http.StatusForbidden, d, "This sign-in form has expired. Please try again.")
 		return
 	}
-	_, ses, err := s.Accounts.SignIn(r.Context(), d.Email, r.PostFormValue("password"), s.ClientIP(r))
+	s.warnOfProxy(r)
+	device := ""
+	if c, err := r.Cookie(s.deviceCookie); err == nil {
+		device = c.Value
+	}
+	_, ses, err := s.Accounts.SignInWithDevice(r.Context(), d.Email, r.PostFormValue("password"), s.ClientIP(r), device)
 	switch vibesell.ErrorCode(err) {
 	case "":
 	case vibesell.EUNAUTHORIZED:
@@ -83,6 +89,10 @@ func (s *server) signIn(w http.ResponseWriter, r *http.Request) {
 		Secure: s.secure, SameSite: http.SameSiteLaxMode, Expires: ses.ExpiresAt})
 	http.SetCookie(w, &http.Cookie{Name: s.signInCookie, Value: "", Path: "/", HttpOnly: true,
 		Secure: s.secure, SameSite: http.SameSiteLaxMode, MaxAge: -1})
+	// Kept past sign-out: it is what lets this browser in while others'
+	// failed attempts hold the address's limit.
+	http.SetCookie(w, &http.Cookie{Name: s.deviceCookie, Value: ses.Device, Path: "/app/sign-in", HttpOnly: true,
+		Secure: s.secure, SameSite: http.SameSiteStrictMode, MaxAge: int(auth.DeviceLifetime.Seconds())})
 	http.Redirect(w, r, d.Next, http.StatusSeeOther)
 }
 

@@ -12,6 +12,7 @@
 package web
 
 import (
+	"context"
 	"embed"
 	"errors"
 	"fmt"
@@ -21,12 +22,15 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
+	"time"
 
 	"vibesell"
 	"vibesell/approvals"
 	"vibesell/auth"
 	"vibesell/auth/oauth"
 	"vibesell/billing"
+	"vibesell/store"
 )
 
 // Prefix is the path the web app is mounted at: mux.Handle(web.Prefix, h).
@@ -46,6 +50,13 @@ type Config struct {
 	Clock vibesell.Clock
 	// Logger receives internal failures under a ref. Default: slog.Default().
 	Logger *slog.Logger
+	// Outages logs internal failures, and those of an unavailable database
+	// at most once a second. Default: one of its own on Logger.
+	Outages *store.OutageLog
+	// RequestTimeout bounds the work of one request, so that a hung
+	// database gets an answer rather than a page that never loads.
+	// Default 15 s.
+	RequestTimeout time.Duration
 	// OAuth, when set, adds the consent page of connecting an app and the
 	// list of connected apps.
 	OAuth *oauth.Server
@@ -62,8 +73,13 @@ type server struct {
 	secure        bool
 	sessionCookie string
 	signInCookie  string
+	deviceCookie  string
 	cop           *http.CrossOriginProtection
-	pages         map[string]*template.Template
+	outages       *store.OutageLog
+	// proxyUnseen is set when addresses come from the connection; the
+	// first request that says it came through a proxy then warns once.
+	proxyUnseen *sync.Once
+	pages       map[string]*template.Template
 }
 
 //go:embed templates/*.html
@@ -84,21 +100,34 @@ func New(cfg Config) (http.Handler, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	var proxyUnseen *sync.Once
 	if cfg.ClientIP == nil {
 		cfg.ClientIP = remoteIP
+		proxyUnseen = &sync.Once{}
+	}
+	if cfg.Outages == nil {
+		cfg.Outages = store.NewOutageLog(cfg.Logger)
+	}
+	if cfg.RequestTimeout <= 0 {
+		cfg.RequestTimeout = 15 * time.Second
 	}
 	s := &server{
-		Config: cfg,
-		base:   strings.TrimRight(cfg.PublicURL, "/"),
-		origin: u.Scheme + "://" + u.Host,
-		secure: u.Scheme == "https",
-		cop:    http.NewCrossOriginProtection(),
+		Config:      cfg,
+		base:        strings.TrimRight(cfg.PublicURL, "/"),
+		origin:      u.Scheme + "://" + u.Host,
+		secure:      u.Scheme == "https",
+		cop:         http.NewCrossOriginProtection(),
+		outages:     cfg.Outages,
+		proxyUnseen: proxyUnseen,
 	}
 	// The __Host- prefix makes the browser refuse the cookie unless it is
 	// Secure, for path / and without a Domain: no subdomain can plant one.
 	s.sessionCookie, s.signInCookie = "vibesell_session", "vibesell_signin"
+	s.deviceCookie = "vibesell_device"
 	if s.secure {
 		s.sessionCookie, s.signInCookie = "__Host-vibesell_session", "__Host-vibesell_signin"
+		// __Secure-, not __Host-: the cookie is sent to the sign-in path only.
+		s.deviceCookie = "__Secure-vibesell_device"
 	}
 	if err := s.cop.AddTrustedOrigin(s.origin); err != nil {
 		return nil, fmt.Errorf("web: %w", err)
@@ -123,9 +152,10 @@ func (s *server) routes() http.Handler {
 	mux.HandleFunc("POST /app/sign-in", s.post(s.signIn))
 	mux.HandleFunc("POST /app/sign-out", s.post(s.signedIn(s.signOut)))
 	mux.HandleFunc("GET /app/approvals", s.signedIn(s.approvalsPage))
-	mux.HandleFunc("GET /app/approvals/{id}", s.signedIn(s.approvalPage))
-	mux.HandleFunc("POST /app/approvals/{id}/approve", s.post(s.signedIn(s.decide(true))))
-	mux.HandleFunc("POST /app/approvals/{id}/reject", s.post(s.signedIn(s.decide(false))))
+	mux.HandleFunc("GET /app/approvals/{id}", s.signedIn(s.inApprovalsWorkspace(s.approvalPage)))
+	mux.HandleFunc("POST /app/approvals/{id}/approve", s.post(s.signedIn(s.inApprovalsWorkspace(s.decide(true)))))
+	mux.HandleFunc("POST /app/approvals/{id}/reject", s.post(s.signedIn(s.inApprovalsWorkspace(s.decide(false)))))
+	mux.HandleFunc("POST /app/workspace", s.post(s.signedIn(s.openWorkspace)))
 	mux.HandleFunc("GET "+billing.BillingPath, s.signedIn(s.billingPage))
 	mux.HandleFunc("POST "+billingPortalPath, s.post(s.signedIn(s.openPortal)))
 	mux.HandleFunc("GET "+billingPortalPath, func(w http.ResponseWriter, r *http.Request) {
@@ -134,7 +164,18 @@ func (s *server) routes() http.Handler {
 	mux.HandleFunc("/app/", func(w http.ResponseWriter, r *http.Request) {
 		s.renderError(w, r, nil, http.StatusNotFound, "Page not found", "There is nothing at this address.")
 	})
-	return securityHeaders(mux)
+	return securityHeaders(s.bounded(mux))
+}
+
+// bounded gives every request RequestTimeout to do its work: a database
+// that stops answering then fails the request, which is answered with a
+// page saying so, instead of holding the browser and a connection forever.
+func (s *server) bounded(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), s.RequestTimeout)
+		defer cancel()
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
 }
 
 // securityHeaders: nothing here is framed, scripted or cached.
@@ -221,7 +262,12 @@ func (s *server) renderError(w http.ResponseWriter, r *http.Request, err error, 
 			status, title, message = http.StatusTooManyRequests, "Too many attempts", vibesell.ErrorMessage(err)
 		default:
 			ref := vibesell.NewRef()
-			s.Logger.ErrorContext(r.Context(), "web request failed", "ref", ref, "method", r.Method, "path", r.URL.Path, "err", err)
+			if s.outages.Failed(r.Context(), ref, "web request failed", err, "method", r.Method, "path", r.URL.Path) {
+				w.Header().Set("Retry-After", "30")
+				status, title, message = http.StatusServiceUnavailable, "Not available right now",
+					fmt.Sprintf("VibeSell cannot reach its database at the moment (ref %s). Nothing was changed; try again in a minute.", ref)
+				break
+			}
 			status, title, message = http.StatusInternalServerError, "Something went wrong",
 				vibesell.InternalSentence(ref)
 		}
@@ -254,8 +300,18 @@ func (s *server) render(w http.ResponseWriter, r *http.Request, status int, page
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
-	_, _ = w.Write([]byte(b.String()))
+	_, _ = w.Write([]byte(bidiControls.Replace(b.String())))
 }
+
+// bidiControls removes the explicit bidirectional embeddings, overrides
+// and isolates (U+202A–U+202E, U+2066–U+2069). The pages never use them,
+// and in text the assistant wrote (a sender name, a summary) they can
+// make the approver read something else than what is there: a price
+// reversed, a domain spelled backwards. Right-to-left letters need none of
+// them to show right.
+var bidiControls = strings.NewReplacer(
+	"\u202a", "", "\u202b", "", "\u202c", "", "\u202d", "", "\u202e", "",
+	"\u2066", "", "\u2067", "", "\u2068", "", "\u2069", "")
 
 // ClientIPFromHeader returns a [Config].ClientIP for a server behind a
 // reverse proxy that puts the client's address in header (X-Forwarded-For,
@@ -282,4 +338,22 @@ func remoteIP(r *http.Request) string {
 		return r.RemoteAddr
 	}
 	return host
+}
+
+// warnOfProxy says once, when a request came through a proxy while client
+// addresses are read from the connection, that every client then counts as
+// the proxy's one address for the sign-in limits.
+func (s *server) warnOfProxy(r *http.Request) {
+	if s.proxyUnseen == nil {
+		return
+	}
+	for _, h := range []string{"X-Forwarded-For", "Forwarded", "X-Real-Ip"} {
+		if r.Header.Get(h) != "" {
+			s.proxyUnseen.Do(func() {
+				s.Logger.WarnContext(r.Context(), "requests come through a proxy ("+h+"), but CLIENT_IP_HEADER is not set: "+
+					"the sign-in limits count every client as the proxy's one address; set CLIENT_IP_HEADER="+h+" if the proxy is trusted")
+			})
+			return
+		}
+	}
 }

@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"html"
 	"io"
 	"log/slog"
@@ -12,13 +13,15 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
-	"vibesell"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 
+	"vibesell"
 	"vibesell/approvals"
 	"vibesell/auth"
 	"vibesell/store/storetest"
@@ -39,6 +42,35 @@ type app struct {
 	accounts  *auth.Accounts
 	acme      workspace.Workspace
 	globex    workspace.Workspace
+	logs      *errorLog
+}
+
+// errorLog keeps the messages logged at ERROR, so that a test can say that
+// a request was not an error on our side.
+type errorLog struct {
+	mu       sync.Mutex
+	lines    []string
+	warnings []string
+}
+
+func (l *errorLog) Enabled(_ context.Context, lvl slog.Level) bool { return lvl >= slog.LevelWarn }
+func (l *errorLog) Handle(_ context.Context, r slog.Record) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if r.Level >= slog.LevelError {
+		l.lines = append(l.lines, r.Message)
+	} else {
+		l.warnings = append(l.warnings, r.Message)
+	}
+	return nil
+}
+func (l *errorLog) WithAttrs([]slog.Attr) slog.Handler { return l }
+func (l *errorLog) WithGroup(string) slog.Handler      { return l }
+
+func (l *errorLog) errors() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.lines...)
 }
 
 // testAction orders a thing; the web tests only need it to end done.
@@ -52,7 +84,8 @@ func newApp(t *testing.T, options ...func(*app, *web.Config)) *app {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
 	t.Cleanup(srv.Close)
 
-	logger := slog.New(slog.DiscardHandler)
+	logs := &errorLog{}
+	logger := slog.New(logs)
 	svc, err := approvals.NewService(pool, approvals.Config{PublicURL: srv.URL, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +97,7 @@ func newApp(t *testing.T, options ...func(*app, *web.Config)) *app {
 	}})
 	accounts := auth.NewAccounts(pool, nil)
 	ws := workspace.NewService(pool)
-	a := &app{srv: srv, pool: pool, approvals: svc, accounts: accounts}
+	a := &app{srv: srv, pool: pool, approvals: svc, accounts: accounts, logs: logs}
 	if a.acme, err = ws.Create(ctx, "Acme Sales"); err != nil {
 		t.Fatal(err)
 	}
@@ -374,6 +407,11 @@ func TestRejectingWithAReason(t *testing.T) {
 	b := a.browser(t)
 	b.signIn("ada@acme.test")
 	p := b.get(approvals.AppPath(ap.ID))
+	// A NUL cannot be kept: the person reads why, and nothing is logged.
+	if r := b.post(approvals.AppPath(ap.ID)+"/reject", url.Values{"csrf": {p.csrf(t)}, "reason": {"Too\x00expensive"}}); r.status != http.StatusUnprocessableEntity ||
+		!strings.Contains(r.body, "The reason holds a control character") || len(a.logs.errors()) > 0 {
+		t.Fatalf("a reason with a NUL: %d %v\n%s", r.status, a.logs.errors(), r.body)
+	}
 	r := b.post(approvals.AppPath(ap.ID)+"/reject", url.Values{"csrf": {p.csrf(t)}, "reason": {"Too expensive this quarter"}})
 	if r.status != http.StatusSeeOther {
 		t.Fatalf("reject: %d", r.status)
@@ -489,6 +527,108 @@ func TestClientIPFromHeader(t *testing.T) {
 	r.Header.Add("X-Forwarded-For", "6.6.6.6, 203.0.113.7")
 	if got := ip(r); got != "203.0.113.7" {
 		t.Fatalf("with the header: %s", got)
+	}
+}
+
+func TestSignInWithAControlCharacterIsAWrongEmail(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	b := a.browser(t)
+	token := b.get("/app/sign-in").csrf(t)
+	for _, email := range []string{"a\x00b@x.com", "ada@acme.test\x00", "ada\x1b@acme.test"} {
+		p := b.post("/app/sign-in", url.Values{"csrf": {token}, "email": {email}, "password": {password}})
+		if p.status != http.StatusUnauthorized || !strings.Contains(p.body, "The email or password is not right.") {
+			t.Errorf("email %q: %d\n%s", email, p.status, p.body)
+		}
+	}
+	// A destination with a control character is not followed.
+	p := b.post("/app/sign-in", url.Values{"csrf": {token}, "email": {"ada@acme.test"}, "password": {password}, "next": {"/app/approvals\x00x"}})
+	if p.status != http.StatusSeeOther || p.location != "/app/approvals" {
+		t.Errorf("next with control characters: %d, redirected to %q", p.status, p.location)
+	}
+	if diff := cmp.Diff([]string(nil), a.logs.errors()); diff != "" {
+		t.Errorf("errors logged (-want +got):\n%s", diff)
+	}
+}
+
+// Bidirectional controls in what the assistant wrote must not reorder what
+// the approver reads (a price, a domain), and a client retrying a refused
+// approval must not make the page's history grow line by line.
+func TestTheApprovalPageShowsWhatIsThere(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	ap := a.order(t, a.acme, "rocket\u202e 00.51$ \u2067x\u2069", true)
+	for range 12 {
+		_, _, err := a.approvals.Decide(context.Background(), a.acme.ID, ap.ID,
+			approvals.Decision{Approve: true, By: "the assistant", Via: approvals.ViaConversation})
+		if err == nil {
+			t.Fatal("a paid approval was approved from the conversation")
+		}
+	}
+	b := a.browser(t)
+	b.signIn("ada@acme.test")
+	p := b.get(approvals.AppPath(ap.ID))
+	if p.status != http.StatusOK {
+		t.Fatalf("approval page: %d", p.status)
+	}
+	if i := strings.IndexAny(p.body, "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"); i >= 0 {
+		t.Errorf("the page holds a bidirectional control: …%s…", p.body[max(0, i-40):min(len(p.body), i+40)])
+	}
+	if !strings.Contains(p.body, "rocket 00.51$ x") {
+		t.Errorf("the assistant's text is not shown as written, without its controls")
+	}
+	if n := strings.Count(p.body, "Approval refused here"); n != 1 || !strings.Contains(p.body, "12 times in all") {
+		t.Errorf("12 refused attempts made %d lines in the history:\n%s", n, p.body)
+	}
+}
+
+// Behind a proxy that hides the clients' addresses, everyone shares one
+// address: others' failed sign-ins must not lock out a person on a browser
+// they signed in from before.
+func TestOthersFailuresDoNotLockOutAKnownBrowser(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	known := a.browser(t)
+	known.signIn("ada@acme.test")
+	if p := known.post("/app/sign-out", url.Values{"csrf": {known.get("/app/approvals").csrf(t)}}); p.status != http.StatusSeeOther {
+		t.Fatalf("sign out: %d", p.status)
+	}
+
+	guesser := a.browser(t)
+	token := guesser.get("/app/sign-in").csrf(t)
+	for i := range auth.MaxFailuresPerIP + 1 {
+		guesser.post("/app/sign-in", url.Values{"csrf": {token}, "email": {fmt.Sprintf("user%d@acme.test", i)}, "password": {"guess guess guess"}})
+	}
+	stranger := a.browser(t)
+	form := stranger.get("/app/sign-in")
+	if p := stranger.post("/app/sign-in", url.Values{"csrf": {form.csrf(t)}, "email": {"ada@acme.test"}, "password": {password}}); p.status != http.StatusTooManyRequests {
+		t.Errorf("a new browser on the address after %d failures: %d, want the limit", auth.MaxFailuresPerIP+1, p.status)
+	}
+	known.signIn("ada@acme.test") // fails the test unless let in
+}
+
+func TestAProxyWithoutClientIPHeaderIsWarnedOfOnce(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	b := a.browser(t)
+	token := b.get("/app/sign-in").csrf(t)
+	for range 3 {
+		req, _ := http.NewRequest(http.MethodPost, a.srv.URL+"/app/sign-in",
+			strings.NewReader(url.Values{"csrf": {token}, "email": {"ada@acme.test"}, "password": {"guess guess guess"}}.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("X-Forwarded-For", "203.0.113.7")
+		res, err := b.client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+	}
+	want := []string{"requests come through a proxy (X-Forwarded-For), but CLIENT_IP_HEADER is not set: " +
+		"the sign-in limits count every client as the proxy's one address; set CLIENT_IP_HEADER=X-Forwarded-For if the proxy is trusted"}
+	a.logs.mu.Lock()
+	defer a.logs.mu.Unlock()
+	if diff := cmp.Diff(want, a.logs.warnings); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 	"github.com/google/uuid"
 	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/jackc/pgx/v5"
+
+	"vibesell/store"
 )
 
 // stampSQL reads a workspace's context stamp: 0 until something of its
@@ -40,7 +42,19 @@ type ContextRead[T any] func(b *pgx.Batch, ws uuid.UUID) (done func() (T, error)
 type stamped[T any] struct {
 	stamp int64
 	value T
+	// confirmed: no notification came while it was read, so that while
+	// the notifications are fresh, the absence of one since says the
+	// stamp has not moved, without reading it.
+	confirmed bool
 }
+
+// KeepContextsFresh makes the context caches made after it answer from
+// memory, without reading the stamp, while notes are fresh: every
+// replica hears of a moved stamp within a second (the
+// notify_context_stamp trigger, migration 00047), and while notifications
+// are lost each read reads the stamp as before. Call it once, before
+// making the caches.
+func (s *Service) KeepContextsFresh(notes *store.Notifications) { s.notes = notes }
 
 // NewContextCache returns a cache of the contexts of up to size
 // workspaces, the most recently read ones, read with read on the service's
@@ -50,6 +64,13 @@ func NewContextCache[T any](s *Service, size int, read ContextRead[T]) *ContextC
 	c := &ContextCache[T]{workspaces: s, read: read}
 	if size > 0 {
 		c.entries, _ = lru.New[uuid.UUID, stamped[T]](size) // errors only for size <= 0
+		if s != nil && s.notes != nil {
+			s.notes.Subscribe(store.ContextChannel, func(payload string) {
+				if ws, err := uuid.Parse(payload); err == nil {
+					c.entries.Remove(ws)
+				}
+			}, c.entries.Purge)
+		}
 	}
 	return c
 }
@@ -66,12 +87,21 @@ func (c *ContextCache[T]) Read(ctx context.Context, ws uuid.UUID) (T, error) {
 	if c.entries != nil {
 		kept, ok = c.entries.Get(ws)
 	}
+	notes := c.workspaces.notes
+	if ok && kept.confirmed && notes.Fresh() {
+		return kept.value, nil
+	}
+	generation := notes.Generation(store.ContextChannel)
 	if ok {
 		var stamp int64
 		if err := db.QueryRow(ctx, stampSQL, ws).Scan(&stamp); err != nil {
 			return zero, fmt.Errorf("read context stamp of workspace %s: %w", ws, err)
 		}
 		if stamp == kept.stamp {
+			if !kept.confirmed && notes.Fresh() && notes.Generation(store.ContextChannel) == generation {
+				kept.confirmed = true
+				c.keep(ws, kept)
+			}
 			return kept.value, nil
 		}
 	}
@@ -105,8 +135,12 @@ func (c *ContextCache[T]) Read(ctx context.Context, ws uuid.UUID) (T, error) {
 	if c.entries == nil {
 		return value, nil
 	}
-	if newer, ok := c.entries.Peek(ws); !ok || newer.stamp <= stamp {
-		c.entries.Add(ws, stamped[T]{stamp: stamp, value: value})
-	}
+	c.keep(ws, stamped[T]{stamp: stamp, value: value, confirmed: notes.Fresh() && notes.Generation(store.ContextChannel) == generation})
 	return value, nil
+}
+
+func (c *ContextCache[T]) keep(ws uuid.UUID, s stamped[T]) {
+	if newer, ok := c.entries.Peek(ws); !ok || newer.stamp < s.stamp || (newer.stamp == s.stamp && !newer.confirmed) {
+		c.entries.Add(ws, s)
+	}
 }

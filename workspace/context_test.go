@@ -34,6 +34,7 @@ var notContextTables = []string{
 	"api_tokens", "installation", "mcp_sessions", "choice_cards", "approvals", "approval_events", "users", "web_sessions",
 	"oauth_grants",             // connected apps: the web app lists them, the context does not
 	"workspace_context_stamps", // the stamps themselves
+	"memberships",
 	"billing_checkouts", "stripe_events", "billing_usage",
 }
 
@@ -357,4 +358,55 @@ func TestContextCacheUnderConcurrentWrites(t *testing.T) {
 	if want := fmt.Sprintf("Product %d", writes-1); got == nil || got.Product != want {
 		t.Fatalf("after the writes: %+v, want %s", got, want)
 	}
+}
+
+// With notifications, a kept context is served without reading even the
+// stamp, and a write through another replica is seen within a second; a
+// lost notification connection goes back to reading the stamp.
+func TestContextCacheWithNotifications(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, trips := storetest.NewCounted(t)
+	replicaA, replicaB := workspace.NewService(pool), workspace.NewService(pool)
+	replicaA.KeepContextsFresh(storetest.StartNotifications(t, pool))
+	ws, err := replicaA.Create(ctx, "Acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reads atomic.Int32
+	cache := workspace.NewContextCache(replicaA, 8, countingRead(&reads))
+	readTrips := func() (*workspace.Offer, int64) {
+		t.Helper()
+		before := trips.Count()
+		o, err := cache.Read(ctx, ws.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o, trips.Count() - before
+	}
+	// The workspace's creation is notified too, maybe during the first
+	// read, which then keeps its context unconfirmed: a later read
+	// confirms it with the stamp, and from then on none reads.
+	storetest.WaitFor(t, "a kept context to cost no round trip", func() bool {
+		_, n := readTrips()
+		return n == 0
+	})
+	offer := workspace.Offer{CompanyName: "Acme", Product: "Attribution", Audience: "CMOs", Value: "Know what pays", CallToAction: "A call"}
+	if _, err := replicaB.SaveOffer(ctx, ws.ID, offer); err != nil {
+		t.Fatal(err)
+	}
+	storetest.WaitFor(t, "the write to be seen", func() bool {
+		o, _ := readTrips()
+		return o != nil && o.Product == "Attribution"
+	})
+
+	storetest.DropListeners(t, pool)
+	offer.Product = "Attribution 2"
+	if _, err := replicaB.SaveOffer(ctx, ws.ID, offer); err != nil {
+		t.Fatal(err)
+	}
+	storetest.WaitFor(t, "the write made while notifications were lost to be seen", func() bool {
+		o, _ := readTrips()
+		return o.Product == "Attribution 2"
+	})
 }

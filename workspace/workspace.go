@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"vibesell"
+	"vibesell/store"
 )
 
 // Workspace is one company's account. Everything else belongs to one.
@@ -29,6 +30,9 @@ type Workspace struct {
 // Service reads and writes workspaces.
 type Service struct {
 	db *pgxpool.Pool
+	// notes, when set, tell the context caches of a moved stamp; see
+	// [Service.KeepContextsFresh].
+	notes *store.Notifications
 }
 
 // NewService returns a Service on db.

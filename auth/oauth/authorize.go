@@ -215,9 +215,11 @@ func describeScope(scope string) []string {
 }
 
 // Approve records the person's consent: a grant of the request's client
-// to the person, in their workspace. It returns where to send the browser:
-// the client's redirect URI with a one-time code. Errors: [ErrNoRequest].
-func (s *Server) Approve(ctx context.Context, requestID string, u auth.User) (string, error) {
+// to the person, in the workspace they picked, which must be one of
+// theirs. It returns where to send the browser: the client's redirect URI
+// with a one-time code. Errors: [ErrNoRequest]; [auth.ErrNotMember], and
+// the request stays pending.
+func (s *Server) Approve(ctx context.Context, requestID string, userID, workspaceID uuid.UUID) (string, error) {
 	id, ok := decodeRequestID(requestID)
 	if !ok {
 		return "", ErrNoRequest
@@ -237,9 +239,14 @@ func (s *Server) Approve(ctx context.Context, requestID string, u auth.User) (st
 			return fmt.Errorf("take authorization request: %w", err)
 		}
 		grantID := uuid.New()
-		if _, err := tx.Exec(ctx, `INSERT INTO oauth_grants (id, workspace_id, user_id, client_id, scope, resource, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7)`, grantID, u.WorkspaceID, u.ID, clientID, scope, resource, now); err != nil {
+		tag, err := tx.Exec(ctx, `INSERT INTO oauth_grants (id, workspace_id, user_id, client_id, scope, resource, created_at)
+			SELECT $1, m.workspace_id, m.user_id, $4, $5, $6, $7 FROM memberships m WHERE m.workspace_id = $2 AND m.user_id = $3`,
+			grantID, workspaceID, userID, clientID, scope, resource, now)
+		if err != nil {
 			return fmt.Errorf("record grant: %w", err)
+		}
+		if tag.RowsAffected() == 0 {
+			return auth.ErrNotMember
 		}
 		sum := sha256.Sum256([]byte(code))
 		if _, err := tx.Exec(ctx, `INSERT INTO oauth_codes (code_hash, grant_id, redirect_uri, code_challenge, expires_at)

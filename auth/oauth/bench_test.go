@@ -5,17 +5,20 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"vibesell/auth/oauth"
 )
 
 // BenchmarkAuthenticate compares checking an OAuth access token (ES256
 // signature, then its grant in PostgreSQL so that a disconnect holds at
 // once on every replica) with checking a workspace token (one lookup), and
 // measures a dynamic registration, which Claude makes on every fresh
-// connection.
+// connection, with and without counting it against the rate limit.
 //
 //	go test -run '^$' -bench Authenticate ./auth/oauth
 func BenchmarkAuthenticate(b *testing.B) {
-	e := setup(b)
+	// Registration is measured, not limited.
+	e := setup(b, options{rateLimits: oauth.RateLimits{Register: -1}})
 	ctx := context.Background()
 	access, _ := e.raw(b).tokens()
 	wsToken, err := e.tokens.Create(ctx, e.acme.ID)
@@ -36,14 +39,19 @@ func BenchmarkAuthenticate(b *testing.B) {
 			}
 		}
 	})
-	b.Run("dynamic registration over HTTP", func(b *testing.B) {
-		body := `{"client_name":"Claude","redirect_uris":["https://claude.ai/api/mcp/auth_callback"]}`
-		for b.Loop() {
-			resp, err := http.Post(e.srv.URL+"/oauth/register", "application/json", strings.NewReader(body))
-			if err != nil || resp.StatusCode != http.StatusCreated {
-				b.Fatalf("register: %v %v", resp, err)
+	// Registration with the per-address limit counted (and never reached)
+	// against the same without it: the cost of counting in PostgreSQL.
+	limited := setup(b, options{rateLimits: oauth.RateLimits{Register: 1 << 30}})
+	for name, srv := range map[string]string{"dynamic registration over HTTP": e.srv.URL, "dynamic registration over HTTP, limit counted": limited.srv.URL} {
+		b.Run(name, func(b *testing.B) {
+			body := `{"client_name":"Claude","redirect_uris":["https://claude.ai/api/mcp/auth_callback"]}`
+			for b.Loop() {
+				resp, err := http.Post(srv+"/oauth/register", "application/json", strings.NewReader(body))
+				if err != nil || resp.StatusCode != http.StatusCreated {
+					b.Fatalf("register: %v %v", resp, err)
+				}
+				resp.Body.Close()
 			}
-			resp.Body.Close()
-		}
-	})
+		})
+	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"vibesell/auth"
 	"vibesell/auth/oauth"
 )
 
@@ -70,45 +71,7 @@ func TestBrowserSignsInAndAllows(t *testing.T) {
 	c.clientID = registerWithRedirect(t, c, "Desktop Helper", app.URL+"/callback")
 	authURL := c.authURL(func(q url.Values) { q.Set("redirect_uri", app.URL+"/callback") })
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(path),
-		chromedp.Flag("headless", true),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.NoFirstRun,
-		chromedp.UserDataDir(t.TempDir()),
-	)
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
-	defer cancel()
-	step := func(what string, a chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := chromedp.Do(ctx, a); err != nil {
-			t.Fatalf("browser: %s: %v", what, err)
-		}
-	}
-	text := func(id string) string {
-		t.Helper()
-		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID(id)))
-		if err != nil {
-			t.Fatalf("browser: read #%s: %v", id, err)
-		}
-		return strings.Join(strings.Fields(s), " ")
-	}
-	location := func() string {
-		t.Helper()
-		u, err := chromedp.Run(ctx, chromedp.Location())
-		if err != nil {
-			t.Fatalf("browser: location: %v", err)
-		}
-		return u
-	}
+	ctx, step, text, location := newChrome(t, path)
 
 	step("open the app's authorization link", chromedp.Navigate(authURL))
 	step("wait for the sign-in form", chromedp.WaitVisible(chromedp.ID("email")))
@@ -163,6 +126,55 @@ func TestBrowserSignsInAndAllows(t *testing.T) {
 	screenshot(t, ctx, "oauth-3-connections")
 }
 
+// newChrome starts a headless Chromium for the test and returns its
+// context and helpers that stop the test on failure: step runs an action,
+// text reads an element's text by id (spaces collapsed), location is the
+// page's address.
+func newChrome(t *testing.T, path string) (context.Context, func(string, chromedp.Action[chromedp.Void]), func(string) string, func() string) {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(path),
+		chromedp.Flag("headless", true),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.NoFirstRun,
+		chromedp.UserDataDir(t.TempDir()),
+	)
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancel)
+	ctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(cancel)
+	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
+	t.Cleanup(cancel)
+	step := func(what string, a chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(ctx, a); err != nil {
+			t.Fatalf("browser: %s: %v", what, err)
+		}
+	}
+	text := func(id string) string {
+		t.Helper()
+		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID(id)))
+		if err != nil {
+			t.Fatalf("browser: read #%s: %v", id, err)
+		}
+		return strings.Join(strings.Fields(s), " ")
+	}
+	location := func() string {
+		t.Helper()
+		u, err := chromedp.Run(ctx, chromedp.Location())
+		if err != nil {
+			t.Fatalf("browser: location: %v", err)
+		}
+		return u
+	}
+
+	return ctx, step, text, location
+}
+
 func registerWithRedirect(t testing.TB, c *raw, name, redirect string) string {
 	t.Helper()
 	status, body := c.postJSON(oauth.PathRegister, map[string]any{"client_name": name, "redirect_uris": []string{redirect}})
@@ -186,5 +198,60 @@ func screenshot(t testing.TB, ctx context.Context, name string) {
 	}
 	if err := os.WriteFile(filepath.Join(dir, name+".png"), buf, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A person in two workspaces, in a real browser: the consent page lists
+// both with neither picked, Allow does nothing until one is picked (the
+// browser itself asks), and the app is then connected to the one picked.
+func TestBrowserPicksTheWorkspace(t *testing.T) {
+	t.Parallel()
+	path := chromium(t)
+	e := setup(t)
+	if _, err := auth.NewAccounts(e.pool, nil).AddMember(context.Background(), e.globex.ID, "ada@acme.test"); err != nil {
+		t.Fatal(err)
+	}
+	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write([]byte(`<!doctype html><title>Connected</title><p id="done">You can go back to the app.</p>`))
+	}))
+	t.Cleanup(app.Close)
+	c := e.raw(t)
+	c.clientID = registerWithRedirect(t, c, "Desktop Helper", app.URL+"/callback")
+	authURL := c.authURL(func(q url.Values) { q.Set("redirect_uri", app.URL+"/callback") })
+	ctx, step, text, location := newChrome(t, path)
+
+	step("open the app's authorization link", chromedp.Navigate(authURL))
+	step("wait for the sign-in form", chromedp.WaitVisible(chromedp.ID("email")))
+	step("type the email", chromedp.SendKeys(chromedp.ID("email"), "ada@acme.test"))
+	step("type the password", chromedp.SendKeys(chromedp.ID("password"), password))
+	step("sign in", chromedp.Submit(chromedp.ID("password")))
+	step("wait for the consent page", chromedp.WaitVisible(chromedp.ID("workspaces")))
+	consent := location()
+	if got := text("workspaces"); got != "Which workspace will it work in? Acme Sales Globex" {
+		t.Errorf("the workspaces to pick from read %q", got)
+	}
+	picked, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('#workspaces input:checked').length`))
+	if err != nil || picked != 0 {
+		t.Fatalf("%d workspaces picked beforehand (%v), want none", picked, err)
+	}
+	screenshot(t, ctx, "oauth-4-pick-workspace")
+	step("allow without picking", chromedp.Click(chromedp.ID("allow")))
+	step("still on the page", chromedp.WaitVisible(chromedp.ID("workspaces")))
+	if u := location(); u != consent {
+		t.Fatalf("Allow without a workspace went to %s", u)
+	}
+	step("pick Globex", chromedp.Click(chromedp.CSS(`#workspaces input[value="`+e.globex.ID.String()+`"]`)))
+	step("allow", chromedp.Click(chromedp.ID("allow")))
+	step("wait for the app's page", chromedp.WaitVisible(chromedp.ID("done")))
+	if u := location(); !strings.HasPrefix(u, app.URL+"/callback?") || !strings.Contains(u, "code=") {
+		t.Fatalf("after allowing the browser is at %s, want the app's callback with a code", u)
+	}
+	conns, err := e.oauth.Connections(context.Background(), e.globex.ID)
+	if err != nil || len(conns) != 1 || conns[0].ClientName != "Desktop Helper" || conns[0].Person != "ada@acme.test" {
+		t.Fatalf("Globex's connections: %+v (%v), want Desktop Helper by Ada", conns, err)
+	}
+	if conns, _ := e.oauth.Connections(context.Background(), e.acme.ID); len(conns) != 0 {
+		t.Fatalf("Acme has %d connections, want none", len(conns))
 	}
 }

@@ -260,7 +260,7 @@ func truncate(s string, n int) string {
 // PruneClients ends connections unused for longer than a refresh token
 // lives, deletes dynamically registered clients registered longer ago than
 // a day that are not connected (nobody consented, or every connection
-// ended), and deletes expired requests, codes and refresh tokens. It returns how many clients it deleted.
+// ended), and deletes expired requests, codes, refresh tokens and rate limit counts. It returns how many clients it deleted.
 func (s *Server) PruneClients(ctx context.Context) (int64, error) {
 	now := s.clock.Now()
 	// A connection unused for as long as a refresh token lives can no
@@ -282,6 +282,9 @@ func (s *Server) PruneClients(ctx context.Context) (int64, error) {
 	}
 	if _, err := s.db.Exec(ctx, `DELETE FROM oauth_refresh_tokens WHERE expires_at < $1`, now); err != nil {
 		return 0, fmt.Errorf("prune refresh tokens: %w", err)
+	}
+	if _, err := s.db.Exec(ctx, `DELETE FROM oauth_rate_limits WHERE window_start < $1`, now.Add(-rateWindow)); err != nil {
+		return 0, fmt.Errorf("prune rate limit counts: %w", err)
 	}
 	return tag.RowsAffected(), nil
 }

@@ -54,6 +54,8 @@ type options struct {
 	replicaOf     *env
 	clock         *vibesell.ManualClock
 	clientFetches oauth.FetchConfig
+	rateLimits    oauth.RateLimits
+	clientIP      func(*http.Request) string
 }
 
 func setup(t testing.TB, opts ...options) *env {
@@ -83,7 +85,8 @@ func setup(t testing.TB, opts ...options) *env {
 	logger := slog.New(slog.DiscardHandler)
 
 	var err error
-	e.oauth, err = oauth.New(oauth.Config{PublicURL: e.publicURL, DB: e.pool, Clock: e.clock, Logger: logger, ClientMetadata: o.clientFetches})
+	e.oauth, err = oauth.New(oauth.Config{PublicURL: e.publicURL, DB: e.pool, Clock: e.clock, Logger: logger, ClientMetadata: o.clientFetches,
+		RateLimits: o.rateLimits, ClientIP: o.clientIP})
 	if err != nil {
 		t.Fatal(err)
 	}

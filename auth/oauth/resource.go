@@ -113,7 +113,8 @@ func (s *Server) Authenticate(ctx context.Context, token string) (auth.Principal
 	err = s.db.QueryRow(ctx, `SELECT g.workspace_id, w.slug, g.user_id, u.email, c.name, g.last_used_at
 		FROM oauth_grants g JOIN workspaces w ON w.id = g.workspace_id JOIN users u ON u.id = g.user_id
 			JOIN oauth_clients c ON c.id = g.client_id
-		WHERE g.id = $1 AND g.revoked_at IS NULL AND u.disabled_at IS NULL AND u.workspace_id = g.workspace_id`, gid).
+		WHERE g.id = $1 AND g.revoked_at IS NULL AND u.disabled_at IS NULL
+			AND EXISTS (SELECT 1 FROM memberships m WHERE m.user_id = g.user_id AND m.workspace_id = g.workspace_id)`, gid).
 		Scan(&p.WorkspaceID, &p.WorkspaceSlug, &p.UserID, &p.UserEmail, &p.ClientName, &lastUsed)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return auth.Principal{}, nil, errGrantRevoked

@@ -78,6 +78,13 @@ type Config struct {
 	Logger *slog.Logger
 	// ClientMetadata configures fetching client ID metadata documents.
 	ClientMetadata FetchConfig
+	// RateLimits bound the registration and token endpoints per client
+	// address. Default: [DefaultRegisterLimit] and [DefaultTokenLimit].
+	RateLimits RateLimits
+	// ClientIP returns the address a request comes from, for the rate
+	// limits. Default: the connection's remote address; behind a trusted
+	// reverse proxy, the web app's web.ClientIPFromHeader.
+	ClientIP func(*http.Request) string
 }
 
 // Server is the authorization server and the resource server's checks.
@@ -90,6 +97,7 @@ type Server struct {
 	db       *pgxpool.Pool
 	clock    vibesell.Clock
 	log      *slog.Logger
+	clientIP func(*http.Request) string
 }
 
 // New returns a Server. Call [Server.Keys].Ensure once at start.
@@ -107,6 +115,10 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	if cfg.ClientIP == nil {
+		cfg.ClientIP = remoteIP
+	}
+	cfg.RateLimits = cfg.RateLimits.withDefaults()
 	issuer := strings.TrimRight(cfg.PublicURL, "/")
 	return &Server{
 		cfg:      cfg,
@@ -117,6 +129,7 @@ func New(cfg Config) (*Server, error) {
 		db:       cfg.DB,
 		clock:    cfg.Clock,
 		log:      cfg.Logger,
+		clientIP: cfg.ClientIP,
 	}, nil
 }
 
@@ -145,8 +158,8 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /.well-known/oauth-protected-resource", s.serveResourceMetadata)
 	mux.HandleFunc("GET /.well-known/oauth-protected-resource/mcp", s.serveResourceMetadata)
 	mux.HandleFunc("GET "+PathAuthorize, s.authorize)
-	mux.HandleFunc("POST "+PathToken, s.token)
-	mux.HandleFunc("POST "+PathRegister, s.register)
+	mux.HandleFunc("POST "+PathToken, s.limited("token", s.cfg.RateLimits.Token, s.token))
+	mux.HandleFunc("POST "+PathRegister, s.limited("register", s.cfg.RateLimits.Register, s.register))
 	mux.HandleFunc("POST "+PathRevoke, s.revoke)
 	mux.HandleFunc("GET "+PathJWKS, s.serveJWKS)
 	return cors(mux)

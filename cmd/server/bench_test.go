@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/shopspring/decimal"
 
@@ -28,6 +29,7 @@ import (
 	"vibesell/auth"
 	"vibesell/cards"
 	"vibesell/sending"
+	"vibesell/store"
 	"vibesell/store/storetest"
 	"vibesell/toolkit"
 	"vibesell/tools"
@@ -47,10 +49,12 @@ const (
 )
 
 // BenchmarkToolCalls measures, in one run, the throughput and latency of
-// tools/call for echo (the framework alone: bearer token, session check,
-// validation, mapping) and get_workspace_context (the same plus the
-// workspace's context: served as production serves it, and again from a
-// server that keeps no context, so that every call reads everything), with
+// tools/call for a bare mcp-go echo server (the baseline: no token, no
+// session, no database), for echo (the framework alone: bearer token,
+// session check, validation, mapping) and get_workspace_context (the same
+// plus the workspace's context: served as production serves it, tokens,
+// sessions and contexts kept in memory, and again from a server that
+// keeps nothing, so that every call reads everything), with
 // benchClients concurrent clients, each with its own workspace, token and
 // initialized session, over real HTTP on loopback and a real PostgreSQL.
 // The work is bounded by time, not b.N:
@@ -76,10 +80,16 @@ func BenchmarkToolCalls(b *testing.B) {
 		Workspaces: workspaces,
 		Sending:    sending.New(sending.Deps{DB: pool, Clock: clock, Config: sending.DefaultConfig(), Cards: cards.NewService(pool, clock), Offers: workspaces}),
 	}
-	endpoint := startBenchServer(b, pool, deps, logger)
+	// The served one keeps tokens, sessions and contexts in memory, kept
+	// true by notifications, as serve wires it; the other reads them all
+	// on every call.
+	notes := storetest.StartNotifications(b, pool)
+	workspaces.KeepContextsFresh(notes)
+	endpoint := startBenchServer(b, pool, deps, notes, logger)
 	uncached := deps
 	uncached.ContextCacheSize = -1
-	uncachedEndpoint := startBenchServer(b, pool, uncached, logger)
+	uncachedEndpoint := startBenchServer(b, pool, uncached, nil, logger)
+	bareEndpoint := startBareEchoServer(b)
 
 	httpClient := &http.Client{
 		Transport: &http.Transport{MaxIdleConns: benchClients * 2, MaxIdleConnsPerHost: benchClients * 2, IdleConnTimeout: time.Minute},
@@ -90,10 +100,12 @@ func BenchmarkToolCalls(b *testing.B) {
 		clients[i] = newBenchClient(b, pool, httpClient, endpoint, i)
 	}
 
+	bare := benchTarget{"bare_echo", "echo", bareEndpoint}
 	echo := benchTarget{"echo", "echo", endpoint}
 	wsctx := benchTarget{"ctx", "get_workspace_context", endpoint}
 	uncachedCtx := benchTarget{"ctx_uncached", "get_workspace_context", uncachedEndpoint}
-	targets := []benchTarget{echo, wsctx, uncachedCtx}
+	card := benchTarget{"card", "choose_sending_source", endpoint}
+	targets := []benchTarget{bare, echo, wsctx, uncachedCtx, card}
 
 	// Warm up connections, pools and caches with every target.
 	for _, t := range targets {
@@ -125,12 +137,32 @@ func BenchmarkToolCalls(b *testing.B) {
 		b.Logf("%-12s %6.0f calls/s, p50 %5.1f ms, p99 %5.1f ms, %.1f round trips, CPU per call %4.0f µs here + %4.0f µs PostgreSQL",
 			t.name, r.throughput(), r.percentile(50), r.percentile(99), r.roundTripsPerCall(), r.cpuPerCall(), r.dbCPUPerCall())
 	}
-	ratio := results[wsctx].throughput() / results[echo].throughput()
-	uncachedRatio := results[uncachedCtx].throughput() / results[echo].throughput()
-	b.ReportMetric(ratio, "ctx/echo")
-	b.ReportMetric(uncachedRatio, "ctx_uncached/echo")
-	b.Logf("%d clients, %d database connections. get_workspace_context/echo throughput: %.2f as served (goal at least 0.5); %.2f when every call reads everything.",
-		benchClients, pool.Config().MaxConns, ratio, uncachedRatio)
+	ratio := results[wsctx].throughput() / results[bare].throughput()
+	uncachedRatio := results[uncachedCtx].throughput() / results[bare].throughput()
+	echoRatio := results[echo].throughput() / results[bare].throughput()
+	cardRatio := results[card].throughput() / results[bare].throughput()
+	b.ReportMetric(cardRatio, "card/bare")
+	b.ReportMetric(ratio, "ctx/bare")
+	b.ReportMetric(uncachedRatio, "ctx_uncached/bare")
+	b.ReportMetric(echoRatio, "echo/bare")
+	b.Logf("%d clients, %d database connections. Throughput against a bare mcp-go echo server: get_workspace_context %.2f as served (goal at least 0.5, p99 under 25 ms: %.1f ms), %.2f when every call reads everything; answering a choice card %.2f (goal at least 0.3); our echo %.2f.",
+		benchClients, pool.Config().MaxConns, ratio, results[wsctx].percentile(99), uncachedRatio, cardRatio, echoRatio)
+}
+
+// startBareEchoServer is the baseline: a bare mcp-go server, stateless
+// streamable HTTP, one echo tool, no database, no token. Its answer has
+// the shape the load clients check.
+func startBareEchoServer(b *testing.B) string {
+	b.Helper()
+	s := server.NewMCPServer("bare", "1", server.WithToolCapabilities(false))
+	s.AddTool(mcp.NewTool("echo", mcp.WithString("text", mcp.Required())),
+		func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			text := req.GetString("text", "")
+			return mcp.NewToolResultStructured(map[string]any{"kind": "echo", "text": text}, text), nil
+		})
+	srv := httptest.NewServer(server.NewStreamableHTTPServer(s, server.WithStateLess(true)))
+	b.Cleanup(srv.Close)
+	return srv.URL + "/mcp"
 }
 
 // benchTarget is what a phase calls: a tool on one of the servers.
@@ -138,17 +170,23 @@ type benchTarget struct{ name, tool, endpoint string }
 
 // startBenchServer serves the tools of deps and echo at /mcp on a new
 // loopback server, as cmd/server wires them, and returns the endpoint.
-func startBenchServer(b *testing.B, pool *pgxpool.Pool, deps tools.Deps, logger *slog.Logger) string {
+// With notes, tokens and sessions are kept in memory as serve keeps them.
+func startBenchServer(b *testing.B, pool *pgxpool.Pool, deps tools.Deps, notes *store.Notifications, logger *slog.Logger) string {
 	b.Helper()
+	tokens, sessions := auth.NewTokens(pool), auth.NewSessions(pool)
+	if notes != nil {
+		tokens.KeepInMemory(notes, tokensKept)
+		sessions.KeepInMemory(notes, sessionsKept)
+	}
 	mcpServer := tools.NewServer(deps, &toolkit.Options{
 		Echo:          true,
 		Logger:        logger,
-		ServerOptions: []server.ServerOption{server.WithHooks(toolkit.RecordSessions(auth.NewSessions(pool), logger))},
+		ServerOptions: []server.ServerOption{server.WithHooks(toolkit.RecordSessions(sessions, logger))},
 	})
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", toolkit.NewHTTPHandler(mcpServer, toolkit.HTTPOptions{
-		Tokens:   auth.NewTokens(pool),
-		Sessions: auth.NewSessions(pool),
+		Tokens:   tokens,
+		Sessions: sessions,
 		Logger:   logger,
 	}))
 	srv := httptest.NewServer(mux) // listens on 127.0.0.1
@@ -161,7 +199,10 @@ type benchClient struct {
 	http    *http.Client
 	token   string
 	session string
-	buf     bytes.Buffer
+	// card is the choose_sending_source card the client answers, again
+	// and again: the same answer to a card is accepted each time.
+	card string
+	buf  bytes.Buffer
 }
 
 // newBenchClient opens its session on endpoint; the session, kept in
@@ -211,6 +252,21 @@ func newBenchClient(b *testing.B, pool *pgxpool.Pool, httpClient *http.Client, e
 	if _, _, err := c.post(endpoint, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); err != nil {
 		b.Fatalf("notifications/initialized: %v", err)
 	}
+	_, raw, err := c.post(endpoint, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"choose_sending_source","arguments":{}}}`)
+	if err != nil {
+		b.Fatalf("choose_sending_source: %v", err)
+	}
+	var asked struct {
+		Result struct {
+			StructuredContent struct {
+				Card string `json:"card"`
+			} `json:"structuredContent"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(raw, &asked); err != nil || asked.Result.StructuredContent.Card == "" {
+		b.Fatalf("choose_sending_source gave no card: %v %.300s", err, raw)
+	}
+	c.card = asked.Result.StructuredContent.Card
 	return c
 }
 
@@ -263,8 +319,11 @@ func (c *benchClient) post(endpoint, body string) (*http.Response, []byte, error
 // fails.
 func (c *benchClient) call(id int, t benchTarget, decode bool) error {
 	tool, args, kind := t.tool, `{}`, "workspace"
-	if tool == "echo" {
+	switch tool {
+	case "echo":
 		args, kind = `{"text":"hello"}`, "echo"
+	case "choose_sending_source":
+		args, kind = `{"answers":[{"card":"`+c.card+`","answer":"own_names"}]}`, "sending_choice"
 	}
 	_, raw, err := c.post(t.endpoint, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, id, tool, args))
 	if err != nil {

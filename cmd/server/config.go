@@ -12,6 +12,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"vibesell/auth"
+	"vibesell/auth/oauth"
 	"vibesell/billing"
 	"vibesell/sending"
 	"vibesell/web"
@@ -27,14 +29,26 @@ type config struct {
 	DataDir         string
 	PGBinDir        string
 	ShutdownTimeout time.Duration
-	AllowedOrigins  []string
-	ClientIPHeader  string
-	Sending         sending.Config
-	Billing         billing.Config
+	ReadTimeout     time.Duration
+	// WebRequestTimeout bounds one web app request (see web.Config).
+	WebRequestTimeout time.Duration
+	Sessions          auth.SessionLimits
+	// SessionMemoryTTL: see toolkit.HTTPOptions.
+	SessionMemoryTTL time.Duration
+	AllowedOrigins   []string
+	ClientIPHeader   string
+	Sending          sending.Config
+	Billing          billing.Config
 
 	// PublicURLSet says PUBLIC_URL was given rather than made up from
 	// LISTEN_ADDR.
 	PublicURLSet bool
+
+	// OAuthLimits bound /oauth/register and /oauth/token.
+	OAuthLimits oauth.RateLimits
+	// ClientMetadata is the zero value (production's rules) except in a
+	// test build; see testClientMetadata.
+	ClientMetadata oauth.FetchConfig
 }
 
 // configError names the variable and what it expects, in one line.
@@ -48,12 +62,16 @@ func (e *configError) Error() string {
 
 func loadConfig(getenv func(string) string) (config, error) {
 	cfg := config{
-		DatabaseURL:     getenv("DATABASE_URL"),
-		ListenAddr:      orDefault(getenv("LISTEN_ADDR"), "127.0.0.1:8080"),
-		LogFormat:       orDefault(getenv("LOG_FORMAT"), "text"),
-		DataDir:         orDefault(getenv("DATA_DIR"), ".vibesell"),
-		PGBinDir:        getenv("PG_BIN_DIR"),
-		ShutdownTimeout: 20 * time.Second,
+		DatabaseURL:       getenv("DATABASE_URL"),
+		ListenAddr:        orDefault(getenv("LISTEN_ADDR"), "127.0.0.1:8080"),
+		LogFormat:         orDefault(getenv("LOG_FORMAT"), "text"),
+		DataDir:           orDefault(getenv("DATA_DIR"), ".vibesell"),
+		PGBinDir:          getenv("PG_BIN_DIR"),
+		ShutdownTimeout:   20 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		Sessions:          auth.DefaultSessionLimits,
+		SessionMemoryTTL:  10 * time.Minute,
+		WebRequestTimeout: 15 * time.Second,
 	}
 	if cfg.DatabaseURL != "" {
 		if _, err := pgxpool.ParseConfig(cfg.DatabaseURL); err != nil {
@@ -105,6 +123,43 @@ func loadConfig(getenv func(string) string) (config, error) {
 		}
 		cfg.ShutdownTimeout = d
 	}
+	if v := getenv("MCP_SESSION_MEMORY_TTL"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < time.Second {
+			return cfg, &configError{"MCP_SESSION_MEMORY_TTL", v, "expected a duration of at least 1s, such as 10m"}
+		}
+		cfg.SessionMemoryTTL = d
+	}
+	if v := getenv("WEB_REQUEST_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return cfg, &configError{"WEB_REQUEST_TIMEOUT", v, "expected a positive duration such as 15s"}
+		}
+		cfg.WebRequestTimeout = d
+	}
+	if v := getenv("READ_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return cfg, &configError{"READ_TIMEOUT", v, "expected a positive duration such as 30s"}
+		}
+		cfg.ReadTimeout = d
+	}
+	for _, limit := range []struct {
+		name     string
+		into     *int
+		min, max int
+	}{
+		{"MCP_SESSIONS_PER_WORKSPACE", &cfg.Sessions.PerWorkspace, 1, 1_000_000},
+		{"MCP_SESSION_INFO_BYTES", &cfg.Sessions.InfoBytes, 256, 1 << 20},
+	} {
+		if v := getenv(limit.name); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < limit.min || n > limit.max {
+				return cfg, &configError{limit.name, v, fmt.Sprintf("expected a whole number from %d to %d", limit.min, limit.max)}
+			}
+			*limit.into = n
+		}
+	}
 	if v := getenv("ALLOWED_ORIGINS"); v != "" {
 		for _, o := range strings.Split(v, ",") {
 			o = strings.TrimSpace(o)
@@ -121,6 +176,14 @@ func loadConfig(getenv func(string) string) (config, error) {
 		}
 		cfg.ClientIPHeader = http.CanonicalHeaderKey(v)
 	}
+	for name, limit := range map[string]*int{"OAUTH_REGISTER_LIMIT": &cfg.OAuthLimits.Register, "OAUTH_TOKEN_LIMIT": &cfg.OAuthLimits.Token} {
+		if *limit, err = perMinuteLimit(name, getenv(name)); err != nil {
+			return cfg, err
+		}
+	}
+	if err := loadTestClientMetadata(&cfg, getenv); err != nil {
+		return cfg, err
+	}
 	if cfg.Sending, err = sending.ConfigFromEnv(getenv); err != nil {
 		return cfg, err
 	}
@@ -130,6 +193,22 @@ func loadConfig(getenv func(string) string) (config, error) {
 	return cfg, nil
 }
 
+// perMinuteLimit reads a rate limit: empty for the default (0), a positive
+// number of requests per minute, or off (-1).
+func perMinuteLimit(name, v string) (int, error) {
+	switch v {
+	case "":
+		return 0, nil
+	case "off":
+		return -1, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > 1_000_000 {
+		return 0, &configError{name, v, "expected a number of requests per client address per minute, such as 30, or off"}
+	}
+	return n, nil
+}
+
 func orDefault(v, def string) string {
 	if v == "" {
 		return def
@@ -137,7 +216,8 @@ func orDefault(v, def string) string {
 	return v
 }
 
-// clientIP says where a request comes from, for the sign-in limits: the
+// clientIP says where a request comes from, for the sign-in limits and the
+// OAuth endpoints' limits: the
 // connection's address, or behind a trusted proxy the header it sets.
 func (c config) clientIP() func(*http.Request) string {
 	if c.ClientIPHeader == "" {

@@ -13,7 +13,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"vibesell"
-	"vibesell/auth"
 	"vibesell/store"
 )
 
@@ -26,6 +25,8 @@ Commands:
   workspace create NAME              create a workspace and print its slug
   workspace list                     list the workspaces: slug and name
   token create --workspace SLUG      print a new bearer token for the workspace
+  token list --workspace SLUG        list the workspace's tokens (ids, never the tokens)
+  token revoke ID                    revoke a token, by id or by the token itself
   user create --workspace SLUG --email EMAIL   create a web app account (prints a password)
   oauth rotate-keys                  sign access tokens with a new key from now on
 
@@ -77,29 +78,7 @@ func run(ctx context.Context, args []string, getenv func(string) string,
 	case "workspace":
 		return workspaceCommand(ctx, cfg, logger, cmd, stdout, stderr)
 	case "token":
-		if len(cmd) < 1 || cmd[0] != "create" {
-			return errors.New("usage: server token create --workspace SLUG")
-		}
-		fs := newFlags("token create", stderr)
-		slug := fs.String("workspace", "", "the workspace the token acts for")
-		if err := fs.Parse(cmd[1:]); err != nil {
-			return err
-		}
-		if *slug == "" || fs.NArg() > 0 {
-			return errors.New("usage: server token create --workspace SLUG")
-		}
-		return withDatabase(ctx, cfg, logger, false, func(db *pgxpool.Pool) error {
-			ws, err := findWorkspace(ctx, db, *slug)
-			if err != nil {
-				return err
-			}
-			token, err := auth.NewTokens(db).Create(ctx, ws.ID)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintln(stdout, token)
-			return tellWhereToConnect(ctx, cfg, db, logger, stderr)
-		})
+		return tokenCommand(ctx, cfg, logger, cmd, stdout, stderr)
 	case "user":
 		return userCommand(ctx, cfg, logger, cmd, stdin, stdout, stderr)
 	case "oauth":
@@ -127,10 +106,13 @@ func newFlags(name string, stderr io.Writer) *flag.FlagSet {
 
 func newLogger(cfg config, w io.Writer) *slog.Logger {
 	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
+	var h slog.Handler = slog.NewTextHandler(w, opts)
 	if cfg.LogFormat == "json" {
-		return slog.New(slog.NewJSONHandler(w, opts))
+		h = slog.NewJSONHandler(w, opts)
 	}
-	return slog.New(slog.NewTextHandler(w, opts))
+	// While the database is down, every component would log its
+	// failures: one line a second says it.
+	return slog.New(store.QuietOutages(h))
 }
 
 // withDatabase opens the database (the embedded one when DATABASE_URL is

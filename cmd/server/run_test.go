@@ -55,12 +55,19 @@ func TestConfigRefusesBadValuesNamingTheVariable(t *testing.T) {
 		{"LOG_FORMAT", "xml"},
 		{"DATABASE_URL", "postgres://a b@/x?sslmode=nonsense"},
 		{"SHUTDOWN_TIMEOUT", "soon"},
+		{"READ_TIMEOUT", "-1s"},
+		{"WEB_REQUEST_TIMEOUT", "soon"},
+		{"MCP_SESSION_MEMORY_TTL", "5ms"},
+		{"MCP_SESSIONS_PER_WORKSPACE", "0"},
+		{"MCP_SESSION_INFO_BYTES", "lots"},
 		{"ALLOWED_ORIGINS", "claude.ai"},
 		{"STRIPE_SECRET_KEY", "pk_live_123"},
 		{"STRIPE_WEBHOOK_SECRET", "abc123def"},
 		{"STRIPE_API_BASE", "127.0.0.1:12111"},
 		{"BILLING_PLANS", "free,starter"},
 		{"BILLING_PLANS", `[{"id":"starter","name":"Starter","price":{"minor":4900,"currency":"USD"},"stripePrice":"price_1","limits":{"mailboxes":1,"leadsPerMonth":1,"activeCampaigns":1,"emailsPerMonth":1}}]`},
+		{"OAUTH_REGISTER_LIMIT", "0"},
+		{"OAUTH_TOKEN_LIMIT", "fast"},
 	}
 	for _, c := range cases {
 		_, err := runCmd(t, env(c.name, c.value), "migrate")

@@ -51,6 +51,18 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 	if err != nil {
 		return err
 	}
+	notes := store.NewNotifications(db, logger.With("component", "notifications"))
+	svc.keepInMemory(notes)
+	notesCtx, stopNotes := context.WithCancel(context.WithoutCancel(ctx))
+	notesDone := make(chan struct{})
+	go func() {
+		defer close(notesDone)
+		notes.Run(notesCtx)
+	}()
+	defer func() {
+		stopNotes()
+		<-notesDone
+	}()
 	if err := svc.oauth.Keys().Ensure(ctx); err != nil {
 		return fmt.Errorf("oauth signing keys: %w", err)
 	}
@@ -78,8 +90,14 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 	srv := &http.Server{
 		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
-		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+		// A request's headers and body must arrive within ReadTimeout: a
+		// client that trickles a body would otherwise hold a connection
+		// and a goroutine for ever. It does not cut long responses (an
+		// event stream): net/http lifts the deadline once the body is read.
+		ReadTimeout: cfg.ReadTimeout,
+		IdleTimeout: 2 * time.Minute,
+		ErrorLog:    slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
 	logger.Info("VibeSell is serving", "addr", listener.Addr().String(), "mcp", cfg.link("/mcp"))
 
@@ -113,6 +131,8 @@ func routes(cfg config, db *pgxpool.Pool, svc *services, logger *slog.Logger) (h
 		Logger:    logger.With("component", "web"),
 		ClientIP:  cfg.clientIP(),
 		OAuth:     svc.oauth,
+
+		RequestTimeout: cfg.WebRequestTimeout,
 	})
 	if err != nil {
 		return nil, err
@@ -131,6 +151,8 @@ func routes(cfg config, db *pgxpool.Pool, svc *services, logger *slog.Logger) (h
 		Authenticate: func(next http.Handler) http.Handler {
 			return svc.oauth.RequireBearer(svc.tokens, toolkit.ReadOnlyTools(mcpServer), logger.With("component", "mcp"), next)
 		},
+		SessionMemoryTTL: cfg.SessionMemoryTTL,
+		Available:        databaseAvailable(db, svc.notes),
 	}))
 	authorizationServer := svc.oauth.Handler()
 	for _, path := range oauth.Paths {
@@ -155,6 +177,21 @@ func routes(cfg config, db *pgxpool.Pool, svc *services, logger *slog.Logger) (h
 	return mux, nil
 }
 
+// databaseAvailable says whether the database answers: at no cost while
+// its notifications are fresh (the listening connection answered within a
+// second), and otherwise by asking it.
+func databaseAvailable(db *pgxpool.Pool, notes *store.Notifications) func(context.Context) error {
+	if notes == nil {
+		return nil // without notifications, nothing tells an outage from a quiet spell cheaply
+	}
+	return func(ctx context.Context) error {
+		if notes.Fresh() {
+			return nil
+		}
+		return db.Ping(ctx)
+	}
+}
+
 // newJobClient builds the River client that runs every feature's jobs.
 func newJobClient(db *pgxpool.Pool, svc *services, logger *slog.Logger) (*river.Client[pgx.Tx], error) {
 	workers := river.NewWorkers()
@@ -164,16 +201,25 @@ func newJobClient(db *pgxpool.Pool, svc *services, logger *slog.Logger) (*river.
 	periodic = append(periodic, approvals.AddWorkers(workers, svc.approvals)...)
 	periodic = append(periodic, sending.AddWorkers(workers, svc.sending)...)
 	periodic = append(periodic, oauth.AddWorkers(workers, svc.oauth)...)
-	client, err := river.NewClient(riverpgxv5.New(db), &river.Config{
-		Queues:       map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 10}},
-		Workers:      workers,
-		PeriodicJobs: periodic,
-		Logger:       logger.With("component", "jobs"),
-	})
+	client, err := river.NewClient(riverpgxv5.New(db), jobConfig(workers, periodic, logger))
 	if err != nil {
 		return nil, fmt.Errorf("create job client: %w", err)
 	}
 	return client, nil
+}
+
+// jobConfig is the River configuration of the server's job client.
+func jobConfig(workers *river.Workers, periodic []*river.PeriodicJob, logger *slog.Logger) *river.Config {
+	return &river.Config{
+		Queues:       map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 10}},
+		Workers:      workers,
+		PeriodicJobs: periodic,
+		Logger:       logger.With("component", "jobs"),
+		// Every job's timeout is at most the approvals' execution timeout
+		// (River's default job timeout is a minute), so this rescues a job
+		// whose worker died without ever rescuing one still running.
+		RescueStuckJobsAfter: approvals.RescueStuckJobsAfter,
+	}
 }
 
 func stopJobs(jobs *river.Client[pgx.Tx], cfg config, logger *slog.Logger) {

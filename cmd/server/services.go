@@ -13,6 +13,7 @@ import (
 	"vibesell/billing"
 	"vibesell/cards"
 	"vibesell/sending"
+	"vibesell/store"
 	"vibesell/tools"
 	"vibesell/workspace"
 )
@@ -22,6 +23,8 @@ import (
 // registered on one approvals.Service, which must be the one that works
 // the jobs.
 type services struct {
+	// notes keep what requests need in memory; nil outside serve.
+	notes      *store.Notifications
 	clock      vibesell.Clock
 	workspaces *workspace.Service
 	sending    *sending.Service
@@ -42,6 +45,7 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 		sessions:   auth.NewSessions(db),
 		tokens:     auth.NewTokens(db),
 	}
+	s.sessions.SetLimits(cfg.Sessions)
 	var err error
 	s.approvals, err = approvals.NewService(db, approvals.Config{
 		PublicURL: cfg.PublicURL.String(),
@@ -60,7 +64,15 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 		DB:        db,
 		Clock:     clock,
 		Logger:    logger.With("component", "oauth"),
+		// Behind a proxy, the limits count the address it forwards, as
+		// the web app's sign-in limits do.
+		RateLimits:     cfg.OAuthLimits,
+		ClientIP:       cfg.clientIP(),
+		ClientMetadata: cfg.ClientMetadata,
 	})
+	if cfg.ClientMetadata.AllowLoopback {
+		logger.Warn("test build: client ID metadata documents may be fetched from loopback addresses; never run this build in production")
+	}
 	if err != nil {
 		return nil, fmt.Errorf("oauth: %w", err)
 	}
@@ -70,4 +82,20 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 
 func (s *services) toolDeps() tools.Deps {
 	return tools.Deps{Clock: s.clock, Workspaces: s.workspaces, Sending: s.sending, Approvals: s.approvals, Billing: s.billing}
+}
+
+// Sizes of what each replica keeps in memory for requests.
+const (
+	tokensKept   = 10_000
+	sessionsKept = 100_000
+)
+
+// keepInMemory makes the tokens, the sessions and the workspace contexts
+// answer from memory while notes are fresh. It must run before the MCP
+// server is built (its context cache subscribes when made).
+func (s *services) keepInMemory(notes *store.Notifications) {
+	s.notes = notes
+	s.tokens.KeepInMemory(notes, tokensKept)
+	s.sessions.KeepInMemory(notes, sessionsKept)
+	s.workspaces.KeepContextsFresh(notes)
 }

@@ -17,10 +17,12 @@ import (
 
 const userUsage = "usage: server user create --workspace SLUG --email EMAIL [--name NAME] [--time-zone ZONE] [--password-stdin]"
 
-// userCommand runs `server user create`: it creates a person's account
-// for the web app in a workspace. Without --password-stdin it generates a
-// strong password and prints it once; with it, the first line of standard
-// input is the password (for scripts and secret managers).
+// userCommand runs `server user create`: it lets a person sign in to a
+// workspace in the web app. A person who already has an account (in
+// another workspace) is added to this one and keeps their password.
+// Otherwise their account is created: without --password-stdin with a
+// strong password printed once; with it, the first line of standard input
+// is the password (for scripts and secret managers).
 func userCommand(ctx context.Context, cfg config, logger *slog.Logger, args []string,
 	stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) < 1 || args[0] != "create" {
@@ -53,7 +55,18 @@ func userCommand(ctx context.Context, cfg config, logger *slog.Logger, args []st
 		if err != nil {
 			return err
 		}
-		u, err := auth.NewAccounts(db, nil).CreateUser(ctx, auth.NewUser{
+		accounts := auth.NewAccounts(db, nil)
+		if u, err := accounts.AddMember(ctx, ws.ID, *email); !errors.Is(err, auth.ErrNoAccount) {
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "%s already has an account; added them to workspace %s. They sign in with the password they have, and choose the workspace in the web app.\n", u.Email, ws.Slug)
+			if *fromStdin {
+				fmt.Fprintln(stdout, "The password on standard input was not used.")
+			}
+			return tellWhereToSignIn(ctx, cfg, db, logger, stdout)
+		}
+		u, err := accounts.CreateUser(ctx, auth.NewUser{
 			WorkspaceID: ws.ID, Email: *email, Name: *name, Password: password, TimeZone: *timeZone,
 		})
 		if err != nil {

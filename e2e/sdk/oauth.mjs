@@ -1,6 +1,8 @@
 // Connects to a running VibeSell server as a remote app such as the Claude
 // app does, with the official MCP TypeScript SDK's OAuth client: it
-// registers itself (dynamic client registration), this script plays the
+// registers itself (dynamic client registration), or with
+// --client-metadata-url identifies itself by that client ID metadata
+// document instead, this script plays the
 // person who signs in and allows on the web app's pages (over HTTP, with a
 // cookie jar), and the client then calls a tool and refreshes its token.
 // e2e/oauth_test.go runs it; by hand:
@@ -15,9 +17,9 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { UnauthorizedError, refreshAuthorization } from "@modelcontextprotocol/sdk/client/auth.js";
 import { parseArgs } from "node:util";
 
-const { values: opts } = parseArgs({ options: { http: { type: "string" } } });
+const { values: opts } = parseArgs({ options: { http: { type: "string" }, "client-metadata-url": { type: "string" } } });
 if (!opts.http || !process.env.VIBESELL_EMAIL || !process.env.VIBESELL_PASSWORD) {
-  console.error("usage: VIBESELL_EMAIL=… VIBESELL_PASSWORD=… node oauth.mjs --http URL/mcp");
+  console.error("usage: VIBESELL_EMAIL=… VIBESELL_PASSWORD=… node oauth.mjs --http URL/mcp [--client-metadata-url https://…/client.json]");
   process.exit(2);
 }
 const mcpURL = new URL(opts.http);
@@ -26,6 +28,9 @@ const origin = mcpURL.origin;
 // here instead, as a desktop app's loopback listener would.
 const REDIRECT = "http://127.0.0.1:9/callback";
 const NAME = "TypeScript SDK check";
+// The URL of the app's client ID metadata document, when it has one: the
+// SDK then uses it as its client_id rather than registering.
+const METADATA_URL = opts["client-metadata-url"];
 
 let passed = 0;
 let failed = 0;
@@ -35,6 +40,7 @@ const fail = (what, why) => { failed++; console.log(`FAIL ${what}: ${why}`); };
 // The app's side: what the SDK asks its host application to keep.
 class Provider {
   get redirectUrl() { return REDIRECT; }
+  get clientMetadataUrl() { return METADATA_URL; }
   get clientMetadata() {
     return {
       client_name: NAME, redirect_uris: [REDIRECT], grant_types: ["authorization_code", "refresh_token"],
@@ -90,7 +96,14 @@ async function signInAndAllow(authorizationURL) {
     r = await browse(consent);
   }
   if (r.status !== 200) throw new Error(`the consent page answered ${r.status}`);
-  if (!r.body.includes(`Connect ${NAME} to VibeSell?`) || !r.body.includes("unverified")) {
+  if (!r.body.includes(`Connect ${NAME} to VibeSell?`)) throw new Error("the consent page does not name the app");
+  if (METADATA_URL) {
+    // Its name is vouched for by the host that publishes the document.
+    const host = new URL(METADATA_URL).hostname;
+    if (r.body.includes('id="unverified"') || !r.body.includes(`id="published-by">${host}<`)) {
+      throw new Error(`the consent page does not name the app as described by ${host}`);
+    }
+  } else if (!r.body.includes("unverified")) {
     throw new Error("the consent page does not name the app as unverified");
   }
   r = await post(consent, { csrf: csrf(r.body), decision: "allow" });
@@ -109,7 +122,10 @@ try {
     fail("a connection without signing in is refused", "it connected");
   } catch (e) {
     if (!(e instanceof UnauthorizedError) || !provider.authorizationURL) throw e;
-    pass(`the client registered (${provider.info?.client_id}) and was sent to authorize`);
+    if (!METADATA_URL) pass(`the client registered (${provider.info?.client_id}) and was sent to authorize`);
+    else if (provider.info?.client_id === METADATA_URL && provider.authorizationURL.searchParams.get("client_id") === METADATA_URL) {
+      pass("the client identified itself by its metadata document URL, without registering, and was sent to authorize");
+    } else fail("the client identifies itself by its metadata document URL", JSON.stringify(provider.info));
   }
   const url = provider.authorizationURL;
   if (url.searchParams.get("code_challenge_method") === "S256" && url.searchParams.get("resource") === mcpURL.href) {

@@ -1,0 +1,143 @@
+package auth_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"vibesell/auth"
+	"vibesell/store/storetest"
+	"vibesell/workspace"
+)
+
+// replica is one server process's view of a shared database: its own
+// pool (whose round trips are counted) and its own notifications.
+type replica struct {
+	pool     *pgxpool.Pool
+	trips    *storetest.RoundTrips
+	tokens   *auth.Tokens
+	sessions *auth.Sessions
+}
+
+func newReplica(t *testing.T, url string) *replica {
+	t.Helper()
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &replica{trips: &storetest.RoundTrips{}}
+	cfg.ConnConfig.Tracer = r.trips
+	if r.pool, err = pgxpool.NewWithConfig(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.pool.Close)
+	notes := storetest.StartNotifications(t, r.pool)
+	r.tokens, r.sessions = auth.NewTokens(r.pool), auth.NewSessions(r.pool)
+	r.tokens.KeepInMemory(notes, 100)
+	r.sessions.KeepInMemory(notes, 100)
+	return r
+}
+
+// trips counts the round trips fn makes.
+func (r *replica) tripsOf(fn func()) int64 {
+	before := r.trips.Count()
+	fn()
+	return r.trips.Count() - before
+}
+
+func setupReplicas(t *testing.T) (a, b *replica, ws workspace.Workspace) {
+	t.Helper()
+	url := storetest.NewURL(t)
+	a, b = newReplica(t, url), newReplica(t, url)
+	ws, err := workspace.NewService(a.pool).Create(context.Background(), "Acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, b, ws
+}
+
+func TestTokensAreKeptInMemoryAndRevokedEverywhere(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	a, b, ws := setupReplicas(t)
+	token, err := a.tokens.Create(ctx, ws.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []*replica{a, b} {
+		if _, err := r.tokens.Authenticate(ctx, token); err != nil {
+			t.Fatal(err)
+		}
+		if n := r.tripsOf(func() {
+			if p, err := r.tokens.Authenticate(ctx, token); err != nil || p.WorkspaceID != ws.ID {
+				t.Fatalf("again: %v %v", p, err)
+			}
+		}); n != 0 {
+			t.Errorf("a token checked before cost %d round trips", n)
+		}
+	}
+	if _, err := a.tokens.Revoke(ctx, token); err != nil {
+		t.Fatal(err)
+	}
+	took := storetest.WaitFor(t, "the other replica to refuse the revoked token", func() bool {
+		_, err := b.tokens.Authenticate(ctx, token)
+		return err == auth.ErrBadToken
+	})
+	t.Logf("revoked on one replica, refused on the other after %s", took)
+
+	// A lost notification connection: the replica reads the database
+	// until it listens again, and never answers from what it kept.
+	other, err := a.tokens.Create(ctx, ws.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.tokens.Authenticate(ctx, other); err != nil {
+		t.Fatal(err)
+	}
+	storetest.DropListeners(t, b.pool)
+	if _, err := b.pool.Exec(ctx, `UPDATE api_tokens SET revoked_at = now() WHERE revoked_at IS NULL`); err != nil {
+		t.Fatal(err)
+	}
+	storetest.WaitFor(t, "the replica that lost its notifications to refuse the revoked token", func() bool {
+		_, err := b.tokens.Authenticate(ctx, other)
+		return err == auth.ErrBadToken
+	})
+}
+
+func TestSessionsAreKeptInMemoryAndEndedEverywhere(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	a, b, ws := setupReplicas(t)
+	id, err := a.sessions.Open(ctx, ws.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []*replica{a, b} {
+		if _, err := r.sessions.Check(ctx, ws.ID, id); err != nil {
+			t.Fatal(err)
+		}
+		if n := r.tripsOf(func() {
+			if ended, err := r.sessions.Check(ctx, ws.ID, id); err != nil || ended {
+				t.Fatalf("again: %v %v", ended, err)
+			}
+		}); n != 0 {
+			t.Errorf("a session checked before cost %d round trips", n)
+		}
+	}
+	// Kept in memory, a session is still only its own workspace's.
+	globex, err := workspace.NewService(a.pool).Create(ctx, "Globex")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.sessions.Check(ctx, globex.ID, id); err != auth.ErrUnknownSession {
+		t.Errorf("with another workspace: %v", err)
+	}
+	if err := a.sessions.Terminate(ctx, ws.ID, id); err != nil {
+		t.Fatal(err)
+	}
+	storetest.WaitFor(t, "the other replica to see the session ended", func() bool {
+		ended, err := b.sessions.Check(ctx, ws.ID, id)
+		return err == nil && ended
+	})
+}

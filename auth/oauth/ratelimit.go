@@ -1,0 +1,87 @@
+package oauth
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// RateLimits bound how often one client address may call the registration
+// and token endpoints, per minute, across every replica. Each is a number
+// of requests; 0 takes the default and a negative number turns the limit
+// off.
+//
+// The Claude app registers and redeems codes from its own servers, so all
+// of its users share few addresses: the defaults are set for a team, not
+// for one person.
+type RateLimits struct {
+	Register int
+	Token    int
+}
+
+// Default limits, per client address per minute.
+const (
+	DefaultRegisterLimit = 30
+	DefaultTokenLimit    = 300
+)
+
+const rateWindow = time.Minute
+
+func (l RateLimits) withDefaults() RateLimits {
+	if l.Register == 0 {
+		l.Register = DefaultRegisterLimit
+	}
+	if l.Token == 0 {
+		l.Token = DefaultTokenLimit
+	}
+	return l
+}
+
+// limited counts a request of the client's address to endpoint and lets it
+// through while the address is within limit in the current minute; past
+// it, the answer is 429 slow_down (the RFC 8628 error registered for the
+// token endpoint) with Retry-After.
+func (s *Server) limited(endpoint string, limit int, next http.HandlerFunc) http.HandlerFunc {
+	if limit < 0 {
+		return next
+	}
+	return func(w http.ResponseWriter, r *http.Request) {
+		now := s.clock.Now()
+		start := now.Truncate(rateWindow)
+		var hits int
+		err := s.db.QueryRow(r.Context(), `INSERT INTO oauth_rate_limits (endpoint, client_ip, window_start, hits)
+			VALUES ($1, $2, $3, 1)
+			ON CONFLICT (endpoint, client_ip, window_start) DO UPDATE SET hits = oauth_rate_limits.hits + 1
+			RETURNING hits`, endpoint, truncate(s.clientIP(r), 100), start).Scan(&hits)
+		if err != nil {
+			s.internal(w, r, fmt.Errorf("count %s requests: %w", endpoint, err))
+			return
+		}
+		if hits > limit {
+			wait := int((start.Add(rateWindow).Sub(now) + time.Second - 1) / time.Second)
+			wait = max(1, wait)
+			w.Header().Set("Retry-After", strconv.Itoa(wait))
+			writeJSON(w, http.StatusTooManyRequests, errorf(0, "slow_down",
+				"Too many requests from your address: at most %d a minute. Try again in %d second%s.", limit, wait, plural(wait)))
+			return
+		}
+		next(w, r)
+	}
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func remoteIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}

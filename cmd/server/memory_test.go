@@ -1,0 +1,134 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"vibesell/store/storetest"
+)
+
+var vmRSS = regexp.MustCompile(`(?m)^VmRSS:\s+(\d+) kB$`)
+
+// rss is a process's resident memory in KB (Linux).
+func rss(t *testing.T, pid int) int {
+	t.Helper()
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	m := vmRSS.FindSubmatch(raw)
+	if m == nil {
+		t.Skip("no VmRSS in /proc")
+	}
+	kb, _ := strconv.Atoi(string(m[1]))
+	return kb
+}
+
+// Initializes keep memory only until the session memory TTL: then the
+// server process's memory comes back near where it started. An idle Go
+// process collects its garbage every two minutes and returns memory to
+// the system gradually, so this runs in the long form only; the short
+// form measures the heap in this process instead.
+func TestSuiteSessionMemoryComesBack(t *testing.T) {
+	if !suiteLong() {
+		t.Skip("long form only (SUITE=long): the short form is TestSessionMemoryIsFreed")
+	}
+	t.Parallel()
+	url := storetest.NewURL(t)
+	_, token := workspaceWithToken(t, connect(t, url), "Memory")
+	addr := freeAddr(t)
+	proc := startKillable(t, addr, "DATABASE_URL="+url, "MCP_SESSION_MEMORY_TTL=2s")
+	// A few sessions first, so the start figure counts a warm server.
+	for range 50 {
+		initialize(t, addr, token)
+	}
+	start := rss(t, proc.Process.Pid)
+
+	initializes := suiteSize(2_000, 20_000)
+	caps := `{"experimental":{"padding":"` + strings.Repeat("x", 3000) + `"}}`
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":` + caps +
+		`,"clientInfo":{"name":"memory-test","version":"1"}}}`
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	failed := 0
+	for w := range 10 {
+		wg.Go(func() {
+			for i := w; i < initializes; i += 10 {
+				status, _, err := mcpCall(addr, token, "", body)
+				if err != nil || status != http.StatusOK {
+					mu.Lock()
+					failed++
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if failed > 0 {
+		t.Fatalf("%d of %d initializes failed", failed, initializes)
+	}
+	peak := rss(t, proc.Process.Pid)
+	var now int
+	began := time.Now()
+	for now = rss(t, proc.Process.Pid); now > start*12/10; now = rss(t, proc.Process.Pid) {
+		if time.Since(began) > 5*time.Minute {
+			t.Fatalf("RSS %d MB at the start, %d MB after %d initializes, still %d MB 5 minutes later", start/1024, peak/1024, initializes, now/1024)
+		}
+		time.Sleep(time.Second)
+	}
+	took := time.Since(began)
+	t.Logf("%d initializes: RSS %d MB at the start, %d MB after them, %d MB %s later (TTL 2 s)",
+		initializes, start/1024, peak/1024, now/1024, took.Round(100*time.Millisecond))
+}
+
+// The short form of TestSuiteSessionMemoryComesBack, in this process: what
+// initializes keep in memory is freed once the sweeper has dropped their
+// sessions. Not parallel: it measures this process's heap.
+func TestSessionMemoryIsFreed(t *testing.T) {
+	f := setupSessions(t)
+	e := startMCP(t, f.tokens, f.sessions, time.Second)
+	heap := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	for range 20 {
+		e.initialize(t, f.acmeToken)
+	}
+	start := heap()
+	const initializes = 1000
+	caps := `{"experimental":{"padding":"` + strings.Repeat("x", 20_000) + `"}}`
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":` + caps +
+		`,"clientInfo":{"name":"memory-test","version":"1"}}}`
+	ids := make([]string, 0, initializes)
+	for range initializes {
+		status, id, b := e.send(t, http.MethodPost, f.acmeToken, "", body)
+		if status != http.StatusOK {
+			t.Fatalf("initialize: %d %s", status, b)
+		}
+		ids = append(ids, id)
+	}
+	peak := heap()
+	storetest.WaitFor(t, "the sweeper to drop every session", func() bool {
+		for _, id := range ids {
+			if !e.dropped(id) {
+				return false
+			}
+		}
+		return true
+	})
+	after := heap()
+	t.Logf("%d initializes of 20 KB: heap %d KB before, %d KB after them, %d KB once swept", initializes, start>>10, peak>>10, after>>10)
+	if after > start*12/10+1<<20 {
+		t.Errorf("heap %d KB before, %d KB once swept: the sessions' memory was kept", start>>10, after>>10)
+	}
+}
