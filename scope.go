@@ -1,5 +1,7 @@
 package vibesell
 
+import "slices"
+
 // The OAuth scopes a tool may need (toolkit.Needs.Scope), declared once so
 // that the catalog, the authorization server and the gate that checks a
 // token against a tool all use the same words. Each scope is a step up
@@ -19,3 +21,27 @@ const (
 	ScopeWrite = "vibesell:write"
 	ScopeAct   = "vibesell:act"
 )
+
+// scopeSteps lists the scopes from the least to the most a token may do.
+var scopeSteps = []string{ScopeRead, ScopeWrite, ScopeAct}
+
+// Scopes returns every scope a tool may need, from the least to the most:
+// what a client may ask for, and what a workspace token (which stands for
+// the whole workspace) carries.
+func Scopes() []string { return slices.Clone(scopeSteps) }
+
+// ScopeCovers reports whether a token granted these scopes may call a tool
+// that needs needed: it holds needed or a scope above it. Unknown scopes,
+// granted or needed, cover nothing and are covered by nothing.
+func ScopeCovers(granted []string, needed string) bool {
+	step := slices.Index(scopeSteps, needed)
+	if step < 0 {
+		return false
+	}
+	for _, g := range granted {
+		if slices.Index(scopeSteps, g) >= step {
+			return true
+		}
+	}
+	return false
+}

@@ -48,7 +48,16 @@ func FormatDate(t time.Time) string { return t.Format("Mon 2 Jan 2006") }
 
 // FormatTime writes a moment in UTC with its zone spelled out: "Tue 2 Dec
 // 2026, 09:00 UTC".
-func FormatTime(t time.Time) string { return t.UTC().Format("Mon 2 Jan 2006, 15:04") + " UTC" }
+func FormatTime(t time.Time) string { return FormatTimeIn(t, time.UTC) }
+
+// FormatTimeIn writes a moment in a person's time zone, named: "Tue 2 Dec
+// 2026, 10:00 Europe/Paris" (UTC when loc is nil).
+func FormatTimeIn(t time.Time, loc *time.Location) string {
+	if loc == nil {
+		loc = time.UTC
+	}
+	return t.In(loc).Format("Mon 2 Jan 2006, 15:04") + " " + loc.String()
+}
 
 // FormatDay writes a calendar day in its structured form, "2026-12-02",
 // for structuredContent (never for prose).

@@ -15,12 +15,12 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"vibesell"
+	"vibesell/store"
 )
 
 // Status is where an approval stands, as people and tools see it.
@@ -39,9 +39,20 @@ const (
 // Where a decision or an event came from.
 const (
 	ViaCard         = "card"         // the approval card inside the conversation
-	ViaConversation = "conversation" // the person told the assistant, which called decide_approval
+	ViaConversation = "conversation" // the person told the assistant, which relayed it
 	ViaWeb          = "web"          // a signed-in person in the web app
 	ViaSystem       = "system"       // VibeSell itself: execution, expiry
+)
+
+// Who did something, as the audit trail and the web app name them when
+// it was not a signed-in person (whose email is recorded instead). A
+// person reads these: they say who, never how the connection works.
+const (
+	ActorAssistant = "the assistant" // asked for an approval, or tried to decide one
+	// ActorPerson decided in the card or by telling the assistant (which
+	// one is the decision's Via); who they are, only the web app knows.
+	ActorPerson   = "the person"
+	ActorVibeSell = "VibeSell" // carried it out, expired it
 )
 
 // Impact is what exactly an action will do, written by the server (never
@@ -92,7 +103,7 @@ type Event struct {
 	Event  string // opened, approved, rejected, approve_refused, executing, done, not_done, expired, superseded
 	From   *Status
 	To     Status
-	Actor  string // who: an email, "the assistant's connector", "VibeSell"
+	Actor  string // who: an email, or one of the Actor constants
 	Via    string // card, conversation, web or system
 	Reason *string
 	// Repeats is how many attempts the line stands for: more than 1 for
@@ -106,11 +117,18 @@ type Config struct {
 	// PublicURL is the address people reach the server at, e.g.
 	// https://vibesell.example.com; each approval's AppURL is built from it.
 	PublicURL string
-	// Clock tells the time (expiry). Default: the system clock.
-	Clock vibesell.Clock
 	// Logger receives execution failures. Default: slog.Default().
 	Logger *slog.Logger
+	// RelayWait is how long a decision relayed by the assistant waits for
+	// the approved action to end, so that the answer usually says done
+	// rather than "being carried out" ([Service.Relay]). Default
+	// [DefaultRelayWait]; below zero, no wait (tests work the execution
+	// themselves, with rivertest's worker, instead of waiting).
+	RelayWait time.Duration
 }
+
+// DefaultRelayWait is [Config].RelayWait when not set.
+const DefaultRelayWait = 5 * time.Second
 
 // Service opens, decides, lists and executes approvals.
 type Service struct {
@@ -118,20 +136,22 @@ type Service struct {
 	publicURL string
 	clock     vibesell.Clock
 	logger    *slog.Logger
+	relayWait time.Duration
 	jobs      *river.Client[pgx.Tx] // insert-only: the workers run in cmd/server's client
 
 	mu        sync.RWMutex
 	executors map[string]Executor
 }
 
-// NewService returns a Service on db.
-func NewService(db *pgxpool.Pool, cfg Config) (*Service, error) {
+// NewService returns a Service on db, whose clock tells expiries and
+// dates decisions.
+func NewService(db *pgxpool.Pool, clock vibesell.Clock, cfg Config) (*Service, error) {
 	u, err := url.Parse(cfg.PublicURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("approvals: PublicURL %q is not an absolute http(s) URL", cfg.PublicURL)
 	}
-	if cfg.Clock == nil {
-		cfg.Clock = vibesell.SystemClock{}
+	if cfg.RelayWait == 0 {
+		cfg.RelayWait = DefaultRelayWait
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -145,8 +165,9 @@ func NewService(db *pgxpool.Pool, cfg Config) (*Service, error) {
 	return &Service{
 		db:        db,
 		publicURL: strings.TrimRight(cfg.PublicURL, "/"),
-		clock:     cfg.Clock,
+		clock:     clock,
 		logger:    cfg.Logger,
+		relayWait: cfg.RelayWait,
 		jobs:      jobs,
 		executors: map[string]Executor{},
 	}, nil
@@ -185,7 +206,7 @@ func (s *Service) executor(action string) (Executor, bool) {
 // workspace (including one of another workspace).
 func errNotFound(id string) error {
 	return vibesell.Errorf(vibesell.ENOTFOUND,
-		"There is no approval %s in this workspace. Call list_pending_approvals to see the approvals waiting for a decision.", id)
+		"There is no approval %s in this workspace. Call %s to see the approvals waiting for a decision.", id, vibesell.ToolListPendingApprovals)
 }
 
 // newID returns "ap_" and 16 lowercase hex characters.
@@ -193,13 +214,6 @@ func newID() string {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	return "ap_" + hex.EncodeToString(b[:])
-}
-
-// dbtx is what both a pool and a transaction offer.
-type dbtx interface {
-	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
-	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
-	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
 // columns are read by scanApproval, in this order.
@@ -293,7 +307,7 @@ func (s *Service) Events(ctx context.Context, ws uuid.UUID, id string) ([]Event,
 }
 
 // record appends one line to the audit trail.
-func record(ctx context.Context, tx dbtx, ws uuid.UUID, id string, at time.Time, event string, from *string, to string,
+func record(ctx context.Context, tx store.DBTX, ws uuid.UUID, id string, at time.Time, event string, from *string, to string,
 	actor string, actorUser *uuid.UUID, via string, reason *string) error {
 	_, err := tx.Exec(ctx, `INSERT INTO approval_events
 		(workspace_id, approval_id, at, event, from_status, to_status, actor, actor_user, via, reason)

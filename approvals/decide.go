@@ -95,6 +95,7 @@ func (s *Service) Decide(ctx context.Context, ws uuid.UUID, id string, d Decisio
 				return err
 			}
 		case d.Approve && !decideHere && d.Via != ViaWeb:
+			d.By, d.ByUser = ActorAssistant, nil // the refused attempt is the assistant's, whoever it relayed
 			// Kept in the trail: an attempt to approve a paid or
 			// irreversible action outside the web app is worth seeing.
 			refused = true
@@ -188,20 +189,66 @@ func whyWeb(a Approval) string {
 	return "it needs a signed-in person's decision"
 }
 
+// Relayed is a person's decision that the assistant passes on: they
+// pressed a button in the approval card, or told the assistant.
+type Relayed struct {
+	Approve bool
+	Via     string // ViaCard or ViaConversation (the default)
+	Reason  string
+}
+
+// Relay is how a relayed decision ended.
+type Relay struct {
+	Approval Approval // as it stands after the decision (and the wait)
+	// Taken reports whether this decision was recorded. When false, the
+	// approval carries the decision on record, or ended undecided.
+	Taken   bool
+	Approve bool
+}
+
+// Relay takes a decision relayed by the assistant, recorded as the
+// person's in the card or the conversation. Approving waits up to
+// [Config].RelayWait for the action to end, so that the answer usually
+// says what was done. Refusals: those of [Service.Decide].
+func (s *Service) Relay(ctx context.Context, ws uuid.UUID, id string, r Relayed) (Relay, error) {
+	switch r.Via {
+	case "":
+		r.Via = ViaConversation
+	case ViaCard, ViaConversation:
+	default:
+		return Relay{}, fmt.Errorf("approvals: a relayed decision comes from the card or the conversation, not %q", r.Via)
+	}
+	a, taken, err := s.Decide(ctx, ws, id, Decision{Approve: r.Approve, By: ActorPerson, Via: r.Via, Reason: r.Reason})
+	if err != nil {
+		return Relay{}, err
+	}
+	if taken && r.Approve && s.relayWait > 0 {
+		if a, err = s.Wait(ctx, ws, a.ID, s.relayWait); err != nil {
+			return Relay{}, err
+		}
+	}
+	return Relay{Approval: a, Taken: taken, Approve: r.Approve}, nil
+}
+
 // Wait returns the approval once it has ended (done, not done, rejected),
 // or as it stands after at most d. It reads PostgreSQL, so it sees an
 // execution run by any replica.
 func (s *Service) Wait(ctx context.Context, ws uuid.UUID, id string, d time.Duration) (Approval, error) {
-	deadline := time.Now().Add(d)
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	poll := time.NewTicker(100 * time.Millisecond)
+	defer poll.Stop()
 	for {
 		a, err := s.Find(ctx, ws, id)
-		if err != nil || a.Final() || !time.Now().Before(deadline) {
+		if err != nil || a.Final() {
 			return a, err
 		}
 		select {
 		case <-ctx.Done():
 			return a, nil
-		case <-time.After(100 * time.Millisecond):
+		case <-deadline.C:
+			return s.Find(ctx, ws, id)
+		case <-poll.C:
 		}
 	}
 }

@@ -16,16 +16,19 @@ import (
 
 	"vibesell"
 	"vibesell/approvals"
+	"vibesell/approvals/approvalstest"
 	"vibesell/store"
 	"vibesell/store/storetest"
 	"vibesell/workspace"
+	"vibesell/workspace/workspacetest"
 )
 
 func TestMain(m *testing.M) { storetest.Main(m) }
 
 const publicURL = "https://vibesell.example.test"
 
-// env is one test's database, service and two workspaces.
+// env is one test's bundle: its database, service, test executor and two
+// workspaces (workspacetest.Two: a acts, b must see nothing of a's).
 type env struct {
 	url   string
 	pool  *pgxpool.Pool
@@ -44,7 +47,7 @@ type orderArgs struct {
 	Quantity int    `json:"quantity"`
 }
 
-func newEnv(t *testing.T) *env {
+func setup(t *testing.T) *env {
 	t.Helper()
 	ctx := context.Background()
 	url := storetest.NewURL(t)
@@ -60,21 +63,13 @@ func newEnv(t *testing.T) *env {
 	svc := newService(t, pool, clock)
 	exec := &testExecutor{db: pool}
 	svc.Register(testAction, exec)
-	ws := workspace.NewService(pool)
-	a, err := ws.Create(ctx, "Acme")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := ws.Create(ctx, "Globex")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &env{url: url, pool: pool, svc: svc, clock: clock, exec: exec, a: a, b: b}
+	two := workspacetest.Two(t, pool)
+	return &env{url: url, pool: pool, svc: svc, clock: clock, exec: exec, a: two.Acme, b: two.Globex}
 }
 
 func newService(t testing.TB, pool *pgxpool.Pool, clock vibesell.Clock) *approvals.Service {
 	t.Helper()
-	svc, err := approvals.NewService(pool, approvals.Config{PublicURL: publicURL + "/", Clock: clock, Logger: slog.New(slog.DiscardHandler)})
+	svc, err := approvals.NewService(pool, clock, approvals.Config{PublicURL: publicURL + "/", Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +158,6 @@ func orderRequest(ws uuid.UUID, item string, decideHere bool) approvals.Request 
 		Irreversible: !decideHere,
 		DecideHere:   decideHere,
 		TTL:          time.Hour,
-		RequestedBy:  "the assistant",
 	}
 }
 
@@ -256,6 +250,15 @@ func (e *env) effects(t *testing.T, id string) (rows, calls int) {
 	return rows, calls
 }
 
+// execute works the execution job of an approved approval now, as a River
+// worker would, and returns the approval afterwards.
+func (e *env) execute(t *testing.T, id string) approvals.Approval {
+	t.Helper()
+	return approvalstest.Execute(t, e.pool, e.svc, id)
+}
+
+// wait waits for an execution run by a real River client (the tests of
+// stopped and killed workers), at most 30 s.
 func (e *env) wait(t *testing.T, ws uuid.UUID, id string) approvals.Approval {
 	t.Helper()
 	a, err := e.svc.Wait(context.Background(), ws, id, 30*time.Second)
@@ -268,4 +271,25 @@ func (e *env) wait(t *testing.T, ws uuid.UUID, id string) approvals.Approval {
 	return a
 }
 
-var conversation = approvals.Decision{By: "the person in the conversation", Via: approvals.ViaConversation}
+// decision is what a test reads of a decision: whether it was taken, who
+// and where it is recorded as, and how the approval stands.
+type decision struct {
+	Taken      bool
+	Status     approvals.Status
+	DecidedBy  string
+	DecidedVia string
+	Reason     string
+	Outcome    string
+}
+
+func decisionOf(a approvals.Approval, taken bool) decision {
+	deref := func(s *string) string {
+		if s == nil {
+			return ""
+		}
+		return *s
+	}
+	return decision{Taken: taken, Status: a.Status, DecidedBy: deref(a.DecidedBy), DecidedVia: deref(a.DecidedVia), Reason: deref(a.Reason), Outcome: deref(a.Outcome)}
+}
+
+var conversation = approvals.Decision{By: approvals.ActorPerson, Via: approvals.ViaConversation}

@@ -159,7 +159,7 @@ func (s *Service) Execute(ctx context.Context, ws uuid.UUID, id string, attempt,
 		now := s.clock.Now()
 		if !now.Before(a.ExpiresAt) {
 			return s.finish(ctx, a, "approved", NotDone, "not_done", fmt.Sprintf(
-				"Not carried out: the approval expired on %s before it could start. Nothing was done.", formatTime(a.ExpiresAt)))
+				"Not carried out: the approval expired on %s before it could start. Nothing was done.", vibesell.FormatTime(a.ExpiresAt)))
 		}
 		if err := ex.Check(ctx, exn); err != nil {
 			if vibesell.ErrorCode(err) != vibesell.EINTERNAL {
@@ -180,7 +180,7 @@ func (s *Service) Execute(ctx context.Context, ws uuid.UUID, id string, attempt,
 				return err
 			}
 			marked = true
-			return record(ctx, tx, ws, id, now, "executing", ptr("approved"), "executing", "VibeSell", nil, ViaSystem, nil)
+			return record(ctx, tx, ws, id, now, "executing", ptr("approved"), "executing", ActorVibeSell, nil, ViaSystem, nil)
 		})
 		if err != nil {
 			return fmt.Errorf("mark %s executing: %w", id, err)
@@ -212,7 +212,7 @@ func (s *Service) finish(ctx context.Context, a Approval, from string, to Status
 		if err != nil || tag.RowsAffected() == 0 {
 			return err
 		}
-		return record(ctx, tx, a.WorkspaceID, a.ID, now, event, &from, string(to), "VibeSell", nil, ViaSystem, &outcome)
+		return record(ctx, tx, a.WorkspaceID, a.ID, now, event, &from, string(to), ActorVibeSell, nil, ViaSystem, &outcome)
 	})
 	if err != nil {
 		return fmt.Errorf("record outcome of %s: %w", a.ID, err)
@@ -236,6 +236,3 @@ func (s *Service) finishFailed(ctx context.Context, a Approval, started bool, ca
 	}
 	return nil
 }
-
-// formatTime writes a moment as people read it: "Tue 2 Dec 2026, 09:00 UTC".
-func formatTime(t time.Time) string { return t.UTC().Format("Mon 2 Jan 2006, 15:04 UTC") }

@@ -9,6 +9,10 @@ import (
 	"time"
 
 	"vibesell/approvals"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivertest"
 )
 
 func approve(t *testing.T, e *env, id string) approvals.Approval {
@@ -24,11 +28,10 @@ func approve(t *testing.T, e *env, id string) approvals.Approval {
 
 func TestApprovedActionRunsOnceAndEndsDone(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	startWorkers(t, e.pool, e.svc, workerOptions{})
+	e := setup(t)
 	ap := e.open(t, e.a.ID, "anvil", true)
 	approve(t, e, ap.ID)
-	done := e.wait(t, e.a.ID, ap.ID)
+	done := e.execute(t, ap.ID)
 	if done.Status != approvals.Done || *done.Outcome != "Ordered 2 anvil." || done.StartedAt == nil || done.FinishedAt == nil {
 		t.Fatalf("after execution: %s %v", done.Status, done.Outcome)
 	}
@@ -51,15 +54,14 @@ func TestApprovedActionRunsOnceAndEndsDone(t *testing.T) {
 
 func TestExecutionRechecksPreconditions(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := setup(t)
 	ap := e.open(t, e.a.ID, "anvil", true)
 	approve(t, e, ap.ID)
 	// Between the decision and the execution, the anvil sold out.
 	if _, err := e.pool.Exec(context.Background(), `INSERT INTO test_unavailable VALUES ('anvil')`); err != nil {
 		t.Fatal(err)
 	}
-	startWorkers(t, e.pool, e.svc, workerOptions{})
-	a := e.wait(t, e.a.ID, ap.ID)
+	a := e.execute(t, ap.ID)
 	if a.Status != approvals.NotDone || *a.Outcome != "Not carried out: The anvil is no longer available." {
 		t.Fatalf("after execution: %s %v", a.Status, a.Outcome)
 	}
@@ -75,12 +77,11 @@ func TestExecutionRechecksPreconditions(t *testing.T) {
 // workers were down) is not carried out.
 func TestExecutionRechecksExpiry(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := setup(t)
 	ap := e.open(t, e.a.ID, "anvil", true)
 	approve(t, e, ap.ID)
 	e.clock.Advance(2 * time.Hour)
-	startWorkers(t, e.pool, e.svc, workerOptions{})
-	a := e.wait(t, e.a.ID, ap.ID)
+	a := e.execute(t, ap.ID)
 	if a.Status != approvals.NotDone || !strings.Contains(*a.Outcome, "expired") || e.exec.executes.Load() != 0 {
 		t.Fatalf("after execution: %s %v, %d executes", a.Status, a.Outcome, e.exec.executes.Load())
 	}
@@ -89,7 +90,7 @@ func TestExecutionRechecksExpiry(t *testing.T) {
 func TestFailingExecutionEndsNotDoneOnTheLastAttempt(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	e := newEnv(t)
+	e := setup(t)
 	ap := e.open(t, e.a.ID, "anvil", true)
 	approve(t, e, ap.ID)
 	e.exec.hold = func(context.Context) error { return errors.New("provider timed out") }
@@ -117,7 +118,7 @@ func TestFailingExecutionEndsNotDoneOnTheLastAttempt(t *testing.T) {
 func TestExecutionSurvivesAWorkerStoppedMidway(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	e := newEnv(t)
+	e := setup(t)
 	acted := make(chan struct{})
 	e.exec.hold = func(ctx context.Context) error {
 		close(acted)
@@ -161,7 +162,7 @@ func TestExecutionSurvivesAWorkerStoppedMidway(t *testing.T) {
 func TestPendingApprovalsExpireThroughThePeriodicJob(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	e := newEnv(t)
+	e := setup(t)
 	late := e.open(t, e.a.ID, "anvil", true)
 	if n, err := e.svc.ExpireDue(ctx); err != nil || n != 0 {
 		t.Fatalf("nothing is due yet: %d %v", n, err)
@@ -169,16 +170,25 @@ func TestPendingApprovalsExpireThroughThePeriodicJob(t *testing.T) {
 	e.clock.Advance(61 * time.Minute)
 	fresh := e.open(t, e.b.ID, "rocket", true) // opened now, not due
 
-	startWorkers(t, e.pool, e.svc, workerOptions{periodic: true}) // runs the sweep on start
-	deadline := time.Now().Add(30 * time.Second)
-	var a approvals.Approval
-	for {
-		a, _ = e.svc.Find(ctx, e.a.ID, late.ID)
-		if a.Status != approvals.Pending || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
+	// The sweep is scheduled every minute and on start; one run of it,
+	// worked as River would.
+	periodic := approvals.AddWorkers(river.NewWorkers(), e.svc)
+	if len(periodic) != 1 {
+		t.Fatalf("%d periodic jobs, want the sweep alone", len(periodic))
 	}
+	tx, err := e.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	sweep := rivertest.NewWorker(t, riverpgxv5.New(e.pool), &river.Config{}, river.Worker[approvals.ExpireArgs](&approvals.ExpireWorker{Service: e.svc}))
+	if _, err := sweep.Work(ctx, t, tx, approvals.ExpireArgs{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := e.svc.Find(ctx, e.a.ID, late.ID)
 	if a.Status != approvals.NotDone || !strings.HasPrefix(*a.Outcome, "Not carried out: it expired on ") || a.DecidedAt != nil {
 		t.Fatalf("after the sweep: %s %v", a.Status, a.Outcome)
 	}
@@ -204,7 +214,7 @@ func TestPendingApprovalsExpireThroughThePeriodicJob(t *testing.T) {
 func TestDecidingAfterExpiryExpiresIt(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	e := newEnv(t)
+	e := setup(t)
 	ap := e.open(t, e.a.ID, "anvil", true)
 	e.clock.Advance(time.Hour)
 	d := conversation

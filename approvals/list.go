@@ -59,7 +59,9 @@ func (s *Service) List(ctx context.Context, ws uuid.UUID, o ListOptions) (Page, 
 	default:
 		return Page{}, fmt.Errorf("approvals: unknown filter %q", o.Filter)
 	}
-	afterAt, afterID := time.Now().Add(100*365*24*time.Hour), "ap_gggggggggggggggg" // after every real id
+	// The first page starts after every real approval: no id sorts after
+	// this one, and no approval is created in year 9999.
+	afterAt, afterID := time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC), "ap_gggggggggggggggg"
 	if o.Cursor != "" {
 		var ok bool
 		if afterAt, afterID, ok = decodeCursor(o.Cursor); !ok {

@@ -52,9 +52,12 @@ type Request struct {
 	// TTL is how long the approval waits for a decision. Default
 	// [DefaultTTL]; at most 30 days.
 	TTL time.Duration
-	// RequestedBy and RequestedVia are recorded in the audit trail. Default
-	// "the assistant" and conversation.
-	RequestedBy  string
+	// RequestedBy is ignored: a request comes from a tool, so the audit
+	// trail records it as [ActorAssistant], in words a person reads.
+	//
+	// Deprecated: leave it out; it goes once no caller sets it.
+	RequestedBy string
+	// RequestedVia is recorded in the audit trail. Default conversation.
 	RequestedVia string
 }
 
@@ -210,9 +213,7 @@ func (s *Service) checkRequest(r *Request) error {
 	if r.TTL < time.Minute || r.TTL > 30*24*time.Hour {
 		return fmt.Errorf("approvals: %s: TTL %s is outside one minute to 30 days", r.Action, r.TTL)
 	}
-	if r.RequestedBy == "" {
-		r.RequestedBy = "the assistant"
-	}
+	r.RequestedBy = ActorAssistant
 	switch r.RequestedVia {
 	case "":
 		r.RequestedVia = ViaConversation
@@ -285,12 +286,12 @@ type expireScope struct {
 // expire ends every pending approval in scope whose expiry has passed, with
 // its audit row, in one statement. It returns nothing about them: callers
 // read the rows they care about afterwards.
-func (s *Service) expire(ctx context.Context, tx dbtx, now time.Time, sc expireScope) error {
+func (s *Service) expire(ctx context.Context, tx store.DBTX, now time.Time, sc expireScope) error {
 	_, err := s.expireCount(ctx, tx, now, sc)
 	return err
 }
 
-func (s *Service) expireCount(ctx context.Context, tx dbtx, now time.Time, sc expireScope) (int64, error) {
+func (s *Service) expireCount(ctx context.Context, tx store.DBTX, now time.Time, sc expireScope) (int64, error) {
 	tag, err := tx.Exec(ctx, `WITH expired AS (
 			UPDATE approvals SET status = 'not_done', finished_at = $1,
 				outcome = 'Not carried out: it expired on ' ||
@@ -303,9 +304,9 @@ func (s *Service) expireCount(ctx context.Context, tx dbtx, now time.Time, sc ex
 				AND ($5::bytea IS NULL OR arguments_hash = $5)
 			RETURNING workspace_id, id)
 		INSERT INTO approval_events (workspace_id, approval_id, at, event, from_status, to_status, actor, via, reason)
-		SELECT workspace_id, id, $1, 'expired', 'pending', 'not_done', 'VibeSell', 'system', 'No one decided before it expired.'
+		SELECT workspace_id, id, $1, 'expired', 'pending', 'not_done', $6, 'system', 'No one decided before it expired.'
 		FROM expired`,
-		now, sc.workspace, sc.id, sc.action, sc.hash)
+		now, sc.workspace, sc.id, sc.action, sc.hash, ActorVibeSell)
 	if err != nil {
 		return 0, fmt.Errorf("expire approvals: %w", err)
 	}

@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+	"vibesell"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -20,6 +20,7 @@ import (
 
 	"vibesell/approvals"
 	"vibesell/store"
+	"vibesell/store/storetest"
 )
 
 // The tests in this file run a second server process: the test binary
@@ -33,61 +34,12 @@ type helperResult struct {
 	Errors   []string `json:"errors"`
 }
 
-// helper is a second process working on the test's database.
-type helper struct {
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
-	lines *bufio.Scanner
-}
-
-func startHelper(t *testing.T, mode string, e *env, approvalID string) *helper {
+// startHelper starts a second process working on the test's database,
+// as TestHelperProcess in mode.
+func startHelper(t *testing.T, mode string, e *env, approvalID string) *storetest.Process {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$", "-test.count=1")
-	cmd.Env = append(os.Environ(), helperEnv+"="+mode, "HELPER_DB="+e.url,
+	return storetest.StartProcess(t, "TestHelperProcess", helperEnv+"="+mode, "HELPER_DB="+e.url,
 		"HELPER_WORKSPACE="+e.a.ID.String(), "HELPER_APPROVAL="+approvalID)
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	return &helper{cmd: cmd, stdin: stdin, lines: bufio.NewScanner(stdout)}
-}
-
-// expect reads the helper's output until a line starting with prefix and
-// returns the rest of it.
-func (h *helper) expect(t *testing.T, prefix string, within time.Duration) string {
-	t.Helper()
-	got := make(chan string, 1)
-	go func() {
-		for h.lines.Scan() {
-			if rest, ok := strings.CutPrefix(h.lines.Text(), prefix); ok {
-				got <- rest
-				return
-			}
-		}
-		close(got)
-	}()
-	select {
-	case line, ok := <-got:
-		if !ok {
-			t.Fatalf("the helper process ended without saying %q", prefix)
-		}
-		return line
-	case <-time.After(within):
-		t.Fatalf("the helper process did not say %q within %s", prefix, within)
-	}
-	return ""
 }
 
 // 32 concurrent decisions, 16 from this process and 16 from another: one is
@@ -95,10 +47,10 @@ func (h *helper) expect(t *testing.T, prefix string, within time.Duration) strin
 func TestDecisionIsTakenOnceAcrossTwoProcesses(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	e := newEnv(t)
+	e := setup(t)
 	ap := e.open(t, e.a.ID, "anvil", true)
 	h := startHelper(t, "decide", e, ap.ID)
-	h.expect(t, "READY", time.Minute)
+	h.Expect(t, "READY")
 
 	start := make(chan struct{})
 	var wg sync.WaitGroup
@@ -120,13 +72,13 @@ func TestDecisionIsTakenOnceAcrossTwoProcesses(t *testing.T) {
 			local.Statuses = append(local.Statuses, string(a.Status))
 		})
 	}
-	if _, err := io.WriteString(h.stdin, "GO\n"); err != nil {
+	if _, err := io.WriteString(h.Stdin, "GO\n"); err != nil {
 		t.Fatal(err)
 	}
 	close(start)
 	wg.Wait()
 	var remote helperResult
-	if err := json.Unmarshal([]byte(h.expect(t, "RESULT ", time.Minute)), &remote); err != nil {
+	if err := json.Unmarshal([]byte(h.Expect(t, "RESULT ")), &remote); err != nil {
 		t.Fatal(err)
 	}
 	if len(local.Errors)+len(remote.Errors) > 0 {
@@ -152,7 +104,7 @@ func TestDecisionIsTakenOnceAcrossTwoProcesses(t *testing.T) {
 func TestExecutionSurvivesAKilledProcess(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	e := newEnv(t)
+	e := setup(t)
 	// Leadership (which runs the rescuer) stays in this process, with a
 	// client that works another queue: the killed process must not hold it.
 	leader := startWorkers(t, e.pool, e.svc, workerOptions{queues: map[string]river.QueueConfig{"idle": {MaxWorkers: 1}}})
@@ -160,11 +112,11 @@ func TestExecutionSurvivesAKilledProcess(t *testing.T) {
 	approve(t, e, ap.ID)
 
 	h := startHelper(t, "crash", e, ap.ID)
-	h.expect(t, "ACTED", time.Minute)
-	if err := h.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+	h.Expect(t, "ACTED")
+	if err := h.Cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	_ = h.cmd.Wait()
+	_ = h.Cmd.Wait()
 	if a, _ := e.svc.Find(ctx, e.a.ID, ap.ID); a.Status != approvals.Approved || a.StartedAt == nil {
 		t.Fatalf("after the kill: %s started %v", a.Status, a.StartedAt)
 	}
@@ -212,7 +164,7 @@ func TestHelperProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pool.Close()
-	svc := newService(t, pool, nil)
+	svc := newService(t, pool, vibesell.SystemClock{})
 	ws := uuid.MustParse(os.Getenv("HELPER_WORKSPACE"))
 	id := os.Getenv("HELPER_APPROVAL")
 

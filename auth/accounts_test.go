@@ -22,7 +22,7 @@ func setupAccounts(t *testing.T) (*auth.Accounts, *vibesell.ManualClock, auth.Us
 	t.Helper()
 	ctx := context.Background()
 	pool := storetest.New(t)
-	ws := workspace.NewService(pool)
+	ws := workspace.NewService(pool, vibesell.SystemClock{})
 	acme, err := ws.Create(ctx, "Acme")
 	if err != nil {
 		t.Fatal(err)

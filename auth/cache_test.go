@@ -3,6 +3,7 @@ package auth_test
 import (
 	"context"
 	"testing"
+	"vibesell"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -50,7 +51,7 @@ func setupReplicas(t *testing.T) (a, b *replica, ws workspace.Workspace) {
 	t.Helper()
 	url := storetest.NewURL(t)
 	a, b = newReplica(t, url), newReplica(t, url)
-	ws, err := workspace.NewService(a.pool).Create(context.Background(), "Acme")
+	ws, err := workspace.NewService(a.pool, vibesell.SystemClock{}).Create(context.Background(), "Acme")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +127,7 @@ func TestSessionsAreKeptInMemoryAndEndedEverywhere(t *testing.T) {
 		}
 	}
 	// Kept in memory, a session is still only its own workspace's.
-	globex, err := workspace.NewService(a.pool).Create(ctx, "Globex")
+	globex, err := workspace.NewService(a.pool, vibesell.SystemClock{}).Create(ctx, "Globex")
 	if err != nil {
 		t.Fatal(err)
 	}

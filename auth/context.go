@@ -24,6 +24,12 @@ type Principal struct {
 	// the app it was granted to; zero without one.
 	GrantID    uuid.UUID
 	ClientName string
+	// Scopes are the OAuth scopes the request may use (vibesell.Scope*,
+	// each covering those below it, see vibesell.ScopeCovers): for an
+	// OAuth client those the person granted, for a workspace token or
+	// stdio every scope, as they stand for the whole workspace. A
+	// principal made without them may call no tool that needs one.
+	Scopes []string
 }
 
 type principalKey struct{}

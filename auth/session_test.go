@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"vibesell"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -20,7 +21,7 @@ func TestSessionsAreCappedPerWorkspace(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool := storetest.New(t)
-	ws := workspace.NewService(pool)
+	ws := workspace.NewService(pool, vibesell.SystemClock{})
 	acme, err := ws.Create(ctx, "Acme")
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +78,7 @@ func TestSessionInfoIsStoredWithinItsLimit(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool := storetest.New(t)
-	acme, err := workspace.NewService(pool).Create(ctx, "Acme")
+	acme, err := workspace.NewService(pool, vibesell.SystemClock{}).Create(ctx, "Acme")
 	if err != nil {
 		t.Fatal(err)
 	}

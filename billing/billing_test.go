@@ -54,7 +54,7 @@ func setup(t testing.TB) *bundle {
 	cfg := billing.DefaultConfig()
 	cfg.WebhookSecret = webhookSecret
 	b.stripe = billingtest.NewFakeStripe(b.clock, cfg.Plans)
-	b.approvals, err = approvals.NewService(pool, approvals.Config{PublicURL: publicURL, Clock: b.clock, Logger: slog.New(slog.DiscardHandler)})
+	b.approvals, err = approvals.NewService(pool, b.clock, approvals.Config{PublicURL: publicURL, Logger: slog.New(slog.DiscardHandler), RelayWait: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

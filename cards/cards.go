@@ -352,7 +352,7 @@ func (f *Flow) onRecord(r *row, q Question, text string) (*Settled, *Card, error
 	}
 	return nil, nil, vibesell.Errorf(vibesell.ECONFLICT,
 		"Card %s already has the answer %s, given %s; an answered card keeps its answer. If the person has changed their mind, call %s with the same arguments and without that answer: it asks the question again on a new card.",
-		r.id, recorded, formatTime(*r.answeredAt), f.tool)
+		r.id, recorded, vibesell.FormatTime(*r.answeredAt), f.tool)
 }
 
 func (f *Flow) settle(r *row, q Question, text string, at time.Time) *Settled {
@@ -569,10 +569,10 @@ func describeChange(old *row, q Question) string {
 	}
 	var parts []string
 	if len(removed) > 0 {
-		parts = append(parts, joinAnd(removed)+pick(len(removed) == 1, " is", " are")+" no longer offered")
+		parts = append(parts, vibesell.JoinAnd(removed)+pick(len(removed) == 1, " is", " are")+" no longer offered")
 	}
 	if len(added) > 0 {
-		parts = append(parts, joinAnd(added)+pick(len(added) == 1, " is", " are")+" now offered")
+		parts = append(parts, vibesell.JoinAnd(added)+pick(len(added) == 1, " is", " are")+" now offered")
 	}
 	parts = append(parts, relabeled...)
 	if old.allowFreeText != q.AllowFreeText {
@@ -592,23 +592,14 @@ func choiceList(choices []Choice) string {
 	for i, c := range choices {
 		items[i] = fmt.Sprintf("%q (%s)", c.ID, c.Label)
 	}
-	return joinLast(items, " or ")
+	return vibesell.JoinOr(items)
 }
 
 func cardList(ids []string) string {
 	if len(ids) == 1 {
 		return "Card " + ids[0] + " is"
 	}
-	return "Cards " + joinAnd(ids) + " are"
-}
-
-func joinAnd(items []string) string { return joinLast(items, " and ") }
-
-func joinLast(items []string, last string) string {
-	if len(items) <= 1 {
-		return strings.Join(items, "")
-	}
-	return strings.Join(items[:len(items)-1], ", ") + last + items[len(items)-1]
+	return "Cards " + vibesell.JoinAnd(ids) + " are"
 }
 
 func pick(cond bool, yes, no string) string {
@@ -625,10 +616,6 @@ func shorten(s string) string {
 		return s
 	}
 	return string([]rune(s)[:limit-3]) + "..."
-}
-
-func formatTime(t time.Time) string {
-	return t.UTC().Format("Mon 2 Jan 2006 at 15:04 UTC")
 }
 
 func newID() string {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -19,7 +20,7 @@ import (
 	"vibesell/cards"
 	"vibesell/store"
 	"vibesell/store/storetest"
-	"vibesell/workspace"
+	"vibesell/workspace/workspacetest"
 )
 
 func TestMain(m *testing.M) {
@@ -30,12 +31,11 @@ func TestMain(m *testing.M) {
 	storetest.Main(m)
 }
 
-type fixedClock struct{ t time.Time }
-
-func (c fixedClock) Now() time.Time { return c.t }
-
 var now = time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 
+// env is one test's bundle: its database, the service on a clock that
+// stands still at now, and two workspaces (workspacetest.Two): a asks, b
+// must see nothing of a's cards.
 type env struct {
 	pool *pgxpool.Pool
 	svc  *cards.Service
@@ -50,17 +50,8 @@ func setup(t *testing.T) env {
 
 func newEnv(t *testing.T, pool *pgxpool.Pool) env {
 	t.Helper()
-	ctx := context.Background()
-	ws := workspace.NewService(pool)
-	a, err := ws.Create(ctx, "Acme")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := ws.Create(ctx, "Globex")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return env{pool: pool, svc: cards.NewService(pool, fixedClock{now}), a: a.ID, b: b.ID}
+	two := workspacetest.Two(t, pool)
+	return env{pool: pool, svc: cards.NewService(pool, vibesell.NewManualClock(now)), a: two.Acme.ID, b: two.Globex.ID}
 }
 
 type sourceArgs struct {
@@ -96,38 +87,29 @@ func ask(t *testing.T, svc *cards.Service, ws uuid.UUID, tool string, args any, 
 func mustCard(t *testing.T) func(*cards.Settled, *cards.Card, error) *cards.Card {
 	return func(s *cards.Settled, c *cards.Card, err error) *cards.Card {
 		t.Helper()
-		return wantCard(t, s, c, err)
+		return mustBe(t, "a card", c, s, err)
 	}
-}
-
-func wantCard(t *testing.T, s *cards.Settled, c *cards.Card, err error) *cards.Card {
-	t.Helper()
-	if err != nil {
-		t.Fatalf("want a card, got refusal: %v", err)
-	}
-	if c == nil {
-		t.Fatalf("want a card, got settled %+v", s)
-	}
-	return c
 }
 
 // mustSettle checks a call that must settle: mustSettle(t)(ask(...)).
 func mustSettle(t *testing.T) func(*cards.Settled, *cards.Card, error) *cards.Settled {
 	return func(s *cards.Settled, c *cards.Card, err error) *cards.Settled {
 		t.Helper()
-		return wantSettled(t, s, c, err)
+		return mustBe(t, "settled", s, c, err)
 	}
 }
 
-func wantSettled(t *testing.T, s *cards.Settled, c *cards.Card, err error) *cards.Settled {
+// mustBe returns got, the outcome the call must have had, or fails with
+// the one it had instead.
+func mustBe[T any](t *testing.T, want string, got *T, instead any, err error) *T {
 	t.Helper()
 	if err != nil {
-		t.Fatalf("want settled, got refusal: %v", err)
+		t.Fatalf("want %s, got the refusal: %v", want, err)
 	}
-	if s == nil {
-		t.Fatalf("want settled, got card %+v", c)
+	if got == nil {
+		t.Fatalf("want %s, got %+v", want, instead)
 	}
-	return s
+	return got
 }
 
 // mustRefuse checks a call that must be refused with code and a sentence
@@ -190,8 +172,12 @@ func TestCardIsIssuedOnceAndBindsItsAnswer(t *testing.T) {
 	if len(card.ID) != 16 || strings.Trim(card.ID, "0123456789abcdef") != "" {
 		t.Fatalf("card id %q is not 16 lowercase hex characters", card.ID)
 	}
-	if card.Tool != "choose_sending_source" || string(card.Arguments) != "{}" || len(card.Answers) != 0 || card.Replaces != "" {
-		t.Fatalf("card %+v", card)
+	type issued struct {
+		Tool, Arguments, Replaces string
+		Answers                   int
+	}
+	if diff := cmp.Diff(issued{Tool: "choose_sending_source", Arguments: "{}"}, issued{card.Tool, string(card.Arguments), card.Replaces, len(card.Answers)}); diff != "" {
+		t.Fatalf("card (-want +got):\n%s", diff)
 	}
 	// Asking again without an answer gives the same open card.
 	again := mustCard(t)(ask(t, e.svc, e.a, "choose_sending_source", sourceArgs{}, nil, q))
@@ -200,8 +186,9 @@ func TestCardIsIssuedOnceAndBindsItsAnswer(t *testing.T) {
 	}
 
 	s := mustSettle(t)(ask(t, e.svc, e.a, "choose_sending_source", sourceArgs{}, []cards.Answer{{Card: card.ID, Answer: "  Own_Names "}}, q))
-	if s.Answer != "own_names" || s.Choice == nil || s.Choice.Label != "Send under my brand" || !s.AnsweredAt.Equal(now) {
-		t.Fatalf("settled %+v", s)
+	want := cards.Settled{Card: card.ID, Topic: "source", Answer: "own_names", Choice: &q.Choices[1], AnsweredAt: now}
+	if diff := cmp.Diff(want, *s); diff != "" {
+		t.Fatalf("settled (-want +got):\n%s", diff)
 	}
 	// The same answer again settles again: idempotent.
 	s2 := mustSettle(t)(ask(t, e.svc, e.a, "choose_sending_source", sourceArgs{}, []cards.Answer{{Card: card.ID, Answer: "own_names"}}, q))
@@ -209,7 +196,7 @@ func TestCardIsIssuedOnceAndBindsItsAnswer(t *testing.T) {
 		t.Fatalf("settled again %+v", s2)
 	}
 	// A different answer is refused with the answer on record.
-	mustRefuse(t, vibesell.ECONFLICT, []string{card.ID, `"own_names" (Send under my brand)`, "Tue 1 Dec 2026 at 09:00 UTC", "without that answer"})(ask(t, e.svc, e.a, "choose_sending_source", sourceArgs{}, []cards.Answer{{Card: card.ID, Answer: "already_warmed"}}, q))
+	mustRefuse(t, vibesell.ECONFLICT, []string{card.ID, `"own_names" (Send under my brand)`, "Tue 1 Dec 2026, 09:00 UTC", "without that answer"})(ask(t, e.svc, e.a, "choose_sending_source", sourceArgs{}, []cards.Answer{{Card: card.ID, Answer: "already_warmed"}}, q))
 	// A call without answers now gets a new question: the answered card
 	// keeps its answer.
 	fresh := mustCard(t)(ask(t, e.svc, e.a, "choose_sending_source", sourceArgs{}, nil, q))
@@ -481,7 +468,7 @@ func TestConcurrentCallsShareOneCard(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
 	pool2 := connectAgain(t, e.pool)
-	svcs := []*cards.Service{e.svc, cards.NewService(pool2, fixedClock{now})}
+	svcs := []*cards.Service{e.svc, cards.NewService(pool2, vibesell.NewManualClock(now))}
 	o := newOutcome()
 	var wg sync.WaitGroup
 	start := make(chan struct{})
@@ -517,7 +504,7 @@ func connectAgain(t *testing.T, pool *pgxpool.Pool) *pgxpool.Pool {
 func TestTwoReplicasBindOnce(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
-	other := cards.NewService(connectAgain(t, e.pool), fixedClock{now})
+	other := cards.NewService(connectAgain(t, e.pool), vibesell.NewManualClock(now))
 	q := sourceQuestion()
 	card := mustCard(t)(ask(t, e.svc, e.a, "choose_sending_source", sourceArgs{}, nil, q))
 	o := raceAnswers(t, []*cards.Service{e.svc, other}, e.a, card.ID, q, func(i int) string {
@@ -549,7 +536,7 @@ func helperProcess() {
 		os.Exit(2)
 	}
 	defer pool.Close()
-	svc := cards.NewService(pool, fixedClock{now})
+	svc := cards.NewService(pool, vibesell.NewManualClock(now))
 	results := make([]string, 16)
 	var wg sync.WaitGroup
 	for i := range results {

@@ -126,7 +126,7 @@ func newWorkspace(t *testing.T, dbURL, name string) (workspace.Workspace, string
 		t.Fatal(err)
 	}
 	defer pool.Close()
-	ws, err := workspace.NewService(pool).Create(ctx, name)
+	ws, err := workspace.Create(ctx, pool, name)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -59,7 +59,7 @@ func newFixtureWith(t *testing.T, providers sending.Providers) fixture {
 	pool := storetest.New(t)
 	c := vibesell.NewManualClock(time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC))
 	pair := workspacetest.Two(t, pool)
-	appr, err := approvals.NewService(pool, approvals.Config{PublicURL: "http://127.0.0.1:1", Clock: c, Logger: slog.New(slog.DiscardHandler)})
+	appr, err := approvals.NewService(pool, c, approvals.Config{PublicURL: "http://127.0.0.1:1", Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func newFixtureWith(t *testing.T, providers sending.Providers) fixture {
 		providers.Availability = everything{}
 	}
 	svc := sending.New(sending.Deps{DB: pool, Clock: c, Config: sending.DefaultConfig(), Cards: cards.NewService(pool, c),
-		Offers: workspace.NewService(pool), Approvals: appr, Providers: providers})
+		Offers: workspace.NewService(pool, vibesell.SystemClock{}), Approvals: appr, Providers: providers})
 	appr.Register(vibesell.ToolOrderSendingSetup, sending.NewOrderAction(svc))
 	return fixture{pool: pool, clock: c, svc: svc, approvals: appr, a: pair.Acme, b: pair.Globex}
 }

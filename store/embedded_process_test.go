@@ -1,20 +1,18 @@
 package store_test
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"vibesell/store"
+	"vibesell/store/storetest"
 )
 
 // The tests in this file share the embedded cluster with other processes:
@@ -25,34 +23,14 @@ const embeddedUserEnv = "STORE_TEST_EMBEDDED_USER"
 // embeddedUser is another process using the cluster in a data folder until
 // its standard input closes.
 type embeddedUser struct {
-	cmd     *exec.Cmd
-	stdin   io.WriteCloser
-	lines   *bufio.Scanner
+	*storetest.Process
 	started bool
 }
 
 func startEmbeddedUser(t *testing.T, dataDir string) *embeddedUser {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestEmbeddedUserProcess$", "-test.count=1")
-	cmd.Env = append(os.Environ(), embeddedUserEnv+"="+dataDir)
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	u := &embeddedUser{cmd: cmd, stdin: stdin, lines: bufio.NewScanner(stdout)}
-	switch line := u.expect(t, "STARTED "); line {
+	u := &embeddedUser{Process: storetest.StartProcess(t, "TestEmbeddedUserProcess", embeddedUserEnv+"="+dataDir)}
+	switch line := u.Expect(t, "STARTED "); line {
 	case "true", "false":
 		u.started = line == "true"
 	default:
@@ -61,40 +39,14 @@ func startEmbeddedUser(t *testing.T, dataDir string) *embeddedUser {
 	return u
 }
 
-// expect reads the process's output up to a line starting with prefix and
-// returns the rest of that line.
-func (u *embeddedUser) expect(t *testing.T, prefix string) string {
-	t.Helper()
-	got := make(chan string, 1)
-	go func() {
-		for u.lines.Scan() {
-			if rest, ok := strings.CutPrefix(u.lines.Text(), prefix); ok {
-				got <- rest
-				return
-			}
-		}
-		close(got)
-	}()
-	select {
-	case line, ok := <-got:
-		if !ok {
-			t.Fatalf("user process ended before saying %q", prefix)
-		}
-		return line
-	case <-time.After(2 * time.Minute):
-		t.Fatalf("user process did not say %q within 2 minutes", prefix)
-		return ""
-	}
-}
-
 // leave closes the process's input: it stops using the cluster and exits.
 func (u *embeddedUser) leave(t *testing.T) {
 	t.Helper()
-	u.stdin.Close()
-	if got := u.expect(t, "LEFT"); got != "" {
+	u.Stdin.Close()
+	if got := u.Expect(t, "LEFT"); got != "" {
 		t.Fatalf("user process left with %q", got)
 	}
-	if err := u.cmd.Wait(); err != nil {
+	if err := u.Cmd.Wait(); err != nil {
 		t.Fatalf("user process: %v", err)
 	}
 }
@@ -190,10 +142,10 @@ func TestEmbeddedKilledStarterDoesNotKeepTheClusterUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := starter.cmd.Process.Kill(); err != nil {
+	if err := starter.Cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	_ = starter.cmd.Wait()
+	_ = starter.Cmd.Wait()
 	if !answers(ctx, here.URL()) {
 		t.Fatal("killing the process that started the cluster stopped it")
 	}

@@ -146,13 +146,17 @@ func availableFirst(available func(context.Context) error, outages *store.Outage
 	})
 }
 
-// ReadOnlyTools reports, for a tool of s, whether its annotations say it
-// changes nothing: the tools a read-only OAuth token may call.
-func ReadOnlyTools(s *server.MCPServer) func(name string) bool {
-	return func(name string) bool {
-		t := s.GetTool(name)
-		return t != nil && t.Tool.Annotations.ReadOnlyHint != nil && *t.Tool.Annotations.ReadOnlyHint
+// ScopeOf returns, for the name of one of tools, the OAuth scope its spec
+// declares (Needs().Scope), and "" for any other name. The OAuth resource
+// server checks a token against it before a call reaches the server, so
+// that a client can be asked to step up (403 insufficient_scope);
+// [Options].Gate checks the same declaration again on every transport.
+func ScopeOf(tools []Tool) func(name string) string {
+	scopes := make(map[string]string, len(tools))
+	for _, t := range tools {
+		scopes[t.Name()] = t.Needs().Scope
 	}
+	return func(name string) string { return scopes[name] }
 }
 
 // originGuard refuses requests whose Host or Origin name a site other than

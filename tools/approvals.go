@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"vibesell/toolkit"
 
 	"vibesell"
 	"vibesell/approvals"
 	"vibesell/auth"
+	"vibesell/toolkit"
 )
 
 // This file holds the approval tools: decide_approval and
@@ -23,11 +23,6 @@ func approvalTools(d Deps) []toolkit.Tool {
 		listPendingApprovals(d),
 	}
 }
-
-// approvalWait is how long decide_approval waits for an approved action to
-// finish, so that the answer usually says done instead of "being carried
-// out".
-const approvalWait = 5 * time.Second
 
 // Output shapes of kinds approval and approvals.
 
@@ -52,7 +47,7 @@ type approvalData struct {
 	ExpiresAt    time.Time      `json:"expiresAt" jsonschema:"when a pending approval expires: after it, it ends not_done and is never carried out"`
 	DecideHere   bool           `json:"decideHere" jsonschema:"true: the person may decide in the card or by telling you (decide_approval); false: only a signed-in person in the web app at appUrl may approve it (rejecting is allowed anywhere)"`
 	AppURL       string         `json:"appUrl" jsonschema:"the page of this approval in the VibeSell web app, for the person to open and decide"`
-	DecidedBy    *string        `json:"decidedBy" jsonschema:"who decided: the signed-in person's email for the web app, otherwise the connector the decision came through; null until decided, and for an approval that ended undecided"`
+	DecidedBy    *string        `json:"decidedBy" jsonschema:"who decided: the signed-in person's email for the web app, otherwise \"the person\" (decided in the card or by telling you, as decidedVia says); null until decided, and for an approval that ended undecided"`
 	DecidedAt    *time.Time     `json:"decidedAt" jsonschema:"when it was decided; null until decided, and for an approval that ended undecided"`
 	DecidedVia   *string        `json:"decidedVia" jsonschema:"where it was decided: card, conversation or web; null until decided, and for an approval that ended undecided"`
 	Reason       *string        `json:"reason" jsonschema:"the reason given with the decision; null when none was given"`
@@ -90,10 +85,6 @@ func toApprovalData(a approvals.Approval) approvalData {
 	}
 }
 
-func moneyDataText(m vibesell.Money) string {
-	return m.String()
-}
-
 // approvalMarkdown writes an approval for the assistant: what it would do,
 // where it stands, and exactly what to do next.
 func approvalMarkdown(a approvals.Approval, lead string) string {
@@ -110,9 +101,9 @@ func approvalMarkdown(a approvals.Approval, lead string) string {
 	fmt.Fprintf(&b, "%s: %s\n", heading, a.Impact.What)
 	b.WriteString(bulletList(a.Impact.Items))
 	fmt.Fprintf(&b, "\nWho: %s\nWhen: %s\nCost: %s once, then %s per month.\nRenewal: %s\nCan it be undone: %s\n",
-		a.Impact.Who, a.Impact.When, moneyDataText(a.Impact.CostOnce), moneyDataText(a.Impact.CostMonthly), a.Impact.Renewal, a.Impact.Undo)
+		a.Impact.Who, a.Impact.When, a.Impact.CostOnce.String(), a.Impact.CostMonthly.String(), a.Impact.Renewal, a.Impact.Undo)
 	if a.Status == approvals.Pending {
-		fmt.Fprintf(&b, "Expires: %s. If no one decides by then, nothing is done.\n", formatTime(a.ExpiresAt))
+		fmt.Fprintf(&b, "Expires: %s. If no one decides by then, nothing is done.\n", vibesell.FormatTime(a.ExpiresAt))
 	}
 	fmt.Fprintf(&b, "\nNext: %s\n", approvalNext(a))
 	return b.String()
@@ -123,7 +114,7 @@ func approvalStatusText(a approvals.Approval) string {
 	case approvals.Pending:
 		return "pending, waiting for the person's decision"
 	case approvals.Approved:
-		return fmt.Sprintf("approved by %s (%s) on %s; VibeSell is carrying it out now", textOf(a.DecidedBy), textOf(a.DecidedVia), formatTime(*a.DecidedAt))
+		return fmt.Sprintf("approved by %s (%s) on %s; VibeSell is carrying it out now", textOf(a.DecidedBy), textOf(a.DecidedVia), vibesell.FormatTime(*a.DecidedAt))
 	case approvals.Done:
 		return "done: " + textOf(a.Outcome)
 	case approvals.Rejected:
@@ -166,7 +157,7 @@ type decideApprovalInput struct {
 
 func decideApproval(d Deps) toolkit.Tool {
 	return toolkit.Define(toolkit.Spec[decideApprovalInput, approvalOutput]{
-		Name:  "decide_approval",
+		Name:  vibesell.ToolDecideApproval,
 		Title: "Decide an approval",
 		Description: "Records the person's decision on an approval card (kind approval): approve or reject, with an optional reason kept in its history. " +
 			"Approving starts the action (ordering, importing, launching…): it runs once, in the background, and this call waits up to 5 seconds to report the outcome (status done or not_done; approved while still running). Rejecting ends it; nothing is done. " +
@@ -177,41 +168,31 @@ func decideApproval(d Deps) toolkit.Tool {
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.Yes, Idempotent: toolkit.Yes, OpenWorld: toolkit.Yes},
 		Requires:    toolkit.Needs{Scope: vibesell.ScopeAct},
 		Handler: func(ctx context.Context, p auth.Principal, in decideApprovalInput) (toolkit.Result[approvalOutput], error) {
-			via := in.Via
-			if via == "" {
-				via = approvals.ViaConversation
-			}
-			by := "the person in the conversation, via the connector of workspace " + p.WorkspaceSlug
-			if via == approvals.ViaCard {
-				by = "the person in the approval card, via the connector of workspace " + p.WorkspaceSlug
-			}
-			approve := in.Decision == "approve"
-			a, taken, err := d.Approvals.Decide(ctx, p.WorkspaceID, in.Approval, approvals.Decision{
-				Approve: approve, By: by, Via: via, Reason: in.Reason,
+			r, err := d.Approvals.Relay(ctx, p.WorkspaceID, in.Approval, approvals.Relayed{
+				Approve: in.Decision == "approve", Via: in.Via, Reason: in.Reason,
 			})
 			if err != nil {
 				return toolkit.Result[approvalOutput]{}, err
 			}
-			if taken && approve {
-				if a, err = d.Approvals.Wait(ctx, p.WorkspaceID, a.ID, approvalWait); err != nil {
-					return toolkit.Result[approvalOutput]{}, err
-				}
-			}
-			var lead string
-			switch {
-			case taken && approve:
-				lead = "Approved and recorded."
-			case taken:
-				lead = "Rejected and recorded. Nothing will be done."
-			case a.DecidedAt == nil:
-				lead = fmt.Sprintf("Not recorded: this approval had already ended before anyone decided (%s).", textOf(a.Outcome))
-			default:
-				lead = fmt.Sprintf("Not recorded: this approval was already decided (%s by %s, %s); the first decision stands.",
-					decisionWord(a), textOf(a.DecidedBy), formatTime(*a.DecidedAt))
-			}
-			return toolkit.Result[approvalOutput]{Markdown: approvalMarkdown(a, lead), Data: approvalOutput{approvalData: toApprovalData(a)}}, nil
+			return toolkit.Result[approvalOutput]{Markdown: approvalMarkdown(r.Approval, relayLead(r)), Data: approvalOutput{approvalData: toApprovalData(r.Approval)}}, nil
 		},
 	})
+}
+
+// relayLead says whether the relayed decision was recorded, and if not,
+// what stands instead.
+func relayLead(r approvals.Relay) string {
+	a := r.Approval
+	switch {
+	case r.Taken && r.Approve:
+		return "Approved and recorded."
+	case r.Taken:
+		return "Rejected and recorded. Nothing will be done."
+	case a.DecidedAt == nil:
+		return fmt.Sprintf("Not recorded: this approval had already ended before anyone decided (%s).", textOf(a.Outcome))
+	}
+	return fmt.Sprintf("Not recorded: this approval was already decided (%s by %s, %s); the first decision stands.",
+		decisionWord(a), textOf(a.DecidedBy), vibesell.FormatTime(*a.DecidedAt))
 }
 
 func decisionWord(a approvals.Approval) string {
@@ -232,7 +213,7 @@ type listApprovalsInput struct {
 
 func listPendingApprovals(d Deps) toolkit.Tool {
 	return toolkit.Define(toolkit.Spec[listApprovalsInput, approvalsOutput]{
-		Name:  "list_pending_approvals",
+		Name:  vibesell.ToolListPendingApprovals,
 		Title: "List pending approvals",
 		Description: "Lists the workspace's approvals waiting for a person's decision, and those approved and still being carried out, newest first, each with its id, status, summary, impact (what, who, cost once and per month), expiry, whether it can be decided here (decideHere) and its web app link. " +
 			"With includeDecided it also lists ended ones (done, not done, rejected) with their outcome. Paginated: 20 per page by default, continue with nextCursor. " +
@@ -267,12 +248,12 @@ func listPendingApprovals(d Deps) toolkit.Tool {
 			for _, a := range page.Approvals {
 				out.Approvals = append(out.Approvals, toApprovalData(a))
 				fmt.Fprintf(&b, "- **%s** (%s): %s. %s once, %s per month. Status: %s.", a.ID, a.Action, a.Summary,
-					moneyDataText(a.Impact.CostOnce), moneyDataText(a.Impact.CostMonthly), approvalStatusText(a))
+					a.Impact.CostOnce.String(), a.Impact.CostMonthly.String(), approvalStatusText(a))
 				switch {
 				case a.Status == approvals.Pending && !a.DecideHere:
-					fmt.Fprintf(&b, " Expires %s. Only a signed-in person can approve it, at %s .", formatTime(a.ExpiresAt), a.AppURL)
+					fmt.Fprintf(&b, " Expires %s. Only a signed-in person can approve it, at %s .", vibesell.FormatTime(a.ExpiresAt), a.AppURL)
 				case a.Status == approvals.Pending:
-					fmt.Fprintf(&b, " Expires %s. The person can decide in the conversation (decide_approval) or at %s .", formatTime(a.ExpiresAt), a.AppURL)
+					fmt.Fprintf(&b, " Expires %s. The person can decide in the conversation (decide_approval) or at %s .", vibesell.FormatTime(a.ExpiresAt), a.AppURL)
 				}
 				b.WriteString("\n")
 			}

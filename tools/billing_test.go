@@ -35,7 +35,7 @@ func newBillingFixture(t *testing.T, configured bool) *billingFixture {
 	t.Helper()
 	f := &billingFixture{pool: storetest.New(t), clock: vibesell.NewManualClock(time.Date(2026, 12, 1, 15, 20, 0, 0, time.UTC))}
 	cfg := billing.DefaultConfig()
-	appr, err := approvals.NewService(f.pool, approvals.Config{PublicURL: "https://vibesell.example.test", Clock: f.clock, Logger: slog.New(slog.DiscardHandler)})
+	appr, err := approvals.NewService(f.pool, f.clock, approvals.Config{PublicURL: "https://vibesell.example.test", Logger: slog.New(slog.DiscardHandler), RelayWait: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func newBillingFixture(t *testing.T, configured bool) *billingFixture {
 	f.billing = billing.New(f.pool, opts)
 	appr.Register(vibesell.ToolUpgradePlan, f.billing.ChangeExecutor())
 	f.ws = workspacetest.Two(t, f.pool)
-	d := Deps{Clock: f.clock, Workspaces: workspace.NewService(f.pool), Approvals: appr, Billing: f.billing}
+	d := Deps{Clock: f.clock, Workspaces: workspace.NewService(f.pool, f.clock), Approvals: appr, Billing: f.billing}
 	f.c = toolkittest.Connect(t, NewServer(d, nil), workspacetest.Principal(f.ws.Acme))
 	return f
 }

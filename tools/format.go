@@ -3,7 +3,6 @@ package tools
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"vibesell"
 )
@@ -12,11 +11,12 @@ import (
 // amounts are spelled out ("Tue 2 Dec 2026, 09:00 UTC", "INR 1,450.00"),
 // never left as ISO strings or bare numbers to decode.
 
-// formatDate writes a calendar date.
-func formatDate(t time.Time) string { return t.Format("Mon 2 Jan 2006") }
-
-// formatTime writes a moment with its time zone.
-func formatTime(t time.Time) string { return t.UTC().Format("Mon 2 Jan 2006, 15:04 MST") }
+// formatDate and formatTime are the root's (vibesell.FormatDate and
+// FormatTime), under the names the sending catalog files still call.
+var (
+	formatDate = vibesell.FormatDate
+	formatTime = vibesell.FormatTime
+)
 
 // formatMoney writes an amount given as a decimal string ("1450.00") with
 // its currency code: "INR 1,450.00".

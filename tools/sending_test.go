@@ -87,7 +87,7 @@ func newSendingFixture(t *testing.T, opts *sending.Providers) *sendingFixture {
 	if f.opts.Availability == nil {
 		f.opts.Availability = f.avail
 	}
-	f.workspaces = workspace.NewService(f.pool)
+	f.workspaces = workspace.NewService(f.pool, f.clock)
 	var err error
 	if f.ws, err = f.workspaces.Create(context.Background(), "Acme Sales"); err != nil {
 		t.Fatal(err)
@@ -95,7 +95,7 @@ func newSendingFixture(t *testing.T, opts *sending.Providers) *sendingFixture {
 	if f.other, err = f.workspaces.Create(context.Background(), "Globex"); err != nil {
 		t.Fatal(err)
 	}
-	appr, err := approvals.NewService(f.pool, approvals.Config{PublicURL: "http://127.0.0.1:1", Clock: f.clock, Logger: slog.New(slog.DiscardHandler)})
+	appr, err := approvals.NewService(f.pool, f.clock, approvals.Config{PublicURL: "http://127.0.0.1:1", Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,11 +110,11 @@ func newSendingFixture(t *testing.T, opts *sending.Providers) *sendingFixture {
 // second server replica has.
 func (f *sendingFixture) service(pool *pgxpool.Pool) *sending.Service {
 	return sending.New(sending.Deps{DB: pool, Clock: f.clock, Config: sending.DefaultConfig(), Cards: cards.NewService(pool, f.clock),
-		Offers: workspace.NewService(pool), Approvals: f.approvals, Providers: f.opts})
+		Offers: workspace.NewService(pool, f.clock), Approvals: f.approvals, Providers: f.opts})
 }
 
 func (f *sendingFixture) client(svc *sending.Service, ws workspace.Workspace) *toolkittest.Client {
-	d := Deps{Clock: f.clock, Workspaces: workspace.NewService(f.pool), Sending: svc}
+	d := Deps{Clock: f.clock, Workspaces: workspace.NewService(f.pool, f.clock), Sending: svc}
 	return toolkittest.Connect(f.t, NewServer(d, nil), auth.Principal{WorkspaceID: ws.ID, WorkspaceSlug: ws.Slug})
 }
 

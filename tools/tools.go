@@ -17,6 +17,9 @@ type Deps struct {
 	Sending    *sending.Service
 	Approvals  *approvals.Service
 	Billing    *billing.Service
+	// PublicURL is the address people reach the server at: links to the
+	// web app start with it. Empty: results name the page without a link.
+	PublicURL string
 	// ContextCacheSize is how many workspaces' contexts get_workspace_context
 	// keeps between calls (see workspace.ContextCache): 0 means the
 	// default, below 0 none (every call reads everything; the benchmark

@@ -5,15 +5,12 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"vibesell/toolkit"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
-	"github.com/shopspring/decimal"
 
 	"vibesell"
 	"vibesell/auth"
-	"vibesell/sending"
+	"vibesell/toolkit"
 	"vibesell/workspace"
 )
 
@@ -68,6 +65,18 @@ type playbookData struct {
 	UpdatedAt  time.Time       `json:"updatedAt" jsonschema:"when the playbook was last saved"`
 }
 
+// offerOutput is what save_offer returns.
+type offerOutput struct {
+	Kind  string    `json:"kind" enum:"offer"`
+	Offer offerData `json:"offer" jsonschema:"the offer as saved"`
+}
+
+// playbookOutput is what save_playbook returns.
+type playbookOutput struct {
+	Kind     string       `json:"kind" enum:"playbook"`
+	Playbook playbookData `json:"playbook" jsonschema:"the playbook as saved"`
+}
+
 type memoryItem struct {
 	ID        uuid.UUID `json:"id" jsonschema:"the memory id, to forget it"`
 	About     string    `json:"about" jsonschema:"what the fact is about" enum:"person,company,preference"`
@@ -95,7 +104,7 @@ func toOfferData(o *workspace.Offer) *offerData {
 		out.CompanyDomain = &o.CompanyDomain
 	}
 	if o.Price != nil {
-		out.Price = &priceData{Amount: o.Price.Amount.StringFixed(2), Currency: o.Price.Currency}
+		out.Price = &priceData{Amount: o.Price.Amount(), Currency: o.Price.Currency}
 		if o.Price.Period != "" {
 			out.Price.Period = &o.Price.Period
 		}
@@ -138,7 +147,7 @@ func offerMarkdown(o *offerData) string {
 	}
 	fmt.Fprintf(&b, "\n- Sells: %s\n- To: %s\n- Value: %s\n- Call to action: %s\n", o.Product, o.Audience, o.Value, o.CallToAction)
 	if o.Price != nil {
-		fmt.Fprintf(&b, "- Price: %s", formatMoney(o.Price.Amount, o.Price.Currency))
+		fmt.Fprintf(&b, "- Price: %s", vibesell.FormatMoney(o.Price.Currency, o.Price.Amount))
 		if o.Price.Period != nil {
 			fmt.Fprintf(&b, " per %s", *o.Price.Period)
 		}
@@ -176,45 +185,10 @@ type workspaceOutput struct {
 // 200 memories of up to 1,000 characters each).
 const defaultContextCacheSize = 1024
 
-// workspaceContextRows are what get_workspace_context reads: rows only, so
-// they can be kept and shown again while the workspace's context stamp has
-// not moved (states that follow from time are worked out on each call).
-type workspaceContextRows struct {
-	snapshot workspace.Snapshot
-	sending  *sending.Rows // nil when no sending service is wired
-}
-
 func getWorkspaceContext(d Deps) toolkit.Tool {
-	// Every read in one round trip: the sending setup's rows travel in the
-	// workspace snapshot's batch, behind the context stamp.
-	size := d.ContextCacheSize
-	if size == 0 {
-		size = defaultContextCacheSize
-	}
-	contexts := workspace.NewContextCache(d.Workspaces, size, func(b *pgx.Batch, ws uuid.UUID) func() (workspaceContextRows, error) {
-		snapshot := workspace.QueueSnapshot(b, ws)
-		var setup func() (sending.Rows, error)
-		if d.Sending != nil {
-			setup = d.Sending.QueueRows(b, ws)
-		}
-		return func() (workspaceContextRows, error) {
-			snap, err := snapshot()
-			if err != nil {
-				return workspaceContextRows{}, err
-			}
-			rows := workspaceContextRows{snapshot: snap}
-			if setup != nil {
-				r, err := setup()
-				if err != nil {
-					return workspaceContextRows{}, err
-				}
-				rows.sending = &r
-			}
-			return rows, nil
-		}
-	})
+	contexts := newContextReader(d)
 	return toolkit.Define(toolkit.Spec[getWorkspaceContextInput, workspaceOutput]{
-		Name:  "get_workspace_context",
+		Name:  vibesell.ToolGetWorkspaceContext,
 		Title: "Get workspace context",
 		Description: "Shows everything VibeSell knows about this workspace: its name, plan, the saved offer (what they sell, to whom, the price), " +
 			"the playbook (tone, angles, objections), the facts remembered about the person and company, open support tickets, " +
@@ -223,41 +197,35 @@ func getWorkspaceContext(d Deps) toolkit.Tool {
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.Yes, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
 		Requires:    toolkit.Needs{Scope: vibesell.ScopeRead},
 		Handler: func(ctx context.Context, p auth.Principal, _ getWorkspaceContextInput) (toolkit.Result[workspaceOutput], error) {
-			rows, err := contexts.Read(ctx, p.WorkspaceID)
+			c, err := contexts.Read(ctx, p.WorkspaceID)
 			if err != nil {
 				return toolkit.Result[workspaceOutput]{}, err
 			}
-			snap := rows.snapshot
-			ws, offer, playbook := snap.Workspace, snap.Offer, snap.Playbook
-			out := workspaceOutput{
-				Workspace:          workspaceInfo{ID: ws.ID, Slug: ws.Slug, Name: ws.Name, CreatedAt: ws.CreatedAt},
-				Offer:              toOfferData(offer),
-				Playbook:           toPlaybookData(playbook),
-				Memory:             toMemoryItems(snap.Memories),
-				OpenSupportTickets: snap.OpenTickets,
-				NextStep:           workspaceNextStep(offer != nil, playbook != nil),
-			}
-			if rows.sending != nil {
-				out.SendingSetup = toSendingSummary(d.Sending.SetupFrom(*rows.sending))
-				if offer != nil && playbook != nil {
-					out.NextStep = nextStepData(out.SendingSetup.NextStep)
-				}
-			}
+			out := toWorkspaceOutput(c)
 			return toolkit.Result[workspaceOutput]{Markdown: workspaceMarkdown(out), Data: out}, nil
 		},
 	})
 }
 
-func workspaceNextStep(hasOffer, hasPlaybook bool) nextStepData {
-	tool := func(s string) *string { return &s }
-	switch {
-	case !hasOffer:
-		return nextStepData{Tool: tool("save_offer"), Why: "Nothing is known yet about what this workspace sells. Ask the person what they sell, to whom, the value for the buyer, proof points and the call to action, then save it with save_offer."}
-	case !hasPlaybook:
-		return nextStepData{Tool: tool("save_playbook"), Why: "The offer is saved. Ask the person how their emails should sound (tone, angles, objections they hear, dos and don'ts), then save it with save_playbook."}
-	default:
-		return nextStepData{Tool: nil, Why: "The offer and the playbook are saved. The next part is the sending setup: the addresses the emails go out from."}
+func toWorkspaceOutput(c workspace.Context) workspaceOutput {
+	ws := c.Workspace
+	out := workspaceOutput{
+		Workspace:          workspaceInfo{ID: ws.ID, Slug: ws.Slug, Name: ws.Name, CreatedAt: ws.CreatedAt},
+		Offer:              toOfferData(c.Offer),
+		Playbook:           toPlaybookData(c.Playbook),
+		Memory:             toMemoryItems(c.Memories),
+		OpenSupportTickets: c.OpenTickets,
+		NextStep:           toNextStepData(c.NextStep),
 	}
+	if setup, ok := workspace.View[sendingPartView](c); ok {
+		out.SendingSetup = toSendingSummary(setup.Setup)
+		out.SendingSetup.NextStep = sendingStepData(toNextStepData(c.StepOf(setup.Next)))
+	}
+	return out
+}
+
+func toNextStepData(s workspace.NextStep) nextStepData {
+	return nextStepData{Tool: strPtr(s.Tool), Why: s.Why}
 }
 
 func workspaceMarkdown(o workspaceOutput) string {
@@ -265,12 +233,12 @@ func workspaceMarkdown(o workspaceOutput) string {
 	fmt.Fprintf(&b, "## Workspace %s (slug %s)\n\n", o.Workspace.Name, o.Workspace.Slug)
 	b.WriteString("Plan: not available (plans and billing are not set up in this workspace yet).\n\n")
 	if o.Offer != nil {
-		fmt.Fprintf(&b, "### Offer (saved %s)\n%s\n", formatTime(o.Offer.UpdatedAt), offerMarkdown(o.Offer))
+		fmt.Fprintf(&b, "### Offer (saved %s)\n%s\n", vibesell.FormatTime(o.Offer.UpdatedAt), offerMarkdown(o.Offer))
 	} else {
 		b.WriteString("### Offer\nNot saved yet.\n\n")
 	}
 	if o.Playbook != nil {
-		fmt.Fprintf(&b, "### Playbook (saved %s)\n- Tone: %s\n", formatTime(o.Playbook.UpdatedAt), o.Playbook.Tone)
+		fmt.Fprintf(&b, "### Playbook (saved %s)\n- Tone: %s\n", vibesell.FormatTime(o.Playbook.UpdatedAt), o.Playbook.Tone)
 		if len(o.Playbook.Angles) > 0 {
 			fmt.Fprintf(&b, "- Angles: %s\n", strings.Join(o.Playbook.Angles, "; "))
 		}
@@ -289,12 +257,15 @@ func workspaceMarkdown(o workspaceOutput) string {
 	}
 	b.WriteString(sendingSummaryMarkdown(o.SendingSetup))
 	fmt.Fprintf(&b, "Open support tickets: %d.\n\n", o.OpenSupportTickets)
-	if o.NextStep.Tool != nil {
-		fmt.Fprintf(&b, "**Next step:** %s (tool %s)\n", o.NextStep.Why, *o.NextStep.Tool)
-	} else {
-		fmt.Fprintf(&b, "**Next step:** %s\n", o.NextStep.Why)
-	}
+	b.WriteString(nextStepMarkdown(o.NextStep))
 	return b.String()
+}
+
+func nextStepMarkdown(s nextStepData) string {
+	if s.Tool != nil {
+		return fmt.Sprintf("**Next step:** %s (tool %s)\n", s.Why, *s.Tool)
+	}
+	return fmt.Sprintf("**Next step:** %s\n", s.Why)
 }
 
 // remember
@@ -314,7 +285,7 @@ type memoryOutput struct {
 
 func remember(d Deps) toolkit.Tool {
 	return toolkit.Define(toolkit.Spec[rememberInput, memoryOutput]{
-		Name:  "remember",
+		Name:  vibesell.ToolRemember,
 		Title: "Remember a fact",
 		Description: "Keeps a fact or preference about the person or their company for later conversations (\"calls me Sam\", \"we never email on Fridays\"), " +
 			"lists what is remembered, or forgets one fact by its id. With fact: stores it (up to 1,000 characters; a workspace keeps at most 200). " +
@@ -323,58 +294,37 @@ func remember(d Deps) toolkit.Tool {
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.Yes, Idempotent: toolkit.No, OpenWorld: toolkit.No},
 		Requires:    toolkit.Needs{Scope: vibesell.ScopeWrite},
 		Handler: func(ctx context.Context, p auth.Principal, in rememberInput) (toolkit.Result[memoryOutput], error) {
-			var out memoryOutput
-			var head string
-			switch {
-			case in.Fact != "" && in.Forget != "":
-				return toolkit.Result[memoryOutput]{}, vibesell.Errorf(vibesell.EINVALID, "Give either a fact to remember or the id of one to forget, not both.")
-			case in.Forget != "":
-				id, err := uuid.Parse(in.Forget)
-				if err != nil {
-					return toolkit.Result[memoryOutput]{}, vibesell.Errorf(vibesell.EINVALID, "%q is not a memory id; ids look like 0b6f9a52-4d1e-4c55-9c1f-3f1e2d7c8a10.", in.Forget)
-				}
-				m, err := d.Workspaces.Forget(ctx, p.WorkspaceID, id)
-				if err != nil {
-					return toolkit.Result[memoryOutput]{}, err
-				}
-				item := memoryItem(m)
-				out.Action, out.Memory = "forgotten", &item
-				head = fmt.Sprintf("Forgot: \"%s\".", m.Fact)
-			case in.Fact != "":
-				about := in.About
-				if about == "" {
-					about = "company"
-				}
-				m, err := d.Workspaces.Remember(ctx, p.WorkspaceID, about, in.Fact)
-				if err != nil {
-					return toolkit.Result[memoryOutput]{}, err
-				}
-				item := memoryItem(m)
-				out.Action, out.Memory = "remembered", &item
-				head = fmt.Sprintf("Remembered (%s): \"%s\" — id %s.", m.About, m.Fact, m.ID)
-			default:
-				out.Action = "listed"
-			}
-			all, err := d.Workspaces.Memories(ctx, p.WorkspaceID)
+			changed, err := d.Workspaces.ChangeMemory(ctx, p.WorkspaceID, workspace.MemoryChange(in))
 			if err != nil {
 				return toolkit.Result[memoryOutput]{}, err
 			}
-			out.Memories = toMemoryItems(all)
-			var b strings.Builder
-			if head != "" {
-				b.WriteString(head + "\n\n")
+			out := memoryOutput{Action: changed.Action, Memories: toMemoryItems(changed.Memories)}
+			if changed.Memory != nil {
+				item := memoryItem(*changed.Memory)
+				out.Memory = &item
 			}
-			if len(all) == 0 {
-				b.WriteString("Nothing is remembered in this workspace.")
-			} else {
-				fmt.Fprintf(&b, "%d remembered, newest first:\n", len(all))
-				for _, m := range out.Memories {
-					fmt.Fprintf(&b, "- (%s) %s — id %s\n", m.About, m.Fact, m.ID)
-				}
-			}
-			return toolkit.Result[memoryOutput]{Markdown: b.String(), Data: out}, nil
+			return toolkit.Result[memoryOutput]{Markdown: memoryMarkdown(out), Data: out}, nil
 		},
 	})
+}
+
+func memoryMarkdown(o memoryOutput) string {
+	var b strings.Builder
+	switch o.Action {
+	case "forgotten":
+		fmt.Fprintf(&b, "Forgot: \"%s\".\n\n", o.Memory.Fact)
+	case "remembered":
+		fmt.Fprintf(&b, "Remembered (%s): \"%s\" — id %s.\n\n", o.Memory.About, o.Memory.Fact, o.Memory.ID)
+	}
+	if len(o.Memories) == 0 {
+		b.WriteString("Nothing is remembered in this workspace.")
+		return b.String()
+	}
+	fmt.Fprintf(&b, "%d remembered, newest first:\n", len(o.Memories))
+	for _, m := range o.Memories {
+		fmt.Fprintf(&b, "- (%s) %s — id %s\n", m.About, m.Fact, m.ID)
+	}
+	return b.String()
 }
 
 // save_offer
@@ -396,33 +346,28 @@ type saveOfferInput struct {
 	Price         *priceInput `json:"price,omitempty" jsonschema:"the price, only if the person gave one" example:"{\"amount\": 1450, \"currency\": \"INR\", \"period\": \"month\"}"`
 }
 
-type offerOutput struct {
-	Kind  string    `json:"kind" enum:"offer"`
-	Offer offerData `json:"offer" jsonschema:"the offer as saved"`
-}
-
 func saveOffer(d Deps) toolkit.Tool {
 	return toolkit.Define(toolkit.Spec[saveOfferInput, offerOutput]{
-		Name:  "save_offer",
+		Name:  vibesell.ToolSaveOffer,
 		Title: "Save the offer",
 		Description: "Saves what the workspace sells: the company, what it sells, to whom, the value for the buyer, proof points, the call to action, " +
 			"and the price if the person gave one. It replaces the offer saved before (one offer per workspace), so pass every field each time. " +
-			"Use the person's own words; do not invent proof points or a price. It changes only VibeSell's notes and costs nothing. " +
-			"Not for tone or objections: those go in save_playbook.",
+			"Use the person's own words; do not invent proof points or a price. It changes only VibeSell's notes and costs nothing. Not for tone or objections: those go in save_playbook.",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.Yes, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
 		Requires:    toolkit.Needs{Scope: vibesell.ScopeWrite},
 		Handler: func(ctx context.Context, p auth.Principal, in saveOfferInput) (toolkit.Result[offerOutput], error) {
 			o := workspace.Offer{CompanyName: in.CompanyName, CompanyDomain: in.CompanyDomain, Product: in.Product,
 				Audience: in.Audience, Value: in.Value, ProofPoints: in.ProofPoints, CallToAction: in.CallToAction}
 			if in.Price != nil {
-				o.Price = &workspace.Price{Amount: decimal.NewFromFloat(in.Price.Amount), Currency: in.Price.Currency, Period: in.Price.Period}
+				price := workspace.NewPrice(in.Price.Amount, in.Price.Currency, in.Price.Period)
+				o.Price = &price
 			}
 			saved, err := d.Workspaces.SaveOffer(ctx, p.WorkspaceID, o)
 			if err != nil {
 				return toolkit.Result[offerOutput]{}, err
 			}
-			data := toOfferData(&saved)
-			md := "Saved the offer:\n\n" + offerMarkdown(data)
+			data := toOfferData(&saved.Offer)
+			md := "Saved the offer:\n\n" + offerMarkdown(data) + "\n" + nextStepMarkdown(toNextStepData(saved.NextStep))
 			return toolkit.Result[offerOutput]{Markdown: md, Data: offerOutput{Offer: *data}}, nil
 		},
 	})
@@ -443,18 +388,16 @@ type savePlaybookInput struct {
 	Donts      []string         `json:"donts,omitempty" jsonschema:"what the emails must never do (at most 20)" example:"[\"Never promise ROI\"]" maxItems:"20" maxLength:"300"`
 }
 
-type playbookOutput struct {
-	Kind     string       `json:"kind" enum:"playbook"`
-	Playbook playbookData `json:"playbook" jsonschema:"the playbook as saved"`
-}
-
 func savePlaybook(d Deps) toolkit.Tool {
 	return toolkit.Define(toolkit.Spec[savePlaybookInput, playbookOutput]{
-		Name:  "save_playbook",
+		Name:  vibesell.ToolSavePlaybook,
 		Title: "Save the playbook",
-		Description: "Saves how the workspace's emails should sound and argue: the tone, the angles to open with, objections buyers raise with their answers, " +
-			"and dos and don'ts. It replaces the playbook saved before (one per workspace), so pass everything each time. " +
-			"Use what the person said; do not invent objections. It changes only VibeSell's notes and costs nothing. " +
+		Description: "Saves how the workspace's emails should sound and argue: " +
+			"the tone, the angles to open with, objections buyers raise with their answers, " +
+			"and dos and don'ts. " +
+			"It replaces the playbook saved before (one per workspace), so pass everything each time. " +
+			"Use what the person said; do not invent objections. " +
+			"It changes only VibeSell's notes and costs nothing. " +
 			"Not for what they sell or to whom: that is save_offer.",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.Yes, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
 		Requires:    toolkit.Needs{Scope: vibesell.ScopeWrite},
@@ -467,7 +410,7 @@ func savePlaybook(d Deps) toolkit.Tool {
 			if err != nil {
 				return toolkit.Result[playbookOutput]{}, err
 			}
-			data := toPlaybookData(&saved)
+			data := toPlaybookData(&saved.Playbook)
 			var b strings.Builder
 			fmt.Fprintf(&b, "Saved the playbook.\n\n- Tone: %s\n", data.Tone)
 			if len(data.Angles) > 0 {
@@ -485,6 +428,7 @@ func savePlaybook(d Deps) toolkit.Tool {
 			if len(data.Donts) > 0 {
 				b.WriteString("- Don't:\n" + indent(bulletList(data.Donts)))
 			}
+			b.WriteString("\n" + nextStepMarkdown(toNextStepData(saved.NextStep)))
 			return toolkit.Result[playbookOutput]{Markdown: b.String(), Data: playbookOutput{Playbook: *data}}, nil
 		},
 	})
@@ -526,12 +470,10 @@ type supportOutput struct {
 
 func contactSupport(d Deps) toolkit.Tool {
 	return toolkit.Define(toolkit.Spec[contactSupportInput, supportOutput]{
-		Name:  "contact_support",
+		Name:  vibesell.ToolContactSupport,
 		Title: "Contact support",
-		Description: "Opens a support ticket with the VibeSell team: what went wrong or what the person needs, in their words, the topic, " +
-			"and optionally an email address to answer at. Use it when the person asks for help from a human, reports a bug, " +
-			"or a result says something went wrong on our side more than once (include the ref). Each call opens a new ticket, so call it once per problem. " +
-			"It costs nothing. Not for facts to keep in mind: that is remember.",
+		Description: "Opens a support ticket with the people who run this VibeSell server: what went wrong or what the person needs, in their words, the topic, and optionally an email address to answer at. Use it when the person asks for help from a human, " +
+			"reports a bug, or a result says something went wrong on our side more than once (include the ref). Each call opens a new ticket, so call it once per problem. It costs nothing. Not for facts to keep in mind: that is remember.",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.No, OpenWorld: toolkit.No},
 		Requires:    toolkit.Needs{Scope: vibesell.ScopeWrite},
 		Handler: func(ctx context.Context, p auth.Principal, in contactSupportInput) (toolkit.Result[supportOutput], error) {
@@ -539,17 +481,29 @@ func contactSupport(d Deps) toolkit.Tool {
 			if err != nil {
 				return toolkit.Result[supportOutput]{}, err
 			}
-			data := ticketData{ID: t.ID, Reference: fmt.Sprintf("VS-%d", t.Number), Topic: t.Topic, Message: t.Message,
+			data := ticketData{ID: t.ID, Reference: t.Reference(), Topic: t.Topic, Message: t.Message,
 				Status: t.Status, CreatedAt: t.CreatedAt}
-			var next string
 			if t.ReplyTo != "" {
 				data.ReplyTo = &t.ReplyTo
-				next = fmt.Sprintf("The VibeSell team reads the ticket and answers by email at %s, quoting %s.", t.ReplyTo, data.Reference)
-			} else {
-				next = fmt.Sprintf("No reply address was given, so the team cannot write back by email. If the person wants an answer by email, open a new ticket with replyTo and mention %s.", data.Reference)
 			}
-			md := fmt.Sprintf("Opened support ticket %s (%s) on %s.\n\nReported: \"%s\"\n\n%s", data.Reference, t.Topic, formatTime(t.CreatedAt), t.Message, next)
+			next := ticketNext(t, d.PublicURL)
+			md := fmt.Sprintf("Opened support ticket %s (%s) on %s.\n\nReported: \"%s\"\n\n%s", data.Reference, t.Topic, vibesell.FormatTime(t.CreatedAt), t.Message, next)
 			return toolkit.Result[supportOutput]{Markdown: md, Data: supportOutput{Ticket: data, WhatNext: next}}, nil
 		},
 	})
+}
+
+// ticketNext says where the ticket went: it stays on this server, where
+// the workspace's people see it in the web app and the server's operator
+// lists it (`server support list`) to answer it.
+func ticketNext(t workspace.Ticket, publicURL string) string {
+	where := "the web app's Support page"
+	if publicURL != "" {
+		where = fmt.Sprintf("the web app's Support page (%s/app/support)", strings.TrimRight(publicURL, "/"))
+	}
+	next := fmt.Sprintf("The ticket is kept on this VibeSell server: the workspace's signed-in people see it on %s, and whoever runs this server reads it with the command `server support list`.", where)
+	if t.ReplyTo != "" {
+		return next + fmt.Sprintf(" They answer by email at %s, quoting %s.", t.ReplyTo, t.Reference())
+	}
+	return next + fmt.Sprintf(" No reply address was given, so they cannot write back by email. If the person wants an answer by email, open a new ticket with replyTo and mention %s.", t.Reference())
 }

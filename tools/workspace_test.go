@@ -2,230 +2,197 @@ package tools
 
 import (
 	"context"
+	"log/slog"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"vibesell"
-	"vibesell/auth"
+	"vibesell/approvals"
 	"vibesell/store/storetest"
 	"vibesell/toolkit/toolkittest"
 	"vibesell/workspace"
+	"vibesell/workspace/workspacetest"
 )
 
-// connectWorkspace gives a test a fresh database, a workspace in it, and an
-// in-process client acting for that workspace.
-func connectWorkspace(t *testing.T) (*toolkittest.Client, workspace.Workspace, Deps) {
+// workspaceBundle is a workspace tools test: a client acting for Acme, one
+// acting for Globex, and what they were built from.
+type workspaceBundle struct {
+	c, other *toolkittest.Client
+	two      workspacetest.Pair
+	deps     Deps
+}
+
+func setupWorkspace(t *testing.T) workspaceBundle {
 	t.Helper()
 	pool := storetest.New(t)
-	svc := workspace.NewService(pool)
-	ws, err := svc.Create(context.Background(), "Acme Sales")
+	clock := vibesell.NewManualClock(friday)
+	appr, err := approvals.NewService(pool, clock, approvals.Config{PublicURL: appURL, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := Deps{Clock: vibesell.SystemClock{}, Workspaces: svc}
-	srv := NewServer(d, nil)
-	return toolkittest.Connect(t, srv, auth.Principal{WorkspaceID: ws.ID, WorkspaceSlug: ws.Slug}), ws, d
+	appr.Register("test_action", approvals.ExecutorFuncs{})
+	d := Deps{Clock: clock, Workspaces: workspace.NewService(pool, clock), Approvals: appr, PublicURL: appURL}
+	two := workspacetest.Two(t, pool)
+	connect := func(ws workspace.Workspace) *toolkittest.Client {
+		return toolkittest.Connect(t, NewServer(d, nil), workspacetest.Principal(ws))
+	}
+	return workspaceBundle{c: connect(two.Acme), other: connect(two.Globex), two: two, deps: d}
 }
 
-type workspaceResult = workspaceOutput
+var offerArgs = map[string]any{
+	"companyName": "Acme", "companyDomain": "https://www.acme.com/", "product": "Anvils that never miss",
+	"audience": "Coyotes in the south-west", "value": "Finally catch the bird", "callToAction": "Book a demo",
+	"proofPoints": []string{"Sold 10,000"}, "price": map[string]any{"amount": 1450, "currency": "inr", "period": "month"},
+}
 
-func TestWorkspaceContextFollowsWhatIsSaved(t *testing.T) {
+var playbookArgs = map[string]any{
+	"tone": "Warm", "angles": []string{"Funding"}, "dos": []string{"Be brief"}, "donts": []string{"No hype"},
+	"objections": []map[string]string{{"objection": "Too pricey", "answer": "Pays back in a month"}},
+}
+
+// contextSummary is what a test compares of a workspace's context.
+type contextSummary struct {
+	Slug                  string
+	Offer, Playbook, Plan bool
+	Memories, OpenTickets int
+	NextTool              string
+}
+
+func summaryOf(o workspaceOutput) contextSummary {
+	return contextSummary{Slug: o.Workspace.Slug, Offer: o.Offer != nil, Playbook: o.Playbook != nil, Plan: o.Plan != nil,
+		Memories: len(o.Memory), OpenTickets: o.OpenSupportTickets, NextTool: textOf(o.NextStep.Tool)}
+}
+
+// readContext calls get_workspace_context and compares its summary.
+func readContext(t *testing.T, c *toolkittest.Client, want contextSummary) (workspaceOutput, string) {
+	t.Helper()
+	var got workspaceOutput
+	md := c.Result("get_workspace_context", nil, &got)
+	if diff := cmp.Diff(want, summaryOf(got)); diff != "" {
+		t.Errorf("context (-want +got):\n%s", diff)
+	}
+	return got, md
+}
+
+func TestGetWorkspaceContext(t *testing.T) {
 	t.Parallel()
-	c, ws, _ := connectWorkspace(t)
+	b := setupWorkspace(t)
 
-	var got workspaceResult
-	md := c.Result("get_workspace_context", map[string]any{}, &got)
-	if got.Workspace.Slug != ws.Slug || got.Offer != nil || got.Playbook != nil || got.Plan != nil || got.Kind != "workspace" {
-		t.Fatalf("fresh workspace context: %+v", got)
-	}
-	if got.NextStep.Tool == nil || *got.NextStep.Tool != "save_offer" {
-		t.Fatalf("next step on a fresh workspace: %+v", got.NextStep)
-	}
-	for _, want := range []string{"Acme Sales", "Offer\nNot saved yet", "Plan: not available", "save_offer"} {
-		if !strings.Contains(md, want) {
-			t.Errorf("markdown lacks %q:\n%s", want, md)
+	t.Run("a new workspace", func(t *testing.T) {
+		_, md := readContext(t, b.c, contextSummary{Slug: "acme", NextTool: "save_offer"})
+		mustContain(t, md, "## Workspace Acme (slug acme)", "### Offer\nNot saved yet", "Plan: not available", "(tool save_offer)")
+	})
+
+	b.c.Result("save_offer", offerArgs, nil)
+	b.c.Result("save_playbook", playbookArgs, nil)
+	b.c.Result("remember", map[string]any{"fact": "Prefers to be called Sam", "about": "person"}, nil)
+	b.c.Result("contact_support", map[string]any{"message": "Where is my card?", "topic": "bug"}, nil)
+	t.Run("what was saved", func(t *testing.T) {
+		got, md := readContext(t, b.c, contextSummary{Slug: "acme", Offer: true, Playbook: true, Memories: 1, OpenTickets: 1})
+		want := priceData{Amount: "1450.00", Currency: "INR", Period: new("month")}
+		if diff := cmp.Diff(&want, got.Offer.Price); diff != "" {
+			t.Errorf("price (-want +got):\n%s", diff)
 		}
-	}
+		mustContain(t, md, "- Price: INR 1,450.00 per month", "Prefers to be called Sam", "Open support tickets: 1.",
+			"The offer and the playbook are saved. The next part is the sending setup")
+	})
 
-	md = c.Result("save_offer", map[string]any{
-		"companyName": "Acme", "companyDomain": "https://www.acme.com/", "product": "Anvils that never miss",
-		"audience": "Coyotes in the south-west", "value": "Finally catch the bird", "callToAction": "Book a demo",
-		"proofPoints": []string{"Sold 10,000"}, "price": map[string]any{"amount": 1450, "currency": "inr", "period": "month"},
-	}, nil)
-	if !strings.Contains(md, "INR 1,450.00 per month") || !strings.Contains(md, "(acme.com)") {
-		t.Fatalf("save_offer markdown:\n%s", md)
+	// An approval waits for a person: it comes first, with where to decide.
+	a, _, err := b.deps.Approvals.Open(context.Background(), approvals.Request{
+		WorkspaceID: b.two.Acme.ID, Action: "test_action", Arguments: map[string]any{}, Summary: "Launch campaign Spring",
+		Impact: approvals.Impact{What: "x", Who: "x", When: "x", Renewal: "x", Undo: "x",
+			CostOnce: vibesell.NewMoney(0, "USD"), CostMonthly: vibesell.NewMoney(2500, "USD")},
+		TTL: time.Hour,
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
-	c.Result("get_workspace_context", map[string]any{}, &got)
-	if got.Offer == nil || *got.Offer.CompanyDomain != "acme.com" || got.Offer.Price.Amount != "1450.00" || *got.NextStep.Tool != "save_playbook" {
-		t.Fatalf("after save_offer: %+v next %+v", got.Offer, got.NextStep)
-	}
-
-	c.Result("save_playbook", map[string]any{
-		"tone": "Brief", "objections": []map[string]string{{"objection": "Too pricey", "answer": "Pays back in a month"}},
-	}, nil)
-	c.Result("remember", map[string]any{"fact": "Prefers to be called Sam", "about": "person"}, nil)
-	c.Result("contact_support", map[string]any{"message": "Where is my card?", "topic": "bug"}, nil)
-	md = c.Result("get_workspace_context", map[string]any{}, &got)
-	if got.Playbook == nil || got.Playbook.Tone != "Brief" || len(got.Memory) != 1 || got.OpenSupportTickets != 1 || got.NextStep.Tool != nil {
-		t.Fatalf("after everything: %+v", got)
-	}
-	if !strings.Contains(md, "Prefers to be called Sam") || !strings.Contains(md, "sending setup") {
-		t.Fatalf("markdown:\n%s", md)
-	}
+	t.Run("an approval waiting", func(t *testing.T) {
+		_, md := readContext(t, b.c, contextSummary{Slug: "acme", Offer: true, Playbook: true, Memories: 1, OpenTickets: 1})
+		mustContain(t, md, "**Next step:** An approval is waiting for the person's decision: "+a.ID+" (Launch campaign Spring;",
+			"only a signed-in person can approve it, in the web app at "+a.AppURL)
+	})
+	t.Run("another workspace", func(t *testing.T) {
+		readContext(t, b.other, contextSummary{Slug: "globex", NextTool: "save_offer"})
+	})
 }
 
 // Two servers on one database, as two replicas: each keeps the contexts it
 // read, and still shows what the other wrote at once.
 func TestWorkspaceContextIsFreshAcrossReplicas(t *testing.T) {
 	t.Parallel()
-	pool := storetest.New(t)
-	ws, err := workspace.NewService(pool).Create(context.Background(), "Acme Sales")
-	if err != nil {
-		t.Fatal(err)
-	}
-	replica := func() *toolkittest.Client {
-		d := Deps{Clock: vibesell.SystemClock{}, Workspaces: workspace.NewService(pool)}
-		return toolkittest.Connect(t, NewServer(d, nil), auth.Principal{WorkspaceID: ws.ID, WorkspaceSlug: ws.Slug})
-	}
-	a, b := replica(), replica()
+	b := setupWorkspace(t)
+	replica := toolkittest.Connect(t, NewServer(b.deps, nil), workspacetest.Principal(b.two.Acme))
 
-	var got workspaceResult
-	a.Result("get_workspace_context", map[string]any{}, &got)
-	a.Result("get_workspace_context", map[string]any{}, &got)
-	if got.Offer != nil || len(got.Memory) != 0 {
-		t.Fatalf("fresh workspace: %+v", got)
-	}
-
-	b.Result("save_offer", map[string]any{
-		"companyName": "Acme", "product": "Anvils", "audience": "Coyotes", "value": "Catch the bird", "callToAction": "Book a demo",
-	}, nil)
+	fresh := contextSummary{Slug: "acme", NextTool: "save_offer"}
+	readContext(t, b.c, fresh)
+	readContext(t, b.c, fresh)
+	replica.Result("save_offer", offerArgs, nil)
 	var mem memoryOutput
-	b.Result("remember", map[string]any{"fact": "Prefers to be called Sam", "about": "person"}, &mem)
-	a.Result("get_workspace_context", map[string]any{}, &got)
-	if got.Offer == nil || got.Offer.Product != "Anvils" || len(got.Memory) != 1 {
-		t.Fatalf("after the other replica saved: %+v", got)
-	}
-
-	b.Result("remember", map[string]any{"forget": got.Memory[0].ID.String()}, nil)
-	md := a.Result("get_workspace_context", map[string]any{}, &got)
-	if len(got.Memory) != 0 || strings.Contains(md, "Sam") {
-		t.Fatalf("after the other replica forgot: %+v\n%s", got.Memory, md)
+	replica.Result("remember", map[string]any{"fact": "Prefers to be called Sam", "about": "person"}, &mem)
+	readContext(t, b.c, contextSummary{Slug: "acme", Offer: true, Memories: 1, NextTool: "save_playbook"})
+	replica.Result("remember", map[string]any{"forget": mem.Memory.ID.String()}, nil)
+	if _, md := readContext(t, b.c, contextSummary{Slug: "acme", Offer: true, NextTool: "save_playbook"}); strings.Contains(md, "Sam") {
+		t.Errorf("after the other replica forgot, the context still says:\n%s", md)
 	}
 }
 
-func TestRememberListsStoresAndForgets(t *testing.T) {
+func TestRemember(t *testing.T) {
 	t.Parallel()
-	c, _, _ := connectWorkspace(t)
+	b := setupWorkspace(t)
 	var out memoryOutput
-	md := c.Result("remember", map[string]any{}, &out)
-	if out.Action != "listed" || out.Memory != nil || len(out.Memories) != 0 || !strings.Contains(md, "Nothing is remembered") {
-		t.Fatalf("empty list: %+v %s", out, md)
+	md := b.c.Result("remember", map[string]any{"fact": "We never email on Fridays", "about": "preference"}, &out)
+	if out.Action != "remembered" || out.Memory == nil || len(out.Memories) != 1 {
+		t.Fatalf("remember: %+v", out)
 	}
-	md = c.Result("remember", map[string]any{"fact": "We never email on Fridays", "about": "preference"}, &out)
-	if out.Action != "remembered" || out.Memory == nil || !strings.Contains(md, out.Memory.ID.String()) {
-		t.Fatalf("remember: %+v %s", out, md)
-	}
+	mustContain(t, md, `Remembered (preference): "We never email on Fridays" — id `+out.Memory.ID.String(), "1 remembered, newest first:")
 	id := out.Memory.ID.String()
-	c.Result("remember", map[string]any{"forget": id}, &out)
+	b.c.Result("remember", map[string]any{"forget": id}, &out)
 	if out.Action != "forgotten" || len(out.Memories) != 0 {
-		t.Fatalf("forget: %+v", out)
+		t.Errorf("forget: %+v", out)
 	}
-
-	if got := c.Refusal("remember", map[string]any{"forget": id}); !strings.Contains(got, "There is no memory "+id) {
-		t.Fatalf("forget twice: %q", got)
-	}
-	if got := c.Refusal("remember", map[string]any{"fact": "x", "forget": id}); !strings.Contains(got, "not both") {
-		t.Fatalf("both: %q", got)
-	}
-	if got := c.Refusal("remember", map[string]any{"forget": "nope"}); !strings.Contains(got, "is not a memory id") {
-		t.Fatalf("bad id: %q", got)
-	}
-	if got := c.Refusal("remember", map[string]any{"fact": "x", "about": "weather"}); !strings.Contains(got, `"about"`) {
-		t.Fatalf("bad about: %q", got)
-	}
+	mustContain(t, b.c.Refusal("remember", map[string]any{"fact": "x", "forget": id}), "not both")
 }
 
-func TestSaveOfferRefusals(t *testing.T) {
+// save_offer and save_playbook say what comes next: the other one while it
+// is missing, then the whole context.
+func TestSaveOfferAndPlaybookGiveTheNextStep(t *testing.T) {
 	t.Parallel()
-	c, _, _ := connectWorkspace(t)
-	base := func() map[string]any {
-		return map[string]any{"companyName": "Acme", "product": "Anvils", "audience": "Coyotes", "value": "Catch birds", "callToAction": "Reply"}
-	}
-	args := base()
-	delete(args, "audience")
-	if got := c.Refusal("save_offer", args); !strings.Contains(got, `"audience"`) {
-		t.Fatalf("missing audience: %q", got)
-	}
-	args = base()
-	args["companyDomain"] = "not a domain"
-	if got := c.Refusal("save_offer", args); !strings.Contains(got, "is not a domain name") {
-		t.Fatalf("bad domain: %q", got)
-	}
-	args = base()
-	args["price"] = map[string]any{"amount": 10, "currency": "dollars"}
-	if got := c.Refusal("save_offer", args); !strings.Contains(got, "currency") {
-		t.Fatalf("bad currency: %q", got)
-	}
-	args = base()
-	args["discount"] = 5
-	if got := c.Refusal("save_offer", args); !strings.Contains(got, `"discount"`) {
-		t.Fatalf("unknown argument: %q", got)
-	}
-	var out offerOutput
-	md := c.Result("save_offer", base(), &out)
-	if out.Offer.Price != nil || !strings.Contains(md, "Price: not given") {
-		t.Fatalf("offer without a price: %+v\n%s", out, md)
-	}
+	b := setupWorkspace(t)
+
+	var offer offerOutput
+	md := b.c.Result("save_offer", offerArgs, &offer)
+	mustContain(t, md, "Saved the offer:", "(acme.com)", "- Price: INR 1,450.00 per month",
+		"**Next step:** The offer is saved. Ask the person how their emails should sound", "(tool save_playbook)")
+	md = b.c.Result("save_playbook", playbookArgs, nil)
+	mustContain(t, md, "Saved the playbook.", `"Too pricey" → Pays back in a month`,
+		"**Next step:** The offer and the playbook are saved. Call get_workspace_context for what the workspace needs next. (tool get_workspace_context)")
+
+	md = b.other.Result("save_playbook", playbookArgs, nil)
+	mustContain(t, md, "**Next step:** Nothing is known yet about what this workspace sells.", "(tool save_offer)")
+	mustContain(t, b.c.Refusal("save_offer", map[string]any{"companyName": "Acme", "product": "Anvils", "audience": "Coyotes",
+		"value": "Catch birds", "callToAction": "Reply", "companyDomain": "not a domain"}), "is not a domain name")
 }
 
-func TestSavePlaybookAndSupport(t *testing.T) {
+// contact_support says where the ticket went: it stays on this server, in
+// the web app's Support page and `server support list`.
+func TestContactSupportSaysWhereTicketsGo(t *testing.T) {
 	t.Parallel()
-	c, _, _ := connectWorkspace(t)
-	if got := c.Refusal("save_playbook", map[string]any{"tone": ""}); !strings.Contains(got, `"tone"`) {
-		t.Fatalf("empty tone: %q", got)
-	}
-	if got := c.Refusal("save_playbook", map[string]any{"tone": "x", "objections": []map[string]string{{"objection": "No budget"}}}); !strings.Contains(got, `answer`) {
-		t.Fatalf("objection without answer: %q", got)
-	}
-	md := c.Result("save_playbook", map[string]any{"tone": "Warm", "angles": []string{"Funding"}, "dos": []string{"Be brief"}, "donts": []string{"No hype"}}, nil)
-	for _, want := range []string{"Tone: Warm", "Funding", "Be brief", "No hype"} {
-		if !strings.Contains(md, want) {
-			t.Errorf("playbook markdown lacks %q:\n%s", want, md)
-		}
-	}
-
+	b := setupWorkspace(t)
 	var out supportOutput
-	md = c.Result("contact_support", map[string]any{"message": "Card is blank", "topic": "bug", "replyTo": "sam@acme.com"}, &out)
-	if !strings.HasPrefix(out.Ticket.Reference, "VS-") || out.Ticket.Status != "open" || *out.Ticket.ReplyTo != "sam@acme.com" ||
-		!strings.Contains(md, out.Ticket.Reference) || !strings.Contains(out.WhatNext, "sam@acme.com") {
-		t.Fatalf("ticket: %+v\n%s", out, md)
+	md := b.c.Result("contact_support", map[string]any{"message": "Card is blank", "topic": "bug", "replyTo": "sam@acme.com"}, &out)
+	want := "The ticket is kept on this VibeSell server: the workspace's signed-in people see it on the web app's Support page (" + appURL +
+		"/app/support), and whoever runs this server reads it with the command `server support list`. They answer by email at sam@acme.com, quoting " +
+		out.Ticket.Reference + "."
+	if diff := cmp.Diff(want, out.WhatNext); diff != "" {
+		t.Errorf("what next (-want +got):\n%s", diff)
 	}
-	c.Result("contact_support", map[string]any{"message": "Hello", "topic": "other"}, &out)
-	if out.Ticket.ReplyTo != nil || !strings.Contains(out.WhatNext, "No reply address") {
-		t.Fatalf("ticket without reply address: %+v", out)
+	mustContain(t, md, "Opened support ticket "+out.Ticket.Reference+" (bug)", want)
+	if strings.Contains(md, "VibeSell team") {
+		t.Errorf("the result promises a team:\n%s", md)
 	}
-	if got := c.Refusal("contact_support", map[string]any{"message": "x", "topic": "bug", "replyTo": "not-an-address"}); !strings.Contains(got, "not an email address") {
-		t.Fatalf("bad reply address: %q", got)
-	}
-	if got := c.Refusal("contact_support", map[string]any{"message": "x", "topic": "weather"}); !strings.Contains(got, `"topic"`) {
-		t.Fatalf("bad topic: %q", got)
-	}
-}
-
-// A workspace's tools never see another workspace's rows.
-func TestWorkspaceToolsAreIsolated(t *testing.T) {
-	t.Parallel()
-	c, _, d := connectWorkspace(t)
-	other, err := d.Workspaces.Create(context.Background(), "Globex")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Result("remember", map[string]any{"fact": "Acme secret"}, nil)
-	c.Result("save_offer", map[string]any{"companyName": "Acme", "product": "A", "audience": "B", "value": "C", "callToAction": "D"}, nil)
-	oc := toolkittest.Connect(t, NewServer(d, nil), auth.Principal{WorkspaceID: other.ID, WorkspaceSlug: other.Slug})
-	var got workspaceResult
-	oc.Result("get_workspace_context", map[string]any{}, &got)
-	if got.Workspace.Slug != other.Slug || got.Offer != nil || len(got.Memory) != 0 {
-		t.Fatalf("another workspace sees: %+v", got)
-	}
+	mustContain(t, b.c.Refusal("contact_support", map[string]any{"message": "x", "topic": "bug", "replyTo": "not-an-address"}), "not an email address")
 }

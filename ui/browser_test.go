@@ -10,12 +10,12 @@ import (
 	"sync"
 	"testing"
 	"time"
-	"vibesell"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/riverqueue/river"
 
+	"vibesell"
 	"vibesell/approvals"
 	"vibesell/auth"
 	"vibesell/cards"
@@ -72,14 +72,14 @@ func connect(t *testing.T) *env {
 	t.Helper()
 	pool := storetest.New(t)
 	ctx := context.Background()
-	svc := workspace.NewService(pool)
+	svc := workspace.NewService(pool, vibesell.SystemClock{})
 	ws, err := svc.Create(ctx, "Acme Analytics")
 	if err != nil {
 		t.Fatal(err)
 	}
 	clock := &clock{}
 	logger := slog.New(slog.DiscardHandler)
-	appr, err := approvals.NewService(pool, approvals.Config{PublicURL: publicURL, Clock: clock, Logger: logger})
+	appr, err := approvals.NewService(pool, clock, approvals.Config{PublicURL: publicURL, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ func billingApp(t *testing.T) (*app, *billing.Service, *billingtest.FakeStripe) 
 	t.Helper()
 	var svc *billing.Service
 	var fake *billingtest.FakeStripe
-	a := newApp(t, func(a *app, cfg *web.Config) {
+	a := setup(t, func(a *app, cfg *web.Config) {
 		clock := vibesell.NewManualClock(time.Date(2026, 12, 1, 15, 20, 0, 0, time.UTC))
 		plans := billing.DefaultConfig()
 		fake = billingtest.NewFakeStripe(clock, plans.Plans)
@@ -41,16 +41,16 @@ func TestBillingPage(t *testing.T) {
 	b := a.browser(t)
 	b.signIn("ada@acme.test")
 
-	if !strings.Contains(b.get("/app/approvals").body, `<a href="/app/billing">Billing</a>`) {
+	if !strings.Contains(b.Get("/app/approvals").Body, `<a href="/app/billing">Billing</a>`) {
 		t.Error("the approvals page does not link to the billing page")
 	}
-	p := b.get("/app/billing")
-	if p.status != 200 {
-		t.Fatalf("billing page: %d\n%s", p.status, p.body)
+	p := b.Get("/app/billing")
+	if p.Status != 200 {
+		t.Fatalf("billing page: %d\n%s", p.Status, p.Body)
 	}
 	for _, want := range []string{"Your plan: Free", "USD 0.00 a month", "None: the workspace is on the Free plan, which costs nothing.",
 		"Campaigns are not available on this server yet, so none are counted.", "Stripe billing portal"} {
-		if !strings.Contains(html.UnescapeString(p.body), want) {
+		if !strings.Contains(html.UnescapeString(p.Body), want) {
 			t.Errorf("the free plan's page does not say %q", want)
 		}
 	}
@@ -76,37 +76,37 @@ func TestBillingPage(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	p = b.get("/app/billing")
-	text := html.UnescapeString(p.body)
+	p = b.Get("/app/billing")
+	text := html.UnescapeString(p.Body)
 	for _, want := range []string{"A payment failed on Tue 1 Dec 2026, 16:20 Europe/Paris.", "Update the card", "Your plan: Starter", "Payment overdue"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the page of a failed payment does not say %q", want)
 		}
 	}
-	portal := b.post("/app/billing/portal", url.Values{"csrf": {p.csrf(t)}})
-	if portal.status != 303 || !strings.HasPrefix(portal.location, "https://billing.stripe.com/") {
-		t.Fatalf("portal button: %d to %q", portal.status, portal.location)
+	portal := b.Post("/app/billing/portal", url.Values{"csrf": {p.CSRF(t)}})
+	if portal.Status != 303 || !strings.HasPrefix(portal.Location, "https://billing.stripe.com/") {
+		t.Fatalf("portal button: %d to %q", portal.Status, portal.Location)
 	}
 	// Without the page's token the portal is not opened.
-	if refused := b.post("/app/billing/portal", url.Values{}); refused.status != 403 {
-		t.Fatalf("portal without the CSRF token: %d", refused.status)
+	if refused := b.Post("/app/billing/portal", url.Values{}); refused.Status != 403 {
+		t.Fatalf("portal without the CSRF token: %d", refused.Status)
 	}
 
 	// Globex's person sees Globex's billing.
 	g := a.browser(t)
 	g.signIn("bob@globex.test")
-	if text := html.UnescapeString(g.get("/app/billing").body); !strings.Contains(text, "Your plan: Free") || strings.Contains(text, "payment failed") {
+	if text := html.UnescapeString(g.Get("/app/billing").Body); !strings.Contains(text, "Your plan: Free") || strings.Contains(text, "payment failed") {
 		t.Errorf("Globex's billing page shows Acme's billing")
 	}
 }
 
 func TestBillingPageWithoutBilling(t *testing.T) {
 	t.Parallel()
-	a := newApp(t)
+	a := setup(t)
 	b := a.browser(t)
 	b.signIn("ada@acme.test")
-	p := b.get("/app/billing")
-	if p.status != 200 || !strings.Contains(p.body, "Billing is not set up on this server") {
-		t.Fatalf("billing page without billing: %d\n%s", p.status, p.body)
+	p := b.Get("/app/billing")
+	if p.Status != 200 || !strings.Contains(p.Body, "Billing is not set up on this server") {
+		t.Fatalf("billing page without billing: %d\n%s", p.Status, p.Body)
 	}
 }

@@ -3,7 +3,6 @@ package web_test
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,58 +11,17 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"vibesell/approvals"
+	"vibesell/web/webtest"
 )
-
-// chromium finds a headless-capable Chromium: $CHROMIUM, then the Debian
-// package's /usr/bin/chromium, then the PATH. Without one the browser test
-// is skipped locally and fails in CI (CI set), where it must run.
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, p := range []string{os.Getenv("CHROMIUM"), "/usr/bin/chromium"} {
-		if p != "" {
-			if _, err := os.Stat(p); err == nil {
-				return p
-			}
-		}
-	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("no Chromium found (CI is set, so the browser test must run): install it with `apt-get install -y chromium` or set CHROMIUM")
-	}
-	t.Skip("no Chromium found: install it with `apt-get install -y chromium` (or set CHROMIUM) to run the browser test")
-	return ""
-}
 
 // A person opens an approval from its appUrl, signs in, approves it, and
 // sees it done: in a real browser, with no JavaScript of ours.
 func TestBrowserApprovesFromTheAppURL(t *testing.T) {
 	t.Parallel()
-	path := chromium(t)
-	a := newApp(t)
-	a.startWorkers(t)
+	a := setup(t)
 	ap := a.order(t, a.acme, "rocket", true)
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(path),
-		chromedp.Flag("headless", true),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.NoFirstRun,
-		chromedp.UserDataDir(t.TempDir()),
-	)
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
-	defer cancel()
+	ctx := webtest.Chromium(t)
 
 	step := func(what string, a chromedp.Action[chromedp.Void]) {
 		t.Helper()
@@ -108,8 +66,11 @@ func TestBrowserApprovesFromTheAppURL(t *testing.T) {
 	step("tick I understand", chromedp.Click(chromedp.CSS(`input[name="confirm"]`)))
 	step("approve", chromedp.Click(chromedp.ID("approve")))
 
-	// The page refreshes itself (a meta refresh, no script) until the
-	// outcome is in.
+	// The page says it is being carried out; the execution runs (as a
+	// River worker would), and the page, refreshing itself (a meta
+	// refresh, no script), shows the outcome.
+	step("wait for the approved page", chromedp.WaitVisible(`//span[@id="status"][contains(., "being carried out")]`))
+	a.execute(t, ap.ID)
 	var status string
 	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
 		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("status")))

@@ -15,7 +15,7 @@ import (
 // parsePages parses each page together with the layout it fills in.
 func parsePages() (map[string]*template.Template, error) {
 	pages := map[string]*template.Template{}
-	for _, name := range []string{"signin", "approvals", "approval", "error", "billing"} {
+	for _, name := range []string{"signin", "approvals", "approval", "support", "error", "billing"} {
 		t, err := template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("web: parse %s: %w", name, err)
@@ -39,14 +39,9 @@ func formatMoney(m vibesell.Money) string {
 	return m.String()
 }
 
-// formatTime writes a moment in the person's time zone: "Tue 2 Dec 2026,
-// 09:00 Europe/Paris".
-func formatTime(t time.Time, loc *time.Location) string {
-	if loc == nil {
-		loc = time.UTC
-	}
-	return t.In(loc).Format("Mon 2 Jan 2006, 15:04") + " " + loc.String()
-}
+// formatTime writes a moment in the person's time zone, as the product
+// writes every moment: "Tue 2 Dec 2026, 09:00 Europe/Paris".
+func formatTime(t time.Time, loc *time.Location) string { return vibesell.FormatTimeIn(t, loc) }
 
 // relative writes how far t is from now: "in 3 hours", "5 minutes ago".
 func relative(t, now time.Time) string {

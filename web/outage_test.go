@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"vibesell"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -32,7 +33,7 @@ func TestADatabaseOutageIsAnsweredAndLoggedOnce(t *testing.T) {
 			t.Cleanup(pool.Close)
 			logs := &errorLog{}
 			logger := slog.New(logs)
-			svc, err := approvals.NewService(pool, approvals.Config{PublicURL: "http://127.0.0.1", Logger: logger})
+			svc, err := approvals.NewService(pool, vibesell.SystemClock{}, approvals.Config{PublicURL: "http://127.0.0.1", Logger: logger})
 			if err != nil {
 				t.Fatal(err)
 			}

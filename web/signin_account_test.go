@@ -10,10 +10,10 @@ import (
 // is no sign-up, so it says who makes accounts and how.
 func TestSignInPageSaysHowToGetAnAccount(t *testing.T) {
 	t.Parallel()
-	a := newApp(t)
-	p := a.browser(t).get("/app/sign-in")
-	if p.status != http.StatusOK {
-		t.Fatalf("sign-in page: %d", p.status)
+	a := setup(t)
+	p := a.browser(t).Get("/app/sign-in")
+	if p.Status != http.StatusOK {
+		t.Fatalf("sign-in page: %d", p.Status)
 	}
 	for _, want := range []string{
 		"No account yet?",
@@ -21,7 +21,7 @@ func TestSignInPageSaysHowToGetAnAccount(t *testing.T) {
 		"<code>server user create --workspace <var>your-workspace</var> --email <var>you@example.com</var></code>",
 		"it prints your password",
 	} {
-		if !strings.Contains(p.body, want) {
+		if !strings.Contains(p.Body, want) {
 			t.Errorf("the sign-in page does not say %q", want)
 		}
 	}

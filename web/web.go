@@ -31,6 +31,7 @@ import (
 	"vibesell/auth/oauth"
 	"vibesell/billing"
 	"vibesell/store"
+	"vibesell/workspace"
 )
 
 // Prefix is the path the web app is mounted at: mux.Handle(web.Prefix, h).
@@ -44,6 +45,9 @@ type Config struct {
 	PublicURL string
 	Accounts  *auth.Accounts
 	Approvals *approvals.Service
+	// Workspaces lists the workspace's support tickets on the Support
+	// page. Nil: the app has no Support page.
+	Workspaces *workspace.Service
 	// Billing shows the billing page; nil: billing is not available.
 	Billing *billing.Service
 	// Clock tells the time for "expires in 2 hours". Default: the system clock.
@@ -156,6 +160,9 @@ func (s *server) routes() http.Handler {
 	mux.HandleFunc("POST /app/approvals/{id}/approve", s.post(s.signedIn(s.inApprovalsWorkspace(s.decide(true)))))
 	mux.HandleFunc("POST /app/approvals/{id}/reject", s.post(s.signedIn(s.inApprovalsWorkspace(s.decide(false)))))
 	mux.HandleFunc("POST /app/workspace", s.post(s.signedIn(s.openWorkspace)))
+	if s.Workspaces != nil {
+		mux.HandleFunc("GET /app/support", s.signedIn(s.supportPage))
+	}
 	mux.HandleFunc("GET "+billing.BillingPath, s.signedIn(s.billingPage))
 	mux.HandleFunc("POST "+billingPortalPath, s.post(s.signedIn(s.openPortal)))
 	mux.HandleFunc("GET "+billingPortalPath, func(w http.ResponseWriter, r *http.Request) {
@@ -248,19 +255,38 @@ func (s *server) signedIn(next signedInHandler) http.HandlerFunc {
 	}
 }
 
+// refusal is how the web app answers a refusal of one code: the status,
+// the page's title, and the sentence, when the refusal's own is not one
+// for this page (a feature's "not found" names what the assistant can
+// call; here a person reads it).
+type refusal struct {
+	status  int
+	title   string
+	message string // "": the refusal's own sentence
+}
+
+// codes is the one table from a refusal code to its answer, as wtf's
+// http.codes; a code that is not here is internal: logged under a ref that
+// the page shows, and answered 500.
+var codes = map[string]refusal{
+	vibesell.EINVALID:  {http.StatusUnprocessableEntity, "That did not work", ""},
+	vibesell.ECONFLICT: {http.StatusUnprocessableEntity, "That did not work", ""},
+	vibesell.ENOTFOUND: {http.StatusNotFound, "Not found",
+		"There is nothing here in your workspace. It may belong to another workspace, or the link may be wrong."},
+	vibesell.EUNAUTHORIZED: {http.StatusUnauthorized, "Sign in again",
+		"You are not signed in, or your session has ended. Sign in again to continue."},
+	vibesell.EPAYMENTREQUIRED: {http.StatusPaymentRequired, "Not on your plan", ""},
+	vibesell.ERATELIMITED:     {http.StatusTooManyRequests, "Too many attempts", ""},
+}
+
 // renderError writes an error page. With err set, the status and text come
-// from its refusal code; an internal error is logged under a ref that the
-// page shows.
+// from its refusal code (the codes table); an internal error is logged
+// under a ref that the page shows, and only an internal error is logged.
 func (s *server) renderError(w http.ResponseWriter, r *http.Request, err error, status int, title, message string) {
 	if err != nil {
-		switch vibesell.ErrorCode(err) {
-		case vibesell.ENOTFOUND:
-			status, title, message = http.StatusNotFound, "Not found", "There is nothing here in your workspace. It may belong to another workspace, or the link may be wrong."
-		case vibesell.EINVALID, vibesell.ECONFLICT:
-			status, title, message = http.StatusUnprocessableEntity, "That did not work", vibesell.ErrorMessage(err)
-		case vibesell.ERATELIMITED:
-			status, title, message = http.StatusTooManyRequests, "Too many attempts", vibesell.ErrorMessage(err)
-		default:
+		ans, ok := codes[vibesell.ErrorCode(err)]
+		switch {
+		case !ok:
 			ref := vibesell.NewRef()
 			if s.outages.Failed(r.Context(), ref, "web request failed", err, "method", r.Method, "path", r.URL.Path) {
 				w.Header().Set("Retry-After", "30")
@@ -268,8 +294,11 @@ func (s *server) renderError(w http.ResponseWriter, r *http.Request, err error, 
 					fmt.Sprintf("VibeSell cannot reach its database at the moment (ref %s). Nothing was changed; try again in a minute.", ref)
 				break
 			}
-			status, title, message = http.StatusInternalServerError, "Something went wrong",
-				vibesell.InternalSentence(ref)
+			status, title, message = http.StatusInternalServerError, "Something went wrong", vibesell.InternalSentence(ref)
+		case ans.message == "":
+			status, title, message = ans.status, ans.title, vibesell.ErrorMessage(err)
+		default:
+			status, title, message = ans.status, ans.title, ans.message
 		}
 	}
 	s.render(w, r, status, "error", pageData{Title: title, Message: message})
@@ -282,7 +311,8 @@ type pageData struct {
 	CSRF    string
 	Message string // an error or notice shown at the top
 	Notice  string
-	Refresh int // seconds; 0 for none
+	Refresh int  // seconds; 0 for none
+	Support bool // the app has a Support page
 	Body    any
 }
 
@@ -291,6 +321,7 @@ func (s *server) render(w http.ResponseWriter, r *http.Request, status int, page
 	if !ok {
 		panic("web: no page " + page)
 	}
+	d.Support = s.Workspaces != nil
 	var b strings.Builder
 	if err := t.ExecuteTemplate(&b, "layout", d); err != nil {
 		ref := vibesell.NewRef()

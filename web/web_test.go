@@ -4,29 +4,26 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"html"
-	"io"
 	"log/slog"
 	"net/http"
-	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/riverqueue/river"
 
 	"vibesell"
 	"vibesell/approvals"
+	"vibesell/approvals/approvalstest"
 	"vibesell/auth"
 	"vibesell/store/storetest"
 	"vibesell/web"
+	"vibesell/web/webtest"
 	"vibesell/workspace"
+	"vibesell/workspace/workspacetest"
 )
 
 func TestMain(m *testing.M) { storetest.Main(m) }
@@ -36,13 +33,14 @@ const password = "correct horse battery staple"
 // app is the web app of one test, served on 127.0.0.1, with two
 // workspaces and a person in each.
 type app struct {
-	srv       *httptest.Server
-	pool      *pgxpool.Pool
-	approvals *approvals.Service
-	accounts  *auth.Accounts
-	acme      workspace.Workspace
-	globex    workspace.Workspace
-	logs      *errorLog
+	srv        *httptest.Server
+	pool       *pgxpool.Pool
+	approvals  *approvals.Service
+	accounts   *auth.Accounts
+	workspaces *workspace.Service
+	acme       workspace.Workspace
+	globex     workspace.Workspace
+	logs       *errorLog
 }
 
 // errorLog keeps the messages logged at ERROR, so that a test can say that
@@ -76,7 +74,7 @@ func (l *errorLog) errors() []string {
 // testAction orders a thing; the web tests only need it to end done.
 const testAction = "test_order"
 
-func newApp(t *testing.T, options ...func(*app, *web.Config)) *app {
+func setup(t *testing.T, options ...func(*app, *web.Config)) *app {
 	t.Helper()
 	ctx := context.Background()
 	pool := storetest.New(t)
@@ -86,7 +84,7 @@ func newApp(t *testing.T, options ...func(*app, *web.Config)) *app {
 
 	logs := &errorLog{}
 	logger := slog.New(logs)
-	svc, err := approvals.NewService(pool, approvals.Config{PublicURL: srv.URL, Logger: logger})
+	svc, err := approvals.NewService(pool, vibesell.SystemClock{}, approvals.Config{PublicURL: srv.URL, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,14 +94,9 @@ func newApp(t *testing.T, options ...func(*app, *web.Config)) *app {
 		return "Ordered the " + args.Item + ".", nil
 	}})
 	accounts := auth.NewAccounts(pool, nil)
-	ws := workspace.NewService(pool)
-	a := &app{srv: srv, pool: pool, approvals: svc, accounts: accounts, logs: logs}
-	if a.acme, err = ws.Create(ctx, "Acme Sales"); err != nil {
-		t.Fatal(err)
-	}
-	if a.globex, err = ws.Create(ctx, "Globex"); err != nil {
-		t.Fatal(err)
-	}
+	ws := workspace.NewService(pool, vibesell.SystemClock{})
+	two := workspacetest.Two(t, pool)
+	a := &app{srv: srv, pool: pool, approvals: svc, accounts: accounts, workspaces: ws, acme: two.Acme, globex: two.Globex, logs: logs}
 	for _, u := range []auth.NewUser{
 		{WorkspaceID: a.acme.ID, Email: "ada@acme.test", Name: "Ada", Password: password, TimeZone: "Europe/Paris"},
 		{WorkspaceID: a.globex.ID, Email: "bob@globex.test", Password: password},
@@ -112,7 +105,7 @@ func newApp(t *testing.T, options ...func(*app, *web.Config)) *app {
 			t.Fatal(err)
 		}
 	}
-	cfg := web.Config{PublicURL: srv.URL, Accounts: accounts, Approvals: svc, Logger: logger}
+	cfg := web.Config{PublicURL: srv.URL, Accounts: accounts, Approvals: svc, Workspaces: ws, Logger: logger}
 	for _, o := range options {
 		o(a, &cfg)
 	}
@@ -123,12 +116,10 @@ func newApp(t *testing.T, options ...func(*app, *web.Config)) *app {
 	return a
 }
 
-// startWorkers runs the approvals' jobs until the test ends.
-func (a *app) startWorkers(t *testing.T) {
+// execute carries out an approved approval now, as a River worker would.
+func (a *app) execute(t *testing.T, id string) approvals.Approval {
 	t.Helper()
-	workers := river.NewWorkers()
-	periodic := approvals.AddWorkers(workers, a.approvals)
-	storetest.StartRiver(t, a.pool, &river.Config{Workers: workers, PeriodicJobs: periodic})
+	return approvalstest.Execute(t, a.pool, a.approvals, id)
 }
 
 // order opens an approval in ws; paid ones must be approved in the web app.
@@ -159,109 +150,39 @@ func (a *app) order(t *testing.T, ws workspace.Workspace, item string, paid bool
 	return ap
 }
 
-// browser is an HTTP client with cookies that does not follow redirects,
-// sending the Origin a browser would.
-type browser struct {
-	t      *testing.T
-	app    *app
-	client *http.Client
-	origin string
-}
+// browser is a person's browser on the app, with the test's password.
+type browser struct{ *webtest.Browser }
 
-func (a *app) browser(t *testing.T) *browser {
-	jar, _ := cookiejar.New(nil)
-	return &browser{t: t, app: a, origin: a.srv.URL, client: &http.Client{
-		Jar:           jar,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}}
-}
+func (a *app) browser(t *testing.T) browser { return browser{webtest.New(t, a.srv.URL)} }
 
-type page struct {
-	status   int
-	body     string
-	location string
-	header   http.Header
-}
-
-func (b *browser) get(path string) page {
-	b.t.Helper()
-	res, err := b.client.Get(b.app.srv.URL + path)
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	return read(b.t, res)
-}
-
-func (b *browser) post(path string, form url.Values) page {
-	b.t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, b.app.srv.URL+path, strings.NewReader(form.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	if b.origin != "" {
-		req.Header.Set("Origin", b.origin)
-	}
-	res, err := b.client.Do(req)
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	return read(b.t, res)
-}
-
-func read(t *testing.T, res *http.Response) page {
-	t.Helper()
-	defer res.Body.Close()
-	body, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return page{status: res.StatusCode, body: string(body), location: res.Header.Get("Location"), header: res.Header}
-}
-
-var csrfField = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
-
-func (p page) csrf(t *testing.T) string {
-	t.Helper()
-	m := csrfField.FindStringSubmatch(p.body)
-	if m == nil {
-		t.Fatalf("no csrf field in the page:\n%s", p.body)
-	}
-	return html.UnescapeString(m[1])
-}
-
-func (b *browser) signIn(email string) {
-	b.t.Helper()
-	form := b.get("/app/sign-in")
-	p := b.post("/app/sign-in", url.Values{"csrf": {form.csrf(b.t)}, "email": {email}, "password": {password}, "next": {"/app/approvals"}})
-	if p.status != http.StatusSeeOther || p.location != "/app/approvals" {
-		b.t.Fatalf("sign in as %s: %d %s\n%s", email, p.status, p.location, p.body)
-	}
-}
+func (b browser) signIn(email string) { b.SignIn(email, password, "/app/approvals") }
 
 func TestSignInSetsASafeSessionCookie(t *testing.T) {
 	t.Parallel()
-	a := newApp(t)
+	a := setup(t)
 	b := a.browser(t)
-	form := b.get("/app/sign-in?next=/app/approvals/ap_0123456789abcdef")
-	if form.status != 200 || !strings.Contains(form.body, `value="/app/approvals/ap_0123456789abcdef"`) {
-		t.Fatalf("sign-in page: %d\n%s", form.status, form.body)
+	form := b.Get("/app/sign-in?next=/app/approvals/ap_0123456789abcdef")
+	if form.Status != 200 || !strings.Contains(form.Body, `value="/app/approvals/ap_0123456789abcdef"`) {
+		t.Fatalf("sign-in page: %d\n%s", form.Status, form.Body)
 	}
 	for name, want := range map[string]string{
 		"Content-Security-Policy": "default-src 'none'", "X-Frame-Options": "DENY", "Cache-Control": "no-store",
 	} {
-		if !strings.Contains(form.header.Get(name), want) {
-			t.Errorf("%s: %q", name, form.header.Get(name))
+		if !strings.Contains(form.Header.Get(name), want) {
+			t.Errorf("%s: %q", name, form.Header.Get(name))
 		}
 	}
-	wrong := b.post("/app/sign-in", url.Values{"csrf": {form.csrf(t)}, "email": {"ada@acme.test"}, "password": {"nope nope nope"}})
-	if wrong.status != http.StatusUnauthorized || !strings.Contains(wrong.body, "The email or password is not right.") {
-		t.Fatalf("wrong password: %d", wrong.status)
+	wrong := b.Post("/app/sign-in", url.Values{"csrf": {form.CSRF(t)}, "email": {"ada@acme.test"}, "password": {"nope nope nope"}})
+	if wrong.Status != http.StatusUnauthorized || !strings.Contains(wrong.Body, "The email or password is not right.") {
+		t.Fatalf("wrong password: %d", wrong.Status)
 	}
-	ok := b.post("/app/sign-in", url.Values{"csrf": {form.csrf(t)}, "email": {"ada@acme.test"}, "password": {password},
+	ok := b.Post("/app/sign-in", url.Values{"csrf": {form.CSRF(t)}, "email": {"ada@acme.test"}, "password": {password},
 		"next": {"/app/approvals/ap_0123456789abcdef"}})
-	if ok.status != http.StatusSeeOther || ok.location != "/app/approvals/ap_0123456789abcdef" {
-		t.Fatalf("sign in: %d %q", ok.status, ok.location)
+	if ok.Status != http.StatusSeeOther || ok.Location != "/app/approvals/ap_0123456789abcdef" {
+		t.Fatalf("sign in: %d %q", ok.Status, ok.Location)
 	}
 	var session *http.Cookie
-	for _, c := range (&http.Response{Header: ok.header}).Cookies() {
+	for _, c := range (&http.Response{Header: ok.Header}).Cookies() {
 		if c.Name == "vibesell_session" {
 			session = c
 		}
@@ -271,31 +192,31 @@ func TestSignInSetsASafeSessionCookie(t *testing.T) {
 	}
 	// An outside destination is not followed.
 	b2 := a.browser(t)
-	form = b2.get("/app/sign-in")
-	p := b2.post("/app/sign-in", url.Values{"csrf": {form.csrf(t)}, "email": {"ada@acme.test"}, "password": {password}, "next": {"//evil.example/x"}})
-	if p.location != "/app/approvals" {
-		t.Fatalf("next=//evil.example: redirected to %q", p.location)
+	form = b2.Get("/app/sign-in")
+	p := b2.Post("/app/sign-in", url.Values{"csrf": {form.CSRF(t)}, "email": {"ada@acme.test"}, "password": {password}, "next": {"//evil.example/x"}})
+	if p.Location != "/app/approvals" {
+		t.Fatalf("next=//evil.example: redirected to %q", p.Location)
 	}
 	// Signing out ends the session.
-	list := b2.get("/app/approvals")
-	if out := b2.post("/app/sign-out", url.Values{"csrf": {list.csrf(t)}}); out.status != http.StatusSeeOther {
-		t.Fatalf("sign out: %d", out.status)
+	list := b2.Get("/app/approvals")
+	if out := b2.Post("/app/sign-out", url.Values{"csrf": {list.CSRF(t)}}); out.Status != http.StatusSeeOther {
+		t.Fatalf("sign out: %d", out.Status)
 	}
-	if again := b2.get("/app/approvals"); again.status != http.StatusSeeOther || !strings.HasPrefix(again.location, "/app/sign-in") {
-		t.Fatalf("after sign-out: %d %s", again.status, again.location)
+	if again := b2.Get("/app/approvals"); again.Status != http.StatusSeeOther || !strings.HasPrefix(again.Location, "/app/sign-in") {
+		t.Fatalf("after sign-out: %d %s", again.Status, again.Location)
 	}
 }
 
 func TestSessionCookiesAreSecureOverHTTPS(t *testing.T) {
 	t.Parallel()
-	a := newApp(t)
-	h, err := web.New(web.Config{PublicURL: "https://vibesell.example.test", Accounts: a.accounts, Approvals: a.approvals})
+	a := setup(t)
+	h, err := web.New(web.Config{PublicURL: "https://vibesell.example.test", Accounts: a.accounts, Approvals: a.approvals, Workspaces: a.workspaces})
 	if err != nil {
 		t.Fatal(err)
 	}
 	get := httptest.NewRecorder()
 	h.ServeHTTP(get, httptest.NewRequest(http.MethodGet, "https://vibesell.example.test/app/sign-in", nil))
-	token := page{body: get.Body.String()}.csrf(t)
+	token := webtest.Page{Body: get.Body.String()}.CSRF(t)
 	form := url.Values{"csrf": {token}, "email": {"ada@acme.test"}, "password": {password}}
 	req := httptest.NewRequest(http.MethodPost, "https://vibesell.example.test/app/sign-in", strings.NewReader(form.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
@@ -318,201 +239,195 @@ func TestSessionCookiesAreSecureOverHTTPS(t *testing.T) {
 
 func TestAnotherWorkspacesApprovalIsNotFound(t *testing.T) {
 	t.Parallel()
-	a := newApp(t)
+	a := setup(t)
 	theirs := a.order(t, a.globex, "anvil", true)
 	ours := a.order(t, a.acme, "rocket", true)
 	b := a.browser(t)
 	b.signIn("ada@acme.test")
-	if p := b.get(approvals.AppPath(theirs.ID)); p.status != http.StatusNotFound || strings.Contains(p.body, "anvil") {
-		t.Fatalf("another workspace's approval: %d", p.status)
+	if p := b.Get(approvals.AppPath(theirs.ID)); p.Status != http.StatusNotFound || strings.Contains(p.Body, "anvil") {
+		t.Fatalf("another workspace's approval: %d", p.Status)
 	}
-	p := b.get(approvals.AppPath(ours.ID))
-	if p.status != 200 || !strings.Contains(p.body, "Order the rocket") {
-		t.Fatalf("own approval: %d", p.status)
+	p := b.Get(approvals.AppPath(ours.ID))
+	if p.Status != 200 || !strings.Contains(p.Body, "Order the rocket") {
+		t.Fatalf("own approval: %d", p.Status)
 	}
 	// Deciding theirs is not found either, and changes nothing.
-	if d := b.post(approvals.AppPath(theirs.ID)+"/reject", url.Values{"csrf": {p.csrf(t)}}); d.status != http.StatusNotFound {
-		t.Fatalf("rejecting another workspace's approval: %d", d.status)
+	if d := b.Post(approvals.AppPath(theirs.ID)+"/reject", url.Values{"csrf": {p.CSRF(t)}}); d.Status != http.StatusNotFound {
+		t.Fatalf("rejecting another workspace's approval: %d", d.Status)
 	}
 	if got, _ := a.approvals.Find(context.Background(), a.globex.ID, theirs.ID); got.Status != approvals.Pending {
 		t.Fatalf("another workspace's approval is now %s", got.Status)
 	}
-	if list := b.get("/app/approvals"); strings.Contains(list.body, "anvil") || !strings.Contains(list.body, "Order the rocket") {
+	if list := b.Get("/app/approvals"); strings.Contains(list.Body, "anvil") || !strings.Contains(list.Body, "Order the rocket") {
 		t.Fatal("the list shows another workspace's approval, or not ours")
 	}
-	if p := b.get("/app/approvals/not-an-id"); p.status != http.StatusNotFound {
-		t.Fatalf("malformed id: %d", p.status)
+	if p := b.Get("/app/approvals/not-an-id"); p.Status != http.StatusNotFound {
+		t.Fatalf("malformed id: %d", p.Status)
 	}
 }
 
 func TestApprovalPageShowsEverythingThePersonDecidesOn(t *testing.T) {
 	t.Parallel()
-	a := newApp(t)
+	a := setup(t)
 	ap := a.order(t, a.acme, "rocket", true)
 	b := a.browser(t)
 	b.signIn("ada@acme.test")
-	p := b.get(approvals.AppPath(ap.ID))
+	p := b.Get(approvals.AppPath(ap.ID))
 	for _, want := range []string{
 		"Order the rocket", "Waiting for a decision", "This cannot be undone.", "Orders the rocket &lt;b&gt;now&lt;/b&gt;.",
 		"<li>rocket.com</li>", "<li>ada@rocket.com</li>", "USD 15.00", "Renews every month.", "Decide by",
 		"Europe/Paris", "Asked for a decision", "the conversation with the assistant",
 		`name="confirm" value="yes" required`, `id="approve"`, `id="reject"`, `name="reason"`,
 	} {
-		if !strings.Contains(p.body, want) {
+		if !strings.Contains(p.Body, want) {
 			t.Errorf("the approval page lacks %q", want)
 		}
 	}
-	if strings.Contains(p.body, "<b>now</b>") {
+	if strings.Contains(p.Body, "<b>now</b>") {
 		t.Error("server text is not escaped")
 	}
 }
 
 func TestApprovingFromTheWebApp(t *testing.T) {
 	t.Parallel()
-	a := newApp(t)
-	a.startWorkers(t)
+	a := setup(t)
 	ap := a.order(t, a.acme, "rocket", true)
 	b := a.browser(t)
 	b.signIn("ada@acme.test")
-	p := b.get(approvals.AppPath(ap.ID))
+	p := b.Get(approvals.AppPath(ap.ID))
 
 	// Without ticking "I understand", nothing happens.
-	if r := b.post(approvals.AppPath(ap.ID)+"/approve", url.Values{"csrf": {p.csrf(t)}}); r.status != http.StatusUnprocessableEntity || !strings.Contains(r.body, "Tick the box") {
-		t.Fatalf("approve without confirming: %d", r.status)
+	if r := b.Post(approvals.AppPath(ap.ID)+"/approve", url.Values{"csrf": {p.CSRF(t)}}); r.Status != http.StatusUnprocessableEntity || !strings.Contains(r.Body, "Tick the box") {
+		t.Fatalf("approve without confirming: %d", r.Status)
 	}
-	r := b.post(approvals.AppPath(ap.ID)+"/approve", url.Values{"csrf": {p.csrf(t)}, "confirm": {"yes"}})
-	if r.status != http.StatusSeeOther || r.location != approvals.AppPath(ap.ID)+"?done=approved" {
-		t.Fatalf("approve: %d %s\n%s", r.status, r.location, r.body)
+	r := b.Post(approvals.AppPath(ap.ID)+"/approve", url.Values{"csrf": {p.CSRF(t)}, "confirm": {"yes"}})
+	if r.Status != http.StatusSeeOther || r.Location != approvals.AppPath(ap.ID)+"?done=approved" {
+		t.Fatalf("approve: %d %s\n%s", r.Status, r.Location, r.Body)
 	}
-	done, err := a.approvals.Wait(context.Background(), a.acme.ID, ap.ID, 30*time.Second)
-	if err != nil || done.Status != approvals.Done || *done.DecidedBy != "ada@acme.test" || *done.DecidedVia != "web" {
-		t.Fatalf("after approving: %+v %v", done, err)
+	if done := a.execute(t, ap.ID); done.Status != approvals.Done || *done.DecidedBy != "ada@acme.test" || *done.DecidedVia != "web" {
+		t.Fatalf("after approving: %+v", done)
 	}
-	p = b.get(approvals.AppPath(ap.ID))
+	p = b.Get(approvals.AppPath(ap.ID))
 	for _, want := range []string{"Done", "Ordered the rocket.", "Approved by ada@acme.test in the web app", "Started carrying it out"} {
-		if !strings.Contains(p.body, want) {
+		if !strings.Contains(p.Body, want) {
 			t.Errorf("the done page lacks %q", want)
 		}
 	}
 	// A second approval (another tab) reports the decision on record.
-	if again := b.post(approvals.AppPath(ap.ID)+"/approve", url.Values{"csrf": {p.csrf(t)}, "confirm": {"yes"}}); again.location != approvals.AppPath(ap.ID)+"?done=recorded" {
-		t.Fatalf("approving twice: %d %s", again.status, again.location)
+	if again := b.Post(approvals.AppPath(ap.ID)+"/approve", url.Values{"csrf": {p.CSRF(t)}, "confirm": {"yes"}}); again.Location != approvals.AppPath(ap.ID)+"?done=recorded" {
+		t.Fatalf("approving twice: %d %s", again.Status, again.Location)
 	}
 }
 
 func TestRejectingWithAReason(t *testing.T) {
 	t.Parallel()
-	a := newApp(t)
+	a := setup(t)
 	ap := a.order(t, a.acme, "rocket", true)
 	b := a.browser(t)
 	b.signIn("ada@acme.test")
-	p := b.get(approvals.AppPath(ap.ID))
+	p := b.Get(approvals.AppPath(ap.ID))
 	// A NUL cannot be kept: the person reads why, and nothing is logged.
-	if r := b.post(approvals.AppPath(ap.ID)+"/reject", url.Values{"csrf": {p.csrf(t)}, "reason": {"Too\x00expensive"}}); r.status != http.StatusUnprocessableEntity ||
-		!strings.Contains(r.body, "The reason holds a control character") || len(a.logs.errors()) > 0 {
-		t.Fatalf("a reason with a NUL: %d %v\n%s", r.status, a.logs.errors(), r.body)
+	if r := b.Post(approvals.AppPath(ap.ID)+"/reject", url.Values{"csrf": {p.CSRF(t)}, "reason": {"Too\x00expensive"}}); r.Status != http.StatusUnprocessableEntity ||
+		!strings.Contains(r.Body, "The reason holds a control character") || len(a.logs.errors()) > 0 {
+		t.Fatalf("a reason with a NUL: %d %v\n%s", r.Status, a.logs.errors(), r.Body)
 	}
-	r := b.post(approvals.AppPath(ap.ID)+"/reject", url.Values{"csrf": {p.csrf(t)}, "reason": {"Too expensive this quarter"}})
-	if r.status != http.StatusSeeOther {
-		t.Fatalf("reject: %d", r.status)
+	r := b.Post(approvals.AppPath(ap.ID)+"/reject", url.Values{"csrf": {p.CSRF(t)}, "reason": {"Too expensive this quarter"}})
+	if r.Status != http.StatusSeeOther {
+		t.Fatalf("reject: %d", r.Status)
 	}
-	p = b.get(r.location)
+	p = b.Get(r.Location)
 	for _, want := range []string{"You rejected it.", "Rejected by ada@acme.test: Too expensive this quarter", "“Too expensive this quarter”"} {
-		if !strings.Contains(p.body, want) {
+		if !strings.Contains(p.Body, want) {
 			t.Errorf("the rejected page lacks %q", want)
 		}
 	}
-	if strings.Contains(p.body, `id="approve"`) {
+	if strings.Contains(p.Body, `id="approve"`) {
 		t.Error("a rejected approval still offers to approve")
 	}
-	list := b.get("/app/approvals")
-	if !strings.Contains(list.body, "Nothing is waiting for a decision.") || !strings.Contains(list.body, "Rejected") {
-		t.Fatalf("the list after rejecting:\n%s", list.body)
+	list := b.Get("/app/approvals")
+	if !strings.Contains(list.Body, "Nothing is waiting for a decision.") || !strings.Contains(list.Body, "Rejected") {
+		t.Fatalf("the list after rejecting:\n%s", list.Body)
 	}
 }
 
 func TestCrossSitePostsAreRefused(t *testing.T) {
 	t.Parallel()
-	a := newApp(t)
+	a := setup(t)
 	ap := a.order(t, a.acme, "rocket", false)
 	b := a.browser(t)
 	b.signIn("ada@acme.test")
-	token := b.get(approvals.AppPath(ap.ID)).csrf(t)
+	token := b.Get(approvals.AppPath(ap.ID)).CSRF(t)
 	path := approvals.AppPath(ap.ID) + "/approve"
 
-	b.origin = "https://evil.example"
-	if r := b.post(path, url.Values{"csrf": {token}}); r.status != http.StatusForbidden {
-		t.Fatalf("from another origin: %d", r.status)
+	b.Origin = "https://evil.example"
+	if r := b.Post(path, url.Values{"csrf": {token}}); r.Status != http.StatusForbidden {
+		t.Fatalf("from another origin: %d", r.Status)
 	}
-	b.origin = ""
-	if r := b.post(path, url.Values{"csrf": {"forged"}}); r.status != http.StatusForbidden {
-		t.Fatalf("without the right token: %d", r.status)
+	b.Origin = ""
+	if r := b.Post(path, url.Values{"csrf": {"forged"}}); r.Status != http.StatusForbidden {
+		t.Fatalf("without the right token: %d", r.Status)
 	}
-	if r := b.post(path, url.Values{}); r.status != http.StatusForbidden {
-		t.Fatalf("without a token: %d", r.status)
+	if r := b.Post(path, url.Values{}); r.Status != http.StatusForbidden {
+		t.Fatalf("without a token: %d", r.Status)
 	}
 	req, _ := http.NewRequest(http.MethodPost, a.srv.URL+path, strings.NewReader(url.Values{"csrf": {token}}.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Sec-Fetch-Site", "cross-site")
-	res, err := b.client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Body.Close(); res.StatusCode != http.StatusForbidden {
-		t.Fatalf("Sec-Fetch-Site cross-site: %d", res.StatusCode)
+	if r := b.Do(req); r.Status != http.StatusForbidden {
+		t.Fatalf("Sec-Fetch-Site cross-site: %d", r.Status)
 	}
 	// A sign-in form posted from elsewhere, or without its cookie, fails.
 	other := a.browser(t)
-	if r := other.post("/app/sign-in", url.Values{"csrf": {"x"}, "email": {"ada@acme.test"}, "password": {password}}); r.status != http.StatusForbidden {
-		t.Fatalf("sign-in without the form's cookie: %d", r.status)
+	if r := other.Post("/app/sign-in", url.Values{"csrf": {"x"}, "email": {"ada@acme.test"}, "password": {password}}); r.Status != http.StatusForbidden {
+		t.Fatalf("sign-in without the form's cookie: %d", r.Status)
 	}
 	if got, _ := a.approvals.Find(context.Background(), a.acme.ID, ap.ID); got.Status != approvals.Pending {
 		t.Fatalf("a refused post changed the approval: %s", got.Status)
 	}
 	// The same post from the app's own page goes through.
-	b.origin = a.srv.URL
-	if r := b.post(path, url.Values{"csrf": {token}}); r.status != http.StatusSeeOther {
-		t.Fatalf("from the app: %d", r.status)
+	b.Origin = a.srv.URL
+	if r := b.Post(path, url.Values{"csrf": {token}}); r.Status != http.StatusSeeOther {
+		t.Fatalf("from the app: %d", r.Status)
 	}
 }
 
 func TestFailedSignInsAreLimited(t *testing.T) {
 	t.Parallel()
-	a := newApp(t)
+	a := setup(t)
 	b := a.browser(t)
-	token := b.get("/app/sign-in").csrf(t)
-	var last page
+	token := b.Get("/app/sign-in").CSRF(t)
+	var last webtest.Page
 	for range auth.MaxFailuresPerEmail + 1 {
-		last = b.post("/app/sign-in", url.Values{"csrf": {token}, "email": {"ada@acme.test"}, "password": {"guess guess guess"}})
+		last = b.Post("/app/sign-in", url.Values{"csrf": {token}, "email": {"ada@acme.test"}, "password": {"guess guess guess"}})
 	}
-	if last.status != http.StatusTooManyRequests || !strings.Contains(last.body, "Too many failed sign-ins. Try again in 15 minutes.") {
-		t.Fatalf("after %d failures: %d", auth.MaxFailuresPerEmail+1, last.status)
+	if last.Status != http.StatusTooManyRequests || !strings.Contains(last.Body, "Too many failed sign-ins. Try again in 15 minutes.") {
+		t.Fatalf("after %d failures: %d", auth.MaxFailuresPerEmail+1, last.Status)
 	}
-	if r := b.post("/app/sign-in", url.Values{"csrf": {token}, "email": {"ada@acme.test"}, "password": {password}}); r.status != http.StatusTooManyRequests {
-		t.Fatalf("the right password while limited: %d", r.status)
+	if r := b.Post("/app/sign-in", url.Values{"csrf": {token}, "email": {"ada@acme.test"}, "password": {password}}); r.Status != http.StatusTooManyRequests {
+		t.Fatalf("the right password while limited: %d", r.Status)
 	}
 }
 
 func TestPagesNeedASignedInPerson(t *testing.T) {
 	t.Parallel()
-	a := newApp(t)
+	a := setup(t)
 	ap := a.order(t, a.acme, "rocket", true)
 	b := a.browser(t)
 	for _, path := range []string{"/app/approvals", approvals.AppPath(ap.ID)} {
-		p := b.get(path)
-		if p.status != http.StatusSeeOther || p.location != "/app/sign-in?next="+url.QueryEscape(path) {
-			t.Fatalf("GET %s signed out: %d %s", path, p.status, p.location)
+		p := b.Get(path)
+		if p.Status != http.StatusSeeOther || p.Location != "/app/sign-in?next="+url.QueryEscape(path) {
+			t.Fatalf("GET %s signed out: %d %s", path, p.Status, p.Location)
 		}
 	}
-	if p := b.post(approvals.AppPath(ap.ID)+"/approve", url.Values{"confirm": {"yes"}}); p.status != http.StatusSeeOther ||
-		p.location != "/app/sign-in?next="+url.QueryEscape(approvals.AppPath(ap.ID)) {
-		t.Fatalf("POST signed out: %d %s", p.status, p.location)
+	if p := b.Post(approvals.AppPath(ap.ID)+"/approve", url.Values{"confirm": {"yes"}}); p.Status != http.StatusSeeOther ||
+		p.Location != "/app/sign-in?next="+url.QueryEscape(approvals.AppPath(ap.ID)) {
+		t.Fatalf("POST signed out: %d %s", p.Status, p.Location)
 	}
-	if p := b.get("/app/nowhere"); p.status != http.StatusNotFound {
-		t.Fatalf("unknown page: %d", p.status)
+	if p := b.Get("/app/nowhere"); p.Status != http.StatusNotFound {
+		t.Fatalf("unknown page: %d", p.Status)
 	}
-	if p := b.get("/app/"); p.status != http.StatusSeeOther || p.location != "/app/approvals" {
-		t.Fatalf("/app/: %d %s", p.status, p.location)
+	if p := b.Get("/app/"); p.Status != http.StatusSeeOther || p.Location != "/app/approvals" {
+		t.Fatalf("/app/: %d %s", p.Status, p.Location)
 	}
 }
 
@@ -532,19 +447,19 @@ func TestClientIPFromHeader(t *testing.T) {
 
 func TestSignInWithAControlCharacterIsAWrongEmail(t *testing.T) {
 	t.Parallel()
-	a := newApp(t)
+	a := setup(t)
 	b := a.browser(t)
-	token := b.get("/app/sign-in").csrf(t)
+	token := b.Get("/app/sign-in").CSRF(t)
 	for _, email := range []string{"a\x00b@x.com", "ada@acme.test\x00", "ada\x1b@acme.test"} {
-		p := b.post("/app/sign-in", url.Values{"csrf": {token}, "email": {email}, "password": {password}})
-		if p.status != http.StatusUnauthorized || !strings.Contains(p.body, "The email or password is not right.") {
-			t.Errorf("email %q: %d\n%s", email, p.status, p.body)
+		p := b.Post("/app/sign-in", url.Values{"csrf": {token}, "email": {email}, "password": {password}})
+		if p.Status != http.StatusUnauthorized || !strings.Contains(p.Body, "The email or password is not right.") {
+			t.Errorf("email %q: %d\n%s", email, p.Status, p.Body)
 		}
 	}
 	// A destination with a control character is not followed.
-	p := b.post("/app/sign-in", url.Values{"csrf": {token}, "email": {"ada@acme.test"}, "password": {password}, "next": {"/app/approvals\x00x"}})
-	if p.status != http.StatusSeeOther || p.location != "/app/approvals" {
-		t.Errorf("next with control characters: %d, redirected to %q", p.status, p.location)
+	p := b.Post("/app/sign-in", url.Values{"csrf": {token}, "email": {"ada@acme.test"}, "password": {password}, "next": {"/app/approvals\x00x"}})
+	if p.Status != http.StatusSeeOther || p.Location != "/app/approvals" {
+		t.Errorf("next with control characters: %d, redirected to %q", p.Status, p.Location)
 	}
 	if diff := cmp.Diff([]string(nil), a.logs.errors()); diff != "" {
 		t.Errorf("errors logged (-want +got):\n%s", diff)
@@ -556,7 +471,7 @@ func TestSignInWithAControlCharacterIsAWrongEmail(t *testing.T) {
 // approval must not make the page's history grow line by line.
 func TestTheApprovalPageShowsWhatIsThere(t *testing.T) {
 	t.Parallel()
-	a := newApp(t)
+	a := setup(t)
 	ap := a.order(t, a.acme, "rocket\u202e 00.51$ \u2067x\u2069", true)
 	for range 12 {
 		_, _, err := a.approvals.Decide(context.Background(), a.acme.ID, ap.ID,
@@ -567,18 +482,18 @@ func TestTheApprovalPageShowsWhatIsThere(t *testing.T) {
 	}
 	b := a.browser(t)
 	b.signIn("ada@acme.test")
-	p := b.get(approvals.AppPath(ap.ID))
-	if p.status != http.StatusOK {
-		t.Fatalf("approval page: %d", p.status)
+	p := b.Get(approvals.AppPath(ap.ID))
+	if p.Status != http.StatusOK {
+		t.Fatalf("approval page: %d", p.Status)
 	}
-	if i := strings.IndexAny(p.body, "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"); i >= 0 {
-		t.Errorf("the page holds a bidirectional control: …%s…", p.body[max(0, i-40):min(len(p.body), i+40)])
+	if i := strings.IndexAny(p.Body, "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"); i >= 0 {
+		t.Errorf("the page holds a bidirectional control: …%s…", p.Body[max(0, i-40):min(len(p.Body), i+40)])
 	}
-	if !strings.Contains(p.body, "rocket 00.51$ x") {
+	if !strings.Contains(p.Body, "rocket 00.51$ x") {
 		t.Errorf("the assistant's text is not shown as written, without its controls")
 	}
-	if n := strings.Count(p.body, "Approval refused here"); n != 1 || !strings.Contains(p.body, "12 times in all") {
-		t.Errorf("12 refused attempts made %d lines in the history:\n%s", n, p.body)
+	if n := strings.Count(p.Body, "Approval refused here"); n != 1 || !strings.Contains(p.Body, "12 times in all") {
+		t.Errorf("12 refused attempts made %d lines in the history:\n%s", n, p.Body)
 	}
 }
 
@@ -587,41 +502,37 @@ func TestTheApprovalPageShowsWhatIsThere(t *testing.T) {
 // they signed in from before.
 func TestOthersFailuresDoNotLockOutAKnownBrowser(t *testing.T) {
 	t.Parallel()
-	a := newApp(t)
+	a := setup(t)
 	known := a.browser(t)
 	known.signIn("ada@acme.test")
-	if p := known.post("/app/sign-out", url.Values{"csrf": {known.get("/app/approvals").csrf(t)}}); p.status != http.StatusSeeOther {
-		t.Fatalf("sign out: %d", p.status)
+	if p := known.Post("/app/sign-out", url.Values{"csrf": {known.Get("/app/approvals").CSRF(t)}}); p.Status != http.StatusSeeOther {
+		t.Fatalf("sign out: %d", p.Status)
 	}
 
 	guesser := a.browser(t)
-	token := guesser.get("/app/sign-in").csrf(t)
+	token := guesser.Get("/app/sign-in").CSRF(t)
 	for i := range auth.MaxFailuresPerIP + 1 {
-		guesser.post("/app/sign-in", url.Values{"csrf": {token}, "email": {fmt.Sprintf("user%d@acme.test", i)}, "password": {"guess guess guess"}})
+		guesser.Post("/app/sign-in", url.Values{"csrf": {token}, "email": {fmt.Sprintf("user%d@acme.test", i)}, "password": {"guess guess guess"}})
 	}
 	stranger := a.browser(t)
-	form := stranger.get("/app/sign-in")
-	if p := stranger.post("/app/sign-in", url.Values{"csrf": {form.csrf(t)}, "email": {"ada@acme.test"}, "password": {password}}); p.status != http.StatusTooManyRequests {
-		t.Errorf("a new browser on the address after %d failures: %d, want the limit", auth.MaxFailuresPerIP+1, p.status)
+	form := stranger.Get("/app/sign-in")
+	if p := stranger.Post("/app/sign-in", url.Values{"csrf": {form.CSRF(t)}, "email": {"ada@acme.test"}, "password": {password}}); p.Status != http.StatusTooManyRequests {
+		t.Errorf("a new browser on the address after %d failures: %d, want the limit", auth.MaxFailuresPerIP+1, p.Status)
 	}
 	known.signIn("ada@acme.test") // fails the test unless let in
 }
 
 func TestAProxyWithoutClientIPHeaderIsWarnedOfOnce(t *testing.T) {
 	t.Parallel()
-	a := newApp(t)
+	a := setup(t)
 	b := a.browser(t)
-	token := b.get("/app/sign-in").csrf(t)
+	token := b.Get("/app/sign-in").CSRF(t)
 	for range 3 {
 		req, _ := http.NewRequest(http.MethodPost, a.srv.URL+"/app/sign-in",
 			strings.NewReader(url.Values{"csrf": {token}, "email": {"ada@acme.test"}, "password": {"guess guess guess"}}.Encode()))
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		req.Header.Set("X-Forwarded-For", "203.0.113.7")
-		res, err := b.client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res.Body.Close()
+		b.Do(req)
 	}
 	want := []string{"requests come through a proxy (X-Forwarded-For), but CLIENT_IP_HEADER is not set: " +
 		"the sign-in limits count every client as the proxy's one address; set CLIENT_IP_HEADER=X-Forwarded-For if the proxy is trusted"}

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"vibesell"
 
 	"vibesell/approvals"
 	"vibesell/workspace"
@@ -15,11 +16,11 @@ import (
 // Initech.
 func newSharedApp(t *testing.T) (*app, workspace.Workspace) {
 	t.Helper()
-	a := newApp(t)
+	a := setup(t)
 	if _, err := a.accounts.AddMember(context.Background(), a.globex.ID, "ada@acme.test"); err != nil {
 		t.Fatal(err)
 	}
-	initech, err := workspace.NewService(a.pool).Create(context.Background(), "Initech")
+	initech, err := workspace.NewService(a.pool, vibesell.SystemClock{}).Create(context.Background(), "Initech")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,40 +43,40 @@ func TestSwitchingWorkspaces(t *testing.T) {
 	t.Run("a person in one workspace sees its name, no switcher", func(t *testing.T) {
 		b := a.browser(t)
 		b.signIn("bob@globex.test")
-		list := b.get("/app/approvals")
-		if !strings.Contains(list.body, `<span class="ws">Globex</span>`) || strings.Contains(list.body, "switch-workspace") {
-			t.Fatalf("Bob's page header:\n%s", list.body)
+		list := b.Get("/app/approvals")
+		if !strings.Contains(list.Body, `<span class="ws">Globex</span>`) || strings.Contains(list.Body, "switch-workspace") {
+			t.Fatalf("Bob's page header:\n%s", list.Body)
 		}
 	})
 
 	t.Run("a person in two opens either", func(t *testing.T) {
 		b := a.browser(t)
 		b.signIn("ada@acme.test")
-		list := b.get("/app/approvals")
-		if !strings.Contains(list.body, `<span class="ws">Acme Sales</span>`) || !strings.Contains(list.body, switchTo(a.globex)) ||
-			strings.Contains(list.body, switchTo(a.acme)) {
-			t.Fatalf("with Acme open, the header does not name it and offer Globex:\n%s", list.body)
+		list := b.Get("/app/approvals")
+		if !strings.Contains(list.Body, `<span class="ws">Acme</span>`) || !strings.Contains(list.Body, switchTo(a.globex)) ||
+			strings.Contains(list.Body, switchTo(a.acme)) {
+			t.Fatalf("with Acme open, the header does not name it and offer Globex:\n%s", list.Body)
 		}
-		if !strings.Contains(list.body, "Order the rocket") || strings.Contains(list.body, "anvil") {
+		if !strings.Contains(list.Body, "Order the rocket") || strings.Contains(list.Body, "anvil") {
 			t.Fatal("with Acme open, the list is not Acme's")
 		}
-		p := b.post("/app/workspace", url.Values{"csrf": {list.csrf(t)}, "workspace": {a.globex.ID.String()}})
-		if p.status != http.StatusSeeOther || p.location != "/app/approvals" {
-			t.Fatalf("switch: %d %s\n%s", p.status, p.location, p.body)
+		p := b.Post("/app/workspace", url.Values{"csrf": {list.CSRF(t)}, "workspace": {a.globex.ID.String()}})
+		if p.Status != http.StatusSeeOther || p.Location != "/app/approvals" {
+			t.Fatalf("switch: %d %s\n%s", p.Status, p.Location, p.Body)
 		}
-		list = b.get("/app/approvals")
-		if !strings.Contains(list.body, `<span class="ws">Globex</span>`) || !strings.Contains(list.body, switchTo(a.acme)) ||
-			!strings.Contains(list.body, "Order the anvil") || strings.Contains(list.body, "rocket") {
-			t.Fatalf("after switching, Globex is not open:\n%s", list.body)
+		list = b.Get("/app/approvals")
+		if !strings.Contains(list.Body, `<span class="ws">Globex</span>`) || !strings.Contains(list.Body, switchTo(a.acme)) ||
+			!strings.Contains(list.Body, "Order the anvil") || strings.Contains(list.Body, "rocket") {
+			t.Fatalf("after switching, Globex is not open:\n%s", list.Body)
 		}
-		if p := b.post("/app/workspace", url.Values{"csrf": {list.csrf(t)}, "workspace": {initech.ID.String()}}); p.status != http.StatusNotFound {
-			t.Fatalf("opening a workspace Ada is not in: %d", p.status)
+		if p := b.Post("/app/workspace", url.Values{"csrf": {list.CSRF(t)}, "workspace": {initech.ID.String()}}); p.Status != http.StatusNotFound {
+			t.Fatalf("opening a workspace Ada is not in: %d", p.Status)
 		}
-		if list := b.get("/app/approvals"); !strings.Contains(list.body, "Order the anvil") {
+		if list := b.Get("/app/approvals"); !strings.Contains(list.Body, "Order the anvil") {
 			t.Fatal("the refused switch changed the open workspace")
 		}
-		if p := b.post("/app/workspace", url.Values{"workspace": {a.acme.ID.String()}}); p.status != http.StatusForbidden {
-			t.Fatalf("a switch without the CSRF token: %d", p.status)
+		if p := b.Post("/app/workspace", url.Values{"workspace": {a.acme.ID.String()}}); p.Status != http.StatusForbidden {
+			t.Fatalf("a switch without the CSRF token: %d", p.Status)
 		}
 	})
 }
@@ -91,18 +92,18 @@ func TestApprovalLinksAcrossThePersonsWorkspaces(t *testing.T) {
 
 	b := a.browser(t)
 	b.signIn("ada@acme.test")
-	p := b.get(approvals.AppPath(globexs.ID))
-	if p.status != http.StatusOK || !strings.Contains(p.body, "Order the anvil") ||
-		!strings.Contains(p.body, `<span class="ws">Globex</span>`) {
-		t.Fatalf("Ada opening Globex's approval with Acme open: %d\n%s", p.status, p.body)
+	p := b.Get(approvals.AppPath(globexs.ID))
+	if p.Status != http.StatusOK || !strings.Contains(p.Body, "Order the anvil") ||
+		!strings.Contains(p.Body, `<span class="ws">Globex</span>`) {
+		t.Fatalf("Ada opening Globex's approval with Acme open: %d\n%s", p.Status, p.Body)
 	}
-	if list := b.get("/app/approvals"); !strings.Contains(list.body, "Order the anvil") {
+	if list := b.Get("/app/approvals"); !strings.Contains(list.Body, "Order the anvil") {
 		t.Fatal("the link did not leave Globex open")
 	}
 	// Deciding one of Acme's from Globex decides it in Acme.
-	d := b.post(approvals.AppPath(acmes.ID)+"/reject", url.Values{"csrf": {p.csrf(t)}})
-	if d.status != http.StatusSeeOther {
-		t.Fatalf("rejecting Acme's approval with Globex open: %d\n%s", d.status, d.body)
+	d := b.Post(approvals.AppPath(acmes.ID)+"/reject", url.Values{"csrf": {p.CSRF(t)}})
+	if d.Status != http.StatusSeeOther {
+		t.Fatalf("rejecting Acme's approval with Globex open: %d\n%s", d.Status, d.Body)
 	}
 	if got, _ := a.approvals.Find(context.Background(), a.acme.ID, acmes.ID); got.Status != approvals.Rejected {
 		t.Fatalf("Acme's approval is %s, want rejected", got.Status)
@@ -111,13 +112,13 @@ func TestApprovalLinksAcrossThePersonsWorkspaces(t *testing.T) {
 	for who, id := range map[string]string{"ada@acme.test": initechs.ID, "bob@globex.test": acmes.ID} {
 		b := a.browser(t)
 		b.signIn(who)
-		p := b.get(approvals.AppPath(id))
-		if p.status != http.StatusNotFound || strings.Contains(p.body, "Order the") {
-			t.Errorf("%s opening an approval of a workspace they are not in: %d", who, p.status)
+		p := b.Get(approvals.AppPath(id))
+		if p.Status != http.StatusNotFound || strings.Contains(p.Body, "Order the") {
+			t.Errorf("%s opening an approval of a workspace they are not in: %d", who, p.Status)
 		}
-		csrf := b.get("/app/approvals").csrf(t)
-		if d := b.post(approvals.AppPath(id)+"/approve", url.Values{"csrf": {csrf}}); d.status != http.StatusNotFound {
-			t.Errorf("%s approving an approval of a workspace they are not in: %d", who, d.status)
+		csrf := b.Get("/app/approvals").CSRF(t)
+		if d := b.Post(approvals.AppPath(id)+"/approve", url.Values{"csrf": {csrf}}); d.Status != http.StatusNotFound {
+			t.Errorf("%s approving an approval of a workspace they are not in: %d", who, d.Status)
 		}
 	}
 	if got, _ := a.approvals.Find(context.Background(), initech.ID, initechs.ID); got.Status != approvals.Pending {

@@ -24,6 +24,7 @@ import (
 var contextTables = []string{
 	"workspaces", "offers", "playbooks", "memories", "support_tickets",
 	"sending_setups", "sending_sizings", "sending_domains", "sending_dns_records", "sending_mailboxes",
+	"approvals",
 	"billing_accounts",
 }
 
@@ -31,11 +32,11 @@ var contextTables = []string{
 // not show. A new table with a workspace_id must be put in one list or the
 // other (TestEveryWorkspaceTableIsClassified).
 var notContextTables = []string{
-	"api_tokens", "installation", "mcp_sessions", "choice_cards", "approvals", "approval_events", "users", "web_sessions",
-	"oauth_grants",             // connected apps: the web app lists them, the context does not
+	"api_tokens", "installation", "mcp_sessions", "choice_cards", "approval_events", "users", "web_sessions", "oauth_grants",
 	"workspace_context_stamps", // the stamps themselves
 	"memberships",
 	"billing_checkouts", "stripe_events", "billing_usage",
+	"mail_dkim_keys", "mail_poll_marks", "mail_replies", "mail_sends", // the engine merge left them unclassified
 }
 
 func stampOf(t *testing.T, pool *pgxpool.Pool, ws uuid.UUID) int64 {
@@ -55,7 +56,8 @@ func stampOf(t *testing.T, pool *pgxpool.Pool, ws uuid.UUID) int64 {
 func TestEveryContextTableMovesTheStamp(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool, _, a, b := setupPool(t)
+	e := setup(t)
+	pool, a, b := e.pool, e.a, e.b
 	if stampOf(t, pool, a.ID) == 0 {
 		t.Fatal("creating a workspace did not move its stamp")
 	}
@@ -96,6 +98,10 @@ func TestEveryContextTableMovesTheStamp(t *testing.T) {
 		{"sending_mailboxes",
 			`INSERT INTO sending_mailboxes (workspace_id, address, domain, status, prewarmed, currency, monthly_cents, card, planned_at) VALUES ($1, 'sam@getacme.com', 'getacme.com', 'planned', false, 'USD', 300, 'card', now())`,
 			`UPDATE sending_mailboxes SET sender_name = 'Sam' WHERE workspace_id = $1`, `DELETE FROM sending_mailboxes WHERE workspace_id = $1`},
+		{"approvals",
+			`INSERT INTO approvals (workspace_id, id, action, arguments, arguments_hash, summary, impact, irreversible, decide_here, created_at, expires_at)
+			 VALUES ($1, 'ap_00000000000000a1', 'order_sending_setup', '{}', '\x00', 'Order', '{}', false, false, now(), now() + interval '1 day')`,
+			`UPDATE approvals SET summary = 'Order again' WHERE workspace_id = $1`, `DELETE FROM approvals WHERE workspace_id = $1`},
 		{"billing_accounts",
 			`INSERT INTO billing_accounts (workspace_id) VALUES ($1)`,
 			`UPDATE billing_accounts SET payment_failed_at = now() WHERE workspace_id = $1`, `DELETE FROM billing_accounts WHERE workspace_id = $1`},
@@ -219,7 +225,7 @@ func TestContextCacheServesWhatTheDatabaseHolds(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool, trips := storetest.NewCounted(t)
-	replicaA, replicaB := workspace.NewService(pool), workspace.NewService(pool)
+	replicaA, replicaB := workspace.NewService(pool, vibesell.SystemClock{}), workspace.NewService(pool, vibesell.SystemClock{})
 	ws, err := replicaA.Create(ctx, "Acme")
 	if err != nil {
 		t.Fatal(err)
@@ -285,7 +291,7 @@ func TestContextCacheRefusalsAndNoCache(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool := storetest.New(t)
-	svc := workspace.NewService(pool)
+	svc := workspace.NewService(pool, vibesell.SystemClock{})
 
 	var reads atomic.Int32
 	cache := workspace.NewContextCache(svc, 8, countingRead(&reads))
@@ -320,7 +326,8 @@ func TestContextCacheRefusalsAndNoCache(t *testing.T) {
 func TestContextCacheUnderConcurrentWrites(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	_, svc, ws, _ := setupPool(t)
+	e := setup(t)
+	svc, ws := e.svc, e.a
 	var reads atomic.Int32
 	cache := workspace.NewContextCache(svc, 8, countingRead(&reads))
 
@@ -367,7 +374,7 @@ func TestContextCacheWithNotifications(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool, trips := storetest.NewCounted(t)
-	replicaA, replicaB := workspace.NewService(pool), workspace.NewService(pool)
+	replicaA, replicaB := workspace.NewService(pool, vibesell.SystemClock{}), workspace.NewService(pool, vibesell.SystemClock{})
 	replicaA.KeepContextsFresh(storetest.StartNotifications(t, pool))
 	ws, err := replicaA.Create(ctx, "Acme")
 	if err != nil {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/google/uuid"
+
+	"vibesell/store"
 )
 
 // firstStartLockKey orders replicas that start together on an empty
@@ -15,7 +17,7 @@ const firstStartLockKey int64 = 0x76696265_00000001
 // installation, and if so records ws as its first workspace. Call it in a
 // transaction: it holds a lock until that transaction ends, so of several
 // replicas starting at once exactly one sees true.
-func ClaimFirstStart(ctx context.Context, tx DBTX, create func(context.Context) (uuid.UUID, error)) (bool, error) {
+func ClaimFirstStart(ctx context.Context, tx store.DBTX, create func(context.Context) (uuid.UUID, error)) (bool, error) {
 	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", firstStartLockKey); err != nil {
 		return false, fmt.Errorf("lock first start: %w", err)
 	}

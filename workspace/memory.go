@@ -69,6 +69,59 @@ func (s *Service) Remember(ctx context.Context, ws uuid.UUID, about, fact string
 	return m, nil
 }
 
+// MemoryChange is one request about memories: a fact to keep, the id of
+// one to forget, or neither, to list them.
+type MemoryChange struct {
+	Fact   string
+	About  string // person, company or preference; default company
+	Forget string // a memory's id
+}
+
+// MemoryChanged is what a [MemoryChange] did.
+type MemoryChanged struct {
+	Action   string   // remembered, forgotten or listed
+	Memory   *Memory  // the fact remembered or forgotten; nil when listing
+	Memories []Memory // everything remembered now, newest first
+}
+
+// ChangeMemory remembers a fact, forgets one, or lists them, and returns
+// what is remembered afterwards. Refusals: EINVALID for both a fact and an
+// id, or an id that is not one; those of [Service.Remember] and
+// [Service.Forget].
+func (s *Service) ChangeMemory(ctx context.Context, ws uuid.UUID, c MemoryChange) (MemoryChanged, error) {
+	var out MemoryChanged
+	switch {
+	case c.Fact != "" && c.Forget != "":
+		return MemoryChanged{}, vibesell.Errorf(vibesell.EINVALID, "Give either a fact to remember or the id of one to forget, not both.")
+	case c.Forget != "":
+		id, err := uuid.Parse(c.Forget)
+		if err != nil {
+			return MemoryChanged{}, vibesell.Errorf(vibesell.EINVALID, "%q is not a memory id; ids look like 0b6f9a52-4d1e-4c55-9c1f-3f1e2d7c8a10.", c.Forget)
+		}
+		m, err := s.Forget(ctx, ws, id)
+		if err != nil {
+			return MemoryChanged{}, err
+		}
+		out.Action, out.Memory = "forgotten", &m
+	case c.Fact != "":
+		if c.About == "" {
+			c.About = "company"
+		}
+		m, err := s.Remember(ctx, ws, c.About, c.Fact)
+		if err != nil {
+			return MemoryChanged{}, err
+		}
+		out.Action, out.Memory = "remembered", &m
+	default:
+		out.Action = "listed"
+	}
+	var err error
+	if out.Memories, err = s.Memories(ctx, ws); err != nil {
+		return MemoryChanged{}, err
+	}
+	return out, nil
+}
+
 // Forget deletes a memory and returns it. Refusals: ENOTFOUND.
 func (s *Service) Forget(ctx context.Context, ws, id uuid.UUID) (Memory, error) {
 	m := Memory{ID: id}
@@ -77,7 +130,7 @@ func (s *Service) Forget(ctx context.Context, ws, id uuid.UUID) (Memory, error) 
 		ws, id).Scan(&m.About, &m.Fact, &m.CreatedAt)
 	if err != nil {
 		if isNoRows(err) {
-			return Memory{}, vibesell.Errorf(vibesell.ENOTFOUND, "There is no memory %s in this workspace. Call remember with no arguments to list them.", id)
+			return Memory{}, vibesell.Errorf(vibesell.ENOTFOUND, "There is no memory %s in this workspace. Call %s with no arguments to list them.", id, vibesell.ToolRemember)
 		}
 		return Memory{}, fmt.Errorf("forget: %w", err)
 	}

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/shopspring/decimal"
 
 	"vibesell"
 )
@@ -28,11 +28,19 @@ type Offer struct {
 	UpdatedAt     time.Time
 }
 
-// Price is what the offer costs, when the person gave it.
+// Price is what the offer costs, when the person gave it: an amount, as
+// every amount is kept, and what it is per.
 type Price struct {
-	Amount   decimal.Decimal
-	Currency string // ISO 4217, upper case
-	Period   string // one-time, month, year, seat per month…; may be empty
+	vibesell.Money
+	Period string // one-time, month, year, seat per month…; may be empty
+}
+
+// NewPrice is a price given as a person says it (1450 INR a month),
+// rounded to the currency's minor units (cents; whole yen).
+func NewPrice(amount float64, currency, period string) Price {
+	m := vibesell.NewMoney(0, strings.TrimSpace(currency))
+	m.Minor = int64(math.Round(amount * math.Pow10(vibesell.Decimals(m.Currency))))
+	return Price{Money: m, Period: period}
 }
 
 var (
@@ -67,87 +75,96 @@ func field(name, value string, max int) (string, error) {
 	return v, nil
 }
 
+// SavedOffer is the offer as stored, and what the workspace needs next.
+type SavedOffer struct {
+	Offer
+	NextStep NextStep
+}
+
 // SaveOffer replaces the workspace's offer and returns it as stored.
 // Refusals: EINVALID naming the field that is missing or malformed.
-func (s *Service) SaveOffer(ctx context.Context, ws uuid.UUID, o Offer) (Offer, error) {
+func (s *Service) SaveOffer(ctx context.Context, ws uuid.UUID, o Offer) (SavedOffer, error) {
 	var err error
 	if o.CompanyName, err = field("the company name", o.CompanyName, 200); err != nil {
-		return Offer{}, err
+		return SavedOffer{}, err
 	}
 	if o.Product, err = field("what you sell", o.Product, 1000); err != nil {
-		return Offer{}, err
+		return SavedOffer{}, err
 	}
 	if o.Audience, err = field("who it is for", o.Audience, 1000); err != nil {
-		return Offer{}, err
+		return SavedOffer{}, err
 	}
 	if o.Value, err = field("the value for the buyer", o.Value, 1000); err != nil {
-		return Offer{}, err
+		return SavedOffer{}, err
 	}
 	if o.CallToAction, err = field("a call to action", o.CallToAction, 300); err != nil {
-		return Offer{}, err
+		return SavedOffer{}, err
 	}
 	if strings.TrimSpace(o.CompanyDomain) != "" {
 		if o.CompanyDomain, err = NormalizeDomain(o.CompanyDomain); err != nil {
-			return Offer{}, err
+			return SavedOffer{}, err
 		}
 	}
 	if len(o.ProofPoints) > 10 {
-		return Offer{}, vibesell.Errorf(vibesell.EINVALID, "Give at most 10 proof points; there are %d.", len(o.ProofPoints))
+		return SavedOffer{}, vibesell.Errorf(vibesell.EINVALID, "Give at most 10 proof points; there are %d.", len(o.ProofPoints))
 	}
 	proofs := make([]string, 0, len(o.ProofPoints))
 	for _, p := range o.ProofPoints {
 		if p = strings.TrimSpace(p); p != "" {
 			if len([]rune(p)) > 500 {
-				return Offer{}, vibesell.Errorf(vibesell.EINVALID, "A proof point can be at most 500 characters long.")
+				return SavedOffer{}, vibesell.Errorf(vibesell.EINVALID, "A proof point can be at most 500 characters long.")
 			}
 			proofs = append(proofs, p)
 		}
 	}
 	o.ProofPoints = proofs
-	var amount, currency, period *string
+	var (
+		amount           *int64
+		currency, period *string
+	)
 	if o.Price != nil {
-		if o.Price.Amount.IsNegative() {
-			return Offer{}, vibesell.Errorf(vibesell.EINVALID, "A price cannot be negative.")
+		if o.Price.Minor < 0 {
+			return SavedOffer{}, vibesell.Errorf(vibesell.EINVALID, "A price cannot be negative.")
 		}
 		c := strings.ToUpper(strings.TrimSpace(o.Price.Currency))
 		if !currencyPattern.MatchString(c) {
-			return Offer{}, vibesell.Errorf(vibesell.EINVALID, "The price currency must be a three-letter code such as USD, EUR or INR; got %q.", o.Price.Currency)
+			return SavedOffer{}, vibesell.Errorf(vibesell.EINVALID, "The price currency must be a three-letter code such as USD, EUR or INR; got %q.", o.Price.Currency)
 		}
 		o.Price.Currency = c
-		o.Price.Amount = o.Price.Amount.Round(2)
-		a := o.Price.Amount.StringFixed(2)
-		amount, currency = &a, &c
-		if p := strings.TrimSpace(o.Price.Period); p != "" {
-			period = &p
+		o.Price.Period = strings.TrimSpace(o.Price.Period)
+		amount, currency = &o.Price.Minor, &c
+		if o.Price.Period != "" {
+			period = &o.Price.Period
 		}
 	}
 	var domain *string
+	var hasPlaybook bool
 	if o.CompanyDomain != "" {
 		domain = &o.CompanyDomain
 	}
 	err = s.db.QueryRow(ctx, `
 		INSERT INTO offers (workspace_id, company_name, company_domain, product, audience, value,
-		                    proof_points, call_to_action, price_amount, price_currency, price_period, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, now())
+		                    proof_points, call_to_action, price_minor, price_currency, price_period, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
 		ON CONFLICT (workspace_id) DO UPDATE SET
 		    company_name = EXCLUDED.company_name, company_domain = EXCLUDED.company_domain,
 		    product = EXCLUDED.product, audience = EXCLUDED.audience, value = EXCLUDED.value,
 		    proof_points = EXCLUDED.proof_points, call_to_action = EXCLUDED.call_to_action,
-		    price_amount = EXCLUDED.price_amount, price_currency = EXCLUDED.price_currency,
-		    price_period = EXCLUDED.price_period, updated_at = now()
-		RETURNING updated_at`,
+		    price_minor = EXCLUDED.price_minor, price_currency = EXCLUDED.price_currency,
+		    price_period = EXCLUDED.price_period, updated_at = EXCLUDED.updated_at
+		RETURNING updated_at, EXISTS (SELECT 1 FROM playbooks WHERE workspace_id = $1)`,
 		ws, o.CompanyName, domain, o.Product, o.Audience, o.Value, o.ProofPoints, o.CallToAction,
-		amount, currency, period).Scan(&o.UpdatedAt)
+		amount, currency, period, s.clock.Now()).Scan(&o.UpdatedAt, &hasPlaybook)
 	if err != nil {
-		return Offer{}, fmt.Errorf("save offer: %w", err)
+		return SavedOffer{}, fmt.Errorf("save offer: %w", err)
 	}
-	return o, nil
+	return SavedOffer{Offer: o, NextStep: savedNext(true, hasPlaybook)}, nil
 }
 
 // offerSQL reads the offer of workspace $1, as scanOffer scans it.
 const offerSQL = `
 	SELECT company_name, company_domain, product, audience, value, proof_points, call_to_action,
-	       price_amount::text, price_currency, price_period, updated_at
+	       price_minor, price_currency, price_period, updated_at
 	FROM offers WHERE workspace_id = $1`
 
 // FindOffer returns the workspace's offer, or nil when none is saved.
@@ -158,7 +175,8 @@ func (s *Service) FindOffer(ctx context.Context, ws uuid.UUID) (*Offer, error) {
 // scanOffer reads the row of offerSQL: nil when there is none.
 func scanOffer(row pgx.Row) (*Offer, error) {
 	var o Offer
-	var domain, amount, currency, period *string
+	var domain, currency, period *string
+	var amount *int64
 	err := row.Scan(&o.CompanyName, &domain, &o.Product, &o.Audience, &o.Value, &o.ProofPoints, &o.CallToAction,
 		&amount, &currency, &period, &o.UpdatedAt)
 	if isNoRows(err) {
@@ -171,11 +189,7 @@ func scanOffer(row pgx.Row) (*Offer, error) {
 		o.CompanyDomain = *domain
 	}
 	if amount != nil && currency != nil {
-		a, err := decimal.NewFromString(*amount)
-		if err != nil {
-			return nil, fmt.Errorf("read offer price %q: %w", *amount, err)
-		}
-		o.Price = &Price{Amount: a, Currency: *currency}
+		o.Price = &Price{Money: vibesell.NewMoney(*amount, *currency)}
 		if period != nil {
 			o.Price.Period = *period
 		}

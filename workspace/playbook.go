@@ -46,27 +46,34 @@ func cleanList(name string, items []string, maxItems, maxLen int) ([]string, err
 	return out, nil
 }
 
+// SavedPlaybook is the playbook as stored, and what the workspace needs
+// next.
+type SavedPlaybook struct {
+	Playbook
+	NextStep NextStep
+}
+
 // SavePlaybook replaces the workspace's playbook. Refusals: EINVALID.
-func (s *Service) SavePlaybook(ctx context.Context, ws uuid.UUID, p Playbook) (Playbook, error) {
+func (s *Service) SavePlaybook(ctx context.Context, ws uuid.UUID, p Playbook) (SavedPlaybook, error) {
 	p.Tone = strings.TrimSpace(p.Tone)
 	if p.Tone == "" {
-		return Playbook{}, vibesell.Errorf(vibesell.EINVALID, "The playbook needs a tone, for example \"plain-spoken and brief, no hype\".")
+		return SavedPlaybook{}, vibesell.Errorf(vibesell.EINVALID, "The playbook needs a tone, for example \"plain-spoken and brief, no hype\".")
 	}
 	if len([]rune(p.Tone)) > 300 {
-		return Playbook{}, vibesell.Errorf(vibesell.EINVALID, "The tone can be at most 300 characters long.")
+		return SavedPlaybook{}, vibesell.Errorf(vibesell.EINVALID, "The tone can be at most 300 characters long.")
 	}
 	var err error
 	if p.Angles, err = cleanList("angles", p.Angles, 10, 500); err != nil {
-		return Playbook{}, err
+		return SavedPlaybook{}, err
 	}
 	if p.Dos, err = cleanList("dos", p.Dos, 20, 300); err != nil {
-		return Playbook{}, err
+		return SavedPlaybook{}, err
 	}
 	if p.Donts, err = cleanList("don'ts", p.Donts, 20, 300); err != nil {
-		return Playbook{}, err
+		return SavedPlaybook{}, err
 	}
 	if len(p.Objections) > 10 {
-		return Playbook{}, vibesell.Errorf(vibesell.EINVALID, "Give at most 10 objections; there are %d.", len(p.Objections))
+		return SavedPlaybook{}, vibesell.Errorf(vibesell.EINVALID, "Give at most 10 objections; there are %d.", len(p.Objections))
 	}
 	objections := make([]Objection, 0, len(p.Objections))
 	for _, o := range p.Objections {
@@ -75,25 +82,26 @@ func (s *Service) SavePlaybook(ctx context.Context, ws uuid.UUID, p Playbook) (P
 			continue
 		}
 		if o.Answer == "" {
-			return Playbook{}, vibesell.Errorf(vibesell.EINVALID, "The objection %q needs an answer.", o.Objection)
+			return SavedPlaybook{}, vibesell.Errorf(vibesell.EINVALID, "The objection %q needs an answer.", o.Objection)
 		}
 		if len([]rune(o.Objection))+len([]rune(o.Answer)) > 1000 {
-			return Playbook{}, vibesell.Errorf(vibesell.EINVALID, "An objection and its answer can be at most 1,000 characters together.")
+			return SavedPlaybook{}, vibesell.Errorf(vibesell.EINVALID, "An objection and its answer can be at most 1,000 characters together.")
 		}
 		objections = append(objections, o)
 	}
 	p.Objections = objections
+	var hasOffer bool
 	err = s.db.QueryRow(ctx, `
 		INSERT INTO playbooks (workspace_id, tone, angles, objections, dos, donts, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, now())
+		VALUES ($1, $2, $3, $4, $5, $6, $7)
 		ON CONFLICT (workspace_id) DO UPDATE SET tone = EXCLUDED.tone, angles = EXCLUDED.angles,
-		    objections = EXCLUDED.objections, dos = EXCLUDED.dos, donts = EXCLUDED.donts, updated_at = now()
-		RETURNING updated_at`,
-		ws, p.Tone, p.Angles, p.Objections, p.Dos, p.Donts).Scan(&p.UpdatedAt)
+		    objections = EXCLUDED.objections, dos = EXCLUDED.dos, donts = EXCLUDED.donts, updated_at = EXCLUDED.updated_at
+		RETURNING updated_at, EXISTS (SELECT 1 FROM offers WHERE workspace_id = $1)`,
+		ws, p.Tone, p.Angles, p.Objections, p.Dos, p.Donts, s.clock.Now()).Scan(&p.UpdatedAt, &hasOffer)
 	if err != nil {
-		return Playbook{}, fmt.Errorf("save playbook: %w", err)
+		return SavedPlaybook{}, fmt.Errorf("save playbook: %w", err)
 	}
-	return p, nil
+	return SavedPlaybook{Playbook: p, NextStep: savedNext(hasOffer, true)}, nil
 }
 
 // playbookSQL reads the playbook of workspace $1, as scanPlaybook scans it.

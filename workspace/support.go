@@ -13,9 +13,12 @@ import (
 	"vibesell"
 )
 
-// Ticket is a support request as stored.
+// Ticket is a support request as stored. Tickets stay on this server:
+// the workspace's people see them in the web app, and the operator with
+// `server support list`.
 type Ticket struct {
 	ID        uuid.UUID
+	Workspace string // the workspace's slug
 	Number    int64
 	Topic     string
 	Message   string
@@ -49,9 +52,10 @@ func (s *Service) OpenTicket(ctx context.Context, ws uuid.UUID, topic, message, 
 	}
 	t := Ticket{ID: uuid.New(), Topic: topic, Message: message, ReplyTo: replyTo}
 	err := s.db.QueryRow(ctx,
-		`INSERT INTO support_tickets (workspace_id, id, topic, message, reply_to)
-		 VALUES ($1, $2, $3, $4, $5) RETURNING number, status, created_at`,
-		ws, t.ID, topic, message, reply).Scan(&t.Number, &t.Status, &t.CreatedAt)
+		`INSERT INTO support_tickets (workspace_id, id, topic, message, reply_to, created_at)
+		 VALUES ($1, $2, $3, $4, $5, $6)
+		 RETURNING number, status, created_at, (SELECT slug FROM workspaces WHERE id = $1)`,
+		ws, t.ID, topic, message, reply, s.clock.Now()).Scan(&t.Number, &t.Status, &t.CreatedAt, &t.Workspace)
 	if err != nil {
 		return Ticket{}, fmt.Errorf("open ticket: %w", err)
 	}
@@ -72,4 +76,46 @@ func scanOpenTickets(row pgx.Row) (int, error) {
 		return 0, fmt.Errorf("count tickets: %w", err)
 	}
 	return n, nil
+}
+
+// Reference is how a ticket is quoted: "VS-1001".
+func (t Ticket) Reference() string { return fmt.Sprintf("VS-%d", t.Number) }
+
+// ticketsSQL reads tickets, newest first, with their workspace's slug:
+// those of workspace $1, or of every workspace when $1 is null.
+const ticketsSQL = `SELECT t.id, w.slug, t.number, t.topic, t.message, coalesce(t.reply_to, ''), t.status, t.created_at
+	FROM support_tickets t JOIN workspaces w ON w.id = t.workspace_id
+	WHERE $1::uuid IS NULL OR t.workspace_id = $1
+	ORDER BY t.created_at DESC, t.number DESC LIMIT $2`
+
+// maxTicketsListed bounds a list of tickets; older ones stay stored.
+const maxTicketsListed = 200
+
+// Tickets returns the workspace's support tickets, newest first (at most
+// 200).
+func (s *Service) Tickets(ctx context.Context, ws uuid.UUID) ([]Ticket, error) {
+	return s.tickets(ctx, &ws)
+}
+
+// EveryTicket returns the support tickets of every workspace of this
+// server, newest first (at most 200): what its operator answers. It is the
+// one read that spans workspaces, for the operator's command line only.
+func (s *Service) EveryTicket(ctx context.Context) ([]Ticket, error) {
+	return s.tickets(ctx, nil)
+}
+
+func (s *Service) tickets(ctx context.Context, ws *uuid.UUID) ([]Ticket, error) {
+	rows, err := s.db.Query(ctx, ticketsSQL, ws, maxTicketsListed)
+	if err != nil {
+		return nil, fmt.Errorf("list tickets: %w", err)
+	}
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Ticket, error) {
+		var t Ticket
+		err := r.Scan(&t.ID, &t.Workspace, &t.Number, &t.Topic, &t.Message, &t.ReplyTo, &t.Status, &t.CreatedAt)
+		return t, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list tickets: %w", err)
+	}
+	return list, nil
 }

@@ -12,7 +12,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"vibesell"
@@ -29,20 +28,16 @@ type Workspace struct {
 
 // Service reads and writes workspaces.
 type Service struct {
-	db *pgxpool.Pool
+	db    *pgxpool.Pool
+	clock vibesell.Clock
 	// notes, when set, tell the context caches of a moved stamp; see
 	// [Service.KeepContextsFresh].
 	notes *store.Notifications
 }
 
-// NewService returns a Service on db.
-func NewService(db *pgxpool.Pool) *Service { return &Service{db: db} }
-
-// DBTX is what both a pool and a transaction offer.
-type DBTX interface {
-	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
-	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
-	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+// NewService returns a Service on db, whose clock dates what is saved.
+func NewService(db *pgxpool.Pool, clock vibesell.Clock) *Service {
+	return &Service{db: db, clock: clock}
 }
 
 var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
@@ -55,7 +50,7 @@ func (s *Service) Create(ctx context.Context, name string) (Workspace, error) {
 }
 
 // Create is [Service.Create] on a given connection or transaction.
-func Create(ctx context.Context, db DBTX, name string) (Workspace, error) {
+func Create(ctx context.Context, db store.DBTX, name string) (Workspace, error) {
 	name = strings.TrimSpace(name)
 	if name == "" {
 		return Workspace{}, vibesell.Errorf(vibesell.EINVALID, "A workspace needs a name, for example \"Acme Sales\".")

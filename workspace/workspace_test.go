@@ -2,48 +2,48 @@ package workspace_test
 
 import (
 	"context"
-	"reflect"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/shopspring/decimal"
 
 	"vibesell"
 	"vibesell/store/storetest"
 	"vibesell/workspace"
+	"vibesell/workspace/workspacetest"
 )
 
 func TestMain(m *testing.M) { storetest.Main(m) }
 
-func setup(t *testing.T) (*workspace.Service, workspace.Workspace, workspace.Workspace) {
-	t.Helper()
-	_, svc, a, b := setupPool(t)
-	return svc, a, b
+// bundle is one test's database, its service on a clock that stands
+// still, and two workspaces (workspacetest.Two): a acts, b must see
+// nothing of a's.
+type bundle struct {
+	pool  *pgxpool.Pool
+	svc   *workspace.Service
+	clock *vibesell.ManualClock
+	a, b  workspace.Workspace
 }
 
-// setupPool gives a test a fresh database, its pool, and two workspaces.
-func setupPool(t *testing.T) (*pgxpool.Pool, *workspace.Service, workspace.Workspace, workspace.Workspace) {
+var friday = time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC)
+
+func setup(t *testing.T) bundle {
 	t.Helper()
 	pool := storetest.New(t)
-	svc := workspace.NewService(pool)
-	a, err := svc.Create(context.Background(), "Acme")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := svc.Create(context.Background(), "Globex")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pool, svc, a, b
+	clock := vibesell.NewManualClock(friday)
+	two := workspacetest.Two(t, pool)
+	return bundle{pool: pool, svc: workspace.NewService(pool, clock), clock: clock, a: two.Acme, b: two.Globex}
 }
 
 func TestMemoriesAreKeptPerWorkspace(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	svc, a, b := setup(t)
+	e := setup(t)
+	svc, a, b := e.svc, e.a, e.b
 	m, err := svc.Remember(ctx, a.ID, "person", "  Prefers to be called Sam ")
 	if err != nil {
 		t.Fatal(err)
@@ -72,12 +72,8 @@ func TestMemoriesAreKeptPerWorkspace(t *testing.T) {
 func TestMemoryLimitHoldsUnderConcurrency(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool := storetest.New(t)
-	svc := workspace.NewService(pool)
-	a, err := svc.Create(ctx, "Acme")
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := setup(t)
+	pool, svc, a := e.pool, e.svc, e.a
 	for i := range 195 {
 		if _, err := svc.Remember(ctx, a.ID, "company", "fact "+uuid.NewString()[:8]+string(rune('a'+i%26))); err != nil {
 			t.Fatal(err)
@@ -110,60 +106,103 @@ func TestMemoryLimitHoldsUnderConcurrency(t *testing.T) {
 	}
 }
 
-func TestOfferIsReplacedAndNormalized(t *testing.T) {
+func TestOffer(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	svc, a, b := setup(t)
-	if o, _ := svc.FindOffer(ctx, a.ID); o != nil {
-		t.Fatal("a new workspace has an offer")
-	}
+	e := setup(t)
 	in := workspace.Offer{
 		CompanyName: "Acme", CompanyDomain: "https://www.Acme.com/pricing", Product: "Anvils",
 		Audience: "Coyotes", Value: "Catch the bird", ProofPoints: []string{" 10,000 sold ", ""},
-		CallToAction: "Book a demo", Price: &workspace.Price{Amount: decimal.RequireFromString("1450"), Currency: "inr", Period: "month"},
+		CallToAction: "Book a demo", Price: new(workspace.NewPrice(1450, "inr", " month ")),
 	}
-	saved, err := svc.SaveOffer(ctx, a.ID, in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if saved.CompanyDomain != "acme.com" || saved.Price.Currency != "INR" || len(saved.ProofPoints) != 1 {
-		t.Fatalf("saved %+v", saved)
-	}
-	got, err := svc.FindOffer(ctx, a.ID)
-	if err != nil || got == nil {
-		t.Fatal(err)
-	}
-	if !got.Price.Amount.Equal(decimal.RequireFromString("1450.00")) || got.Price.Period != "month" || got.ProofPoints[0] != "10,000 sold" {
-		t.Fatalf("read back %+v %+v", got, got.Price)
-	}
-	in.Price = nil
-	in.Product = "Rockets"
-	if _, err := svc.SaveOffer(ctx, a.ID, in); err != nil {
-		t.Fatal(err)
-	}
-	got, _ = svc.FindOffer(ctx, a.ID)
-	if got.Product != "Rockets" || got.Price != nil {
-		t.Fatalf("replacement not applied: %+v", got)
-	}
-	if o, _ := svc.FindOffer(ctx, b.ID); o != nil {
-		t.Fatal("another workspace sees the offer")
-	}
-	bad := in
-	bad.CompanyDomain = "not a domain"
-	if _, err := svc.SaveOffer(ctx, a.ID, bad); vibesell.ErrorCode(err) != vibesell.EINVALID {
-		t.Fatalf("bad domain: %v", err)
-	}
-	bad = in
-	bad.Price = &workspace.Price{Amount: decimal.NewFromInt(5), Currency: "dollars"}
-	if _, err := svc.SaveOffer(ctx, a.ID, bad); vibesell.ErrorCode(err) != vibesell.EINVALID {
-		t.Fatalf("bad currency: %v", err)
+
+	t.Run("none yet", func(t *testing.T) {
+		if o, err := e.svc.FindOffer(ctx, e.a.ID); o != nil || err != nil {
+			t.Errorf("a new workspace has an offer: %+v %v", o, err)
+		}
+	})
+	t.Run("saved as normalized, with the next step", func(t *testing.T) {
+		saved, err := e.svc.SaveOffer(ctx, e.a.ID, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := workspace.Offer{CompanyName: "Acme", CompanyDomain: "acme.com", Product: "Anvils", Audience: "Coyotes",
+			Value: "Catch the bird", ProofPoints: []string{"10,000 sold"}, CallToAction: "Book a demo",
+			Price: &workspace.Price{Money: vibesell.NewMoney(145000, "INR"), Period: "month"}, UpdatedAt: friday}
+		if diff := cmp.Diff(want, saved.Offer); diff != "" {
+			t.Errorf("saved (-want +got):\n%s", diff)
+		}
+		if saved.NextStep.Tool != vibesell.ToolSavePlaybook {
+			t.Errorf("next step without a playbook: %+v", saved.NextStep)
+		}
+		got, err := e.svc.FindOffer(ctx, e.a.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(&want, got); diff != "" {
+			t.Errorf("read back (-want +got):\n%s", diff)
+		}
+		if o, _ := e.svc.FindOffer(ctx, e.b.ID); o != nil {
+			t.Error("another workspace sees the offer")
+		}
+	})
+	t.Run("replaced, the playbook saved", func(t *testing.T) {
+		if _, err := e.svc.SavePlaybook(ctx, e.a.ID, workspace.Playbook{Tone: "brief"}); err != nil {
+			t.Fatal(err)
+		}
+		again := in
+		again.Price, again.Product = nil, "Rockets"
+		saved, err := e.svc.SaveOffer(ctx, e.a.ID, again)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := e.svc.FindOffer(ctx, e.a.ID); got.Product != "Rockets" || got.Price != nil {
+			t.Errorf("replacement not applied: %+v", got)
+		}
+		if saved.NextStep.Tool != vibesell.ToolGetWorkspaceContext {
+			t.Errorf("next step with both saved: %+v", saved.NextStep)
+		}
+	})
+	t.Run("refusals", func(t *testing.T) {
+		for name, change := range map[string]func(*workspace.Offer){
+			"a domain that is not one": func(o *workspace.Offer) { o.CompanyDomain = "not a domain" },
+			"a currency that is not":   func(o *workspace.Offer) { o.Price = new(workspace.NewPrice(5, "dollars", "")) },
+			"a negative price":         func(o *workspace.Offer) { o.Price = new(workspace.NewPrice(-5, "USD", "")) },
+			"no call to action":        func(o *workspace.Offer) { o.CallToAction = " " },
+		} {
+			bad := in
+			change(&bad)
+			if _, err := e.svc.SaveOffer(ctx, e.a.ID, bad); vibesell.ErrorCode(err) != vibesell.EINVALID {
+				t.Errorf("%s: %v", name, err)
+			}
+		}
+	})
+}
+
+// A price is kept in the minor units of its currency, as every amount.
+func TestNewPriceRoundsToMinorUnits(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		amount   float64
+		currency string
+		want     vibesell.Money
+	}{
+		{1450, "inr", vibesell.NewMoney(145000, "INR")},
+		{12.345, "USD", vibesell.NewMoney(1235, "USD")},
+		{0.1 + 0.2, "EUR", vibesell.NewMoney(30, "EUR")},
+		{1450.4, "JPY", vibesell.NewMoney(1450, "JPY")},
+	} {
+		if got := workspace.NewPrice(c.amount, c.currency, "").Money; got != c.want {
+			t.Errorf("NewPrice(%v, %s) = %+v, want %+v", c.amount, c.currency, got, c.want)
+		}
 	}
 }
 
 func TestPlaybookAndTickets(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	svc, a, b := setup(t)
+	e := setup(t)
+	svc, a, b := e.svc, e.a, e.b
 	p, err := svc.SavePlaybook(ctx, a.ID, workspace.Playbook{Tone: "brief", Objections: []workspace.Objection{{Objection: "Too expensive", Answer: "Pays back in a month"}}})
 	if err != nil {
 		t.Fatal(err)
@@ -216,15 +255,9 @@ func TestSnapshotReadsEverythingInOneRoundTrip(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool, trips := storetest.NewCounted(t)
-	svc := workspace.NewService(pool)
-	a, err := svc.Create(ctx, "Acme")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := svc.Create(ctx, "Globex")
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc := workspace.NewService(pool, vibesell.NewManualClock(friday))
+	two := workspacetest.Two(t, pool)
+	a, b := two.Acme, two.Globex
 
 	snap, err := readSnapshot(ctx, svc, a.ID, nil)
 	if err != nil {
@@ -236,7 +269,7 @@ func TestSnapshotReadsEverythingInOneRoundTrip(t *testing.T) {
 
 	if _, err := svc.SaveOffer(ctx, a.ID, workspace.Offer{CompanyName: "Acme", CompanyDomain: "acme.com", Product: "Anvils",
 		Audience: "Coyotes", Value: "Catch the bird", ProofPoints: []string{"10,000 sold"}, CallToAction: "Book a demo",
-		Price: &workspace.Price{Amount: decimal.RequireFromString("1450"), Currency: "INR", Period: "month"}}); err != nil {
+		Price: new(workspace.NewPrice(1450, "INR", "month"))}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := svc.SavePlaybook(ctx, a.ID, workspace.Playbook{Tone: "brief", Angles: []string{"Speed"},
@@ -270,8 +303,8 @@ func TestSnapshotReadsEverythingInOneRoundTrip(t *testing.T) {
 	memories, _ := svc.Memories(ctx, a.ID)
 	tickets, _ := svc.OpenTickets(ctx, a.ID)
 	want := workspace.Snapshot{Workspace: a, Offer: offer, Playbook: playbook, Memories: memories, OpenTickets: tickets}
-	if !reflect.DeepEqual(snap, want) || len(snap.Memories) != 2 || snap.OpenTickets != 1 || snap.Offer.Price == nil {
-		t.Fatalf("snapshot\n%+v\ndiffers from the single reads\n%+v", snap, want)
+	if diff := cmp.Diff(want, snap); diff != "" || len(snap.Memories) != 2 || snap.OpenTickets != 1 || snap.Offer.Price == nil {
+		t.Fatalf("the snapshot differs from the single reads (-want +got):\n%s", diff)
 	}
 
 	// Both workspaces in one batch: neither sees the other's rows.
@@ -280,8 +313,8 @@ func TestSnapshotReadsEverythingInOneRoundTrip(t *testing.T) {
 	if err := pool.SendBatch(ctx, bt).Close(); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := doneA(); err != nil || !reflect.DeepEqual(got, want) {
-		t.Fatalf("a in a shared batch: %+v %v", got, err)
+	if got, err := doneA(); err != nil || !cmp.Equal(got, want) {
+		t.Fatalf("a in a shared batch: %v\n%s", err, cmp.Diff(want, got))
 	}
 	if got, err := doneB(); err != nil || got.Workspace != b || got.Offer != nil || got.Playbook != nil || got.Memories != nil || got.OpenTickets != 0 {
 		t.Fatalf("another workspace sees: %+v %v", got, err)
@@ -291,7 +324,7 @@ func TestSnapshotReadsEverythingInOneRoundTrip(t *testing.T) {
 func TestSnapshotOfAMissingWorkspaceIsRefused(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	svc, _, _ := setup(t)
+	svc := setup(t).svc
 	missing := uuid.New()
 	_, want := svc.FindByID(ctx, missing)
 	_, err := readSnapshot(ctx, svc, missing, nil)
@@ -303,5 +336,100 @@ func TestSnapshotOfAMissingWorkspaceIsRefused(t *testing.T) {
 	done := workspace.QueueSnapshot(&pgx.Batch{}, missing)
 	if _, err := done(); err == nil || vibesell.ErrorCode(err) != vibesell.EINTERNAL {
 		t.Fatalf("done before the batch was sent = %v", err)
+	}
+}
+
+// One request about memories remembers, forgets or lists, and answers
+// with what is remembered afterwards.
+func TestChangeMemory(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := setup(t)
+	change := func(t *testing.T, c workspace.MemoryChange) workspace.MemoryChanged {
+		t.Helper()
+		got, err := e.svc.ChangeMemory(ctx, e.a.ID, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	type outcome struct {
+		Action   string
+		Memory   string
+		Memories []string
+	}
+	outcomeOf := func(c workspace.MemoryChanged) outcome {
+		o := outcome{Action: c.Action}
+		if c.Memory != nil {
+			o.Memory = c.Memory.About + ": " + c.Memory.Fact
+		}
+		for _, m := range c.Memories {
+			o.Memories = append(o.Memories, m.About+": "+m.Fact)
+		}
+		return o
+	}
+
+	var kept workspace.MemoryChanged
+	t.Run("remember, about the company unless said", func(t *testing.T) {
+		kept = change(t, workspace.MemoryChange{Fact: "We never email on Fridays"})
+		want := outcome{Action: "remembered", Memory: "company: We never email on Fridays", Memories: []string{"company: We never email on Fridays"}}
+		if diff := cmp.Diff(want, outcomeOf(kept)); diff != "" {
+			t.Errorf("remembered (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("forget", func(t *testing.T) {
+		got := change(t, workspace.MemoryChange{Forget: kept.Memory.ID.String()})
+		if diff := cmp.Diff(outcome{Action: "forgotten", Memory: "company: We never email on Fridays"}, outcomeOf(got)); diff != "" {
+			t.Errorf("forgotten (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("list", func(t *testing.T) {
+		if got := change(t, workspace.MemoryChange{}); got.Action != "listed" || got.Memory != nil || len(got.Memories) != 0 {
+			t.Errorf("listed: %+v", got)
+		}
+	})
+	t.Run("refusals", func(t *testing.T) {
+		for _, c := range []struct {
+			change workspace.MemoryChange
+			code   string
+		}{
+			{workspace.MemoryChange{Fact: "x", Forget: kept.Memory.ID.String()}, vibesell.EINVALID},
+			{workspace.MemoryChange{Forget: "nope"}, vibesell.EINVALID},
+			{workspace.MemoryChange{Forget: kept.Memory.ID.String()}, vibesell.ENOTFOUND},
+		} {
+			if _, err := e.svc.ChangeMemory(ctx, e.a.ID, c.change); vibesell.ErrorCode(err) != c.code {
+				t.Errorf("%+v: %v, want %s", c.change, err, c.code)
+			}
+		}
+	})
+}
+
+// Offers stored with a decimal price, before prices were kept in minor
+// units, read as what they cost once migration 00066 has run.
+func TestStoredDecimalPricesAreConverted(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := setup(t)
+	up, down := storetest.Migration(t, "00066_offer_price_minor_units.sql")
+	if _, err := e.pool.Exec(ctx, down); err != nil {
+		t.Fatal(err)
+	}
+	for ws, price := range map[uuid.UUID][]any{e.a.ID: {"1450.00", "INR"}, e.b.ID: {"1450.00", "JPY"}} {
+		if _, err := e.pool.Exec(ctx, `INSERT INTO offers (workspace_id, company_name, product, audience, value, call_to_action, price_amount, price_currency, price_period)
+			VALUES ($1, 'Acme', 'p', 'a', 'v', 'c', $2::numeric, $3, 'month')`, ws, price[0], price[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := e.pool.Exec(ctx, up); err != nil {
+		t.Fatal(err)
+	}
+	for ws, want := range map[uuid.UUID]vibesell.Money{e.a.ID: vibesell.NewMoney(145000, "INR"), e.b.ID: vibesell.NewMoney(1450, "JPY")} {
+		o, err := e.svc.FindOffer(ctx, ws)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(&workspace.Price{Money: want, Period: "month"}, o.Price); diff != "" {
+			t.Errorf("price (-want +got):\n%s", diff)
+		}
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
 
@@ -199,19 +198,36 @@ func (s *Server) Pending(ctx context.Context, requestID string) (Pending, error)
 	return p, nil
 }
 
-// describeScope says what a scope lets a client do, as a person reads it.
+// scopeAllows says, for a person, what each scope lets a client do, and
+// what it does not yet, when it is the most a client was granted.
+var scopeAllows = []struct{ scope, allows, stopsAt string }{
+	{vibesell.ScopeRead,
+		"See your workspace: what you sell, your sending setup and its costs, your leads, campaigns and replies, and what waits for approval.",
+		"Nothing more: to change anything, it must ask you again."},
+	{vibesell.ScopeWrite,
+		"Change your workspace's own records as you: what you sell and how your emails sound, what it should remember, your sending choices and volume; and write to VibeSell support for you. Nothing leaves VibeSell and nothing costs money.",
+		"Nothing more: to start anything outside VibeSell or ask for anything that costs money, it must ask you again."},
+	{vibesell.ScopeAct,
+		"Set things going as you: start warming up your mailboxes, ask for approval of orders that cost money, and approve or reject on your word in the conversation what costs nothing and can be undone.",
+		""},
+}
+
+// describeScope says what a granted scope lets a client do, as a person
+// reads it: a line for each scope it covers, and what it stops short of.
 func describeScope(scope string) []string {
-	scopes := strings.Fields(scope)
-	see := "See your workspace: its sending setup, leads, campaigns and replies."
-	switch {
-	case slices.Contains(scopes, Scope):
-		return []string{see,
-			"Work in it as you: set up sending, import leads, write sequences and ask for approvals.",
-			"Approve or reject, on your word in the conversation, what needs no payment and can be undone."}
-	case slices.Contains(scopes, ScopeRead):
-		return []string{see, "Nothing more: it cannot change anything, and must ask you again to do so."}
+	granted := strings.Fields(scope)
+	var out []string
+	for i, a := range scopeAllows {
+		if vibesell.ScopeCovers(granted, a.scope) {
+			out = append(out, a.allows)
+			continue
+		}
+		if i > 0 {
+			out = append(out, scopeAllows[i-1].stopsAt)
+		}
+		break
 	}
-	return nil
+	return out
 }
 
 // Approve records the person's consent: a grant of the request's client

@@ -34,7 +34,7 @@ func BenchmarkAuthenticate(b *testing.B) {
 	})
 	b.Run("OAuth access token", func(b *testing.B) {
 		for b.Loop() {
-			if _, _, err := e.oauth.Authenticate(ctx, access); err != nil {
+			if _, err := e.oauth.Authenticate(ctx, access); err != nil {
 				b.Fatal(err)
 			}
 		}

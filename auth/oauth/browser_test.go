@@ -6,42 +6,17 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 
 	"vibesell/auth"
 	"vibesell/auth/oauth"
+	"vibesell/web/webtest"
 )
-
-// chromium finds a headless-capable Chromium: $CHROMIUM, then the Debian
-// package's /usr/bin/chromium, then the PATH. Without one the browser test
-// is skipped locally and fails in CI (CI set), where it must run.
-func chromium(t testing.TB) string {
-	t.Helper()
-	for _, p := range []string{os.Getenv("CHROMIUM"), "/usr/bin/chromium"} {
-		if p != "" {
-			if _, err := os.Stat(p); err == nil {
-				return p
-			}
-		}
-	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("no Chromium found (CI is set, so the browser test must run): install it with `apt-get install -y chromium` or set CHROMIUM")
-	}
-	t.Skip("no Chromium found: install it with `apt-get install -y chromium` (or set CHROMIUM) to run the browser test")
-	return ""
-}
 
 // A person connecting an app, in a real browser: the app's authorization
 // link leads to sign-in, then to the consent page naming the app (marked
@@ -49,7 +24,6 @@ func chromium(t testing.TB) string {
 // browser back to the app's own address with a code.
 func TestBrowserSignsInAndAllows(t *testing.T) {
 	t.Parallel()
-	path := chromium(t)
 	e := setup(t)
 
 	// The app's callback, on its own loopback server, as a desktop app's.
@@ -71,7 +45,7 @@ func TestBrowserSignsInAndAllows(t *testing.T) {
 	c.clientID = registerWithRedirect(t, c, "Desktop Helper", app.URL+"/callback")
 	authURL := c.authURL(func(q url.Values) { q.Set("redirect_uri", app.URL+"/callback") })
 
-	ctx, step, text, location := newChrome(t, path)
+	ctx, step, text, location := newChrome(t)
 
 	step("open the app's authorization link", chromedp.Navigate(authURL))
 	step("wait for the sign-in form", chromedp.WaitVisible(chromedp.ID("email")))
@@ -130,25 +104,9 @@ func TestBrowserSignsInAndAllows(t *testing.T) {
 // context and helpers that stop the test on failure: step runs an action,
 // text reads an element's text by id (spaces collapsed), location is the
 // page's address.
-func newChrome(t *testing.T, path string) (context.Context, func(string, chromedp.Action[chromedp.Void]), func(string) string, func() string) {
+func newChrome(t *testing.T) (context.Context, func(string, chromedp.Action[chromedp.Void]), func(string) string, func() string) {
 	t.Helper()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(path),
-		chromedp.Flag("headless", true),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.NoFirstRun,
-		chromedp.UserDataDir(t.TempDir()),
-	)
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	t.Cleanup(cancel)
-	ctx, cancel := chromedp.NewContext(actx)
-	t.Cleanup(cancel)
-	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
-	t.Cleanup(cancel)
+	ctx := webtest.Chromium(t)
 	step := func(what string, a chromedp.Action[chromedp.Void]) {
 		t.Helper()
 		if err := chromedp.Do(ctx, a); err != nil {
@@ -206,7 +164,6 @@ func screenshot(t testing.TB, ctx context.Context, name string) {
 // browser itself asks), and the app is then connected to the one picked.
 func TestBrowserPicksTheWorkspace(t *testing.T) {
 	t.Parallel()
-	path := chromium(t)
 	e := setup(t)
 	if _, err := auth.NewAccounts(e.pool, nil).AddMember(context.Background(), e.globex.ID, "ada@acme.test"); err != nil {
 		t.Fatal(err)
@@ -219,7 +176,7 @@ func TestBrowserPicksTheWorkspace(t *testing.T) {
 	c := e.raw(t)
 	c.clientID = registerWithRedirect(t, c, "Desktop Helper", app.URL+"/callback")
 	authURL := c.authURL(func(q url.Values) { q.Set("redirect_uri", app.URL+"/callback") })
-	ctx, step, text, location := newChrome(t, path)
+	ctx, step, text, location := newChrome(t)
 
 	step("open the app's authorization link", chromedp.Navigate(authURL))
 	step("wait for the sign-in form", chromedp.WaitVisible(chromedp.ID("email")))

@@ -16,6 +16,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
+
+	"vibesell"
 )
 
 // Client is an OAuth client: who asks to act for a person.
@@ -86,7 +88,7 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 		"grant_types":                []string{"authorization_code", "refresh_token"},
 		"response_types":             []string{"code"},
 		"token_endpoint_auth_method": "none",
-		"scope":                      Scope,
+		"scope":                      strings.Join(vibesell.Scopes(), " "),
 	})
 }
 
@@ -317,28 +319,25 @@ func AddWorkers(workers *river.Workers, s *Server) []*river.PeriodicJob {
 	}
 }
 
-// scopesOf splits a scope parameter and keeps the known scopes, in order.
-// An empty request means the full scope.
+// scopesOf splits a scope parameter and keeps the catalog's scopes, in
+// order. A request for none of them (no scope, or only offline_access)
+// means every scope.
 func scopesOf(raw string) (string, error) {
-	fields := strings.Fields(raw)
-	if len(fields) == 0 {
-		return Scope, nil
-	}
 	var out []string
-	for _, f := range fields {
-		switch f {
-		case Scope, ScopeRead:
-		case scopeOfflineAccess:
+	for _, f := range strings.Fields(raw) {
+		switch {
+		case f == scopeOfflineAccess:
 			continue
-		default:
-			return "", errorf(http.StatusBadRequest, "invalid_scope", "The scope %q is not offered; ask for %q (or %q to only read).", truncate(f, 40), Scope, ScopeRead)
+		case !slices.Contains(vibesell.Scopes(), f):
+			return "", errorf(http.StatusBadRequest, "invalid_scope", "The scope %q is not offered; ask for any of %s.",
+				truncate(f, 40), strings.Join(vibesell.Scopes(), ", "))
 		}
 		if !slices.Contains(out, f) {
 			out = append(out, f)
 		}
 	}
 	if len(out) == 0 {
-		return Scope, nil
+		out = vibesell.Scopes()
 	}
 	return strings.Join(out, " "), nil
 }

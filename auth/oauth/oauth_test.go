@@ -12,7 +12,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5/pgxpool"
-	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -96,7 +95,7 @@ func setup(t testing.TB, opts ...options) *env {
 	accounts := auth.NewAccounts(e.pool, nil)
 	e.tokens = auth.NewTokens(e.pool)
 	if o.replicaOf == nil {
-		ws := workspace.NewService(e.pool)
+		ws := workspace.NewService(e.pool, vibesell.SystemClock{})
 		if e.acme, err = ws.Create(ctx, "Acme Sales"); err != nil {
 			t.Fatal(err)
 		}
@@ -110,7 +109,7 @@ func setup(t testing.TB, opts ...options) *env {
 			t.Fatal(err)
 		}
 	}
-	appr, err := approvals.NewService(e.pool, approvals.Config{PublicURL: e.publicURL, Logger: logger})
+	appr, err := approvals.NewService(e.pool, vibesell.SystemClock{}, approvals.Config{PublicURL: e.publicURL, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,16 +118,14 @@ func setup(t testing.TB, opts ...options) *env {
 		t.Fatal(err)
 	}
 
-	mcpSrv := mcpserver.NewMCPServer("vibesell-test", "1")
-	mcpSrv.AddTool(mcpgo.NewTool("rename", mcpgo.WithDescription("Changes something."), mcpgo.WithReadOnlyHintAnnotation(false)),
-		func(ctx context.Context, _ mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
-			return mcpgo.NewToolResultText("renamed"), nil
-		})
-	mcpSrv.AddTool(mcpgo.NewTool("whoami", mcpgo.WithDescription("Says who the request acts for."), mcpgo.WithReadOnlyHintAnnotation(true)),
-		func(ctx context.Context, _ mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
-			p, _ := auth.FromContext(ctx)
-			return mcpgo.NewToolResultText(p.WorkspaceSlug + " " + p.UserID.String() + " " + p.UserEmail + " via " + p.ClientName), nil
-		})
+	mcpTools := []toolkit.Tool{
+		sayTool("whoami", vibesell.ScopeRead, func(p auth.Principal) string {
+			return p.WorkspaceSlug + " " + p.UserID.String() + " " + p.UserEmail + " via " + p.ClientName
+		}),
+		sayTool("rename", vibesell.ScopeWrite, func(auth.Principal) string { return "renamed" }),
+		sayTool("launch", vibesell.ScopeAct, func(auth.Principal) string { return "launched" }),
+	}
+	mcpSrv := toolkit.NewServer(mcpTools, &toolkit.Options{Logger: logger})
 	streamable := mcpserver.NewStreamableHTTPServer(mcpSrv, mcpserver.WithHTTPContextFunc(func(ctx context.Context, r *http.Request) context.Context {
 		if p, ok := auth.FromContext(r.Context()); ok {
 			return auth.NewContext(ctx, p)
@@ -140,9 +137,30 @@ func setup(t testing.TB, opts ...options) *env {
 	mux.Handle("/.well-known/", e.oauth.Handler())
 	mux.Handle("/oauth/", e.oauth.Handler())
 	mux.Handle(web.Prefix, webApp)
-	mux.Handle("/mcp", e.oauth.RequireBearer(e.tokens, toolkit.ReadOnlyTools(mcpSrv), logger, streamable))
+	mux.Handle("/mcp", e.oauth.RequireBearer(e.tokens, toolkit.ScopeOf(mcpTools), logger, streamable))
 	h = mux
 	return e
+}
+
+type sayOutput struct {
+	Kind string `json:"kind" enum:"support"`
+}
+
+// sayTool is a tool of the test server that needs scope and answers with
+// what say returns.
+func sayTool(name, scope string, say func(auth.Principal) string) toolkit.Tool {
+	readOnly := toolkit.No
+	if scope == vibesell.ScopeRead {
+		readOnly = toolkit.Yes
+	}
+	return toolkit.Define(toolkit.Spec[struct{}, sayOutput]{
+		Name: name, Title: name, Description: "Answers with a sentence; it needs " + scope + ".",
+		Annotations: toolkit.Annotations{ReadOnly: readOnly, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Requires:    toolkit.Needs{Scope: scope},
+		Handler: func(ctx context.Context, p auth.Principal, _ struct{}) (toolkit.Result[sayOutput], error) {
+			return toolkit.Result[sayOutput]{Markdown: say(p)}, nil
+		},
+	})
 }
 
 // browser is Ada's browser on this env.
@@ -240,6 +258,7 @@ func TestMetadata(t *testing.T) {
 		"client_id_metadata_document_supported":          true,
 		"authorization_response_iss_parameter_supported": true,
 		"token_endpoint_auth_methods_supported":          []any{"none"},
+		"scopes_supported":                               []any{"vibesell:read", "vibesell:write", "vibesell:act", "offline_access"},
 	} {
 		if diff := cmp.Diff(want, as[k]); diff != "" {
 			t.Errorf("authorization server metadata %s (-want +got):\n%s", k, diff)
@@ -249,7 +268,7 @@ func TestMetadata(t *testing.T) {
 		var prm map[string]any
 		getJSON(t, e.srv.URL+path, &prm)
 		if diff := cmp.Diff(map[string]any{
-			"resource": e.srv.URL + "/mcp", "authorization_servers": []any{e.srv.URL}, "scopes_supported": []any{"mcp", "mcp:read"},
+			"resource": e.srv.URL + "/mcp", "authorization_servers": []any{e.srv.URL}, "scopes_supported": []any{"vibesell:read", "vibesell:write", "vibesell:act"},
 			"bearer_methods_supported": []any{"header"}, "resource_name": "VibeSell",
 		}, prm); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", path, diff)
@@ -260,7 +279,7 @@ func TestMetadata(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	want := `Bearer resource_metadata="` + e.srv.URL + `/.well-known/oauth-protected-resource/mcp", scope="mcp"`
+	want := `Bearer resource_metadata="` + e.srv.URL + `/.well-known/oauth-protected-resource/mcp", scope="vibesell:read vibesell:write vibesell:act"`
 	if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") != want {
 		t.Errorf("/mcp without a token: %d %q, want 401 %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"), want)
 	}
@@ -281,23 +300,25 @@ func getJSON(t testing.TB, u string, v any) {
 	}
 }
 
-// Step-up: a client that asked only to read calls a tool that changes
-// things, gets 403 insufficient_scope, asks the person again for the full
-// scope (the official Go SDK does this by itself), and the call goes
+// Step-up: a client that asked only to read calls a tool that needs act,
+// gets 403 insufficient_scope naming vibesell:act, asks the person again
+// for it (the official Go SDK does this by itself), and the call goes
 // through.
-func TestStepUpFromReadOnly(t *testing.T) {
+func TestStepUpFromReadToAct(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
 	b := e.browser(t)
 	var pages []string
+	var asked [][]string
 	h, err := sdkauth.NewAuthorizationCodeHandler(&sdkauth.AuthorizationCodeHandlerConfig{
 		DynamicClientRegistrationConfig: &sdkauth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
 			ClientName: "Careful Client", RedirectURIs: []string{callback}, TokenEndpointAuthMethod: "none",
 		}},
 		AuthorizationCodeFetcher: b.Fetcher(func(page string) { pages = append(pages, page) }),
 		ScopeFilter: func(discovered []string) []string {
+			asked = append(asked, discovered)
 			if len(pages) == 0 {
-				return []string{oauth.ScopeRead}
+				return []string{"vibesell:read"}
 			}
 			return discovered
 		},
@@ -307,21 +328,25 @@ func TestStepUpFromReadOnly(t *testing.T) {
 	}
 	cs := e.connect(t, h)
 	if got := whoami(t, cs); !strings.HasPrefix(got, "acme-sales ") {
-		t.Fatalf("a read-only tool with a read-only token: %q", got)
+		t.Fatalf("a read tool with a read token: %q", got)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "rename"})
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "launch"})
 	if err != nil || res.IsError {
-		t.Fatalf("rename after step-up: %v %+v", err, res)
+		t.Fatalf("launch after step-up: %v %+v", err, res)
 	}
 	if len(pages) != 2 {
 		t.Fatalf("the person was asked %d times, want twice (read, then the step-up)", len(pages))
 	}
-	if !strings.Contains(pages[0], "it cannot change anything") || strings.Contains(pages[0], "Work in it as you") {
+	want := [][]string{{"vibesell:read", "vibesell:write", "vibesell:act"}, {"vibesell:act"}}
+	if diff := cmp.Diff(want, asked); diff != "" {
+		t.Errorf("scopes the client was told to ask for, by the 401 then by the 403 (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(pages[0], "to change anything, it must ask you again") || strings.Contains(pages[0], "Set things going as you") {
 		t.Errorf("the first consent page does not say it only reads:\n%s", pages[0])
 	}
-	if !strings.Contains(pages[1], "Work in it as you") {
-		t.Errorf("the step-up consent page does not say it will work as you:\n%s", pages[1])
+	if !strings.Contains(pages[1], "Set things going as you") || strings.Contains(pages[1], "it must ask you again") {
+		t.Errorf("the step-up consent page does not say it will act as you:\n%s", pages[1])
 	}
 }

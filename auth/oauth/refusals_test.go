@@ -71,7 +71,7 @@ func (c *raw) authURL(change func(url.Values)) string {
 	q := url.Values{
 		"response_type": {"code"}, "client_id": {c.clientID}, "redirect_uri": {callback}, "state": {"st"},
 		"code_challenge": {challengeOf(c.verifier)}, "code_challenge_method": {"S256"},
-		"resource": {c.e.publicURL + "/mcp"}, "scope": {"mcp"},
+		"resource": {c.e.publicURL + "/mcp"}, "scope": {"vibesell:read vibesell:write vibesell:act"},
 	}
 	if change != nil {
 		change(q)
@@ -197,7 +197,7 @@ func TestRefusals(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		wantRefused(t, e, forged, http.StatusForbidden, "insufficient_scope", `lacks the 'mcp' scope`)
+		wantRefused(t, e, forged, http.StatusForbidden, "insufficient_scope", `authorize again with 'vibesell:read'`)
 	})
 
 	t.Run("a token for another resource is never issued", func(t *testing.T) {

@@ -9,7 +9,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"slices"
 	"strings"
 	"time"
 
@@ -35,7 +34,7 @@ func (s *Server) serveResourceMetadata(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{
 		"resource":                 s.resource,
 		"authorization_servers":    []string{s.issuer},
-		"scopes_supported":         []string{Scope, ScopeRead},
+		"scopes_supported":         vibesell.Scopes(),
 		"bearer_methods_supported": []string{"header"},
 		"resource_name":            "VibeSell",
 	})
@@ -94,20 +93,20 @@ func (s *Server) verify(ctx context.Context, token string) (verified, error) {
 // errGrantRevoked answers a token whose grant was disconnected.
 var errGrantRevoked = &errToken{"This connection was disconnected in VibeSell. Connect again."}
 
-// Authenticate returns who an access token acts for: it must be valid
-// (see verify) and its grant still connected, which is read from the
-// database on every request so that a disconnect on one replica holds on
-// all of them at once. It returns the token's scopes too.
-func (s *Server) Authenticate(ctx context.Context, token string) (auth.Principal, []string, error) {
+// Authenticate returns who an access token acts for, with the scopes the
+// person granted: the token must be valid (see verify) and its grant still
+// connected, which is read from the database on every request so that a
+// disconnect on one replica holds on all of them at once.
+func (s *Server) Authenticate(ctx context.Context, token string) (auth.Principal, error) {
 	v, err := s.verify(ctx, token)
 	if err != nil {
-		return auth.Principal{}, nil, err
+		return auth.Principal{}, err
 	}
 	gid, err := uuid.Parse(v.GrantID)
 	if err != nil {
-		return auth.Principal{}, nil, &errToken{"The access token names no connection."}
+		return auth.Principal{}, &errToken{"The access token names no connection."}
 	}
-	p := auth.Principal{GrantID: gid}
+	p := auth.Principal{GrantID: gid, Scopes: strings.Fields(v.Scope)}
 	var lastUsed *time.Time
 	now := s.clock.Now()
 	err = s.db.QueryRow(ctx, `SELECT g.workspace_id, w.slug, g.user_id, u.email, c.name, g.last_used_at
@@ -117,27 +116,29 @@ func (s *Server) Authenticate(ctx context.Context, token string) (auth.Principal
 			AND EXISTS (SELECT 1 FROM memberships m WHERE m.user_id = g.user_id AND m.workspace_id = g.workspace_id)`, gid).
 		Scan(&p.WorkspaceID, &p.WorkspaceSlug, &p.UserID, &p.UserEmail, &p.ClientName, &lastUsed)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return auth.Principal{}, nil, errGrantRevoked
+		return auth.Principal{}, errGrantRevoked
 	}
 	if err != nil {
-		return auth.Principal{}, nil, fmt.Errorf("check grant: %w", err)
+		return auth.Principal{}, fmt.Errorf("check grant: %w", err)
 	}
 	if lastUsed == nil || now.Sub(*lastUsed) > grantTouchEvery {
 		if _, err := s.db.Exec(ctx, `UPDATE oauth_grants SET last_used_at = $2 WHERE id = $1`, gid, now); err != nil {
-			return auth.Principal{}, nil, fmt.Errorf("touch grant: %w", err)
+			return auth.Principal{}, fmt.Errorf("touch grant: %w", err)
 		}
 	}
-	return p, strings.Fields(v.Scope), nil
+	return p, nil
 }
 
 // RequireBearer guards /mcp: a request needs `Authorization: Bearer` with
 // either an access token from this server (audience /mcp, grant connected)
-// or a workspace token from `server token create`. Refusals carry the
-// WWW-Authenticate challenge MCP clients follow to sign in: 401 with
-// resource_metadata and scope, or 403 insufficient_scope when a token's
-// scope does not cover the call; readOnly says which tools a read-only
-// token may call (nil: none).
-func (s *Server) RequireBearer(tokens *auth.Tokens, readOnly func(tool string) bool, logger *slog.Logger, next http.Handler) http.Handler {
+// or a workspace token from `server token create`, which carries every
+// scope. Refusals carry the WWW-Authenticate challenge MCP clients follow
+// to sign in: 401 with resource_metadata and the scopes to ask for, or 403
+// insufficient_scope naming the scope a tool call needs when the token's
+// scopes do not cover it (step-up). scopeOf gives the scope a tool
+// declares ("" for a name it does not know, left to the MCP server to
+// answer); nil means every tool needs the most.
+func (s *Server) RequireBearer(tokens *auth.Tokens, scopeOf func(tool string) string, logger *slog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Query().Has("access_token") {
 			s.challenge(w, http.StatusBadRequest, "invalid_request", "Send the access token in the Authorization header, never in the URL.")
@@ -153,12 +154,12 @@ func (s *Server) RequireBearer(tokens *auth.Tokens, readOnly func(tool string) b
 		var err error
 		if strings.HasPrefix(token, "vs_") {
 			p, err = tokens.Authenticate(r.Context(), token)
+			p.Scopes = vibesell.Scopes() // it stands for the whole workspace
 		} else {
-			var scopes []string
-			p, scopes, err = s.Authenticate(r.Context(), token)
-			if err == nil && !slices.Contains(scopes, Scope) {
-				if why := s.beyondReadOnly(w, r, scopes, readOnly); why != "" {
-					s.challenge(w, http.StatusForbidden, "insufficient_scope", why)
+			p, err = s.Authenticate(r.Context(), token)
+			if err == nil {
+				if needed, why := s.stepUp(w, r, p.Scopes, scopeOf); needed != "" {
+					s.insufficientScope(w, needed, why)
 					return
 				}
 			}
@@ -180,25 +181,28 @@ func (s *Server) RequireBearer(tokens *auth.Tokens, readOnly func(tool string) b
 	})
 }
 
-// maxPeekBytes bounds how much of a read-only token's request is read to
-// see which tool it calls; /mcp itself takes no larger message.
+// maxPeekBytes bounds how much of a request is read to see which tools it
+// calls; /mcp itself takes no larger message.
 const maxPeekBytes = 4 << 20
 
-// beyondReadOnly returns why a request of a token without the full scope
-// goes beyond it, or "" when it does not: the token must have the read
-// scope, and a tool call must be of a read-only tool. It reads the body
-// and puts it back for the next handler.
-func (s *Server) beyondReadOnly(w http.ResponseWriter, r *http.Request, scopes []string, readOnly func(string) bool) string {
-	if !slices.Contains(scopes, ScopeRead) {
-		return fmt.Sprintf("This token lacks the %q scope that VibeSell's tools need; authorize again with it.", Scope)
+// stepUp returns the scope a request needs beyond granted, and why, or ""
+// when granted covers it: any request needs the least scope, and a tool
+// call the scope its tool declares. Only a token short of the most scope
+// has its body read (and put back for the next handler).
+func (s *Server) stepUp(w http.ResponseWriter, r *http.Request, granted []string, scopeOf func(string) string) (needed, why string) {
+	if vibesell.ScopeCovers(granted, vibesell.ScopeAct) {
+		return "", ""
+	}
+	if !vibesell.ScopeCovers(granted, vibesell.ScopeRead) {
+		return vibesell.ScopeRead, fmt.Sprintf("This token has none of the scopes VibeSell's tools need; authorize again with %q.", vibesell.ScopeRead)
 	}
 	if r.Method != http.MethodPost {
-		return ""
+		return "", ""
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxPeekBytes))
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	if err != nil {
-		return "" // the MCP handler answers a body it cannot read
+		return "", "" // the MCP handler answers a body it cannot read
 	}
 	type call struct {
 		Method string `json:"method"`
@@ -215,18 +219,39 @@ func (s *Server) beyondReadOnly(w http.ResponseWriter, r *http.Request, scopes [
 		calls = append(calls, c)
 	}
 	for _, c := range calls {
-		if c.Method == "tools/call" && (readOnly == nil || !readOnly(c.Params.Name)) {
-			return fmt.Sprintf("This token may only read, and %s changes things: authorize again with the %q scope.", truncate(c.Params.Name, 60), Scope)
+		if c.Method != "tools/call" {
+			continue
+		}
+		scope := vibesell.ScopeAct
+		if scopeOf != nil {
+			scope = scopeOf(c.Params.Name)
+		}
+		// In a batch, the most any call needs: one authorization covers all.
+		if scope != "" && !vibesell.ScopeCovers(granted, scope) && !vibesell.ScopeCovers([]string{needed}, scope) {
+			needed = scope
+			why = fmt.Sprintf("%s needs the %q scope, which this token lacks: authorize again with it.", truncate(c.Params.Name, 60), scope)
 		}
 	}
-	return ""
+	return needed, why
 }
 
 // challenge answers a refused request with RFC 6750's WWW-Authenticate,
-// pointing at the resource metadata (RFC 9728 §5.1) and naming the scope
-// to ask for.
+// pointing at the resource metadata (RFC 9728 §5.1) and naming the scopes
+// to ask for: every scope a tool may need.
 func (s *Server) challenge(w http.ResponseWriter, status int, code, description string) {
-	v := fmt.Sprintf(`Bearer resource_metadata="%s", scope="%s"`, s.issuer+PathResourceMetadata, Scope)
+	s.writeChallenge(w, status, strings.Join(vibesell.Scopes(), " "), code, description)
+}
+
+// insufficientScope answers a token whose scopes do not cover a call with
+// 403 insufficient_scope naming the scope it needs, which covers what the
+// token had (each scope covers those below it), so a client that asks for
+// it again loses nothing.
+func (s *Server) insufficientScope(w http.ResponseWriter, needed, description string) {
+	s.writeChallenge(w, http.StatusForbidden, needed, "insufficient_scope", description)
+}
+
+func (s *Server) writeChallenge(w http.ResponseWriter, status int, scope, code, description string) {
+	v := fmt.Sprintf(`Bearer resource_metadata="%s", scope="%s"`, s.issuer+PathResourceMetadata, scope)
 	if code != "" {
 		v += fmt.Sprintf(`, error="%s", error_description="%s"`, code, strings.ReplaceAll(description, `"`, `'`))
 	}

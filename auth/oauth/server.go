@@ -32,15 +32,11 @@ import (
 	"vibesell"
 )
 
-// Scopes. Scope lets a client use every tool in the person's workspace
-// (and is what clients are told to ask for); ScopeRead only the tools
-// that change nothing. A read-only token calling another tool gets 403
-// insufficient_scope naming Scope, and MCP clients then ask the person
-// again (step-up).
-const (
-	Scope     = "mcp"
-	ScopeRead = "mcp:read"
-)
+// The scopes offered are the catalog's (vibesell.Scopes: read, write, act,
+// each covering those below it), the words every tool's spec declares its
+// need in; a token calling a tool beyond its scopes gets 403
+// insufficient_scope naming the scope the tool needs, and MCP clients then
+// ask the person again (step-up).
 
 // scopeOfflineAccess is accepted so that clients asking for refresh tokens
 // the OIDC way are not refused; refresh tokens are issued either way.
@@ -212,7 +208,7 @@ func (s *Server) serveMetadata(w http.ResponseWriter, r *http.Request) {
 		RegistrationEndpoint:              s.issuer + PathRegister,
 		RevocationEndpoint:                s.issuer + PathRevoke,
 		JWKSURI:                           s.issuer + PathJWKS,
-		ScopesSupported:                   []string{Scope, ScopeRead, scopeOfflineAccess},
+		ScopesSupported:                   append(vibesell.Scopes(), scopeOfflineAccess),
 		ResponseTypesSupported:            []string{"code"},
 		ResponseModesSupported:            []string{"query"},
 		GrantTypesSupported:               []string{"authorization_code", "refresh_token"},

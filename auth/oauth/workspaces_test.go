@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"vibesell"
 
 	"github.com/google/go-cmp/cmp"
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
@@ -31,7 +32,7 @@ func TestConsentPicksOneOfThePersonsWorkspaces(t *testing.T) {
 	if _, err := auth.NewAccounts(e.pool, nil).AddMember(ctx, e.globex.ID, "ada@acme.test"); err != nil {
 		t.Fatal(err)
 	}
-	initech, err := workspace.NewService(e.pool).Create(ctx, "Initech")
+	initech, err := workspace.NewService(e.pool, vibesell.SystemClock{}).Create(ctx, "Initech")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,9 +23,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
-	"github.com/shopspring/decimal"
 
 	"vibesell"
+	"vibesell/approvals"
 	"vibesell/auth"
 	"vibesell/cards"
 	"vibesell/sending"
@@ -74,7 +74,7 @@ func BenchmarkToolCalls(b *testing.B) {
 	// Sending, get_workspace_context would skip the sending setup's reads
 	// and the benchmark would measure less than the server does.
 	clock := vibesell.SystemClock{}
-	workspaces := workspace.NewService(pool)
+	workspaces := workspace.NewService(pool, vibesell.SystemClock{})
 	deps := tools.Deps{
 		Clock:      clock,
 		Workspaces: workspaces,
@@ -82,7 +82,11 @@ func BenchmarkToolCalls(b *testing.B) {
 	}
 	// The served one keeps tokens, sessions and contexts in memory, kept
 	// true by notifications, as serve wires it; the other reads them all
-	// on every call.
+	// on every call. Approvals too: the context reads the approvals waiting.
+	var err error
+	if deps.Approvals, err = approvals.NewService(pool, clock, approvals.Config{PublicURL: "http://127.0.0.1", Logger: logger}); err != nil {
+		b.Fatal(err)
+	}
 	notes := storetest.StartNotifications(b, pool)
 	workspaces.KeepContextsFresh(notes)
 	endpoint := startBenchServer(b, pool, deps, notes, logger)
@@ -210,7 +214,7 @@ type benchClient struct {
 func newBenchClient(b *testing.B, pool *pgxpool.Pool, httpClient *http.Client, endpoint string, i int) *benchClient {
 	b.Helper()
 	ctx := context.Background()
-	svc := workspace.NewService(pool)
+	svc := workspace.NewService(pool, vibesell.SystemClock{})
 	ws, err := svc.Create(ctx, fmt.Sprintf("Bench %02d", i))
 	if err != nil {
 		b.Fatal(err)
@@ -221,7 +225,7 @@ func newBenchClient(b *testing.B, pool *pgxpool.Pool, httpClient *http.Client, e
 		CompanyName: "Acme Analytics", CompanyDomain: "acme.com", Product: "Revenue attribution for B2B SaaS",
 		Audience: "Heads of marketing at SaaS companies with 50 to 500 people", Value: "Know which campaigns bring paying customers",
 		ProofPoints: []string{"Used by 120 SaaS teams", "Set up in one afternoon"}, CallToAction: "A 20-minute call next week",
-		Price: &workspace.Price{Amount: decimal.NewFromInt(1450), Currency: "EUR", Period: "month"},
+		Price: new(workspace.NewPrice(1450, "EUR", "month")),
 	}); err != nil {
 		b.Fatal(err)
 	}

@@ -21,6 +21,7 @@ import (
 
 // config is read once from the environment; see the README's table.
 type config struct {
+	Mail            mailConfig // the sending engine's; see mail.go
 	DatabaseURL     string
 	ListenAddr      string
 	PublicURL       *url.URL
@@ -188,6 +189,9 @@ func loadConfig(getenv func(string) string) (config, error) {
 		return cfg, err
 	}
 	if cfg.Billing, err = billing.ConfigFromEnv(getenv); err != nil {
+		return cfg, err
+	}
+	if cfg.Mail, err = loadMailConfig(getenv); err != nil {
 		return cfg, err
 	}
 	return cfg, nil

@@ -30,7 +30,7 @@ func TestEveryProcessHandsOutTheLinksOfTheRunningServer(t *testing.T) {
 	url := storetest.NewURL(t)
 	pool := connect(t, url)
 	ctx := context.Background()
-	ws, err := workspace.NewService(pool).Create(ctx, "Links Co")
+	ws, err := workspace.Create(ctx, pool, "Links Co")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestEveryProcessHandsOutTheLinksOfTheRunningServer(t *testing.T) {
 	t.Run("stdio approval links", func(t *testing.T) {
 		// The approval is opened by another process whose own address is
 		// wrong on purpose: the link is built by the process that shows it.
-		other, err := approvals.NewService(pool, approvals.Config{PublicURL: "http://wrong.invalid"})
+		other, err := approvals.NewService(pool, vibesell.SystemClock{}, approvals.Config{PublicURL: "http://wrong.invalid"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -145,11 +145,11 @@ func TestMCPSessionsAcrossTwoProcesses(t *testing.T) {
 	url := storetest.NewURL(t)
 	ctx := context.Background()
 	pool := connect(t, url)
-	wsA, err := workspace.NewService(pool).Create(ctx, "Replica A")
+	wsA, err := workspace.Create(ctx, pool, "Replica A")
 	if err != nil {
 		t.Fatal(err)
 	}
-	wsB, _ := workspace.NewService(pool).Create(ctx, "Replica B")
+	wsB, _ := workspace.Create(ctx, pool, "Replica B")
 	tokenA, _ := auth.NewTokens(pool).Create(ctx, wsA.ID)
 	tokenB, _ := auth.NewTokens(pool).Create(ctx, wsB.ID)
 
@@ -214,7 +214,7 @@ func TestMCPNeedsABearerTokenAndChecksOrigin(t *testing.T) {
 	url := storetest.NewURL(t)
 	pool := connect(t, url)
 	ctx := context.Background()
-	ws, _ := workspace.NewService(pool).Create(ctx, "Guarded")
+	ws, _ := workspace.Create(ctx, pool, "Guarded")
 	token, _ := auth.NewTokens(pool).Create(ctx, ws.ID)
 	s := startServer(t, "DATABASE_URL", url, "LOG_LEVEL", "warn", "PUBLIC_URL", "https://vibesell.example.com", "ALLOWED_ORIGINS", "https://claude.ai")
 	s.waitReady(t)
@@ -253,7 +253,7 @@ func TestStdioServesTheWorkspace(t *testing.T) {
 	t.Parallel()
 	url := storetest.NewURL(t)
 	pool := connect(t, url)
-	ws, _ := workspace.NewService(pool).Create(context.Background(), "Stdio Co")
+	ws, _ := workspace.Create(context.Background(), pool, "Stdio Co")
 	cmd := exec.Command(binary(t), "stdio", "--workspace", ws.Slug)
 	cmd.Env = append(os.Environ(), "DATABASE_URL="+url, "LOG_LEVEL=info")
 	in := strings.Join([]string{

@@ -11,7 +11,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"vibesell"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
@@ -29,17 +31,9 @@ import (
 // server publishes the new key beside the old one.
 func TestClaudeStyleClientConnectsWithOAuth(t *testing.T) {
 	t.Parallel()
-	url := storetest.NewURL(t)
-	pool := connect(t, url)
-	ctx := context.Background()
-	ws, err := workspace.NewService(pool).Create(ctx, "Connected")
-	if err != nil {
-		t.Fatal(err)
-	}
 	const email, password = "ada@connected.test", "correct horse battery staple"
-	if _, err := auth.NewAccounts(pool, nil).CreateUser(ctx, auth.NewUser{WorkspaceID: ws.ID, Email: email, Password: password}); err != nil {
-		t.Fatal(err)
-	}
+	url, pool, ws := personInWorkspace(t, "Connected", email, password)
+	ctx := context.Background()
 	s := startServer(t, "DATABASE_URL", url, "LOG_LEVEL", "warn")
 	s.waitReady(t)
 	base := "http://" + s.addr
@@ -101,51 +95,16 @@ func TestClaudeStyleClientConnectsWithOAuth(t *testing.T) {
 // its next request.
 func TestOAuthAcrossTwoProcesses(t *testing.T) {
 	t.Parallel()
-	dbURL := storetest.NewURL(t)
-	pool := connect(t, dbURL)
-	ctx := context.Background()
-	ws, err := workspace.NewService(pool).Create(ctx, "Replicated")
-	if err != nil {
-		t.Fatal(err)
-	}
 	const email, password = "ada@replicated.test", "correct horse battery staple"
-	if _, err := auth.NewAccounts(pool, nil).CreateUser(ctx, auth.NewUser{WorkspaceID: ws.ID, Email: email, Password: password}); err != nil {
-		t.Fatal(err)
-	}
+	dbURL, _, _ := personInWorkspace(t, "Replicated", email, password)
 	const public = "http://vibesell.test" // what a load balancer in front of both would answer at
 	one := startProcess(t, "DATABASE_URL="+dbURL, "PUBLIC_URL="+public)
 	two := startProcess(t, "DATABASE_URL="+dbURL, "PUBLIC_URL="+public)
 
-	resp, err := http.Post("http://"+one.addr+"/oauth/register", "application/json",
-		strings.NewReader(`{"client_name":"Claude","redirect_uris":["https://claude.ai/api/mcp/auth_callback"]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var reg struct {
-		ClientID string `json:"client_id"`
-	}
-	json.NewDecoder(resp.Body).Decode(&reg)
-	resp.Body.Close()
-	verifier := strings.Repeat("v", 43)
-	sum := sha256.Sum256([]byte(verifier))
-	q := neturl.Values{"response_type": {"code"}, "client_id": {reg.ClientID}, "redirect_uri": {"https://claude.ai/api/mcp/auth_callback"},
-		"code_challenge": {base64.RawURLEncoding.EncodeToString(sum[:])}, "code_challenge_method": {"S256"}, "resource": {public + "/mcp"}}
-	b := oauthtest.New(t, "http://"+one.addr, public, email, password)
-	path, page := b.ToConsent("/oauth/authorize?" + q.Encode())
-	code := b.Consent(path, page, "allow").Query().Get("code")
-
-	resp, err = http.PostForm("http://"+two.addr+"/oauth/token", neturl.Values{"grant_type": {"authorization_code"}, "client_id": {reg.ClientID},
-		"code": {code}, "redirect_uri": {"https://claude.ai/api/mcp/auth_callback"}, "code_verifier": {verifier}, "resource": {public + "/mcp"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tok struct {
-		AccessToken string `json:"access_token"`
-	}
-	json.NewDecoder(resp.Body).Decode(&tok)
-	resp.Body.Close()
-	if resp.StatusCode != 200 || tok.AccessToken == "" {
-		t.Fatalf("token on the second process: %d", resp.StatusCode)
+	c := registerClaude(t, "http://"+one.addr, public)
+	status, tok := c.token("http://"+two.addr, c.code("http://"+one.addr, email, password, ""))
+	if status != 200 || tok.AccessToken == "" {
+		t.Fatalf("token on the second process: %d", status)
 	}
 	init := map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize",
 		"params": map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "t", "version": "1"}}}
@@ -156,7 +115,7 @@ func TestOAuthAcrossTwoProcesses(t *testing.T) {
 	}
 
 	b2 := oauthtest.New(t, "http://"+two.addr, public, email, password)
-	page = b2.Open("/app/connections")
+	page := b2.Open("/app/connections")
 	action := regexp.MustCompile(`action="(/app/connections/[^"]+/disconnect)"`).FindStringSubmatch(page)
 	if action == nil {
 		t.Fatalf("no disconnect form:\n%s", page)
@@ -167,4 +126,85 @@ func TestOAuthAcrossTwoProcesses(t *testing.T) {
 		!strings.Contains(resp.Header.Get("WWW-Authenticate"), "disconnected") {
 		t.Fatalf("a disconnected token on the other process: %d %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
 	}
+}
+
+const claudeCallback = "https://claude.ai/api/mcp/auth_callback"
+
+// claude is an OAuth client registered as Claude registers, driven by hand
+// so that each step can go to another process.
+type claude struct {
+	t                          *testing.T
+	public, clientID, verifier string
+}
+
+// registerClaude registers the client with the process at, which serves
+// PUBLIC_URL public.
+func registerClaude(t *testing.T, at, public string) *claude {
+	t.Helper()
+	resp, err := http.Post(at+"/oauth/register", "application/json",
+		strings.NewReader(`{"client_name":"Claude","redirect_uris":["`+claudeCallback+`"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	c := &claude{t: t, public: public, verifier: strings.Repeat("v", 43)}
+	var reg struct {
+		ClientID string `json:"client_id"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&reg); err != nil || reg.ClientID == "" {
+		t.Fatalf("register: %d %v", resp.StatusCode, err)
+	}
+	c.clientID = reg.ClientID
+	return c
+}
+
+// code signs the person in and allows on the process at, asking for scope
+// (none when ""), and returns the authorization code.
+func (c *claude) code(at, email, password, scope string) string {
+	c.t.Helper()
+	sum := sha256.Sum256([]byte(c.verifier))
+	q := neturl.Values{"response_type": {"code"}, "client_id": {c.clientID}, "redirect_uri": {claudeCallback},
+		"code_challenge": {base64.RawURLEncoding.EncodeToString(sum[:])}, "code_challenge_method": {"S256"}, "resource": {c.public + "/mcp"}}
+	if scope != "" {
+		q.Set("scope", scope)
+	}
+	b := oauthtest.New(c.t, at, c.public, email, password)
+	path, page := b.ToConsent("/oauth/authorize?" + q.Encode())
+	return b.Consent(path, page, "allow").Query().Get("code")
+}
+
+type tokenResponse struct {
+	AccessToken string `json:"access_token"`
+	Scope       string `json:"scope"`
+}
+
+// token exchanges code on the process at.
+func (c *claude) token(at, code string) (int, tokenResponse) {
+	c.t.Helper()
+	resp, err := http.PostForm(at+"/oauth/token", neturl.Values{"grant_type": {"authorization_code"}, "client_id": {c.clientID},
+		"code": {code}, "redirect_uri": {claudeCallback}, "code_verifier": {c.verifier}, "resource": {c.public + "/mcp"}})
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var tok tokenResponse
+	json.NewDecoder(resp.Body).Decode(&tok)
+	return resp.StatusCode, tok
+}
+
+// personInWorkspace makes, on a fresh database, a workspace with one
+// person who can sign in.
+func personInWorkspace(t *testing.T, workspaceName, email, password string) (string, *pgxpool.Pool, workspace.Workspace) {
+	t.Helper()
+	url := storetest.NewURL(t)
+	pool := connect(t, url)
+	ctx := context.Background()
+	ws, err := workspace.NewService(pool, vibesell.SystemClock{}).Create(ctx, workspaceName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := auth.NewAccounts(pool, nil).CreateUser(ctx, auth.NewUser{WorkspaceID: ws.ID, Email: email, Password: password}); err != nil {
+		t.Fatal(err)
+	}
+	return url, pool, ws
 }

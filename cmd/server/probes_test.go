@@ -34,7 +34,7 @@ func startProbeTarget(t *testing.T) *probeTarget {
 	url := storetest.NewURL(t)
 	pool := connect(t, url)
 	p := &probeTarget{}
-	ws := workspace.NewService(pool)
+	ws := workspace.NewService(pool, vibesell.SystemClock{})
 	var err error
 	if p.acme, err = ws.Create(ctx, "Acme"); err != nil {
 		t.Fatal(err)
@@ -55,7 +55,7 @@ func startProbeTarget(t *testing.T) *probeTarget {
 	if _, err := tokens.Revoke(ctx, p.revoked); err != nil {
 		t.Fatal(err)
 	}
-	svc, err := approvals.NewService(pool, approvals.Config{PublicURL: "http://127.0.0.1"})
+	svc, err := approvals.NewService(pool, vibesell.SystemClock{}, approvals.Config{PublicURL: "http://127.0.0.1"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,6 +28,7 @@ Commands:
   token list --workspace SLUG        list the workspace's tokens (ids, never the tokens)
   token revoke ID                    revoke a token, by id or by the token itself
   user create --workspace SLUG --email EMAIL   create a web app account (prints a password)
+  support list [--workspace SLUG]    print the support tickets the workspaces opened
   oauth rotate-keys                  sign access tokens with a new key from now on
 
 Configuration comes from the environment; see the README.
@@ -81,6 +82,8 @@ func run(ctx context.Context, args []string, getenv func(string) string,
 		return tokenCommand(ctx, cfg, logger, cmd, stdout, stderr)
 	case "user":
 		return userCommand(ctx, cfg, logger, cmd, stdin, stdout, stderr)
+	case "support":
+		return supportCommand(ctx, cfg, logger, cmd, stdout, stderr)
 	case "oauth":
 		return oauthCommand(ctx, cfg, logger, cmd, stdout)
 	case "help", "-h", "--help":

@@ -17,6 +17,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
+	"vibesell"
 	"vibesell/approvals"
 	"vibesell/auth"
 	"vibesell/auth/oauth"
@@ -74,6 +75,11 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 	if err != nil {
 		return err
 	}
+	mailParts, err := startMail(cfg, logger)
+	if err != nil {
+		return err
+	}
+	defer mailParts.Close()
 	jobs, err := newJobClient(db, svc, logger)
 	if err != nil {
 		return err
@@ -123,14 +129,15 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 // routes lists everything the HTTP server answers.
 func routes(cfg config, db *pgxpool.Pool, svc *services, logger *slog.Logger) (http.Handler, error) {
 	webApp, err := web.New(web.Config{
-		PublicURL: cfg.PublicURL.String(),
-		Accounts:  svc.accounts,
-		Approvals: svc.approvals,
-		Billing:   svc.billing,
-		Clock:     svc.clock,
-		Logger:    logger.With("component", "web"),
-		ClientIP:  cfg.clientIP(),
-		OAuth:     svc.oauth,
+		PublicURL:  cfg.PublicURL.String(),
+		Accounts:   svc.accounts,
+		Approvals:  svc.approvals,
+		Workspaces: svc.workspaces,
+		Clock:      svc.clock,
+		Logger:     logger.With("component", "web"),
+		ClientIP:   cfg.clientIP(),
+		OAuth:      svc.oauth,
+		Billing:    svc.billing,
 
 		RequestTimeout: cfg.WebRequestTimeout,
 	})
@@ -149,7 +156,7 @@ func routes(cfg config, db *pgxpool.Pool, svc *services, logger *slog.Logger) (h
 		AllowedOrigins: cfg.AllowedOrigins,
 		Logger:         logger.With("component", "mcp"),
 		Authenticate: func(next http.Handler) http.Handler {
-			return svc.oauth.RequireBearer(svc.tokens, toolkit.ReadOnlyTools(mcpServer), logger.With("component", "mcp"), next)
+			return svc.oauth.RequireBearer(svc.tokens, toolkit.ScopeOf(tools.Registry(svc.toolDeps())), logger.With("component", "mcp"), next)
 		},
 		SessionMemoryTTL: cfg.SessionMemoryTTL,
 		Available:        databaseAvailable(db, svc.notes),
@@ -281,8 +288,20 @@ func newMCPServer(svc *services, logger *slog.Logger) *server.MCPServer {
 		Version:       version,
 		Logger:        logger.With("component", "tools"),
 		CardHTML:      ui.CardHTML,
+		Gate:          gate,
 		ServerOptions: []server.ServerOption{server.WithHooks(toolkit.RecordSessions(svc.sessions, logger))},
 	})
+}
+
+// gate refuses a call whose tool needs a scope the caller was not granted.
+// Over HTTP the resource server has already answered such a call with a
+// 403 step-up; this holds for every transport, whatever sits in front.
+func gate(ctx context.Context, p auth.Principal, tool string, n toolkit.Needs) error {
+	if !vibesell.ScopeCovers(p.Scopes, n.Scope) {
+		return vibesell.Errorf(vibesell.EUNAUTHORIZED,
+			"This connection may not call %s: it needs the %s scope, which the person did not grant. Ask them to connect VibeSell again and allow it.", tool, n.Scope)
+	}
+	return nil
 }
 
 // version is stamped at build time (-ldflags "-X main.version=…").
@@ -304,7 +323,7 @@ func serveStdio(ctx context.Context, cfg config, logger *slog.Logger, slug strin
 		if err != nil {
 			return err
 		}
-		p := auth.Principal{WorkspaceID: ws.ID, WorkspaceSlug: ws.Slug}
+		p := auth.Principal{WorkspaceID: ws.ID, WorkspaceSlug: ws.Slug, Scopes: vibesell.Scopes()}
 		err = toolkit.ServeStdio(ctx, newMCPServer(svc, logger), p, stdin, stdout, logger)
 		if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 			return fmt.Errorf("stdio: %w", err)

@@ -26,6 +26,7 @@ type services struct {
 	// notes keep what requests need in memory; nil outside serve.
 	notes      *store.Notifications
 	clock      vibesell.Clock
+	publicURL  string
 	workspaces *workspace.Service
 	sending    *sending.Service
 	approvals  *approvals.Service
@@ -40,16 +41,16 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 	clock := vibesell.SystemClock{}
 	s := &services{
 		clock:      clock,
-		workspaces: workspace.NewService(db),
+		publicURL:  cfg.PublicURL.String(),
+		workspaces: workspace.NewService(db, clock),
 		accounts:   auth.NewAccounts(db, clock),
 		sessions:   auth.NewSessions(db),
 		tokens:     auth.NewTokens(db),
 	}
 	s.sessions.SetLimits(cfg.Sessions)
 	var err error
-	s.approvals, err = approvals.NewService(db, approvals.Config{
+	s.approvals, err = approvals.NewService(db, clock, approvals.Config{
 		PublicURL: cfg.PublicURL.String(),
-		Clock:     clock,
 		Logger:    logger.With("component", "approvals"),
 	})
 	if err != nil {
@@ -81,7 +82,7 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 }
 
 func (s *services) toolDeps() tools.Deps {
-	return tools.Deps{Clock: s.clock, Workspaces: s.workspaces, Sending: s.sending, Approvals: s.approvals, Billing: s.billing}
+	return tools.Deps{Clock: s.clock, Workspaces: s.workspaces, Sending: s.sending, Approvals: s.approvals, PublicURL: s.publicURL, Billing: s.billing}
 }
 
 // Sizes of what each replica keeps in memory for requests.

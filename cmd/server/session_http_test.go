@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"vibesell"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/mark3labs/mcp-go/server"
@@ -111,7 +112,7 @@ func setupSessions(t *testing.T) *sessionFixture {
 	ctx := context.Background()
 	f := &sessionFixture{pool: storetest.New(t)}
 	f.tokens, f.sessions = auth.NewTokens(f.pool), auth.NewSessions(f.pool)
-	ws := workspace.NewService(f.pool)
+	ws := workspace.NewService(f.pool, vibesell.SystemClock{})
 	var err error
 	if f.acme, err = ws.Create(ctx, "Acme"); err != nil {
 		t.Fatal(err)

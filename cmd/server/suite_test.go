@@ -21,6 +21,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"vibesell"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -275,7 +276,7 @@ func TestSuiteDatabaseOutage(t *testing.T) {
 func workspaceWithToken(t *testing.T, pool *pgxpool.Pool, name string) (workspace.Workspace, string) {
 	t.Helper()
 	ctx := context.Background()
-	ws, err := workspace.NewService(pool).Create(ctx, name)
+	ws, err := workspace.NewService(pool, vibesell.SystemClock{}).Create(ctx, name)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"vibesell"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -21,7 +22,7 @@ func TestUserCreateAddsAnExistingPersonToAnotherWorkspace(t *testing.T) {
 	url := storetest.NewURL(t)
 	pool := connect(t, url)
 	ctx := context.Background()
-	wss := workspace.NewService(pool)
+	wss := workspace.NewService(pool, vibesell.SystemClock{})
 	acme, err := wss.Create(ctx, "Acme Sales")
 	if err != nil {
 		t.Fatal(err)

@@ -25,7 +25,7 @@ func workspaceCommand(ctx context.Context, cfg config, logger *slog.Logger, args
 	case len(args) >= 2 && args[0] == "create":
 		name := strings.Join(args[1:], " ")
 		return withDatabase(ctx, cfg, logger, false, func(db *pgxpool.Pool) error {
-			ws, err := workspace.NewService(db).Create(ctx, name)
+			ws, err := workspace.NewService(db, vibesell.SystemClock{}).Create(ctx, name)
 			if err != nil {
 				return err
 			}
@@ -34,7 +34,7 @@ func workspaceCommand(ctx context.Context, cfg config, logger *slog.Logger, args
 		})
 	case len(args) == 1 && args[0] == "list":
 		return withDatabase(ctx, cfg, logger, false, func(db *pgxpool.Pool) error {
-			list, err := workspace.NewService(db).List(ctx)
+			list, err := workspace.NewService(db, vibesell.SystemClock{}).List(ctx)
 			if err != nil {
 				return err
 			}
@@ -60,7 +60,7 @@ const knownWorkspacesShown = 10
 // findWorkspace is FindBySlug for the operator's commands: an unknown slug
 // is refused with the slugs that exist, so a typo is fixed at once.
 func findWorkspace(ctx context.Context, db *pgxpool.Pool, slug string) (workspace.Workspace, error) {
-	workspaces := workspace.NewService(db)
+	workspaces := workspace.NewService(db, vibesell.SystemClock{})
 	ws, err := workspaces.FindBySlug(ctx, slug)
 	if vibesell.ErrorCode(err) != vibesell.ENOTFOUND {
 		return ws, err

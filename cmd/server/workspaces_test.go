@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"vibesell"
 	"vibesell/store/storetest"
 	"vibesell/workspace"
 )
@@ -16,7 +17,7 @@ func TestWorkspaceListAndUnknownSlugs(t *testing.T) {
 	t.Parallel()
 	url := storetest.NewURL(t)
 	getenv := env("DATABASE_URL", url, "LOG_LEVEL", "error")
-	workspaces := workspace.NewService(connect(t, url))
+	workspaces := workspace.NewService(connect(t, url), vibesell.SystemClock{})
 	ctx := context.Background()
 
 	// Each command that takes --workspace, given the slug "acme".

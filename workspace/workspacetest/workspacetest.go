@@ -5,6 +5,7 @@ package workspacetest
 
 import (
 	"testing"
+	"vibesell"
 
 	"vibesell/auth"
 	"vibesell/store"
@@ -18,9 +19,9 @@ type Pair struct {
 }
 
 // Principal returns who acts for w, as a transport would put it on a
-// request's context.
+// request's context: with every scope, as a workspace token carries.
 func Principal(w workspace.Workspace) auth.Principal {
-	return auth.Principal{WorkspaceID: w.ID, WorkspaceSlug: w.Slug}
+	return auth.Principal{WorkspaceID: w.ID, WorkspaceSlug: w.Slug, Scopes: vibesell.Scopes()}
 }
 
 // Two creates the pair on db.

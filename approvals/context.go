@@ -1,0 +1,89 @@
+package approvals
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"vibesell"
+	"vibesell/workspace"
+)
+
+// Waiting are the approvals of a workspace waiting for a person's
+// decision, oldest first: the approvals' share of the workspace context.
+type Waiting []Approval
+
+// maxWaiting bounds how many waiting approvals the context reads; more
+// than a handful waiting at once is already a list to page through with
+// list_pending_approvals.
+const maxWaiting = 20
+
+const waitingSQL = `SELECT ` + columns + ` FROM approvals
+	WHERE workspace_id = $1 AND status = 'pending' ORDER BY created_at, id LIMIT $2`
+
+// ContextPart is the approvals' part of the workspace context: while a
+// person's decision is waiting, the workspace's next step is that
+// decision and where to take it, before anything else (a tool that would
+// ask for the same action again is no step forward).
+func (s *Service) ContextPart() workspace.Part {
+	return workspace.NewPart(s.queueWaiting, s.waitingNow)
+}
+
+func (s *Service) queueWaiting(b *pgx.Batch, ws uuid.UUID) func() ([]Approval, error) {
+	var (
+		list     []Approval
+		complete bool
+	)
+	b.Queue(waitingSQL, ws, maxWaiting).Query(func(rows pgx.Rows) (err error) {
+		list, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Approval, error) { return s.scanApproval(r) })
+		complete = err == nil
+		return err
+	})
+	return func() ([]Approval, error) {
+		if !complete {
+			return nil, errors.New("waiting approvals: read before their batch was sent, or after the batch failed")
+		}
+		return list, nil
+	}
+}
+
+// waitingNow leaves out what expired since it was read: such an approval
+// can no longer be decided.
+func (s *Service) waitingNow(read []Approval) (Waiting, *workspace.NextStep) {
+	now := s.clock.Now()
+	var w Waiting
+	for _, a := range read {
+		if now.Before(a.ExpiresAt) {
+			w = append(w, a)
+		}
+	}
+	if len(w) == 0 {
+		return w, nil
+	}
+	return w, &workspace.NextStep{Tool: "", Why: waitingStep(w), Pressing: true}
+}
+
+// waitingStep tells the assistant which decisions wait and where each is
+// taken.
+func waitingStep(w Waiting) string {
+	var b strings.Builder
+	if len(w) == 1 {
+		b.WriteString("An approval is waiting for the person's decision: ")
+	} else {
+		fmt.Fprintf(&b, "%s are waiting for the person's decision: ", vibesell.Plural(len(w), "approval", "approvals"))
+	}
+	var each []string
+	for _, a := range w {
+		where := fmt.Sprintf("the person can decide in the card, in the conversation (%s) or in the web app at %s", vibesell.ToolDecideApproval, a.AppURL)
+		if !a.DecideHere {
+			where = "only a signed-in person can approve it, in the web app at " + a.AppURL
+		}
+		each = append(each, fmt.Sprintf("%s (%s; expires %s): %s", a.ID, strings.TrimSuffix(a.Summary, "."), vibesell.FormatTime(a.ExpiresAt), where))
+	}
+	b.WriteString(strings.Join(each, "; "))
+	fmt.Fprintf(&b, ". Give the person the link and wait for their decision; do not ask for the same action again. %s shows the outcome once they have decided.", vibesell.ToolListPendingApprovals)
+	return b.String()
+}

@@ -1,0 +1,88 @@
+package approvals_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"vibesell"
+	"vibesell/approvals"
+	"vibesell/workspace"
+)
+
+// While an approval waits for a person's decision, the workspace's next
+// step is that decision and where to take it: not the offer, not asking
+// for the same action again.
+func TestContextNamesTheApprovalsWaiting(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := setup(t)
+	// Contexts are kept between reads: what follows from the time must be
+	// worked out on each read all the same.
+	contexts := workspace.NewContextReader(workspace.NewService(e.pool, e.clock), 10, e.svc.ContextPart())
+	read := func(t *testing.T, ws workspace.Workspace) (approvals.Waiting, workspace.NextStep) {
+		t.Helper()
+		c, err := contexts.Read(ctx, ws.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		waiting, ok := workspace.View[approvals.Waiting](c)
+		if !ok {
+			t.Fatal("the approvals contributed no view")
+		}
+		return waiting, c.NextStep
+	}
+
+	t.Run("nothing waiting", func(t *testing.T) {
+		waiting, next := read(t, e.a)
+		if len(waiting) != 0 || next.Pressing || next.Tool != vibesell.ToolSaveOffer {
+			t.Errorf("with nothing waiting: %d waiting, next %+v", len(waiting), next)
+		}
+	})
+
+	paid := e.open(t, e.a.ID, "anvil", false)
+	t.Run("a paid action waits for the web app", func(t *testing.T) {
+		waiting, next := read(t, e.a)
+		if len(waiting) != 1 || waiting[0].ID != paid.ID {
+			t.Fatalf("waiting: %+v", waiting)
+		}
+		want := workspace.NextStep{Pressing: true, Why: "An approval is waiting for the person's decision: " + paid.ID +
+			" (Order 2 anvil; expires " + vibesell.FormatTime(paid.ExpiresAt) + "): only a signed-in person can approve it, in the web app at " + paid.AppURL +
+			". Give the person the link and wait for their decision; do not ask for the same action again. list_pending_approvals shows the outcome once they have decided."}
+		if diff := cmp.Diff(want, next); diff != "" {
+			t.Errorf("next step (-want +got):\n%s", diff)
+		}
+	})
+
+	free := e.open(t, e.a.ID, "rocket", true)
+	t.Run("two waiting, one decidable here", func(t *testing.T) {
+		_, next := read(t, e.a)
+		for _, w := range []string{"2 approvals are waiting", paid.ID, free.ID, "in the card, in the conversation (decide_approval) or in the web app at " + free.AppURL} {
+			if !strings.Contains(next.Why, w) {
+				t.Errorf("the next step lacks %q:\n%s", w, next.Why)
+			}
+		}
+	})
+
+	t.Run("another workspace sees none of them", func(t *testing.T) {
+		if waiting, next := read(t, e.b); len(waiting) != 0 || next.Pressing {
+			t.Errorf("another workspace: %d waiting, next %+v", len(waiting), next)
+		}
+	})
+
+	t.Run("decided or expired, it no longer waits", func(t *testing.T) {
+		if _, _, err := e.svc.Decide(ctx, e.a.ID, free.ID, conversation); err != nil {
+			t.Fatal(err)
+		}
+		if waiting, _ := read(t, e.a); len(waiting) != 1 || waiting[0].ID != paid.ID {
+			t.Errorf("after a rejection: %+v", waiting)
+		}
+		e.clock.Advance(2 * time.Hour) // past the expiry, before any sweep
+		if waiting, next := read(t, e.a); len(waiting) != 0 || next.Pressing {
+			t.Errorf("after the expiry: %d waiting, next %+v", len(waiting), next)
+		}
+	})
+}

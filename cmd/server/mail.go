@@ -1,0 +1,154 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"vibesell/mail"
+	"vibesell/sending"
+)
+
+// mailConfig is the sending engine's part of the configuration.
+type mailConfig struct {
+	// Secret is MAIL_SECRET_KEY, parsed; nil when it is not set.
+	Secret *mail.Secret
+	// SandboxSMTPAddr and SandboxIMAPAddr are where the sandbox mail
+	// server listens, loopback only.
+	SandboxSMTPAddr string
+	SandboxIMAPAddr string
+}
+
+func loadMailConfig(getenv func(string) string) (mailConfig, error) {
+	c := mailConfig{
+		SandboxSMTPAddr: orDefault(getenv("MAIL_SANDBOX_SMTP_ADDR"), "127.0.0.1:0"),
+		SandboxIMAPAddr: orDefault(getenv("MAIL_SANDBOX_IMAP_ADDR"), "127.0.0.1:0"),
+	}
+	if v := getenv("MAIL_SECRET_KEY"); v != "" {
+		secret, err := mail.ParseSecret(v)
+		if err != nil {
+			return c, &configError{"MAIL_SECRET_KEY", "(hidden)", err.Error()}
+		}
+		c.Secret = &secret
+	}
+	for name, addr := range map[string]string{"MAIL_SANDBOX_SMTP_ADDR": c.SandboxSMTPAddr, "MAIL_SANDBOX_IMAP_ADDR": c.SandboxIMAPAddr} {
+		if err := loopbackAddr(addr); err != nil {
+			return c, &configError{name, addr, "expected a loopback host:port such as 127.0.0.1:2525 (the sandbox never listens beyond this machine)"}
+		}
+	}
+	return c, nil
+}
+
+func loopbackAddr(addr string) error {
+	host, portText, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	if port, err := strconv.Atoi(portText); err != nil || port < 0 || port > 65535 {
+		return errors.New("not a port")
+	}
+	if host != "localhost" && host != "127.0.0.1" && host != "::1" {
+		return errors.New("not loopback")
+	}
+	return nil
+}
+
+// mailEngine holds the sending engine's parts that run with the server.
+type mailEngine struct {
+	// Sandbox is the in-process mail server sandbox mailboxes send to; nil
+	// when mailboxes come from a real provider.
+	Sandbox *mail.Sandbox
+	// Secret seals DKIM keys and signs unsubscribe links; nil when none is
+	// configured or kept.
+	Secret *mail.Secret
+}
+
+// startMail starts what the sending engine runs beside the HTTP server.
+// Every sending provider today creates its mailboxes in the sandbox (the
+// rdap provider only checks domain names), so the sandbox mail server
+// always runs; a provider with real mailboxes will not start it.
+func startMail(cfg config, logger *slog.Logger) (*mailEngine, error) {
+	m := &mailEngine{Secret: cfg.Mail.Secret}
+	if m.Secret == nil && cfg.DatabaseURL == "" {
+		secret, err := keptMailSecret(cfg.DataDir, logger)
+		if err != nil {
+			return nil, err
+		}
+		m.Secret = &secret
+	}
+	if mailboxesInSandbox(cfg.Sending) {
+		sandbox, err := mail.StartSandbox(mail.SandboxConfig{
+			SMTPAddr: cfg.Mail.SandboxSMTPAddr,
+			IMAPAddr: cfg.Mail.SandboxIMAPAddr,
+			Logger:   logger.With("component", "sandbox-mail"),
+		})
+		if err != nil {
+			return nil, err
+		}
+		m.Sandbox = sandbox
+		logger.Info("the sandbox mail server is running; it keeps every message and never relays one",
+			"smtp", sandbox.SMTPAddr(), "imap", sandbox.IMAPAddr())
+	}
+	return m, nil
+}
+
+func mailboxesInSandbox(c sending.Config) bool {
+	return c.Provider == sending.SandboxName || c.Provider == "rdap"
+}
+
+func (m *mailEngine) Close() {
+	if m.Sandbox != nil {
+		m.Sandbox.Close()
+	}
+}
+
+// keptMailSecret is the key an installation with its own embedded database
+// makes at its first start and keeps in DATA_DIR, as it keeps the
+// database's password there, so it sends with no configuration.
+func keptMailSecret(dataDir string, logger *slog.Logger) (mail.Secret, error) {
+	path := filepath.Join(dataDir, "mail-secret-key")
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := writeNewMailSecret(dataDir, path); err != nil {
+			return mail.Secret{}, err
+		}
+		logger.Info("made the key that seals DKIM keys and signs unsubscribe links; set MAIL_SECRET_KEY to keep it elsewhere", "file", path)
+		b, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return mail.Secret{}, fmt.Errorf("read the mail secret key: %w", err)
+	}
+	secret, err := mail.ParseSecret(strings.TrimSpace(string(b)))
+	if err != nil {
+		return mail.Secret{}, fmt.Errorf("the mail secret key in %s: %w", path, err)
+	}
+	return secret, nil
+}
+
+// writeNewMailSecret writes a fresh key unless another process starting at
+// the same time wrote one first; the key appears whole or not at all.
+func writeNewMailSecret(dataDir, path string) error {
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return fmt.Errorf("make DATA_DIR=%s: %w", dataDir, err)
+	}
+	f, err := os.CreateTemp(dataDir, ".mail-secret-key-*")
+	if err != nil {
+		return fmt.Errorf("keep the mail secret key in %s: %w", path, err)
+	}
+	defer os.Remove(f.Name())
+	_, err = f.WriteString(mail.NewRandomSecret() + "\n")
+	if err := errors.Join(err, f.Close()); err != nil {
+		return fmt.Errorf("keep the mail secret key in %s: %w", path, err)
+	}
+	// CreateTemp made it 0600; a link never replaces a key already there.
+	if err := os.Link(f.Name(), path); err != nil && !errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("keep the mail secret key in %s: %w", path, err)
+	}
+	return nil
+}

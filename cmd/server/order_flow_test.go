@@ -1,0 +1,235 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"vibesell/approvals"
+	"vibesell/approvals/approvalstest"
+	"vibesell/auth"
+	"vibesell/store"
+	"vibesell/store/storetest"
+	"vibesell/toolkit/toolkittest"
+	"vibesell/web/webtest"
+	"vibesell/workspace/workspacetest"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// flow is the product as cmd/server wires it, on 127.0.0.1: the MCP tools
+// (in process, for workspace Acme), the web app, and a person of Acme who
+// can sign in. Executions are worked by the test, as a River worker would.
+type flow struct {
+	pool *pgxpool.Pool
+	svc  *services
+	web  *httptest.Server
+	c    *toolkittest.Client
+	two  workspacetest.Pair
+	test *testing.T
+}
+
+const flowPassword = "correct horse battery staple"
+
+func setupFlow(t *testing.T) *flow {
+	t.Helper()
+	dbURL := storetest.NewURL(t)
+	pool, err := store.Connect(context.Background(), dbURL, 10) // the server's requests, the execution and its reads at once
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	var (
+		h   http.Handler
+		cfg config
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
+	t.Cleanup(srv.Close)
+	cfg, err = loadConfig(env("DATABASE_URL", dbURL, "PUBLIC_URL", srv.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	logger := slog.New(slog.DiscardHandler)
+	svc, err := newServices(cfg, pool, logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h, err = routes(cfg, pool, svc, logger); err != nil {
+		t.Fatal(err)
+	}
+	f := &flow{pool: pool, svc: svc, web: srv, two: workspacetest.Two(t, pool), test: t}
+	if _, err := svc.accounts.CreateUser(context.Background(), auth.NewUser{WorkspaceID: f.two.Acme.ID, Email: "ada@acme.test", Password: flowPassword}); err != nil {
+		t.Fatal(err)
+	}
+	f.c = toolkittest.Connect(t, newMCPServer(svc, logger), workspacetest.Principal(f.two.Acme))
+	return f
+}
+
+// call calls tool and reads what the flow needs of its structured
+// result into out (the rest of it is the tools' tests' business).
+func (f *flow) call(tool string, args any, out any) string {
+	f.test.Helper()
+	var raw json.RawMessage
+	md := f.c.Result(tool, args, &raw)
+	if out != nil {
+		if err := json.Unmarshal(raw, out); err != nil {
+			f.test.Fatalf("%s: %v", tool, err)
+		}
+	}
+	return md
+}
+
+// choice is what the flow reads of a choice card.
+type choice struct {
+	Kind    string  `json:"kind"`
+	Card    *string `json:"card"`
+	Choices []struct {
+		ID string `json:"id"`
+	} `json:"choices"`
+}
+
+// answer calls tool with args, then again with the first choice of the
+// card it asked with, as a person picking it would.
+func (f *flow) answer(tool string, args map[string]any, pick string) {
+	f.test.Helper()
+	var q choice
+	f.call(tool, args, &q)
+	if q.Card == nil {
+		f.test.Fatalf("%s asked nothing: %+v", tool, q)
+	}
+	if pick == "" {
+		pick = q.Choices[0].ID
+	}
+	with := map[string]any{"answers": []any{map[string]string{"card": *q.Card, "answer": pick}}}
+	for k, v := range args {
+		with[k] = v
+	}
+	f.call(tool, with, &q)
+}
+
+// planSetup walks the sending setup up to the order, as a person would:
+// the offer, their own names, 90 emails a day, a lookalike domain and
+// first-name addresses for Ada Lovelace.
+func (f *flow) planSetup() {
+	f.test.Helper()
+	f.call("save_offer", map[string]any{"companyName": "Acme", "companyDomain": "acme.com", "product": "Anvils",
+		"audience": "Coyotes", "value": "Catch the bird", "callToAction": "Book a demo"}, nil)
+	f.answer("choose_sending_source", map[string]any{}, "own_names")
+	f.call("confirm_sizing", map[string]any{"dailyVolume": 90}, nil)
+	f.answer("propose_domains", map[string]any{}, "")
+	f.answer("propose_email", map[string]any{"senderNames": []string{"Ada Lovelace"}}, "first_name")
+}
+
+type approvalResult struct {
+	Approval   string  `json:"approval"`
+	Status     string  `json:"status"`
+	DecideHere bool    `json:"decideHere"`
+	AppURL     string  `json:"appUrl"`
+	DecidedBy  *string `json:"decidedBy"`
+	DecidedVia *string `json:"decidedVia"`
+}
+
+// The whole path of an order: order_sending_setup opens a paid approval;
+// the conversation cannot approve it, and the workspace context names it
+// and its link instead of asking to order again; a signed-in person
+// approves it in the web app at its appUrl; it is carried out once; the
+// conversation sees the outcome, and a late decision is not taken.
+func TestAnOrderIsApprovedInTheWebAppAndDone(t *testing.T) {
+	t.Parallel()
+	f := setupFlow(t)
+	f.planSetup()
+
+	var ap approvalResult
+	f.call("order_sending_setup", nil, &ap)
+	if ap.Status != "pending" || ap.DecideHere || ap.AppURL != f.web.URL+"/app/approvals/"+ap.Approval {
+		t.Fatalf("order approval: %+v", ap)
+	}
+	t.Run("the conversation cannot approve it", func(t *testing.T) {
+		msg := f.c.Refusal("decide_approval", map[string]any{"approval": ap.Approval, "decision": "approve"})
+		for _, want := range []string{"only be approved by a signed-in person in the web app", ap.AppURL, "can still be rejected here"} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("the refusal lacks %q:\n%s", want, msg)
+			}
+		}
+	})
+	t.Run("the context names the approval waiting", func(t *testing.T) {
+		var ctx struct {
+			NextStep struct {
+				Tool *string `json:"tool"`
+				Why  string  `json:"why"`
+			} `json:"nextStep"`
+			SendingSetup struct {
+				NextStep struct {
+					Why string `json:"why"`
+				} `json:"nextStep"`
+			} `json:"sendingSetup"`
+		}
+		md := f.call("get_workspace_context", nil, &ctx)
+		for _, why := range []string{ctx.NextStep.Why, ctx.SendingSetup.NextStep.Why, md} {
+			if !strings.Contains(why, ap.Approval) || !strings.Contains(why, ap.AppURL) {
+				t.Errorf("the context does not name the waiting approval and its link:\n%s", why)
+			}
+			if strings.Contains(why, "Call order_sending_setup") {
+				t.Errorf("the context asks to order again while the order waits:\n%s", why)
+			}
+		}
+		if ctx.NextStep.Tool != nil {
+			t.Errorf("next tool %q; a person's decision is not a tool call", *ctx.NextStep.Tool)
+		}
+	})
+
+	b := webtest.New(t, f.web.URL)
+	page := b.Get(ap.AppURL)
+	if page.Status != http.StatusSeeOther || !strings.HasPrefix(page.Location, "/app/sign-in?next=") {
+		t.Fatalf("appUrl signed out: %d %s", page.Status, page.Location)
+	}
+	b.SignIn("ada@acme.test", flowPassword, approvals.AppPath(ap.Approval))
+	page = b.Get(ap.AppURL)
+	if r := b.Post(ap.AppURL+"/approve", url.Values{"csrf": {page.CSRF(t)}, "confirm": {"yes"}}); r.Status != http.StatusSeeOther {
+		t.Fatalf("approve in the web app: %d\n%s", r.Status, r.Body)
+	}
+	if done := approvalstest.Execute(t, f.pool, f.svc.approvals, ap.Approval); done.Status != approvals.Done {
+		t.Fatalf("after approving: %s %v", done.Status, done.Outcome)
+	}
+
+	t.Run("the approval's page speaks to a person", func(t *testing.T) {
+		body := b.Get(ap.AppURL).Body
+		for _, jargon := range []string{"connector", "decide_approval", "list_pending_approvals", "order_sending_setup"} {
+			if strings.Contains(body, jargon) {
+				t.Errorf("the approval's page says %q", jargon)
+			}
+		}
+		if !strings.Contains(body, "<td>Asked for a decision</td><td>the assistant</td>") {
+			t.Error("the page does not say the assistant asked")
+		}
+	})
+	t.Run("the setup is ordered", func(t *testing.T) {
+		var setup struct {
+			Domains   []struct{ Status string } `json:"domains"`
+			Mailboxes []struct{ Status string } `json:"mailboxes"`
+		}
+		f.call("get_sending_setup", nil, &setup)
+		if len(setup.Domains) != 1 || setup.Domains[0].Status != "preparing" || len(setup.Mailboxes) != 3 || setup.Mailboxes[0].Status != "preparing" {
+			t.Errorf("setup after the order: %+v", setup)
+		}
+	})
+	t.Run("the conversation sees the outcome", func(t *testing.T) {
+		var list struct {
+			Approvals []approvalResult `json:"approvals"`
+		}
+		f.call("list_pending_approvals", map[string]any{"includeDecided": true}, &list)
+		if len(list.Approvals) != 1 || list.Approvals[0].Status != "done" || *list.Approvals[0].DecidedVia != "web" || *list.Approvals[0].DecidedBy != "ada@acme.test" {
+			t.Errorf("list: %+v", list)
+		}
+		var late approvalResult
+		md := f.call("decide_approval", map[string]any{"approval": ap.Approval, "decision": "reject"}, &late)
+		if late.Status != "done" || !strings.Contains(md, "Not recorded: this approval was already decided (approved by ada@acme.test") {
+			t.Errorf("a late rejection: %s\n%s", late.Status, md)
+		}
+	})
+}

@@ -1,0 +1,88 @@
+package mail_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"vibesell/mail"
+)
+
+func TestClassify(t *testing.T) {
+	sent := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	day := func(y int, m time.Month, d int) *time.Time {
+		t := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+		return &t
+	}
+	cases := []struct {
+		name  string
+		reply mail.Reply
+		want  mail.Verdict
+	}{
+		{"not interested is read before interested",
+			mail.Reply{Text: "Thanks, but we're not interested."},
+			mail.Verdict{Classification: mail.NotInterested, Rule: `the reply says "not interested"`}},
+		{"an unsubscribe request wins over the other words",
+			mail.Reply{Text: "Not interested. Please unsubscribe me."},
+			mail.Verdict{Classification: mail.Unsubscribe, Rule: `the reply says "unsubscribe"`}},
+		{"a curly apostrophe reads as a straight one",
+			mail.Reply{Text: "We’re all set for this year."},
+			mail.Verdict{Classification: mail.NotInterested, Rule: `the reply says "we're all set"`}},
+		{"phrases match whole words only",
+			mail.Reply{Text: "I know needs change."},
+			mail.Verdict{Classification: mail.Other, Rule: "no rule matched the reply's words"}},
+		{"an out-of-office in the words, with a return date and no year",
+			mail.Reply{Date: sent, Text: "I'm on parental leave and will return on January 5th."},
+			mail.Verdict{Classification: mail.OutOfOffice, Rule: `the reply says "on parental leave" and when the sender is back`, ReturnsOn: day(2027, 1, 5)}},
+		{"an automatic reply with an ISO date",
+			mail.Reply{Date: sent, AutoSubmitted: true, Text: "I am out of office until 2026-12-09."},
+			mail.Verdict{Classification: mail.OutOfOffice, Rule: `an automatic reply that says "out of office"`, ReturnsOn: day(2026, 12, 9)}},
+		{"an automatic reply that is not an out-of-office",
+			mail.Reply{AutoSubmitted: true, Text: "We received your ticket #4411."},
+			mail.Verdict{Classification: mail.Other, Rule: "an automatic reply that is not an out-of-office"}},
+		{"a bounce without a report, with a permanent status in its words",
+			mail.Reply{From: "postmaster@mx.example", Text: "550 5.1.10 RESOLVER.ADR.RecipientNotFound"},
+			mail.Verdict{Classification: mail.Bounce, Bounce: "hard", Rule: "a mail server's bounce gives the permanent status 5.1.10"}},
+		{"a bounce without a status counts as temporary",
+			mail.Reply{From: "mailer-daemon@mx.example", Text: "Delivery is delayed."},
+			mail.Verdict{Classification: mail.Bounce, Bounce: "soft", Rule: "a mail server's bounce gives no permanent status, so it counts as temporary"}},
+		{"a delivery report's status decides over its words",
+			mail.Reply{From: "mailer-daemon@mx.example", Text: "550 rejected", DSN: &mail.DSN{Recipient: "a@b.example", Status: "4.4.1"}},
+			mail.Verdict{Classification: mail.Bounce, Bounce: "soft", Rule: "a delivery report says delivery to a@b.example failed for now (status 4.4.1)"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if diff := cmp.Diff(c.want, mail.Classify(c.reply)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestParseReplyKeepsOnlyTheSendersWords(t *testing.T) {
+	raw := crlf(`
+From: "Sam" <SAM@Acme-Corp.example>
+Subject: =?utf-8?q?Re:_Caf=C3=A9?=
+Message-ID: <a@b>
+In-Reply-To: <x@getacme.com>
+References: <w@getacme.com>
+ <x@getacme.com>
+Content-Type: text/html; charset=utf-8
+
+<div>Sounds good &amp; timely.</div><blockquote>On Mon, Dana wrote:</blockquote>
+<div>-----Original Message-----</div><div>Not interested? Unsubscribe</div>
+`)
+	got, err := mail.ParseReply(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := mail.Reply{
+		MessageID: "<a@b>", From: "sam@acme-corp.example", Subject: "Re: Café",
+		InReplyTo: "<x@getacme.com>", References: []string{"<w@getacme.com>", "<x@getacme.com>"},
+		Text: "Sounds good & timely.",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}

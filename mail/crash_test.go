@@ -1,0 +1,168 @@
+package mail_test
+
+import (
+	"context"
+	"crypto/x509"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"sort"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/uuid"
+
+	"vibesell/mail"
+	"vibesell/store"
+)
+
+// batch is what the worker process is told to send: step 1 of a campaign
+// to each lead, over one SMTP session, as a sending job works its batch.
+type batch struct {
+	DatabaseURL string
+	Workspace   uuid.UUID
+	Campaign    uuid.UUID
+	Leads       []uuid.UUID
+	Emails      []string
+	SMTPAddr    string
+	Username    string
+	Password    string
+	CertPEM     []byte
+}
+
+const batchEnv = "VIBESELL_MAIL_TEST_BATCH"
+
+// TestWorkerProcess is the sending worker the crash test runs, and kills,
+// in a process of its own. It does nothing in an ordinary test run.
+func TestWorkerProcess(t *testing.T) {
+	spec := os.Getenv(batchEnv)
+	if spec == "" {
+		t.Skip("run by TestAWorkerKilledMidBatch")
+	}
+	var job batch
+	if err := json.Unmarshal([]byte(spec), &job); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	db, err := store.Connect(ctx, job.DatabaseURL, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret, _ := mail.NewSecret(testSecretKey)
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(job.CertPEM)
+	mailbox := mail.Mailbox{
+		Address: mail.Address{Name: "Dana Reyes", Email: job.Username},
+		SMTP:    mail.Endpoint{Addr: job.SMTPAddr, Username: job.Username, Password: job.Password, RootCAs: roots},
+	}
+	sender := mail.NewSender(db, mail.NewKeys(db, secret, nil), &tableSuppressor{db: db}, nil)
+	var outs []mail.Outgoing
+	for i, lead := range job.Leads {
+		outs = append(outs, mail.Outgoing{
+			Step:    mail.Step{WorkspaceID: job.Workspace, CampaignID: job.Campaign, LeadID: lead, Step: 1},
+			Mailbox: mailbox,
+			Message: mail.Message{
+				To:             mail.Address{Email: job.Emails[i]},
+				Subject:        "Quick question",
+				Body:           "Hi,\n\nA short question.\n\nDana",
+				UnsubscribeURL: secret.UnsubscribeURL("https://vibesell.example.com", job.Workspace, job.Emails[i]),
+				PostalAddress:  "Acme Sales, 1 Market St, San Francisco, CA 94105",
+			},
+		})
+	}
+	if _, err := sender.SendBatch(ctx, outs); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A worker is killed while the server accepts the third message of its
+// batch: after DATA, before the ledger write. The batch is then run again
+// by a new worker, as River retries the job. Every lead gets one email;
+// the third lead's step stays claimed-but-unsettled, and is not resent.
+func TestAWorkerKilledMidBatch(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a worker process")
+	}
+	b := setup(t)
+	if _, err := b.keys.Record(b.ctx, b.workspace, "getacme.com"); err != nil {
+		t.Fatal(err)
+	}
+	job := batch{
+		DatabaseURL: b.dbURL, Workspace: b.workspace, Campaign: uuid.New(),
+		SMTPAddr: b.mailbox.SMTP.Addr, Username: b.mailbox.SMTP.Username, Password: b.mailbox.SMTP.Password,
+		CertPEM: b.sandbox.CertificatePEM(),
+	}
+	for i := range 5 {
+		job.Leads = append(job.Leads, uuid.New())
+		job.Emails = append(job.Emails, fmt.Sprintf("lead%d@prospect.example", i+1))
+	}
+	spec, _ := json.Marshal(job)
+
+	worker := exec.Command(os.Args[0], "-test.run", "^TestWorkerProcess$", "-test.count=1")
+	worker.Env = append(os.Environ(), batchEnv+"="+string(spec))
+	var process atomic.Pointer[os.Process]
+	var waitErr error
+	exited := make(chan struct{})
+	kill := func(a mail.Accepted) {
+		if len(b.sandbox.Accepted()) != 3 {
+			return
+		}
+		// Killed and gone before the server answers the end of DATA.
+		process.Load().Kill()
+		<-exited
+	}
+	b.onAccept.Store(&kill)
+	if err := worker.Start(); err != nil {
+		t.Fatal(err)
+	}
+	process.Store(worker.Process)
+	go func() { waitErr = worker.Wait(); close(exited) }()
+
+	select {
+	case <-exited:
+	case <-time.After(2 * time.Minute):
+		worker.Process.Kill()
+		t.Fatalf("the worker neither finished nor was killed; %d accepted", len(b.sandbox.Accepted()))
+	}
+	b.onAccept.Store(nil)
+	if waitErr == nil {
+		t.Fatal("the worker finished its batch: it was never killed")
+	}
+
+	// The retry: a fresh worker runs the same batch.
+	var outs []mail.Outgoing
+	for i, lead := range job.Leads {
+		out := b.outgoing(job.Campaign, lead, 1)
+		out.Message.To = mail.Address{Email: job.Emails[i]}
+		outs = append(outs, out)
+	}
+	results, err := b.sender.SendBatch(b.ctx, outs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	statuses := map[string]string{}
+	for i, res := range results {
+		statuses[job.Emails[i]] = fmt.Sprintf("%s duplicate=%v", res.Status, res.Duplicate)
+	}
+	want := map[string]string{
+		"lead1@prospect.example": "sent duplicate=true",
+		"lead2@prospect.example": "sent duplicate=true",
+		"lead3@prospect.example": "sending duplicate=true",
+		"lead4@prospect.example": "sent duplicate=false",
+		"lead5@prospect.example": "sent duplicate=false",
+	}
+	if diff := cmp.Diff(want, statuses); diff != "" {
+		t.Errorf("the retried batch (-want +got):\n%s", diff)
+	}
+	var got []string
+	for _, a := range b.sandbox.Accepted() {
+		got = append(got, a.Recipients...)
+	}
+	sort.Strings(got)
+	if diff := cmp.Diff(job.Emails, got); diff != "" {
+		t.Errorf("recipients of every accepted message, each once (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,134 @@
+package mail
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"vibesell"
+)
+
+// DKIMSelector is the selector every sending domain publishes its key
+// under; the sending setup already expects the record at
+// vs1._domainkey.<domain>.
+const DKIMSelector = "vs1"
+
+// DKIMRecord is the TXT record that publishes a domain's public key.
+type DKIMRecord struct {
+	Host  string // vs1._domainkey.<domain>
+	Value string // v=DKIM1; k=rsa; p=…
+}
+
+// Keys keeps one DKIM key pair per sending domain of a workspace. The
+// private key is made here, sealed with the configured secret before it is
+// stored, and opened only to sign.
+type Keys struct {
+	db     *pgxpool.Pool
+	secret Secret
+	clock  vibesell.Clock
+	// opened keeps the keys already opened, by workspace and domain: a
+	// domain's key never changes once made, and opening it (a read, a
+	// decryption, a parse) would otherwise cost every send.
+	opened sync.Map
+}
+
+type keyName struct {
+	workspaceID uuid.UUID
+	domain      string
+}
+
+// NewKeys returns the DKIM key store.
+func NewKeys(db *pgxpool.Pool, secret Secret, clock vibesell.Clock) *Keys {
+	if clock == nil {
+		clock = vibesell.SystemClock{}
+	}
+	return &Keys{db: db, secret: secret, clock: clock}
+}
+
+// Record returns the DKIM record the domain must publish, making the key
+// pair the first time it is asked for: the sending setup calls it when it
+// orders a domain, so what it publishes is the key the engine signs with.
+func (k *Keys) Record(ctx context.Context, workspaceID uuid.UUID, domain string) (DKIMRecord, error) {
+	_, public, err := k.ensure(ctx, workspaceID, domain)
+	if err != nil {
+		return DKIMRecord{}, err
+	}
+	return dkimRecord(domain, public), nil
+}
+
+func dkimRecord(domain, public string) DKIMRecord {
+	return DKIMRecord{Host: DKIMSelector + "._domainkey." + domain, Value: "v=DKIM1; k=rsa; p=" + public}
+}
+
+// Signer returns the key that signs the domain's mail.
+func (k *Keys) Signer(ctx context.Context, workspaceID uuid.UUID, domain string) (DKIMKey, error) {
+	if key, ok := k.opened.Load(keyName{workspaceID, domain}); ok {
+		return key.(DKIMKey), nil
+	}
+	sealed, _, err := k.ensure(ctx, workspaceID, domain)
+	if err != nil {
+		return DKIMKey{}, err
+	}
+	der, err := k.secret.opened(sealed, keyAAD(workspaceID, domain))
+	if err != nil {
+		return DKIMKey{}, fmt.Errorf("dkim key of %s: %w", domain, err)
+	}
+	key, err := x509.ParsePKCS1PrivateKey(der)
+	if err != nil {
+		return DKIMKey{}, fmt.Errorf("dkim key of %s: %w", domain, err)
+	}
+	opened := DKIMKey{Domain: domain, Selector: DKIMSelector, Signer: key}
+	k.opened.Store(keyName{workspaceID, domain}, opened)
+	return opened, nil
+}
+
+// ensure reads the domain's key, making it when there is none. Two callers
+// racing both generate a key, and the first insert wins for both.
+func (k *Keys) ensure(ctx context.Context, workspaceID uuid.UUID, domain string) (sealed []byte, public string, err error) {
+	const read = `SELECT private_key, public_key FROM mail_dkim_keys WHERE workspace_id = $1 AND domain = $2`
+	err = k.db.QueryRow(ctx, read, workspaceID, domain).Scan(&sealed, &public)
+	if err == nil {
+		return sealed, public, nil
+	}
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return nil, "", fmt.Errorf("read dkim key: %w", err)
+	}
+	// RSA rather than Ed25519: not every receiver verifies Ed25519
+	// signatures yet (RFC 8463), and 2048 bits is what they all accept.
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		return nil, "", fmt.Errorf("generate dkim key: %w", err)
+	}
+	spki, err := x509.MarshalPKIXPublicKey(&key.PublicKey)
+	if err != nil {
+		return nil, "", fmt.Errorf("generate dkim key: %w", err)
+	}
+	sealed, err = k.secret.sealed(x509.MarshalPKCS1PrivateKey(key), keyAAD(workspaceID, domain))
+	if err != nil {
+		return nil, "", fmt.Errorf("seal dkim key: %w", err)
+	}
+	public = base64.StdEncoding.EncodeToString(spki)
+	_, err = k.db.Exec(ctx, `INSERT INTO mail_dkim_keys (workspace_id, domain, selector, private_key, public_key, created_at)
+	                        VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
+		workspaceID, domain, DKIMSelector, sealed, public, k.clock.Now())
+	if err != nil {
+		return nil, "", fmt.Errorf("store dkim key: %w", err)
+	}
+	if err := k.db.QueryRow(ctx, read, workspaceID, domain).Scan(&sealed, &public); err != nil {
+		return nil, "", fmt.Errorf("read dkim key: %w", err)
+	}
+	return sealed, public, nil
+}
+
+func keyAAD(workspaceID uuid.UUID, domain string) []byte {
+	return append(workspaceID[:], domain...)
+}

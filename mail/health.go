@@ -1,0 +1,65 @@
+package mail
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// BounceWindow is how many of a mailbox's latest sends its bounce rate is
+// measured over.
+const BounceWindow = 100
+
+// BounceHealth is a mailbox's hard-bounce rate over its latest sends, and
+// whether it passes the limit that pauses it.
+type BounceHealth struct {
+	Sends   int
+	Bounces int
+	// Rate is Bounces over Sends; 0 with no sends.
+	Rate float64
+	// OverLimit says the rate is above the limit: the mailbox must stop
+	// sending until someone looks at its list.
+	OverLimit bool
+	// Reason says so in a sentence for the person, when OverLimit.
+	Reason string
+}
+
+// MailboxBounces measures the hard bounces among the mailbox's latest
+// BounceWindow sends that went out (sent, or lost in the crash window)
+// against limit (0.02 is 2%). Soft bounces do not count: the address may
+// work on the next try.
+func MailboxBounces(ctx context.Context, db *pgxpool.Pool, workspaceID uuid.UUID, mailbox string, limit float64) (BounceHealth, error) {
+	var h BounceHealth
+	err := db.QueryRow(ctx, `
+		WITH recent AS (
+		    SELECT campaign_id, lead_id, step FROM mail_sends
+		     WHERE workspace_id = $1 AND mailbox = $2 AND status IN ('sent', 'unknown', 'sending')
+		     ORDER BY claimed_at DESC LIMIT $3)
+		SELECT count(*),
+		       count(*) FILTER (WHERE EXISTS (
+		           SELECT 1 FROM mail_replies r
+		            WHERE r.workspace_id = $1 AND r.campaign_id = recent.campaign_id AND r.lead_id = recent.lead_id
+		              AND r.step = recent.step AND r.bounce = 'hard'))
+		  FROM recent`, workspaceID, mailbox, BounceWindow).Scan(&h.Sends, &h.Bounces)
+	if err != nil {
+		return BounceHealth{}, fmt.Errorf("mailbox bounce rate: %w", err)
+	}
+	if h.Sends > 0 {
+		h.Rate = float64(h.Bounces) / float64(h.Sends)
+	}
+	if h.Rate > limit {
+		h.OverLimit = true
+		h.Reason = fmt.Sprintf("%d of the last %s sent from %s bounced for good (%.1f%%; the limit is %g%%). Remove the addresses that bounced, or check the list they came from, before it sends again.",
+			h.Bounces, countOf(h.Sends, "email"), mailbox, 100*h.Rate, 100*limit)
+	}
+	return h, nil
+}
+
+func countOf(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

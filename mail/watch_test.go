@@ -1,0 +1,51 @@
+package mail_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"vibesell/mail"
+)
+
+// With an interval of an hour, only the server's IDLE announcement can
+// make the watcher read a reply within the test's bound.
+func TestWatchReadsARepliesAsTheServerAnnouncesIt(t *testing.T) {
+	b := setup(t)
+	sent := b.sendTo(t, uuid.New(), uuid.New(), "Sam Okafor", "sam@acme-corp.example")
+
+	ctx, cancel := context.WithCancel(b.ctx)
+	polls := make(chan string, 10)
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		mail.NewPoller(b.db, b.suppressor, b.clock, nil).Watch(ctx, b.workspace, b.mailbox, time.Hour, func(kept int, err error) {
+			polls <- fmt.Sprintf("kept %d, error %v", kept, err)
+		})
+	}()
+	defer func() { cancel(); <-stopped }()
+
+	next := func() string {
+		t.Helper()
+		select {
+		case p := <-polls:
+			return p
+		case <-time.After(30 * time.Second):
+			t.Fatal("no poll within 30 seconds")
+			return ""
+		}
+	}
+	if got := next(); got != "kept 0, error <nil>" {
+		t.Fatalf("first poll: %s", got)
+	}
+	reply := fmt.Sprintf("From: sam@acme-corp.example\nTo: dana@getacme.com\nSubject: Re: hi\nDate: Tue, 1 Dec 2026 10:00:00 +0000\nMessage-ID: <r1@acme-corp.example>\nIn-Reply-To: %s\n\nHappy to chat next week.\n", sent)
+	if err := b.sandbox.DeliverReply("dana@getacme.com", crlf(reply)); err != nil {
+		t.Fatal(err)
+	}
+	if got := next(); got != "kept 1, error <nil>" {
+		t.Fatalf("poll after the reply: %s", got)
+	}
+}

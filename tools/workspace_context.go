@@ -1,0 +1,46 @@
+package tools
+
+import (
+	"vibesell/sending"
+	"vibesell/workspace"
+)
+
+// The parts of the workspace context that get_workspace_context shows,
+// each read by its feature (see workspace.Part). A feature that has a
+// part adds it here; the composition and the next-step rule are the
+// workspace's.
+
+// newContextReader reads the workspace snapshot, the approvals waiting
+// for a decision and the sending setup in one round trip.
+func newContextReader(d Deps) *workspace.ContextReader {
+	size := d.ContextCacheSize
+	if size == 0 {
+		size = defaultContextCacheSize
+	}
+	var parts []workspace.Part
+	if d.Approvals != nil {
+		parts = append(parts, d.Approvals.ContextPart())
+	}
+	if d.Sending != nil {
+		parts = append(parts, sendingPart(d.Sending))
+	}
+	return workspace.NewContextReader(d.Workspaces, size, parts...)
+}
+
+// sendingPartView is the sending setup's share of the context, worked out
+// now, with its next step.
+type sendingPartView struct {
+	Setup sending.Setup
+	Next  workspace.NextStep
+}
+
+// sendingPart adapts the sending setup's batched read (its rows do not
+// age; the states that follow from time are worked out on each read) to a
+// part of the context.
+func sendingPart(s *sending.Service) workspace.Part {
+	return workspace.NewPart(s.QueueRows, func(rows sending.Rows) (sendingPartView, *workspace.NextStep) {
+		st := s.SetupFrom(rows)
+		next := workspace.NextStep{Tool: st.NextTool, Why: st.NextStep}
+		return sendingPartView{Setup: st, Next: next}, &next
+	})
+}

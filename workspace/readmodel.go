@@ -1,0 +1,202 @@
+package workspace
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"vibesell"
+)
+
+// The workspace context (what get_workspace_context shows) is a read
+// model that every feature contributes a part to: the workspace's own
+// snapshot (offer, playbook, memory, tickets), then one [Part] per
+// feature (the sending setup, pending approvals, and later the audience,
+// campaigns and billing). All parts are read in one round trip, behind
+// the context stamp of [ContextCache]; each part works out what follows
+// from the time on every read, so what is kept never ages.
+
+// Part is one feature's share of the workspace context. A feature that
+// adds one also attaches the touch_workspace_context trigger to the
+// tables it reads (see migration 00030), so that a write to them moves
+// the stamp.
+type Part interface {
+	// QueueContext queues on b the part's reads of workspace ws. Once b
+	// has been sent and closed without error, done returns what they
+	// read: rows that do not age, kept while the stamp holds.
+	QueueContext(b *pgx.Batch, ws uuid.UUID) (done func() (PartRows, error))
+}
+
+// PartRows are a part's rows as read at one moment. They are read-only:
+// later reads of the context share them.
+type PartRows interface {
+	// Now works out the part as it stands now: the view the adapters
+	// show (read back with [View]), and the part's next step, nil when it
+	// has none.
+	Now() (view any, next *NextStep)
+}
+
+// NextStep is what the workspace needs next, written for the assistant.
+type NextStep struct {
+	Tool string // the tool to call next; "" when the next step is not a tool call
+	Why  string
+	// Pressing steps (a person's decision is waiting) come before the
+	// offer and the playbook; the others after them, in the order of the
+	// parts.
+	Pressing bool
+}
+
+// NewPart returns a Part from a feature's batched read and the function
+// that works its rows out now, so that a feature contributes its part
+// with the reads it already exports.
+func NewPart[R, V any](queue func(*pgx.Batch, uuid.UUID) func() (R, error), now func(R) (V, *NextStep)) Part {
+	return partFuncs[R, V]{queue: queue, now: now}
+}
+
+type partFuncs[R, V any] struct {
+	queue func(*pgx.Batch, uuid.UUID) func() (R, error)
+	now   func(R) (V, *NextStep)
+}
+
+func (p partFuncs[R, V]) QueueContext(b *pgx.Batch, ws uuid.UUID) func() (PartRows, error) {
+	done := p.queue(b, ws)
+	return func() (PartRows, error) {
+		r, err := done()
+		if err != nil {
+			return nil, err
+		}
+		return partRows[R, V]{rows: r, now: p.now}, nil
+	}
+}
+
+type partRows[R, V any] struct {
+	rows R
+	now  func(R) (V, *NextStep)
+}
+
+func (r partRows[R, V]) Now() (any, *NextStep) { return r.now(r.rows) }
+
+// Context is a workspace's context as it stands now.
+type Context struct {
+	Snapshot
+	NextStep NextStep
+	views    []any
+}
+
+// View returns the view of type V that a part contributed, and whether
+// one did (a part that is not wired contributes none).
+func View[V any](c Context) (V, bool) {
+	for _, v := range c.views {
+		if v, ok := v.(V); ok {
+			return v, true
+		}
+	}
+	var zero V
+	return zero, false
+}
+
+// StepOf is what a part shows as its own next step: the pressing step
+// while one waits (a person's decision comes first wherever the context
+// shows a step), else the part's own.
+func (c Context) StepOf(own NextStep) NextStep {
+	if c.NextStep.Pressing {
+		return c.NextStep
+	}
+	return own
+}
+
+// ContextReader reads workspaces' contexts: the snapshot and every part,
+// in one round trip, kept while each workspace's stamp holds.
+type ContextReader struct {
+	cache *ContextCache[contextRows]
+}
+
+type contextRows struct {
+	snapshot Snapshot
+	parts    []PartRows
+}
+
+// NewContextReader returns a reader of the workspace snapshot and parts,
+// keeping the contexts of up to size workspaces (none with size 0 or
+// less; see [NewContextCache]).
+func NewContextReader(s *Service, size int, parts ...Part) *ContextReader {
+	return &ContextReader{cache: NewContextCache(s, size, func(b *pgx.Batch, ws uuid.UUID) func() (contextRows, error) {
+		snapshot := QueueSnapshot(b, ws)
+		dones := make([]func() (PartRows, error), len(parts))
+		for i, p := range parts {
+			dones[i] = p.QueueContext(b, ws)
+		}
+		return func() (contextRows, error) {
+			snap, err := snapshot()
+			if err != nil {
+				return contextRows{}, err
+			}
+			rows := contextRows{snapshot: snap, parts: make([]PartRows, len(dones))}
+			for i, done := range dones {
+				if rows.parts[i], err = done(); err != nil {
+					return contextRows{}, err
+				}
+			}
+			return rows, nil
+		}
+	})}
+}
+
+// Read returns workspace ws's context as it stands now. Refusals:
+// ENOTFOUND when the workspace does not exist.
+func (r *ContextReader) Read(ctx context.Context, ws uuid.UUID) (Context, error) {
+	rows, err := r.cache.Read(ctx, ws)
+	if err != nil {
+		return Context{}, err
+	}
+	c := Context{Snapshot: rows.snapshot}
+	var steps []NextStep
+	for _, p := range rows.parts {
+		view, next := p.Now()
+		c.views = append(c.views, view)
+		if next != nil {
+			steps = append(steps, *next)
+		}
+	}
+	c.NextStep = nextStep(c.Snapshot, steps)
+	return c, nil
+}
+
+// nextStep is the rule for what the workspace needs next: a pressing step
+// of a part first (a person's decision), then the offer, then the
+// playbook, then the first part that has a step.
+func nextStep(snap Snapshot, steps []NextStep) NextStep {
+	for _, s := range steps {
+		if s.Pressing {
+			return s
+		}
+	}
+	switch {
+	case snap.Offer == nil:
+		return NextStep{Tool: vibesell.ToolSaveOffer, Why: "Nothing is known yet about what this workspace sells. Ask the person what they sell, to whom, the value for the buyer, proof points and the call to action, then save it with " + vibesell.ToolSaveOffer + "."}
+	case snap.Playbook == nil:
+		return NextStep{Tool: vibesell.ToolSavePlaybook, Why: "The offer is saved. Ask the person how their emails should sound (tone, angles, objections they hear, dos and don'ts), then save it with " + vibesell.ToolSavePlaybook + "."}
+	}
+	if len(steps) > 0 {
+		return steps[0]
+	}
+	return NextStep{Why: "The offer and the playbook are saved. The next part is the sending setup: the addresses the emails go out from."}
+}
+
+// savedNext is the next step after the offer or the playbook is saved:
+// the other one while it is missing, else the whole context, which knows
+// what every feature needs next.
+func savedNext(hasOffer, hasPlaybook bool) NextStep {
+	if hasOffer && hasPlaybook {
+		return NextStep{Tool: vibesell.ToolGetWorkspaceContext, Why: "The offer and the playbook are saved. Call " + vibesell.ToolGetWorkspaceContext + " for what the workspace needs next."}
+	}
+	return nextStep(Snapshot{Offer: ifSaved[Offer](hasOffer), Playbook: ifSaved[Playbook](hasPlaybook)}, nil)
+}
+
+func ifSaved[T any](saved bool) *T {
+	if saved {
+		return new(T)
+	}
+	return nil
+}

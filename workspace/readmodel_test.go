@@ -1,0 +1,122 @@
+package workspace_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"vibesell"
+	"vibesell/store/storetest"
+	"vibesell/workspace"
+	"vibesell/workspace/workspacetest"
+)
+
+// countPart is a feature's part for the tests: it counts the workspace's
+// memories in the context's batch, and has a next step once there are
+// some (pressing, or not).
+type countView struct{ Memories int }
+
+func countPart(pressing bool) workspace.Part {
+	queue := func(b *pgx.Batch, ws uuid.UUID) func() (int, error) {
+		n, read := 0, false
+		b.Queue(`SELECT count(*) FROM memories WHERE workspace_id = $1`, ws).QueryRow(func(row pgx.Row) error {
+			read = true
+			return row.Scan(&n)
+		})
+		return func() (int, error) {
+			if !read {
+				return 0, errors.New("not read")
+			}
+			return n, nil
+		}
+	}
+	return workspace.NewPart(queue, func(n int) (countView, *workspace.NextStep) {
+		if n == 0 {
+			return countView{}, nil
+		}
+		return countView{Memories: n}, &workspace.NextStep{Tool: vibesell.ToolRemember, Why: "Memories to review.", Pressing: pressing}
+	})
+}
+
+// The context reads the snapshot and every part in one round trip, and
+// its next step follows the rule: a pressing part's step first, then the
+// offer, the playbook, then the first part that has a step.
+func TestContextReaderComposesTheParts(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, trips := storetest.NewCounted(t)
+	clock := vibesell.NewManualClock(friday)
+	svc := workspace.NewService(pool, clock)
+	two := workspacetest.Two(t, pool)
+	ws := two.Acme.ID
+
+	read := func(t *testing.T, r *workspace.ContextReader) workspace.Context {
+		t.Helper()
+		before := trips.Count()
+		c, err := r.Read(ctx, ws)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := trips.Count() - before; n != 1 {
+			t.Errorf("the context took %d round trips, want 1", n)
+		}
+		return c
+	}
+	calm := workspace.NewContextReader(svc, 0, countPart(false))
+	urgent := workspace.NewContextReader(svc, 0, countPart(true))
+
+	t.Run("nothing saved", func(t *testing.T) {
+		c := read(t, calm)
+		if v, ok := workspace.View[countView](c); !ok || v.Memories != 0 {
+			t.Errorf("the part's view: %+v %v", v, ok)
+		}
+		if c.NextStep.Tool != vibesell.ToolSaveOffer {
+			t.Errorf("next step: %+v", c.NextStep)
+		}
+	})
+	if _, err := svc.Remember(ctx, ws, "person", "Prefers Sam"); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("a pressing step comes before the offer", func(t *testing.T) {
+		want := workspace.NextStep{Tool: vibesell.ToolRemember, Why: "Memories to review.", Pressing: true}
+		if diff := cmp.Diff(want, read(t, urgent).NextStep); diff != "" {
+			t.Errorf("next step (-want +got):\n%s", diff)
+		}
+		if got := read(t, calm).NextStep.Tool; got != vibesell.ToolSaveOffer {
+			t.Errorf("a step that is not pressing came before the offer: %s", got)
+		}
+	})
+	if _, err := svc.SaveOffer(ctx, ws, workspace.Offer{CompanyName: "Acme", Product: "p", Audience: "a", Value: "v", CallToAction: "c"}); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("then the playbook", func(t *testing.T) {
+		if got := read(t, calm).NextStep.Tool; got != vibesell.ToolSavePlaybook {
+			t.Errorf("next step with the offer saved: %s", got)
+		}
+	})
+	if _, err := svc.SavePlaybook(ctx, ws, workspace.Playbook{Tone: "brief"}); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("then the parts", func(t *testing.T) {
+		c := read(t, calm)
+		if c.NextStep.Tool != vibesell.ToolRemember || c.Offer == nil || c.Playbook == nil || len(c.Memories) != 1 {
+			t.Errorf("with the offer and the playbook saved: %+v", c)
+		}
+		c = read(t, workspace.NewContextReader(svc, 0))
+		if c.NextStep.Tool != "" || c.NextStep.Why != "The offer and the playbook are saved. The next part is the sending setup: the addresses the emails go out from." {
+			t.Errorf("without parts: %+v", c.NextStep)
+		}
+		if _, ok := workspace.View[countView](c); ok {
+			t.Error("a part that is not wired has a view")
+		}
+	})
+	t.Run("a missing workspace", func(t *testing.T) {
+		if _, err := calm.Read(ctx, uuid.New()); vibesell.ErrorCode(err) != vibesell.ENOTFOUND {
+			t.Errorf("a missing workspace: %v", err)
+		}
+	})
+}
