@@ -133,6 +133,41 @@ func TestBillingTools(t *testing.T) {
 		}
 	})
 
+	t.Run("a failed payment shows in the workspace context with the way to fix it", func(t *testing.T) {
+		t.Parallel()
+		f := newBillingFixture(t, true)
+		var ctxOut workspaceOutput
+		md := f.c.Result(vibesell.ToolGetWorkspaceContext, nil, &ctxOut)
+		if ctxOut.Plan == nil || ctxOut.Plan.ID != "free" || !strings.Contains(md, "Plan: Free, active (get_plans_and_billing has prices, limits and usage).") {
+			t.Fatalf("a new workspace's plan in the context: %+v\n%s", ctxOut.Plan, md)
+		}
+		co, err := f.billing.StartCheckout(context.Background(), f.ws.Acme.ID, "starter")
+		if err != nil {
+			t.Fatal(err)
+		}
+		params, _ := f.stripe.Session(co.SessionID)
+		sub := f.stripe.Subscribe(f.ws.Acme.ID, params.Customer, params.Price, "past_due")
+		body, _ := billingtest.Signed(t, billingtest.Event{ID: "evt_failed", Type: "invoice.payment_failed", Created: f.clock.Now(),
+			Object: billingtest.InvoiceObject("in_1", params.Customer, sub.ID, f.ws.Acme.ID)}, "whsec_x", f.clock.Now())
+		if _, err := f.billing.ApplyEvent(context.Background(), parseEvent(t, body)); err != nil {
+			t.Fatal(err)
+		}
+		md = f.c.Result(vibesell.ToolGetWorkspaceContext, nil, &ctxOut)
+		if ctxOut.Plan == nil || ctxOut.Plan.ID != "starter" || ctxOut.Plan.Status != "past_due" || ctxOut.Plan.PaymentFailedAt == nil {
+			t.Fatalf("plan after a failed payment: %+v", ctxOut.Plan)
+		}
+		if textOf(ctxOut.NextStep.Tool) != vibesell.ToolOpenBillingPortal || !strings.Contains(md, "A payment failed on Tue 1 Dec 2026, 15:20 UTC and is still unpaid") {
+			t.Fatalf("next step %+v\n%s", ctxOut.NextStep, md)
+		}
+		// Globex's context shows none of it.
+		g := toolkittest.Connect(t, NewServer(Deps{Clock: f.clock, Workspaces: workspace.NewService(f.pool, f.clock), Billing: f.billing}, nil), workspacetest.Principal(f.ws.Globex))
+		var other workspaceOutput
+		g.Result(vibesell.ToolGetWorkspaceContext, nil, &other)
+		if other.Plan == nil || other.Plan.ID != "free" || other.Plan.PaymentFailedAt != nil {
+			t.Fatalf("Globex's plan: %+v", other.Plan)
+		}
+	})
+
 	t.Run("without a Stripe key every billing tool says billing is not configured", func(t *testing.T) {
 		t.Parallel()
 		f := newBillingFixture(t, false)

@@ -24,6 +24,9 @@ func newContextReader(d Deps) *workspace.ContextReader {
 	if d.Sending != nil {
 		parts = append(parts, sendingPart(d.Sending))
 	}
+	if d.Billing != nil {
+		parts = append(parts, d.Billing.ContextPart())
+	}
 	return workspace.NewContextReader(d.Workspaces, size, parts...)
 }
 

@@ -19,10 +19,14 @@ export interface GetWorkspaceContextResult {
   };
   /** the plan and its status; null while plans and billing are not available */
   plan: {
+    /** the plan id (get_plans_and_billing lists the plans) */
+    id: string;
     /** the plan's name */
     name: string;
-    /** the subscription status */
+    /** the subscription status as Stripe has it (active on the free plan); past_due: a payment failed and Stripe is retrying */
     status: string;
+    /** when the last payment failed, while it is unpaid (the card must be updated in the billing portal); null when payments are in order */
+    paymentFailedAt: string | null;
   } | null;
   /** what the workspace sells and to whom; null when not saved yet */
   offer: {
