@@ -27,6 +27,8 @@ require (
 	golang.org/x/text v0.44.0
 )
 
+require github.com/agnivade/levenshtein v1.2.2
+
 require (
 	github.com/segmentio/asm v1.2.1 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
@@ -62,4 +64,5 @@ require (
 	golang.org/x/net v0.62.0 // indirect
 	golang.org/x/sync v0.25.0 // indirect
 	golang.org/x/sys v0.50.0 // indirect
+	golang.org/x/text v0.44.0
 )

@@ -133,7 +133,7 @@ func textOf(s *string) string {
 func approvalNext(a approvals.Approval) string {
 	switch {
 	case a.Status == approvals.Pending && !a.DecideHere:
-		return fmt.Sprintf("Only a signed-in person can approve this, in the VibeSell web app, because it costs money or cannot be undone. Give the person this link: %s . Do not call decide_approval to approve it (it will refuse). If the person says no, call decide_approval with approval %q, decision \"reject\" and their reason.", a.AppURL, a.ID)
+		return fmt.Sprintf("Only a signed-in person can approve this, in the VibeSell web app, because it costs money, cannot be undone or goes over the plan's allowance. Give the person this link: %s . Do not call decide_approval to approve it (it will refuse). If the person says no, call decide_approval with approval %q, decision \"reject\" and their reason.", a.AppURL, a.ID)
 	case a.Status == approvals.Pending:
 		return fmt.Sprintf("Put this to the person and wait for their decision (they can also decide in the card, or in the web app at %s). When they decide, call decide_approval with approval %q and decision \"approve\" or \"reject\". Never decide for them.", a.AppURL, a.ID)
 	case a.Status == approvals.Approved:

@@ -3,7 +3,9 @@ package tools
 import (
 	"vibesell"
 	"vibesell/approvals"
+	"vibesell/audience"
 	"vibesell/billing"
+	"vibesell/campaigns"
 	"vibesell/sending"
 	"vibesell/toolkit"
 	"vibesell/workspace"
@@ -16,6 +18,8 @@ type Deps struct {
 	Workspaces *workspace.Service
 	Sending    *sending.Service
 	Approvals  *approvals.Service
+	Audience   *audience.Service
+	Campaigns  *campaigns.Service
 	Billing    *billing.Service
 	// PublicURL is the address people reach the server at: links to the
 	// web app start with it. Empty: results name the page without a link.
@@ -36,6 +40,8 @@ func Registry(d Deps) []toolkit.Tool {
 	all = append(all, workspaceTools(d)...)
 	all = append(all, sendingTools(d)...)
 	all = append(all, approvalTools(d)...)
+	all = append(all, audienceTools(d)...)
+	all = append(all, campaignTools(d)...)
 	all = append(all, billingTools(d)...)
 	return all
 }

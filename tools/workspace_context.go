@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"vibesell/audience"
 	"vibesell/sending"
 	"vibesell/workspace"
 )
@@ -11,7 +12,7 @@ import (
 // workspace's.
 
 // newContextReader reads the workspace snapshot, the approvals waiting
-// for a decision and the sending setup in one round trip.
+// for a decision, the sending setup and the audience in one round trip.
 func newContextReader(d Deps) *workspace.ContextReader {
 	size := d.ContextCacheSize
 	if size == 0 {
@@ -23,6 +24,13 @@ func newContextReader(d Deps) *workspace.ContextReader {
 	}
 	if d.Sending != nil {
 		parts = append(parts, sendingPart(d.Sending))
+	}
+	if d.Audience != nil {
+		// The target and the imports do not age, and have no next step
+		// of their own yet.
+		parts = append(parts, workspace.NewPart(d.Audience.QueueRows, func(r audience.ContextRows) (audience.ContextRows, *workspace.NextStep) {
+			return r, nil
+		}))
 	}
 	if d.Billing != nil {
 		parts = append(parts, d.Billing.ContextPart())

@@ -3,6 +3,7 @@ package web
 import (
 	"fmt"
 	"html/template"
+	"strings"
 	"time"
 
 	"golang.org/x/text/language"
@@ -15,7 +16,7 @@ import (
 // parsePages parses each page together with the layout it fills in.
 func parsePages() (map[string]*template.Template, error) {
 	pages := map[string]*template.Template{}
-	for _, name := range []string{"signin", "approvals", "approval", "support", "error", "billing"} {
+	for _, name := range []string{"signin", "approvals", "approval", "support", "error", "leads", "upload", "campaigns", "settings", "billing"} {
 		t, err := template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("web: parse %s: %w", name, err)
@@ -32,6 +33,13 @@ var funcs = template.FuncMap{
 	"eventLabel":  eventLabel,
 	"deref":       func(s *string) string { return deref(s) },
 	"count":       vibesell.Count,
+	"fieldLabel":  fieldLabel,
+}
+
+// fieldLabel names a lead's field for a person: "first_name" is "First name".
+func fieldLabel(f string) string {
+	f = strings.ReplaceAll(f, "_", " ")
+	return strings.ToUpper(f[:1]) + f[1:]
 }
 
 // formatMoney writes "USD 1,450.00", as the product writes money everywhere.

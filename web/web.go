@@ -27,9 +27,11 @@ import (
 
 	"vibesell"
 	"vibesell/approvals"
+	"vibesell/audience"
 	"vibesell/auth"
 	"vibesell/auth/oauth"
 	"vibesell/billing"
+	"vibesell/campaigns"
 	"vibesell/store"
 	"vibesell/workspace"
 )
@@ -48,6 +50,11 @@ type Config struct {
 	// Workspaces lists the workspace's support tickets on the Support
 	// page. Nil: the app has no Support page.
 	Workspaces *workspace.Service
+	// Audience serves the leads page (upload, block); nil leaves it out.
+	Audience *audience.Service
+	// Campaigns serves the campaigns and settings pages (with Workspaces);
+	// nil leaves them out.
+	Campaigns *campaigns.Service
 	// Billing shows the billing page; nil: billing is not available.
 	Billing *billing.Service
 	// Clock tells the time for "expires in 2 hours". Default: the system clock.
@@ -162,6 +169,12 @@ func (s *server) routes() http.Handler {
 	mux.HandleFunc("POST /app/workspace", s.post(s.signedIn(s.openWorkspace)))
 	if s.Workspaces != nil {
 		mux.HandleFunc("GET /app/support", s.signedIn(s.supportPage))
+	}
+	s.leadRoutes(mux)
+	if s.Workspaces != nil && s.Campaigns != nil {
+		mux.HandleFunc("GET /app/campaigns", s.signedIn(s.campaignsPage))
+		mux.HandleFunc("GET /app/settings", s.signedIn(s.settingsPage))
+		mux.HandleFunc("POST /app/settings", s.post(s.signedIn(s.saveSettings)))
 	}
 	mux.HandleFunc("GET "+billing.BillingPath, s.signedIn(s.billingPage))
 	mux.HandleFunc("POST "+billingPortalPath, s.post(s.signedIn(s.openPortal)))
@@ -313,7 +326,9 @@ type pageData struct {
 	Notice  string
 	Refresh int  // seconds; 0 for none
 	Support bool // the app has a Support page
-	Body    any
+	// Campaigns: the app has the campaigns and settings pages.
+	Campaigns bool
+	Body      any
 }
 
 func (s *server) render(w http.ResponseWriter, r *http.Request, status int, page string, d pageData) {
@@ -322,6 +337,7 @@ func (s *server) render(w http.ResponseWriter, r *http.Request, status int, page
 		panic("web: no page " + page)
 	}
 	d.Support = s.Workspaces != nil
+	d.Campaigns = s.Workspaces != nil && s.Campaigns != nil
 	var b strings.Builder
 	if err := t.ExecuteTemplate(&b, "layout", d); err != nil {
 		ref := vibesell.NewRef()

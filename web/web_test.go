@@ -18,6 +18,7 @@ import (
 	"vibesell"
 	"vibesell/approvals"
 	"vibesell/approvals/approvalstest"
+	"vibesell/audience"
 	"vibesell/auth"
 	"vibesell/store/storetest"
 	"vibesell/web"
@@ -41,6 +42,7 @@ type app struct {
 	acme       workspace.Workspace
 	globex     workspace.Workspace
 	logs       *errorLog
+	audience   *audience.Service
 }
 
 // errorLog keeps the messages logged at ERROR, so that a test can say that
@@ -105,7 +107,9 @@ func setup(t *testing.T, options ...func(*app, *web.Config)) *app {
 			t.Fatal(err)
 		}
 	}
-	cfg := web.Config{PublicURL: srv.URL, Accounts: accounts, Approvals: svc, Workspaces: ws, Logger: logger}
+	a.audience = audience.New(pool, nil, audience.Config{UploadURL: srv.URL + web.LeadsPath}, svc)
+	svc.Register(vibesell.ToolImportLeads, audience.ImportAction(a.audience))
+	cfg := web.Config{PublicURL: srv.URL, Accounts: accounts, Approvals: svc, Workspaces: ws, Audience: a.audience, Logger: logger}
 	for _, o := range options {
 		o(a, &cfg)
 	}

@@ -12,9 +12,11 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"vibesell/audience"
 	"vibesell/auth"
 	"vibesell/auth/oauth"
 	"vibesell/billing"
+	"vibesell/campaigns"
 	"vibesell/sending"
 	"vibesell/web"
 )
@@ -40,6 +42,8 @@ type config struct {
 	ClientIPHeader   string
 	Sending          sending.Config
 	Billing          billing.Config
+	Audience         audience.Config
+	Campaigns        campaigns.Config
 
 	// PublicURLSet says PUBLIC_URL was given rather than made up from
 	// LISTEN_ADDR.
@@ -190,6 +194,31 @@ func loadConfig(getenv func(string) string) (config, error) {
 	}
 	if cfg.Billing, err = billing.ConfigFromEnv(getenv); err != nil {
 		return cfg, err
+	}
+	cfg.Audience = audience.Config{MonthlyLeadAllowance: 1000, Currency: cfg.Sending.Currency, UploadURL: cfg.link(web.LeadsPath)}
+	if v := getenv("AUDIENCE_MONTHLY_LEADS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 10_000_000 {
+			return cfg, &configError{"AUDIENCE_MONTHLY_LEADS", v, "expected the leads a workspace may import per month, a whole number from 1 to 10000000"}
+		}
+		cfg.Audience.MonthlyLeadAllowance = n
+	}
+	cfg.Campaigns = campaigns.Config{ReplyRateLow: 1, ReplyRateHigh: 3, MaxDailyEmails: 1000, Currency: cfg.Sending.Currency}
+	if v := getenv("CAMPAIGNS_REPLY_RATE"); v != "" {
+		lo, hi, ok := strings.Cut(v, "-")
+		l, errL := strconv.ParseFloat(strings.TrimSpace(lo), 64)
+		h, errH := strconv.ParseFloat(strings.TrimSpace(hi), 64)
+		if !ok || errL != nil || errH != nil || l <= 0 || h < l || h > 100 {
+			return cfg, &configError{"CAMPAIGNS_REPLY_RATE", v, "expected a range of reply rates in percent, low-high, such as 1-3"}
+		}
+		cfg.Campaigns.ReplyRateLow, cfg.Campaigns.ReplyRateHigh = l, h
+	}
+	if v := getenv("CAMPAIGNS_MAX_DAILY_EMAILS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 1_000_000 {
+			return cfg, &configError{"CAMPAIGNS_MAX_DAILY_EMAILS", v, "expected the emails a workspace may schedule a day, a whole number from 1 to 1000000"}
+		}
+		cfg.Campaigns.MaxDailyEmails = n
 	}
 	if cfg.Mail, err = loadMailConfig(getenv); err != nil {
 		return cfg, err

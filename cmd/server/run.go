@@ -29,6 +29,7 @@ Commands:
   token revoke ID                    revoke a token, by id or by the token itself
   user create --workspace SLUG --email EMAIL   create a web app account (prints a password)
   support list [--workspace SLUG]    print the support tickets the workspaces opened
+  directory import FILE              load a CSV of contacts into the lead directory
   oauth rotate-keys                  sign access tokens with a new key from now on
 
 Configuration comes from the environment; see the README.
@@ -84,6 +85,8 @@ func run(ctx context.Context, args []string, getenv func(string) string,
 		return userCommand(ctx, cfg, logger, cmd, stdin, stdout, stderr)
 	case "support":
 		return supportCommand(ctx, cfg, logger, cmd, stdout, stderr)
+	case "directory":
+		return directoryCommand(ctx, cfg, logger, cmd, stdout, stderr)
 	case "oauth":
 		return oauthCommand(ctx, cfg, logger, cmd, stdout)
 	case "help", "-h", "--help":

@@ -19,6 +19,7 @@ import (
 
 	"vibesell"
 	"vibesell/approvals"
+	"vibesell/audience"
 	"vibesell/auth"
 	"vibesell/auth/oauth"
 	"vibesell/billing"
@@ -46,6 +47,12 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 
 	if err := greetFirstStart(ctx, cfg, db, stdout); err != nil {
 		return err
+	}
+	if loaded, err := audience.LoadSampleDirectory(ctx, db); err != nil {
+		return err
+	} else if loaded {
+		logger.Info("loaded the sample lead directory: made-up contacts on reserved domains; load a real one with `server directory import FILE`",
+			"contacts", audience.SampleSize)
 	}
 
 	svc, err := newServices(cfg, db, logger)
@@ -133,6 +140,8 @@ func routes(cfg config, db *pgxpool.Pool, svc *services, logger *slog.Logger) (h
 		Accounts:   svc.accounts,
 		Approvals:  svc.approvals,
 		Workspaces: svc.workspaces,
+		Audience:   svc.audience,
+		Campaigns:  svc.campaigns,
 		Clock:      svc.clock,
 		Logger:     logger.With("component", "web"),
 		ClientIP:   cfg.clientIP(),

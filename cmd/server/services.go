@@ -8,9 +8,11 @@ import (
 
 	"vibesell"
 	"vibesell/approvals"
+	"vibesell/audience"
 	"vibesell/auth"
 	"vibesell/auth/oauth"
 	"vibesell/billing"
+	"vibesell/campaigns"
 	"vibesell/cards"
 	"vibesell/sending"
 	"vibesell/store"
@@ -31,6 +33,8 @@ type services struct {
 	sending    *sending.Service
 	approvals  *approvals.Service
 	billing    *billing.Service
+	audience   *audience.Service
+	campaigns  *campaigns.Service
 	accounts   *auth.Accounts
 	sessions   *auth.Sessions
 	tokens     *auth.Tokens
@@ -60,6 +64,12 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 		DB: db, Clock: clock, Config: cfg.Sending, Cards: cards.NewService(db, clock), Offers: s.workspaces, Approvals: s.approvals,
 	})
 	s.approvals.Register(vibesell.ToolOrderSendingSetup, sending.NewOrderAction(s.sending))
+	s.audience = audience.New(db, clock, cfg.Audience, s.approvals)
+	s.approvals.Register(vibesell.ToolImportLeads, audience.ImportAction(s.audience))
+	s.campaigns = campaigns.New(db, clock, cfg.Campaigns, s.audience, sending.CampaignMailboxes(s.sending), s.workspaces, s.approvals)
+	s.approvals.Register(vibesell.ToolLaunchCampaign, campaigns.LaunchAction(s.campaigns))
+	s.approvals.Register(vibesell.ToolStopCampaign, campaigns.StopAction(s.campaigns))
+	s.approvals.Register(vibesell.ToolResumeCampaign, campaigns.ResumeAction(s.campaigns))
 	s.oauth, err = oauth.New(oauth.Config{
 		PublicURL: cfg.PublicURL.String(),
 		DB:        db,
@@ -82,7 +92,7 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 }
 
 func (s *services) toolDeps() tools.Deps {
-	return tools.Deps{Clock: s.clock, Workspaces: s.workspaces, Sending: s.sending, Approvals: s.approvals, PublicURL: s.publicURL, Billing: s.billing}
+	return tools.Deps{Clock: s.clock, Workspaces: s.workspaces, Sending: s.sending, Approvals: s.approvals, PublicURL: s.publicURL, Audience: s.audience, Campaigns: s.campaigns, Billing: s.billing}
 }
 
 // Sizes of what each replica keeps in memory for requests.

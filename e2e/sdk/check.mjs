@@ -51,6 +51,21 @@ const DOCUMENTED_REFUSALS = {
     pattern: /no ordered mailboxes|not ready/i,
     why: "it needs mailboxes ordered through an approved order_sending_setup and made ready by a job; its description says it refuses when none is ordered or ready",
   },
+  // The second transport's run acts on the workspace the first one left:
+  // its filters have moved past the example's version, which is the point
+  // of the version (the person confirms the filters they saw).
+  confirm_target: {
+    pattern: /The filters changed after version \d+/,
+    why: "it confirms only the filters version the person saw, and an earlier run changed the filters since; its description says so",
+  },
+  ...Object.fromEntries(["estimate_lead_pool", "preview_lead_sample"].map((name) => [name, {
+    pattern: /filters (are not confirmed yet|changed after they were confirmed)/,
+    why: "it waits for the target's filters to be confirmed, and an earlier run changed them since; its description says it refuses until confirm_target",
+  }])),
+  import_leads: {
+    pattern: /filters (are not confirmed yet|changed after they were confirmed)|^Give count .* or upload/,
+    why: "it needs count or upload (called with neither it gives the upload link), and the target's confirmed filters, which an earlier run changed since; its description says both",
+  },
 };
 
 // The choice-card protocol's argument: this script answers cards itself

@@ -17,6 +17,13 @@ import (
 // locally and fails in CI (CI set), where browser tests must run.
 func Chromium(t testing.TB) context.Context {
 	t.Helper()
+	return ChromiumWithin(t, 90*time.Second)
+}
+
+// ChromiumWithin is Chromium for a test whose browser work may take up to
+// timeout (a large upload).
+func ChromiumWithin(t testing.TB, timeout time.Duration) context.Context {
+	t.Helper()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(chromiumPath(t)),
 		chromedp.Flag("headless", true),
@@ -30,7 +37,7 @@ func Chromium(t testing.TB) context.Context {
 	)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelBrowser := chromedp.NewContext(actx)
-	ctx, cancel := context.WithTimeout(ctx, 90*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	t.Cleanup(func() {
 		cancel()
 		cancelBrowser()

@@ -129,6 +129,81 @@ export interface GetWorkspaceContextResult {
       why: string;
     };
   } | null;
+  /** who to write to: the target, its confirmation, the leads and the last import; null when it is not available */
+  audience: {
+    /** the target: the description, the filters and whether they are confirmed; null when nothing is saved yet */
+    target: {
+      /** who the ideal customer is, in the person's words; null when not described yet */
+      who: string | null;
+      /** which problem of theirs the offer solves; null when not described yet */
+      problem: string | null;
+      /** who not to write to, in the person's words; null when none were given */
+      exclusions: string | null;
+      /** the target as filters the lead directory answers; null when none are saved yet */
+      filters: {
+        /** words the job title contains (any of them) */
+        titles: string[] | null;
+        /** seniorities (any of them) */
+        seniorities: string[] | null;
+        /** departments (any of them) */
+        departments: string[] | null;
+        /** industries of the company (any of them) */
+        industries: string[] | null;
+        /** company size bands in employees (any of them) */
+        companySizes: string[] | null;
+        /** countries (any of them, or any of the regions) */
+        countries: {
+          /** ISO 3166 two-letter code, e.g. DE */
+          code: string;
+          /** the country's English name, e.g. Germany */
+          name: string;
+        }[] | null;
+        /** regions of the world (any of them, or any of the countries) */
+        regions: string[] | null;
+        /** company domains left out */
+        excludeCompanyDomains: string[] | null;
+        /** company names left out */
+        excludeCompanies: string[] | null;
+        /** leaves out leads of the workspace contacted in the last so many days; 0 means no such window */
+        notContactedDays: number;
+        /** the filters in words */
+        description: string;
+      } | null;
+      /** the filters' version, moved by every change; confirm_target takes it */
+      filtersVersion: number;
+      /** true when the filters in force are the ones the person confirmed (pool, preview and import use them only then) */
+      confirmed: boolean;
+      /** the filters version last confirmed; null when never confirmed */
+      confirmedVersion: number | null;
+      /** when the filters were last confirmed; null when never */
+      confirmedAt: string | null;
+      /** true when this call changed confirmed filters, so they need a new confirmation */
+      confirmationWithdrawn: boolean;
+    } | null;
+    /** leads imported into the workspace */
+    leads: number;
+    /** the latest import and its progress; null when there was none */
+    lastImport: {
+      /** the approval the import carries out */
+      approval: string;
+      /** how many leads the approval covers */
+      requested: number;
+      /** leads imported so far */
+      imported: number;
+      /** contacts skipped because they were already leads of the workspace */
+      skippedExisting: number;
+      /** contacts skipped because they are suppressed */
+      skippedSuppressed: number;
+      /** contacts skipped for an invalid or role address */
+      skippedInvalid: number;
+      /** true while the import is still running */
+      running: boolean;
+      /** when the import started */
+      startedAt: string;
+      /** when it finished; null while running */
+      finishedAt: string | null;
+    } | null;
+  } | null;
   /** the recommended next step */
   nextStep: {
     /** the tool to call next; null when the next step is not a tool call */
@@ -871,6 +946,456 @@ export interface ListPendingApprovalsResult {
   /** pass as cursor for the next page; null on the last page */
   nextCursor: string | null;
 }
+
+/** What save_target returns. */
+export interface SaveTargetResult {
+  kind: "target";
+  /** the target as it stands after this call */
+  target: {
+    /** who the ideal customer is, in the person's words; null when not described yet */
+    who: string | null;
+    /** which problem of theirs the offer solves; null when not described yet */
+    problem: string | null;
+    /** who not to write to, in the person's words; null when none were given */
+    exclusions: string | null;
+    /** the target as filters the lead directory answers; null when none are saved yet */
+    filters: {
+      /** words the job title contains (any of them) */
+      titles: string[] | null;
+      /** seniorities (any of them) */
+      seniorities: string[] | null;
+      /** departments (any of them) */
+      departments: string[] | null;
+      /** industries of the company (any of them) */
+      industries: string[] | null;
+      /** company size bands in employees (any of them) */
+      companySizes: string[] | null;
+      /** countries (any of them, or any of the regions) */
+      countries: {
+        /** ISO 3166 two-letter code, e.g. DE */
+        code: string;
+        /** the country's English name, e.g. Germany */
+        name: string;
+      }[] | null;
+      /** regions of the world (any of them, or any of the countries) */
+      regions: string[] | null;
+      /** company domains left out */
+      excludeCompanyDomains: string[] | null;
+      /** company names left out */
+      excludeCompanies: string[] | null;
+      /** leaves out leads of the workspace contacted in the last so many days; 0 means no such window */
+      notContactedDays: number;
+      /** the filters in words */
+      description: string;
+    } | null;
+    /** the filters' version, moved by every change; confirm_target takes it */
+    filtersVersion: number;
+    /** true when the filters in force are the ones the person confirmed (pool, preview and import use them only then) */
+    confirmed: boolean;
+    /** the filters version last confirmed; null when never confirmed */
+    confirmedVersion: number | null;
+    /** when the filters were last confirmed; null when never */
+    confirmedAt: string | null;
+    /** true when this call changed confirmed filters, so they need a new confirmation */
+    confirmationWithdrawn: boolean;
+  };
+}
+
+/** What save_target_filters returns. */
+export type SaveTargetFiltersResult = SaveTargetResult;
+
+/** What confirm_target returns. */
+export type ConfirmTargetResult = SaveTargetResult;
+
+/** What estimate_lead_pool returns. */
+export interface EstimateLeadPoolResult {
+  kind: "lead_count";
+  /** sample: the made-up sample directory (nothing built on it can be emailed); loaded: a directory an operator loaded */
+  directory: "sample" | "loaded";
+  /** the confirmed filters counted */
+  filters: {
+    /** words the job title contains (any of them) */
+    titles: string[] | null;
+    /** seniorities (any of them) */
+    seniorities: string[] | null;
+    /** departments (any of them) */
+    departments: string[] | null;
+    /** industries of the company (any of them) */
+    industries: string[] | null;
+    /** company size bands in employees (any of them) */
+    companySizes: string[] | null;
+    /** countries (any of them, or any of the regions) */
+    countries: {
+      /** ISO 3166 two-letter code, e.g. DE */
+      code: string;
+      /** the country's English name, e.g. Germany */
+      name: string;
+    }[] | null;
+    /** regions of the world (any of them, or any of the countries) */
+    regions: string[] | null;
+    /** company domains left out */
+    excludeCompanyDomains: string[] | null;
+    /** company names left out */
+    excludeCompanies: string[] | null;
+    /** leaves out leads of the workspace contacted in the last so many days; 0 means no such window */
+    notContactedDays: number;
+    /** the filters in words */
+    description: string;
+  };
+  /** the confirmed filters' version */
+  filtersVersion: number;
+  /** contacts of the directory matching the filters (an exact count) */
+  matched: number;
+  /** what is left out of the matches, each contact in one reason only; every reason is listed, with 0 when none */
+  subtractions: {
+    /** why these contacts are left out: suppressed (unsubscribed, bounced, complained or blocked), contacted_in_window (leads contacted within the target's window), already_imported (already leads of this workspace), invalid_or_role (an invalid address or one reaching a team, like info@) */
+    reason: "suppressed" | "contacted_in_window" | "already_imported" | "invalid_or_role";
+    /** how many matching contacts this leaves out */
+    count: number;
+  }[] | null;
+  /** contacts an import can bring in: matched minus every subtraction */
+  available: number;
+  /** the workspace's latest import and its progress; null when there was none */
+  lastImport: {
+    /** the approval the import carries out */
+    approval: string;
+    /** how many leads the approval covers */
+    requested: number;
+    /** leads imported so far */
+    imported: number;
+    /** contacts skipped because they were already leads of the workspace */
+    skippedExisting: number;
+    /** contacts skipped because they are suppressed */
+    skippedSuppressed: number;
+    /** contacts skipped for an invalid or role address */
+    skippedInvalid: number;
+    /** true while the import is still running */
+    running: boolean;
+    /** when the import started */
+    startedAt: string;
+    /** when it finished; null while running */
+    finishedAt: string | null;
+  } | null;
+}
+
+/** What preview_lead_sample returns. */
+export interface PreviewLeadSampleResult {
+  kind: "lead_preview";
+  /** sample: the made-up sample directory (nothing built on it can be emailed); loaded: a directory an operator loaded */
+  directory: "sample" | "loaded";
+  /** how many contacts an import can bring in */
+  available: number;
+  /** up to 10 of them, the same ones for the same filters */
+  contacts: {
+    /** the contact's name */
+    name: string;
+    /** their job title */
+    title: string;
+    /** their company */
+    company: string;
+    /** the country they work in */
+    country: string;
+    /** their address, masked until imported, e.g. a***@acme.example */
+    maskedEmail: string;
+    /** the filters they meet, in words */
+    why: string[] | null;
+  }[] | null;
+}
+
+/** What import_leads returns. */
+export type ImportLeadsResult = OrderSendingSetupResult;
+
+/** What save_sequence returns. */
+export interface SaveSequenceResult {
+  kind: "sequence";
+  /** the sequence version as it stands after this call */
+  sequence: {
+    /** the sequence id, to pass back */
+    sequence: string;
+    /** the sequence's name */
+    name: string;
+    /** this version; every saved edit is a new version */
+    version: number;
+    /** the newest version of this sequence */
+    latestVersion: number;
+    /** true when the person approved exactly this version */
+    approved: boolean;
+    /** when this version was approved; null while it is not */
+    approvedAt: string | null;
+    /** who approved it; null while it is not */
+    approvedBy: string | null;
+    /** the emails, in order */
+    steps: {
+      /** its place in the sequence, from 1 */
+      step: number;
+      /** the subject line it goes out with, merge fields as written (a same-thread follow-up: Re: and step 1's subject) */
+      subject: string;
+      /** the body in plain text, merge fields as written */
+      body: string;
+      /** business days (Monday to Friday) it waits after the step before it; 0 for step 1 */
+      waitBusinessDays: number;
+      /** true when it replies in the thread of step 1 */
+      sameThread: boolean;
+    }[] | null;
+    /** each merge field used, against the imported leads */
+    mergeFields: {
+      /** the merge field, e.g. first_name */
+      field: string;
+      /** the steps that use it */
+      steps: number[] | null;
+      /** how many of the workspace's imported leads have no value for it */
+      leadsLacking: number;
+      /** the text those leads get in its place; null when a use of it has no fallback */
+      fallback: string | null;
+      /** what a lead without it receives, in words */
+      receives: string;
+    }[] | null;
+    /** the imported leads the merge fields were counted on */
+    leadsCounted: number;
+  };
+  /** false when this call changed nothing (the same steps saved again, or a version approved again) */
+  changed: boolean;
+}
+
+/** What approve_sequence returns. */
+export type ApproveSequenceResult = SaveSequenceResult;
+
+/** What check_first_email returns. */
+export interface CheckFirstEmailResult {
+  kind: "first_email";
+  /** the sequence id */
+  sequence: string;
+  /** the version rendered */
+  version: number;
+  /** true when that version is approved */
+  approved: boolean;
+  /** the imported lead it was rendered for (their address) */
+  lead: string;
+  /** the lead's name and company as imported */
+  leadName: string;
+  /** the subject as this lead gets it */
+  subject: string;
+  /** the plain-text body as this lead gets it, with the footer every email carries (sender, postal address, unsubscribe line) */
+  text: string;
+  /** the same body as the HTML part, escaped */
+  html: string;
+  /** each check, pass, warn or fail */
+  findings: {
+    /** what was checked */
+    check: "merge_fields" | "spam_phrases" | "links" | "images" | "length" | "personalisation" | "subject" | "unsubscribe_and_address" | "mailbox";
+    /** pass: fine; warn: hurts replies or deliverability, fix it if you can; fail: blocks the launch */
+    status: "pass" | "warn" | "fail";
+    /** what was found */
+    finding: string;
+    /** why it matters */
+    why: string;
+    /** how to fix it; empty on a pass */
+    fix: string;
+  }[] | null;
+  /** fail when any check fails (the launch is blocked), warn when any warns, else pass */
+  verdict: "pass" | "warn" | "fail";
+}
+
+/** What stage_campaign returns. */
+export interface StageCampaignResult {
+  kind: "campaign";
+  /** the campaign as it stands */
+  campaign: {
+    /** the campaign id, to pass back */
+    campaign: string;
+    /** the campaign's name */
+    name: string;
+    /** staged: nothing scheduled yet (launch_campaign next); scheduled: launched, first email due at firstSendAt; sending; paused (pausedReason says why); finished */
+    status: "staged" | "scheduled" | "sending" | "paused" | "finished";
+    /** why it is paused; null unless paused */
+    pausedReason: string | null;
+    /** true when VibeSell paused it for deliverability (resuming then needs the web app) */
+    pausedAutomatically: boolean;
+    /** the sequence id */
+    sequence: string;
+    /** the exact version it sends */
+    sequenceVersion: number;
+    /** true when that version is approved */
+    sequenceApproved: boolean;
+    /** how many emails each lead gets at most */
+    steps: number;
+    /** the people it writes to */
+    leads: number;
+    /** the addresses it sends from */
+    mailboxes: string[] | null;
+    /** when it sends */
+    schedule: {
+      /** start of the sending window, HH:MM in each lead's own time zone */
+      windowStart: string;
+      /** end of the sending window, HH:MM (24:00: midnight) */
+      windowEnd: string;
+      /** the days of the week it sends on */
+      days: string[] | null;
+      /** the most emails each mailbox sends a day for this campaign */
+      dailyCap: number;
+      /** true: when one person replies, no one else at their company gets another email */
+      stopForCompany: boolean;
+    };
+    /** while staged: what launch_campaign would refuse for now, each with what to do; empty when it can be launched */
+    blockers: string[] | null;
+    /** when it was staged */
+    createdAt: string;
+    /** when its launch was carried out; null until launched */
+    launchedAt: string | null;
+    /** when its first email is due; null until launched */
+    firstSendAt: string | null;
+    /** what it has done so far */
+    metrics: {
+      /** emails sent */
+      sent: {
+        /** the count; null when not known (never 0 for unknown) */
+        value: number | null;
+        /** why it is null; empty when it is known */
+        why: string;
+      };
+      /** emails delivered */
+      delivered: {
+        /** the count; null when not known (never 0 for unknown) */
+        value: number | null;
+        /** why it is null; empty when it is known */
+        why: string;
+      };
+      /** people who replied */
+      replied: {
+        /** the count; null when not known (never 0 for unknown) */
+        value: number | null;
+        /** why it is null; empty when it is known */
+        why: string;
+      };
+      /** interested replies */
+      positiveReplies: {
+        /** the count; null when not known (never 0 for unknown) */
+        value: number | null;
+        /** why it is null; empty when it is known */
+        why: string;
+      };
+      /** emails that bounced */
+      bounced: {
+        /** the count; null when not known (never 0 for unknown) */
+        value: number | null;
+        /** why it is null; empty when it is known */
+        why: string;
+      };
+      /** people who unsubscribed */
+      unsubscribed: {
+        /** the count; null when not known (never 0 for unknown) */
+        value: number | null;
+        /** why it is null; empty when it is known */
+        why: string;
+      };
+      /** opens; null unless open tracking is on */
+      opens: {
+        /** the count; null when not known (never 0 for unknown) */
+        value: number | null;
+        /** why it is null; empty when it is known */
+        why: string;
+      };
+      /** the same counts per step */
+      steps: {
+        /** the step, from 1 */
+        step: number;
+        /** emails sent */
+        sent: {
+          /** the count; null when not known (never 0 for unknown) */
+          value: number | null;
+          /** why it is null; empty when it is known */
+          why: string;
+        };
+        /** emails delivered */
+        delivered: {
+          /** the count; null when not known (never 0 for unknown) */
+          value: number | null;
+          /** why it is null; empty when it is known */
+          why: string;
+        };
+        /** people who replied */
+        replied: {
+          /** the count; null when not known (never 0 for unknown) */
+          value: number | null;
+          /** why it is null; empty when it is known */
+          why: string;
+        };
+        /** interested replies */
+        positiveReplies: {
+          /** the count; null when not known (never 0 for unknown) */
+          value: number | null;
+          /** why it is null; empty when it is known */
+          why: string;
+        };
+        /** emails that bounced */
+        bounced: {
+          /** the count; null when not known (never 0 for unknown) */
+          value: number | null;
+          /** why it is null; empty when it is known */
+          why: string;
+        };
+        /** people who unsubscribed */
+        unsubscribed: {
+          /** the count; null when not known (never 0 for unknown) */
+          value: number | null;
+          /** why it is null; empty when it is known */
+          why: string;
+        };
+      }[] | null;
+    };
+  };
+}
+
+/** What get_campaign returns. */
+export type GetCampaignResult = StageCampaignResult;
+
+/** What estimate_campaign_plan returns. */
+export interface EstimateCampaignPlanResult {
+  kind: "campaign_estimate";
+  /** the campaign id */
+  campaign: string;
+  /** the people it writes to */
+  leads: number;
+  /** emails each person gets at most */
+  steps: number;
+  /** mailboxes it sends from */
+  mailboxes: number;
+  /** emails each mailbox sends a day */
+  perMailboxPerDay: number;
+  /** emails a sending day in all */
+  perDay: number;
+  /** sending days until every person has had the first email; null when nothing can be sent */
+  days: number | null;
+  /** date of the first email, YYYY-MM-DD in timeZone; null when nothing can be sent */
+  firstSendOn: string | null;
+  /** date the last person gets the first email, YYYY-MM-DD in timeZone; null when nothing can be sent */
+  lastFirstEmailOn: string | null;
+  /** date of the last follow-up, YYYY-MM-DD in timeZone; null when nothing can be sent */
+  lastSendOn: string | null;
+  /** the workspace's time zone the dates are in */
+  timeZone: string;
+  /** replies to expect, low end */
+  repliesLow: number;
+  /** replies to expect, high end */
+  repliesHigh: number;
+  /** the reply rate assumed at the low end, in percent */
+  replyRateLow: number;
+  /** the reply rate assumed at the high end, in percent */
+  replyRateHigh: number;
+  /** what the estimate assumes, in words */
+  assumption: string;
+  /** when the capacity used is not today's, why; null when it is */
+  capacityNote: string | null;
+}
+
+/** What launch_campaign returns. */
+export type LaunchCampaignResult = OrderSendingSetupResult;
+
+/** What stop_campaign returns. */
+export type StopCampaignResult = OrderSendingSetupResult;
+
+/** What resume_campaign returns. */
+export type ResumeCampaignResult = OrderSendingSetupResult;
 
 /** What get_plans_and_billing returns. */
 export interface GetPlansAndBillingResult {

@@ -1,0 +1,572 @@
+package audience_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"vibesell"
+	"vibesell/approvals"
+	"vibesell/audience"
+	"vibesell/store/storetest"
+	"vibesell/workspace/workspacetest"
+)
+
+func TestMain(m *testing.M) { storetest.Main(m) }
+
+type bundle struct {
+	pool      *pgxpool.Pool
+	clock     *vibesell.ManualClock
+	approvals *approvals.Service
+	svc       *audience.Service
+	ws        workspacetest.Pair
+}
+
+func setup(t *testing.T, cfg audience.Config) *bundle {
+	t.Helper()
+	pool := storetest.New(t)
+	clock := vibesell.NewManualClock(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
+	ap, err := approvals.NewService(pool, clock, approvals.Config{PublicURL: "https://vibesell.example.test", Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &bundle{pool: pool, clock: clock, approvals: ap, svc: audience.New(pool, clock, cfg, ap), ws: workspacetest.Two(t, pool)}
+	ap.Register(vibesell.ToolImportLeads, audience.ImportAction(b.svc))
+	return b
+}
+
+// seedCSV is the hand-counted directory of the tests. For VP in Software
+// in Europe it matches ana, cara (an alias industry, a head count, a
+// country by name), fay, gus and info@ (a role address): 5. ben is a
+// Manager, dan in Marketing in the US, eve in Retail, hal in Japan. The
+// second ana row replaces the first; "not-an-email" is rejected.
+const seedCSV = `email,first_name,last_name,title,seniority,department,company,company_domain,industry,company_size,country,favourite_colour
+ana@alpha.test,Ana,Silva,VP of Sales,VP,Sales,Alpha,alpha.test,Software,51-200,DE,red
+ben@alpha.test,Ben,Berg,Sales Manager,Manager,Sales,Alpha,alpha.test,Software,51-200,DE,blue
+cara@beta.test,Cara,Costa,VP Sales,vp,sales,Beta,https://www.beta.test/,saas,120,France,green
+dan@gamma.test,Dan,Dubois,Director of Marketing,Director,Marketing,Gamma,gamma.test,Software,11-50,US,red
+eve@delta.test,Eve,Evans,VP of Sales,VP,Sales,Delta,delta.test,Retail,51-200,DE,red
+info@alpha.test,,,,VP,Sales,Alpha,alpha.test,Software,51-200,DE,red
+fay@beta.test,Fay,Fischer,VP of Sales,VP,Sales,Beta,beta.test,Software,51-200,FR,red
+gus@epsilon.test,Gus,Garcia,VP of Sales,VP,Sales,Epsilon,epsilon.test,Software,201-500,ES,red
+not-an-email,Nobody,Here,VP of Sales,VP,Sales,Zeta,zeta.test,Software,51-200,DE,red
+hal@zeta.test,Hal,Hansen,VP of Sales,VP,Sales,Zeta,zeta.test,Software,51-200,JP,red
+ ANA@Alpha.test ,Ana,Silva-Costa,VP of Sales,VP,Sales,Alpha,alpha.test,Software,51-200,DE,red
+`
+
+func (b *bundle) seed(t *testing.T) audience.DirectoryReport {
+	t.Helper()
+	rep, err := audience.ImportDirectory(t.Context(), b.pool, strings.NewReader(seedCSV), "seed.csv", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+var vpSoftwareEurope = audience.Filters{Seniorities: []string{"vp"}, Industries: []string{"Software"}, Regions: []string{"Europe"}}
+
+func (b *bundle) confirm(t *testing.T, f audience.Filters) audience.Target {
+	t.Helper()
+	ctx := t.Context()
+	saved, err := b.svc.SaveFilters(ctx, b.ws.Acme.ID, f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := b.svc.Confirm(ctx, b.ws.Acme.ID, saved.Target.FiltersVersion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tg
+}
+
+func TestDirectoryImport(t *testing.T) {
+	t.Parallel()
+	b := setup(t, audience.Config{})
+	rep := b.seed(t)
+	want := audience.DirectoryReport{Rows: 11, Added: 9, Duplicates: 1, Rejected: 1, RejectedLines: []int64{10}, UnknownColumns: []string{"favourite_colour"}}
+	if d := cmp.Diff(want, rep); d != "" {
+		t.Errorf("report (-want +got):\n%s", d)
+	}
+	var title, last, industry, size, country, domain string
+	if err := b.pool.QueryRow(t.Context(), `SELECT last_name, title, industry, company_size, country, company_domain FROM directory_contacts WHERE email = 'cara@beta.test'`).
+		Scan(&last, &title, &industry, &size, &country, &domain); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{"Software", "51-200", "FR", "beta.test"}, []string{industry, size, country, domain}); d != "" {
+		t.Errorf("cara is not stored in the vocabulary (-want +got):\n%s", d)
+	}
+	if err := b.pool.QueryRow(t.Context(), `SELECT last_name FROM directory_contacts WHERE email = 'ana@alpha.test'`).Scan(&last); err != nil || last != "Silva-Costa" {
+		t.Errorf("the later row of a duplicate address should win: %q, %v", last, err)
+	}
+
+	t.Run("a rerun adds nothing", func(t *testing.T) {
+		rep := b.seed(t)
+		if rep.Added != 0 || rep.Updated != 0 || rep.Unchanged != 9 {
+			t.Errorf("rerun: %+v", rep)
+		}
+		var n int
+		b.pool.QueryRow(t.Context(), `SELECT count(*) FROM directory_contacts`).Scan(&n)
+		if n != 9 {
+			t.Errorf("%d contacts after a rerun, want 9", n)
+		}
+	})
+
+	t.Run("a stopped load leaves nothing behind", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		_, err := audience.ImportDirectory(ctx, b.pool, strings.NewReader("email\nzed@omega.test\nyan@omega.test\n"), "stopped.csv",
+			func(int64) { cancel() })
+		if err == nil {
+			t.Fatal("a cancelled load succeeded")
+		}
+		var n int
+		b.pool.QueryRow(t.Context(), `SELECT count(*) FROM directory_contacts WHERE email_domain = 'omega.test'`).Scan(&n)
+		if n != 0 {
+			t.Errorf("a stopped load left %d contacts", n)
+		}
+	})
+
+	t.Run("no email column", func(t *testing.T) {
+		_, err := audience.ImportDirectory(t.Context(), b.pool, strings.NewReader("name,company\nA,B\n"), "bad.csv", nil)
+		if err == nil || !strings.Contains(err.Error(), "no email column") {
+			t.Errorf("err = %v", err)
+		}
+	})
+}
+
+func TestSampleDirectory(t *testing.T) {
+	t.Parallel()
+	b := setup(t, audience.Config{})
+	ctx := t.Context()
+	loaded, err := audience.LoadSampleDirectory(ctx, b.pool)
+	if err != nil || !loaded {
+		t.Fatalf("loaded %v, %v", loaded, err)
+	}
+	again, err := audience.LoadSampleDirectory(ctx, b.pool)
+	if err != nil || again {
+		t.Fatalf("a second start loaded it again: %v, %v", again, err)
+	}
+	var n, reserved int
+	b.pool.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE email_domain ~ '(\.example|\.test|(^|\.)example\.com)$') FROM directory_contacts`).Scan(&n, &reserved)
+	if n != audience.SampleSize || reserved != n {
+		t.Errorf("%d contacts, %d on reserved domains; want %d on reserved domains", n, reserved, audience.SampleSize)
+	}
+	if d := cmp.Diff(audience.SampleContacts()[:5], audience.SampleContacts()[:5]); d != "" {
+		t.Errorf("the sample is not the same twice:\n%s", d)
+	}
+	sample, err := audience.DirectoryIsSample(ctx, b.pool)
+	if err != nil || !sample {
+		t.Fatalf("sample = %v, %v", sample, err)
+	}
+	b.confirm(t, audience.Filters{Regions: []string{"Europe"}})
+	p, err := b.svc.EstimatePool(ctx, b.ws.Acme.ID)
+	if err != nil || !p.Sample || p.Matched == 0 {
+		t.Fatalf("pool on the sample: %+v, %v", p, err)
+	}
+
+	t.Run("a real file replaces it", func(t *testing.T) {
+		rep := b.seed(t)
+		if rep.SampleRemoved != audience.SampleSize {
+			t.Errorf("removed %d sample contacts", rep.SampleRemoved)
+		}
+		if sample, _ := audience.DirectoryIsSample(ctx, b.pool); sample {
+			t.Error("still the sample after a file was loaded")
+		}
+	})
+}
+
+func TestFilters(t *testing.T) {
+	t.Parallel()
+	b := setup(t, audience.Config{})
+	ctx := t.Context()
+	acme := b.ws.Acme.ID
+
+	t.Run("unknown values are refused with the closest known ones", func(t *testing.T) {
+		_, err := b.svc.SaveFilters(ctx, acme, audience.Filters{Industries: []string{"Saas", "Sofware"}, Countries: []string{"Germny"}, Seniorities: []string{"Wizard"}}, nil)
+		want := "'Saas' is not an industry we know; did you mean 'Software'?; 'Sofware' is not an industry we know; did you mean 'Software'?; " +
+			"'Wizard' is not a seniority we know (we know Owner, Founder, C-level, Partner, VP, Head, Director, Manager, Senior, Entry, Intern); " +
+			"'Germny' is not a country we know; did you mean 'Germany'?"
+		if vibesell.ErrorCode(err) != vibesell.EINVALID {
+			t.Fatalf("err = %v", err)
+		}
+		got := vibesell.ErrorMessage(err)
+		for _, part := range strings.Split(want, "; ") {
+			if !strings.Contains(strings.ToLower(got), strings.ToLower(part)) {
+				t.Errorf("refusal %q lacks %q", got, part)
+			}
+		}
+	})
+
+	t.Run("nothing to narrow by is refused", func(t *testing.T) {
+		_, err := b.svc.SaveFilters(ctx, acme, audience.Filters{NotContactedDays: 30}, nil)
+		if vibesell.ErrorCode(err) != vibesell.EINVALID || !strings.Contains(vibesell.ErrorMessage(err), "whole directory") {
+			t.Errorf("err = %v", err)
+		}
+	})
+
+	t.Run("values are stored in the vocabulary's words", func(t *testing.T) {
+		saved, err := b.svc.SaveFilters(ctx, acme, audience.Filters{Seniorities: []string{"vp", "VP"}, Countries: []string{"germany", "fr"}, ExcludeCompanyDomains: []string{"https://www.Acme.com/"}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := audience.Filters{Titles: []string{}, Seniorities: []string{"VP"}, Departments: []string{}, Industries: []string{}, CompanySizes: []string{},
+			Countries: []string{"DE", "FR"}, Regions: []string{}, ExcludeCompanyDomains: []string{"acme.com"}, ExcludeCompanies: []string{}}
+		if d := cmp.Diff(&want, saved.Target.Filters); d != "" {
+			t.Errorf("stored filters (-want +got):\n%s", d)
+		}
+	})
+
+	t.Run("a change after confirmation needs a new one", func(t *testing.T) {
+		tg := b.confirm(t, vpSoftwareEurope)
+		if !tg.Confirmed() {
+			t.Fatal("not confirmed")
+		}
+		same, err := b.svc.SaveFilters(ctx, acme, vpSoftwareEurope, nil)
+		if err != nil || same.Changed || !same.Target.Confirmed() {
+			t.Errorf("saving the same filters again: %+v, %v", same, err)
+		}
+		changed, err := b.svc.SaveFilters(ctx, acme, audience.Filters{Seniorities: []string{"Director"}}, nil)
+		if err != nil || !changed.ConfirmationWithdrawn || changed.Target.Confirmed() {
+			t.Fatalf("changing confirmed filters: %+v, %v", changed, err)
+		}
+		if _, err := b.svc.EstimatePool(ctx, acme); vibesell.ErrorCode(err) != vibesell.EINVALID || !strings.Contains(vibesell.ErrorMessage(err), "changed after they were confirmed") {
+			t.Errorf("pool with withdrawn confirmation: %v", err)
+		}
+		if _, err := b.svc.Confirm(ctx, acme, tg.FiltersVersion); vibesell.ErrorCode(err) != vibesell.ECONFLICT {
+			t.Errorf("confirming an old version: %v", err)
+		}
+	})
+}
+
+func TestPoolAndPreview(t *testing.T) {
+	t.Parallel()
+	b := setup(t, audience.Config{})
+	ctx := t.Context()
+	b.seed(t)
+	acme, globex := b.ws.Acme.ID, b.ws.Globex.ID
+	b.confirm(t, vpSoftwareEurope)
+
+	pool := func(t *testing.T, ws [16]byte) audience.Pool {
+		t.Helper()
+		p, err := b.svc.EstimatePool(ctx, ws)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Target, p.LastImport = audience.Target{}, nil
+		return p
+	}
+
+	t.Run("counts", func(t *testing.T) {
+		want := audience.Pool{Matched: 5, Unusable: 1, Available: 4}
+		if d := cmp.Diff(want, pool(t, acme)); d != "" {
+			t.Errorf("pool (-want +got):\n%s", d)
+		}
+	})
+
+	t.Run("suppression is subtracted, per workspace", func(t *testing.T) {
+		if _, err := b.svc.Suppress(ctx, acme, []string{"beta.test", "GUS@epsilon.test"}, audience.ReasonManual); err != nil {
+			t.Fatal(err)
+		}
+		want := audience.Pool{Matched: 5, Suppressed: 3, Unusable: 1, Available: 1}
+		if d := cmp.Diff(want, pool(t, acme)); d != "" {
+			t.Errorf("pool (-want +got):\n%s", d)
+		}
+		if _, err := b.svc.Suppress(ctx, acme, []string{"not an address"}, audience.ReasonManual); vibesell.ErrorCode(err) != vibesell.EINVALID {
+			t.Errorf("suppressing garbage: %v", err)
+		}
+	})
+
+	t.Run("preview is deterministic and masked", func(t *testing.T) {
+		p1, err := b.svc.PreviewSample(ctx, acme)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []audience.PreviewContact{{Name: "Ana Silva-Costa", Title: "VP of Sales", Company: "Alpha", Country: "Germany", MaskedEmail: "a***@alpha.test",
+			Why: []string{"VP seniority", "Software industry", "in Germany (Europe)"}}}
+		if d := cmp.Diff(want, p1.Contacts); d != "" {
+			t.Errorf("preview (-want +got):\n%s", d)
+		}
+	})
+
+	t.Run("another workspace sees none of it", func(t *testing.T) {
+		if _, err := b.svc.EstimatePool(ctx, globex); vibesell.ErrorCode(err) != vibesell.EINVALID {
+			t.Errorf("Globex has no target, yet: %v", err)
+		}
+		if _, err := b.svc.SaveFilters(ctx, globex, vpSoftwareEurope, nil); err != nil {
+			t.Fatal(err)
+		}
+		tg, _ := b.svc.Target(ctx, globex)
+		if _, err := b.svc.Confirm(ctx, globex, tg.FiltersVersion); err != nil {
+			t.Fatal(err)
+		}
+		want := audience.Pool{Matched: 5, Unusable: 1, Available: 4}
+		if d := cmp.Diff(want, pool(t, globex)); d != "" {
+			t.Errorf("Globex's pool (-want +got):\n%s", d)
+		}
+		gp, err := b.svc.PreviewSample(ctx, globex)
+		if err != nil || len(gp.Contacts) != 4 {
+			t.Errorf("Globex's preview: %+v, %v", gp, err)
+		}
+		again, _ := b.svc.PreviewSample(ctx, globex)
+		if d := cmp.Diff(gp.Contacts, again.Contacts); d != "" {
+			t.Errorf("the same filters gave other people:\n%s", d)
+		}
+	})
+
+	t.Run("imported and recently contacted leads are subtracted", func(t *testing.T) {
+		b.importNow(t, acme, 5)
+		want := audience.Pool{Matched: 5, Suppressed: 3, AlreadyImported: 1, Unusable: 1}
+		if d := cmp.Diff(want, pool(t, acme)); d != "" {
+			t.Errorf("pool after import (-want +got):\n%s", d)
+		}
+		// Nothing sends yet: a send is what will set last_contacted_at.
+		if _, err := b.pool.Exec(ctx, `UPDATE leads SET last_contacted_at = $2 WHERE workspace_id = $1`, acme, b.clock.Now().AddDate(0, 0, -5)); err != nil {
+			t.Fatal(err)
+		}
+		windowed := vpSoftwareEurope
+		windowed.NotContactedDays = 30
+		b.confirm(t, windowed)
+		want = audience.Pool{Matched: 5, Suppressed: 3, ContactedInWindow: 1, Unusable: 1}
+		if d := cmp.Diff(want, pool(t, acme)); d != "" {
+			t.Errorf("pool with a window (-want +got):\n%s", d)
+		}
+	})
+}
+
+// importNow asks for an import, approves it in the web app and runs it.
+func (b *bundle) importNow(t *testing.T, ws [16]byte, count int) approvals.Approval {
+	t.Helper()
+	ctx := t.Context()
+	a, _, err := b.svc.RequestImport(ctx, ws, audience.ImportRequest{Count: count, RequestedBy: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := b.approvals.Decide(ctx, ws, a.ID, approvals.Decision{Approve: true, By: "ada@acme.test", Via: approvals.ViaWeb}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.approvals.Execute(ctx, ws, a.ID, 1, approvals.MaxExecutionAttempts); err != nil {
+		t.Fatal(err)
+	}
+	done, err := b.approvals.Find(ctx, ws, a.ID)
+	if err != nil || done.Status != approvals.Done {
+		t.Fatalf("import %s: %+v, %v", a.ID, done, err)
+	}
+	return done
+}
+
+func TestImport(t *testing.T) {
+	t.Parallel()
+
+	t.Run("the approval's impact and where it is decided", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t, audience.Config{MonthlyLeadAllowance: 3})
+		b.seed(t)
+		b.confirm(t, vpSoftwareEurope)
+		ctx := t.Context()
+		a, created, err := b.svc.RequestImport(ctx, b.ws.Acme.ID, audience.ImportRequest{Count: 3})
+		if err != nil || !created {
+			t.Fatal(created, err)
+		}
+		want := []string{"Matching the target: 5 contacts", "Skipped: 1 with an invalid or role address (info@, sales@…)",
+			"Imported: 3 of the 4 available (the number asked for)",
+			"Monthly lead allowance: this uses 3 of 3 this month (0 already imported); 0 left after it"}
+		if d := cmp.Diff(want, a.Impact.Items); d != "" {
+			t.Errorf("impact items (-want +got):\n%s", d)
+		}
+		if !a.DecideHere || a.Irreversible {
+			t.Errorf("within the allowance: decideHere %v, irreversible %v", a.DecideHere, a.Irreversible)
+		}
+		over, _, err := b.svc.RequestImport(ctx, b.ws.Acme.ID, audience.ImportRequest{Count: 4})
+		if err != nil || over.DecideHere || !strings.Contains(strings.Join(over.Impact.Items, "\n"), "goes 1 over the allowance") {
+			t.Errorf("above the allowance: %+v, %v", over, err)
+		}
+	})
+
+	t.Run("32 concurrent identical requests give one approval", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t, audience.Config{})
+		b.seed(t)
+		b.confirm(t, vpSoftwareEurope)
+		ids := make([]string, 32)
+		var wg sync.WaitGroup
+		for i := range ids {
+			wg.Go(func() {
+				a, _, err := b.svc.RequestImport(context.Background(), b.ws.Acme.ID, audience.ImportRequest{Count: 2})
+				if err != nil {
+					t.Error(err)
+				}
+				ids[i] = a.ID
+			})
+		}
+		wg.Wait()
+		for _, id := range ids {
+			if id != ids[0] {
+				t.Fatalf("two approvals: %s and %s", ids[0], id)
+			}
+		}
+	})
+
+	t.Run("a killed import resumes without duplicates", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t, audience.Config{ImportBatch: 50, MonthlyLeadAllowance: 10_000})
+		ctx := t.Context()
+		if _, err := audience.LoadSampleDirectory(ctx, b.pool); err != nil {
+			t.Fatal(err)
+		}
+		b.confirm(t, audience.Filters{Regions: []string{"Europe"}})
+		var blocked string
+		if err := b.pool.QueryRow(ctx, `SELECT email_domain FROM directory_contacts WHERE country IN ('DE', 'FR', 'GB')
+			GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1`).Scan(&blocked); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.svc.Suppress(ctx, b.ws.Acme.ID, []string{blocked}, audience.ReasonUnsubscribe); err != nil {
+			t.Fatal(err)
+		}
+		acme := b.ws.Acme.ID
+		a, _, err := b.svc.RequestImport(ctx, acme, audience.ImportRequest{Count: 300})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := b.approvals.Decide(ctx, acme, a.ID, approvals.Decision{Approve: true, By: "ada", Via: approvals.ViaConversation}); err != nil {
+			t.Fatal(err)
+		}
+		batches := 0
+		killed := errors.New("killed")
+		b.svc.SetAfterBatch(func() error {
+			if batches++; batches == 2 {
+				return killed
+			}
+			return nil
+		})
+		if err := b.approvals.Execute(ctx, acme, a.ID, 1, approvals.MaxExecutionAttempts); !errors.Is(err, killed) {
+			t.Fatalf("first attempt: %v", err)
+		}
+		var partial int
+		b.pool.QueryRow(ctx, `SELECT count(*) FROM leads WHERE workspace_id = $1`, acme).Scan(&partial)
+		if partial == 0 || partial >= 300 {
+			t.Fatalf("%d leads after the kill; want some but not all", partial)
+		}
+		if err := b.approvals.Execute(ctx, acme, a.ID, 2, approvals.MaxExecutionAttempts); err != nil {
+			t.Fatal(err)
+		}
+		var n, distinct, suppressed int
+		b.pool.QueryRow(ctx, `SELECT count(*), count(DISTINCT email), count(*) FILTER (WHERE email LIKE '%@' || $2) FROM leads WHERE workspace_id = $1`, acme, blocked).
+			Scan(&n, &distinct, &suppressed)
+		if n != 300 || distinct != 300 || suppressed != 0 {
+			t.Errorf("%d leads, %d distinct, %d suppressed; want 300, 300, 0", n, distinct, suppressed)
+		}
+		done, _ := b.approvals.Find(ctx, acme, a.ID)
+		if done.Status != approvals.Done || done.Outcome == nil || !strings.HasPrefix(*done.Outcome, "Imported 300 leads from the sample directory") {
+			t.Errorf("approval: %s %v", done.Status, done.Outcome)
+		}
+		var globex int
+		b.pool.QueryRow(ctx, `SELECT count(*) FROM leads WHERE workspace_id = $1`, b.ws.Globex.ID).Scan(&globex)
+		if globex != 0 {
+			t.Errorf("Globex got %d leads", globex)
+		}
+	})
+
+	t.Run("filters changed after approval: nothing imported", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t, audience.Config{})
+		b.seed(t)
+		b.confirm(t, vpSoftwareEurope)
+		ctx := t.Context()
+		acme := b.ws.Acme.ID
+		a, _, err := b.svc.RequestImport(ctx, acme, audience.ImportRequest{Count: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.approvals.Decide(ctx, acme, a.ID, approvals.Decision{Approve: true, By: "ada", Via: approvals.ViaConversation})
+		b.confirm(t, audience.Filters{Seniorities: []string{"Manager"}})
+		if err := b.approvals.Execute(ctx, acme, a.ID, 1, approvals.MaxExecutionAttempts); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := b.approvals.Find(ctx, acme, a.ID)
+		if got.Status != approvals.NotDone || !strings.Contains(*got.Outcome, "filters changed after this import was approved") {
+			t.Errorf("%s: %v", got.Status, *got.Outcome)
+		}
+	})
+}
+
+func TestUploadedLeads(t *testing.T) {
+	t.Parallel()
+	b := setup(t, audience.Config{UploadURL: "https://vibesell.example.test/app/leads"})
+	ctx := t.Context()
+	acme := b.ws.Acme.ID
+	// Line 3 repeats ana, line 4 has no address, line 5 a role address,
+	// line 6 one field too many; dan is suppressed.
+	file := "E-mail,First Name,Company,Shoe size\n" +
+		"ana@alpha.test,Ana,Alpha,38\n" +
+		"ANA@alpha.test,Ana again,Alpha,38\n" +
+		",Nobody,Beta,40\n" +
+		"info@beta.test,,Beta,41\n" +
+		"bob@beta.test,Bob,Beta,42,extra\n" +
+		"cid@gamma.test,Cid,Gamma,43\n" +
+		"dan@delta.test,Dan,Delta,44\n"
+	up, err := b.svc.StoreUpload(ctx, acme, "list.csv", []byte(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{"email", "first_name", "company", ""}, up.Suggested); d != "" {
+		t.Errorf("suggested mapping (-want +got):\n%s", d)
+	}
+	if len(up.FirstRows) != audience.UploadPreviewRows {
+		t.Errorf("first rows: %v", up.FirstRows)
+	}
+	if _, _, err := b.svc.RequestImport(ctx, acme, audience.ImportRequest{Upload: up.ID}); vibesell.ErrorCode(err) != vibesell.EINVALID ||
+		!strings.Contains(vibesell.ErrorMessage(err), "https://vibesell.example.test/app/leads/uploads/"+up.ID) {
+		t.Errorf("an unchecked upload: %v", err)
+	}
+	if _, err := b.svc.CheckUpload(ctx, acme, up.ID, []string{"", "first_name", "company", ""}); vibesell.ErrorCode(err) != vibesell.EINVALID {
+		t.Errorf("a mapping without email: %v", err)
+	}
+	checked, err := b.svc.CheckUpload(ctx, acme, up.ID, up.Suggested)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantLines := []audience.InvalidLine{{Line: 4, Why: "the email is empty"}, {Line: 6, Why: "it has 5 fields, the header has 4"}}
+	if checked.RowsRead != 7 || checked.Valid != 4 || checked.Duplicates != 1 || checked.Invalid != 2 || !cmp.Equal(wantLines, checked.InvalidLines) {
+		t.Errorf("checked: %+v", checked)
+	}
+	if _, err := b.svc.Suppress(ctx, acme, []string{"dan@delta.test"}, audience.ReasonUnsubscribe); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.svc.Upload(ctx, b.ws.Globex.ID, up.ID); vibesell.ErrorCode(err) != vibesell.ENOTFOUND {
+		t.Errorf("Globex reads Acme's upload: %v", err)
+	}
+
+	a, _, err := b.svc.RequestImport(ctx, acme, audience.ImportRequest{Upload: up.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"Rows in the file: 7", "Skipped: 1 repeating an address found earlier in the file",
+		"Skipped: 2 invalid (lines 4, 6; the upload's page says why)", "Skipped: 1 suppressed (unsubscribed, bounced, complained or blocked)",
+		"Skipped: 1 with a role address (info@, sales@…)", "Imported: 2, every importable row",
+		"Monthly lead allowance: this uses 2 of 1,000 this month (0 already imported); 998 left after it"}
+	if d := cmp.Diff(want, a.Impact.Items); d != "" {
+		t.Errorf("impact (-want +got):\n%s", d)
+	}
+	if _, _, err := b.approvals.Decide(ctx, acme, a.ID, approvals.Decision{Approve: true, By: "ada", Via: approvals.ViaWeb}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.approvals.Execute(ctx, acme, a.ID, 1, approvals.MaxExecutionAttempts); err != nil {
+		t.Fatal(err)
+	}
+	var emails []string
+	rows, _ := b.pool.Query(ctx, `SELECT email FROM leads WHERE workspace_id = $1 ORDER BY email`, acme)
+	for rows.Next() {
+		var e string
+		rows.Scan(&e)
+		emails = append(emails, e)
+	}
+	if d := cmp.Diff([]string{"ana@alpha.test", "cid@gamma.test"}, emails); d != "" {
+		t.Errorf("leads (-want +got):\n%s", d)
+	}
+}

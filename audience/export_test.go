@@ -1,0 +1,33 @@
+package audience
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"vibesell"
+)
+
+// SetAfterBatch makes an import run f after each committed batch; an error
+// stops the import there, the way a killed job stops.
+func (s *Service) SetAfterBatch(f func() error) { s.afterBatch = f }
+
+// ExplainPool returns PostgreSQL's plan, as run, of the pool count of f
+// for the workspace ws.
+func ExplainPool(ctx context.Context, tb testing.TB, db *pgxpool.Pool, ws uuid.UUID, f Filters) string {
+	s := &Service{clock: vibesell.SystemClock{}}
+	args := []any{ws, s.windowStart(f)}
+	rows, err := db.Query(ctx, "EXPLAIN (ANALYZE, BUFFERS) "+poolCountsSQL(f.where(&args)), args...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,237 @@
+package audience
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"vibesell/store"
+)
+
+// Pool is how many contacts the confirmed target reaches, and what is
+// subtracted on the way. Every count is exact (a full count of the
+// directory), and the subtractions do not overlap: each contact counts
+// once, in the first one that applies.
+type Pool struct {
+	Target  Target
+	Sample  bool // the directory is the sample one
+	Matched int  // contacts of the directory matching the filters
+	// Suppressed are matches whose address or domain the workspace
+	// suppresses.
+	Suppressed int
+	// ContactedInWindow are matches already leads of the workspace and
+	// contacted within the target's window (0 when it has none).
+	ContactedInWindow int
+	// AlreadyImported are the other matches already leads of the workspace.
+	AlreadyImported int
+	// Unusable are matches with an invalid address or one that reaches a
+	// role (info@, sales@…) rather than a person.
+	Unusable int
+	// Available is what an import can bring in.
+	Available int
+	// LastImport is the workspace's latest import, when there is one.
+	LastImport *Import
+}
+
+// poolCountsSQL counts the matches of the filters ($1 the workspace, $2 the
+// start of the window or null, then the filters' parameters). Only the
+// directory's segment index and the workspace's leads and suppressions are
+// read.
+func poolCountsSQL(where string) string {
+	return `
+		SELECT count(*),
+			count(*) FILTER (WHERE m.suppressed),
+			count(*) FILTER (WHERE NOT m.suppressed AND l.last_contacted_at >= $2),
+			count(*) FILTER (WHERE NOT m.suppressed AND l.email IS NOT NULL AND NOT coalesce(l.last_contacted_at >= $2, false)),
+			count(*) FILTER (WHERE NOT m.suppressed AND l.email IS NULL AND (m.email_status = 'invalid' OR m.role_address))
+		FROM (SELECT c.email, c.email_status, c.role_address, ` + suppressedSQL("$1") + ` AS suppressed
+		      FROM directory_contacts c WHERE ` + where + `) m
+		LEFT JOIN leads l ON l.workspace_id = $1 AND l.email = m.email`
+}
+
+// EstimatePool counts the confirmed target's pool. Refusals: EINVALID when
+// the filters are missing or not confirmed.
+func (s *Service) EstimatePool(ctx context.Context, ws uuid.UUID) (Pool, error) {
+	t, err := s.confirmedFilters(ctx, s.db, ws)
+	if err != nil {
+		return Pool{}, err
+	}
+	p, err := s.countPool(ctx, s.db, ws, *t.Filters)
+	if err != nil {
+		return Pool{}, err
+	}
+	p.Target = t
+	if p.LastImport, err = s.lastImport(ctx, ws); err != nil {
+		return Pool{}, err
+	}
+	return p, nil
+}
+
+func (s *Service) countPool(ctx context.Context, db store.DBTX, ws uuid.UUID, f Filters) (Pool, error) {
+	var p Pool
+	var err error
+	if p.Sample, err = DirectoryIsSample(ctx, db); err != nil {
+		return Pool{}, err
+	}
+	args := []any{ws, s.windowStart(f)}
+	where := f.where(&args)
+	err = db.QueryRow(ctx, poolCountsSQL(where), args...).Scan(&p.Matched, &p.Suppressed, &p.ContactedInWindow, &p.AlreadyImported, &p.Unusable)
+	if err != nil {
+		return Pool{}, fmt.Errorf("count the lead pool: %w", err)
+	}
+	p.Available = p.Matched - p.Suppressed - p.ContactedInWindow - p.AlreadyImported - p.Unusable
+	return p, nil
+}
+
+// windowStart is when the "not contacted in the last N days" window
+// starts, or nil when the filters have none.
+func (s *Service) windowStart(f Filters) *time.Time {
+	if f.NotContactedDays <= 0 {
+		return nil
+	}
+	start := s.clock.Now().AddDate(0, 0, -f.NotContactedDays)
+	return &start
+}
+
+// PreviewContact is one contact of a preview, as a salesperson checks it
+// before importing: the address stays masked until imported.
+type PreviewContact struct {
+	Name        string
+	Title       string
+	Company     string
+	Country     string // the country's name
+	MaskedEmail string // "a***@northwind.example"
+	Why         []string
+}
+
+// Preview is a sample of the contacts an import would bring in.
+type Preview struct {
+	Target    Target
+	Sample    bool
+	Available int // how many an import could bring in
+	Contacts  []PreviewContact
+}
+
+// PreviewSize is how many contacts a preview shows at most.
+const PreviewSize = 10
+
+// PreviewSample returns up to [PreviewSize] contacts an import of the
+// confirmed target would bring in. The same filters on the same directory
+// give the same people: they are ordered by a hash of the filters and the
+// address, not by chance. Refusals as [Service.EstimatePool].
+func (s *Service) PreviewSample(ctx context.Context, ws uuid.UUID) (Preview, error) {
+	t, err := s.confirmedFilters(ctx, s.db, ws)
+	if err != nil {
+		return Preview{}, err
+	}
+	f := *t.Filters
+	p, err := s.countPool(ctx, s.db, ws, f)
+	if err != nil {
+		return Preview{}, err
+	}
+	raw, _ := json.Marshal(f)
+	seed := sha256.Sum256(raw)
+	// Leads contacted within the window are leads: the preview leaves out
+	// every lead, so it needs no window.
+	args := []any{ws, hex.EncodeToString(seed[:8])}
+	where := f.where(&args)
+	rows, err := s.db.Query(ctx, `
+		SELECT c.first_name, c.last_name, c.title, c.company, c.country, c.email, c.seniority, c.department, c.industry, c.company_size
+		FROM directory_contacts c
+		WHERE `+where+` AND c.email_status <> 'invalid' AND NOT c.role_address AND NOT `+suppressedSQL("$1")+`
+		  AND NOT EXISTS (SELECT 1 FROM leads l WHERE l.workspace_id = $1 AND l.email = c.email)
+		ORDER BY md5($2 || c.email), c.email
+		LIMIT `+fmt.Sprint(PreviewSize), args...)
+	if err != nil {
+		return Preview{}, fmt.Errorf("preview the lead pool: %w", err)
+	}
+	out := Preview{Target: t, Sample: p.Sample, Available: p.Available, Contacts: []PreviewContact{}}
+	for rows.Next() {
+		var first, last, title, company, country, email, seniority, dept, industry, size string
+		if err := rows.Scan(&first, &last, &title, &company, &country, &email, &seniority, &dept, &industry, &size); err != nil {
+			return Preview{}, fmt.Errorf("preview the lead pool: %w", err)
+		}
+		out.Contacts = append(out.Contacts, PreviewContact{
+			Name: strings.TrimSpace(first + " " + last), Title: title, Company: company, Country: CountryName(country),
+			MaskedEmail: MaskEmail(email), Why: whyMatch(f, title, seniority, dept, industry, size, country),
+		})
+	}
+	if err := rows.Err(); err != nil {
+		return Preview{}, fmt.Errorf("preview the lead pool: %w", err)
+	}
+	return out, nil
+}
+
+// whyMatch lists the filters a contact meets, in the person's words.
+func whyMatch(f Filters, title, seniority, dept, industry, size, country string) []string {
+	var why []string
+	if len(f.Seniorities) > 0 {
+		why = append(why, seniority+" seniority")
+	}
+	for _, t := range f.Titles {
+		if strings.Contains(strings.ToLower(title), strings.ToLower(t)) {
+			why = append(why, "title contains '"+t+"'")
+			break
+		}
+	}
+	if len(f.Departments) > 0 {
+		why = append(why, dept+" department")
+	}
+	if len(f.Industries) > 0 {
+		why = append(why, industry+" industry")
+	}
+	if len(f.CompanySizes) > 0 {
+		why = append(why, size+" employees")
+	}
+	if len(f.Countries) > 0 || len(f.Regions) > 0 {
+		place := "in " + CountryName(country)
+		if !slices.Contains(f.Countries, country) {
+			for _, r := range f.Regions {
+				if slices.Contains(countriesIn(r), country) {
+					place += " (" + r + ")"
+					break
+				}
+			}
+		}
+		why = append(why, place)
+	}
+	return why
+}
+
+// MaskEmail hides an address but its first letter and its domain:
+// "ana.silva@acme.example" is "a***@acme.example".
+func MaskEmail(email string) string {
+	at := strings.LastIndexByte(email, '@')
+	if at < 1 {
+		return "***"
+	}
+	return email[:1] + "***" + email[at:]
+}
+
+const lastImportSQL = `SELECT ` + importColumns + ` FROM lead_imports WHERE workspace_id = $1 ORDER BY started_at DESC, approval_id DESC LIMIT 1`
+
+// LastImport returns the workspace's latest import and its progress, or
+// nil when there was none.
+func (s *Service) LastImport(ctx context.Context, ws uuid.UUID) (*Import, error) {
+	return s.lastImport(ctx, ws)
+}
+
+// lastImport returns the workspace's latest import, or nil.
+func (s *Service) lastImport(ctx context.Context, ws uuid.UUID) (*Import, error) {
+	im, err := scanImport(s.db.QueryRow(ctx, lastImportSQL, ws))
+	if err == pgx.ErrNoRows {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the last import: %w", err)
+	}
+	return &im, nil
+}

@@ -1,0 +1,403 @@
+package audience
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/csv"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"vibesell"
+	"vibesell/approvals"
+	"vibesell/store"
+)
+
+// LeadFields are the fields a column of an uploaded CSV can fill; email
+// is required.
+var LeadFields = []string{"email", "first_name", "last_name", "title", "company", "company_domain", "country", "time_zone"}
+
+// MaxUploadBytes bounds an uploaded file (about 300,000 rows of a usual
+// export).
+const MaxUploadBytes = 32 << 20
+
+// UploadPreviewRows is how many rows of a file its page shows.
+const UploadPreviewRows = 5
+
+// MaxInvalidLines bounds the invalid rows an upload lists.
+const MaxInvalidLines = 100
+
+// InvalidLine is a row of an upload that cannot be imported.
+type InvalidLine struct {
+	Line int    `json:"line"` // 1 is the header
+	Why  string `json:"why"`
+}
+
+// Upload is a CSV of leads a person uploaded in the web app.
+type Upload struct {
+	ID         string
+	FileName   string
+	Header     []string
+	FirstRows  [][]string // the first rows as in the file
+	Suggested  []string   // a guess of the mapping, from the header's names
+	Mapping    []string   // per column: the field it fills or "" (skipped); nil until checked
+	UploadedAt time.Time
+	CheckedAt  *time.Time
+	// Known once checked:
+	RowsRead, Valid, Duplicates, Invalid int
+	InvalidLines                         []InvalidLine
+}
+
+// Checked reports whether the upload was checked with a mapping: only then
+// can it be imported.
+func (u Upload) Checked() bool { return u.CheckedAt != nil }
+
+func newUploadID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return "up_" + hex.EncodeToString(b[:])
+}
+
+// StoreUpload keeps an uploaded CSV. Refusals: EINVALID for an empty or
+// oversized file, or one whose first line is not a header.
+func (s *Service) StoreUpload(ctx context.Context, ws uuid.UUID, name string, content []byte) (Upload, error) {
+	if len(content) > MaxUploadBytes {
+		return Upload{}, vibesell.Errorf(vibesell.EINVALID, "The file is %s MB; files of up to %d MB can be uploaded. Split it and upload each part.", vibesell.Count(len(content)>>20), MaxUploadBytes>>20)
+	}
+	header, err := csv.NewReader(bytes.NewReader(content)).Read()
+	if err != nil || len(header) == 0 {
+		return Upload{}, vibesell.Errorf(vibesell.EINVALID, "The file has no header line: its first line must name the columns (for example email,first_name,company). Export it as CSV and upload it again.")
+	}
+	for i := range header {
+		header[i] = strings.TrimSpace(strings.TrimPrefix(header[i], "\ufeff"))
+	}
+	name = strings.TrimSpace(name)
+	if name == "" {
+		name = "upload.csv"
+	}
+	id := newUploadID()
+	if _, err := s.db.Exec(ctx, `INSERT INTO lead_uploads (workspace_id, id, file_name, content, header, uploaded_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+		ws, id, name, content, header, s.clock.Now()); err != nil {
+		return Upload{}, fmt.Errorf("store upload: %w", err)
+	}
+	return s.Upload(ctx, ws, id)
+}
+
+// Upload returns an upload of the workspace. Refusals: ENOTFOUND.
+func (s *Service) Upload(ctx context.Context, ws uuid.UUID, id string) (Upload, error) {
+	u, content, err := s.upload(ctx, s.db, ws, id)
+	if err != nil {
+		return Upload{}, err
+	}
+	in := csv.NewReader(bytes.NewReader(content))
+	in.FieldsPerRecord = -1
+	_, _ = in.Read()
+	for len(u.FirstRows) < UploadPreviewRows {
+		rec, err := in.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			continue
+		}
+		u.FirstRows = append(u.FirstRows, rec)
+	}
+	u.Suggested = suggestMapping(u.Header)
+	return u, nil
+}
+
+func (s *Service) upload(ctx context.Context, db store.DBTX, ws uuid.UUID, id string) (Upload, []byte, error) {
+	var u Upload
+	var content, invalid []byte
+	err := db.QueryRow(ctx, `SELECT id, file_name, content, header, mapping, uploaded_at, checked_at,
+			coalesce(rows_read, 0), coalesce(valid_rows, 0), coalesce(duplicate_rows, 0), coalesce(invalid_rows, 0), invalid_lines
+		FROM lead_uploads WHERE workspace_id = $1 AND id = $2`, ws, id).
+		Scan(&u.ID, &u.FileName, &content, &u.Header, &u.Mapping, &u.UploadedAt, &u.CheckedAt, &u.RowsRead, &u.Valid, &u.Duplicates, &u.Invalid, &invalid)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Upload{}, nil, vibesell.Errorf(vibesell.ENOTFOUND, "There is no upload %s in this workspace. The person uploads a file at the leads page of the web app.", id)
+	}
+	if err != nil {
+		return Upload{}, nil, fmt.Errorf("read upload %s: %w", id, err)
+	}
+	if invalid != nil {
+		if err := json.Unmarshal(invalid, &u.InvalidLines); err != nil {
+			return Upload{}, nil, fmt.Errorf("read upload %s: %w", id, err)
+		}
+	}
+	return u, content, nil
+}
+
+// suggestMapping guesses which field each column fills from its name.
+func suggestMapping(header []string) []string {
+	out := make([]string, len(header))
+	taken := map[string]bool{}
+	for i, h := range header {
+		key := strings.NewReplacer(" ", "", "_", "", "-", "").Replace(strings.ToLower(h))
+		var field string
+		switch key {
+		case "email", "emailaddress", "mail", "workemail":
+			field = "email"
+		case "firstname", "givenname", "first":
+			field = "first_name"
+		case "lastname", "surname", "familyname", "last":
+			field = "last_name"
+		case "title", "jobtitle", "position", "role":
+			field = "title"
+		case "company", "companyname", "organization", "organisation", "account":
+			field = "company"
+		case "companydomain", "domain", "website", "companywebsite":
+			field = "company_domain"
+		case "country":
+			field = "country"
+		case "timezone", "tz":
+			field = "time_zone"
+		}
+		if field != "" && !taken[field] {
+			out[i], taken[field] = field, true
+		}
+	}
+	return out
+}
+
+// CheckUpload reads every row of an upload with mapping (per column, the
+// field it fills or "" to skip it) and keeps its valid rows for
+// import_leads. A row is invalid without a usable email address or with
+// more or fewer fields than the header; an address seen earlier in the
+// file is a duplicate (the first row counts). Checking again with another
+// mapping replaces the rows. Refusals: EINVALID for a mapping that does
+// not fit the header, fills a field twice or leaves out email.
+func (s *Service) CheckUpload(ctx context.Context, ws uuid.UUID, id string, mapping []string) (Upload, error) {
+	var out Upload
+	err := store.InTx(ctx, s.db, func(tx pgx.Tx) error {
+		u, content, err := s.upload(ctx, tx, ws, id)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `SELECT 1 FROM lead_uploads WHERE workspace_id = $1 AND id = $2 FOR UPDATE`, ws, id); err != nil {
+			return err
+		}
+		if err := checkMapping(u.Header, mapping); err != nil {
+			return err
+		}
+		col := map[string]int{}
+		for i, f := range mapping {
+			if f != "" {
+				col[f] = i
+			}
+		}
+		get := func(rec []string, field string) string {
+			if i, ok := col[field]; ok {
+				return strings.TrimSpace(rec[i])
+			}
+			return ""
+		}
+		in := csv.NewReader(bytes.NewReader(content))
+		in.FieldsPerRecord = -1
+		in.ReuseRecord = true
+		if _, err := in.Read(); err != nil {
+			return err
+		}
+		seen := map[string]bool{}
+		var rows [][]any
+		var rowsRead, duplicates, invalid int
+		var lines []InvalidLine
+		bad := func(line int, why string) {
+			invalid++
+			if len(lines) < MaxInvalidLines {
+				lines = append(lines, InvalidLine{Line: line, Why: why})
+			}
+		}
+		for {
+			rec, err := in.Read()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			rowsRead++
+			var parseErr *csv.ParseError
+			if errors.As(err, &parseErr) {
+				bad(parseErr.StartLine, "the line cannot be read as CSV (a quote is not closed or is misplaced)")
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			line, _ := in.FieldPos(0)
+			if len(rec) != len(u.Header) {
+				bad(line, fmt.Sprintf("it has %s, the header has %d", vibesell.Plural(len(rec), "field", "fields"), len(u.Header)))
+				continue
+			}
+			raw := get(rec, "email")
+			email, domain, role, ok := normalEmail(raw)
+			if !ok {
+				why := "the email is empty"
+				if raw != "" {
+					why = fmt.Sprintf("'%s' is not an email address", raw)
+				}
+				bad(line, why)
+				continue
+			}
+			if seen[email] {
+				duplicates++
+				continue
+			}
+			seen[email] = true
+			rows = append(rows, []any{ws, id, line, email, domain, role, get(rec, "first_name"), get(rec, "last_name"), get(rec, "title"),
+				get(rec, "company"), normalDomainOrEmpty(get(rec, "company_domain")), countryOrRaw(get(rec, "country")), get(rec, "time_zone")})
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM lead_upload_rows WHERE workspace_id = $1 AND upload_id = $2`, ws, id); err != nil {
+			return err
+		}
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"lead_upload_rows"},
+			[]string{"workspace_id", "upload_id", "line", "email", "email_domain", "role_address", "first_name", "last_name", "title",
+				"company", "company_domain", "country", "time_zone"}, pgx.CopyFromRows(rows)); err != nil {
+			return err
+		}
+		invalidJSON, _ := json.Marshal(append([]InvalidLine{}, lines...))
+		_, err = tx.Exec(ctx, `UPDATE lead_uploads SET mapping = $3, rows_read = $4, valid_rows = $5, duplicate_rows = $6, invalid_rows = $7,
+			invalid_lines = $8, checked_at = $9 WHERE workspace_id = $1 AND id = $2`,
+			ws, id, mapping, rowsRead, len(rows), duplicates, invalid, invalidJSON, s.clock.Now())
+		return err
+	})
+	if err != nil {
+		if vibesell.ErrorCode(err) != vibesell.EINTERNAL {
+			return Upload{}, err
+		}
+		return Upload{}, fmt.Errorf("check upload %s: %w", id, err)
+	}
+	if out, err = s.Upload(ctx, ws, id); err != nil {
+		return Upload{}, err
+	}
+	return out, nil
+}
+
+func checkMapping(header, mapping []string) error {
+	if len(mapping) != len(header) {
+		return vibesell.Errorf(vibesell.EINVALID, "Say for each of the file's %d columns which field it fills (or skip it).", len(header))
+	}
+	var problems []string
+	seen := map[string]bool{}
+	for i, f := range mapping {
+		if f == "" {
+			continue
+		}
+		if !slices.Contains(LeadFields, f) {
+			problems = append(problems, fmt.Sprintf("the column '%s' is set to '%s', which is not a field", header[i], f))
+			continue
+		}
+		if seen[f] {
+			problems = append(problems, fmt.Sprintf("two columns fill %s", strings.ReplaceAll(f, "_", " ")))
+		}
+		seen[f] = true
+	}
+	if !seen["email"] {
+		problems = append(problems, "no column is set to email, and every lead needs an address")
+	}
+	if len(problems) > 0 {
+		return vibesell.Errorf(vibesell.EINVALID, "%s. Change the mapping and check again.", capitalize(strings.Join(problems, "; ")))
+	}
+	return nil
+}
+
+// requestUploadImport opens the approval to import a checked upload's rows.
+func (s *Service) requestUploadImport(ctx context.Context, ws uuid.UUID, r ImportRequest) (approvals.Approval, bool, error) {
+	if r.Count < 0 || r.Count > MaxImport {
+		return approvals.Approval{}, false, vibesell.Errorf(vibesell.EINVALID,
+			"count is %s; give how many of the file's rows to import at most, from 1 to %s, or leave it out to import them all.", vibesell.Count(r.Count), vibesell.Count(MaxImport))
+	}
+	u, _, err := s.upload(ctx, s.db, ws, r.Upload)
+	if err != nil {
+		return approvals.Approval{}, false, err
+	}
+	if !u.Checked() {
+		return approvals.Approval{}, false, vibesell.Errorf(vibesell.EINVALID,
+			"The file %s (upload %s) is not checked yet: the person says which column is which on its page, %s/uploads/%s, and checks it there first.",
+			u.FileName, u.ID, s.cfg.UploadURL, u.ID)
+	}
+	var p Pool
+	err = s.db.QueryRow(ctx, `
+		SELECT count(*),
+			count(*) FILTER (WHERE m.suppressed),
+			count(*) FILTER (WHERE NOT m.suppressed AND m.existing),
+			count(*) FILTER (WHERE NOT m.suppressed AND NOT m.existing AND m.role_address)
+		FROM (SELECT c.role_address, `+suppressedSQL("$1")+` AS suppressed,
+		             EXISTS (SELECT 1 FROM leads l WHERE l.workspace_id = $1 AND l.email = c.email) AS existing
+		      FROM lead_upload_rows c WHERE c.workspace_id = $1 AND c.upload_id = $2) m`, ws, u.ID).
+		Scan(&p.Matched, &p.Suppressed, &p.AlreadyImported, &p.Unusable)
+	if err != nil {
+		return approvals.Approval{}, false, fmt.Errorf("count upload %s: %w", u.ID, err)
+	}
+	p.Available = p.Matched - p.Suppressed - p.AlreadyImported - p.Unusable
+	if p.Available == 0 {
+		return approvals.Approval{}, false, vibesell.Errorf(vibesell.EINVALID,
+			"No row of %s can be imported: of its %s, %s.", u.FileName, vibesell.Plural(u.RowsRead, "row", "rows"), vibesell.JoinAnd(uploadSkips(u, p)))
+	}
+	used, err := s.usedThisMonth(ctx, ws)
+	if err != nil {
+		return approvals.Approval{}, false, err
+	}
+	n := p.Available
+	if r.Count > 0 {
+		n = min(n, r.Count)
+	}
+	allowanceText, decideHere := s.allowance(n, used)
+	items := []string{fmt.Sprintf("Rows in the file: %s", vibesell.Count(u.RowsRead))}
+	for _, skip := range uploadSkips(u, p) {
+		items = append(items, "Skipped: "+skip)
+	}
+	if n < p.Available {
+		items = append(items, fmt.Sprintf("Imported: %s of the %s importable rows (the number asked for)", vibesell.Count(n), vibesell.Count(p.Available)))
+	} else {
+		items = append(items, fmt.Sprintf("Imported: %s, every importable row", vibesell.Count(n)))
+	}
+	items = append(items, allowanceText)
+	return s.openImport(ctx, approvals.Request{
+		WorkspaceID: ws,
+		Action:      vibesell.ToolImportLeads,
+		Arguments:   importArguments{Count: r.Count, Upload: u.ID},
+		Details:     importDetails{Count: n, Upload: u.ID, CheckedAt: u.CheckedAt},
+		Summary:     fmt.Sprintf("Import %s from the uploaded file %s", vibesell.Plural(n, "lead", "leads"), u.FileName),
+		Impact: s.importImpact(fmt.Sprintf("Imports %s from the file %s (upload %s) into the workspace's leads.",
+			vibesell.Plural(n, "row", "rows"), u.FileName, u.ID), items),
+		DecideHere:   decideHere,
+		RequestedBy:  r.RequestedBy,
+		RequestedVia: r.RequestedVia,
+	})
+}
+
+// uploadSkips writes each non-empty reason a row of an upload is skipped.
+func uploadSkips(u Upload, p Pool) []string {
+	var out []string
+	if u.Duplicates > 0 {
+		out = append(out, fmt.Sprintf("%s repeating an address found earlier in the file", vibesell.Count(u.Duplicates)))
+	}
+	if u.Invalid > 0 {
+		var lines []string
+		for _, l := range u.InvalidLines[:min(len(u.InvalidLines), 10)] {
+			lines = append(lines, vibesell.Count(l.Line))
+		}
+		more := ""
+		if u.Invalid > len(lines) {
+			more = ", …"
+		}
+		out = append(out, fmt.Sprintf("%s invalid (%s %s%s; the upload's page says why)", vibesell.Count(u.Invalid), plural(u.Invalid, "line", "lines"), strings.Join(lines, ", "), more))
+	}
+	if p.AlreadyImported > 0 {
+		out = append(out, fmt.Sprintf("%s already in the workspace", vibesell.Count(p.AlreadyImported)))
+	}
+	if p.Suppressed > 0 {
+		out = append(out, fmt.Sprintf("%s suppressed (unsubscribed, bounced, complained or blocked)", vibesell.Count(p.Suppressed)))
+	}
+	if p.Unusable > 0 {
+		out = append(out, fmt.Sprintf("%s with a role address (info@, sales@…)", vibesell.Count(p.Unusable)))
+	}
+	return out
+}

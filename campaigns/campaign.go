@@ -1,0 +1,408 @@
+package campaigns
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"vibesell"
+	"vibesell/store"
+	"vibesell/workspace"
+)
+
+// The statuses of a campaign.
+const (
+	Staged    = "staged"    // bound and checked, nothing scheduled: launch_campaign next
+	Scheduled = "scheduled" // launched; its first email is due at FirstSendAt
+	Sending   = "sending"   // the engine has sent its first email
+	Paused    = "paused"    // stopped by a person or automatically; PausedReason says why
+	Finished  = "finished"  // every lead has had every step, or stopped
+)
+
+// Campaign is a campaign as it stands.
+type Campaign struct {
+	ID                  string
+	Name                string
+	SequenceID          string
+	SequenceVersion     int
+	Mailboxes           []string
+	Schedule            Schedule
+	Status              string
+	PausedReason        *string
+	PausedAutomatically bool
+	CreatedAt           time.Time
+	LaunchedAt          *time.Time
+	FirstSendAt         *time.Time
+	PausedAt            *time.Time
+	Leads               int
+}
+
+// Counts are what the sending engine counts. Each is nil until the engine
+// records it: nil means "not known", never zero.
+type Counts struct {
+	Sent, Delivered, Replied, PositiveReplies, Bounced, Unsubscribed *int
+}
+
+// Metrics are a campaign's counts, in total and per step.
+type Metrics struct {
+	Counts
+	// Why says why the counts are nil.
+	Why string
+	// Opens is nil when open tracking is off (always, for now); OpensWhy
+	// says why.
+	Opens    *int
+	OpensWhy string
+	Steps    []StepMetrics
+}
+
+// StepMetrics are the counts of one step.
+type StepMetrics struct {
+	Step int
+	Counts
+}
+
+var campaignIDPattern = regexp.MustCompile(`^cp_[0-9a-f]{16}$`)
+
+// StageRequest is one call of stage_campaign.
+type StageRequest struct {
+	// Campaign, when set, stages that staged campaign again with these
+	// settings (same id) instead of a new one.
+	Campaign        string
+	Name            string
+	Sequence        string
+	SequenceVersion int      // 0: the latest version
+	Mailboxes       []string // empty: every mailbox that is ordered
+	WindowStart     int      // minutes after local midnight
+	WindowEnd       int
+	Days            []time.Weekday
+	DailyCap        int // per mailbox; 0: each mailbox's full volume
+	StopForCompany  bool
+	// Sender settings of the workspace, saved when given.
+	Sender workspace.SenderChange
+}
+
+// SenderWriter saves who the workspace's emails come from (the workspace
+// feature).
+type SenderWriter interface {
+	SetSender(ctx context.Context, ws uuid.UUID, c workspace.SenderChange, now time.Time) (workspace.Sender, error)
+}
+
+// Staged is a staged campaign and what still stands between it and a
+// launch.
+type StagedCampaign struct {
+	Campaign Campaign
+	Sequence Sequence
+	Blockers []string // what launch_campaign would refuse for now; empty when it can ask for approval
+}
+
+// Stage binds the workspace's imported leads, one version of a sequence
+// and mailboxes with a schedule into a new campaign in status staged. It
+// changes nothing outside VibeSell and sends nothing. The sender settings
+// given are saved to the workspace first. Refusals: EINVALID for a
+// schedule or cap out of range or a mailbox that is not the workspace's
+// or not ordered; ENOTFOUND for an unknown sequence.
+func (s *Service) Stage(ctx context.Context, ws uuid.UUID, r StageRequest) (StagedCampaign, error) {
+	if r.WindowEnd <= r.WindowStart || r.WindowStart < 0 || r.WindowEnd > 24*60 {
+		return StagedCampaign{}, vibesell.Errorf(vibesell.EINVALID, "The sending window %s to %s is empty; give a start before its end, anything from 00:00 to 24:00.", Clock(r.WindowStart), Clock(r.WindowEnd))
+	}
+	if len(r.Days) == 0 {
+		return StagedCampaign{}, vibesell.Errorf(vibesell.EINVALID, "days is empty; give the days of the week to send on, e.g. [\"monday\", \"tuesday\", \"wednesday\", \"thursday\", \"friday\"].")
+	}
+	name := strings.TrimSpace(r.Name)
+	if n := len([]rune(name)); n < 1 || n > 100 {
+		return StagedCampaign{}, vibesell.Errorf(vibesell.EINVALID, "name needs a campaign name of 1 to 100 characters, e.g. \"Heads of sales, Germany, December\".")
+	}
+	if r.Sender != (workspace.SenderChange{}) {
+		w, ok := s.senders.(SenderWriter)
+		if !ok {
+			return StagedCampaign{}, errors.New("stage campaign: the sender settings cannot be saved here")
+		}
+		if _, err := w.SetSender(ctx, ws, r.Sender, s.clock.Now()); err != nil {
+			return StagedCampaign{}, err
+		}
+	}
+	q, err := s.Sequence(ctx, ws, r.Sequence, r.SequenceVersion)
+	if err != nil {
+		return StagedCampaign{}, err
+	}
+	all, err := s.mailboxes.Mailboxes(ctx, ws)
+	if err != nil {
+		return StagedCampaign{}, fmt.Errorf("stage campaign: %w", err)
+	}
+	chosen, err := chooseMailboxes(all, r.Mailboxes)
+	if err != nil {
+		return StagedCampaign{}, err
+	}
+	full := chosen[0].FullVolume
+	for _, m := range chosen {
+		full = min(full, m.FullVolume)
+	}
+	capPer := r.DailyCap
+	if capPer == 0 {
+		capPer = full
+	}
+	if capPer < 1 || capPer > full {
+		return StagedCampaign{}, vibesell.Errorf(vibesell.EINVALID,
+			"dailyCap is %d emails per mailbox a day; it can be 1 to %d, the most these mailboxes send a day once warm (a higher cap burns the sending domains).", r.DailyCap, full)
+	}
+	leads, err := s.leads.ImportedLeads(ctx, ws)
+	if err != nil {
+		return StagedCampaign{}, fmt.Errorf("stage campaign: %w", err)
+	}
+	addresses := make([]string, len(chosen))
+	for i, m := range chosen {
+		addresses[i] = m.Address
+	}
+	days := make([]int16, len(r.Days))
+	for i, d := range r.Days {
+		days[i] = int16(isoDay(d))
+	}
+	id := r.Campaign
+	err = store.InTx(ctx, s.db, func(tx pgx.Tx) error {
+		if id != "" {
+			c, err := s.campaign(ctx, tx, ws, id, true)
+			if err != nil {
+				return err
+			}
+			if c.Status != Staged {
+				return vibesell.Errorf(vibesell.ECONFLICT, "Campaign %s is %s: only a staged campaign can be staged again. Leave campaign out to stage a new one.", c.ID, c.Status)
+			}
+			if _, err := tx.Exec(ctx, `UPDATE campaigns SET name = $3, sequence_id = $4, sequence_version = $5, mailboxes = $6,
+					window_start = $7, window_end = $8, days = $9, daily_cap = $10, stop_for_company = $11
+				WHERE workspace_id = $1 AND id = $2`,
+				ws, id, name, q.ID, q.Version, addresses, r.WindowStart, r.WindowEnd, days, capPer, r.StopForCompany); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, `DELETE FROM campaign_leads WHERE workspace_id = $1 AND campaign_id = $2`, ws, id); err != nil {
+				return err
+			}
+		} else {
+			id = newID("cp_")
+			if _, err := tx.Exec(ctx, `INSERT INTO campaigns (workspace_id, id, name, sequence_id, sequence_version, mailboxes,
+					window_start, window_end, days, daily_cap, stop_for_company, status, created_at)
+				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'staged', $12)`,
+				ws, id, name, q.ID, q.Version, addresses, r.WindowStart, r.WindowEnd, days, capPer, r.StopForCompany, s.clock.Now()); err != nil {
+				return err
+			}
+		}
+		ids, emails, fields, zones := make([]int64, len(leads)), make([]string, len(leads)), make([]string, len(leads)), make([]string, len(leads))
+		for i, l := range leads {
+			raw, err := json.Marshal(l.values())
+			if err != nil {
+				return err
+			}
+			ids[i], emails[i], fields[i], zones[i] = l.ID, l.Email, string(raw), validZone(l.TimeZone)
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO campaign_leads (workspace_id, campaign_id, lead_id, email, fields, time_zone)
+			SELECT $1, $2, id, email, fields::jsonb, zone FROM unnest($3::bigint[], $4::text[], $5::text[], $6::text[]) AS n (id, email, fields, zone)`,
+			ws, id, ids, emails, fields, zones)
+		return err
+	})
+	if err != nil {
+		return StagedCampaign{}, refusalOrWrap(err, "stage campaign")
+	}
+	return s.Campaign(ctx, ws, id)
+}
+
+// validZone keeps an IANA zone name that loads, and "" otherwise (the
+// workspace's zone is used then).
+func validZone(z string) string {
+	if z == "" || z == "Local" {
+		return ""
+	}
+	if _, err := time.LoadLocation(z); err != nil {
+		return ""
+	}
+	return z
+}
+
+func chooseMailboxes(all []Mailbox, asked []string) ([]Mailbox, error) {
+	var out []Mailbox
+	if len(asked) == 0 {
+		for _, m := range all {
+			if m.State != "planned" {
+				out = append(out, m)
+			}
+		}
+		if len(out) == 0 {
+			return nil, vibesell.Errorf(vibesell.EINVALID,
+				"The workspace has no ordered mailbox to send from yet. Set one up first (%s shows where it stands).", vibesell.ToolGetSendingSetup)
+		}
+		return out, nil
+	}
+	var unknown, planned []string
+	for _, a := range asked {
+		a = strings.ToLower(strings.TrimSpace(a))
+		i := slices.IndexFunc(all, func(m Mailbox) bool { return m.Address == a })
+		switch {
+		case i < 0:
+			unknown = append(unknown, a)
+		case all[i].State == "planned":
+			planned = append(planned, a)
+		case !slices.ContainsFunc(out, func(m Mailbox) bool { return m.Address == a }):
+			out = append(out, all[i])
+		}
+	}
+	if len(unknown) > 0 || len(planned) > 0 {
+		var parts []string
+		if len(unknown) > 0 {
+			parts = append(parts, vibesell.JoinAnd(unknown)+" "+pick(len(unknown), "is not a mailbox", "are not mailboxes")+" of this workspace")
+		}
+		if len(planned) > 0 {
+			parts = append(parts, vibesell.JoinAnd(planned)+" "+pick(len(planned), "is", "are")+" only planned, not ordered")
+		}
+		return nil, vibesell.Errorf(vibesell.EINVALID, "%s. Leave mailboxes out to use every ordered one, or see them with %s.",
+			capitalize(strings.Join(parts, "; ")), vibesell.ToolGetSendingSetup)
+	}
+	return out, nil
+}
+
+func pick(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+const campaignColumns = `c.id, c.name, c.sequence_id, c.sequence_version, c.mailboxes, c.window_start, c.window_end, c.days, c.daily_cap,
+	c.stop_for_company, c.status, c.paused_reason, c.paused_automatically, c.created_at, c.launched_at, c.first_send_at, c.paused_at,
+	(SELECT count(*) FROM campaign_leads l WHERE l.workspace_id = c.workspace_id AND l.campaign_id = c.id)`
+
+func scanCampaign(r pgx.Row) (Campaign, error) {
+	var c Campaign
+	err := scanCampaignInto(r, &c)
+	return c, err
+}
+
+// scanCampaignInto scans campaignColumns into c, then the extra columns
+// that follow them into extra.
+func scanCampaignInto(r pgx.Row, c *Campaign, extra ...any) error {
+	var days []int16
+	var start, end int16
+	dest := append([]any{&c.ID, &c.Name, &c.SequenceID, &c.SequenceVersion, &c.Mailboxes, &start, &end, &days, &c.Schedule.DailyCap,
+		&c.Schedule.StopForCompany, &c.Status, &c.PausedReason, &c.PausedAutomatically, &c.CreatedAt, &c.LaunchedAt, &c.FirstSendAt,
+		&c.PausedAt, &c.Leads}, extra...)
+	if err := r.Scan(dest...); err != nil {
+		return err
+	}
+	c.Schedule.WindowStart, c.Schedule.WindowEnd = int(start), int(end)
+	for _, d := range days {
+		c.Schedule.Days = append(c.Schedule.Days, time.Weekday(d%7))
+	}
+	return nil
+}
+
+// Campaign returns a campaign with its sequence version and what blocks
+// its launch; id "" means the newest campaign. Refusals: ENOTFOUND.
+func (s *Service) Campaign(ctx context.Context, ws uuid.UUID, id string) (StagedCampaign, error) {
+	c, err := s.campaign(ctx, s.db, ws, id, false)
+	if err != nil {
+		return StagedCampaign{}, err
+	}
+	q, err := s.Sequence(ctx, ws, c.SequenceID, c.SequenceVersion)
+	if err != nil {
+		return StagedCampaign{}, err
+	}
+	out := StagedCampaign{Campaign: c, Sequence: q}
+	if c.Status == Staged {
+		if out.Blockers, err = s.blockers(ctx, ws, c, q); err != nil {
+			return StagedCampaign{}, err
+		}
+	}
+	return out, nil
+}
+
+func (s *Service) campaign(ctx context.Context, db store.DBTX, ws uuid.UUID, id string, lock bool) (Campaign, error) {
+	var row pgx.Row
+	switch {
+	case id == "":
+		row = db.QueryRow(ctx, `SELECT `+campaignColumns+` FROM campaigns c WHERE workspace_id = $1 ORDER BY created_at DESC, id LIMIT 1`, ws)
+	case !campaignIDPattern.MatchString(id):
+		return Campaign{}, vibesell.Errorf(vibesell.ENOTFOUND, "%q is not a campaign id; they look like cp_ and 16 hexadecimal characters (stage_campaign returns them).", id)
+	default:
+		sql := `SELECT ` + campaignColumns + ` FROM campaigns c WHERE workspace_id = $1 AND id = $2`
+		if lock {
+			sql += ` FOR UPDATE`
+		}
+		row = db.QueryRow(ctx, sql, ws, id)
+	}
+	c, err := scanCampaign(row)
+	if errors.Is(err, pgx.ErrNoRows) {
+		if id == "" {
+			return Campaign{}, vibesell.Errorf(vibesell.ENOTFOUND, "This workspace has no campaign yet; %s stages one.", vibesell.ToolStageCampaign)
+		}
+		return Campaign{}, vibesell.Errorf(vibesell.ENOTFOUND, "There is no campaign %s in this workspace.", id)
+	}
+	if err != nil {
+		return Campaign{}, fmt.Errorf("read campaign %s: %w", id, err)
+	}
+	return c, nil
+}
+
+// MetricsOf returns a campaign's metrics. Nothing is sent yet by this
+// version of VibeSell, so every count is nil with the reason.
+func (s *Service) MetricsOf(c Campaign, q Sequence) Metrics {
+	m := Metrics{
+		Why:      "VibeSell does not record sends yet: the sending engine that delivers a launched campaign's emails and counts them is not part of this version.",
+		OpensWhy: "Open tracking is off: tracking pixels hurt deliverability and miscount (mail apps preload images), so opens are not measured.",
+	}
+	if c.Status == Staged {
+		m.Why = "The campaign is staged, not launched: nothing has been sent."
+	}
+	for i := range q.Steps {
+		m.Steps = append(m.Steps, StepMetrics{Step: i + 1})
+	}
+	return m
+}
+
+// Listed is a campaign with the sequence version it sends.
+type Listed struct {
+	Campaign Campaign
+	Sequence Sequence
+	Metrics  Metrics
+}
+
+// List returns the workspace's newest campaigns (at most limit, 1 to
+// 100), each with its sequence version and metrics.
+func (s *Service) List(ctx context.Context, ws uuid.UUID, limit int) ([]Listed, error) {
+	limit = min(max(limit, 1), 100)
+	rows, err := s.db.Query(ctx, `SELECT `+campaignColumns+`, v.name, v.version, v.steps, v.created_at, v.approved_at, v.approved_by, v.sequence_id,
+			(SELECT max(version) FROM sequence_versions l WHERE l.workspace_id = v.workspace_id AND l.sequence_id = v.sequence_id)
+		FROM campaigns c JOIN sequence_versions v ON v.workspace_id = c.workspace_id AND v.sequence_id = c.sequence_id AND v.version = c.sequence_version
+		WHERE c.workspace_id = $1 ORDER BY c.created_at DESC, c.id LIMIT $2`, ws, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list campaigns: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Listed, error) {
+		var l Listed
+		q := &l.Sequence
+		var raw []byte
+		if err := scanCampaignInto(r, &l.Campaign, &q.Name, &q.Version, &raw, &q.CreatedAt, &q.ApprovedAt, &q.ApprovedBy, &q.ID, &q.LatestVersion); err != nil {
+			return l, err
+		}
+		if err := json.Unmarshal(raw, &q.Steps); err != nil {
+			return l, err
+		}
+		l.Metrics = s.MetricsOf(l.Campaign, *q)
+		return l, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list campaigns: %w", err)
+	}
+	return out, nil
+}

@@ -1,0 +1,127 @@
+// Package campaigns is what to say and when: sequences of emails with
+// merge fields, the check of the first email, campaigns (leads, one
+// approved sequence version, mailboxes and a schedule), their estimate,
+// and the launch, stop and resume that wait for a person's approval. The
+// sending engine sends what a launched campaign schedules; it checks the
+// campaign's status in the transaction of each send ([SendAllowed]).
+package campaigns
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"vibesell"
+	"vibesell/approvals"
+	"vibesell/workspace"
+)
+
+// Lead is an imported lead a campaign can write to.
+type Lead struct {
+	ID            int64
+	Email         string
+	FirstName     string
+	LastName      string
+	Title         string
+	Company       string
+	CompanyDomain string
+	Country       string
+	TimeZone      string // IANA name; "" when unknown
+}
+
+// values are the lead's merge fields.
+func (l Lead) values() map[string]string {
+	return map[string]string{"first_name": l.FirstName, "last_name": l.LastName, "company": l.Company, "title": l.Title, "company_domain": l.CompanyDomain}
+}
+
+// Leads reads the workspace's imported leads (the audience feature).
+type Leads interface {
+	// ImportedLeads returns every imported lead that may be written to
+	// (not suppressed), oldest first.
+	ImportedLeads(ctx context.Context, ws uuid.UUID) ([]Lead, error)
+	// ImportedLead returns the one with that address; ENOTFOUND otherwise.
+	ImportedLead(ctx context.Context, ws uuid.UUID, email string) (Lead, error)
+}
+
+// Mailbox is a sending address of the workspace, as the sending feature
+// sees it now.
+type Mailbox struct {
+	Address    string
+	SenderName string // "" when it has none of its own
+	// State is planned, preparing, ready (warmup not started), warming or
+	// warm; only a warm mailbox may send a campaign.
+	State string
+	// DailyLimit is the most emails it may send a day at its warmup stage
+	// now: full volume when warm, the day's warmup volume while warming,
+	// 0 before.
+	DailyLimit int
+	// FullVolume is the most it may send a day once warm.
+	FullVolume int
+}
+
+// Mailboxes reads the workspace's sending addresses (the sending feature).
+type Mailboxes interface {
+	Mailboxes(ctx context.Context, ws uuid.UUID) ([]Mailbox, error)
+}
+
+// Senders reads and writes who the workspace's emails come from (the
+// workspace feature).
+type Senders interface {
+	Sender(ctx context.Context, ws uuid.UUID) (workspace.Sender, error)
+}
+
+// Config is what an installation decides about campaigns.
+type Config struct {
+	// ReplyRateLow and ReplyRateHigh (percent) bound the replies an
+	// estimate expects; defaults 1 and 3, the usual range of cold email.
+	ReplyRateLow, ReplyRateHigh float64
+	// MaxDailyEmails is the most emails a workspace may schedule a day
+	// across its campaigns; until billing exists the plan's limit is this
+	// setting. Default 1,000.
+	MaxDailyEmails int
+	// Currency is the currency an approval's cost (none) is shown in.
+	// Default USD.
+	Currency string
+}
+
+// Service is the campaigns feature.
+type Service struct {
+	db        *pgxpool.Pool
+	clock     vibesell.Clock
+	cfg       Config
+	leads     Leads
+	mailboxes Mailboxes
+	senders   Senders
+	approvals *approvals.Service
+}
+
+// New returns the campaigns service. Launch, stop and resume open their
+// approvals on ap, which must have [LaunchAction], [StopAction] and
+// [ResumeAction] registered under their tool names.
+func New(db *pgxpool.Pool, clock vibesell.Clock, cfg Config, leads Leads, mailboxes Mailboxes, senders Senders, ap *approvals.Service) *Service {
+	if clock == nil {
+		clock = vibesell.SystemClock{}
+	}
+	if cfg.ReplyRateLow <= 0 || cfg.ReplyRateHigh < cfg.ReplyRateLow {
+		cfg.ReplyRateLow, cfg.ReplyRateHigh = 1, 3
+	}
+	if cfg.MaxDailyEmails <= 0 {
+		cfg.MaxDailyEmails = 1000
+	}
+	if cfg.Currency == "" {
+		cfg.Currency = "USD"
+	}
+	return &Service{db: db, clock: clock, cfg: cfg, leads: leads, mailboxes: mailboxes, senders: senders, approvals: ap}
+}
+
+// Config returns the service's configuration, defaults filled in.
+func (s *Service) Config() Config { return s.cfg }
+
+func newID(prefix string) string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b) // never fails (crypto/rand)
+	return prefix + hex.EncodeToString(b)
+}

@@ -1,0 +1,116 @@
+// Package campaignstest builds the campaigns service on a test database
+// with the real services it reads (audience's leads, sending's mailboxes,
+// the workspace's sender), and writes the rows those features would have
+// written by the time a campaign is staged: imported leads and ordered
+// mailboxes.
+package campaignstest
+
+import (
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"vibesell"
+	"vibesell/approvals"
+	"vibesell/audience"
+	"vibesell/campaigns"
+	"vibesell/cards"
+	"vibesell/sending"
+	"vibesell/workspace"
+)
+
+// Env is the campaigns service with what it stands on.
+type Env struct {
+	Pool       *pgxpool.Pool
+	Clock      *vibesell.ManualClock
+	Campaigns  *campaigns.Service
+	Approvals  *approvals.Service
+	Audience   *audience.Service
+	Sending    *sending.Service
+	Workspaces *workspace.Service
+}
+
+// New builds the services on pool with the clock at now, the campaign
+// actions registered.
+func New(t testing.TB, pool *pgxpool.Pool, now time.Time, cfg campaigns.Config) *Env {
+	t.Helper()
+	clock := vibesell.NewManualClock(now)
+	ap, err := approvals.NewService(pool, clock, approvals.Config{PublicURL: "https://vibesell.example.test", Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := workspace.NewService(pool, clock)
+	aud := audience.New(pool, clock, audience.Config{}, ap)
+	snd := sending.New(sending.Deps{DB: pool, Clock: clock, Config: sending.Config{}, Cards: cards.NewService(pool, clock), Offers: ws, Approvals: ap})
+	svc := campaigns.New(pool, clock, cfg, aud, sending.CampaignMailboxes(snd), ws, ap)
+	ap.Register(vibesell.ToolLaunchCampaign, campaigns.LaunchAction(svc))
+	ap.Register(vibesell.ToolStopCampaign, campaigns.StopAction(svc))
+	ap.Register(vibesell.ToolResumeCampaign, campaigns.ResumeAction(svc))
+	return &Env{Pool: pool, Clock: clock, Campaigns: svc, Approvals: ap, Audience: aud, Sending: snd, Workspaces: ws}
+}
+
+// AddLeads writes leads as an import of the workspace would have.
+func (e *Env) AddLeads(t testing.TB, ws uuid.UUID, leads ...campaigns.Lead) {
+	t.Helper()
+	for _, l := range leads {
+		if _, err := e.Pool.Exec(t.Context(), `INSERT INTO leads (workspace_id, email, first_name, last_name, title, company, company_domain, country, time_zone, approval_id, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'ap_0000000000000000', $10)`,
+			ws, l.Email, l.FirstName, l.LastName, l.Title, l.Company, l.CompanyDomain, l.Country, l.TimeZone, e.Clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// Mailbox states AddMailbox can write.
+const (
+	Warm    = "warm"
+	Warming = "warming"
+)
+
+// AddMailbox writes an ordered sandbox mailbox (and its domain) that is
+// warm, or warming since yesterday.
+func (e *Env) AddMailbox(t testing.TB, ws uuid.UUID, address, senderName, state string) {
+	t.Helper()
+	now := e.Clock.Now()
+	_, domain, _ := strings.Cut(address, "@")
+	ctx := t.Context()
+	if _, err := e.Pool.Exec(ctx, `INSERT INTO sending_domains (workspace_id, domain, origin, status, currency, yearly_cents, mailbox_cents, card, chosen_at, provider, ordered_at, ready_at)
+		VALUES ($1, $2, 'new', 'ordered', 'USD', 1500, 500, 'card', $3, 'sandbox', $3, $3) ON CONFLICT DO NOTHING`, ws, domain, now.AddDate(0, -2, 0)); err != nil {
+		t.Fatal(err)
+	}
+	started := now.AddDate(0, 0, -60)
+	if state == Warming {
+		started = now.AddDate(0, 0, -1)
+	}
+	var name *string
+	if senderName != "" {
+		name = &senderName
+	}
+	if _, err := e.Pool.Exec(ctx, `INSERT INTO sending_mailboxes (workspace_id, address, domain, sender_name, status, prewarmed, currency, monthly_cents, card, planned_at, provider, ordered_at, ready_at, warmup_started_at)
+		VALUES ($1, $2, $3, $4, 'warming', false, 'USD', 500, 'card', $5, 'sandbox', $5, $5, $6)`, ws, address, domain, name, now.AddDate(0, -2, 0), started); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Decide approves (or rejects) an approval and carries it out at once, as
+// the job worker would.
+func (e *Env) Decide(t testing.TB, ws uuid.UUID, id string, approve bool, via string) approvals.Approval {
+	t.Helper()
+	if _, _, err := e.Approvals.Decide(t.Context(), ws, id, approvals.Decision{Approve: approve, By: "ada@acme.test", Via: via}); err != nil {
+		t.Fatal(err)
+	}
+	if approve {
+		if err := e.Approvals.Execute(t.Context(), ws, id, 1, approvals.MaxExecutionAttempts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, err := e.Approvals.Find(t.Context(), ws, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}

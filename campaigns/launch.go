@@ -1,0 +1,514 @@
+package campaigns
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"vibesell"
+	"vibesell/approvals"
+)
+
+// campaignLeads reads a campaign's leads as staged.
+func (s *Service) campaignLeads(ctx context.Context, ws uuid.UUID, id string) ([]Lead, error) {
+	rows, err := s.db.Query(ctx, `SELECT lead_id, email, fields, time_zone FROM campaign_leads
+		WHERE workspace_id = $1 AND campaign_id = $2 ORDER BY lead_id`, ws, id)
+	if err != nil {
+		return nil, fmt.Errorf("read leads of campaign %s: %w", id, err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Lead, error) {
+		var l Lead
+		var raw []byte
+		if err := r.Scan(&l.ID, &l.Email, &raw, &l.TimeZone); err != nil {
+			return l, err
+		}
+		var v map[string]string
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return l, err
+		}
+		l.FirstName, l.LastName, l.Company, l.Title, l.CompanyDomain = v["first_name"], v["last_name"], v["company"], v["title"], v["company_domain"]
+		return l, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read leads of campaign %s: %w", id, err)
+	}
+	return out, nil
+}
+
+// blockers lists everything that stops campaign c from launching now,
+// each a sentence saying what to do; empty when it may be launched.
+func (s *Service) blockers(ctx context.Context, ws uuid.UUID, c Campaign, q Sequence) ([]string, error) {
+	sender, err := s.senders.Sender(ctx, ws)
+	if err != nil {
+		return nil, err
+	}
+	all, err := s.mailboxes.Mailboxes(ctx, ws)
+	if err != nil {
+		return nil, err
+	}
+	leads, err := s.campaignLeads(ctx, ws, c.ID)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	if sender.PostalAddress == "" {
+		out = append(out, fmt.Sprintf("The workspace has no postal address, which the law asks every cold email to carry: ask the person for it and pass it as postalAddress to %s with campaign %s.", vibesell.ToolStageCampaign, c.ID))
+	}
+	var mailboxes []Mailbox
+	var gone, cold, over, unnamed []string
+	for _, a := range c.Mailboxes {
+		i := slices.IndexFunc(all, func(m Mailbox) bool { return m.Address == a })
+		if i < 0 {
+			gone = append(gone, a)
+			continue
+		}
+		m := all[i]
+		mailboxes = append(mailboxes, m)
+		switch {
+		case m.State != "warm":
+			cold = append(cold, fmt.Sprintf("%s (%s)", a, m.State))
+		case c.Schedule.DailyCap > m.DailyLimit:
+			over = append(over, fmt.Sprintf("%s (%d a day)", a, m.DailyLimit))
+		}
+		if m.SenderName == "" {
+			unnamed = append(unnamed, a)
+		}
+	}
+	if sender.Name == "" && len(unnamed) > 0 {
+		out = append(out, fmt.Sprintf("No sender name for %s and no default for the workspace: ask the person which name their emails come from and pass it as senderName to %s with campaign %s.",
+			vibesell.JoinAnd(unnamed), vibesell.ToolStageCampaign, c.ID))
+	}
+	if !q.Approved() {
+		out = append(out, fmt.Sprintf("Sequence %s version %d is not approved: show the person its steps, and once they agree call %s with that version.", q.ID, q.Version, vibesell.ToolApproveSequence))
+	}
+	if len(gone) > 0 {
+		out = append(out, fmt.Sprintf("%s %s no longer among the workspace's mailboxes: stage the campaign again with mailboxes it has.", vibesell.JoinAnd(gone), pick(len(gone), "is", "are")))
+	}
+	if len(cold) > 0 {
+		out = append(out, fmt.Sprintf("Not warm yet: %s. A mailbox sends a campaign only once its warmup is over (%s says when).", vibesell.JoinAnd(cold), vibesell.ToolGetSendingSetup))
+	}
+	if len(over) > 0 {
+		out = append(out, fmt.Sprintf("The daily cap of %d emails per mailbox is above what %s may send at its warmup stage: stage it again with a lower dailyCap.", c.Schedule.DailyCap, vibesell.JoinAnd(over)))
+	}
+	if len(leads) == 0 {
+		out = append(out, fmt.Sprintf("The campaign has no leads: import them (%s), then stage the campaign again.", vibesell.ToolImportLeads))
+	}
+	ps, err := parseSteps(q.Steps)
+	if err != nil {
+		return nil, fmt.Errorf("parse stored sequence %s: %w", q.ID, err)
+	}
+	// A field without a fallback must be there for every lead: an email
+	// never goes out with a hole in it.
+	for _, f := range noFallbackFields(ps) {
+		lacking := 0
+		for _, l := range leads {
+			if Value(l.values()[f]) == "" {
+				lacking++
+			}
+		}
+		if lacking > 0 {
+			out = append(out, fmt.Sprintf("{{%s}} has no fallback, and %s of %s no value for it: give it one (e.g. {{%s|there}}) with %s and approve the new version.",
+				f, vibesell.Count(lacking), vibesell.Plural(len(leads), "lead has", "leads have"), f, vibesell.ToolSaveSequence))
+		}
+	}
+	if len(leads) > 0 {
+		fe, err := s.firstEmail(q, leads[0], leads, sender, mailboxes)
+		if err != nil {
+			return nil, err
+		}
+		var failed []string
+		for _, f := range fe.Findings {
+			// Address, sender, mailboxes and fields are blockers of their
+			// own above.
+			if f.Status == Fail && !slices.Contains([]string{"merge_fields", "unsubscribe_and_address", "mailbox"}, f.Check) {
+				failed = append(failed, strings.TrimSuffix(f.Finding, ".")+" ("+f.Fix+")")
+			}
+		}
+		if len(failed) > 0 {
+			out = append(out, fmt.Sprintf("The first-email check fails (%s shows it): %s.", vibesell.ToolCheckFirstEmail, strings.Join(failed, "; ")))
+		}
+	}
+	perDay := c.Schedule.DailyCap * len(c.Mailboxes)
+	var others int
+	if err := s.db.QueryRow(ctx, `SELECT coalesce(sum(daily_cap * cardinality(mailboxes)), 0) FROM campaigns
+		WHERE workspace_id = $1 AND id <> $2 AND status IN ('scheduled', 'sending')`, ws, c.ID).Scan(&others); err != nil {
+		return nil, fmt.Errorf("count scheduled volume: %w", err)
+	}
+	if perDay+others > s.cfg.MaxDailyEmails {
+		out = append(out, fmt.Sprintf("The plan allows %s emails a day across campaigns; this one would bring it to %s (%s from campaigns already running): lower dailyCap or use fewer mailboxes.",
+			vibesell.Count(s.cfg.MaxDailyEmails), vibesell.Count(perDay+others), vibesell.Count(others)))
+	}
+	return out, nil
+}
+
+func noFallbackFields(ps []parsed) []string {
+	var out []string
+	for _, p := range ps {
+		for _, u := range append(p.subject.Uses(), p.body.Uses()...) {
+			if !u.HasFallback && !slices.Contains(out, u.Field) {
+				out = append(out, u.Field)
+			}
+		}
+	}
+	return out
+}
+
+// firstSend is the first moment any lead of c may get its first email at
+// or after from: the earliest of the windows of its leads' time zones (the
+// workspace's for a lead whose zone is unknown), with that zone.
+func (s *Service) firstSend(ctx context.Context, ws uuid.UUID, c Campaign, from time.Time) (time.Time, *time.Location, error) {
+	sender, err := s.senders.Sender(ctx, ws)
+	if err != nil {
+		return time.Time{}, nil, err
+	}
+	wsLoc := sender.Location()
+	rows, err := s.db.Query(ctx, `SELECT DISTINCT time_zone FROM campaign_leads WHERE workspace_id = $1 AND campaign_id = $2`, ws, c.ID)
+	if err != nil {
+		return time.Time{}, nil, fmt.Errorf("read zones of campaign %s: %w", c.ID, err)
+	}
+	zones, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return time.Time{}, nil, fmt.Errorf("read zones of campaign %s: %w", c.ID, err)
+	}
+	var best time.Time
+	bestLoc := wsLoc
+	for _, z := range zones {
+		loc := wsLoc
+		if z != "" {
+			if l, err := time.LoadLocation(z); err == nil {
+				loc = l
+			}
+		}
+		if t := c.Schedule.Next(from, loc); best.IsZero() || t.Before(best) {
+			best, bestLoc = t, loc
+		}
+	}
+	if best.IsZero() {
+		best = c.Schedule.Next(from, wsLoc)
+	}
+	return best, bestLoc, nil
+}
+
+// FormatIn writes t as the person reads it in loc, with UTC beside it.
+func FormatIn(t time.Time, loc *time.Location) string {
+	local := t.In(loc)
+	if loc == time.UTC {
+		return vibesell.FormatTime(t)
+	}
+	return fmt.Sprintf("%s, %s %s (%s)", vibesell.FormatDate(local), local.Format("15:04"), loc, t.UTC().Format("15:04")+" UTC")
+}
+
+type campaignArguments struct {
+	Campaign string `json:"campaign"`
+}
+
+type launchDetails struct {
+	Campaign    string    `json:"campaign"`
+	Staged      staging   `json:"staged"`
+	FirstSendAt time.Time `json:"firstSendAt"`
+}
+
+// staging is what a person approves the launch of: a campaign staged
+// again afterwards (other leads, version, mailboxes or schedule) is not
+// what they approved.
+type staging struct {
+	SequenceID      string   `json:"sequenceId"`
+	SequenceVersion int      `json:"sequenceVersion"`
+	Leads           int      `json:"leads"`
+	Mailboxes       []string `json:"mailboxes"`
+	Schedule        string   `json:"schedule"`
+}
+
+func stagingOf(c Campaign) staging {
+	return staging{SequenceID: c.SequenceID, SequenceVersion: c.SequenceVersion, Leads: c.Leads, Mailboxes: c.Mailboxes, Schedule: c.Schedule.Describe()}
+}
+
+// RequestLaunch opens (or returns the waiting) approval to launch a
+// staged campaign. It is irreversible: only a signed-in person in the web
+// app may approve it. Refusals: EINVALID listing every blocker at once;
+// ECONFLICT when the campaign is not staged; ENOTFOUND.
+func (s *Service) RequestLaunch(ctx context.Context, ws uuid.UUID, id, requestedBy string) (approvals.Approval, bool, error) {
+	c, err := s.campaign(ctx, s.db, ws, id, false)
+	if err != nil {
+		return approvals.Approval{}, false, err
+	}
+	if c.Status != Staged {
+		return approvals.Approval{}, false, vibesell.Errorf(vibesell.ECONFLICT, "Campaign %s is %s, not staged: it was launched already. %s shows where it stands.", c.ID, c.Status, vibesell.ToolGetCampaign)
+	}
+	q, err := s.Sequence(ctx, ws, c.SequenceID, c.SequenceVersion)
+	if err != nil {
+		return approvals.Approval{}, false, err
+	}
+	blockers, err := s.blockers(ctx, ws, c, q)
+	if err != nil {
+		return approvals.Approval{}, false, err
+	}
+	if len(blockers) > 0 {
+		return approvals.Approval{}, false, vibesell.Errorf(vibesell.EINVALID, "Campaign %s cannot launch yet (%s to fix): %s",
+			c.ID, vibesell.Plural(len(blockers), "thing", "things"), strings.Join(numbered(blockers), " "))
+	}
+	first, loc, err := s.firstSend(ctx, ws, c, s.clock.Now())
+	if err != nil {
+		return approvals.Approval{}, false, err
+	}
+	perDay := min(c.Leads, c.Schedule.DailyCap*len(c.Mailboxes))
+	zero := vibesell.NewMoney(0, s.cfg.Currency)
+	a, created, err := s.approvals.Open(ctx, approvals.Request{
+		WorkspaceID: ws,
+		Action:      vibesell.ToolLaunchCampaign,
+		Arguments:   campaignArguments{Campaign: c.ID},
+		Details:     launchDetails{Campaign: c.ID, Staged: stagingOf(c), FirstSendAt: first},
+		Summary:     fmt.Sprintf("Launch campaign %q: %s to %s", c.Name, vibesell.Plural(len(q.Steps), "email", "emails"), vibesell.Plural(c.Leads, "person", "people")),
+		Impact: approvals.Impact{
+			What: fmt.Sprintf("Starts sending campaign %q (%s): sequence %q version %d, %s, to %s from %s.",
+				c.Name, c.ID, q.Name, q.Version, vibesell.Plural(len(q.Steps), "email", "emails"), vibesell.Plural(c.Leads, "person", "people"), vibesell.JoinAnd(c.Mailboxes)),
+			Items: []string{
+				fmt.Sprintf("First email: %s", FormatIn(first, loc)),
+				fmt.Sprintf("Volume: up to %s a day (%d per mailbox, %s)", vibesell.Plural(perDay, "email", "emails"), c.Schedule.DailyCap, vibesell.Plural(len(c.Mailboxes), "mailbox", "mailboxes")),
+				fmt.Sprintf("Window: %s to %s, %s, in each person's own time zone", Clock(c.Schedule.WindowStart), Clock(c.Schedule.WindowEnd), DayNames(c.Schedule.Days)),
+				fmt.Sprintf("Stops for a person when they reply%s", map[bool]string{true: ", and for their whole company", false: ""}[c.Schedule.StopForCompany]),
+			},
+			Who:         fmt.Sprintf("%s imported into the workspace, each written to by name from the approved sequence.", vibesell.Plural(c.Leads, "person", "people")),
+			When:        fmt.Sprintf("From %s on, once approved, within each person's sending window.", FormatIn(first, loc)),
+			CostOnce:    zero,
+			CostMonthly: zero,
+			Renewal:     "Nothing renews: sending uses the mailboxes the workspace already pays for.",
+			Undo:        fmt.Sprintf("Sent email cannot be recalled. %s pauses everything not yet sent, at any time.", vibesell.ToolStopCampaign),
+		},
+		Irreversible: true,
+		DecideHere:   false,
+		RequestedBy:  requestedBy,
+	})
+	return a, created, err
+}
+
+func numbered(items []string) []string {
+	out := make([]string, len(items))
+	for i, s := range items {
+		out[i] = fmt.Sprintf("(%d) %s", i+1, s)
+	}
+	return out
+}
+
+// LaunchAction carries out an approved launch_campaign: register it under
+// [vibesell.ToolLaunchCampaign]. It re-checks every blocker, then
+// schedules the campaign.
+func LaunchAction(s *Service) approvals.Executor {
+	return approvals.ExecutorFuncs{
+		CheckFunc: func(ctx context.Context, ex approvals.Execution) error {
+			var d launchDetails
+			if err := json.Unmarshal(ex.Approval.Details, &d); err != nil {
+				return fmt.Errorf("read approved launch: %w", err)
+			}
+			ws := ex.Approval.WorkspaceID
+			c, err := s.campaign(ctx, s.db, ws, d.Campaign, false)
+			if err != nil {
+				return err
+			}
+			if c.Status != Staged {
+				return vibesell.Errorf(vibesell.ECONFLICT, "Campaign %s is %s already, so nothing was launched again.", c.ID, c.Status)
+			}
+			if !reflect.DeepEqual(stagingOf(c), d.Staged) {
+				return vibesell.Errorf(vibesell.ECONFLICT,
+					"Campaign %s was staged again after this launch was approved (its leads, sequence version, mailboxes or schedule changed), so nothing was launched. Call %s again for the campaign as it is now.",
+					c.ID, vibesell.ToolLaunchCampaign)
+			}
+			q, err := s.Sequence(ctx, ws, c.SequenceID, c.SequenceVersion)
+			if err != nil {
+				return err
+			}
+			blockers, err := s.blockers(ctx, ws, c, q)
+			if err != nil {
+				return err
+			}
+			if len(blockers) > 0 {
+				return vibesell.Errorf(vibesell.EINVALID, "Not launched: since the approval, %s", strings.Join(numbered(blockers), " "))
+			}
+			return nil
+		},
+		ExecuteFunc: func(ctx context.Context, ex approvals.Execution) (string, error) {
+			var d launchDetails
+			if err := json.Unmarshal(ex.Approval.Details, &d); err != nil {
+				return "", fmt.Errorf("read approved launch: %w", err)
+			}
+			ws := ex.Approval.WorkspaceID
+			c, err := s.campaign(ctx, s.db, ws, d.Campaign, false)
+			if err != nil {
+				return "", err
+			}
+			now := s.clock.Now()
+			first, loc, err := s.firstSend(ctx, ws, c, now)
+			if err != nil {
+				return "", err
+			}
+			tag, err := s.db.Exec(ctx, `UPDATE campaigns SET status = 'scheduled', launched_at = $3, first_send_at = $4
+				WHERE workspace_id = $1 AND id = $2 AND status = 'staged'`, ws, d.Campaign, now, first)
+			if err != nil {
+				return "", fmt.Errorf("launch campaign %s: %w", d.Campaign, err)
+			}
+			if tag.RowsAffected() == 0 && !ex.Resumed {
+				return "", vibesell.Errorf(vibesell.ECONFLICT, "Campaign %s was no longer staged, so nothing was launched again.", d.Campaign)
+			}
+			return fmt.Sprintf("Launched campaign %s: its first email is due %s.", d.Campaign, FormatIn(first, loc)), nil
+		},
+	}
+}
+
+// SendAllowed tells the sending engine, inside the transaction of a send,
+// whether campaign id may send now. It locks the campaign's row for
+// share: a stop or pause waits for sends in flight to commit, and every
+// send after it, on any replica, reads the stop.
+func SendAllowed(ctx context.Context, tx pgx.Tx, ws uuid.UUID, id string) (bool, error) {
+	var status string
+	err := tx.QueryRow(ctx, `SELECT status FROM campaigns WHERE workspace_id = $1 AND id = $2 FOR SHARE`, ws, id).Scan(&status)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("read status of campaign %s: %w", id, err)
+	}
+	return status == Scheduled || status == Sending, nil
+}
+
+// Pause pauses a scheduled or sending campaign at once, for reason: what
+// the engine calls when deliverability needs it (automatic: a person must
+// then resume it in the web app), and what an approved stop does.
+func (s *Service) Pause(ctx context.Context, ws uuid.UUID, id, reason string, automatic bool) (bool, error) {
+	tag, err := s.db.Exec(ctx, `UPDATE campaigns SET status = 'paused', paused_reason = $3, paused_automatically = $4, paused_at = $5
+		WHERE workspace_id = $1 AND id = $2 AND status IN ('scheduled', 'sending')`, ws, id, reason, automatic, s.clock.Now())
+	if err != nil {
+		return false, fmt.Errorf("pause campaign %s: %w", id, err)
+	}
+	paused := tag.RowsAffected() == 1
+	return paused, nil
+}
+
+// RequestStop opens (or returns the waiting) approval to stop a scheduled
+// or sending campaign; the person may decide it in the conversation.
+// Refusals: ECONFLICT when the campaign is not running; ENOTFOUND.
+func (s *Service) RequestStop(ctx context.Context, ws uuid.UUID, id, requestedBy string) (approvals.Approval, bool, error) {
+	c, err := s.campaign(ctx, s.db, ws, id, false)
+	if err != nil {
+		return approvals.Approval{}, false, err
+	}
+	if c.Status != Scheduled && c.Status != Sending {
+		return approvals.Approval{}, false, vibesell.Errorf(vibesell.ECONFLICT, "Campaign %s is %s: only a scheduled or sending campaign can be stopped.", c.ID, c.Status)
+	}
+	zero := vibesell.NewMoney(0, s.cfg.Currency)
+	return s.approvals.Open(ctx, approvals.Request{
+		WorkspaceID: ws,
+		Action:      vibesell.ToolStopCampaign,
+		Arguments:   campaignArguments{Campaign: c.ID},
+		Summary:     fmt.Sprintf("Stop campaign %q", c.Name),
+		Impact: approvals.Impact{
+			What:        fmt.Sprintf("Pauses campaign %q (%s): no further email of it goes out, to anyone, from the moment it is approved.", c.Name, c.ID),
+			Who:         fmt.Sprintf("No one is contacted; the %s of the campaign hear nothing more until it is resumed.", vibesell.Plural(c.Leads, "person", "people")),
+			When:        "As soon as it is approved, before the next email is sent, on every server.",
+			CostOnce:    zero,
+			CostMonthly: zero,
+			Renewal:     "Nothing renews.",
+			Undo:        fmt.Sprintf("Yes: %s carries on where it stopped. Emails already sent stay sent.", vibesell.ToolResumeCampaign),
+		},
+		DecideHere:  true,
+		RequestedBy: requestedBy,
+	})
+}
+
+// approvedCampaign reads which campaign an approval acts on.
+func approvedCampaign(ex approvals.Execution) (campaignArguments, error) {
+	var a campaignArguments
+	if err := json.Unmarshal(ex.Approval.Arguments, &a); err != nil {
+		return a, fmt.Errorf("read approved %s: %w", ex.Approval.Action, err)
+	}
+	return a, nil
+}
+
+// StopAction carries out an approved stop_campaign.
+func StopAction(s *Service) approvals.Executor {
+	return approvals.ExecutorFuncs{ExecuteFunc: func(ctx context.Context, ex approvals.Execution) (string, error) {
+		a, err := approvedCampaign(ex)
+		if err != nil {
+			return "", err
+		}
+		who := "a person"
+		if ex.Approval.DecidedBy != nil {
+			who = *ex.Approval.DecidedBy
+		}
+		paused, err := s.Pause(ctx, ex.Approval.WorkspaceID, a.Campaign, fmt.Sprintf("Stopped by %s on %s.", who, vibesell.FormatTime(s.clock.Now())), false)
+		if err != nil {
+			return "", err
+		}
+		if !paused {
+			return fmt.Sprintf("Campaign %s was not running any more, so there was nothing to stop.", a.Campaign), nil
+		}
+		return fmt.Sprintf("Stopped campaign %s: no further email of it goes out until it is resumed.", a.Campaign), nil
+	}}
+}
+
+// RequestResume opens (or returns the waiting) approval to resume a
+// paused campaign. After an automatic pause (for deliverability) only a
+// signed-in person in the web app may approve it. Refusals: ECONFLICT when
+// it is not paused; ENOTFOUND.
+func (s *Service) RequestResume(ctx context.Context, ws uuid.UUID, id, requestedBy string) (approvals.Approval, bool, error) {
+	c, err := s.campaign(ctx, s.db, ws, id, false)
+	if err != nil {
+		return approvals.Approval{}, false, err
+	}
+	if c.Status != Paused {
+		return approvals.Approval{}, false, vibesell.Errorf(vibesell.ECONFLICT, "Campaign %s is %s, not paused: there is nothing to resume.", c.ID, c.Status)
+	}
+	next, loc, err := s.firstSend(ctx, ws, c, s.clock.Now())
+	if err != nil {
+		return approvals.Approval{}, false, err
+	}
+	why := *c.PausedReason
+	undo := fmt.Sprintf("Yes: %s pauses it again at any time. Emails sent stay sent.", vibesell.ToolStopCampaign)
+	if c.PausedAutomatically {
+		undo = "VibeSell paused it for deliverability: " + why + " Resuming sends from the same mailboxes again; " + undo
+	}
+	zero := vibesell.NewMoney(0, s.cfg.Currency)
+	return s.approvals.Open(ctx, approvals.Request{
+		WorkspaceID: ws,
+		Action:      vibesell.ToolResumeCampaign,
+		Arguments:   campaignArguments{Campaign: c.ID},
+		Summary:     fmt.Sprintf("Resume campaign %q", c.Name),
+		Impact: approvals.Impact{
+			What:        fmt.Sprintf("Resumes campaign %q (%s), paused because: %s", c.Name, c.ID, why),
+			Who:         fmt.Sprintf("The people of the campaign not yet written to, or due a follow-up (%s in all).", vibesell.Plural(c.Leads, "person", "people")),
+			When:        fmt.Sprintf("From %s on, within each person's sending window.", FormatIn(next, loc)),
+			CostOnce:    zero,
+			CostMonthly: zero,
+			Renewal:     "Nothing renews.",
+			Undo:        undo,
+		},
+		DecideHere:  !c.PausedAutomatically,
+		RequestedBy: requestedBy,
+	})
+}
+
+// ResumeAction carries out an approved resume_campaign.
+func ResumeAction(s *Service) approvals.Executor {
+	return approvals.ExecutorFuncs{ExecuteFunc: func(ctx context.Context, ex approvals.Execution) (string, error) {
+		a, err := approvedCampaign(ex)
+		if err != nil {
+			return "", err
+		}
+		tag, err := s.db.Exec(ctx, `UPDATE campaigns SET status = 'scheduled', paused_reason = NULL, paused_at = NULL, paused_automatically = false
+			WHERE workspace_id = $1 AND id = $2 AND status = 'paused'`, ex.Approval.WorkspaceID, a.Campaign)
+		if err != nil {
+			return "", fmt.Errorf("resume campaign %s: %w", a.Campaign, err)
+		}
+		if tag.RowsAffected() == 0 {
+			return fmt.Sprintf("Campaign %s was not paused any more, so nothing changed.", a.Campaign), nil
+		}
+		return fmt.Sprintf("Resumed campaign %s.", a.Campaign), nil
+	}}
+}

@@ -1,0 +1,228 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"vibesell"
+	"vibesell/audience"
+	"vibesell/auth"
+	"vibesell/toolkit"
+)
+
+// The directory a count or a sample comes from: "sample" results are
+// built on made-up contacts, and every text says so.
+const (
+	directorySample = "sample"
+	directoryLoaded = "loaded"
+)
+
+func directoryOf(sample bool) string {
+	if sample {
+		return directorySample
+	}
+	return directoryLoaded
+}
+
+// sampleNote is what every pool, preview and import text built on the
+// sample directory says.
+const sampleNote = "These figures come from the **sample directory**: made-up contacts on reserved domains (example.com, .example, .test) that can never receive email. Say so to the person; an operator loads a real directory with `server directory import FILE`."
+
+// estimate_lead_pool
+
+type subtractionData struct {
+	Reason string `json:"reason" enum:"suppressed,contacted_in_window,already_imported,invalid_or_role" jsonschema:"why these contacts are left out: suppressed (unsubscribed, bounced, complained or blocked), contacted_in_window (leads contacted within the target's window), already_imported (already leads of this workspace), invalid_or_role (an invalid address or one reaching a team, like info@)"`
+	Count  int    `json:"count" jsonschema:"how many matching contacts this leaves out"`
+}
+
+type importData struct {
+	Approval          string     `json:"approval" jsonschema:"the approval the import carries out"`
+	Requested         int        `json:"requested" jsonschema:"how many leads the approval covers"`
+	Imported          int        `json:"imported" jsonschema:"leads imported so far"`
+	SkippedExisting   int        `json:"skippedExisting" jsonschema:"contacts skipped because they were already leads of the workspace"`
+	SkippedSuppressed int        `json:"skippedSuppressed" jsonschema:"contacts skipped because they are suppressed"`
+	SkippedInvalid    int        `json:"skippedInvalid" jsonschema:"contacts skipped for an invalid or role address"`
+	Running           bool       `json:"running" jsonschema:"true while the import is still running"`
+	StartedAt         time.Time  `json:"startedAt" jsonschema:"when the import started"`
+	FinishedAt        *time.Time `json:"finishedAt" jsonschema:"when it finished; null while running"`
+}
+
+type leadCountOutput struct {
+	Kind           string            `json:"kind" enum:"lead_count"`
+	Directory      string            `json:"directory" enum:"sample,loaded" jsonschema:"sample: the made-up sample directory (nothing built on it can be emailed); loaded: a directory an operator loaded"`
+	Filters        filtersData       `json:"filters" jsonschema:"the confirmed filters counted"`
+	FiltersVersion int               `json:"filtersVersion" jsonschema:"the confirmed filters' version"`
+	Matched        int               `json:"matched" jsonschema:"contacts of the directory matching the filters (an exact count)"`
+	Subtractions   []subtractionData `json:"subtractions" jsonschema:"what is left out of the matches, each contact in one reason only; every reason is listed, with 0 when none"`
+	Available      int               `json:"available" jsonschema:"contacts an import can bring in: matched minus every subtraction"`
+	LastImport     *importData       `json:"lastImport" jsonschema:"the workspace's latest import and its progress; null when there was none"`
+}
+
+func toImportData(im *audience.Import) *importData {
+	if im == nil {
+		return nil
+	}
+	return &importData{Approval: im.ApprovalID, Requested: im.Requested, Imported: im.Imported, SkippedExisting: im.SkippedExisting,
+		SkippedSuppressed: im.SkippedSuppressed, SkippedInvalid: im.SkippedInvalid, Running: im.FinishedAt == nil,
+		StartedAt: im.StartedAt, FinishedAt: im.FinishedAt}
+}
+
+func estimateLeadPool(d Deps) toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[struct{}, leadCountOutput]{
+		Name:  vibesell.ToolEstimateLeadPool,
+		Title: "Count the lead pool",
+		Description: "Counts the contacts of the lead directory that match the confirmed target, and shows each subtraction on the way to what an import can bring in: " +
+			"suppressed addresses and domains, leads contacted within the target's window, contacts already imported into this workspace, and invalid or role addresses. " +
+			"Every count is exact. It also shows the progress of the latest import. It reads only, costs nothing and contacts no one. " +
+			"It refuses until the filters are confirmed (confirm_target). Not for seeing the people (preview_lead_sample) or importing them (import_leads).",
+		Annotations: toolkit.Annotations{ReadOnly: toolkit.Yes, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeRead},
+		Handler: func(ctx context.Context, p auth.Principal, _ struct{}) (toolkit.Result[leadCountOutput], error) {
+			pool, err := d.Audience.EstimatePool(ctx, p.WorkspaceID)
+			if err != nil {
+				return toolkit.Result[leadCountOutput]{}, err
+			}
+			out := leadCountOutput{Directory: directoryOf(pool.Sample), Filters: *toFiltersData(pool.Target.Filters),
+				FiltersVersion: pool.Target.FiltersVersion, Matched: pool.Matched, Available: pool.Available,
+				Subtractions: []subtractionData{{"suppressed", pool.Suppressed}, {"contacted_in_window", pool.ContactedInWindow},
+					{"already_imported", pool.AlreadyImported}, {"invalid_or_role", pool.Unusable}},
+				LastImport: toImportData(pool.LastImport)}
+			return toolkit.Result[leadCountOutput]{Markdown: leadCountMarkdown(pool), Data: out}, nil
+		},
+	})
+}
+
+func leadCountMarkdown(p audience.Pool) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## Lead pool for the confirmed target\n\nFilters (version %d): %s.\n\n", p.Target.FiltersVersion, p.Target.Filters.Describe())
+	fmt.Fprintf(&b, "- Matching the target: %s\n", vibesell.Plural(p.Matched, "contact", "contacts"))
+	fmt.Fprintf(&b, "- Minus suppressed (unsubscribed, bounced, complained or blocked): %s\n", vibesell.Count(p.Suppressed))
+	if days := p.Target.Filters.NotContactedDays; days > 0 {
+		fmt.Fprintf(&b, "- Minus contacted in the last %s: %s\n", vibesell.Plural(days, "day", "days"), vibesell.Count(p.ContactedInWindow))
+	}
+	fmt.Fprintf(&b, "- Minus already in this workspace: %s\n", vibesell.Count(p.AlreadyImported))
+	fmt.Fprintf(&b, "- Minus invalid or role addresses (info@, sales@…): %s\n", vibesell.Count(p.Unusable))
+	fmt.Fprintf(&b, "- **Available to import: %s**\n\nEvery count is exact.\n", vibesell.Count(p.Available))
+	if im := p.LastImport; im != nil {
+		b.WriteString("\n" + importProgressText(*im) + "\n")
+	}
+	if p.Sample {
+		b.WriteString("\n" + sampleNote + "\n")
+	}
+	fmt.Fprintf(&b, "\nNext: %s shows up to %d of these people; %s imports them once the person approves.\n",
+		vibesell.ToolPreviewLeadSample, audience.PreviewSize, vibesell.ToolImportLeads)
+	return b.String()
+}
+
+func importProgressText(im audience.Import) string {
+	if im.FinishedAt == nil {
+		return fmt.Sprintf("Import %s is running: %s of %s imported so far (started %s).",
+			im.ApprovalID, vibesell.Count(im.Imported), vibesell.Count(im.Requested), vibesell.FormatTime(im.StartedAt))
+	}
+	return fmt.Sprintf("Last import (%s, finished %s): %s", im.ApprovalID, vibesell.FormatTime(*im.FinishedAt), audience.ImportDoneText(im))
+}
+
+// preview_lead_sample
+
+type previewContactData struct {
+	Name        string   `json:"name" jsonschema:"the contact's name"`
+	Title       string   `json:"title" jsonschema:"their job title"`
+	Company     string   `json:"company" jsonschema:"their company"`
+	Country     string   `json:"country" jsonschema:"the country they work in"`
+	MaskedEmail string   `json:"maskedEmail" jsonschema:"their address, masked until imported, e.g. a***@acme.example"`
+	Why         []string `json:"why" jsonschema:"the filters they meet, in words"`
+}
+
+type leadPreviewOutput struct {
+	Kind      string               `json:"kind" enum:"lead_preview"`
+	Directory string               `json:"directory" enum:"sample,loaded" jsonschema:"sample: the made-up sample directory (nothing built on it can be emailed); loaded: a directory an operator loaded"`
+	Available int                  `json:"available" jsonschema:"how many contacts an import can bring in"`
+	Contacts  []previewContactData `json:"contacts" jsonschema:"up to 10 of them, the same ones for the same filters"`
+}
+
+func previewLeadSample(d Deps) toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[struct{}, leadPreviewOutput]{
+		Name:  vibesell.ToolPreviewLeadSample,
+		Title: "Preview the leads",
+		Description: "Shows up to 10 contacts an import of the confirmed target would bring in, with what a salesperson checks: name, title, company, country and why they match. " +
+			"Addresses stay masked until imported. The sample is not random: the same filters give the same people, so the person can judge the filters, change them, and compare. " +
+			"It leaves out suppressed contacts, leads already in the workspace and invalid or role addresses. It reads only, costs nothing and contacts no one. " +
+			"It refuses until the filters are confirmed (confirm_target). Not for counting (estimate_lead_pool) or importing (import_leads).",
+		Annotations: toolkit.Annotations{ReadOnly: toolkit.Yes, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeRead},
+		Handler: func(ctx context.Context, p auth.Principal, _ struct{}) (toolkit.Result[leadPreviewOutput], error) {
+			pv, err := d.Audience.PreviewSample(ctx, p.WorkspaceID)
+			if err != nil {
+				return toolkit.Result[leadPreviewOutput]{}, err
+			}
+			out := leadPreviewOutput{Directory: directoryOf(pv.Sample), Available: pv.Available, Contacts: []previewContactData{}}
+			for _, c := range pv.Contacts {
+				out.Contacts = append(out.Contacts, previewContactData(c))
+			}
+			return toolkit.Result[leadPreviewOutput]{Markdown: previewMarkdown(pv), Data: out}, nil
+		},
+	})
+}
+
+func previewMarkdown(pv audience.Preview) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## %s of %s available for the confirmed target\n\nFilters (version %d): %s.\n\n",
+		vibesell.Plural(len(pv.Contacts), "contact", "contacts"), vibesell.Count(pv.Available), pv.Target.FiltersVersion, pv.Target.Filters.Describe())
+	if len(pv.Contacts) == 0 {
+		fmt.Fprintf(&b, "No contact is available: widen the filters with %s (then confirm them again).\n", vibesell.ToolSaveTargetFilters)
+	}
+	for _, c := range pv.Contacts {
+		fmt.Fprintf(&b, "- %s, %s at %s (%s), %s: %s\n", c.Name, c.Title, c.Company, c.Country, c.MaskedEmail, strings.Join(c.Why, ", "))
+	}
+	b.WriteString("\nAddresses stay masked until imported. The same filters always show the same people.\n")
+	if pv.Sample {
+		b.WriteString("\n" + sampleNote + "\n")
+	}
+	fmt.Fprintf(&b, "\nNext: if these are the right people, %s asks the person to approve importing them; if not, change the filters with %s.\n",
+		vibesell.ToolImportLeads, vibesell.ToolSaveTargetFilters)
+	return b.String()
+}
+
+// The audience's part of get_workspace_context.
+
+type audienceSummaryData struct {
+	Target     *targetData `json:"target" jsonschema:"the target: the description, the filters and whether they are confirmed; null when nothing is saved yet"`
+	Leads      int         `json:"leads" jsonschema:"leads imported into the workspace"`
+	LastImport *importData `json:"lastImport" jsonschema:"the latest import and its progress; null when there was none"`
+}
+
+func audienceSummaryMarkdown(a *audienceSummaryData) string {
+	if a == nil {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("### Who to write to\n")
+	switch t := a.Target; {
+	case t == nil:
+		fmt.Fprintf(&b, "No target yet (%s, then %s).\n", vibesell.ToolSaveTarget, vibesell.ToolSaveTargetFilters)
+	default:
+		if t.Who != nil {
+			fmt.Fprintf(&b, "- Target: %s\n", *t.Who)
+		}
+		switch {
+		case t.Filters == nil:
+			fmt.Fprintf(&b, "- Filters: none yet (%s)\n", vibesell.ToolSaveTargetFilters)
+		case t.Confirmed:
+			fmt.Fprintf(&b, "- Filters (version %d, confirmed %s): %s\n", t.FiltersVersion, formatTime(*t.ConfirmedAt), t.Filters.Description)
+		default:
+			fmt.Fprintf(&b, "- Filters (version %d, not confirmed: %s once the person agrees): %s\n", t.FiltersVersion, vibesell.ToolConfirmTarget, t.Filters.Description)
+		}
+	}
+	fmt.Fprintf(&b, "- Leads: %s\n", vibesell.Count(a.Leads))
+	if im := a.LastImport; im != nil {
+		state := fmt.Sprintf("running, %s of %s imported so far", vibesell.Count(im.Imported), vibesell.Count(im.Requested))
+		if !im.Running {
+			state = fmt.Sprintf("finished %s, %s imported", formatTime(*im.FinishedAt), vibesell.Count(im.Imported))
+		}
+		fmt.Fprintf(&b, "- Last import: %s (%s)\n", im.Approval, state)
+	}
+	b.WriteString("\n")
+	return b.String()
+}

@@ -1,0 +1,318 @@
+package tools
+
+import (
+	"encoding/json"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/riverqueue/river"
+
+	"vibesell"
+	"vibesell/approvals"
+	"vibesell/audience"
+	"vibesell/store/storetest"
+	"vibesell/toolkit/toolkittest"
+	"vibesell/workspace"
+	"vibesell/workspace/workspacetest"
+)
+
+type audienceBundle struct {
+	t         *testing.T
+	deps      Deps
+	ws        workspacetest.Pair
+	acme      *toolkittest.Client
+	globex    *toolkittest.Client
+	approvals *approvals.Service
+}
+
+// directoryCSV: for VP or Head in Software in Germany or France, ana, ben
+// and cara match (cara's industry written "saas", her country "France");
+// dan is in Retail, eve a Manager, info@ a role address, fay in Spain.
+const directoryCSV = `email,first_name,last_name,title,seniority,industry,company,company_domain,company_size,country
+ana@alpha.test,Ana,Silva,VP of Sales,VP,Software,Alpha,alpha.test,51-200,DE
+ben@beta.test,Ben,Berg,Head of Sales,Head,Software,Beta,beta.test,11-50,DE
+cara@gamma.test,Cara,Costa,VP Revenue,VP,saas,Gamma,gamma.test,201-500,France
+dan@delta.test,Dan,Dubois,VP of Sales,VP,Retail,Delta,delta.test,51-200,DE
+eve@alpha.test,Eve,Evans,Sales Manager,Manager,Software,Alpha,alpha.test,51-200,DE
+info@alpha.test,,,,VP,Software,Alpha,alpha.test,51-200,DE
+fay@epsilon.test,Fay,Fischer,VP of Sales,VP,Software,Epsilon,epsilon.test,51-200,ES
+`
+
+func newAudienceBundle(t *testing.T, cfg audience.Config) *audienceBundle {
+	t.Helper()
+	pool := storetest.New(t)
+	clock := vibesell.NewManualClock(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
+	ap, err := approvals.NewService(pool, clock, approvals.Config{PublicURL: "https://vibesell.example.test", Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.UploadURL = "https://vibesell.example.test/app/leads"
+	svc := audience.New(pool, clock, cfg, ap)
+	ap.Register(vibesell.ToolImportLeads, audience.ImportAction(svc))
+	b := &audienceBundle{t: t, ws: workspacetest.Two(t, pool), approvals: ap,
+		deps: Deps{Clock: clock, Workspaces: workspace.NewService(pool, vibesell.SystemClock{}), Approvals: ap, Audience: svc}}
+	b.acme = toolkittest.Connect(t, NewServer(b.deps, nil), workspacetest.Principal(b.ws.Acme))
+	b.globex = toolkittest.Connect(t, NewServer(b.deps, nil), workspacetest.Principal(b.ws.Globex))
+	if _, err := audience.ImportDirectory(t.Context(), pool, strings.NewReader(directoryCSV), "directory.csv", nil); err != nil {
+		t.Fatal(err)
+	}
+	workers := river.NewWorkers()
+	storetest.StartRiver(t, pool, &river.Config{Workers: workers, PeriodicJobs: approvals.AddWorkers(workers, ap)})
+	return b
+}
+
+var vpOrHeadInSoftware = map[string]any{"seniorities": []string{"VP", "Head"}, "industries": []string{"Software"}, "countries": []string{"Germany", "FR"}}
+
+func (b *audienceBundle) confirm(c *toolkittest.Client, filters map[string]any) targetOutput {
+	b.t.Helper()
+	var saved targetOutput
+	c.Result(vibesell.ToolSaveTargetFilters, filters, &saved)
+	var confirmed targetOutput
+	c.Result(vibesell.ToolConfirmTarget, map[string]any{"filtersVersion": saved.Target.FiltersVersion}, &confirmed)
+	return confirmed
+}
+
+func TestAudienceTools(t *testing.T) {
+	t.Parallel()
+	b := newAudienceBundle(t, audience.Config{MonthlyLeadAllowance: 2})
+	c := b.acme
+
+	t.Run("get_workspace_context before anything", func(t *testing.T) {
+		var ctx workspaceOutput
+		md := c.Result(vibesell.ToolGetWorkspaceContext, nil, &ctx)
+		if ctx.Audience == nil || ctx.Audience.Target != nil || ctx.Audience.Leads != 0 || ctx.Audience.LastImport != nil {
+			t.Errorf("audience: %+v", ctx.Audience)
+		}
+		mustContain(t, md, "### Who to write to\nNo target yet (save_target, then save_target_filters).\n- Leads: 0\n")
+	})
+
+	t.Run("save_target", func(t *testing.T) {
+		var out targetOutput
+		md := c.Result(vibesell.ToolSaveTarget, map[string]any{"who": "Sales leaders at software companies", "problem": "Building lists by hand"}, &out)
+		if out.Target.Who == nil || *out.Target.Who != "Sales leaders at software companies" || out.Target.Filters != nil || out.Target.Exclusions != nil {
+			t.Errorf("target: %+v", out.Target)
+		}
+		mustContain(t, md, "Saved the target.", "No filters yet. Next: turn the description into filters with save_target_filters.")
+		msg := c.Refusal(vibesell.ToolSaveTarget, map[string]any{"who": "x", "problem": "y", "budget": 3})
+		mustContain(t, msg, "budget")
+	})
+
+	t.Run("unknown values are refused with the closest known ones", func(t *testing.T) {
+		msg := c.Refusal(vibesell.ToolSaveTargetFilters, map[string]any{"industries": []string{"Saas"}, "regions": []string{"Europa"}})
+		mustContain(t, msg, "'Saas' is not an industry we know; did you mean 'Software'?", "'Europa' is not a region we know; did you mean 'Europe'?")
+	})
+
+	t.Run("pool and preview wait for a confirmation", func(t *testing.T) {
+		var saved targetOutput
+		md := c.Result(vibesell.ToolSaveTargetFilters, vpOrHeadInSoftware, &saved)
+		mustContain(t, md, "not confirmed", "call confirm_target with filtersVersion 1")
+		msg := c.Refusal(vibesell.ToolEstimateLeadPool, nil)
+		mustContain(t, msg, "are not confirmed yet", "confirm_target with version 1")
+		c.Refusal(vibesell.ToolPreviewLeadSample, nil)
+		c.Refusal(vibesell.ToolImportLeads, map[string]any{"count": 5})
+	})
+
+	t.Run("estimate_lead_pool", func(t *testing.T) {
+		tg := b.confirm(c, vpOrHeadInSoftware)
+		if !tg.Target.Confirmed || tg.Target.Filters == nil || tg.Target.Filters.Description != "VP or Head; in the Software industry; in Germany or France" {
+			t.Fatalf("confirmed: %+v %+v", tg.Target, tg.Target.Filters)
+		}
+		var out leadCountOutput
+		md := c.Result(vibesell.ToolEstimateLeadPool, nil, &out)
+		want := leadCountOutput{Kind: "lead_count", Directory: "loaded", Filters: *tg.Target.Filters, FiltersVersion: 1, Matched: 4, Available: 3,
+			Subtractions: []subtractionData{{"suppressed", 0}, {"contacted_in_window", 0}, {"already_imported", 0}, {"invalid_or_role", 1}}}
+		if d := cmp.Diff(want, out); d != "" {
+			t.Errorf("lead_count (-want +got):\n%s", d)
+		}
+		mustContain(t, md, "Matching the target: 4 contacts", "Minus invalid or role addresses (info@, sales@…): 1", "**Available to import: 3**")
+		if strings.Contains(md, "sample directory") {
+			t.Errorf("a loaded directory is called the sample:\n%s", md)
+		}
+	})
+
+	t.Run("preview_lead_sample", func(t *testing.T) {
+		var out leadPreviewOutput
+		c.Result(vibesell.ToolPreviewLeadSample, nil, &out)
+		var again leadPreviewOutput
+		c.Result(vibesell.ToolPreviewLeadSample, nil, &again)
+		if len(out.Contacts) != 3 || out.Available != 3 {
+			t.Fatalf("preview: %+v", out)
+		}
+		if d := cmp.Diff(out, again); d != "" {
+			t.Errorf("the same filters gave other people (-first +second):\n%s", d)
+		}
+		for _, p := range out.Contacts {
+			if !strings.Contains(p.MaskedEmail, "***@") {
+				t.Errorf("unmasked address %q", p.MaskedEmail)
+			}
+		}
+	})
+
+	t.Run("import_leads within the allowance is decided here", func(t *testing.T) {
+		var ap approvalOutput
+		md := c.Result(vibesell.ToolImportLeads, map[string]any{"count": 2}, &ap)
+		if ap.Status != "pending" || !ap.DecideHere || ap.Action != vibesell.ToolImportLeads {
+			t.Fatalf("approval: %+v", ap)
+		}
+		mustContain(t, md, "Nothing is imported yet", "Imports 2 contacts from the lead directory", "Skipped: 1 with an invalid or role address",
+			"Imported: 2 of the 3 available (the number asked for)", "this uses 2 of 2 this month (0 already imported); 0 left after it")
+		var decided approvalOutput
+		c.Result(vibesell.ToolDecideApproval, map[string]any{"approval": ap.Approval, "decision": "approve"}, &decided)
+		if decided.Status != "done" || decided.Outcome == nil || *decided.Outcome != "Imported 2 leads from the lead directory." {
+			t.Errorf("decided: %s %v", decided.Status, decided.Outcome)
+		}
+		var pool leadCountOutput
+		md = c.Result(vibesell.ToolEstimateLeadPool, nil, &pool)
+		if pool.Available != 1 || pool.Subtractions[2].Count != 2 || pool.LastImport == nil || pool.LastImport.Imported != 2 || pool.LastImport.Running {
+			t.Errorf("pool after the import: %+v %+v", pool, pool.LastImport)
+		}
+		mustContain(t, md, "Last import ("+ap.Approval)
+
+		var ctx workspaceOutput
+		md = c.Result(vibesell.ToolGetWorkspaceContext, nil, &ctx)
+		a := ctx.Audience
+		if a == nil || a.Target == nil || !a.Target.Confirmed || a.Leads != 2 || a.LastImport == nil || a.LastImport.Approval != ap.Approval || a.LastImport.Running {
+			t.Fatalf("audience in the context: %+v", a)
+		}
+		mustContain(t, md, "- Target: Sales leaders at software companies\n- Filters (version 1, confirmed Tue 1 Dec 2026, 09:00 UTC): VP or Head; in the Software industry; in Germany or France\n- Leads: 2\n- Last import: "+ap.Approval+" (finished")
+	})
+
+	t.Run("above the allowance only the web app may approve", func(t *testing.T) {
+		var ap approvalOutput
+		c.Result(vibesell.ToolImportLeads, map[string]any{"count": 1}, &ap)
+		if ap.DecideHere {
+			t.Errorf("1 more lead after 2 of 2 should need the web app: %+v", ap.Impact.Items)
+		}
+		msg := c.Refusal(vibesell.ToolDecideApproval, map[string]any{"approval": ap.Approval, "decision": "approve"})
+		mustContain(t, msg, ap.AppURL)
+	})
+
+	t.Run("import_leads gives the upload link, and imports an upload", func(t *testing.T) {
+		msg := c.Refusal(vibesell.ToolImportLeads, map[string]any{})
+		mustContain(t, msg, "or upload (the id of a CSV file the person uploaded at https://vibesell.example.test/app/leads)")
+		up, err := b.deps.Audience.StoreUpload(t.Context(), b.ws.Acme.ID, "mine.csv", []byte("email\nzoe@omega.test\nyan@omega.test\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg = c.Refusal(vibesell.ToolImportLeads, map[string]any{"upload": up.ID})
+		mustContain(t, msg, "is not checked yet", "https://vibesell.example.test/app/leads/uploads/"+up.ID)
+		if _, err := b.deps.Audience.CheckUpload(t.Context(), b.ws.Acme.ID, up.ID, []string{"email"}); err != nil {
+			t.Fatal(err)
+		}
+		var ap approvalOutput
+		md := c.Result(vibesell.ToolImportLeads, map[string]any{"upload": up.ID}, &ap)
+		mustContain(t, md, "Imports 2 rows from the file mine.csv (upload "+up.ID+")")
+		b.globex.Refusal(vibesell.ToolImportLeads, map[string]any{"upload": up.ID})
+	})
+
+	t.Run("a change after confirmation needs a new one, and says so", func(t *testing.T) {
+		var out targetOutput
+		md := c.Result(vibesell.ToolSaveTargetFilters, map[string]any{"seniorities": []string{"VP"}, "industries": []string{"Software"}}, &out)
+		if out.Target.Confirmed || !out.Target.ConfirmationWithdrawn || out.Target.FiltersVersion != 2 {
+			t.Errorf("target: %+v", out.Target)
+		}
+		mustContain(t, md, "the confirmation is withdrawn", "confirms version 2")
+		msg := c.Refusal(vibesell.ToolConfirmTarget, map[string]any{"filtersVersion": 1})
+		mustContain(t, msg, "The filters changed after version 1", "confirm version 2")
+	})
+
+	t.Run("suppress through the filters tool", func(t *testing.T) {
+		filters := map[string]any{"seniorities": []string{"VP", "Head"}, "industries": []string{"Software"}, "suppress": []string{"gamma.test"}}
+		var out targetOutput
+		md := c.Result(vibesell.ToolSaveTargetFilters, filters, &out)
+		mustContain(t, md, "Suppressed for good: 1 whole domain (gamma.test)")
+		b.confirm(c, filters)
+		var pool leadCountOutput
+		c.Result(vibesell.ToolEstimateLeadPool, nil, &pool)
+		if pool.Subtractions[0].Count != 1 {
+			t.Errorf("subtractions: %+v", pool.Subtractions)
+		}
+		msg := c.Refusal(vibesell.ToolSaveTargetFilters, map[string]any{"industries": []string{"Software"}, "suppress": []string{"not a domain"}})
+		mustContain(t, msg, "'not a domain' is neither an email address nor a domain")
+	})
+
+	t.Run("another workspace sees none of it", func(t *testing.T) {
+		msg := b.globex.Refusal(vibesell.ToolEstimateLeadPool, nil)
+		mustContain(t, msg, "There is no target to count yet")
+		b.confirm(b.globex, vpOrHeadInSoftware)
+		var pool leadCountOutput
+		b.globex.Result(vibesell.ToolEstimateLeadPool, nil, &pool)
+		if pool.Matched != 4 || pool.Available != 3 || pool.LastImport != nil {
+			t.Errorf("Globex's pool: %+v", pool)
+		}
+	})
+}
+
+func TestImportLeadsConcurrentCallsGiveOneApproval(t *testing.T) {
+	t.Parallel()
+	b := newAudienceBundle(t, audience.Config{})
+	b.confirm(b.acme, vpOrHeadInSoftware)
+	ids := make([]string, 32)
+	var wg sync.WaitGroup
+	for i := range ids {
+		wg.Go(func() {
+			res, err := b.acme.MCP().CallTool(b.acme.Context(), mcp.CallToolRequest{Params: mcp.CallToolParams{Name: vibesell.ToolImportLeads, Arguments: map[string]any{"count": 3}}})
+			if err != nil || res.IsError {
+				t.Errorf("call %d: %v %+v", i, err, res)
+				return
+			}
+			raw, _ := json.Marshal(res.StructuredContent)
+			var ap approvalOutput
+			json.Unmarshal(raw, &ap)
+			ids[i] = ap.Approval
+		})
+	}
+	wg.Wait()
+	for _, id := range ids {
+		if id == "" || id != ids[0] {
+			t.Fatalf("32 identical calls gave more than one approval: %v", ids)
+		}
+	}
+	var decided approvalOutput
+	b.acme.Result(vibesell.ToolDecideApproval, map[string]any{"approval": ids[0], "decision": "approve"}, &decided)
+	var pool leadCountOutput
+	b.acme.Result(vibesell.ToolEstimateLeadPool, nil, &pool)
+	if decided.Status != "done" || pool.Subtractions[2].Count != 3 || pool.Available != 0 {
+		t.Errorf("one import of 3: %s, %+v", decided.Status, pool.Subtractions)
+	}
+}
+
+func TestAudienceToolsOnTheSampleDirectory(t *testing.T) {
+	t.Parallel()
+	pool := storetest.New(t)
+	if _, err := audience.LoadSampleDirectory(t.Context(), pool); err != nil {
+		t.Fatal(err)
+	}
+	clock := vibesell.NewManualClock(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
+	ap, err := approvals.NewService(pool, clock, approvals.Config{PublicURL: "https://vibesell.example.test", Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := audience.New(pool, clock, audience.Config{}, ap)
+	ap.Register(vibesell.ToolImportLeads, audience.ImportAction(svc))
+	ws := workspacetest.Two(t, pool)
+	c := toolkittest.Connect(t, NewServer(Deps{Clock: clock, Approvals: ap, Audience: svc}, nil), workspacetest.Principal(ws.Acme))
+	var saved targetOutput
+	c.Result(vibesell.ToolSaveTargetFilters, map[string]any{"regions": []string{"Europe"}, "seniorities": []string{"VP"}}, &saved)
+	c.Result(vibesell.ToolConfirmTarget, map[string]any{"filtersVersion": saved.Target.FiltersVersion}, nil)
+
+	var count leadCountOutput
+	md := c.Result(vibesell.ToolEstimateLeadPool, nil, &count)
+	if count.Directory != "sample" || count.Matched == 0 {
+		t.Errorf("lead_count: %+v", count)
+	}
+	mustContain(t, md, "**sample directory**")
+	var preview leadPreviewOutput
+	md = c.Result(vibesell.ToolPreviewLeadSample, nil, &preview)
+	if preview.Directory != "sample" || len(preview.Contacts) != audience.PreviewSize {
+		t.Errorf("lead_preview: %+v", preview)
+	}
+	mustContain(t, md, "**sample directory**")
+	md = c.Result(vibesell.ToolImportLeads, map[string]any{"count": 10}, nil)
+	mustContain(t, md, "from the sample directory", "made-up sample contacts on reserved domains")
+}

@@ -1,0 +1,101 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"vibesell"
+	"vibesell/auth"
+	"vibesell/campaigns"
+	"vibesell/toolkit"
+)
+
+type findingData struct {
+	Check   string `json:"check" enum:"merge_fields,spam_phrases,links,images,length,personalisation,subject,unsubscribe_and_address,mailbox" jsonschema:"what was checked"`
+	Status  string `json:"status" enum:"pass,warn,fail" jsonschema:"pass: fine; warn: hurts replies or deliverability, fix it if you can; fail: blocks the launch"`
+	Finding string `json:"finding" jsonschema:"what was found"`
+	Why     string `json:"why" jsonschema:"why it matters"`
+	Fix     string `json:"fix" jsonschema:"how to fix it; empty on a pass"`
+}
+
+type firstEmailOutput struct {
+	Kind     string        `json:"kind" enum:"first_email"`
+	Sequence string        `json:"sequence" jsonschema:"the sequence id" pattern:"^sq_[0-9a-f]{16}$"`
+	Version  int           `json:"version" jsonschema:"the version rendered"`
+	Approved bool          `json:"approved" jsonschema:"true when that version is approved"`
+	Lead     string        `json:"lead" jsonschema:"the imported lead it was rendered for (their address)"`
+	LeadName string        `json:"leadName" jsonschema:"the lead's name and company as imported"`
+	Subject  string        `json:"subject" jsonschema:"the subject as this lead gets it"`
+	Text     string        `json:"text" jsonschema:"the plain-text body as this lead gets it, with the footer every email carries (sender, postal address, unsubscribe line)"`
+	HTML     string        `json:"html" jsonschema:"the same body as the HTML part, escaped"`
+	Findings []findingData `json:"findings" jsonschema:"each check, pass, warn or fail"`
+	Verdict  string        `json:"verdict" enum:"pass,warn,fail" jsonschema:"fail when any check fails (the launch is blocked), warn when any warns, else pass"`
+}
+
+type checkFirstEmailInput struct {
+	Sequence string `json:"sequence" jsonschema:"the sequence id" example:"sq_3f2a9c0d4b5e6f70" pattern:"^sq_[0-9a-f]{16}$"`
+	Version  int    `json:"version,omitempty" jsonschema:"the version to render; absent: the latest" example:"2" minimum:"1"`
+	Lead     string `json:"lead,omitempty" jsonschema:"the address of an imported lead the person wants to see it for; absent: the first imported lead" example:"ana@alpha.example" maxLength:"320"`
+}
+
+func checkFirstEmail(d Deps) toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[checkFirstEmailInput, firstEmailOutput]{
+		Name:  vibesell.ToolCheckFirstEmail,
+		Title: "Check the first email",
+		Description: "Renders step 1 of a sequence exactly as one real imported lead would get it (the person may name the lead), with the footer every email carries, and checks it the way a deliverability expert would: " +
+			"spam-trigger phrases, links and their domains, images, length, personalisation coverage across the leads, subject length and capitals, the unsubscribe line and postal address, merge fields left unresolved, and whether a mailbox is ready to send. " +
+			"Each finding is pass, warn or fail with why it matters and how to fix it; a fail blocks launch_campaign. It sends nothing and changes nothing. " +
+			"Not for saving edits (save_sequence).",
+		Annotations: toolkit.Annotations{ReadOnly: toolkit.Yes, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeRead},
+		Handler: func(ctx context.Context, p auth.Principal, in checkFirstEmailInput) (toolkit.Result[firstEmailOutput], error) {
+			fe, err := d.Campaigns.CheckFirstEmail(ctx, p.WorkspaceID, campaigns.CheckRequest{Sequence: in.Sequence, Version: in.Version, Lead: in.Lead})
+			if err != nil {
+				return toolkit.Result[firstEmailOutput]{}, err
+			}
+			out := firstEmailOutput{Sequence: fe.Sequence.ID, Version: fe.Sequence.Version, Approved: fe.Sequence.Approved(), Lead: fe.Lead.Email,
+				LeadName: leadName(fe.Lead), Subject: fe.Subject, Text: fe.Text, HTML: fe.HTML, Findings: []findingData{}, Verdict: fe.Verdict}
+			for _, f := range fe.Findings {
+				out.Findings = append(out.Findings, findingData(f))
+			}
+			return toolkit.Result[firstEmailOutput]{Markdown: firstEmailMarkdown(fe), Data: out}, nil
+		},
+	})
+}
+
+func leadName(l campaigns.Lead) string {
+	name := strings.TrimSpace(l.FirstName + " " + l.LastName)
+	if name == "" {
+		name = l.Email
+	}
+	if l.Company != "" {
+		name += ", " + l.Company
+	}
+	return name
+}
+
+func firstEmailMarkdown(fe campaigns.FirstEmail) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Step 1 of sequence %s version %d, as %s (%s) gets it:\n\nSubject: %s\n\n%s\n\n", fe.Sequence.ID, fe.Sequence.Version, leadName(fe.Lead), fe.Lead.Email, fe.Subject, fe.Text)
+	b.WriteString("## Checks\n")
+	for _, f := range fe.Findings {
+		fmt.Fprintf(&b, "- %s, %s: %s %s", strings.ToUpper(f.Status), strings.ReplaceAll(f.Check, "_", " "), f.Finding, f.Why)
+		if f.Fix != "" {
+			fmt.Fprintf(&b, " Fix: %s", f.Fix)
+		}
+		b.WriteString("\n")
+	}
+	switch fe.Verdict {
+	case campaigns.Fail:
+		fmt.Fprintf(&b, "\nVerdict: fail. launch_campaign refuses while a check fails. Tell the person what fails and why; fix the text with %s (a new version to approve), or what else each fix says.\n", vibesell.ToolSaveSequence)
+	case campaigns.Warn:
+		b.WriteString("\nVerdict: warnings only. Nothing blocks the launch, but each warning costs replies or deliverability: put them to the person before going on.\n")
+	default:
+		b.WriteString("\nVerdict: every check passes.\n")
+	}
+	if !fe.Sequence.Approved() {
+		fmt.Fprintf(&b, "This version is not approved yet: show the person every step and, once they agree, call %s with version %d.\n", vibesell.ToolApproveSequence, fe.Sequence.Version)
+	}
+	return b.String()
+}

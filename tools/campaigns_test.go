@@ -1,0 +1,194 @@
+package tools
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/riverqueue/river"
+
+	"vibesell"
+	"vibesell/approvals"
+	"vibesell/campaigns"
+	"vibesell/campaigns/campaignstest"
+	"vibesell/store/storetest"
+	"vibesell/toolkit/toolkittest"
+	"vibesell/workspace/workspacetest"
+)
+
+type campaignsBundle struct {
+	env    *campaignstest.Env
+	ws     workspacetest.Pair
+	acme   *toolkittest.Client
+	globex *toolkittest.Client
+}
+
+func newCampaignsBundle(t *testing.T) *campaignsBundle {
+	t.Helper()
+	pool := storetest.New(t)
+	// Tue 1 Dec 2026, 07:00 UTC: 08:00 in Berlin.
+	env := campaignstest.New(t, pool, time.Date(2026, 12, 1, 7, 0, 0, 0, time.UTC), campaigns.Config{})
+	b := &campaignsBundle{env: env, ws: workspacetest.Two(t, pool)}
+	deps := Deps{Clock: env.Clock, Workspaces: env.Workspaces, Sending: env.Sending, Approvals: env.Approvals, Audience: env.Audience, Campaigns: env.Campaigns}
+	b.acme = toolkittest.Connect(t, NewServer(deps, nil), workspacetest.Principal(b.ws.Acme))
+	b.globex = toolkittest.Connect(t, NewServer(deps, nil), workspacetest.Principal(b.ws.Globex))
+	workers := river.NewWorkers()
+	storetest.StartRiver(t, pool, &river.Config{Workers: workers, PeriodicJobs: approvals.AddWorkers(workers, env.Approvals)})
+	return b
+}
+
+var workdays = []string{"monday", "tuesday", "wednesday", "thursday", "friday"}
+
+func TestCampaignTools(t *testing.T) {
+	t.Parallel()
+	b := newCampaignsBundle(t)
+	c := b.acme
+	acme := b.ws.Acme.ID
+	b.env.AddLeads(t, acme,
+		campaigns.Lead{Email: "ana@alpha.test", FirstName: "Ana", Company: "Alpha", TimeZone: "Europe/Berlin"},
+		campaigns.Lead{Email: "yuki@gamma.test", FirstName: "由紀", Company: "<b>Gamma</b> & Co", TimeZone: "Asia/Tokyo"},
+		campaigns.Lead{Email: "lee@delta.test", Company: "Delta", TimeZone: "America/New_York"})
+	b.env.AddMailbox(t, acme, "sam@getacme.test", "Sam Lee", campaignstest.Warm)
+
+	steps := []map[string]any{
+		{"subject": "Lists at {{company|your team}}", "body": "Hi {{first_name|there}},\n\nYour reps at {{company}} build prospect lists by hand. We do it for them, checked and ready each Monday, so they spend the week selling.\n\nTeams like yours save about six hours a week per rep. Worth a short call next week?\n\nSam"},
+		{"body": "Hi {{first_name|there}}, a quick nudge on my note below. Would a ten-minute call help?", "waitBusinessDays": 3, "sameThread": true},
+	}
+	var seq sequenceOutput
+	t.Run("save_sequence", func(t *testing.T) {
+		md := c.Result(vibesell.ToolSaveSequence, map[string]any{"name": "Lists", "steps": steps}, &seq)
+		there := "there"
+		want := []mergeFieldData{
+			{Field: "company", Steps: []int{1}, LeadsLacking: 0, Receives: "nothing: the email cannot be sent to them until the field has a fallback, such as {{company|…}}"},
+			{Field: "first_name", Steps: []int{1, 2}, LeadsLacking: 1, Fallback: &there, Receives: `"there" in its place`},
+		}
+		if d := cmp.Diff(want, seq.Sequence.MergeFields); d != "" || seq.Sequence.Version != 1 || seq.Sequence.Approved || seq.Sequence.Steps[1].Subject != "Re: Lists at {{company|your team}}" {
+			t.Errorf("sequence %+v; merge fields (-want +got):\n%s", seq.Sequence, d)
+		}
+		mustContain(t, md, "Saved version 1 of the sequence.", "- {{first_name}}: 1 lead has no value for it and would get \"there\" in its place.",
+			"### Step 2 (3 business days after step 1, in the same thread)", `call approve_sequence with sequence "`+seq.Sequence.Sequence+`" and version 1`)
+		msg := c.Refusal(vibesell.ToolSaveSequence, map[string]any{"steps": []map[string]any{{"subject": "Hi", "body": "Hi {{firstname}}"}}})
+		mustContain(t, msg, "Step 1's body: {{firstname}} is not a merge field we know; the fields are {{first_name}}")
+	})
+
+	t.Run("approve_sequence", func(t *testing.T) {
+		var out sequenceOutput
+		md := c.Result(vibesell.ToolApproveSequence, map[string]any{"sequence": seq.Sequence.Sequence, "version": 1}, &out)
+		if !out.Sequence.Approved || out.Sequence.ApprovedBy == nil || !out.Changed {
+			t.Errorf("approved: %+v", out.Sequence)
+		}
+		mustContain(t, md, "Approved version 1.")
+		var edited sequenceOutput
+		c.Result(vibesell.ToolSaveSequence, map[string]any{"sequence": seq.Sequence.Sequence, "steps": steps[:1]}, &edited)
+		if edited.Sequence.Version != 2 || edited.Sequence.Approved {
+			t.Errorf("edited: %+v", edited.Sequence)
+		}
+		msg := c.Refusal(vibesell.ToolApproveSequence, map[string]any{"sequence": seq.Sequence.Sequence, "version": 1})
+		mustContain(t, msg, "Version 1 of sequence "+seq.Sequence.Sequence+" was edited since: version 2 is the latest.")
+		c.Result(vibesell.ToolApproveSequence, map[string]any{"sequence": seq.Sequence.Sequence, "version": 2}, &out)
+	})
+
+	t.Run("check_first_email", func(t *testing.T) {
+		var out firstEmailOutput
+		md := c.Result(vibesell.ToolCheckFirstEmail, map[string]any{"sequence": seq.Sequence.Sequence, "lead": "YUKI@gamma.test"}, &out)
+		if out.Subject != "Lists at <b>Gamma</b> & Co" || !strings.HasPrefix(out.Text, "Hi 由紀,") || !strings.Contains(out.HTML, "at &lt;b&gt;Gamma&lt;/b&gt; &amp; Co build") {
+			t.Errorf("rendered: %q\n%q\n%q", out.Subject, out.Text, out.HTML)
+		}
+		statuses := map[string]string{}
+		for _, f := range out.Findings {
+			statuses[f.Check] = f.Status
+		}
+		want := map[string]string{"merge_fields": "pass", "spam_phrases": "pass", "links": "pass", "images": "pass", "length": "pass",
+			"personalisation": "warn", "subject": "pass", "unsubscribe_and_address": "fail", "mailbox": "pass"}
+		if d := cmp.Diff(want, statuses); d != "" || out.Verdict != "fail" || out.Version != 2 {
+			t.Errorf("verdict %s version %d; findings (-want +got):\n%s", out.Verdict, out.Version, d)
+		}
+		mustContain(t, md, "as 由紀, <b>Gamma</b> & Co (yuki@gamma.test)", "FAIL, unsubscribe and address: The workspace has no postal address",
+			"Fix: Ask the person for their postal address and pass postalAddress to stage_campaign", "Verdict: fail.")
+		msg := c.Refusal(vibesell.ToolCheckFirstEmail, map[string]any{"sequence": seq.Sequence.Sequence, "lead": "nobody@else.test"})
+		mustContain(t, msg, "nobody@else.test is not one of the workspace's imported leads")
+	})
+
+	var staged campaignOutput
+	t.Run("stage_campaign", func(t *testing.T) {
+		md := c.Result(vibesell.ToolStageCampaign, map[string]any{"name": "Heads of sales", "sequence": seq.Sequence.Sequence,
+			"windowStart": "09:00", "windowEnd": "17:00", "days": workdays, "dailyCap": 20, "stopForCompany": true}, &staged)
+		cp := staged.Campaign
+		if cp.Status != "staged" || cp.Leads != 3 || cp.SequenceVersion != 2 || !cp.SequenceApproved || len(cp.Blockers) != 1 ||
+			cp.Metrics.Sent.Value != nil || cp.Metrics.Opens.Value != nil || cp.Metrics.Opens.Why == "" || len(cp.Metrics.Steps) != 1 {
+			t.Errorf("staged: %+v", cp)
+		}
+		mustContain(t, md, "Staged the campaign. Nothing is sent", "Schedule: 09:00 to 17:00, Monday to Friday, in each person's own time zone; at most 20 emails per mailbox a day; a reply stops everyone at that person's company.",
+			"Before it can launch (1 thing):", "The workspace has no postal address")
+		msg := c.Refusal(vibesell.ToolStageCampaign, map[string]any{"name": "x", "sequence": seq.Sequence.Sequence, "windowStart": "17:00", "windowEnd": "09:00", "days": workdays})
+		mustContain(t, msg, "The sending window 17:00 to 09:00 is empty")
+	})
+
+	t.Run("launch_campaign lists every blocker, then asks the web app", func(t *testing.T) {
+		msg := c.Refusal(vibesell.ToolLaunchCampaign, map[string]any{"campaign": staged.Campaign.Campaign})
+		mustContain(t, msg, "cannot launch yet (1 thing to fix): (1) The workspace has no postal address")
+		c.Result(vibesell.ToolStageCampaign, map[string]any{"campaign": staged.Campaign.Campaign, "name": "Heads of sales", "sequence": seq.Sequence.Sequence,
+			"windowStart": "09:00", "windowEnd": "17:00", "days": workdays, "dailyCap": 20, "stopForCompany": true,
+			"postalAddress": "Acme GmbH, Torstraße 1, 10119 Berlin, Germany", "timeZone": "Europe/Berlin"}, &staged)
+		var ap approvalOutput
+		md := c.Result(vibesell.ToolLaunchCampaign, map[string]any{"campaign": staged.Campaign.Campaign}, &ap)
+		if ap.DecideHere || !ap.Irreversible || ap.Status != "pending" {
+			t.Errorf("launch approval: %+v", ap)
+		}
+		mustContain(t, md, "First email: Tue 1 Dec 2026, 16:00 Asia/Tokyo (07:00 UTC)", "Volume: up to 3 emails a day (20 per mailbox, 1 mailbox)",
+			"Sent email cannot be recalled.", "Only a signed-in person can approve this, in the VibeSell web app")
+		msg = c.Refusal(vibesell.ToolDecideApproval, map[string]any{"approval": ap.Approval, "decision": "approve"})
+		mustContain(t, msg, ap.AppURL)
+		if done := b.env.Decide(t, acme, ap.Approval, true, approvals.ViaWeb); done.Status != approvals.Done {
+			t.Fatalf("launch: %s %v", done.Status, done.Outcome)
+		}
+	})
+
+	t.Run("get_campaign and estimate_campaign_plan", func(t *testing.T) {
+		var out campaignOutput
+		md := c.Result(vibesell.ToolGetCampaign, nil, &out)
+		if out.Campaign.Status != "scheduled" || out.Campaign.FirstSendAt == nil {
+			t.Errorf("after launch: %+v", out.Campaign)
+		}
+		mustContain(t, md, "Status: scheduled, first email due Tue 1 Dec 2026, 07:00 UTC.", "Metrics: not available (null). VibeSell does not record sends yet")
+		msg := b.globex.Refusal(vibesell.ToolGetCampaign, map[string]any{"campaign": staged.Campaign.Campaign})
+		mustContain(t, msg, "There is no campaign "+staged.Campaign.Campaign+" in this workspace.")
+
+		var e campaignEstimateOutput
+		md = c.Result(vibesell.ToolEstimateCampaignPlan, map[string]any{"campaign": staged.Campaign.Campaign}, &e)
+		if e.PerDay != 20 || e.Days == nil || *e.Days != 1 || e.TimeZone != "Europe/Berlin" || e.RepliesHigh != 0 {
+			t.Errorf("estimate: %+v", e)
+		}
+		mustContain(t, md, "3 people, 1 email each, from 1 mailbox at 20 a day each: 20 emails a sending day.",
+			"Every person has the first email after 1 sending day, on Tue 1 Dec 2026; the last email goes on Tue 1 Dec 2026 (dates in Europe/Berlin).", "assume 1% to 3% of the people written to reply")
+		b.globex.Refusal(vibesell.ToolEstimateCampaignPlan, map[string]any{"campaign": staged.Campaign.Campaign})
+	})
+
+	t.Run("stop_campaign and resume_campaign are decided in the conversation", func(t *testing.T) {
+		msg := c.Refusal(vibesell.ToolResumeCampaign, map[string]any{"campaign": staged.Campaign.Campaign})
+		mustContain(t, msg, "is scheduled, not paused")
+		var stop approvalOutput
+		c.Result(vibesell.ToolStopCampaign, map[string]any{"campaign": staged.Campaign.Campaign}, &stop)
+		if !stop.DecideHere || stop.Irreversible {
+			t.Errorf("stop: %+v", stop)
+		}
+		var decided approvalOutput
+		c.Result(vibesell.ToolDecideApproval, map[string]any{"approval": stop.Approval, "decision": "approve"}, &decided)
+		if decided.Status != "done" {
+			t.Fatalf("stop decided: %s %v", decided.Status, decided.Outcome)
+		}
+		var out campaignOutput
+		c.Result(vibesell.ToolGetCampaign, map[string]any{"campaign": staged.Campaign.Campaign}, &out)
+		if out.Campaign.Status != "paused" || out.Campaign.PausedReason == nil {
+			t.Errorf("after stop: %+v", out.Campaign)
+		}
+		msg = c.Refusal(vibesell.ToolStopCampaign, map[string]any{"campaign": staged.Campaign.Campaign})
+		mustContain(t, msg, "is paused: only a scheduled or sending campaign can be stopped")
+		var resume approvalOutput
+		c.Result(vibesell.ToolResumeCampaign, map[string]any{"campaign": staged.Campaign.Campaign}, &resume)
+		if !resume.DecideHere {
+			t.Errorf("resume: %+v", resume)
+		}
+	})
+}

@@ -1,0 +1,108 @@
+package web
+
+import (
+	"net/http"
+	"strings"
+
+	"vibesell"
+	"vibesell/auth"
+	"vibesell/campaigns"
+	"vibesell/workspace"
+)
+
+// campaignCard is one campaign as the campaigns page shows it.
+type campaignCard struct {
+	C         campaigns.Campaign
+	Status    string
+	Sequence  string
+	Approved  bool
+	Steps     []campaignStep
+	Schedule  string
+	Mailboxes string
+	People    string
+	FirstSend string
+	Metrics   string
+	Opens     string
+}
+
+type campaignStep struct {
+	N       int
+	When    string
+	Subject string
+}
+
+var campaignStatusLabels = map[string]string{
+	campaigns.Staged: "Not launched yet", campaigns.Scheduled: "Scheduled", campaigns.Sending: "Sending",
+	campaigns.Paused: "Paused", campaigns.Finished: "Finished",
+}
+
+// campaignsPage shows each campaign with its sequence, schedule and
+// metrics.
+func (s *server) campaignsPage(w http.ResponseWriter, r *http.Request, u auth.User, ses auth.WebSession) {
+	list, err := s.Campaigns.List(r.Context(), u.WorkspaceID, 50)
+	if err != nil {
+		s.renderError(w, r, err, 0, "", "")
+		return
+	}
+	cards := make([]campaignCard, 0, len(list))
+	for _, l := range list {
+		c, q := l.Campaign, l.Sequence
+		card := campaignCard{C: c, Status: campaignStatusLabels[c.Status], Sequence: q.Name, Approved: q.Approved(),
+			Schedule: c.Schedule.Describe(), Mailboxes: vibesell.JoinAnd(c.Mailboxes), People: vibesell.Plural(c.Leads, "person", "people"),
+			Metrics: "Not measured yet. " + l.Metrics.Why, Opens: l.Metrics.OpensWhy}
+		if c.FirstSendAt != nil {
+			card.FirstSend = formatTime(*c.FirstSendAt, u.TimeZone)
+		}
+		for i, st := range q.Steps {
+			when := "First email"
+			if i > 0 {
+				when = vibesell.Plural(st.WaitBusinessDays, "business day", "business days") + " later"
+				if st.SameThread {
+					when += ", same thread"
+				}
+			}
+			card.Steps = append(card.Steps, campaignStep{N: i + 1, When: when, Subject: q.SubjectOf(i)})
+		}
+		cards = append(cards, card)
+	}
+	s.render(w, r, http.StatusOK, "campaigns", pageData{Title: "Campaigns", User: &u, CSRF: ses.CSRF(), Body: cards})
+}
+
+type settingsData struct {
+	Sender workspace.Sender
+}
+
+// settingsPage shows who the workspace's emails come from, to change.
+func (s *server) settingsPage(w http.ResponseWriter, r *http.Request, u auth.User, ses auth.WebSession) {
+	sender, err := s.Workspaces.Sender(r.Context(), u.WorkspaceID)
+	if err != nil {
+		s.renderError(w, r, err, 0, "", "")
+		return
+	}
+	d := pageData{Title: "Settings", User: &u, CSRF: ses.CSRF(), Body: settingsData{Sender: sender}}
+	if r.URL.Query().Get("saved") == "1" {
+		d.Notice = "Saved. Every email from now on carries these details."
+	}
+	s.render(w, r, http.StatusOK, "settings", d)
+}
+
+// saveSettings saves the sender settings; a refusal shows the form again
+// with what the person typed.
+func (s *server) saveSettings(w http.ResponseWriter, r *http.Request, u auth.User, ses auth.WebSession) {
+	field := func(name string) *string {
+		v := strings.TrimSpace(r.PostFormValue(name))
+		return &v
+	}
+	c := workspace.SenderChange{PostalAddress: field("postalAddress"), Name: field("senderName"), TimeZone: field("timeZone")}
+	if _, err := s.Workspaces.SetSender(r.Context(), u.WorkspaceID, c, s.Clock.Now()); err != nil {
+		if vibesell.ErrorCode(err) == vibesell.EINTERNAL {
+			s.renderError(w, r, err, 0, "", "")
+			return
+		}
+		typed := workspace.Sender{PostalAddress: *c.PostalAddress, Name: *c.Name, TimeZone: *c.TimeZone}
+		s.render(w, r, http.StatusUnprocessableEntity, "settings", pageData{Title: "Settings", User: &u, CSRF: ses.CSRF(),
+			Message: vibesell.ErrorMessage(err), Body: settingsData{Sender: typed}})
+		return
+	}
+	http.Redirect(w, r, "/app/settings?saved=1", http.StatusSeeOther)
+}

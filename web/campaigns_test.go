@@ -1,0 +1,107 @@
+package web_test
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"vibesell/auth"
+	"vibesell/campaigns"
+	"vibesell/campaigns/campaignstest"
+	"vibesell/store/storetest"
+	"vibesell/web"
+	"vibesell/workspace/workspacetest"
+)
+
+// The settings page sets who the emails come from; the campaigns page
+// shows each campaign of the signed-in person's workspace only.
+func TestCampaignsAndSettingsPages(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := storetest.New(t)
+	env := campaignstest.New(t, pool, time.Date(2026, 12, 1, 7, 0, 0, 0, time.UTC), campaigns.Config{})
+	ws := workspacetest.Two(t, pool)
+	var h http.Handler
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
+	t.Cleanup(srv.Close)
+	accounts := auth.NewAccounts(pool, nil)
+	for _, u := range []auth.NewUser{
+		{WorkspaceID: ws.Acme.ID, Email: "ada@acme.test", Password: password, TimeZone: "Europe/Paris"},
+		{WorkspaceID: ws.Globex.ID, Email: "bob@globex.test", Password: password},
+	} {
+		if _, err := accounts.CreateUser(ctx, u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var err error
+	h, err = web.New(web.Config{PublicURL: srv.URL, Accounts: accounts, Approvals: env.Approvals, Workspaces: env.Workspaces, Campaigns: env.Campaigns,
+		Clock: env.Clock, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &app{srv: srv, pool: pool}
+	ada := a.browser(t)
+	ada.signIn("ada@acme.test")
+
+	t.Run("settings", func(t *testing.T) {
+		form := ada.Get("/app/settings")
+		if form.Status != http.StatusOK || !strings.Contains(form.Body, `value="UTC"`) {
+			t.Fatalf("settings: %d\n%s", form.Status, form.Body)
+		}
+		bad := ada.Post("/app/settings", url.Values{"csrf": {form.CSRF(t)}, "senderName": {"Ada Lovelace"}, "postalAddress": {"Acme SA, 1 rue de Rivoli, 75001 Paris, France"}, "timeZone": {"Paris"}})
+		if bad.Status != http.StatusUnprocessableEntity || !strings.Contains(bad.Body, "timeZone &#34;Paris&#34; is not a time zone we know") || !strings.Contains(bad.Body, "1 rue de Rivoli") {
+			t.Errorf("a bad time zone: %d\n%s", bad.Status, bad.Body)
+		}
+		ok := ada.Post("/app/settings", url.Values{"csrf": {form.CSRF(t)}, "senderName": {"Ada Lovelace"}, "postalAddress": {"Acme SA, 1 rue de Rivoli, 75001 Paris, France"}, "timeZone": {"Europe/Paris"}})
+		if ok.Status != http.StatusSeeOther || ok.Location != "/app/settings?saved=1" {
+			t.Fatalf("save: %d %s\n%s", ok.Status, ok.Location, ok.Body)
+		}
+		s, err := env.Workspaces.Sender(ctx, ws.Acme.ID)
+		if err != nil || s.Name != "Ada Lovelace" || s.TimeZone != "Europe/Paris" || !strings.HasPrefix(s.PostalAddress, "Acme SA") {
+			t.Errorf("saved: %+v %v", s, err)
+		}
+		if g, _ := env.Workspaces.Sender(ctx, ws.Globex.ID); g.Name != "" {
+			t.Errorf("globex got acme's sender: %+v", g)
+		}
+		if p := ada.Get("/app/settings?saved=1"); !strings.Contains(p.Body, "Saved.") || !strings.Contains(p.Body, `value="Ada Lovelace"`) {
+			t.Errorf("after saving:\n%s", p.Body)
+		}
+	})
+
+	t.Run("campaigns", func(t *testing.T) {
+		if p := ada.Get("/app/campaigns"); !strings.Contains(p.Body, "No campaign yet.") {
+			t.Errorf("empty:\n%s", p.Body)
+		}
+		env.AddLeads(t, ws.Acme.ID, campaigns.Lead{Email: "ana@alpha.test", FirstName: "Ana", Company: "Alpha"})
+		env.AddMailbox(t, ws.Acme.ID, "sam@getacme.test", "Sam", campaignstest.Warm)
+		q, err := env.Campaigns.SaveSequence(ctx, ws.Acme.ID, campaigns.SaveRequest{Name: "Lists", Steps: []campaigns.Step{
+			{Subject: "Lists at {{company|your team}}", Body: "Hi {{first_name|there}}"},
+			{Body: "A nudge", WaitBusinessDays: 3, SameThread: true}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := env.Campaigns.Stage(ctx, ws.Acme.ID, campaigns.StageRequest{Name: "Heads of <sales>", Sequence: q.Sequence.ID, WindowStart: 540, WindowEnd: 1020,
+			Days: []time.Weekday{time.Monday, time.Tuesday, time.Wednesday, time.Thursday, time.Friday}, DailyCap: 25}); err != nil {
+			t.Fatal(err)
+		}
+		p := ada.Get("/app/campaigns")
+		for _, want := range []string{"Heads of &lt;sales&gt;", "Not launched yet", "Lists, version 1 <strong>(not approved yet)</strong>",
+			"First email: “Lists at {{company|your team}}”", "3 business days later, same thread: “Re: Lists at {{company|your team}}”",
+			"1 person", "sam@getacme.test", "09:00 to 17:00, Monday to Friday, in each person&#39;s own time zone; at most 25 emails per mailbox a day",
+			"Not measured yet. The campaign is staged, not launched: nothing has been sent."} {
+			if !strings.Contains(p.Body, want) {
+				t.Errorf("the page lacks %q:\n%s", want, p.Body)
+			}
+		}
+		bob := a.browser(t)
+		bob.signIn("bob@globex.test")
+		if p := bob.Get("/app/campaigns"); strings.Contains(p.Body, "Heads of") || !strings.Contains(p.Body, "No campaign yet.") {
+			t.Errorf("globex sees acme's campaign:\n%s", p.Body)
+		}
+	})
+}

@@ -1,0 +1,221 @@
+package web
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"vibesell"
+	"vibesell/approvals"
+	"vibesell/audience"
+	"vibesell/auth"
+)
+
+// LeadsPath is the leads page: where a person uploads a CSV of leads and
+// blocks addresses. import_leads hands out its address.
+const LeadsPath = "/app/leads"
+
+func (s *server) leadRoutes(mux *http.ServeMux) {
+	if s.Audience == nil {
+		return
+	}
+	mux.HandleFunc("GET "+LeadsPath, s.signedIn(s.leadsPage))
+	mux.HandleFunc("POST "+LeadsPath+"/uploads", s.postFile(s.signedIn(s.storeUpload)))
+	mux.HandleFunc("GET "+LeadsPath+"/uploads/{id}", s.signedIn(s.uploadPage))
+	mux.HandleFunc("POST "+LeadsPath+"/uploads/{id}/check", s.post(s.signedIn(s.checkUpload)))
+	mux.HandleFunc("POST "+LeadsPath+"/uploads/{id}/import", s.post(s.signedIn(s.importUpload)))
+	mux.HandleFunc("POST "+LeadsPath+"/suppressions", s.post(s.signedIn(s.suppress)))
+}
+
+// postFile is post for the upload form: the same origin checks, a body as
+// large as a file may be, read as multipart.
+func (s *server) postFile(next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if err := s.cop.Check(r); err != nil {
+			s.renderError(w, r, nil, http.StatusForbidden, "Request refused",
+				"This form was sent from another site, so it was not accepted. Open the page in VibeSell and try again.")
+			return
+		}
+		if o := r.Header.Get("Origin"); o != "" && o != s.origin {
+			s.renderError(w, r, nil, http.StatusForbidden, "Request refused", "This form was sent from another site, so it was not accepted.")
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, audience.MaxUploadBytes+1<<20)
+		if err := r.ParseMultipartForm(8 << 20); err != nil {
+			s.renderError(w, r, nil, http.StatusRequestEntityTooLarge, "File not accepted",
+				fmt.Sprintf("The file could not be read: files of up to %d MB can be uploaded. Split a bigger file and upload each part.", audience.MaxUploadBytes>>20))
+			return
+		}
+		next(w, r)
+	}
+}
+
+type leadsData struct {
+	UploadPath, SuppressPath string
+	MaxMB                    int
+	LastImport               *audience.Import
+	ImportPath               string // the approval the last import carries out
+	ImportStarted            string
+}
+
+func (s *server) leadsPage(w http.ResponseWriter, r *http.Request, u auth.User, ses auth.WebSession) {
+	s.showLeads(w, r, u, ses, http.StatusOK, "", "")
+}
+
+func (s *server) showLeads(w http.ResponseWriter, r *http.Request, u auth.User, ses auth.WebSession, status int, message, notice string) {
+	last, err := s.Audience.LastImport(r.Context(), u.WorkspaceID)
+	if err != nil {
+		s.renderError(w, r, err, 0, "", "")
+		return
+	}
+	d := leadsData{UploadPath: LeadsPath + "/uploads", SuppressPath: LeadsPath + "/suppressions", MaxMB: audience.MaxUploadBytes >> 20, LastImport: last}
+	refresh := 0
+	if last != nil {
+		d.ImportPath, d.ImportStarted = approvals.AppPath(last.ApprovalID), formatTime(last.StartedAt, u.TimeZone)
+		if last.FinishedAt == nil {
+			refresh = 2 // the page follows a running import by itself
+		}
+	}
+	s.render(w, r, status, "leads", pageData{Title: "Leads", User: &u, CSRF: ses.CSRF(), Message: message, Notice: notice, Refresh: refresh, Body: d})
+}
+
+func (s *server) storeUpload(w http.ResponseWriter, r *http.Request, u auth.User, ses auth.WebSession) {
+	f, h, err := r.FormFile("file")
+	if err != nil {
+		s.showLeads(w, r, u, ses, http.StatusUnprocessableEntity, "Choose a CSV file to upload.", "")
+		return
+	}
+	defer f.Close()
+	content, err := io.ReadAll(f)
+	if err != nil {
+		s.renderError(w, r, fmt.Errorf("read uploaded file: %w", err), 0, "", "")
+		return
+	}
+	up, err := s.Audience.StoreUpload(r.Context(), u.WorkspaceID, h.Filename, content)
+	if vibesell.ErrorCode(err) == vibesell.EINVALID {
+		s.showLeads(w, r, u, ses, http.StatusUnprocessableEntity, vibesell.ErrorMessage(err), "")
+		return
+	}
+	if err != nil {
+		s.renderError(w, r, err, 0, "", "")
+		return
+	}
+	http.Redirect(w, r, LeadsPath+"/uploads/"+up.ID, http.StatusSeeOther)
+}
+
+type uploadColumn struct {
+	Index  int
+	Name   string
+	Chosen string
+}
+
+type uploadData struct {
+	U          audience.Upload
+	Columns    []uploadColumn
+	Fields     []string
+	Uploaded   string
+	Checked    string
+	CheckPath  string
+	ImportPath string
+	Importable bool
+}
+
+func (s *server) uploadPage(w http.ResponseWriter, r *http.Request, u auth.User, ses auth.WebSession) {
+	s.showUpload(w, r, u, ses, http.StatusOK, "", r.URL.Query().Get("checked") == "1")
+}
+
+func (s *server) showUpload(w http.ResponseWriter, r *http.Request, u auth.User, ses auth.WebSession, status int, message string, justChecked bool) {
+	up, err := s.Audience.Upload(r.Context(), u.WorkspaceID, r.PathValue("id"))
+	if err != nil {
+		s.renderError(w, r, err, 0, "", "")
+		return
+	}
+	mapping := up.Mapping
+	if mapping == nil {
+		mapping = up.Suggested
+	}
+	d := uploadData{U: up, Fields: audience.LeadFields, Uploaded: formatTime(up.UploadedAt, u.TimeZone),
+		CheckPath: LeadsPath + "/uploads/" + up.ID + "/check", ImportPath: LeadsPath + "/uploads/" + up.ID + "/import",
+		Importable: up.Checked() && up.Valid > 0}
+	for i, h := range up.Header {
+		d.Columns = append(d.Columns, uploadColumn{Index: i, Name: h, Chosen: mapping[i]})
+	}
+	if up.CheckedAt != nil {
+		d.Checked = formatTime(*up.CheckedAt, u.TimeZone)
+	}
+	notice := ""
+	if justChecked {
+		notice = "Checked. The rows that cannot be imported are listed below with their line numbers."
+	}
+	s.render(w, r, status, "upload", pageData{Title: up.FileName, User: &u, CSRF: ses.CSRF(), Message: message, Notice: notice, Body: d})
+}
+
+func (s *server) checkUpload(w http.ResponseWriter, r *http.Request, u auth.User, ses auth.WebSession) {
+	up, err := s.Audience.Upload(r.Context(), u.WorkspaceID, r.PathValue("id"))
+	if err != nil {
+		s.renderError(w, r, err, 0, "", "")
+		return
+	}
+	mapping := make([]string, len(up.Header))
+	for i := range mapping {
+		mapping[i] = r.PostFormValue(fmt.Sprintf("col%d", i))
+	}
+	_, err = s.Audience.CheckUpload(r.Context(), u.WorkspaceID, up.ID, mapping)
+	if vibesell.ErrorCode(err) == vibesell.EINVALID {
+		s.showUpload(w, r, u, ses, http.StatusUnprocessableEntity, vibesell.ErrorMessage(err), false)
+		return
+	}
+	if err != nil {
+		s.renderError(w, r, err, 0, "", "")
+		return
+	}
+	http.Redirect(w, r, LeadsPath+"/uploads/"+up.ID+"?checked=1", http.StatusSeeOther)
+}
+
+// importUpload asks for the approval to import the upload, and shows it:
+// the person approves it there, as any other.
+func (s *server) importUpload(w http.ResponseWriter, r *http.Request, u auth.User, ses auth.WebSession) {
+	a, _, err := s.Audience.RequestImport(r.Context(), u.WorkspaceID, audience.ImportRequest{
+		Upload: r.PathValue("id"), RequestedBy: u.Email, RequestedVia: approvals.ViaWeb})
+	if vibesell.ErrorCode(err) == vibesell.EINVALID {
+		s.showUpload(w, r, u, ses, http.StatusUnprocessableEntity, vibesell.ErrorMessage(err), false)
+		return
+	}
+	if err != nil {
+		s.renderError(w, r, err, 0, "", "")
+		return
+	}
+	http.Redirect(w, r, "/app/approvals/"+a.ID, http.StatusSeeOther)
+}
+
+func (s *server) suppress(w http.ResponseWriter, r *http.Request, u auth.User, ses auth.WebSession) {
+	entries := strings.FieldsFunc(r.PostFormValue("entries"), func(c rune) bool { return c == '\n' || c == ',' || c == ' ' || c == '\r' || c == '\t' })
+	if len(entries) == 0 {
+		s.showLeads(w, r, u, ses, http.StatusUnprocessableEntity, "Write at least one address or domain to block.", "")
+		return
+	}
+	got, err := s.Audience.Suppress(r.Context(), u.WorkspaceID, entries, audience.ReasonManual)
+	if vibesell.ErrorCode(err) == vibesell.EINVALID {
+		s.showLeads(w, r, u, ses, http.StatusUnprocessableEntity, vibesell.ErrorMessage(err), "")
+		return
+	}
+	if err != nil {
+		s.renderError(w, r, err, 0, "", "")
+		return
+	}
+	var parts []string
+	if n := len(got.Addresses); n > 0 {
+		parts = append(parts, vibesell.Plural(n, "address", "addresses"))
+	}
+	if n := len(got.Domains); n > 0 {
+		parts = append(parts, vibesell.Plural(n, "whole domain", "whole domains"))
+	}
+	notice := "Blocked " + vibesell.JoinAnd(parts) + ". No import will ever bring them back, and nothing will be sent to them."
+	if len(parts) == 0 {
+		notice = "These were already blocked."
+	} else if len(got.Already) > 0 {
+		notice += " " + vibesell.Plural(len(got.Already), "entry was", "entries were") + " already blocked."
+	}
+	s.showLeads(w, r, u, ses, http.StatusOK, "", notice)
+}

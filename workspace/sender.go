@@ -1,0 +1,106 @@
+package workspace
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+	_ "time/tzdata" // time zones resolve the same on every machine
+
+	"github.com/google/uuid"
+
+	"vibesell"
+)
+
+// Sender is who a workspace's emails come from.
+type Sender struct {
+	// PostalAddress is the postal address every cold email carries (the
+	// law asks for one); "" until the person gives it.
+	PostalAddress string
+	// Name is the sender name used when a mailbox has none; "" until given.
+	Name string
+	// TimeZone is the workspace's time zone (IANA name): dates are shown
+	// in it, and leads whose own zone is unknown are written to in it.
+	// Default UTC.
+	TimeZone string
+}
+
+// Location returns the sender's time zone as a location (UTC when the
+// stored name no longer loads).
+func (s Sender) Location() *time.Location {
+	loc, err := time.LoadLocation(s.TimeZone)
+	if err != nil {
+		return time.UTC
+	}
+	return loc
+}
+
+// SenderChange sets the fields given; nil leaves a field as it is.
+type SenderChange struct {
+	PostalAddress *string
+	Name          *string
+	TimeZone      *string
+}
+
+// Sender returns the workspace's sender settings; a workspace that never
+// set them has none, in UTC.
+func (s *Service) Sender(ctx context.Context, ws uuid.UUID) (Sender, error) {
+	out := Sender{TimeZone: "UTC"}
+	var postal, name *string
+	err := s.db.QueryRow(ctx, `SELECT postal_address, sender_name, time_zone FROM workspace_senders WHERE workspace_id = $1`, ws).
+		Scan(&postal, &name, &out.TimeZone)
+	if isNoRows(err) {
+		return out, nil
+	}
+	if err != nil {
+		return Sender{}, fmt.Errorf("read sender of workspace %s: %w", ws, err)
+	}
+	if postal != nil {
+		out.PostalAddress = *postal
+	}
+	if name != nil {
+		out.Name = *name
+	}
+	return out, nil
+}
+
+// SetSender saves the fields of c that are set and returns the settings
+// as they stand. Refusals: EINVALID for an address shorter than 10 or
+// longer than 500 characters, an empty or over-long name, or a time zone
+// that is not an IANA name.
+func (s *Service) SetSender(ctx context.Context, ws uuid.UUID, c SenderChange, now time.Time) (Sender, error) {
+	var postal, name, zone *string
+	if c.PostalAddress != nil {
+		v := strings.TrimSpace(*c.PostalAddress)
+		if n := len([]rune(v)); n < 10 || n > 500 {
+			return Sender{}, vibesell.Errorf(vibesell.EINVALID,
+				"postalAddress needs the full postal address the law asks every cold email to carry (10 to 500 characters), for example \"Acme GmbH, Torstraße 1, 10119 Berlin, Germany\".")
+		}
+		postal = &v
+	}
+	if c.Name != nil {
+		v := strings.TrimSpace(*c.Name)
+		if n := len([]rune(v)); n < 1 || n > 100 {
+			return Sender{}, vibesell.Errorf(vibesell.EINVALID, "senderName needs the name people see the emails come from (1 to 100 characters), for example \"Sam Lee\".")
+		}
+		name = &v
+	}
+	if c.TimeZone != nil {
+		v := strings.TrimSpace(*c.TimeZone)
+		if _, err := time.LoadLocation(v); err != nil || v == "" || v == "Local" {
+			return Sender{}, vibesell.Errorf(vibesell.EINVALID, "timeZone %q is not a time zone we know; give an IANA name such as Europe/Paris or America/New_York.", v)
+		}
+		zone = &v
+	}
+	_, err := s.db.Exec(ctx, `INSERT INTO workspace_senders (workspace_id, postal_address, sender_name, time_zone, updated_at)
+		VALUES ($1, $2, $3, coalesce($4, 'UTC'), $5)
+		ON CONFLICT (workspace_id) DO UPDATE SET
+			postal_address = coalesce($2, workspace_senders.postal_address),
+			sender_name = coalesce($3, workspace_senders.sender_name),
+			time_zone = coalesce($4, workspace_senders.time_zone),
+			updated_at = $5`, ws, postal, name, zone, now)
+	if err != nil {
+		return Sender{}, fmt.Errorf("save sender of workspace %s: %w", ws, err)
+	}
+	return s.Sender(ctx, ws)
+}
