@@ -425,8 +425,8 @@ func TestOverview(t *testing.T) {
 	wantUsage := []billing.Usage{
 		{Metric: billing.Mailboxes, Limit: 3, Used: &two},
 		{Metric: billing.Leads, Limit: 250, Period: "month", Used: &zero},
-		{Metric: billing.ActiveCampaigns, Limit: 1, Why: "campaigns are not available on this server yet, so none are counted"},
-		{Metric: billing.Emails, Limit: 1000, Period: "month", Why: "sending campaign emails is not available on this server yet, so none are counted"},
+		{Metric: billing.ActiveCampaigns, Limit: 1, Why: "running campaigns are not counted against the plan yet"},
+		{Metric: billing.Emails, Limit: 1000, Period: "month", Why: "emails sent are not counted against the plan yet (campaigns keep their own daily cap)"},
 	}
 	if diff := cmp.Diff(wantUsage, o.Usage); diff != "" {
 		t.Errorf("usage on the free plan (-want +got):\n%s", diff)

@@ -42,9 +42,9 @@ type Overview struct {
 // unmetered says why a limit's usage is unknown.
 var unmetered = map[Metric]string{
 	Mailboxes:       "mailboxes are not counted on this server",
-	Leads:           "importing leads is not available on this server yet, so none are counted",
-	ActiveCampaigns: "campaigns are not available on this server yet, so none are counted",
-	Emails:          "sending campaign emails is not available on this server yet, so none are counted",
+	Leads:           "imported leads are not counted against the plan yet (the import keeps its own monthly allowance)",
+	ActiveCampaigns: "running campaigns are not counted against the plan yet",
+	Emails:          "emails sent are not counted against the plan yet (campaigns keep their own daily cap)",
 }
 
 // Overview reads the workspace's plan, status, usage against each limit

@@ -49,7 +49,7 @@ func TestBillingPage(t *testing.T) {
 		t.Fatalf("billing page: %d\n%s", p.Status, p.Body)
 	}
 	for _, want := range []string{"Your plan: Free", "USD 0.00 a month", "None: the workspace is on the Free plan, which costs nothing.",
-		"Campaigns are not available on this server yet, so none are counted.", "Stripe billing portal"} {
+		"Running campaigns are not counted against the plan yet.", "Stripe billing portal"} {
 		if !strings.Contains(html.UnescapeString(p.Body), want) {
 			t.Errorf("the free plan's page does not say %q", want)
 		}
