@@ -4,6 +4,7 @@ import (
 	"vibesell"
 	"vibesell/approvals"
 	"vibesell/audience"
+	"vibesell/billing"
 	"vibesell/campaigns"
 	"vibesell/sending"
 	"vibesell/toolkit"
@@ -19,6 +20,7 @@ type Deps struct {
 	Approvals  *approvals.Service
 	Audience   *audience.Service
 	Campaigns  *campaigns.Service
+	Billing    *billing.Service
 	// PublicURL is the address people reach the server at: links to the
 	// web app start with it. Empty: results name the page without a link.
 	PublicURL string
@@ -40,5 +42,6 @@ func Registry(d Deps) []toolkit.Tool {
 	all = append(all, approvalTools(d)...)
 	all = append(all, audienceTools(d)...)
 	all = append(all, campaignTools(d)...)
+	all = append(all, billingTools(d)...)
 	return all
 }
