@@ -4,6 +4,7 @@ import (
 	"vibesell"
 	"vibesell/approvals"
 	"vibesell/audience"
+	"vibesell/billing"
 	"vibesell/campaigns"
 	"vibesell/sending"
 	"vibesell/toolkit"
@@ -19,6 +20,7 @@ type Deps struct {
 	Approvals  *approvals.Service
 	Audience   *audience.Service
 	Campaigns  *campaigns.Service
+	Billing    *billing.Service
 	// PublicURL is the address people reach the server at: links to the
 	// web app start with it. Empty: results name the page without a link.
 	PublicURL string
@@ -72,5 +74,10 @@ func Registry(d Deps) []toolkit.Tool {
 		launchCampaign(d),
 		stopCampaign(d),
 		resumeCampaign(d),
+		// Billing.
+		getPlansAndBilling(d),
+		startCheckout(d),
+		openBillingPortal(d),
+		upgradePlan(d),
 	}
 }

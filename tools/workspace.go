@@ -11,6 +11,7 @@ import (
 	"vibesell"
 	"vibesell/audience"
 	"vibesell/auth"
+	"vibesell/billing"
 	"vibesell/toolkit"
 	"vibesell/workspace"
 )
@@ -81,8 +82,10 @@ type nextStepData struct {
 }
 
 type planData struct {
-	Name   string `json:"name" jsonschema:"the plan's name"`
-	Status string `json:"status" jsonschema:"the subscription status"`
+	ID              string     `json:"id" jsonschema:"the plan id (get_plans_and_billing lists the plans)"`
+	Name            string     `json:"name" jsonschema:"the plan's name"`
+	Status          string     `json:"status" jsonschema:"the subscription status as Stripe has it (active on the free plan); past_due: a payment failed and Stripe is retrying"`
+	PaymentFailedAt *time.Time `json:"paymentFailedAt" jsonschema:"when the last payment failed, while it is unpaid (the card must be updated in the billing portal); null when payments are in order"`
 }
 
 func toOfferData(o *workspace.Offer) *offerData {
@@ -209,6 +212,9 @@ func toWorkspaceOutput(c workspace.Context) workspaceOutput {
 		OpenSupportTickets: c.OpenTickets,
 		NextStep:           toNextStepData(c.NextStep),
 	}
+	if sum, ok := workspace.View[billing.Summary](c); ok {
+		out.Plan = &planData{ID: sum.Plan.ID, Name: sum.Plan.Name, Status: sum.Status, PaymentFailedAt: sum.PaymentFailedAt}
+	}
 	if setup, ok := workspace.View[sendingPartView](c); ok {
 		out.SendingSetup = toSendingSummary(setup.Setup)
 		out.SendingSetup.NextStep = sendingStepData(toNextStepData(c.StepOf(setup.Next)))
@@ -223,6 +229,17 @@ func toWorkspaceOutput(c workspace.Context) workspaceOutput {
 	return out
 }
 
+func planMarkdown(p *planData) string {
+	switch {
+	case p == nil:
+		return "Plan: not available (plans and billing are not set up in this workspace yet).\n\n"
+	case p.PaymentFailedAt != nil:
+		return fmt.Sprintf("Plan: %s, %s. **A payment failed on %s and is still unpaid**: call %s and give the person the link to update their card.\n\n",
+			p.Name, strings.ToLower(billing.StatusLabels.Of(p.Status)), vibesell.FormatTime(*p.PaymentFailedAt), vibesell.ToolOpenBillingPortal)
+	}
+	return fmt.Sprintf("Plan: %s, %s (%s has prices, limits and usage).\n\n", p.Name, strings.ToLower(billing.StatusLabels.Of(p.Status)), vibesell.ToolGetPlansAndBilling)
+}
+
 func toNextStepData(s workspace.NextStep) nextStepData {
 	return nextStepData{Tool: strPtr(s.Tool), Why: s.Why}
 }
@@ -230,7 +247,7 @@ func toNextStepData(s workspace.NextStep) nextStepData {
 func workspaceMarkdown(o workspaceOutput) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## Workspace %s (slug %s)\n\n", o.Workspace.Name, o.Workspace.Slug)
-	b.WriteString("Plan: not available (plans and billing are not set up in this workspace yet).\n\n")
+	b.WriteString(planMarkdown(o.Plan))
 	if o.Offer != nil {
 		fmt.Fprintf(&b, "### Offer (saved %s)\n%s\n", vibesell.FormatTime(o.Offer.UpdatedAt), offerMarkdown(o.Offer))
 	} else {

@@ -32,6 +32,9 @@ func newContextReader(d Deps) *workspace.ContextReader {
 			return r, nil
 		}))
 	}
+	if d.Billing != nil {
+		parts = append(parts, d.Billing.ContextPart())
+	}
 	return workspace.NewContextReader(d.Workspaces, size, parts...)
 }
 

@@ -30,6 +30,7 @@ import (
 	"vibesell/audience"
 	"vibesell/auth"
 	"vibesell/auth/oauth"
+	"vibesell/billing"
 	"vibesell/campaigns"
 	"vibesell/store"
 	"vibesell/workspace"
@@ -54,6 +55,8 @@ type Config struct {
 	// Campaigns serves the campaigns and settings pages (with Workspaces);
 	// nil leaves them out.
 	Campaigns *campaigns.Service
+	// Billing shows the billing page; nil: billing is not available.
+	Billing *billing.Service
 	// Clock tells the time for "expires in 2 hours". Default: the system clock.
 	Clock vibesell.Clock
 	// Logger receives internal failures under a ref. Default: slog.Default().
@@ -173,6 +176,11 @@ func (s *server) routes() http.Handler {
 		mux.HandleFunc("GET /app/settings", s.signedIn(s.settingsPage))
 		mux.HandleFunc("POST /app/settings", s.post(s.signedIn(s.saveSettings)))
 	}
+	mux.HandleFunc("GET "+billing.BillingPath, s.signedIn(s.billingPage))
+	mux.HandleFunc("POST "+billingPortalPath, s.post(s.signedIn(s.openPortal)))
+	mux.HandleFunc("GET "+billingPortalPath, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, billing.BillingPath, http.StatusSeeOther) // back from signing in
+	})
 	mux.HandleFunc("/app/", func(w http.ResponseWriter, r *http.Request) {
 		s.renderError(w, r, nil, http.StatusNotFound, "Page not found", "There is nothing at this address.")
 	})

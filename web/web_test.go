@@ -76,7 +76,7 @@ func (l *errorLog) errors() []string {
 // testAction orders a thing; the web tests only need it to end done.
 const testAction = "test_order"
 
-func setup(t *testing.T) *app {
+func setup(t *testing.T, options ...func(*app, *web.Config)) *app {
 	t.Helper()
 	ctx := context.Background()
 	pool := storetest.New(t)
@@ -109,7 +109,11 @@ func setup(t *testing.T) *app {
 	}
 	a.audience = audience.New(pool, nil, audience.Config{UploadURL: srv.URL + web.LeadsPath}, svc)
 	svc.Register(vibesell.ToolImportLeads, audience.ImportAction(a.audience))
-	h, err = web.New(web.Config{PublicURL: srv.URL, Accounts: accounts, Approvals: svc, Workspaces: ws, Audience: a.audience, Logger: logger})
+	cfg := web.Config{PublicURL: srv.URL, Accounts: accounts, Approvals: svc, Workspaces: ws, Audience: a.audience, Logger: logger}
+	for _, o := range options {
+		o(a, &cfg)
+	}
+	h, err = web.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,6 +26,7 @@ var contextTables = []string{
 	"sending_setups", "sending_sizings", "sending_domains", "sending_dns_records", "sending_mailboxes",
 	"approvals",
 	"audience_targets", "lead_imports",
+	"billing_accounts",
 }
 
 // notContextTables hold a workspace's rows that get_workspace_context does
@@ -45,6 +46,7 @@ var notContextTables = []string{
 	// The sender settings and the campaigns: get_workspace_context does
 	// not show them yet.
 	"workspace_senders", "sequence_versions", "campaigns", "campaign_leads",
+	"billing_checkouts", "stripe_events", "billing_usage",
 }
 
 func stampOf(t *testing.T, pool *pgxpool.Pool, ws uuid.UUID) int64 {
@@ -116,6 +118,9 @@ func TestEveryContextTableMovesTheStamp(t *testing.T) {
 		{"lead_imports",
 			`INSERT INTO lead_imports (workspace_id, approval_id, requested, sample, started_at) VALUES ($1, 'ap_0123456789abcdef', 10, true, now())`,
 			`UPDATE lead_imports SET imported = 10, finished_at = now() WHERE workspace_id = $1`, `DELETE FROM lead_imports WHERE workspace_id = $1`},
+		{"billing_accounts",
+			`INSERT INTO billing_accounts (workspace_id) VALUES ($1)`,
+			`UPDATE billing_accounts SET payment_failed_at = now() WHERE workspace_id = $1`, `DELETE FROM billing_accounts WHERE workspace_id = $1`},
 	}
 	covered := []string{}
 	for _, w := range writes {

@@ -15,6 +15,7 @@ import (
 	"vibesell/audience"
 	"vibesell/auth"
 	"vibesell/auth/oauth"
+	"vibesell/billing"
 	"vibesell/campaigns"
 	"vibesell/sending"
 	"vibesell/web"
@@ -40,6 +41,7 @@ type config struct {
 	AllowedOrigins   []string
 	ClientIPHeader   string
 	Sending          sending.Config
+	Billing          billing.Config
 	Audience         audience.Config
 	Campaigns        campaigns.Config
 
@@ -188,6 +190,9 @@ func loadConfig(getenv func(string) string) (config, error) {
 		return cfg, err
 	}
 	if cfg.Sending, err = sending.ConfigFromEnv(getenv); err != nil {
+		return cfg, err
+	}
+	if cfg.Billing, err = billing.ConfigFromEnv(getenv); err != nil {
 		return cfg, err
 	}
 	cfg.Audience = audience.Config{MonthlyLeadAllowance: 1000, Currency: cfg.Sending.Currency, UploadURL: cfg.link(web.LeadsPath)}

@@ -61,6 +61,11 @@ func TestConfigRefusesBadValuesNamingTheVariable(t *testing.T) {
 		{"MCP_SESSIONS_PER_WORKSPACE", "0"},
 		{"MCP_SESSION_INFO_BYTES", "lots"},
 		{"ALLOWED_ORIGINS", "claude.ai"},
+		{"STRIPE_SECRET_KEY", "pk_live_123"},
+		{"STRIPE_WEBHOOK_SECRET", "abc123def"},
+		{"STRIPE_API_BASE", "127.0.0.1:12111"},
+		{"BILLING_PLANS", "free,starter"},
+		{"BILLING_PLANS", `[{"id":"starter","name":"Starter","price":{"minor":4900,"currency":"USD"},"stripePrice":"price_1","limits":{"mailboxes":1,"leadsPerMonth":1,"activeCampaigns":1,"emailsPerMonth":1}}]`},
 		{"OAUTH_REGISTER_LIMIT", "0"},
 		{"OAUTH_TOKEN_LIMIT", "fast"},
 	}

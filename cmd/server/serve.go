@@ -22,6 +22,7 @@ import (
 	"vibesell/audience"
 	"vibesell/auth"
 	"vibesell/auth/oauth"
+	"vibesell/billing"
 	"vibesell/sending"
 	"vibesell/store"
 	"vibesell/toolkit"
@@ -145,6 +146,7 @@ func routes(cfg config, db *pgxpool.Pool, svc *services, logger *slog.Logger) (h
 		Logger:     logger.With("component", "web"),
 		ClientIP:   cfg.clientIP(),
 		OAuth:      svc.oauth,
+		Billing:    svc.billing,
 
 		RequestTimeout: cfg.WebRequestTimeout,
 	})
@@ -153,6 +155,7 @@ func routes(cfg config, db *pgxpool.Pool, svc *services, logger *slog.Logger) (h
 	}
 	mux := http.NewServeMux()
 	mux.Handle(web.Prefix, webApp)
+	mux.Handle(billing.WebhookPath, svc.billing.WebhookHandler())
 	mux.HandleFunc("GET /{$}", toTheWebApp)
 	mcpServer := newMCPServer(svc, logger)
 	mux.Handle("/mcp", toolkit.NewHTTPHandler(mcpServer, toolkit.HTTPOptions{

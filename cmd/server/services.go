@@ -11,6 +11,7 @@ import (
 	"vibesell/audience"
 	"vibesell/auth"
 	"vibesell/auth/oauth"
+	"vibesell/billing"
 	"vibesell/campaigns"
 	"vibesell/cards"
 	"vibesell/sending"
@@ -31,6 +32,7 @@ type services struct {
 	workspaces *workspace.Service
 	sending    *sending.Service
 	approvals  *approvals.Service
+	billing    *billing.Service
 	audience   *audience.Service
 	campaigns  *campaigns.Service
 	accounts   *auth.Accounts
@@ -85,11 +87,12 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 	if err != nil {
 		return nil, fmt.Errorf("oauth: %w", err)
 	}
+	s.billing = newBilling(cfg, db, clock, logger, s.sending, s.approvals)
 	return s, nil
 }
 
 func (s *services) toolDeps() tools.Deps {
-	return tools.Deps{Clock: s.clock, Workspaces: s.workspaces, Sending: s.sending, Approvals: s.approvals, PublicURL: s.publicURL, Audience: s.audience, Campaigns: s.campaigns}
+	return tools.Deps{Clock: s.clock, Workspaces: s.workspaces, Sending: s.sending, Approvals: s.approvals, PublicURL: s.publicURL, Audience: s.audience, Campaigns: s.campaigns, Billing: s.billing}
 }
 
 // Sizes of what each replica keeps in memory for requests.

@@ -38,7 +38,15 @@ const CALL_TIMEOUT_MS = 30_000;
 // because the tool documents it: tool name → { pattern, why }. Anything
 // else that refuses a call with valid arguments is a FAIL. Keep this short
 // and explain each entry.
+const NO_BILLING = {
+  pattern: /^Billing is not configured on this server/,
+  why: "the e2e server runs without STRIPE_SECRET_KEY, and every billing tool says so; cmd/server's TestBillingIsServed calls them against stripe-mock",
+};
 const DOCUMENTED_REFUSALS = {
+  get_plans_and_billing: NO_BILLING,
+  start_checkout: NO_BILLING,
+  open_billing_portal: NO_BILLING,
+  upgrade_plan: NO_BILLING,
   start_warmup: {
     pattern: /no ordered mailboxes|not ready/i,
     why: "it needs mailboxes ordered through an approved order_sending_setup and made ready by a job; its description says it refuses when none is ordered or ready",

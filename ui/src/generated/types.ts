@@ -19,10 +19,14 @@ export interface GetWorkspaceContextResult {
   };
   /** the plan and its status; null while plans and billing are not available */
   plan: {
+    /** the plan id (get_plans_and_billing lists the plans) */
+    id: string;
     /** the plan's name */
     name: string;
-    /** the subscription status */
+    /** the subscription status as Stripe has it (active on the free plan); past_due: a payment failed and Stripe is retrying */
     status: string;
+    /** when the last payment failed, while it is unpaid (the card must be updated in the billing portal); null when payments are in order */
+    paymentFailedAt: string | null;
   } | null;
   /** what the workspace sells and to whom; null when not saved yet */
   offer: {
@@ -1392,3 +1396,114 @@ export type StopCampaignResult = OrderSendingSetupResult;
 
 /** What resume_campaign returns. */
 export type ResumeCampaignResult = OrderSendingSetupResult;
+
+/** What get_plans_and_billing returns. */
+export interface GetPlansAndBillingResult {
+  kind: "plans";
+  /** every plan on sale, cheapest first */
+  plans: {
+    /** the plan id, to pass to start_checkout or upgrade_plan */
+    id: string;
+    /** the plan's name */
+    name: string;
+    /** what it costs per month; 0.00 for the free plan */
+    price: {
+      /** the amount as a decimal number with the currency's decimal places, e.g. 15.00; 0.00 means nothing to pay */
+      amount: string;
+      /** ISO 4217 currency code, e.g. USD */
+      currency: string;
+    };
+    /** what the plan allows */
+    limits: {
+      /** sending mailboxes the workspace may have ordered at any one time */
+      mailboxes: number;
+      /** leads it may import per calendar month (UTC) */
+      leadsPerMonth: number;
+      /** campaigns it may run at any one time */
+      activeCampaigns: number;
+      /** emails it may send per calendar month (UTC) */
+      emailsPerMonth: number;
+    };
+    /** true for the plan the workspace is on */
+    current: boolean;
+  }[] | null;
+  /** the id of the plan the workspace is on */
+  current: string;
+  /** the subscription's status as Stripe has it (active on the free plan); past_due: a payment failed and Stripe is retrying */
+  status: "active" | "trialing" | "past_due" | "canceled" | "unpaid" | "incomplete" | "incomplete_expired" | "paused";
+  /** true when the subscription ends at periodEnd and the workspace returns to the free plan */
+  cancelAtPeriodEnd: boolean;
+  /** the day the current paid period ends; null on the free plan */
+  periodEnd: string | null;
+  /** the id of a cheaper plan the workspace moves to at periodEnd; null when none */
+  pendingPlan: string | null;
+  /** when the last payment failed, while it is unpaid (the card must be updated in the billing portal); null when payments are in order */
+  paymentFailedAt: string | null;
+  /** usage against each limit of the current plan */
+  usage: {
+    /** which limit */
+    limit: "mailboxes" | "leads" | "active_campaigns" | "emails";
+    /** what the current plan allows */
+    allowed: number;
+    /** month: counted per calendar month (UTC); now: what exists at this moment */
+    period: "month" | "now";
+    /** how much is used; null when it is not counted on this server (why says why), never a guess */
+    used: number | null;
+    /** why used is null; null when used is known */
+    why: string | null;
+  }[] | null;
+  /** the next invoice as Stripe previews it; null when there is none or it is not known (nextInvoiceWhy says which) */
+  nextInvoice: {
+    /** what Stripe will charge */
+    amountDue: {
+      /** the amount as a decimal number with the currency's decimal places, e.g. 15.00; 0.00 means nothing to pay */
+      amount: string;
+      /** ISO 4217 currency code, e.g. USD */
+      currency: string;
+    };
+    /** the day it is charged (UTC), e.g. 2026-12-31 */
+    date: string;
+  } | null;
+  /** why nextInvoice is null; null when it is known */
+  nextInvoiceWhy: string | null;
+}
+
+/** What start_checkout returns. */
+export interface StartCheckoutResult {
+  kind: "checkout";
+  /** the id of the plan asked for */
+  plan: string;
+  /** its name */
+  planName: string;
+  /** what it costs per month */
+  price: {
+    /** the amount as a decimal number with the currency's decimal places, e.g. 15.00; 0.00 means nothing to pay */
+    amount: string;
+    /** ISO 4217 currency code, e.g. USD */
+    currency: string;
+  };
+  /** checkout: url is Stripe's payment page for the plan; portal: the workspace is already subscribed, so url is its billing portal, where the plan is managed */
+  page: "checkout" | "portal";
+  /** the page for the person to open; only the person opens it */
+  url: string;
+  /** the Stripe Checkout Session id; null for the portal */
+  session: string | null;
+  /** when the payment page stops working; null for the portal */
+  expiresAt: string | null;
+  /** true when this is the workspace's payment page for this plan handed out before and still open, not a new one */
+  reused: boolean;
+  /** the id of the plan the workspace is on now */
+  currentPlan: string;
+}
+
+/** What open_billing_portal returns. */
+export interface OpenBillingPortalResult {
+  kind: "portal";
+  /** Stripe's billing portal for this workspace, for the person to open; only the person opens it */
+  url: string;
+  /** the id of the plan the workspace is on */
+  currentPlan: string;
+}
+
+/** What upgrade_plan returns. */
+export type UpgradePlanResult = OrderSendingSetupResult;
