@@ -421,24 +421,7 @@ type PruneAccountsArgs struct{}
 // Kind names the job in River.
 func (PruneAccountsArgs) Kind() string { return "auth.prune_accounts" }
 
-// PruneAccountsWorker runs [PruneAccountsArgs].
-type PruneAccountsWorker struct {
-	river.WorkerDefaults[PruneAccountsArgs]
-	Accounts *Accounts
-}
-
-// Work prunes.
-func (w *PruneAccountsWorker) Work(ctx context.Context, _ *river.Job[PruneAccountsArgs]) error {
-	_, err := w.Accounts.Prune(ctx)
-	return err
-}
-
 // AddAccountWorkers registers the accounts' jobs and their schedule.
 func AddAccountWorkers(workers *river.Workers, accounts *Accounts) []*river.PeriodicJob {
-	river.AddWorker(workers, &PruneAccountsWorker{Accounts: accounts})
-	return []*river.PeriodicJob{
-		river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
-			func() (river.JobArgs, *river.InsertOpts) { return PruneAccountsArgs{}, nil },
-			&river.PeriodicJobOpts{RunOnStart: true}),
-	}
+	return AddHourlyPrune[PruneAccountsArgs](workers, accounts.Prune)
 }

@@ -258,18 +258,6 @@ type PruneArgs struct{}
 // Kind names the job in River.
 func (PruneArgs) Kind() string { return "auth.prune_sessions" }
 
-// PruneWorker runs [PruneArgs].
-type PruneWorker struct {
-	river.WorkerDefaults[PruneArgs]
-	Sessions *Sessions
-}
-
-// Work ends sessions idle past the limit and deletes those ended a week ago.
-func (w *PruneWorker) Work(ctx context.Context, _ *river.Job[PruneArgs]) error {
-	_, err := w.Sessions.Prune(ctx, time.Now())
-	return err
-}
-
 // Prune ends sessions idle since before now minus the idle limit and
 // deletes sessions that ended more than a week ago. It returns how many
 // rows it deleted.
@@ -288,10 +276,7 @@ func (s *Sessions) Prune(ctx context.Context, now time.Time) (int64, error) {
 
 // AddWorkers registers this package's jobs and their schedule.
 func AddWorkers(workers *river.Workers, sessions *Sessions) []*river.PeriodicJob {
-	river.AddWorker(workers, &PruneWorker{Sessions: sessions})
-	return []*river.PeriodicJob{
-		river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
-			func() (river.JobArgs, *river.InsertOpts) { return PruneArgs{}, nil },
-			&river.PeriodicJobOpts{RunOnStart: true}),
-	}
+	return AddHourlyPrune[PruneArgs](workers, func(ctx context.Context) (int64, error) {
+		return sessions.Prune(ctx, time.Now())
+	})
 }

@@ -17,13 +17,6 @@ import (
 // order_sending_setup, the first action that waits for one (with the
 // executor that carries it out once approved).
 
-func approvalTools(d Deps) []toolkit.Tool {
-	return []toolkit.Tool{
-		decideApproval(d),
-		listPendingApprovals(d),
-	}
-}
-
 // Output shapes of kinds approval and approvals.
 
 type approvalImpact struct {
@@ -281,4 +274,23 @@ func readApproval(ctx context.Context, d Deps, p auth.Principal, in listApproval
 		Markdown: approvalMarkdown(a, ""),
 		Data:     approvalsOutput{Approvals: []approvalData{toApprovalData(a)}},
 	}, nil
+}
+
+// requestLeads are what an approval-opening tool says first: the approval
+// it has just asked for, or the same request's approval already running or
+// still waiting (asking again returns that one).
+type requestLeads struct {
+	asked, running, waiting string
+}
+
+// requestedApproval is the result of an approval-opening tool.
+func requestedApproval(a approvals.Approval, created bool, l requestLeads) (toolkit.Result[approvalOutput], error) {
+	lead := l.asked
+	switch {
+	case !created && a.Status == approvals.Approved:
+		lead = l.running
+	case !created:
+		lead = l.waiting
+	}
+	return toolkit.Result[approvalOutput]{Markdown: approvalMarkdown(a, lead), Data: approvalOutput{approvalData: toApprovalData(a)}}, nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"vibesell"
-	"vibesell/approvals"
 	"vibesell/audience"
 	"vibesell/auth"
 	"vibesell/toolkit"
@@ -37,14 +36,11 @@ func importLeads(d Deps) toolkit.Tool {
 			if err != nil {
 				return toolkit.Result[approvalOutput]{}, err
 			}
-			lead := "Nothing is imported yet: this asks for the person's approval."
-			switch {
-			case !created && a.Status == approvals.Approved:
-				lead = "This import is already approved and running; here is its approval."
-			case !created:
-				lead = "This import is already waiting for a decision; here is the same approval. Nothing is imported yet."
-			}
-			return toolkit.Result[approvalOutput]{Markdown: approvalMarkdown(a, lead), Data: approvalOutput{approvalData: toApprovalData(a)}}, nil
+			return requestedApproval(a, created, requestLeads{
+				asked:   "Nothing is imported yet: this asks for the person's approval.",
+				running: "This import is already approved and running; here is its approval.",
+				waiting: "This import is already waiting for a decision; here is the same approval. Nothing is imported yet.",
+			})
 		},
 	})
 }

@@ -12,17 +12,6 @@ import (
 	"vibesell/toolkit"
 )
 
-func audienceTools(d Deps) []toolkit.Tool {
-	return []toolkit.Tool{
-		saveTarget(d),
-		saveTargetFilters(d),
-		confirmTarget(d),
-		estimateLeadPool(d),
-		previewLeadSample(d),
-		importLeads(d),
-	}
-}
-
 type countryData struct {
 	Code string `json:"code" jsonschema:"ISO 3166 two-letter code, e.g. DE"`
 	Name string `json:"name" jsonschema:"the country's English name, e.g. Germany"`

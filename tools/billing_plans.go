@@ -16,15 +16,6 @@ import (
 // here, start_checkout, open_billing_portal and upgrade_plan in the files
 // named after billing's.
 
-func billingTools(d Deps) []toolkit.Tool {
-	return []toolkit.Tool{
-		getPlansAndBilling(d),
-		startCheckout(d),
-		openBillingPortal(d),
-		upgradePlan(d),
-	}
-}
-
 type planLimitsData struct {
 	Mailboxes       int `json:"mailboxes" jsonschema:"sending mailboxes the workspace may have ordered at any one time"`
 	LeadsPerMonth   int `json:"leadsPerMonth" jsonschema:"leads it may import per calendar month (UTC)"`

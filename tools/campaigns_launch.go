@@ -37,14 +37,11 @@ func campaignAction(s campaignActionSpec) toolkit.Tool {
 			if err != nil {
 				return toolkit.Result[approvalOutput]{}, err
 			}
-			lead := "Nothing is done yet: this asks for the person's approval to " + s.what + "."
-			switch {
-			case !created && a.Status == approvals.Approved:
-				lead = "This is already approved and being carried out; here is its approval."
-			case !created:
-				lead = "This is already waiting for a decision; here is the same approval. Nothing is done yet."
-			}
-			return toolkit.Result[approvalOutput]{Markdown: approvalMarkdown(a, lead), Data: approvalOutput{approvalData: toApprovalData(a)}}, nil
+			return requestedApproval(a, created, requestLeads{
+				asked:   "Nothing is done yet: this asks for the person's approval to " + s.what + ".",
+				running: "This is already approved and being carried out; here is its approval.",
+				waiting: "This is already waiting for a decision; here is the same approval. Nothing is done yet.",
+			})
 		},
 	})
 }

@@ -12,20 +12,6 @@ import (
 	"vibesell/toolkit"
 )
 
-func campaignTools(d Deps) []toolkit.Tool {
-	return []toolkit.Tool{
-		saveSequence(d),
-		approveSequence(d),
-		checkFirstEmail(d),
-		stageCampaign(d),
-		getCampaign(d),
-		estimateCampaignPlan(d),
-		launchCampaign(d),
-		stopCampaign(d),
-		resumeCampaign(d),
-	}
-}
-
 type sequenceStepData struct {
 	Step             int    `json:"step" jsonschema:"its place in the sequence, from 1"`
 	Subject          string `json:"subject" jsonschema:"the subject line it goes out with, merge fields as written (a same-thread follow-up: Re: and step 1's subject)"`

@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"vibesell"
-	"vibesell/approvals"
 	"vibesell/auth"
 	"vibesell/toolkit"
 )
@@ -29,14 +28,11 @@ func orderSendingSetup(d Deps) toolkit.Tool {
 			if err != nil {
 				return toolkit.Result[approvalOutput]{}, err
 			}
-			lead := "Nothing is ordered yet: this asks for the person's approval."
-			switch {
-			case !created && a.Status == approvals.Approved:
-				lead = "This order is already approved and being placed now; here is its approval."
-			case !created:
-				lead = "This order is already waiting for a decision; here is the same approval. Nothing is ordered yet."
-			}
-			return toolkit.Result[approvalOutput]{Markdown: approvalMarkdown(a, lead), Data: approvalOutput{approvalData: toApprovalData(a)}}, nil
+			return requestedApproval(a, created, requestLeads{
+				asked:   "Nothing is ordered yet: this asks for the person's approval.",
+				running: "This order is already approved and being placed now; here is its approval.",
+				waiting: "This order is already waiting for a decision; here is the same approval. Nothing is ordered yet.",
+			})
 		},
 	})
 }

@@ -34,22 +34,6 @@ func termsOf(d Deps) sendingTerms {
 	}
 }
 
-func sendingTools(d Deps) []toolkit.Tool {
-	return []toolkit.Tool{
-		chooseSendingSource(d),
-		proposeDomains(d),
-		proposeWarmedDomains(d),
-		proposeEmail(d),
-		checkDomains(d),
-		listWarmedDomains(d),
-		sizeSendingCapacity(d),
-		confirmSizing(d),
-		getSendingSetup(d),
-		startWarmup(d),
-		orderSendingSetup(d),
-	}
-}
-
 // Output shapes shared by the sending tools.
 
 func moneyPtr(m vibesell.Money) *moneyData { v := moneyOf(m); return &v }

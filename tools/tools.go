@@ -35,13 +35,49 @@ type Deps struct {
 // that is not here is not served. The names and kinds are a public contract
 // (see shared/DESIGN.md), checked by TestRegistryContract.
 func Registry(d Deps) []toolkit.Tool {
-	var all []toolkit.Tool
-	// One line per product area; each area's file lists its tools.
-	all = append(all, workspaceTools(d)...)
-	all = append(all, sendingTools(d)...)
-	all = append(all, approvalTools(d)...)
-	all = append(all, audienceTools(d)...)
-	all = append(all, campaignTools(d)...)
-	all = append(all, billingTools(d)...)
-	return all
+	return []toolkit.Tool{
+		// The workspace.
+		getWorkspaceContext(d),
+		remember(d),
+		saveOffer(d),
+		savePlaybook(d),
+		contactSupport(d),
+		// Sending: the source, domains, mailboxes and their warmup.
+		chooseSendingSource(d),
+		proposeDomains(d),
+		proposeWarmedDomains(d),
+		proposeEmail(d),
+		checkDomains(d),
+		listWarmedDomains(d),
+		sizeSendingCapacity(d),
+		confirmSizing(d),
+		getSendingSetup(d),
+		startWarmup(d),
+		orderSendingSetup(d),
+		// Approvals.
+		decideApproval(d),
+		listPendingApprovals(d),
+		// Audience: who to write to.
+		saveTarget(d),
+		saveTargetFilters(d),
+		confirmTarget(d),
+		estimateLeadPool(d),
+		previewLeadSample(d),
+		importLeads(d),
+		// Campaigns.
+		saveSequence(d),
+		approveSequence(d),
+		checkFirstEmail(d),
+		stageCampaign(d),
+		getCampaign(d),
+		estimateCampaignPlan(d),
+		launchCampaign(d),
+		stopCampaign(d),
+		resumeCampaign(d),
+		// Billing.
+		getPlansAndBilling(d),
+		startCheckout(d),
+		openBillingPortal(d),
+		upgradePlan(d),
+	}
 }

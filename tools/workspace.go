@@ -16,16 +16,6 @@ import (
 	"vibesell/workspace"
 )
 
-func workspaceTools(d Deps) []toolkit.Tool {
-	return []toolkit.Tool{
-		getWorkspaceContext(d),
-		remember(d),
-		saveOffer(d),
-		savePlaybook(d),
-		contactSupport(d),
-	}
-}
-
 // Output shapes shared by several workspace kinds.
 
 type workspaceInfo struct {

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"vibesell/auth"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
@@ -297,26 +298,9 @@ type PruneClientsArgs struct{}
 // Kind names the job in River.
 func (PruneClientsArgs) Kind() string { return "oauth.prune_clients" }
 
-// PruneClientsWorker runs [PruneClientsArgs].
-type PruneClientsWorker struct {
-	river.WorkerDefaults[PruneClientsArgs]
-	Server *Server
-}
-
-// Work prunes.
-func (w *PruneClientsWorker) Work(ctx context.Context, _ *river.Job[PruneClientsArgs]) error {
-	_, err := w.Server.PruneClients(ctx)
-	return err
-}
-
 // AddWorkers registers this package's jobs and their schedule.
 func AddWorkers(workers *river.Workers, s *Server) []*river.PeriodicJob {
-	river.AddWorker(workers, &PruneClientsWorker{Server: s})
-	return []*river.PeriodicJob{
-		river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
-			func() (river.JobArgs, *river.InsertOpts) { return PruneClientsArgs{}, nil },
-			&river.PeriodicJobOpts{RunOnStart: true}),
-	}
+	return auth.AddHourlyPrune[PruneClientsArgs](workers, s.PruneClients)
 }
 
 // scopesOf splits a scope parameter and keeps the catalog's scopes, in

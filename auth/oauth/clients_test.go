@@ -12,6 +12,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivertest"
 
+	"vibesell/auth"
 	"vibesell/auth/oauth"
 )
 
@@ -82,7 +83,7 @@ func TestUnusedClientsAreCollected(t *testing.T) {
 	unused := e.raw(t)
 	used := e.raw(t)
 	used.tokens()
-	worker := rivertest.NewWorker(t, riverpgxv5.New(e.pool), &river.Config{}, &oauth.PruneClientsWorker{Server: e.oauth})
+	worker := rivertest.NewWorker(t, riverpgxv5.New(e.pool), &river.Config{}, &auth.PruneJobWorker[oauth.PruneClientsArgs]{Prune: e.oauth.PruneClients})
 	prune := func() {
 		t.Helper()
 		tx, err := e.pool.Begin(context.Background())

@@ -70,16 +70,25 @@ func TestConfigRefusesBadValuesNamingTheVariable(t *testing.T) {
 		{"OAUTH_TOKEN_LIMIT", "fast"},
 	}
 	for _, c := range cases {
-		_, err := runCmd(t, env(c.name, c.value), "migrate")
-		if err == nil {
-			t.Errorf("%s=%q: start-up went on", c.name, c.value)
-			continue
-		}
-		msg := err.Error()
-		if !strings.HasPrefix(msg, c.name+"=") || strings.Contains(msg, "\n") {
-			t.Errorf("%s=%q: message %q should be one line starting with the variable", c.name, c.value, msg)
-		}
+		configRefusal(t, c.name, c.value)
 	}
+}
+
+// configRefusal starts the server with name=value and returns the message
+// that refuses it, which must be one line starting with the variable; it
+// fails the test (and returns "") when start-up goes on.
+func configRefusal(t *testing.T, name, value string) string {
+	t.Helper()
+	_, err := runCmd(t, env(name, value), "migrate")
+	if err == nil {
+		t.Errorf("%s=%q: start-up went on", name, value)
+		return ""
+	}
+	msg := err.Error()
+	if !strings.HasPrefix(msg, name+"=") || strings.Contains(msg, "\n") {
+		t.Errorf("%s=%q: message %q should be one line starting with the variable", name, value, msg)
+	}
+	return msg
 }
 
 func TestWorkspaceAndTokenCommands(t *testing.T) {
