@@ -35,6 +35,9 @@ type approvalImpact struct {
 	CostMonthly moneyData `json:"costMonthly" jsonschema:"what is paid every month from then on"`
 	Renewal     string    `json:"renewal" jsonschema:"what renews, when, and how to stop it"`
 	Undo        string    `json:"undo" jsonschema:"whether and how it can be undone"`
+	Charged     *string   `json:"charged" jsonschema:"what is charged when, in words, where the two amounts alone would mislead (an order charges the domains' first year and the mailboxes' first month when it is placed); null: costOnce when it is carried out, costMonthly every month from then"`
+	Sandbox     bool      `json:"sandbox" jsonschema:"true: the amounts are sandbox amounts, shown as a real order would cost but never charged"`
+	PersonOnly  *string   `json:"personOnly" jsonschema:"why only a signed-in person may approve it although it is neither paid nor irreversible, for the person; null otherwise"`
 }
 
 type approvalData struct {
@@ -78,6 +81,7 @@ func toApprovalData(a approvals.Approval) approvalData {
 			What: a.Impact.What, Items: items, Who: a.Impact.Who, When: a.Impact.When,
 			CostOnce: moneyOf(a.Impact.CostOnce), CostMonthly: moneyOf(a.Impact.CostMonthly),
 			Renewal: a.Impact.Renewal, Undo: a.Impact.Undo,
+			Charged: strPtr(a.Impact.Charged), Sandbox: a.Impact.Sandbox, PersonOnly: strPtr(a.Impact.PersonOnly),
 		},
 		Irreversible: a.Irreversible, ExpiresAt: a.ExpiresAt, DecideHere: a.DecideHere, AppURL: a.AppURL,
 		DecidedBy: a.DecidedBy, DecidedAt: a.DecidedAt, DecidedVia: a.DecidedVia, Reason: a.Reason, Outcome: a.Outcome,
@@ -100,13 +104,33 @@ func approvalMarkdown(a approvals.Approval, lead string) string {
 	}
 	fmt.Fprintf(&b, "%s: %s\n", heading, a.Impact.What)
 	b.WriteString(bulletList(a.Impact.Items))
-	fmt.Fprintf(&b, "\nWho: %s\nWhen: %s\nCost: %s once, then %s per month.\nRenewal: %s\nCan it be undone: %s\n",
-		a.Impact.Who, a.Impact.When, a.Impact.CostOnce.String(), a.Impact.CostMonthly.String(), a.Impact.Renewal, a.Impact.Undo)
+	fmt.Fprintf(&b, "\nWho: %s\nWhen: %s\nCost: %s\nRenewal: %s\nCan it be undone: %s\n",
+		a.Impact.Who, a.Impact.When, costText(a.Impact), a.Impact.Renewal, a.Impact.Undo)
+	if a.Impact.PersonOnly != "" {
+		fmt.Fprintf(&b, "Why only a person may approve it: %s\n", a.Impact.PersonOnly)
+	}
 	if a.Status == approvals.Pending {
 		fmt.Fprintf(&b, "Expires: %s. If no one decides by then, nothing is done.\n", vibesell.FormatTime(a.ExpiresAt))
 	}
 	fmt.Fprintf(&b, "\nNext: %s\n", approvalNext(a))
 	return b.String()
+}
+
+// costText says what is charged when: in the feature's words when it
+// wrote them, otherwise from the two amounts, marked as sandbox amounts in
+// the sandbox.
+func costText(im approvals.Impact) string {
+	if im.Charged != "" {
+		return im.Charged
+	}
+	if im.CostOnce.IsZero() && im.CostMonthly.IsZero() {
+		return "nothing."
+	}
+	text := fmt.Sprintf("%s when it is carried out, then %s per month.", im.CostOnce, im.CostMonthly)
+	if im.Sandbox {
+		text += " These are sandbox amounts: nothing is charged."
+	}
+	return text
 }
 
 func approvalStatusText(a approvals.Approval) string {
@@ -247,8 +271,8 @@ func listPendingApprovals(d Deps) toolkit.Tool {
 			}
 			for _, a := range page.Approvals {
 				out.Approvals = append(out.Approvals, toApprovalData(a))
-				fmt.Fprintf(&b, "- **%s** (%s): %s. %s once, %s per month. Status: %s.", a.ID, a.Action, a.Summary,
-					a.Impact.CostOnce.String(), a.Impact.CostMonthly.String(), approvalStatusText(a))
+				fmt.Fprintf(&b, "- **%s** (%s): %s. Cost: %s Status: %s.", a.ID, a.Action, a.Summary,
+					costText(a.Impact), approvalStatusText(a))
 				switch {
 				case a.Status == approvals.Pending && !a.DecideHere:
 					fmt.Fprintf(&b, " Expires %s. Only a signed-in person can approve it, at %s .", vibesell.FormatTime(a.ExpiresAt), a.AppURL)

@@ -328,3 +328,26 @@ func TestApprovalToolsAnnotations(t *testing.T) {
 		}
 	}
 }
+
+// In the sandbox the order's approval says what a real order would charge
+// when, and that nothing is charged; it is not marked irreversible, as
+// nothing real is registered.
+func TestSandboxOrderApprovalSaysNothingIsCharged(t *testing.T) {
+	t.Parallel()
+	f := newApprovalFixture(t)
+	f.planSetup(f.c)
+	var ap approvalOutput
+	md := f.c.Result("order_sending_setup", nil, &ap)
+	if ap.Irreversible || !ap.Impact.Sandbox || ap.Impact.Charged == nil {
+		t.Fatalf("irreversible %v, sandbox %v, charged %v", ap.Irreversible, ap.Impact.Sandbox, ap.Impact.Charged)
+	}
+	once, monthly := "USD "+ap.Impact.CostOnce.Amount, "USD "+ap.Impact.CostMonthly.Amount
+	mustContain(t, md, "Cost: Nothing: this is the sandbox, and every amount here is a sandbox amount that is never charged. A real order would charge",
+		"when it is ordered (the domains' first year, "+once+", and the mailboxes' first month, "+monthly+"), then "+monthly+" per month for the mailboxes and "+once+" per year for the domains.")
+	if strings.Contains(md, " once, then ") {
+		t.Errorf("the Markdown still calls the domains' yearly price a one-off cost:\n%s", md)
+	}
+	var list approvalsOutput
+	listed := f.c.Result("list_pending_approvals", nil, &list)
+	mustContain(t, listed, "Cost: Nothing: this is the sandbox")
+}

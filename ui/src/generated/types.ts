@@ -846,6 +846,12 @@ export interface OrderSendingSetupResult {
     renewal: string;
     /** whether and how it can be undone */
     undo: string;
+    /** what is charged when, in words, where the two amounts alone would mislead (an order charges the domains' first year and the mailboxes' first month when it is placed); null: costOnce when it is carried out, costMonthly every month from then */
+    charged: string | null;
+    /** true: the amounts are sandbox amounts, shown as a real order would cost but never charged */
+    sandbox: boolean;
+    /** why only a signed-in person may approve it although it is neither paid nor irreversible, for the person; null otherwise */
+    personOnly: string | null;
   };
   /** true when it cannot be undone once carried out */
   irreversible: boolean;
@@ -915,6 +921,12 @@ export interface ListPendingApprovalsResult {
       renewal: string;
       /** whether and how it can be undone */
       undo: string;
+      /** what is charged when, in words, where the two amounts alone would mislead (an order charges the domains' first year and the mailboxes' first month when it is placed); null: costOnce when it is carried out, costMonthly every month from then */
+      charged: string | null;
+      /** true: the amounts are sandbox amounts, shown as a real order would cost but never charged */
+      sandbox: boolean;
+      /** why only a signed-in person may approve it although it is neither paid nor irreversible, for the person; null otherwise */
+      personOnly: string | null;
     };
     /** true when it cannot be undone once carried out */
     irreversible: boolean;
