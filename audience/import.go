@@ -65,7 +65,7 @@ type importDetails struct {
 type ImportRequest struct {
 	Count       int    // the most leads to import, 1 to [MaxImport]; with Upload, 0 imports every row
 	Upload      string // an upload's id: import its rows instead of the target's contacts
-	RequestedBy string // who asked, for the audit trail
+	RequestedBy string // the signed-in person it is asked by or for (approvals.Request.RequestedBy); empty: no one known
 	// RequestedVia is where it was asked (approvals.ViaConversation by
 	// default, approvals.ViaWeb from the web app).
 	RequestedVia string

@@ -25,7 +25,8 @@ import (
 // RequestOrder asks for approval to order the setup as it is now: it opens
 // an approval (or returns the one already waiting for this same order)
 // stating exactly each domain and address with its price. It orders
-// nothing itself. requestedBy is who asks, for the audit trail.
+// nothing itself. requestedBy is the signed-in person it is asked for
+// (approvals.Request.RequestedBy), empty when no one is known.
 //
 // Refusals: those of [Service.PlanOrder]; those of the approvals service.
 func (s *Service) RequestOrder(ctx context.Context, ws uuid.UUID, requestedBy string) (a approvals.Approval, created bool, err error) {

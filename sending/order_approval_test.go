@@ -83,7 +83,7 @@ func TestOrderApproval(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t)
 		f.planned(t, f.a, 90)
-		a, created, err := f.svc.RequestOrder(ctx, f.a.ID, "the assistant")
+		a, created, err := f.svc.RequestOrder(ctx, f.a.ID, "")
 		if err != nil || !created {
 			t.Fatalf("RequestOrder: created %v, %v", created, err)
 		}
@@ -136,7 +136,7 @@ func TestOrderApproval(t *testing.T) {
 		if c := st.Capacity; c == nil || !c.Short() || c.Reach != 90 || c.Needed != 353 {
 			t.Errorf("capacity %+v", c)
 		}
-		a, _, err := f.svc.RequestOrder(ctx, f.a.ID, "the assistant")
+		a, _, err := f.svc.RequestOrder(ctx, f.a.ID, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -162,7 +162,7 @@ func TestOrderApproval(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t)
 		f.planned(t, f.a, 90)
-		a, _, err := f.svc.RequestOrder(ctx, f.a.ID, "the assistant")
+		a, _, err := f.svc.RequestOrder(ctx, f.a.ID, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -187,7 +187,7 @@ func TestOrderApproval(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t)
 		f.planned(t, f.a, 90)
-		a, _, err := f.svc.RequestOrder(ctx, f.a.ID, "the assistant")
+		a, _, err := f.svc.RequestOrder(ctx, f.a.ID, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -212,7 +212,7 @@ func TestOrderApproval(t *testing.T) {
 		avail := &takenAvailability{taken: map[string]bool{}}
 		f := newFixtureWith(t, sending.Providers{Availability: avail})
 		f.planned(t, f.a, 90)
-		a, _, err := f.svc.RequestOrder(ctx, f.a.ID, "the assistant")
+		a, _, err := f.svc.RequestOrder(ctx, f.a.ID, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -229,7 +229,7 @@ func TestOrderApproval(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t)
 		f.planned(t, f.a, 90)
-		a, _, err := f.svc.RequestOrder(ctx, f.a.ID, "the assistant")
+		a, _, err := f.svc.RequestOrder(ctx, f.a.ID, "")
 		if err != nil {
 			t.Fatal(err)
 		}

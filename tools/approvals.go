@@ -50,7 +50,7 @@ type approvalData struct {
 	ExpiresAt    time.Time      `json:"expiresAt" jsonschema:"when a pending approval expires: after it, it ends not_done and is never carried out"`
 	DecideHere   bool           `json:"decideHere" jsonschema:"true: the person may decide in the card or by telling you (decide_approval); false: only a signed-in person in the web app at appUrl may approve it (rejecting is allowed anywhere)"`
 	AppURL       string         `json:"appUrl" jsonschema:"the page of this approval in the VibeSell web app, for the person to open and decide"`
-	DecidedBy    *string        `json:"decidedBy" jsonschema:"who decided: the signed-in person's email for the web app, otherwise \"the person\" (decided in the card or by telling you, as decidedVia says); null until decided, and for an approval that ended undecided"`
+	DecidedBy    *string        `json:"decidedBy" jsonschema:"who decided: the signed-in person's email for the web app; in the card or by telling you (as decidedVia says), the person your connection signed in (\"ada@acme.test, through Claude\"), or \"the person\" when the connection names no one; null until decided, and for an approval that ended undecided"`
 	DecidedAt    *time.Time     `json:"decidedAt" jsonschema:"when it was decided; null until decided, and for an approval that ended undecided"`
 	DecidedVia   *string        `json:"decidedVia" jsonschema:"where it was decided: card, conversation or web; null until decided, and for an approval that ended undecided"`
 	Reason       *string        `json:"reason" jsonschema:"the reason given with the decision; null when none was given"`
@@ -193,7 +193,7 @@ func decideApproval(d Deps) toolkit.Tool {
 		Requires:    toolkit.Needs{Scope: vibesell.ScopeAct},
 		Handler: func(ctx context.Context, p auth.Principal, in decideApprovalInput) (toolkit.Result[approvalOutput], error) {
 			r, err := d.Approvals.Relay(ctx, p.WorkspaceID, in.Approval, approvals.Relayed{
-				Approve: in.Decision == "approve", Via: in.Via, Reason: in.Reason,
+				Approve: in.Decision == "approve", Via: in.Via, Reason: in.Reason, Person: personOf(p),
 			})
 			if err != nil {
 				return toolkit.Result[approvalOutput]{}, err
@@ -201,6 +201,16 @@ func decideApproval(d Deps) toolkit.Tool {
 			return toolkit.Result[approvalOutput]{Markdown: approvalMarkdown(r.Approval, relayLead(r)), Data: approvalOutput{approvalData: toApprovalData(r.Approval)}}, nil
 		},
 	})
+}
+
+// personOf names the person an OAuth connection signed in, for the
+// approvals' record; empty for a workspace token or stdio, which stand
+// for no one in particular.
+func personOf(p auth.Principal) string {
+	if p.UserEmail == "" {
+		return ""
+	}
+	return approvals.Person(p.UserEmail, p.ClientName)
 }
 
 // relayLead says whether the relayed decision was recorded, and if not,

@@ -861,7 +861,7 @@ export interface OrderSendingSetupResult {
   decideHere: boolean;
   /** the page of this approval in the VibeSell web app, for the person to open and decide */
   appUrl: string;
-  /** who decided: the signed-in person's email for the web app, otherwise "the person" (decided in the card or by telling you, as decidedVia says); null until decided, and for an approval that ended undecided */
+  /** who decided: the signed-in person's email for the web app; in the card or by telling you (as decidedVia says), the person your connection signed in ("ada@acme.test, through Claude"), or "the person" when the connection names no one; null until decided, and for an approval that ended undecided */
   decidedBy: string | null;
   /** when it was decided; null until decided, and for an approval that ended undecided */
   decidedAt: string | null;
@@ -936,7 +936,7 @@ export interface ListPendingApprovalsResult {
     decideHere: boolean;
     /** the page of this approval in the VibeSell web app, for the person to open and decide */
     appUrl: string;
-    /** who decided: the signed-in person's email for the web app, otherwise "the person" (decided in the card or by telling you, as decidedVia says); null until decided, and for an approval that ended undecided */
+    /** who decided: the signed-in person's email for the web app; in the card or by telling you (as decidedVia says), the person your connection signed in ("ada@acme.test, through Claude"), or "the person" when the connection names no one; null until decided, and for an approval that ended undecided */
     decidedBy: string | null;
     /** when it was decided; null until decided, and for an approval that ended undecided */
     decidedAt: string | null;
