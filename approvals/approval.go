@@ -66,6 +66,17 @@ type Impact struct {
 	CostMonthly vibesell.Money `json:"costMonthly"` // paid every month from now on
 	Renewal     string         `json:"renewal"`     // what renews, when, and how to stop it
 	Undo        string         `json:"undo"`        // whether and how it can be undone
+	// Charged says in words what is charged when, where the two amounts
+	// alone would mislead (an order charges the domains' first year and
+	// the mailboxes' first month when it is placed); empty: CostOnce when
+	// it is carried out, CostMonthly every month from then.
+	Charged string `json:"charged,omitempty"`
+	// Sandbox marks the amounts as a sandbox's: shown, never charged.
+	Sandbox bool `json:"sandbox,omitempty"`
+	// PersonOnly says, for a person, why only a signed-in person may
+	// approve it when it is neither paid nor irreversible (it goes over an
+	// allowance, it resumes what VibeSell paused…).
+	PersonOnly string `json:"personOnly,omitempty"`
 }
 
 // Approval is one decision about one action.

@@ -195,6 +195,18 @@ type Relayed struct {
 	Approve bool
 	Via     string // ViaCard or ViaConversation (the default)
 	Reason  string
+	// Person is who decided, when the connection signed them in
+	// ([Person]); empty (a workspace token, stdio): [ActorPerson].
+	Person string
+}
+
+// Person names a person signed in through an OAuth connection, for the
+// audit trail: "ada@acme.test, through Claude".
+func Person(email, client string) string {
+	if client == "" {
+		return email
+	}
+	return email + ", through " + client
 }
 
 // Relay is how a relayed decision ended.
@@ -218,7 +230,11 @@ func (s *Service) Relay(ctx context.Context, ws uuid.UUID, id string, r Relayed)
 	default:
 		return Relay{}, fmt.Errorf("approvals: a relayed decision comes from the card or the conversation, not %q", r.Via)
 	}
-	a, taken, err := s.Decide(ctx, ws, id, Decision{Approve: r.Approve, By: ActorPerson, Via: r.Via, Reason: r.Reason})
+	by := ActorPerson
+	if r.Person != "" {
+		by = r.Person
+	}
+	a, taken, err := s.Decide(ctx, ws, id, Decision{Approve: r.Approve, By: by, Via: r.Via, Reason: r.Reason})
 	if err != nil {
 		return Relay{}, err
 	}

@@ -52,10 +52,11 @@ type Request struct {
 	// TTL is how long the approval waits for a decision. Default
 	// [DefaultTTL]; at most 30 days.
 	TTL time.Duration
-	// RequestedBy is ignored: a request comes from a tool, so the audit
-	// trail records it as [ActorAssistant], in words a person reads.
-	//
-	// Deprecated: leave it out; it goes once no caller sets it.
+	// RequestedBy is the signed-in person the request is made by or for:
+	// [Person] for an OAuth connection, the email in the web app; empty
+	// when no one is known (a workspace token, stdio). The audit trail
+	// records a request from the web app as that person's, and one from a
+	// tool as [ActorAssistant]'s, for that person when known.
 	RequestedBy string
 	// RequestedVia is recorded in the audit trail. Default conversation.
 	RequestedVia string
@@ -213,13 +214,18 @@ func (s *Service) checkRequest(r *Request) error {
 	if r.TTL < time.Minute || r.TTL > 30*24*time.Hour {
 		return fmt.Errorf("approvals: %s: TTL %s is outside one minute to 30 days", r.Action, r.TTL)
 	}
-	r.RequestedBy = ActorAssistant
 	switch r.RequestedVia {
 	case "":
 		r.RequestedVia = ViaConversation
 	case ViaCard, ViaConversation, ViaWeb:
 	default:
 		return fmt.Errorf("approvals: unknown RequestedVia %q", r.RequestedVia)
+	}
+	switch {
+	case r.RequestedBy == "":
+		r.RequestedBy = ActorAssistant
+	case r.RequestedVia != ViaWeb:
+		r.RequestedBy = ActorAssistant + " for " + r.RequestedBy
 	}
 	return nil
 }

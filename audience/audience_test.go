@@ -343,7 +343,7 @@ func TestPoolAndPreview(t *testing.T) {
 func (b *bundle) importNow(t *testing.T, ws [16]byte, count int) approvals.Approval {
 	t.Helper()
 	ctx := t.Context()
-	a, _, err := b.svc.RequestImport(ctx, ws, audience.ImportRequest{Count: count, RequestedBy: "test"})
+	a, _, err := b.svc.RequestImport(ctx, ws, audience.ImportRequest{Count: count})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -65,7 +65,7 @@ type importDetails struct {
 type ImportRequest struct {
 	Count       int    // the most leads to import, 1 to [MaxImport]; with Upload, 0 imports every row
 	Upload      string // an upload's id: import its rows instead of the target's contacts
-	RequestedBy string // who asked, for the audit trail
+	RequestedBy string // the signed-in person it is asked by or for (approvals.Request.RequestedBy); empty: no one known
 	// RequestedVia is where it was asked (approvals.ViaConversation by
 	// default, approvals.ViaWeb from the web app).
 	RequestedVia string
@@ -138,18 +138,22 @@ func (s *Service) importImpact(what string, items []string) approvals.Impact {
 }
 
 // allowance writes what n more leads use of the monthly allowance, and
-// whether that stays within it (the conversation may then decide).
-func (s *Service) allowance(n, used int) (string, bool) {
+// whether that stays within it (the conversation may then decide); over
+// it, personOnly says to the person why only they may approve it.
+func (s *Service) allowance(n, used int) (text string, within bool, personOnly string) {
 	allowance := s.cfg.MonthlyLeadAllowance
-	text := fmt.Sprintf("Monthly lead allowance: this uses %s of %s this month (%s already imported)",
+	text = fmt.Sprintf("Monthly lead allowance: this uses %s of %s this month (%s already imported)",
 		vibesell.Count(n), vibesell.Count(allowance), vibesell.Count(used))
-	within := used+n <= allowance
+	within = used+n <= allowance
 	if within {
 		text += fmt.Sprintf("; %s left after it", vibesell.Count(allowance-used-n))
-	} else {
-		text += fmt.Sprintf("; it goes %s over the allowance, so only a signed-in person in the web app can approve it", vibesell.Count(used+n-allowance))
+		return text, true, ""
 	}
-	return text, within
+	over := vibesell.Plural(used+n-allowance, "lead", "leads")
+	text += fmt.Sprintf("; it goes %s over the allowance, so only a signed-in person in the web app can approve it", vibesell.Count(used+n-allowance))
+	personOnly = fmt.Sprintf("It costs nothing, but it goes %s over this month's allowance of %s, so only a person signed in to the VibeSell web app can approve it, not the assistant.",
+		over, vibesell.Plural(allowance, "lead", "leads"))
+	return text, false, personOnly
 }
 
 // usedThisMonth counts the leads the workspace imported this calendar
@@ -206,15 +210,17 @@ func (s *Service) importApproval(ws uuid.UUID, t Target, p Pool, asked, n, used 
 	} else {
 		items = append(items, fmt.Sprintf("Imported: %s, every one available", vibesell.Count(n)))
 	}
-	allowanceText, decideHere := s.allowance(n, used)
+	allowanceText, decideHere, personOnly := s.allowance(n, used)
 	items = append(items, allowanceText)
+	impact := s.importImpact(what, items)
+	impact.PersonOnly = personOnly
 	return approvals.Request{
 		WorkspaceID: ws,
 		Action:      vibesell.ToolImportLeads,
 		Arguments:   importArguments{Count: asked, FiltersVersion: t.FiltersVersion},
 		Details:     importDetails{Filters: f, FiltersVersion: t.FiltersVersion, Count: n, Sample: p.Sample},
 		Summary:     fmt.Sprintf("Import %s matching the target from %s", vibesell.Plural(n, "lead", "leads"), from),
-		Impact:      s.importImpact(what, items),
+		Impact:      impact,
 		DecideHere:  decideHere,
 	}
 }

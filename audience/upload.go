@@ -348,7 +348,7 @@ func (s *Service) requestUploadImport(ctx context.Context, ws uuid.UUID, r Impor
 	if r.Count > 0 {
 		n = min(n, r.Count)
 	}
-	allowanceText, decideHere := s.allowance(n, used)
+	allowanceText, decideHere, personOnly := s.allowance(n, used)
 	items := []string{fmt.Sprintf("Rows in the file: %s", vibesell.Count(u.RowsRead))}
 	for _, skip := range uploadSkips(u, p) {
 		items = append(items, "Skipped: "+skip)
@@ -359,14 +359,16 @@ func (s *Service) requestUploadImport(ctx context.Context, ws uuid.UUID, r Impor
 		items = append(items, fmt.Sprintf("Imported: %s, every importable row", vibesell.Count(n)))
 	}
 	items = append(items, allowanceText)
+	impact := s.importImpact(fmt.Sprintf("Imports %s from the file %s (upload %s) into the workspace's leads.",
+		vibesell.Plural(n, "row", "rows"), u.FileName, u.ID), items)
+	impact.PersonOnly = personOnly
 	return s.openImport(ctx, approvals.Request{
-		WorkspaceID: ws,
-		Action:      vibesell.ToolImportLeads,
-		Arguments:   importArguments{Count: r.Count, Upload: u.ID},
-		Details:     importDetails{Count: n, Upload: u.ID, CheckedAt: u.CheckedAt},
-		Summary:     fmt.Sprintf("Import %s from the uploaded file %s", vibesell.Plural(n, "lead", "leads"), u.FileName),
-		Impact: s.importImpact(fmt.Sprintf("Imports %s from the file %s (upload %s) into the workspace's leads.",
-			vibesell.Plural(n, "row", "rows"), u.FileName, u.ID), items),
+		WorkspaceID:  ws,
+		Action:       vibesell.ToolImportLeads,
+		Arguments:    importArguments{Count: r.Count, Upload: u.ID},
+		Details:      importDetails{Count: n, Upload: u.ID, CheckedAt: u.CheckedAt},
+		Summary:      fmt.Sprintf("Import %s from the uploaded file %s", vibesell.Plural(n, "lead", "leads"), u.FileName),
+		Impact:       impact,
 		DecideHere:   decideHere,
 		RequestedBy:  r.RequestedBy,
 		RequestedVia: r.RequestedVia,

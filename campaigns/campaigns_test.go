@@ -168,7 +168,7 @@ func TestLaunchBlockersAllAtOnce(t *testing.T) {
 	}
 	c := stage(t, b, b.ws.Acme, campaigns.StageRequest{Sequence: saved.Sequence.ID, DailyCap: 30})
 
-	_, _, err = b.Campaigns.RequestLaunch(ctx, acme, c.Campaign.ID, "test")
+	_, _, err = b.Campaigns.RequestLaunch(ctx, acme, c.Campaign.ID, "")
 	want := []string{
 		"cannot launch yet (7 things to fix)",
 		"(1) The workspace has no postal address",
@@ -236,7 +236,7 @@ func launchable(t *testing.T, b bundle) launched {
 	if len(c.Blockers) != 0 {
 		t.Fatalf("blockers: %q", c.Blockers)
 	}
-	a, created, err := b.Campaigns.RequestLaunch(ctx, acme, c.Campaign.ID, "test")
+	a, created, err := b.Campaigns.RequestLaunch(ctx, acme, c.Campaign.ID, "")
 	if err != nil || !created {
 		t.Fatalf("launch: %v", err)
 	}
@@ -268,7 +268,7 @@ func TestLaunchStopResume(t *testing.T) {
 	if !strings.Contains(l.launch.Impact.Undo, "Sent email cannot be recalled") || !strings.Contains(l.launch.Impact.Who, "3 people") {
 		t.Errorf("impact: %+v", l.launch.Impact)
 	}
-	if _, created, err := b.Campaigns.RequestLaunch(ctx, acme, id, "test"); err != nil || created {
+	if _, created, err := b.Campaigns.RequestLaunch(ctx, acme, id, ""); err != nil || created {
 		t.Errorf("asking again opened a second approval: %v", err)
 	}
 
@@ -312,7 +312,7 @@ func TestLaunchStopResume(t *testing.T) {
 	}
 
 	t.Run("stop waits for a send in flight, and every send after it sees the stop", func(t *testing.T) {
-		stop, _, err := b.Campaigns.RequestStop(ctx, acme, id, "test")
+		stop, _, err := b.Campaigns.RequestStop(ctx, acme, id, "")
 		if err != nil || !stop.DecideHere || stop.Irreversible {
 			t.Fatalf("stop: %+v %v", stop, err)
 		}
@@ -354,7 +354,7 @@ func TestLaunchStopResume(t *testing.T) {
 	})
 
 	t.Run("resume after a stop is decided in the conversation", func(t *testing.T) {
-		a, _, err := b.Campaigns.RequestResume(ctx, acme, id, "test")
+		a, _, err := b.Campaigns.RequestResume(ctx, acme, id, "")
 		if err != nil || !a.DecideHere {
 			t.Fatalf("resume: %+v %v", a, err)
 		}
@@ -367,7 +367,7 @@ func TestLaunchStopResume(t *testing.T) {
 		if ok, err := b.Campaigns.Pause(ctx, acme, id, "2.4% of its emails bounced today, above the 2% limit.", true); !ok || err != nil {
 			t.Fatalf("pause: %v %v", ok, err)
 		}
-		a, _, err := b.Campaigns.RequestResume(ctx, acme, id, "test")
+		a, _, err := b.Campaigns.RequestResume(ctx, acme, id, "")
 		if err != nil || a.DecideHere || !strings.Contains(a.Impact.Undo, "2.4% of its emails bounced") {
 			t.Errorf("resume: %+v %v", a, err)
 		}

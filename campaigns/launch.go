@@ -471,8 +471,10 @@ func (s *Service) RequestResume(ctx context.Context, ws uuid.UUID, id, requested
 	}
 	why := *c.PausedReason
 	undo := fmt.Sprintf("Yes: %s pauses it again at any time. Emails sent stay sent.", vibesell.ToolStopCampaign)
+	var personOnly string
 	if c.PausedAutomatically {
 		undo = "VibeSell paused it for deliverability: " + why + " Resuming sends from the same mailboxes again; " + undo
+		personOnly = "It costs nothing, but VibeSell paused this campaign to protect the mailboxes' reputation, so only a person signed in to the VibeSell web app can resume it, not the assistant."
 	}
 	zero := vibesell.NewMoney(0, s.cfg.Currency)
 	return s.approvals.Open(ctx, approvals.Request{
@@ -488,6 +490,7 @@ func (s *Service) RequestResume(ctx context.Context, ws uuid.UUID, id, requested
 			CostMonthly: zero,
 			Renewal:     "Nothing renews.",
 			Undo:        undo,
+			PersonOnly:  personOnly,
 		},
 		DecideHere:  !c.PausedAutomatically,
 		RequestedBy: requestedBy,

@@ -25,7 +25,8 @@ import (
 // RequestOrder asks for approval to order the setup as it is now: it opens
 // an approval (or returns the one already waiting for this same order)
 // stating exactly each domain and address with its price. It orders
-// nothing itself. requestedBy is who asks, for the audit trail.
+// nothing itself. requestedBy is the signed-in person it is asked for
+// (approvals.Request.RequestedBy), empty when no one is known.
 //
 // Refusals: those of [Service.PlanOrder]; those of the approvals service.
 func (s *Service) RequestOrder(ctx context.Context, ws uuid.UUID, requestedBy string) (a approvals.Approval, created bool, err error) {
@@ -145,11 +146,14 @@ func (s *Service) orderRequest(plan OrderPlan, z *Sizing) approvals.Request {
 
 	renewal := fmt.Sprintf("It renews automatically until cancelled: the domains every year (%s per year) and the mailboxes every month (%s per month). Charged when it is ordered: the domains' first year (%s) and the mailboxes' first month (%s). To cancel, contact support.",
 		plan.YearlyCost, plan.MonthlyCost, plan.YearlyCost, plan.MonthlyCost)
+	charged := fmt.Sprintf("%s when it is ordered (the domains' first year, %s, and the mailboxes' first month, %s), then %s per month for the mailboxes and %s per year for the domains.",
+		plan.YearlyCost.Plus(plan.MonthlyCost), plan.YearlyCost, plan.MonthlyCost, plan.MonthlyCost, plan.YearlyCost)
 	undo := "It cannot be undone: once ordered, the domains are registered for a year and are not refunded, and mailbox months already paid are not refunded."
 	if sandbox {
 		renewal = fmt.Sprintf("In the sandbox nothing renews and nothing is charged; a real order would renew the domains every year (%s per year) and the mailboxes every month (%s per month).",
 			plan.YearlyCost, plan.MonthlyCost)
 		undo = "Nothing real is ordered in the sandbox, so nothing is paid or kept."
+		charged = "Nothing: this is the sandbox, and every amount here is a sandbox amount that is never charged. A real order would charge " + charged
 	}
 	return approvals.Request{
 		Action:    vibesell.ToolOrderSendingSetup,
@@ -166,8 +170,12 @@ func (s *Service) orderRequest(plan OrderPlan, z *Sizing) approvals.Request {
 			CostMonthly: plan.MonthlyCost,
 			Renewal:     renewal,
 			Undo:        undo,
+			Charged:     charged,
+			Sandbox:     sandbox,
 		},
-		Irreversible: true,
+		// Only a real order is irreversible: in the sandbox nothing is
+		// registered or paid, so nothing is lost by approving.
+		Irreversible: !sandbox,
 		DecideHere:   false,
 	}
 }

@@ -83,7 +83,7 @@ func TestOrderApproval(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t)
 		f.planned(t, f.a, 90)
-		a, created, err := f.svc.RequestOrder(ctx, f.a.ID, "the assistant")
+		a, created, err := f.svc.RequestOrder(ctx, f.a.ID, "")
 		if err != nil || !created {
 			t.Fatalf("RequestOrder: created %v, %v", created, err)
 		}
@@ -103,9 +103,18 @@ func TestOrderApproval(t *testing.T) {
 			Renewal: "In the sandbox nothing renews and nothing is charged; a real order would renew the domains every year (USD 15.00 per year) " +
 				"and the mailboxes every month (USD 15.00 per month).",
 			Undo: "Nothing real is ordered in the sandbox, so nothing is paid or kept.",
+			Charged: "Nothing: this is the sandbox, and every amount here is a sandbox amount that is never charged. " +
+				"A real order would charge USD 30.00 when it is ordered (the domains' first year, USD 15.00, and the mailboxes' first month, USD 15.00), " +
+				"then USD 15.00 per month for the mailboxes and USD 15.00 per year for the domains.",
+			Sandbox: true,
 		}
 		if diff := cmp.Diff(want, a.Impact); diff != "" {
 			t.Errorf("impact (-want +got):\n%s", diff)
+		}
+		// Nothing real is registered or paid in the sandbox: approving it
+		// loses nothing, so it is not marked irreversible.
+		if a.Irreversible || a.DecideHere {
+			t.Errorf("irreversible %v, decideHere %v; want false, false", a.Irreversible, a.DecideHere)
 		}
 		if names := toolNames(strings.Join(append(a.Impact.Items, a.Impact.What, a.Impact.When, a.Impact.Renewal, a.Impact.Undo), " ")); names != nil {
 			t.Errorf("the impact names tools %v", names)
@@ -127,7 +136,7 @@ func TestOrderApproval(t *testing.T) {
 		if c := st.Capacity; c == nil || !c.Short() || c.Reach != 90 || c.Needed != 353 {
 			t.Errorf("capacity %+v", c)
 		}
-		a, _, err := f.svc.RequestOrder(ctx, f.a.ID, "the assistant")
+		a, _, err := f.svc.RequestOrder(ctx, f.a.ID, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -153,7 +162,7 @@ func TestOrderApproval(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t)
 		f.planned(t, f.a, 90)
-		a, _, err := f.svc.RequestOrder(ctx, f.a.ID, "the assistant")
+		a, _, err := f.svc.RequestOrder(ctx, f.a.ID, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -178,7 +187,7 @@ func TestOrderApproval(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t)
 		f.planned(t, f.a, 90)
-		a, _, err := f.svc.RequestOrder(ctx, f.a.ID, "the assistant")
+		a, _, err := f.svc.RequestOrder(ctx, f.a.ID, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -203,7 +212,7 @@ func TestOrderApproval(t *testing.T) {
 		avail := &takenAvailability{taken: map[string]bool{}}
 		f := newFixtureWith(t, sending.Providers{Availability: avail})
 		f.planned(t, f.a, 90)
-		a, _, err := f.svc.RequestOrder(ctx, f.a.ID, "the assistant")
+		a, _, err := f.svc.RequestOrder(ctx, f.a.ID, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -220,7 +229,7 @@ func TestOrderApproval(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t)
 		f.planned(t, f.a, 90)
-		a, _, err := f.svc.RequestOrder(ctx, f.a.ID, "the assistant")
+		a, _, err := f.svc.RequestOrder(ctx, f.a.ID, "")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -28,6 +28,9 @@ type approvalImpact struct {
 	CostMonthly moneyData `json:"costMonthly" jsonschema:"what is paid every month from then on"`
 	Renewal     string    `json:"renewal" jsonschema:"what renews, when, and how to stop it"`
 	Undo        string    `json:"undo" jsonschema:"whether and how it can be undone"`
+	Charged     *string   `json:"charged" jsonschema:"what is charged when, in words, where the two amounts alone would mislead (an order charges the domains' first year and the mailboxes' first month when it is placed); null: costOnce when it is carried out, costMonthly every month from then"`
+	Sandbox     bool      `json:"sandbox" jsonschema:"true: the amounts are sandbox amounts, shown as a real order would cost but never charged"`
+	PersonOnly  *string   `json:"personOnly" jsonschema:"why only a signed-in person may approve it although it is neither paid nor irreversible, for the person; null otherwise"`
 }
 
 type approvalData struct {
@@ -40,7 +43,7 @@ type approvalData struct {
 	ExpiresAt    time.Time      `json:"expiresAt" jsonschema:"when a pending approval expires: after it, it ends not_done and is never carried out"`
 	DecideHere   bool           `json:"decideHere" jsonschema:"true: the person may decide in the card or by telling you (decide_approval); false: only a signed-in person in the web app at appUrl may approve it (rejecting is allowed anywhere)"`
 	AppURL       string         `json:"appUrl" jsonschema:"the page of this approval in the VibeSell web app, for the person to open and decide"`
-	DecidedBy    *string        `json:"decidedBy" jsonschema:"who decided: the signed-in person's email for the web app, otherwise \"the person\" (decided in the card or by telling you, as decidedVia says); null until decided, and for an approval that ended undecided"`
+	DecidedBy    *string        `json:"decidedBy" jsonschema:"who decided: the signed-in person's email for the web app; in the card or by telling you (as decidedVia says), the person your connection signed in (\"ada@acme.test, through Claude\"), or \"the person\" when the connection names no one; null until decided, and for an approval that ended undecided"`
 	DecidedAt    *time.Time     `json:"decidedAt" jsonschema:"when it was decided; null until decided, and for an approval that ended undecided"`
 	DecidedVia   *string        `json:"decidedVia" jsonschema:"where it was decided: card, conversation or web; null until decided, and for an approval that ended undecided"`
 	Reason       *string        `json:"reason" jsonschema:"the reason given with the decision; null when none was given"`
@@ -71,6 +74,7 @@ func toApprovalData(a approvals.Approval) approvalData {
 			What: a.Impact.What, Items: items, Who: a.Impact.Who, When: a.Impact.When,
 			CostOnce: moneyOf(a.Impact.CostOnce), CostMonthly: moneyOf(a.Impact.CostMonthly),
 			Renewal: a.Impact.Renewal, Undo: a.Impact.Undo,
+			Charged: strPtr(a.Impact.Charged), Sandbox: a.Impact.Sandbox, PersonOnly: strPtr(a.Impact.PersonOnly),
 		},
 		Irreversible: a.Irreversible, ExpiresAt: a.ExpiresAt, DecideHere: a.DecideHere, AppURL: a.AppURL,
 		DecidedBy: a.DecidedBy, DecidedAt: a.DecidedAt, DecidedVia: a.DecidedVia, Reason: a.Reason, Outcome: a.Outcome,
@@ -93,13 +97,33 @@ func approvalMarkdown(a approvals.Approval, lead string) string {
 	}
 	fmt.Fprintf(&b, "%s: %s\n", heading, a.Impact.What)
 	b.WriteString(bulletList(a.Impact.Items))
-	fmt.Fprintf(&b, "\nWho: %s\nWhen: %s\nCost: %s once, then %s per month.\nRenewal: %s\nCan it be undone: %s\n",
-		a.Impact.Who, a.Impact.When, a.Impact.CostOnce.String(), a.Impact.CostMonthly.String(), a.Impact.Renewal, a.Impact.Undo)
+	fmt.Fprintf(&b, "\nWho: %s\nWhen: %s\nCost: %s\nRenewal: %s\nCan it be undone: %s\n",
+		a.Impact.Who, a.Impact.When, costText(a.Impact), a.Impact.Renewal, a.Impact.Undo)
+	if a.Impact.PersonOnly != "" {
+		fmt.Fprintf(&b, "Why only a person may approve it: %s\n", a.Impact.PersonOnly)
+	}
 	if a.Status == approvals.Pending {
 		fmt.Fprintf(&b, "Expires: %s. If no one decides by then, nothing is done.\n", vibesell.FormatTime(a.ExpiresAt))
 	}
 	fmt.Fprintf(&b, "\nNext: %s\n", approvalNext(a))
 	return b.String()
+}
+
+// costText says what is charged when: in the feature's words when it
+// wrote them, otherwise from the two amounts, marked as sandbox amounts in
+// the sandbox.
+func costText(im approvals.Impact) string {
+	if im.Charged != "" {
+		return im.Charged
+	}
+	if im.CostOnce.IsZero() && im.CostMonthly.IsZero() {
+		return "nothing."
+	}
+	text := fmt.Sprintf("%s when it is carried out, then %s per month.", im.CostOnce, im.CostMonthly)
+	if im.Sandbox {
+		text += " These are sandbox amounts: nothing is charged."
+	}
+	return text
 }
 
 func approvalStatusText(a approvals.Approval) string {
@@ -162,7 +186,7 @@ func decideApproval(d Deps) toolkit.Tool {
 		Requires:    toolkit.Needs{Scope: vibesell.ScopeAct},
 		Handler: func(ctx context.Context, p auth.Principal, in decideApprovalInput) (toolkit.Result[approvalOutput], error) {
 			r, err := d.Approvals.Relay(ctx, p.WorkspaceID, in.Approval, approvals.Relayed{
-				Approve: in.Decision == "approve", Via: in.Via, Reason: in.Reason,
+				Approve: in.Decision == "approve", Via: in.Via, Reason: in.Reason, Person: personOf(p),
 			})
 			if err != nil {
 				return toolkit.Result[approvalOutput]{}, err
@@ -170,6 +194,16 @@ func decideApproval(d Deps) toolkit.Tool {
 			return toolkit.Result[approvalOutput]{Markdown: approvalMarkdown(r.Approval, relayLead(r)), Data: approvalOutput{approvalData: toApprovalData(r.Approval)}}, nil
 		},
 	})
+}
+
+// personOf names the person an OAuth connection signed in, for the
+// approvals' record; empty for a workspace token or stdio, which stand
+// for no one in particular.
+func personOf(p auth.Principal) string {
+	if p.UserEmail == "" {
+		return ""
+	}
+	return approvals.Person(p.UserEmail, p.ClientName)
 }
 
 // relayLead says whether the relayed decision was recorded, and if not,
@@ -240,8 +274,8 @@ func listPendingApprovals(d Deps) toolkit.Tool {
 			}
 			for _, a := range page.Approvals {
 				out.Approvals = append(out.Approvals, toApprovalData(a))
-				fmt.Fprintf(&b, "- **%s** (%s): %s. %s once, %s per month. Status: %s.", a.ID, a.Action, a.Summary,
-					a.Impact.CostOnce.String(), a.Impact.CostMonthly.String(), approvalStatusText(a))
+				fmt.Fprintf(&b, "- **%s** (%s): %s. Cost: %s Status: %s.", a.ID, a.Action, a.Summary,
+					costText(a.Impact), approvalStatusText(a))
 				switch {
 				case a.Status == approvals.Pending && !a.DecideHere:
 					fmt.Fprintf(&b, " Expires %s. Only a signed-in person can approve it, at %s .", vibesell.FormatTime(a.ExpiresAt), a.AppURL)

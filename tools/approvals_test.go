@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/uuid"
 
 	"vibesell"
 	"vibesell/approvals"
@@ -326,5 +327,65 @@ func TestApprovalToolsAnnotations(t *testing.T) {
 		if diff := cmp.Diff(want, def.Annotations); diff != "" {
 			t.Errorf("%s annotations (-want +got):\n%s", tool, diff)
 		}
+	}
+}
+
+// In the sandbox the order's approval says what a real order would charge
+// when, and that nothing is charged; it is not marked irreversible, as
+// nothing real is registered.
+func TestSandboxOrderApprovalSaysNothingIsCharged(t *testing.T) {
+	t.Parallel()
+	f := newApprovalFixture(t)
+	f.planSetup(f.c)
+	var ap approvalOutput
+	md := f.c.Result("order_sending_setup", nil, &ap)
+	if ap.Irreversible || !ap.Impact.Sandbox || ap.Impact.Charged == nil {
+		t.Fatalf("irreversible %v, sandbox %v, charged %v", ap.Irreversible, ap.Impact.Sandbox, ap.Impact.Charged)
+	}
+	once, monthly := "USD "+ap.Impact.CostOnce.Amount, "USD "+ap.Impact.CostMonthly.Amount
+	mustContain(t, md, "Cost: Nothing: this is the sandbox, and every amount here is a sandbox amount that is never charged. A real order would charge",
+		"when it is ordered (the domains' first year, "+once+", and the mailboxes' first month, "+monthly+"), then "+monthly+" per month for the mailboxes and "+once+" per year for the domains.")
+	if strings.Contains(md, " once, then ") {
+		t.Errorf("the Markdown still calls the domains' yearly price a one-off cost:\n%s", md)
+	}
+	var list approvalsOutput
+	listed := f.c.Result("list_pending_approvals", nil, &list)
+	mustContain(t, listed, "Cost: Nothing: this is the sandbox")
+}
+
+// A person signed in through an OAuth connection is named in the record:
+// the approval the assistant opened for them, and the decision it relayed.
+// A workspace token names no one and keeps "the assistant" and "the
+// person" (TestOrderSendingSetupIsRejectedThroughDecideApproval).
+func TestApprovalsRecordThePersonOfAnOAuthConnection(t *testing.T) {
+	t.Parallel()
+	f := newApprovalFixture(t)
+	d := Deps{Clock: f.clock, Workspaces: f.workspaces, Sending: f.svc, Approvals: f.approvals}
+	c := toolkittest.Connect(t, NewServer(d, nil), auth.Principal{WorkspaceID: f.ws.ID, WorkspaceSlug: f.ws.Slug,
+		UserID: uuid.New(), UserEmail: "ada@acme.test", ClientName: "Claude", Scopes: []string{vibesell.ScopeAct}})
+	f.planSetup(c)
+	var ap approvalOutput
+	c.Result("order_sending_setup", nil, &ap)
+	var r approvalOutput
+	c.Result("decide_approval", map[string]any{"approval": ap.Approval, "decision": "reject", "reason": "Not now"}, &r)
+	if r.DecidedBy == nil || *r.DecidedBy != "ada@acme.test, through Claude" {
+		t.Errorf("decidedBy %v, want ada@acme.test, through Claude", r.DecidedBy)
+	}
+	events, err := f.approvals.Events(t.Context(), f.ws.ID, ap.Approval)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range events {
+		got = append(got, e.Event+": "+e.Actor)
+	}
+	want := []string{"opened: the assistant for ada@acme.test, through Claude", "rejected: ada@acme.test, through Claude"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("trail (-want +got):\n%s", diff)
+	}
+	var list approvalsOutput
+	md := c.Result("list_pending_approvals", map[string]any{"approval": ap.Approval}, &list)
+	if len(list.Approvals) != 1 || list.Approvals[0].DecidedBy == nil || *list.Approvals[0].DecidedBy != "ada@acme.test, through Claude" {
+		t.Errorf("list_pending_approvals: %s", md)
 	}
 }

@@ -32,7 +32,7 @@ func importLeads(d Deps) toolkit.Tool {
 		Requires:    toolkit.Needs{Scope: vibesell.ScopeAct},
 		Handler: func(ctx context.Context, p auth.Principal, in importLeadsInput) (toolkit.Result[approvalOutput], error) {
 			a, created, err := d.Audience.RequestImport(ctx, p.WorkspaceID, audience.ImportRequest{
-				Count: in.Count, Upload: in.Upload, RequestedBy: "the assistant, via the connector of workspace " + p.WorkspaceSlug})
+				Count: in.Count, Upload: in.Upload, RequestedBy: personOf(p)})
 			if err != nil {
 				return toolkit.Result[approvalOutput]{}, err
 			}

@@ -33,7 +33,7 @@ func campaignAction(s campaignActionSpec) toolkit.Tool {
 		// they act beyond VibeSell's own records.
 		Requires: toolkit.Needs{Scope: vibesell.ScopeAct},
 		Handler: func(ctx context.Context, p auth.Principal, in campaignActionInput) (toolkit.Result[approvalOutput], error) {
-			a, created, err := s.request(ctx, p.WorkspaceID, in.Campaign, "the assistant, via the connector of workspace "+p.WorkspaceSlug)
+			a, created, err := s.request(ctx, p.WorkspaceID, in.Campaign, personOf(p))
 			if err != nil {
 				return toolkit.Result[approvalOutput]{}, err
 			}

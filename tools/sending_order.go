@@ -24,7 +24,7 @@ func orderSendingSetup(d Deps) toolkit.Tool {
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.Yes},
 		Requires:    toolkit.Needs{Scope: vibesell.ScopeAct},
 		Handler: func(ctx context.Context, p auth.Principal, _ struct{}) (toolkit.Result[approvalOutput], error) {
-			a, created, err := d.Sending.RequestOrder(ctx, p.WorkspaceID, "the assistant")
+			a, created, err := d.Sending.RequestOrder(ctx, p.WorkspaceID, personOf(p))
 			if err != nil {
 				return toolkit.Result[approvalOutput]{}, err
 			}

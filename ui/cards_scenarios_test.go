@@ -228,8 +228,9 @@ func approvalScenarios(t *testing.T, s *server) []*scenario {
 	}
 	var out []*scenario
 
-	// The order of the sending setup planned above: paid and irreversible,
-	// so only the web app may approve it.
+	// The order of the sending setup planned above: paid, so only the web
+	// app may approve it. It is the sandbox's: its amounts are never
+	// charged and nothing real is registered, so it is not irreversible.
 	web, order := s.scenario("approval-web-only", "order_sending_setup", nil)
 	orderID := str(order["approval"])
 	if order["decideHere"] != false || order["status"] != "pending" {
@@ -269,7 +270,8 @@ func approvalScenarios(t *testing.T, s *server) []*scenario {
 	if here == nil {
 		t.Fatalf("list_pending_approvals does not list %s: %v", a.ID, listData)
 	}
-	list.Expect.Texts = []string{"2 waiting for a decision", str(order["summary"]), a.Summary, "Cannot be undone"}
+	list.Expect.Texts = []string{"2 waiting for a decision", str(order["summary"]), a.Summary, "sandbox amounts, nothing charged"}
+	list.Expect.Absent = []string{"Cannot be undone"}
 	out = append(out, list)
 
 	// The person rejects the order in the card, with a reason; then
@@ -284,7 +286,9 @@ func approvalScenarios(t *testing.T, s *server) []*scenario {
 	link := str(order["appUrl"])
 	web.Responses = map[string][]json.RawMessage{"list_pending_approvals": {orderBefore}}
 	web.Expect = expect{
-		Texts:     append(impactTexts(order), "This cannot be undone.", "Waiting for a decision", link, "Only a signed-in person in the VibeSell web app can approve this"),
+		Texts: append(impactTexts(order), "sandbox amount: nothing is charged", str(obj(order["impact"])["charged"]),
+			"Waiting for a decision", link, "Only a signed-in person in the VibeSell web app can approve this"),
+		Absent:    []string{"This cannot be undone."},
 		Buttons:   []string{"Review and approve in VibeSell", "Reject…"},
 		NoButtons: []string{"Approve"},
 		Action: &action{

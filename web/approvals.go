@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"vibesell"
@@ -42,6 +43,35 @@ func (s *server) row(a approvals.Approval, u auth.User, now time.Time) approvalR
 
 func paid(a approvals.Approval) bool {
 	return a.Impact.CostOnce.Minor > 0 || a.Impact.CostMonthly.Minor > 0
+}
+
+// needsConfirm says whether approving asks the person to tick "I
+// understand": only when it costs money or cannot be undone, for what
+// only a person may approve. A free action reserved to a person says why
+// instead (Impact.PersonOnly).
+func needsConfirm(a approvals.Approval) bool {
+	return !a.DecideHere && (paid(a) || a.Irreversible)
+}
+
+// confirmText is what the person ticks to approve: each amount they agree
+// to, marked as a sandbox amount in the sandbox, and whether it can be
+// undone.
+func confirmText(a approvals.Approval) string {
+	var agree []string
+	if paid(a) {
+		cost := fmt.Sprintf("this costs %s now and %s a month", formatMoney(a.Impact.CostOnce), formatMoney(a.Impact.CostMonthly))
+		if a.Impact.Sandbox {
+			cost = fmt.Sprintf("in the sandbox, %s now and %s a month are sandbox amounts: nothing is charged", formatMoney(a.Impact.CostOnce), formatMoney(a.Impact.CostMonthly))
+		}
+		agree = append(agree, cost)
+	}
+	if a.Irreversible {
+		agree = append(agree, "it cannot be undone")
+	}
+	if len(agree) == 0 {
+		return ""
+	}
+	return "I understand that " + strings.Join(agree, ", and that ") + "."
 }
 
 // approvalsPage lists what waits for a decision, then past approvals a
@@ -100,7 +130,8 @@ type approvalData struct {
 	DecidedAt    string
 	FinishedAt   string
 	Paid         bool
-	NeedsConfirm bool // approving needs the "I understand" box ticked
+	NeedsConfirm bool   // approving needs the "I understand" box ticked
+	Confirm      string // what the person ticks: what they agree to pay or lose
 	ApprovePath  string
 	RejectPath   string
 	Reason       string // the reason typed before a refused submit
@@ -150,7 +181,8 @@ func (s *server) showApproval(w http.ResponseWriter, r *http.Request, u auth.Use
 		Expires:      formatTime(a.ExpiresAt, u.TimeZone),
 		ExpiresIn:    relative(a.ExpiresAt, now),
 		Paid:         paid(a),
-		NeedsConfirm: !a.DecideHere,
+		NeedsConfirm: needsConfirm(a),
+		Confirm:      confirmText(a),
 		ApprovePath:  approvals.AppPath(a.ID) + "/approve",
 		RejectPath:   approvals.AppPath(a.ID) + "/reject",
 		Reason:       reason,
@@ -191,9 +223,9 @@ func (s *server) decide(approve bool) signedInHandler {
 				s.renderError(w, r, err, 0, "", "")
 				return
 			}
-			if a.Status == approvals.Pending && !a.DecideHere && r.PostFormValue("confirm") != "yes" {
+			if a.Status == approvals.Pending && needsConfirm(a) && r.PostFormValue("confirm") != "yes" {
 				s.showApproval(w, r, u, ses, http.StatusUnprocessableEntity, "",
-					"Tick the box to confirm you understand what this costs and that it cannot be undone, then approve again.", reason)
+					"Tick the box to confirm you understand what approving means, then approve again.", reason)
 				return
 			}
 		}

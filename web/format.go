@@ -52,6 +52,10 @@ func formatMoney(m vibesell.Money) string {
 func formatTime(t time.Time, loc *time.Location) string { return vibesell.FormatTimeIn(t, loc) }
 
 // relative writes how far t is from now: "in 3 hours", "5 minutes ago".
+// It rounds to the nearest unit, so the words stay true: 2 days and 20
+// hours left reads "in 3 days", not "in 2 days"; a count that rounds up
+// to the next unit's size is said in that unit ("in 1 hour", not "in 60
+// minutes").
 func relative(t, now time.Time) string {
 	d := t.Sub(now)
 	future := d > 0
@@ -59,15 +63,17 @@ func relative(t, now time.Time) string {
 		d = -d
 	}
 	var s string
+	minutes := int((d + time.Minute/2) / time.Minute)
+	hours := int((d + time.Hour/2) / time.Hour)
 	switch {
-	case d < time.Minute:
+	case minutes < 1:
 		return "just now"
-	case d < time.Hour:
-		s = count(int(d/time.Minute), "minute")
-	case d < 48*time.Hour:
-		s = count(int(d/time.Hour), "hour")
+	case minutes < 60:
+		s = count(minutes, "minute")
+	case hours < 48:
+		s = count(hours, "hour")
 	default:
-		s = count(int(d/(24*time.Hour)), "day")
+		s = count(int((d+12*time.Hour)/(24*time.Hour)), "day")
 	}
 	if future {
 		return "in " + s

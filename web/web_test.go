@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"html"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -554,4 +555,64 @@ func mustMoney(t *testing.T, amount string) vibesell.Money {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// The page tells the truth about money: a sandbox amount says that
+// nothing is charged wherever the person is asked to agree to it, and a
+// free action only a person may approve asks them to tick nothing about
+// money, but says why it waits for them.
+func TestApprovalPageSaysWhatApprovingCosts(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	open := func(t *testing.T, item, cost string, sandbox bool, personOnly string) approvals.Approval {
+		t.Helper()
+		ap, _, err := a.approvals.Open(context.Background(), approvals.Request{
+			WorkspaceID: a.acme.ID, Action: testAction, Arguments: map[string]string{"item": item},
+			Summary: "Order the " + item,
+			Impact: approvals.Impact{
+				What: "Orders the " + item + ".", Who: "No one is contacted.", When: "At once.",
+				CostOnce: mustMoney(t, cost), CostMonthly: mustMoney(t, cost),
+				Renewal: "Nothing renews.", Undo: "Nothing is kept.", Sandbox: sandbox, PersonOnly: personOnly,
+			},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ap
+	}
+	b := a.browser(t)
+	b.signIn("ada@acme.test")
+
+	t.Run("a sandbox amount", func(t *testing.T) {
+		p := b.Get(approvals.AppPath(open(t, "kite", "60.00", true, "").ID))
+		for _, want := range []string{
+			"I understand that in the sandbox, USD 60.00 now and USD 60.00 a month are sandbox amounts: nothing is charged.",
+			"USD 60.00 <span class=\"muted small\">(a sandbox amount: nothing is charged)</span>",
+		} {
+			if !strings.Contains(p.Body, want) {
+				t.Errorf("the page lacks %q", want)
+			}
+		}
+		for _, unwanted := range []string{"This cannot be undone.", "I understand that this costs"} {
+			if strings.Contains(p.Body, unwanted) {
+				t.Errorf("the page says %q", unwanted)
+			}
+		}
+	})
+
+	t.Run("a free action only a person may approve", func(t *testing.T) {
+		why := "It costs nothing, but it goes 10 leads over this month's allowance of 1,000 leads, so only a person signed in to the VibeSell web app can approve it, not the assistant."
+		ap := open(t, "kettle", "0.00", false, why)
+		p := b.Get(approvals.AppPath(ap.ID))
+		if !strings.Contains(p.Body, html.EscapeString(why)) {
+			t.Errorf("the page does not say why it waits for a person")
+		}
+		if strings.Contains(p.Body, `name="confirm"`) || strings.Contains(p.Body, "USD 0.00 now") {
+			t.Errorf("the page asks to agree to pay nothing")
+		}
+		r := b.Post(approvals.AppPath(ap.ID)+"/approve", url.Values{"csrf": {p.CSRF(t)}})
+		if r.Status != http.StatusSeeOther {
+			t.Errorf("approving without a box to tick: %d", r.Status)
+		}
+	})
 }

@@ -13,6 +13,7 @@ import (
 	"vibesell/approvals"
 	"vibesell/approvals/approvalstest"
 	"vibesell/auth"
+	"vibesell/mail"
 	"vibesell/store"
 	"vibesell/store/storetest"
 	"vibesell/toolkit/toolkittest"
@@ -32,6 +33,8 @@ type flow struct {
 	c    *toolkittest.Client
 	two  workspacetest.Pair
 	test *testing.T
+	// mailSecret signs the unsubscribe links, as MAIL_SECRET_KEY does.
+	mailSecret mail.Secret
 }
 
 const flowPassword = "correct horse battery staple"
@@ -50,7 +53,7 @@ func setupFlow(t *testing.T) *flow {
 	)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
 	t.Cleanup(srv.Close)
-	cfg, err = loadConfig(env("DATABASE_URL", dbURL, "PUBLIC_URL", srv.URL))
+	cfg, err = loadConfig(env("DATABASE_URL", dbURL, "PUBLIC_URL", srv.URL, "MAIL_SECRET_KEY", mail.NewRandomSecret()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,10 +62,10 @@ func setupFlow(t *testing.T) *flow {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h, err = routes(cfg, pool, svc, logger); err != nil {
+	if h, err = routes(cfg, pool, svc, cfg.Mail.Secret, logger); err != nil {
 		t.Fatal(err)
 	}
-	f := &flow{pool: pool, svc: svc, web: srv, two: workspacetest.Two(t, pool), test: t}
+	f := &flow{pool: pool, svc: svc, web: srv, two: workspacetest.Two(t, pool), test: t, mailSecret: *cfg.Mail.Secret}
 	if _, err := svc.accounts.CreateUser(context.Background(), auth.NewUser{WorkspaceID: f.two.Acme.ID, Email: "ada@acme.test", Password: flowPassword}); err != nil {
 		t.Fatal(err)
 	}

@@ -23,6 +23,7 @@ import (
 	"vibesell/auth"
 	"vibesell/auth/oauth"
 	"vibesell/billing"
+	"vibesell/mail"
 	"vibesell/sending"
 	"vibesell/store"
 	"vibesell/toolkit"
@@ -78,15 +79,15 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 		logger.Warn("PUBLIC_URL is not https, so the Claude app and other OAuth clients will refuse to connect; serve VibeSell over https and set PUBLIC_URL to that address",
 			"PUBLIC_URL", cfg.PublicURL.String())
 	}
-	handler, err := routes(cfg, db, svc, logger)
-	if err != nil {
-		return err
-	}
 	mailParts, err := startMail(cfg, logger)
 	if err != nil {
 		return err
 	}
 	defer mailParts.Close()
+	handler, err := routes(cfg, db, svc, mailParts.Secret, logger)
+	if err != nil {
+		return err
+	}
 	jobs, err := newJobClient(db, svc, logger)
 	if err != nil {
 		return err
@@ -133,8 +134,10 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 	return nil
 }
 
-// routes lists everything the HTTP server answers.
-func routes(cfg config, db *pgxpool.Pool, svc *services, logger *slog.Logger) (http.Handler, error) {
+// routes lists everything the HTTP server answers. mailSecret signs the
+// unsubscribe links in every message sent; without one no link can be
+// made, so none is answered.
+func routes(cfg config, db *pgxpool.Pool, svc *services, mailSecret *mail.Secret, logger *slog.Logger) (http.Handler, error) {
 	webApp, err := web.New(web.Config{
 		PublicURL:  cfg.PublicURL.String(),
 		Accounts:   svc.accounts,
@@ -173,6 +176,9 @@ func routes(cfg config, db *pgxpool.Pool, svc *services, logger *slog.Logger) (h
 	authorizationServer := svc.oauth.Handler()
 	for _, path := range oauth.Paths {
 		mux.Handle(path, authorizationServer)
+	}
+	if mailSecret != nil {
+		mail.UnsubscribeRoutes(mux, *mailSecret, svc.audience.MailSuppressions(), logger.With("component", "unsubscribe"))
 	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")

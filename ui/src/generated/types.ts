@@ -850,6 +850,12 @@ export interface OrderSendingSetupResult {
     renewal: string;
     /** whether and how it can be undone */
     undo: string;
+    /** what is charged when, in words, where the two amounts alone would mislead (an order charges the domains' first year and the mailboxes' first month when it is placed); null: costOnce when it is carried out, costMonthly every month from then */
+    charged: string | null;
+    /** true: the amounts are sandbox amounts, shown as a real order would cost but never charged */
+    sandbox: boolean;
+    /** why only a signed-in person may approve it although it is neither paid nor irreversible, for the person; null otherwise */
+    personOnly: string | null;
   };
   /** true when it cannot be undone once carried out */
   irreversible: boolean;
@@ -859,7 +865,7 @@ export interface OrderSendingSetupResult {
   decideHere: boolean;
   /** the page of this approval in the VibeSell web app, for the person to open and decide */
   appUrl: string;
-  /** who decided: the signed-in person's email for the web app, otherwise "the person" (decided in the card or by telling you, as decidedVia says); null until decided, and for an approval that ended undecided */
+  /** who decided: the signed-in person's email for the web app; in the card or by telling you (as decidedVia says), the person your connection signed in ("ada@acme.test, through Claude"), or "the person" when the connection names no one; null until decided, and for an approval that ended undecided */
   decidedBy: string | null;
   /** when it was decided; null until decided, and for an approval that ended undecided */
   decidedAt: string | null;
@@ -919,6 +925,12 @@ export interface ListPendingApprovalsResult {
       renewal: string;
       /** whether and how it can be undone */
       undo: string;
+      /** what is charged when, in words, where the two amounts alone would mislead (an order charges the domains' first year and the mailboxes' first month when it is placed); null: costOnce when it is carried out, costMonthly every month from then */
+      charged: string | null;
+      /** true: the amounts are sandbox amounts, shown as a real order would cost but never charged */
+      sandbox: boolean;
+      /** why only a signed-in person may approve it although it is neither paid nor irreversible, for the person; null otherwise */
+      personOnly: string | null;
     };
     /** true when it cannot be undone once carried out */
     irreversible: boolean;
@@ -928,7 +940,7 @@ export interface ListPendingApprovalsResult {
     decideHere: boolean;
     /** the page of this approval in the VibeSell web app, for the person to open and decide */
     appUrl: string;
-    /** who decided: the signed-in person's email for the web app, otherwise "the person" (decided in the card or by telling you, as decidedVia says); null until decided, and for an approval that ended undecided */
+    /** who decided: the signed-in person's email for the web app; in the card or by telling you (as decidedVia says), the person your connection signed in ("ada@acme.test, through Claude"), or "the person" when the connection names no one; null until decided, and for an approval that ended undecided */
     decidedBy: string | null;
     /** when it was decided; null until decided, and for an approval that ended undecided */
     decidedAt: string | null;

@@ -88,13 +88,23 @@ function impactBlock(im: Impact | string | null, status: string, titled = true):
   const out: Child[] = [];
   out.push(block(im.what ? h("p", null, im.what) : na(), im.items && im.items.length ? bullets(im.items) : null));
   if ("costOnce" in im || "costMonthly" in im) {
-    out.push(h("div", { class: "stats" }, stat("Cost now", cost(im.costOnce), "charged once"), stat("Cost per month", cost(im.costMonthly), "from now on")));
+    const sandbox = im.sandbox === true;
+    out.push(
+      h(
+        "div",
+        { class: "stats" },
+        stat("Cost now", cost(im.costOnce), sandbox ? "sandbox amount: nothing is charged" : "charged once"),
+        stat("Cost per month", cost(im.costMonthly), sandbox ? "sandbox amount: nothing is charged" : "from now on"),
+      ),
+    );
   }
   const rows: [string, unknown][] = [];
   if ("who" in im) rows.push(["Who is contacted", im.who ?? null]);
   if ("when" in im) rows.push(["When", im.when ?? null]);
+  if (im.charged) rows.push(["Charged", im.charged]);
   if ("renewal" in im) rows.push(["Renewal", im.renewal ?? null]);
   if ("undo" in im) rows.push(["Can it be undone?", im.undo ?? null]);
+  if (im.personOnly) rows.push(["Who can approve it", im.personOnly]);
   if (rows.length) out.push(facts(rows));
   return out;
 }
@@ -396,5 +406,6 @@ function impactCost(im: Impact | string | null): string {
   const parts: string[] = [];
   if (isMoney(im.costOnce)) parts.push(`${moneyText(im.costOnce)} now`);
   if (isMoney(im.costMonthly)) parts.push(`${moneyText(im.costMonthly)} per month`);
+  if (parts.length && im.sandbox === true) parts.push("sandbox amounts, nothing charged");
   return parts.length ? ` · ${parts.join(", ")}` : "";
 }
