@@ -129,7 +129,7 @@ func (s *Service) importImpact(what string, items []string) approvals.Impact {
 		What:        what,
 		Items:       items,
 		Who:         "No one is contacted: importing only adds them to the workspace's leads. Emails go out only from a campaign launched later, with its own approval.",
-		When:        fmt.Sprintf("In the background as soon as it is approved, in batches of %s; %s shows its progress.", vibesell.Count(s.cfg.ImportBatch), vibesell.ToolEstimateLeadPool),
+		When:        fmt.Sprintf("In the background as soon as it is approved, in batches of %s; the leads page of the web app shows its progress.", vibesell.Count(s.cfg.ImportBatch)),
 		CostOnce:    zero,
 		CostMonthly: zero,
 		Renewal:     "Nothing renews: it is one import, counted in this month's lead allowance.",

@@ -240,6 +240,7 @@ func launchable(t *testing.T, b bundle) launched {
 	if err != nil || !created {
 		t.Fatalf("launch: %v", err)
 	}
+	speaksToAPerson(t, a)
 	return launched{c, a}
 }
 
@@ -316,6 +317,7 @@ func TestLaunchStopResume(t *testing.T) {
 		if err != nil || !stop.DecideHere || stop.Irreversible {
 			t.Fatalf("stop: %+v %v", stop, err)
 		}
+		speaksToAPerson(t, stop)
 		if _, _, err := b.Approvals.Decide(ctx, acme, stop.ID, approvals.Decision{Approve: true, By: "ada", Via: approvals.ViaConversation}); err != nil {
 			t.Fatal(err)
 		}
@@ -358,6 +360,7 @@ func TestLaunchStopResume(t *testing.T) {
 		if err != nil || !a.DecideHere {
 			t.Fatalf("resume: %+v %v", a, err)
 		}
+		speaksToAPerson(t, a)
 		if done := b.Decide(t, acme, a.ID, true, approvals.ViaConversation); done.Status != approvals.Done || !allowed(b.Pool) {
 			t.Errorf("resumed: %s %v", done.Status, done.Outcome)
 		}
@@ -488,4 +491,17 @@ func BenchmarkSendAllowed(b *testing.B) {
 			}
 		}
 	})
+}
+
+// speaksToAPerson fails the test when an approval's impact, which the web
+// app shows to a person, names a tool: that is the assistant's word.
+func speaksToAPerson(t *testing.T, a approvals.Approval) {
+	t.Helper()
+	im := a.Impact
+	text := strings.Join(append([]string{im.What, im.Who, im.When, im.Renewal, im.Undo, im.Charged, im.PersonOnly}, im.Items...), "\n")
+	for _, tool := range []string{vibesell.ToolLaunchCampaign, vibesell.ToolStopCampaign, vibesell.ToolResumeCampaign, vibesell.ToolGetCampaign, vibesell.ToolStageCampaign} {
+		if strings.Contains(text, tool) {
+			t.Errorf("the %s approval's impact names %s, a tool, to a person:\n%s", a.Action, tool, text)
+		}
+	}
 }

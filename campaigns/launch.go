@@ -281,7 +281,7 @@ func (s *Service) RequestLaunch(ctx context.Context, ws uuid.UUID, id, requested
 			CostOnce:    zero,
 			CostMonthly: zero,
 			Renewal:     "Nothing renews: sending uses the mailboxes the workspace already pays for.",
-			Undo:        fmt.Sprintf("Sent email cannot be recalled. %s pauses everything not yet sent, at any time.", vibesell.ToolStopCampaign),
+			Undo:        "Sent email cannot be recalled. Stopping the campaign pauses everything not yet sent, at any time.",
 		},
 		Irreversible: true,
 		DecideHere:   false,
@@ -318,8 +318,8 @@ func LaunchAction(s *Service) approvals.Executor {
 			}
 			if !reflect.DeepEqual(stagingOf(c), d.Staged) {
 				return vibesell.Errorf(vibesell.ECONFLICT,
-					"Campaign %s was staged again after this launch was approved (its leads, sequence version, mailboxes or schedule changed), so nothing was launched. Call %s again for the campaign as it is now.",
-					c.ID, vibesell.ToolLaunchCampaign)
+					"Campaign %s was staged again after this launch was approved (its leads, sequence version, mailboxes or schedule changed), so nothing was launched. Ask for the launch again for the campaign as it is now.",
+					c.ID)
 			}
 			q, err := s.Sequence(ctx, ws, c.SequenceID, c.SequenceVersion)
 			if err != nil {
@@ -415,7 +415,7 @@ func (s *Service) RequestStop(ctx context.Context, ws uuid.UUID, id, requestedBy
 			CostOnce:    zero,
 			CostMonthly: zero,
 			Renewal:     "Nothing renews.",
-			Undo:        fmt.Sprintf("Yes: %s carries on where it stopped. Emails already sent stay sent.", vibesell.ToolResumeCampaign),
+			Undo:        "Yes: resuming the campaign carries on where it stopped. Emails already sent stay sent.",
 		},
 		DecideHere:  true,
 		RequestedBy: requestedBy,
@@ -470,7 +470,7 @@ func (s *Service) RequestResume(ctx context.Context, ws uuid.UUID, id, requested
 		return approvals.Approval{}, false, err
 	}
 	why := *c.PausedReason
-	undo := fmt.Sprintf("Yes: %s pauses it again at any time. Emails sent stay sent.", vibesell.ToolStopCampaign)
+	undo := "Yes: stopping the campaign pauses it again at any time. Emails sent stay sent."
 	var personOnly string
 	if c.PausedAutomatically {
 		undo = "VibeSell paused it for deliverability: " + why + " Resuming sends from the same mailboxes again; " + undo
