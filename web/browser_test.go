@@ -2,8 +2,6 @@ package web_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -23,28 +21,8 @@ func TestBrowserApprovesFromTheAppURL(t *testing.T) {
 
 	ctx := webtest.Chromium(t)
 
-	step := func(what string, a chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := chromedp.Do(ctx, a); err != nil {
-			t.Fatalf("browser: %s: %v", what, err)
-		}
-	}
-	text := func(id string) string {
-		t.Helper()
-		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID(id)))
-		if err != nil {
-			t.Fatalf("browser: read #%s: %v", id, err)
-		}
-		return strings.TrimSpace(s)
-	}
-	location := func() string {
-		t.Helper()
-		u, err := chromedp.Run(ctx, chromedp.Location())
-		if err != nil {
-			t.Fatalf("browser: location: %v", err)
-		}
-		return u
-	}
+	tab := webtest.NewTab(t, ctx)
+	step, text, location := tab.Step, tab.Text, tab.Location
 
 	step("open the appUrl", chromedp.Navigate(ap.AppURL))
 	step("wait for the sign-in form", chromedp.WaitVisible(chromedp.ID("email")))
@@ -53,7 +31,7 @@ func TestBrowserApprovesFromTheAppURL(t *testing.T) {
 	}
 	step("type the email", chromedp.SendKeys(chromedp.ID("email"), "ada@acme.test"))
 	step("type the password", chromedp.SendKeys(chromedp.ID("password"), password))
-	screenshot(t, ctx, "1-sign-in")
+	tab.Screenshot("1-sign-in")
 	step("sign in", chromedp.Submit(chromedp.ID("password")))
 	step("wait for the approval page", chromedp.WaitVisible(chromedp.ID("approve")))
 	if u := location(); u != ap.AppURL {
@@ -62,7 +40,7 @@ func TestBrowserApprovesFromTheAppURL(t *testing.T) {
 	if s := text("status"); s != "Waiting for a decision" {
 		t.Fatalf("status before deciding: %q", s)
 	}
-	screenshot(t, ctx, "2-approval")
+	tab.Screenshot("2-approval")
 	step("tick I understand", chromedp.Click(chromedp.CSS(`input[name="confirm"]`)))
 	step("approve", chromedp.Click(chromedp.ID("approve")))
 
@@ -89,31 +67,14 @@ func TestBrowserApprovesFromTheAppURL(t *testing.T) {
 	if trail := text("history"); !strings.Contains(trail, "ada@acme.test") || !strings.Contains(trail, "the web app") {
 		t.Fatalf("history shown: %q", trail)
 	}
-	screenshot(t, ctx, "3-done")
+	tab.Screenshot("3-done")
 	step("open the list", chromedp.Navigate(a.srv.URL+"/app/approvals"))
 	if list := text("past"); list != "Past decisions" {
 		t.Fatalf("list heading: %q", list)
 	}
-	screenshot(t, ctx, "4-list")
+	tab.Screenshot("4-list")
 	got, err := a.approvals.Find(context.Background(), a.acme.ID, ap.ID)
 	if err != nil || got.Status != approvals.Done || *got.DecidedBy != "ada@acme.test" || *got.DecidedVia != approvals.ViaWeb {
 		t.Fatalf("on record: %+v %v", got, err)
-	}
-}
-
-// screenshot saves the page to $SCREENSHOT_DIR when it is set, to look at
-// the pages as a person sees them.
-func screenshot(t *testing.T, ctx context.Context, name string) {
-	t.Helper()
-	dir := os.Getenv("SCREENSHOT_DIR")
-	if dir == "" {
-		return
-	}
-	buf, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-	if err != nil {
-		t.Fatalf("screenshot %s: %v", name, err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, name+".png"), buf, 0o644); err != nil {
-		t.Fatal(err)
 	}
 }

@@ -135,20 +135,8 @@ func TestBrowserUploadsAHundredThousandLeads(t *testing.T) {
 	}
 
 	ctx := webtest.ChromiumWithin(t, 3*time.Minute)
-	step := func(what string, act chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := chromedp.Do(ctx, act); err != nil {
-			t.Fatalf("browser: %s: %v", what, err)
-		}
-	}
-	text := func(id string) string {
-		t.Helper()
-		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID(id)))
-		if err != nil {
-			t.Fatalf("browser: read #%s: %v", id, err)
-		}
-		return strings.TrimSpace(s)
-	}
+	tab := webtest.NewTab(t, ctx)
+	step, text := tab.Step, tab.Text
 
 	step("open the leads page", chromedp.Navigate(a.srv.URL+"/app/leads"))
 	step("wait for the sign-in form", chromedp.WaitVisible(chromedp.ID("email")))
@@ -159,11 +147,11 @@ func TestBrowserUploadsAHundredThousandLeads(t *testing.T) {
 	step("choose the file", chromedp.SetUploadFiles(chromedp.ID("file"), []string{file}))
 	step("upload", chromedp.Submit(chromedp.ID("file")))
 	step("wait for the mapping", chromedp.WaitVisible(chromedp.ID("col0")))
-	screenshot(t, ctx, "leads-1-mapping")
+	tab.Screenshot("leads-1-mapping")
 	step("map the name", chromedp.SetValue(chromedp.ID("col1"), "first_name"))
 	step("check", chromedp.Submit(chromedp.ID("col0")))
 	step("wait for the result", chromedp.WaitVisible(chromedp.ID("valid")))
-	screenshot(t, ctx, "leads-2-checked")
+	tab.Screenshot("leads-2-checked")
 	if got := []string{text("rows"), text("valid"), text("invalid")}; strings.Join(got, "|") != "100,000|99,999|1" {
 		t.Fatalf("rows, valid, invalid shown: %v", got)
 	}
@@ -172,7 +160,7 @@ func TestBrowserUploadsAHundredThousandLeads(t *testing.T) {
 	}
 	step("ask to import", chromedp.Click(chromedp.CSS(".btn-approve")))
 	step("wait for the approval", chromedp.WaitVisible(chromedp.ID("approve")))
-	screenshot(t, ctx, "leads-3-approval")
+	tab.Screenshot("leads-3-approval")
 	// 99,999 leads are over the monthly allowance of 1,000: only a person
 	// here may approve, and the page says so; it costs nothing, so there
 	// is no box to tick.

@@ -5,8 +5,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -45,7 +43,8 @@ func TestBrowserSignsInAndAllows(t *testing.T) {
 	c.clientID = registerWithRedirect(t, c, "Desktop Helper", app.URL+"/callback")
 	authURL := c.authURL(func(q url.Values) { q.Set("redirect_uri", app.URL+"/callback") })
 
-	ctx, step, text, location := newChrome(t)
+	tab := webtest.NewTab(t, webtest.Chromium(t))
+	step, text, location := tab.Step, tab.Text, tab.Location
 
 	step("open the app's authorization link", chromedp.Navigate(authURL))
 	step("wait for the sign-in form", chromedp.WaitVisible(chromedp.ID("email")))
@@ -57,7 +56,7 @@ func TestBrowserSignsInAndAllows(t *testing.T) {
 	}
 	step("type the email", chromedp.SendKeys(chromedp.ID("email"), "ada@acme.test"))
 	step("type the password", chromedp.SendKeys(chromedp.ID("password"), password))
-	screenshot(t, ctx, "oauth-1-sign-in")
+	tab.Screenshot("oauth-1-sign-in")
 	step("sign in", chromedp.Submit(chromedp.ID("password")))
 	step("wait for the consent page", chromedp.WaitVisible(chromedp.ID("allow")))
 	if u := location(); !strings.HasPrefix(u, e.srv.URL+oauth.PathConsent) {
@@ -76,7 +75,7 @@ func TestBrowserSignsInAndAllows(t *testing.T) {
 	if s := text("unverified"); !strings.Contains(s, "VibeSell cannot check it") {
 		t.Errorf("the unverified warning says %q", s)
 	}
-	screenshot(t, ctx, "oauth-2-consent")
+	tab.Screenshot("oauth-2-consent")
 	step("allow", chromedp.Click(chromedp.ID("allow")))
 	step("wait for the app's page", chromedp.WaitVisible(chromedp.ID("done")))
 	if u := location(); !strings.HasPrefix(u, app.URL+"/callback?") {
@@ -97,40 +96,7 @@ func TestBrowserSignsInAndAllows(t *testing.T) {
 
 	step("open the connected apps", chromedp.Navigate(e.srv.URL+"/app/connections"))
 	step("wait for the list", chromedp.WaitVisible(chromedp.ID("apps")))
-	screenshot(t, ctx, "oauth-3-connections")
-}
-
-// newChrome starts a headless Chromium for the test and returns its
-// context and helpers that stop the test on failure: step runs an action,
-// text reads an element's text by id (spaces collapsed), location is the
-// page's address.
-func newChrome(t *testing.T) (context.Context, func(string, chromedp.Action[chromedp.Void]), func(string) string, func() string) {
-	t.Helper()
-	ctx := webtest.Chromium(t)
-	step := func(what string, a chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := chromedp.Do(ctx, a); err != nil {
-			t.Fatalf("browser: %s: %v", what, err)
-		}
-	}
-	text := func(id string) string {
-		t.Helper()
-		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID(id)))
-		if err != nil {
-			t.Fatalf("browser: read #%s: %v", id, err)
-		}
-		return strings.Join(strings.Fields(s), " ")
-	}
-	location := func() string {
-		t.Helper()
-		u, err := chromedp.Run(ctx, chromedp.Location())
-		if err != nil {
-			t.Fatalf("browser: location: %v", err)
-		}
-		return u
-	}
-
-	return ctx, step, text, location
+	tab.Screenshot("oauth-3-connections")
 }
 
 func registerWithRedirect(t testing.TB, c *raw, name, redirect string) string {
@@ -140,23 +106,6 @@ func registerWithRedirect(t testing.TB, c *raw, name, redirect string) string {
 		t.Fatalf("register: %d %v", status, body)
 	}
 	return body["client_id"].(string)
-}
-
-// screenshot saves the page to $SCREENSHOT_DIR when it is set, to look at
-// the pages as a person sees them.
-func screenshot(t testing.TB, ctx context.Context, name string) {
-	t.Helper()
-	dir := os.Getenv("SCREENSHOT_DIR")
-	if dir == "" {
-		return
-	}
-	buf, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-	if err != nil {
-		t.Fatalf("screenshot %s: %v", name, err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, name+".png"), buf, 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // A person in two workspaces, in a real browser: the consent page lists
@@ -176,7 +125,8 @@ func TestBrowserPicksTheWorkspace(t *testing.T) {
 	c := e.raw(t)
 	c.clientID = registerWithRedirect(t, c, "Desktop Helper", app.URL+"/callback")
 	authURL := c.authURL(func(q url.Values) { q.Set("redirect_uri", app.URL+"/callback") })
-	ctx, step, text, location := newChrome(t)
+	tab := webtest.NewTab(t, webtest.Chromium(t))
+	ctx, step, text, location := tab.Ctx, tab.Step, tab.Text, tab.Location
 
 	step("open the app's authorization link", chromedp.Navigate(authURL))
 	step("wait for the sign-in form", chromedp.WaitVisible(chromedp.ID("email")))
@@ -192,7 +142,7 @@ func TestBrowserPicksTheWorkspace(t *testing.T) {
 	if err != nil || picked != 0 {
 		t.Fatalf("%d workspaces picked beforehand (%v), want none", picked, err)
 	}
-	screenshot(t, ctx, "oauth-4-pick-workspace")
+	tab.Screenshot("oauth-4-pick-workspace")
 	step("allow without picking", chromedp.Click(chromedp.ID("allow")))
 	step("still on the page", chromedp.WaitVisible(chromedp.ID("workspaces")))
 	if u := location(); u != consent {
