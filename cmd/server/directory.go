@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,7 +18,7 @@ import (
 
 // directoryCommand runs `server directory import FILE`: it loads a CSV
 // into the lead directory shared by every workspace of the installation.
-func directoryCommand(ctx context.Context, cfg config, logger *slog.Logger, args []string, stdout, stderr io.Writer) error {
+func (c console) directory(ctx context.Context, args []string) error {
 	if len(args) != 2 || args[0] != "import" {
 		return errors.New("usage: server directory import FILE")
 	}
@@ -34,16 +33,16 @@ func directoryCommand(ctx context.Context, cfg config, logger *slog.Logger, args
 		return fmt.Errorf("open the directory file: %w", err)
 	}
 	in := &countingReader{r: f}
-	progress := progressPrinter(stderr, info.Size(), in)
-	return withDatabase(ctx, cfg, logger, false, func(db *pgxpool.Pool) error {
+	progress := progressPrinter(c.stderr, info.Size(), in)
+	return withDatabase(ctx, c.cfg, c.logger, false, func(db *pgxpool.Pool) error {
 		rep, err := audience.ImportDirectory(ctx, db, in, filepath.Base(path), progress)
-		if isTerminal(stderr) {
-			fmt.Fprintln(stderr)
+		if isTerminal(c.stderr) {
+			fmt.Fprintln(c.stderr)
 		}
 		if err != nil {
 			return err
 		}
-		fmt.Fprint(stdout, directoryReportText(rep))
+		fmt.Fprint(c.stdout, directoryReportText(rep))
 		return nil
 	})
 }

@@ -35,6 +35,15 @@ Commands:
 Configuration comes from the environment; see the README.
 `
 
+// console is what a command that runs and exits (workspace, token, user…)
+// works with: the configuration, the log, and the terminal it answers on.
+type console struct {
+	cfg            config
+	logger         *slog.Logger
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
 // run is the whole program; main only supplies the process's environment.
 func run(ctx context.Context, args []string, getenv func(string) string,
 	stdin io.Reader, stdout, stderr io.Writer) error {
@@ -43,6 +52,7 @@ func run(ctx context.Context, args []string, getenv func(string) string,
 		return err
 	}
 	logger := newLogger(cfg, stderr)
+	con := console{cfg: cfg, logger: logger, stdin: stdin, stdout: stdout, stderr: stderr}
 
 	var cmd []string
 	if len(args) > 1 {
@@ -78,17 +88,17 @@ func run(ctx context.Context, args []string, getenv func(string) string,
 			return nil
 		})
 	case "workspace":
-		return workspaceCommand(ctx, cfg, logger, cmd, stdout, stderr)
+		return con.workspace(ctx, cmd)
 	case "token":
-		return tokenCommand(ctx, cfg, logger, cmd, stdout, stderr)
+		return con.token(ctx, cmd)
 	case "user":
-		return userCommand(ctx, cfg, logger, cmd, stdin, stdout, stderr)
+		return con.user(ctx, cmd)
 	case "support":
-		return supportCommand(ctx, cfg, logger, cmd, stdout, stderr)
+		return con.support(ctx, cmd)
 	case "directory":
-		return directoryCommand(ctx, cfg, logger, cmd, stdout, stderr)
+		return con.directory(ctx, cmd)
 	case "oauth":
-		return oauthCommand(ctx, cfg, logger, cmd, stdout)
+		return con.oauth(ctx, cmd)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

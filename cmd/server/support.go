@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"log/slog"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -18,11 +17,11 @@ var errSupportUsage = errors.New("usage: server support list [--workspace SLUG]"
 // supportCommand runs `server support list`: the support tickets the
 // workspaces opened (contact_support), newest first, for whoever runs this
 // server to read and answer. Tickets never leave the server.
-func supportCommand(ctx context.Context, cfg config, logger *slog.Logger, args []string, stdout, stderr io.Writer) error {
+func (c console) support(ctx context.Context, args []string) error {
 	if len(args) < 1 || args[0] != "list" {
 		return errSupportUsage
 	}
-	fs := newFlags("support list", stderr)
+	fs := newFlags("support list", c.stderr)
 	slug := fs.String("workspace", "", "only this workspace's tickets (default: every workspace's)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
@@ -30,7 +29,7 @@ func supportCommand(ctx context.Context, cfg config, logger *slog.Logger, args [
 	if fs.NArg() > 0 {
 		return errSupportUsage
 	}
-	return withDatabase(ctx, cfg, logger, false, func(db *pgxpool.Pool) error {
+	return withDatabase(ctx, c.cfg, c.logger, false, func(db *pgxpool.Pool) error {
 		svc := workspace.NewService(db, vibesell.SystemClock{})
 		var tickets []workspace.Ticket
 		var err error
@@ -46,7 +45,7 @@ func supportCommand(ctx context.Context, cfg config, logger *slog.Logger, args [
 		if err != nil {
 			return err
 		}
-		_, err = io.WriteString(stdout, ticketList(tickets))
+		_, err = io.WriteString(c.stdout, ticketList(tickets))
 		return err
 	})
 }

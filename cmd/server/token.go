@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -17,13 +16,13 @@ import (
 const tokenUsage = "usage: server token create --workspace SLUG | server token list --workspace SLUG | server token revoke ID"
 
 // tokenCommand runs `server token create|list|revoke`.
-func tokenCommand(ctx context.Context, cfg config, logger *slog.Logger, args []string, stdout, stderr io.Writer) error {
+func (c console) token(ctx context.Context, args []string) error {
 	if len(args) < 1 {
 		return errors.New(tokenUsage)
 	}
 	switch args[0] {
 	case "create", "list":
-		fs := newFlags("token "+args[0], stderr)
+		fs := newFlags("token "+args[0], c.stderr)
 		slug := fs.String("workspace", "", "the workspace of the tokens")
 		if err := fs.Parse(args[1:]); err != nil {
 			return err
@@ -31,31 +30,31 @@ func tokenCommand(ctx context.Context, cfg config, logger *slog.Logger, args []s
 		if *slug == "" || fs.NArg() > 0 {
 			return errors.New(tokenUsage)
 		}
-		return withDatabase(ctx, cfg, logger, false, func(db *pgxpool.Pool) error {
+		return withDatabase(ctx, c.cfg, c.logger, false, func(db *pgxpool.Pool) error {
 			ws, err := findWorkspace(ctx, db, *slug)
 			if err != nil {
 				return err
 			}
 			if args[0] == "list" {
-				return listTokens(ctx, db, ws, stdout)
+				return listTokens(ctx, db, ws, c.stdout)
 			}
 			token, err := auth.NewTokens(db).Create(ctx, ws.ID)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintln(stdout, token)
-			return tellWhereToConnect(ctx, cfg, db, logger, stderr)
+			fmt.Fprintln(c.stdout, token)
+			return tellWhereToConnect(ctx, c.cfg, db, c.logger, c.stderr)
 		})
 	case "revoke":
 		if len(args) != 2 {
 			return errors.New(tokenUsage)
 		}
-		return withDatabase(ctx, cfg, logger, false, func(db *pgxpool.Pool) error {
+		return withDatabase(ctx, c.cfg, c.logger, false, func(db *pgxpool.Pool) error {
 			id, err := auth.NewTokens(db).Revoke(ctx, args[1])
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(stdout, "Revoked token %s: every server refuses it within a second.\n", id)
+			fmt.Fprintf(c.stdout, "Revoked token %s: every server refuses it within a second.\n", id)
 			return nil
 		})
 	}

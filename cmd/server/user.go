@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -23,17 +22,16 @@ const userUsage = "usage: server user create --workspace SLUG --email EMAIL [--n
 // Otherwise their account is created: without --password-stdin with a
 // strong password printed once; with it, the first line of standard input
 // is the password (for scripts and secret managers).
-func userCommand(ctx context.Context, cfg config, logger *slog.Logger, args []string,
-	stdin io.Reader, stdout, stderr io.Writer) error {
+func (c console) user(ctx context.Context, args []string) error {
 	if len(args) < 1 || args[0] != "create" {
 		return errors.New(userUsage)
 	}
-	fs := newFlags("user create", stderr)
+	fs := newFlags("user create", c.stderr)
 	slug := fs.String("workspace", "", "the workspace the person belongs to")
 	email := fs.String("email", "", "the email address the person signs in with")
 	name := fs.String("name", "", "the person's name (optional)")
 	timeZone := fs.String("time-zone", "UTC", "the person's time zone, such as Europe/Paris, for dates in the web app")
-	fromStdin := fs.Bool("password-stdin", false, "read the password from the first line of standard input instead of generating one")
+	fromStdin := fs.Bool("password-c.stdin", false, "read the password from the first line of standard input instead of generating one")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -42,7 +40,7 @@ func userCommand(ctx context.Context, cfg config, logger *slog.Logger, args []st
 	}
 	password, generated := "", false
 	if *fromStdin {
-		line, err := bufio.NewReader(stdin).ReadString('\n')
+		line, err := bufio.NewReader(c.stdin).ReadString('\n')
 		if err != nil && !errors.Is(err, io.EOF) {
 			return fmt.Errorf("read the password from standard input: %w", err)
 		}
@@ -50,7 +48,7 @@ func userCommand(ctx context.Context, cfg config, logger *slog.Logger, args []st
 	} else {
 		password, generated = newPassword(), true
 	}
-	return withDatabase(ctx, cfg, logger, false, func(db *pgxpool.Pool) error {
+	return withDatabase(ctx, c.cfg, c.logger, false, func(db *pgxpool.Pool) error {
 		ws, err := findWorkspace(ctx, db, *slug)
 		if err != nil {
 			return err
@@ -60,11 +58,11 @@ func userCommand(ctx context.Context, cfg config, logger *slog.Logger, args []st
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(stdout, "%s already has an account; added them to workspace %s. They sign in with the password they have, and choose the workspace in the web app.\n", u.Email, ws.Slug)
+			fmt.Fprintf(c.stdout, "%s already has an account; added them to workspace %s. They sign in with the password they have, and choose the workspace in the web app.\n", u.Email, ws.Slug)
 			if *fromStdin {
-				fmt.Fprintln(stdout, "The password on standard input was not used.")
+				fmt.Fprintln(c.stdout, "The password on standard input was not used.")
 			}
-			return tellWhereToSignIn(ctx, cfg, db, logger, stdout)
+			return tellWhereToSignIn(ctx, c.cfg, db, c.logger, c.stdout)
 		}
 		u, err := accounts.CreateUser(ctx, auth.NewUser{
 			WorkspaceID: ws.ID, Email: *email, Name: *name, Password: password, TimeZone: *timeZone,
@@ -72,12 +70,12 @@ func userCommand(ctx context.Context, cfg config, logger *slog.Logger, args []st
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "Created the account %s in workspace %s.\n", u.Email, ws.Slug)
-		if err := tellWhereToSignIn(ctx, cfg, db, logger, stdout); err != nil {
+		fmt.Fprintf(c.stdout, "Created the account %s in workspace %s.\n", u.Email, ws.Slug)
+		if err := tellWhereToSignIn(ctx, c.cfg, db, c.logger, c.stdout); err != nil {
 			return err
 		}
 		if generated {
-			fmt.Fprintf(stdout, "Password (shown only once): %s\n", password)
+			fmt.Fprintf(c.stdout, "Password (shown only once): %s\n", password)
 		}
 		return nil
 	})

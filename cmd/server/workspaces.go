@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"strings"
 	"text/tabwriter"
 
@@ -20,29 +18,29 @@ const workspaceUsage = "usage: server workspace create NAME | server workspace l
 // workspaceCommand runs `server workspace create NAME` (prints the new
 // slug alone, for scripts) and `server workspace list` (one line per
 // workspace: slug and name).
-func workspaceCommand(ctx context.Context, cfg config, logger *slog.Logger, args []string, stdout, stderr io.Writer) error {
+func (c console) workspace(ctx context.Context, args []string) error {
 	switch {
 	case len(args) >= 2 && args[0] == "create":
 		name := strings.Join(args[1:], " ")
-		return withDatabase(ctx, cfg, logger, false, func(db *pgxpool.Pool) error {
+		return withDatabase(ctx, c.cfg, c.logger, false, func(db *pgxpool.Pool) error {
 			ws, err := workspace.NewService(db, vibesell.SystemClock{}).Create(ctx, name)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintln(stdout, ws.Slug)
+			fmt.Fprintln(c.stdout, ws.Slug)
 			return nil
 		})
 	case len(args) == 1 && args[0] == "list":
-		return withDatabase(ctx, cfg, logger, false, func(db *pgxpool.Pool) error {
+		return withDatabase(ctx, c.cfg, c.logger, false, func(db *pgxpool.Pool) error {
 			list, err := workspace.NewService(db, vibesell.SystemClock{}).List(ctx)
 			if err != nil {
 				return err
 			}
 			if len(list) == 0 {
-				fmt.Fprintln(stderr, "There is no workspace yet: the server creates the first at its first start, or run `server workspace create NAME`.")
+				fmt.Fprintln(c.stderr, "There is no workspace yet: the server creates the first at its first start, or run `server workspace create NAME`.")
 				return nil
 			}
-			w := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+			w := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)
 			for _, ws := range list {
 				fmt.Fprintf(w, "%s\t%s\n", ws.Slug, ws.Name)
 			}
