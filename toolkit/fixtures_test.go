@@ -125,15 +125,6 @@ func ping() Tool {
 	})
 }
 
-type behaveInput struct {
-	Mode string `json:"mode" jsonschema:"how the handler ends" example:"ok" enum:"ok,refuse,wrapped,internal_refusal,fail,panic,bad_kind,no_markdown"`
-}
-
-type behaveOutput struct {
-	Kind   string `json:"kind" enum:"approval,approvals"`
-	Status string `json:"status" jsonschema:"where the approval stands"`
-}
-
 func behave() Tool {
 	return Define(Spec[behaveInput, behaveOutput]{
 		Name:        "behave",
@@ -162,6 +153,15 @@ func behave() Tool {
 			return Result[behaveOutput]{Markdown: "Waiting for a decision.", Data: behaveOutput{Kind: "approval", Status: "pending"}}, nil
 		},
 	})
+}
+
+type behaveInput struct {
+	Mode string `json:"mode" jsonschema:"how the handler ends" example:"ok" enum:"ok,refuse,wrapped,internal_refusal,fail,panic,bad_kind,no_markdown"`
+}
+
+type behaveOutput struct {
+	Kind   string `json:"kind" enum:"approval,approvals"`
+	Status string `json:"status" jsonschema:"where the approval stands"`
 }
 
 // testInstructions stand for the catalog's instructions.

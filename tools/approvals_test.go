@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -15,21 +14,18 @@ import (
 
 	"vibesell"
 	"vibesell/approvals"
-	"vibesell/approvals/approvalstest"
 	"vibesell/auth"
-	"vibesell/sending"
 	"vibesell/toolkit/toolkittest"
 	"vibesell/workspace"
 )
 
-// approvalFixture is the sending fixture plus approvals. A decision
+// approvalFixture is the sending fixture with the approval tools. A decision
 // relayed by decide_approval does not wait for its outcome here: the test
 // carries the execution out itself (approvalstest), as a worker would.
 type approvalFixture struct {
 	*sendingFixture
-	approvals *approvals.Service
-	c         *toolkittest.Client // acts for ws, with the approval tools
-	executed  atomic.Int32        // test_action executions
+	c        *toolkittest.Client // acts for ws, with the approval tools
+	executed atomic.Int32        // test_action executions
 }
 
 // appURL is where the approvals' web app pages are said to be.
@@ -39,15 +35,6 @@ func newApprovalFixture(t *testing.T) *approvalFixture {
 	t.Helper()
 	f := &approvalFixture{sendingFixture: newSendingFixture(t, nil)}
 	f.avail.all = true
-	logger := slog.New(slog.DiscardHandler)
-	var err error
-	f.approvals, err = approvals.NewService(f.pool, f.clock, approvals.Config{PublicURL: appURL, Logger: logger, RelayWait: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.sendingFixture.approvals = f.approvals
-	f.svc = f.service(f.pool)
-	f.approvals.Register(vibesell.ToolOrderSendingSetup, sending.NewOrderAction(f.svc))
 	f.approvals.Register("test_action", approvals.ExecutorFuncs{ExecuteFunc: func(ctx context.Context, ex approvals.Execution) (string, error) {
 		f.executed.Add(1)
 		return "Did the test action.", nil
@@ -59,12 +46,6 @@ func newApprovalFixture(t *testing.T) *approvalFixture {
 func (f *approvalFixture) approvalClient(ws workspace.Workspace) *toolkittest.Client {
 	d := Deps{Clock: f.clock, Workspaces: f.workspaces, Sending: f.svc, Approvals: f.approvals}
 	return toolkittest.Connect(f.t, NewServer(d, nil), auth.Principal{WorkspaceID: ws.ID, WorkspaceSlug: ws.Slug})
-}
-
-// execute carries out an approved approval now, as a River worker would.
-func (f *approvalFixture) execute(id string) approvals.Approval {
-	f.t.Helper()
-	return approvalstest.Execute(f.t, f.pool, f.approvals, id)
 }
 
 // planSetup walks the sending setup up to the order, as the person would:

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stripe/stripe-go/v85"
 
 	"vibesell"
@@ -23,19 +22,20 @@ import (
 )
 
 type billingFixture struct {
-	pool    *pgxpool.Pool
-	clock   *vibesell.ManualClock
-	stripe  *billingtest.FakeStripe
-	billing *billing.Service
-	ws      workspacetest.Pair
-	c       *toolkittest.Client // acts for Acme
+	workspaces *workspace.Service
+	clock      *vibesell.ManualClock
+	stripe     *billingtest.FakeStripe
+	billing    *billing.Service
+	ws         workspacetest.Pair
+	c          *toolkittest.Client // acts for Acme
 }
 
 func newBillingFixture(t *testing.T, configured bool) *billingFixture {
 	t.Helper()
-	f := &billingFixture{pool: storetest.New(t), clock: vibesell.NewManualClock(time.Date(2026, 12, 1, 15, 20, 0, 0, time.UTC))}
+	pool := storetest.New(t)
+	f := &billingFixture{clock: vibesell.NewManualClock(time.Date(2026, 12, 1, 15, 20, 0, 0, time.UTC))}
 	cfg := billing.DefaultConfig()
-	appr, err := approvals.NewService(f.pool, f.clock, approvals.Config{PublicURL: "https://vibesell.example.test", Logger: slog.New(slog.DiscardHandler), RelayWait: -1})
+	appr, err := approvals.NewService(pool, f.clock, approvals.Config{PublicURL: "https://vibesell.example.test", Logger: slog.New(slog.DiscardHandler), RelayWait: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,10 +44,11 @@ func newBillingFixture(t *testing.T, configured bool) *billingFixture {
 		f.stripe = billingtest.NewFakeStripe(f.clock, cfg.Plans)
 		opts.Stripe = f.stripe
 	}
-	f.billing = billing.New(f.pool, opts)
+	f.billing = billing.New(pool, opts)
 	appr.Register(vibesell.ToolUpgradePlan, f.billing.ChangeExecutor())
-	f.ws = workspacetest.Two(t, f.pool)
-	d := Deps{Clock: f.clock, Workspaces: workspace.NewService(f.pool, f.clock), Approvals: appr, Billing: f.billing}
+	f.ws = workspacetest.Two(t, pool)
+	f.workspaces = workspace.NewService(pool, f.clock)
+	d := Deps{Clock: f.clock, Workspaces: f.workspaces, Approvals: appr, Billing: f.billing}
 	f.c = toolkittest.Connect(t, NewServer(d, nil), workspacetest.Principal(f.ws.Acme))
 	return f
 }
@@ -160,7 +161,7 @@ func TestBillingTools(t *testing.T) {
 			t.Fatalf("next step %+v\n%s", ctxOut.NextStep, md)
 		}
 		// Globex's context shows none of it.
-		g := toolkittest.Connect(t, NewServer(Deps{Clock: f.clock, Workspaces: workspace.NewService(f.pool, f.clock), Billing: f.billing}, nil), workspacetest.Principal(f.ws.Globex))
+		g := toolkittest.Connect(t, NewServer(Deps{Clock: f.clock, Workspaces: f.workspaces, Billing: f.billing}, nil), workspacetest.Principal(f.ws.Globex))
 		var other workspaceOutput
 		g.Result(vibesell.ToolGetWorkspaceContext, nil, &other)
 		if other.Plan == nil || other.Plan.ID != "free" || other.Plan.PaymentFailedAt != nil {

@@ -12,12 +12,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/miekg/dns"
 
 	"vibesell"
 	"vibesell/approvals"
+	"vibesell/approvals/approvalstest"
 	"vibesell/auth"
 	"vibesell/cards"
 	"vibesell/sending"
@@ -66,28 +66,31 @@ func (a *takenAvailability) take(name string) {
 }
 
 type sendingFixture struct {
-	t          *testing.T
-	pool       *pgxpool.Pool
-	clock      *vibesell.ManualClock
-	avail      *takenAvailability
-	opts       sending.Providers
-	approvals  sending.Approvals // nil until a test wires one
+	t         *testing.T
+	clock     *vibesell.ManualClock
+	avail     *takenAvailability
+	opts      sending.Providers
+	approvals *approvals.Service
+	// execute carries out an approved approval now, as a River worker would.
+	execute    func(id string) approvals.Approval
 	workspaces *workspace.Service
 	svc        *sending.Service
+	replica    func() *sending.Service // the sending service of a second server, on its own pool
 	ws, other  workspace.Workspace
 	c          *toolkittest.Client // acts for ws
 }
 
 func newSendingFixture(t *testing.T, opts *sending.Providers) *sendingFixture {
 	t.Helper()
-	f := &sendingFixture{t: t, pool: storetest.New(t), clock: vibesell.NewManualClock(friday), avail: &takenAvailability{taken: map[string]bool{}}}
+	pool := storetest.New(t)
+	f := &sendingFixture{t: t, clock: vibesell.NewManualClock(friday), avail: &takenAvailability{taken: map[string]bool{}}}
 	if opts != nil {
 		f.opts = *opts
 	}
 	if f.opts.Availability == nil {
 		f.opts.Availability = f.avail
 	}
-	f.workspaces = workspace.NewService(f.pool, f.clock)
+	f.workspaces = workspace.NewService(pool, f.clock)
 	var err error
 	if f.ws, err = f.workspaces.Create(context.Background(), "Acme Sales"); err != nil {
 		t.Fatal(err)
@@ -95,26 +98,33 @@ func newSendingFixture(t *testing.T, opts *sending.Providers) *sendingFixture {
 	if f.other, err = f.workspaces.Create(context.Background(), "Globex"); err != nil {
 		t.Fatal(err)
 	}
-	appr, err := approvals.NewService(f.pool, f.clock, approvals.Config{PublicURL: "http://127.0.0.1:1", Logger: slog.New(slog.DiscardHandler)})
+	appr, err := approvals.NewService(pool, f.clock, approvals.Config{PublicURL: appURL, Logger: slog.New(slog.DiscardHandler), RelayWait: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.approvals = appr
-	f.svc = f.service(f.pool)
+	deps := sending.Deps{DB: pool, Clock: f.clock, Config: sending.DefaultConfig(), Cards: cards.NewService(pool, f.clock),
+		Offers: f.workspaces, Approvals: f.approvals, Providers: f.opts}
+	f.svc = sending.New(deps)
+	f.execute = func(id string) approvals.Approval { return approvalstest.Execute(t, pool, appr, id) }
+	// A second pool is what a second server replica has.
+	f.replica = func() *sending.Service {
+		second, err := store.Connect(context.Background(), pool.Config().ConnString(), 8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(second.Close)
+		d := deps
+		d.DB, d.Cards, d.Offers = second, cards.NewService(second, f.clock), workspace.NewService(second, f.clock)
+		return sending.New(d)
+	}
 	appr.Register(vibesell.ToolOrderSendingSetup, sending.NewOrderAction(f.svc))
 	f.c = f.client(f.svc, f.ws)
 	return f
 }
 
-// service builds the sending service on pool: a second pool is what a
-// second server replica has.
-func (f *sendingFixture) service(pool *pgxpool.Pool) *sending.Service {
-	return sending.New(sending.Deps{DB: pool, Clock: f.clock, Config: sending.DefaultConfig(), Cards: cards.NewService(pool, f.clock),
-		Offers: workspace.NewService(pool, f.clock), Approvals: f.approvals, Providers: f.opts})
-}
-
 func (f *sendingFixture) client(svc *sending.Service, ws workspace.Workspace) *toolkittest.Client {
-	d := Deps{Clock: f.clock, Workspaces: workspace.NewService(f.pool, f.clock), Sending: svc}
+	d := Deps{Clock: f.clock, Workspaces: f.workspaces, Sending: svc}
 	return toolkittest.Connect(f.t, NewServer(d, nil), auth.Principal{WorkspaceID: ws.ID, WorkspaceSlug: ws.Slug})
 }
 
@@ -205,12 +215,7 @@ func textOfResult(r *mcp.CallToolResult) string {
 func TestChoiceBindsOnceAcrossTwoServers(t *testing.T) {
 	t.Parallel()
 	f := newSendingFixture(t, nil)
-	pool2, err := store.Connect(context.Background(), f.pool.Config().ConnString(), 8)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool2.Close)
-	clients := []*toolkittest.Client{f.c, f.client(f.service(pool2), f.ws)}
+	clients := []*toolkittest.Client{f.c, f.client(f.replica(), f.ws)}
 
 	// 32 first calls at once share one card.
 	results := raceCalls(t, clients, "choose_sending_source", func(int) map[string]any { return map[string]any{} })
@@ -232,10 +237,11 @@ func TestChoiceBindsOnceAcrossTwoServers(t *testing.T) {
 	results = raceCalls(t, clients, "choose_sending_source", func(i int) map[string]any {
 		return map[string]any{"answers": []any{ans(card, []string{"own_names", "already_warmed"}[i%2])}}
 	})
-	var stored string
-	if err := f.pool.QueryRow(context.Background(), `SELECT source FROM sending_setups WHERE workspace_id = $1`, f.ws.ID).Scan(&stored); err != nil {
-		t.Fatal(err)
+	setup, err := f.svc.GetSetup(context.Background(), f.ws.ID)
+	if err != nil || setup.Source == nil {
+		t.Fatalf("no source on record after the answers: %v", err)
 	}
+	stored := string(setup.Source.Source)
 	settled, refused := 0, 0
 	for _, r := range results {
 		if r.IsError {
