@@ -173,17 +173,8 @@ type decideApprovalInput struct {
 }
 
 func decideApproval(d Deps) toolkit.Tool {
-	return toolkit.Define(toolkit.Spec[decideApprovalInput, approvalOutput]{
-		Name:  vibesell.ToolDecideApproval,
-		Title: "Decide an approval",
-		Description: "Records the person's decision on an approval card (kind approval): approve or reject, with an optional reason kept in its history. " +
-			"Approving starts the action (ordering, importing, launching…): it runs once, in the background, and this call waits up to 5 seconds to report the outcome (status done or not_done; approved while still running). Rejecting ends it; nothing is done. " +
-			"Call it only with a decision the person gave you; never approve on your own initiative. " +
-			"Approvals with decideHere false (paid or irreversible, such as ordering domains and mailboxes) cannot be approved here: the call refuses and gives the web app link for the person; rejecting them here is allowed. " +
-			"A decision is taken once: if the approval was already decided (by anyone, anywhere) or has expired, the result reports what is on record and this decision is not recorded. " +
-			"Not for asking (the action tools open approvals) or for finding approvals (list_pending_approvals).",
-		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.Yes, Idempotent: toolkit.Yes, OpenWorld: toolkit.Yes},
-		Requires:    toolkit.Needs{Scope: vibesell.ScopeAct},
+	return define(d, toolkit.Spec[decideApprovalInput, approvalOutput]{
+		Name: vibesell.ToolDecideApproval,
 		Handler: func(ctx context.Context, p auth.Principal, in decideApprovalInput) (toolkit.Result[approvalOutput], error) {
 			r, err := d.Approvals.Relay(ctx, p.WorkspaceID, in.Approval, approvals.Relayed{
 				Approve: in.Decision == "approve", Via: in.Via, Reason: in.Reason, Person: personOf(p),
@@ -239,16 +230,8 @@ type listApprovalsInput struct {
 }
 
 func listPendingApprovals(d Deps) toolkit.Tool {
-	return toolkit.Define(toolkit.Spec[listApprovalsInput, approvalsOutput]{
-		Name:  vibesell.ToolListPendingApprovals,
-		Title: "List pending approvals",
-		Description: "Lists the workspace's approvals waiting for a person's decision, and those approved and still being carried out, newest first, each with its id, status, summary, impact (what, who, cost once and per month), expiry, whether it can be decided here (decideHere) and its web app link. " +
-			"With includeDecided it also lists ended ones (done, not done, rejected) with their outcome. Paginated: 20 per page by default, continue with nextCursor. " +
-			"With approval (an id) it returns exactly that approval as it stands now, whatever its status and however old, as a one-item list with no next page; an id that is not an approval of this workspace is refused as not found. " +
-			"It reads only; approvals past their expiry are shown as not done (expired). " +
-			"Use it to find an approval id for decide_approval or to check an outcome. Not for deciding (decide_approval) or asking for a new approval (the action tools, such as order_sending_setup).",
-		Annotations: toolkit.Annotations{ReadOnly: toolkit.Yes, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
-		Requires:    toolkit.Needs{Scope: vibesell.ScopeRead},
+	return define(d, toolkit.Spec[listApprovalsInput, approvalsOutput]{
+		Name: vibesell.ToolListPendingApprovals,
 		Handler: func(ctx context.Context, p auth.Principal, in listApprovalsInput) (toolkit.Result[approvalsOutput], error) {
 			if in.Approval != "" {
 				return readApproval(ctx, d, p, in)

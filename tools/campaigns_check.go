@@ -40,15 +40,8 @@ type checkFirstEmailInput struct {
 }
 
 func checkFirstEmail(d Deps) toolkit.Tool {
-	return toolkit.Define(toolkit.Spec[checkFirstEmailInput, firstEmailOutput]{
-		Name:  vibesell.ToolCheckFirstEmail,
-		Title: "Check the first email",
-		Description: "Renders step 1 of a sequence exactly as one real imported lead would get it (the person may name the lead), with the footer every email carries, and checks it the way a deliverability expert would: " +
-			"spam-trigger phrases, links and their domains, images, length, personalisation coverage across the leads, subject length and capitals, the unsubscribe line and postal address, merge fields left unresolved, and whether a mailbox is ready to send. " +
-			"Each finding is pass, warn or fail with why it matters and how to fix it; a fail blocks launch_campaign. It sends nothing and changes nothing. " +
-			"Not for saving edits (save_sequence).",
-		Annotations: toolkit.Annotations{ReadOnly: toolkit.Yes, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
-		Requires:    toolkit.Needs{Scope: vibesell.ScopeRead},
+	return define(d, toolkit.Spec[checkFirstEmailInput, firstEmailOutput]{
+		Name: vibesell.ToolCheckFirstEmail,
 		Handler: func(ctx context.Context, p auth.Principal, in checkFirstEmailInput) (toolkit.Result[firstEmailOutput], error) {
 			fe, err := d.Campaigns.CheckFirstEmail(ctx, p.WorkspaceID, campaigns.CheckRequest{Sequence: in.Sequence, Version: in.Version, Lead: in.Lead})
 			if err != nil {

@@ -12,6 +12,12 @@ import (
 	"vibesell/toolkit"
 )
 
+type sequenceOutput struct {
+	Kind     string       `json:"kind" enum:"sequence"`
+	Sequence sequenceData `json:"sequence" jsonschema:"the sequence version as it stands after this call"`
+	Changed  bool         `json:"changed" jsonschema:"false when this call changed nothing (the same steps saved again, or a version approved again)"`
+}
+
 type sequenceStepData struct {
 	Step             int    `json:"step" jsonschema:"its place in the sequence, from 1"`
 	Subject          string `json:"subject" jsonschema:"the subject line it goes out with, merge fields as written (a same-thread follow-up: Re: and step 1's subject)"`
@@ -39,12 +45,6 @@ type sequenceData struct {
 	Steps         []sequenceStepData `json:"steps" jsonschema:"the emails, in order"`
 	MergeFields   []mergeFieldData   `json:"mergeFields" jsonschema:"each merge field used, against the imported leads"`
 	LeadsCounted  int                `json:"leadsCounted" jsonschema:"the imported leads the merge fields were counted on"`
-}
-
-type sequenceOutput struct {
-	Kind     string       `json:"kind" enum:"sequence"`
-	Sequence sequenceData `json:"sequence" jsonschema:"the sequence version as it stands after this call"`
-	Changed  bool         `json:"changed" jsonschema:"false when this call changed nothing (the same steps saved again, or a version approved again)"`
 }
 
 func toSequenceData(s campaigns.Saved) sequenceData {
@@ -114,15 +114,8 @@ type saveSequenceInput struct {
 }
 
 func saveSequence(d Deps) toolkit.Tool {
-	return toolkit.Define(toolkit.Spec[saveSequenceInput, sequenceOutput]{
-		Name:  vibesell.ToolSaveSequence,
-		Title: "Save the email sequence",
-		Description: "Saves what the campaign says: the emails of a sequence in order, each with a subject and a plain-text body with merge fields ({{first_name}}, {{company}}, with a fallback as {{first_name|there}}), and for each follow-up how many business days it waits and whether it replies in the same thread. " +
-			"Each save is a new version (nothing changes when the steps are those of the latest version); a new version needs its own approval with approve_sequence. " +
-			"The result says, for each merge field, how many imported leads lack it and what they would receive. An unknown merge field or a broken {{ is refused. " +
-			"It sends nothing and costs nothing. Not for approving (approve_sequence) or for checking the first email (check_first_email).",
-		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
-		Requires:    toolkit.Needs{Scope: vibesell.ScopeWrite},
+	return define(d, toolkit.Spec[saveSequenceInput, sequenceOutput]{
+		Name: vibesell.ToolSaveSequence,
 		Handler: func(ctx context.Context, p auth.Principal, in saveSequenceInput) (toolkit.Result[sequenceOutput], error) {
 			steps := make([]campaigns.Step, len(in.Steps))
 			for i, st := range in.Steps {
@@ -150,14 +143,8 @@ type approveSequenceInput struct {
 }
 
 func approveSequence(d Deps) toolkit.Tool {
-	return toolkit.Define(toolkit.Spec[approveSequenceInput, sequenceOutput]{
-		Name:  vibesell.ToolApproveSequence,
-		Title: "Approve a sequence version",
-		Description: "Records that the person read one exact version of a sequence and agrees to send it. Call it only after showing them every step of that version and hearing their yes; never approve for them. " +
-			"A version edited since (a newer version exists) is refused: show the newer one. Approving an approved version again changes nothing. " +
-			"It sends nothing: a campaign (stage_campaign, launch_campaign) sends only an approved version. Not for saving edits (save_sequence).",
-		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
-		Requires:    toolkit.Needs{Scope: vibesell.ScopeWrite},
+	return define(d, toolkit.Spec[approveSequenceInput, sequenceOutput]{
+		Name: vibesell.ToolApproveSequence,
 		Handler: func(ctx context.Context, p auth.Principal, in approveSequenceInput) (toolkit.Result[sequenceOutput], error) {
 			saved, err := d.Campaigns.ApproveSequence(ctx, p.WorkspaceID, in.Sequence, in.Version, "the person, via the connector of workspace "+p.WorkspaceSlug)
 			if err != nil {

@@ -76,6 +76,20 @@ func kindChoice() string { return "choice" }
 
 // get_sending_setup
 
+func getSendingSetup(d Deps) toolkit.Tool {
+	return define(d, toolkit.Spec[struct{}, sendingSetupOutput]{
+		Name: vibesell.ToolGetSendingSetup,
+		Handler: func(ctx context.Context, p auth.Principal, _ struct{}) (toolkit.Result[sendingSetupOutput], error) {
+			st, err := d.Sending.GetSetup(ctx, p.WorkspaceID)
+			if err != nil {
+				return toolkit.Result[sendingSetupOutput]{}, err
+			}
+			out := toSetupOutput(st)
+			return toolkit.Result[sendingSetupOutput]{Markdown: setupMarkdown(st, out), Data: out}, nil
+		},
+	})
+}
+
 type sendingSetupOutput struct {
 	Kind          string          `json:"kind" enum:"sending_setup"`
 	Source        *sourceData     `json:"source" jsonschema:"where the emails go out from, as the person chose; null when not chosen yet"`
@@ -142,28 +156,6 @@ type warmupState struct {
 	Of          int    `json:"of" jsonschema:"how many days the warmup lasts"`
 	TodayVolume int    `json:"todayVolume" jsonschema:"warmup emails it sends today"`
 	Percent     int    `json:"percent" jsonschema:"how far the warmup is, 0 to 100"`
-}
-
-func getSendingSetup(d Deps) toolkit.Tool {
-	return toolkit.Define(toolkit.Spec[struct{}, sendingSetupOutput]{
-		Name:  vibesell.ToolGetSendingSetup,
-		Title: "Get the sending setup",
-		Description: "Shows the workspace's sending setup as it is now: the source chosen, the confirmed sizing, each domain and mailbox with its status (chosen or planned, preparing, ready, warming, warm), " +
-			"each ordered domain's DNS records (MX, SPF, DKIM, DMARC) with whether each checks out (null when a lookup could not complete), warmup progress, the date the setup can send at full volume, and the next step. " +
-			"When the picks fall short of (or exceed) the confirmed sizing, or an order is waiting for approval, the next step says so and what to do. " +
-			"It reads only (the DNS lookups are made now); nothing is changed or billed. Dates are days in UTC. " +
-			"For a short summary of the whole workspace use get_workspace_context; to change the setup use the tools the next step names.",
-		Annotations: toolkit.Annotations{ReadOnly: toolkit.Yes, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.Yes},
-		Requires:    toolkit.Needs{Scope: vibesell.ScopeRead},
-		Handler: func(ctx context.Context, p auth.Principal, _ struct{}) (toolkit.Result[sendingSetupOutput], error) {
-			st, err := d.Sending.GetSetup(ctx, p.WorkspaceID)
-			if err != nil {
-				return toolkit.Result[sendingSetupOutput]{}, err
-			}
-			out := toSetupOutput(st)
-			return toolkit.Result[sendingSetupOutput]{Markdown: setupMarkdown(st, out), Data: out}, nil
-		},
-	})
 }
 
 func toSetupOutput(st sending.Setup) sendingSetupOutput {

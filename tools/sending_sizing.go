@@ -109,16 +109,8 @@ func sizingArgsDoc(t sendingTerms) string {
 
 func sizeSendingCapacity(d Deps) toolkit.Tool {
 	t := termsOf(d)
-	return toolkit.Define(toolkit.Spec[sizingInput, sizingOutput]{
-		Name:  vibesell.ToolSizeSendingCapacity,
-		Title: "Size the sending capacity",
-		Description: fmt.Sprintf("Works out the mailboxes and domains needed for a sending volume, what they cost per month and per year, and the first day full volume is possible if ordered today "+
-			"(new addresses: about %s of preparation, %s not counted, then %d days of warmup; already-warmed addresses: handed over in about %s, at full volume). ",
-			vibesell.Plural(t.prep, "business day", "business days"), t.daysOff, t.warmupDays, vibesell.Plural(t.warmedPrep, "business day", "business days")) +
-			sizingArgsDoc(t) +
-			"It calculates only: nothing is recorded, reserved or billed. To record the result once the person agrees, call confirm_sizing with the same arguments.",
-		Annotations: toolkit.Annotations{ReadOnly: toolkit.Yes, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
-		Requires:    toolkit.Needs{Scope: vibesell.ScopeRead},
+	return define(d, toolkit.Spec[sizingInput, sizingOutput]{
+		Name: vibesell.ToolSizeSendingCapacity,
 		Handler: func(ctx context.Context, p auth.Principal, in sizingInput) (toolkit.Result[sizingOutput], error) {
 			z, err := d.Sending.Size(ctx, p.WorkspaceID, sizingRequest(in))
 			if err != nil {
@@ -131,15 +123,8 @@ func sizeSendingCapacity(d Deps) toolkit.Tool {
 
 func confirmSizing(d Deps) toolkit.Tool {
 	t := termsOf(d)
-	return toolkit.Define(toolkit.Spec[sizingInput, sizingOutput]{
-		Name:  vibesell.ToolConfirmSizing,
-		Title: "Confirm the sizing",
-		Description: "Records the sending capacity the person agreed to, worked out as size_sending_capacity does from the same arguments and today's date, replacing the sizing recorded before. " +
-			sizingArgsDoc(t) +
-			"The recorded sizing sets how many domains propose_domains and propose_warmed_domains ask for and how many mailboxes each new domain carries. " +
-			"It records a plan only: nothing is ordered, reserved or billed. Call size_sending_capacity first to show the person the numbers; call this only once they agree.",
-		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
-		Requires:    toolkit.Needs{Scope: vibesell.ScopeWrite},
+	return define(d, toolkit.Spec[sizingInput, sizingOutput]{
+		Name: vibesell.ToolConfirmSizing,
 		Handler: func(ctx context.Context, p auth.Principal, in sizingInput) (toolkit.Result[sizingOutput], error) {
 			z, err := d.Sending.ConfirmSizing(ctx, p.WorkspaceID, sizingRequest(in))
 			if err != nil {

@@ -56,20 +56,8 @@ type chooseSourceInput struct {
 }
 
 func chooseSendingSource(d Deps) toolkit.Tool {
-	t := termsOf(d)
-	return toolkit.Define(toolkit.Spec[chooseSourceInput, sendingChoiceOutput]{
-		Name:  vibesell.ToolChooseSendingSource,
-		Title: "Choose the sending addresses",
-		Description: "Asks the person where their cold emails should go out from, and records their answer. " +
-			fmt.Sprintf("The first call returns a question card (kind choice) with two options: already_warmed (\"Start sooner\": addresses already prepared and warmed up, not under the brand's name, %s per mailbox per month) ", t.warmed) +
-			fmt.Sprintf("and own_names (\"Send under my brand\": addresses created on lookalike domains of the brand, ready after about %s of preparation, %s not counted, then %d days of warmup; %s per domain per year and %s per mailbox per month); the person may also answer in their own words. ",
-				vibesell.Plural(t.prep, "business day", "business days"), t.daysOff, t.warmupDays, t.domain, t.mailbox) +
-			"Put the question to the person, then call again with answers to record it: the result (kind sending_choice) says what was chosen, what it means and the next tool. " +
-			"Use it when the sending setup has no source yet (get_workspace_context and get_sending_setup show it), or when the person wants to change it. " +
-			"Answering records a choice only: nothing is set up, reserved or billed. " +
-			"Not for picking the domains themselves: that is propose_domains (own names) or propose_warmed_domains (already warmed).",
-		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
-		Requires:    toolkit.Needs{Scope: vibesell.ScopeWrite},
+	return define(d, toolkit.Spec[chooseSourceInput, sendingChoiceOutput]{
+		Name: vibesell.ToolChooseSendingSource,
 		Handler: func(ctx context.Context, p auth.Principal, in chooseSourceInput) (toolkit.Result[sendingChoiceOutput], error) {
 			o, err := d.Sending.ChooseSource(ctx, p.WorkspaceID, in, toCardAnswers(in.Answers))
 			if err != nil {

@@ -18,19 +18,8 @@ type proposeWarmedInput struct {
 }
 
 func proposeWarmedDomains(d Deps) toolkit.Tool {
-	t := termsOf(d)
-	return toolkit.Define(toolkit.Spec[proposeWarmedInput, sendingChoiceOutput]{
-		Name:  vibesell.ToolProposeWarmedDomains,
-		Title: "Propose already-warmed domains",
-		Description: "Offers domains from the warmed shelf (registered months ago, with mailboxes that have been warming up since, not under the brand's name) and asks the person to pick. " +
-			fmt.Sprintf("Each choice shows the domain's age, reputation (0 to 100), mailboxes and price: %s per mailbox per month plus %s per domain per year. ", t.warmed, t.domain) +
-			"Returns one question card (kind choice) per domain to pick; put each to the person and call again with the same arguments and the answers. " +
-			"Once settled it records the picks (replacing earlier warmed picks not yet ordered) and returns kind sending_choice with the next step (propose_email). " +
-			"If a domain leaves the shelf in the meantime, the tool asks again with a new card and says what changed. " +
-			"Picking reserves and bills nothing; the domain stays on the shelf for others until order_sending_setup is approved. " +
-			"Use it after choose_sending_source settled on already_warmed; if the source on record is own_names, its first card asks the person whether to switch (keep refuses, since the two would mix). To just look at the shelf use list_warmed_domains; for new domains under the brand use propose_domains.",
-		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.Yes},
-		Requires:    toolkit.Needs{Scope: vibesell.ScopeWrite},
+	return define(d, toolkit.Spec[proposeWarmedInput, sendingChoiceOutput]{
+		Name: vibesell.ToolProposeWarmedDomains,
 		Handler: func(ctx context.Context, p auth.Principal, in proposeWarmedInput) (toolkit.Result[sendingChoiceOutput], error) {
 			o, err := d.Sending.ProposeWarmed(ctx, p.WorkspaceID, in, toCardAnswers(in.Answers), sending.ProposeWarmedRequest{Count: in.Count})
 			if err != nil {
@@ -73,16 +62,8 @@ type warmedDomainRow struct {
 }
 
 func listWarmedDomains(d Deps) toolkit.Tool {
-	t := termsOf(d)
-	return toolkit.Define(toolkit.Spec[listWarmedInput, warmedShelfOutput]{
-		Name:  vibesell.ToolListWarmedDomains,
-		Title: "List already-warmed domains",
-		Description: "Shows what is on the warmed shelf now: domains registered months ago whose mailboxes have been warming up, not under the brand's name. " +
-			fmt.Sprintf("For each: the domain, its age, how many mailboxes it comes with, its reputation (0 to 100, null when not measured), and its price (%s per mailbox per month plus %s per year for the domain). ", t.warmed, t.domain) +
-			"Paginated: 20 per page by default, continue with nextCursor. It reads only; nothing is reserved or billed. " +
-			"To have the person pick from the shelf, use propose_warmed_domains; for new domains under the brand, propose_domains.",
-		Annotations: toolkit.Annotations{ReadOnly: toolkit.Yes, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.Yes},
-		Requires:    toolkit.Needs{Scope: vibesell.ScopeRead},
+	return define(d, toolkit.Spec[listWarmedInput, warmedShelfOutput]{
+		Name: vibesell.ToolListWarmedDomains,
 		Handler: func(ctx context.Context, p auth.Principal, in listWarmedInput) (toolkit.Result[warmedShelfOutput], error) {
 			page, err := d.Sending.ListWarmed(ctx, p.WorkspaceID, in.Limit, in.Cursor)
 			if err != nil {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"vibesell/sending"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -89,5 +90,58 @@ func TestInstructionsTeachTheProtocol(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string(nil), missing); diff != "" {
 		t.Errorf("what the instructions do not say (-want +got):\n%s", diff)
+	}
+}
+
+// catalog.json describes exactly the tools of the registry: an entry no
+// tool uses is a text nobody reads and nobody keeps true.
+func TestCatalogDescribesEveryToolOnce(t *testing.T) {
+	var defined []string
+	for _, tool := range Registry(Deps{}) {
+		defined = append(defined, tool.Name())
+	}
+	var listed []string
+	for name := range catalog {
+		listed = append(listed, name)
+	}
+	slices.Sort(defined)
+	slices.Sort(listed)
+	if diff := cmp.Diff(listed, defined); diff != "" {
+		t.Errorf("catalog.json and the registry differ (-catalog +registry):\n%s", diff)
+	}
+}
+
+// Descriptions quote this server's terms, not the defaults they were
+// written with.
+func TestCatalogQuotesTheConfiguredTerms(t *testing.T) {
+	c := sending.DefaultConfig()
+	c.MailboxPrice, c.WarmupDays = 725, 9
+	d := Deps{Sending: sending.New(sending.Deps{Config: c})}
+	for _, tool := range Registry(d) {
+		if tool.Name() != vibesell.ToolStartWarmup && tool.Name() != vibesell.ToolOrderSendingSetup {
+			continue
+		}
+		desc := tool.Definition().Description
+		want := map[string]string{vibesell.ToolStartWarmup: "for the next 9 days", vibesell.ToolOrderSendingSetup: "USD 7.25 per new mailbox"}[tool.Name()]
+		if !strings.Contains(desc, want) {
+			t.Errorf("%s's description does not quote the configured term %q:\n%s", tool.Name(), want, desc)
+		}
+	}
+}
+
+func TestCatalogRefusesAMistake(t *testing.T) {
+	for name, raw := range map[string]string{
+		"unknown field":   `[{"name": "x", "title": "X", "scope": "vibesell:read", "hint": {}, "description": "d"}]`,
+		"listed twice":    `[{"name": "x", "title": "X", "scope": "vibesell:read", "description": "d"}, {"name": "x", "title": "X", "scope": "vibesell:read", "description": "d"}]`,
+		"broken template": `[{"name": "x", "title": "X", "scope": "vibesell:read", "description": "[[.Price"}]`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Error("the catalog was read without a complaint")
+				}
+			}()
+			mustReadCatalog([]byte(raw))
+		})
 	}
 }

@@ -182,15 +182,8 @@ const defaultContextCacheSize = 1024
 
 func getWorkspaceContext(d Deps) toolkit.Tool {
 	contexts := newContextReader(d)
-	return toolkit.Define(toolkit.Spec[getWorkspaceContextInput, workspaceOutput]{
-		Name:  vibesell.ToolGetWorkspaceContext,
-		Title: "Get workspace context",
-		Description: "Shows everything VibeSell knows about this workspace: its name, plan, the saved offer (what they sell, to whom, the price), " +
-			"the playbook (tone, angles, objections), the facts remembered about the person and company, open support tickets, " +
-			"the sending setup in short (source, domains, mailboxes, the day it can send), who to write to (the target, whether its filters are confirmed, the number of leads and the last import), and the recommended next step. Call it at the start of a conversation and whenever you are unsure what is already set up. " +
-			"It reads only; it changes and costs nothing. To change the offer use save_offer, the playbook save_playbook, a fact remember.",
-		Annotations: toolkit.Annotations{ReadOnly: toolkit.Yes, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
-		Requires:    toolkit.Needs{Scope: vibesell.ScopeRead},
+	return define(d, toolkit.Spec[getWorkspaceContextInput, workspaceOutput]{
+		Name: vibesell.ToolGetWorkspaceContext,
 		Handler: func(ctx context.Context, p auth.Principal, _ getWorkspaceContextInput) (toolkit.Result[workspaceOutput], error) {
 			c, err := contexts.Read(ctx, p.WorkspaceID)
 			if err != nil {
@@ -301,15 +294,8 @@ type memoryOutput struct {
 }
 
 func remember(d Deps) toolkit.Tool {
-	return toolkit.Define(toolkit.Spec[rememberInput, memoryOutput]{
-		Name:  vibesell.ToolRemember,
-		Title: "Remember a fact",
-		Description: "Keeps a fact or preference about the person or their company for later conversations (\"calls me Sam\", \"we never email on Fridays\"), " +
-			"lists what is remembered, or forgets one fact by its id. With fact: stores it (up to 1,000 characters; a workspace keeps at most 200). " +
-			"With forget: deletes that fact. With neither: lists everything, newest first. Give fact or forget, not both. " +
-			"It changes only VibeSell's notes and costs nothing. Not for the offer or the playbook: use save_offer and save_playbook for those.",
-		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.Yes, Idempotent: toolkit.No, OpenWorld: toolkit.No},
-		Requires:    toolkit.Needs{Scope: vibesell.ScopeWrite},
+	return define(d, toolkit.Spec[rememberInput, memoryOutput]{
+		Name: vibesell.ToolRemember,
 		Handler: func(ctx context.Context, p auth.Principal, in rememberInput) (toolkit.Result[memoryOutput], error) {
 			changed, err := d.Workspaces.ChangeMemory(ctx, p.WorkspaceID, workspace.MemoryChange(in))
 			if err != nil {
@@ -364,14 +350,8 @@ type saveOfferInput struct {
 }
 
 func saveOffer(d Deps) toolkit.Tool {
-	return toolkit.Define(toolkit.Spec[saveOfferInput, offerOutput]{
-		Name:  vibesell.ToolSaveOffer,
-		Title: "Save the offer",
-		Description: "Saves what the workspace sells: the company, what it sells, to whom, the value for the buyer, proof points, the call to action, " +
-			"and the price if the person gave one. It replaces the offer saved before (one offer per workspace), so pass every field each time. " +
-			"Use the person's own words; do not invent proof points or a price. It changes only VibeSell's notes and costs nothing. Not for tone or objections: those go in save_playbook.",
-		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.Yes, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
-		Requires:    toolkit.Needs{Scope: vibesell.ScopeWrite},
+	return define(d, toolkit.Spec[saveOfferInput, offerOutput]{
+		Name: vibesell.ToolSaveOffer,
 		Handler: func(ctx context.Context, p auth.Principal, in saveOfferInput) (toolkit.Result[offerOutput], error) {
 			o := workspace.Offer{CompanyName: in.CompanyName, CompanyDomain: in.CompanyDomain, Product: in.Product,
 				Audience: in.Audience, Value: in.Value, ProofPoints: in.ProofPoints, CallToAction: in.CallToAction}
@@ -406,18 +386,8 @@ type savePlaybookInput struct {
 }
 
 func savePlaybook(d Deps) toolkit.Tool {
-	return toolkit.Define(toolkit.Spec[savePlaybookInput, playbookOutput]{
-		Name:  vibesell.ToolSavePlaybook,
-		Title: "Save the playbook",
-		Description: "Saves how the workspace's emails should sound and argue: " +
-			"the tone, the angles to open with, objections buyers raise with their answers, " +
-			"and dos and don'ts. " +
-			"It replaces the playbook saved before (one per workspace), so pass everything each time. " +
-			"Use what the person said; do not invent objections. " +
-			"It changes only VibeSell's notes and costs nothing. " +
-			"Not for what they sell or to whom: that is save_offer.",
-		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.Yes, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
-		Requires:    toolkit.Needs{Scope: vibesell.ScopeWrite},
+	return define(d, toolkit.Spec[savePlaybookInput, playbookOutput]{
+		Name: vibesell.ToolSavePlaybook,
 		Handler: func(ctx context.Context, p auth.Principal, in savePlaybookInput) (toolkit.Result[playbookOutput], error) {
 			pb := workspace.Playbook{Tone: in.Tone, Angles: in.Angles, Dos: in.Dos, Donts: in.Donts}
 			for _, o := range in.Objections {
@@ -486,13 +456,8 @@ type supportOutput struct {
 }
 
 func contactSupport(d Deps) toolkit.Tool {
-	return toolkit.Define(toolkit.Spec[contactSupportInput, supportOutput]{
-		Name:  vibesell.ToolContactSupport,
-		Title: "Contact support",
-		Description: "Opens a support ticket with the people who run this VibeSell server: what went wrong or what the person needs, in their words, the topic, and optionally an email address to answer at. Use it when the person asks for help from a human, " +
-			"reports a bug, or a result says something went wrong on our side more than once (include the ref). Each call opens a new ticket, so call it once per problem. It costs nothing. Not for facts to keep in mind: that is remember.",
-		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.No, OpenWorld: toolkit.No},
-		Requires:    toolkit.Needs{Scope: vibesell.ScopeWrite},
+	return define(d, toolkit.Spec[contactSupportInput, supportOutput]{
+		Name: vibesell.ToolContactSupport,
 		Handler: func(ctx context.Context, p auth.Principal, in contactSupportInput) (toolkit.Result[supportOutput], error) {
 			t, err := d.Workspaces.OpenTicket(ctx, p.WorkspaceID, in.Topic, in.Message, in.ReplyTo)
 			if err != nil {
