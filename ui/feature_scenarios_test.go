@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -95,17 +96,22 @@ func audienceScenarios(t *testing.T, f *features) []*scenario {
 	sc.Expect.Texts = []string{str(target["who"]), str(target["problem"]), str(target["exclusions"]), "No filters yet", "No filters saved yet."}
 	out = append(out, sc)
 
-	filters := map[string]any{"departments": []any{"Sales"}, "seniorities": []any{"VP", "Head", "Director"}, "industries": []any{"Software"},
-		"countries": []any{"Germany", "FR"}, "excludeCompanies": []any{"Globex"}, "notContactedDays": 90}
+	filters := map[string]any{"departments": []any{"Sales", "Marketing"}, "seniorities": []any{"VP", "Head", "Director", "Manager"},
+		"industries": []any{"Software"}, "countries": []any{"Germany", "FR", "GB", "NL"}, "excludeCompanies": []any{"Globex"}, "notContactedDays": 90}
 	_, saved := f.call("save_target_filters", filters)
 	sc, data := f.scenario("target-confirmed", "confirm_target", map[string]any{"filtersVersion": obj(saved["target"])["filtersVersion"]})
 	fl := obj(obj(data["target"])["filters"])
-	sc.Expect.Texts = []string{"Confirmed", str(fl["description"]), "Department Sales", "Seniority VP, Head, Director", "Industry Software",
-		"Country Germany, France", "Companies left out Globex", "Not contacted in the last 90 days", "confirmed"}
+	sc.Expect.Texts = []string{"Confirmed", str(fl["description"]), "Department Sales, Marketing", "Seniority VP, Head, Director, Manager", "Industry Software",
+		"Companies left out Globex", "Not contacted in the last 90 days", "confirmed"}
+	var countries []string
+	for _, c := range list(fl["countries"]) {
+		countries = append(countries, str(obj(c)["name"]))
+	}
+	sc.Expect.Texts = append(sc.Expect.Texts, "Country "+strings.Join(countries, ", "))
 	out = append(out, sc)
 
 	// A change after the confirmation withdraws it, and the card says so.
-	filters["seniorities"] = []any{"VP", "Head", "Director", "Manager"}
+	filters["seniorities"] = []any{"VP", "Head", "Director", "Manager", "Senior"}
 	sc, data = f.scenario("target-withdrawn", "save_target_filters", filters)
 	if obj(data["target"])["confirmationWithdrawn"] != true {
 		t.Fatalf("changing confirmed filters did not withdraw the confirmation: %v", data)
@@ -145,7 +151,7 @@ func audienceScenarios(t *testing.T, f *features) []*scenario {
 	}
 	sc, data = f.scenario("lead-count-imported", "estimate_lead_pool", nil)
 	im := obj(data["lastImport"])
-	sc.Expect.Texts = []string{"Last import", fmt.Sprintf("%s imported of %s", people(im["imported"]), num(im["requested"]))}
+	sc.Expect.Texts = []string{"Last import", fmt.Sprintf("%s of %s imported", num(im["imported"]), people(im["requested"]))}
 	for _, s := range list(data["subtractions"]) {
 		if s := obj(s); s["reason"] == "already_imported" {
 			if whole(s["count"]) != whole(im["imported"]) {
@@ -228,7 +234,8 @@ func campaignScenarios(t *testing.T, f *features) []*scenario {
 		t.Fatalf("estimate without days: %v", data)
 	}
 	sc.Expect.Texts = []string{fmt.Sprintf("to reach all %s", people(data["leads"])), "Per mailbox " + num(data["perMailboxPerDay"]),
-		fmt.Sprintf("Replies to expect %s to %s", num(data["repliesLow"]), num(data["repliesHigh"])), "First email", "Last person's first email",
+		fmt.Sprintf("Replies to expect %s to %s", num(data["repliesLow"]), num(data["repliesHigh"])), "First email " + date(str(data["firstSendOn"])),
+		"Last person's first email " + date(str(data["lastFirstEmailOn"])), "Last follow-up " + date(str(data["lastSendOn"])),
 		"Dates in " + str(data["timeZone"]), str(data["assumption"]), "not a promise"}
 	out = append(out, sc)
 
@@ -287,21 +294,13 @@ func billingScenarios(t *testing.T, f *features) []*scenario {
 	// Paid: Stripe tells VibeSell, and the workspace is on Starter.
 	params, _ := f.stripe.Session(str(obj(mustCall(f, "start_checkout", map[string]any{"plan": "starter"}))["session"]))
 	sub := f.stripe.Subscribe(f.ws.ID, params.Customer, params.Price, "active")
-	body, _ := billingtest.Signed(t, billingtest.Event{ID: "evt_1", Type: "customer.subscription.created", Created: f.env.Clock.Now(),
-		Object: billingtest.SubscriptionObject(sub)}, "whsec_x", f.env.Clock.Now())
-	var ev stripe.Event
-	if err := json.Unmarshal(body, &ev); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.billing.ApplyEvent(ctx, ev); err != nil {
-		t.Fatal(err)
-	}
+	f.stripeSays(t, "evt_1", "customer.subscription.created", billingtest.SubscriptionObject(sub))
 	sc, data = f.scenario("plans-subscribed", "get_plans_and_billing", nil)
 	inv := obj(data["nextInvoice"])
 	if inv == nil {
 		t.Fatalf("subscribed, no next invoice: %v", data)
 	}
-	sc.Expect.Texts = []string{"You are on the Starter plan", "Next invoice " + money(obj(inv["amountDue"])) + " on"}
+	sc.Expect.Texts = []string{"You are on the Starter plan", "Next invoice " + money(obj(inv["amountDue"])) + " on " + date(str(inv["date"]))}
 	out = append(out, sc)
 
 	sc, data = f.scenario("checkout-portal", "start_checkout", map[string]any{"plan": "growth"})
@@ -313,7 +312,32 @@ func billingScenarios(t *testing.T, f *features) []*scenario {
 	sc.Expect.Absent = []string{"What happens after payment"}
 	sc.Expect.Action = &action{Click: "Open the billing portal", Link: &portal, Message: no()}
 	out = append(out, sc)
+
+	// The next payment fails: the plan says so first.
+	sub.Status = "past_due"
+	f.stripe.Set(sub)
+	f.stripeSays(t, "evt_2", "invoice.payment_failed", billingtest.InvoiceObject("in_1", sub.Customer, sub.ID, f.ws.ID))
+	sc, data = f.scenario("plans-payment-failed", "get_plans_and_billing", nil)
+	if data["paymentFailedAt"] == nil {
+		t.Fatalf("a failed payment not shown: %v", data)
+	}
+	sc.Expect.Texts = []string{billing.StatusLabels.Of("past_due"), "A payment failed on", "Update the card in the billing portal"}
+	out = append(out, sc)
 	return out
+}
+
+// stripeSays applies an event as Stripe's signed webhook delivers it.
+func (f *features) stripeSays(t *testing.T, id, typ string, object map[string]any) {
+	t.Helper()
+	now := f.env.Clock.Now()
+	body, _ := billingtest.Signed(t, billingtest.Event{ID: id, Type: typ, Created: now, Object: object}, "whsec_x", now)
+	var ev stripe.Event
+	if err := json.Unmarshal(body, &ev); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.billing.ApplyEvent(context.Background(), ev); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func mustCall(f *features, tool string, args map[string]any) map[string]any {
@@ -333,3 +357,12 @@ func whole(v any) int {
 }
 
 func people(v any) string { return vibesell.Plural(whole(v), "person", "people") }
+
+// date writes a YYYY-MM-DD day as the card does (en-GB): "Fri, 1 Jan 2027".
+func date(day string) string {
+	d, err := time.Parse(time.DateOnly, day)
+	if err != nil {
+		return day
+	}
+	return d.Format("Mon, 2 Jan 2006")
+}

@@ -98,7 +98,7 @@ function importProgress(im: Import): Child {
           }),
           sub(`Running: ${count(im.imported)} of ${count(im.requested)} imported so far · started `, moment(im.startedAt)),
         ]
-      : h("p", null, `${plural(im.imported, "person", "people")} imported of ${count(im.requested)}`, im.finishedAt ? [", finished ", moment(im.finishedAt)] : null, "."),
+      : h("p", null, `${count(im.imported)} of ${plural(im.requested, "person", "people")} imported`, im.finishedAt ? [", finished ", moment(im.finishedAt)] : null, "."),
     skipped
       ? sub(
           `Skipped: ${count(im.skippedExisting)} already in the workspace, ${count(im.skippedSuppressed)} suppressed, ${count(im.skippedInvalid)} invalid or team addresses.`,

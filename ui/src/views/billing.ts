@@ -76,7 +76,7 @@ export function plansView(d: GetPlansAndBillingResult): HTMLElement {
         d.usage === null ? na() : d.usage.length ? rows(d.usage.map(usageRow)) : h("p", { class: "muted" }, "None"),
       ),
       facts([
-        ["Next invoice", d.nextInvoice ? [moneyText(d.nextInvoice.amountDue), " on ", day(d.nextInvoice.date)] : d.nextInvoiceWhy ? h("span", { class: "muted" }, said(d.nextInvoiceWhy)) : null],
+        ["Next invoice", d.nextInvoice ? h("span", null, moneyText(d.nextInvoice.amountDue), " on ", day(d.nextInvoice.date)) : d.nextInvoiceWhy ? h("span", { class: "muted" }, said(d.nextInvoiceWhy)) : null],
         ...(d.periodEnd && !d.cancelAtPeriodEnd ? ([["Period ends", day(d.periodEnd)]] as [string, unknown][]) : []),
       ]),
       section(
@@ -116,7 +116,7 @@ export function checkoutView(d: StartCheckoutResult, ctx: Ctx): HTMLElement {
       body: [
         facts([["Plan asked for", `${d.planName}, ${price}`]]),
         notice("info", "info", h("p", null, `To move to ${d.planName}, ask the assistant to change the plan; a signed-in person approves it in the web app.`)),
-        link(d.url, ctx, "Open the billing portal"),
+        link(d.url, ctx, "Open the billing portal", "primary"),
       ],
     });
   }
@@ -127,7 +127,7 @@ export function checkoutView(d: StartCheckoutResult, ctx: Ctx): HTMLElement {
     lede: price,
     pill: d.reused ? pill("Same page as before", "muted") : null,
     body: [
-      link(d.url, ctx, "Open the payment page"),
+      link(d.url, ctx, "Open the payment page", "primary"),
       d.expiresAt ? sub("The page works until ", moment(d.expiresAt), ".") : null,
       d.reused ? sub("This is the payment page opened before for this plan; no second one was made.") : null,
       section("What happens after payment", bullets(afterPayment(d.planName))),
@@ -145,7 +145,7 @@ export function portalView(d: OpenBillingPortalResult, ctx: Ctx): HTMLElement {
     lede: "Change the card, download invoices or cancel the subscription, on Stripe's page.",
     body: [
       facts([["Plan", sentence(d.currentPlan)]]),
-      link(d.url, ctx, "Open the billing portal"),
+      link(d.url, ctx, "Open the billing portal", "primary"),
       sub("The link works for a short while; ask the assistant for a fresh one if it has expired."),
     ],
   });

@@ -41,7 +41,7 @@ export function sequenceView(d: SaveSequenceResult): HTMLElement {
       d.changed ? null : sub("Nothing changed: this is the version as it was."),
       h(
         "ol",
-        { class: "plain steps" },
+        { class: "steps" },
         ...steps.map((st) =>
           h(
             "li",
@@ -275,7 +275,7 @@ export function campaignEstimateView(d: EstimateCampaignPlanResult): HTMLElement
         [d.steps > 1 ? "Last follow-up" : "Last email", day(d.lastSendOn)],
         ["Dates in", d.timeZone],
       ]),
-      notice("info", "bulb", h("p", null, forPerson(d.assumption)), h("p", null, "An estimate from typical reply rates, not a promise.")),
+      notice("info", "bulb", h("p", null, forPerson(d.assumption)), /promise/i.test(d.assumption) ? null : h("p", null, "An estimate, not a promise.")),
     ],
   });
 }
