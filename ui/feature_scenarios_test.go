@@ -79,6 +79,7 @@ func featureScenarios(t *testing.T) []*scenario {
 	out = append(out, audienceScenarios(t, f)...)
 	out = append(out, campaignScenarios(t, f)...)
 	out = append(out, billingScenarios(t, f)...)
+	out = append(out, handFeatureScenarios()...)
 	for _, sc := range out {
 		sc.Expect.Absent = append(sc.Expect.Absent, f.personOnly()...)
 	}
@@ -365,4 +366,50 @@ func date(day string) string {
 		return day
 	}
 	return d.Format("Mon, 2 Jan 2006")
+}
+
+// handFeatureScenarios are results of states the server here cannot reach
+// (nothing sends yet, so no campaign has counts; an import finishes at
+// once), written from the Go output types.
+func handFeatureScenarios() []*scenario {
+	counted := func(v int) map[string]any { return map[string]any{"value": v, "why": ""} }
+	unknown := map[string]any{"value": nil, "why": "Open tracking is off, so opens are not measured."}
+	step := func(n, sent, replied int) map[string]any {
+		return map[string]any{"step": n, "sent": counted(sent), "delivered": counted(sent - 12), "replied": counted(replied),
+			"positiveReplies": counted(replied / 2), "bounced": counted(12), "unsubscribed": counted(3)}
+	}
+	sc := hand("campaign-paused-automatically", "get_campaign", map[string]any{"campaign": "cp_8e1f2a3b4c5d6e7f"}, "Campaign paused.", map[string]any{
+		"kind": "campaign",
+		"campaign": map[string]any{
+			"campaign": "cp_8e1f2a3b4c5d6e7f", "name": "Heads of sales, December", "status": "paused",
+			"pausedReason": "Bounces reached 4% on sam@getacme.test; sending stopped to protect the domain.", "pausedAutomatically": true,
+			"sequence": "sq_3f2a9c0d4b5e6f70", "sequenceVersion": 2, "sequenceApproved": true, "steps": 2, "leads": 2400,
+			"mailboxes": []any{"sam@getacme.test"},
+			"schedule":  map[string]any{"windowStart": "00:00", "windowEnd": "24:00", "days": []any{"monday", "wednesday", "friday"}, "dailyCap": 30, "stopForCompany": false},
+			"blockers":  []any{}, "createdAt": "2026-11-02T09:00:00Z", "launchedAt": "2026-11-03T09:00:00Z", "firstSendAt": "2026-11-03T09:00:00Z",
+			"metrics": map[string]any{"sent": counted(1540), "delivered": counted(1516), "replied": counted(31), "positiveReplies": counted(12),
+				"bounced": counted(24), "unsubscribed": counted(6), "opens": unknown, "steps": []any{step(1, 1200, 25), step(2, 340, 6)}},
+		},
+	})
+	sc.Expect.Texts = []string{"Paused: Bounces reached 4%", "Only a signed-in person in the web app can resume it", "Sent 1,540", "Delivered 1,516",
+		"Opens Not available", "Open tracking is off", "Monday, Wednesday and Friday", "All day, in each person's own time zone",
+		"Only that person stops getting emails", "1 1,200", "2 340"}
+	sc.Expect.Absent = []string{"Opens 0", "Not measured yet"}
+
+	running := hand("lead-count-importing", "estimate_lead_pool", nil, "An import is running.", map[string]any{
+		"kind": "lead_count", "directory": "loaded",
+		"filters": map[string]any{"titles": []any{}, "seniorities": []any{"VP"}, "departments": []any{}, "industries": []any{"Software"}, "companySizes": []any{},
+			"countries": []any{}, "regions": []any{"Europe"}, "excludeCompanyDomains": []any{}, "excludeCompanies": []any{}, "notContactedDays": 0,
+			"description": "VP; in the Software industry; in Europe"},
+		"filtersVersion": 3, "matched": 48210,
+		"subtractions": []any{map[string]any{"reason": "suppressed", "count": 1203}, map[string]any{"reason": "contacted_in_window", "count": 0},
+			map[string]any{"reason": "already_imported", "count": 2000}, map[string]any{"reason": "invalid_or_role", "count": 4007}},
+		"available": 41000,
+		"lastImport": map[string]any{"approval": "ap_7k2m9q4x8w3n5r6t", "requested": 5000, "imported": 2000, "skippedExisting": 0, "skippedSuppressed": 0,
+			"skippedInvalid": 0, "running": true, "startedAt": "2026-12-01T06:58:00Z", "finishedAt": nil},
+	})
+	running.Expect.Texts = []string{"41,000 people available to import", "Match the target 48,210", "− 1,203", "− 2,000", "− 4,007",
+		"Running: 2,000 of 5,000 imported so far"}
+	running.Expect.Absent = []string{"Sample directory", "Contacted in the last"}
+	return []*scenario{sc, running}
 }
