@@ -148,6 +148,7 @@ func TestCardInBrowser(t *testing.T) {
 	all = append(all, approvalScenarios(t, s)...)
 	all = append(all, hostScenarios(t, s)...)
 	all = append(all, orderedScenarios(t, s)...)
+	all = append(all, featureScenarios(t)...)
 	all = append(all, genericScenarios()...)
 
 	// Kinds with neither a tool nor a Go output type yet are drawn (their

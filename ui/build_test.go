@@ -22,9 +22,15 @@ import (
 // core 16,552) and zod (384,882), which the SDK validates every protocol
 // message with. The budgets leave room for a few more views, not for a new
 // dependency.
+//
+// Raised by 12,000 bytes each the same day for the views of ten kinds
+// (target, lead_count, lead_preview, sequence, first_email, campaign,
+// campaign_estimate, plans, checkout, portal): 17,838 bytes of our own
+// code, most of it the sentences they show, which took the card to
+// 659,452 bytes, 64,144 ours.
 const (
-	cardBudget = 655_000 // bytes of card.html
-	oursBudget = 56_000  // bytes of it built from src/
+	cardBudget = 667_000 // bytes of card.html
+	oursBudget = 68_000  // bytes of it built from src/
 )
 
 // TestCardIsUpToDate rebuilds the card from src/ and compares it byte for

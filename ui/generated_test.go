@@ -17,6 +17,8 @@ import (
 
 	"vibesell"
 	"vibesell/approvals"
+	"vibesell/billing"
+	"vibesell/campaigns"
 	"vibesell/sending"
 	"vibesell/tools"
 )
@@ -81,6 +83,13 @@ func resultTypes(t *testing.T) string {
 		}
 		fmt.Fprintf(&b, "export interface %s %s\n", name, tsType(schema, ""))
 	}
+	// The names themselves: words for the assistant, which the card keeps
+	// out of what it shows a person.
+	b.WriteString("\n/** Every tool's name: for the assistant, never shown to a person. */\nexport const toolNames: readonly string[] = [\n")
+	for _, tool := range tools.Registry(tools.Deps{}) {
+		fmt.Fprintf(&b, "  %s,\n", strconv.Quote(tool.Name()))
+	}
+	b.WriteString("];\n")
 	return b.String()
 }
 
@@ -204,7 +213,7 @@ func pascal(snake string) string {
 func labelTables() string {
 	var b bytes.Buffer
 	b.WriteString(generatedHeader)
-	b.WriteString("// What a person reads for each stored value, from the features' label tables\n// (approvals/labels.go, sending/labels.go), which the web app uses too.\n")
+	b.WriteString("// What a person reads for each stored value, from the features' label tables\n// (approvals/, sending/, campaigns/ and billing/ labels.go), which the web app\n// uses too.\n")
 	for _, table := range []struct {
 		name, from string
 		labels     vibesell.Labels
@@ -216,6 +225,10 @@ func labelTables() string {
 		{"domainStateLabels", "sending.DomainStateLabels", sending.DomainStateLabels},
 		{"mailboxStateLabels", "sending.MailboxStateLabels", sending.MailboxStateLabels},
 		{"sendingSourceLabels", "sending.SourceLabels", sending.SourceLabels},
+		{"campaignStatusLabels", "campaigns.StatusLabels", campaigns.StatusLabels},
+		{"campaignCheckLabels", "campaigns.CheckLabels", campaigns.CheckLabels},
+		{"billingStatusLabels", "billing.StatusLabels", billing.StatusLabels},
+		{"billingMetricLabels", "billing.MetricLabels", billing.MetricLabels},
 	} {
 		fmt.Fprintf(&b, "\n/** %s */\nexport const %s: Readonly<Record<string, string>> = {\n", table.from, table.name)
 		for _, l := range table.labels {

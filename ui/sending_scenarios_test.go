@@ -265,11 +265,13 @@ func handWarmupScenario() *scenario {
 
 // genericScenarios: a kind the card has no view for reads as words.
 func genericScenarios() []*scenario {
-	sc := hand("generic", "estimate_lead_pool", nil, "About 12,400 people match.", map[string]any{
-		"kind": "lead_count", "count": 12400, "estimatedAt": "2026-12-01T09:00:00Z", "sample": nil,
+	// No tool returns this kind: it stands for one added to the server
+	// before the card has a view for it.
+	sc := hand("generic", "export_leads", nil, "About 12,400 people match.", map[string]any{
+		"kind": "lead_export", "count": 12400, "estimatedAt": "2026-12-01T09:00:00Z", "sample": nil,
 		"filters": map[string]any{"roles": []any{"Head of marketing"}, "countries": []any{"DE", "FR"}},
 	})
-	sc.Expect = expect{Texts: []string{"Lead count", "12,400", "Not available", "Head of marketing", "Roles"}, Absent: []string{"null", "[object Object]"}}
+	sc.Expect = expect{Texts: []string{"Lead export", "12,400", "Not available", "Head of marketing", "Roles"}, Absent: []string{"null", "[object Object]"}}
 	return []*scenario{sc}
 }
 

@@ -4,6 +4,7 @@
 // zone named, and the exact value stays in <time datetime>.
 
 import { h } from "./dom";
+import { toolNames } from "./generated/types";
 
 let locale: string | undefined;
 let timeZone: string | undefined;
@@ -113,4 +114,29 @@ export function sentence(v: string): string {
 /** lowerFirst puts a label in the middle of a sentence: "Being prepared" becomes "being prepared". */
 export function lowerFirst(v: string): string {
   return v.charAt(0).toLowerCase() + v.slice(1);
+}
+
+const toolWord = new RegExp(`\\b(?:${toolNames.join("|")})\\b`);
+
+/**
+ * forPerson keeps what a server sentence says for the person and drops
+ * what it tells the assistant: a parenthesis naming a tool goes, and a
+ * sentence naming one ends at the last ":", ";" or "," before the name
+ * ("… is not approved: … call approve_sequence …" → "… is not approved."),
+ * or goes when nothing comes before it.
+ */
+export function forPerson(text: string): string {
+  return text
+    .replace(/\s*\([^()]*\)/g, (m) => (toolWord.test(m) ? "" : m))
+    .split(/(?<=[.!?])\s+/)
+    .map((s) => {
+      const at = s.search(toolWord);
+      if (at < 0) return s;
+      const head = s.slice(0, at);
+      const cut = Math.max(head.lastIndexOf(": "), head.lastIndexOf("; "));
+      const end = cut > 0 ? cut : head.lastIndexOf(", ");
+      return end > 0 ? s.slice(0, end) + "." : "";
+    })
+    .filter(Boolean)
+    .join(" ");
 }

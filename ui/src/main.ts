@@ -12,6 +12,9 @@ import { h, plain } from "./dom";
 import { setLocale } from "./format";
 import { card, notice } from "./ui";
 import { approvalView, approvalsView } from "./views/approval";
+import { leadCountView, leadPreviewView, targetView } from "./views/audience";
+import { checkoutView, plansView, portalView } from "./views/billing";
+import { campaignEstimateView, campaignView, firstEmailView, sequenceView } from "./views/campaigns";
 import { choiceView } from "./views/choice";
 import { genericView, loading } from "./views/generic";
 import { domainQuoteView, emailStepView, sendingChoiceView, sendingSetupView, sizingView, warmedShelfView, warmupView } from "./views/sending";
@@ -33,6 +36,16 @@ const views: Record<string, View> = {
   offer: offerView,
   playbook: playbookView,
   support: supportView,
+  target: targetView,
+  lead_count: leadCountView,
+  lead_preview: leadPreviewView,
+  sequence: sequenceView,
+  first_email: firstEmailView,
+  campaign: campaignView,
+  campaign_estimate: campaignEstimateView,
+  plans: plansView,
+  checkout: checkoutView,
+  portal: portalView,
 };
 
 const root = document.getElementById("root") as HTMLElement;

@@ -66,11 +66,11 @@ export function fields(obj: Record<string, unknown>, ctx: Ctx, depth: number): C
 }
 
 /** link shows a web address and a button that asks the host to open it. */
-export function link(url: string, ctx: Ctx, label = "Open"): HTMLElement {
+export function link(url: string, ctx: Ctx, label = "Open", variant?: "primary"): HTMLElement {
   return h(
     "span",
     { class: "link-row" },
-    button(label, () => ctx.open(url), { icon: "external" }),
+    button(label, () => ctx.open(url), { icon: "external", variant }),
     h("span", { class: "mono" }, url),
   );
 }

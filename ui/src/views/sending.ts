@@ -24,7 +24,7 @@ function price(m: Money | null | undefined, per?: string): Child {
   return per ? `${moneyText(m)} ${per}` : moneyText(m);
 }
 
-function day(v: string | null | undefined): Child {
+export function day(v: string | null | undefined): Child {
   return v ? moment(v) : na();
 }
 
@@ -40,15 +40,15 @@ function sandboxNote(on: boolean | undefined, what = "Nothing here is real: it c
   return on ? notice("warn", "info", h("p", null, h("strong", null, "Sandbox. "), what)) : null;
 }
 
-function rows(items: Child[]): HTMLElement {
+export function rows(items: Child[]): HTMLElement {
   return h("ul", { class: "rows" }, ...items);
 }
 
-function row(main: Child[], side?: Child[]): HTMLElement {
+export function row(main: Child[], side?: Child[]): HTMLElement {
   return h("li", null, h("div", { class: "main" }, ...main), side ? h("div", { class: "side" }, ...side) : null);
 }
 
-function sub(...parts: Child[]): HTMLElement {
+export function sub(...parts: Child[]): HTMLElement {
   return h("p", { class: "muted small" }, ...parts);
 }
 
