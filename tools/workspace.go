@@ -12,6 +12,7 @@ import (
 	"vibesell/audience"
 	"vibesell/auth"
 	"vibesell/billing"
+	"vibesell/campaigns"
 	"vibesell/toolkit"
 	"vibesell/workspace"
 )
@@ -163,16 +164,17 @@ func offerMarkdown(o *offerData) string {
 type getWorkspaceContextInput struct{}
 
 type workspaceOutput struct {
-	Kind               string               `json:"kind" enum:"workspace"`
-	Workspace          workspaceInfo        `json:"workspace" jsonschema:"the workspace this connection acts for"`
-	Plan               *planData            `json:"plan" jsonschema:"the plan and its status; null while plans and billing are not available"`
-	Offer              *offerData           `json:"offer" jsonschema:"what the workspace sells and to whom; null when not saved yet"`
-	Playbook           *playbookData        `json:"playbook" jsonschema:"how the emails should sound; null when not saved yet"`
-	Memory             []memoryItem         `json:"memory" jsonschema:"facts and preferences to keep in mind, newest first"`
-	OpenSupportTickets int                  `json:"openSupportTickets" jsonschema:"support tickets not yet answered"`
-	SendingSetup       *sendingSummaryData  `json:"sendingSetup" jsonschema:"the sending setup in short (get_sending_setup has the detail); null when it is not available"`
-	Audience           *audienceSummaryData `json:"audience" jsonschema:"who to write to: the target, its confirmation, the leads and the last import; null when it is not available"`
-	NextStep           nextStepData         `json:"nextStep" jsonschema:"the recommended next step"`
+	Kind               string                `json:"kind" enum:"workspace"`
+	Workspace          workspaceInfo         `json:"workspace" jsonschema:"the workspace this connection acts for"`
+	Plan               *planData             `json:"plan" jsonschema:"the plan and its status; null while plans and billing are not available"`
+	Offer              *offerData            `json:"offer" jsonschema:"what the workspace sells and to whom; null when not saved yet"`
+	Playbook           *playbookData         `json:"playbook" jsonschema:"how the emails should sound; null when not saved yet"`
+	Memory             []memoryItem          `json:"memory" jsonschema:"facts and preferences to keep in mind, newest first"`
+	OpenSupportTickets int                   `json:"openSupportTickets" jsonschema:"support tickets not yet answered"`
+	SendingSetup       *sendingSummaryData   `json:"sendingSetup" jsonschema:"the sending setup in short (get_sending_setup has the detail); null when it is not available"`
+	Audience           *audienceSummaryData  `json:"audience" jsonschema:"who to write to: the target, its confirmation, the leads and the last import; null when it is not available"`
+	Campaigns          *campaignsSummaryData `json:"campaigns" jsonschema:"the campaigns, each with its status and why it is paused, and what they need next; null when it is not available"`
+	NextStep           nextStepData          `json:"nextStep" jsonschema:"the recommended next step"`
 }
 
 // defaultContextCacheSize is how many workspaces' contexts one server
@@ -187,7 +189,7 @@ func getWorkspaceContext(d Deps) toolkit.Tool {
 		Title: "Get workspace context",
 		Description: "Shows everything VibeSell knows about this workspace: its name, plan, the saved offer (what they sell, to whom, the price), " +
 			"the playbook (tone, angles, objections), the facts remembered about the person and company, open support tickets, " +
-			"the sending setup in short (source, domains, mailboxes, the day it can send), who to write to (the target, whether its filters are confirmed, the number of leads and the last import), and the recommended next step. Call it at the start of a conversation and whenever you are unsure what is already set up. " +
+			"the sending setup in short (source, domains, mailboxes, the day it can send), who to write to (the target, whether its filters are confirmed, the number of leads and the last import), the campaigns (each with its status, and why it is paused), and the recommended next step. Call it at the start of a conversation and whenever you are unsure what is already set up. " +
 			"It reads only; it changes and costs nothing. To change the offer use save_offer, the playbook save_playbook, a fact remember.",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.Yes, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
 		Requires:    toolkit.Needs{Scope: vibesell.ScopeRead},
@@ -218,6 +220,9 @@ func toWorkspaceOutput(c workspace.Context) workspaceOutput {
 	if setup, ok := workspace.View[sendingPartView](c); ok {
 		out.SendingSetup = toSendingSummary(setup.Setup)
 		out.SendingSetup.NextStep = sendingStepData(toNextStepData(c.StepOf(setup.Next)))
+	}
+	if r, ok := workspace.View[campaigns.ContextRows](c); ok {
+		out.Campaigns = toCampaignsSummary(r, c)
 	}
 	if who, ok := workspace.View[audience.ContextRows](c); ok {
 		out.Audience = &audienceSummaryData{Leads: who.Leads, LastImport: toImportData(who.LastImport)}
@@ -273,6 +278,7 @@ func workspaceMarkdown(o workspaceOutput) string {
 	}
 	b.WriteString(sendingSummaryMarkdown(o.SendingSetup))
 	b.WriteString(audienceSummaryMarkdown(o.Audience))
+	b.WriteString(campaignsSummaryMarkdown(o.Campaigns))
 	fmt.Fprintf(&b, "Open support tickets: %d.\n\n", o.OpenSupportTickets)
 	b.WriteString(nextStepMarkdown(o.NextStep))
 	return b.String()
