@@ -60,8 +60,26 @@ type playbookData struct {
 
 // offerOutput is what save_offer returns.
 type offerOutput struct {
-	Kind  string    `json:"kind" enum:"offer"`
-	Offer offerData `json:"offer" jsonschema:"the offer as saved"`
+	Kind   string     `json:"kind" enum:"offer"`
+	Offer  offerData  `json:"offer" jsonschema:"the offer as saved"`
+	Sender senderData `json:"sender" jsonschema:"who the workspace's emails come from, as saved for the workspace"`
+}
+
+type senderData struct {
+	PostalAddress *string `json:"postalAddress" jsonschema:"the postal address every cold email carries by law; null until the person gives it"`
+	SenderName    *string `json:"senderName" jsonschema:"the name emails come from when a mailbox has none of its own; null until the person gives it"`
+}
+
+func senderMarkdown(d senderData) string {
+	postal := fmt.Sprintf("not given yet (the law asks every cold email to carry one, and a campaign cannot launch without it: ask the person and pass postalAddress to %s)", vibesell.ToolSaveOffer)
+	if d.PostalAddress != nil {
+		postal = *d.PostalAddress
+	}
+	name := "not given yet (each mailbox's own name is used; a mailbox without one needs it)"
+	if d.SenderName != nil {
+		name = *d.SenderName
+	}
+	return fmt.Sprintf("- Postal address: %s\n- Default sender name: %s\n", postal, name)
 }
 
 // playbookOutput is what save_playbook returns.
@@ -367,6 +385,8 @@ type saveOfferInput struct {
 	ProofPoints   []string    `json:"proofPoints,omitempty" jsonschema:"evidence: customers, numbers, awards (at most 10)" example:"[\"Used by 40 SaaS teams\", \"Cut Foo Inc's cost per lead by 31%\"]" maxItems:"10" maxLength:"500"`
 	CallToAction  string      `json:"callToAction" jsonschema:"what the email asks the reader to do" example:"Book a 20-minute demo" minLength:"1" maxLength:"300"`
 	Price         *priceInput `json:"price,omitempty" jsonschema:"the price, only if the person gave one" example:"{\"amount\": 1450, \"currency\": \"INR\", \"period\": \"month\"}"`
+	PostalAddress *string     `json:"postalAddress,omitempty" jsonschema:"the workspace's postal address, which every cold email carries by law; saved for the workspace; leave out to keep the one saved" example:"Acme GmbH, Torstraße 1, 10119 Berlin, Germany" minLength:"10" maxLength:"500"`
+	SenderName    *string     `json:"senderName,omitempty" jsonschema:"the name emails come from when a mailbox has none of its own; saved for the workspace; leave out to keep the one saved" example:"Sam Lee" minLength:"1" maxLength:"100"`
 }
 
 func saveOffer(d Deps) toolkit.Tool {
@@ -375,6 +395,7 @@ func saveOffer(d Deps) toolkit.Tool {
 		Title: "Save the offer",
 		Description: "Saves what the workspace sells: the company, what it sells, to whom, the value for the buyer, proof points, the call to action, " +
 			"and the price if the person gave one. It replaces the offer saved before (one offer per workspace), so pass every field each time. " +
+			"It also sets the workspace's postal address (postalAddress, which every cold email carries by law; no campaign launches without it) and default sender name (senderName) when given; left out, they keep what is saved (stage_campaign and the web app's settings set them too). " +
 			"Use the person's own words; do not invent proof points or a price. It changes only VibeSell's notes and costs nothing. Not for tone or objections: those go in save_playbook.",
 		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.Yes, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
 		Requires:    toolkit.Needs{Scope: vibesell.ScopeWrite},
@@ -385,13 +406,14 @@ func saveOffer(d Deps) toolkit.Tool {
 				price := workspace.NewPrice(in.Price.Amount, in.Price.Currency, in.Price.Period)
 				o.Price = &price
 			}
-			saved, err := d.Workspaces.SaveOffer(ctx, p.WorkspaceID, o)
+			saved, err := d.Workspaces.SaveOfferAndSender(ctx, p.WorkspaceID, o, workspace.SenderChange{PostalAddress: in.PostalAddress, Name: in.SenderName})
 			if err != nil {
 				return toolkit.Result[offerOutput]{}, err
 			}
 			data := toOfferData(&saved.Offer)
-			md := "Saved the offer:\n\n" + offerMarkdown(data) + "\n" + nextStepMarkdown(toNextStepData(saved.NextStep))
-			return toolkit.Result[offerOutput]{Markdown: md, Data: offerOutput{Offer: *data}}, nil
+			sender := senderData{PostalAddress: strPtr(saved.Sender.PostalAddress), SenderName: strPtr(saved.Sender.Name)}
+			md := "Saved the offer:\n\n" + offerMarkdown(data) + "\nWho the emails come from (for the workspace):\n" + senderMarkdown(sender) + "\n" + nextStepMarkdown(toNextStepData(saved.NextStep))
+			return toolkit.Result[offerOutput]{Markdown: md, Data: offerOutput{Offer: *data, Sender: sender}}, nil
 		},
 	})
 }

@@ -302,6 +302,13 @@ export interface SaveOfferResult {
     /** when the offer was last saved */
     updatedAt: string;
   };
+  /** who the workspace's emails come from, as saved for the workspace */
+  sender: {
+    /** the postal address every cold email carries by law; null until the person gives it */
+    postalAddress: string | null;
+    /** the name emails come from when a mailbox has none of its own; null until the person gives it */
+    senderName: string | null;
+  };
 }
 
 /** What save_playbook returns. */
