@@ -510,6 +510,33 @@ func TestLaunchHeldToPlan(t *testing.T) {
 			t.Errorf("the campaign's blockers do not name the plan: %q %v", got.Blockers, err)
 		}
 	})
+
+	t.Run("a paused campaign resumes only within the plan", func(t *testing.T) {
+		var runningID, stagedID string
+		for i, id := range ids {
+			a, _ := b.Approvals.Find(ctx, acme, id)
+			campaign := []string{first.campaign.Campaign.ID, second.Campaign.ID}[i]
+			if a.Status == approvals.Done {
+				runningID = campaign
+			} else {
+				stagedID = campaign
+			}
+		}
+		if _, err := b.Campaigns.Pause(ctx, acme, runningID, "Stopped by ada@acme.test.", false); err != nil {
+			t.Fatal(err)
+		}
+		launch, _, err := b.Campaigns.RequestLaunch(ctx, acme, stagedID, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a := b.Decide(t, acme, launch.ID, true, approvals.ViaWeb); a.Status != approvals.Done {
+			t.Fatalf("launch while the other is paused: %s %v", a.Status, a.Outcome)
+		}
+		_, _, err = b.Campaigns.RequestResume(ctx, acme, runningID, "")
+		if vibesell.ErrorCode(err) != vibesell.EPAYMENTREQUIRED || !strings.HasPrefix(vibesell.ErrorMessage(err), "The Free plan allows 1 active campaign; 1 in use, so 1 more would go over.") {
+			t.Errorf("resume over the plan: %v", err)
+		}
+	})
 }
 
 func TestLaunchOfAnotherStaging(t *testing.T) {
