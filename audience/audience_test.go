@@ -413,6 +413,12 @@ func TestImport(t *testing.T) {
 		if d := cmp.Diff([]string{vibesell.EPAYMENTREQUIRED, want}, []string{vibesell.ErrorCode(err), vibesell.ErrorMessage(err)}); d != "" {
 			t.Errorf("refusal (-want +got):\n%s", d)
 		}
+		// Asked for in the web app, it speaks to the person.
+		_, _, err = b.svc.RequestImport(t.Context(), b.ws.Acme.ID, audience.ImportRequest{Count: 4, RequestedVia: approvals.ViaWeb})
+		want = `The Free plan allows 3 leads this month; 0 in use, so 4 more would go over. The Starter plan allows 2,500 leads for USD 49.00 per month: change plan on the billing page, https://vibesell.example.test/app/billing .`
+		if d := cmp.Diff([]string{vibesell.EPAYMENTREQUIRED, want}, []string{vibesell.ErrorCode(err), vibesell.ErrorMessage(err)}); d != "" {
+			t.Errorf("refusal in the web app (-want +got):\n%s", d)
+		}
 	})
 
 	t.Run("two imports racing for the last leads: exactly one gets each", func(t *testing.T) {

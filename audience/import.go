@@ -52,6 +52,9 @@ type LeadLimit interface {
 	// limit, the usage and the way up) when the plan does not allow n
 	// more leads this month.
 	Check(ctx context.Context, ws uuid.UUID, n int) error
+	// CheckForPerson refuses the same way, written for a person (an
+	// import asked for in the web app).
+	CheckForPerson(ctx context.Context, ws uuid.UUID, n int) error
 	// Describe writes for a person what n more leads use of the plan.
 	Describe(ctx context.Context, ws uuid.UUID, n int) (string, error)
 	// Left holds the workspace's plan locked until tx ends and says how
@@ -131,7 +134,7 @@ func (s *Service) RequestImport(ctx context.Context, ws uuid.UUID, r ImportReque
 			vibesell.Plural(p.Matched, "contact matches", "contacts match"), vibesell.JoinAnd(subtractions(p, *t.Filters, true)), vibesell.ToolSaveTargetFilters)
 	}
 	n := min(r.Count, p.Available)
-	planLine, err := s.checkPlan(ctx, ws, n)
+	planLine, err := s.checkPlan(ctx, ws, n, r.RequestedVia)
 	if err != nil {
 		return approvals.Approval{}, false, err
 	}
@@ -165,13 +168,18 @@ func (s *Service) importImpact(what string, items []string) approvals.Impact {
 }
 
 // checkPlan refuses n more leads when the plan does not allow them this
-// month, and otherwise writes what they use of it for the impact; ""
-// when imports are not limited.
-func (s *Service) checkPlan(ctx context.Context, ws uuid.UUID, n int) (string, error) {
+// month (in a person's words when asked for in the web app), and
+// otherwise writes what they use of it for the impact; "" when imports
+// are not limited.
+func (s *Service) checkPlan(ctx context.Context, ws uuid.UUID, n int, via string) (string, error) {
 	if s.limit == nil {
 		return "", nil
 	}
-	if err := s.limit.Check(ctx, ws, n); err != nil {
+	check := s.limit.Check
+	if via == approvals.ViaWeb {
+		check = s.limit.CheckForPerson
+	}
+	if err := check(ctx, ws, n); err != nil {
 		return "", err
 	}
 	return s.limit.Describe(ctx, ws, n)

@@ -344,7 +344,7 @@ func (s *Service) requestUploadImport(ctx context.Context, ws uuid.UUID, r Impor
 	if r.Count > 0 {
 		n = min(n, r.Count)
 	}
-	planLine, err := s.checkPlan(ctx, ws, n)
+	planLine, err := s.checkPlan(ctx, ws, n, r.RequestedVia)
 	if err != nil {
 		return approvals.Approval{}, false, err
 	}

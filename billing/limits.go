@@ -200,6 +200,10 @@ func (s *Service) lockUsage(ctx context.Context, tx pgx.Tx, ws uuid.UUID, m Metr
 //
 // Refusals: EPAYMENTREQUIRED, worded as Use's.
 func (s *Service) Check(ctx context.Context, ws uuid.UUID, m Metric, n int) error {
+	return s.check(ctx, ws, m, n, forAssistant)
+}
+
+func (s *Service) check(ctx context.Context, ws uuid.UUID, m Metric, n int, r reader) error {
 	if n <= 0 {
 		return nil
 	}
@@ -221,7 +225,7 @@ func (s *Service) Check(ctx context.Context, ws uuid.UUID, m Metric, n int) erro
 	}
 	plan := s.planOf(account)
 	if limit := plan.Limits.of(m); used+n > limit {
-		return s.overLimit(account, plan, m, used, n, limit, forAssistant)
+		return s.overLimit(account, plan, m, used, n, limit, r)
 	}
 	return nil
 }
@@ -287,7 +291,13 @@ func (s *Service) Limit(m Metric) Limit { return Limit{s, m} }
 // allow n more now: when an action is asked for, before a person is asked
 // to approve it. See [Service.Check].
 func (l Limit) Check(ctx context.Context, ws uuid.UUID, n int) error {
-	return l.s.Check(ctx, ws, l.m, n)
+	return l.s.check(ctx, ws, l.m, n, forAssistant)
+}
+
+// CheckForPerson is [Limit.Check] worded for a person, for an action
+// asked for in the web app.
+func (l Limit) CheckForPerson(ctx context.Context, ws uuid.UUID, n int) error {
+	return l.s.check(ctx, ws, l.m, n, forPerson)
 }
 
 // Use records n more in tx, the transaction that carries the action out,
@@ -317,10 +327,11 @@ func (l Limit) Describe(ctx context.Context, ws uuid.UUID, n int) (string, error
 	if err != nil {
 		return "", err
 	}
-	used, ok, err := l.s.used(ctx, l.s.db, ws, l.m)
+	used, ok := 0, true
 	if l.m.counted(l.s.meters) {
 		used, err = l.s.counted(ctx, l.s.db, ws, l.m)
-		ok = err == nil
+	} else {
+		used, ok, err = l.s.used(ctx, l.s.db, ws, l.m)
 	}
 	if err != nil {
 		return "", err
