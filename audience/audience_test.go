@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +16,8 @@ import (
 	"vibesell"
 	"vibesell/approvals"
 	"vibesell/audience"
+	"vibesell/billing"
+	"vibesell/billing/billingtest"
 	"vibesell/store/storetest"
 	"vibesell/workspace/workspacetest"
 )
@@ -25,11 +28,20 @@ type bundle struct {
 	pool      *pgxpool.Pool
 	clock     *vibesell.ManualClock
 	approvals *approvals.Service
+	billing   *billing.Service
 	svc       *audience.Service
 	ws        workspacetest.Pair
 }
 
+// setup builds audience held to the plans of billing's default
+// configuration (the free plan allows 250 leads a month).
 func setup(t *testing.T, cfg audience.Config) *bundle {
+	return setupPlans(t, cfg, billing.DefaultConfig().Plans[0].Limits.LeadsPerMonth)
+}
+
+// setupPlans builds audience held to the default plans, with the free
+// plan allowing freeLeads leads a month.
+func setupPlans(t *testing.T, cfg audience.Config, freeLeads int) *bundle {
 	t.Helper()
 	pool := storetest.New(t)
 	clock := vibesell.NewManualClock(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
@@ -37,7 +49,14 @@ func setup(t *testing.T, cfg audience.Config) *bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &bundle{pool: pool, clock: clock, approvals: ap, svc: audience.New(pool, clock, cfg, ap), ws: workspacetest.Two(t, pool)}
+	bc := billing.DefaultConfig()
+	bc.Plans[0].Limits.LeadsPerMonth = freeLeads
+	bill := billing.New(pool, billing.Options{
+		Config: bc, Stripe: billingtest.NewFakeStripe(clock, bc.Plans), Approvals: ap, PublicURL: "https://vibesell.example.test", Clock: clock,
+		Logger: slog.New(slog.DiscardHandler), Meters: map[billing.Metric]billing.Meter{billing.Leads: billing.Counted},
+	})
+	b := &bundle{pool: pool, clock: clock, approvals: ap, billing: bill, svc: audience.New(pool, clock, cfg, ap), ws: workspacetest.Two(t, pool)}
+	b.svc.SetLeadLimit(bill.Limit(billing.Leads))
 	ap.Register(vibesell.ToolImportLeads, audience.ImportAction(b.svc))
 	return b
 }
@@ -365,7 +384,7 @@ func TestImport(t *testing.T) {
 
 	t.Run("the approval's impact and where it is decided", func(t *testing.T) {
 		t.Parallel()
-		b := setup(t, audience.Config{MonthlyLeadAllowance: 3})
+		b := setupPlans(t, audience.Config{}, 3)
 		b.seed(t)
 		b.confirm(t, vpSoftwareEurope)
 		ctx := t.Context()
@@ -375,16 +394,87 @@ func TestImport(t *testing.T) {
 		}
 		want := []string{"Matching the target: 5 contacts", "Skipped: 1 with an invalid or role address (info@, sales@…)",
 			"Imported: 3 of the 4 available (the number asked for)",
-			"Monthly lead allowance: this uses 3 of 3 this month (0 already imported); 0 left after it"}
+			"Plan: 3 of the 3 leads the Free plan allows this month (0 in use before it); 0 left after it"}
 		if d := cmp.Diff(want, a.Impact.Items); d != "" {
 			t.Errorf("impact items (-want +got):\n%s", d)
 		}
 		if !a.DecideHere || a.Irreversible {
-			t.Errorf("within the allowance: decideHere %v, irreversible %v", a.DecideHere, a.Irreversible)
+			t.Errorf("within the plan: decideHere %v, irreversible %v", a.DecideHere, a.Irreversible)
 		}
-		over, _, err := b.svc.RequestImport(ctx, b.ws.Acme.ID, audience.ImportRequest{Count: 4})
-		if err != nil || over.DecideHere || !strings.Contains(strings.Join(over.Impact.Items, "\n"), "goes 1 over the allowance") {
-			t.Errorf("above the allowance: %+v, %v", over, err)
+	})
+
+	t.Run("above the plan's leads it is refused with the limit, the usage and the way up", func(t *testing.T) {
+		t.Parallel()
+		b := setupPlans(t, audience.Config{}, 3)
+		b.seed(t)
+		b.confirm(t, vpSoftwareEurope)
+		_, _, err := b.svc.RequestImport(t.Context(), b.ws.Acme.ID, audience.ImportRequest{Count: 4})
+		want := `The Free plan allows 3 leads this month; 0 in use, so 4 more would go over. The Starter plan allows 2,500 leads for USD 49.00 per month: subscribe with start_checkout (plan "starter").`
+		if d := cmp.Diff([]string{vibesell.EPAYMENTREQUIRED, want}, []string{vibesell.ErrorCode(err), vibesell.ErrorMessage(err)}); d != "" {
+			t.Errorf("refusal (-want +got):\n%s", d)
+		}
+		// Asked for in the web app, it speaks to the person.
+		_, _, err = b.svc.RequestImport(t.Context(), b.ws.Acme.ID, audience.ImportRequest{Count: 4, RequestedVia: approvals.ViaWeb})
+		want = `The Free plan allows 3 leads this month; 0 in use, so 4 more would go over. The Starter plan allows 2,500 leads for USD 49.00 per month: change plan on the billing page, https://vibesell.example.test/app/billing .`
+		if d := cmp.Diff([]string{vibesell.EPAYMENTREQUIRED, want}, []string{vibesell.ErrorCode(err), vibesell.ErrorMessage(err)}); d != "" {
+			t.Errorf("refusal in the web app (-want +got):\n%s", d)
+		}
+	})
+
+	t.Run("two imports racing for the last leads: exactly one gets each", func(t *testing.T) {
+		t.Parallel()
+		b := setupPlans(t, audience.Config{}, 2)
+		b.seed(t)
+		b.confirm(t, vpSoftwareEurope)
+		ctx, acme := t.Context(), b.ws.Acme.ID
+		var ids []string
+		for _, n := range []int{1, 2} {
+			a, _, err := b.svc.RequestImport(ctx, acme, audience.ImportRequest{Count: n})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, _, err := b.approvals.Decide(ctx, acme, a.ID, approvals.Decision{Approve: true, By: "ada", Via: approvals.ViaConversation}); err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, a.ID)
+		}
+		var wg sync.WaitGroup
+		for _, id := range ids {
+			wg.Go(func() {
+				if err := b.approvals.Execute(context.Background(), acme, id, 1, approvals.MaxExecutionAttempts); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+		var leads, stopped int
+		if err := b.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM leads WHERE workspace_id = $1),
+			(SELECT count(*) FROM lead_imports WHERE workspace_id = $1 AND stopped_at_limit)`, acme).Scan(&leads, &stopped); err != nil {
+			t.Fatal(err)
+		}
+		// Whichever ran first took what it asked for; the other stopped at
+		// the limit with the rest.
+		if leads != 2 || stopped != 1 {
+			t.Errorf("%d leads imported, %d imports stopped at the limit; want 2 and 1", leads, stopped)
+		}
+		o, err := b.billing.Overview(ctx, acme)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if u := o.Usage[1]; u.Metric != billing.Leads || u.Used == nil || *u.Used != 2 {
+			t.Errorf("billing counts %+v; want 2 leads", u)
+		}
+		var outcomes []string
+		for _, id := range ids {
+			a, _ := b.approvals.Find(ctx, acme, id)
+			if a.Outcome != nil {
+				outcomes = append(outcomes, *a.Outcome)
+			}
+		}
+		if !slices.ContainsFunc(outcomes, func(o string) bool {
+			return strings.Contains(o, "fewer than approved: the plan's leads for this month ran out")
+		}) {
+			t.Errorf("no outcome says the plan's leads ran out: %q", outcomes)
 		}
 	})
 
@@ -414,7 +504,7 @@ func TestImport(t *testing.T) {
 
 	t.Run("a killed import resumes without duplicates", func(t *testing.T) {
 		t.Parallel()
-		b := setup(t, audience.Config{ImportBatch: 50, MonthlyLeadAllowance: 10_000})
+		b := setupPlans(t, audience.Config{ImportBatch: 50}, 10_000)
 		ctx := t.Context()
 		if _, err := audience.LoadSampleDirectory(ctx, b.pool); err != nil {
 			t.Fatal(err)
@@ -549,7 +639,7 @@ func TestUploadedLeads(t *testing.T) {
 	want := []string{"Rows in the file: 7", "Skipped: 1 repeating an address found earlier in the file",
 		"Skipped: 2 invalid (lines 4, 6; the upload's page says why)", "Skipped: 1 suppressed (unsubscribed, bounced, complained or blocked)",
 		"Skipped: 1 with a role address (info@, sales@…)", "Imported: 2, every importable row",
-		"Monthly lead allowance: this uses 2 of 1,000 this month (0 already imported); 998 left after it"}
+		"Plan: 2 of the 250 leads the Free plan allows this month (0 in use before it); 248 left after it"}
 	if d := cmp.Diff(want, a.Impact.Items); d != "" {
 		t.Errorf("impact (-want +got):\n%s", d)
 	}

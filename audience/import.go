@@ -30,16 +30,45 @@ type Import struct {
 	Sample            bool
 	StartedAt         time.Time
 	FinishedAt        *time.Time // nil: still running
+	// StoppedAtLimit is true when the plan's monthly lead limit was
+	// reached before the approved number was in.
+	StoppedAtLimit bool
 }
 
-const importColumns = `approval_id, requested, imported, skipped_existing, skipped_suppressed, skipped_invalid, sample, started_at, finished_at`
+const importColumns = `approval_id, requested, imported, skipped_existing, skipped_suppressed, skipped_invalid, sample, started_at, finished_at, stopped_at_limit`
 
 func scanImport(r pgx.Row) (Import, error) {
 	var im Import
 	err := r.Scan(&im.ApprovalID, &im.Requested, &im.Imported, &im.SkippedExisting, &im.SkippedSuppressed, &im.SkippedInvalid,
-		&im.Sample, &im.StartedAt, &im.FinishedAt)
+		&im.Sample, &im.StartedAt, &im.FinishedAt, &im.StoppedAtLimit)
 	return im, err
 }
+
+// LeadLimit is the plan's limit on the leads a workspace imports per
+// calendar month; billing's (billing.Service.Limit(billing.Leads)) is
+// one, wired in cmd/server with [Service.SetLeadLimit].
+type LeadLimit interface {
+	// Check refuses (EPAYMENTREQUIRED, written for the assistant: the
+	// limit, the usage and the way up) when the plan does not allow n
+	// more leads this month.
+	Check(ctx context.Context, ws uuid.UUID, n int) error
+	// CheckForPerson refuses the same way, written for a person (an
+	// import asked for in the web app).
+	CheckForPerson(ctx context.Context, ws uuid.UUID, n int) error
+	// Describe writes for a person what n more leads use of the plan.
+	Describe(ctx context.Context, ws uuid.UUID, n int) (string, error)
+	// Left holds the workspace's plan locked until tx ends and says how
+	// many more leads it allows this month.
+	Left(ctx context.Context, tx pgx.Tx, ws uuid.UUID) (int, error)
+	// Use counts n more leads in tx, the transaction that adds them.
+	Use(ctx context.Context, tx pgx.Tx, ws uuid.UUID, n int) error
+}
+
+// SetLeadLimit holds imports to the plan: an import is refused when it is
+// asked for above the plan's monthly leads, and stops at the limit if
+// another import took the room meanwhile. Without it (tests of other
+// things) imports are not limited. Set it before the service is used.
+func (s *Service) SetLeadLimit(l LeadLimit) { s.limit = l }
 
 // importArguments identify an import: the same number asked for, of the
 // same confirmed filters, is one approval while it waits.
@@ -74,10 +103,11 @@ type ImportRequest struct {
 // RequestImport opens (or returns the waiting) approval to import leads
 // of the confirmed target. created reports whether this call opened it.
 // Its impact states how many are imported, how many are skipped and why,
-// and what that uses of the monthly lead allowance; within the allowance
-// it may be decided in the conversation, above it only in the web app.
+// and what that uses of the plan's monthly leads; it costs nothing, so the
+// person may decide it in the conversation.
 // Refusals: EINVALID when the filters are not confirmed, the count is out
-// of range, or no contact can be imported.
+// of range, or no contact can be imported; EPAYMENTREQUIRED when the plan
+// does not allow that many more leads this month.
 func (s *Service) RequestImport(ctx context.Context, ws uuid.UUID, r ImportRequest) (approvals.Approval, bool, error) {
 	if r.Upload != "" {
 		return s.requestUploadImport(ctx, ws, r)
@@ -103,12 +133,12 @@ func (s *Service) RequestImport(ctx context.Context, ws uuid.UUID, r ImportReque
 			"No contact can be imported: %s the target, and %s. Widen the filters with %s (then confirm them again).",
 			vibesell.Plural(p.Matched, "contact matches", "contacts match"), vibesell.JoinAnd(subtractions(p, *t.Filters, true)), vibesell.ToolSaveTargetFilters)
 	}
-	used, err := s.usedThisMonth(ctx, ws)
+	n := min(r.Count, p.Available)
+	planLine, err := s.checkPlan(ctx, ws, n, r.RequestedVia)
 	if err != nil {
 		return approvals.Approval{}, false, err
 	}
-	n := min(r.Count, p.Available)
-	req := s.importApproval(ws, t, p, r.Count, n, used)
+	req := s.importApproval(ws, t, p, r.Count, n, planLine)
 	req.RequestedBy, req.RequestedVia = r.RequestedBy, r.RequestedVia
 	return s.openImport(ctx, req)
 }
@@ -132,40 +162,27 @@ func (s *Service) importImpact(what string, items []string) approvals.Impact {
 		When:        fmt.Sprintf("In the background as soon as it is approved, in batches of %s; the leads page of the web app shows its progress.", vibesell.Count(s.cfg.ImportBatch)),
 		CostOnce:    zero,
 		CostMonthly: zero,
-		Renewal:     "Nothing renews: it is one import, counted in this month's lead allowance.",
-		Undo:        "Imported leads stay in the workspace and count in this month's allowance; suppressed addresses are never imported.",
+		Renewal:     "Nothing renews: it is one import, counted in the leads the plan allows this month.",
+		Undo:        "Imported leads stay in the workspace and count in the plan's leads this month; suppressed addresses are never imported.",
 	}
 }
 
-// allowance writes what n more leads use of the monthly allowance, and
-// whether that stays within it (the conversation may then decide); over
-// it, personOnly says to the person why only they may approve it.
-func (s *Service) allowance(n, used int) (text string, within bool, personOnly string) {
-	allowance := s.cfg.MonthlyLeadAllowance
-	text = fmt.Sprintf("Monthly lead allowance: this uses %s of %s this month (%s already imported)",
-		vibesell.Count(n), vibesell.Count(allowance), vibesell.Count(used))
-	within = used+n <= allowance
-	if within {
-		text += fmt.Sprintf("; %s left after it", vibesell.Count(allowance-used-n))
-		return text, true, ""
+// checkPlan refuses n more leads when the plan does not allow them this
+// month (in a person's words when asked for in the web app), and
+// otherwise writes what they use of it for the impact; "" when imports
+// are not limited.
+func (s *Service) checkPlan(ctx context.Context, ws uuid.UUID, n int, via string) (string, error) {
+	if s.limit == nil {
+		return "", nil
 	}
-	over := vibesell.Plural(used+n-allowance, "lead", "leads")
-	text += fmt.Sprintf("; it goes %s over the allowance, so only a signed-in person in the web app can approve it", vibesell.Count(used+n-allowance))
-	personOnly = fmt.Sprintf("It costs nothing, but it goes %s over this month's allowance of %s, so only a person signed in to the VibeSell web app can approve it, not the assistant.",
-		over, vibesell.Plural(allowance, "lead", "leads"))
-	return text, false, personOnly
-}
-
-// usedThisMonth counts the leads the workspace imported this calendar
-// month (UTC).
-func (s *Service) usedThisMonth(ctx context.Context, ws uuid.UUID) (int, error) {
-	now := s.clock.Now().UTC()
-	start := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
-	var n int
-	if err := s.db.QueryRow(ctx, `SELECT count(*) FROM leads WHERE workspace_id = $1 AND created_at >= $2`, ws, start).Scan(&n); err != nil {
-		return 0, fmt.Errorf("count this month's leads: %w", err)
+	check := s.limit.Check
+	if via == approvals.ViaWeb {
+		check = s.limit.CheckForPerson
 	}
-	return n, nil
+	if err := check(ctx, ws, n); err != nil {
+		return "", err
+	}
+	return s.limit.Describe(ctx, ws, n)
 }
 
 // subtractions writes each non-empty subtraction of a pool, e.g. "12
@@ -190,7 +207,7 @@ func subtractions(p Pool, f Filters, withNone bool) []string {
 	return out
 }
 
-func (s *Service) importApproval(ws uuid.UUID, t Target, p Pool, asked, n, used int) approvals.Request {
+func (s *Service) importApproval(ws uuid.UUID, t Target, p Pool, asked, n int, planLine string) approvals.Request {
 	f := *t.Filters
 	from := "the lead directory"
 	if p.Sample {
@@ -210,18 +227,17 @@ func (s *Service) importApproval(ws uuid.UUID, t Target, p Pool, asked, n, used 
 	} else {
 		items = append(items, fmt.Sprintf("Imported: %s, every one available", vibesell.Count(n)))
 	}
-	allowanceText, decideHere, personOnly := s.allowance(n, used)
-	items = append(items, allowanceText)
-	impact := s.importImpact(what, items)
-	impact.PersonOnly = personOnly
+	if planLine != "" {
+		items = append(items, planLine)
+	}
 	return approvals.Request{
 		WorkspaceID: ws,
 		Action:      vibesell.ToolImportLeads,
 		Arguments:   importArguments{Count: asked, FiltersVersion: t.FiltersVersion},
 		Details:     importDetails{Filters: f, FiltersVersion: t.FiltersVersion, Count: n, Sample: p.Sample},
 		Summary:     fmt.Sprintf("Import %s matching the target from %s", vibesell.Plural(n, "lead", "leads"), from),
-		Impact:      impact,
-		DecideHere:  decideHere,
+		Impact:      s.importImpact(what, items),
+		DecideHere:  true,
 	}
 }
 
@@ -331,7 +347,11 @@ func ImportDoneText(im Import) string {
 	if len(skipped) > 0 {
 		text += " Skipped " + vibesell.JoinAnd(skipped) + "."
 	}
-	if im.Imported < im.Requested {
+	switch {
+	case im.Imported < im.Requested && im.StoppedAtLimit:
+		text += fmt.Sprintf(" %s fewer than approved: the plan's leads for this month ran out while it ran (another import used them first); a higher plan on the billing page allows more.",
+			vibesell.Count(im.Requested-im.Imported))
+	case im.Imported < im.Requested:
 		text += fmt.Sprintf(" %s fewer than approved: the rest were no longer available when the import ran.", vibesell.Count(im.Requested-im.Imported))
 	}
 	return text
@@ -353,6 +373,19 @@ func (s *Service) importBatch(ctx context.Context, ws uuid.UUID, id string, d im
 			return nil
 		}
 		remaining := int64(d.Count) - imported
+		// The plan's leads are taken under its lock, batch by batch: two
+		// imports running at once never both take the last lead; one that
+		// finds none left stops there.
+		limited := false
+		if s.limit != nil {
+			left, err := s.limit.Left(ctx, tx, ws)
+			if err != nil {
+				return err
+			}
+			if int64(left) < remaining {
+				remaining, limited = int64(left), true
+			}
+		}
 		args := []any{ws, after, s.cfg.ImportBatch}
 		var source string
 		if d.Upload != "" {
@@ -395,6 +428,7 @@ func (s *Service) importBatch(ctx context.Context, ws uuid.UUID, id string, d im
 			return err
 		}
 		var skipExisting, skipSuppressed, skipInvalid int
+		stoppedAtLimit := false
 		var ids []*int64
 		var emails, firsts, lasts, titles, companies, domains, countries, zones []string
 		cursor := after
@@ -411,9 +445,9 @@ func (s *Service) importBatch(ctx context.Context, ws uuid.UUID, id string, d im
 				titles, companies, domains = append(titles, l.title), append(companies, l.company), append(domains, l.companyDomain)
 				countries, zones = append(countries, l.country), append(zones, l.timeZone)
 			default:
-				// The approved number is in: the rest of the batch is not
-				// looked at.
-				done = true
+				// The approved number (or what the plan allows) is in: the
+				// rest of the batch is not looked at.
+				done, stoppedAtLimit = true, limited
 			}
 			if done {
 				break
@@ -431,6 +465,11 @@ func (s *Service) importBatch(ctx context.Context, ws uuid.UUID, id string, d im
 			return err
 		}
 		added := int(tag.RowsAffected())
+		if s.limit != nil {
+			if err := s.limit.Use(ctx, tx, ws, added); err != nil {
+				return err
+			}
+		}
 		// An address added meanwhile by another import is already there.
 		skipExisting += len(ids) - added
 		if imported+int64(added) >= int64(d.Count) || len(batch) < s.cfg.ImportBatch {
@@ -442,8 +481,9 @@ func (s *Service) importBatch(ctx context.Context, ws uuid.UUID, id string, d im
 			finishedAt = &now
 		}
 		_, err = tx.Exec(ctx, `UPDATE lead_imports SET imported = imported + $3, skipped_existing = skipped_existing + $4,
-			skipped_suppressed = skipped_suppressed + $5, skipped_invalid = skipped_invalid + $6, after_contact_id = $7, finished_at = $8
-			WHERE workspace_id = $1 AND approval_id = $2`, ws, id, added, skipExisting, skipSuppressed, skipInvalid, cursor, finishedAt)
+			skipped_suppressed = skipped_suppressed + $5, skipped_invalid = skipped_invalid + $6, after_contact_id = $7, finished_at = $8,
+			stopped_at_limit = $9
+			WHERE workspace_id = $1 AND approval_id = $2`, ws, id, added, skipExisting, skipSuppressed, skipInvalid, cursor, finishedAt, stoppedAtLimit)
 		return err
 	})
 	if err != nil {

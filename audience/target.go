@@ -20,12 +20,6 @@ import (
 
 // Config is what an installation decides about leads.
 type Config struct {
-	// MonthlyLeadAllowance is how many leads a workspace may import per
-	// calendar month (UTC) and still approve the import in the
-	// conversation; above it only a signed-in person in the web app may.
-	// Until billing exists the plan's allowance is this setting. Default
-	// 1,000.
-	MonthlyLeadAllowance int
 	// Currency is the currency an import's cost (none) is shown in.
 	// Default USD.
 	Currency string
@@ -44,6 +38,7 @@ type Service struct {
 	clock     vibesell.Clock
 	cfg       Config
 	approvals *approvals.Service
+	limit     LeadLimit // nil: imports are not held to a plan
 	// afterBatch, when set (by tests), runs after each committed batch of
 	// an import; an error stops the import there, as a killed job would.
 	afterBatch func() error
@@ -55,9 +50,6 @@ type Service struct {
 func New(db *pgxpool.Pool, clock vibesell.Clock, cfg Config, ap *approvals.Service) *Service {
 	if clock == nil {
 		clock = vibesell.SystemClock{}
-	}
-	if cfg.MonthlyLeadAllowance <= 0 {
-		cfg.MonthlyLeadAllowance = 1000
 	}
 	if cfg.Currency == "" {
 		cfg.Currency = "USD"

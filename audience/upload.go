@@ -340,15 +340,14 @@ func (s *Service) requestUploadImport(ctx context.Context, ws uuid.UUID, r Impor
 		return approvals.Approval{}, false, vibesell.Errorf(vibesell.EINVALID,
 			"No row of %s can be imported: of its %s, %s.", u.FileName, vibesell.Plural(u.RowsRead, "row", "rows"), vibesell.JoinAnd(uploadSkips(u, p)))
 	}
-	used, err := s.usedThisMonth(ctx, ws)
-	if err != nil {
-		return approvals.Approval{}, false, err
-	}
 	n := p.Available
 	if r.Count > 0 {
 		n = min(n, r.Count)
 	}
-	allowanceText, decideHere, personOnly := s.allowance(n, used)
+	planLine, err := s.checkPlan(ctx, ws, n, r.RequestedVia)
+	if err != nil {
+		return approvals.Approval{}, false, err
+	}
 	items := []string{fmt.Sprintf("Rows in the file: %s", vibesell.Count(u.RowsRead))}
 	for _, skip := range uploadSkips(u, p) {
 		items = append(items, "Skipped: "+skip)
@@ -358,10 +357,11 @@ func (s *Service) requestUploadImport(ctx context.Context, ws uuid.UUID, r Impor
 	} else {
 		items = append(items, fmt.Sprintf("Imported: %s, every importable row", vibesell.Count(n)))
 	}
-	items = append(items, allowanceText)
+	if planLine != "" {
+		items = append(items, planLine)
+	}
 	impact := s.importImpact(fmt.Sprintf("Imports %s from the file %s (upload %s) into the workspace's leads.",
 		vibesell.Plural(n, "row", "rows"), u.FileName, u.ID), items)
-	impact.PersonOnly = personOnly
 	return s.openImport(ctx, approvals.Request{
 		WorkspaceID:  ws,
 		Action:       vibesell.ToolImportLeads,
@@ -369,7 +369,7 @@ func (s *Service) requestUploadImport(ctx context.Context, ws uuid.UUID, r Impor
 		Details:      importDetails{Count: n, Upload: u.ID, CheckedAt: u.CheckedAt},
 		Summary:      fmt.Sprintf("Import %s from the uploaded file %s", vibesell.Plural(n, "lead", "leads"), u.FileName),
 		Impact:       impact,
-		DecideHere:   decideHere,
+		DecideHere:   true,
 		RequestedBy:  r.RequestedBy,
 		RequestedVia: r.RequestedVia,
 	})

@@ -136,36 +136,23 @@ func (s *Service) counted(ctx context.Context, db store.DBTX, ws uuid.UUID, m Me
 //
 // Refusals: EPAYMENTREQUIRED with the limit, the usage and the way up.
 func (s *Service) Use(ctx context.Context, tx pgx.Tx, ws uuid.UUID, m Metric, n int) error {
+	return s.use(ctx, tx, ws, m, n, forAssistant)
+}
+
+func (s *Service) use(ctx context.Context, tx pgx.Tx, ws uuid.UUID, m Metric, n int, reader reader) error {
 	if n <= 0 {
 		return nil
 	}
-	account, err := s.lockAccount(ctx, tx, ws)
-	if err != nil {
-		return err
-	}
-	// A monthly limit is counted here whether or not its meter is
-	// registered yet (the registration only says the count is complete
-	// enough to show); a limit on what exists needs its feature's meter.
-	var used int
-	counted := m.monthly() && (s.meters[m] == nil || s.meters[m] == Counted)
-	if counted {
-		used, err = s.counted(ctx, tx, ws, m)
-	} else {
-		var ok bool
-		used, ok, err = s.used(ctx, tx, ws, m)
-		if err == nil && !ok {
-			err = fmt.Errorf("billing: no meter counts %s", m)
-		}
-	}
+	account, used, err := s.lockUsage(ctx, tx, ws, m)
 	if err != nil {
 		return err
 	}
 	plan := s.planOf(account)
 	limit := plan.Limits.of(m)
 	if used+n > limit {
-		return s.overLimit(account, plan, m, used, n, limit)
+		return s.overLimit(account, plan, m, used, n, limit, reader)
 	}
-	if counted {
+	if m.counted(s.meters) {
 		if _, err := tx.Exec(ctx, `INSERT INTO billing_usage AS u (workspace_id, metric, period, used) VALUES ($1, $2, $3, $4)
 			ON CONFLICT (workspace_id, metric, period) DO UPDATE SET used = u.used + EXCLUDED.used`,
 			ws, string(m), monthStart(s.clock.Now()), n); err != nil {
@@ -175,6 +162,37 @@ func (s *Service) Use(ctx context.Context, tx pgx.Tx, ws uuid.UUID, m Metric, n 
 	return nil
 }
 
+// counted reports whether billing keeps the count of m itself: a monthly
+// limit is counted by Use whether or not its meter is registered yet (the
+// registration only says the count is complete enough to show); a limit
+// on what exists needs its feature's meter.
+func (m Metric) counted(meters map[Metric]Meter) bool {
+	return m.monthly() && (meters[m] == nil || meters[m] == Counted)
+}
+
+// lockUsage locks the workspace's billing until tx ends and reads how
+// much of m it uses.
+func (s *Service) lockUsage(ctx context.Context, tx pgx.Tx, ws uuid.UUID, m Metric) (Account, int, error) {
+	account, err := s.lockAccount(ctx, tx, ws)
+	if err != nil {
+		return Account{}, 0, err
+	}
+	var used int
+	if m.counted(s.meters) {
+		used, err = s.counted(ctx, tx, ws, m)
+	} else {
+		var ok bool
+		used, ok, err = s.used(ctx, tx, ws, m)
+		if err == nil && !ok {
+			err = fmt.Errorf("billing: no meter counts %s", m)
+		}
+	}
+	if err != nil {
+		return Account{}, 0, err
+	}
+	return account, used, nil
+}
+
 // Check says, without recording anything, whether workspace ws's plan
 // allows n more of metric now: for refusing early, before a person is
 // asked to approve something the plan would not allow. It is only a
@@ -182,6 +200,10 @@ func (s *Service) Use(ctx context.Context, tx pgx.Tx, ws uuid.UUID, m Metric, n 
 //
 // Refusals: EPAYMENTREQUIRED, worded as Use's.
 func (s *Service) Check(ctx context.Context, ws uuid.UUID, m Metric, n int) error {
+	return s.check(ctx, ws, m, n, forAssistant)
+}
+
+func (s *Service) check(ctx context.Context, ws uuid.UUID, m Metric, n int, r reader) error {
 	if n <= 0 {
 		return nil
 	}
@@ -203,13 +225,23 @@ func (s *Service) Check(ctx context.Context, ws uuid.UUID, m Metric, n int) erro
 	}
 	plan := s.planOf(account)
 	if limit := plan.Limits.of(m); used+n > limit {
-		return s.overLimit(account, plan, m, used, n, limit)
+		return s.overLimit(account, plan, m, used, n, limit, r)
 	}
 	return nil
 }
 
+// reader is who reads a refusal: the assistant (it names the tool that
+// changes the plan) or a person (the approval's outcome in the web app:
+// the billing page instead).
+type reader bool
+
+const (
+	forAssistant reader = false
+	forPerson    reader = true
+)
+
 // overLimit writes the refusal: the limit, the usage and the way up.
-func (s *Service) overLimit(a Account, plan Plan, m Metric, used, n, limit int) error {
+func (s *Service) overLimit(a Account, plan Plan, m Metric, used, n, limit int, r reader) error {
 	period := ""
 	if m.monthly() {
 		period = " this month"
@@ -226,8 +258,13 @@ func (s *Service) overLimit(a Account, plan Plan, m Metric, used, n, limit int) 
 	switch {
 	case !s.Configured():
 		msg += " Billing is not configured on this server: whoever runs it can raise the limits."
+	case up == nil && r == forPerson:
+		msg += " No plan allows that many; contact support to talk about more."
 	case up == nil:
-		msg += " No plan allows that many; contact support (contact_support) to talk about more."
+		msg += fmt.Sprintf(" No plan allows that many; contact support (%s) to talk about more.", vibesell.ToolContactSupport)
+	case r == forPerson:
+		msg += fmt.Sprintf(" The %s plan allows %s for %s per month: change plan on the billing page, %s .",
+			up.Name, m.noun(up.Limits.of(m)), up.Price, s.link(BillingPath))
 	case a.Subscribed():
 		msg += fmt.Sprintf(" The %s plan allows %s for %s per month: change plan with %s (plan %q).",
 			up.Name, m.noun(up.Limits.of(m)), up.Price, vibesell.ToolUpgradePlan, up.ID)
@@ -236,4 +273,78 @@ func (s *Service) overLimit(a Account, plan Plan, m Metric, used, n, limit int) 
 			up.Name, m.noun(up.Limits.of(m)), up.Price, vibesell.ToolStartCheckout, up.ID)
 	}
 	return vibesell.Errorf(vibesell.EPAYMENTREQUIRED, "%s", msg)
+}
+
+// Limit is one limit of the plan, as a feature that uses it sees it: the
+// feature declares the small interface it needs (audience's leads,
+// sending's mailboxes, campaigns' running campaigns) and cmd/server hands
+// it [Service.Limit].
+type Limit struct {
+	s *Service
+	m Metric
+}
+
+// Limit returns the limit m of every workspace's plan.
+func (s *Service) Limit(m Metric) Limit { return Limit{s, m} }
+
+// Check refuses, for the assistant, when the workspace's plan does not
+// allow n more now: when an action is asked for, before a person is asked
+// to approve it. See [Service.Check].
+func (l Limit) Check(ctx context.Context, ws uuid.UUID, n int) error {
+	return l.s.check(ctx, ws, l.m, n, forAssistant)
+}
+
+// CheckForPerson is [Limit.Check] worded for a person, for an action
+// asked for in the web app.
+func (l Limit) CheckForPerson(ctx context.Context, ws uuid.UUID, n int) error {
+	return l.s.check(ctx, ws, l.m, n, forPerson)
+}
+
+// Use records n more in tx, the transaction that carries the action out,
+// or refuses when the plan does not allow them; see [Service.Use]. Its
+// refusal is worded for a person, who reads it as the outcome of what
+// they approved.
+func (l Limit) Use(ctx context.Context, tx pgx.Tx, ws uuid.UUID, n int) error {
+	return l.s.use(ctx, tx, ws, l.m, n, forPerson)
+}
+
+// Left locks the workspace's billing until tx ends, as [Limit.Use] does,
+// and returns how many more the plan allows now: for an action that does
+// what fits (an import stops at the monthly limit).
+func (l Limit) Left(ctx context.Context, tx pgx.Tx, ws uuid.UUID) (int, error) {
+	account, used, err := l.s.lockUsage(ctx, tx, ws, l.m)
+	if err != nil {
+		return 0, err
+	}
+	return max(l.s.planOf(account).Limits.of(l.m)-used, 0), nil
+}
+
+// Describe writes, for a person, what n more use of the plan's limit now:
+// a line of an approval's impact, such as "Plan: 3 of the 250 leads the
+// Free plan allows this month (0 imported before); 247 left after it".
+func (l Limit) Describe(ctx context.Context, ws uuid.UUID, n int) (string, error) {
+	account, err := l.s.readAccount(ctx, l.s.db, ws)
+	if err != nil {
+		return "", err
+	}
+	used, ok := 0, true
+	if l.m.counted(l.s.meters) {
+		used, err = l.s.counted(ctx, l.s.db, ws, l.m)
+	} else {
+		used, ok, err = l.s.used(ctx, l.s.db, ws, l.m)
+	}
+	if err != nil {
+		return "", err
+	}
+	plan := l.s.planOf(account)
+	limit := plan.Limits.of(l.m)
+	period := ""
+	if l.m.monthly() {
+		period = " this month"
+	}
+	if !ok {
+		return fmt.Sprintf("Plan: the %s plan allows %s%s", plan.Name, l.m.noun(limit), period), nil
+	}
+	return fmt.Sprintf("Plan: %s of the %s the %s plan allows%s (%s in use before it); %s left after it",
+		vibesell.Count(n), l.m.noun(limit), plan.Name, period, vibesell.Count(used), vibesell.Count(max(limit-used-n, 0))), nil
 }

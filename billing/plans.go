@@ -42,7 +42,7 @@ type Overview struct {
 // unmetered says why a limit's usage is unknown.
 var unmetered = map[Metric]string{
 	Mailboxes:       "mailboxes are not counted on this server",
-	Leads:           "imported leads are not counted against the plan yet (the import keeps its own monthly allowance)",
+	Leads:           "imported leads are not counted on this server",
 	ActiveCampaigns: "running campaigns are not counted against the plan yet",
 	Emails:          "emails sent are not counted against the plan yet (campaigns keep their own daily cap)",
 }

@@ -159,7 +159,7 @@ func upgradeImpact(from, to Plan, d changeDetails) approvals.Impact {
 		CostOnce:    d.ChargeNow,
 		CostMonthly: to.Price,
 		Renewal:     fmt.Sprintf("It renews every month at %s until cancelled in the billing portal.", to.Price),
-		Undo:        fmt.Sprintf("The plan can be moved back to %s later, from the end of a period; the amount charged now is not refunded.", from.Name),
+		Undo:        fmt.Sprintf("The plan can be changed again at any time, back to %s as well (a cheaper plan takes effect when a period ends). The %s charged now is not refunded.", from.Name, d.ChargeNow),
 	}
 }
 
@@ -194,7 +194,7 @@ func (s *Service) downgradeImpact(ctx context.Context, ws uuid.UUID, from, to Pl
 		CostOnce:    vibesell.NewMoney(0, from.Price.Currency),
 		CostMonthly: to.Price,
 		Renewal:     renewal,
-		Undo:        "Until then it can be undone in the billing portal; the current period is not refunded.",
+		Undo:        fmt.Sprintf("Until %s the change can be called off in the billing portal; after it, the plan can be changed again at any time. Nothing already paid is refunded.", vibesell.FormatDate(d.PeriodEnd)),
 	}
 }
 

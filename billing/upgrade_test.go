@@ -70,6 +70,12 @@ func TestUpgrade(t *testing.T) {
 		if !strings.Contains(a.Impact.What, "Stripe charges "+wantCharge.String()+" now") || !strings.Contains(a.Impact.When, vibesell.FormatDate(sub.PeriodEnd)) {
 			t.Errorf("impact does not state the charge and the date: %+v", a.Impact)
 		}
+		// The plan can be changed back; only the money charged now stays
+		// charged.
+		wantUndo := "The plan can be changed again at any time, back to Starter as well (a cheaper plan takes effect when a period ends). The " + wantCharge.String() + " charged now is not refunded."
+		if a.Irreversible || a.Impact.Undo != wantUndo {
+			t.Errorf("irreversible %v, undo %q; want false, %q", a.Irreversible, a.Impact.Undo, wantUndo)
+		}
 		// Asking again within the hour is the same approval.
 		b.clock.Advance(10 * time.Minute)
 		again, created, err := b.billing.RequestChange(ctx, b.ws.Acme.ID, "growth", "the assistant")
@@ -119,7 +125,7 @@ func TestUpgrade(t *testing.T) {
 			CostOnce:    vibesell.NewMoney(0, "USD"),
 			CostMonthly: vibesell.NewMoney(4_900, "USD"),
 			Renewal:     "From " + vibesell.FormatDate(sub.PeriodEnd) + " it renews every month at USD 49.00 until cancelled in the billing portal.",
-			Undo:        "Until then it can be undone in the billing portal; the current period is not refunded.",
+			Undo:        "Until " + vibesell.FormatDate(sub.PeriodEnd) + " the change can be called off in the billing portal; after it, the plan can be changed again at any time. Nothing already paid is refunded.",
 		}
 		if diff := cmp.Diff(want, a.Impact); diff != "" {
 			t.Fatalf("downgrade impact (-want +got):\n%s", diff)

@@ -320,7 +320,7 @@ func (s *Service) Campaign(ctx context.Context, ws uuid.UUID, id string) (Staged
 	}
 	out := StagedCampaign{Campaign: c, Sequence: q}
 	if c.Status == Staged {
-		if out.Blockers, err = s.blockers(ctx, ws, c, q); err != nil {
+		if out.Blockers, err = s.launchBlockers(ctx, ws, c, q); err != nil {
 			return StagedCampaign{}, err
 		}
 	}

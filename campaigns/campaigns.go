@@ -10,12 +10,15 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"vibesell"
 	"vibesell/approvals"
+	"vibesell/store"
 	"vibesell/workspace"
 )
 
@@ -73,6 +76,38 @@ type Senders interface {
 	Sender(ctx context.Context, ws uuid.UUID) (workspace.Sender, error)
 }
 
+// CampaignLimit is the plan's limit on campaigns running at once
+// (scheduled or sending; [Running] counts them); billing's
+// (billing.Service.Limit(billing.ActiveCampaigns)) is one, wired in
+// cmd/server with [Service.SetCampaignLimit].
+type CampaignLimit interface {
+	// Check refuses (EPAYMENTREQUIRED, written for the assistant: the
+	// limit, the usage and the way up) when the plan does not allow n more
+	// running campaigns now.
+	Check(ctx context.Context, ws uuid.UUID, n int) error
+	// Use refuses the same way, written for a person, or lets n more
+	// through, in tx: the transaction that sets them running, before it
+	// does. It holds the workspace's plan locked until tx ends, so two
+	// launches cannot both take the last running campaign.
+	Use(ctx context.Context, tx pgx.Tx, ws uuid.UUID, n int) error
+}
+
+// Running counts the campaigns of workspace ws that are running
+// (scheduled or sending), on db: the meter of the plan's limit, read in
+// the transaction that launches or resumes one.
+func Running(ctx context.Context, db store.DBTX, ws uuid.UUID) (int, error) {
+	var n int
+	if err := db.QueryRow(ctx, `SELECT count(*) FROM campaigns WHERE workspace_id = $1 AND status IN ('scheduled', 'sending')`, ws).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count running campaigns of workspace %s: %w", ws, err)
+	}
+	return n, nil
+}
+
+// SetCampaignLimit holds launches and resumes to the plan. Without it
+// (tests of other things) they are not limited. Set it before the
+// service is used.
+func (s *Service) SetCampaignLimit(l CampaignLimit) { s.limit = l }
+
 // Config is what an installation decides about campaigns.
 type Config struct {
 	// ReplyRateLow and ReplyRateHigh (percent) bound the replies an
@@ -96,6 +131,7 @@ type Service struct {
 	mailboxes Mailboxes
 	senders   Senders
 	approvals *approvals.Service
+	limit     CampaignLimit // nil: not held to a plan
 }
 
 // New returns the campaigns service. Launch, stop and resume open their

@@ -2,7 +2,9 @@ package campaigns_test
 
 import (
 	"context"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -12,6 +14,7 @@ import (
 
 	"vibesell"
 	"vibesell/approvals"
+	"vibesell/billing"
 	"vibesell/campaigns"
 	"vibesell/campaigns/campaignstest"
 	"vibesell/store/storetest"
@@ -441,6 +444,101 @@ func waitForLockWait(t *testing.T, pool *pgxpool.Pool) {
 
 // A launch approved for one staging does not launch the campaign staged
 // again since.
+// Two launches approved while one running campaign was left: exactly one
+// runs, the other is not done and says why; asking for another launch
+// is refused with the limit, the usage and the way up.
+func TestLaunchHeldToPlan(t *testing.T) {
+	t.Parallel()
+	b := setup(t, campaigns.Config{})
+	b.HoldToPlans(t, billing.Limits{Mailboxes: 3, LeadsPerMonth: 250, ActiveCampaigns: 1, EmailsPerMonth: 1000})
+	ctx, acme := t.Context(), b.ws.Acme.ID
+	first := launchable(t, b)
+	second := stage(t, b, b.ws.Acme, campaigns.StageRequest{Name: "Heads of sales, again", Sequence: first.campaign.Campaign.SequenceID, DailyCap: 20})
+	a2, _, err := b.Campaigns.RequestLaunch(ctx, acme, second.Campaign.ID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := []string{first.launch.ID, a2.ID}
+	for _, id := range ids {
+		if _, _, err := b.Approvals.Decide(ctx, acme, id, approvals.Decision{Approve: true, By: "ada@acme.test", Via: approvals.ViaWeb}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var wg sync.WaitGroup
+	for _, id := range ids {
+		wg.Go(func() {
+			if err := b.Approvals.Execute(context.Background(), acme, id, 1, approvals.MaxExecutionAttempts); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	var statuses []approvals.Status
+	var refused string
+	for _, id := range ids {
+		a, err := b.Approvals.Find(ctx, acme, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		statuses = append(statuses, a.Status)
+		if a.Status == approvals.NotDone && a.Outcome != nil {
+			refused = *a.Outcome
+		}
+	}
+	slices.Sort(statuses)
+	if d := cmp.Diff([]approvals.Status{approvals.Done, approvals.NotDone}, statuses); d != "" {
+		t.Fatalf("launches (-want +got):\n%s", d)
+	}
+	want := "Not carried out: The Free plan allows 1 active campaign; 1 in use, so 1 more would go over. The Starter plan allows 5 active campaigns for USD 49.00 per month: change plan on the billing page, https://vibesell.example.test/app/billing ."
+	if refused != want {
+		t.Errorf("outcome of the launch over the plan:\n got %q\nwant %q", refused, want)
+	}
+	running, err := campaigns.Running(ctx, b.Pool, acme)
+	if err != nil || running != 1 {
+		t.Errorf("%d campaigns running, %v; want 1", running, err)
+	}
+
+	t.Run("asking for another launch is refused for the plan", func(t *testing.T) {
+		third := stage(t, b, b.ws.Acme, campaigns.StageRequest{Name: "Third", Sequence: first.campaign.Campaign.SequenceID, DailyCap: 20})
+		_, _, err := b.Campaigns.RequestLaunch(ctx, acme, third.Campaign.ID, "")
+		want := `The Free plan allows 1 active campaign; 1 in use, so 1 more would go over. The Starter plan allows 5 active campaigns for USD 49.00 per month: subscribe with start_checkout (plan "starter").`
+		if d := cmp.Diff([]string{vibesell.EPAYMENTREQUIRED, want}, []string{vibesell.ErrorCode(err), vibesell.ErrorMessage(err)}); d != "" {
+			t.Errorf("refusal (-want +got):\n%s", d)
+		}
+		got, err := b.Campaigns.Campaign(ctx, acme, third.Campaign.ID)
+		if err != nil || !slices.Contains(got.Blockers, want) {
+			t.Errorf("the campaign's blockers do not name the plan: %q %v", got.Blockers, err)
+		}
+	})
+
+	t.Run("a paused campaign resumes only within the plan", func(t *testing.T) {
+		var runningID, stagedID string
+		for i, id := range ids {
+			a, _ := b.Approvals.Find(ctx, acme, id)
+			campaign := []string{first.campaign.Campaign.ID, second.Campaign.ID}[i]
+			if a.Status == approvals.Done {
+				runningID = campaign
+			} else {
+				stagedID = campaign
+			}
+		}
+		if _, err := b.Campaigns.Pause(ctx, acme, runningID, "Stopped by ada@acme.test.", false); err != nil {
+			t.Fatal(err)
+		}
+		launch, _, err := b.Campaigns.RequestLaunch(ctx, acme, stagedID, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a := b.Decide(t, acme, launch.ID, true, approvals.ViaWeb); a.Status != approvals.Done {
+			t.Fatalf("launch while the other is paused: %s %v", a.Status, a.Outcome)
+		}
+		_, _, err = b.Campaigns.RequestResume(ctx, acme, runningID, "")
+		if vibesell.ErrorCode(err) != vibesell.EPAYMENTREQUIRED || !strings.HasPrefix(vibesell.ErrorMessage(err), "The Free plan allows 1 active campaign; 1 in use, so 1 more would go over.") {
+			t.Errorf("resume over the plan: %v", err)
+		}
+	})
+}
+
 func TestLaunchOfAnotherStaging(t *testing.T) {
 	t.Parallel()
 	b := setup(t, campaigns.Config{})

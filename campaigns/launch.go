@@ -15,6 +15,7 @@ import (
 
 	"vibesell"
 	"vibesell/approvals"
+	"vibesell/store"
 )
 
 // campaignLeads reads a campaign's leads as staged.
@@ -149,6 +150,38 @@ func (s *Service) blockers(ctx context.Context, ws uuid.UUID, c Campaign, q Sequ
 	return out, nil
 }
 
+// launchBlockers are the blockers of a launch asked for now: those that
+// stop it from launching at all, and the plan's limit on running
+// campaigns. An approved launch is held to the plan in the transaction
+// that launches it instead ([CampaignLimit].Use), in a person's words.
+func (s *Service) launchBlockers(ctx context.Context, ws uuid.UUID, c Campaign, q Sequence) ([]string, error) {
+	out, err := s.blockers(ctx, ws, c, q)
+	if err != nil {
+		return nil, err
+	}
+	over, err := s.overPlan(ctx, ws)
+	if err != nil {
+		return nil, err
+	}
+	if over != nil {
+		out = append(out, over.Message)
+	}
+	return out, nil
+}
+
+// overPlan is the plan's refusal of one more running campaign, or nil.
+func (s *Service) overPlan(ctx context.Context, ws uuid.UUID) (*vibesell.Error, error) {
+	if s.limit == nil {
+		return nil, nil
+	}
+	err := s.limit.Check(ctx, ws, 1)
+	var refusal *vibesell.Error
+	if errors.As(err, &refusal) && refusal.Code == vibesell.EPAYMENTREQUIRED {
+		return refusal, nil
+	}
+	return nil, err
+}
+
 func noFallbackFields(ps []parsed) []string {
 	var out []string
 	for _, p := range ps {
@@ -233,8 +266,10 @@ func stagingOf(c Campaign) staging {
 
 // RequestLaunch opens (or returns the waiting) approval to launch a
 // staged campaign. It is irreversible: only a signed-in person in the web
-// app may approve it. Refusals: EINVALID listing every blocker at once;
-// ECONFLICT when the campaign is not staged; ENOTFOUND.
+// app may approve it. Refusals: EINVALID listing every blocker at once
+// (the plan's limit among them); EPAYMENTREQUIRED when the plan's limit on
+// running campaigns is the only one; ECONFLICT when the campaign is not
+// staged; ENOTFOUND.
 func (s *Service) RequestLaunch(ctx context.Context, ws uuid.UUID, id, requestedBy string) (approvals.Approval, bool, error) {
 	c, err := s.campaign(ctx, s.db, ws, id, false)
 	if err != nil {
@@ -250,6 +285,16 @@ func (s *Service) RequestLaunch(ctx context.Context, ws uuid.UUID, id, requested
 	blockers, err := s.blockers(ctx, ws, c, q)
 	if err != nil {
 		return approvals.Approval{}, false, err
+	}
+	over, err := s.overPlan(ctx, ws)
+	if err != nil {
+		return approvals.Approval{}, false, err
+	}
+	if over != nil && len(blockers) == 0 {
+		return approvals.Approval{}, false, over
+	}
+	if over != nil {
+		blockers = append(blockers, over.Message)
 	}
 	if len(blockers) > 0 {
 		return approvals.Approval{}, false, vibesell.Errorf(vibesell.EINVALID, "Campaign %s cannot launch yet (%s to fix): %s",
@@ -349,12 +394,12 @@ func LaunchAction(s *Service) approvals.Executor {
 			if err != nil {
 				return "", err
 			}
-			tag, err := s.db.Exec(ctx, `UPDATE campaigns SET status = 'scheduled', launched_at = $3, first_send_at = $4
-				WHERE workspace_id = $1 AND id = $2 AND status = 'staged'`, ws, d.Campaign, now, first)
+			launched, err := s.setRunning(ctx, ws, d.Campaign, Staged, `UPDATE campaigns SET status = 'scheduled', launched_at = $3, first_send_at = $4
+				WHERE workspace_id = $1 AND id = $2`, now, first)
 			if err != nil {
-				return "", fmt.Errorf("launch campaign %s: %w", d.Campaign, err)
+				return "", err
 			}
-			if tag.RowsAffected() == 0 && !ex.Resumed {
+			if !launched && !ex.Resumed {
 				return "", vibesell.Errorf(vibesell.ECONFLICT, "Campaign %s was no longer staged, so nothing was launched again.", d.Campaign)
 			}
 			return fmt.Sprintf("Launched campaign %s: its first email is due %s.", d.Campaign, FormatIn(first, loc)), nil
@@ -453,10 +498,36 @@ func StopAction(s *Service) approvals.Executor {
 	}}
 }
 
+// setRunning sets campaign id running with update (its $1 and $2 are the
+// workspace and the campaign, then args) if it is still in status from,
+// holding it to the plan's limit on running campaigns in the same
+// transaction; ok is false when it was no longer in status from.
+// Refusals: the plan's, for a person.
+func (s *Service) setRunning(ctx context.Context, ws uuid.UUID, id, from, update string, args ...any) (ok bool, err error) {
+	err = store.InTx(ctx, s.db, func(tx pgx.Tx) error {
+		c, err := s.campaign(ctx, tx, ws, id, true)
+		if err != nil || c.Status != from {
+			return err
+		}
+		if s.limit != nil {
+			if err := s.limit.Use(ctx, tx, ws, 1); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.Exec(ctx, update, append([]any{ws, id}, args...)...); err != nil {
+			return fmt.Errorf("set campaign %s running: %w", id, err)
+		}
+		ok = true
+		return nil
+	})
+	return ok, err
+}
+
 // RequestResume opens (or returns the waiting) approval to resume a
 // paused campaign. After an automatic pause (for deliverability) only a
 // signed-in person in the web app may approve it. Refusals: ECONFLICT when
-// it is not paused; ENOTFOUND.
+// it is not paused; EPAYMENTREQUIRED when the plan allows no more running
+// campaigns; ENOTFOUND.
 func (s *Service) RequestResume(ctx context.Context, ws uuid.UUID, id, requestedBy string) (approvals.Approval, bool, error) {
 	c, err := s.campaign(ctx, s.db, ws, id, false)
 	if err != nil {
@@ -464,6 +535,12 @@ func (s *Service) RequestResume(ctx context.Context, ws uuid.UUID, id, requested
 	}
 	if c.Status != Paused {
 		return approvals.Approval{}, false, vibesell.Errorf(vibesell.ECONFLICT, "Campaign %s is %s, not paused: there is nothing to resume.", c.ID, c.Status)
+	}
+	if over, err := s.overPlan(ctx, ws); err != nil || over != nil {
+		if over != nil {
+			return approvals.Approval{}, false, over
+		}
+		return approvals.Approval{}, false, err
 	}
 	next, loc, err := s.firstSend(ctx, ws, c, s.clock.Now())
 	if err != nil {
@@ -504,12 +581,12 @@ func ResumeAction(s *Service) approvals.Executor {
 		if err != nil {
 			return "", err
 		}
-		tag, err := s.db.Exec(ctx, `UPDATE campaigns SET status = 'scheduled', paused_reason = NULL, paused_at = NULL, paused_automatically = false
-			WHERE workspace_id = $1 AND id = $2 AND status = 'paused'`, ex.Approval.WorkspaceID, a.Campaign)
+		resumed, err := s.setRunning(ctx, ex.Approval.WorkspaceID, a.Campaign, Paused, `UPDATE campaigns SET status = 'scheduled', paused_reason = NULL, paused_at = NULL, paused_automatically = false
+			WHERE workspace_id = $1 AND id = $2`)
 		if err != nil {
-			return "", fmt.Errorf("resume campaign %s: %w", a.Campaign, err)
+			return "", err
 		}
-		if tag.RowsAffected() == 0 {
+		if !resumed {
 			return fmt.Sprintf("Campaign %s was not paused any more, so nothing changed.", a.Campaign), nil
 		}
 		return fmt.Sprintf("Resumed campaign %s.", a.Campaign), nil

@@ -217,8 +217,10 @@ type PlaceOptions struct {
 // order (order_sending_setup's approval runs it); it is all or nothing.
 //
 // Refusals: those of [Service.PlanOrder] (an [*OrderBlocked] listing every
-// blocker); what opts.Expect returns; ECONFLICT when another workspace
-// ordered one of the domains at the same moment.
+// blocker); what opts.Expect returns; EPAYMENTREQUIRED, written for a
+// person, when the plan does not allow that many more mailboxes;
+// ECONFLICT when another workspace ordered one of the domains at the same
+// moment.
 func (s *Service) PlaceOrder(ctx context.Context, ws uuid.UUID, opts *PlaceOptions) (OrderPlan, error) {
 	if opts == nil {
 		opts = &PlaceOptions{}
@@ -244,6 +246,13 @@ func (s *Service) PlaceOrder(ctx context.Context, ws uuid.UUID, opts *PlaceOptio
 		}
 		if opts.Expect != nil {
 			if err := opts.Expect(plan); err != nil {
+				return err
+			}
+		}
+		// The plan's limit is checked and used under its lock, before the
+		// provider is asked: two orders never both take the last mailbox.
+		if s.limit != nil {
+			if err := s.limit.Use(ctx, tx, ws, len(plan.Mailboxes)); err != nil {
 				return err
 			}
 		}
@@ -295,4 +304,15 @@ func (s *Service) PlaceOrder(ctx context.Context, ws uuid.UUID, opts *PlaceOptio
 		return OrderPlan{}, err
 	}
 	return plan, nil
+}
+
+// OrderedMailboxes counts the mailboxes workspace ws has ordered (being
+// prepared, ready, warming or warm; not those only planned), on db: the
+// meter of the plan's mailbox limit, read in the transaction that orders.
+func OrderedMailboxes(ctx context.Context, db store.DBTX, ws uuid.UUID) (int, error) {
+	var n int
+	if err := db.QueryRow(ctx, `SELECT count(*) FROM sending_mailboxes WHERE workspace_id = $1 AND status <> 'planned'`, ws).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count ordered mailboxes of workspace %s: %w", ws, err)
+	}
+	return n, nil
 }

@@ -28,7 +28,8 @@ import (
 // nothing itself. requestedBy is the signed-in person it is asked for
 // (approvals.Request.RequestedBy), empty when no one is known.
 //
-// Refusals: those of [Service.PlanOrder]; those of the approvals service.
+// Refusals: those of [Service.PlanOrder]; EPAYMENTREQUIRED when the plan
+// does not allow that many more mailboxes; those of the approvals service.
 func (s *Service) RequestOrder(ctx context.Context, ws uuid.UUID, requestedBy string) (a approvals.Approval, created bool, err error) {
 	if s.approvals == nil {
 		return approvals.Approval{}, false, errors.New("sending: no approvals service is wired to ask for an order's approval")
@@ -36,6 +37,11 @@ func (s *Service) RequestOrder(ctx context.Context, ws uuid.UUID, requestedBy st
 	plan, err := s.PlanOrder(ctx, ws)
 	if err != nil {
 		return approvals.Approval{}, false, err
+	}
+	if s.limit != nil {
+		if err := s.limit.Check(ctx, ws, len(plan.Mailboxes)); err != nil {
+			return approvals.Approval{}, false, err
+		}
 	}
 	z, err := s.ConfirmedSizing(ctx, ws)
 	if err != nil {

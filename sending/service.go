@@ -58,6 +58,24 @@ type Deps struct {
 	Offers    OfferReader
 	Approvals Approvals // nil: no order can be asked for, and none is looked for
 	Providers Providers
+	// Limit is the plan's limit on mailboxes; nil: orders are not held to
+	// a plan (tests of other things).
+	Limit MailboxLimit
+}
+
+// MailboxLimit is the plan's limit on the mailboxes a workspace has
+// ordered; billing's (billing.Service.Limit(billing.Mailboxes)) is one,
+// wired in cmd/server, and [OrderedMailboxes] is what it counts.
+type MailboxLimit interface {
+	// Check refuses (EPAYMENTREQUIRED, written for the assistant: the
+	// limit, the usage and the way up) when the plan does not allow n more
+	// mailboxes now.
+	Check(ctx context.Context, ws uuid.UUID, n int) error
+	// Use refuses the same way, written for a person, or lets n more
+	// through, in tx: the transaction that records them as ordered. It
+	// holds the workspace's plan locked until tx ends, so that two orders
+	// cannot both take the last mailbox.
+	Use(ctx context.Context, tx pgx.Tx, ws uuid.UUID, n int) error
 }
 
 // Service runs the sending setup.
@@ -72,6 +90,7 @@ type Service struct {
 	shelf        Shelf
 	provisioner  Provisioner
 	resolver     Resolver
+	limit        MailboxLimit
 }
 
 // New returns a Service.
@@ -101,7 +120,7 @@ func New(d Deps) *Service {
 	}
 	return &Service{
 		db: d.DB, clock: clock, cfg: cfg, cards: d.Cards, offers: d.Offers, approvals: d.Approvals,
-		availability: o.Availability, shelf: o.Shelf, provisioner: o.Provisioner, resolver: o.Resolver,
+		availability: o.Availability, shelf: o.Shelf, provisioner: o.Provisioner, resolver: o.Resolver, limit: d.Limit,
 	}
 }
 

@@ -15,6 +15,8 @@ import (
 
 	"vibesell"
 	"vibesell/approvals"
+	"vibesell/billing"
+	"vibesell/billing/billingtest"
 	"vibesell/cards"
 	"vibesell/sending"
 	"vibesell/store/storetest"
@@ -56,6 +58,13 @@ func newFixture(t *testing.T) fixture {
 // every name is free unless providers say otherwise.
 func newFixtureWith(t *testing.T, providers sending.Providers) fixture {
 	t.Helper()
+	return newFixtureHeld(t, providers, 0)
+}
+
+// newFixtureHeld builds the fixture with orders held to billing's default
+// plans, the free plan allowing freeMailboxes (0: not held to a plan).
+func newFixtureHeld(t *testing.T, providers sending.Providers, freeMailboxes int) fixture {
+	t.Helper()
 	pool := storetest.New(t)
 	c := vibesell.NewManualClock(time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC))
 	pair := workspacetest.Two(t, pool)
@@ -66,8 +75,17 @@ func newFixtureWith(t *testing.T, providers sending.Providers) fixture {
 	if providers.Availability == nil {
 		providers.Availability = everything{}
 	}
+	var limit sending.MailboxLimit
+	if freeMailboxes > 0 {
+		cfg := billing.DefaultConfig()
+		cfg.Plans[0].Limits.Mailboxes = freeMailboxes
+		limit = billing.New(pool, billing.Options{
+			Config: cfg, Stripe: billingtest.NewFakeStripe(c, cfg.Plans), Approvals: appr, PublicURL: "https://vibesell.example.test", Clock: c,
+			Logger: slog.New(slog.DiscardHandler), Meters: map[billing.Metric]billing.Meter{billing.Mailboxes: billing.MeterFunc(sending.OrderedMailboxes)},
+		}).Limit(billing.Mailboxes)
+	}
 	svc := sending.New(sending.Deps{DB: pool, Clock: c, Config: sending.DefaultConfig(), Cards: cards.NewService(pool, c),
-		Offers: workspace.NewService(pool, vibesell.SystemClock{}), Approvals: appr, Providers: providers})
+		Offers: workspace.NewService(pool, vibesell.SystemClock{}), Approvals: appr, Providers: providers, Limit: limit})
 	appr.Register(vibesell.ToolOrderSendingSetup, sending.NewOrderAction(svc))
 	return fixture{pool: pool, clock: c, svc: svc, approvals: appr, a: pair.Acme, b: pair.Globex}
 }

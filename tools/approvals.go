@@ -147,10 +147,27 @@ func textOf(s *string) string {
 	return *s
 }
 
+// personOnlyBecause says truly why only a person may approve a: what it
+// costs and whether it can be undone (a plan change costs money but can
+// be changed back, so it is not said to be final); a free action says
+// why in the impact (PersonOnly), shown above this sentence.
+func personOnlyBecause(a approvals.Approval) string {
+	paid := a.Impact.CostOnce.Minor > 0 || a.Impact.CostMonthly.Minor > 0
+	switch {
+	case paid && a.Irreversible:
+		return "it costs money and cannot be undone"
+	case paid:
+		return "it costs money"
+	case a.Irreversible:
+		return "it cannot be undone"
+	}
+	return "it needs a signed-in person's decision (see why above)"
+}
+
 func approvalNext(a approvals.Approval) string {
 	switch {
 	case a.Status == approvals.Pending && !a.DecideHere:
-		return fmt.Sprintf("Only a signed-in person can approve this, in the VibeSell web app, because it costs money, cannot be undone or goes over the plan's allowance. Give the person this link: %s . Do not call decide_approval to approve it (it will refuse). If the person says no, call decide_approval with approval %q, decision \"reject\" and their reason.", a.AppURL, a.ID)
+		return fmt.Sprintf("Only a signed-in person can approve this, in the VibeSell web app, because %s. Give the person this link: %s . Do not call decide_approval to approve it (it will refuse). If the person says no, call decide_approval with approval %q, decision \"reject\" and their reason.", personOnlyBecause(a), a.AppURL, a.ID)
 	case a.Status == approvals.Pending:
 		return fmt.Sprintf("Put this to the person and wait for their decision (they can also decide in the card, or in the web app at %s). When they decide, call decide_approval with approval %q and decision \"approve\" or \"reject\". Never decide for them.", a.AppURL, a.ID)
 	case a.Status == approvals.Approved:

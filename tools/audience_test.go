@@ -15,6 +15,8 @@ import (
 	"vibesell"
 	"vibesell/approvals"
 	"vibesell/audience"
+	"vibesell/billing"
+	"vibesell/billing/billingtest"
 	"vibesell/store/storetest"
 	"vibesell/toolkit/toolkittest"
 	"vibesell/workspace"
@@ -43,7 +45,9 @@ info@alpha.test,,,,VP,Software,Alpha,alpha.test,51-200,DE
 fay@epsilon.test,Fay,Fischer,VP of Sales,VP,Software,Epsilon,epsilon.test,51-200,ES
 `
 
-func newAudienceBundle(t *testing.T, cfg audience.Config) *audienceBundle {
+// newAudienceBundle serves the audience tools with imports held to
+// billing's default plans, the free plan allowing freeLeads a month.
+func newAudienceBundle(t *testing.T, cfg audience.Config, freeLeads int) *audienceBundle {
 	t.Helper()
 	pool := storetest.New(t)
 	clock := vibesell.NewManualClock(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
@@ -53,6 +57,12 @@ func newAudienceBundle(t *testing.T, cfg audience.Config) *audienceBundle {
 	}
 	cfg.UploadURL = "https://vibesell.example.test/app/leads"
 	svc := audience.New(pool, clock, cfg, ap)
+	bc := billing.DefaultConfig()
+	bc.Plans[0].Limits.LeadsPerMonth = freeLeads
+	svc.SetLeadLimit(billing.New(pool, billing.Options{
+		Config: bc, Stripe: billingtest.NewFakeStripe(clock, bc.Plans), Approvals: ap, PublicURL: "https://vibesell.example.test", Clock: clock,
+		Logger: slog.New(slog.DiscardHandler), Meters: map[billing.Metric]billing.Meter{billing.Leads: billing.Counted},
+	}).Limit(billing.Leads))
 	ap.Register(vibesell.ToolImportLeads, audience.ImportAction(svc))
 	b := &audienceBundle{t: t, ws: workspacetest.Two(t, pool), approvals: ap,
 		deps: Deps{Clock: clock, Workspaces: workspace.NewService(pool, vibesell.SystemClock{}), Approvals: ap, Audience: svc}}
@@ -79,7 +89,7 @@ func (b *audienceBundle) confirm(c *toolkittest.Client, filters map[string]any) 
 
 func TestAudienceTools(t *testing.T) {
 	t.Parallel()
-	b := newAudienceBundle(t, audience.Config{MonthlyLeadAllowance: 2})
+	b := newAudienceBundle(t, audience.Config{}, 2)
 	c := b.acme
 
 	t.Run("get_workspace_context before anything", func(t *testing.T) {
@@ -153,14 +163,14 @@ func TestAudienceTools(t *testing.T) {
 		}
 	})
 
-	t.Run("import_leads within the allowance is decided here", func(t *testing.T) {
+	t.Run("import_leads within the plan is decided here", func(t *testing.T) {
 		var ap approvalOutput
 		md := c.Result(vibesell.ToolImportLeads, map[string]any{"count": 2}, &ap)
 		if ap.Status != "pending" || !ap.DecideHere || ap.Action != vibesell.ToolImportLeads {
 			t.Fatalf("approval: %+v", ap)
 		}
 		mustContain(t, md, "Nothing is imported yet", "Imports 2 contacts from the lead directory", "Skipped: 1 with an invalid or role address",
-			"Imported: 2 of the 3 available (the number asked for)", "this uses 2 of 2 this month (0 already imported); 0 left after it")
+			"Imported: 2 of the 3 available (the number asked for)", "Plan: 2 of the 2 leads the Free plan allows this month (0 in use before it); 0 left after it")
 		var decided approvalOutput
 		c.Result(vibesell.ToolDecideApproval, map[string]any{"approval": ap.Approval, "decision": "approve"}, &decided)
 		if decided.Status != "done" || decided.Outcome == nil || *decided.Outcome != "Imported 2 leads from the lead directory." {
@@ -182,14 +192,12 @@ func TestAudienceTools(t *testing.T) {
 		mustContain(t, md, "- Target: Sales leaders at software companies\n- Filters (version 1, confirmed Tue 1 Dec 2026, 09:00 UTC): VP or Head; in the Software industry; in Germany or France\n- Leads: 2\n- Last import: "+ap.Approval+" (finished")
 	})
 
-	t.Run("above the allowance only the web app may approve", func(t *testing.T) {
-		var ap approvalOutput
-		c.Result(vibesell.ToolImportLeads, map[string]any{"count": 1}, &ap)
-		if ap.DecideHere {
-			t.Errorf("1 more lead after 2 of 2 should need the web app: %+v", ap.Impact.Items)
+	t.Run("above the plan it is refused with the limit, the usage and the way up", func(t *testing.T) {
+		res := c.Call(vibesell.ToolImportLeads, map[string]any{"count": 1})
+		want := `The Free plan allows 2 leads this month; 2 in use, so 1 more would go over. The Starter plan allows 2,500 leads for USD 49.00 per month: subscribe with start_checkout (plan "starter").`
+		if d := cmp.Diff([]any{true, want, vibesell.EPAYMENTREQUIRED}, []any{res.IsError, toolkittest.TextOf(res), res.Meta.AdditionalFields["vibesell/refusal"]}); d != "" {
+			t.Errorf("refusal (-want +got):\n%s", d)
 		}
-		msg := c.Refusal(vibesell.ToolDecideApproval, map[string]any{"approval": ap.Approval, "decision": "approve"})
-		mustContain(t, msg, ap.AppURL)
 	})
 
 	t.Run("import_leads gives the upload link, and imports an upload", func(t *testing.T) {
@@ -204,9 +212,9 @@ func TestAudienceTools(t *testing.T) {
 		if _, err := b.deps.Audience.CheckUpload(t.Context(), b.ws.Acme.ID, up.ID, []string{"email"}); err != nil {
 			t.Fatal(err)
 		}
-		var ap approvalOutput
-		md := c.Result(vibesell.ToolImportLeads, map[string]any{"upload": up.ID}, &ap)
-		mustContain(t, md, "Imports 2 rows from the file mine.csv (upload "+up.ID+")")
+		// Checked, the upload is held to the plan as the target's contacts are.
+		msg = c.Refusal(vibesell.ToolImportLeads, map[string]any{"upload": up.ID})
+		mustContain(t, msg, "The Free plan allows 2 leads this month; 2 in use, so 2 more would go over.")
 		b.globex.Refusal(vibesell.ToolImportLeads, map[string]any{"upload": up.ID})
 	})
 
@@ -250,7 +258,7 @@ func TestAudienceTools(t *testing.T) {
 
 func TestImportLeadsConcurrentCallsGiveOneApproval(t *testing.T) {
 	t.Parallel()
-	b := newAudienceBundle(t, audience.Config{})
+	b := newAudienceBundle(t, audience.Config{}, 250)
 	b.confirm(b.acme, vpOrHeadInSoftware)
 	ids := make([]string, 32)
 	var wg sync.WaitGroup

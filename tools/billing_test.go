@@ -115,7 +115,10 @@ func TestBillingTools(t *testing.T) {
 		if ap.Action != vibesell.ToolUpgradePlan || ap.Status != "pending" || ap.DecideHere || ap.Impact.CostMonthly != (moneyData{"149.00", "USD"}) {
 			t.Fatalf("upgrade approval: %+v", ap)
 		}
-		if !strings.Contains(md, "Only a signed-in person can approve this") || !strings.Contains(md, ap.AppURL) {
+		// A plan can be changed back: the text says it costs money, never
+		// that it cannot be undone.
+		if !strings.Contains(md, "Only a signed-in person can approve this, in the VibeSell web app, because it costs money. ") || !strings.Contains(md, ap.AppURL) ||
+			strings.Contains(md, "cannot be undone") {
 			t.Errorf("upgrade text:\n%s", md)
 		}
 		refusal := f.c.Refusal(vibesell.ToolDecideApproval, map[string]any{"approval": ap.Approval, "decision": "approve"})

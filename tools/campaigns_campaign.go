@@ -110,13 +110,7 @@ func campaignMarkdown(lead string, sc campaigns.StagedCampaign, m campaigns.Metr
 	c := sc.Campaign
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n\n## Campaign %s: %s\n\n", lead, c.ID, c.Name)
-	status := c.Status
-	switch {
-	case c.Status == campaigns.Paused:
-		status += ": " + *c.PausedReason
-	case c.FirstSendAt != nil && c.Status == campaigns.Scheduled:
-		status += fmt.Sprintf(", first email due %s", formatTime(*c.FirstSendAt))
-	}
+	status := campaigns.CampaignStatusText(c)
 	approved := "approved"
 	if !sc.Sequence.Approved() {
 		approved = "NOT approved"

@@ -12,6 +12,7 @@ import (
 	"vibesell/audience"
 	"vibesell/auth"
 	"vibesell/billing"
+	"vibesell/campaigns"
 	"vibesell/toolkit"
 	"vibesell/workspace"
 )
@@ -59,8 +60,26 @@ type playbookData struct {
 
 // offerOutput is what save_offer returns.
 type offerOutput struct {
-	Kind  string    `json:"kind" enum:"offer"`
-	Offer offerData `json:"offer" jsonschema:"the offer as saved"`
+	Kind   string     `json:"kind" enum:"offer"`
+	Offer  offerData  `json:"offer" jsonschema:"the offer as saved"`
+	Sender senderData `json:"sender" jsonschema:"who the workspace's emails come from, as saved for the workspace"`
+}
+
+type senderData struct {
+	PostalAddress *string `json:"postalAddress" jsonschema:"the postal address every cold email carries by law; null until the person gives it"`
+	SenderName    *string `json:"senderName" jsonschema:"the name emails come from when a mailbox has none of its own; null until the person gives it"`
+}
+
+func senderMarkdown(d senderData) string {
+	postal := fmt.Sprintf("not given yet (the law asks every cold email to carry one, and a campaign cannot launch without it: ask the person and pass postalAddress to %s)", vibesell.ToolSaveOffer)
+	if d.PostalAddress != nil {
+		postal = *d.PostalAddress
+	}
+	name := "not given yet (each mailbox's own name is used; a mailbox without one needs it)"
+	if d.SenderName != nil {
+		name = *d.SenderName
+	}
+	return fmt.Sprintf("- Postal address: %s\n- Default sender name: %s\n", postal, name)
 }
 
 // playbookOutput is what save_playbook returns.
@@ -163,16 +182,17 @@ func offerMarkdown(o *offerData) string {
 type getWorkspaceContextInput struct{}
 
 type workspaceOutput struct {
-	Kind               string               `json:"kind" enum:"workspace"`
-	Workspace          workspaceInfo        `json:"workspace" jsonschema:"the workspace this connection acts for"`
-	Plan               *planData            `json:"plan" jsonschema:"the plan and its status; null while plans and billing are not available"`
-	Offer              *offerData           `json:"offer" jsonschema:"what the workspace sells and to whom; null when not saved yet"`
-	Playbook           *playbookData        `json:"playbook" jsonschema:"how the emails should sound; null when not saved yet"`
-	Memory             []memoryItem         `json:"memory" jsonschema:"facts and preferences to keep in mind, newest first"`
-	OpenSupportTickets int                  `json:"openSupportTickets" jsonschema:"support tickets not yet answered"`
-	SendingSetup       *sendingSummaryData  `json:"sendingSetup" jsonschema:"the sending setup in short (get_sending_setup has the detail); null when it is not available"`
-	Audience           *audienceSummaryData `json:"audience" jsonschema:"who to write to: the target, its confirmation, the leads and the last import; null when it is not available"`
-	NextStep           nextStepData         `json:"nextStep" jsonschema:"the recommended next step"`
+	Kind               string                `json:"kind" enum:"workspace"`
+	Workspace          workspaceInfo         `json:"workspace" jsonschema:"the workspace this connection acts for"`
+	Plan               *planData             `json:"plan" jsonschema:"the plan and its status; null while plans and billing are not available"`
+	Offer              *offerData            `json:"offer" jsonschema:"what the workspace sells and to whom; null when not saved yet"`
+	Playbook           *playbookData         `json:"playbook" jsonschema:"how the emails should sound; null when not saved yet"`
+	Memory             []memoryItem          `json:"memory" jsonschema:"facts and preferences to keep in mind, newest first"`
+	OpenSupportTickets int                   `json:"openSupportTickets" jsonschema:"support tickets not yet answered"`
+	SendingSetup       *sendingSummaryData   `json:"sendingSetup" jsonschema:"the sending setup in short (get_sending_setup has the detail); null when it is not available"`
+	Audience           *audienceSummaryData  `json:"audience" jsonschema:"who to write to: the target, its confirmation, the leads and the last import; null when it is not available"`
+	Campaigns          *campaignsSummaryData `json:"campaigns" jsonschema:"the campaigns, each with its status and why it is paused, and what they need next; null when it is not available"`
+	NextStep           nextStepData          `json:"nextStep" jsonschema:"the recommended next step"`
 }
 
 // defaultContextCacheSize is how many workspaces' contexts one server
@@ -211,6 +231,9 @@ func toWorkspaceOutput(c workspace.Context) workspaceOutput {
 	if setup, ok := workspace.View[sendingPartView](c); ok {
 		out.SendingSetup = toSendingSummary(setup.Setup)
 		out.SendingSetup.NextStep = sendingStepData(toNextStepData(c.StepOf(setup.Next)))
+	}
+	if r, ok := workspace.View[campaigns.ContextRows](c); ok {
+		out.Campaigns = toCampaignsSummary(r, c)
 	}
 	if who, ok := workspace.View[audience.ContextRows](c); ok {
 		out.Audience = &audienceSummaryData{Leads: who.Leads, LastImport: toImportData(who.LastImport)}
@@ -266,6 +289,7 @@ func workspaceMarkdown(o workspaceOutput) string {
 	}
 	b.WriteString(sendingSummaryMarkdown(o.SendingSetup))
 	b.WriteString(audienceSummaryMarkdown(o.Audience))
+	b.WriteString(campaignsSummaryMarkdown(o.Campaigns))
 	fmt.Fprintf(&b, "Open support tickets: %d.\n\n", o.OpenSupportTickets)
 	b.WriteString(nextStepMarkdown(o.NextStep))
 	return b.String()
@@ -347,6 +371,8 @@ type saveOfferInput struct {
 	ProofPoints   []string    `json:"proofPoints,omitempty" jsonschema:"evidence: customers, numbers, awards (at most 10)" example:"[\"Used by 40 SaaS teams\", \"Cut Foo Inc's cost per lead by 31%\"]" maxItems:"10" maxLength:"500"`
 	CallToAction  string      `json:"callToAction" jsonschema:"what the email asks the reader to do" example:"Book a 20-minute demo" minLength:"1" maxLength:"300"`
 	Price         *priceInput `json:"price,omitempty" jsonschema:"the price, only if the person gave one" example:"{\"amount\": 1450, \"currency\": \"INR\", \"period\": \"month\"}"`
+	PostalAddress *string     `json:"postalAddress,omitempty" jsonschema:"the workspace's postal address, which every cold email carries by law; saved for the workspace; leave out to keep the one saved" example:"Acme GmbH, Torstraße 1, 10119 Berlin, Germany" minLength:"10" maxLength:"500"`
+	SenderName    *string     `json:"senderName,omitempty" jsonschema:"the name emails come from when a mailbox has none of its own; saved for the workspace; leave out to keep the one saved" example:"Sam Lee" minLength:"1" maxLength:"100"`
 }
 
 func saveOffer(d Deps) toolkit.Tool {
@@ -359,13 +385,14 @@ func saveOffer(d Deps) toolkit.Tool {
 				price := workspace.NewPrice(in.Price.Amount, in.Price.Currency, in.Price.Period)
 				o.Price = &price
 			}
-			saved, err := d.Workspaces.SaveOffer(ctx, p.WorkspaceID, o)
+			saved, err := d.Workspaces.SaveOfferAndSender(ctx, p.WorkspaceID, o, workspace.SenderChange{PostalAddress: in.PostalAddress, Name: in.SenderName})
 			if err != nil {
 				return toolkit.Result[offerOutput]{}, err
 			}
 			data := toOfferData(&saved.Offer)
-			md := "Saved the offer:\n\n" + offerMarkdown(data) + "\n" + nextStepMarkdown(toNextStepData(saved.NextStep))
-			return toolkit.Result[offerOutput]{Markdown: md, Data: offerOutput{Offer: *data}}, nil
+			sender := senderData{PostalAddress: strPtr(saved.Sender.PostalAddress), SenderName: strPtr(saved.Sender.Name)}
+			md := "Saved the offer:\n\n" + offerMarkdown(data) + "\nWho the emails come from (for the workspace):\n" + senderMarkdown(sender) + "\n" + nextStepMarkdown(toNextStepData(saved.NextStep))
+			return toolkit.Result[offerOutput]{Markdown: md, Data: offerOutput{Offer: *data, Sender: sender}}, nil
 		},
 	})
 }

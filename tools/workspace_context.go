@@ -12,7 +12,8 @@ import (
 // workspace's.
 
 // newContextReader reads the workspace snapshot, the approvals waiting
-// for a decision, the sending setup and the audience in one round trip.
+// for a decision, the sending setup, the audience, the campaigns and the
+// plan in one round trip.
 func newContextReader(d Deps) *workspace.ContextReader {
 	size := d.ContextCacheSize
 	if size == 0 {
@@ -31,6 +32,9 @@ func newContextReader(d Deps) *workspace.ContextReader {
 		parts = append(parts, workspace.NewPart(d.Audience.QueueRows, func(r audience.ContextRows) (audience.ContextRows, *workspace.NextStep) {
 			return r, nil
 		}))
+	}
+	if d.Campaigns != nil {
+		parts = append(parts, d.Campaigns.ContextPart())
 	}
 	if d.Billing != nil {
 		parts = append(parts, d.Billing.ContextPart())

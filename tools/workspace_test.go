@@ -196,3 +196,67 @@ func TestContactSupportSaysWhereTicketsGo(t *testing.T) {
 	}
 	mustContain(t, b.c.Refusal("contact_support", map[string]any{"message": "x", "topic": "bug", "replyTo": "not-an-address"}), "not an email address")
 }
+
+// save_offer sets the workspace's postal address and default sender name
+// when given, keeps them when left out, and refuses a bad one with the
+// argument's name, saving nothing.
+func TestSaveOfferSetsTheSender(t *testing.T) {
+	t.Parallel()
+	b := setupWorkspace(t)
+	with := func(extra map[string]any) map[string]any {
+		args := map[string]any{}
+		for k, v := range offerArgs {
+			args[k] = v
+		}
+		for k, v := range extra {
+			args[k] = v
+		}
+		return args
+	}
+	address, name := "Acme GmbH, Torstraße 1, 10119 Berlin, Germany", "Sam Lee"
+
+	t.Run("not given yet: said so, with how to give it", func(t *testing.T) {
+		var out offerOutput
+		md := b.c.Result(vibesell.ToolSaveOffer, offerArgs, &out)
+		if d := cmp.Diff(senderData{}, out.Sender); d != "" {
+			t.Errorf("sender (-want +got):\n%s", d)
+		}
+		mustContain(t, md, "- Postal address: not given yet (the law asks every cold email to carry one, and a campaign cannot launch without it: ask the person and pass postalAddress to save_offer)")
+	})
+	t.Run("given: saved for the workspace", func(t *testing.T) {
+		var out offerOutput
+		md := b.c.Result(vibesell.ToolSaveOffer, with(map[string]any{"postalAddress": "  " + address + " ", "senderName": name}), &out)
+		if d := cmp.Diff(senderData{PostalAddress: &address, SenderName: &name}, out.Sender); d != "" {
+			t.Errorf("sender (-want +got):\n%s", d)
+		}
+		mustContain(t, md, "- Postal address: "+address+"\n- Default sender name: Sam Lee\n")
+		got, err := b.deps.Workspaces.Sender(t.Context(), b.two.Acme.ID)
+		if err != nil || got.PostalAddress != address || got.Name != name {
+			t.Errorf("the workspace's sender: %+v, %v", got, err)
+		}
+	})
+	t.Run("left out: kept", func(t *testing.T) {
+		var out offerOutput
+		b.c.Result(vibesell.ToolSaveOffer, offerArgs, &out)
+		if d := cmp.Diff(senderData{PostalAddress: &address, SenderName: &name}, out.Sender); d != "" {
+			t.Errorf("sender (-want +got):\n%s", d)
+		}
+	})
+	t.Run("a bad one is refused by name, and nothing is saved", func(t *testing.T) {
+		msg := b.c.Refusal(vibesell.ToolSaveOffer, with(map[string]any{"product": "Something else", "postalAddress": "          "}))
+		mustContain(t, msg, "postalAddress needs the full postal address the law asks every cold email to carry")
+		msg = b.c.Refusal(vibesell.ToolSaveOffer, with(map[string]any{"senderName": ""}))
+		mustContain(t, msg, "senderName")
+		o, err := b.deps.Workspaces.FindOffer(t.Context(), b.two.Acme.ID)
+		if err != nil || o == nil || o.Product != "Anvils that never miss" {
+			t.Errorf("the offer after a refusal: %+v, %v", o, err)
+		}
+	})
+	t.Run("another workspace's sender is its own", func(t *testing.T) {
+		var out offerOutput
+		b.other.Result(vibesell.ToolSaveOffer, offerArgs, &out)
+		if d := cmp.Diff(senderData{}, out.Sender); d != "" {
+			t.Errorf("globex sender (-want +got):\n%s", d)
+		}
+	})
+}

@@ -27,6 +27,7 @@ var contextTables = []string{
 	"approvals",
 	"audience_targets", "lead_imports",
 	"billing_accounts",
+	"sequence_versions", "campaigns",
 }
 
 // notContextTables hold a workspace's rows that get_workspace_context does
@@ -43,9 +44,10 @@ var notContextTables = []string{
 	// an import batch of a thousand leads moves the stamp once, through its
 	// import's row.
 	"leads", "suppressions", "lead_uploads", "lead_upload_rows",
-	// The sender settings and the campaigns: get_workspace_context does
-	// not show them yet.
-	"workspace_senders", "sequence_versions", "campaigns", "campaign_leads",
+	// The sender settings: get_workspace_context does not show them yet.
+	// A campaign's leads are written only with its campaigns row, which
+	// moves the stamp.
+	"workspace_senders", "campaign_leads",
 	"billing_checkouts", "stripe_events", "billing_usage",
 }
 
@@ -121,6 +123,13 @@ func TestEveryContextTableMovesTheStamp(t *testing.T) {
 		{"billing_accounts",
 			`INSERT INTO billing_accounts (workspace_id) VALUES ($1)`,
 			`UPDATE billing_accounts SET payment_failed_at = now() WHERE workspace_id = $1`, `DELETE FROM billing_accounts WHERE workspace_id = $1`},
+		{"sequence_versions",
+			`INSERT INTO sequence_versions (workspace_id, sequence_id, version, name, steps, created_at) VALUES ($1, 'sq_00000000000000a1', 1, 'Intro', '[]', now())`,
+			`UPDATE sequence_versions SET approved_at = now(), approved_by = 'ada' WHERE workspace_id = $1`, ``},
+		{"campaigns",
+			`INSERT INTO campaigns (workspace_id, id, name, sequence_id, sequence_version, mailboxes, window_start, window_end, days, daily_cap, stop_for_company, status, created_at)
+			 VALUES ($1, 'cp_00000000000000a1', 'Heads of sales', 'sq_00000000000000a1', 1, '{sam@getacme.com}', 540, 1020, '{1,2,3,4,5}', 20, false, 'staged', now())`,
+			`UPDATE campaigns SET status = 'scheduled', launched_at = now(), first_send_at = now() WHERE workspace_id = $1`, `DELETE FROM campaigns WHERE workspace_id = $1`},
 	}
 	covered := []string{}
 	for _, w := range writes {

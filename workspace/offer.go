@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"vibesell"
+	"vibesell/store"
 )
 
 // Offer is what the workspace sells and to whom.
@@ -75,15 +76,29 @@ func field(name, value string, max int) (string, error) {
 	return v, nil
 }
 
-// SavedOffer is the offer as stored, and what the workspace needs next.
+// SavedOffer is the offer as stored, who the workspace's emails come
+// from, and what the workspace needs next.
 type SavedOffer struct {
 	Offer
+	Sender   Sender
 	NextStep NextStep
 }
 
 // SaveOffer replaces the workspace's offer and returns it as stored.
 // Refusals: EINVALID naming the field that is missing or malformed.
 func (s *Service) SaveOffer(ctx context.Context, ws uuid.UUID, o Offer) (SavedOffer, error) {
+	return s.SaveOfferAndSender(ctx, ws, o, SenderChange{})
+}
+
+// SaveOfferAndSender replaces the workspace's offer and, in the same
+// transaction, sets the sender fields of change that are given (the postal
+// address every cold email carries, the default sender name): save_offer
+// takes both. Nothing is saved when either is refused. Refusals: those of
+// [Service.SaveOffer] and [Service.SetSender].
+func (s *Service) SaveOfferAndSender(ctx context.Context, ws uuid.UUID, o Offer, change SenderChange) (SavedOffer, error) {
+	if err := change.check(); err != nil {
+		return SavedOffer{}, err
+	}
 	var err error
 	if o.CompanyName, err = field("the company name", o.CompanyName, 200); err != nil {
 		return SavedOffer{}, err
@@ -142,7 +157,10 @@ func (s *Service) SaveOffer(ctx context.Context, ws uuid.UUID, o Offer) (SavedOf
 	if o.CompanyDomain != "" {
 		domain = &o.CompanyDomain
 	}
-	err = s.db.QueryRow(ctx, `
+	var sender Sender
+	err = store.InTx(ctx, s.db, func(tx pgx.Tx) error {
+		now := s.clock.Now()
+		if err := tx.QueryRow(ctx, `
 		INSERT INTO offers (workspace_id, company_name, company_domain, product, audience, value,
 		                    proof_points, call_to_action, price_minor, price_currency, price_period, updated_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
@@ -153,12 +171,23 @@ func (s *Service) SaveOffer(ctx context.Context, ws uuid.UUID, o Offer) (SavedOf
 		    price_minor = EXCLUDED.price_minor, price_currency = EXCLUDED.price_currency,
 		    price_period = EXCLUDED.price_period, updated_at = EXCLUDED.updated_at
 		RETURNING updated_at, EXISTS (SELECT 1 FROM playbooks WHERE workspace_id = $1)`,
-		ws, o.CompanyName, domain, o.Product, o.Audience, o.Value, o.ProofPoints, o.CallToAction,
-		amount, currency, period, s.clock.Now()).Scan(&o.UpdatedAt, &hasPlaybook)
+			ws, o.CompanyName, domain, o.Product, o.Audience, o.Value, o.ProofPoints, o.CallToAction,
+			amount, currency, period, now).Scan(&o.UpdatedAt, &hasPlaybook); err != nil {
+			return fmt.Errorf("save offer: %w", err)
+		}
+		if !change.IsZero() {
+			if err := change.save(ctx, tx, ws, now); err != nil {
+				return err
+			}
+		}
+		var err error
+		sender, err = readSender(ctx, tx, ws)
+		return err
+	})
 	if err != nil {
-		return SavedOffer{}, fmt.Errorf("save offer: %w", err)
+		return SavedOffer{}, err
 	}
-	return SavedOffer{Offer: o, NextStep: savedNext(true, hasPlaybook)}, nil
+	return SavedOffer{Offer: o, Sender: sender, NextStep: savedNext(true, hasPlaybook)}, nil
 }
 
 // offerSQL reads the offer of workspace $1, as scanOffer scans it.

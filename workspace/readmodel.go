@@ -165,7 +165,10 @@ func (r *ContextReader) Read(ctx context.Context, ws uuid.UUID) (Context, error)
 
 // nextStep is the rule for what the workspace needs next: a pressing step
 // of a part first (a person's decision), then the offer, then the
-// playbook, then the first part that has a step.
+// playbook, then the first part whose step is a tool to call (a part with
+// nothing to do says so without one: the sending setup while its
+// addresses warm up lets the campaigns be prepared), else the first
+// part's step.
 func nextStep(snap Snapshot, steps []NextStep) NextStep {
 	for _, s := range steps {
 		if s.Pressing {
@@ -177,6 +180,11 @@ func nextStep(snap Snapshot, steps []NextStep) NextStep {
 		return NextStep{Tool: vibesell.ToolSaveOffer, Why: "Nothing is known yet about what this workspace sells. Ask the person what they sell, to whom, the value for the buyer, proof points and the call to action, then save it with " + vibesell.ToolSaveOffer + "."}
 	case snap.Playbook == nil:
 		return NextStep{Tool: vibesell.ToolSavePlaybook, Why: "The offer is saved. Ask the person how their emails should sound (tone, angles, objections they hear, dos and don'ts), then save it with " + vibesell.ToolSavePlaybook + "."}
+	}
+	for _, s := range steps {
+		if s.Tool != "" {
+			return s
+		}
 	}
 	if len(steps) > 0 {
 		return steps[0]

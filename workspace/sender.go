@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"vibesell"
+	"vibesell/store"
 )
 
 // Sender is who a workspace's emails come from.
@@ -45,9 +46,13 @@ type SenderChange struct {
 // Sender returns the workspace's sender settings; a workspace that never
 // set them has none, in UTC.
 func (s *Service) Sender(ctx context.Context, ws uuid.UUID) (Sender, error) {
+	return readSender(ctx, s.db, ws)
+}
+
+func readSender(ctx context.Context, db store.DBTX, ws uuid.UUID) (Sender, error) {
 	out := Sender{TimeZone: "UTC"}
 	var postal, name *string
-	err := s.db.QueryRow(ctx, `SELECT postal_address, sender_name, time_zone FROM workspace_senders WHERE workspace_id = $1`, ws).
+	err := db.QueryRow(ctx, `SELECT postal_address, sender_name, time_zone FROM workspace_senders WHERE workspace_id = $1`, ws).
 		Scan(&postal, &name, &out.TimeZone)
 	if isNoRows(err) {
 		return out, nil
@@ -69,38 +74,61 @@ func (s *Service) Sender(ctx context.Context, ws uuid.UUID) (Sender, error) {
 // longer than 500 characters, an empty or over-long name, or a time zone
 // that is not an IANA name.
 func (s *Service) SetSender(ctx context.Context, ws uuid.UUID, c SenderChange, now time.Time) (Sender, error) {
-	var postal, name, zone *string
-	if c.PostalAddress != nil {
-		v := strings.TrimSpace(*c.PostalAddress)
-		if n := len([]rune(v)); n < 10 || n > 500 {
-			return Sender{}, vibesell.Errorf(vibesell.EINVALID,
+	if err := c.check(); err != nil {
+		return Sender{}, err
+	}
+	if err := c.save(ctx, s.db, ws, now); err != nil {
+		return Sender{}, err
+	}
+	return s.Sender(ctx, ws)
+}
+
+// IsZero reports whether c changes nothing.
+func (c SenderChange) IsZero() bool {
+	return c.PostalAddress == nil && c.Name == nil && c.TimeZone == nil
+}
+
+// check trims the fields that are set and refuses those that are not
+// valid, naming the argument they come in.
+func (c *SenderChange) check() error {
+	trim := func(v *string) *string {
+		if v == nil {
+			return nil
+		}
+		t := strings.TrimSpace(*v)
+		return &t
+	}
+	c.PostalAddress, c.Name, c.TimeZone = trim(c.PostalAddress), trim(c.Name), trim(c.TimeZone)
+	if v := c.PostalAddress; v != nil {
+		if n := len([]rune(*v)); n < 10 || n > 500 {
+			return vibesell.Errorf(vibesell.EINVALID,
 				"postalAddress needs the full postal address the law asks every cold email to carry (10 to 500 characters), for example \"Acme GmbH, Torstraße 1, 10119 Berlin, Germany\".")
 		}
-		postal = &v
 	}
-	if c.Name != nil {
-		v := strings.TrimSpace(*c.Name)
-		if n := len([]rune(v)); n < 1 || n > 100 {
-			return Sender{}, vibesell.Errorf(vibesell.EINVALID, "senderName needs the name people see the emails come from (1 to 100 characters), for example \"Sam Lee\".")
+	if v := c.Name; v != nil {
+		if n := len([]rune(*v)); n < 1 || n > 100 {
+			return vibesell.Errorf(vibesell.EINVALID, "senderName needs the name people see the emails come from (1 to 100 characters), for example \"Sam Lee\".")
 		}
-		name = &v
 	}
-	if c.TimeZone != nil {
-		v := strings.TrimSpace(*c.TimeZone)
-		if _, err := time.LoadLocation(v); err != nil || v == "" || v == "Local" {
-			return Sender{}, vibesell.Errorf(vibesell.EINVALID, "timeZone %q is not a time zone we know; give an IANA name such as Europe/Paris or America/New_York.", v)
+	if v := c.TimeZone; v != nil {
+		if _, err := time.LoadLocation(*v); err != nil || *v == "" || *v == "Local" {
+			return vibesell.Errorf(vibesell.EINVALID, "timeZone %q is not a time zone we know; give an IANA name such as Europe/Paris or America/New_York.", *v)
 		}
-		zone = &v
 	}
-	_, err := s.db.Exec(ctx, `INSERT INTO workspace_senders (workspace_id, postal_address, sender_name, time_zone, updated_at)
+	return nil
+}
+
+// save writes the checked fields that are set, on db.
+func (c SenderChange) save(ctx context.Context, db store.DBTX, ws uuid.UUID, now time.Time) error {
+	_, err := db.Exec(ctx, `INSERT INTO workspace_senders (workspace_id, postal_address, sender_name, time_zone, updated_at)
 		VALUES ($1, $2, $3, coalesce($4, 'UTC'), $5)
 		ON CONFLICT (workspace_id) DO UPDATE SET
 			postal_address = coalesce($2, workspace_senders.postal_address),
 			sender_name = coalesce($3, workspace_senders.sender_name),
 			time_zone = coalesce($4, workspace_senders.time_zone),
-			updated_at = $5`, ws, postal, name, zone, now)
+			updated_at = $5`, ws, c.PostalAddress, c.Name, c.TimeZone, now)
 	if err != nil {
-		return Sender{}, fmt.Errorf("save sender of workspace %s: %w", ws, err)
+		return fmt.Errorf("save sender of workspace %s: %w", ws, err)
 	}
-	return s.Sender(ctx, ws)
+	return nil
 }

@@ -17,6 +17,8 @@ import (
 	"vibesell"
 	"vibesell/approvals"
 	"vibesell/audience"
+	"vibesell/billing"
+	"vibesell/billing/billingtest"
 	"vibesell/campaigns"
 	"vibesell/cards"
 	"vibesell/sending"
@@ -51,6 +53,22 @@ func New(t testing.TB, pool *pgxpool.Pool, now time.Time, cfg campaigns.Config) 
 	ap.Register(vibesell.ToolStopCampaign, campaigns.StopAction(svc))
 	ap.Register(vibesell.ToolResumeCampaign, campaigns.ResumeAction(svc))
 	return &Env{Pool: pool, Clock: clock, Campaigns: svc, Approvals: ap, Audience: aud, Sending: snd, Workspaces: ws}
+}
+
+// HoldToPlans holds launches and resumes to billing's default plans, with
+// the free plan's limits set to free, and returns that billing (a fake
+// Stripe behind it, so a refusal names the plan to move to).
+func (e *Env) HoldToPlans(t testing.TB, free billing.Limits) *billing.Service {
+	t.Helper()
+	cfg := billing.DefaultConfig()
+	cfg.Plans[0].Limits = free
+	bill := billing.New(e.Pool, billing.Options{
+		Config: cfg, Stripe: billingtest.NewFakeStripe(e.Clock, cfg.Plans), Approvals: e.Approvals, PublicURL: "https://vibesell.example.test",
+		Clock: e.Clock, Logger: slog.New(slog.DiscardHandler),
+		Meters: map[billing.Metric]billing.Meter{billing.ActiveCampaigns: billing.MeterFunc(campaigns.Running)},
+	})
+	e.Campaigns.SetCampaignLimit(bill.Limit(billing.ActiveCampaigns))
+	return bill
 }
 
 // AddLeads writes leads as an import of the workspace would have.

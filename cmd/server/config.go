@@ -195,13 +195,11 @@ func loadConfig(getenv func(string) string) (config, error) {
 	if cfg.Billing, err = billing.ConfigFromEnv(getenv); err != nil {
 		return cfg, err
 	}
-	cfg.Audience = audience.Config{MonthlyLeadAllowance: 1000, Currency: cfg.Sending.Currency, UploadURL: cfg.link(web.LeadsPath)}
+	cfg.Audience = audience.Config{Currency: cfg.Sending.Currency, UploadURL: cfg.link(web.LeadsPath)}
 	if v := getenv("AUDIENCE_MONTHLY_LEADS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 10_000_000 {
-			return cfg, &configError{"AUDIENCE_MONTHLY_LEADS", v, "expected the leads a workspace may import per month, a whole number from 1 to 10000000"}
-		}
-		cfg.Audience.MonthlyLeadAllowance = n
+		// The plan's leads per month limit imports now; an old setting
+		// must not be silently ignored.
+		return cfg, &configError{"AUDIENCE_MONTHLY_LEADS", v, "it is no longer read: imports are held to the plan's leads per month; raise the free plan's with BILLING_FREE_LIMITS=leads=" + v}
 	}
 	cfg.Campaigns = campaigns.Config{ReplyRateLow: 1, ReplyRateHigh: 3, MaxDailyEmails: 1000, Currency: cfg.Sending.Currency}
 	if v := getenv("CAMPAIGNS_REPLY_RATE"); v != "" {

@@ -41,6 +41,13 @@ const flowPassword = "correct horse battery staple"
 
 func setupFlow(t *testing.T) *flow {
 	t.Helper()
+	return setupFlowWith(t)
+}
+
+// setupFlowWith is setupFlow with more of the environment, as name,
+// value pairs.
+func setupFlowWith(t *testing.T, more ...string) *flow {
+	t.Helper()
 	dbURL := storetest.NewURL(t)
 	pool, err := store.Connect(context.Background(), dbURL, 10) // the server's requests, the execution and its reads at once
 	if err != nil {
@@ -53,7 +60,7 @@ func setupFlow(t *testing.T) *flow {
 	)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
 	t.Cleanup(srv.Close)
-	cfg, err = loadConfig(env("DATABASE_URL", dbURL, "PUBLIC_URL", srv.URL, "MAIL_SECRET_KEY", mail.NewRandomSecret()))
+	cfg, err = loadConfig(env(append([]string{"DATABASE_URL", dbURL, "PUBLIC_URL", srv.URL, "MAIL_SECRET_KEY", mail.NewRandomSecret()}, more...)...))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -60,13 +60,17 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 	if err != nil {
 		return nil, fmt.Errorf("approvals: %w", err)
 	}
+	s.billing = newBilling(cfg, db, clock, logger, s.approvals)
 	s.sending = sending.New(sending.Deps{
 		DB: db, Clock: clock, Config: cfg.Sending, Cards: cards.NewService(db, clock), Offers: s.workspaces, Approvals: s.approvals,
+		Limit: s.billing.Limit(billing.Mailboxes),
 	})
 	s.approvals.Register(vibesell.ToolOrderSendingSetup, sending.NewOrderAction(s.sending))
 	s.audience = audience.New(db, clock, cfg.Audience, s.approvals)
+	s.audience.SetLeadLimit(s.billing.Limit(billing.Leads))
 	s.approvals.Register(vibesell.ToolImportLeads, audience.ImportAction(s.audience))
 	s.campaigns = campaigns.New(db, clock, cfg.Campaigns, s.audience, sending.CampaignMailboxes(s.sending), s.workspaces, s.approvals)
+	s.campaigns.SetCampaignLimit(s.billing.Limit(billing.ActiveCampaigns))
 	s.approvals.Register(vibesell.ToolLaunchCampaign, campaigns.LaunchAction(s.campaigns))
 	s.approvals.Register(vibesell.ToolStopCampaign, campaigns.StopAction(s.campaigns))
 	s.approvals.Register(vibesell.ToolResumeCampaign, campaigns.ResumeAction(s.campaigns))
@@ -87,7 +91,6 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 	if err != nil {
 		return nil, fmt.Errorf("oauth: %w", err)
 	}
-	s.billing = newBilling(cfg, db, clock, logger, s.sending, s.approvals)
 	return s, nil
 }
 

@@ -204,6 +204,35 @@ export interface GetWorkspaceContextResult {
       finishedAt: string | null;
     } | null;
   } | null;
+  /** the campaigns, each with its status and why it is paused, and what they need next; null when it is not available */
+  campaigns: {
+    /** the newest campaigns, newest first (at most 20; total counts them all) */
+    campaigns: {
+      /** the campaign id, for get_campaign */
+      campaign: string;
+      /** the campaign's name */
+      name: string;
+      /** staged: not launched yet; scheduled: launched, first email due at firstSendAt; sending; paused (pausedReason says why); finished */
+      status: "staged" | "scheduled" | "sending" | "paused" | "finished";
+      /** why it is paused; null unless paused */
+      pausedReason: string | null;
+      /** true when VibeSell paused it for deliverability (only the person may resume it, in the web app) */
+      pausedAutomatically: boolean;
+      /** the people it writes to */
+      leads: number;
+      /** when its first email is due; null until launched */
+      firstSendAt: string | null;
+    }[] | null;
+    /** how many campaigns the workspace has */
+    total: number;
+    /** what the campaigns need next (a person's decision waiting comes first) */
+    nextStep: {
+      /** the tool to call next; null when the next step is not a tool call */
+      tool: string | null;
+      /** why this is the next step */
+      why: string;
+    };
+  } | null;
   /** the recommended next step */
   nextStep: {
     /** the tool to call next; null when the next step is not a tool call */
@@ -272,6 +301,13 @@ export interface SaveOfferResult {
     } | null;
     /** when the offer was last saved */
     updatedAt: string;
+  };
+  /** who the workspace's emails come from, as saved for the workspace */
+  sender: {
+    /** the postal address every cold email carries by law; null until the person gives it */
+    postalAddress: string | null;
+    /** the name emails come from when a mailbox has none of its own; null until the person gives it */
+    senderName: string | null;
   };
 }
 

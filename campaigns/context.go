@@ -1,0 +1,127 @@
+package campaigns
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"vibesell"
+	"vibesell/workspace"
+)
+
+// ContextCampaigns is how many campaigns get_workspace_context lists, the
+// newest first; Total counts them all.
+const ContextCampaigns = 20
+
+// ContextRows are what get_workspace_context shows of the campaigns: the
+// newest campaigns with their status (and why one is paused), how many
+// there are, and the newest sequence's latest version, which the next
+// step depends on while there is no campaign. They come from campaigns
+// and sequence_versions, which carry the context stamp's trigger.
+type ContextRows struct {
+	Campaigns []Campaign // newest first, at most [ContextCampaigns]
+	Total     int
+	Sequence  *Sequence // nil: no sequence written yet
+}
+
+// QueueRows queues the reads of [ContextRows] on b, to travel in the
+// workspace context's batch; done returns them once the batch has run.
+func (s *Service) QueueRows(b *pgx.Batch, ws uuid.UUID) (done func() (ContextRows, error)) {
+	var (
+		r        ContextRows
+		complete bool // the last read ran: every read before it did too
+	)
+	b.Queue(`SELECT `+campaignColumns+` FROM campaigns c WHERE workspace_id = $1 ORDER BY created_at DESC, id LIMIT $2`, ws, ContextCampaigns).
+		Query(func(rows pgx.Rows) (err error) {
+			r.Campaigns, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (Campaign, error) { return scanCampaign(row) })
+			return err
+		})
+	b.Queue(`SELECT count(*) FROM campaigns WHERE workspace_id = $1`, ws).QueryRow(func(row pgx.Row) error {
+		return row.Scan(&r.Total)
+	})
+	b.Queue(`SELECT `+sequenceColumns+` FROM sequence_versions v WHERE workspace_id = $1 ORDER BY created_at DESC, version DESC LIMIT 1`, ws).
+		QueryRow(func(row pgx.Row) error {
+			q, err := scanSequence(row)
+			complete = err == nil || errors.Is(err, pgx.ErrNoRows)
+			if err == nil {
+				r.Sequence = &q
+			}
+			if errors.Is(err, pgx.ErrNoRows) {
+				return nil
+			}
+			return err
+		})
+	return func() (ContextRows, error) {
+		if !complete {
+			return ContextRows{}, errors.New("campaigns: read before its batch was sent, or after the batch failed")
+		}
+		return r, nil
+	}
+}
+
+// ContextPart is the campaigns' part of the workspace context: the
+// campaigns and the next step they call for. A campaign VibeSell paused
+// for deliverability comes before anything else but a decision waiting
+// (sending has stopped, and only the person may resume it); then a staged
+// campaign to launch; then, with no campaign yet, the sequence to write,
+// approve or stage.
+func (s *Service) ContextPart() workspace.Part {
+	return workspace.NewPart(s.QueueRows, func(r ContextRows) (ContextRows, *workspace.NextStep) {
+		return r, r.NextStep()
+	})
+}
+
+// NextStep is what the campaigns need next, or nil when nothing.
+func (r ContextRows) NextStep() *workspace.NextStep {
+	first := func(status string, automatic bool) *Campaign {
+		for i, c := range r.Campaigns {
+			if c.Status == status && c.PausedAutomatically == automatic {
+				return &r.Campaigns[i]
+			}
+		}
+		return nil
+	}
+	if c := first(Paused, true); c != nil {
+		return &workspace.NextStep{Tool: vibesell.ToolResumeCampaign, Pressing: true, Why: fmt.Sprintf(
+			"VibeSell paused campaign %s (%q) to protect the mailboxes: %s Tell the person; if they want it to carry on, call %s with campaign %s, which only they can approve, in the web app.",
+			c.ID, c.Name, *c.PausedReason, vibesell.ToolResumeCampaign, c.ID)}
+	}
+	if c := first(Staged, false); c != nil {
+		return &workspace.NextStep{Tool: vibesell.ToolLaunchCampaign, Why: fmt.Sprintf(
+			"Campaign %s (%q) is staged, not launched. Call %s with campaign %s to ask for the person's approval; it lists anything still in the way (%s shows it too).",
+			c.ID, c.Name, vibesell.ToolLaunchCampaign, c.ID, vibesell.ToolGetCampaign)}
+	}
+	if len(r.Campaigns) > 0 {
+		c := r.Campaigns[0]
+		return &workspace.NextStep{Tool: vibesell.ToolGetCampaign, Why: fmt.Sprintf(
+			"Campaign %s (%q) is %s. Call %s with campaign %s to see how it is doing (sent, replies, bounces).",
+			c.ID, c.Name, CampaignStatusText(c), vibesell.ToolGetCampaign, c.ID)}
+	}
+	switch q := r.Sequence; {
+	case q == nil:
+		return &workspace.NextStep{Tool: vibesell.ToolSaveSequence, Why: fmt.Sprintf(
+			"No campaign yet. Write the emails with %s (merge fields such as {{first_name|there}}), show them to the person and approve the version they agree to (%s), then stage the campaign with the imported leads and ready mailboxes (%s).",
+			vibesell.ToolSaveSequence, vibesell.ToolApproveSequence, vibesell.ToolStageCampaign)}
+	case !q.Approved():
+		return &workspace.NextStep{Tool: vibesell.ToolApproveSequence, Why: fmt.Sprintf(
+			"Sequence %s version %d is not approved yet. Show the person its steps; once they agree, call %s with that version, then %s.",
+			q.ID, q.Version, vibesell.ToolApproveSequence, vibesell.ToolStageCampaign)}
+	}
+	return &workspace.NextStep{Tool: vibesell.ToolStageCampaign, Why: fmt.Sprintf(
+		"Sequence %s version %d is approved. Call %s to bind it to the imported leads and ready mailboxes with a schedule; nothing is sent until a launch is approved.",
+		r.Sequence.ID, r.Sequence.Version, vibesell.ToolStageCampaign)}
+}
+
+// CampaignStatusText says where a campaign stands, for the assistant:
+// "scheduled, first email due Tue 1 Dec 2026, 08:00 UTC", "paused: …".
+func CampaignStatusText(c Campaign) string {
+	switch {
+	case c.Status == Paused:
+		return "paused: " + *c.PausedReason
+	case c.Status == Scheduled && c.FirstSendAt != nil:
+		return "scheduled, first email due " + vibesell.FormatTime(*c.FirstSendAt)
+	}
+	return c.Status
+}
