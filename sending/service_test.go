@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"vibesell"
@@ -122,6 +123,45 @@ func (f fixture) planAddresses(t *testing.T, ws workspace.Workspace, answer stri
 		t.Fatalf("settle email: %+v %v", e, err)
 	}
 	return e
+}
+
+// askedCard fails t unless the call that returned o and err asks a
+// question, and returns its card.
+func askedCard[T any](t *testing.T, call string, o sending.Outcome[T], err error) *cards.Card {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("%s: %v", call, err)
+	}
+	if o.Card == nil {
+		t.Fatalf("%s: settled without asking (notes %q)", call, o.Notes)
+	}
+	return o.Card
+}
+
+// settledResult fails t unless the call that returned o and err is
+// settled, and returns its result.
+func settledResult[T any](t *testing.T, call string, o sending.Outcome[T], err error) *T {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("%s: %v", call, err)
+	}
+	if o.Result == nil {
+		t.Fatalf("%s: not settled, still asking %q (topic %s)", call, o.Card.Question, o.Card.Topic)
+	}
+	return o.Result
+}
+
+// sameQuestion compares cards on the question they put (topic, question,
+// free text, the card replaced and what changed), not on their ids, reason,
+// choices or answers, which tests check apart.
+var sameQuestion = cmpopts.IgnoreFields(cards.Card{}, "ID", "Tool", "Arguments", "Reason", "Choices", "Answers")
+
+// sourceKind is the source on record, "" for none.
+func sourceKind(s *sending.Source) sending.SourceKind {
+	if s == nil {
+		return ""
+	}
+	return s.Source
 }
 
 // chooseSource settles choose_sending_source on source for ws.
