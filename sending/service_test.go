@@ -115,13 +115,9 @@ func (f fixture) planAddresses(t *testing.T, ws workspace.Workspace, answer stri
 	ctx := context.Background()
 	req := sending.ProposeEmailRequest{SenderNames: senders}
 	e, err := f.svc.ProposeEmail(ctx, ws.ID, emailArgs{senders}, nil, req)
-	if err != nil || e.Card == nil {
-		t.Fatalf("propose email: %+v %v", e, err)
-	}
-	e, err = f.svc.ProposeEmail(ctx, ws.ID, emailArgs{senders}, []cards.Answer{{Card: e.Card.ID, Answer: answer}}, req)
-	if err != nil || e.Result == nil {
-		t.Fatalf("settle email: %+v %v", e, err)
-	}
+	card := askedCard(t, "propose email", e, err)
+	e, err = f.svc.ProposeEmail(ctx, ws.ID, emailArgs{senders}, []cards.Answer{{Card: card.ID, Answer: answer}}, req)
+	settledResult(t, "settle email", e, err)
 	return e
 }
 
@@ -224,14 +220,21 @@ func TestOrderedNamesReadAsTaken(t *testing.T) {
 	if _, err := f.svc.PlaceOrder(context.Background(), f.a.ID, nil); err != nil {
 		t.Fatal(err)
 	}
-	for ws, want := range map[workspace.Workspace]string{f.a: "already part of your sending setup", f.b: "already registered"} {
-		q, err := f.svc.CheckDomains(context.Background(), ws.ID, []string{"getacme.com", "tryacme.com"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if q.Quotes[0].Available == nil || *q.Quotes[0].Available || q.Quotes[0].Reason != want || !*q.Quotes[1].Available {
-			t.Errorf("%s sees %+v", ws.Name, q.Quotes)
-		}
+	price := new(vibesell.NewMoney(1500, "USD"))
+	for ws, reason := range map[workspace.Workspace]string{f.a: "already part of your sending setup", f.b: "already registered"} {
+		t.Run(ws.Name, func(t *testing.T) {
+			q, err := f.svc.CheckDomains(context.Background(), ws.ID, []string{"getacme.com", "tryacme.com"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []sending.Quote{
+				{Domain: "getacme.com", Available: new(false), YearlyPrice: price, Reason: reason},
+				{Domain: "tryacme.com", Available: new(true), YearlyPrice: price},
+			}
+			if diff := cmp.Diff(want, q.Quotes); diff != "" {
+				t.Errorf("quotes mismatch (-want +got):\n%s", diff)
+			}
+		})
 	}
 	// Another workspace is not offered it either.
 	o, err := f.svc.ProposeDomains(context.Background(), f.b.ID, domainsArgs{"acme.com"}, nil, sending.ProposeDomainsRequest{CompanyDomain: "acme.com"})
@@ -267,16 +270,16 @@ func TestAnOlderAnswerDoesNotUndoANewerOne(t *testing.T) {
 		t.Fatal(err)
 	}
 	o, err := f.svc.ChooseSource(ctx, f.a.ID, noArgs{}, []cards.Answer{{Card: second.Card.ID, Answer: "already_warmed"}})
-	if err != nil || o.Result.Source != "already_warmed" {
-		t.Fatalf("newer answer: %+v %v", o.Result, err)
+	if got := settledResult(t, "newer answer", o, err).Source; got != sending.SourceAlreadyWarmed {
+		t.Fatalf("newer answer: source %q, want %q", got, sending.SourceAlreadyWarmed)
 	}
 	// The old card is replayed.
 	o, err = f.svc.ChooseSource(ctx, f.a.ID, noArgs{}, old)
-	if err != nil {
-		t.Fatal(err)
+	if got := settledResult(t, "replayed old card", o, err).Source; got != sending.SourceAlreadyWarmed {
+		t.Errorf("replayed old card: source %q, want the later choice, %q", got, sending.SourceAlreadyWarmed)
 	}
-	if o.Result.Source != "already_warmed" || len(o.Notes) != 1 || !strings.Contains(o.Notes[0], "the later choice stands") {
-		t.Fatalf("replayed old card: %+v notes %v", o.Result, o.Notes)
+	if len(o.Notes) != 1 || !strings.Contains(o.Notes[0], "the later choice stands") {
+		t.Errorf("replayed old card: notes %q, want one saying the later choice stands", o.Notes)
 	}
 }
 
@@ -328,8 +331,15 @@ func TestPlaceOrderPassesTheKeyAndChecksTheExpectedPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(seen) != 1 || seen[0] != "getacme.com" || len(plan.Domains) != 1 {
-		t.Fatalf("expectation saw %v, plan %+v", seen, plan.Domains)
+	var planned []string
+	for _, d := range plan.Domains {
+		planned = append(planned, d.Name)
+	}
+	if diff := cmp.Diff([]string{"getacme.com"}, seen); diff != "" {
+		t.Errorf("domains the expectation saw mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"getacme.com"}, planned); diff != "" {
+		t.Errorf("domains ordered mismatch (-want +got):\n%s", diff)
 	}
 	if len(rec.keys) != 1 || rec.keys[0] != "approval:2" {
 		t.Fatalf("provider keys %v, want [approval:2]", rec.keys)
@@ -344,9 +354,7 @@ func TestPlanOrderListsEveryBlocker(t *testing.T) {
 	ctx := context.Background()
 	req := sending.ProposeDomainsRequest{CompanyDomain: "acme.com", Count: 2}
 	o, err := f.svc.ProposeDomains(ctx, f.a.ID, domainsArgs{"acme.com"}, nil, req)
-	if err != nil || o.Card == nil {
-		t.Fatalf("propose: %+v %v", o, err)
-	}
+	askedCard(t, "propose", o, err)
 	var answers []cards.Answer
 	for o.Card != nil {
 		answers = append(answers, cards.Answer{Card: o.Card.ID, Answer: o.Card.Choices[0].ID})
