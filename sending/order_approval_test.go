@@ -133,8 +133,13 @@ func TestOrderApproval(t *testing.T) {
 		if st.NextTool != vibesell.ToolProposeDomains || !strings.Contains(st.NextStep, short) || !strings.Contains(st.NextStep, "with count 4") {
 			t.Errorf("next step %s: %q", st.NextTool, st.NextStep)
 		}
-		if c := st.Capacity; c == nil || !c.Short() || c.Reach != 90 || c.Needed != 353 {
-			t.Errorf("capacity %+v", c)
+		// 3 mailboxes reach 90 of 353 a day; the sizing has 12 on 4 domains.
+		want := &sending.Capacity{Needed: 353, Reach: 90, Mailboxes: 3, Want: 12, WantDomains: 4}
+		if diff := cmp.Diff(want, st.Capacity); diff != "" {
+			t.Errorf("capacity mismatch (-want +got):\n%s", diff)
+		}
+		if st.Capacity != nil && !st.Capacity.Short() {
+			t.Errorf("reaching %d of %d a day does not read as short", st.Capacity.Reach, st.Capacity.Needed)
 		}
 		a, _, err := f.svc.RequestOrder(ctx, f.a.ID, "")
 		if err != nil {
