@@ -72,11 +72,13 @@ func TestProposeEmail(t *testing.T) {
 			"李雷":   "has no letters an address can use",
 			"Cher": "The names given make only 1 distinct address per domain, and getacme.com needs 3.",
 		} {
-			req := sending.ProposeEmailRequest{SenderNames: []string{names}}
-			_, err := f.svc.ProposeEmail(context.Background(), f.a.ID, emailArgs{req.SenderNames}, []cards.Answer{}, req)
-			if err == nil || !strings.Contains(err.Error(), want) {
-				t.Errorf("%s: %v, want %q", names, err, want)
-			}
+			t.Run(names, func(t *testing.T) {
+				req := sending.ProposeEmailRequest{SenderNames: []string{names}}
+				_, err := f.svc.ProposeEmail(context.Background(), f.a.ID, emailArgs{req.SenderNames}, []cards.Answer{}, req)
+				if err == nil || !strings.Contains(err.Error(), want) {
+					t.Errorf("%v, want %q", err, want)
+				}
+			})
 		}
 	})
 }
