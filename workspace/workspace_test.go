@@ -63,7 +63,7 @@ func TestMemoriesAreKeptPerWorkspace(t *testing.T) {
 		t.Fatal(err)
 	}
 	if list, _ := svc.Memories(ctx, a.ID); len(list) != 0 {
-		t.Fatalf("forgotten memory still listed: %v", list)
+		t.Fatalf("forgotten memory still listed: %d memories, the first %q", len(list), list[0].Fact)
 	}
 	if _, err := svc.Remember(ctx, a.ID, "person", "   "); vibesell.ErrorCode(err) != vibesell.EINVALID {
 		t.Fatalf("empty fact: %v", err)
