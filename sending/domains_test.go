@@ -82,7 +82,7 @@ func TestProposeDomains(t *testing.T) {
 		o, err = f.svc.ProposeDomains(ctx, f.a.ID, args, append(answers, cards.Answer{Card: card.ID, Answer: pick2}), req)
 		c := settledResult(t, "settle", o, err)
 		if diff := cmp.Diff([]string{pick1, pick2}, []string{c.Picks[0].Domain, c.Picks[1].Domain}); diff != "" {
-			t.Errorf("picks (-want +got):\n%s", diff)
+			t.Errorf("picks mismatch (-want +got):\n%s", diff)
 		}
 		meaning := "Your addresses will be on new domains registered for you: " + pick1 + " and " + pick2 + ". Nothing is registered or billed yet; once ordered: " +
 			"USD 30.00 per year for the domains and USD 30.00 per month for 6 mailboxes; ordering charges the first year and the first month (USD 60.00 in all). These are sandbox amounts: nothing is charged."
@@ -155,7 +155,7 @@ func TestProposeDomains(t *testing.T) {
 			picks = append(picks, p.Domain)
 		}
 		if diff := cmp.Diff([]string{"getacme.com", "tryacme.com"}, picks); diff != "" {
-			t.Errorf("picks (-want +got):\n%s", diff)
+			t.Errorf("picks mismatch (-want +got):\n%s", diff)
 		}
 		// A call without answers still asks again from the start.
 		o, err = f.svc.ProposeDomains(ctx, f.a.ID, args, nil, req)
@@ -171,7 +171,7 @@ func TestProposeDomains(t *testing.T) {
 		o, err := f.svc.ProposeDomains(ctx, f.a.ID, args, nil, req)
 		askedCard(t, "first call", o, err)
 		if diff := cmp.Diff([]string{"source-switch", "own_names", "keep"}, []string{o.Card.Topic, o.Card.Choices[0].ID, o.Card.Choices[1].ID}); diff != "" {
-			t.Errorf("card (-want +got):\n%s", diff)
+			t.Errorf("card mismatch (-want +got):\n%s", diff)
 		}
 		keep := []cards.Answer{{Card: o.Card.ID, Answer: "keep"}}
 		_, err = f.svc.ProposeDomains(ctx, f.a.ID, args, keep, req)
@@ -208,7 +208,7 @@ func TestProposeDomains(t *testing.T) {
 			t.Fatal(err)
 		}
 		if diff := cmp.Diff([]string{"Sandbox: availability comes from the sandbox; no real registry was checked."}, o.Notes); diff != "" {
-			t.Errorf("notes (-want +got):\n%s", diff)
+			t.Errorf("notes mismatch (-want +got):\n%s", diff)
 		}
 		if !strings.HasSuffix(o.Card.Reason, "This is the sandbox: the prices are sandbox amounts, and nothing is ever charged.") {
 			t.Errorf("the card's prices read as real: %q", o.Card.Reason)

@@ -115,7 +115,7 @@ func TestOrderApproval(t *testing.T) {
 			Sandbox: true,
 		}
 		if diff := cmp.Diff(want, a.Impact); diff != "" {
-			t.Errorf("impact (-want +got):\n%s", diff)
+			t.Errorf("impact mismatch (-want +got):\n%s", diff)
 		}
 		// Nothing real is registered or paid in the sandbox: approving it
 		// loses nothing, so it is not marked irreversible.
@@ -300,12 +300,12 @@ func TestDueWarmupsStartByThemselves(t *testing.T) {
 
 	sweep() // Friday: still being prepared
 	if diff := cmp.Diff([]int{0, 0}, warming()); diff != "" {
-		t.Errorf("before the ready day, warming (-want +got):\n%s", diff)
+		t.Errorf("before the ready day, warming mismatch (-want +got):\n%s", diff)
 	}
 	f.clock.Set(time.Date(2026, 12, 8, 10, 5, 0, 0, time.UTC)) // Tuesday, ready
 	sweep()
 	if diff := cmp.Diff([]int{3, 3}, warming()); diff != "" {
-		t.Errorf("on the ready day, warming (-want +got):\n%s", diff)
+		t.Errorf("on the ready day, warming mismatch (-want +got):\n%s", diff)
 	}
 	sweep() // again: nothing restarts
 	st, err := f.svc.Summary(ctx, f.a.ID)

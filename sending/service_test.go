@@ -377,7 +377,7 @@ func TestPlanOrderListsEveryBlocker(t *testing.T) {
 		Reasons: []string{"no sending source is chosen", "no sizing is confirmed", "getacme.com has no addresses yet", "tryacme.com has no addresses yet"},
 	}
 	if diff := cmp.Diff(want, blocked); diff != "" {
-		t.Errorf("blockers (-want +got):\n%s", diff)
+		t.Errorf("blockers mismatch (-want +got):\n%s", diff)
 	}
 	if !strings.HasPrefix(err.Error(), "The sending setup cannot be ordered yet: no sending source is chosen") {
 		t.Errorf("message %q", err)

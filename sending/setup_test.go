@@ -54,7 +54,7 @@ func TestQueueSummaryReadsTheSetupInTheCallersBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(want, st); diff != "" {
-		t.Fatalf("batch differs from Summary (-Summary +batch):\n%s", diff)
+		t.Fatalf("batch and Summary mismatch (-want +got):\n%s", diff)
 	}
 
 	type noArgs struct{}
@@ -85,7 +85,7 @@ func TestQueueSummaryReadsTheSetupInTheCallersBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(want, a); diff != "" {
-		t.Fatalf("batch differs from Summary (-Summary +batch):\n%s", diff)
+		t.Fatalf("batch and Summary mismatch (-want +got):\n%s", diff)
 	}
 	// shape is what a test checks of a setup: its source, whether it is
 	// sized, its domains and the state of each mailbox, and what is next.
@@ -113,7 +113,7 @@ func TestQueueSummaryReadsTheSetupInTheCallersBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(fresh, other, ignoreNextStep); diff != "" {
-		t.Fatalf("another workspace sees (-want +got):\n%s", diff)
+		t.Fatalf("another workspace mismatch (-want +got):\n%s", diff)
 	}
 
 	// Ordered, and read in a transaction: the batch sees the
@@ -186,7 +186,7 @@ func TestSetupFromOrderToFullVolume(t *testing.T) {
 
 	want := state{Domain: "preparing", Mailbox: "preparing", ReadyToSend: "2026-12-29", Next: vibesell.ToolStartWarmup}
 	if diff := cmp.Diff(want, at(time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC))); diff != "" {
-		t.Errorf("ordered (-want +got):\n%s", diff)
+		t.Errorf("ordered mismatch (-want +got):\n%s", diff)
 	}
 	if _, err := f.svc.StartWarmup(ctx, f.a.ID); err == nil || !strings.Contains(err.Error(), "ready on Tue 8 Dec 2026, and their warmup starts by itself that day") {
 		t.Errorf("start before the ready day: %v", err)
@@ -194,7 +194,7 @@ func TestSetupFromOrderToFullVolume(t *testing.T) {
 
 	want = state{Domain: "ready", Mailbox: "ready", DNSOK: true, ReadyToSend: "2026-12-29", Next: vibesell.ToolStartWarmup}
 	if diff := cmp.Diff(want, at(time.Date(2026, 12, 8, 11, 0, 0, 0, time.UTC))); diff != "" {
-		t.Errorf("ready (-want +got):\n%s", diff)
+		t.Errorf("ready mismatch (-want +got):\n%s", diff)
 	}
 	w, err := f.svc.StartWarmup(ctx, f.a.ID)
 	if err != nil {
@@ -219,10 +219,10 @@ func TestSetupFromOrderToFullVolume(t *testing.T) {
 
 	want = state{Domain: "ready", Mailbox: "warming", DNSOK: true, WarmupDay: 6, Today: 12, Done: 23, ReadyToSend: "2026-12-29"}
 	if diff := cmp.Diff(want, at(time.Date(2026, 12, 13, 9, 0, 0, 0, time.UTC))); diff != "" {
-		t.Errorf("warming (-want +got):\n%s", diff)
+		t.Errorf("warming mismatch (-want +got):\n%s", diff)
 	}
 	want = state{Domain: "ready", Mailbox: "warm", DNSOK: true, ReadyToSend: "2026-12-29"}
 	if diff := cmp.Diff(want, at(time.Date(2026, 12, 29, 9, 0, 0, 0, time.UTC))); diff != "" {
-		t.Errorf("warm (-want +got):\n%s", diff)
+		t.Errorf("warm mismatch (-want +got):\n%s", diff)
 	}
 }

@@ -114,7 +114,7 @@ func TestWarmedDomains(t *testing.T) {
 		o, err := f.svc.ProposeWarmed(ctx, f.a.ID, noArgs{}, []cards.Answer{{Card: again.Card.ID, Answer: again.Card.Choices[0].ID}}, sending.ProposeWarmedRequest{})
 		p := settledResult(t, "settle", o, err).Picks[0]
 		if diff := cmp.Diff([]string{"warmed", "USD 10.00", "propose_email"}, []string{string(p.Origin), p.MailboxPrice.String(), o.Result.NextTool}); diff != "" {
-			t.Errorf("pick (-want +got):\n%s", diff)
+			t.Errorf("pick mismatch (-want +got):\n%s", diff)
 		}
 		if p.Reputation == nil {
 			t.Errorf("pick %s without its reputation", p.Domain)

@@ -137,7 +137,7 @@ func TestOffer(t *testing.T) {
 			t.Fatal(err)
 		}
 		if diff := cmp.Diff(want, saved.Offer); diff != "" {
-			t.Errorf("saved (-want +got):\n%s", diff)
+			t.Errorf("saved mismatch (-want +got):\n%s", diff)
 		}
 		if saved.NextStep.Tool != vibesell.ToolSavePlaybook {
 			t.Errorf("next step without a playbook: %q, want %q", saved.NextStep.Tool, vibesell.ToolSavePlaybook)
@@ -147,7 +147,7 @@ func TestOffer(t *testing.T) {
 			t.Fatal(err)
 		}
 		if diff := cmp.Diff(&want, got); diff != "" {
-			t.Errorf("read back (-want +got):\n%s", diff)
+			t.Errorf("read back mismatch (-want +got):\n%s", diff)
 		}
 		if o, _ := e.svc.FindOffer(ctx, e.b.ID); o != nil {
 			t.Error("another workspace sees the offer")
@@ -336,8 +336,13 @@ func TestSnapshotReadsEverythingInOneRoundTrip(t *testing.T) {
 	memories, _ := svc.Memories(ctx, a.ID)
 	tickets, _ := svc.OpenTickets(ctx, a.ID)
 	want := workspace.Snapshot{Workspace: a, Offer: offer, Playbook: playbook, Memories: memories, OpenTickets: tickets}
-	if diff := cmp.Diff(want, snap); diff != "" || len(snap.Memories) != 2 || snap.OpenTickets != 1 || snap.Offer.Price == nil {
-		t.Fatalf("the snapshot differs from the single reads (-want +got):\n%s", diff)
+	if diff := cmp.Diff(want, snap); diff != "" {
+		t.Fatalf("snapshot and single reads mismatch (-want +got):\n%s", diff)
+	}
+	// The single reads read what was saved.
+	if len(snap.Memories) != 2 || snap.OpenTickets != 1 || snap.Offer == nil || snap.Offer.Price == nil {
+		t.Fatalf("the snapshot holds %d memories and %d open tickets, offer saved %t; want 2, 1 and a priced offer",
+			len(snap.Memories), snap.OpenTickets, snap.Offer != nil)
 	}
 
 	// Both workspaces in one batch: neither sees the other's rows.
@@ -357,7 +362,7 @@ func TestSnapshotReadsEverythingInOneRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(workspace.Snapshot{Workspace: b}, got); diff != "" {
-		t.Fatalf("another workspace sees (-want +got):\n%s", diff)
+		t.Fatalf("another workspace mismatch (-want +got):\n%s", diff)
 	}
 }
 
@@ -414,18 +419,18 @@ func TestChangeMemory(t *testing.T) {
 		kept = change(t, workspace.MemoryChange{Fact: "We never email on Fridays"})
 		want := outcome{Action: "remembered", Memory: "company: We never email on Fridays", Memories: []string{"company: We never email on Fridays"}}
 		if diff := cmp.Diff(want, outcomeOf(kept)); diff != "" {
-			t.Errorf("remembered (-want +got):\n%s", diff)
+			t.Errorf("remembered mismatch (-want +got):\n%s", diff)
 		}
 	})
 	t.Run("forget", func(t *testing.T) {
 		got := change(t, workspace.MemoryChange{Forget: kept.Memory.ID.String()})
 		if diff := cmp.Diff(outcome{Action: "forgotten", Memory: "company: We never email on Fridays"}, outcomeOf(got)); diff != "" {
-			t.Errorf("forgotten (-want +got):\n%s", diff)
+			t.Errorf("forgotten mismatch (-want +got):\n%s", diff)
 		}
 	})
 	t.Run("list", func(t *testing.T) {
 		if diff := cmp.Diff(outcome{Action: "listed"}, outcomeOf(change(t, workspace.MemoryChange{}))); diff != "" {
-			t.Errorf("listed (-want +got):\n%s", diff)
+			t.Errorf("listed mismatch (-want +got):\n%s", diff)
 		}
 	})
 	t.Run("refusals", func(t *testing.T) {
@@ -473,7 +478,7 @@ func TestStoredDecimalPricesAreConverted(t *testing.T) {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(&workspace.Price{Money: want, Period: "month"}, o.Price); diff != "" {
-				t.Errorf("price (-want +got):\n%s", diff)
+				t.Errorf("price mismatch (-want +got):\n%s", diff)
 			}
 		})
 	}
