@@ -11,15 +11,24 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/uuid"
 
 	"vibesell/billing"
 	"vibesell/billing/billingtest"
 )
 
+// delivery is the webhook's answer to one call: its status and body.
 type delivery struct {
 	status int
 	body   string
 }
+
+// answered is the 200 Stripe takes as delivered, saying what the webhook
+// did (billing.EventApplied, EventDuplicate or EventIgnored).
+func answered(body string) delivery { return delivery{status: http.StatusOK, body: body} }
+
+// deliveries lets cmp compare deliveries.
+var deliveries = cmp.AllowUnexported(delivery{})
 
 // deliver posts ev to the webhook as Stripe does, signed with secret at
 // signedAt.
@@ -55,6 +64,23 @@ func (b *bundle) events(t *testing.T) int {
 	return n
 }
 
+// standing is what the webhook tests check of a workspace's billing: its
+// plan, its subscription's status, and whether a payment failed unpaid.
+type standing struct {
+	Plan, Status  string
+	Subscribed    bool
+	PaymentFailed bool
+}
+
+func (b *bundle) standing(t *testing.T, ws uuid.UUID) standing {
+	t.Helper()
+	o, err := b.billing.Overview(context.Background(), ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return standing{Plan: o.Current.ID, Status: o.Status, Subscribed: o.Subscribed, PaymentFailed: o.PaymentFailedAt != nil}
+}
+
 func TestWebhook(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -86,16 +112,16 @@ func TestWebhook(t *testing.T) {
 		url := webhookServer(t, b)
 		_, _, ev := paid(t, b)
 		if got := deliver(t, url, ev, "whsec_someone_else", b.clock.Now()); got.status != http.StatusBadRequest {
-			t.Errorf("wrong secret: %+v, want 400", got)
+			t.Errorf("wrong secret: %d %q, want 400", got.status, got.body)
 		}
 		// A body changed after signing.
 		body, header := billingtest.Signed(t, ev, webhookSecret, b.clock.Now())
 		tampered := bytes.Replace(body, []byte(b.ws.Acme.ID.String()), []byte(b.ws.Globex.ID.String()), -1)
 		if got := post(t, url, tampered, header); got.status != http.StatusBadRequest {
-			t.Errorf("tampered body: %+v, want 400", got)
+			t.Errorf("tampered body: %d %q, want 400", got.status, got.body)
 		}
 		if got := post(t, url, body, ""); got.status != http.StatusBadRequest {
-			t.Errorf("no signature: %+v, want 400", got)
+			t.Errorf("no signature: %d %q, want 400", got.status, got.body)
 		}
 		o, err := b.billing.Overview(ctx, b.ws.Acme.ID)
 		if err != nil {
@@ -114,14 +140,14 @@ func TestWebhook(t *testing.T) {
 		signed := b.clock.Now()
 		b.clock.Advance(5*time.Minute + time.Second)
 		if got := deliver(t, url, ev, webhookSecret, signed); got.status != http.StatusBadRequest || !strings.Contains(got.body, "tolerance") {
-			t.Errorf("signed 5 minutes 1 second ago: %+v, want 400", got)
+			t.Errorf("signed 5 minutes 1 second ago: %d %q, want 400 saying the tolerance", got.status, got.body)
 		}
 		if b.events(t) != 0 {
 			t.Fatal("a stale call was recorded")
 		}
 		b.clock.Advance(-2 * time.Second)
 		if got := deliver(t, url, ev, webhookSecret, signed); got.status != http.StatusOK {
-			t.Errorf("signed 4 minutes 59 seconds ago: %+v, want 200", got)
+			t.Errorf("signed 4 minutes 59 seconds ago: %d %q, want 200", got.status, got.body)
 		}
 	})
 
@@ -130,24 +156,27 @@ func TestWebhook(t *testing.T) {
 		b := setup(t)
 		url := webhookServer(t, b)
 		customer, sub, completed := paid(t, b)
-		if got := deliver(t, url, completed, webhookSecret, b.clock.Now()); got != (delivery{200, billing.EventApplied}) {
-			t.Fatalf("checkout completed: %+v", got)
+		if diff := cmp.Diff(answered(billing.EventApplied), deliver(t, url, completed, webhookSecret, b.clock.Now()), deliveries); diff != "" {
+			t.Fatalf("checkout completed mismatch (-want +got):\n%s", diff)
 		}
 		reads := b.stripe.Calls("Subscription")
-		if got := deliver(t, url, completed, webhookSecret, b.clock.Now()); got != (delivery{200, billing.EventDuplicate}) {
-			t.Fatalf("the same event again: %+v, want 200 %q", got, billing.EventDuplicate)
+		if diff := cmp.Diff(answered(billing.EventDuplicate), deliver(t, url, completed, webhookSecret, b.clock.Now()), deliveries); diff != "" {
+			t.Fatalf("the same event again mismatch (-want +got):\n%s", diff)
 		}
 		if b.stripe.Calls("Subscription") != reads || b.events(t) != 1 {
 			t.Fatalf("a duplicate was applied again: %d subscription reads (was %d), %d events", b.stripe.Calls("Subscription"), reads, b.events(t))
 		}
-		o, _ := b.billing.Overview(ctx, b.ws.Acme.ID)
-		if o.Current.ID != "starter" || o.Status != "active" {
-			t.Fatalf("after checkout: %s %s", o.Current.ID, o.Status)
+		if diff := cmp.Diff(standing{Plan: "starter", Status: "active", Subscribed: true}, b.standing(t, b.ws.Acme.ID)); diff != "" {
+			t.Fatalf("after checkout mismatch (-want +got):\n%s", diff)
 		}
 		// The checkout is complete: a new one for the same plan is not
 		// that one (the workspace is subscribed: it gets the portal).
-		if co, err := b.billing.StartCheckout(ctx, b.ws.Acme.ID, "starter"); err != nil || !co.Portal {
-			t.Fatalf("checkout after subscribing: %+v, %v", co, err)
+		co, err := b.billing.StartCheckout(ctx, b.ws.Acme.ID, "starter")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !co.Portal {
+			t.Fatalf("checkout after subscribing: session %q, want the portal", co.SessionID)
 		}
 
 		// A renewal fails: Stripe marks the subscription past due.
@@ -156,16 +185,18 @@ func TestWebhook(t *testing.T) {
 		b.clock.Advance(time.Minute)
 		failed := billingtest.Event{ID: "evt_failed", Type: "invoice.payment_failed", Created: b.clock.Now(),
 			Object: billingtest.InvoiceObject("in_1", customer, sub.ID, b.ws.Acme.ID)}
-		if got := deliver(t, url, failed, webhookSecret, b.clock.Now()); got != (delivery{200, billing.EventApplied}) {
-			t.Fatalf("payment failed: %+v", got)
+		if diff := cmp.Diff(answered(billing.EventApplied), deliver(t, url, failed, webhookSecret, b.clock.Now()), deliveries); diff != "" {
+			t.Fatalf("payment failed mismatch (-want +got):\n%s", diff)
 		}
-		o, _ = b.billing.Overview(ctx, b.ws.Acme.ID)
-		if o.Status != "past_due" || o.PaymentFailedAt == nil || o.Current.ID != "starter" {
-			t.Fatalf("after a failed payment: status %s, failed at %v, plan %s", o.Status, o.PaymentFailedAt, o.Current.ID)
+		if diff := cmp.Diff(standing{Plan: "starter", Status: "past_due", Subscribed: true, PaymentFailed: true}, b.standing(t, b.ws.Acme.ID)); diff != "" {
+			t.Fatalf("after a failed payment mismatch (-want +got):\n%s", diff)
 		}
 		sum, err := b.billing.Summary(ctx, b.ws.Acme.ID)
-		if err != nil || sum.PaymentFailedAt == nil {
-			t.Fatalf("the context's summary misses the failed payment: %+v, %v", sum, err)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.PaymentFailedAt == nil {
+			t.Fatal("the context's summary misses the failed payment")
 		}
 
 		// The card is updated and the invoice paid.
@@ -173,12 +204,11 @@ func TestWebhook(t *testing.T) {
 		b.stripe.Set(sub)
 		paid := billingtest.Event{ID: "evt_paid", Type: "invoice.paid", Created: b.clock.Now(),
 			Object: billingtest.InvoiceObject("in_1", customer, sub.ID, b.ws.Acme.ID)}
-		if got := deliver(t, url, paid, webhookSecret, b.clock.Now()); got != (delivery{200, billing.EventApplied}) {
-			t.Fatalf("invoice paid: %+v", got)
+		if diff := cmp.Diff(answered(billing.EventApplied), deliver(t, url, paid, webhookSecret, b.clock.Now()), deliveries); diff != "" {
+			t.Fatalf("invoice paid mismatch (-want +got):\n%s", diff)
 		}
-		o, _ = b.billing.Overview(ctx, b.ws.Acme.ID)
-		if o.Status != "active" || o.PaymentFailedAt != nil {
-			t.Fatalf("after paying: status %s, failed at %v", o.Status, o.PaymentFailedAt)
+		if diff := cmp.Diff(standing{Plan: "starter", Status: "active", Subscribed: true}, b.standing(t, b.ws.Acme.ID)); diff != "" {
+			t.Fatalf("after paying mismatch (-want +got):\n%s", diff)
 		}
 
 		// Cancelled in the portal, then ended.
@@ -186,16 +216,15 @@ func TestWebhook(t *testing.T) {
 		b.stripe.Set(sub)
 		deleted := billingtest.Event{ID: "evt_deleted", Type: "customer.subscription.deleted", Created: b.clock.Now(),
 			Object: billingtest.SubscriptionObject(sub)}
-		if got := deliver(t, url, deleted, webhookSecret, b.clock.Now()); got != (delivery{200, billing.EventApplied}) {
-			t.Fatalf("subscription deleted: %+v", got)
+		if diff := cmp.Diff(answered(billing.EventApplied), deliver(t, url, deleted, webhookSecret, b.clock.Now()), deliveries); diff != "" {
+			t.Fatalf("subscription deleted mismatch (-want +got):\n%s", diff)
 		}
-		o, _ = b.billing.Overview(ctx, b.ws.Acme.ID)
-		if o.Current.ID != "free" || o.Subscribed {
-			t.Fatalf("after the subscription ended: plan %s, subscribed %v", o.Current.ID, o.Subscribed)
+		if diff := cmp.Diff(standing{Plan: "free", Status: "active"}, b.standing(t, b.ws.Acme.ID)); diff != "" {
+			t.Fatalf("after the subscription ended mismatch (-want +got):\n%s", diff)
 		}
 		// Globex saw none of it.
-		if g, _ := b.billing.Overview(ctx, b.ws.Globex.ID); g.Current.ID != "free" || g.PaymentFailedAt != nil {
-			t.Fatalf("Globex: %+v", g)
+		if diff := cmp.Diff(standing{Plan: "free", Status: "active"}, b.standing(t, b.ws.Globex.ID)); diff != "" {
+			t.Fatalf("Globex mismatch (-want +got):\n%s", diff)
 		}
 	})
 
@@ -215,17 +244,12 @@ func TestWebhook(t *testing.T) {
 		updated := billingtest.Event{ID: "evt_updated", Type: "customer.subscription.updated", Created: b.clock.Now().Add(time.Second), Object: newer}
 		created := billingtest.Event{ID: "evt_created", Type: "customer.subscription.created", Created: b.clock.Now(), Object: older}
 		for _, ev := range []billingtest.Event{updated, created} {
-			if got := deliver(t, url, ev, webhookSecret, b.clock.Now()); got != (delivery{200, billing.EventApplied}) {
-				t.Fatalf("%s: %+v", ev.Type, got)
+			if diff := cmp.Diff(answered(billing.EventApplied), deliver(t, url, ev, webhookSecret, b.clock.Now()), deliveries); diff != "" {
+				t.Fatalf("%s mismatch (-want +got):\n%s", ev.Type, diff)
 			}
 		}
-		o, err := b.billing.Overview(ctx, b.ws.Acme.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := []string{o.Current.ID, o.Status}
-		if diff := cmp.Diff([]string{"growth", "active"}, got); diff != "" {
-			t.Fatalf("plan and status after reversed events (-want +got):\n%s", diff)
+		if diff := cmp.Diff(standing{Plan: "growth", Status: "active", Subscribed: true}, b.standing(t, b.ws.Acme.ID)); diff != "" {
+			t.Fatalf("after reversed events mismatch (-want +got):\n%s", diff)
 		}
 	})
 
@@ -235,11 +259,11 @@ func TestWebhook(t *testing.T) {
 		url := webhookServer(t, b)
 		ev := billingtest.Event{ID: "evt_unknown", Type: "customer.tax_id.created", Created: b.clock.Now(),
 			Object: map[string]any{"id": "txi_1", "object": "tax_id"}}
-		if got := deliver(t, url, ev, webhookSecret, b.clock.Now()); got != (delivery{200, billing.EventIgnored}) {
-			t.Fatalf("unknown type: %+v, want 200 %q", got, billing.EventIgnored)
+		if diff := cmp.Diff(answered(billing.EventIgnored), deliver(t, url, ev, webhookSecret, b.clock.Now()), deliveries); diff != "" {
+			t.Fatalf("unknown type mismatch (-want +got):\n%s", diff)
 		}
-		if got := deliver(t, url, ev, webhookSecret, b.clock.Now()); got != (delivery{200, billing.EventDuplicate}) {
-			t.Fatalf("unknown type again: %+v, want 200 %q", got, billing.EventDuplicate)
+		if diff := cmp.Diff(answered(billing.EventDuplicate), deliver(t, url, ev, webhookSecret, b.clock.Now()), deliveries); diff != "" {
+			t.Fatalf("unknown type again mismatch (-want +got):\n%s", diff)
 		}
 		var accounts int
 		if err := b.pool.QueryRow(ctx, `SELECT count(*) FROM billing_accounts`).Scan(&accounts); err != nil {
@@ -258,7 +282,7 @@ func TestWebhook(t *testing.T) {
 		ev := billingtest.Event{ID: "evt_missing", Type: "customer.subscription.updated", Created: b.clock.Now(),
 			Object: map[string]any{"id": "sub_nowhere", "object": "subscription", "customer": customer, "status": "active"}}
 		if got := deliver(t, url, ev, webhookSecret, b.clock.Now()); got.status != http.StatusInternalServerError || !strings.Contains(got.body, "ref") {
-			t.Fatalf("unreadable subscription: %+v, want 500 with a ref", got)
+			t.Fatalf("unreadable subscription: %d %q, want 500 with a ref", got.status, got.body)
 		}
 		if b.events(t) != 0 {
 			t.Fatal("an event whose effect failed was recorded: its redelivery would be skipped")

@@ -1,9 +1,15 @@
 package sending
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"vibesell"
 )
 
 func at(s string) time.Time {
@@ -32,9 +38,11 @@ func TestBusinessDays(t *testing.T) {
 			{"2026-12-01T09:00:00Z", 2, "2026-12-03T09:00:00Z"}, // Tuesday → Thursday
 			{"2026-12-03T09:00:00Z", 0, "2026-12-03T09:00:00Z"},
 		} {
-			if got := weekdays.addBusinessDays(at(tc.from), tc.n); !got.Equal(at(tc.want)) {
-				t.Errorf("%s + %d business days = %s, want %s", tc.from, tc.n, got, tc.want)
-			}
+			t.Run(fmt.Sprintf("%s+%d", tc.from, tc.n), func(t *testing.T) {
+				if got := weekdays.addBusinessDays(at(tc.from), tc.n); !got.Equal(at(tc.want)) {
+					t.Errorf("%s + %d business days = %s, want %s", tc.from, tc.n, got, tc.want)
+				}
+			})
 		}
 	})
 	t.Run("adding skips holidays", func(t *testing.T) {
@@ -45,18 +53,21 @@ func TestBusinessDays(t *testing.T) {
 	})
 	t.Run("counting", func(t *testing.T) {
 		for _, tc := range []struct {
+			name     string
 			cal      Config
 			from, to string
 			want     int
 		}{
-			{weekdays, "2026-12-04T00:00:00Z", "2026-12-14T00:00:00Z", 7},
-			{weekdays, "2026-12-14T00:00:00Z", "2026-12-04T00:00:00Z", 0},
-			{weekdays, "2026-12-21T00:00:00Z", "2027-01-01T00:00:00Z", 10},
-			{christmas, "2026-12-21T00:00:00Z", "2027-01-01T00:00:00Z", 8},
+			{"two weeks", weekdays, "2026-12-04T00:00:00Z", "2026-12-14T00:00:00Z", 7},
+			{"backwards", weekdays, "2026-12-14T00:00:00Z", "2026-12-04T00:00:00Z", 0},
+			{"over the new year", weekdays, "2026-12-21T00:00:00Z", "2027-01-01T00:00:00Z", 10},
+			{"over the new year with holidays", christmas, "2026-12-21T00:00:00Z", "2027-01-01T00:00:00Z", 8},
 		} {
-			if got := tc.cal.businessDaysBetween(at(tc.from), at(tc.to)); got != tc.want {
-				t.Errorf("%s to %s with holidays %v: %d business days, want %d", tc.from, tc.to, tc.cal.Holidays, got, tc.want)
-			}
+			t.Run(tc.name, func(t *testing.T) {
+				if got := tc.cal.businessDaysBetween(at(tc.from), at(tc.to)); got != tc.want {
+					t.Errorf("%s to %s with holidays %v: %d business days, want %d", tc.from, tc.to, tc.cal.Holidays, got, tc.want)
+				}
+			})
 		}
 	})
 	t.Run("the next business day", func(t *testing.T) {
@@ -76,9 +87,14 @@ func TestConfigFromEnv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Provider != "sandbox" || c.EmailsPerMailbox != 30 || c.MailboxesPerDomain != 3 || c.DomainPrices["com"] != 1500 ||
-		c.MailboxPrice != 500 || c.WarmedMailboxPrice != 1000 || c.RDAPTimeout != 5*time.Second || c.DNSServer != "" {
-		t.Fatalf("defaults: %+v", c)
+	// The documented defaults; the RDAP servers are checked with the
+	// overrides below, which keep them.
+	want := Config{Provider: "sandbox", EmailsPerMailbox: 30, MailboxesPerDomain: 3, Currency: "USD",
+		DomainPrices: map[string]int64{"com": 1500, "net": 1500, "org": 1500}, MailboxPrice: 500, WarmedMailboxPrice: 1000,
+		PrepBusinessDays: 2, WarmedPrepBusinessDays: 1, WarmupDays: 21, RampStart: 2, RampStep: 2,
+		RDAPTimeout: 5 * time.Second, DNSTimeout: 3 * time.Second}
+	if diff := cmp.Diff(want, c, cmpopts.IgnoreFields(Config{}, "RDAPServers")); diff != "" {
+		t.Fatalf("defaults mismatch (-want +got):\n%s", diff)
 	}
 	c, err = ConfigFromEnv(env(map[string]string{
 		"SENDING_PROVIDER": "rdap", "SENDING_EMAILS_PER_MAILBOX": "25", "SENDING_MAILBOXES_PER_DOMAIN": "5",
@@ -89,20 +105,30 @@ func TestConfigFromEnv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Provider != "rdap" || c.EmailsPerMailbox != 25 || c.MailboxesPerDomain != 5 || c.DomainPrices["com"] != 1250 || c.DomainPrices["io"] != 4000 ||
-		c.DomainPrices["org"] != 0 || c.MailboxPrice != 400 || c.Currency != "EUR" || c.RDAPServers["xyz"] != "https://rdap.example/xyz/" ||
-		c.RDAPServers["com"] == "" || c.DNSServer != "127.0.0.1:5353" || c.RDAPTimeout != 2*time.Second ||
-		len(c.Holidays) != 2 || !c.Holidays[1].Equal(at("2027-01-01T00:00:00Z")) {
-		t.Fatalf("overrides: %+v", c)
+	// What is not set keeps its default; the servers added to the
+	// default ones.
+	want = DefaultConfig()
+	want.Provider, want.EmailsPerMailbox, want.MailboxesPerDomain, want.Currency = "rdap", 25, 5, "EUR"
+	want.DomainPrices, want.MailboxPrice = map[string]int64{"com": 1250, "io": 4000}, 400
+	want.RDAPServers["xyz"] = "https://rdap.example/xyz/"
+	want.DNSServer, want.RDAPTimeout = "127.0.0.1:5353", 2*time.Second
+	want.Holidays = []time.Time{at("2026-12-25T00:00:00Z"), at("2027-01-01T00:00:00Z")}
+	if diff := cmp.Diff(want, c); diff != "" {
+		t.Fatalf("overrides mismatch (-want +got):\n%s", diff)
+	}
+	if c.RDAPServers["com"] == "" {
+		t.Errorf("overrides lost the default RDAP server for com: %v", c.RDAPServers)
 	}
 	for k, v := range map[string]string{
 		"SENDING_PROVIDER": "godaddy", "SENDING_MAILBOXES_PER_DOMAIN": "9", "SENDING_DOMAIN_PRICES": "com=cheap",
 		"SENDING_DNS_SERVER": "1.1.1.1", "SENDING_RDAP_TIMEOUT": "forever", "SENDING_CURRENCY": "usd", "SENDING_HOLIDAYS": "25 Dec",
 	} {
-		_, err := ConfigFromEnv(env(map[string]string{k: v}))
-		if err == nil || !containsAll(err.Error(), k, v) {
-			t.Errorf("%s=%s: %v", k, v, err)
-		}
+		t.Run(k, func(t *testing.T) {
+			_, err := ConfigFromEnv(env(map[string]string{k: v}))
+			if err == nil || !containsAll(err.Error(), k, v) {
+				t.Errorf("%s=%s: %v", k, v, err)
+			}
+		})
 	}
 }
 
@@ -132,8 +158,14 @@ func TestSandboxIsDeterministicAndCountsBusinessDays(t *testing.T) {
 	if !receipts[0].ReadyAt.Equal(at("2026-12-08T10:00:00Z")) || !receipts[1].ReadyAt.Equal(at("2026-12-07T10:00:00Z")) {
 		t.Fatalf("ordered on a Friday: new ready %s, warmed ready %s; want Tuesday and Monday", receipts[0].ReadyAt, receipts[1].ReadyAt)
 	}
-	if len(receipts[0].Records) != 4 || receipts[0].Records[2].Host != "vs1._domainkey.getacme.com" {
-		t.Fatalf("records %+v", receipts[0].Records)
+	want := []Record{
+		{Type: "MX", Host: "getacme.com", Value: "mx1.sandbox.vibesell.invalid"},
+		{Type: "SPF", Host: "getacme.com", Value: "v=spf1 include:_spf.sandbox.vibesell.invalid ~all"},
+		{Type: "DKIM", Host: "vs1._domainkey.getacme.com", Value: "v=DKIM1; k=rsa; p=IGKx0777TsR7e4KXGTwl1pezFlXNAykPuEiVnXrRX+kgYrHTvvtOxHt7gpcZPCXWl7MWVc0DKQ+4SJWdetFf6Q=="},
+		{Type: "DMARC", Host: "_dmarc.getacme.com", Value: "v=DMARC1; p=none; rua=mailto:dmarc@getacme.com"},
+	}
+	if diff := cmp.Diff(want, receipts[0].Records); diff != "" {
+		t.Fatalf("records mismatch (-want +got):\n%s", diff)
 	}
 }
 
@@ -165,16 +197,23 @@ func TestSizing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if z.Mailboxes != 10 || z.Domains != 4 || z.MonthlyCost.String() != "USD 50.00" || z.YearlyCost.String() != "USD 60.00" ||
-		!z.ReadyOn.Equal(at("2026-12-08T00:00:00Z")) || !z.FullVolumeOn.Equal(at("2026-12-29T00:00:00Z")) {
-		t.Fatalf("300 a day: %+v", z)
+	usd := func(cents int64) vibesell.Money { return vibesell.NewMoney(cents, "USD") }
+	// 300 a day at 30 per mailbox: 10 mailboxes, 3 to a domain: 4 domains.
+	want := Sizing{Source: SourceOwnNames, DailyVolume: 300, EmailsPerMailbox: 30, MailboxesPerDomain: 3, Mailboxes: 10, Domains: 4,
+		MailboxPrice: usd(500), DomainPrice: usd(1500), MonthlyCost: usd(5000), YearlyCost: usd(6000),
+		ReadyOn: at("2026-12-08T00:00:00Z"), FullVolumeOn: at("2026-12-29T00:00:00Z")}
+	if diff := cmp.Diff(want, z); diff != "" {
+		t.Fatalf("300 a day mismatch (-want +got):\n%s", diff)
 	}
 	z, err = s.size(now, SizingRequest{DailyVolume: 300, Source: SourceAlreadyWarmed})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if z.MonthlyCost.String() != "USD 100.00" || !z.FullVolumeOn.Equal(at("2026-12-07T00:00:00Z")) {
-		t.Fatalf("300 a day, warmed: %+v", z)
+	// Already warmed: handed over Monday, at full volume that day.
+	want.Source, want.MailboxPrice, want.MonthlyCost = SourceAlreadyWarmed, usd(1000), usd(10000)
+	want.ReadyOn, want.FullVolumeOn = at("2026-12-07T00:00:00Z"), at("2026-12-07T00:00:00Z")
+	if diff := cmp.Diff(want, z); diff != "" {
+		t.Fatalf("300 a day, warmed, mismatch (-want +got):\n%s", diff)
 	}
 	// 3000 leads × 3 emails by Fri 29 Jan 2027: full volume from Tue 29 Dec 2026,
 	// 24 business days → 375 a day → 13 mailboxes → 5 domains.
@@ -182,8 +221,12 @@ func TestSizing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *z.SendingDays != 24 || *z.TotalEmails != 9000 || z.DailyVolume != 375 || z.Mailboxes != 13 || z.Domains != 5 {
-		t.Fatalf("3000 leads: days %d total %d daily %d mailboxes %d domains %d", *z.SendingDays, *z.TotalEmails, z.DailyVolume, z.Mailboxes, z.Domains)
+	want = Sizing{Source: SourceOwnNames, DailyVolume: 375, LeadCount: new(3000), Deadline: new(at("2027-01-29T00:00:00Z")),
+		EmailsPerLead: new(3), TotalEmails: new(9000), SendingDays: new(24), EmailsPerMailbox: 30, MailboxesPerDomain: 3,
+		Mailboxes: 13, Domains: 5, MailboxPrice: usd(500), DomainPrice: usd(1500), MonthlyCost: usd(6500), YearlyCost: usd(7500),
+		ReadyOn: at("2026-12-08T00:00:00Z"), FullVolumeOn: at("2026-12-29T00:00:00Z")}
+	if diff := cmp.Diff(want, z); diff != "" {
+		t.Fatalf("3000 leads mismatch (-want +got):\n%s", diff)
 	}
 	// With New Year's Day a holiday, 23 sending days: 392 a day.
 	withHolidays := &Service{cfg: DefaultConfig()}
@@ -198,9 +241,18 @@ func TestSizing(t *testing.T) {
 	if err == nil || !containsAll(err.Error(), "Sun 20 Dec 2026", "Tue 29 Dec 2026", "Mon 7 Dec 2026") {
 		t.Fatalf("too early: %v", err)
 	}
-	for _, bad := range []SizingRequest{{}, {DailyVolume: 10, LeadCount: 5}, {LeadCount: 5}, {Deadline: "2026-12-20"}, {Deadline: "2026-13-01", LeadCount: 5}, {DailyVolume: 10, EmailsPerLead: 2}} {
-		if _, err := s.size(now, bad); err == nil {
-			t.Errorf("%+v accepted", bad)
-		}
+	for name, bad := range map[string]SizingRequest{
+		"nothing asked":                 {},
+		"a volume and a lead count":     {DailyVolume: 10, LeadCount: 5},
+		"leads without a deadline":      {LeadCount: 5},
+		"a deadline without leads":      {Deadline: "2026-12-20"},
+		"a deadline that is not a date": {Deadline: "2026-13-01", LeadCount: 5},
+		"emails per lead with a volume": {DailyVolume: 10, EmailsPerLead: 2},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if _, err := s.size(now, bad); err == nil {
+				t.Error("accepted")
+			}
+		})
 	}
 }

@@ -52,38 +52,42 @@ func TestProposeDomains(t *testing.T) {
 		t.Parallel()
 		f := newFixtureWith(t, sending.Providers{Availability: sending.NewSandbox(nil, sending.DefaultConfig())})
 		o, err := f.svc.ProposeDomains(ctx, f.a.ID, args, nil, req)
-		if err != nil || o.Card == nil {
-			t.Fatalf("first card: %+v %v", o, err)
+		card := askedCard(t, "first card", o, err)
+		want := cards.Card{Topic: "domain-1", Question: "Which domain should be sending domain 1 of 2, instead of acme.com?"}
+		if diff := cmp.Diff(want, *card, sameQuestion); diff != "" {
+			t.Fatalf("first card mismatch (-want +got):\n%s", diff)
 		}
-		if o.Card.Question != "Which domain should be sending domain 1 of 2, instead of acme.com?" || o.Card.AllowFreeText || len(o.Card.Choices) != 6 {
-			t.Fatalf("first card: %+v", o.Card)
+		if len(card.Choices) != 6 {
+			t.Fatalf("first card offers %d names %v, want 6", len(card.Choices), choiceIDs(card.Choices))
 		}
-		for _, c := range o.Card.Choices {
-			if a := sending.SandboxCheck(c.ID).Available; a == nil || !*a || c.Label != c.ID+", USD 15.00 per year" {
-				t.Errorf("offered %+v, which the availability check does not pass", c)
+		for _, c := range card.Choices {
+			if a := sending.SandboxCheck(c.ID).Available; a == nil || !*a {
+				t.Errorf("offered %s, which the availability check does not pass", c.ID)
+			}
+			if want := c.ID + ", USD 15.00 per year"; c.Label != want {
+				t.Errorf("offered %s as %q, want %q", c.ID, c.Label, want)
 			}
 		}
-		pick1 := o.Card.Choices[0].ID
-		answers := []cards.Answer{{Card: o.Card.ID, Answer: pick1}}
-		if o, err = f.svc.ProposeDomains(ctx, f.a.ID, args, answers, req); err != nil || o.Card == nil {
-			t.Fatalf("second card: %+v %v", o, err)
+		pick1 := card.Choices[0].ID
+		answers := []cards.Answer{{Card: card.ID, Answer: pick1}}
+		o, err = f.svc.ProposeDomains(ctx, f.a.ID, args, answers, req)
+		card = askedCard(t, "second card", o, err)
+		if !strings.Contains(card.Question, "2 of 2") {
+			t.Fatalf("second card asks %q, want sending domain 2 of 2", card.Question)
 		}
-		if !strings.Contains(o.Card.Question, "2 of 2") || slices.Contains(choiceIDs(o.Card.Choices), pick1) {
-			t.Fatalf("second card: %+v", o.Card)
+		if slices.Contains(choiceIDs(card.Choices), pick1) {
+			t.Fatalf("second card offers %s, the first pick, again: %v", pick1, choiceIDs(card.Choices))
 		}
-		pick2 := o.Card.Choices[2].ID
-		o, err = f.svc.ProposeDomains(ctx, f.a.ID, args, append(answers, cards.Answer{Card: o.Card.ID, Answer: pick2}), req)
-		if err != nil || o.Result == nil {
-			t.Fatalf("settle: %+v %v", o, err)
-		}
-		c := o.Result
+		pick2 := card.Choices[2].ID
+		o, err = f.svc.ProposeDomains(ctx, f.a.ID, args, append(answers, cards.Answer{Card: card.ID, Answer: pick2}), req)
+		c := settledResult(t, "settle", o, err)
 		if diff := cmp.Diff([]string{pick1, pick2}, []string{c.Picks[0].Domain, c.Picks[1].Domain}); diff != "" {
-			t.Errorf("picks (-want +got):\n%s", diff)
+			t.Errorf("picks mismatch (-want +got):\n%s", diff)
 		}
-		want := "Your addresses will be on new domains registered for you: " + pick1 + " and " + pick2 + ". Nothing is registered or billed yet; once ordered: " +
+		meaning := "Your addresses will be on new domains registered for you: " + pick1 + " and " + pick2 + ". Nothing is registered or billed yet; once ordered: " +
 			"USD 30.00 per year for the domains and USD 30.00 per month for 6 mailboxes; ordering charges the first year and the first month (USD 60.00 in all). These are sandbox amounts: nothing is charged."
-		if c.Meaning != want || c.NextTool != vibesell.ToolProposeEmail {
-			t.Errorf("meaning %q, want %q; next %s", c.Meaning, want, c.NextTool)
+		if c.Meaning != meaning || c.NextTool != vibesell.ToolProposeEmail {
+			t.Errorf("meaning %q, want %q; next %s", c.Meaning, meaning, c.NextTool)
 		}
 	})
 
@@ -96,18 +100,24 @@ func TestProposeDomains(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(o.Card.Choices) != 7 || o.Card.Choices[0].ID != "acmeoutbound.com" || !strings.HasPrefix(o.Card.Choices[0].Description, "Your own suggestion") {
-			t.Fatalf("choices %+v", o.Card.Choices)
+		if ids := choiceIDs(o.Card.Choices); len(ids) != 7 || ids[0] != "acmeoutbound.com" {
+			t.Fatalf("choices %v, want 7 with acmeoutbound.com first", ids)
+		}
+		if d := o.Card.Choices[0].Description; !strings.HasPrefix(d, "Your own suggestion") {
+			t.Fatalf("the person's suggestion is described as %q", d)
 		}
 		gone := o.Card.Choices[1]
 		avail.take(gone.ID)
 		again, err := f.svc.ProposeDomains(ctx, f.a.ID, args, []cards.Answer{{Card: o.Card.ID, Answer: "acmeoutbound.com"}}, one)
-		if err != nil {
-			t.Fatal(err)
+		card := askedCard(t, "asked again", again, err)
+		if card.Replaces != o.Card.ID {
+			t.Errorf("asked again: replaces card %q, want %q", card.Replaces, o.Card.ID)
 		}
-		if again.Card == nil || again.Card.Replaces != o.Card.ID || slices.Contains(choiceIDs(again.Card.Choices), gone.ID) ||
-			!strings.Contains(again.Card.Changed, `"`+gone.Label+`" is no longer offered`) {
-			t.Fatalf("asked again: %+v", again.Card)
+		if slices.Contains(choiceIDs(card.Choices), gone.ID) {
+			t.Errorf("asked again: %s, taken meanwhile, is still offered: %v", gone.ID, choiceIDs(card.Choices))
+		}
+		if want := `"` + gone.Label + `" is no longer offered`; !strings.Contains(card.Changed, want) {
+			t.Errorf("asked again: changed %q, want it to say %s", card.Changed, want)
 		}
 		avail.take("acmesales.com")
 		o, err = f.svc.ProposeDomains(ctx, f.a.ID, args, nil, sending.ProposeDomainsRequest{CompanyDomain: "acme.com", Include: []string{"acmesales.com"}})
@@ -126,8 +136,8 @@ func TestProposeDomains(t *testing.T) {
 			t.Fatal(err)
 		}
 		o, err := f.svc.ProposeDomains(ctx, f.a.ID, args, nil, sending.ProposeDomainsRequest{CompanyDomain: "acme.com"})
-		if err != nil || !strings.Contains(o.Card.Question, "1 of 2") {
-			t.Fatalf("with a sizing of 2 domains: %+v %v", o.Card, err)
+		if card := askedCard(t, "with a sizing of 2 domains", o, err); !strings.Contains(card.Question, "1 of 2") {
+			t.Fatalf("with a sizing of 2 domains, the card asks %q", card.Question)
 		}
 	})
 
@@ -135,28 +145,22 @@ func TestProposeDomains(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t)
 		o, err := f.svc.ProposeDomains(ctx, f.a.ID, args, nil, req)
-		if err != nil || o.Card == nil {
-			t.Fatalf("first card: %+v %v", o, err)
-		}
-		first := cards.Answer{Card: o.Card.ID, Answer: "getacme.com"}
-		if o, err = f.svc.ProposeDomains(ctx, f.a.ID, args, []cards.Answer{first}, req); err != nil || o.Card == nil {
-			t.Fatalf("second card: %+v %v", o, err)
-		}
+		first := cards.Answer{Card: askedCard(t, "first card", o, err).ID, Answer: "getacme.com"}
+		o, err = f.svc.ProposeDomains(ctx, f.a.ID, args, []cards.Answer{first}, req)
+		second := askedCard(t, "second card", o, err)
 		// Only the latest card's answer comes back.
-		o, err = f.svc.ProposeDomains(ctx, f.a.ID, args, []cards.Answer{{Card: o.Card.ID, Answer: "tryacme.com"}}, req)
-		if err != nil || o.Result == nil {
-			t.Fatalf("with the first answer dropped: %+v %v", o, err)
-		}
+		o, err = f.svc.ProposeDomains(ctx, f.a.ID, args, []cards.Answer{{Card: second.ID, Answer: "tryacme.com"}}, req)
 		var picks []string
-		for _, p := range o.Result.Picks {
+		for _, p := range settledResult(t, "with the first answer dropped", o, err).Picks {
 			picks = append(picks, p.Domain)
 		}
 		if diff := cmp.Diff([]string{"getacme.com", "tryacme.com"}, picks); diff != "" {
-			t.Errorf("picks (-want +got):\n%s", diff)
+			t.Errorf("picks mismatch (-want +got):\n%s", diff)
 		}
 		// A call without answers still asks again from the start.
-		if o, err = f.svc.ProposeDomains(ctx, f.a.ID, args, nil, req); err != nil || o.Card == nil || o.Card.Topic != "domain-1" {
-			t.Fatalf("asking again: %+v %v", o, err)
+		o, err = f.svc.ProposeDomains(ctx, f.a.ID, args, nil, req)
+		if topic := askedCard(t, "asking again", o, err).Topic; topic != "domain-1" {
+			t.Fatalf("asking again: topic %s, want domain-1", topic)
 		}
 	})
 
@@ -165,11 +169,9 @@ func TestProposeDomains(t *testing.T) {
 		f := newFixture(t)
 		f.chooseSource(t, f.a, sending.SourceAlreadyWarmed)
 		o, err := f.svc.ProposeDomains(ctx, f.a.ID, args, nil, req)
-		if err != nil || o.Card == nil {
-			t.Fatalf("first call: %+v %v", o, err)
-		}
+		askedCard(t, "first call", o, err)
 		if diff := cmp.Diff([]string{"source-switch", "own_names", "keep"}, []string{o.Card.Topic, o.Card.Choices[0].ID, o.Card.Choices[1].ID}); diff != "" {
-			t.Errorf("card (-want +got):\n%s", diff)
+			t.Errorf("card mismatch (-want +got):\n%s", diff)
 		}
 		keep := []cards.Answer{{Card: o.Card.ID, Answer: "keep"}}
 		_, err = f.svc.ProposeDomains(ctx, f.a.ID, args, keep, req)
@@ -181,15 +183,20 @@ func TestProposeDomains(t *testing.T) {
 			t.Fatal(err)
 		}
 		o, err = f.svc.ProposeDomains(ctx, f.a.ID, args, []cards.Answer{{Card: o.Card.ID, Answer: "own_names"}}, req)
-		if err != nil || o.Card == nil || o.Card.Topic != "domain-1" {
-			t.Fatalf("after switching: %+v %v", o.Card, err)
+		if topic := askedCard(t, "after switching", o, err).Topic; topic != "domain-1" {
+			t.Fatalf("after switching: topic %s, want domain-1", topic)
 		}
-		if st, err := f.svc.Summary(ctx, f.a.ID); err != nil || st.Source.Source != sending.SourceOwnNames {
-			t.Errorf("source after switching: %+v %v", st.Source, err)
+		st, err := f.svc.Summary(ctx, f.a.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := sourceKind(st.Source); got != sending.SourceOwnNames {
+			t.Errorf("source after switching: %q, want %q", got, sending.SourceOwnNames)
 		}
 		// Globex chose nothing: it is not asked.
-		if o, err := f.svc.ProposeDomains(ctx, f.b.ID, args, nil, req); err != nil || o.Card.Topic != "domain-1" {
-			t.Errorf("Globex: %+v %v", o.Card, err)
+		o, err = f.svc.ProposeDomains(ctx, f.b.ID, args, nil, req)
+		if topic := askedCard(t, "Globex", o, err).Topic; topic != "domain-1" {
+			t.Errorf("Globex: topic %s, want domain-1", topic)
 		}
 	})
 
@@ -201,7 +208,7 @@ func TestProposeDomains(t *testing.T) {
 			t.Fatal(err)
 		}
 		if diff := cmp.Diff([]string{"Sandbox: availability comes from the sandbox; no real registry was checked."}, o.Notes); diff != "" {
-			t.Errorf("notes (-want +got):\n%s", diff)
+			t.Errorf("notes mismatch (-want +got):\n%s", diff)
 		}
 		if !strings.HasSuffix(o.Card.Reason, "This is the sandbox: the prices are sandbox amounts, and nothing is ever charged.") {
 			t.Errorf("the card's prices read as real: %q", o.Card.Reason)
@@ -216,9 +223,9 @@ func TestProposeWarmedFollowsTheSource(t *testing.T) {
 	f.chooseSource(t, f.a, sending.SourceOwnNames)
 	type noArgs struct{}
 	o, err := f.svc.ProposeWarmed(ctx, f.a.ID, noArgs{}, nil, sending.ProposeWarmedRequest{})
-	if err != nil || o.Card == nil || o.Card.Topic != "source-switch" ||
-		o.Card.Question != "You chose to send under your brand. Start sooner with already-warmed addresses instead?" {
-		t.Fatalf("first call: %+v %v", o.Card, err)
+	want := cards.Card{Topic: "source-switch", Question: "You chose to send under your brand. Start sooner with already-warmed addresses instead?"}
+	if diff := cmp.Diff(want, *askedCard(t, "first call", o, err), sameQuestion); diff != "" {
+		t.Fatalf("first call mismatch (-want +got):\n%s", diff)
 	}
 	_, err = f.svc.ProposeWarmed(ctx, f.a.ID, noArgs{}, []cards.Answer{{Card: o.Card.ID, Answer: "keep"}}, sending.ProposeWarmedRequest{})
 	if vibesell.ErrorCode(err) != vibesell.EINVALID || !strings.Contains(err.Error(), "keeps sending under their brand") ||

@@ -32,16 +32,16 @@ func TestProposeEmail(t *testing.T) {
 			{Address: "zoe@tryacme.com", SenderName: "Zoë Brontë"}, {Address: "sales@tryacme.com", SenderName: "Zoë Brontë"},
 		}
 		if diff := cmp.Diff(want, addressesOf(o.Result)); diff != "" {
-			t.Errorf("addresses (-want +got):\n%s", diff)
+			t.Errorf("addresses mismatch (-want +got):\n%s", diff)
 		}
 		if diff := cmp.Diff([]string{"Written by you: zoe@, sales@", "own_words"}, []string{o.Result.StyleLabel, o.Result.Style}); diff != "" {
-			t.Errorf("style (-want +got):\n%s", diff)
+			t.Errorf("style mismatch (-want +got):\n%s", diff)
 		}
 		if diff := cmp.Diff([]string{
 			"getacme.com gets 2 addresses as written, where 3 were planned.",
 			"tryacme.com gets 2 addresses as written, where 3 were planned.",
 		}, o.Notes); diff != "" {
-			t.Errorf("notes (-want +got):\n%s", diff)
+			t.Errorf("notes mismatch (-want +got):\n%s", diff)
 		}
 		if got := o.Result.MonthlyCost.String(); got != "USD 20.00" {
 			t.Errorf("monthly cost %s, want USD 20.00", got)
@@ -72,11 +72,13 @@ func TestProposeEmail(t *testing.T) {
 			"李雷":   "has no letters an address can use",
 			"Cher": "The names given make only 1 distinct address per domain, and getacme.com needs 3.",
 		} {
-			req := sending.ProposeEmailRequest{SenderNames: []string{names}}
-			_, err := f.svc.ProposeEmail(context.Background(), f.a.ID, emailArgs{req.SenderNames}, []cards.Answer{}, req)
-			if err == nil || !strings.Contains(err.Error(), want) {
-				t.Errorf("%s: %v, want %q", names, err, want)
-			}
+			t.Run(names, func(t *testing.T) {
+				req := sending.ProposeEmailRequest{SenderNames: []string{names}}
+				_, err := f.svc.ProposeEmail(context.Background(), f.a.ID, emailArgs{req.SenderNames}, []cards.Answer{}, req)
+				if err == nil || !strings.Contains(err.Error(), want) {
+					t.Errorf("%v, want %q", err, want)
+				}
+			})
 		}
 	})
 }

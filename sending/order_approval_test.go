@@ -75,6 +75,12 @@ func toolNames(text string) []string {
 	return found
 }
 
+// ending is how an approval ended: its status and what it says.
+type ending struct {
+	Status  approvals.Status
+	Outcome *string
+}
+
 func TestOrderApproval(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -109,7 +115,7 @@ func TestOrderApproval(t *testing.T) {
 			Sandbox: true,
 		}
 		if diff := cmp.Diff(want, a.Impact); diff != "" {
-			t.Errorf("impact (-want +got):\n%s", diff)
+			t.Errorf("impact mismatch (-want +got):\n%s", diff)
 		}
 		// Nothing real is registered or paid in the sandbox: approving it
 		// loses nothing, so it is not marked irreversible.
@@ -133,8 +139,13 @@ func TestOrderApproval(t *testing.T) {
 		if st.NextTool != vibesell.ToolProposeDomains || !strings.Contains(st.NextStep, short) || !strings.Contains(st.NextStep, "with count 4") {
 			t.Errorf("next step %s: %q", st.NextTool, st.NextStep)
 		}
-		if c := st.Capacity; c == nil || !c.Short() || c.Reach != 90 || c.Needed != 353 {
-			t.Errorf("capacity %+v", c)
+		// 3 mailboxes reach 90 of 353 a day; the sizing has 12 on 4 domains.
+		want := &sending.Capacity{Needed: 353, Reach: 90, Mailboxes: 3, Want: 12, WantDomains: 4}
+		if diff := cmp.Diff(want, st.Capacity); diff != "" {
+			t.Errorf("capacity mismatch (-want +got):\n%s", diff)
+		}
+		if st.Capacity != nil && !st.Capacity.Short() {
+			t.Errorf("reaching %d of %d a day does not read as short", st.Capacity.Reach, st.Capacity.Needed)
 		}
 		a, _, err := f.svc.RequestOrder(ctx, f.a.ID, "")
 		if err != nil {
@@ -195,8 +206,8 @@ func TestOrderApproval(t *testing.T) {
 		done := f.execute(t, a)
 		want := "Ordered from the sandbox provider: getacme.com, with 3 mailboxes (ada@getacme.com, ada.lovelace@getacme.com, a.lovelace@getacme.com). " +
 			"They are being prepared and are ready on Tue 8 Dec 2026; their warmup then starts by itself. Sandbox: nothing real was registered, created or billed."
-		if done.Status != approvals.Done || done.Outcome == nil || *done.Outcome != want {
-			t.Fatalf("after executing: %s %v, want done %q", done.Status, done.Outcome, want)
+		if diff := cmp.Diff(ending{approvals.Done, &want}, ending{done.Status, done.Outcome}); diff != "" {
+			t.Fatalf("after executing mismatch (-want +got):\n%s", diff)
 		}
 		st, err := f.svc.Summary(ctx, f.a.ID)
 		if err != nil {
@@ -220,8 +231,8 @@ func TestOrderApproval(t *testing.T) {
 		avail.take("getacme.com")
 		done := f.execute(t, a)
 		want := "Not carried out: the sending setup cannot be ordered as approved any more: getacme.com was registered by someone else since it was picked. Nothing was ordered."
-		if done.Status != approvals.NotDone || done.Outcome == nil || *done.Outcome != want {
-			t.Fatalf("after executing: %s %v, want %q", done.Status, done.Outcome, want)
+		if diff := cmp.Diff(ending{approvals.NotDone, &want}, ending{done.Status, done.Outcome}); diff != "" {
+			t.Fatalf("after executing mismatch (-want +got):\n%s", diff)
 		}
 	})
 
@@ -236,8 +247,12 @@ func TestOrderApproval(t *testing.T) {
 		f.approve(t, a)
 		f.planAddresses(t, f.a, "first_name", "Grace Hopper")
 		done := f.execute(t, a)
-		if done.Status != approvals.NotDone || done.Outcome == nil || !strings.Contains(*done.Outcome, "the sending setup changed after this was approved") {
-			t.Fatalf("after executing: %s %v", done.Status, done.Outcome)
+		outcome := ""
+		if done.Outcome != nil {
+			outcome = *done.Outcome
+		}
+		if done.Status != approvals.NotDone || !strings.Contains(outcome, "the sending setup changed after this was approved") {
+			t.Fatalf("after executing: %s, outcome %q; want not done, as the setup changed", done.Status, outcome)
 		}
 		if names := toolNames(*done.Outcome); names != nil {
 			t.Errorf("the outcome names tools %v: %q", names, *done.Outcome)
@@ -285,19 +300,19 @@ func TestDueWarmupsStartByThemselves(t *testing.T) {
 
 	sweep() // Friday: still being prepared
 	if diff := cmp.Diff([]int{0, 0}, warming()); diff != "" {
-		t.Errorf("before the ready day, warming (-want +got):\n%s", diff)
+		t.Errorf("before the ready day, warming mismatch (-want +got):\n%s", diff)
 	}
 	f.clock.Set(time.Date(2026, 12, 8, 10, 5, 0, 0, time.UTC)) // Tuesday, ready
 	sweep()
 	if diff := cmp.Diff([]int{3, 3}, warming()); diff != "" {
-		t.Errorf("on the ready day, warming (-want +got):\n%s", diff)
+		t.Errorf("on the ready day, warming mismatch (-want +got):\n%s", diff)
 	}
 	sweep() // again: nothing restarts
 	st, err := f.svc.Summary(ctx, f.a.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := st.Mailboxes[0].WarmupStartedAt; got == nil || !got.Equal(time.Date(2026, 12, 8, 10, 5, 0, 0, time.UTC)) {
-		t.Errorf("warmup started at %v", got)
+	if diff := cmp.Diff(new(time.Date(2026, 12, 8, 10, 5, 0, 0, time.UTC)), st.Mailboxes[0].WarmupStartedAt); diff != "" {
+		t.Errorf("warmup start mismatch (-want +got):\n%s", diff)
 	}
 }

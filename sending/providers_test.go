@@ -50,7 +50,8 @@ func TestRDAPAvailability(t *testing.T) {
 	t.Parallel()
 	srv := rdapServer(t)
 	r := &sending.RDAP{Servers: map[string]string{"com": srv.URL + "/com/v1/"}, Timeout: 300 * time.Millisecond}
-	got := r.Check(context.Background(), []string{"free.com", "taken.com", "slow.com", "busy.com", "limited.com", "acme.zz"})
+	names := []string{"free.com", "taken.com", "slow.com", "busy.com", "limited.com", "acme.zz"}
+	got := r.Check(context.Background(), names)
 	want := []struct {
 		avail  string
 		reason string
@@ -63,13 +64,15 @@ func TestRDAPAvailability(t *testing.T) {
 		{"unknown", "no registry lookup is configured for .zz names"},
 	}
 	for i, w := range want {
-		a := "unknown"
-		if got[i].Available != nil {
-			a = map[bool]string{true: "yes", false: "no"}[*got[i].Available]
-		}
-		if a != w.avail || !strings.Contains(got[i].Reason, w.reason) || got[i].Domain == "" {
-			t.Errorf("%s: available %s (%q), want %s (%q)", got[i].Domain, a, got[i].Reason, w.avail, w.reason)
-		}
+		t.Run(names[i], func(t *testing.T) {
+			a := "unknown"
+			if got[i].Available != nil {
+				a = map[bool]string{true: "yes", false: "no"}[*got[i].Available]
+			}
+			if a != w.avail || !strings.Contains(got[i].Reason, w.reason) || got[i].Domain == "" {
+				t.Errorf("%q: available %s (%q), want %s (%q)", got[i].Domain, a, got[i].Reason, w.avail, w.reason)
+			}
+		})
 	}
 	if r.Name() != "rdap" {
 		t.Fatal(r.Name())
@@ -165,10 +168,11 @@ func TestDNSChecksAgainstAnInProcessServer(t *testing.T) {
 		"slow.test":    "MX=unknown SPF=unknown DKIM=unknown DMARC=unknown",
 		"fail.test":    "MX=unknown SPF=unknown DKIM=unknown DMARC=unknown",
 	} {
-		checks := sending.CheckRecords(ctx, r, expected(domain))
-		if got := verdicts(checks); got != want {
-			t.Errorf("%s: %s, want %s", domain, got, want)
-		}
+		t.Run(domain, func(t *testing.T) {
+			if got := verdicts(sending.CheckRecords(ctx, r, expected(domain))); got != want {
+				t.Errorf("%s, want %s", got, want)
+			}
+		})
 	}
 	bad := sending.CheckRecords(ctx, r, expected("bad.test"))
 	if bad[0].Found != "mx.elsewhere.test" || bad[1].Found != "v=spf1 -all" {

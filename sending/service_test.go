@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"vibesell"
@@ -132,14 +133,49 @@ func (f fixture) planAddresses(t *testing.T, ws workspace.Workspace, answer stri
 	ctx := context.Background()
 	req := sending.ProposeEmailRequest{SenderNames: senders}
 	e, err := f.svc.ProposeEmail(ctx, ws.ID, emailArgs{senders}, nil, req)
-	if err != nil || e.Card == nil {
-		t.Fatalf("propose email: %+v %v", e, err)
-	}
-	e, err = f.svc.ProposeEmail(ctx, ws.ID, emailArgs{senders}, []cards.Answer{{Card: e.Card.ID, Answer: answer}}, req)
-	if err != nil || e.Result == nil {
-		t.Fatalf("settle email: %+v %v", e, err)
-	}
+	card := askedCard(t, "propose email", e, err)
+	e, err = f.svc.ProposeEmail(ctx, ws.ID, emailArgs{senders}, []cards.Answer{{Card: card.ID, Answer: answer}}, req)
+	settledResult(t, "settle email", e, err)
 	return e
+}
+
+// askedCard fails t unless the call that returned o and err asks a
+// question, and returns its card.
+func askedCard[T any](t *testing.T, call string, o sending.Outcome[T], err error) *cards.Card {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("%s: %v", call, err)
+	}
+	if o.Card == nil {
+		t.Fatalf("%s: settled without asking (notes %q)", call, o.Notes)
+	}
+	return o.Card
+}
+
+// settledResult fails t unless the call that returned o and err is
+// settled, and returns its result.
+func settledResult[T any](t *testing.T, call string, o sending.Outcome[T], err error) *T {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("%s: %v", call, err)
+	}
+	if o.Result == nil {
+		t.Fatalf("%s: not settled, still asking %q (topic %s)", call, o.Card.Question, o.Card.Topic)
+	}
+	return o.Result
+}
+
+// sameQuestion compares cards on the question they put (topic, question,
+// free text, the card replaced and what changed), not on their ids, reason,
+// choices or answers, which tests check apart.
+var sameQuestion = cmpopts.IgnoreFields(cards.Card{}, "ID", "Tool", "Arguments", "Reason", "Choices", "Answers")
+
+// sourceKind is the source on record, "" for none.
+func sourceKind(s *sending.Source) sending.SourceKind {
+	if s == nil {
+		return ""
+	}
+	return s.Source
 }
 
 // chooseSource settles choose_sending_source on source for ws.
@@ -202,14 +238,21 @@ func TestOrderedNamesReadAsTaken(t *testing.T) {
 	if _, err := f.svc.PlaceOrder(context.Background(), f.a.ID, nil); err != nil {
 		t.Fatal(err)
 	}
-	for ws, want := range map[workspace.Workspace]string{f.a: "already part of your sending setup", f.b: "already registered"} {
-		q, err := f.svc.CheckDomains(context.Background(), ws.ID, []string{"getacme.com", "tryacme.com"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if q.Quotes[0].Available == nil || *q.Quotes[0].Available || q.Quotes[0].Reason != want || !*q.Quotes[1].Available {
-			t.Errorf("%s sees %+v", ws.Name, q.Quotes)
-		}
+	price := new(vibesell.NewMoney(1500, "USD"))
+	for ws, reason := range map[workspace.Workspace]string{f.a: "already part of your sending setup", f.b: "already registered"} {
+		t.Run(ws.Name, func(t *testing.T) {
+			q, err := f.svc.CheckDomains(context.Background(), ws.ID, []string{"getacme.com", "tryacme.com"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []sending.Quote{
+				{Domain: "getacme.com", Available: new(false), YearlyPrice: price, Reason: reason},
+				{Domain: "tryacme.com", Available: new(true), YearlyPrice: price},
+			}
+			if diff := cmp.Diff(want, q.Quotes); diff != "" {
+				t.Errorf("quotes mismatch (-want +got):\n%s", diff)
+			}
+		})
 	}
 	// Another workspace is not offered it either.
 	o, err := f.svc.ProposeDomains(context.Background(), f.b.ID, domainsArgs{"acme.com"}, nil, sending.ProposeDomainsRequest{CompanyDomain: "acme.com"})
@@ -245,16 +288,16 @@ func TestAnOlderAnswerDoesNotUndoANewerOne(t *testing.T) {
 		t.Fatal(err)
 	}
 	o, err := f.svc.ChooseSource(ctx, f.a.ID, noArgs{}, []cards.Answer{{Card: second.Card.ID, Answer: "already_warmed"}})
-	if err != nil || o.Result.Source != "already_warmed" {
-		t.Fatalf("newer answer: %+v %v", o.Result, err)
+	if got := settledResult(t, "newer answer", o, err).Source; got != sending.SourceAlreadyWarmed {
+		t.Fatalf("newer answer: source %q, want %q", got, sending.SourceAlreadyWarmed)
 	}
 	// The old card is replayed.
 	o, err = f.svc.ChooseSource(ctx, f.a.ID, noArgs{}, old)
-	if err != nil {
-		t.Fatal(err)
+	if got := settledResult(t, "replayed old card", o, err).Source; got != sending.SourceAlreadyWarmed {
+		t.Errorf("replayed old card: source %q, want the later choice, %q", got, sending.SourceAlreadyWarmed)
 	}
-	if o.Result.Source != "already_warmed" || len(o.Notes) != 1 || !strings.Contains(o.Notes[0], "the later choice stands") {
-		t.Fatalf("replayed old card: %+v notes %v", o.Result, o.Notes)
+	if len(o.Notes) != 1 || !strings.Contains(o.Notes[0], "the later choice stands") {
+		t.Errorf("replayed old card: notes %q, want one saying the later choice stands", o.Notes)
 	}
 }
 
@@ -306,8 +349,15 @@ func TestPlaceOrderPassesTheKeyAndChecksTheExpectedPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(seen) != 1 || seen[0] != "getacme.com" || len(plan.Domains) != 1 {
-		t.Fatalf("expectation saw %v, plan %+v", seen, plan.Domains)
+	var planned []string
+	for _, d := range plan.Domains {
+		planned = append(planned, d.Name)
+	}
+	if diff := cmp.Diff([]string{"getacme.com"}, seen); diff != "" {
+		t.Errorf("domains the expectation saw mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"getacme.com"}, planned); diff != "" {
+		t.Errorf("domains ordered mismatch (-want +got):\n%s", diff)
 	}
 	if len(rec.keys) != 1 || rec.keys[0] != "approval:2" {
 		t.Fatalf("provider keys %v, want [approval:2]", rec.keys)
@@ -322,9 +372,7 @@ func TestPlanOrderListsEveryBlocker(t *testing.T) {
 	ctx := context.Background()
 	req := sending.ProposeDomainsRequest{CompanyDomain: "acme.com", Count: 2}
 	o, err := f.svc.ProposeDomains(ctx, f.a.ID, domainsArgs{"acme.com"}, nil, req)
-	if err != nil || o.Card == nil {
-		t.Fatalf("propose: %+v %v", o, err)
-	}
+	askedCard(t, "propose", o, err)
 	var answers []cards.Answer
 	for o.Card != nil {
 		answers = append(answers, cards.Answer{Card: o.Card.ID, Answer: o.Card.Choices[0].ID})
@@ -347,7 +395,7 @@ func TestPlanOrderListsEveryBlocker(t *testing.T) {
 		Reasons: []string{"no sending source is chosen", "no sizing is confirmed", "getacme.com has no addresses yet", "tryacme.com has no addresses yet"},
 	}
 	if diff := cmp.Diff(want, blocked); diff != "" {
-		t.Errorf("blockers (-want +got):\n%s", diff)
+		t.Errorf("blockers mismatch (-want +got):\n%s", diff)
 	}
 	if !strings.HasPrefix(err.Error(), "The sending setup cannot be ordered yet: no sending source is chosen") {
 		t.Errorf("message %q", err)

@@ -2,12 +2,12 @@ package sending_test
 
 import (
 	"context"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
@@ -42,12 +42,19 @@ func TestQueueSummaryReadsTheSetupInTheCallersBatch(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 
+	// Nothing chosen yet (the next step's words are the summary's own).
+	fresh := sending.Setup{WarmupDays: 21, Sandbox: true, NextTool: vibesell.ToolChooseSendingSource}
+	ignoreNextStep := cmpopts.IgnoreFields(sending.Setup{}, "NextStep")
 	st := summaryIn(t, f.pool, f.svc, f.a.ID)
-	if st.Source != nil || st.Sizing != nil || st.Domains != nil || st.Mailboxes != nil || st.ReadyToSendOn != nil || st.NextTool != vibesell.ToolChooseSendingSource {
-		t.Fatalf("nothing chosen yet: %+v", st)
+	if diff := cmp.Diff(fresh, st, ignoreNextStep); diff != "" {
+		t.Fatalf("nothing chosen yet mismatch (-want +got):\n%s", diff)
 	}
-	if want, err := f.svc.Summary(ctx, f.a.ID); err != nil || !reflect.DeepEqual(st, want) {
-		t.Fatalf("batch\n%+v\ndiffers from Summary\n%+v (%v)", st, want, err)
+	want, err := f.svc.Summary(ctx, f.a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, st); diff != "" {
+		t.Fatalf("batch and Summary mismatch (-want +got):\n%s", diff)
 	}
 
 	type noArgs struct{}
@@ -62,7 +69,7 @@ func TestQueueSummaryReadsTheSetupInTheCallersBatch(t *testing.T) {
 	if _, err := f.svc.ConfirmSizing(ctx, f.a.ID, sending.SizingRequest{DailyVolume: 90}); err != nil {
 		t.Fatal(err)
 	}
-	want, err := f.svc.Summary(ctx, f.a.ID)
+	want, err = f.svc.Summary(ctx, f.a.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,15 +81,39 @@ func TestQueueSummaryReadsTheSetupInTheCallersBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	a, err := doneA()
-	if err != nil || !reflect.DeepEqual(a, want) {
-		t.Fatalf("batch\n%+v\ndiffers from Summary\n%+v (%v)", a, want, err)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if a.Source == nil || a.Source.Source != sending.SourceOwnNames || a.Sizing == nil || len(a.Domains) != 1 || len(a.Mailboxes) != 3 || a.NextTool != vibesell.ToolOrderSendingSetup {
-		t.Fatalf("picked and sized: %+v", a)
+	if diff := cmp.Diff(want, a); diff != "" {
+		t.Fatalf("batch and Summary mismatch (-want +got):\n%s", diff)
+	}
+	// shape is what a test checks of a setup: its source, whether it is
+	// sized, its domains and the state of each mailbox, and what is next.
+	type shape struct {
+		Source    sending.SourceKind
+		Sized     bool
+		Domains   int
+		Mailboxes []sending.MailboxState
+		Ready     bool
+		NextTool  string
+	}
+	shapeOf := func(st sending.Setup) shape {
+		s := shape{Source: sourceKind(st.Source), Sized: st.Sizing != nil, Domains: len(st.Domains), Ready: st.ReadyToSendOn != nil, NextTool: st.NextTool}
+		for _, m := range st.Mailboxes {
+			s.Mailboxes = append(s.Mailboxes, m.State)
+		}
+		return s
+	}
+	planned := []sending.MailboxState{sending.MailboxPlanned, sending.MailboxPlanned, sending.MailboxPlanned}
+	if diff := cmp.Diff(shape{sending.SourceOwnNames, true, 1, planned, false, vibesell.ToolOrderSendingSetup}, shapeOf(a)); diff != "" {
+		t.Fatalf("picked and sized mismatch (-want +got):\n%s", diff)
 	}
 	other, err := doneB()
-	if err != nil || other.Source != nil || other.Sizing != nil || other.Domains != nil || other.Mailboxes != nil {
-		t.Fatalf("another workspace sees: %+v %v", other, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(fresh, other, ignoreNextStep); diff != "" {
+		t.Fatalf("another workspace mismatch (-want +got):\n%s", diff)
 	}
 
 	// Ordered, and read in a transaction: the batch sees the
@@ -99,8 +130,9 @@ func TestQueueSummaryReadsTheSetupInTheCallersBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	st = summaryIn(t, tx, f.svc, f.a.ID)
-	if st.Source.Source != sending.SourceAlreadyWarmed || st.Mailboxes[0].State != "preparing" || st.ReadyToSendOn == nil {
-		t.Fatalf("in a transaction: source %+v, mailbox %+v, ready %v", st.Source, st.Mailboxes[0], st.ReadyToSendOn)
+	preparing := []sending.MailboxState{sending.MailboxPreparing, sending.MailboxPreparing, sending.MailboxPreparing}
+	if diff := cmp.Diff(shape{sending.SourceAlreadyWarmed, true, 1, preparing, true, vibesell.ToolStartWarmup}, shapeOf(st)); diff != "" {
+		t.Fatalf("in a transaction mismatch (-want +got):\n%s", diff)
 	}
 }
 
@@ -154,7 +186,7 @@ func TestSetupFromOrderToFullVolume(t *testing.T) {
 
 	want := state{Domain: "preparing", Mailbox: "preparing", ReadyToSend: "2026-12-29", Next: vibesell.ToolStartWarmup}
 	if diff := cmp.Diff(want, at(time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC))); diff != "" {
-		t.Errorf("ordered (-want +got):\n%s", diff)
+		t.Errorf("ordered mismatch (-want +got):\n%s", diff)
 	}
 	if _, err := f.svc.StartWarmup(ctx, f.a.ID); err == nil || !strings.Contains(err.Error(), "ready on Tue 8 Dec 2026, and their warmup starts by itself that day") {
 		t.Errorf("start before the ready day: %v", err)
@@ -162,23 +194,35 @@ func TestSetupFromOrderToFullVolume(t *testing.T) {
 
 	want = state{Domain: "ready", Mailbox: "ready", DNSOK: true, ReadyToSend: "2026-12-29", Next: vibesell.ToolStartWarmup}
 	if diff := cmp.Diff(want, at(time.Date(2026, 12, 8, 11, 0, 0, 0, time.UTC))); diff != "" {
-		t.Errorf("ready (-want +got):\n%s", diff)
+		t.Errorf("ready mismatch (-want +got):\n%s", diff)
 	}
 	w, err := f.svc.StartWarmup(ctx, f.a.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(w.Started) != 3 || len(w.Ramp) != 21 || w.Ramp[0].PerMailbox != 2 || w.Ramp[0].Total != 6 || w.Ramp[14].PerMailbox != 30 ||
-		w.FullVolumeOn.Format(time.DateOnly) != "2026-12-29" {
-		t.Fatalf("warmup: %+v", w)
+	full := "never"
+	if w.FullVolumeOn != nil {
+		full = w.FullVolumeOn.Format(time.DateOnly)
+	}
+	if len(w.Started) != 3 || full != "2026-12-29" {
+		t.Fatalf("warmup: %d mailboxes started, at full volume on %s; want 3 on 2026-12-29", len(w.Started), full)
+	}
+	// From Tue 8 Dec, 2 emails a mailbox, 2 more each day up to 30 on
+	// day 15, for the 3 mailboxes.
+	var ramp []sending.RampDay
+	for i, per := range []int{2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30, 30, 30, 30, 30, 30, 30} {
+		ramp = append(ramp, sending.RampDay{Day: i + 1, Date: time.Date(2026, 12, 8+i, 0, 0, 0, 0, time.UTC), PerMailbox: per, Total: 3 * per})
+	}
+	if diff := cmp.Diff(ramp, w.Ramp); diff != "" {
+		t.Fatalf("warmup ramp mismatch (-want +got):\n%s", diff)
 	}
 
 	want = state{Domain: "ready", Mailbox: "warming", DNSOK: true, WarmupDay: 6, Today: 12, Done: 23, ReadyToSend: "2026-12-29"}
 	if diff := cmp.Diff(want, at(time.Date(2026, 12, 13, 9, 0, 0, 0, time.UTC))); diff != "" {
-		t.Errorf("warming (-want +got):\n%s", diff)
+		t.Errorf("warming mismatch (-want +got):\n%s", diff)
 	}
 	want = state{Domain: "ready", Mailbox: "warm", DNSOK: true, ReadyToSend: "2026-12-29"}
 	if diff := cmp.Diff(want, at(time.Date(2026, 12, 29, 9, 0, 0, 0, time.UTC))); diff != "" {
-		t.Errorf("warm (-want +got):\n%s", diff)
+		t.Errorf("warm mismatch (-want +got):\n%s", diff)
 	}
 }

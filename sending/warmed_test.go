@@ -5,9 +5,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"vibesell"
 	"vibesell/cards"
 	"vibesell/sending"
 	"vibesell/workspace"
@@ -34,10 +36,28 @@ func TestWarmedDomains(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		first := page.Items[0]
-		if page.Total != 8 || len(page.Items) != 3 || page.NextCursor != page.Items[2].Domain || first.Domain != "bluecrestmail.com" ||
-			first.MonthlyPrice.String() != "USD 30.00" || first.ReadyOn.Format("2006-01-02") != "2026-12-07" || sending.Age(first.AgeDays) != "10 months" {
-			t.Fatalf("first page: %+v", page)
+		type pageView struct {
+			Total      int
+			Domains    []string
+			NextCursor string
+		}
+		got := pageView{Total: page.Total, NextCursor: page.NextCursor}
+		for _, it := range page.Items {
+			got.Domains = append(got.Domains, it.Domain)
+		}
+		want := pageView{Total: 8, Domains: []string{"bluecrestmail.com", "brightlanehq.com", "clearpathteam.com"}, NextCursor: "clearpathteam.com"}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("first page mismatch (-want +got):\n%s", diff)
+		}
+		usd := func(cents int64) vibesell.Money { return vibesell.NewMoney(cents, "USD") }
+		wantFirst := sending.ShelfItem{Domain: "bluecrestmail.com", RegisteredOn: time.Date(2026, 2, 5, 0, 0, 0, 0, time.UTC), AgeDays: 302,
+			Mailboxes: 3, Reputation: new(89), YearlyPrice: usd(1500), MailboxPrice: usd(1000), MonthlyPrice: usd(3000),
+			ReadyOn: time.Date(2026, 12, 7, 0, 0, 0, 0, time.UTC)}
+		if diff := cmp.Diff(wantFirst, page.Items[0]); diff != "" {
+			t.Fatalf("first domain mismatch (-want +got):\n%s", diff)
+		}
+		if age := sending.Age(page.Items[0].AgeDays); age != "10 months" {
+			t.Errorf("%d days old reads as %q, want 10 months", page.Items[0].AgeDays, age)
 		}
 		seen := len(page.Items)
 		for page.NextCursor != "" {
@@ -82,22 +102,25 @@ func TestWarmedDomains(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if again.Card == nil || again.Card.Replaces != q.Card.ID || len(again.Card.Choices) != 7 || slices.Contains(choiceIDs(again.Card.Choices), "bluecrestmail.com") {
-			t.Fatalf("asked again: %+v", again.Card)
+		if card := askedCard(t, "asked again", again, err); card.Replaces != q.Card.ID {
+			t.Fatalf("asked again: replaces card %q, want %q", card.Replaces, q.Card.ID)
+		}
+		if ids := choiceIDs(again.Card.Choices); len(ids) != 7 || slices.Contains(ids, "bluecrestmail.com") {
+			t.Fatalf("asked again offering %v; want 7, without bluecrestmail.com", ids)
 		}
 		if page, err := f.svc.ListWarmed(ctx, f.a.ID, 0, ""); err != nil || page.Total != 7 {
 			t.Fatalf("shelf after the sale: %d %v", page.Total, err)
 		}
 		o, err := f.svc.ProposeWarmed(ctx, f.a.ID, noArgs{}, []cards.Answer{{Card: again.Card.ID, Answer: again.Card.Choices[0].ID}}, sending.ProposeWarmedRequest{})
-		if err != nil || o.Result == nil {
-			t.Fatalf("settle: %+v %v", o, err)
-		}
-		p := o.Result.Picks[0]
+		p := settledResult(t, "settle", o, err).Picks[0]
 		if diff := cmp.Diff([]string{"warmed", "USD 10.00", "propose_email"}, []string{string(p.Origin), p.MailboxPrice.String(), o.Result.NextTool}); diff != "" {
-			t.Errorf("pick (-want +got):\n%s", diff)
+			t.Errorf("pick mismatch (-want +got):\n%s", diff)
 		}
-		if p.Reputation == nil || p.RegisteredOn == nil {
-			t.Errorf("pick without its record: %+v", p)
+		if p.Reputation == nil {
+			t.Errorf("pick %s without its reputation", p.Domain)
+		}
+		if p.RegisteredOn == nil {
+			t.Errorf("pick %s without its registration date", p.Domain)
 		}
 	})
 

@@ -2,11 +2,13 @@ package workspace_test
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -61,7 +63,7 @@ func TestMemoriesAreKeptPerWorkspace(t *testing.T) {
 		t.Fatal(err)
 	}
 	if list, _ := svc.Memories(ctx, a.ID); len(list) != 0 {
-		t.Fatalf("forgotten memory still listed: %v", list)
+		t.Fatalf("forgotten memory still listed: %d memories, the first %q", len(list), list[0].Fact)
 	}
 	if _, err := svc.Remember(ctx, a.ID, "person", "   "); vibesell.ErrorCode(err) != vibesell.EINVALID {
 		t.Fatalf("empty fact: %v", err)
@@ -115,10 +117,18 @@ func TestOffer(t *testing.T) {
 		Audience: "Coyotes", Value: "Catch the bird", ProofPoints: []string{" 10,000 sold ", ""},
 		CallToAction: "Book a demo", Price: new(workspace.NewPrice(1450, "inr", " month ")),
 	}
+	// in, as it is kept.
+	want := workspace.Offer{CompanyName: "Acme", CompanyDomain: "acme.com", Product: "Anvils", Audience: "Coyotes",
+		Value: "Catch the bird", ProofPoints: []string{"10,000 sold"}, CallToAction: "Book a demo",
+		Price: &workspace.Price{Money: vibesell.NewMoney(145000, "INR"), Period: "month"}, UpdatedAt: friday}
 
 	t.Run("none yet", func(t *testing.T) {
-		if o, err := e.svc.FindOffer(ctx, e.a.ID); o != nil || err != nil {
-			t.Errorf("a new workspace has an offer: %+v %v", o, err)
+		o, err := e.svc.FindOffer(ctx, e.a.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o != nil {
+			t.Errorf("a new workspace has an offer, for %q", o.CompanyName)
 		}
 	})
 	t.Run("saved as normalized, with the next step", func(t *testing.T) {
@@ -126,21 +136,18 @@ func TestOffer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := workspace.Offer{CompanyName: "Acme", CompanyDomain: "acme.com", Product: "Anvils", Audience: "Coyotes",
-			Value: "Catch the bird", ProofPoints: []string{"10,000 sold"}, CallToAction: "Book a demo",
-			Price: &workspace.Price{Money: vibesell.NewMoney(145000, "INR"), Period: "month"}, UpdatedAt: friday}
 		if diff := cmp.Diff(want, saved.Offer); diff != "" {
-			t.Errorf("saved (-want +got):\n%s", diff)
+			t.Errorf("saved mismatch (-want +got):\n%s", diff)
 		}
 		if saved.NextStep.Tool != vibesell.ToolSavePlaybook {
-			t.Errorf("next step without a playbook: %+v", saved.NextStep)
+			t.Errorf("next step without a playbook: %q, want %q", saved.NextStep.Tool, vibesell.ToolSavePlaybook)
 		}
 		got, err := e.svc.FindOffer(ctx, e.a.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if diff := cmp.Diff(&want, got); diff != "" {
-			t.Errorf("read back (-want +got):\n%s", diff)
+			t.Errorf("read back mismatch (-want +got):\n%s", diff)
 		}
 		if o, _ := e.svc.FindOffer(ctx, e.b.ID); o != nil {
 			t.Error("another workspace sees the offer")
@@ -156,11 +163,17 @@ func TestOffer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, _ := e.svc.FindOffer(ctx, e.a.ID); got.Product != "Rockets" || got.Price != nil {
-			t.Errorf("replacement not applied: %+v", got)
+		got, err := e.svc.FindOffer(ctx, e.a.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		replaced := want
+		replaced.Price, replaced.Product = nil, "Rockets"
+		if diff := cmp.Diff(&replaced, got); diff != "" {
+			t.Errorf("replacement mismatch (-want +got):\n%s", diff)
 		}
 		if saved.NextStep.Tool != vibesell.ToolGetWorkspaceContext {
-			t.Errorf("next step with both saved: %+v", saved.NextStep)
+			t.Errorf("next step with both saved: %q, want %q", saved.NextStep.Tool, vibesell.ToolGetWorkspaceContext)
 		}
 	})
 	t.Run("refusals", func(t *testing.T) {
@@ -170,11 +183,13 @@ func TestOffer(t *testing.T) {
 			"a negative price":         func(o *workspace.Offer) { o.Price = new(workspace.NewPrice(-5, "USD", "")) },
 			"no call to action":        func(o *workspace.Offer) { o.CallToAction = " " },
 		} {
-			bad := in
-			change(&bad)
-			if _, err := e.svc.SaveOffer(ctx, e.a.ID, bad); vibesell.ErrorCode(err) != vibesell.EINVALID {
-				t.Errorf("%s: %v", name, err)
-			}
+			t.Run(name, func(t *testing.T) {
+				bad := in
+				change(&bad)
+				if _, err := e.svc.SaveOffer(ctx, e.a.ID, bad); vibesell.ErrorCode(err) != vibesell.EINVALID {
+					t.Errorf("saved, or refused otherwise: %v", err)
+				}
+			})
 		}
 	})
 }
@@ -192,9 +207,11 @@ func TestNewPriceRoundsToMinorUnits(t *testing.T) {
 		{0.1 + 0.2, "EUR", vibesell.NewMoney(30, "EUR")},
 		{1450.4, "JPY", vibesell.NewMoney(1450, "JPY")},
 	} {
-		if got := workspace.NewPrice(c.amount, c.currency, "").Money; got != c.want {
-			t.Errorf("NewPrice(%v, %s) = %+v, want %+v", c.amount, c.currency, got, c.want)
-		}
+		t.Run(fmt.Sprintf("%v %s", c.amount, c.currency), func(t *testing.T) {
+			if diff := cmp.Diff(c.want, workspace.NewPrice(c.amount, c.currency, "").Money); diff != "" {
+				t.Errorf("NewPrice(%v, %s) mismatch (-want +got):\n%s", c.amount, c.currency, diff)
+			}
+		})
 	}
 }
 
@@ -207,9 +224,18 @@ func TestPlaybookAndTickets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Lists not given are kept empty, not missing.
+	want := workspace.Playbook{Tone: "brief", Angles: []string{}, Objections: []workspace.Objection{{Objection: "Too expensive", Answer: "Pays back in a month"}},
+		Dos: []string{}, Donts: []string{}, UpdatedAt: friday}
+	if diff := cmp.Diff(want, p.Playbook); diff != "" {
+		t.Errorf("playbook saved mismatch (-want +got):\n%s", diff)
+	}
 	got, err := svc.FindPlaybook(ctx, a.ID)
-	if err != nil || got == nil || got.Objections[0].Answer != "Pays back in a month" || got.Tone != p.Tone {
-		t.Fatalf("playbook read back %+v %v", got, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(&want, got); diff != "" {
+		t.Fatalf("playbook read back mismatch (-want +got):\n%s", diff)
 	}
 	if pb, _ := svc.FindPlaybook(ctx, b.ID); pb != nil {
 		t.Fatal("another workspace sees the playbook")
@@ -225,8 +251,15 @@ func TestPlaybookAndTickets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if t2.Number <= t1.Number || t1.Status != "open" {
-		t.Fatalf("tickets %+v %+v", t1, t2)
+	wantTickets := []workspace.Ticket{
+		{Workspace: a.Slug, Topic: "bug", Message: "The card is blank", ReplyTo: "sam@acme.com", Status: "open", CreatedAt: friday},
+		{Workspace: a.Slug, Topic: "other", Message: "Hello", Status: "open", CreatedAt: friday},
+	}
+	if diff := cmp.Diff(wantTickets, []workspace.Ticket{t1, t2}, cmpopts.IgnoreFields(workspace.Ticket{}, "ID", "Number")); diff != "" {
+		t.Fatalf("tickets mismatch (-want +got):\n%s", diff)
+	}
+	if t2.Number <= t1.Number {
+		t.Fatalf("tickets numbered %d, then %d", t1.Number, t2.Number)
 	}
 	if n, _ := svc.OpenTickets(ctx, b.ID); n != 0 {
 		t.Fatalf("another workspace counts %d tickets", n)
@@ -263,8 +296,8 @@ func TestSnapshotReadsEverythingInOneRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if snap.Workspace != a || snap.Offer != nil || snap.Playbook != nil || snap.Memories != nil || snap.OpenTickets != 0 {
-		t.Fatalf("fresh workspace: %+v", snap)
+	if diff := cmp.Diff(workspace.Snapshot{Workspace: a}, snap); diff != "" {
+		t.Fatalf("fresh workspace mismatch (-want +got):\n%s", diff)
 	}
 
 	if _, err := svc.SaveOffer(ctx, a.ID, workspace.Offer{CompanyName: "Acme", CompanyDomain: "acme.com", Product: "Anvils",
@@ -303,8 +336,13 @@ func TestSnapshotReadsEverythingInOneRoundTrip(t *testing.T) {
 	memories, _ := svc.Memories(ctx, a.ID)
 	tickets, _ := svc.OpenTickets(ctx, a.ID)
 	want := workspace.Snapshot{Workspace: a, Offer: offer, Playbook: playbook, Memories: memories, OpenTickets: tickets}
-	if diff := cmp.Diff(want, snap); diff != "" || len(snap.Memories) != 2 || snap.OpenTickets != 1 || snap.Offer.Price == nil {
-		t.Fatalf("the snapshot differs from the single reads (-want +got):\n%s", diff)
+	if diff := cmp.Diff(want, snap); diff != "" {
+		t.Fatalf("snapshot and single reads mismatch (-want +got):\n%s", diff)
+	}
+	// The single reads read what was saved.
+	if len(snap.Memories) != 2 || snap.OpenTickets != 1 || snap.Offer == nil || snap.Offer.Price == nil {
+		t.Fatalf("the snapshot holds %d memories and %d open tickets, offer saved %t; want 2, 1 and a priced offer",
+			len(snap.Memories), snap.OpenTickets, snap.Offer != nil)
 	}
 
 	// Both workspaces in one batch: neither sees the other's rows.
@@ -313,11 +351,18 @@ func TestSnapshotReadsEverythingInOneRoundTrip(t *testing.T) {
 	if err := pool.SendBatch(ctx, bt).Close(); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := doneA(); err != nil || !cmp.Equal(got, want) {
-		t.Fatalf("a in a shared batch: %v\n%s", err, cmp.Diff(want, got))
+	got, err := doneA()
+	if err != nil {
+		t.Fatal(err)
 	}
-	if got, err := doneB(); err != nil || got.Workspace != b || got.Offer != nil || got.Playbook != nil || got.Memories != nil || got.OpenTickets != 0 {
-		t.Fatalf("another workspace sees: %+v %v", got, err)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("a in a shared batch mismatch (-want +got):\n%s", diff)
+	}
+	if got, err = doneB(); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(workspace.Snapshot{Workspace: b}, got); diff != "" {
+		t.Fatalf("another workspace mismatch (-want +got):\n%s", diff)
 	}
 }
 
@@ -374,32 +419,35 @@ func TestChangeMemory(t *testing.T) {
 		kept = change(t, workspace.MemoryChange{Fact: "We never email on Fridays"})
 		want := outcome{Action: "remembered", Memory: "company: We never email on Fridays", Memories: []string{"company: We never email on Fridays"}}
 		if diff := cmp.Diff(want, outcomeOf(kept)); diff != "" {
-			t.Errorf("remembered (-want +got):\n%s", diff)
+			t.Errorf("remembered mismatch (-want +got):\n%s", diff)
 		}
 	})
 	t.Run("forget", func(t *testing.T) {
 		got := change(t, workspace.MemoryChange{Forget: kept.Memory.ID.String()})
 		if diff := cmp.Diff(outcome{Action: "forgotten", Memory: "company: We never email on Fridays"}, outcomeOf(got)); diff != "" {
-			t.Errorf("forgotten (-want +got):\n%s", diff)
+			t.Errorf("forgotten mismatch (-want +got):\n%s", diff)
 		}
 	})
 	t.Run("list", func(t *testing.T) {
-		if got := change(t, workspace.MemoryChange{}); got.Action != "listed" || got.Memory != nil || len(got.Memories) != 0 {
-			t.Errorf("listed: %+v", got)
+		if diff := cmp.Diff(outcome{Action: "listed"}, outcomeOf(change(t, workspace.MemoryChange{}))); diff != "" {
+			t.Errorf("listed mismatch (-want +got):\n%s", diff)
 		}
 	})
 	t.Run("refusals", func(t *testing.T) {
 		for _, c := range []struct {
+			name   string
 			change workspace.MemoryChange
 			code   string
 		}{
-			{workspace.MemoryChange{Fact: "x", Forget: kept.Memory.ID.String()}, vibesell.EINVALID},
-			{workspace.MemoryChange{Forget: "nope"}, vibesell.EINVALID},
-			{workspace.MemoryChange{Forget: kept.Memory.ID.String()}, vibesell.ENOTFOUND},
+			{"a fact and a memory to forget", workspace.MemoryChange{Fact: "x", Forget: kept.Memory.ID.String()}, vibesell.EINVALID},
+			{"an id that is not one", workspace.MemoryChange{Forget: "nope"}, vibesell.EINVALID},
+			{"a memory forgotten already", workspace.MemoryChange{Forget: kept.Memory.ID.String()}, vibesell.ENOTFOUND},
 		} {
-			if _, err := e.svc.ChangeMemory(ctx, e.a.ID, c.change); vibesell.ErrorCode(err) != c.code {
-				t.Errorf("%+v: %v, want %s", c.change, err, c.code)
-			}
+			t.Run(c.name, func(t *testing.T) {
+				if _, err := e.svc.ChangeMemory(ctx, e.a.ID, c.change); vibesell.ErrorCode(err) != c.code {
+					t.Errorf("%v, want %s", err, c.code)
+				}
+			})
 		}
 	})
 }
@@ -424,12 +472,14 @@ func TestStoredDecimalPricesAreConverted(t *testing.T) {
 		t.Fatal(err)
 	}
 	for ws, want := range map[uuid.UUID]vibesell.Money{e.a.ID: vibesell.NewMoney(145000, "INR"), e.b.ID: vibesell.NewMoney(1450, "JPY")} {
-		o, err := e.svc.FindOffer(ctx, ws)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(&workspace.Price{Money: want, Period: "month"}, o.Price); diff != "" {
-			t.Errorf("price (-want +got):\n%s", diff)
-		}
+		t.Run(want.Currency, func(t *testing.T) {
+			o, err := e.svc.FindOffer(ctx, ws)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(&workspace.Price{Money: want, Period: "month"}, o.Price); diff != "" {
+				t.Errorf("price mismatch (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
