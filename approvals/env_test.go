@@ -293,3 +293,13 @@ func decisionOf(a approvals.Approval, taken bool) decision {
 }
 
 var conversation = approvals.Decision{By: approvals.ActorPerson, Via: approvals.ViaConversation}
+
+// token is a card's one-time decision token for the approval.
+func (e *env) token(t *testing.T, ap approvals.Approval) string {
+	t.Helper()
+	tokens, err := e.svc.Tokens(context.Background(), ap.WorkspaceID, ap)
+	if err != nil || tokens[ap.ID] == "" {
+		t.Fatalf("tokens for %s: %v, %v", ap.ID, tokens, err)
+	}
+	return tokens[ap.ID]
+}

@@ -15,8 +15,8 @@ var (
 		{Value: string(Rejected), Text: "Rejected"},
 	}
 	ViaLabels = vibesell.Labels{
-		{Value: ViaCard, Text: "the approval card in the conversation"},
-		{Value: ViaConversation, Text: "the conversation with the assistant"},
+		{Value: ViaCard, Text: "a click in the card in the conversation"},
+		{Value: ViaConversation, Text: "the conversation, relayed by the assistant"},
 		{Value: ViaWeb, Text: "the web app"},
 		{Value: ViaSystem, Text: "automatically"},
 	}
@@ -30,12 +30,19 @@ var (
 		{Value: vibesell.ToolResumeCampaign, Text: "Resume a campaign"},
 		{Value: vibesell.ToolUpgradePlan, Text: "Change the plan"},
 	}
+	// HostAppsLabels say, beside a decision made through the
+	// conversation, whether the app the person used said it can show
+	// cards (it declared the MCP Apps extension when it connected).
+	HostAppsLabels = vibesell.Labels{
+		{Value: "true", Text: "the app said it shows cards"},
+		{Value: "false", Text: "the app did not say it shows cards"},
+	}
 	// EventLabels are the lines of an approval's history.
 	EventLabels = vibesell.Labels{
 		{Value: "opened", Text: "Asked for a decision"},
 		{Value: "approved", Text: "Approved"},
 		{Value: "rejected", Text: "Rejected"},
-		{Value: "approve_refused", Text: "Approval refused here (needs the web app)"},
+		{Value: "approve_refused", Text: "Approval refused here (not a way this approval can be approved)"},
 		{Value: "executing", Text: "Started carrying it out"},
 		{Value: "done", Text: "Done"},
 		{Value: "not_done", Text: "Ended without being done"},

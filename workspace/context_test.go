@@ -47,6 +47,9 @@ var notContextTables = []string{
 	// not show them yet.
 	"workspace_senders", "sequence_versions", "campaigns", "campaign_leads",
 	"billing_checkouts", "stripe_events", "billing_usage",
+	// Decision tokens, the approval policies (read when deciding; the
+	// context names where to decide without them) and the reminders sent.
+	"decision_tokens", "approval_policies", "approval_reminders",
 }
 
 func stampOf(t *testing.T, pool *pgxpool.Pool, ws uuid.UUID) int64 {

@@ -32,6 +32,7 @@ type services struct {
 	workspaces *workspace.Service
 	sending    *sending.Service
 	approvals  *approvals.Service
+	cards      *cards.Service
 	billing    *billing.Service
 	audience   *audience.Service
 	campaigns  *campaigns.Service
@@ -50,6 +51,7 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 		accounts:   auth.NewAccounts(db, clock),
 		sessions:   auth.NewSessions(db),
 		tokens:     auth.NewTokens(db),
+		cards:      cards.NewService(db, clock),
 	}
 	s.sessions.SetLimits(cfg.Sessions)
 	var err error
@@ -61,7 +63,7 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 		return nil, fmt.Errorf("approvals: %w", err)
 	}
 	s.sending = sending.New(sending.Deps{
-		DB: db, Clock: clock, Config: cfg.Sending, Cards: cards.NewService(db, clock), Offers: s.workspaces, Approvals: s.approvals,
+		DB: db, Clock: clock, Config: cfg.Sending, Cards: s.cards, Offers: s.workspaces, Approvals: s.approvals,
 	})
 	s.approvals.Register(vibesell.ToolOrderSendingSetup, sending.NewOrderAction(s.sending))
 	s.audience = audience.New(db, clock, cfg.Audience, s.approvals)
@@ -92,7 +94,8 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 }
 
 func (s *services) toolDeps() tools.Deps {
-	return tools.Deps{Clock: s.clock, Workspaces: s.workspaces, Sending: s.sending, Approvals: s.approvals, PublicURL: s.publicURL, Audience: s.audience, Campaigns: s.campaigns, Billing: s.billing}
+	return tools.Deps{Clock: s.clock, Workspaces: s.workspaces, Sending: s.sending, Approvals: s.approvals, PublicURL: s.publicURL, Audience: s.audience, Campaigns: s.campaigns, Billing: s.billing,
+		Cards: s.cards, Sessions: s.sessions}
 }
 
 // Sizes of what each replica keeps in memory for requests.
