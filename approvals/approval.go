@@ -151,6 +151,12 @@ type Config struct {
 	// [DefaultRelayWait]; below zero, no wait (tests work the execution
 	// themselves, with rivertest's worker, instead of waiting).
 	RelayWait time.Duration
+	// Mailer emails the workspace's people about approvals only a
+	// signed-in person may approve; nil: no such emails ([Service.Remind]).
+	Mailer Mailer
+	// RemindBefore is how long before its expiry a pending approval's
+	// reminder is sent. Default [DefaultRemindBefore].
+	RemindBefore time.Duration
 }
 
 // DefaultRelayWait is [Config].RelayWait when not set.
@@ -158,12 +164,14 @@ const DefaultRelayWait = 5 * time.Second
 
 // Service opens, decides, lists and executes approvals.
 type Service struct {
-	db        *pgxpool.Pool
-	publicURL string
-	clock     vibesell.Clock
-	logger    *slog.Logger
-	relayWait time.Duration
-	jobs      *river.Client[pgx.Tx] // insert-only: the workers run in cmd/server's client
+	db           *pgxpool.Pool
+	publicURL    string
+	clock        vibesell.Clock
+	logger       *slog.Logger
+	relayWait    time.Duration
+	mailer       Mailer
+	remindBefore time.Duration
+	jobs         *river.Client[pgx.Tx] // insert-only: the workers run in cmd/server's client
 
 	mu        sync.RWMutex
 	executors map[string]Executor
@@ -182,6 +190,9 @@ func NewService(db *pgxpool.Pool, clock vibesell.Clock, cfg Config) (*Service, e
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	if cfg.RemindBefore <= 0 {
+		cfg.RemindBefore = DefaultRemindBefore
+	}
 	// An insert-only client: it enqueues in the caller's transaction and
 	// never works jobs itself.
 	jobs, err := river.NewClient(riverpgxv5.New(db), &river.Config{Logger: cfg.Logger})
@@ -189,13 +200,15 @@ func NewService(db *pgxpool.Pool, clock vibesell.Clock, cfg Config) (*Service, e
 		return nil, fmt.Errorf("approvals: job client: %w", err)
 	}
 	return &Service{
-		db:        db,
-		publicURL: strings.TrimRight(cfg.PublicURL, "/"),
-		clock:     clock,
-		logger:    cfg.Logger,
-		relayWait: cfg.RelayWait,
-		jobs:      jobs,
-		executors: map[string]Executor{},
+		db:           db,
+		publicURL:    strings.TrimRight(cfg.PublicURL, "/"),
+		clock:        clock,
+		logger:       cfg.Logger,
+		relayWait:    cfg.RelayWait,
+		mailer:       cfg.Mailer,
+		remindBefore: cfg.RemindBefore,
+		jobs:         jobs,
+		executors:    map[string]Executor{},
 	}, nil
 }
 

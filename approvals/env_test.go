@@ -189,6 +189,7 @@ func startWorkers(t *testing.T, pool *pgxpool.Pool, svc *approvals.Service, o wo
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &approvals.ExecuteWorker{Service: svc, JobTimeout: o.executeTimeout})
 	river.AddWorker(workers, &approvals.ExpireWorker{Service: svc})
+	river.AddWorker(workers, &approvals.RemindWorker{Service: svc})
 	var periodic []*river.PeriodicJob
 	if o.periodic {
 		periodic = append(periodic, river.NewPeriodicJob(river.PeriodicInterval(approvals.ExpireEvery),

@@ -15,7 +15,7 @@ var (
 		{Value: string(Rejected), Text: "Rejected"},
 	}
 	ViaLabels = vibesell.Labels{
-		{Value: ViaCard, Text: "a click in the card in the conversation"},
+		{Value: ViaCard, Text: "the card in the conversation, by a click"},
 		{Value: ViaConversation, Text: "the conversation, relayed by the assistant"},
 		{Value: ViaWeb, Text: "the web app"},
 		{Value: ViaSystem, Text: "automatically"},
@@ -42,7 +42,7 @@ var (
 		{Value: "opened", Text: "Asked for a decision"},
 		{Value: "approved", Text: "Approved"},
 		{Value: "rejected", Text: "Rejected"},
-		{Value: "approve_refused", Text: "Approval refused here (not a way this approval can be approved)"},
+		{Value: "approve_refused", Text: "Approval refused here (the reason says where it can be approved)"},
 		{Value: "executing", Text: "Started carrying it out"},
 		{Value: "done", Text: "Done"},
 		{Value: "not_done", Text: "Ended without being done"},
@@ -50,6 +50,19 @@ var (
 		{Value: "superseded", Text: "Replaced by a newer approval"},
 	}
 )
+
+// HostAppsNote is what a person reads beside a decision's place: for a
+// decision in the card or relayed by the assistant, whether the app it
+// came through said it shows cards; "" for the web app or when not known.
+func HostAppsNote(via string, hostApps *bool) string {
+	if hostApps == nil || (via != ViaCard && via != ViaConversation) {
+		return ""
+	}
+	if *hostApps {
+		return HostAppsLabels.Of("true")
+	}
+	return HostAppsLabels.Of("false")
+}
 
 // Label is how a person reads the status.
 func (s Status) Label() string { return StatusLabels.Of(string(s)) }

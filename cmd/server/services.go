@@ -56,8 +56,9 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 	s.sessions.SetLimits(cfg.Sessions)
 	var err error
 	s.approvals, err = approvals.NewService(db, clock, approvals.Config{
-		PublicURL: cfg.PublicURL.String(),
-		Logger:    logger.With("component", "approvals"),
+		PublicURL:    cfg.PublicURL.String(),
+		Logger:       logger.With("component", "approvals"),
+		RemindBefore: cfg.ApprovalReminder,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("approvals: %w", err)
