@@ -20,12 +20,7 @@ func TestRelayedDecisions(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	e := setup(t)
-	// No wait for the outcome: the test works the execution itself.
-	svc, err := approvals.NewService(e.pool, e.clock, approvals.Config{PublicURL: publicURL, RelayWait: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc.Register(testAction, e.exec)
+	svc := noWait(t, e)
 
 	t.Run("approved in the conversation, then carried out", func(t *testing.T) {
 		ap := e.open(t, e.a.ID, "anvil", true)
@@ -89,19 +84,8 @@ func TestClickedDecisions(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	e := setup(t)
-	svc, err := approvals.NewService(e.pool, e.clock, approvals.Config{PublicURL: publicURL, RelayWait: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc.Register(testAction, e.exec)
-	tokenOf := func(t *testing.T, ws approvals.Approval) string {
-		t.Helper()
-		tokens, err := svc.Tokens(ctx, ws.WorkspaceID, ws)
-		if err != nil || tokens[ws.ID] == "" {
-			t.Fatalf("tokens for %s: %v, %v", ws.ID, tokens, err)
-		}
-		return tokens[ws.ID]
-	}
+	svc := noWait(t, e)
+	tokenOf := e.token
 
 	t.Run("a click with the token is recorded as clicked, once", func(t *testing.T) {
 		ap := e.open(t, e.a.ID, "anvil", true)
@@ -195,6 +179,18 @@ func TestClickedDecisions(t *testing.T) {
 			t.Errorf("relayed in another workspace: %v, %v", r.Taken, err)
 		}
 	})
+}
+
+// noWait is a service that does not wait for a decision's outcome: the
+// test works the execution itself.
+func noWait(t *testing.T, e *env) *approvals.Service {
+	t.Helper()
+	svc, err := approvals.NewService(e.pool, e.clock, approvals.Config{PublicURL: publicURL, RelayWait: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc.Register(testAction, e.exec)
+	return svc
 }
 
 func ptrTo[T any](v T) *T { return &v }
