@@ -72,6 +72,9 @@ type Question struct {
 type Answer struct {
 	Card   string `json:"card"`
 	Answer string `json:"answer"`
+	// Via is where a settled answer came from (ViaCard or
+	// ViaConversation); empty on the answers a call carries.
+	Via string `json:"-"`
 }
 
 // Card is a question put to the person: what a tool returns as kind
@@ -372,11 +375,11 @@ func (f *Flow) onRecord(r *row, q Question, text string) (*Settled, *Card, error
 }
 
 func (f *Flow) settle(r *row, q Question, text string, at time.Time) *Settled {
-	f.settled = append(f.settled, Answer{Card: r.id, Answer: text})
 	s := &Settled{Card: r.id, Topic: q.Topic, Answer: text, AnsweredAt: at, Via: ViaConversation}
 	if r.answeredVia != nil {
 		s.Via = *r.answeredVia
 	}
+	f.settled = append(f.settled, Answer{Card: r.id, Answer: text, Via: s.Via})
 	if c := q.match(text); c != nil {
 		cc := *c
 		s.Choice = &cc

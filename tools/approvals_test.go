@@ -370,6 +370,38 @@ func TestDecideInCard(t *testing.T) {
 			t.Errorf("tokens for a decided approval: %v", got)
 		}
 	})
+
+	t.Run("a choice answered by a click, then relayed", func(t *testing.T) {
+		f.saveOffer(f.ws, "acme.com")
+		res := f.c.Call("choose_sending_source", map[string]any{})
+		var q sendingChoiceOutput
+		f.c.Result("choose_sending_source", map[string]any{}, &q)
+		token := tokensOf(t, res)[*q.Card]
+		if token == "" {
+			t.Fatalf("no token for card %s: %v", *q.Card, res.Meta)
+		}
+		card := f.approvalClient(f.ws)
+		var clicked cardDecisionOutput
+		card.Result("decide_in_card", map[string]any{"card": *q.Card, "answer": "own_names", "token": token}, &clicked)
+		if clicked.Answer == nil || clicked.Answer.Answer != "own_names" {
+			t.Fatalf("the click: %+v", clicked)
+		}
+		var settled sendingChoiceOutput
+		card.Result("choose_sending_source", map[string]any{"answers": []any{ans(*q.Card, "own_names")}}, &settled)
+		if diff := cmp.Diff([]string{*q.Card}, settled.Clicked); diff != "" {
+			t.Errorf("clicked cards (-want +got):\n%s", diff)
+		}
+		// The same question for other arguments, answered through the
+		// model only: relayed.
+		var other sendingChoiceOutput
+		f.c.Result("choose_sending_source", map[string]any{"answers": []any{}}, &other)
+		if other.Card != nil {
+			f.c.Result("choose_sending_source", map[string]any{"answers": []any{ans(*other.Card, "already_warmed")}}, &settled)
+			if len(settled.Clicked) != 0 {
+				t.Errorf("a relayed answer is listed as clicked: %v", settled.Clicked)
+			}
+		}
+	})
 }
 
 // list_pending_approvals pages the workspace's approvals, or reads one by

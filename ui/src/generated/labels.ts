@@ -13,7 +13,7 @@ export const approvalStatusLabels: Readonly<Record<string, string>> = {
 
 /** approvals.ViaLabels */
 export const approvalViaLabels: Readonly<Record<string, string>> = {
-  "card": "a click in the card in the conversation",
+  "card": "the card in the conversation, by a click",
   "conversation": "the conversation, relayed by the assistant",
   "web": "the web app",
   "system": "automatically",
@@ -34,7 +34,7 @@ export const approvalEventLabels: Readonly<Record<string, string>> = {
   "opened": "Asked for a decision",
   "approved": "Approved",
   "rejected": "Rejected",
-  "approve_refused": "Approval refused here (not a way this approval can be approved)",
+  "approve_refused": "Approval refused here (the reason says where it can be approved)",
   "executing": "Started carrying it out",
   "done": "Done",
   "not_done": "Ended without being done",

@@ -356,6 +356,8 @@ export interface ChooseSendingSourceResult {
     /** the choice id or the person's own words */
     answer: string;
   }[] | null;
+  /** the cards among answers whose answer the person clicked in the card themselves (proven by the card's one-time token); the others' answers were relayed by you */
+  clicked: string[] | null;
   /** sending_choice: what was decided, one of source, domains or warmed_domains; null on a choice */
   decision: string | null;
   /** sending_choice: what the person picked, one item per question; null on a choice */
@@ -449,6 +451,8 @@ export interface ProposeEmailResult {
     /** the choice id or the person's own words */
     answer: string;
   }[] | null;
+  /** the cards among answers whose answer the person clicked in the card themselves (proven by the card's one-time token); the others' answers were relayed by you */
+  clicked: string[] | null;
   /** email_step: the address style picked (a choice id, or own_words); null on a choice */
   style: string | null;
   /** email_step: the style as the person saw it, or their own words; null on a choice */

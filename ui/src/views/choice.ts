@@ -23,10 +23,11 @@ export function choiceView(d: ChoiceData, ctx: Ctx): HTMLElement {
     args.answers = [...(d.answers ?? []), { card: d.card, answer: answerValue }];
     pressed?.setAttribute("aria-pressed", "true");
     const token = d.card ? ctx.token(d.card) : undefined;
+    let clicked = false;
     if (token) {
       // Best effort: without it the answer still counts, recorded as relayed.
       try {
-        await ctx.call(CLICK_TOOL, { card: d.card, answer: answerValue, token });
+        clicked = !(await ctx.call(CLICK_TOOL, { card: d.card, answer: answerValue, token })).isError;
       } catch {
         // The host has no app-only tools; the call below binds the answer.
       }
@@ -46,7 +47,7 @@ export function choiceView(d: ChoiceData, ctx: Ctx): HTMLElement {
       errorBox.replaceChildren(notice("bad", "alert", h("p", null, textOf(result) || "VibeSell did not accept this answer.")));
       return;
     }
-    ctx.show(result, `Answered: ${said}`);
+    ctx.show(result, clicked ? `Answered by your click: ${said}` : `Answered: ${said}`);
     // Best effort: hosts do not always pass it on to the model, and the
     // answer is already bound on the server by the call above.
     void ctx.say(`For “${d.question}” I chose: ${said}`);
