@@ -12,6 +12,7 @@ import (
 	"vibesell/auth"
 	"vibesell/store/storetest"
 	"vibesell/workspace"
+	"vibesell/workspace/workspacetest"
 )
 
 // A workspace keeps at most PerWorkspace sessions: opening more ends the
@@ -120,15 +121,8 @@ func TestSessionKeepsWhetherTheHostDeclaredApps(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool := storetest.New(t)
-	ws := workspace.NewService(pool, vibesell.SystemClock{})
-	acme, err := ws.Create(ctx, "Acme")
-	if err != nil {
-		t.Fatal(err)
-	}
-	globex, err := ws.Create(ctx, "Globex")
-	if err != nil {
-		t.Fatal(err)
-	}
+	two := workspacetest.Two(t, pool)
+	acme, globex := two.Acme, two.Globex
 	s := auth.NewSessions(pool)
 	apps := map[string]any{"extensions": map[string]any{auth.AppsExtension: map[string]any{"mimeTypes": []string{"text/html;profile=mcp-app"}}},
 		"experimental": map[string]any{"blob": strings.Repeat("x", 1<<20)}}
