@@ -25,6 +25,11 @@ const (
 
 	ToolDecideApproval       = "decide_approval"
 	ToolListPendingApprovals = "list_pending_approvals"
+	// ToolDecideInCard is not one of the 38: it is the card's own tool
+	// (MCP Apps visibility ["app"]), hidden from the model, which decides
+	// an approval or answers a question only with the card's one-time
+	// token, so that the decision is recorded as clicked.
+	ToolDecideInCard = "decide_in_card"
 
 	ToolSaveTarget        = "save_target"
 	ToolSaveTargetFilters = "save_target_filters"

@@ -38,10 +38,14 @@ const (
 
 // Where a decision or an event came from.
 const (
-	ViaCard         = "card"         // the approval card inside the conversation
-	ViaConversation = "conversation" // the person told the assistant, which relayed it
-	ViaWeb          = "web"          // a signed-in person in the web app
-	ViaSystem       = "system"       // VibeSell itself: execution, expiry
+	// ViaCard: clicked in the card inside the conversation, proven by the
+	// card's one-time token (package proof).
+	ViaCard = "card"
+	// ViaConversation: relayed by the assistant, whatever the person did
+	// (told it, or pressed a button in a card whose host gave it no token).
+	ViaConversation = "conversation"
+	ViaWeb          = "web"    // a signed-in person in the web app
+	ViaSystem       = "system" // VibeSell itself: execution, expiry
 )
 
 // Who did something, as the audit trail and the web app name them when
@@ -95,12 +99,20 @@ type Approval struct {
 	ExpiresAt    time.Time
 	DecidedBy    *string
 	DecidedAt    *time.Time
-	DecidedVia   *string // card, conversation or web
-	Reason       *string
-	StartedAt    *time.Time // the execution began acting
-	FinishedAt   *time.Time
-	Outcome      *string // what was done, or why not
-	AppURL       string  // the page of this approval in the web app
+	DecidedVia   *string // card (clicked), conversation (relayed) or web
+	// DecidedHostApps is whether the MCP session the decision came
+	// through declared the MCP Apps extension at initialize; nil for the
+	// web app, and when not known.
+	DecidedHostApps *bool
+	// ClickedOnly is the workspace's policy for the action: approving
+	// takes a click in the card or the web app, never the assistant's
+	// relay ([Service.SetPolicy]).
+	ClickedOnly bool
+	Reason      *string
+	StartedAt   *time.Time // the execution began acting
+	FinishedAt  *time.Time
+	Outcome     *string // what was done, or why not
+	AppURL      string  // the page of this approval in the web app
 }
 
 // Final reports whether the approval has ended (done, not done, rejected).
@@ -110,13 +122,16 @@ func (a Approval) Final() bool {
 
 // Event is one line of an approval's audit trail.
 type Event struct {
-	At     time.Time
-	Event  string // opened, approved, rejected, approve_refused, executing, done, not_done, expired, superseded
-	From   *Status
-	To     Status
-	Actor  string // who: an email, or one of the Actor constants
-	Via    string // card, conversation, web or system
-	Reason *string
+	At    time.Time
+	Event string // opened, approved, rejected, approve_refused, executing, done, not_done, expired, superseded
+	From  *Status
+	To    Status
+	Actor string // who: an email, or one of the Actor constants
+	Via   string // card, conversation, web or system
+	// HostApps is whether the session a decision came through declared
+	// the MCP Apps extension; nil when not known or not a decision there.
+	HostApps *bool
+	Reason   *string
 	// Repeats is how many attempts the line stands for: more than 1 for
 	// refused approvals counted together, the latest at LastAt.
 	Repeats int
@@ -136,6 +151,12 @@ type Config struct {
 	// [DefaultRelayWait]; below zero, no wait (tests work the execution
 	// themselves, with rivertest's worker, instead of waiting).
 	RelayWait time.Duration
+	// Mailer emails the workspace's people about approvals only a
+	// signed-in person may approve; nil: no such emails ([Service.Remind]).
+	Mailer Mailer
+	// RemindBefore is how long before its expiry a pending approval's
+	// reminder is sent. Default [DefaultRemindBefore].
+	RemindBefore time.Duration
 }
 
 // DefaultRelayWait is [Config].RelayWait when not set.
@@ -143,12 +164,14 @@ const DefaultRelayWait = 5 * time.Second
 
 // Service opens, decides, lists and executes approvals.
 type Service struct {
-	db        *pgxpool.Pool
-	publicURL string
-	clock     vibesell.Clock
-	logger    *slog.Logger
-	relayWait time.Duration
-	jobs      *river.Client[pgx.Tx] // insert-only: the workers run in cmd/server's client
+	db           *pgxpool.Pool
+	publicURL    string
+	clock        vibesell.Clock
+	logger       *slog.Logger
+	relayWait    time.Duration
+	mailer       Mailer
+	remindBefore time.Duration
+	jobs         *river.Client[pgx.Tx] // insert-only: the workers run in cmd/server's client
 
 	mu        sync.RWMutex
 	executors map[string]Executor
@@ -167,6 +190,9 @@ func NewService(db *pgxpool.Pool, clock vibesell.Clock, cfg Config) (*Service, e
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	if cfg.RemindBefore <= 0 {
+		cfg.RemindBefore = DefaultRemindBefore
+	}
 	// An insert-only client: it enqueues in the caller's transaction and
 	// never works jobs itself.
 	jobs, err := river.NewClient(riverpgxv5.New(db), &river.Config{Logger: cfg.Logger})
@@ -174,13 +200,15 @@ func NewService(db *pgxpool.Pool, clock vibesell.Clock, cfg Config) (*Service, e
 		return nil, fmt.Errorf("approvals: job client: %w", err)
 	}
 	return &Service{
-		db:        db,
-		publicURL: strings.TrimRight(cfg.PublicURL, "/"),
-		clock:     clock,
-		logger:    cfg.Logger,
-		relayWait: cfg.RelayWait,
-		jobs:      jobs,
-		executors: map[string]Executor{},
+		db:           db,
+		publicURL:    strings.TrimRight(cfg.PublicURL, "/"),
+		clock:        clock,
+		logger:       cfg.Logger,
+		relayWait:    cfg.RelayWait,
+		mailer:       cfg.Mailer,
+		remindBefore: cfg.RemindBefore,
+		jobs:         jobs,
+		executors:    map[string]Executor{},
 	}, nil
 }
 
@@ -229,7 +257,8 @@ func newID() string {
 
 // columns are read by scanApproval, in this order.
 const columns = `workspace_id, id, action, arguments, details, status, summary, impact, irreversible, decide_here,
-	created_at, expires_at, decided_by, decided_at, decided_via, reason, started_at, finished_at, outcome`
+	created_at, expires_at, decided_by, decided_at, decided_via, reason, started_at, finished_at, outcome,
+	decided_host_apps, EXISTS (SELECT 1 FROM approval_policies p WHERE p.workspace_id = approvals.workspace_id AND p.action = approvals.action)`
 
 type row interface{ Scan(dest ...any) error }
 
@@ -239,7 +268,7 @@ func (s *Service) scanApproval(r row) (Approval, error) {
 	var impact []byte
 	err := r.Scan(&a.WorkspaceID, &a.ID, &a.Action, &a.Arguments, &a.Details, &status, &a.Summary, &impact,
 		&a.Irreversible, &a.DecideHere, &a.CreatedAt, &a.ExpiresAt, &a.DecidedBy, &a.DecidedAt,
-		&a.DecidedVia, &a.Reason, &a.StartedAt, &a.FinishedAt, &a.Outcome)
+		&a.DecidedVia, &a.Reason, &a.StartedAt, &a.FinishedAt, &a.Outcome, &a.DecidedHostApps, &a.ClickedOnly)
 	if err != nil {
 		return Approval{}, err
 	}
@@ -292,7 +321,7 @@ func (s *Service) Events(ctx context.Context, ws uuid.UUID, id string) ([]Event,
 	if _, err := s.Find(ctx, ws, id); err != nil {
 		return nil, err
 	}
-	rows, err := s.db.Query(ctx, `SELECT at, event, from_status, to_status, actor, via, reason, repeats, last_at
+	rows, err := s.db.Query(ctx, `SELECT at, event, from_status, to_status, actor, via, reason, repeats, last_at, host_apps
 		FROM approval_events WHERE workspace_id = $1 AND approval_id = $2 ORDER BY seq`, ws, id)
 	if err != nil {
 		return nil, fmt.Errorf("read audit trail of %s: %w", id, err)
@@ -301,7 +330,7 @@ func (s *Service) Events(ctx context.Context, ws uuid.UUID, id string) ([]Event,
 		var e Event
 		var from *string
 		var to string
-		if err := r.Scan(&e.At, &e.Event, &from, &to, &e.Actor, &e.Via, &e.Reason, &e.Repeats, &e.LastAt); err != nil {
+		if err := r.Scan(&e.At, &e.Event, &from, &to, &e.Actor, &e.Via, &e.Reason, &e.Repeats, &e.LastAt, &e.HostApps); err != nil {
 			return Event{}, err
 		}
 		if from != nil {
@@ -320,10 +349,17 @@ func (s *Service) Events(ctx context.Context, ws uuid.UUID, id string) ([]Event,
 // record appends one line to the audit trail.
 func record(ctx context.Context, tx store.DBTX, ws uuid.UUID, id string, at time.Time, event string, from *string, to string,
 	actor string, actorUser *uuid.UUID, via string, reason *string) error {
+	return recordHost(ctx, tx, ws, id, at, event, from, to, actor, actorUser, via, reason, nil)
+}
+
+// recordHost is record with whether the decision's host declared the MCP
+// Apps extension.
+func recordHost(ctx context.Context, tx store.DBTX, ws uuid.UUID, id string, at time.Time, event string, from *string, to string,
+	actor string, actorUser *uuid.UUID, via string, reason *string, hostApps *bool) error {
 	_, err := tx.Exec(ctx, `INSERT INTO approval_events
-		(workspace_id, approval_id, at, event, from_status, to_status, actor, actor_user, via, reason)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-		ws, id, at, event, from, to, actor, actorUser, via, reason)
+		(workspace_id, approval_id, at, event, from_status, to_status, actor, actor_user, via, reason, host_apps)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+		ws, id, at, event, from, to, actor, actorUser, via, reason, hostApps)
 	if err != nil {
 		return fmt.Errorf("record %s of %s: %w", event, id, err)
 	}

@@ -64,7 +64,7 @@ func TestOpenReturnsThePendingApprovalForTheSameArguments(t *testing.T) {
 		t.Fatalf("audit trail: %v", got)
 	}
 	// Approved and not yet carried out: asking again returns it.
-	if _, _, err := e.svc.Decide(ctx, e.a.ID, first.ID, approvals.Decision{Approve: true, By: "x", Via: approvals.ViaCard}); err != nil {
+	if _, _, err := e.svc.Decide(ctx, e.a.ID, first.ID, approvals.Decision{Approve: true, By: "x", Via: approvals.ViaConversation}); err != nil {
 		t.Fatal(err)
 	}
 	if running, created, err := e.svc.Open(ctx, orderRequest(e.a.ID, "anvil", true)); err != nil || created || running.ID != first.ID || running.Status != approvals.Approved {
@@ -213,12 +213,12 @@ func TestApprovingEnqueuesTheExecutionAndRejectingDoesNot(t *testing.T) {
 	if diff := cmp.Diff(decision{Taken: true, Status: approvals.Approved, DecidedBy: "the person", DecidedVia: "conversation"}, decisionOf(a, taken)); diff != "" {
 		t.Fatalf("approve (-want +got):\n%s", diff)
 	}
-	d = approvals.Decision{By: "ada@acme.test", Via: approvals.ViaCard, Reason: "  Too expensive  "}
+	d = approvals.Decision{By: "ada@acme.test", Via: approvals.ViaWeb, Reason: "  Too expensive  "}
 	r, taken, err := e.svc.Decide(ctx, e.a.ID, no.ID, d)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := decision{Taken: true, Status: approvals.Rejected, DecidedBy: "ada@acme.test", DecidedVia: "card", Reason: "Too expensive", Outcome: "Rejected by ada@acme.test: Too expensive"}
+	want := decision{Taken: true, Status: approvals.Rejected, DecidedBy: "ada@acme.test", DecidedVia: "web", Reason: "Too expensive", Outcome: "Rejected by ada@acme.test: Too expensive"}
 	if diff := cmp.Diff(want, decisionOf(r, taken)); diff != "" {
 		t.Fatalf("reject (-want +got):\n%s", diff)
 	}
@@ -229,7 +229,7 @@ func TestApprovingEnqueuesTheExecutionAndRejectingDoesNot(t *testing.T) {
 	if _, taken, _ := e.svc.Decide(ctx, e.a.ID, yes.ID, approvals.Decision{Approve: true, By: "x", Via: approvals.ViaWeb}); taken || e.jobCount(t, yes.ID) != 1 {
 		t.Fatal("a second approval was taken")
 	}
-	if got := e.events(t, e.a.ID, no.ID); !slices.Equal(got, []string{"opened:>pending@conversation", "rejected:pending>rejected@card"}) {
+	if got := e.events(t, e.a.ID, no.ID); !slices.Equal(got, []string{"opened:>pending@conversation", "rejected:pending>rejected@web"}) {
 		t.Fatalf("audit trail: %v", got)
 	}
 }
@@ -243,7 +243,11 @@ func TestPaidActionsAreApprovedOnlyInTheWebApp(t *testing.T) {
 		t.Fatalf("opened: %+v", ap)
 	}
 	for _, via := range []string{approvals.ViaConversation, approvals.ViaCard} {
-		_, taken, err := e.svc.Decide(ctx, e.a.ID, ap.ID, approvals.Decision{Approve: true, By: "the assistant", Via: via})
+		d := approvals.Decision{Approve: true, By: "the assistant", Via: via}
+		if via == approvals.ViaCard {
+			d.Token = e.token(t, ap)
+		}
+		_, taken, err := e.svc.Decide(ctx, e.a.ID, ap.ID, d)
 		if vibesell.ErrorCode(err) != vibesell.EINVALID || taken {
 			t.Fatalf("approve via %s: taken=%v err=%v", via, taken, err)
 		}
@@ -387,6 +391,8 @@ func TestRefusedApprovalsKeepTheTrailShort(t *testing.T) {
 		d := approvals.Decision{Approve: true, By: "the person", Via: approvals.ViaCard}
 		if i < 10 {
 			d.Via = approvals.ViaConversation
+		} else {
+			d.Token = e.token(t, ap)
 		}
 		if _, _, err := e.svc.Decide(ctx, e.a.ID, ap.ID, d); vibesell.ErrorCode(err) != vibesell.EINVALID {
 			t.Fatalf("attempt %d: %v", i, err)

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"vibesell"
+	"vibesell/proof"
 	"vibesell/store"
 )
 
@@ -23,8 +24,15 @@ type Decision struct {
 	By string
 	// ByUser is the signed-in person's account, when there is one.
 	ByUser *uuid.UUID
-	// Via is where the decision was made: card, conversation or web.
+	// Via is where the decision was made: card (clicked, with Token),
+	// conversation (relayed by the assistant) or web.
 	Via string
+	// Token is the card's one-time decision token (package proof), which
+	// a decision via the card needs and uses up.
+	Token string
+	// HostApps is whether the MCP session the decision came through
+	// declared the MCP Apps extension; nil when not known.
+	HostApps *bool
 	// Reason is optional, at most 1000 characters.
 	Reason string
 }
@@ -39,13 +47,20 @@ type Decision struct {
 //
 // Refusals: ENOTFOUND for an approval not in the workspace; EINVALID when
 // approving an approval with DecideHere false from anywhere but the web app
-// (the sentence gives its AppURL), or for a reason over 1000 characters.
+// (the sentence gives its AppURL), when approving as relayed an approval
+// whose action the workspace wants clicked ([Approval].ClickedOnly), for a
+// decision via the card without a token [proof.Redeem] accepts, or for a
+// reason over 1000 characters.
 func (s *Service) Decide(ctx context.Context, ws uuid.UUID, id string, d Decision) (Approval, bool, error) {
 	if !validID(id) {
 		return Approval{}, false, errNotFound(id)
 	}
 	switch d.Via {
-	case ViaCard, ViaConversation, ViaWeb:
+	case ViaCard:
+		if d.Token == "" {
+			return Approval{}, false, errors.New("approvals: a decision via the card needs the card's token")
+		}
+	case ViaConversation, ViaWeb:
 	default:
 		return Approval{}, false, fmt.Errorf("approvals: unknown decision channel %q", d.Via)
 	}
@@ -67,25 +82,36 @@ func (s *Service) Decide(ctx context.Context, ws uuid.UUID, id string, d Decisio
 	}
 
 	// A status never goes back to pending: an approval decided already is
-	// answered from a plain read, without queueing on the row lock.
-	if a, err := s.Find(ctx, ws, id); err != nil || a.Status != Pending {
-		return a, false, err
+	// answered from a plain read, without queueing on the row lock. A
+	// click's token is used up whatever the approval's status, so that a
+	// token works once, always.
+	if d.Via != ViaCard {
+		if a, err := s.Find(ctx, ws, id); err != nil || a.Status != Pending {
+			return a, false, err
+		}
 	}
 
 	var out Approval
-	var taken, refused bool
+	var taken bool
+	var refused string
 	err := store.InTx(ctx, s.db, func(tx pgx.Tx) error {
 		now := s.clock.Now()
 		var status string
 		var expiresAt time.Time
-		var decideHere bool
-		err := tx.QueryRow(ctx, `SELECT status, expires_at, decide_here FROM approvals
-			WHERE workspace_id = $1 AND id = $2 FOR UPDATE`, ws, id).Scan(&status, &expiresAt, &decideHere)
+		var decideHere, clickedOnly bool
+		err := tx.QueryRow(ctx, `SELECT status, expires_at, decide_here,
+				EXISTS (SELECT 1 FROM approval_policies p WHERE p.workspace_id = approvals.workspace_id AND p.action = approvals.action)
+			FROM approvals WHERE workspace_id = $1 AND id = $2 FOR UPDATE`, ws, id).Scan(&status, &expiresAt, &decideHere, &clickedOnly)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return errNotFound(id)
 		}
 		if err != nil {
 			return err
+		}
+		if d.Via == ViaCard {
+			if err := proof.Redeem(ctx, tx, s.clock, ws, id, d.Token); err != nil {
+				return err
+			}
 		}
 		switch {
 		case status != "pending":
@@ -95,20 +121,29 @@ func (s *Service) Decide(ctx context.Context, ws uuid.UUID, id string, d Decisio
 				return err
 			}
 		case d.Approve && !decideHere && d.Via != ViaWeb:
-			d.By, d.ByUser = ActorAssistant, nil // the refused attempt is the assistant's, whoever it relayed
+			if d.Via == ViaConversation {
+				d.By, d.ByUser = ActorAssistant, nil // the refused attempt is the assistant's, whoever it relayed
+			}
 			// Kept in the trail: an attempt to approve a paid or
 			// irreversible action outside the web app is worth seeing.
-			refused = true
-			if err := recordRefused(ctx, tx, ws, id, now, status, d); err != nil {
+			refused = refusedWeb
+			if err := recordRefused(ctx, tx, ws, id, now, status, d, "Only a signed-in person in the web app may approve this."); err != nil {
+				return err
+			}
+		case d.Approve && clickedOnly && d.Via == ViaConversation:
+			d.By, d.ByUser = ActorAssistant, nil
+			refused = refusedPolicy
+			if err := recordRefused(ctx, tx, ws, id, now, status, d,
+				"The workspace wants this approved by a click in the card or in the web app, not passed on by the assistant."); err != nil {
 				return err
 			}
 		case d.Approve:
 			if _, err := tx.Exec(ctx, `UPDATE approvals SET status = 'approved', decided_at = $3, decided_by = $4,
-				decided_by_user = $5, decided_via = $6, reason = $7 WHERE workspace_id = $1 AND id = $2`,
-				ws, id, now, d.By, d.ByUser, d.Via, reason); err != nil {
+				decided_by_user = $5, decided_via = $6, reason = $7, decided_host_apps = $8 WHERE workspace_id = $1 AND id = $2`,
+				ws, id, now, d.By, d.ByUser, d.Via, reason, d.HostApps); err != nil {
 				return err
 			}
-			if err := record(ctx, tx, ws, id, now, "approved", ptr(status), "approved", d.By, d.ByUser, d.Via, reason); err != nil {
+			if err := recordHost(ctx, tx, ws, id, now, "approved", ptr(status), "approved", d.By, d.ByUser, d.Via, reason, d.HostApps); err != nil {
 				return err
 			}
 			if _, err := s.jobs.InsertTx(ctx, tx, ExecuteArgs{WorkspaceID: ws, ApprovalID: id}, nil); err != nil {
@@ -121,12 +156,12 @@ func (s *Service) Decide(ctx context.Context, ws uuid.UUID, id string, d Decisio
 				outcome = "Rejected by " + d.By + ": " + *reason
 			}
 			if _, err := tx.Exec(ctx, `UPDATE approvals SET status = 'rejected', decided_at = $3, decided_by = $4,
-				decided_by_user = $5, decided_via = $6, reason = $7, finished_at = $3, outcome = $8
+				decided_by_user = $5, decided_via = $6, reason = $7, finished_at = $3, outcome = $8, decided_host_apps = $9
 				WHERE workspace_id = $1 AND id = $2`,
-				ws, id, now, d.By, d.ByUser, d.Via, reason, outcome); err != nil {
+				ws, id, now, d.By, d.ByUser, d.Via, reason, outcome, d.HostApps); err != nil {
 				return err
 			}
-			if err := record(ctx, tx, ws, id, now, "rejected", ptr(status), "rejected", d.By, d.ByUser, d.Via, reason); err != nil {
+			if err := recordHost(ctx, tx, ws, id, now, "rejected", ptr(status), "rejected", d.By, d.ByUser, d.Via, reason, d.HostApps); err != nil {
 				return err
 			}
 			taken = true
@@ -137,13 +172,24 @@ func (s *Service) Decide(ctx context.Context, ws uuid.UUID, id string, d Decisio
 	if err != nil {
 		return Approval{}, false, refusalOrWrap(err, "decide approval %s", id)
 	}
-	if refused {
+	switch refused {
+	case refusedWeb:
 		return out, false, vibesell.Errorf(vibesell.EINVALID,
 			"This can only be approved by a signed-in person in the web app, because %s. Give the person this link to approve it there: %s. It can still be rejected here.",
 			whyWeb(out), out.AppURL)
+	case refusedPolicy:
+		return out, false, vibesell.Errorf(vibesell.EINVALID,
+			"This workspace wants approvals to %s made by the person themselves: a click on Approve in the approval card, or in the web app at %s. A decision passed on by the assistant is not taken. Ask the person to click Approve in the card, or give them the link. It can still be rejected here.",
+			strings.ToLower(ActionLabels.Of(out.Action)), out.AppURL)
 	}
 	return out, taken, nil
 }
+
+// Why an attempt to approve was refused.
+const (
+	refusedWeb    = "web"    // only a signed-in person in the web app may approve it
+	refusedPolicy = "policy" // the workspace wants it clicked or approved in the web app
+)
 
 // keptRefusals is how many refused attempts to approve an approval keeps
 // as rows of its trail; later ones are counted on the last row, so the
@@ -155,7 +201,7 @@ const keptRefusals = 5
 // the same person from the same place, or when keptRefusals are recorded
 // already. The caller holds the approval's row lock, so concurrent
 // refusals are counted one after the other.
-func recordRefused(ctx context.Context, tx pgx.Tx, ws uuid.UUID, id string, now time.Time, status string, d Decision) error {
+func recordRefused(ctx context.Context, tx pgx.Tx, ws uuid.UUID, id string, now time.Time, status string, d Decision, why string) error {
 	tag, err := tx.Exec(ctx, `WITH refusals AS (
 			SELECT seq, actor, via, count(*) OVER () AS n, row_number() OVER (ORDER BY seq DESC) AS latest
 			FROM approval_events WHERE workspace_id = $1 AND approval_id = $2 AND event = 'approve_refused'),
@@ -171,8 +217,7 @@ func recordRefused(ctx context.Context, tx pgx.Tx, ws uuid.UUID, id string, now 
 	if tag.RowsAffected() > 0 {
 		return nil
 	}
-	return record(ctx, tx, ws, id, now, "approve_refused", ptr(status), status, d.By, d.ByUser, d.Via,
-		ptr("Only a signed-in person in the web app may approve this."))
+	return recordHost(ctx, tx, ws, id, now, "approve_refused", ptr(status), status, d.By, d.ByUser, d.Via, &why, d.HostApps)
 }
 
 // whyWeb says in a few words why an approval must be decided in the web app.
@@ -189,15 +234,28 @@ func whyWeb(a Approval) string {
 	return "it needs a signed-in person's decision"
 }
 
-// Relayed is a person's decision that the assistant passes on: they
-// pressed a button in the approval card, or told the assistant.
+// Relayed is a decision the assistant passes on: the person told it, or
+// pressed a button in a card whose host gave the card no token. Either
+// way it is recorded as relayed (ViaConversation), never as clicked.
 type Relayed struct {
 	Approve bool
-	Via     string // ViaCard or ViaConversation (the default)
 	Reason  string
 	// Person is who decided, when the connection signed them in
 	// ([Person]); empty (a workspace token, stdio): [ActorPerson].
 	Person string
+	// HostApps is whether the MCP session declared the MCP Apps
+	// extension; nil when not known.
+	HostApps *bool
+}
+
+// Clicked is a decision clicked in the approval card, proven by the
+// card's one-time token.
+type Clicked struct {
+	Approve  bool
+	Reason   string
+	Token    string
+	Person   string // as in [Relayed]
+	HostApps *bool
 }
 
 // Person names a person signed in through an OAuth connection, for the
@@ -209,7 +267,7 @@ func Person(email, client string) string {
 	return email + ", through " + client
 }
 
-// Relay is how a relayed decision ended.
+// Relay is how a relayed or clicked decision ended.
 type Relay struct {
 	Approval Approval // as it stands after the decision (and the wait)
 	// Taken reports whether this decision was recorded. When false, the
@@ -218,32 +276,76 @@ type Relay struct {
 	Approve bool
 }
 
-// Relay takes a decision relayed by the assistant, recorded as the
-// person's in the card or the conversation. Approving waits up to
-// [Config].RelayWait for the action to end, so that the answer usually
-// says what was done. Refusals: those of [Service.Decide].
+// Relay takes a decision relayed by the assistant, recorded as such.
+// Approving waits up to [Config].RelayWait for the action to end, so that
+// the answer usually says what was done. Refusals: those of
+// [Service.Decide].
 func (s *Service) Relay(ctx context.Context, ws uuid.UUID, id string, r Relayed) (Relay, error) {
-	switch r.Via {
-	case "":
-		r.Via = ViaConversation
-	case ViaCard, ViaConversation:
-	default:
-		return Relay{}, fmt.Errorf("approvals: a relayed decision comes from the card or the conversation, not %q", r.Via)
+	return s.decideAndWait(ctx, ws, id, Decision{Approve: r.Approve, By: personOr(r.Person), Via: ViaConversation,
+		HostApps: r.HostApps, Reason: r.Reason})
+}
+
+// Click takes a decision clicked in the card, recorded as clicked once
+// its token is accepted (and used up). Like [Service.Relay], approving
+// waits for the outcome. Refusals: those of [Service.Decide], a token that
+// is missing, used, expired or another approval's or workspace's among
+// them.
+func (s *Service) Click(ctx context.Context, ws uuid.UUID, id string, c Clicked) (Relay, error) {
+	if c.Token == "" {
+		return Relay{}, vibesell.Errorf(vibesell.EINVALID,
+			"A decision from the card needs the card's token. Reload the card, or tell the assistant your decision.")
 	}
-	by := ActorPerson
-	if r.Person != "" {
-		by = r.Person
+	return s.decideAndWait(ctx, ws, id, Decision{Approve: c.Approve, By: personOr(c.Person), Via: ViaCard, Token: c.Token,
+		HostApps: c.HostApps, Reason: c.Reason})
+}
+
+func personOr(p string) string {
+	if p == "" {
+		return ActorPerson
 	}
-	a, taken, err := s.Decide(ctx, ws, id, Decision{Approve: r.Approve, By: by, Via: r.Via, Reason: r.Reason})
+	return p
+}
+
+func (s *Service) decideAndWait(ctx context.Context, ws uuid.UUID, id string, d Decision) (Relay, error) {
+	a, taken, err := s.Decide(ctx, ws, id, d)
 	if err != nil {
 		return Relay{}, err
 	}
-	if taken && r.Approve && s.relayWait > 0 {
+	if taken && d.Approve && s.relayWait > 0 {
 		if a, err = s.Wait(ctx, ws, a.ID, s.relayWait); err != nil {
 			return Relay{}, err
 		}
 	}
-	return Relay{Approval: a, Taken: taken, Approve: r.Approve}, nil
+	return Relay{Approval: a, Taken: taken, Approve: d.Approve}, nil
+}
+
+// ApproveWays says where a pending approval may be approved now: ViaCard
+// (a click in the card), ViaConversation (the assistant relaying the
+// person's word) and ViaWeb, as its DecideHere and the workspace's policy
+// allow; none once it is not pending. Rejecting is allowed everywhere.
+func (a Approval) ApproveWays() []string {
+	switch {
+	case a.Status != Pending:
+		return []string{}
+	case !a.DecideHere:
+		return []string{ViaWeb}
+	case a.ClickedOnly:
+		return []string{ViaCard, ViaWeb}
+	}
+	return []string{ViaCard, ViaConversation, ViaWeb}
+}
+
+// Tokens issues the card's one-time decision tokens for the pending
+// approvals among as, by approval id: what a result showing them carries
+// in its _meta for the card.
+func (s *Service) Tokens(ctx context.Context, ws uuid.UUID, as ...Approval) (map[string]string, error) {
+	var ids []string
+	for _, a := range as {
+		if a.Status == Pending {
+			ids = append(ids, a.ID)
+		}
+	}
+	return proof.Issue(ctx, s.db, s.clock, ws, ids...)
 }
 
 // Wait returns the approval once it has ended (done, not done, rejected),

@@ -189,6 +189,7 @@ func startWorkers(t *testing.T, pool *pgxpool.Pool, svc *approvals.Service, o wo
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &approvals.ExecuteWorker{Service: svc, JobTimeout: o.executeTimeout})
 	river.AddWorker(workers, &approvals.ExpireWorker{Service: svc})
+	river.AddWorker(workers, &approvals.RemindWorker{Service: svc})
 	var periodic []*river.PeriodicJob
 	if o.periodic {
 		periodic = append(periodic, river.NewPeriodicJob(river.PeriodicInterval(approvals.ExpireEvery),
@@ -293,3 +294,13 @@ func decisionOf(a approvals.Approval, taken bool) decision {
 }
 
 var conversation = approvals.Decision{By: approvals.ActorPerson, Via: approvals.ViaConversation}
+
+// token is a card's one-time decision token for the approval.
+func (e *env) token(t *testing.T, ap approvals.Approval) string {
+	t.Helper()
+	tokens, err := e.svc.Tokens(context.Background(), ap.WorkspaceID, ap)
+	if err != nil || tokens[ap.ID] == "" {
+		t.Fatalf("tokens for %s: %v, %v", ap.ID, tokens, err)
+	}
+	return tokens[ap.ID]
+}

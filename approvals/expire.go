@@ -47,6 +47,7 @@ const ExpireEvery = time.Minute
 func AddWorkers(workers *river.Workers, s *Service) []*river.PeriodicJob {
 	river.AddWorker(workers, &ExecuteWorker{Service: s})
 	river.AddWorker(workers, &ExpireWorker{Service: s})
+	river.AddWorker(workers, &RemindWorker{Service: s})
 	return []*river.PeriodicJob{
 		river.NewPeriodicJob(river.PeriodicInterval(ExpireEvery),
 			func() (river.JobArgs, *river.InsertOpts) { return ExpireArgs{}, nil },

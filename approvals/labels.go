@@ -15,8 +15,8 @@ var (
 		{Value: string(Rejected), Text: "Rejected"},
 	}
 	ViaLabels = vibesell.Labels{
-		{Value: ViaCard, Text: "the approval card in the conversation"},
-		{Value: ViaConversation, Text: "the conversation with the assistant"},
+		{Value: ViaCard, Text: "the card in the conversation, by a click"},
+		{Value: ViaConversation, Text: "the conversation, relayed by the assistant"},
 		{Value: ViaWeb, Text: "the web app"},
 		{Value: ViaSystem, Text: "automatically"},
 	}
@@ -30,12 +30,19 @@ var (
 		{Value: vibesell.ToolResumeCampaign, Text: "Resume a campaign"},
 		{Value: vibesell.ToolUpgradePlan, Text: "Change the plan"},
 	}
+	// HostAppsLabels say, beside a decision made through the
+	// conversation, whether the app the person used said it can show
+	// cards (it declared the MCP Apps extension when it connected).
+	HostAppsLabels = vibesell.Labels{
+		{Value: "true", Text: "the app said it shows cards"},
+		{Value: "false", Text: "the app did not say it shows cards"},
+	}
 	// EventLabels are the lines of an approval's history.
 	EventLabels = vibesell.Labels{
 		{Value: "opened", Text: "Asked for a decision"},
 		{Value: "approved", Text: "Approved"},
 		{Value: "rejected", Text: "Rejected"},
-		{Value: "approve_refused", Text: "Approval refused here (needs the web app)"},
+		{Value: "approve_refused", Text: "Approval refused here (the reason says where it can be approved)"},
 		{Value: "executing", Text: "Started carrying it out"},
 		{Value: "done", Text: "Done"},
 		{Value: "not_done", Text: "Ended without being done"},
@@ -43,6 +50,19 @@ var (
 		{Value: "superseded", Text: "Replaced by a newer approval"},
 	}
 )
+
+// HostAppsNote is what a person reads beside a decision's place: for a
+// decision in the card or relayed by the assistant, whether the app it
+// came through said it shows cards; "" for the web app or when not known.
+func HostAppsNote(via string, hostApps *bool) string {
+	if hostApps == nil || (via != ViaCard && via != ViaConversation) {
+		return ""
+	}
+	if *hostApps {
+		return HostAppsLabels.Of("true")
+	}
+	return HostAppsLabels.Of("false")
+}
 
 // Label is how a person reads the status.
 func (s Status) Label() string { return StatusLabels.Of(string(s)) }

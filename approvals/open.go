@@ -177,8 +177,11 @@ func (s *Service) open(ctx context.Context, r Request, args []byte, hash [32]byt
 		}
 		out, err = s.scanApproval(tx.QueryRow(ctx, `SELECT `+columns+` FROM approvals WHERE workspace_id = $1 AND id = $2`,
 			r.WorkspaceID, id))
+		if err != nil {
+			return err
+		}
 		created = true
-		return err
+		return s.enqueueReminders(ctx, tx, out)
 	})
 	return out, created, err
 }

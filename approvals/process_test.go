@@ -191,7 +191,7 @@ func TestHelperProcess(t *testing.T) {
 		var wg sync.WaitGroup
 		for i := range 16 {
 			wg.Go(func() {
-				a, taken, err := svc.Decide(ctx, ws, id, approvals.Decision{Approve: i%2 == 0, By: "process two", Via: approvals.ViaCard})
+				a, taken, err := svc.Decide(ctx, ws, id, approvals.Decision{Approve: i%2 == 0, By: "process two", Via: approvals.ViaWeb})
 				mu.Lock()
 				defer mu.Unlock()
 				if err != nil {

@@ -109,3 +109,18 @@ func (a *Accounts) OpenWorkspace(ctx context.Context, token string, workspaceID 
 	}
 	return nil
 }
+
+// MemberEmails returns the email addresses of the workspace's people, in
+// the order they joined it.
+func (a *Accounts) MemberEmails(ctx context.Context, workspaceID uuid.UUID) ([]string, error) {
+	rows, err := a.db.Query(ctx, `SELECT u.email FROM memberships m JOIN users u ON u.id = m.user_id
+		WHERE m.workspace_id = $1 ORDER BY m.created_at, u.email`, workspaceID)
+	if err != nil {
+		return nil, fmt.Errorf("read the workspace's people: %w", err)
+	}
+	emails, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("read the workspace's people: %w", err)
+	}
+	return emails, nil
+}

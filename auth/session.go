@@ -112,21 +112,61 @@ func (s *Sessions) Open(ctx context.Context, workspaceID uuid.UUID) (string, err
 // What a client says about itself is stored within InfoBytes: names and
 // versions cut to a sensible length, and capabilities too large to keep
 // reduced to their names.
+//
+// Whether the client declared the MCP Apps extension ([AppsExtension]) is
+// kept apart from the capabilities, so that it survives their reduction:
+// decisions record it beside where they came from.
 func (s *Sessions) Describe(ctx context.Context, workspaceID uuid.UUID, id, protocolVersion, clientName, clientVersion string, capabilities any) error {
 	caps, err := json.Marshal(capabilities)
 	if err != nil {
 		return fmt.Errorf("encode capabilities: %w", err)
 	}
+	apps := DeclaresApps(caps)
 	protocolVersion, clientName, clientVersion = cut(protocolVersion, 40), cut(clientName, 200), cut(clientVersion, 100)
 	if len(caps)+len(clientName)+len(clientVersion) > s.limits.InfoBytes {
 		caps = capabilityNames(caps, s.limits.InfoBytes-len(clientName)-len(clientVersion))
 	}
-	_, err = s.db.Exec(ctx, `UPDATE mcp_sessions SET protocol_version = $3, client_name = $4, client_version = $5, capabilities = $6
-		WHERE id = $1 AND workspace_id = $2`, id, workspaceID, protocolVersion, clientName, clientVersion, caps)
+	_, err = s.db.Exec(ctx, `UPDATE mcp_sessions SET protocol_version = $3, client_name = $4, client_version = $5, capabilities = $6,
+		apps_declared = $7 WHERE id = $1 AND workspace_id = $2`, id, workspaceID, protocolVersion, clientName, clientVersion, caps, apps)
 	if err != nil {
 		return fmt.Errorf("describe session: %w", err)
 	}
 	return nil
+}
+
+// AppsExtension is the MCP Apps extension's id: a host that declares it
+// under capabilities.extensions at initialize can show the card.
+const AppsExtension = "io.modelcontextprotocol/ui"
+
+// DeclaresApps reports whether client capabilities, as JSON, declare the
+// MCP Apps extension.
+func DeclaresApps(capabilities []byte) bool {
+	var c struct {
+		Extensions map[string]json.RawMessage `json:"extensions"`
+	}
+	if json.Unmarshal(capabilities, &c) != nil {
+		return false
+	}
+	_, ok := c.Extensions[AppsExtension]
+	return ok
+}
+
+// AppsDeclared reports whether the session of the workspace declared the
+// MCP Apps extension at initialize; nil when the session is not known (an
+// unknown id, or none: stdio, a protocol without sessions).
+func (s *Sessions) AppsDeclared(ctx context.Context, workspaceID uuid.UUID, id string) (*bool, error) {
+	if id == "" {
+		return nil, nil
+	}
+	var declared bool
+	err := s.db.QueryRow(ctx, `SELECT apps_declared FROM mcp_sessions WHERE id = $1 AND workspace_id = $2`, id, workspaceID).Scan(&declared)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read session's extensions: %w", err)
+	}
+	return &declared, nil
 }
 
 // cut shortens s to at most n bytes, on a rune boundary.

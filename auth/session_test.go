@@ -12,6 +12,7 @@ import (
 	"vibesell/auth"
 	"vibesell/store/storetest"
 	"vibesell/workspace"
+	"vibesell/workspace/workspacetest"
 )
 
 // A workspace keeps at most PerWorkspace sessions: opening more ends the
@@ -110,5 +111,49 @@ func TestSessionInfoIsStoredWithinItsLimit(t *testing.T) {
 	}
 	if diff := cmp.Diff(map[string]any{"experimental": map[string]any{}, "sampling": map[string]any{}}, kept); diff != "" {
 		t.Errorf("capabilities kept (-want +got):\n%s", diff)
+	}
+}
+
+// Whether a host declared the MCP Apps extension at initialize is kept
+// with its session, even when its capabilities are too large to keep, and
+// read only in the session's workspace.
+func TestSessionKeepsWhetherTheHostDeclaredApps(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := storetest.New(t)
+	two := workspacetest.Two(t, pool)
+	acme, globex := two.Acme, two.Globex
+	s := auth.NewSessions(pool)
+	apps := map[string]any{"extensions": map[string]any{auth.AppsExtension: map[string]any{"mimeTypes": []string{"text/html;profile=mcp-app"}}},
+		"experimental": map[string]any{"blob": strings.Repeat("x", 1<<20)}}
+	for _, c := range []struct {
+		name string
+		caps any
+		want bool
+	}{
+		{"declared, with capabilities too large to keep", apps, true},
+		{"not declared", map[string]any{"sampling": map[string]any{}}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			id, err := s.Open(ctx, acme.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, err := s.AppsDeclared(ctx, acme.ID, id); err != nil || got == nil || *got {
+				t.Errorf("before initialize: %v, %v; want false", got, err)
+			}
+			if err := s.Describe(ctx, acme.ID, id, "2025-06-18", "host", "1", c.caps); err != nil {
+				t.Fatal(err)
+			}
+			if got, err := s.AppsDeclared(ctx, acme.ID, id); err != nil || got == nil || *got != c.want {
+				t.Errorf("apps declared: %v, %v; want %v", got, err, c.want)
+			}
+			if got, err := s.AppsDeclared(ctx, globex.ID, id); err != nil || got != nil {
+				t.Errorf("read from another workspace: %v, %v; want not known", got, err)
+			}
+		})
+	}
+	if got, err := s.AppsDeclared(ctx, acme.ID, ""); err != nil || got != nil {
+		t.Errorf("no session: %v, %v; want not known", got, err)
 	}
 }

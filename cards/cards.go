@@ -72,6 +72,9 @@ type Question struct {
 type Answer struct {
 	Card   string `json:"card"`
 	Answer string `json:"answer"`
+	// Via is where a settled answer came from (ViaCard or
+	// ViaConversation); empty on the answers a call carries.
+	Via string `json:"-"`
 }
 
 // Card is a question put to the person: what a tool returns as kind
@@ -100,7 +103,16 @@ type Settled struct {
 	Answer     string  // the choice id, or the person's words
 	Choice     *Choice // the choice picked; nil for an answer in the person's words
 	AnsweredAt time.Time
+	// Via is where the answer came from: ViaCard (clicked in the card,
+	// proven by its token) or ViaConversation (relayed by the assistant).
+	Via string
 }
+
+// Where an answer came from.
+const (
+	ViaCard         = "card"         // clicked in the card, with the card's one-time token
+	ViaConversation = "conversation" // relayed by the assistant
+)
 
 // Service keeps choice cards in PostgreSQL.
 type Service struct {
@@ -143,6 +155,7 @@ type row struct {
 	status        string
 	answer        *string
 	answeredAt    *time.Time
+	answeredVia   *string
 }
 
 var cardID = regexp.MustCompile(`^[0-9a-f]{16}$`)
@@ -190,7 +203,7 @@ func (s *Service) Begin(ctx context.Context, ws uuid.UUID, tool string, args any
 
 	rows, err := s.db.Query(ctx, `
 		SELECT id, tool, arguments_hash, arguments, topic, question_hash, question, choices,
-		       allow_free_text, status, answer, answered_at
+		       allow_free_text, status, answer, answered_at, answered_via
 		FROM choice_cards WHERE workspace_id = $1 AND id = ANY($2)`, ws, ids)
 	if err != nil {
 		return nil, fmt.Errorf("read answered cards: %w", err)
@@ -307,18 +320,24 @@ func (f *Flow) Ask(ctx context.Context, q Question) (*Settled, *Card, error) {
 	// workspace, tool, arguments and question, with an answer the card
 	// takes. Of concurrent answers exactly one matches; the others read the
 	// card again below.
+	// The answer is the person's click when the card's token recorded
+	// that very answer (Service.Click); otherwise the assistant relayed it.
 	var answeredAt time.Time
+	var via string
 	err := f.s.db.QueryRow(ctx, `
 		UPDATE choice_cards
 		SET status = 'answered', answer = $5,
 		    answer_is_choice = choices @> jsonb_build_array(jsonb_build_object('id', $5::text)),
-		    answered_at = $6
+		    answered_at = $6,
+		    answered_via = CASE WHEN clicked_answer = $5 THEN 'card' ELSE 'conversation' END,
+		    answered_host_apps = CASE WHEN clicked_answer = $5 THEN answered_host_apps END
 		WHERE workspace_id = $1 AND id = $2 AND tool = $3 AND arguments_hash = $4
 		  AND question_hash = $7 AND status = 'open'
 		  AND (allow_free_text OR choices @> jsonb_build_array(jsonb_build_object('id', $5::text)))
-		RETURNING answered_at`,
-		f.ws, r.id, f.tool, f.argsHash, text, f.s.clock.Now(), qh).Scan(&answeredAt)
+		RETURNING answered_at, answered_via`,
+		f.ws, r.id, f.tool, f.argsHash, text, f.s.clock.Now(), qh).Scan(&answeredAt, &via)
 	if err == nil {
+		r.answeredVia = &via
 		return f.settle(r, q, text, answeredAt), nil, nil
 	}
 	if !errors.Is(err, pgx.ErrNoRows) {
@@ -356,8 +375,11 @@ func (f *Flow) onRecord(r *row, q Question, text string) (*Settled, *Card, error
 }
 
 func (f *Flow) settle(r *row, q Question, text string, at time.Time) *Settled {
-	f.settled = append(f.settled, Answer{Card: r.id, Answer: text})
-	s := &Settled{Card: r.id, Topic: q.Topic, Answer: text, AnsweredAt: at}
+	s := &Settled{Card: r.id, Topic: q.Topic, Answer: text, AnsweredAt: at, Via: ViaConversation}
+	if r.answeredVia != nil {
+		s.Via = *r.answeredVia
+	}
+	f.settled = append(f.settled, Answer{Card: r.id, Answer: text, Via: s.Via})
 	if c := q.match(text); c != nil {
 		cc := *c
 		s.Choice = &cc
@@ -478,7 +500,7 @@ func (s *Service) openCard(ctx context.Context, ws uuid.UUID, tool, argsHash, to
 func (s *Service) oneCard(ctx context.Context, what, where string, args ...any) (*row, error) {
 	rows, err := s.db.Query(ctx, `
 		SELECT id, tool, arguments_hash, arguments, topic, question_hash, question, choices,
-		       allow_free_text, status, answer, answered_at
+		       allow_free_text, status, answer, answered_at, answered_via
 		FROM choice_cards WHERE `+where+` ORDER BY answered_at DESC NULLS LAST LIMIT 1`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", what, err)
@@ -497,7 +519,7 @@ func scanRow(rows pgx.CollectableRow) (*row, error) {
 	var r row
 	var args []byte
 	err := rows.Scan(&r.id, &r.tool, &r.argsHash, &args, &r.topic, &r.questionHash, &r.question, &r.choices,
-		&r.allowFreeText, &r.status, &r.answer, &r.answeredAt)
+		&r.allowFreeText, &r.status, &r.answer, &r.answeredAt, &r.answeredVia)
 	r.arguments = args
 	return &r, err
 }

@@ -186,7 +186,7 @@ func TestCardIsIssuedOnceAndBindsItsAnswer(t *testing.T) {
 	}
 
 	s := mustSettle(t)(ask(t, e.svc, e.a, "choose_sending_source", sourceArgs{}, []cards.Answer{{Card: card.ID, Answer: "  Own_Names "}}, q))
-	want := cards.Settled{Card: card.ID, Topic: "source", Answer: "own_names", Choice: &q.Choices[1], AnsweredAt: now}
+	want := cards.Settled{Card: card.ID, Topic: "source", Answer: "own_names", Choice: &q.Choices[1], AnsweredAt: now, Via: cards.ViaConversation}
 	if diff := cmp.Diff(want, *s); diff != "" {
 		t.Fatalf("settled (-want +got):\n%s", diff)
 	}
@@ -210,6 +210,70 @@ func TestCardIsIssuedOnceAndBindsItsAnswer(t *testing.T) {
 	if status != "answered" || answer != "own_names" {
 		t.Fatalf("stored %s %q", status, answer)
 	}
+}
+
+// An answer clicked in the card with its token is recorded as clicked when
+// the tool's call binds it; the same answer without a click, or another
+// answer than the one clicked, is relayed. Tokens bind to one card of one
+// workspace and work once.
+func TestClickedAnswers(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := setup(t)
+	q := sourceQuestion()
+	tokenOf := func(t *testing.T, ws uuid.UUID, card string) string {
+		t.Helper()
+		tokens, err := e.svc.Tokens(ctx, ws, card)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tokens[card]
+	}
+
+	t.Run("clicked", func(t *testing.T) {
+		card := mustCard(t)(ask(t, e.svc, e.a, "choose_sending_source", sourceArgs{Count: 1}, nil, q))
+		token := tokenOf(t, e.a, card.ID)
+		if err := e.svc.Click(ctx, e.a, card.ID, "own_names", token, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.svc.Click(ctx, e.a, card.ID, "own_names", token, nil); vibesell.ErrorCode(err) != vibesell.EINVALID {
+			t.Errorf("the token replayed: %v", err)
+		}
+		s := mustSettle(t)(ask(t, e.svc, e.a, "choose_sending_source", sourceArgs{Count: 1}, []cards.Answer{{Card: card.ID, Answer: "own_names"}}, q))
+		if s.Via != cards.ViaCard {
+			t.Errorf("answer via %q, want card", s.Via)
+		}
+	})
+
+	t.Run("another answer than the one clicked is relayed", func(t *testing.T) {
+		card := mustCard(t)(ask(t, e.svc, e.a, "choose_sending_source", sourceArgs{Count: 2}, nil, q))
+		if err := e.svc.Click(ctx, e.a, card.ID, "own_names", tokenOf(t, e.a, card.ID), nil); err != nil {
+			t.Fatal(err)
+		}
+		s := mustSettle(t)(ask(t, e.svc, e.a, "choose_sending_source", sourceArgs{Count: 2}, []cards.Answer{{Card: card.ID, Answer: "already_warmed"}}, q))
+		if s.Via != cards.ViaConversation {
+			t.Errorf("answer via %q, want conversation", s.Via)
+		}
+	})
+
+	t.Run("refused tokens", func(t *testing.T) {
+		card := mustCard(t)(ask(t, e.svc, e.a, "choose_sending_source", sourceArgs{Count: 3}, nil, q))
+		other := mustCard(t)(ask(t, e.svc, e.a, "choose_sending_source", sourceArgs{Count: 4}, nil, q))
+		theirs := mustCard(t)(ask(t, e.svc, e.b, "choose_sending_source", sourceArgs{Count: 3}, nil, q))
+		for name, token := range map[string]string{
+			"none":                "",
+			"another card's":      tokenOf(t, e.a, other.ID),
+			"another workspace's": tokenOf(t, e.b, theirs.ID),
+		} {
+			if err := e.svc.Click(ctx, e.a, card.ID, "own_names", token, nil); vibesell.ErrorCode(err) != vibesell.EINVALID {
+				t.Errorf("%s token: %v", name, err)
+			}
+		}
+		s := mustSettle(t)(ask(t, e.svc, e.a, "choose_sending_source", sourceArgs{Count: 3}, []cards.Answer{{Card: card.ID, Answer: "own_names"}}, q))
+		if s.Via != cards.ViaConversation {
+			t.Errorf("after refused clicks, answer via %q, want conversation", s.Via)
+		}
+	})
 }
 
 func TestAnswerCountsOnlyForTheSameArguments(t *testing.T) {
@@ -366,8 +430,8 @@ func TestSeveralCardsInOneCall(t *testing.T) {
 	if err != nil || c2 == nil || c2.Topic != "style" {
 		t.Fatalf("second question: %+v %v", c2, err)
 	}
-	if len(c2.Answers) != 1 || c2.Answers[0] != a1 {
-		t.Fatalf("second card lists answers %+v, want the first", c2.Answers)
+	if want := (cards.Answer{Card: a1.Card, Answer: a1.Answer, Via: cards.ViaConversation}); len(c2.Answers) != 1 || c2.Answers[0] != want {
+		t.Fatalf("second card lists answers %+v, want the first, relayed", c2.Answers)
 	}
 	// A bad answer to the second card is refused on its own.
 	_, _, _, err = run([]cards.Answer{a1, {Card: c2.ID, Answer: "medium"}})

@@ -50,6 +50,10 @@ type Annotations struct {
 type Result[Out any] struct {
 	Markdown string
 	Data     Out
+	// Meta is the result's _meta: what hosts give the card (the view) and
+	// never the model, such as a decision token (package proof). Nil for
+	// none.
+	Meta map[string]any
 }
 
 // Handler does a tool's work for the workspace p. It returns a refusal (a
@@ -70,7 +74,12 @@ type Spec[In, Out any] struct {
 	// Requires is what a call needs beyond a workspace; [Options].Gate
 	// checks it before the handler runs.
 	Requires Needs
-	Handler  Handler[In, Out]
+	// AppOnly makes the tool visible to the card only (MCP Apps'
+	// _meta.ui.visibility ["app"]): hosts list it to the card, hide it from
+	// the model, and refuse the model's calls to it. It is still served to
+	// any client that calls it, so it must hold its own proof.
+	AppOnly bool
+	Handler Handler[In, Out]
 }
 
 // Needs is what a tool needs beyond a workspace, declared in its [Spec] so
@@ -95,10 +104,14 @@ type Gate func(ctx context.Context, p auth.Principal, tool string, n Needs) erro
 // Tool is a defined tool, ready to be served by [NewServer]. Build one with
 // [Define].
 type Tool struct {
-	def   mcp.Tool
-	needs Needs
-	run   func(ctx context.Context, p auth.Principal, raw any) (markdown string, structured json.RawMessage, err error)
+	def     mcp.Tool
+	needs   Needs
+	appOnly bool
+	run     func(ctx context.Context, p auth.Principal, raw any) (markdown string, structured json.RawMessage, meta map[string]any, err error)
 }
+
+// AppOnly reports whether only the card may see and call the tool.
+func (t Tool) AppOnly() bool { return t.appOnly }
 
 // Name returns the tool's name.
 func (t Tool) Name() string { return t.def.Name }
@@ -192,30 +205,30 @@ func define[In, Out any](s Spec[In, Out]) (Tool, error) {
 	}
 
 	handler := s.Handler
-	run := func(ctx context.Context, p auth.Principal, raw any) (string, json.RawMessage, error) {
+	run := func(ctx context.Context, p auth.Principal, raw any) (string, json.RawMessage, map[string]any, error) {
 		in, err := decodeArguments[In](args, raw)
 		if err != nil {
-			return "", nil, err
+			return "", nil, nil, err
 		}
 		res, err := handler(ctx, p, in)
 		if err != nil {
-			return "", nil, err
+			return "", nil, nil, err
 		}
 		if strings.TrimSpace(res.Markdown) == "" {
-			return "", nil, errors.New("handler returned a result without Markdown")
+			return "", nil, nil, errors.New("handler returned a result without Markdown")
 		}
 		kind.fill(&res.Data)
 		// Encoded once: the bytes validated are the bytes sent.
 		data, err := json.Marshal(res.Data)
 		if err != nil {
-			return "", nil, fmt.Errorf("encode structuredContent: %w", err)
+			return "", nil, nil, fmt.Errorf("encode structuredContent: %w", err)
 		}
 		if err := output.check(data); err != nil {
-			return "", nil, fmt.Errorf("structuredContent does not match the output schema: %w", err)
+			return "", nil, nil, fmt.Errorf("structuredContent does not match the output schema: %w", err)
 		}
-		return res.Markdown, data, nil
+		return res.Markdown, data, res.Meta, nil
 	}
-	return Tool{def: def, needs: s.Requires, run: run}, nil
+	return Tool{def: def, needs: s.Requires, appOnly: s.AppOnly, run: run}, nil
 }
 
 func (a Annotations) toMCP(title string) (mcp.ToolAnnotation, error) {

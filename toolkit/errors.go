@@ -2,6 +2,7 @@ package toolkit
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -38,9 +39,27 @@ var errNoWorkspace = vibesell.Errorf(vibesell.EUNAUTHORIZED,
 // truncate or reject, so it is worth a warning in the log.
 const maxText = 100_000
 
-func (t Tool) handler(log *slog.Logger, gate Gate) server.ToolHandlerFunc {
+func (t Tool) handler(log *slog.Logger, gate Gate, resultMeta func(context.Context, auth.Principal, string, json.RawMessage) (map[string]any, error)) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return t.call(ctx, log, gate, req.GetRawArguments()), nil
+		res := t.call(ctx, log, gate, req.GetRawArguments())
+		if resultMeta == nil || res.IsError || res.StructuredContent == nil {
+			return res, nil
+		}
+		p, _ := auth.FromContext(ctx)
+		structured, _ := res.StructuredContent.(json.RawMessage)
+		add, err := resultMeta(ctx, p, t.Name(), structured)
+		if err != nil {
+			return t.internal(ctx, log, p, fmt.Errorf("result meta: %w", err), nil), nil
+		}
+		if len(add) > 0 {
+			if res.Meta == nil {
+				res.Meta = mcp.NewMetaFromMap(map[string]any{})
+			}
+			for k, v := range add {
+				res.Meta.AdditionalFields[k] = v
+			}
+		}
+		return res, nil
 	}
 }
 
@@ -59,19 +78,23 @@ func (t Tool) call(ctx context.Context, log *slog.Logger, gate Gate, raw any) (r
 			return t.failure(ctx, log, p, fmt.Errorf("gate: %w", err))
 		}
 	}
-	markdown, structured, err := t.run(ctx, p, raw)
+	markdown, structured, meta, err := t.run(ctx, p, raw)
 	if err != nil {
 		return t.failure(ctx, log, p, err)
 	}
 	if len(markdown) > maxText {
 		log.WarnContext(ctx, "tool result text is too long", "tool", t.Name(), "workspace", p.WorkspaceID.String(), "chars", len(markdown))
 	}
-	return &mcp.CallToolResult{
+	res = &mcp.CallToolResult{
 		Content: []mcp.Content{mcp.NewTextContent(markdown)},
 		// Already-encoded bytes: what output validation checked is what
 		// mcp-go sends.
 		StructuredContent: structured,
 	}
+	if len(meta) > 0 {
+		res.Meta = mcp.NewMetaFromMap(meta)
+	}
+	return res
 }
 
 // failure maps a call's error: a refusal's sentence, or an internal

@@ -3,12 +3,15 @@ package toolkit
 import (
 	"context"
 	_ "embed"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"vibesell/auth"
 )
 
 // CardURI is the one MCP App every tool points at; the card renders any
@@ -38,6 +41,11 @@ type Options struct {
 	// make it (see [Gate]): where billing and OAuth refuse a tool the
 	// workspace's plan or the token's scope does not cover.
 	Gate Gate
+	// ResultMeta, when set, is asked after every successful call for what
+	// to add to the result's _meta (which hosts give the card, never the
+	// model): the catalog issues the card's one-time decision tokens for
+	// what the result shows. An error fails the call as internal.
+	ResultMeta func(ctx context.Context, p auth.Principal, tool string, structured json.RawMessage) (map[string]any, error)
 	// Echo adds the echo tool. For benchmarks and tests only: it is not
 	// part of the product.
 	Echo bool
@@ -98,8 +106,8 @@ func NewServer(tools []Tool, opts *Options) *server.MCPServer {
 		}
 		seen[t.Name()] = true
 		def := t.def
-		def.Meta = cardMeta()
-		serverTools = append(serverTools, server.ServerTool{Tool: def, Handler: t.handler(o.Logger, o.Gate)})
+		def.Meta = cardMeta(t.appOnly)
+		serverTools = append(serverTools, server.ServerTool{Tool: def, Handler: t.handler(o.Logger, o.Gate, o.ResultMeta)})
 	}
 	s.AddTools(serverTools...)
 
@@ -121,10 +129,15 @@ func NewServer(tools []Tool, opts *Options) *server.MCPServer {
 
 // cardMeta links a tool to the card under every key a host may read: the
 // MCP Apps key, its older flat form (claude.ai once read only that), and
-// ChatGPT's.
-func cardMeta() *mcp.Meta {
+// ChatGPT's. An app-only tool says so (visibility ["app"]): hosts hide it
+// from the model and let only the card call it.
+func cardMeta(appOnly bool) *mcp.Meta {
+	ui := map[string]any{"resourceUri": CardURI}
+	if appOnly {
+		ui["visibility"] = []string{"app"}
+	}
 	return mcp.NewMetaFromMap(map[string]any{
-		"ui":                    map[string]any{"resourceUri": CardURI},
+		"ui":                    ui,
 		"ui/resourceUri":        CardURI,
 		"openai/outputTemplate": CardURI,
 	})

@@ -34,22 +34,24 @@ type approvalImpact struct {
 }
 
 type approvalData struct {
-	Approval     string         `json:"approval" jsonschema:"the approval id, to pass to decide_approval" pattern:"^ap_[0-9a-f]{16}$"`
-	Action       string         `json:"action" jsonschema:"the action it decides: the tool that asked for it, e.g. order_sending_setup"`
-	Status       string         `json:"status" enum:"pending,approved,done,not_done,rejected" jsonschema:"pending: waiting for a person's decision; approved: approved and being carried out right now; done: carried out (outcome says what was done); not_done: ended without being carried out (outcome says why: expired, replaced, no longer possible, failed); rejected: a person said no"`
-	Summary      string         `json:"summary" jsonschema:"one sentence naming the action"`
-	Impact       approvalImpact `json:"impact" jsonschema:"what exactly will happen, written by VibeSell, never by the assistant"`
-	Irreversible bool           `json:"irreversible" jsonschema:"true when it cannot be undone once carried out"`
-	ExpiresAt    time.Time      `json:"expiresAt" jsonschema:"when a pending approval expires: after it, it ends not_done and is never carried out"`
-	DecideHere   bool           `json:"decideHere" jsonschema:"true: the person may decide in the card or by telling you (decide_approval); false: only a signed-in person in the web app at appUrl may approve it (rejecting is allowed anywhere)"`
-	AppURL       string         `json:"appUrl" jsonschema:"the page of this approval in the VibeSell web app, for the person to open and decide"`
-	DecidedBy    *string        `json:"decidedBy" jsonschema:"who decided: the signed-in person's email for the web app; in the card or by telling you (as decidedVia says), the person your connection signed in (\"ada@acme.test, through Claude\"), or \"the person\" when the connection names no one; null until decided, and for an approval that ended undecided"`
-	DecidedAt    *time.Time     `json:"decidedAt" jsonschema:"when it was decided; null until decided, and for an approval that ended undecided"`
-	DecidedVia   *string        `json:"decidedVia" jsonschema:"where it was decided: card, conversation or web; null until decided, and for an approval that ended undecided"`
-	Reason       *string        `json:"reason" jsonschema:"the reason given with the decision; null when none was given"`
-	Outcome      *string        `json:"outcome" jsonschema:"once it has ended: what was done, or why it was not done or was rejected; null while pending or being carried out"`
-	StartedAt    *time.Time     `json:"startedAt" jsonschema:"when VibeSell began carrying it out; null until then, and for one never carried out"`
-	FinishedAt   *time.Time     `json:"finishedAt" jsonschema:"when it ended (done, not done or rejected); null until it has ended"`
+	Approval        string         `json:"approval" jsonschema:"the approval id, to pass to decide_approval" pattern:"^ap_[0-9a-f]{16}$"`
+	Action          string         `json:"action" jsonschema:"the action it decides: the tool that asked for it, e.g. order_sending_setup"`
+	Status          string         `json:"status" enum:"pending,approved,done,not_done,rejected" jsonschema:"pending: waiting for a person's decision; approved: approved and being carried out right now; done: carried out (outcome says what was done); not_done: ended without being carried out (outcome says why: expired, replaced, no longer possible, failed); rejected: a person said no"`
+	Summary         string         `json:"summary" jsonschema:"one sentence naming the action"`
+	Impact          approvalImpact `json:"impact" jsonschema:"what exactly will happen, written by VibeSell, never by the assistant"`
+	Irreversible    bool           `json:"irreversible" jsonschema:"true when it cannot be undone once carried out"`
+	ExpiresAt       time.Time      `json:"expiresAt" jsonschema:"when a pending approval expires: after it, it ends not_done and is never carried out"`
+	DecideHere      bool           `json:"decideHere" jsonschema:"true: the person may decide in the card or by telling you (decide_approval), as approveVia says; false: only a signed-in person in the web app at appUrl may approve it (rejecting is allowed anywhere)"`
+	ApproveVia      []string       `json:"approveVia" jsonschema:"the ways a pending approval can be approved now: card (the person clicks Approve in the card), conversation (the person tells you and you call decide_approval) and web (a signed-in person at appUrl); empty once it is no longer pending. Rejecting is allowed in every way." uniqueItems:"true"`
+	AppURL          string         `json:"appUrl" jsonschema:"the page of this approval in the VibeSell web app, for the person to open and decide"`
+	DecidedBy       *string        `json:"decidedBy" jsonschema:"who decided: the signed-in person's email for the web app; by a click in the card or relayed by you (as decidedVia says), the person your connection signed in (\"ada@acme.test, through Claude\"), or \"the person\" when the connection names no one; null until decided, and for an approval that ended undecided"`
+	DecidedAt       *time.Time     `json:"decidedAt" jsonschema:"when it was decided; null until decided, and for an approval that ended undecided"`
+	DecidedVia      *string        `json:"decidedVia" jsonschema:"where the decision came from: card (clicked in the card, proven by the card's one-time token), conversation (relayed by you, the assistant, through decide_approval) or web (a signed-in person in the web app); null until decided, and for an approval that ended undecided"`
+	DecidedHostApps *bool          `json:"decidedHostApps" jsonschema:"for a decision clicked in the card or relayed by you: whether the app it came through declared the MCP Apps extension (can show cards) when it connected; null for the web app, until decided, and when not known"`
+	Reason          *string        `json:"reason" jsonschema:"the reason given with the decision; null when none was given"`
+	Outcome         *string        `json:"outcome" jsonschema:"once it has ended: what was done, or why it was not done or was rejected; null while pending or being carried out"`
+	StartedAt       *time.Time     `json:"startedAt" jsonschema:"when VibeSell began carrying it out; null until then, and for one never carried out"`
+	FinishedAt      *time.Time     `json:"finishedAt" jsonschema:"when it ended (done, not done or rejected); null until it has ended"`
 }
 
 type approvalOutput struct {
@@ -76,8 +78,8 @@ func toApprovalData(a approvals.Approval) approvalData {
 			Renewal: a.Impact.Renewal, Undo: a.Impact.Undo,
 			Charged: strPtr(a.Impact.Charged), Sandbox: a.Impact.Sandbox, PersonOnly: strPtr(a.Impact.PersonOnly),
 		},
-		Irreversible: a.Irreversible, ExpiresAt: a.ExpiresAt, DecideHere: a.DecideHere, AppURL: a.AppURL,
-		DecidedBy: a.DecidedBy, DecidedAt: a.DecidedAt, DecidedVia: a.DecidedVia, Reason: a.Reason, Outcome: a.Outcome,
+		Irreversible: a.Irreversible, ExpiresAt: a.ExpiresAt, DecideHere: a.DecideHere, ApproveVia: a.ApproveWays(), AppURL: a.AppURL,
+		DecidedBy: a.DecidedBy, DecidedAt: a.DecidedAt, DecidedVia: a.DecidedVia, DecidedHostApps: a.DecidedHostApps, Reason: a.Reason, Outcome: a.Outcome,
 		StartedAt: a.StartedAt, FinishedAt: a.FinishedAt,
 	}
 }
@@ -131,13 +133,26 @@ func approvalStatusText(a approvals.Approval) string {
 	case approvals.Pending:
 		return "pending, waiting for the person's decision"
 	case approvals.Approved:
-		return fmt.Sprintf("approved by %s (%s) on %s; VibeSell is carrying it out now", textOf(a.DecidedBy), textOf(a.DecidedVia), vibesell.FormatTime(*a.DecidedAt))
+		return fmt.Sprintf("approved by %s (%s) on %s; VibeSell is carrying it out now", textOf(a.DecidedBy), viaText(a.DecidedVia), vibesell.FormatTime(*a.DecidedAt))
 	case approvals.Done:
 		return "done: " + textOf(a.Outcome)
 	case approvals.Rejected:
 		return "rejected: " + textOf(a.Outcome)
 	}
 	return "not done: " + textOf(a.Outcome)
+}
+
+// viaText says where a decision came from, for the assistant.
+func viaText(via *string) string {
+	switch textOf(via) {
+	case approvals.ViaCard:
+		return "clicked in the card"
+	case approvals.ViaConversation:
+		return "relayed by the assistant"
+	case approvals.ViaWeb:
+		return "in the web app"
+	}
+	return textOf(via)
 }
 
 func textOf(s *string) string {
@@ -166,6 +181,8 @@ func personOnlyBecause(a approvals.Approval) string {
 
 func approvalNext(a approvals.Approval) string {
 	switch {
+	case a.Status == approvals.Pending && a.DecideHere && a.ClickedOnly:
+		return fmt.Sprintf("Put this to the person. This workspace wants approvals of this action made by the person themselves: they approve it by clicking Approve in the card, or in the web app at %s . Do not call decide_approval to approve it (it will refuse). If the person says no, call decide_approval with approval %q, decision \"reject\" and their reason.", a.AppURL, a.ID)
 	case a.Status == approvals.Pending && !a.DecideHere:
 		return fmt.Sprintf("Only a signed-in person can approve this, in the VibeSell web app, because %s. Give the person this link: %s . Do not call decide_approval to approve it (it will refuse). If the person says no, call decide_approval with approval %q, decision \"reject\" and their reason.", personOnlyBecause(a), a.AppURL, a.ID)
 	case a.Status == approvals.Pending:
@@ -186,7 +203,6 @@ type decideApprovalInput struct {
 	Approval string `json:"approval" jsonschema:"The approval id, from the approval card or list_pending_approvals." example:"ap_3f9a0c12d4e5b678" pattern:"^ap_[0-9a-f]{16}$"`
 	Decision string `json:"decision" jsonschema:"The person's decision: approve or reject." example:"reject" enum:"approve,reject"`
 	Reason   string `json:"reason,omitempty" jsonschema:"Why, in the person's words; kept in the approval's history. Optional." example:"Too expensive for now" maxLength:"1000"`
-	Via      string `json:"via,omitempty" jsonschema:"Where the person decided: conversation (they told you; the default) or card (they pressed a button in the approval card, which sends this itself)." example:"conversation" enum:"card,conversation"`
 }
 
 func decideApproval(d Deps) toolkit.Tool {
@@ -194,7 +210,7 @@ func decideApproval(d Deps) toolkit.Tool {
 		Name: vibesell.ToolDecideApproval,
 		Handler: func(ctx context.Context, p auth.Principal, in decideApprovalInput) (toolkit.Result[approvalOutput], error) {
 			r, err := d.Approvals.Relay(ctx, p.WorkspaceID, in.Approval, approvals.Relayed{
-				Approve: in.Decision == "approve", Via: in.Via, Reason: in.Reason, Person: personOf(p),
+				Approve: in.Decision == "approve", Reason: in.Reason, Person: personOf(p), HostApps: hostApps(ctx, d, p),
 			})
 			if err != nil {
 				return toolkit.Result[approvalOutput]{}, err
@@ -226,8 +242,8 @@ func relayLead(r approvals.Relay) string {
 	case a.DecidedAt == nil:
 		return fmt.Sprintf("Not recorded: this approval had already ended before anyone decided (%s).", textOf(a.Outcome))
 	}
-	return fmt.Sprintf("Not recorded: this approval was already decided (%s by %s, %s); the first decision stands.",
-		decisionWord(a), textOf(a.DecidedBy), vibesell.FormatTime(*a.DecidedAt))
+	return fmt.Sprintf("Not recorded: this approval was already decided (%s by %s, %s, %s); the first decision stands.",
+		decisionWord(a), textOf(a.DecidedBy), viaText(a.DecidedVia), vibesell.FormatTime(*a.DecidedAt))
 }
 
 func decisionWord(a approvals.Approval) string {
@@ -279,8 +295,12 @@ func listPendingApprovals(d Deps) toolkit.Tool {
 				switch {
 				case a.Status == approvals.Pending && !a.DecideHere:
 					fmt.Fprintf(&b, " Expires %s. Only a signed-in person can approve it, at %s .", vibesell.FormatTime(a.ExpiresAt), a.AppURL)
+				case a.Status == approvals.Pending && a.ClickedOnly:
+					fmt.Fprintf(&b, " Expires %s. The person approves it themselves, by a click in the card or at %s (decide_approval can only reject it).", vibesell.FormatTime(a.ExpiresAt), a.AppURL)
 				case a.Status == approvals.Pending:
-					fmt.Fprintf(&b, " Expires %s. The person can decide in the conversation (decide_approval) or at %s .", vibesell.FormatTime(a.ExpiresAt), a.AppURL)
+					fmt.Fprintf(&b, " Expires %s. The person can decide in the card, in the conversation (decide_approval) or at %s .", vibesell.FormatTime(a.ExpiresAt), a.AppURL)
+				case a.DecidedVia != nil:
+					fmt.Fprintf(&b, " Decided %s.", viaText(a.DecidedVia))
 				}
 				b.WriteString("\n")
 			}

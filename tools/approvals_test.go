@@ -11,10 +11,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
+	"github.com/mark3labs/mcp-go/mcp"
 
 	"vibesell"
 	"vibesell/approvals"
 	"vibesell/auth"
+	"vibesell/proof"
 	"vibesell/toolkit/toolkittest"
 	"vibesell/workspace"
 )
@@ -44,7 +46,7 @@ func newApprovalFixture(t *testing.T) *approvalFixture {
 }
 
 func (f *approvalFixture) approvalClient(ws workspace.Workspace) *toolkittest.Client {
-	d := Deps{Clock: f.clock, Workspaces: f.workspaces, Sending: f.svc, Approvals: f.approvals}
+	d := Deps{Clock: f.clock, Workspaces: f.workspaces, Sending: f.svc, Approvals: f.approvals, Cards: f.cards}
 	return toolkittest.Connect(f.t, NewServer(d, nil), auth.Principal{WorkspaceID: ws.ID, WorkspaceSlug: ws.Slug})
 }
 
@@ -219,20 +221,25 @@ func TestDecideApproval(t *testing.T) {
 	f := newApprovalFixture(t)
 	a := f.openTestAction(1)
 
-	t.Run("approved in the card", func(t *testing.T) {
+	t.Run("approved, relayed by the assistant", func(t *testing.T) {
+		// There is no saying otherwise: via is not an argument any more.
+		mustContain(t, f.c.Refusal("decide_approval", map[string]any{"approval": a.ID, "decision": "approve", "via": "card"}), "via")
 		var out approvalOutput
-		md := f.c.Result("decide_approval", map[string]any{"approval": a.ID, "decision": "approve", "via": "card"}, &out)
-		want := decided{Status: "approved", DecidedBy: "the person", DecidedVia: "card"}
+		md := f.c.Result("decide_approval", map[string]any{"approval": a.ID, "decision": "approve"}, &out)
+		want := decided{Status: "approved", DecidedBy: "the person", DecidedVia: "conversation"}
 		if diff := cmp.Diff(want, decidedOf(out.approvalData)); diff != "" {
 			t.Errorf("decision (-want +got):\n%s", diff)
 		}
-		mustContain(t, md, "Approved and recorded.", "approved by the person (card)", "Nothing to do: it runs in the background")
+		if out.DecidedHostApps == nil || *out.DecidedHostApps {
+			t.Errorf("decidedHostApps %v: the test client declared no MCP Apps extension", out.DecidedHostApps)
+		}
+		mustContain(t, md, "Approved and recorded.", "approved by the person (relayed by the assistant)", "Nothing to do: it runs in the background")
 	})
 	t.Run("carried out, then read", func(t *testing.T) {
 		f.execute(a.ID)
 		var one approvalsOutput
 		md := f.c.Result("list_pending_approvals", map[string]any{"approval": a.ID}, &one)
-		want := decided{Status: "done", DecidedBy: "the person", DecidedVia: "card", Outcome: "Did the test action."}
+		want := decided{Status: "done", DecidedBy: "the person", DecidedVia: "conversation", Outcome: "Did the test action."}
 		if diff := cmp.Diff(want, decidedOf(one.Approvals[0])); diff != "" {
 			t.Errorf("after the execution (-want +got):\n%s", diff)
 		}
@@ -254,6 +261,129 @@ func TestDecideApproval(t *testing.T) {
 	})
 }
 
+// tokensOf returns the card's decision tokens a result carries in its
+// _meta, after checking that neither its text nor its structuredContent
+// holds any of them.
+func tokensOf(t *testing.T, res *mcp.CallToolResult) map[string]string {
+	t.Helper()
+	tokens := map[string]string{}
+	if res.Meta != nil {
+		if m, ok := res.Meta.AdditionalFields[proof.MetaKey].(map[string]any); ok {
+			for k, v := range m {
+				tokens[k], _ = v.(string)
+			}
+		}
+	}
+	structured, _ := json.Marshal(res.StructuredContent)
+	for _, tok := range tokens {
+		if strings.Contains(toolkittest.TextOf(res), tok) || strings.Contains(string(structured), tok) {
+			t.Errorf("a decision token is in what the model reads")
+		}
+	}
+	return tokens
+}
+
+// decide_in_card is the card's own tool: listed for the app only, it
+// decides with the token its result gave the card, once, over any session
+// of the workspace; decisions through it are recorded as clicked.
+func TestDecideInCard(t *testing.T) {
+	t.Parallel()
+	f := newApprovalFixture(t)
+
+	t.Run("listed for the app only", func(t *testing.T) {
+		var def struct {
+			Meta struct {
+				UI struct {
+					Visibility []string `json:"visibility"`
+				} `json:"ui"`
+			} `json:"_meta"`
+		}
+		if err := json.Unmarshal(f.c.Tool("decide_in_card"), &def); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]string{"app"}, def.Meta.UI.Visibility); diff != "" {
+			t.Errorf("visibility (-want +got):\n%s", diff)
+		}
+		var model struct {
+			Meta struct {
+				UI map[string]any `json:"ui"`
+			} `json:"_meta"`
+		}
+		if err := json.Unmarshal(f.c.Tool("decide_approval"), &model); err != nil || model.Meta.UI["visibility"] != nil {
+			t.Errorf("decide_approval's ui %v, want the default visibility (model and app)", model.Meta.UI)
+		}
+	})
+
+	a := f.openTestAction(1)
+	res := f.c.Call("list_pending_approvals", map[string]any{"approval": a.ID})
+	tokens := tokensOf(t, res)
+	if tokens[a.ID] == "" {
+		t.Fatalf("no token for %s in the result's _meta: %v", a.ID, res.Meta)
+	}
+
+	t.Run("refused without a token", func(t *testing.T) {
+		mustContain(t, f.c.Refusal("decide_in_card", map[string]any{"approval": a.ID, "decision": "approve"}), "token")
+		mustContain(t, f.c.Refusal("decide_in_card", map[string]any{"approval": a.ID, "decision": "approve", "token": "vsd_made-up"}), "out of date")
+	})
+	t.Run("another workspace cannot use it", func(t *testing.T) {
+		other := f.approvalClient(f.other)
+		other.Refusal("decide_in_card", map[string]any{"approval": a.ID, "decision": "approve", "token": tokens[a.ID]})
+	})
+	t.Run("clicked, over another session of the workspace", func(t *testing.T) {
+		card := f.approvalClient(f.ws) // a host sends the card's calls over a session of its own
+		var out cardDecisionOutput
+		md := card.Result("decide_in_card", map[string]any{"approval": a.ID, "decision": "approve", "token": tokens[a.ID]}, &out)
+		if out.Approval == nil {
+			t.Fatalf("no approval in %+v", out)
+		}
+		want := decided{Status: "approved", DecidedBy: "the person", DecidedVia: "card"}
+		if diff := cmp.Diff(want, decidedOf(*out.Approval)); diff != "" {
+			t.Errorf("decision (-want +got):\n%s", diff)
+		}
+		mustContain(t, md, "approved it with a click in the card")
+	})
+	t.Run("used once", func(t *testing.T) {
+		mustContain(t, f.c.Refusal("decide_in_card", map[string]any{"approval": a.ID, "decision": "reject", "token": tokens[a.ID]}), "out of date")
+	})
+	t.Run("a decided approval carries no token", func(t *testing.T) {
+		if got := tokensOf(t, f.c.Call("list_pending_approvals", map[string]any{"approval": a.ID})); len(got) != 0 {
+			t.Errorf("tokens for a decided approval: %v", got)
+		}
+	})
+
+	t.Run("a choice answered by a click, then relayed", func(t *testing.T) {
+		f.saveOffer(f.ws, "acme.com")
+		res := f.c.Call("choose_sending_source", map[string]any{})
+		var q sendingChoiceOutput
+		f.c.Result("choose_sending_source", map[string]any{}, &q)
+		token := tokensOf(t, res)[*q.Card]
+		if token == "" {
+			t.Fatalf("no token for card %s: %v", *q.Card, res.Meta)
+		}
+		card := f.approvalClient(f.ws)
+		var clicked cardDecisionOutput
+		card.Result("decide_in_card", map[string]any{"card": *q.Card, "answer": "own_names", "token": token}, &clicked)
+		if clicked.Answer == nil || clicked.Answer.Answer != "own_names" {
+			t.Fatalf("the click: %+v", clicked)
+		}
+		var settled sendingChoiceOutput
+		card.Result("choose_sending_source", map[string]any{"answers": []any{ans(*q.Card, "own_names")}}, &settled)
+		if diff := cmp.Diff([]string{*q.Card}, settled.Clicked); diff != "" {
+			t.Errorf("clicked cards (-want +got):\n%s", diff)
+		}
+		// The same question for other arguments, answered through the
+		// model only: relayed.
+		var other sendingChoiceOutput
+		f.c.Result("choose_sending_source", map[string]any{"answers": []any{}}, &other)
+		if other.Card != nil {
+			f.c.Result("choose_sending_source", map[string]any{"answers": []any{ans(*other.Card, "already_warmed")}}, &settled)
+			if len(settled.Clicked) != 0 {
+				t.Errorf("a relayed answer is listed as clicked: %v", settled.Clicked)
+			}
+		}
+	})
+}
+
 // list_pending_approvals pages the workspace's approvals, or reads one by
 // its id; the paging and expiry rules are the approvals' (approvals tests).
 func TestListPendingApprovals(t *testing.T) {
@@ -267,7 +397,7 @@ func TestListPendingApprovals(t *testing.T) {
 		if len(page.Approvals) != 1 || page.Approvals[0].Approval != second.ID || page.NextCursor == nil {
 			t.Fatalf("first page: %+v", page)
 		}
-		mustContain(t, md, second.ID, "Pause campaign 2", "The person can decide in the conversation (decide_approval) or at "+second.AppURL,
+		mustContain(t, md, second.ID, "Pause campaign 2", "The person can decide in the card, in the conversation (decide_approval) or at "+second.AppURL,
 			fmt.Sprintf("call list_pending_approvals with cursor %q", *page.NextCursor))
 		f.c.Result("list_pending_approvals", map[string]any{"limit": 1, "cursor": *page.NextCursor}, &page)
 		if len(page.Approvals) != 1 || page.Approvals[0].Approval != first.ID || page.NextCursor != nil {

@@ -50,6 +50,7 @@ type choiceFields struct {
 	Choices       []choiceItem   `json:"choices" jsonschema:"choice: the answers the person can pick; null once settled"`
 	AllowFreeText *bool          `json:"allowFreeText" jsonschema:"choice: whether the person may answer in their own words instead of picking; null once settled"`
 	Answers       []answerItem   `json:"answers" jsonschema:"the answers given so far (on a choice, to send back followed by the new one); on a settled result, the answers that settled it"`
+	Clicked       []string       `json:"clicked" jsonschema:"the cards among answers whose answer the person clicked in the card themselves (proven by the card's one-time token); the others' answers were relayed by you"`
 }
 
 func argumentsMap(raw json.RawMessage) map[string]any {
@@ -71,6 +72,7 @@ func askedFields(c *cards.Card) choiceFields {
 	f := choiceFields{
 		Card: &c.ID, Tool: c.Tool, Arguments: argumentsMap(c.Arguments), Question: &c.Question, Reason: &c.Reason,
 		Choices: make([]choiceItem, len(c.Choices)), AllowFreeText: &c.AllowFreeText, Answers: answerItems(c.Answers),
+		Clicked: clickedCards(c.Answers),
 	}
 	for i, ch := range c.Choices {
 		f.Choices[i] = choiceItem(ch)
@@ -80,7 +82,18 @@ func askedFields(c *cards.Card) choiceFields {
 
 // settledFields fills the choice fields of a settled result.
 func settledFields(tool string, args json.RawMessage, answers []cards.Answer) choiceFields {
-	return choiceFields{Tool: tool, Arguments: argumentsMap(args), Answers: answerItems(answers)}
+	return choiceFields{Tool: tool, Arguments: argumentsMap(args), Answers: answerItems(answers), Clicked: clickedCards(answers)}
+}
+
+// clickedCards lists the cards whose answer the person clicked in the card.
+func clickedCards(as []cards.Answer) []string {
+	out := []string{}
+	for _, a := range as {
+		if a.Via == cards.ViaCard {
+			out = append(out, a.Card)
+		}
+	}
+	return out
 }
 
 // choiceMarkdown tells the assistant what to ask and how to call back.

@@ -14,9 +14,10 @@ import (
 )
 
 // catalog.json holds what the assistant and the host read about each tool
-// besides its schemas: title, description, behaviour hints and the scope a
-// call needs. The texts are product, written and reviewed as prose in one
-// place, where they can be read side by side and kept in one voice; the Go
+// besides its schemas: title, description, behaviour hints, the scope a
+// call needs, and whether only the card may call it. The texts are
+// product, written and reviewed as prose in one place, where they can be
+// read side by side and kept in one voice; the Go
 // code keeps the contract (the argument and result types) and the handler.
 // A description may quote the server's configured terms as [[.Name]] (see
 // catalogTerms), so that prices and days are the ones this server charges
@@ -30,7 +31,10 @@ type catalogEntry struct {
 	Title       string `json:"title"`
 	Scope       string `json:"scope"`
 	Entitlement string `json:"entitlement,omitempty"`
-	Hints       struct {
+	// AppOnly: only the card sees and calls the tool (MCP Apps'
+	// visibility ["app"]); hosts hide it from the model.
+	AppOnly bool `json:"appOnly,omitempty"`
+	Hints   struct {
 		ReadOnly    bool `json:"readOnly"`
 		Destructive bool `json:"destructive"`
 		Idempotent  bool `json:"idempotent"`
@@ -107,6 +111,7 @@ func define[In, Out any](d Deps, s toolkit.Spec[In, Out]) toolkit.Tool {
 	s.Annotations = toolkit.Annotations{ReadOnly: hint(e.Hints.ReadOnly), Destructive: hint(e.Hints.Destructive),
 		Idempotent: hint(e.Hints.Idempotent), OpenWorld: hint(e.Hints.OpenWorld)}
 	s.Requires = toolkit.Needs{Scope: e.Scope, Entitlement: e.Entitlement}
+	s.AppOnly = e.AppOnly
 	return toolkit.Define(s)
 }
 

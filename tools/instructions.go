@@ -23,7 +23,7 @@ Choice cards (kind "choice")
 Approval cards (kind "approval")
 - Actions with consequences (ordering a sending setup, importing leads, launching, stopping or resuming a campaign, upgrading the plan) never run from a tool call alone. The tool returns an approval with status "pending", and nothing happens until a person decides.
 - Calling the tool again with the same arguments returns the same pending approval, not a second one.
-- decideHere true: the person may decide in the card, or tell you and you call decide_approval with their decision. Never approve on your own initiative.
+- decideHere true: the person may decide in the card, or tell you and you call decide_approval with their decision (recorded as relayed by you; a click in the card is recorded as the person's own). approveVia lists the ways it can be approved: without "conversation", the workspace wants the person to click Approve in the card or approve at appUrl, and decide_approval can only reject it. Never approve on your own initiative.
 - decideHere false: only the signed-in person in the web app at appUrl can approve it (it cannot be undone or it costs money). Give them appUrl; do not try to approve it with decide_approval.
 - Rejecting is always allowed, from anywhere.
 - Say what happened only from the approval's status: pending (waiting for a decision), approved (decided, being carried out), done, not_done (with the reason) or rejected.`

@@ -74,6 +74,7 @@ type sendingFixture struct {
 	// execute carries out an approved approval now, as a River worker would.
 	execute    func(id string) approvals.Approval
 	workspaces *workspace.Service
+	cards      *cards.Service
 	svc        *sending.Service
 	replica    func() *sending.Service // the sending service of a second server, on its own pool
 	ws, other  workspace.Workspace
@@ -103,7 +104,8 @@ func newSendingFixture(t *testing.T, opts *sending.Providers) *sendingFixture {
 		t.Fatal(err)
 	}
 	f.approvals = appr
-	deps := sending.Deps{DB: pool, Clock: f.clock, Config: sending.DefaultConfig(), Cards: cards.NewService(pool, f.clock),
+	f.cards = cards.NewService(pool, f.clock)
+	deps := sending.Deps{DB: pool, Clock: f.clock, Config: sending.DefaultConfig(), Cards: f.cards,
 		Offers: f.workspaces, Approvals: f.approvals, Providers: f.opts}
 	f.svc = sending.New(deps)
 	f.execute = func(id string) approvals.Approval { return approvalstest.Execute(t, pool, appr, id) }

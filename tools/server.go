@@ -15,5 +15,6 @@ func NewServer(d Deps, o *toolkit.Options) *server.MCPServer {
 		opts = *o
 	}
 	opts.Instructions = Instructions
+	opts.ResultMeta = decisionTokens(d)
 	return toolkit.NewServer(Registry(d), &opts)
 }

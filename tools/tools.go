@@ -4,8 +4,10 @@ import (
 	"vibesell"
 	"vibesell/approvals"
 	"vibesell/audience"
+	"vibesell/auth"
 	"vibesell/billing"
 	"vibesell/campaigns"
+	"vibesell/cards"
 	"vibesell/sending"
 	"vibesell/toolkit"
 	"vibesell/workspace"
@@ -21,6 +23,10 @@ type Deps struct {
 	Audience   *audience.Service
 	Campaigns  *campaigns.Service
 	Billing    *billing.Service
+	Cards      *cards.Service
+	// Sessions tells whether an MCP session's host declared the MCP Apps
+	// extension, recorded beside each decision. Nil: not recorded.
+	Sessions *auth.Sessions
 	// PublicURL is the address people reach the server at: links to the
 	// web app start with it. Empty: results name the page without a link.
 	PublicURL string
@@ -57,6 +63,7 @@ func Registry(d Deps) []toolkit.Tool {
 		// Approvals.
 		decideApproval(d),
 		listPendingApprovals(d),
+		decideInCard(d), // the card's own, app-only
 		// Audience: who to write to.
 		saveTarget(d),
 		saveTargetFilters(d),

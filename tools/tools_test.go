@@ -26,21 +26,29 @@ var (
 		"save_target", "save_target_filters", "size_sending_capacity", "stage_campaign", "start_checkout",
 		"start_warmup", "stop_campaign", "upgrade_plan",
 	}
+	// appOnlyTools are the card's own tools (MCP Apps visibility
+	// ["app"]): hidden from the model, besides the 38.
+	appOnlyTools  = []string{"decide_in_card"}
 	contractKinds = []string{
 		"approval", "approvals", "campaign", "campaign_estimate", "checkout", "choice", "domain_quote",
 		"email_step", "first_email", "lead_count", "lead_preview", "memory", "offer", "plans", "playbook",
 		"portal", "replies", "sending_choice", "sending_setup", "sequence", "sizing", "support", "target",
 		"warmed_shelf", "warmup", "workspace",
+		// decide_in_card's, for the card only.
+		"card_decision",
 	}
 )
 
 func TestRegistryContract(t *testing.T) {
-	if len(contractTools) != 38 || len(contractKinds) != 26 {
-		t.Fatalf("the contract lists %d tools and %d kinds, want 38 and 26", len(contractTools), len(contractKinds))
+	if len(contractTools) != 38 || len(contractKinds) != 27 {
+		t.Fatalf("the contract lists %d tools and %d kinds, want 38 and 27", len(contractTools), len(contractKinds))
 	}
 	for _, tool := range Registry(Deps{}) {
 		t.Run(tool.Name(), func(t *testing.T) {
-			if !slices.Contains(contractTools, tool.Name()) {
+			if slices.Contains(appOnlyTools, tool.Name()) != tool.AppOnly() {
+				t.Errorf("tool %q: app-only %v, the contract says otherwise", tool.Name(), tool.AppOnly())
+			}
+			if !slices.Contains(contractTools, tool.Name()) && !tool.AppOnly() {
 				t.Errorf("tool %q is not one of the product's tool names", tool.Name())
 			}
 			var out struct {

@@ -83,13 +83,14 @@ func connect(t *testing.T) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	send := sending.New(sending.Deps{DB: pool, Clock: clock, Config: sending.DefaultConfig(), Cards: cards.NewService(pool, clock), Offers: svc, Approvals: appr})
+	choices := cards.NewService(pool, clock)
+	send := sending.New(sending.Deps{DB: pool, Clock: clock, Config: sending.DefaultConfig(), Cards: choices, Offers: svc, Approvals: appr})
 	appr.Register(vibesell.ToolOrderSendingSetup, sending.NewOrderAction(send))
 	appr.Register(testAction, approvals.ExecutorFuncs{ExecuteFunc: func(ctx context.Context, ex approvals.Execution) (string, error) {
 		return "Imported 250 leads into the campaign “Q3 SaaS heads of marketing”. Nobody was emailed.", nil
 	}})
 	startWorkers(t, pool, appr, logger)
-	deps := tools.Deps{Clock: clock, Workspaces: svc, Sending: send, Approvals: appr}
+	deps := tools.Deps{Clock: clock, Workspaces: svc, Sending: send, Approvals: appr, Cards: choices}
 	srv := tools.NewServer(deps, &toolkit.Options{CardHTML: ui.CardHTML})
 	c := toolkittest.Connect(t, srv, auth.Principal{WorkspaceID: ws.ID, WorkspaceSlug: ws.Slug})
 	return &env{c: c, ws: ws, approvals: appr, clock: clock}

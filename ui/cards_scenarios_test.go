@@ -118,7 +118,7 @@ func handApprovalScenarios(t *testing.T) []*scenario {
 		NoButtons: []string{"Review and approve in VibeSell"},
 		Action: &action{
 			Click:          "Approve",
-			Calls:          []call{{Name: "decide_approval", Arguments: map[string]any{"approval": id, "decision": "approve", "via": "card"}}},
+			Calls:          []call{{Name: "decide_approval", Arguments: map[string]any{"approval": id, "decision": "approve"}}},
 			Ignore:         []string{"list_pending_approvals"},
 			After:          []string{"Approved, being carried out", "sam@acme-analytics.com"},
 			NoButtonsAfter: []string{"Approve", "Reject"},
@@ -144,7 +144,7 @@ func handApprovalScenarios(t *testing.T) []*scenario {
 			First:  "Reject…",
 			Fill:   &fill{Label: "Reason (optional)", Text: "Wrong campaign"},
 			Click:  "Reject",
-			Calls:  []call{{Name: "decide_approval", Arguments: map[string]any{"approval": id, "decision": "reject", "reason": "Wrong campaign", "via": "card"}}},
+			Calls:  []call{{Name: "decide_approval", Arguments: map[string]any{"approval": id, "decision": "reject", "reason": "Wrong campaign"}}},
 			Ignore: []string{"list_pending_approvals"},
 			After:  []string{"Rejected", "Wrong campaign"},
 		},
@@ -275,11 +275,17 @@ func approvalScenarios(t *testing.T, s *server) []*scenario {
 	out = append(out, list)
 
 	// The person rejects the order in the card, with a reason; then
-	// approves the other one in its card.
-	rejectArgs := map[string]any{"approval": orderID, "decision": "reject", "reason": "Too expensive for now", "via": "card"}
-	rejectedRaw, rejected := s.call("decide_approval", rejectArgs)
-	approveArgs := map[string]any{"approval": a.ID, "decision": "approve", "via": "card"}
-	doneRaw, done := s.call("decide_approval", approveArgs)
+	// approves the other one in its card. Each click goes to the card's
+	// own tool with the token of the card's latest read of it.
+	rejectArgs := map[string]any{"approval": orderID, "decision": "reject", "reason": "Too expensive for now", "token": tokenIn(orderBefore, orderID)}
+	rejectedRaw, clickedReject := s.call("decide_in_card", rejectArgs)
+	rejected := obj(clickedReject["approval"])
+	approveArgs := map[string]any{"approval": a.ID, "decision": "approve", "token": tokenIn(hereBefore, a.ID)}
+	doneRaw, clickedApprove := s.call("decide_in_card", approveArgs)
+	done := obj(clickedApprove["approval"])
+	if rejected["decidedVia"] != "card" || done["decidedVia"] != "card" {
+		t.Fatalf("clicks recorded as %v and %v, want card", rejected["decidedVia"], done["decidedVia"])
+	}
 	orderAfter, _ := s.call("list_pending_approvals", readArgs(orderID))
 	hereAfter, _ := s.call("list_pending_approvals", readArgs(a.ID))
 
@@ -298,13 +304,14 @@ func approvalScenarios(t *testing.T, s *server) []*scenario {
 	out = append(out, web)
 
 	reject := s.resultScenario("approval-reject", "order_sending_setup", nil, web.Result, order)
-	reject.Responses = map[string][]json.RawMessage{"list_pending_approvals": {orderBefore}, "decide_approval": {rejectedRaw}}
+	reject.Responses = map[string][]json.RawMessage{"list_pending_approvals": {orderBefore}, "decide_in_card": {rejectedRaw}}
 	reject.Expect = expect{
 		Action: &action{
 			First: "Reject…", Fill: &fill{Label: "Reason (optional)", Text: "Too expensive for now"}, Click: "Reject",
-			Calls:  []call{{Name: "decide_approval", Arguments: rejectArgs}},
+			Calls:  []call{{Name: "decide_in_card", Arguments: rejectArgs}},
 			Ignore: []string{"list_pending_approvals"}, Message: yes(),
-			After:          []string{statusLabel[str(rejected["status"])], "Too expensive for now", str(rejected["decidedBy"])},
+			After: []string{statusLabel[str(rejected["status"])], "Too expensive for now", str(rejected["decidedBy"]),
+				approvals.ViaLabels.Of(approvals.ViaCard)},
 			NoButtonsAfter: []string{"Approve", "Reject", "Review and approve in VibeSell"},
 		},
 	}
@@ -378,8 +385,8 @@ func approvalScenarios(t *testing.T, s *server) []*scenario {
 	hereRaw := resultOf("Approval "+a.ID+" is waiting for the person's decision.", here)
 	approve := &scenario{Name: "approval", Kind: "approval", Source: "server", Tool: s.listed["decide_approval"], Input: map[string]any{}, Result: hereRaw}
 	approve.Tool, _ = json.Marshal(map[string]any{"name": testAction, "inputSchema": map[string]any{"type": "object"}})
-	approve.Responses = map[string][]json.RawMessage{"list_pending_approvals": {hereBefore, hereAfter}, "decide_approval": {doneRaw}}
-	after := []string{statusLabel[str(done["status"])]}
+	approve.Responses = map[string][]json.RawMessage{"list_pending_approvals": {hereBefore, hereAfter}, "decide_in_card": {doneRaw}}
+	after := []string{statusLabel[str(done["status"])], approvals.ViaLabels.Of(approvals.ViaCard)}
 	if o := str(done["outcome"]); o != "" {
 		after = append(after, o)
 	}
@@ -388,13 +395,20 @@ func approvalScenarios(t *testing.T, s *server) []*scenario {
 		Buttons:   []string{"Approve", "Reject…"},
 		NoButtons: []string{"Review and approve in VibeSell"},
 		Action: &action{
-			Click: "Approve", Calls: []call{{Name: "decide_approval", Arguments: approveArgs}},
+			Click: "Approve", Calls: []call{{Name: "decide_in_card", Arguments: approveArgs}},
 			Ignore: []string{"list_pending_approvals"}, Message: yes(), After: after,
 			NoButtonsAfter: []string{"Approve", "Reject"},
 		},
 		Replay: &replay{Reads: "list_pending_approvals", ReadArgs: readArgs(a.ID), NoButtons: []string{"Approve", "Reject"}, Texts: after},
 	}
 	out = append(out, approve)
+
+	// A host that gives the card no token (it drops the result's _meta):
+	// the card decides the assistant's way, recorded as relayed.
+	for _, sc := range handApprovalScenarios(t)[:1] {
+		sc.Name = "approval-no-token"
+		out = append(out, sc)
+	}
 
 	// Ended without a decision: expiry cannot be waited for here, so this
 	// one is written from the Go type.

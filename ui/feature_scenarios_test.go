@@ -147,7 +147,7 @@ func audienceScenarios(t *testing.T, f *features) []*scenario {
 
 	// An import, approved and carried out: the pool shows what it took.
 	_, ap := f.call("import_leads", map[string]any{"count": 5})
-	if a := f.env.Decide(t, f.ws.ID, str(ap["approval"]), true, approvals.ViaCard); a.Status != approvals.Done {
+	if a := f.env.Decide(t, f.ws.ID, str(ap["approval"]), true, approvals.ViaConversation); a.Status != approvals.Done {
 		t.Fatalf("the import was not carried out: %s %v", a.Status, a.Outcome)
 	}
 	sc, data = f.scenario("lead-count-imported", "estimate_lead_pool", nil)
@@ -241,7 +241,7 @@ func campaignScenarios(t *testing.T, f *features) []*scenario {
 	out = append(out, sc)
 
 	_, stop := f.call("stop_campaign", map[string]any{"campaign": cp["campaign"]})
-	if a := f.env.Decide(t, f.ws.ID, str(stop["approval"]), true, approvals.ViaCard); a.Status != approvals.Done {
+	if a := f.env.Decide(t, f.ws.ID, str(stop["approval"]), true, approvals.ViaConversation); a.Status != approvals.Done {
 		t.Fatalf("the stop was not carried out: %s %v", a.Status, a.Outcome)
 	}
 	sc, data = f.scenario("campaign-paused", "get_campaign", map[string]any{"campaign": cp["campaign"]})

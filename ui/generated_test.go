@@ -222,6 +222,7 @@ func labelTables() string {
 		{"approvalViaLabels", "approvals.ViaLabels", approvals.ViaLabels},
 		{"approvalActionLabels", "approvals.ActionLabels", approvals.ActionLabels},
 		{"approvalEventLabels", "approvals.EventLabels", approvals.EventLabels},
+		{"approvalHostAppsLabels", "approvals.HostAppsLabels", approvals.HostAppsLabels},
 		{"domainStateLabels", "sending.DomainStateLabels", sending.DomainStateLabels},
 		{"mailboxStateLabels", "sending.MailboxStateLabels", sending.MailboxStateLabels},
 		{"sendingSourceLabels", "sending.SourceLabels", sending.SourceLabels},

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"vibesell/proof"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -114,6 +115,16 @@ func (s *server) call(tool string, args map[string]any) (json.RawMessage, map[st
 		s.t.Fatal(err)
 	}
 	return raw, data
+}
+
+// tokenIn returns the card's one-time decision token for subject (an
+// approval or card id) that a result carries in its _meta; "" for none.
+func tokenIn(raw json.RawMessage, subject string) string {
+	var res struct {
+		Meta map[string]map[string]string `json:"_meta"`
+	}
+	_ = json.Unmarshal(raw, &res)
+	return res.Meta[proof.MetaKey][subject]
 }
 
 // refusal calls a tool that must refuse with a sentence containing want,

@@ -45,9 +45,18 @@ func answerClick(s *server, sc *scenario, data map[string]any, id, text string) 
 	}
 	answers = append(answers, map[string]any{"card": str(data["card"]), "answer": answer})
 	args["answers"] = answers
-	a.Calls = []call{{Name: tool, Arguments: args}}
+	sc.Responses = map[string][]json.RawMessage{}
+	// With the token the result gave it, the card first records the
+	// click; the tool's call then binds the answer as clicked.
+	if token := tokenIn(sc.Result, str(data["card"])); token != "" {
+		click := map[string]any{"card": str(data["card"]), "answer": answer, "token": token}
+		a.Calls = append(a.Calls, call{Name: "decide_in_card", Arguments: click})
+		clicked, _ := s.call("decide_in_card", click)
+		sc.Responses["decide_in_card"] = []json.RawMessage{clicked}
+	}
+	a.Calls = append(a.Calls, call{Name: tool, Arguments: args})
 	raw, next := s.call(tool, args)
-	sc.Responses = map[string][]json.RawMessage{tool: {raw}}
+	sc.Responses[tool] = []json.RawMessage{raw}
 	sc.Expect.Action = a
 	return raw, next
 }

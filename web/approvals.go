@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -28,6 +29,15 @@ type approvalsData struct {
 	Older    string // link to the next page of past approvals
 	IsPaging bool
 	MoreOpen bool // more than the open approvals shown are waiting
+	Rules    []ruleRow
+	Saved    bool // the rules were just saved
+}
+
+// ruleRow is the workspace's rule for one action, on the approvals page.
+type ruleRow struct {
+	Key         int // the action's place in approvals.ActionLabels: the form names no tool
+	Label       string
+	ClickedOnly bool
 }
 
 func (s *server) row(a approvals.Approval, u auth.User, now time.Time) approvalRow {
@@ -92,6 +102,15 @@ func (s *server) approvalsPage(w http.ResponseWriter, r *http.Request, u auth.Us
 			d.Open = append(d.Open, s.row(a, u, now))
 		}
 		d.MoreOpen = open.Next != ""
+		policies, err := s.Approvals.Policies(ctx, u.WorkspaceID)
+		if err != nil {
+			s.renderError(w, r, err, 0, "", "")
+			return
+		}
+		for i, p := range policies {
+			d.Rules = append(d.Rules, ruleRow{Key: i, Label: approvals.ActionLabels.Of(p.Action), ClickedOnly: p.ClickedOnly})
+		}
+		d.Saved = r.URL.Query().Get("saved") == "rules"
 	}
 	past, err := s.Approvals.List(ctx, u.WorkspaceID, approvals.ListOptions{Filter: approvals.Past, Limit: 25, Cursor: before})
 	if vibesell.ErrorCode(err) == vibesell.EINVALID {
@@ -117,6 +136,27 @@ func (s *server) approvalsPage(w http.ResponseWriter, r *http.Request, u auth.Us
 	s.render(w, r, http.StatusOK, "approvals", pageData{Title: "Approvals", User: &u, CSRF: ses.CSRF(), Refresh: refresh, Body: d})
 }
 
+// saveRules sets, for each action, whether approving it takes the person
+// themselves (a click in the card, or this web app): the boxes ticked.
+func (s *server) saveRules(w http.ResponseWriter, r *http.Request, u auth.User, ses auth.WebSession) {
+	ctx := r.Context()
+	if err := r.ParseForm(); err != nil {
+		http.Error(w, "Bad form", http.StatusBadRequest)
+		return
+	}
+	ticked := map[string]bool{}
+	for _, k := range r.PostForm["clicked"] {
+		ticked[k] = true
+	}
+	for i, l := range approvals.ActionLabels {
+		if err := s.Approvals.SetPolicy(ctx, u.WorkspaceID, l.Value, ticked[strconv.Itoa(i)], u.Email); err != nil {
+			s.renderError(w, r, err, 0, "", "")
+			return
+		}
+	}
+	http.Redirect(w, r, "/app/approvals?saved=rules#rules", http.StatusSeeOther)
+}
+
 type eventRow struct {
 	At, What, Who, Where, Reason string
 }
@@ -135,6 +175,9 @@ type approvalData struct {
 	ApprovePath  string
 	RejectPath   string
 	Reason       string // the reason typed before a refused submit
+	// HostApps says, beside a decision from the conversation, whether the
+	// app it came through said it shows cards; "" otherwise.
+	HostApps string
 }
 
 // approvalPage shows one approval: what it will do, what it costs, until
@@ -189,6 +232,7 @@ func (s *server) showApproval(w http.ResponseWriter, r *http.Request, u auth.Use
 	}
 	if a.DecidedAt != nil {
 		d.DecidedAt = formatTime(*a.DecidedAt, u.TimeZone)
+		d.HostApps = approvals.HostAppsNote(deref(a.DecidedVia), a.DecidedHostApps)
 	}
 	if a.FinishedAt != nil {
 		d.FinishedAt = formatTime(*a.FinishedAt, u.TimeZone)
@@ -198,8 +242,12 @@ func (s *server) showApproval(w http.ResponseWriter, r *http.Request, u auth.Use
 		if e.Repeats > 1 && e.LastAt != nil {
 			what += fmt.Sprintf(", %s times in all, the last %s", thousands(e.Repeats), formatTime(*e.LastAt, u.TimeZone))
 		}
+		where := viaLabel(e.Via)
+		if note := approvals.HostAppsNote(e.Via, e.HostApps); note != "" {
+			where += " (" + note + ")"
+		}
 		d.Events = append(d.Events, eventRow{At: formatTime(e.At, u.TimeZone), What: what, Who: e.Actor,
-			Where: viaLabel(e.Via), Reason: deref(e.Reason)})
+			Where: where, Reason: deref(e.Reason)})
 	}
 	refresh := 0
 	if a.Status == approvals.Approved {

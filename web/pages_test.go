@@ -3,6 +3,8 @@ package web_test
 import (
 	"context"
 	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -16,7 +18,7 @@ var toolNames = []string{
 	vibesell.ToolGetWorkspaceContext, vibesell.ToolRemember, vibesell.ToolSaveOffer, vibesell.ToolSavePlaybook, vibesell.ToolContactSupport,
 	vibesell.ToolChooseSendingSource, vibesell.ToolProposeDomains, vibesell.ToolProposeWarmedDomains, vibesell.ToolProposeEmail,
 	vibesell.ToolCheckDomains, vibesell.ToolListWarmedDomains, vibesell.ToolSizeSendingCapacity, vibesell.ToolConfirmSizing,
-	vibesell.ToolGetSendingSetup, vibesell.ToolStartWarmup, vibesell.ToolOrderSendingSetup, vibesell.ToolDecideApproval, vibesell.ToolListPendingApprovals,
+	vibesell.ToolGetSendingSetup, vibesell.ToolStartWarmup, vibesell.ToolOrderSendingSetup, vibesell.ToolDecideApproval, vibesell.ToolListPendingApprovals, vibesell.ToolDecideInCard,
 }
 
 func mustNotNameTools(t *testing.T, page string) {
@@ -86,9 +88,10 @@ func TestApprovalPagesSpeakToAPerson(t *testing.T) {
 
 	p := b.Get(approvals.AppPath(paid.ID))
 	for _, want := range []string{
-		"Rejected by the person in the conversation with the assistant",
+		"Rejected by the person in the conversation, relayed by the assistant",
 		"<td>Asked for a decision</td><td>the assistant</td>",
-		"<td>Approval refused here (needs the web app)</td><td>the assistant</td>",
+		"<td>Approval refused here (the reason says where it can be approved)</td><td>the assistant</td>",
+		"Only a signed-in person in the web app may approve this.",
 		"Rejected by the person: Not this month",
 	} {
 		if !strings.Contains(p.Body, want) {
@@ -100,4 +103,70 @@ func TestApprovalPagesSpeakToAPerson(t *testing.T) {
 	}
 	mustNotNameTools(t, p.Body)
 	mustNotNameTools(t, b.Get("/app/approvals").Body)
+}
+
+// Where each decision came from reads on the approval's page and in the
+// list: a click in the card (with whether the app said it shows cards),
+// the assistant relaying, or the web app. The approvals page sets which
+// actions only the person's own click or the web app may approve.
+func TestDecisionProvenanceAndRules(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	a := setup(t)
+	clicked := a.order(t, a.acme, "kite", false)
+	tokens, err := a.approvals.Tokens(ctx, a.acme.ID, clicked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	yes := true
+	if _, err := a.approvals.Click(ctx, a.acme.ID, clicked.ID, approvals.Clicked{Approve: false, Token: tokens[clicked.ID], HostApps: &yes}); err != nil {
+		t.Fatal(err)
+	}
+	b := a.browser(t)
+	b.signIn("ada@acme.test")
+	p := b.Get(approvals.AppPath(clicked.ID))
+	for _, want := range []string{
+		"Rejected by the person in the card in the conversation, by a click (the app said it shows cards)",
+		"<td class=\"small\">the card in the conversation, by a click (the app said it shows cards)</td>",
+	} {
+		if !strings.Contains(p.Body, want) {
+			t.Errorf("the approval page lacks %q", want)
+		}
+	}
+	list := b.Get("/app/approvals")
+	if !strings.Contains(list.Body, "Decided in the card in the conversation, by a click") || !strings.Contains(list.Body, "Who may approve") {
+		t.Errorf("the approvals page lacks the decision's place or the rules")
+	}
+	// Launching campaigns: only by a click or here.
+	key := -1
+	for i, l := range approvals.ActionLabels {
+		if l.Value == vibesell.ToolLaunchCampaign {
+			key = i
+		}
+	}
+	saved := b.Post("/app/approvals/rules", url.Values{"csrf": {list.CSRF(t)}, "clicked": {strconv.Itoa(key)}})
+	if saved.Status != http.StatusSeeOther {
+		t.Fatalf("saving the rules: %d", saved.Status)
+	}
+	policies, err := a.approvals.Policies(ctx, a.acme.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range policies {
+		if p.ClickedOnly != (p.Action == vibesell.ToolLaunchCampaign) {
+			t.Errorf("%s: clicked only %v", p.Action, p.ClickedOnly)
+		}
+	}
+	if !strings.Contains(b.Get("/app/approvals?saved=rules").Body, `value="`+strconv.Itoa(key)+`" checked`) {
+		t.Error("the saved rule is not shown ticked")
+	}
+	other, err := a.approvals.Policies(ctx, a.globex.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range other {
+		if p.ClickedOnly {
+			t.Errorf("another workspace's rule for %s was set", p.Action)
+		}
+	}
 }

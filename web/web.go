@@ -163,6 +163,7 @@ func (s *server) routes() http.Handler {
 	mux.HandleFunc("POST /app/sign-in", s.post(s.signIn))
 	mux.HandleFunc("POST /app/sign-out", s.post(s.signedIn(s.signOut)))
 	mux.HandleFunc("GET /app/approvals", s.signedIn(s.approvalsPage))
+	mux.HandleFunc("POST /app/approvals/rules", s.post(s.signedIn(s.saveRules)))
 	mux.HandleFunc("GET /app/approvals/{id}", s.signedIn(s.inApprovalsWorkspace(s.approvalPage)))
 	mux.HandleFunc("POST /app/approvals/{id}/approve", s.post(s.signedIn(s.inApprovalsWorkspace(s.decide(true)))))
 	mux.HandleFunc("POST /app/approvals/{id}/reject", s.post(s.signedIn(s.inApprovalsWorkspace(s.decide(false)))))

@@ -281,7 +281,7 @@ func TestApprovalPageShowsEverythingThePersonDecidesOn(t *testing.T) {
 	for _, want := range []string{
 		"Order the rocket", "Waiting for a decision", "This cannot be undone.", "Orders the rocket &lt;b&gt;now&lt;/b&gt;.",
 		"<li>rocket.com</li>", "<li>ada@rocket.com</li>", "USD 15.00", "Renews every month.", "Decide by",
-		"Europe/Paris", "Asked for a decision", "the conversation with the assistant",
+		"Europe/Paris", "Asked for a decision", "the conversation, relayed by the assistant",
 		`name="confirm" value="yes" required`, `id="approve"`, `id="reject"`, `name="reason"`,
 	} {
 		if !strings.Contains(p.Body, want) {

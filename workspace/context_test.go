@@ -49,6 +49,9 @@ var notContextTables = []string{
 	// moves the stamp.
 	"workspace_senders", "campaign_leads",
 	"billing_checkouts", "stripe_events", "billing_usage",
+	// Decision tokens, the approval policies (read when deciding; the
+	// context names where to decide without them) and the reminders sent.
+	"decision_tokens", "approval_policies", "approval_reminders",
 }
 
 func stampOf(t *testing.T, pool *pgxpool.Pool, ws uuid.UUID) int64 {

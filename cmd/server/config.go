@@ -44,6 +44,9 @@ type config struct {
 	Billing          billing.Config
 	Audience         audience.Config
 	Campaigns        campaigns.Config
+	// ApprovalReminder is how long before its expiry an approval only the
+	// web app may approve is emailed about again (APPROVAL_REMINDER_BEFORE).
+	ApprovalReminder time.Duration
 
 	// PublicURLSet says PUBLIC_URL was given rather than made up from
 	// LISTEN_ADDR.
@@ -141,6 +144,13 @@ func loadConfig(getenv func(string) string) (config, error) {
 			return cfg, &configError{"WEB_REQUEST_TIMEOUT", v, "expected a positive duration such as 15s"}
 		}
 		cfg.WebRequestTimeout = d
+	}
+	if v := getenv("APPROVAL_REMINDER_BEFORE"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return cfg, &configError{"APPROVAL_REMINDER_BEFORE", v, "expected a positive duration such as 24h"}
+		}
+		cfg.ApprovalReminder = d
 	}
 	if v := getenv("READ_TIMEOUT"); v != "" {
 		d, err := time.ParseDuration(v)

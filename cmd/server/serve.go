@@ -84,6 +84,9 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 		return err
 	}
 	defer mailParts.Close()
+	if err := remindByMail(svc, mailParts, logger); err != nil {
+		return err
+	}
 	handler, err := routes(cfg, db, svc, mailParts.Secret, logger)
 	if err != nil {
 		return err

@@ -32,6 +32,7 @@ type services struct {
 	workspaces *workspace.Service
 	sending    *sending.Service
 	approvals  *approvals.Service
+	cards      *cards.Service
 	billing    *billing.Service
 	audience   *audience.Service
 	campaigns  *campaigns.Service
@@ -50,19 +51,21 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 		accounts:   auth.NewAccounts(db, clock),
 		sessions:   auth.NewSessions(db),
 		tokens:     auth.NewTokens(db),
+		cards:      cards.NewService(db, clock),
 	}
 	s.sessions.SetLimits(cfg.Sessions)
 	var err error
 	s.approvals, err = approvals.NewService(db, clock, approvals.Config{
-		PublicURL: cfg.PublicURL.String(),
-		Logger:    logger.With("component", "approvals"),
+		PublicURL:    cfg.PublicURL.String(),
+		Logger:       logger.With("component", "approvals"),
+		RemindBefore: cfg.ApprovalReminder,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("approvals: %w", err)
 	}
 	s.billing = newBilling(cfg, db, clock, logger, s.approvals)
 	s.sending = sending.New(sending.Deps{
-		DB: db, Clock: clock, Config: cfg.Sending, Cards: cards.NewService(db, clock), Offers: s.workspaces, Approvals: s.approvals,
+		DB: db, Clock: clock, Config: cfg.Sending, Cards: s.cards, Offers: s.workspaces, Approvals: s.approvals,
 		Limit: s.billing.Limit(billing.Mailboxes),
 	})
 	s.approvals.Register(vibesell.ToolOrderSendingSetup, sending.NewOrderAction(s.sending))
@@ -95,7 +98,8 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 }
 
 func (s *services) toolDeps() tools.Deps {
-	return tools.Deps{Clock: s.clock, Workspaces: s.workspaces, Sending: s.sending, Approvals: s.approvals, PublicURL: s.publicURL, Audience: s.audience, Campaigns: s.campaigns, Billing: s.billing}
+	return tools.Deps{Clock: s.clock, Workspaces: s.workspaces, Sending: s.sending, Approvals: s.approvals, PublicURL: s.publicURL, Audience: s.audience, Campaigns: s.campaigns, Billing: s.billing,
+		Cards: s.cards, Sessions: s.sessions}
 }
 
 // Sizes of what each replica keeps in memory for requests.

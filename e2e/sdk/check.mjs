@@ -77,6 +77,12 @@ const DOCUMENTED_REFUSALS = {
     pattern: /^There is no campaign cp_[0-9a-f]{16} in this workspace/,
     why: "the example's campaign id names no campaign of this workspace; an unknown id is refused as not found",
   }])),
+  // The card's own tool (app-only) decides only with a one-time token the
+  // server gave the card in a result's _meta: the example token is none.
+  decide_in_card: {
+    pattern: /^(This card is out of date|Pass either approval and decision, or card and answer)/,
+    why: "it decides only with the one-time token a result gave the card (never an example's); its description says any other is refused",
+  },
   ...Object.fromEntries(["get_campaign", "estimate_campaign_plan"].map((name) => [name, {
     pattern: /^This workspace has no campaign yet/,
     why: "with no campaign staged there is nothing to show or estimate; the refusal names stage_campaign",
@@ -210,6 +216,10 @@ function checkDefinition(label, tool) {
   if (meta.ui?.resourceUri !== CARD_URI) problems.push(`_meta.ui.resourceUri is ${JSON.stringify(meta.ui?.resourceUri)}`);
   if (meta["ui/resourceUri"] !== CARD_URI) problems.push(`_meta["ui/resourceUri"] is ${JSON.stringify(meta["ui/resourceUri"])}`);
   if (meta["openai/outputTemplate"] !== CARD_URI) problems.push(`_meta["openai/outputTemplate"] is ${JSON.stringify(meta["openai/outputTemplate"])}`);
+  // The card's own tool is for the app only; every other is the model's too.
+  const visibility = JSON.stringify(meta.ui?.visibility ?? ["model", "app"]);
+  const wantVisibility = tool.name === "decide_in_card" ? '["app"]' : '["model","app"]';
+  if (visibility !== wantVisibility) problems.push(`_meta.ui.visibility is ${visibility}, want ${wantVisibility}`);
   for (const a of ANNOTATIONS) {
     if (typeof tool.annotations?.[a] !== "boolean") problems.push(`annotations.${a} is not set`);
   }

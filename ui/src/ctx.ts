@@ -12,6 +12,12 @@ export interface ToolResult {
 export interface Ctx {
   /** call calls a VibeSell tool through the host (tools/call). It throws when the host cannot. */
   call(name: string, args: Record<string, unknown>): Promise<ToolResult>;
+  /**
+   * token takes the one-time decision token the server sent the card for an
+   * approval or a question (in a result's _meta, never seen by the model);
+   * undefined when the host passed none. A token works once.
+   */
+  token(subject: string): string | undefined;
   /** show replaces the card with another result (what a call returned). */
   show(result: ToolResult, note?: string): void;
   /** say tells the conversation something in the person's name (ui/message); best effort. */
@@ -27,6 +33,21 @@ export interface Ctx {
 }
 
 export type View = (data: any, ctx: Ctx) => HTMLElement;
+
+/** The card's own tool (app-only): decides or answers with a token, recorded as clicked. */
+export const CLICK_TOOL = "decide_in_card";
+
+/** TOKENS_META_KEY names the decision tokens in a result's _meta (the server's package proof). */
+export const TOKENS_META_KEY = "vibesell/decisionTokens";
+
+/** REFUSAL_META_KEY names the code of a refusal in the result's _meta (the server's tools/errors.go). */
+export const REFUSAL_META_KEY = "vibesell/refusal";
+
+/** isRefusal tells VibeSell's own refusal (a sentence for the person) from a host's failure. */
+export function isRefusal(r: ToolResult): boolean {
+  const meta = r._meta as Record<string, unknown> | undefined;
+  return !!r.isError && typeof meta?.[REFUSAL_META_KEY] === "string";
+}
 
 /** textOf returns a result's text block (the Markdown for the assistant). */
 export function textOf(r: ToolResult | undefined): string {

@@ -7,7 +7,7 @@
 import "./jitless";
 import { App, PostMessageTransport, applyHostFonts, applyHostStyleVariables, type McpUiHostContext } from "@modelcontextprotocol/ext-apps";
 
-import { Ctx, ToolResult, View, textOf } from "./ctx";
+import { Ctx, TOKENS_META_KEY, ToolResult, View, textOf } from "./ctx";
 import { h, plain } from "./dom";
 import { setLocale } from "./format";
 import { card, notice } from "./ui";
@@ -56,6 +56,17 @@ const live = document.getElementById("live") as HTMLElement;
 
 const app = new App({ name: "VibeSell card", version: "1.0.0" }, {}, { autoResize: true });
 
+// The one-time decision tokens the server sent for what the card shows,
+// by approval or card id: the latest one for each.
+const tokens = new Map<string, string>();
+function remember(result: ToolResult | undefined): void {
+  const t = (result?._meta as Record<string, unknown> | undefined)?.[TOKENS_META_KEY];
+  if (!t || typeof t !== "object") return;
+  for (const [subject, token] of Object.entries(t as Record<string, unknown>)) {
+    if (typeof token === "string") tokens.set(subject, token);
+  }
+}
+
 let cleanups: Array<() => void> = [];
 let showHandlers: Array<() => void> = [];
 let hasResult = false;
@@ -68,7 +79,14 @@ function reset(): void {
 
 const ctx: Ctx = {
   async call(name, args) {
-    return (await app.callServerTool({ name, arguments: args })) as ToolResult;
+    const result = (await app.callServerTool({ name, arguments: args })) as ToolResult;
+    remember(result);
+    return result;
+  },
+  token(subject) {
+    const t = tokens.get(subject);
+    tokens.delete(subject);
+    return t;
   },
   show(result, note) {
     render(result);
@@ -163,7 +181,10 @@ app.addEventListener("toolinput", () => {
   const name = app.getHostContext()?.toolInfo?.tool?.title ?? app.getHostContext()?.toolInfo?.tool?.name;
   root.replaceChildren(loading(name ? `${name}: working on it…` : "Working on it…"));
 });
-app.addEventListener("toolresult", (r) => render(r as ToolResult));
+app.addEventListener("toolresult", (r) => {
+  remember(r as ToolResult);
+  render(r as ToolResult);
+});
 app.addEventListener("toolcancelled", (p) => {
   if (hasResult) return;
   reset();

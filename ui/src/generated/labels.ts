@@ -14,8 +14,8 @@ export const approvalStatusLabels: Readonly<Record<string, string>> = {
 
 /** approvals.ViaLabels */
 export const approvalViaLabels: Readonly<Record<string, string>> = {
-  "card": "the approval card in the conversation",
-  "conversation": "the conversation with the assistant",
+  "card": "the card in the conversation, by a click",
+  "conversation": "the conversation, relayed by the assistant",
   "web": "the web app",
   "system": "automatically",
 };
@@ -35,12 +35,18 @@ export const approvalEventLabels: Readonly<Record<string, string>> = {
   "opened": "Asked for a decision",
   "approved": "Approved",
   "rejected": "Rejected",
-  "approve_refused": "Approval refused here (needs the web app)",
+  "approve_refused": "Approval refused here (the reason says where it can be approved)",
   "executing": "Started carrying it out",
   "done": "Done",
   "not_done": "Ended without being done",
   "expired": "Expired",
   "superseded": "Replaced by a newer approval",
+};
+
+/** approvals.HostAppsLabels */
+export const approvalHostAppsLabels: Readonly<Record<string, string>> = {
+  "true": "the app said it shows cards",
+  "false": "the app did not say it shows cards",
 };
 
 /** sending.DomainStateLabels */

@@ -392,6 +392,8 @@ export interface ChooseSendingSourceResult {
     /** the choice id or the person's own words */
     answer: string;
   }[] | null;
+  /** the cards among answers whose answer the person clicked in the card themselves (proven by the card's one-time token); the others' answers were relayed by you */
+  clicked: string[] | null;
   /** sending_choice: what was decided, one of source, domains or warmed_domains; null on a choice */
   decision: string | null;
   /** sending_choice: what the person picked, one item per question; null on a choice */
@@ -485,6 +487,8 @@ export interface ProposeEmailResult {
     /** the choice id or the person's own words */
     answer: string;
   }[] | null;
+  /** the cards among answers whose answer the person clicked in the card themselves (proven by the card's one-time token); the others' answers were relayed by you */
+  clicked: string[] | null;
   /** email_step: the address style picked (a choice id, or own_words); null on a choice */
   style: string | null;
   /** email_step: the style as the person saw it, or their own words; null on a choice */
@@ -897,16 +901,20 @@ export interface OrderSendingSetupResult {
   irreversible: boolean;
   /** when a pending approval expires: after it, it ends not_done and is never carried out */
   expiresAt: string;
-  /** true: the person may decide in the card or by telling you (decide_approval); false: only a signed-in person in the web app at appUrl may approve it (rejecting is allowed anywhere) */
+  /** true: the person may decide in the card or by telling you (decide_approval), as approveVia says; false: only a signed-in person in the web app at appUrl may approve it (rejecting is allowed anywhere) */
   decideHere: boolean;
+  /** the ways a pending approval can be approved now: card (the person clicks Approve in the card), conversation (the person tells you and you call decide_approval) and web (a signed-in person at appUrl); empty once it is no longer pending. Rejecting is allowed in every way. */
+  approveVia: string[] | null;
   /** the page of this approval in the VibeSell web app, for the person to open and decide */
   appUrl: string;
-  /** who decided: the signed-in person's email for the web app; in the card or by telling you (as decidedVia says), the person your connection signed in ("ada@acme.test, through Claude"), or "the person" when the connection names no one; null until decided, and for an approval that ended undecided */
+  /** who decided: the signed-in person's email for the web app; by a click in the card or relayed by you (as decidedVia says), the person your connection signed in ("ada@acme.test, through Claude"), or "the person" when the connection names no one; null until decided, and for an approval that ended undecided */
   decidedBy: string | null;
   /** when it was decided; null until decided, and for an approval that ended undecided */
   decidedAt: string | null;
-  /** where it was decided: card, conversation or web; null until decided, and for an approval that ended undecided */
+  /** where the decision came from: card (clicked in the card, proven by the card's one-time token), conversation (relayed by you, the assistant, through decide_approval) or web (a signed-in person in the web app); null until decided, and for an approval that ended undecided */
   decidedVia: string | null;
+  /** for a decision clicked in the card or relayed by you: whether the app it came through declared the MCP Apps extension (can show cards) when it connected; null for the web app, until decided, and when not known */
+  decidedHostApps: boolean | null;
   /** the reason given with the decision; null when none was given */
   reason: string | null;
   /** once it has ended: what was done, or why it was not done or was rejected; null while pending or being carried out */
@@ -972,16 +980,20 @@ export interface ListPendingApprovalsResult {
     irreversible: boolean;
     /** when a pending approval expires: after it, it ends not_done and is never carried out */
     expiresAt: string;
-    /** true: the person may decide in the card or by telling you (decide_approval); false: only a signed-in person in the web app at appUrl may approve it (rejecting is allowed anywhere) */
+    /** true: the person may decide in the card or by telling you (decide_approval), as approveVia says; false: only a signed-in person in the web app at appUrl may approve it (rejecting is allowed anywhere) */
     decideHere: boolean;
+    /** the ways a pending approval can be approved now: card (the person clicks Approve in the card), conversation (the person tells you and you call decide_approval) and web (a signed-in person at appUrl); empty once it is no longer pending. Rejecting is allowed in every way. */
+    approveVia: string[] | null;
     /** the page of this approval in the VibeSell web app, for the person to open and decide */
     appUrl: string;
-    /** who decided: the signed-in person's email for the web app; in the card or by telling you (as decidedVia says), the person your connection signed in ("ada@acme.test, through Claude"), or "the person" when the connection names no one; null until decided, and for an approval that ended undecided */
+    /** who decided: the signed-in person's email for the web app; by a click in the card or relayed by you (as decidedVia says), the person your connection signed in ("ada@acme.test, through Claude"), or "the person" when the connection names no one; null until decided, and for an approval that ended undecided */
     decidedBy: string | null;
     /** when it was decided; null until decided, and for an approval that ended undecided */
     decidedAt: string | null;
-    /** where it was decided: card, conversation or web; null until decided, and for an approval that ended undecided */
+    /** where the decision came from: card (clicked in the card, proven by the card's one-time token), conversation (relayed by you, the assistant, through decide_approval) or web (a signed-in person in the web app); null until decided, and for an approval that ended undecided */
     decidedVia: string | null;
+    /** for a decision clicked in the card or relayed by you: whether the app it came through declared the MCP Apps extension (can show cards) when it connected; null for the web app, until decided, and when not known */
+    decidedHostApps: boolean | null;
     /** the reason given with the decision; null when none was given */
     reason: string | null;
     /** once it has ended: what was done, or why it was not done or was rejected; null while pending or being carried out */
@@ -993,6 +1005,90 @@ export interface ListPendingApprovalsResult {
   }[] | null;
   /** pass as cursor for the next page; null on the last page */
   nextCursor: string | null;
+}
+
+/** What decide_in_card returns. */
+export interface DecideInCardResult {
+  kind: "card_decision";
+  /** the approval as it stands after the click; null when a card was answered */
+  approval: {
+    /** the approval id, to pass to decide_approval */
+    approval: string;
+    /** the action it decides: the tool that asked for it, e.g. order_sending_setup */
+    action: string;
+    /** pending: waiting for a person's decision; approved: approved and being carried out right now; done: carried out (outcome says what was done); not_done: ended without being carried out (outcome says why: expired, replaced, no longer possible, failed); rejected: a person said no */
+    status: "pending" | "approved" | "done" | "not_done" | "rejected";
+    /** one sentence naming the action */
+    summary: string;
+    /** what exactly will happen, written by VibeSell, never by the assistant */
+    impact: {
+      /** exactly what will happen, written by VibeSell */
+      what: string;
+      /** each thing it acts on, one per item (for an order: every domain and every address, with its price) */
+      items: string[] | null;
+      /** who is contacted, or that no one is */
+      who: string;
+      /** when it happens once approved, and when it is ready */
+      when: string;
+      /** what is paid once, when it is carried out */
+      costOnce: {
+        /** the amount as a decimal number with the currency's decimal places, e.g. 15.00; 0.00 means nothing to pay */
+        amount: string;
+        /** ISO 4217 currency code, e.g. USD */
+        currency: string;
+      };
+      /** what is paid every month from then on */
+      costMonthly: {
+        /** the amount as a decimal number with the currency's decimal places, e.g. 15.00; 0.00 means nothing to pay */
+        amount: string;
+        /** ISO 4217 currency code, e.g. USD */
+        currency: string;
+      };
+      /** what renews, when, and how to stop it */
+      renewal: string;
+      /** whether and how it can be undone */
+      undo: string;
+      /** what is charged when, in words, where the two amounts alone would mislead (an order charges the domains' first year and the mailboxes' first month when it is placed); null: costOnce when it is carried out, costMonthly every month from then */
+      charged: string | null;
+      /** true: the amounts are sandbox amounts, shown as a real order would cost but never charged */
+      sandbox: boolean;
+      /** why only a signed-in person may approve it although it is neither paid nor irreversible, for the person; null otherwise */
+      personOnly: string | null;
+    };
+    /** true when it cannot be undone once carried out */
+    irreversible: boolean;
+    /** when a pending approval expires: after it, it ends not_done and is never carried out */
+    expiresAt: string;
+    /** true: the person may decide in the card or by telling you (decide_approval), as approveVia says; false: only a signed-in person in the web app at appUrl may approve it (rejecting is allowed anywhere) */
+    decideHere: boolean;
+    /** the ways a pending approval can be approved now: card (the person clicks Approve in the card), conversation (the person tells you and you call decide_approval) and web (a signed-in person at appUrl); empty once it is no longer pending. Rejecting is allowed in every way. */
+    approveVia: string[] | null;
+    /** the page of this approval in the VibeSell web app, for the person to open and decide */
+    appUrl: string;
+    /** who decided: the signed-in person's email for the web app; by a click in the card or relayed by you (as decidedVia says), the person your connection signed in ("ada@acme.test, through Claude"), or "the person" when the connection names no one; null until decided, and for an approval that ended undecided */
+    decidedBy: string | null;
+    /** when it was decided; null until decided, and for an approval that ended undecided */
+    decidedAt: string | null;
+    /** where the decision came from: card (clicked in the card, proven by the card's one-time token), conversation (relayed by you, the assistant, through decide_approval) or web (a signed-in person in the web app); null until decided, and for an approval that ended undecided */
+    decidedVia: string | null;
+    /** for a decision clicked in the card or relayed by you: whether the app it came through declared the MCP Apps extension (can show cards) when it connected; null for the web app, until decided, and when not known */
+    decidedHostApps: boolean | null;
+    /** the reason given with the decision; null when none was given */
+    reason: string | null;
+    /** once it has ended: what was done, or why it was not done or was rejected; null while pending or being carried out */
+    outcome: string | null;
+    /** when VibeSell began carrying it out; null until then, and for one never carried out */
+    startedAt: string | null;
+    /** when it ended (done, not done or rejected); null until it has ended */
+    finishedAt: string | null;
+  } | null;
+  /** the answer recorded as clicked; null when an approval was decided */
+  answer: {
+    /** the question answered */
+    card: string;
+    /** the answer clicked, which the card's tool binds when called with it (recorded as clicked) */
+    answer: string;
+  } | null;
 }
 
 /** What save_target returns. */
@@ -1576,6 +1672,7 @@ export const toolNames: readonly string[] = [
   "order_sending_setup",
   "decide_approval",
   "list_pending_approvals",
+  "decide_in_card",
   "save_target",
   "save_target_filters",
   "confirm_target",

@@ -1,8 +1,11 @@
 // Approval cards: an action with consequences, waiting for a person.
 //
 // When the person may decide here (decideHere) and it is pending, Approve
-// and Reject call decide_approval through the host and show the status the
-// server returns. Otherwise the only way to approve is the web app, opened
+// and Reject call the card's own tool (decide_in_card) with the one-time
+// token the server sent the card, so the decision is recorded as clicked;
+// a host that gave the card no token (or has no app-only tools) gets
+// decide_approval instead, recorded as relayed. Either way the card shows
+// the status the server returns. Otherwise the only way to approve is the web app, opened
 // through the host. A pending card re-reads the approval's status when it
 // is drawn and whenever it is shown again, and offers no decision until the
 // server has said it is still pending. The re-read asks for exactly this
@@ -10,8 +13,8 @@
 // is found; one the server does not have in this workspace is shown as not
 // found, with nothing to decide.
 
-import { Ctx, ToolResult, textOf } from "../ctx";
-import { approvalActionLabels, approvalStatusLabels, approvalViaLabels } from "../generated/labels";
+import { CLICK_TOOL, Ctx, REFUSAL_META_KEY, ToolResult, isRefusal, textOf } from "../ctx";
+import { approvalActionLabels, approvalHostAppsLabels, approvalStatusLabels, approvalViaLabels } from "../generated/labels";
 import type { DecideApprovalResult, ListPendingApprovalsResult } from "../generated/types";
 import { Child, h, uid } from "../dom";
 import { count, moment, momentText, sentence, until } from "../format";
@@ -30,8 +33,6 @@ export function readArgs(id: string): Record<string, unknown> {
   return { approval: id };
 }
 
-/** REFUSAL_META_KEY names the code of a refusal in the result's _meta (the server's tools/errors.go). */
-export const REFUSAL_META_KEY = "vibesell/refusal";
 
 /**
  * isNotFound tells the server's refusal of an id it has no approval for in
@@ -125,9 +126,15 @@ function decision(d: ApprovalData): Child {
     [d.status === "rejected" ? "Rejected by" : "Approved by", d.decidedBy ?? null],
     ["When", d.decidedAt ? moment(d.decidedAt) : null],
   ];
-  if (d.decidedVia !== undefined) rows.push(["Where", d.decidedVia ? sentence(approvalViaLabels[d.decidedVia] ?? d.decidedVia) : null]);
+  if (d.decidedVia !== undefined) rows.push(["Where", d.decidedVia ? sentence(approvalViaLabels[d.decidedVia] ?? d.decidedVia) + hostApps(d) : null]);
   if (d.reason) rows.push(["Reason", d.reason]);
   return section("Decision", facts(rows));
+}
+
+/** hostApps says, beside a decision from the conversation, whether the app said it shows cards. */
+function hostApps(d: ApprovalData): string {
+  if (d.decidedVia === "web" || d.decidedHostApps === null || d.decidedHostApps === undefined) return "";
+  return ` (${approvalHostAppsLabels[String(d.decidedHostApps)] ?? ""})`;
 }
 
 /** countdown is a live "expires in" line, against the local clock. */
@@ -169,11 +176,25 @@ export function approvalView(d: ApprovalData, ctx: Ctx): HTMLElement {
 
   async function decide(decisionValue: "approve" | "reject", reason?: string): Promise<void> {
     errorBox.replaceChildren();
-    const args: Record<string, unknown> = { approval: d.approval, decision: decisionValue, via: "card" };
+    const args: Record<string, unknown> = { approval: d.approval, decision: decisionValue };
     if (reason) args.reason = reason;
-    let result: ToolResult;
+    let result: ToolResult | undefined;
+    const token = ctx.token(d.approval);
+    if (token) {
+      // Recorded as clicked. A host that cannot call the card's own tool
+      // (no app-only tools) answers without VibeSell's refusal code: the
+      // decision then goes the assistant's way, recorded as relayed.
+      try {
+        result = await ctx.call(CLICK_TOOL, { ...args, token });
+        if (result.isError && !isRefusal(result)) result = undefined;
+      } catch {
+        result = undefined;
+      }
+      const sc = result?.structuredContent as { kind?: string; approval?: Record<string, unknown> } | undefined;
+      if (sc?.kind === "card_decision" && sc.approval) result = { ...result, structuredContent: { ...sc.approval, kind: "approval" } };
+    }
     try {
-      result = await ctx.call(DECIDE_TOOL, args);
+      result ??= await ctx.call(DECIDE_TOOL, args);
     } catch {
       errorBox.replaceChildren(
         notice("bad", "alert", h("p", null, `The decision could not be sent from this card. Tell the assistant to ${decisionValue} approval ${d.approval} instead.`)),

@@ -1,8 +1,11 @@
-// A question for the person. Clicking a choice calls the same tool through
-// the host with the same arguments and the answer appended, shows what the
-// tool returns, and tells the conversation what was chosen.
+// A question for the person. Clicking a choice first records the click with
+// the card's own tool (decide_in_card) and the one-time token the server
+// sent the card, then calls the same tool through the host with the same
+// arguments and the answer appended (which binds it: as clicked after a
+// recorded click, as relayed otherwise), shows what the tool returns, and
+// tells the conversation what was chosen.
 
-import { Ctx, textOf } from "../ctx";
+import { CLICK_TOOL, Ctx, textOf } from "../ctx";
 import type { ChooseSendingSourceResult, ProposeEmailResult } from "../generated/types";
 import { h, icon, uid } from "../dom";
 import { button, card, notice } from "../ui";
@@ -19,6 +22,16 @@ export function choiceView(d: ChoiceData, ctx: Ctx): HTMLElement {
     const args: Record<string, unknown> = { ...(d.arguments ?? {}) };
     args.answers = [...(d.answers ?? []), { card: d.card, answer: answerValue }];
     pressed?.setAttribute("aria-pressed", "true");
+    const token = d.card ? ctx.token(d.card) : undefined;
+    let clicked = false;
+    if (token) {
+      // Best effort: without it the answer still counts, recorded as relayed.
+      try {
+        clicked = !(await ctx.call(CLICK_TOOL, { card: d.card, answer: answerValue, token })).isError;
+      } catch {
+        // The host has no app-only tools; the call below binds the answer.
+      }
+    }
     let result;
     try {
       result = await ctx.call(d.tool, args);
@@ -34,7 +47,7 @@ export function choiceView(d: ChoiceData, ctx: Ctx): HTMLElement {
       errorBox.replaceChildren(notice("bad", "alert", h("p", null, textOf(result) || "VibeSell did not accept this answer.")));
       return;
     }
-    ctx.show(result, `Answered: ${said}`);
+    ctx.show(result, clicked ? `Answered by your click: ${said}` : `Answered: ${said}`);
     // Best effort: hosts do not always pass it on to the model, and the
     // answer is already bound on the server by the call above.
     void ctx.say(`For “${d.question}” I chose: ${said}`);

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"vibesell"
+	"vibesell/approvals"
+	"vibesell/auth"
+	"vibesell/mail"
+	"vibesell/store"
+	"vibesell/store/storetest"
+	"vibesell/workspace/workspacetest"
+)
+
+// The approvals' emails take the product's own mail path: composed by
+// package mail and submitted over SMTP to the sandbox mail server, to each
+// person of the workspace and no one else.
+func TestApprovalEmailsGoThroughTheSandboxMailServer(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dbURL := storetest.NewURL(t)
+	pool, err := store.Connect(ctx, dbURL, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	cfg, err := loadConfig(env("DATABASE_URL", dbURL, "MAIL_SECRET_KEY", mail.NewRandomSecret(), "APPROVAL_REMINDER_BEFORE", "2h"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	logger := slog.New(slog.DiscardHandler)
+	svc, err := newServices(cfg, pool, logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := startMail(cfg, logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m.Close)
+	if err := remindByMail(svc, m, logger); err != nil {
+		t.Fatal(err)
+	}
+	two := workspacetest.Two(t, pool)
+	for _, u := range []auth.NewUser{
+		{WorkspaceID: two.Acme.ID, Email: "ada@acme.test", Password: flowPassword},
+		{WorkspaceID: two.Globex.ID, Email: "bob@globex.test", Password: flowPassword},
+	} {
+		if _, err := svc.accounts.CreateUser(ctx, u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, _, err := svc.approvals.Open(ctx, approvals.Request{
+		WorkspaceID: two.Acme.ID, Action: vibesell.ToolOrderSendingSetup, Arguments: map[string]any{"test": "reminder"},
+		Summary: "Buy 1 domain and set up 3 mailboxes",
+		Impact: approvals.Impact{What: "Registers getacme.com and creates 3 mailboxes.", Who: "No one is contacted.", When: "At once.",
+			CostOnce: vibesell.NewMoney(1500, "USD"), CostMonthly: vibesell.NewMoney(1500, "USD"), Renewal: "Every year.", Undo: "It cannot be undone."},
+		Irreversible: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sent, err := svc.approvals.Remind(ctx, two.Acme.ID, a.ID, approvals.ReminderOpened); !sent || err != nil {
+		t.Fatalf("the email: sent %v, %v", sent, err)
+	}
+	got := m.Sandbox.Accepted()
+	if len(got) != 1 || got[0].From != reminderSender.Email || strings.Join(got[0].Recipients, ",") != "ada@acme.test" {
+		t.Fatalf("the sandbox accepted %d messages: %+v", len(got), got)
+	}
+	for _, must := range []string{"Subject: Waiting for your approval: Buy 1 domain and set up 3 mailboxes", a.AppURL, "Registers getacme.com"} {
+		if !strings.Contains(string(got[0].Raw), must) {
+			t.Errorf("the email does not say %q:\n%s", must, got[0].Raw)
+		}
+	}
+	if sent, _ := svc.approvals.Remind(ctx, two.Acme.ID, a.ID, approvals.ReminderOpened); sent {
+		t.Error("the same email was sent twice")
+	}
+}
+
+func TestApprovalReminderRefusesABadDuration(t *testing.T) {
+	t.Parallel()
+	configRefusal(t, "APPROVAL_REMINDER_BEFORE", "soon")
+	configRefusal(t, "APPROVAL_REMINDER_BEFORE", "-1h")
+}

@@ -1,0 +1,35 @@
+package toolkit
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/mark3labs/mcp-go/server"
+
+	"vibesell/auth"
+)
+
+// Session is the MCP session a call came through, as far as this process
+// knows it: its id (empty over stdio, or without sessions) and, when the
+// session was initialized in this process, whether its host declared the
+// MCP Apps extension (nil when that is not known here: ask the stored
+// session, [auth.Sessions.AppsDeclared]).
+type Session struct {
+	ID           string
+	AppsDeclared *bool
+}
+
+// SessionOf returns the session of a tool call's context.
+func SessionOf(ctx context.Context) Session {
+	cs := server.ClientSessionFromContext(ctx)
+	if cs == nil {
+		return Session{}
+	}
+	s := Session{ID: cs.SessionID()}
+	if ci, ok := cs.(server.SessionWithClientInfo); ok && ci.GetClientInfo().Name != "" {
+		caps, err := json.Marshal(ci.GetClientCapabilities())
+		declared := err == nil && auth.DeclaresApps(caps)
+		s.AppsDeclared = &declared
+	}
+	return s
+}
