@@ -6,6 +6,7 @@ import (
 	"vibesell/audience"
 	"vibesell/billing"
 	"vibesell/campaigns"
+	"vibesell/mail"
 	"vibesell/sending"
 	"vibesell/toolkit"
 	"vibesell/workspace"
@@ -21,6 +22,8 @@ type Deps struct {
 	Audience   *audience.Service
 	Campaigns  *campaigns.Service
 	Billing    *billing.Service
+	// Replies reads the replies the engine kept (list_replies).
+	Replies *mail.Replies
 	// PublicURL is the address people reach the server at: links to the
 	// web app start with it. Empty: results name the page without a link.
 	PublicURL string
@@ -74,6 +77,7 @@ func Registry(d Deps) []toolkit.Tool {
 		launchCampaign(d),
 		stopCampaign(d),
 		resumeCampaign(d),
+		listReplies(d),
 		// Billing.
 		getPlansAndBilling(d),
 		startCheckout(d),

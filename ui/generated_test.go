@@ -17,6 +17,7 @@ import (
 
 	"vibesell"
 	"vibesell/approvals"
+	"vibesell/mail"
 	"vibesell/sending"
 	"vibesell/tools"
 )
@@ -216,6 +217,7 @@ func labelTables() string {
 		{"domainStateLabels", "sending.DomainStateLabels", sending.DomainStateLabels},
 		{"mailboxStateLabels", "sending.MailboxStateLabels", sending.MailboxStateLabels},
 		{"sendingSourceLabels", "sending.SourceLabels", sending.SourceLabels},
+		{"replyClassificationLabels", "mail.ClassificationLabels", mail.ClassificationLabels},
 	} {
 		fmt.Fprintf(&b, "\n/** %s */\nexport const %s: Readonly<Record<string, string>> = {\n", table.from, table.name)
 		for _, l := range table.labels {

@@ -14,6 +14,7 @@ import (
 	"vibesell/billing"
 	"vibesell/campaigns"
 	"vibesell/cards"
+	"vibesell/mail"
 	"vibesell/sending"
 	"vibesell/store"
 	"vibesell/tools"
@@ -39,6 +40,7 @@ type services struct {
 	sessions   *auth.Sessions
 	tokens     *auth.Tokens
 	oauth      *oauth.Server
+	replies    *mail.Replies
 }
 
 func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, error) {
@@ -50,6 +52,7 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 		accounts:   auth.NewAccounts(db, clock),
 		sessions:   auth.NewSessions(db),
 		tokens:     auth.NewTokens(db),
+		replies:    mail.NewReplies(db),
 	}
 	s.sessions.SetLimits(cfg.Sessions)
 	var err error
@@ -92,7 +95,7 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 }
 
 func (s *services) toolDeps() tools.Deps {
-	return tools.Deps{Clock: s.clock, Workspaces: s.workspaces, Sending: s.sending, Approvals: s.approvals, PublicURL: s.publicURL, Audience: s.audience, Campaigns: s.campaigns, Billing: s.billing}
+	return tools.Deps{Clock: s.clock, Workspaces: s.workspaces, Sending: s.sending, Approvals: s.approvals, PublicURL: s.publicURL, Audience: s.audience, Campaigns: s.campaigns, Billing: s.billing, Replies: s.replies}
 }
 
 // Sizes of what each replica keeps in memory for requests.

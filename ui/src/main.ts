@@ -13,6 +13,7 @@ import { setLocale } from "./format";
 import { card, notice } from "./ui";
 import { approvalView, approvalsView } from "./views/approval";
 import { choiceView } from "./views/choice";
+import { repliesView } from "./views/replies";
 import { genericView, loading } from "./views/generic";
 import { domainQuoteView, emailStepView, sendingChoiceView, sendingSetupView, sizingView, warmedShelfView, warmupView } from "./views/sending";
 import { memoryView, offerView, playbookView, supportView, workspaceView } from "./views/workspace";
@@ -33,6 +34,7 @@ const views: Record<string, View> = {
   offer: offerView,
   playbook: playbookView,
   support: supportView,
+  replies: repliesView,
 };
 
 const root = document.getElementById("root") as HTMLElement;

@@ -64,3 +64,14 @@ export const sendingSourceLabels: Readonly<Record<string, string>> = {
   "own_names": "New addresses under your brand",
   "other": "In your own words",
 };
+
+/** mail.ClassificationLabels */
+export const replyClassificationLabels: Readonly<Record<string, string>> = {
+  "interested": "Interested",
+  "not_now": "Not now",
+  "not_interested": "Not interested",
+  "out_of_office": "Out of office",
+  "unsubscribe": "Asked to unsubscribe",
+  "bounce": "Bounced",
+  "other": "Other",
+};

@@ -1409,6 +1409,54 @@ export type StopCampaignResult = OrderSendingSetupResult;
 /** What resume_campaign returns. */
 export type ResumeCampaignResult = OrderSendingSetupResult;
 
+/** What list_replies returns. */
+export interface ListRepliesResult {
+  kind: "replies";
+  /** this page of replies, newest first */
+  replies: {
+    /** the reply's Message-ID */
+    messageId: string;
+    /** the sending address it arrived at */
+    mailbox: string;
+    /** who wrote it */
+    from: string;
+    /** its subject */
+    subject: string;
+    /** when it was written (its Date), or when it arrived */
+    receivedAt: string;
+    /** the lead whose email it answers; null when it matched no email sent */
+    lead: {
+      /** the lead's id */
+      id: string;
+      /** the address the campaign wrote to (a colleague who answers has another) */
+      email: string;
+    } | null;
+    /** the campaign of the email it answers; null when it matched no email sent */
+    campaign: {
+      /** the campaign's id, for get_campaign */
+      id: string;
+      /** the campaign's name; null when not available */
+      name: string | null;
+    } | null;
+    /** the step of the sequence it answers, from 1; null when it matched no email sent */
+    step: number | null;
+    /** how it was matched to the email it answers: thread (its In-Reply-To or References), address (the lead's address), domain (someone else at the lead's company), none */
+    matchedBy: "thread" | "address" | "domain" | "none";
+    /** what the reply says, as VibeSell's rules read it */
+    classification: "interested" | "not_now" | "not_interested" | "out_of_office" | "unsubscribe" | "bounce" | "other";
+    /** the rule that decided the classification, in words that can be checked against the reply */
+    rule: string;
+    /** out of office: the day the sender is back, YYYY-MM-DD; null when not said or not out of office */
+    returnsOn: string | null;
+    /** a bounce: hard (the address is suppressed) or soft; null when not a bounce */
+    bounce: string | null;
+    /** the start of what the sender wrote, without the quoted email, on one line */
+    excerpt: string;
+  }[] | null;
+  /** pass as cursor for the next page; null on the last page */
+  nextCursor: string | null;
+}
+
 /** What get_plans_and_billing returns. */
 export interface GetPlansAndBillingResult {
   kind: "plans";
