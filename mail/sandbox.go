@@ -254,7 +254,7 @@ func (s *Sandbox) DeliverReply(mailbox string, raw []byte) error {
 	user := s.inboxes[strings.ToLower(mailbox)]
 	s.mu.Unlock()
 	if user == nil {
-		return fmt.Errorf("sandbox: no mailbox %s", mailbox)
+		return fmt.Errorf("%w: %s", ErrNoSandboxMailbox, mailbox)
 	}
 	_, err := user.Append("INBOX", literal{bytes.NewReader(raw)}, &imap.AppendOptions{Time: s.clock.Now()})
 	if err != nil {
@@ -262,6 +262,10 @@ func (s *Sandbox) DeliverReply(mailbox string, raw []byte) error {
 	}
 	return nil
 }
+
+// ErrNoSandboxMailbox is DeliverReply's error for a mailbox the sandbox
+// does not have (not added since it started).
+var ErrNoSandboxMailbox = errors.New("sandbox: no such mailbox")
 
 type literal struct{ *bytes.Reader }
 

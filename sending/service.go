@@ -58,6 +58,9 @@ type Deps struct {
 	Offers    OfferReader
 	Approvals Approvals // nil: no order can be asked for, and none is looked for
 	Providers Providers
+	// DKIMRecord, when set, gives the DKIM record an ordered domain
+	// publishes, in place of the provider's: the key the engine signs with.
+	DKIMRecord DKIMRecordFunc
 }
 
 // Service runs the sending setup.
@@ -72,6 +75,7 @@ type Service struct {
 	shelf        Shelf
 	provisioner  Provisioner
 	resolver     Resolver
+	dkimRecord   DKIMRecordFunc
 }
 
 // New returns a Service.
@@ -102,6 +106,7 @@ func New(d Deps) *Service {
 	return &Service{
 		db: d.DB, clock: clock, cfg: cfg, cards: d.Cards, offers: d.Offers, approvals: d.Approvals,
 		availability: o.Availability, shelf: o.Shelf, provisioner: o.Provisioner, resolver: o.Resolver,
+		dkimRecord: d.DKIMRecord,
 	}
 }
 

@@ -32,6 +32,7 @@ import (
 	"vibesell/auth/oauth"
 	"vibesell/billing"
 	"vibesell/campaigns"
+	"vibesell/mail"
 	"vibesell/store"
 	"vibesell/workspace"
 )
@@ -71,6 +72,9 @@ type Config struct {
 	// OAuth, when set, adds the consent page of connecting an app and the
 	// list of connected apps.
 	OAuth *oauth.Server
+	// Outbox shows what the sandbox mail server accepted (/app/outbox);
+	// nil leaves the page out.
+	Outbox *mail.Outbox
 	// ClientIP returns the address a request comes from, for the sign-in
 	// limits. Default: the connection's remote address. Behind a trusted
 	// reverse proxy, pass a function that reads its forwarding header.
@@ -171,6 +175,7 @@ func (s *server) routes() http.Handler {
 		mux.HandleFunc("GET /app/support", s.signedIn(s.supportPage))
 	}
 	s.leadRoutes(mux)
+	s.outboxRoutes(mux)
 	if s.Workspaces != nil && s.Campaigns != nil {
 		mux.HandleFunc("GET /app/campaigns", s.signedIn(s.campaignsPage))
 		mux.HandleFunc("GET /app/settings", s.signedIn(s.settingsPage))
@@ -328,7 +333,9 @@ type pageData struct {
 	Support bool // the app has a Support page
 	// Campaigns: the app has the campaigns and settings pages.
 	Campaigns bool
-	Body      any
+	// Outbox: the app has the outbox page.
+	Outbox bool
+	Body   any
 }
 
 func (s *server) render(w http.ResponseWriter, r *http.Request, status int, page string, d pageData) {
@@ -338,6 +345,7 @@ func (s *server) render(w http.ResponseWriter, r *http.Request, status int, page
 	}
 	d.Support = s.Workspaces != nil
 	d.Campaigns = s.Workspaces != nil && s.Campaigns != nil
+	d.Outbox = s.Outbox != nil
 	var b strings.Builder
 	if err := t.ExecuteTemplate(&b, "layout", d); err != nil {
 		ref := vibesell.NewRef()

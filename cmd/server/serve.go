@@ -79,7 +79,7 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 		logger.Warn("PUBLIC_URL is not https, so the Claude app and other OAuth clients will refuse to connect; serve VibeSell over https and set PUBLIC_URL to that address",
 			"PUBLIC_URL", cfg.PublicURL.String())
 	}
-	mailParts, err := startMail(cfg, logger)
+	mailParts, err := startMail(cfg, svc.outbox, logger)
 	if err != nil {
 		return err
 	}
@@ -150,6 +150,7 @@ func routes(cfg config, db *pgxpool.Pool, svc *services, mailSecret *mail.Secret
 		ClientIP:   cfg.clientIP(),
 		OAuth:      svc.oauth,
 		Billing:    svc.billing,
+		Outbox:     svc.outbox,
 
 		RequestTimeout: cfg.WebRequestTimeout,
 	})

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"vibesell"
@@ -41,6 +43,9 @@ type services struct {
 	tokens     *auth.Tokens
 	oauth      *oauth.Server
 	replies    *mail.Replies
+	// outbox keeps what the sandbox mail server accepts (serve attaches
+	// the sandbox to it when there is one).
+	outbox *mail.Outbox
 }
 
 func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, error) {
@@ -63,9 +68,23 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 	if err != nil {
 		return nil, fmt.Errorf("approvals: %w", err)
 	}
+	secret, err := mailSecret(cfg, logger)
+	if err != nil {
+		return nil, err
+	}
+	var dkimRecord sending.DKIMRecordFunc
+	if secret != nil {
+		keys := mail.NewKeys(db, *secret, clock)
+		dkimRecord = func(ctx context.Context, ws uuid.UUID, domain string) (sending.Record, error) {
+			rec, err := keys.Record(ctx, ws, domain)
+			return sending.Record{Type: "DKIM", Host: rec.Host, Value: rec.Value}, err
+		}
+	}
 	s.sending = sending.New(sending.Deps{
 		DB: db, Clock: clock, Config: cfg.Sending, Cards: cards.NewService(db, clock), Offers: s.workspaces, Approvals: s.approvals,
+		DKIMRecord: dkimRecord,
 	})
+	s.outbox = mail.NewOutbox(db, s.sending, clock, logger.With("component", "outbox"))
 	s.approvals.Register(vibesell.ToolOrderSendingSetup, sending.NewOrderAction(s.sending))
 	s.audience = audience.New(db, clock, cfg.Audience, s.approvals)
 	s.approvals.Register(vibesell.ToolImportLeads, audience.ImportAction(s.audience))
