@@ -206,6 +206,9 @@ type Domain struct {
 	OrderedAt      *time.Time
 	ReadyAt        *time.Time
 	Records        []Record
+	// SandboxReadyAt is when the sandbox shortcut made it ready at once;
+	// nil when it was prepared the ordinary way.
+	SandboxReadyAt *time.Time
 }
 
 // State is where the domain stands at now: chosen (picked, not ordered),
@@ -214,6 +217,8 @@ func (d Domain) State(now time.Time) DomainState {
 	switch {
 	case d.Status == DomainChosen:
 		return DomainChosen
+	case d.SandboxReadyAt != nil && !now.Before(*d.SandboxReadyAt):
+		return DomainReady
 	case d.ReadyAt != nil && now.Before(*d.ReadyAt):
 		return DomainPreparing
 	}
@@ -233,6 +238,9 @@ type Mailbox struct {
 	OrderedAt       *time.Time
 	ReadyAt         *time.Time
 	WarmupStartedAt *time.Time
+	// SandboxReadyAt is when the sandbox shortcut made it ready and warm
+	// at once; nil when it was prepared and warmed the ordinary way.
+	SandboxReadyAt *time.Time
 }
 
 // State is where the mailbox stands at now: planned (chosen, not ordered),
@@ -242,6 +250,8 @@ func (m Mailbox) State(now time.Time, cfg Config) MailboxState {
 	switch {
 	case m.Status == MailboxPlanned:
 		return MailboxPlanned
+	case m.SandboxReadyAt != nil && !now.Before(*m.SandboxReadyAt):
+		return MailboxWarm
 	case m.ReadyAt != nil && now.Before(*m.ReadyAt):
 		return MailboxPreparing
 	case m.Prewarmed:
@@ -266,7 +276,7 @@ func (m Mailbox) warmupEnds(cfg Config) time.Time {
 // collectDomains reads them.
 const domainsSQL = `
 	SELECT domain, origin, status, currency, yearly_cents, mailbox_cents, coalesce(shelf_mailboxes, 0),
-	       registered_on, reputation, card, chosen_at, coalesce(provider, ''), ordered_at, ready_at,
+	       registered_on, reputation, card, chosen_at, coalesce(provider, ''), ordered_at, ready_at, sandbox_ready_at,
 	       coalesce((SELECT jsonb_agg(jsonb_build_object('Type', r.type, 'Host', r.host, 'Value', r.value)
 	                 ORDER BY array_position(ARRAY['MX','SPF','DKIM','DMARC'], r.type))
 	                 FROM sending_dns_records r WHERE r.workspace_id = d.workspace_id AND r.domain = d.domain), '[]')
@@ -287,7 +297,7 @@ func collectDomains(rows pgx.Rows, err error) ([]Domain, error) {
 		var d Domain
 		var currency string
 		err := r.Scan(&d.Name, &d.Origin, &d.Status, &currency, &d.YearlyPrice.Minor, &d.MailboxPrice.Minor, &d.ShelfMailboxes,
-			&d.RegisteredOn, &d.Reputation, &d.Card, &d.ChosenAt, &d.Provider, &d.OrderedAt, &d.ReadyAt, &d.Records)
+			&d.RegisteredOn, &d.Reputation, &d.Card, &d.ChosenAt, &d.Provider, &d.OrderedAt, &d.ReadyAt, &d.SandboxReadyAt, &d.Records)
 		d.YearlyPrice.Currency, d.MailboxPrice.Currency = currency, currency
 		return d, err
 	})
@@ -301,7 +311,7 @@ func collectDomains(rows pgx.Rows, err error) ([]Domain, error) {
 // domains, as collectMailboxes reads them.
 const mailboxesSQL = `
 	SELECT m.address, m.domain, coalesce(m.sender_name, ''), m.status, m.prewarmed, m.currency, m.monthly_cents,
-	       m.card, coalesce(m.provider, ''), m.ordered_at, m.ready_at, m.warmup_started_at
+	       m.card, coalesce(m.provider, ''), m.ordered_at, m.ready_at, m.warmup_started_at, m.sandbox_ready_at
 	FROM sending_mailboxes m JOIN sending_domains d USING (workspace_id, domain)
 	WHERE m.workspace_id = $1
 	ORDER BY d.status DESC, d.chosen_at, d.position, m.domain, m.planned_at, m.position, m.address`
@@ -319,7 +329,7 @@ func collectMailboxes(rows pgx.Rows, err error) ([]Mailbox, error) {
 	mailboxes, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Mailbox, error) {
 		var m Mailbox
 		err := r.Scan(&m.Address, &m.Domain, &m.SenderName, &m.Status, &m.Prewarmed, &m.MonthlyPrice.Currency, &m.MonthlyPrice.Minor,
-			&m.Card, &m.Provider, &m.OrderedAt, &m.ReadyAt, &m.WarmupStartedAt)
+			&m.Card, &m.Provider, &m.OrderedAt, &m.ReadyAt, &m.WarmupStartedAt, &m.SandboxReadyAt)
 		return m, err
 	})
 	if err != nil {

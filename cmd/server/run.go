@@ -31,6 +31,7 @@ Commands:
   support list [--workspace SLUG]    print the support tickets the workspaces opened
   directory import FILE              load a CSV of contacts into the lead directory
   oauth rotate-keys                  sign access tokens with a new key from now on
+  sandbox ready --workspace SLUG     in the sandbox, make every ordered domain and mailbox ready and warm at once
 
 Configuration comes from the environment; see the README.
 `
@@ -89,6 +90,8 @@ func run(ctx context.Context, args []string, getenv func(string) string,
 		return directoryCommand(ctx, cfg, logger, cmd, stdout, stderr)
 	case "oauth":
 		return oauthCommand(ctx, cfg, logger, cmd, stdout)
+	case "sandbox":
+		return sandboxCommand(ctx, cfg, logger, cmd, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
