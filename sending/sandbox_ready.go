@@ -93,11 +93,17 @@ func (st Setup) SandboxShortcuts() int {
 
 // Sentence says what the shortcut did, for a person.
 func (r SandboxReadiness) Sentence() string {
-	if len(r.Mailboxes) == 0 && len(r.Domains) == 0 {
-		return fmt.Sprintf("Nothing more to do: the sandbox shortcut already made %s ready and warm.", vibesell.Plural(r.Already, "mailbox", "mailboxes"))
+	return ShortcutSentence(len(r.Domains), len(r.Mailboxes), r.Already)
+}
+
+// ShortcutSentence says what a shortcut that made domains and mailboxes
+// ready did, already counting those an earlier one made.
+func ShortcutSentence(domains, mailboxes, already int) string {
+	if mailboxes == 0 && domains == 0 {
+		return fmt.Sprintf("Nothing more to do: the sandbox shortcut already made %s ready and warm.", vibesell.Plural(already, "mailbox", "mailboxes"))
 	}
 	return fmt.Sprintf("Made %s and %s ready, and the mailboxes warm, at once: a sandbox shortcut. They can send at full volume now.",
-		vibesell.Plural(len(r.Domains), "domain", "domains"), vibesell.Plural(len(r.Mailboxes), "mailbox", "mailboxes"))
+		vibesell.Plural(domains, "domain", "domains"), vibesell.Plural(mailboxes, "mailbox", "mailboxes"))
 }
 
 func collectStrings(rows pgx.Rows, err error) ([]string, error) {

@@ -33,6 +33,7 @@ import (
 	"vibesell/billing"
 	"vibesell/campaigns"
 	"vibesell/mail"
+	"vibesell/sending"
 	"vibesell/store"
 	"vibesell/workspace"
 )
@@ -72,6 +73,9 @@ type Config struct {
 	// OAuth, when set, adds the consent page of connecting an app and the
 	// list of connected apps.
 	OAuth *oauth.Server
+	// Sending shows the sending setup (/app/sending), with the sandbox
+	// shortcut in the sandbox; nil leaves the page out.
+	Sending *sending.Service
 	// Outbox shows what the sandbox mail server accepted (/app/outbox);
 	// nil leaves the page out.
 	Outbox *mail.Outbox
@@ -176,6 +180,7 @@ func (s *server) routes() http.Handler {
 	}
 	s.leadRoutes(mux)
 	s.outboxRoutes(mux)
+	s.sendingRoutes(mux)
 	if s.Workspaces != nil && s.Campaigns != nil {
 		mux.HandleFunc("GET /app/campaigns", s.signedIn(s.campaignsPage))
 		mux.HandleFunc("GET /app/settings", s.signedIn(s.settingsPage))
@@ -333,9 +338,10 @@ type pageData struct {
 	Support bool // the app has a Support page
 	// Campaigns: the app has the campaigns and settings pages.
 	Campaigns bool
-	// Outbox: the app has the outbox page.
-	Outbox bool
-	Body   any
+	// Outbox: the app has the outbox page; Sending, the sending page.
+	Outbox  bool
+	Sending bool
+	Body    any
 }
 
 func (s *server) render(w http.ResponseWriter, r *http.Request, status int, page string, d pageData) {
@@ -345,7 +351,7 @@ func (s *server) render(w http.ResponseWriter, r *http.Request, status int, page
 	}
 	d.Support = s.Workspaces != nil
 	d.Campaigns = s.Workspaces != nil && s.Campaigns != nil
-	d.Outbox = s.Outbox != nil
+	d.Outbox, d.Sending = s.Outbox != nil, s.Sending != nil
 	var b strings.Builder
 	if err := t.ExecuteTemplate(&b, "layout", d); err != nil {
 		ref := vibesell.NewRef()

@@ -151,6 +151,7 @@ func routes(cfg config, db *pgxpool.Pool, svc *services, mailSecret *mail.Secret
 		OAuth:      svc.oauth,
 		Billing:    svc.billing,
 		Outbox:     svc.outbox,
+		Sending:    svc.sending,
 
 		RequestTimeout: cfg.WebRequestTimeout,
 	})
