@@ -37,6 +37,10 @@ type Endpoint struct {
 	Password string
 	// RootCAs verifies the server's certificate; nil means the system's.
 	RootCAs *x509.CertPool
+	// ImplicitTLS says the server speaks TLS from the first byte; false:
+	// plain, then STARTTLS (required). Ports 465 (SMTP) and 993 (IMAP)
+	// are implicit TLS in any case.
+	ImplicitTLS bool
 }
 
 // Mailbox is one sending address with its SMTP submission and IMAP
