@@ -85,7 +85,23 @@ type sendingSetupOutput struct {
 	WarmupDays    int             `json:"warmupDays" jsonschema:"how many days a new mailbox warms up"`
 	ReadyToSendOn *string         `json:"readyToSendOn" jsonschema:"the first day every ordered address can send at full volume, YYYY-MM-DD (UTC); null when nothing is ordered yet or some addresses are not ordered"`
 	Sandbox       bool            `json:"sandbox" jsonschema:"true when any domain is handled by the sandbox (nothing real was registered or created)"`
+	Connected     []connectedData `json:"connected" jsonschema:"the person's own mailboxes connected in the web app (their settings, never a password); null when connecting mailboxes is not available on this server"`
 	NextStep      sendingStepData `json:"nextStep" jsonschema:"what the setup needs next"`
+}
+
+type connectedData struct {
+	Address     string         `json:"address" jsonschema:"the connected email address"`
+	SenderName  *string        `json:"senderName" jsonschema:"who it signs as; null when not given"`
+	SMTP        mailServerData `json:"smtp" jsonschema:"the server it sends through"`
+	IMAP        mailServerData `json:"imap" jsonschema:"the server replies are read from"`
+	ConnectedAt time.Time      `json:"connectedAt" jsonschema:"when it was connected"`
+	CheckedAt   time.Time      `json:"checkedAt" jsonschema:"when VibeSell last signed in to both servers with its settings"`
+}
+
+type mailServerData struct {
+	Host     string `json:"host" jsonschema:"the server's host name"`
+	Port     int    `json:"port" jsonschema:"its port"`
+	Security string `json:"security" enum:"starttls,tls" jsonschema:"starttls: plain, then STARTTLS; tls: TLS from the start"`
 }
 
 type sourceData struct {
@@ -163,6 +179,19 @@ func getSendingSetup(d Deps) toolkit.Tool {
 				return toolkit.Result[sendingSetupOutput]{}, err
 			}
 			out := toSetupOutput(st)
+			if d.Connections != nil {
+				list, err := d.Connections.List(ctx, p.WorkspaceID)
+				if err != nil {
+					return toolkit.Result[sendingSetupOutput]{}, err
+				}
+				out.Connected = []connectedData{}
+				for _, m := range list {
+					out.Connected = append(out.Connected, connectedData{Address: m.Address, SenderName: strPtr(m.SenderName),
+						SMTP:        mailServerData{Host: m.SMTPHost, Port: m.SMTPPort, Security: m.SMTPSecurity},
+						IMAP:        mailServerData{Host: m.IMAPHost, Port: m.IMAPPort, Security: m.IMAPSecurity},
+						ConnectedAt: m.ConnectedAt, CheckedAt: m.CheckedAt})
+				}
+			}
 			return toolkit.Result[sendingSetupOutput]{Markdown: setupMarkdown(st, out), Data: out}, nil
 		},
 	})
@@ -295,6 +324,12 @@ func setupMarkdown(st sending.Setup, out sendingSetupOutput) string {
 		fmt.Fprintf(&b, "\nThe setup can send at full volume from %s.\n", formatDate(*st.ReadyToSendOn))
 	} else if len(st.Mailboxes) > 0 {
 		b.WriteString("\nReady-to-send date: not available until every address is ordered.\n")
+	}
+	if len(out.Connected) > 0 {
+		b.WriteString("\n### Connected mailboxes (the person's own)\n")
+		for _, m := range out.Connected {
+			fmt.Fprintf(&b, "- %s: sends through %s:%d, reads replies from %s:%d; connected %s.\n", m.Address, m.SMTP.Host, m.SMTP.Port, m.IMAP.Host, m.IMAP.Port, formatTime(m.ConnectedAt))
+		}
 	}
 	if out.Sandbox {
 		b.WriteString("\nSandbox: these domains and mailboxes exist only in the sandbox; no real domain was registered and no real DNS was checked.\n")

@@ -24,6 +24,9 @@ type Deps struct {
 	Billing    *billing.Service
 	// Replies reads the replies the engine kept (list_replies).
 	Replies *mail.Replies
+	// Connections lists the person's connected mailboxes in
+	// get_sending_setup; nil: not available.
+	Connections *mail.Connections
 	// PublicURL is the address people reach the server at: links to the
 	// web app start with it. Empty: results name the page without a link.
 	PublicURL string

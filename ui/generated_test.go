@@ -218,6 +218,7 @@ func labelTables() string {
 		{"mailboxStateLabels", "sending.MailboxStateLabels", sending.MailboxStateLabels},
 		{"sendingSourceLabels", "sending.SourceLabels", sending.SourceLabels},
 		{"replyClassificationLabels", "mail.ClassificationLabels", mail.ClassificationLabels},
+		{"sandboxShortcutLabels", "sending.ShortcutLabels", sending.ShortcutLabels},
 	} {
 		fmt.Fprintf(&b, "\n/** %s */\nexport const %s: Readonly<Record<string, string>> = {\n", table.from, table.name)
 		for _, l := range table.labels {

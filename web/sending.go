@@ -3,6 +3,11 @@ package web
 import (
 	"fmt"
 	"net/http"
+	"strconv"
+	"strings"
+
+	"vibesell"
+	"vibesell/mail"
 
 	"vibesell/auth"
 	"vibesell/sending"
@@ -16,6 +21,10 @@ func (s *server) sendingRoutes(mux *http.ServeMux) {
 		return
 	}
 	mux.HandleFunc("GET /app/sending", s.signedIn(s.sendingPage))
+	if s.Connections != nil {
+		mux.HandleFunc("POST /app/sending/connect", s.post(s.signedIn(s.connectMailbox)))
+		mux.HandleFunc("POST /app/sending/disconnect", s.post(s.signedIn(s.disconnectMailbox)))
+	}
 	if s.Sending.Sandbox() {
 		mux.HandleFunc("POST /app/sending/sandbox-ready", s.post(s.signedIn(s.sandboxReady)))
 	}
@@ -42,16 +51,55 @@ type sendingView struct {
 	// warm yet.
 	CanShortcut   bool
 	ShortcutLabel string
+	// Connecting: the app connects existing mailboxes; Connected lists
+	// them, and Form holds what was typed when a connection failed (never
+	// the passwords).
+	Connecting bool
+	Connected  []connectedRow
+	Form       connectForm
+}
+
+type connectedRow struct {
+	M         mail.ConnectedMailbox
+	Connected string
+}
+
+// connectForm is the connect form's values, as typed.
+type connectForm struct {
+	Address, SenderName                            string
+	SMTPHost, SMTPPort, SMTPSecurity, SMTPUsername string
+	IMAPHost, IMAPPort, IMAPSecurity, IMAPUsername string
 }
 
 // sendingPage shows the sending setup as it stands now.
 func (s *server) sendingPage(w http.ResponseWriter, r *http.Request, u auth.User, ses auth.WebSession) {
+	notice := shortcutNotice(r.URL.Query().Get("shortcut"))
+	switch r.URL.Query().Get("done") {
+	case "connected":
+		notice = "Connected. VibeSell signed in to both servers with these settings."
+	case "disconnected":
+		notice = "Disconnected. VibeSell no longer keeps that mailbox's settings or passwords."
+	}
+	s.renderSending(w, r, u, ses, http.StatusOK, notice, "", connectForm{SMTPPort: "587", SMTPSecurity: mail.SecuritySTARTTLS, IMAPPort: "993", IMAPSecurity: mail.SecurityTLS})
+}
+
+func (s *server) renderSending(w http.ResponseWriter, r *http.Request, u auth.User, ses auth.WebSession, status int, notice, message string, form connectForm) {
 	st, err := s.Sending.Summary(r.Context(), u.WorkspaceID)
 	if err != nil {
 		s.renderError(w, r, err, 0, "", "")
 		return
 	}
-	d := sendingView{Sandbox: s.Sending.Sandbox(), ShortcutLabel: sending.SandboxShortcutLabel}
+	d := sendingView{Sandbox: s.Sending.Sandbox(), ShortcutLabel: sending.SandboxShortcutLabel, Connecting: s.Connections != nil, Form: form}
+	if s.Connections != nil {
+		list, err := s.Connections.List(r.Context(), u.WorkspaceID)
+		if err != nil {
+			s.renderError(w, r, err, 0, "", "")
+			return
+		}
+		for _, m := range list {
+			d.Connected = append(d.Connected, connectedRow{M: m, Connected: formatTime(m.ConnectedAt, u.TimeZone)})
+		}
+	}
 	for _, dom := range st.Domains {
 		row := sendingDomainRow{D: dom, State: sending.DomainStateLabels.Of(string(dom.State))}
 		if dom.ReadyAt != nil {
@@ -72,7 +120,7 @@ func (s *server) sendingPage(w http.ResponseWriter, r *http.Request, u auth.User
 		}
 		d.Mailboxes = append(d.Mailboxes, row)
 	}
-	s.render(w, r, http.StatusOK, "sending", pageData{Title: "Sending", User: &u, CSRF: ses.CSRF(), Notice: shortcutNotice(r.URL.Query().Get("shortcut")), Body: d})
+	s.render(w, r, status, "sending", pageData{Title: "Sending", User: &u, CSRF: ses.CSRF(), Notice: notice, Message: message, Body: d})
 }
 
 // sandboxReady runs the sandbox shortcut for the signed-in workspace.
@@ -95,4 +143,36 @@ func shortcutNotice(v string) string {
 		return ""
 	}
 	return sending.ShortcutSentence(domains, mailboxes, already)
+}
+
+// connectMailbox checks and saves a mailbox the person connects; when the
+// check fails, the page says why and keeps what was typed (but the
+// passwords).
+func (s *server) connectMailbox(w http.ResponseWriter, r *http.Request, u auth.User, ses auth.WebSession) {
+	v := r.PostFormValue
+	form := connectForm{Address: v("address"), SenderName: v("sender_name"),
+		SMTPHost: v("smtp_host"), SMTPPort: v("smtp_port"), SMTPSecurity: v("smtp_security"), SMTPUsername: v("smtp_username"),
+		IMAPHost: v("imap_host"), IMAPPort: v("imap_port"), IMAPSecurity: v("imap_security"), IMAPUsername: v("imap_username")}
+	port := func(s string) int { n, _ := strconv.Atoi(strings.TrimSpace(s)); return n }
+	_, err := s.Connections.Connect(r.Context(), u.WorkspaceID, mail.ConnectRequest{Address: form.Address, SenderName: form.SenderName,
+		SMTP: mail.ServerSettings{Host: form.SMTPHost, Port: port(form.SMTPPort), Security: form.SMTPSecurity, Username: form.SMTPUsername, Password: v("smtp_password")},
+		IMAP: mail.ServerSettings{Host: form.IMAPHost, Port: port(form.IMAPPort), Security: form.IMAPSecurity, Username: form.IMAPUsername, Password: v("imap_password")}})
+	if vibesell.ErrorCode(err) == vibesell.EINVALID {
+		s.renderSending(w, r, u, ses, http.StatusUnprocessableEntity, "", vibesell.ErrorMessage(err), form)
+		return
+	}
+	if err != nil {
+		s.renderError(w, r, err, 0, "", "")
+		return
+	}
+	http.Redirect(w, r, "/app/sending?done=connected#connected", http.StatusSeeOther)
+}
+
+// disconnectMailbox forgets a connected mailbox.
+func (s *server) disconnectMailbox(w http.ResponseWriter, r *http.Request, u auth.User, ses auth.WebSession) {
+	if err := s.Connections.Disconnect(r.Context(), u.WorkspaceID, r.PostFormValue("address")); err != nil {
+		s.renderError(w, r, err, 0, "", "")
+		return
+	}
+	http.Redirect(w, r, "/app/sending?done=disconnected#connected", http.StatusSeeOther)
 }

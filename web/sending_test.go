@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"crypto/x509"
 	"net/url"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 
 	"vibesell"
 	"vibesell/cards"
+	"vibesell/mail"
 	"vibesell/sending"
 	"vibesell/web"
 	"vibesell/web/webtest"
@@ -155,5 +157,75 @@ func TestSendingPageWithARealProviderHasNoShortcut(t *testing.T) {
 	}
 	if r := ada.Post("/app/sending/sandbox-ready", url.Values{"csrf": {p.CSRF(t)}}); r.Status != 404 {
 		t.Errorf("the shortcut with a real provider: %d", r.Status)
+	}
+}
+
+// A person connects an existing mailbox: a wrong password is refused with
+// what the server said, the right one is saved, and the page never shows a
+// password back.
+func TestConnectAMailbox(t *testing.T) {
+	t.Parallel()
+	sandbox, err := mail.StartSandbox(mail.SandboxConfig{SMTPAddr: "127.0.0.1:0", IMAPAddr: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sandbox.Close() })
+	mb, err := sandbox.AddMailbox(mail.Address{Email: "dana@getacme.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(sandbox.CertificatePEM())
+	secret, err := mail.NewSecret([]byte(strings.Repeat("k", 32)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var svc *sending.Service
+	a := setup(t, withSending(&svc, false), func(a *app, cfg *web.Config) {
+		cfg.Connections = mail.NewConnections(a.pool, secret, nil, roots)
+	})
+	ada := a.browser(t)
+	ada.SignIn("ada@acme.test", password, "/app/sending")
+	page := ada.Get("/app/sending")
+	if page.Status != 200 || !strings.Contains(page.Body, "No mailbox of your own is connected.") {
+		t.Fatalf("sending page: %d", page.Status)
+	}
+	smtpHost, smtpPort, _ := strings.Cut(sandbox.SMTPAddr(), ":")
+	imapHost, imapPort, _ := strings.Cut(sandbox.IMAPAddr(), ":")
+	form := func(smtpPassword string) url.Values {
+		return url.Values{"csrf": {page.CSRF(t)}, "address": {"dana@getacme.com"}, "sender_name": {"Dana Reyes"},
+			"smtp_host": {smtpHost}, "smtp_port": {smtpPort}, "smtp_security": {"starttls"}, "smtp_username": {"dana@getacme.com"}, "smtp_password": {smtpPassword},
+			"imap_host": {imapHost}, "imap_port": {imapPort}, "imap_security": {"starttls"}, "imap_username": {"dana@getacme.com"}, "imap_password": {mb.IMAP.Password}}
+	}
+
+	wrong := ada.Post("/app/sending/connect", form("not-the-password"))
+	if wrong.Status != 422 || !strings.Contains(wrong.Body, "VibeSell could not sign in to the sending server "+sandbox.SMTPAddr()+" as dana@getacme.com") ||
+		!strings.Contains(wrong.Body, `value="dana@getacme.com"`) || strings.Contains(wrong.Body, "not-the-password") || strings.Contains(wrong.Body, mb.IMAP.Password) {
+		t.Fatalf("a wrong password: %d\n%s", wrong.Status, wrong.Body)
+	}
+	ok := ada.Post("/app/sending/connect", form(mb.SMTP.Password))
+	if ok.Status != 303 || ok.Location != "/app/sending?done=connected#connected" {
+		t.Fatalf("connect: %d %s\n%s", ok.Status, ok.Location, ok.Body)
+	}
+	page = ada.Get("/app/sending?done=connected")
+	if !strings.Contains(page.Body, "Connected. VibeSell signed in to both servers") || !strings.Contains(page.Body, "<strong>dana@getacme.com</strong>") ||
+		strings.Contains(page.Body, mb.SMTP.Password) {
+		t.Fatalf("after connecting:\n%s", page.Body)
+	}
+
+	bob := a.browser(t)
+	bob.SignIn("bob@globex.test", password, "/app/sending")
+	globex := bob.Get("/app/sending")
+	if strings.Contains(globex.Body, "dana@getacme.com") {
+		t.Fatal("Globex sees Acme's connected mailbox")
+	}
+	if r := bob.Post("/app/sending/disconnect", url.Values{"csrf": {globex.CSRF(t)}, "address": {"dana@getacme.com"}}); r.Status != 404 {
+		t.Errorf("Globex disconnecting Acme's mailbox: %d", r.Status)
+	}
+	if r := ada.Post("/app/sending/disconnect", url.Values{"csrf": {page.CSRF(t)}, "address": {"dana@getacme.com"}}); r.Status != 303 {
+		t.Errorf("disconnect: %d", r.Status)
+	}
+	if p := ada.Get("/app/sending"); !strings.Contains(p.Body, "No mailbox of your own is connected.") {
+		t.Error("still connected after disconnecting")
 	}
 }

@@ -76,6 +76,9 @@ type Config struct {
 	// Sending shows the sending setup (/app/sending), with the sandbox
 	// shortcut in the sandbox; nil leaves the page out.
 	Sending *sending.Service
+	// Connections lets a person connect existing mailboxes on the sending
+	// page; nil leaves the form out.
+	Connections *mail.Connections
 	// Outbox shows what the sandbox mail server accepted (/app/outbox);
 	// nil leaves the page out.
 	Outbox *mail.Outbox

@@ -139,19 +139,20 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 // made, so none is answered.
 func routes(cfg config, db *pgxpool.Pool, svc *services, mailSecret *mail.Secret, logger *slog.Logger) (http.Handler, error) {
 	webApp, err := web.New(web.Config{
-		PublicURL:  cfg.PublicURL.String(),
-		Accounts:   svc.accounts,
-		Approvals:  svc.approvals,
-		Workspaces: svc.workspaces,
-		Audience:   svc.audience,
-		Campaigns:  svc.campaigns,
-		Clock:      svc.clock,
-		Logger:     logger.With("component", "web"),
-		ClientIP:   cfg.clientIP(),
-		OAuth:      svc.oauth,
-		Billing:    svc.billing,
-		Outbox:     svc.outbox,
-		Sending:    svc.sending,
+		PublicURL:   cfg.PublicURL.String(),
+		Accounts:    svc.accounts,
+		Approvals:   svc.approvals,
+		Workspaces:  svc.workspaces,
+		Audience:    svc.audience,
+		Campaigns:   svc.campaigns,
+		Clock:       svc.clock,
+		Logger:      logger.With("component", "web"),
+		ClientIP:    cfg.clientIP(),
+		OAuth:       svc.oauth,
+		Billing:     svc.billing,
+		Outbox:      svc.outbox,
+		Sending:     svc.sending,
+		Connections: svc.connections,
 
 		RequestTimeout: cfg.WebRequestTimeout,
 	})

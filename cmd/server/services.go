@@ -46,6 +46,9 @@ type services struct {
 	// outbox keeps what the sandbox mail server accepts (serve attaches
 	// the sandbox to it when there is one).
 	outbox *mail.Outbox
+	// connections are the mailboxes people connected; nil without a mail
+	// secret to seal their passwords with.
+	connections *mail.Connections
 }
 
 func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, error) {
@@ -74,6 +77,7 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 	}
 	var dkimRecord sending.DKIMRecordFunc
 	if secret != nil {
+		s.connections = mail.NewConnections(db, *secret, clock, nil)
 		keys := mail.NewKeys(db, *secret, clock)
 		dkimRecord = func(ctx context.Context, ws uuid.UUID, domain string) (sending.Record, error) {
 			rec, err := keys.Record(ctx, ws, domain)
@@ -114,7 +118,7 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 }
 
 func (s *services) toolDeps() tools.Deps {
-	return tools.Deps{Clock: s.clock, Workspaces: s.workspaces, Sending: s.sending, Approvals: s.approvals, PublicURL: s.publicURL, Audience: s.audience, Campaigns: s.campaigns, Billing: s.billing, Replies: s.replies}
+	return tools.Deps{Clock: s.clock, Workspaces: s.workspaces, Sending: s.sending, Approvals: s.approvals, PublicURL: s.publicURL, Audience: s.audience, Campaigns: s.campaigns, Billing: s.billing, Replies: s.replies, Connections: s.connections}
 }
 
 // Sizes of what each replica keeps in memory for requests.

@@ -75,3 +75,8 @@ export const replyClassificationLabels: Readonly<Record<string, string>> = {
   "bounce": "Bounced",
   "other": "Other",
 };
+
+/** sending.ShortcutLabels */
+export const sandboxShortcutLabels: Readonly<Record<string, string>> = {
+  "sandbox_ready": "Made ready and warm at once: a sandbox shortcut, not a real warmup",
+};

@@ -121,6 +121,8 @@ export interface GetWorkspaceContextResult {
     readyToSendOn: string | null;
     /** true when any domain is handled by the sandbox (nothing real) */
     sandbox: boolean;
+    /** how many mailboxes the sandbox shortcut made ready and warm at once, without a real warmup */
+    sandboxShortcut: number;
     /** what the sending setup needs next */
     nextStep: {
       /** the tool to call next; null when the next step is not a tool call */
@@ -723,6 +725,8 @@ export interface GetSendingSetupResult {
     }[] | null;
     /** what answered the DNS checks: dns (a real resolver) or sandbox; null when not checked */
     dnsCheckedWith: string | null;
+    /** when the sandbox shortcut made it ready at once, without waiting for its preparation (sandbox only); null when it was prepared the ordinary way */
+    sandboxReadyAt: string | null;
   }[] | null;
   /** the planned and ordered addresses */
   mailboxes: {
@@ -760,6 +764,8 @@ export interface GetSendingSetupResult {
     } | null;
     /** the first day it can send at full volume, YYYY-MM-DD (UTC); null until ordered */
     fullVolumeOn: string | null;
+    /** when the sandbox shortcut made it ready and warm at once, without a real warmup (sandbox only); null when it was prepared and warmed the ordinary way */
+    sandboxReadyAt: string | null;
   }[] | null;
   /** how many days a new mailbox warms up */
   warmupDays: number;
@@ -767,6 +773,35 @@ export interface GetSendingSetupResult {
   readyToSendOn: string | null;
   /** true when any domain is handled by the sandbox (nothing real was registered or created) */
   sandbox: boolean;
+  /** the person's own mailboxes connected in the web app (their settings, never a password); null when connecting mailboxes is not available on this server */
+  connected: {
+    /** the connected email address */
+    address: string;
+    /** who it signs as; null when not given */
+    senderName: string | null;
+    /** the server it sends through */
+    smtp: {
+      /** the server's host name */
+      host: string;
+      /** its port */
+      port: number;
+      /** starttls: plain, then STARTTLS; tls: TLS from the start */
+      security: "starttls" | "tls";
+    };
+    /** the server replies are read from */
+    imap: {
+      /** the server's host name */
+      host: string;
+      /** its port */
+      port: number;
+      /** starttls: plain, then STARTTLS; tls: TLS from the start */
+      security: "starttls" | "tls";
+    };
+    /** when it was connected */
+    connectedAt: string;
+    /** when VibeSell last signed in to both servers with its settings */
+    checkedAt: string;
+  }[] | null;
   /** what the setup needs next */
   nextStep: {
     /** the tool to call next; null when the next step is not a tool call */

@@ -1,0 +1,68 @@
+package tools
+
+import (
+	"context"
+	"crypto/x509"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+
+	"vibesell"
+	"vibesell/mail"
+	"vibesell/toolkit/toolkittest"
+	"vibesell/workspace/workspacetest"
+)
+
+// get_sending_setup lists the person's connected mailboxes with their
+// servers, and never a password.
+func TestSendingSetupListsConnectedMailboxes(t *testing.T) {
+	t.Parallel()
+	f := newApprovalFixture(t)
+	sandbox, err := mail.StartSandbox(mail.SandboxConfig{SMTPAddr: "127.0.0.1:0", IMAPAddr: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sandbox.Close() })
+	mb, err := sandbox.AddMailbox(mail.Address{Email: "dana@getacme.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(sandbox.CertificatePEM())
+	secret, err := mail.NewSecret([]byte(strings.Repeat("k", 32)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	conns := mail.NewConnections(f.pool, secret, f.clock, roots)
+	server := func(addr string) mail.ServerSettings {
+		host, port, _ := strings.Cut(addr, ":")
+		n, _ := strconv.Atoi(port)
+		return mail.ServerSettings{Host: host, Port: n, Security: mail.SecuritySTARTTLS, Username: mb.SMTP.Username, Password: mb.SMTP.Password}
+	}
+	if _, err := conns.Connect(context.Background(), f.ws.ID, mail.ConnectRequest{Address: "dana@getacme.com",
+		SMTP: server(sandbox.SMTPAddr()), IMAP: server(sandbox.IMAPAddr())}); err != nil {
+		t.Fatal(err)
+	}
+	d := Deps{Clock: f.clock, Workspaces: f.workspaces, Sending: f.svc, Approvals: f.approvals, Connections: conns}
+	c := toolkittest.Connect(t, NewServer(d, nil), workspacetest.Principal(f.ws))
+	var raw json.RawMessage
+	md := c.Result(vibesell.ToolGetSendingSetup, nil, &raw)
+	var out sendingSetupOutput
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Connected) != 1 || out.Connected[0].Address != "dana@getacme.com" || out.Connected[0].SMTP.Security != "starttls" || out.Connected[0].SenderName != nil {
+		t.Fatalf("connected: %+v", out.Connected)
+	}
+	mustContain(t, md, "### Connected mailboxes (the person's own)", "- dana@getacme.com: sends through 127.0.0.1:")
+	if strings.Contains(string(raw), mb.SMTP.Password) || strings.Contains(md, mb.SMTP.Password) {
+		t.Fatal("a password is in the tool result")
+	}
+	other := toolkittest.Connect(t, NewServer(d, nil), workspacetest.Principal(f.other))
+	var theirs sendingSetupOutput
+	other.Result(vibesell.ToolGetSendingSetup, nil, &theirs)
+	if theirs.Connected == nil || len(theirs.Connected) != 0 {
+		t.Errorf("another workspace's connected: %+v", theirs.Connected)
+	}
+}
