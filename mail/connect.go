@@ -35,6 +35,18 @@ type ServerSettings struct {
 	Password string
 }
 
+// Settings are the endpoint's settings, as a person would type them to
+// connect it.
+func (e Endpoint) Settings() ServerSettings {
+	host, port, _ := net.SplitHostPort(e.Addr)
+	n, _ := strconv.Atoi(port)
+	security := SecuritySTARTTLS
+	if e.ImplicitTLS || n == 465 || n == 993 {
+		security = SecurityTLS
+	}
+	return ServerSettings{Host: host, Port: n, Security: security, Username: e.Username, Password: e.Password}
+}
+
 // Addr is host:port.
 func (s ServerSettings) Addr() string { return net.JoinHostPort(s.Host, strconv.Itoa(s.Port)) }
 

@@ -2,7 +2,6 @@ package mail_test
 
 import (
 	"bytes"
-	"crypto/x509"
 	"strings"
 	"testing"
 
@@ -18,25 +17,16 @@ import (
 // SMTP submission and IMAP, with good and bad passwords.
 func TestConnectedMailboxes(t *testing.T) {
 	b := setup(t)
-	roots := x509.NewCertPool()
-	roots.AppendCertsFromPEM(b.sandbox.CertificatePEM())
-	conns := mail.NewConnections(b.db, b.secret, b.clock, roots)
+	conns := mail.NewConnections(b.db, b.secret, b.clock, b.sandbox.Roots())
 	other, err := workspace.Create(b.ctx, b.db, "Globex")
 	if err != nil {
 		t.Fatal(err)
 	}
-	server := func(addr, password string) mail.ServerSettings {
-		host, port, _ := strings.Cut(addr, ":")
-		n := 0
-		for _, c := range port {
-			n = n*10 + int(c-'0')
-		}
-		return mail.ServerSettings{Host: host, Port: n, Security: mail.SecuritySTARTTLS, Username: "dana@getacme.com", Password: password}
-	}
 	good := b.mailbox.SMTP.Password
 	request := func(smtpPassword, imapPassword string) mail.ConnectRequest {
-		return mail.ConnectRequest{Address: "Dana@GetAcme.com", SenderName: "Dana Reyes",
-			SMTP: server(b.sandbox.SMTPAddr(), smtpPassword), IMAP: server(b.sandbox.IMAPAddr(), imapPassword)}
+		r := mail.ConnectRequest{Address: "Dana@GetAcme.com", SenderName: "Dana Reyes", SMTP: b.mailbox.SMTP.Settings(), IMAP: b.mailbox.IMAP.Settings()}
+		r.SMTP.Password, r.IMAP.Password = smtpPassword, imapPassword
+		return r
 	}
 
 	t.Run("a wrong password is refused, naming the server, and nothing is saved", func(t *testing.T) {
@@ -124,7 +114,7 @@ func TestConnectedMailboxes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := mail.NewConnections(b.db, otherKey, b.clock, roots).Mailboxes(b.ctx, b.workspace); err == nil || !strings.Contains(err.Error(), "MAIL_SECRET_KEY") {
+		if _, err := mail.NewConnections(b.db, otherKey, b.clock, b.sandbox.Roots()).Mailboxes(b.ctx, b.workspace); err == nil || !strings.Contains(err.Error(), "MAIL_SECRET_KEY") {
 			t.Errorf("opened with another key: %v", err)
 		}
 	})

@@ -215,6 +215,10 @@ func (s *Sandbox) Close() error {
 // process to trust.
 func (s *Sandbox) CertificatePEM() []byte { return s.certPEM }
 
+// Roots is the certificate pool that trusts the servers, for a client in
+// this process.
+func (s *Sandbox) Roots() *x509.CertPool { return s.roots }
+
 // SMTPAddr and IMAPAddr are where the servers listen.
 func (s *Sandbox) SMTPAddr() string { return s.smtpAddr }
 func (s *Sandbox) IMAPAddr() string { return s.imapAddr }

@@ -2,9 +2,7 @@ package tools
 
 import (
 	"context"
-	"crypto/x509"
 	"encoding/json"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -28,20 +26,13 @@ func TestSendingSetupListsConnectedMailboxes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	roots := x509.NewCertPool()
-	roots.AppendCertsFromPEM(sandbox.CertificatePEM())
 	secret, err := mail.NewSecret([]byte(strings.Repeat("k", 32)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	conns := mail.NewConnections(f.pool, secret, f.clock, roots)
-	server := func(addr string) mail.ServerSettings {
-		host, port, _ := strings.Cut(addr, ":")
-		n, _ := strconv.Atoi(port)
-		return mail.ServerSettings{Host: host, Port: n, Security: mail.SecuritySTARTTLS, Username: mb.SMTP.Username, Password: mb.SMTP.Password}
-	}
+	conns := mail.NewConnections(f.pool, secret, f.clock, sandbox.Roots())
 	if _, err := conns.Connect(context.Background(), f.ws.ID, mail.ConnectRequest{Address: "dana@getacme.com",
-		SMTP: server(sandbox.SMTPAddr()), IMAP: server(sandbox.IMAPAddr())}); err != nil {
+		SMTP: mb.SMTP.Settings(), IMAP: mb.IMAP.Settings()}); err != nil {
 		t.Fatal(err)
 	}
 	d := Deps{Clock: f.clock, Workspaces: f.workspaces, Sending: f.svc, Approvals: f.approvals, Connections: conns}

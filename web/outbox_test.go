@@ -92,14 +92,8 @@ func TestBrowserOutboxAndReplyAsLead(t *testing.T) {
 	lead := uuid.New()
 	b.send(t, lead)
 
-	ctx := webtest.Chromium(t)
-	tab := webtest.NewTab(t, ctx)
+	tab := signedInTab(t, b.srv.URL+"/app/outbox", "ada@acme.test")
 	step := tab.Step
-	step("open the outbox", chromedp.Navigate(b.srv.URL+"/app/outbox"))
-	step("wait for the sign-in form", chromedp.WaitVisible(chromedp.ID("email")))
-	step("type the email", chromedp.SendKeys(chromedp.ID("email"), "ada@acme.test"))
-	step("type the password", chromedp.SendKeys(chromedp.ID("password"), password))
-	step("sign in", chromedp.Submit(chromedp.ID("password")))
 	step("wait for the email", chromedp.WaitVisible(`//h2[contains(., "Onboarding at Acme Corp")]`))
 	tab.Screenshot("outbox")
 	shown := tab.Text("main")
@@ -129,6 +123,19 @@ func TestBrowserOutboxAndReplyAsLead(t *testing.T) {
 	if r := page.Replies[0]; r.From != "sam@acme-corp.example" || r.Lead != lead.String() || r.MatchedBy != "thread" || r.Classification != "interested" {
 		t.Errorf("the reply as read: %+v", r)
 	}
+}
+
+// signedInTab opens page in Chromium, signs in as email on the sign-in page
+// it leads to, and comes back to it.
+func signedInTab(t *testing.T, page, email string) *webtest.Tab {
+	t.Helper()
+	tab := webtest.NewTab(t, webtest.Chromium(t))
+	tab.Step("open "+page, chromedp.Navigate(page))
+	tab.Step("wait for the sign-in form", chromedp.WaitVisible(chromedp.ID("email")))
+	tab.Step("type the email", chromedp.SendKeys(chromedp.ID("email"), email))
+	tab.Step("type the password", chromedp.SendKeys(chromedp.ID("password"), password))
+	tab.Step("sign in", chromedp.Submit(chromedp.ID("password")))
+	return tab
 }
 
 func TestOutboxShowsOnlyTheWorkspacesMessages(t *testing.T) {

@@ -66,9 +66,21 @@ type connectedRow struct {
 
 // connectForm is the connect form's values, as typed.
 type connectForm struct {
-	Address, SenderName                            string
-	SMTPHost, SMTPPort, SMTPSecurity, SMTPUsername string
-	IMAPHost, IMAPPort, IMAPSecurity, IMAPUsername string
+	Address, SenderName string
+	Servers             []serverForm // sending (SMTP), then reading (IMAP)
+}
+
+// serverForm is one server's part of the connect form; never the password.
+type serverForm struct {
+	Name, Legend                   string // the fields' prefix: smtp or imap
+	Host, Port, Security, Username string
+}
+
+func newConnectForm() connectForm {
+	return connectForm{Servers: []serverForm{
+		{Name: "smtp", Legend: "Sending server (SMTP)", Port: "587", Security: mail.SecuritySTARTTLS},
+		{Name: "imap", Legend: "Reading server (IMAP)", Port: "993", Security: mail.SecurityTLS},
+	}}
 }
 
 // sendingPage shows the sending setup as it stands now.
@@ -80,7 +92,7 @@ func (s *server) sendingPage(w http.ResponseWriter, r *http.Request, u auth.User
 	case "disconnected":
 		notice = "Disconnected. VibeSell no longer keeps that mailbox's settings or passwords."
 	}
-	s.renderSending(w, r, u, ses, http.StatusOK, notice, "", connectForm{SMTPPort: "587", SMTPSecurity: mail.SecuritySTARTTLS, IMAPPort: "993", IMAPSecurity: mail.SecurityTLS})
+	s.renderSending(w, r, u, ses, http.StatusOK, notice, "", newConnectForm())
 }
 
 func (s *server) renderSending(w http.ResponseWriter, r *http.Request, u auth.User, ses auth.WebSession, status int, notice, message string, form connectForm) {
@@ -150,13 +162,17 @@ func shortcutNotice(v string) string {
 // passwords).
 func (s *server) connectMailbox(w http.ResponseWriter, r *http.Request, u auth.User, ses auth.WebSession) {
 	v := r.PostFormValue
-	form := connectForm{Address: v("address"), SenderName: v("sender_name"),
-		SMTPHost: v("smtp_host"), SMTPPort: v("smtp_port"), SMTPSecurity: v("smtp_security"), SMTPUsername: v("smtp_username"),
-		IMAPHost: v("imap_host"), IMAPPort: v("imap_port"), IMAPSecurity: v("imap_security"), IMAPUsername: v("imap_username")}
-	port := func(s string) int { n, _ := strconv.Atoi(strings.TrimSpace(s)); return n }
+	form := newConnectForm()
+	form.Address, form.SenderName = v("address"), v("sender_name")
+	settings := make([]mail.ServerSettings, len(form.Servers))
+	for i := range form.Servers {
+		f := &form.Servers[i]
+		f.Host, f.Port, f.Security, f.Username = v(f.Name+"_host"), v(f.Name+"_port"), v(f.Name+"_security"), v(f.Name+"_username")
+		port, _ := strconv.Atoi(strings.TrimSpace(f.Port))
+		settings[i] = mail.ServerSettings{Host: f.Host, Port: port, Security: f.Security, Username: f.Username, Password: v(f.Name + "_password")}
+	}
 	_, err := s.Connections.Connect(r.Context(), u.WorkspaceID, mail.ConnectRequest{Address: form.Address, SenderName: form.SenderName,
-		SMTP: mail.ServerSettings{Host: form.SMTPHost, Port: port(form.SMTPPort), Security: form.SMTPSecurity, Username: form.SMTPUsername, Password: v("smtp_password")},
-		IMAP: mail.ServerSettings{Host: form.IMAPHost, Port: port(form.IMAPPort), Security: form.IMAPSecurity, Username: form.IMAPUsername, Password: v("imap_password")}})
+		SMTP: settings[0], IMAP: settings[1]})
 	if vibesell.ErrorCode(err) == vibesell.EINVALID {
 		s.renderSending(w, r, u, ses, http.StatusUnprocessableEntity, "", vibesell.ErrorMessage(err), form)
 		return

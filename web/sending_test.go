@@ -2,7 +2,6 @@ package web_test
 
 import (
 	"context"
-	"crypto/x509"
 	"net/url"
 	"strings"
 	"testing"
@@ -15,7 +14,6 @@ import (
 	"vibesell/mail"
 	"vibesell/sending"
 	"vibesell/web"
-	"vibesell/web/webtest"
 	"vibesell/workspace"
 )
 
@@ -96,14 +94,8 @@ func TestBrowserSandboxShortcut(t *testing.T) {
 	a := setup(t, withSending(&svc, false))
 	orderSetup(t, svc, a.acme.ID)
 
-	ctx := webtest.Chromium(t)
-	tab := webtest.NewTab(t, ctx)
+	tab := signedInTab(t, a.srv.URL+"/app/sending", "ada@acme.test")
 	step := tab.Step
-	step("open the sending page", chromedp.Navigate(a.srv.URL+"/app/sending"))
-	step("wait for the sign-in form", chromedp.WaitVisible(chromedp.ID("email")))
-	step("type the email", chromedp.SendKeys(chromedp.ID("email"), "ada@acme.test"))
-	step("type the password", chromedp.SendKeys(chromedp.ID("password"), password))
-	step("sign in", chromedp.Submit(chromedp.ID("password")))
 	step("wait for the button", chromedp.WaitVisible(chromedp.ID("sandbox-ready")))
 	if before := tab.Text("main"); !strings.Contains(before, "Being prepared") || strings.Contains(before, "sandbox shortcut, not a real warmup") {
 		t.Fatalf("before the shortcut:\n%s", before)
@@ -174,15 +166,13 @@ func TestConnectAMailbox(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	roots := x509.NewCertPool()
-	roots.AppendCertsFromPEM(sandbox.CertificatePEM())
 	secret, err := mail.NewSecret([]byte(strings.Repeat("k", 32)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var svc *sending.Service
 	a := setup(t, withSending(&svc, false), func(a *app, cfg *web.Config) {
-		cfg.Connections = mail.NewConnections(a.pool, secret, nil, roots)
+		cfg.Connections = mail.NewConnections(a.pool, secret, nil, sandbox.Roots())
 	})
 	ada := a.browser(t)
 	ada.SignIn("ada@acme.test", password, "/app/sending")
