@@ -109,7 +109,11 @@ func TestListReplies(t *testing.T) {
 		mustContain(t, md, "No replies to campaign cp_0000000000000000 yet.")
 	})
 	t.Run("an unknown classification is refused with the known ones", func(t *testing.T) {
-		mustContain(t, acme.Refusal(vibesell.ToolListReplies, map[string]any{"classification": "positive"}), "classification", "interested", "not_now", "bounce")
+		got := acme.Refusal(vibesell.ToolListReplies, map[string]any{"classification": "positive"})
+		want := `The argument "classification" must be one of "interested", "not_now", "not_interested", "out_of_office", "unsubscribe", "bounce" or "other", for example "interested"; you sent "positive".`
+		if got != want {
+			t.Errorf("refusal:\n got %s\nwant %s", got, want)
+		}
 		mustContain(t, acme.Refusal(vibesell.ToolListReplies, map[string]any{"cursor": "bm90IGEgY3Vyc29y"}), "is not one this list gave")
 	})
 	t.Run("another workspace sees none", func(t *testing.T) {

@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"log/slog"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/uuid"
 
 	"vibesell/mail"
 	"vibesell/sending"
@@ -57,5 +59,47 @@ func TestSandboxReadyCommand(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{key.Value}, published); diff != "" {
 		t.Errorf("the published DKIM record is not the engine's key (-want +got):\n%s", diff)
+	}
+}
+
+// The sandbox mail server the server starts keeps what it accepts in the
+// outbox, under the workspace whose send it was.
+func TestTheSandboxKeepsWhatItAcceptsInTheOutbox(t *testing.T) {
+	t.Parallel()
+	f := setupFlow(t)
+	ctx := context.Background()
+	cfg, err := loadConfig(env("DATABASE_URL", f.pool.Config().ConnString(), "MAIL_SECRET_KEY", mail.NewRandomSecret()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	engine, err := startMail(cfg, f.svc.outbox, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(engine.Close)
+	if !f.svc.outbox.Sandbox() {
+		t.Fatal("the outbox does not know the sandbox")
+	}
+	mb, err := engine.Sandbox.AddMailbox(mail.Address{Email: "dana@getacme.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sender := mail.NewSender(f.pool, mail.NewKeys(f.pool, *engine.Secret, nil), f.svc.audience.MailSuppressions(), nil)
+	_, err = sender.Send(ctx, mail.Outgoing{
+		Step:    mail.Step{WorkspaceID: f.two.Acme.ID, CampaignID: uuid.New(), LeadID: uuid.New(), Step: 1},
+		Mailbox: mb,
+		Message: mail.Message{To: mail.Address{Email: "sam@acme-corp.example"}, Subject: "Hello", Body: "Hi Sam", PostalAddress: "1 Market St",
+			UnsubscribeURL: engine.Secret.UnsubscribeURL("https://vibesell.example.test", f.two.Acme.ID, "sam@acme-corp.example")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	acme, err := f.svc.outbox.List(ctx, f.two.Acme.ID, 0, 20)
+	if err != nil || len(acme.Messages) != 1 || acme.Messages[0].Subject != "Hello" {
+		t.Fatalf("Acme's outbox: %+v (%v)", acme.Messages, err)
+	}
+	globex, err := f.svc.outbox.List(ctx, f.two.Globex.ID, 0, 20)
+	if err != nil || len(globex.Messages) != 0 {
+		t.Fatalf("Globex's outbox: %d (%v)", len(globex.Messages), err)
 	}
 }
