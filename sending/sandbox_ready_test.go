@@ -70,6 +70,10 @@ func TestSandboxReady(t *testing.T) {
 		if st.ReadyToSendOn == nil || st.ReadyToSendOn.Format("2006-01-02") != "2026-12-04" || st.NextTool != "" {
 			t.Errorf("ready to send on %v, next %q", st.ReadyToSendOn, st.NextTool)
 		}
+		w, err := f.svc.StartWarmup(ctx, f.a.ID)
+		if err != nil || len(w.Started) != 0 || len(w.Prewarmed) != 3 {
+			t.Errorf("a warmup after the shortcut: started %d, already warm %d (%v)", len(w.Started), len(w.Prewarmed), err)
+		}
 		mailboxes, err := sending.CampaignMailboxes(f.svc).Mailboxes(ctx, f.a.ID)
 		if err != nil || len(mailboxes) != 3 || mailboxes[0].DailyLimit != mailboxes[0].FullVolume {
 			t.Errorf("campaign mailboxes: %+v (%v)", mailboxes, err)
