@@ -83,7 +83,16 @@ type Connections struct {
 	clock   vibesell.Clock
 	roots   *x509.CertPool
 	timeout time.Duration
+	// privateHosts lets a connection reach loopback and private
+	// addresses; see [Connections.AllowPrivateHosts].
+	privateHosts bool
 }
+
+// AllowPrivateHosts lets mailboxes on loopback and private addresses be
+// connected: the in-process sandbox, a mail server on the same network.
+// Without it such a host is refused, so a person cannot make the server
+// probe its own network with connection checks.
+func (c *Connections) AllowPrivateHosts() { c.privateHosts = true }
 
 // NewConnections returns the connected mailboxes of every workspace.
 // roots verifies the servers' certificates; nil means the system's.
@@ -194,6 +203,13 @@ func (c *Connections) Check(ctx context.Context, r ConnectRequest) error {
 	mb := c.mailboxOf(r)
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
+	if !c.privateHosts {
+		for _, s := range []ServerSettings{r.SMTP, r.IMAP} {
+			if err := publicHost(ctx, s.Host); err != nil {
+				return err
+			}
+		}
+	}
 	client, err := submissionClient(mb.SMTP, c.timeout)
 	if err == nil {
 		if err = client.DialWithContext(ctx); err == nil {
@@ -210,6 +226,21 @@ func (c *Connections) Check(ctx context.Context, r ConnectRequest) error {
 			mb.IMAP.Addr, mb.IMAP.Username, serverSaid(err))
 	}
 	release()
+	return nil
+}
+
+// publicHost refuses a host that is, or resolves to, an address not on
+// the internet (loopback, private, link-local).
+func publicHost(ctx context.Context, host string) error {
+	ips, err := net.DefaultResolver.LookupIPAddr(ctx, host)
+	if err != nil || len(ips) == 0 {
+		return vibesell.Errorf(vibesell.EINVALID, "VibeSell could not find the server %s. Check its name; nothing was saved.", host)
+	}
+	for _, ip := range ips {
+		if ip.IP.IsLoopback() || ip.IP.IsPrivate() || ip.IP.IsUnspecified() || ip.IP.IsLinkLocalUnicast() || ip.IP.IsLinkLocalMulticast() {
+			return vibesell.Errorf(vibesell.EINVALID, "%s is on a private network (%s), which VibeSell does not connect to. Use the server name your mail provider gives; nothing was saved.", host, ip.IP)
+		}
+	}
 	return nil
 }
 

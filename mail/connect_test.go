@@ -18,6 +18,7 @@ import (
 func TestConnectedMailboxes(t *testing.T) {
 	b := setup(t)
 	conns := mail.NewConnections(b.db, b.secret, b.clock, b.sandbox.Roots())
+	conns.AllowPrivateHosts() // the sandbox listens on loopback
 	other, err := workspace.Create(b.ctx, b.db, "Globex")
 	if err != nil {
 		t.Fatal(err)
@@ -48,6 +49,12 @@ func TestConnectedMailboxes(t *testing.T) {
 		}
 		if list, err := conns.List(b.ctx, b.workspace); err != nil || len(list) != 0 {
 			t.Errorf("saved after failed checks: %+v (%v)", list, err)
+		}
+	})
+	t.Run("a host on a private network is refused unless allowed", func(t *testing.T) {
+		_, err := mail.NewConnections(b.db, b.secret, b.clock, b.sandbox.Roots()).Connect(b.ctx, b.workspace, request(good, good))
+		if want := "127.0.0.1 is on a private network (127.0.0.1), which VibeSell does not connect to. Use the server name your mail provider gives; nothing was saved."; vibesell.ErrorMessage(err) != want {
+			t.Errorf("loopback: %v", err)
 		}
 	})
 	t.Run("missing settings are all named at once", func(t *testing.T) {

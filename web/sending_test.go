@@ -173,6 +173,7 @@ func TestConnectAMailbox(t *testing.T) {
 	var svc *sending.Service
 	a := setup(t, withSending(&svc, false), func(a *app, cfg *web.Config) {
 		cfg.Connections = mail.NewConnections(a.pool, secret, nil, sandbox.Roots())
+		cfg.Connections.AllowPrivateHosts() // the sandbox listens on loopback
 	})
 	ada := a.browser(t)
 	ada.SignIn("ada@acme.test", password, "/app/sending")
