@@ -113,6 +113,19 @@ type OutboxMessage struct {
 	// Body is the first plain-text part, decoded.
 	Body string
 	DKIM DKIMVerdict
+	// Replies are the replies read so far that answer this message's
+	// send, oldest first.
+	Replies []OutboxReply
+}
+
+// OutboxReply is a reply the reader kept for a message of the outbox, with
+// its classification.
+type OutboxReply struct {
+	From           string
+	ReceivedAt     time.Time
+	Classification string
+	Rule           string
+	Excerpt        string
 }
 
 // HeaderField is one header line, unfolded.
@@ -173,8 +186,46 @@ func (o *Outbox) List(ctx context.Context, ws uuid.UUID, before int64, limit int
 	for i := range list {
 		o.read(ctx, ws, &list[i])
 	}
+	if err := o.readReplies(ctx, ws, list); err != nil {
+		return OutboxPage{}, err
+	}
 	page.Messages = list
 	return page, nil
+}
+
+// readReplies fills in the replies kept for the sends of messages.
+func (o *Outbox) readReplies(ctx context.Context, ws uuid.UUID, messages []OutboxMessage) error {
+	if len(messages) == 0 {
+		return nil
+	}
+	ids := make([]string, len(messages))
+	at := map[string]*OutboxMessage{}
+	for i := range messages {
+		ids[i] = messages[i].MessageID
+		at[messages[i].MessageID] = &messages[i]
+	}
+	rows, err := o.db.Query(ctx, `
+		SELECT s.message_id, r.from_address, r.received_at, r.classification, r.rule, r.excerpt
+		  FROM mail_sends s
+		  JOIN mail_replies r ON r.workspace_id = s.workspace_id AND r.campaign_id = s.campaign_id AND r.lead_id = s.lead_id AND r.step = s.step
+		 WHERE s.workspace_id = $1 AND s.message_id = ANY($2)
+		 ORDER BY r.received_at, r.message_id`, ws, ids)
+	if err != nil {
+		return fmt.Errorf("read the outbox's replies: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var r OutboxReply
+		if err := rows.Scan(&id, &r.From, &r.ReceivedAt, &r.Classification, &r.Rule, &r.Excerpt); err != nil {
+			return fmt.Errorf("read the outbox's replies: %w", err)
+		}
+		at[id].Replies = append(at[id].Replies, r)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read the outbox's replies: %w", err)
+	}
+	return nil
 }
 
 // Find returns one message of the workspace. Refusals: ENOTFOUND.

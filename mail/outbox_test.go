@@ -120,6 +120,13 @@ func TestOutbox(t *testing.T) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("reply (-want +got):\n%s", diff)
 		}
+		after, err := outbox.List(b.ctx, b.workspace, 0, 20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rs := after.Messages[0].Replies; len(rs) != 1 || rs[0].Classification != "interested" || rs[0].From != "sam@acme-corp.example" {
+			t.Errorf("the message's replies: %+v", rs)
+		}
 	})
 	t.Run("without the sandbox there is nothing to answer", func(t *testing.T) {
 		real := mail.NewOutbox(b.db, records, b.clock, nil)

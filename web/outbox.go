@@ -25,6 +25,13 @@ type outboxRow struct {
 	M        mail.OutboxMessage
 	Accepted string
 	Raw      string
+	Replies  []outboxReply
+}
+
+type outboxReply struct {
+	R          mail.OutboxReply
+	Received   string
+	Classified string
 }
 
 type outboxView struct {
@@ -47,7 +54,11 @@ func (s *server) outboxPage(w http.ResponseWriter, r *http.Request, u auth.User,
 			return
 		}
 		for _, m := range page.Messages {
-			d.Messages = append(d.Messages, outboxRow{M: m, Accepted: formatTime(m.AcceptedAt, u.TimeZone), Raw: string(m.Raw)})
+			row := outboxRow{M: m, Accepted: formatTime(m.AcceptedAt, u.TimeZone), Raw: string(m.Raw)}
+			for _, r := range m.Replies {
+				row.Replies = append(row.Replies, outboxReply{R: r, Received: formatTime(r.ReceivedAt, u.TimeZone), Classified: mail.ClassificationLabels.Of(r.Classification)})
+			}
+			d.Messages = append(d.Messages, row)
 		}
 		if page.Before != 0 {
 			d.Older = "/app/outbox?before=" + strconv.FormatInt(page.Before, 10)

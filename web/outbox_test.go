@@ -116,6 +116,12 @@ func TestBrowserOutboxAndReplyAsLead(t *testing.T) {
 	if n, err := poller.Poll(context.Background(), b.acme.ID, b.mailbox); err != nil || n != 1 {
 		t.Fatalf("poll after the reply: %d (%v)", n, err)
 	}
+	step("reload the outbox", chromedp.Navigate(b.srv.URL+"/app/outbox"))
+	step("wait for the reply read", chromedp.WaitVisible(`//ul[@class="replies"]/li`))
+	tab.Screenshot("outbox-reply-read")
+	if read := tab.Text("main"); !strings.Contains(read, `Interested sam@acme-corp.example`) || !strings.Contains(read, `“Interested! Can we talk on Thursday?” Why: the reply says "interested".`) {
+		t.Errorf("the outbox after the reply was read:\n%s", read)
+	}
 	page, err := mail.NewReplies(b.pool).List(context.Background(), b.acme.ID, mail.ReplyListOptions{})
 	if err != nil || len(page.Replies) != 1 {
 		t.Fatalf("replies: %+v (%v)", page, err)
