@@ -128,6 +128,14 @@ func TestOutbox(t *testing.T) {
 			t.Errorf("the message's replies: %+v", rs)
 		}
 	})
+	t.Run("a message no send claimed is in no outbox", func(t *testing.T) {
+		outbox.Keep(mail.Accepted{From: "dana@getacme.com", Recipients: []string{"x@example.test"}, At: b.clock.Now(),
+			Raw: crlf("From: dana@getacme.com\nTo: x@example.test\nSubject: By hand\nMessage-ID: <by-hand@getacme.com>\n\nHello\n")})
+		var n int
+		if err := b.db.QueryRow(b.ctx, `SELECT count(*) FROM mail_outbox WHERE message_id = '<by-hand@getacme.com>'`).Scan(&n); err != nil || n != 0 {
+			t.Errorf("kept %d (%v)", n, err)
+		}
+	})
 	t.Run("without the sandbox there is nothing to answer", func(t *testing.T) {
 		real := mail.NewOutbox(b.db, records, b.clock, nil)
 		if real.Sandbox() {
