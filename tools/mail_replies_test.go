@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	"vibesell"
 	"vibesell/audience"
 	"vibesell/mail"
+	"vibesell/mail/mailtest"
 	"vibesell/store/storetest"
 	"vibesell/toolkit/toolkittest"
 	"vibesell/workspace/workspacetest"
@@ -27,19 +27,8 @@ func TestListReplies(t *testing.T) {
 	db := storetest.New(t)
 	clock := vibesell.NewManualClock(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
 	ws := workspacetest.Two(t, db)
-	sandbox, err := mail.StartSandbox(mail.SandboxConfig{SMTPAddr: "127.0.0.1:0", IMAPAddr: "127.0.0.1:0", Clock: clock})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sandbox.Close() })
-	mb, err := sandbox.AddMailbox(mail.Address{Name: "Dana Reyes", Email: "dana@getacme.com"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	secret, err := mail.NewSecret([]byte(strings.Repeat("k", 32)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	sandbox, mb := mailtest.Sandbox(t, mail.Address{Name: "Dana Reyes", Email: "dana@getacme.com"}, mail.SandboxConfig{Clock: clock})
+	secret := mailtest.Secret(t)
 	suppressions := audience.New(db, clock, audience.Config{}, nil).MailSuppressions()
 	sender := mail.NewSender(db, mail.NewKeys(db, secret, clock), suppressions, clock)
 	campaign := uuid.New()

@@ -8,6 +8,7 @@ import (
 
 	"vibesell"
 	"vibesell/mail"
+	"vibesell/mail/mailtest"
 	"vibesell/toolkit/toolkittest"
 	"vibesell/workspace/workspacetest"
 )
@@ -17,19 +18,8 @@ import (
 func TestSendingSetupListsConnectedMailboxes(t *testing.T) {
 	t.Parallel()
 	f := newApprovalFixture(t)
-	sandbox, err := mail.StartSandbox(mail.SandboxConfig{SMTPAddr: "127.0.0.1:0", IMAPAddr: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sandbox.Close() })
-	mb, err := sandbox.AddMailbox(mail.Address{Email: "dana@getacme.com"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	secret, err := mail.NewSecret([]byte(strings.Repeat("k", 32)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	sandbox, mb := mailtest.Sandbox(t, mail.Address{Email: "dana@getacme.com"}, mail.SandboxConfig{})
+	secret := mailtest.Secret(t)
 	conns := mail.NewConnections(f.pool, secret, f.clock, sandbox.Roots())
 	conns.AllowPrivateHosts() // the sandbox listens on loopback
 	if _, err := conns.Connect(context.Background(), f.ws.ID, mail.ConnectRequest{Address: "dana@getacme.com",

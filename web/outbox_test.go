@@ -10,6 +10,7 @@ import (
 
 	"vibesell"
 	"vibesell/mail"
+	"vibesell/mail/mailtest"
 	"vibesell/web"
 	"vibesell/web/webtest"
 )
@@ -41,10 +42,7 @@ type outboxBundle struct {
 func setupOutbox(t *testing.T, withSandbox bool) *outboxBundle {
 	t.Helper()
 	b := &outboxBundle{}
-	secret, err := mail.NewSecret([]byte(strings.Repeat("k", 32)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	secret := mailtest.Secret(t)
 	b.secret = secret
 	b.app = setup(t, func(a *app, cfg *web.Config) {
 		keys := mail.NewKeys(a.pool, secret, nil)
@@ -55,15 +53,9 @@ func setupOutbox(t *testing.T, withSandbox bool) *outboxBundle {
 	if !withSandbox {
 		return b
 	}
-	sandbox, err := mail.StartSandbox(mail.SandboxConfig{SMTPAddr: "127.0.0.1:0", IMAPAddr: "127.0.0.1:0", OnAccept: b.outbox.Keep})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sandbox.Close() })
+	sandbox, mb := mailtest.Sandbox(t, mail.Address{Name: "Dana Reyes", Email: "dana@getacme.com"}, mail.SandboxConfig{OnAccept: b.outbox.Keep})
 	b.outbox.Attach(sandbox)
-	if b.mailbox, err = sandbox.AddMailbox(mail.Address{Name: "Dana Reyes", Email: "dana@getacme.com"}); err != nil {
-		t.Fatal(err)
-	}
+	b.mailbox = mb
 	b.sandbox = sandbox
 	return b
 }

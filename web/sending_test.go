@@ -12,6 +12,7 @@ import (
 	"vibesell"
 	"vibesell/cards"
 	"vibesell/mail"
+	"vibesell/mail/mailtest"
 	"vibesell/sending"
 	"vibesell/web"
 	"vibesell/workspace"
@@ -157,19 +158,8 @@ func TestSendingPageWithARealProviderHasNoShortcut(t *testing.T) {
 // password back.
 func TestConnectAMailbox(t *testing.T) {
 	t.Parallel()
-	sandbox, err := mail.StartSandbox(mail.SandboxConfig{SMTPAddr: "127.0.0.1:0", IMAPAddr: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sandbox.Close() })
-	mb, err := sandbox.AddMailbox(mail.Address{Email: "dana@getacme.com"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	secret, err := mail.NewSecret([]byte(strings.Repeat("k", 32)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	sandbox, mb := mailtest.Sandbox(t, mail.Address{Email: "dana@getacme.com"}, mail.SandboxConfig{})
+	secret := mailtest.Secret(t)
 	var svc *sending.Service
 	a := setup(t, withSending(&svc, false), func(a *app, cfg *web.Config) {
 		cfg.Connections = mail.NewConnections(a.pool, secret, nil, sandbox.Roots())
