@@ -120,7 +120,7 @@ func dialIMAP(ctx context.Context, mb Mailbox, handler *imapclient.UnilateralDat
 		Dialer:                &net.Dialer{Timeout: 30 * time.Second},
 		UnilateralDataHandler: handler,
 	}
-	if strings.HasSuffix(mb.IMAP.Addr, ":993") {
+	if strings.HasSuffix(mb.IMAP.Addr, ":993") || mb.IMAP.ImplicitTLS {
 		c, err = imapclient.DialTLS(mb.IMAP.Addr, opts)
 	} else {
 		c, err = imapclient.DialStartTLS(mb.IMAP.Addr, opts)

@@ -37,6 +37,10 @@ type Endpoint struct {
 	Password string
 	// RootCAs verifies the server's certificate; nil means the system's.
 	RootCAs *x509.CertPool
+	// ImplicitTLS says the server speaks TLS from the first byte; false:
+	// plain, then STARTTLS (required). Ports 465 (SMTP) and 993 (IMAP)
+	// are implicit TLS in any case.
+	ImplicitTLS bool
 }
 
 // Mailbox is one sending address with its SMTP submission and IMAP
@@ -211,6 +215,10 @@ func (s *Sandbox) Close() error {
 // process to trust.
 func (s *Sandbox) CertificatePEM() []byte { return s.certPEM }
 
+// Roots is the certificate pool that trusts the servers, for a client in
+// this process.
+func (s *Sandbox) Roots() *x509.CertPool { return s.roots }
+
 // SMTPAddr and IMAPAddr are where the servers listen.
 func (s *Sandbox) SMTPAddr() string { return s.smtpAddr }
 func (s *Sandbox) IMAPAddr() string { return s.imapAddr }
@@ -254,7 +262,7 @@ func (s *Sandbox) DeliverReply(mailbox string, raw []byte) error {
 	user := s.inboxes[strings.ToLower(mailbox)]
 	s.mu.Unlock()
 	if user == nil {
-		return fmt.Errorf("sandbox: no mailbox %s", mailbox)
+		return fmt.Errorf("%w: %s", ErrNoSandboxMailbox, mailbox)
 	}
 	_, err := user.Append("INBOX", literal{bytes.NewReader(raw)}, &imap.AppendOptions{Time: s.clock.Now()})
 	if err != nil {
@@ -262,6 +270,10 @@ func (s *Sandbox) DeliverReply(mailbox string, raw []byte) error {
 	}
 	return nil
 }
+
+// ErrNoSandboxMailbox is DeliverReply's error for a mailbox the sandbox
+// does not have (not added since it started).
+var ErrNoSandboxMailbox = errors.New("sandbox: no such mailbox")
 
 type literal struct{ *bytes.Reader }
 

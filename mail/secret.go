@@ -15,10 +15,12 @@ import (
 
 // Secret is the key from configuration (MAIL_SECRET_KEY). It is never used
 // directly: each use gets its own key derived with HKDF, so the key sealing
-// DKIM private keys and the key signing unsubscribe links are unrelated.
+// DKIM private keys, the key signing unsubscribe links and the key sealing
+// connected mailboxes' passwords are unrelated.
 type Secret struct {
 	seal  []byte
 	links []byte
+	creds []byte
 }
 
 // ParseSecret reads a key of at least 32 bytes given in hex or base64.
@@ -48,7 +50,11 @@ func NewSecret(raw []byte) (Secret, error) {
 	if err != nil {
 		return Secret{}, fmt.Errorf("derive link key: %w", err)
 	}
-	return Secret{seal: seal, links: links}, nil
+	creds, err := hkdf.Key(sha256.New, raw, nil, "vibesell mail: mailbox credentials", 32)
+	if err != nil {
+		return Secret{}, fmt.Errorf("derive credentials key: %w", err)
+	}
+	return Secret{seal: seal, links: links, creds: creds}, nil
 }
 
 // NewRandomSecret returns a fresh key, hex-encoded, for a first start.
@@ -61,8 +67,12 @@ func NewRandomSecret() string {
 // sealed encrypts plain with AES-256-GCM; the nonce goes first. aad binds
 // the ciphertext to its row, so a sealed key copied to another domain does
 // not open.
-func (s Secret) sealed(plain, aad []byte) ([]byte, error) {
-	gcm, err := s.gcm()
+func (s Secret) sealed(plain, aad []byte) ([]byte, error) { return sealWith(s.seal, plain, aad) }
+
+func (s Secret) opened(sealed, aad []byte) ([]byte, error) { return openWith(s.seal, sealed, aad) }
+
+func sealWith(key, plain, aad []byte) ([]byte, error) {
+	gcm, err := gcmOf(key)
 	if err != nil {
 		return nil, err
 	}
@@ -71,8 +81,8 @@ func (s Secret) sealed(plain, aad []byte) ([]byte, error) {
 	return gcm.Seal(nonce, nonce, plain, aad), nil
 }
 
-func (s Secret) opened(sealed, aad []byte) ([]byte, error) {
-	gcm, err := s.gcm()
+func openWith(key, sealed, aad []byte) ([]byte, error) {
+	gcm, err := gcmOf(key)
 	if err != nil {
 		return nil, err
 	}
@@ -86,11 +96,11 @@ func (s Secret) opened(sealed, aad []byte) ([]byte, error) {
 	return plain, nil
 }
 
-func (s Secret) gcm() (cipher.AEAD, error) {
-	if len(s.seal) == 0 {
+func gcmOf(key []byte) (cipher.AEAD, error) {
+	if len(key) == 0 {
 		return nil, errors.New("mail secret not configured")
 	}
-	block, err := aes.NewCipher(s.seal)
+	block, err := aes.NewCipher(key)
 	if err != nil {
 		return nil, err
 	}

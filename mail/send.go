@@ -269,7 +269,7 @@ func submissionClient(e Endpoint, timeout time.Duration) (*gomail.Client, error)
 		gomail.WithTimeout(timeout),
 		gomail.WithHELO("vibesell"),
 	}
-	if port == 465 {
+	if port == 465 || e.ImplicitTLS {
 		opts = append(opts, gomail.WithSSL())
 	} else {
 		opts = append(opts, gomail.WithTLSPolicy(gomail.TLSMandatory))

@@ -27,4 +27,9 @@ var (
 		{Value: string(SourceOwnNames), Text: "New addresses under your brand"},
 		{Value: string(SourceOther), Text: "In your own words"},
 	}
+	// ShortcutLabels say a domain or mailbox was made ready (and warm)
+	// by the sandbox shortcut: the card shows it from the generated copy.
+	ShortcutLabels = vibesell.Labels{
+		{Value: "sandbox_ready", Text: SandboxShortcutLabel},
+	}
 )

@@ -284,6 +284,11 @@ func (s *Service) PlaceOrder(ctx context.Context, ws uuid.UUID, opts *PlaceOptio
 				return fmt.Errorf("record ordered domain %s: %w", r.Domain, err)
 			}
 			for _, rec := range r.Records {
+				if rec.Type == "DKIM" && s.dkimRecord != nil {
+					if rec, err = s.dkimRecord(ctx, ws, r.Domain); err != nil {
+						return fmt.Errorf("the DKIM key of %s: %w", r.Domain, err)
+					}
+				}
 				if _, err := tx.Exec(ctx, `
 					INSERT INTO sending_dns_records (workspace_id, domain, type, host, value) VALUES ($1, $2, $3, $4, $5)
 					ON CONFLICT (workspace_id, domain, type) DO UPDATE SET host = EXCLUDED.host, value = EXCLUDED.value`,

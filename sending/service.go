@@ -61,6 +61,9 @@ type Deps struct {
 	// Limit is the plan's limit on mailboxes; nil: orders are not held to
 	// a plan (tests of other things).
 	Limit MailboxLimit
+	// DKIMRecord, when set, gives the DKIM record an ordered domain
+	// publishes, in place of the provider's: the key the engine signs with.
+	DKIMRecord DKIMRecordFunc
 }
 
 // MailboxLimit is the plan's limit on the mailboxes a workspace has
@@ -91,6 +94,7 @@ type Service struct {
 	provisioner  Provisioner
 	resolver     Resolver
 	limit        MailboxLimit
+	dkimRecord   DKIMRecordFunc
 }
 
 // New returns a Service.
@@ -121,6 +125,7 @@ func New(d Deps) *Service {
 	return &Service{
 		db: d.DB, clock: clock, cfg: cfg, cards: d.Cards, offers: d.Offers, approvals: d.Approvals,
 		availability: o.Availability, shelf: o.Shelf, provisioner: o.Provisioner, resolver: o.Resolver, limit: d.Limit,
+		dkimRecord: d.DKIMRecord,
 	}
 }
 
@@ -220,6 +225,9 @@ type Domain struct {
 	OrderedAt      *time.Time
 	ReadyAt        *time.Time
 	Records        []Record
+	// SandboxReadyAt is when the sandbox shortcut made it ready at once;
+	// nil when it was prepared the ordinary way.
+	SandboxReadyAt *time.Time
 }
 
 // State is where the domain stands at now: chosen (picked, not ordered),
@@ -228,6 +236,8 @@ func (d Domain) State(now time.Time) DomainState {
 	switch {
 	case d.Status == DomainChosen:
 		return DomainChosen
+	case d.SandboxReadyAt != nil && !now.Before(*d.SandboxReadyAt):
+		return DomainReady
 	case d.ReadyAt != nil && now.Before(*d.ReadyAt):
 		return DomainPreparing
 	}
@@ -247,6 +257,9 @@ type Mailbox struct {
 	OrderedAt       *time.Time
 	ReadyAt         *time.Time
 	WarmupStartedAt *time.Time
+	// SandboxReadyAt is when the sandbox shortcut made it ready and warm
+	// at once; nil when it was prepared and warmed the ordinary way.
+	SandboxReadyAt *time.Time
 }
 
 // State is where the mailbox stands at now: planned (chosen, not ordered),
@@ -256,6 +269,8 @@ func (m Mailbox) State(now time.Time, cfg Config) MailboxState {
 	switch {
 	case m.Status == MailboxPlanned:
 		return MailboxPlanned
+	case m.SandboxReadyAt != nil && !now.Before(*m.SandboxReadyAt):
+		return MailboxWarm
 	case m.ReadyAt != nil && now.Before(*m.ReadyAt):
 		return MailboxPreparing
 	case m.Prewarmed:
@@ -280,7 +295,7 @@ func (m Mailbox) warmupEnds(cfg Config) time.Time {
 // collectDomains reads them.
 const domainsSQL = `
 	SELECT domain, origin, status, currency, yearly_cents, mailbox_cents, coalesce(shelf_mailboxes, 0),
-	       registered_on, reputation, card, chosen_at, coalesce(provider, ''), ordered_at, ready_at,
+	       registered_on, reputation, card, chosen_at, coalesce(provider, ''), ordered_at, ready_at, sandbox_ready_at,
 	       coalesce((SELECT jsonb_agg(jsonb_build_object('Type', r.type, 'Host', r.host, 'Value', r.value)
 	                 ORDER BY array_position(ARRAY['MX','SPF','DKIM','DMARC'], r.type))
 	                 FROM sending_dns_records r WHERE r.workspace_id = d.workspace_id AND r.domain = d.domain), '[]')
@@ -301,7 +316,7 @@ func collectDomains(rows pgx.Rows, err error) ([]Domain, error) {
 		var d Domain
 		var currency string
 		err := r.Scan(&d.Name, &d.Origin, &d.Status, &currency, &d.YearlyPrice.Minor, &d.MailboxPrice.Minor, &d.ShelfMailboxes,
-			&d.RegisteredOn, &d.Reputation, &d.Card, &d.ChosenAt, &d.Provider, &d.OrderedAt, &d.ReadyAt, &d.Records)
+			&d.RegisteredOn, &d.Reputation, &d.Card, &d.ChosenAt, &d.Provider, &d.OrderedAt, &d.ReadyAt, &d.SandboxReadyAt, &d.Records)
 		d.YearlyPrice.Currency, d.MailboxPrice.Currency = currency, currency
 		return d, err
 	})
@@ -315,7 +330,7 @@ func collectDomains(rows pgx.Rows, err error) ([]Domain, error) {
 // domains, as collectMailboxes reads them.
 const mailboxesSQL = `
 	SELECT m.address, m.domain, coalesce(m.sender_name, ''), m.status, m.prewarmed, m.currency, m.monthly_cents,
-	       m.card, coalesce(m.provider, ''), m.ordered_at, m.ready_at, m.warmup_started_at
+	       m.card, coalesce(m.provider, ''), m.ordered_at, m.ready_at, m.warmup_started_at, m.sandbox_ready_at
 	FROM sending_mailboxes m JOIN sending_domains d USING (workspace_id, domain)
 	WHERE m.workspace_id = $1
 	ORDER BY d.status DESC, d.chosen_at, d.position, m.domain, m.planned_at, m.position, m.address`
@@ -333,7 +348,7 @@ func collectMailboxes(rows pgx.Rows, err error) ([]Mailbox, error) {
 	mailboxes, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Mailbox, error) {
 		var m Mailbox
 		err := r.Scan(&m.Address, &m.Domain, &m.SenderName, &m.Status, &m.Prewarmed, &m.MonthlyPrice.Currency, &m.MonthlyPrice.Minor,
-			&m.Card, &m.Provider, &m.OrderedAt, &m.ReadyAt, &m.WarmupStartedAt)
+			&m.Card, &m.Provider, &m.OrderedAt, &m.ReadyAt, &m.WarmupStartedAt, &m.SandboxReadyAt)
 		return m, err
 	})
 	if err != nil {

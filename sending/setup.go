@@ -250,6 +250,8 @@ func (s *Service) setup(r setupRows, now time.Time) Setup {
 // counting from today (or its ready day) when warmup has not started.
 func (s *Service) mailboxFullVolume(m Mailbox, now time.Time) time.Time {
 	switch {
+	case m.SandboxReadyAt != nil:
+		return day(*m.SandboxReadyAt)
 	case m.Prewarmed:
 		return s.cfg.onOrAfterBusinessDay(*m.ReadyAt)
 	case m.WarmupStartedAt != nil:

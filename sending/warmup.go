@@ -62,7 +62,7 @@ func (s *Service) StartWarmup(ctx context.Context, ws uuid.UUID) (Warmup, error)
 		// mailbox once.
 		rows, err := tx.Query(ctx, `
 			UPDATE sending_mailboxes SET status = 'warming', warmup_started_at = $2
-			WHERE workspace_id = $1 AND status = 'ordered' AND NOT prewarmed AND ready_at <= $2
+			WHERE workspace_id = $1 AND status = 'ordered' AND NOT prewarmed AND ready_at <= $2 AND sandbox_ready_at IS NULL
 			RETURNING address`, ws, now)
 		if err != nil {
 			return fmt.Errorf("start warmup: %w", err)
@@ -83,6 +83,8 @@ func (s *Service) StartWarmup(ctx context.Context, ws uuid.UUID) (Warmup, error)
 		for _, m := range all {
 			switch {
 			case m.Status == MailboxPlanned:
+			case m.SandboxReadyAt != nil:
+				w.Prewarmed = append(w.Prewarmed, m) // warm already, by the sandbox shortcut
 			case m.Status == MailboxWarming && slices.Contains(started, m.Address):
 				w.Started = append(w.Started, m)
 			case m.Status == MailboxWarming:

@@ -60,7 +60,7 @@ func (s *Service) StartDueWarmups(ctx context.Context) (int, error) {
 	// The only read across workspaces: which ones have a warmup due.
 	rows, err := s.db.Query(ctx, `
 		SELECT DISTINCT workspace_id FROM sending_mailboxes
-		WHERE status = 'ordered' AND NOT prewarmed AND ready_at <= $1`, s.clock.Now())
+		WHERE status = 'ordered' AND NOT prewarmed AND ready_at <= $1 AND sandbox_ready_at IS NULL`, s.clock.Now())
 	if err != nil {
 		return 0, fmt.Errorf("find due warmups: %w", err)
 	}

@@ -76,20 +76,6 @@ func kindChoice() string { return "choice" }
 
 // get_sending_setup
 
-func getSendingSetup(d Deps) toolkit.Tool {
-	return define(d, toolkit.Spec[struct{}, sendingSetupOutput]{
-		Name: vibesell.ToolGetSendingSetup,
-		Handler: func(ctx context.Context, p auth.Principal, _ struct{}) (toolkit.Result[sendingSetupOutput], error) {
-			st, err := d.Sending.GetSetup(ctx, p.WorkspaceID)
-			if err != nil {
-				return toolkit.Result[sendingSetupOutput]{}, err
-			}
-			out := toSetupOutput(st)
-			return toolkit.Result[sendingSetupOutput]{Markdown: setupMarkdown(st, out), Data: out}, nil
-		},
-	})
-}
-
 type sendingSetupOutput struct {
 	Kind          string          `json:"kind" enum:"sending_setup"`
 	Source        *sourceData     `json:"source" jsonschema:"where the emails go out from, as the person chose; null when not chosen yet"`
@@ -99,7 +85,23 @@ type sendingSetupOutput struct {
 	WarmupDays    int             `json:"warmupDays" jsonschema:"how many days a new mailbox warms up"`
 	ReadyToSendOn *string         `json:"readyToSendOn" jsonschema:"the first day every ordered address can send at full volume, YYYY-MM-DD (UTC); null when nothing is ordered yet or some addresses are not ordered"`
 	Sandbox       bool            `json:"sandbox" jsonschema:"true when any domain is handled by the sandbox (nothing real was registered or created)"`
+	Connected     []connectedData `json:"connected" jsonschema:"the person's own mailboxes connected in the web app (their settings, never a password); null when connecting mailboxes is not available on this server"`
 	NextStep      sendingStepData `json:"nextStep" jsonschema:"what the setup needs next"`
+}
+
+type connectedData struct {
+	Address     string         `json:"address" jsonschema:"the connected email address"`
+	SenderName  *string        `json:"senderName" jsonschema:"who it signs as; null when not given"`
+	SMTP        mailServerData `json:"smtp" jsonschema:"the server it sends through"`
+	IMAP        mailServerData `json:"imap" jsonschema:"the server replies are read from"`
+	ConnectedAt time.Time      `json:"connectedAt" jsonschema:"when it was connected"`
+	CheckedAt   time.Time      `json:"checkedAt" jsonschema:"when VibeSell last signed in to both servers with its settings"`
+}
+
+type mailServerData struct {
+	Host     string `json:"host" jsonschema:"the server's host name"`
+	Port     int    `json:"port" jsonschema:"its port"`
+	Security string `json:"security" enum:"starttls,tls" jsonschema:"starttls: plain, then STARTTLS; tls: TLS from the start"`
 }
 
 type sourceData struct {
@@ -128,6 +130,7 @@ type setupDomain struct {
 	ReadyOn        *string    `json:"readyOn" jsonschema:"the day it is (or was) ready, YYYY-MM-DD (UTC); null until ordered"`
 	DNS            []dnsCheck `json:"dns" jsonschema:"its DNS records (MX, SPF, DKIM, DMARC) and whether each checks out; null until ordered"`
 	DNSCheckedWith *string    `json:"dnsCheckedWith" jsonschema:"what answered the DNS checks: dns (a real resolver) or sandbox; null when not checked"`
+	SandboxReadyAt *time.Time `json:"sandboxReadyAt" jsonschema:"when the sandbox shortcut made it ready at once, without waiting for its preparation (sandbox only); null when it was prepared the ordinary way"`
 }
 
 type dnsCheck struct {
@@ -139,15 +142,16 @@ type dnsCheck struct {
 }
 
 type setupMailbox struct {
-	Address      string       `json:"address" jsonschema:"the email address"`
-	Domain       string       `json:"domain" jsonschema:"its domain"`
-	SenderName   *string      `json:"senderName" jsonschema:"who it signs as; null when not given"`
-	Status       string       `json:"status" jsonschema:"planned: chosen, not ordered; preparing; ready: prepared, warmup not started; warming; warm: can send at full volume" enum:"planned,preparing,ready,warming,warm"`
-	Prewarmed    bool         `json:"prewarmed" jsonschema:"true when it came already warmed up"`
-	MonthlyPrice moneyData    `json:"monthlyPrice" jsonschema:"its price per month"`
-	ReadyOn      *string      `json:"readyOn" jsonschema:"the day it is (or was) ready, YYYY-MM-DD (UTC); null until ordered"`
-	Warmup       *warmupState `json:"warmup" jsonschema:"its warmup progress; null when not warming up"`
-	FullVolumeOn *string      `json:"fullVolumeOn" jsonschema:"the first day it can send at full volume, YYYY-MM-DD (UTC); null until ordered"`
+	Address        string       `json:"address" jsonschema:"the email address"`
+	Domain         string       `json:"domain" jsonschema:"its domain"`
+	SenderName     *string      `json:"senderName" jsonschema:"who it signs as; null when not given"`
+	Status         string       `json:"status" jsonschema:"planned: chosen, not ordered; preparing; ready: prepared, warmup not started; warming; warm: can send at full volume" enum:"planned,preparing,ready,warming,warm"`
+	Prewarmed      bool         `json:"prewarmed" jsonschema:"true when it came already warmed up"`
+	MonthlyPrice   moneyData    `json:"monthlyPrice" jsonschema:"its price per month"`
+	ReadyOn        *string      `json:"readyOn" jsonschema:"the day it is (or was) ready, YYYY-MM-DD (UTC); null until ordered"`
+	Warmup         *warmupState `json:"warmup" jsonschema:"its warmup progress; null when not warming up"`
+	FullVolumeOn   *string      `json:"fullVolumeOn" jsonschema:"the first day it can send at full volume, YYYY-MM-DD (UTC); null until ordered"`
+	SandboxReadyAt *time.Time   `json:"sandboxReadyAt" jsonschema:"when the sandbox shortcut made it ready and warm at once, without a real warmup (sandbox only); null when it was prepared and warmed the ordinary way"`
 }
 
 type warmupState struct {
@@ -156,6 +160,33 @@ type warmupState struct {
 	Of          int    `json:"of" jsonschema:"how many days the warmup lasts"`
 	TodayVolume int    `json:"todayVolume" jsonschema:"warmup emails it sends today"`
 	Percent     int    `json:"percent" jsonschema:"how far the warmup is, 0 to 100"`
+}
+
+func getSendingSetup(d Deps) toolkit.Tool {
+	return define(d, toolkit.Spec[struct{}, sendingSetupOutput]{
+		Name: vibesell.ToolGetSendingSetup,
+		Handler: func(ctx context.Context, p auth.Principal, _ struct{}) (toolkit.Result[sendingSetupOutput], error) {
+			st, err := d.Sending.GetSetup(ctx, p.WorkspaceID)
+			if err != nil {
+				return toolkit.Result[sendingSetupOutput]{}, err
+			}
+			out := toSetupOutput(st)
+			if d.Connections != nil {
+				list, err := d.Connections.List(ctx, p.WorkspaceID)
+				if err != nil {
+					return toolkit.Result[sendingSetupOutput]{}, err
+				}
+				out.Connected = []connectedData{}
+				for _, m := range list {
+					out.Connected = append(out.Connected, connectedData{Address: m.Address, SenderName: strPtr(m.SenderName),
+						SMTP:        mailServerData{Host: m.SMTPHost, Port: m.SMTPPort, Security: m.SMTPSecurity},
+						IMAP:        mailServerData{Host: m.IMAPHost, Port: m.IMAPPort, Security: m.IMAPSecurity},
+						ConnectedAt: m.ConnectedAt, CheckedAt: m.CheckedAt})
+				}
+			}
+			return toolkit.Result[sendingSetupOutput]{Markdown: setupMarkdown(st, out), Data: out}, nil
+		},
+	})
 }
 
 func toSetupOutput(st sending.Setup) sendingSetupOutput {
@@ -170,7 +201,7 @@ func toSetupOutput(st sending.Setup) sendingSetupOutput {
 	}
 	for _, d := range st.Domains {
 		sd := setupDomain{Domain: d.Name, Origin: string(d.Origin), Status: string(d.State), Provider: strPtr(d.Provider), YearlyPrice: moneyOf(d.YearlyPrice),
-			OrderedAt: d.OrderedAt, ReadyOn: dayPtr(d.ReadyAt), DNSCheckedWith: strPtr(d.CheckedWith)}
+			OrderedAt: d.OrderedAt, ReadyOn: dayPtr(d.ReadyAt), DNSCheckedWith: strPtr(d.CheckedWith), SandboxReadyAt: d.SandboxReadyAt}
 		if d.Checks != nil {
 			sd.DNS = []dnsCheck{}
 			for _, c := range d.Checks {
@@ -181,7 +212,7 @@ func toSetupOutput(st sending.Setup) sendingSetupOutput {
 	}
 	for _, m := range st.Mailboxes {
 		sm := setupMailbox{Address: m.Address, Domain: m.Domain, SenderName: strPtr(m.SenderName), Status: string(m.State), Prewarmed: m.Prewarmed,
-			MonthlyPrice: moneyOf(m.MonthlyPrice), ReadyOn: dayPtr(m.ReadyAt), FullVolumeOn: dayPtr(m.FullVolumeOn)}
+			MonthlyPrice: moneyOf(m.MonthlyPrice), ReadyOn: dayPtr(m.ReadyAt), FullVolumeOn: dayPtr(m.FullVolumeOn), SandboxReadyAt: m.SandboxReadyAt}
 		if m.WarmupDay != nil {
 			sm.Warmup = &warmupState{StartedOn: dayText(*m.WarmupStartedAt), Day: *m.WarmupDay, Of: st.WarmupDays, TodayVolume: *m.TodayVolume,
 				Percent: *m.WarmupDone}
@@ -243,7 +274,11 @@ func setupMarkdown(st sending.Setup, out sendingSetupOutput) string {
 		if d.ReadyAt != nil {
 			fmt.Fprintf(&b, ", ready %s", formatDate(*d.ReadyAt))
 		}
-		fmt.Fprintf(&b, "; %s per year.\n", d.YearlyPrice)
+		fmt.Fprintf(&b, "; %s per year.", d.YearlyPrice)
+		if d.SandboxReadyAt != nil {
+			fmt.Fprintf(&b, " Made ready at once by the sandbox shortcut on %s, not by a real preparation.", formatTime(*d.SandboxReadyAt))
+		}
+		b.WriteString("\n")
 		for _, c := range d.Checks {
 			verdict := "could not be checked right now"
 			switch {
@@ -271,12 +306,22 @@ func setupMarkdown(st sending.Setup, out sendingSetupOutput) string {
 		if m.FullVolumeOn != nil && m.State != sending.MailboxWarm {
 			fmt.Fprintf(&b, ", full volume from %s", formatDate(*m.FullVolumeOn))
 		}
-		fmt.Fprintf(&b, "; %s per month.\n", m.MonthlyPrice)
+		fmt.Fprintf(&b, "; %s per month.", m.MonthlyPrice)
+		if m.SandboxReadyAt != nil {
+			fmt.Fprintf(&b, " Made ready and warm at once by the sandbox shortcut on %s, not by a real warmup.", formatTime(*m.SandboxReadyAt))
+		}
+		b.WriteString("\n")
 	}
 	if st.ReadyToSendOn != nil {
 		fmt.Fprintf(&b, "\nThe setup can send at full volume from %s.\n", formatDate(*st.ReadyToSendOn))
 	} else if len(st.Mailboxes) > 0 {
 		b.WriteString("\nReady-to-send date: not available until every address is ordered.\n")
+	}
+	if len(out.Connected) > 0 {
+		b.WriteString("\n### Connected mailboxes (the person's own)\n")
+		for _, m := range out.Connected {
+			fmt.Fprintf(&b, "- %s: sends through %s:%d, reads replies from %s:%d; connected %s.\n", m.Address, m.SMTP.Host, m.SMTP.Port, m.IMAP.Host, m.IMAP.Port, formatTime(m.ConnectedAt))
+		}
 	}
 	if out.Sandbox {
 		b.WriteString("\nSandbox: these domains and mailboxes exist only in the sandbox; no real domain was registered and no real DNS was checked.\n")
@@ -294,6 +339,7 @@ type sendingSummaryData struct {
 	Mailboxes       mailboxCounts   `json:"mailboxes" jsonschema:"the mailboxes, by status"`
 	ReadyToSendOn   *string         `json:"readyToSendOn" jsonschema:"the first day every ordered address can send at full volume, YYYY-MM-DD (UTC); null when nothing is ordered yet or some addresses are not ordered"`
 	Sandbox         bool            `json:"sandbox" jsonschema:"true when any domain is handled by the sandbox (nothing real)"`
+	SandboxShortcut int             `json:"sandboxShortcut" jsonschema:"how many mailboxes the sandbox shortcut made ready and warm at once, without a real warmup"`
 	NextStep        sendingStepData `json:"nextStep" jsonschema:"what the sending setup needs next"`
 }
 
@@ -316,7 +362,7 @@ func toSendingSummary(st sending.Setup) *sendingSummaryData {
 	if st.Source != nil {
 		out.Source = strPtr(string(st.Source.Source))
 	}
-	out.Sandbox = st.Sandbox
+	out.Sandbox, out.SandboxShortcut = st.Sandbox, st.SandboxShortcuts()
 	out.Domains = domainCounts{Chosen: st.DomainCount(sending.DomainChosen), Preparing: st.DomainCount(sending.DomainPreparing), Ready: st.DomainCount(sending.DomainReady)}
 	out.Mailboxes = mailboxCounts{
 		Planned: st.MailboxCount(sending.MailboxPlanned), Preparing: st.MailboxCount(sending.MailboxPreparing), Ready: st.MailboxCount(sending.MailboxReady),
@@ -363,6 +409,9 @@ func sendingSummaryMarkdown(s *sendingSummaryData) string {
 	}
 	if s.Sandbox {
 		b.WriteString("- Sandbox: nothing in this setup is real\n")
+	}
+	if s.SandboxShortcut > 0 {
+		fmt.Fprintf(&b, "- Sandbox shortcut: %s made ready and warm at once, not by a real warmup\n", vibesell.Plural(s.SandboxShortcut, "mailbox was", "mailboxes were"))
 	}
 	fmt.Fprintf(&b, "- Next for the sending setup: %s\n\n", s.NextStep.Why)
 	return b.String()

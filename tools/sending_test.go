@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"crypto/x509"
 	"encoding/json"
 	"log/slog"
 	"net"
@@ -20,6 +21,7 @@ import (
 	"vibesell/approvals/approvalstest"
 	"vibesell/auth"
 	"vibesell/cards"
+	"vibesell/mail"
 	"vibesell/sending"
 	"vibesell/store"
 	"vibesell/store/storetest"
@@ -77,8 +79,11 @@ type sendingFixture struct {
 	cards      *cards.Service
 	svc        *sending.Service
 	replica    func() *sending.Service // the sending service of a second server, on its own pool
-	ws, other  workspace.Workspace
-	c          *toolkittest.Client // acts for ws
+	// connections are the connected mailboxes of this database, sealed
+	// with secret and checked against servers trusted by roots.
+	connections func(secret mail.Secret, roots *x509.CertPool) *mail.Connections
+	ws, other   workspace.Workspace
+	c           *toolkittest.Client // acts for ws
 }
 
 func newSendingFixture(t *testing.T, opts *sending.Providers) *sendingFixture {
@@ -108,6 +113,9 @@ func newSendingFixture(t *testing.T, opts *sending.Providers) *sendingFixture {
 	deps := sending.Deps{DB: pool, Clock: f.clock, Config: sending.DefaultConfig(), Cards: f.cards,
 		Offers: f.workspaces, Approvals: f.approvals, Providers: f.opts}
 	f.svc = sending.New(deps)
+	f.connections = func(secret mail.Secret, roots *x509.CertPool) *mail.Connections {
+		return mail.NewConnections(pool, secret, f.clock, roots)
+	}
 	f.execute = func(id string) approvals.Approval { return approvalstest.Execute(t, pool, appr, id) }
 	// A second pool is what a second server replica has.
 	f.replica = func() *sending.Service {

@@ -8,6 +8,7 @@ import (
 	"vibesell/billing"
 	"vibesell/campaigns"
 	"vibesell/cards"
+	"vibesell/mail"
 	"vibesell/sending"
 	"vibesell/toolkit"
 	"vibesell/workspace"
@@ -27,6 +28,11 @@ type Deps struct {
 	// Sessions tells whether an MCP session's host declared the MCP Apps
 	// extension, recorded beside each decision. Nil: not recorded.
 	Sessions *auth.Sessions
+	// Replies reads the replies the engine kept (list_replies).
+	Replies *mail.Replies
+	// Connections lists the person's connected mailboxes in
+	// get_sending_setup; nil: not available.
+	Connections *mail.Connections
 	// PublicURL is the address people reach the server at: links to the
 	// web app start with it. Empty: results name the page without a link.
 	PublicURL string
@@ -81,6 +87,7 @@ func Registry(d Deps) []toolkit.Tool {
 		launchCampaign(d),
 		stopCampaign(d),
 		resumeCampaign(d),
+		listReplies(d),
 		// Billing.
 		getPlansAndBilling(d),
 		startCheckout(d),

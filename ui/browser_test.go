@@ -19,6 +19,7 @@ import (
 	"vibesell/approvals"
 	"vibesell/auth"
 	"vibesell/cards"
+	"vibesell/mail"
 	"vibesell/sending"
 	"vibesell/store/storetest"
 	"vibesell/toolkit"
@@ -47,6 +48,7 @@ type env struct {
 	ws        workspace.Workspace
 	approvals *approvals.Service
 	clock     *clock
+	pool      *pgxpool.Pool
 }
 
 // clock is the real time, moved forward when a test needs days to pass
@@ -90,10 +92,10 @@ func connect(t *testing.T) *env {
 		return "Imported 250 leads into the campaign “Q3 SaaS heads of marketing”. Nobody was emailed.", nil
 	}})
 	startWorkers(t, pool, appr, logger)
-	deps := tools.Deps{Clock: clock, Workspaces: svc, Sending: send, Approvals: appr, Cards: choices}
+	deps := tools.Deps{Clock: clock, Workspaces: svc, Sending: send, Approvals: appr, Cards: choices, Replies: mail.NewReplies(pool)}
 	srv := tools.NewServer(deps, &toolkit.Options{CardHTML: ui.CardHTML})
 	c := toolkittest.Connect(t, srv, auth.Principal{WorkspaceID: ws.ID, WorkspaceSlug: ws.Slug})
-	return &env{c: c, ws: ws, approvals: appr, clock: clock}
+	return &env{c: c, ws: ws, approvals: appr, clock: clock, pool: pool}
 }
 
 // startWorkers runs the approvals' River workers until the test ends, so
@@ -150,6 +152,7 @@ func TestCardInBrowser(t *testing.T) {
 	all = append(all, hostScenarios(t, s)...)
 	all = append(all, orderedScenarios(t, s)...)
 	all = append(all, featureScenarios(t)...)
+	all = append(all, repliesScenarios(t, s)...)
 	all = append(all, genericScenarios()...)
 
 	// Kinds with neither a tool nor a Go output type yet are drawn (their

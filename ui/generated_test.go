@@ -19,6 +19,7 @@ import (
 	"vibesell/approvals"
 	"vibesell/billing"
 	"vibesell/campaigns"
+	"vibesell/mail"
 	"vibesell/sending"
 	"vibesell/tools"
 )
@@ -230,6 +231,8 @@ func labelTables() string {
 		{"campaignCheckLabels", "campaigns.CheckLabels", campaigns.CheckLabels},
 		{"billingStatusLabels", "billing.StatusLabels", billing.StatusLabels},
 		{"billingMetricLabels", "billing.MetricLabels", billing.MetricLabels},
+		{"replyClassificationLabels", "mail.ClassificationLabels", mail.ClassificationLabels},
+		{"sandboxShortcutLabels", "sending.ShortcutLabels", sending.ShortcutLabels},
 	} {
 		fmt.Fprintf(&b, "\n/** %s */\nexport const %s: Readonly<Record<string, string>> = {\n", table.from, table.name)
 		for _, l := range table.labels {

@@ -32,6 +32,8 @@ import (
 	"vibesell/auth/oauth"
 	"vibesell/billing"
 	"vibesell/campaigns"
+	"vibesell/mail"
+	"vibesell/sending"
 	"vibesell/store"
 	"vibesell/workspace"
 )
@@ -71,6 +73,15 @@ type Config struct {
 	// OAuth, when set, adds the consent page of connecting an app and the
 	// list of connected apps.
 	OAuth *oauth.Server
+	// Sending shows the sending setup (/app/sending), with the sandbox
+	// shortcut in the sandbox; nil leaves the page out.
+	Sending *sending.Service
+	// Connections lets a person connect existing mailboxes on the sending
+	// page; nil leaves the form out.
+	Connections *mail.Connections
+	// Outbox shows what the sandbox mail server accepted (/app/outbox);
+	// nil leaves the page out.
+	Outbox *mail.Outbox
 	// ClientIP returns the address a request comes from, for the sign-in
 	// limits. Default: the connection's remote address. Behind a trusted
 	// reverse proxy, pass a function that reads its forwarding header.
@@ -172,6 +183,8 @@ func (s *server) routes() http.Handler {
 		mux.HandleFunc("GET /app/support", s.signedIn(s.supportPage))
 	}
 	s.leadRoutes(mux)
+	s.outboxRoutes(mux)
+	s.sendingRoutes(mux)
 	if s.Workspaces != nil && s.Campaigns != nil {
 		mux.HandleFunc("GET /app/campaigns", s.signedIn(s.campaignsPage))
 		mux.HandleFunc("GET /app/settings", s.signedIn(s.settingsPage))
@@ -329,7 +342,10 @@ type pageData struct {
 	Support bool // the app has a Support page
 	// Campaigns: the app has the campaigns and settings pages.
 	Campaigns bool
-	Body      any
+	// Outbox: the app has the outbox page; Sending, the sending page.
+	Outbox  bool
+	Sending bool
+	Body    any
 }
 
 func (s *server) render(w http.ResponseWriter, r *http.Request, status int, page string, d pageData) {
@@ -339,6 +355,7 @@ func (s *server) render(w http.ResponseWriter, r *http.Request, status int, page
 	}
 	d.Support = s.Workspaces != nil
 	d.Campaigns = s.Workspaces != nil && s.Campaigns != nil
+	d.Outbox, d.Sending = s.Outbox != nil, s.Sending != nil
 	var b strings.Builder
 	if err := t.ExecuteTemplate(&b, "layout", d); err != nil {
 		ref := vibesell.NewRef()

@@ -69,29 +69,29 @@ type mailEngine struct {
 	Secret *mail.Secret
 }
 
-// startMail starts what the sending engine runs beside the HTTP server.
+// startMail starts what the sending engine runs beside the HTTP server;
+// the sandbox keeps what it accepts in outbox.
 // Every sending provider today creates its mailboxes in the sandbox (the
 // rdap provider only checks domain names), so the sandbox mail server
 // always runs; a provider with real mailboxes will not start it.
-func startMail(cfg config, logger *slog.Logger) (*mailEngine, error) {
-	m := &mailEngine{Secret: cfg.Mail.Secret}
-	if m.Secret == nil && cfg.DatabaseURL == "" {
-		secret, err := keptMailSecret(cfg.DataDir, logger)
-		if err != nil {
-			return nil, err
-		}
-		m.Secret = &secret
+func startMail(cfg config, outbox *mail.Outbox, logger *slog.Logger) (*mailEngine, error) {
+	secret, err := mailSecret(cfg, logger)
+	if err != nil {
+		return nil, err
 	}
+	m := &mailEngine{Secret: secret}
 	if mailboxesInSandbox(cfg.Sending) {
 		sandbox, err := mail.StartSandbox(mail.SandboxConfig{
 			SMTPAddr: cfg.Mail.SandboxSMTPAddr,
 			IMAPAddr: cfg.Mail.SandboxIMAPAddr,
 			Logger:   logger.With("component", "sandbox-mail"),
+			OnAccept: outbox.Keep,
 		})
 		if err != nil {
 			return nil, err
 		}
 		m.Sandbox = sandbox
+		outbox.Attach(sandbox)
 		logger.Info("the sandbox mail server is running; it keeps every message and never relays one",
 			"smtp", sandbox.SMTPAddr(), "imap", sandbox.IMAPAddr())
 	}
@@ -106,6 +106,19 @@ func (m *mailEngine) Close() {
 	if m.Sandbox != nil {
 		m.Sandbox.Close()
 	}
+}
+
+// mailSecret is MAIL_SECRET_KEY, or with the embedded database the key
+// kept in DATA_DIR (made at the first start); nil when there is neither.
+func mailSecret(cfg config, logger *slog.Logger) (*mail.Secret, error) {
+	if cfg.Mail.Secret != nil || cfg.DatabaseURL != "" {
+		return cfg.Mail.Secret, nil
+	}
+	secret, err := keptMailSecret(cfg.DataDir, logger)
+	if err != nil {
+		return nil, err
+	}
+	return &secret, nil
 }
 
 // keptMailSecret is the key an installation with its own embedded database

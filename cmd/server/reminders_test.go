@@ -36,7 +36,7 @@ func TestApprovalEmailsGoThroughTheSandboxMailServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := startMail(cfg, logger)
+	m, err := startMail(cfg, svc.outbox, logger)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,6 +31,7 @@ Commands:
   support list [--workspace SLUG]    print the support tickets the workspaces opened
   directory import FILE              load a CSV of contacts into the lead directory
   oauth rotate-keys                  sign access tokens with a new key from now on
+  sandbox ready --workspace SLUG     in the sandbox, make every ordered domain and mailbox ready and warm at once
 
 Configuration comes from the environment; see the README.
 `
@@ -99,6 +100,8 @@ func run(ctx context.Context, args []string, getenv func(string) string,
 		return con.directory(ctx, cmd)
 	case "oauth":
 		return con.oauth(ctx, cmd)
+	case "sandbox":
+		return con.sandbox(ctx, cmd)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -79,7 +79,7 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 		logger.Warn("PUBLIC_URL is not https, so the Claude app and other OAuth clients will refuse to connect; serve VibeSell over https and set PUBLIC_URL to that address",
 			"PUBLIC_URL", cfg.PublicURL.String())
 	}
-	mailParts, err := startMail(cfg, logger)
+	mailParts, err := startMail(cfg, svc.outbox, logger)
 	if err != nil {
 		return err
 	}
@@ -142,17 +142,20 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 // made, so none is answered.
 func routes(cfg config, db *pgxpool.Pool, svc *services, mailSecret *mail.Secret, logger *slog.Logger) (http.Handler, error) {
 	webApp, err := web.New(web.Config{
-		PublicURL:  cfg.PublicURL.String(),
-		Accounts:   svc.accounts,
-		Approvals:  svc.approvals,
-		Workspaces: svc.workspaces,
-		Audience:   svc.audience,
-		Campaigns:  svc.campaigns,
-		Clock:      svc.clock,
-		Logger:     logger.With("component", "web"),
-		ClientIP:   cfg.clientIP(),
-		OAuth:      svc.oauth,
-		Billing:    svc.billing,
+		PublicURL:   cfg.PublicURL.String(),
+		Accounts:    svc.accounts,
+		Approvals:   svc.approvals,
+		Workspaces:  svc.workspaces,
+		Audience:    svc.audience,
+		Campaigns:   svc.campaigns,
+		Clock:       svc.clock,
+		Logger:      logger.With("component", "web"),
+		ClientIP:    cfg.clientIP(),
+		OAuth:       svc.oauth,
+		Billing:     svc.billing,
+		Outbox:      svc.outbox,
+		Sending:     svc.sending,
+		Connections: svc.connections,
 
 		RequestTimeout: cfg.WebRequestTimeout,
 	})

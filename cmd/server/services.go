@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"vibesell"
@@ -14,6 +16,7 @@ import (
 	"vibesell/billing"
 	"vibesell/campaigns"
 	"vibesell/cards"
+	"vibesell/mail"
 	"vibesell/sending"
 	"vibesell/store"
 	"vibesell/tools"
@@ -40,6 +43,13 @@ type services struct {
 	sessions   *auth.Sessions
 	tokens     *auth.Tokens
 	oauth      *oauth.Server
+	replies    *mail.Replies
+	// outbox keeps what the sandbox mail server accepts (serve attaches
+	// the sandbox to it when there is one).
+	outbox *mail.Outbox
+	// connections are the mailboxes people connected; nil without a mail
+	// secret to seal their passwords with.
+	connections *mail.Connections
 }
 
 func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, error) {
@@ -52,6 +62,7 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 		sessions:   auth.NewSessions(db),
 		tokens:     auth.NewTokens(db),
 		cards:      cards.NewService(db, clock),
+		replies:    mail.NewReplies(db),
 	}
 	s.sessions.SetLimits(cfg.Sessions)
 	var err error
@@ -64,10 +75,24 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 		return nil, fmt.Errorf("approvals: %w", err)
 	}
 	s.billing = newBilling(cfg, db, clock, logger, s.approvals)
+	secret, err := mailSecret(cfg, logger)
+	if err != nil {
+		return nil, err
+	}
+	var dkimRecord sending.DKIMRecordFunc
+	if secret != nil {
+		s.connections = mail.NewConnections(db, *secret, clock, nil)
+		keys := mail.NewKeys(db, *secret, clock)
+		dkimRecord = func(ctx context.Context, ws uuid.UUID, domain string) (sending.Record, error) {
+			rec, err := keys.Record(ctx, ws, domain)
+			return sending.Record{Type: "DKIM", Host: rec.Host, Value: rec.Value}, err
+		}
+	}
 	s.sending = sending.New(sending.Deps{
 		DB: db, Clock: clock, Config: cfg.Sending, Cards: s.cards, Offers: s.workspaces, Approvals: s.approvals,
-		Limit: s.billing.Limit(billing.Mailboxes),
+		Limit: s.billing.Limit(billing.Mailboxes), DKIMRecord: dkimRecord,
 	})
+	s.outbox = mail.NewOutbox(db, s.sending, clock, logger.With("component", "outbox"))
 	s.approvals.Register(vibesell.ToolOrderSendingSetup, sending.NewOrderAction(s.sending))
 	s.audience = audience.New(db, clock, cfg.Audience, s.approvals)
 	s.audience.SetLeadLimit(s.billing.Limit(billing.Leads))
@@ -99,7 +124,7 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 
 func (s *services) toolDeps() tools.Deps {
 	return tools.Deps{Clock: s.clock, Workspaces: s.workspaces, Sending: s.sending, Approvals: s.approvals, PublicURL: s.publicURL, Audience: s.audience, Campaigns: s.campaigns, Billing: s.billing,
-		Cards: s.cards, Sessions: s.sessions}
+		Cards: s.cards, Sessions: s.sessions, Replies: s.replies, Connections: s.connections}
 }
 
 // Sizes of what each replica keeps in memory for requests.

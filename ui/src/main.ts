@@ -16,6 +16,7 @@ import { leadCountView, leadPreviewView, targetView } from "./views/audience";
 import { checkoutView, plansView, portalView } from "./views/billing";
 import { campaignEstimateView, campaignView, firstEmailView, sequenceView } from "./views/campaigns";
 import { choiceView } from "./views/choice";
+import { repliesView } from "./views/replies";
 import { genericView, loading } from "./views/generic";
 import { domainQuoteView, emailStepView, sendingChoiceView, sendingSetupView, sizingView, warmedShelfView, warmupView } from "./views/sending";
 import { memoryView, offerView, playbookView, supportView, workspaceView } from "./views/workspace";
@@ -46,6 +47,7 @@ const views: Record<string, View> = {
   plans: plansView,
   checkout: checkoutView,
   portal: portalView,
+  replies: repliesView,
 };
 
 const root = document.getElementById("root") as HTMLElement;

@@ -113,3 +113,19 @@ export const billingMetricLabels: Readonly<Record<string, string>> = {
   "active_campaigns": "Campaigns running",
   "emails": "Emails sent this month",
 };
+
+/** mail.ClassificationLabels */
+export const replyClassificationLabels: Readonly<Record<string, string>> = {
+  "interested": "Interested",
+  "not_now": "Not now",
+  "not_interested": "Not interested",
+  "out_of_office": "Out of office",
+  "unsubscribe": "Asked to unsubscribe",
+  "bounce": "Bounced",
+  "other": "Other",
+};
+
+/** sending.ShortcutLabels */
+export const sandboxShortcutLabels: Readonly<Record<string, string>> = {
+  "sandbox_ready": "Made ready and warm at once: a sandbox shortcut, not a real warmup",
+};

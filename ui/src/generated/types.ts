@@ -121,6 +121,8 @@ export interface GetWorkspaceContextResult {
     readyToSendOn: string | null;
     /** true when any domain is handled by the sandbox (nothing real) */
     sandbox: boolean;
+    /** how many mailboxes the sandbox shortcut made ready and warm at once, without a real warmup */
+    sandboxShortcut: number;
     /** what the sending setup needs next */
     nextStep: {
       /** the tool to call next; null when the next step is not a tool call */
@@ -763,6 +765,8 @@ export interface GetSendingSetupResult {
     }[] | null;
     /** what answered the DNS checks: dns (a real resolver) or sandbox; null when not checked */
     dnsCheckedWith: string | null;
+    /** when the sandbox shortcut made it ready at once, without waiting for its preparation (sandbox only); null when it was prepared the ordinary way */
+    sandboxReadyAt: string | null;
   }[] | null;
   /** the planned and ordered addresses */
   mailboxes: {
@@ -800,6 +804,8 @@ export interface GetSendingSetupResult {
     } | null;
     /** the first day it can send at full volume, YYYY-MM-DD (UTC); null until ordered */
     fullVolumeOn: string | null;
+    /** when the sandbox shortcut made it ready and warm at once, without a real warmup (sandbox only); null when it was prepared and warmed the ordinary way */
+    sandboxReadyAt: string | null;
   }[] | null;
   /** how many days a new mailbox warms up */
   warmupDays: number;
@@ -807,6 +813,35 @@ export interface GetSendingSetupResult {
   readyToSendOn: string | null;
   /** true when any domain is handled by the sandbox (nothing real was registered or created) */
   sandbox: boolean;
+  /** the person's own mailboxes connected in the web app (their settings, never a password); null when connecting mailboxes is not available on this server */
+  connected: {
+    /** the connected email address */
+    address: string;
+    /** who it signs as; null when not given */
+    senderName: string | null;
+    /** the server it sends through */
+    smtp: {
+      /** the server's host name */
+      host: string;
+      /** its port */
+      port: number;
+      /** starttls: plain, then STARTTLS; tls: TLS from the start */
+      security: "starttls" | "tls";
+    };
+    /** the server replies are read from */
+    imap: {
+      /** the server's host name */
+      host: string;
+      /** its port */
+      port: number;
+      /** starttls: plain, then STARTTLS; tls: TLS from the start */
+      security: "starttls" | "tls";
+    };
+    /** when it was connected */
+    connectedAt: string;
+    /** when VibeSell last signed in to both servers with its settings */
+    checkedAt: string;
+  }[] | null;
   /** what the setup needs next */
   nextStep: {
     /** the tool to call next; null when the next step is not a tool call */
@@ -1541,6 +1576,54 @@ export type StopCampaignResult = OrderSendingSetupResult;
 /** What resume_campaign returns. */
 export type ResumeCampaignResult = OrderSendingSetupResult;
 
+/** What list_replies returns. */
+export interface ListRepliesResult {
+  kind: "replies";
+  /** this page of replies, newest first */
+  replies: {
+    /** the reply's Message-ID */
+    messageId: string;
+    /** the sending address it arrived at */
+    mailbox: string;
+    /** who wrote it */
+    from: string;
+    /** its subject */
+    subject: string;
+    /** when it was written (its Date), or when it arrived */
+    receivedAt: string;
+    /** the lead whose email it answers; null when it matched no email sent */
+    lead: {
+      /** the lead's id */
+      id: string;
+      /** the address the campaign wrote to (a colleague who answers has another) */
+      email: string;
+    } | null;
+    /** the campaign of the email it answers; null when it matched no email sent */
+    campaign: {
+      /** the campaign's id, for get_campaign */
+      id: string;
+      /** the campaign's name; null when not available */
+      name: string | null;
+    } | null;
+    /** the step of the sequence it answers, from 1; null when it matched no email sent */
+    step: number | null;
+    /** how it was matched to the email it answers: thread (its In-Reply-To or References), address (the lead's address), domain (someone else at the lead's company), none */
+    matchedBy: "thread" | "address" | "domain" | "none";
+    /** what the reply says, as VibeSell's rules read it */
+    classification: "interested" | "not_now" | "not_interested" | "out_of_office" | "unsubscribe" | "bounce" | "other";
+    /** the rule that decided the classification, in words that can be checked against the reply */
+    rule: string;
+    /** out of office: the day the sender is back, YYYY-MM-DD; null when not said or not out of office */
+    returnsOn: string | null;
+    /** a bounce: hard (the address is suppressed) or soft; null when not a bounce */
+    bounce: string | null;
+    /** the start of what the sender wrote, without the quoted email, on one line */
+    excerpt: string;
+  }[] | null;
+  /** pass as cursor for the next page; null on the last page */
+  nextCursor: string | null;
+}
+
 /** What get_plans_and_billing returns. */
 export interface GetPlansAndBillingResult {
   kind: "plans";
@@ -1688,6 +1771,7 @@ export const toolNames: readonly string[] = [
   "launch_campaign",
   "stop_campaign",
   "resume_campaign",
+  "list_replies",
   "get_plans_and_billing",
   "start_checkout",
   "open_billing_portal",

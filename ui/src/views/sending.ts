@@ -3,7 +3,7 @@
 // "Not available" unless the field says what null means.
 
 import { Ctx } from "../ctx";
-import { domainStateLabels, mailboxStateLabels, sendingSourceLabels } from "../generated/labels";
+import { domainStateLabels, mailboxStateLabels, sendingSourceLabels, sandboxShortcutLabels } from "../generated/labels";
 import type {
   CheckDomainsResult,
   ChooseSendingSourceResult,
@@ -326,6 +326,7 @@ export function sendingSetupView(
                     sub(x.origin === "warmed" ? "Already warmed" : "New", " · ", price(x.yearlyPrice, "per year"), x.readyOn ? [" · ready ", moment(x.readyOn)] : ""),
                     x.dns === null ? null : x.dns.length ? h("ul", { class: "rows dns", "aria-label": `DNS records of ${x.domain}` }, ...x.dns.map(dnsLine)) : null,
                     x.dnsCheckedWith === "sandbox" ? sub("DNS answered by the sandbox.") : null,
+                    x.sandboxReadyAt ? sub(sandboxShortcutLabels.sandbox_ready ?? "", " · ", moment(x.sandboxReadyAt)) : null,
                   ),
                 ),
               ),
@@ -357,12 +358,29 @@ export function sendingSetupView(
                           ]
                         : null,
                       m.fullVolumeOn && m.status !== "warm" ? sub("Full volume from ", moment(m.fullVolumeOn)) : null,
+                      m.sandboxReadyAt ? sub(sandboxShortcutLabels.sandbox_ready ?? "", " · ", moment(m.sandboxReadyAt)) : null,
                     ],
                     [statusOf(mailboxStateLabels, mailboxTones, m.status)],
                   ),
                 ),
               ),
       ),
+      d.connected && d.connected.length
+        ? section(
+            `Your own mailboxes (${count(d.connected.length)})`,
+            rows(
+              d.connected.map((c) =>
+                row(
+                  [
+                    h("p", { class: "addr" }, c.address),
+                    sub(`Sends through ${c.smtp.host}:${c.smtp.port} · reads replies from ${c.imap.host}:${c.imap.port}`),
+                  ],
+                  [],
+                ),
+              ),
+            ),
+          )
+        : null,
       sandboxNote(d.sandbox, "These domains and mailboxes exist only in the sandbox: nothing real was registered, created or checked."),
       nextStep(d.nextStep),
     ],

@@ -1,7 +1,7 @@
 // Workspace knowledge: workspace, memory, offer, playbook, support.
 
 import type { ContactSupportResult, GetWorkspaceContextResult, RememberResult, SaveOfferResult, SavePlaybookResult } from "../generated/types";
-import { domainStateLabels, mailboxStateLabels } from "../generated/labels";
+import { domainStateLabels, mailboxStateLabels, sandboxShortcutLabels } from "../generated/labels";
 import { Ctx } from "../ctx";
 import { Child, h } from "../dom";
 import { lowerFirst, moment, plural, sentence } from "../format";
@@ -176,6 +176,7 @@ function sendingSummary(s: SendingSummary | null | undefined): Child {
       ["Full volume from", s.readyToSendOn ? moment(s.readyToSendOn) : null],
     ]),
     s.sandbox ? h("p", { class: "muted small" }, "Sandbox: nothing here is real.") : null,
+    s.sandboxShortcut > 0 ? h("p", { class: "muted small" }, `${sandboxShortcutLabels.sandbox_ready ?? ""}: ${plural(s.sandboxShortcut, "mailbox", "mailboxes")}.`) : null,
   );
 }
 

@@ -1,0 +1,333 @@
+package mail
+
+import (
+	"context"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/mail"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"vibesell"
+)
+
+// The security of a connection to a mail server.
+const (
+	SecuritySTARTTLS = "starttls" // plain, then STARTTLS (required)
+	SecurityTLS      = "tls"      // TLS from the first byte
+)
+
+// ServerSettings are how to reach one mail server of a connected mailbox.
+// Password is a credential: never logged, never in a tool result.
+type ServerSettings struct {
+	Host     string
+	Port     int
+	Security string // SecuritySTARTTLS or SecurityTLS
+	Username string
+	Password string
+}
+
+// Settings are the endpoint's settings, as a person would type them to
+// connect it.
+func (e Endpoint) Settings() ServerSettings {
+	host, port, _ := net.SplitHostPort(e.Addr)
+	n, _ := strconv.Atoi(port)
+	security := SecuritySTARTTLS
+	if e.ImplicitTLS || n == 465 || n == 993 {
+		security = SecurityTLS
+	}
+	return ServerSettings{Host: host, Port: n, Security: security, Username: e.Username, Password: e.Password}
+}
+
+// Addr is host:port.
+func (s ServerSettings) Addr() string { return net.JoinHostPort(s.Host, strconv.Itoa(s.Port)) }
+
+// ConnectRequest is an existing mailbox a person connects.
+type ConnectRequest struct {
+	Address    string
+	SenderName string
+	SMTP       ServerSettings // where it sends: SMTP submission
+	IMAP       ServerSettings // where it reads replies
+}
+
+// ConnectedMailbox is a connected mailbox as it is shown: no password.
+type ConnectedMailbox struct {
+	Address      string
+	SenderName   string
+	SMTPHost     string
+	SMTPPort     int
+	SMTPSecurity string
+	SMTPUsername string
+	IMAPHost     string
+	IMAPPort     int
+	IMAPSecurity string
+	IMAPUsername string
+	CheckedAt    time.Time
+	ConnectedAt  time.Time
+}
+
+// Connections keeps the mailboxes a workspace connected: each checked
+// against its servers before it is saved, its passwords sealed with the
+// configured secret.
+type Connections struct {
+	db      *pgxpool.Pool
+	secret  Secret
+	clock   vibesell.Clock
+	roots   *x509.CertPool
+	timeout time.Duration
+	// privateHosts lets a connection reach loopback and private
+	// addresses; see [Connections.AllowPrivateHosts].
+	privateHosts bool
+}
+
+// AllowPrivateHosts lets mailboxes on loopback and private addresses be
+// connected: the in-process sandbox, a mail server on the same network.
+// Without it such a host is refused, so a person cannot make the server
+// probe its own network with connection checks.
+func (c *Connections) AllowPrivateHosts() { c.privateHosts = true }
+
+// NewConnections returns the connected mailboxes of every workspace.
+// roots verifies the servers' certificates; nil means the system's.
+func NewConnections(db *pgxpool.Pool, secret Secret, clock vibesell.Clock, roots *x509.CertPool) *Connections {
+	if clock == nil {
+		clock = vibesell.SystemClock{}
+	}
+	return &Connections{db: db, secret: secret, clock: clock, roots: roots, timeout: 10 * time.Second}
+}
+
+type sealedPasswords struct {
+	SMTP string `json:"smtp"`
+	IMAP string `json:"imap"`
+}
+
+func connectionAAD(ws uuid.UUID, address string) []byte {
+	return append(append(ws[:], "connected mailbox "...), address...)
+}
+
+// Connect checks the mailbox's settings by signing in to both servers
+// (SMTP AUTH after STARTTLS or over TLS, IMAP LOGIN likewise), and saves it
+// only if both work; connecting an address again replaces its settings.
+// Refusals: EINVALID naming what is missing or malformed, or which server
+// refused and what it said (never a password).
+func (c *Connections) Connect(ctx context.Context, ws uuid.UUID, r ConnectRequest) (ConnectedMailbox, error) {
+	r, err := r.normalised()
+	if err != nil {
+		return ConnectedMailbox{}, err
+	}
+	if err := c.Check(ctx, r); err != nil {
+		return ConnectedMailbox{}, err
+	}
+	plain, _ := json.Marshal(sealedPasswords{SMTP: r.SMTP.Password, IMAP: r.IMAP.Password})
+	sealed, err := sealWith(c.secret.creds, plain, connectionAAD(ws, r.Address))
+	if err != nil {
+		return ConnectedMailbox{}, fmt.Errorf("seal the passwords of %s: %w", r.Address, err)
+	}
+	now := c.clock.Now()
+	rows, err := c.db.Query(ctx, `
+		INSERT INTO mail_connected_mailboxes (workspace_id, address, sender_name, smtp_host, smtp_port, smtp_security, smtp_username,
+		                                      imap_host, imap_port, imap_security, imap_username, passwords, checked_at, connected_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13)
+		ON CONFLICT (workspace_id, address) DO UPDATE SET sender_name = EXCLUDED.sender_name,
+		       smtp_host = EXCLUDED.smtp_host, smtp_port = EXCLUDED.smtp_port, smtp_security = EXCLUDED.smtp_security, smtp_username = EXCLUDED.smtp_username,
+		       imap_host = EXCLUDED.imap_host, imap_port = EXCLUDED.imap_port, imap_security = EXCLUDED.imap_security, imap_username = EXCLUDED.imap_username,
+		       passwords = EXCLUDED.passwords, checked_at = EXCLUDED.checked_at
+		RETURNING `+connectedColumns,
+		ws, r.Address, r.SenderName, r.SMTP.Host, r.SMTP.Port, r.SMTP.Security, r.SMTP.Username,
+		r.IMAP.Host, r.IMAP.Port, r.IMAP.Security, r.IMAP.Username, sealed, now)
+	if err != nil {
+		return ConnectedMailbox{}, fmt.Errorf("save connected mailbox %s: %w", r.Address, err)
+	}
+	m, err := pgx.CollectExactlyOneRow(rows, scanConnected)
+	if err != nil {
+		return ConnectedMailbox{}, fmt.Errorf("save connected mailbox %s: %w", r.Address, err)
+	}
+	return m, nil
+}
+
+const connectedColumns = `address, sender_name, smtp_host, smtp_port, smtp_security, smtp_username,
+	imap_host, imap_port, imap_security, imap_username, checked_at, connected_at`
+
+func scanConnected(r pgx.CollectableRow) (ConnectedMailbox, error) {
+	var m ConnectedMailbox
+	err := r.Scan(&m.Address, &m.SenderName, &m.SMTPHost, &m.SMTPPort, &m.SMTPSecurity, &m.SMTPUsername,
+		&m.IMAPHost, &m.IMAPPort, &m.IMAPSecurity, &m.IMAPUsername, &m.CheckedAt, &m.ConnectedAt)
+	return m, err
+}
+
+// normalised trims the request and refuses what cannot be a connection,
+// naming every field that is wrong at once.
+func (r ConnectRequest) normalised() (ConnectRequest, error) {
+	var problems []string
+	r.Address = strings.ToLower(strings.TrimSpace(r.Address))
+	if a, err := mail.ParseAddress(r.Address); err != nil || a.Address != r.Address || !strings.Contains(r.Address, "@") {
+		problems = append(problems, "the email address is not one (write it as name@example.com)")
+	}
+	r.SenderName = strings.TrimSpace(r.SenderName)
+	for _, s := range []struct {
+		name string
+		s    *ServerSettings
+	}{{"sending (SMTP)", &r.SMTP}, {"reading (IMAP)", &r.IMAP}} {
+		s.s.Host = strings.ToLower(strings.TrimSpace(s.s.Host))
+		s.s.Username = strings.TrimSpace(s.s.Username)
+		switch {
+		case s.s.Host == "" || strings.ContainsAny(s.s.Host, " /:@"):
+			problems = append(problems, fmt.Sprintf("the %s server is missing or not a host name (like mail.example.com)", s.name))
+		case s.s.Port < 1 || s.s.Port > 65535:
+			problems = append(problems, fmt.Sprintf("the %s port is not a port number (1 to 65535)", s.name))
+		case s.s.Security != SecuritySTARTTLS && s.s.Security != SecurityTLS:
+			problems = append(problems, fmt.Sprintf("the %s security must be STARTTLS or TLS", s.name))
+		case s.s.Username == "":
+			problems = append(problems, fmt.Sprintf("the %s username is missing", s.name))
+		case s.s.Password == "":
+			problems = append(problems, fmt.Sprintf("the %s password is missing", s.name))
+		}
+	}
+	if len(problems) > 0 {
+		return r, vibesell.Errorf(vibesell.EINVALID, "The mailbox was not connected: %s.", vibesell.JoinAnd(problems))
+	}
+	return r, nil
+}
+
+// Check signs in to the mailbox's SMTP and IMAP servers with its settings
+// and signs out again. Refusals: EINVALID saying which server did not
+// accept them, and what it answered.
+func (c *Connections) Check(ctx context.Context, r ConnectRequest) error {
+	mb := c.mailboxOf(r)
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	if !c.privateHosts {
+		for _, s := range []ServerSettings{r.SMTP, r.IMAP} {
+			if err := publicHost(ctx, s.Host); err != nil {
+				return err
+			}
+		}
+	}
+	client, err := submissionClient(mb.SMTP, c.timeout)
+	if err == nil {
+		if err = client.DialWithContext(ctx); err == nil {
+			client.Close()
+		}
+	}
+	if err != nil {
+		return vibesell.Errorf(vibesell.EINVALID, "VibeSell could not sign in to the sending server %s as %s: %s. Check the server, port, security, username and password; nothing was saved.",
+			mb.SMTP.Addr, mb.SMTP.Username, serverSaid(err))
+	}
+	_, release, err := dialIMAP(ctx, mb, nil)
+	if err != nil {
+		return vibesell.Errorf(vibesell.EINVALID, "VibeSell could not sign in to the reading server %s as %s: %s. Check the server, port, security, username and password; nothing was saved.",
+			mb.IMAP.Addr, mb.IMAP.Username, serverSaid(err))
+	}
+	release()
+	return nil
+}
+
+// publicHost refuses a host that is, or resolves to, an address not on
+// the internet (loopback, private, link-local).
+func publicHost(ctx context.Context, host string) error {
+	ips, err := net.DefaultResolver.LookupIPAddr(ctx, host)
+	if err != nil || len(ips) == 0 {
+		return vibesell.Errorf(vibesell.EINVALID, "VibeSell could not find the server %s. Check its name; nothing was saved.", host)
+	}
+	for _, ip := range ips {
+		if ip.IP.IsLoopback() || ip.IP.IsPrivate() || ip.IP.IsUnspecified() || ip.IP.IsLinkLocalUnicast() || ip.IP.IsLinkLocalMulticast() {
+			return vibesell.Errorf(vibesell.EINVALID, "%s is on a private network (%s), which VibeSell does not connect to. Use the server name your mail provider gives; nothing was saved.", host, ip.IP)
+		}
+	}
+	return nil
+}
+
+// serverSaid is the reason a server refused, on one line, without what
+// the caller wrapped around it.
+func serverSaid(err error) string {
+	msg := err.Error()
+	var netErr net.Error
+	if errors.As(err, &netErr) && netErr.Timeout() {
+		return "the server did not answer in time"
+	}
+	msg = strings.Join(strings.Fields(msg), " ")
+	if len(msg) > 300 {
+		msg = msg[:300] + "…"
+	}
+	return msg
+}
+
+func (c *Connections) mailboxOf(r ConnectRequest) Mailbox {
+	endpoint := func(s ServerSettings) Endpoint {
+		return Endpoint{Addr: s.Addr(), Username: s.Username, Password: s.Password, RootCAs: c.roots, ImplicitTLS: s.Security == SecurityTLS}
+	}
+	return Mailbox{Address: Address{Name: r.SenderName, Email: r.Address}, SMTP: endpoint(r.SMTP), IMAP: endpoint(r.IMAP)}
+}
+
+// List returns the workspace's connected mailboxes, without their
+// passwords, by address.
+func (c *Connections) List(ctx context.Context, ws uuid.UUID) ([]ConnectedMailbox, error) {
+	rows, err := c.db.Query(ctx, `SELECT `+connectedColumns+` FROM mail_connected_mailboxes WHERE workspace_id = $1 ORDER BY address`, ws)
+	if err != nil {
+		return nil, fmt.Errorf("list connected mailboxes: %w", err)
+	}
+	list, err := pgx.CollectRows(rows, scanConnected)
+	if err != nil {
+		return nil, fmt.Errorf("list connected mailboxes: %w", err)
+	}
+	return list, nil
+}
+
+// Mailboxes returns the workspace's connected mailboxes with their
+// endpoints and opened passwords, for the engine to send from and read
+// replies of. What it returns must never be logged or shown.
+func (c *Connections) Mailboxes(ctx context.Context, ws uuid.UUID) ([]Mailbox, error) {
+	rows, err := c.db.Query(ctx, `SELECT `+connectedColumns+`, passwords FROM mail_connected_mailboxes WHERE workspace_id = $1 ORDER BY address`, ws)
+	if err != nil {
+		return nil, fmt.Errorf("read connected mailboxes: %w", err)
+	}
+	type row struct {
+		ConnectedMailbox
+		sealed []byte
+	}
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (row, error) {
+		var x row
+		m := &x.ConnectedMailbox
+		err := r.Scan(&m.Address, &m.SenderName, &m.SMTPHost, &m.SMTPPort, &m.SMTPSecurity, &m.SMTPUsername,
+			&m.IMAPHost, &m.IMAPPort, &m.IMAPSecurity, &m.IMAPUsername, &m.CheckedAt, &m.ConnectedAt, &x.sealed)
+		return x, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read connected mailboxes: %w", err)
+	}
+	out := make([]Mailbox, 0, len(list))
+	for _, x := range list {
+		plain, err := openWith(c.secret.creds, x.sealed, connectionAAD(ws, x.Address))
+		if err != nil {
+			return nil, fmt.Errorf("the passwords of connected mailbox %s: %w", x.Address, err)
+		}
+		var p sealedPasswords
+		if err := json.Unmarshal(plain, &p); err != nil {
+			return nil, fmt.Errorf("the passwords of connected mailbox %s: %w", x.Address, err)
+		}
+		out = append(out, c.mailboxOf(ConnectRequest{Address: x.Address, SenderName: x.SenderName,
+			SMTP: ServerSettings{Host: x.SMTPHost, Port: x.SMTPPort, Security: x.SMTPSecurity, Username: x.SMTPUsername, Password: p.SMTP},
+			IMAP: ServerSettings{Host: x.IMAPHost, Port: x.IMAPPort, Security: x.IMAPSecurity, Username: x.IMAPUsername, Password: p.IMAP}}))
+	}
+	return out, nil
+}
+
+// Disconnect forgets a connected mailbox and its passwords. Refusals:
+// ENOTFOUND for an address not connected in the workspace.
+func (c *Connections) Disconnect(ctx context.Context, ws uuid.UUID, address string) error {
+	tag, err := c.db.Exec(ctx, `DELETE FROM mail_connected_mailboxes WHERE workspace_id = $1 AND address = lower($2)`, ws, strings.TrimSpace(address))
+	if err != nil {
+		return fmt.Errorf("disconnect %s: %w", address, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return vibesell.Errorf(vibesell.ENOTFOUND, "%s is not a connected mailbox of this workspace.", address)
+	}
+	return nil
+}

@@ -1,0 +1,26 @@
+package mail
+
+import "vibesell"
+
+// ClassificationLabels are what a person reads for a reply's
+// classification, in the web app and in the card (whose copy is generated
+// from this table), in the order lists offer them.
+var ClassificationLabels = vibesell.Labels{
+	{Value: Interested, Text: "Interested"},
+	{Value: NotNow, Text: "Not now"},
+	{Value: NotInterested, Text: "Not interested"},
+	{Value: OutOfOffice, Text: "Out of office"},
+	{Value: Unsubscribe, Text: "Asked to unsubscribe"},
+	{Value: Bounce, Text: "Bounced"},
+	{Value: Other, Text: "Other"},
+}
+
+// Classifications are the classifications a reply can have, in the order
+// of [ClassificationLabels].
+func Classifications() []string {
+	out := make([]string, len(ClassificationLabels))
+	for i, l := range ClassificationLabels {
+		out[i] = l.Value
+	}
+	return out
+}

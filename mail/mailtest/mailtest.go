@@ -1,0 +1,44 @@
+// Package mailtest gives tests of other packages the sending engine's
+// outside seams as they really run: the in-process sandbox mail server
+// with a mailbox in it, and a mail secret.
+package mailtest
+
+import (
+	"bytes"
+	"testing"
+
+	"vibesell/mail"
+)
+
+// Sandbox starts the sandbox mail server on free loopback ports for the
+// test, with the mailbox address in it, and stops it when the test ends.
+// cfg's addresses may be left empty.
+func Sandbox(t testing.TB, address mail.Address, cfg mail.SandboxConfig) (*mail.Sandbox, mail.Mailbox) {
+	t.Helper()
+	if cfg.SMTPAddr == "" {
+		cfg.SMTPAddr = "127.0.0.1:0"
+	}
+	if cfg.IMAPAddr == "" {
+		cfg.IMAPAddr = "127.0.0.1:0"
+	}
+	s, err := mail.StartSandbox(cfg)
+	if err != nil {
+		t.Fatalf("mailtest: start the sandbox: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	mb, err := s.AddMailbox(address)
+	if err != nil {
+		t.Fatalf("mailtest: add %s: %v", address.Email, err)
+	}
+	return s, mb
+}
+
+// Secret is the tests' MAIL_SECRET_KEY.
+func Secret(t testing.TB) mail.Secret {
+	t.Helper()
+	s, err := mail.NewSecret(bytes.Repeat([]byte("k"), 32))
+	if err != nil {
+		t.Fatalf("mailtest: secret: %v", err)
+	}
+	return s
+}

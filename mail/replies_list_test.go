@@ -1,0 +1,126 @@
+package mail_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/uuid"
+
+	"vibesell"
+	"vibesell/mail"
+	"vibesell/workspace"
+)
+
+// replyFrom is a reply in the thread of the message id, sent at minute m
+// after nine.
+func replyFrom(from, messageID string, m int, text string) []byte {
+	return crlf(fmt.Sprintf(`
+From: %[1]s
+To: Dana Reyes <dana@getacme.com>
+Subject: Re: Quick question about Acme's onboarding
+Date: Tue, 1 Dec 2026 09:%02[3]d:00 +0000
+Message-ID: <reply-%[3]d@example.test>
+In-Reply-To: %[2]s
+References: %[2]s
+Content-Type: text/plain; charset=utf-8
+
+%[4]s
+`, from, messageID, m, text))
+}
+
+func TestListReplies(t *testing.T) {
+	b := setup(t)
+	spring, autumn := uuid.New(), uuid.New()
+	sam, lee, kim := uuid.New(), uuid.New(), uuid.New()
+	toSam := b.sendTo(t, spring, sam, "Sam Okafor", "sam@acme-corp.example")
+	toLee := b.sendTo(t, spring, lee, "Lee Park", "lee@bolt.example")
+	toKim := b.sendTo(t, autumn, kim, "Kim Vance", "kim@corvid.example")
+	for _, raw := range [][]byte{
+		replyFrom("sam@acme-corp.example", toSam, 10, "Yes, interested. Can you send over a few times for Thursday?"),
+		replyFrom("lee@bolt.example", toLee, 20, "Not interested, thanks."),
+		replyFrom("kim@corvid.example", toKim, 30, "Please circle back next quarter."),
+	} {
+		if err := b.sandbox.DeliverReply("dana@getacme.com", raw); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := mail.NewPoller(b.db, b.suppressor, b.clock, nil).Poll(b.ctx, b.workspace, b.mailbox); err != nil {
+		t.Fatal(err)
+	}
+	replies := mail.NewReplies(b.db)
+	type row struct{ From, Lead, LeadEmail, Campaign, Classification, Rule, Excerpt string }
+	rows := func(p mail.ReplyPage) []row {
+		out := []row{}
+		for _, r := range p.Replies {
+			out = append(out, row{r.From, r.Lead, r.LeadEmail, r.Campaign, r.Classification, r.Rule, r.Excerpt})
+		}
+		return out
+	}
+	samRow := row{"sam@acme-corp.example", sam.String(), "sam@acme-corp.example", spring.String(), "interested", `the reply says "interested"`,
+		"Yes, interested. Can you send over a few times for Thursday?"}
+	leeRow := row{"lee@bolt.example", lee.String(), "lee@bolt.example", spring.String(), "not_interested", `the reply says "not interested"`, "Not interested, thanks."}
+	kimRow := row{"kim@corvid.example", kim.String(), "kim@corvid.example", autumn.String(), "not_now", `the reply says "next quarter"`, "Please circle back next quarter."}
+
+	t.Run("newest first, a page at a time", func(t *testing.T) {
+		first, err := replies.List(b.ctx, b.workspace, mail.ReplyListOptions{Limit: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]row{kimRow, leeRow}, rows(first)); diff != "" {
+			t.Errorf("first page (-want +got):\n%s", diff)
+		}
+		if first.Next == "" {
+			t.Fatal("no cursor after a full page")
+		}
+		second, err := replies.List(b.ctx, b.workspace, mail.ReplyListOptions{Limit: 2, Cursor: first.Next})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]row{samRow}, rows(second)); diff != "" || second.Next != "" {
+			t.Errorf("second page (-want +got):\n%s; next %q", diff, second.Next)
+		}
+		want := time.Date(2026, 12, 1, 9, 10, 0, 0, time.UTC)
+		if got := second.Replies[0]; !got.ReceivedAt.Equal(want) || got.Step == nil || *got.Step != 1 || got.MatchedBy != "thread" {
+			t.Errorf("sam's reply: received %v, step %v, matched by %s", got.ReceivedAt, got.Step, got.MatchedBy)
+		}
+	})
+	t.Run("filtered by campaign and by classification", func(t *testing.T) {
+		p, err := replies.List(b.ctx, b.workspace, mail.ReplyListOptions{Campaign: spring.String()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]row{leeRow, samRow}, rows(p)); diff != "" {
+			t.Errorf("spring (-want +got):\n%s", diff)
+		}
+		p, err = replies.List(b.ctx, b.workspace, mail.ReplyListOptions{Campaign: spring.String(), Classification: mail.Interested})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]row{samRow}, rows(p)); diff != "" {
+			t.Errorf("spring, interested (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("refusals say what is accepted", func(t *testing.T) {
+		_, err := replies.List(b.ctx, b.workspace, mail.ReplyListOptions{Classification: "positive"})
+		want := `"positive" is not a classification of replies. Use one of interested, not_now, not_interested, out_of_office, unsubscribe, bounce or other, or leave it out for every reply.`
+		if vibesell.ErrorCode(err) != vibesell.EINVALID || vibesell.ErrorMessage(err) != want {
+			t.Errorf("classification: %v", err)
+		}
+		_, err = replies.List(b.ctx, b.workspace, mail.ReplyListOptions{Cursor: "bm90IGEgY3Vyc29y"})
+		if vibesell.ErrorCode(err) != vibesell.EINVALID {
+			t.Errorf("cursor: %v", err)
+		}
+	})
+	t.Run("another workspace sees none of them", func(t *testing.T) {
+		other, err := workspace.Create(b.ctx, b.db, "Globex")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := replies.List(b.ctx, other.ID, mail.ReplyListOptions{})
+		if err != nil || len(p.Replies) != 0 {
+			t.Fatalf("Globex lists %d replies (%v)", len(p.Replies), err)
+		}
+	})
+}

@@ -1,0 +1,134 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"vibesell"
+	"vibesell/auth"
+	"vibesell/mail"
+	"vibesell/toolkit"
+)
+
+// list_replies
+
+type listRepliesInput struct {
+	Campaign       string `json:"campaign,omitempty" jsonschema:"Only the replies to this campaign: its id, as get_campaign gives it. Left out: every campaign's replies, and those matched to none." example:"cp_3f9a0c12d4e5b678" maxLength:"100"`
+	Classification string `json:"classification,omitempty" enum:"interested,not_now,not_interested,out_of_office,unsubscribe,bounce,other" jsonschema:"Only the replies classified so. Left out: every classification." example:"interested"`
+	Limit          int    `json:"limit,omitempty" jsonschema:"How many replies per page; 20 when left out." example:"20" minimum:"1" maximum:"50"`
+	Cursor         string `json:"cursor,omitempty" jsonschema:"Where to continue: the nextCursor of the previous page. Leave it out for the first page." example:"eyJhIjoiMjAyNi0xMi0wMVQwOToxMDowMFoiLCJtIjoiZGFuYUBnZXRhY21lLmNvbSIsImkiOiI8YUBiPiJ9" maxLength:"600"`
+}
+
+type replyLead struct {
+	ID    string `json:"id" jsonschema:"the lead's id"`
+	Email string `json:"email" jsonschema:"the address the campaign wrote to (a colleague who answers has another)"`
+}
+
+type replyCampaign struct {
+	ID   string  `json:"id" jsonschema:"the campaign's id, for get_campaign"`
+	Name *string `json:"name" jsonschema:"the campaign's name; null when not available"`
+}
+
+type replyRow struct {
+	MessageID      string         `json:"messageId" jsonschema:"the reply's Message-ID"`
+	Mailbox        string         `json:"mailbox" jsonschema:"the sending address it arrived at"`
+	From           string         `json:"from" jsonschema:"who wrote it"`
+	Subject        string         `json:"subject" jsonschema:"its subject"`
+	ReceivedAt     time.Time      `json:"receivedAt" jsonschema:"when it was written (its Date), or when it arrived"`
+	Lead           *replyLead     `json:"lead" jsonschema:"the lead whose email it answers; null when it matched no email sent"`
+	Campaign       *replyCampaign `json:"campaign" jsonschema:"the campaign of the email it answers; null when it matched no email sent"`
+	Step           *int           `json:"step" jsonschema:"the step of the sequence it answers, from 1; null when it matched no email sent"`
+	MatchedBy      string         `json:"matchedBy" enum:"thread,address,domain,none" jsonschema:"how it was matched to the email it answers: thread (its In-Reply-To or References), address (the lead's address), domain (someone else at the lead's company), none"`
+	Classification string         `json:"classification" enum:"interested,not_now,not_interested,out_of_office,unsubscribe,bounce,other" jsonschema:"what the reply says, as VibeSell's rules read it"`
+	Rule           string         `json:"rule" jsonschema:"the rule that decided the classification, in words that can be checked against the reply"`
+	ReturnsOn      *string        `json:"returnsOn" jsonschema:"out of office: the day the sender is back, YYYY-MM-DD; null when not said or not out of office"`
+	Bounce         *string        `json:"bounce" jsonschema:"a bounce: hard (the address is suppressed) or soft; null when not a bounce"`
+	Excerpt        string         `json:"excerpt" jsonschema:"the start of what the sender wrote, without the quoted email, on one line"`
+}
+
+type repliesOutput struct {
+	Kind       string     `json:"kind" enum:"replies"`
+	Replies    []replyRow `json:"replies" jsonschema:"this page of replies, newest first"`
+	NextCursor *string    `json:"nextCursor" jsonschema:"pass as cursor for the next page; null on the last page"`
+}
+
+func listReplies(d Deps) toolkit.Tool {
+	return define(d, toolkit.Spec[listRepliesInput, repliesOutput]{
+		Name: vibesell.ToolListReplies,
+		Handler: func(ctx context.Context, p auth.Principal, in listRepliesInput) (toolkit.Result[repliesOutput], error) {
+			page, err := d.Replies.List(ctx, p.WorkspaceID, mail.ReplyListOptions{
+				Campaign: in.Campaign, Classification: in.Classification, Limit: in.Limit, Cursor: in.Cursor})
+			if err != nil {
+				return toolkit.Result[repliesOutput]{}, err
+			}
+			out := repliesOutput{Replies: []replyRow{}, NextCursor: strPtr(page.Next)}
+			for _, r := range page.Replies {
+				out.Replies = append(out.Replies, toReplyRow(r))
+			}
+			return toolkit.Result[repliesOutput]{Markdown: repliesMarkdown(in, page), Data: out}, nil
+		},
+	})
+}
+
+func toReplyRow(r mail.ListedReply) replyRow {
+	row := replyRow{
+		MessageID: r.MessageID, Mailbox: r.Mailbox, From: r.From, Subject: r.Subject, ReceivedAt: r.ReceivedAt, Step: r.Step,
+		MatchedBy: r.MatchedBy, Classification: r.Classification, Rule: r.Rule, Bounce: r.Bounce, Excerpt: r.Excerpt,
+	}
+	if r.Lead != "" {
+		row.Lead = &replyLead{ID: r.Lead, Email: r.LeadEmail}
+	}
+	if r.Campaign != "" {
+		row.Campaign = &replyCampaign{ID: r.Campaign, Name: r.CampaignName}
+	}
+	if r.ReturnsOn != nil {
+		row.ReturnsOn = strPtr(vibesell.FormatDay(*r.ReturnsOn))
+	}
+	return row
+}
+
+func repliesMarkdown(in listRepliesInput, page mail.ReplyPage) string {
+	var b strings.Builder
+	var which []string
+	if in.Classification != "" {
+		which = append(which, "classified "+in.Classification)
+	}
+	if in.Campaign != "" {
+		which = append(which, "to campaign "+in.Campaign)
+	}
+	what := ""
+	if len(which) > 0 {
+		what = " " + strings.Join(which, " ")
+	}
+	if len(page.Replies) == 0 {
+		fmt.Fprintf(&b, "No replies%s%s.\n", what, pickText(in.Cursor == "", " yet", " on this page"))
+		return b.String()
+	}
+	fmt.Fprintf(&b, "## Replies%s, newest first\n\n", what)
+	for _, r := range page.Replies {
+		fmt.Fprintf(&b, "- **%s** from %s, %s: %q\n", r.Classification, r.From, vibesell.FormatTime(r.ReceivedAt), r.Excerpt)
+		fmt.Fprintf(&b, "  Why: %s.", r.Rule)
+		if r.ReturnsOn != nil {
+			fmt.Fprintf(&b, " Back on %s.", vibesell.FormatDate(*r.ReturnsOn))
+		}
+		if r.Bounce != nil {
+			fmt.Fprintf(&b, " A %s bounce%s.", *r.Bounce, pickText(*r.Bounce == "hard", ": the address is suppressed", ""))
+		}
+		switch {
+		case r.Campaign == "":
+			b.WriteString(" It matched no email sent, so no campaign or lead is known.\n")
+		default:
+			name := r.Campaign
+			if r.CampaignName != nil {
+				name = fmt.Sprintf("%s (%s)", *r.CampaignName, r.Campaign)
+			}
+			fmt.Fprintf(&b, " Answers step %d of campaign %s, sent to lead %s (%s), matched by %s.\n", *r.Step, name, r.Lead, r.LeadEmail, r.MatchedBy)
+		}
+	}
+	if page.Next != "" {
+		fmt.Fprintf(&b, "\nMore on the next page: call list_replies with cursor %q.\n", page.Next)
+	}
+	return b.String()
+}

@@ -1,0 +1,117 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/uuid"
+
+	"vibesell"
+	"vibesell/audience"
+	"vibesell/mail"
+	"vibesell/mail/mailtest"
+	"vibesell/store/storetest"
+	"vibesell/toolkit/toolkittest"
+	"vibesell/workspace/workspacetest"
+)
+
+// TestListReplies sends through the sandbox mail server, answers as the
+// leads, lets the poller read the answers, and lists them as the
+// assistant sees them.
+func TestListReplies(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := storetest.New(t)
+	clock := vibesell.NewManualClock(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
+	ws := workspacetest.Two(t, db)
+	sandbox, mb := mailtest.Sandbox(t, mail.Address{Name: "Dana Reyes", Email: "dana@getacme.com"}, mail.SandboxConfig{Clock: clock})
+	secret := mailtest.Secret(t)
+	suppressions := audience.New(db, clock, audience.Config{}, nil).MailSuppressions()
+	sender := mail.NewSender(db, mail.NewKeys(db, secret, clock), suppressions, clock)
+	campaign := uuid.New()
+	leads := []struct {
+		id          uuid.UUID
+		email, text string
+	}{
+		{uuid.New(), "sam@acme-corp.example", "Yes, interested. Send over a few times for Thursday?"},
+		{uuid.New(), "lee@bolt.example", "I'm out of the office until 8 December, with limited access to email."},
+	}
+	for i, l := range leads {
+		res, err := sender.Send(ctx, mail.Outgoing{
+			Step:    mail.Step{WorkspaceID: ws.Acme.ID, CampaignID: campaign, LeadID: l.id, Step: 1},
+			Mailbox: mb,
+			Message: mail.Message{To: mail.Address{Email: l.email}, Subject: "Onboarding", Body: "Hi,\n\nA question.\n\nDana",
+				UnsubscribeURL: secret.UnsubscribeURL("https://vibesell.example.test", ws.Acme.ID, l.email), PostalAddress: "1 Market St, San Francisco"},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		reply := fmt.Sprintf("From: %s\r\nTo: dana@getacme.com\r\nSubject: Re: Onboarding\r\nDate: Tue, 1 Dec 2026 10:%02d:00 +0000\r\nMessage-ID: <r%d@example.test>\r\nIn-Reply-To: %s\r\n\r\n%s\r\n",
+			l.email, i, i, res.MessageID, l.text)
+		if err := sandbox.DeliverReply(mb.Address.Email, []byte(reply)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := mail.NewPoller(db, suppressions, clock, nil).Poll(ctx, ws.Acme.ID, mb); err != nil {
+		t.Fatal(err)
+	}
+	d := Deps{Clock: clock, Replies: mail.NewReplies(db)}
+	acme := toolkittest.Connect(t, NewServer(d, nil), workspacetest.Principal(ws.Acme))
+
+	t.Run("newest first with the lead, the campaign, the classification and its rule", func(t *testing.T) {
+		var out repliesOutput
+		md := acme.Result(vibesell.ToolListReplies, map[string]any{"limit": 1}, &out)
+		if len(out.Replies) != 1 || out.NextCursor == nil {
+			t.Fatalf("first page: %+v", out)
+		}
+		got := out.Replies[0]
+		returns := "2026-12-08"
+		want := replyRow{MessageID: "<r1@example.test>", Mailbox: "dana@getacme.com", From: "lee@bolt.example", Subject: "Re: Onboarding",
+			ReceivedAt: time.Date(2026, 12, 1, 10, 1, 0, 0, time.UTC), Lead: &replyLead{ID: leads[1].id.String(), Email: "lee@bolt.example"},
+			Campaign: &replyCampaign{ID: campaign.String()}, Step: got.Step, MatchedBy: "thread", Classification: "out_of_office",
+			Rule: `the reply says "out of the office" and when the sender is back`, ReturnsOn: &returns,
+			Excerpt: "I'm out of the office until 8 December, with limited access to email."}
+		if diff := cmp.Diff(want, got); diff != "" || got.Step == nil || *got.Step != 1 {
+			t.Errorf("reply (-want +got):\n%s", diff)
+		}
+		mustContain(t, md, "- **out_of_office** from lee@bolt.example", "Back on Tue 8 Dec 2026.", "Answers step 1 of campaign "+campaign.String(),
+			"call list_replies with cursor")
+		var next repliesOutput
+		acme.Result(vibesell.ToolListReplies, map[string]any{"limit": 1, "cursor": *out.NextCursor}, &next)
+		if len(next.Replies) != 1 || next.Replies[0].From != "sam@acme-corp.example" || next.Replies[0].Classification != "interested" || next.NextCursor != nil {
+			t.Errorf("second page: %+v", next)
+		}
+	})
+	t.Run("filtered by classification and campaign", func(t *testing.T) {
+		var out repliesOutput
+		acme.Result(vibesell.ToolListReplies, map[string]any{"classification": "interested", "campaign": campaign.String()}, &out)
+		if len(out.Replies) != 1 || out.Replies[0].From != "sam@acme-corp.example" {
+			t.Errorf("interested: %+v", out)
+		}
+		md := acme.Result(vibesell.ToolListReplies, map[string]any{"campaign": "cp_0000000000000000"}, &out)
+		if len(out.Replies) != 0 {
+			t.Errorf("another campaign: %+v", out)
+		}
+		mustContain(t, md, "No replies to campaign cp_0000000000000000 yet.")
+	})
+	t.Run("an unknown classification is refused with the known ones", func(t *testing.T) {
+		got := acme.Refusal(vibesell.ToolListReplies, map[string]any{"classification": "positive"})
+		want := `The argument "classification" must be one of "interested", "not_now", "not_interested", "out_of_office", "unsubscribe", "bounce" or "other", for example "interested"; you sent "positive".`
+		if got != want {
+			t.Errorf("refusal:\n got %s\nwant %s", got, want)
+		}
+		mustContain(t, acme.Refusal(vibesell.ToolListReplies, map[string]any{"cursor": "bm90IGEgY3Vyc29y"}), "is not one this list gave")
+	})
+	t.Run("another workspace sees none", func(t *testing.T) {
+		globex := toolkittest.Connect(t, NewServer(d, nil), workspacetest.Principal(ws.Globex))
+		var out repliesOutput
+		md := globex.Result(vibesell.ToolListReplies, nil, &out)
+		if len(out.Replies) != 0 {
+			t.Fatalf("Globex sees %d replies", len(out.Replies))
+		}
+		mustContain(t, md, "No replies yet.")
+	})
+}

@@ -1,0 +1,50 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"vibesell"
+	"vibesell/mail"
+	"vibesell/mail/mailtest"
+	"vibesell/toolkit/toolkittest"
+	"vibesell/workspace/workspacetest"
+)
+
+// get_sending_setup lists the person's connected mailboxes with their
+// servers, and never a password.
+func TestSendingSetupListsConnectedMailboxes(t *testing.T) {
+	t.Parallel()
+	f := newApprovalFixture(t)
+	sandbox, mb := mailtest.Sandbox(t, mail.Address{Email: "dana@getacme.com"}, mail.SandboxConfig{})
+	secret := mailtest.Secret(t)
+	conns := f.connections(secret, sandbox.Roots())
+	conns.AllowPrivateHosts() // the sandbox listens on loopback
+	if _, err := conns.Connect(context.Background(), f.ws.ID, mail.ConnectRequest{Address: "dana@getacme.com",
+		SMTP: mb.SMTP.Settings(), IMAP: mb.IMAP.Settings()}); err != nil {
+		t.Fatal(err)
+	}
+	d := Deps{Clock: f.clock, Workspaces: f.workspaces, Sending: f.svc, Approvals: f.approvals, Connections: conns}
+	c := toolkittest.Connect(t, NewServer(d, nil), workspacetest.Principal(f.ws))
+	var raw json.RawMessage
+	md := c.Result(vibesell.ToolGetSendingSetup, nil, &raw)
+	var out sendingSetupOutput
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Connected) != 1 || out.Connected[0].Address != "dana@getacme.com" || out.Connected[0].SMTP.Security != "starttls" || out.Connected[0].SenderName != nil {
+		t.Fatalf("connected: %+v", out.Connected)
+	}
+	mustContain(t, md, "### Connected mailboxes (the person's own)", "- dana@getacme.com: sends through 127.0.0.1:")
+	if strings.Contains(string(raw), mb.SMTP.Password) || strings.Contains(md, mb.SMTP.Password) {
+		t.Fatal("a password is in the tool result")
+	}
+	other := toolkittest.Connect(t, NewServer(d, nil), workspacetest.Principal(f.other))
+	var theirs sendingSetupOutput
+	other.Result(vibesell.ToolGetSendingSetup, nil, &theirs)
+	if theirs.Connected == nil || len(theirs.Connected) != 0 {
+		t.Errorf("another workspace's connected: %+v", theirs.Connected)
+	}
+}

@@ -1,0 +1,65 @@
+package ui_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"vibesell/audience"
+	"vibesell/mail"
+	"vibesell/mail/mailtest"
+)
+
+// repliesScenarios show list_replies before any reply, and with replies the
+// engine really read: sent through the sandbox, answered, polled.
+func repliesScenarios(t *testing.T, s *server) []*scenario {
+	t.Helper()
+	if !s.has("list_replies") {
+		return nil
+	}
+	var out []*scenario
+	sc, _ := s.scenario("replies-none", "list_replies", nil)
+	sc.Expect.Texts = []string{"No replies yet"}
+	sc.Expect.Absent = []string{"null", "undefined", "NaN"}
+	out = append(out, sc)
+
+	ctx := context.Background()
+	sandbox, mb := mailtest.Sandbox(t, mail.Address{Name: "Dana Reyes", Email: "dana@getacme.com"}, mail.SandboxConfig{})
+	secret := mailtest.Secret(t)
+	suppressions := audience.New(s.pool, s.clock, audience.Config{}, nil).MailSuppressions()
+	sender := mail.NewSender(s.pool, mail.NewKeys(s.pool, secret, s.clock), suppressions, s.clock)
+	campaign := uuid.New()
+	for i, l := range []struct{ email, text string }{
+		{"sam@acme-corp.example", "Yes, interested. Could you send over a few times for Thursday?"},
+		{"lee@bolt.example", "Not interested, thanks. Please take me off your list."},
+	} {
+		res, err := sender.Send(ctx, mail.Outgoing{
+			Step:    mail.Step{WorkspaceID: s.ws.ID, CampaignID: campaign, LeadID: uuid.New(), Step: 1},
+			Mailbox: mb,
+			Message: mail.Message{To: mail.Address{Email: l.email}, Subject: "Onboarding", Body: "Hi,\n\nA question.\n\nDana", PostalAddress: "1 Market St",
+				UnsubscribeURL: secret.UnsubscribeURL(publicURL, s.ws.ID, l.email)},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		reply := fmt.Sprintf("From: %s\r\nTo: dana@getacme.com\r\nSubject: Re: Onboarding\r\nMessage-ID: <r%d@example.test>\r\nIn-Reply-To: %s\r\n\r\n%s\r\n", l.email, i, res.MessageID, l.text)
+		if err := sandbox.DeliverReply(mb.Address.Email, []byte(reply)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := mail.NewPoller(s.pool, suppressions, s.clock, nil).Poll(ctx, s.ws.ID, mb); err != nil {
+		t.Fatal(err)
+	}
+	sc, data := s.scenario("replies", "list_replies", nil)
+	sc.Expect.Texts = []string{"2 replies"}
+	for _, r := range list(data["replies"]) {
+		reply := obj(r)
+		sc.Expect.Texts = append(sc.Expect.Texts, str(reply["from"]), str(reply["excerpt"]), "Why: "+str(reply["rule"]))
+	}
+	sc.Expect.Texts = append(sc.Expect.Texts, "Interested", "Asked to unsubscribe")
+	sc.Expect.Absent = []string{"null", "undefined", "NaN", "[object Object]"}
+	out = append(out, sc)
+	return out
+}

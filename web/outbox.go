@@ -1,0 +1,87 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"vibesell"
+	"vibesell/auth"
+	"vibesell/mail"
+)
+
+// outboxRoutes add the sandbox outbox: every message the sandbox mail
+// server accepted for the workspace, and a form to answer one as its lead.
+func (s *server) outboxRoutes(mux *http.ServeMux) {
+	if s.Outbox == nil {
+		return
+	}
+	mux.HandleFunc("GET /app/outbox", s.signedIn(s.outboxPage))
+	mux.HandleFunc("POST /app/outbox/{id}/reply", s.post(s.signedIn(s.replyAsLead)))
+}
+
+type outboxRow struct {
+	M        mail.OutboxMessage
+	Accepted string
+	Raw      string
+	Replies  []outboxReply
+}
+
+type outboxReply struct {
+	R          mail.OutboxReply
+	Received   string
+	Classified string
+}
+
+type outboxView struct {
+	Sandbox  bool
+	Messages []outboxRow
+	Older    string // the link to older messages; "" on the last page
+}
+
+// outboxPage shows the workspace's sandbox messages, newest first, as
+// sent, with their DKIM verdict; with a real provider it says there is
+// no sandbox outbox.
+func (s *server) outboxPage(w http.ResponseWriter, r *http.Request, u auth.User, ses auth.WebSession) {
+	d := outboxView{Sandbox: s.Outbox.Sandbox()}
+	notice := ""
+	if d.Sandbox {
+		before, _ := strconv.ParseInt(r.URL.Query().Get("before"), 10, 64)
+		page, err := s.Outbox.List(r.Context(), u.WorkspaceID, before, 20)
+		if err != nil {
+			s.renderError(w, r, err, 0, "", "")
+			return
+		}
+		for _, m := range page.Messages {
+			row := outboxRow{M: m, Accepted: formatTime(m.AcceptedAt, u.TimeZone), Raw: string(m.Raw)}
+			for _, r := range m.Replies {
+				row.Replies = append(row.Replies, outboxReply{R: r, Received: formatTime(r.ReceivedAt, u.TimeZone), Classified: mail.ClassificationLabels.Of(r.Classification)})
+			}
+			d.Messages = append(d.Messages, row)
+		}
+		if page.Before != 0 {
+			d.Older = "/app/outbox?before=" + strconv.FormatInt(page.Before, 10)
+		}
+		if to := r.URL.Query().Get("replied"); to != "" {
+			notice = fmt.Sprintf("Your reply as %s is in the sending mailbox's inbox. VibeSell reads it from there like any reply, classifies it and acts on it.", to)
+		}
+	}
+	s.render(w, r, http.StatusOK, "outbox", pageData{Title: "Outbox", User: &u, CSRF: ses.CSRF(), Notice: notice, Body: d})
+}
+
+// replyAsLead delivers the person's reply, written as the message's lead,
+// into the sending mailbox.
+func (s *server) replyAsLead(w http.ResponseWriter, r *http.Request, u auth.User, ses auth.WebSession) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil {
+		s.renderError(w, r, vibesell.Errorf(vibesell.ENOTFOUND, "no such message"), 0, "", "")
+		return
+	}
+	m, err := s.Outbox.ReplyAsLead(r.Context(), u.WorkspaceID, id, r.PostFormValue("text"))
+	if err != nil {
+		s.renderError(w, r, err, 0, "", "")
+		return
+	}
+	http.Redirect(w, r, "/app/outbox?replied="+url.QueryEscape(m.To)+"#m"+strconv.FormatInt(id, 10), http.StatusSeeOther)
+}

@@ -1,0 +1,177 @@
+package web_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/google/uuid"
+
+	"vibesell"
+	"vibesell/mail"
+	"vibesell/mail/mailtest"
+	"vibesell/web"
+	"vibesell/web/webtest"
+)
+
+// keyDNS publishes Acme's DKIM key for its sending domain, as its sending
+// setup does once the domain is ready: the DNS seam of the verdict.
+type keyDNS struct {
+	keys *mail.Keys
+	ws   uuid.UUID
+}
+
+func (k keyDNS) PublishedTXT(ctx context.Context, ws uuid.UUID, name string) ([]string, error) {
+	rec, err := k.keys.Record(ctx, k.ws, "getacme.com")
+	if err != nil || ws != k.ws || rec.Host != name {
+		return nil, err
+	}
+	return []string{rec.Value}, nil
+}
+
+type outboxBundle struct {
+	*app
+	sandbox *mail.Sandbox
+	mailbox mail.Mailbox
+	outbox  *mail.Outbox
+	sender  *mail.Sender
+	secret  mail.Secret
+}
+
+func setupOutbox(t *testing.T, withSandbox bool) *outboxBundle {
+	t.Helper()
+	b := &outboxBundle{}
+	secret := mailtest.Secret(t)
+	b.secret = secret
+	b.app = setup(t, func(a *app, cfg *web.Config) {
+		keys := mail.NewKeys(a.pool, secret, nil)
+		b.outbox = mail.NewOutbox(a.pool, keyDNS{keys: keys, ws: a.acme.ID}, nil, nil)
+		b.sender = mail.NewSender(a.pool, keys, a.audience.MailSuppressions(), nil)
+		cfg.Outbox = b.outbox
+	})
+	if !withSandbox {
+		return b
+	}
+	sandbox, mb := mailtest.Sandbox(t, mail.Address{Name: "Dana Reyes", Email: "dana@getacme.com"}, mail.SandboxConfig{OnAccept: b.outbox.Keep})
+	b.outbox.Attach(sandbox)
+	b.mailbox = mb
+	b.sandbox = sandbox
+	return b
+}
+
+// send sends step 1 of a campaign of Acme's to Sam.
+func (b *outboxBundle) send(t *testing.T, lead uuid.UUID) {
+	t.Helper()
+	_, err := b.sender.Send(context.Background(), mail.Outgoing{
+		Step:    mail.Step{WorkspaceID: b.acme.ID, CampaignID: uuid.New(), LeadID: lead, Step: 1},
+		Mailbox: b.mailbox,
+		Message: mail.Message{To: mail.Address{Name: "Sam Okafor", Email: "sam@acme-corp.example"}, Subject: "Onboarding at Acme Corp",
+			Body: "Hi Sam,\n\nWould a shorter onboarding help?\n\nDana", PostalAddress: "1 Market St, San Francisco",
+			UnsubscribeURL: b.secret.UnsubscribeURL(b.srv.URL, b.acme.ID, "sam@acme-corp.example")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A person opens the outbox, sees the email as sent with its verified
+// signature, and answers it as the lead; the reply reader then reads and
+// classifies the answer.
+func TestBrowserOutboxAndReplyAsLead(t *testing.T) {
+	t.Parallel()
+	b := setupOutbox(t, true)
+	lead := uuid.New()
+	b.send(t, lead)
+
+	tab := signedInTab(t, b.srv.URL+"/app/outbox", "ada@acme.test")
+	step := tab.Step
+	step("wait for the email", chromedp.WaitVisible(`//h2[contains(., "Onboarding at Acme Corp")]`))
+	tab.Screenshot("outbox")
+	shown := tab.Text("main")
+	for _, want := range []string{"DKIM verified", "Signed by getacme.com and verified against the key its sending setup published",
+		`"Sam Okafor" <sam@acme-corp.example>`, "Would a shorter onboarding help?"} {
+		if !strings.Contains(shown, want) {
+			t.Errorf("the outbox does not show %q:\n%s", want, shown)
+		}
+	}
+	step("open the headers", chromedp.Click(`//summary[contains(., "Headers")]`))
+	if headers := tab.Text("main"); !strings.Contains(headers, "List-Unsubscribe-Post List-Unsubscribe=One-Click") || !strings.Contains(headers, "DKIM-Signature") {
+		t.Errorf("the headers shown:\n%s", headers)
+	}
+	step("write the lead's reply", chromedp.SendKeys(chromedp.CSS(`textarea[name="text"]`), "Interested! Can we talk on Thursday?"))
+	step("send it", chromedp.Click(chromedp.CSS(`section.card form button`)))
+	step("wait for the notice", chromedp.WaitVisible(`//div[@class="notice"][contains(., "is in the sending mailbox's inbox")]`))
+	tab.Screenshot("outbox-replied")
+
+	poller := mail.NewPoller(b.pool, b.audience.MailSuppressions(), vibesell.SystemClock{}, nil)
+	if n, err := poller.Poll(context.Background(), b.acme.ID, b.mailbox); err != nil || n != 1 {
+		t.Fatalf("poll after the reply: %d (%v)", n, err)
+	}
+	step("reload the outbox", chromedp.Navigate(b.srv.URL+"/app/outbox"))
+	step("wait for the reply read", chromedp.WaitVisible(`//ul[@class="replies"]/li`))
+	tab.Screenshot("outbox-reply-read")
+	if read := tab.Text("main"); !strings.Contains(read, `Interested sam@acme-corp.example`) || !strings.Contains(read, `“Interested! Can we talk on Thursday?” Why: the reply says "interested".`) {
+		t.Errorf("the outbox after the reply was read:\n%s", read)
+	}
+	page, err := mail.NewReplies(b.pool).List(context.Background(), b.acme.ID, mail.ReplyListOptions{})
+	if err != nil || len(page.Replies) != 1 {
+		t.Fatalf("replies: %+v (%v)", page, err)
+	}
+	if r := page.Replies[0]; r.From != "sam@acme-corp.example" || r.Lead != lead.String() || r.MatchedBy != "thread" || r.Classification != "interested" {
+		t.Errorf("the reply as read: %+v", r)
+	}
+}
+
+// signedInTab opens page in Chromium, signs in as email on the sign-in page
+// it leads to, and comes back to it.
+func signedInTab(t *testing.T, page, email string) *webtest.Tab {
+	t.Helper()
+	tab := webtest.NewTab(t, webtest.Chromium(t))
+	tab.Step("open "+page, chromedp.Navigate(page))
+	tab.Step("wait for the sign-in form", chromedp.WaitVisible(chromedp.ID("email")))
+	tab.Step("type the email", chromedp.SendKeys(chromedp.ID("email"), email))
+	tab.Step("type the password", chromedp.SendKeys(chromedp.ID("password"), password))
+	tab.Step("sign in", chromedp.Submit(chromedp.ID("password")))
+	return tab
+}
+
+func TestOutboxShowsOnlyTheWorkspacesMessages(t *testing.T) {
+	t.Parallel()
+	b := setupOutbox(t, true)
+	b.send(t, uuid.New())
+	ada := b.browser(t)
+	ada.SignIn("ada@acme.test", password, "/app/outbox")
+	acme := ada.Get("/app/outbox")
+	if acme.Status != 200 || !strings.Contains(acme.Body, "Onboarding at Acme Corp") {
+		t.Fatalf("Acme's outbox: %d", acme.Status)
+	}
+	id := acme.Body[strings.Index(acme.Body, `action="/app/outbox/`)+len(`action="/app/outbox/`):]
+	id = id[:strings.Index(id, "/")]
+
+	bob := b.browser(t)
+	bob.SignIn("bob@globex.test", password, "/app/outbox")
+	globex := bob.Get("/app/outbox")
+	if globex.Status != 200 || strings.Contains(globex.Body, "Onboarding at Acme Corp") || !strings.Contains(globex.Body, "Nothing was sent yet.") {
+		t.Fatalf("Globex's outbox: %d\n%s", globex.Status, globex.Body)
+	}
+	reply := bob.Post("/app/outbox/"+id+"/reply", map[string][]string{"csrf": {globex.CSRF(t)}, "text": {"Interested"}})
+	if reply.Status != 404 {
+		t.Errorf("Globex answering Acme's email: %d", reply.Status)
+	}
+	empty := ada.Post("/app/outbox/"+id+"/reply", map[string][]string{"csrf": {acme.CSRF(t)}, "text": {" "}})
+	if empty.Status != 422 || !strings.Contains(empty.Body, "Write the lead&#39;s reply first: the text is empty.") {
+		t.Errorf("an empty reply: %d", empty.Status)
+	}
+}
+
+func TestOutboxWithARealProvider(t *testing.T) {
+	t.Parallel()
+	b := setupOutbox(t, false)
+	ada := b.browser(t)
+	ada.SignIn("ada@acme.test", password, "/app/outbox")
+	p := ada.Get("/app/outbox")
+	if p.Status != 200 || !strings.Contains(p.Body, "There is no sandbox outbox") || strings.Contains(p.Body, "<textarea") {
+		t.Fatalf("outbox with a real provider: %d\n%s", p.Status, p.Body)
+	}
+}
