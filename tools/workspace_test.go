@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"vibesell"
 	"vibesell/approvals"
@@ -145,14 +146,18 @@ func TestRemember(t *testing.T) {
 	b := setupWorkspace(t)
 	var out memoryOutput
 	md := b.c.Result("remember", map[string]any{"fact": "We never email on Fridays", "about": "preference"}, &out)
-	if out.Action != "remembered" || out.Memory == nil || len(out.Memories) != 1 {
-		t.Fatalf("remember: %+v", out)
+	fact := memoryItem{About: "preference", Fact: "We never email on Fridays"}
+	// The database stamps a memory's time, not the test's clock.
+	ids := cmpopts.IgnoreFields(memoryItem{}, "ID", "CreatedAt")
+	if diff := cmp.Diff(memoryOutput{Kind: "memory", Action: "remembered", Memory: &fact, Memories: []memoryItem{fact}}, out, ids); diff != "" {
+		t.Fatalf("remember mismatch (-want +got):\n%s", diff)
 	}
 	mustContain(t, md, `Remembered (preference): "We never email on Fridays" — id `+out.Memory.ID.String(), "1 remembered, newest first:")
 	id := out.Memory.ID.String()
+	out = memoryOutput{}
 	b.c.Result("remember", map[string]any{"forget": id}, &out)
-	if out.Action != "forgotten" || len(out.Memories) != 0 {
-		t.Errorf("forget: %+v", out)
+	if diff := cmp.Diff(memoryOutput{Kind: "memory", Action: "forgotten", Memory: &fact, Memories: []memoryItem{}}, out, ids); diff != "" {
+		t.Errorf("forget mismatch (-want +got):\n%s", diff)
 	}
 	mustContain(t, b.c.Refusal("remember", map[string]any{"fact": "x", "forget": id}), "not both")
 }
@@ -231,8 +236,11 @@ func TestSaveOfferSetsTheSender(t *testing.T) {
 		}
 		mustContain(t, md, "- Postal address: "+address+"\n- Default sender name: Sam Lee\n")
 		got, err := b.deps.Workspaces.Sender(t.Context(), b.two.Acme.ID)
-		if err != nil || got.PostalAddress != address || got.Name != name {
-			t.Errorf("the workspace's sender: %+v, %v", got, err)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(workspace.Sender{PostalAddress: address, Name: name, TimeZone: "UTC"}, got); diff != "" {
+			t.Errorf("the workspace's sender mismatch (-want +got):\n%s", diff)
 		}
 	})
 	t.Run("left out: kept", func(t *testing.T) {
@@ -248,8 +256,14 @@ func TestSaveOfferSetsTheSender(t *testing.T) {
 		msg = b.c.Refusal(vibesell.ToolSaveOffer, with(map[string]any{"senderName": ""}))
 		mustContain(t, msg, "senderName")
 		o, err := b.deps.Workspaces.FindOffer(t.Context(), b.two.Acme.ID)
-		if err != nil || o == nil || o.Product != "Anvils that never miss" {
-			t.Errorf("the offer after a refusal: %+v, %v", o, err)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o == nil {
+			t.Fatal("no offer after a refusal, want the one saved before")
+		}
+		if o.Product != "Anvils that never miss" {
+			t.Errorf("the offer after a refusal is for %q, want the one saved before", o.Product)
 		}
 	})
 	t.Run("another workspace's sender is its own", func(t *testing.T) {
