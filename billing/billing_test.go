@@ -159,7 +159,7 @@ func TestCheckout(t *testing.T) {
 			ExpiresAt: b.clock.Now().Add(23 * time.Hour),
 		}
 		if diff := cmp.Diff(want, params); diff != "" {
-			t.Errorf("checkout session (-want +got):\n%s", diff)
+			t.Errorf("checkout session mismatch (-want +got):\n%s", diff)
 		}
 	})
 
@@ -298,10 +298,15 @@ func TestNotConfigured(t *testing.T) {
 	_, err2 := svc.StartCheckout(ctx, b.ws.Acme.ID, "starter")
 	_, err3 := svc.OpenPortal(ctx, b.ws.Acme.ID)
 	_, _, err4 := svc.RequestChange(ctx, b.ws.Acme.ID, "growth", "test")
-	for i, err := range []error{err1, err2, err3, err4} {
-		if vibesell.ErrorCode(err) != vibesell.EINVALID || !strings.HasPrefix(vibesell.ErrorMessage(err), want) {
-			t.Errorf("call %d: %v, want a refusal starting %q", i+1, err, want)
-		}
+	for _, call := range []struct {
+		name string
+		err  error
+	}{{"Overview", err1}, {"StartCheckout", err2}, {"OpenPortal", err3}, {"RequestChange", err4}} {
+		t.Run(call.name, func(t *testing.T) {
+			if vibesell.ErrorCode(call.err) != vibesell.EINVALID || !strings.HasPrefix(vibesell.ErrorMessage(call.err), want) {
+				t.Errorf("%v, want a refusal starting %q", call.err, want)
+			}
+		})
 	}
 	// Stripe's calls are refused: there is no Stripe to read back from.
 	srv := httptest.NewServer(svc.WebhookHandler())
@@ -432,7 +437,7 @@ func TestOverview(t *testing.T) {
 		{Metric: billing.Emails, Limit: 1000, Period: "month", Why: "emails sent are not counted against the plan yet (campaigns keep their own daily cap)"},
 	}
 	if diff := cmp.Diff(wantUsage, o.Usage); diff != "" {
-		t.Errorf("usage on the free plan (-want +got):\n%s", diff)
+		t.Errorf("usage on the free plan mismatch (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff(terms{Plan: "free", Status: "active"}, termsOf(o)); diff != "" {
 		t.Errorf("free workspace mismatch (-want +got):\n%s", diff)

@@ -46,6 +46,15 @@ func (b *bundle) runExecution(t *testing.T, a approvals.Approval) {
 	}
 }
 
+// outcome is what the approval says was done, or why not; "" until it
+// ends.
+func outcome(a approvals.Approval) string {
+	if a.Outcome == nil {
+		return ""
+	}
+	return *a.Outcome
+}
+
 // asked is what a test checks of a plan change as it is asked: the
 // action, whether it is decided in the conversation, its status and what
 // it costs.
@@ -99,8 +108,8 @@ func TestUpgrade(t *testing.T) {
 		}
 
 		done := b.approveAndRun(t, a)
-		if done.Status != approvals.Done || !strings.Contains(*done.Outcome, "on the Growth plan now") {
-			t.Fatalf("after approval: %s %v", done.Status, done.Outcome)
+		if done.Status != approvals.Done || !strings.Contains(outcome(done), "on the Growth plan now") {
+			t.Fatalf("after approval: %s, %q; want done, on the Growth plan now", done.Status, outcome(done))
 		}
 		charged, ok := b.stripe.Charged("approval:" + a.ID)
 		if !ok || charged != wantCharge {
@@ -143,18 +152,21 @@ func TestUpgrade(t *testing.T) {
 			Undo:        "Until " + vibesell.FormatDate(sub.PeriodEnd) + " the change can be called off in the billing portal; after it, the plan can be changed again at any time. Nothing already paid is refunded.",
 		}
 		if diff := cmp.Diff(want, a.Impact); diff != "" {
-			t.Fatalf("downgrade impact (-want +got):\n%s", diff)
+			t.Fatalf("downgrade impact mismatch (-want +got):\n%s", diff)
 		}
 		done := b.approveAndRun(t, a)
 		if done.Status != approvals.Done {
-			t.Fatalf("after approval: %s %v", done.Status, done.Outcome)
+			t.Fatalf("after approval: %s, %q; want done", done.Status, outcome(done))
 		}
 		if got := b.stripe.Scheduled(sub.ID); got != "price_vibesell_starter_monthly" {
 			t.Fatalf("scheduled price %q", got)
 		}
-		o, _ := b.billing.Overview(ctx, b.ws.Acme.ID)
-		if o.Current.ID != "growth" || o.PendingPlan == nil || o.PendingPlan.ID != "starter" {
-			t.Fatalf("after scheduling: on %s, pending %v", o.Current.ID, o.PendingPlan)
+		o, err := b.billing.Overview(ctx, b.ws.Acme.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tm := termsOf(o); tm.Plan != "growth" || tm.PendingPlan != "starter" {
+			t.Fatalf("after scheduling: on %s, then %q; want growth, then starter", tm.Plan, tm.PendingPlan)
 		}
 		if _, _, err := b.billing.RequestChange(ctx, b.ws.Acme.ID, "starter", "the assistant"); vibesell.ErrorCode(err) != vibesell.ECONFLICT {
 			t.Fatalf("asking for the scheduled change again: %v", err)
@@ -168,9 +180,11 @@ func TestUpgrade(t *testing.T) {
 		if _, err := b.billing.ApplyEvent(ctx, stripeEvent(t, "evt_renewed", "customer.subscription.updated", b.clock.Now(), billingtest.SubscriptionObject(sub))); err != nil {
 			t.Fatal(err)
 		}
-		o, _ = b.billing.Overview(ctx, b.ws.Acme.ID)
-		if o.Current.ID != "starter" || o.PendingPlan != nil || o.Usage[0].Limit != 15 {
-			t.Fatalf("after the period's end: on %s, pending %v, mailbox limit %d", o.Current.ID, o.PendingPlan, o.Usage[0].Limit)
+		if o, err = b.billing.Overview(ctx, b.ws.Acme.ID); err != nil {
+			t.Fatal(err)
+		}
+		if tm := termsOf(o); tm.Plan != "starter" || tm.PendingPlan != "" || o.Usage[0].Limit != 15 {
+			t.Fatalf("after the period's end: on %s, then %q, mailbox limit %d; want starter, no change pending, 15", tm.Plan, tm.PendingPlan, o.Usage[0].Limit)
 		}
 	})
 
@@ -188,8 +202,8 @@ func TestUpgrade(t *testing.T) {
 		}
 		done := b.approveAndRun(t, a)
 		wantOutcome := "The Starter subscription ends on " + vibesell.FormatDate(sub.PeriodEnd) + "; the workspace is then on the Free plan and no more invoices come."
-		if done.Status != approvals.Done || *done.Outcome != wantOutcome {
-			t.Fatalf("after approval: %s %q\nwant %q", done.Status, *done.Outcome, wantOutcome)
+		if done.Status != approvals.Done || outcome(done) != wantOutcome {
+			t.Fatalf("after approval: %s %q\nwant %q", done.Status, outcome(done), wantOutcome)
 		}
 		o, err := b.billing.Overview(ctx, b.ws.Acme.ID)
 		if err != nil {
@@ -219,7 +233,7 @@ func TestUpgrade(t *testing.T) {
 		}
 		done := b.approveAndRun(t, a)
 		if done.Status != approvals.NotDone || b.stripe.Calls("ChangeNow") != 0 {
-			t.Fatalf("after approval: %s %v, %d changes", done.Status, *done.Outcome, b.stripe.Calls("ChangeNow"))
+			t.Fatalf("after approval: %s %q, %d changes; want not done, none", done.Status, outcome(done), b.stripe.Calls("ChangeNow"))
 		}
 	})
 
