@@ -188,7 +188,7 @@ func TestAudienceTools(t *testing.T) {
 		var decided approvalOutput
 		c.Result(vibesell.ToolDecideApproval, map[string]any{"approval": ap.Approval, "decision": "approve"}, &decided)
 		if decided.Status != "done" || decided.Outcome == nil || *decided.Outcome != "Imported 2 leads from the lead directory." {
-			t.Errorf("decided: %s %v", decided.Status, decided.Outcome)
+			t.Errorf("decided: %s, %q; want done, 2 imported", decided.Status, textOf(decided.Outcome))
 		}
 		var pool leadCountOutput
 		md = c.Result(vibesell.ToolEstimateLeadPool, nil, &pool)

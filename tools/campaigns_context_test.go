@@ -80,7 +80,7 @@ func TestCampaignsInTheWorkspaceContext(t *testing.T) {
 	var launch approvalOutput
 	c.Result(vibesell.ToolLaunchCampaign, map[string]any{"campaign": id}, &launch)
 	if done := b.env.Decide(t, acme, launch.Approval, true, approvals.ViaWeb); done.Status != approvals.Done {
-		t.Fatalf("launch: %s %v", done.Status, done.Outcome)
+		t.Fatalf("launch: %s, %q; want done", done.Status, textOf(done.Outcome))
 	}
 	why := "Bounces reached 6% of the last 50 emails, above the 5% that puts the mailboxes at risk."
 	if _, err := b.env.Campaigns.Pause(t.Context(), acme, id, why, true); err != nil {

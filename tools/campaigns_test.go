@@ -174,7 +174,7 @@ func TestCampaignTools(t *testing.T) {
 		msg = c.Refusal(vibesell.ToolDecideApproval, map[string]any{"approval": ap.Approval, "decision": "approve"})
 		mustContain(t, msg, ap.AppURL)
 		if done := b.env.Decide(t, acme, ap.Approval, true, approvals.ViaWeb); done.Status != approvals.Done {
-			t.Fatalf("launch: %s %v", done.Status, done.Outcome)
+			t.Fatalf("launch: %s, %q; want done", done.Status, textOf(done.Outcome))
 		}
 	})
 
@@ -216,7 +216,7 @@ func TestCampaignTools(t *testing.T) {
 		var decided approvalOutput
 		c.Result(vibesell.ToolDecideApproval, map[string]any{"approval": stop.Approval, "decision": "approve"}, &decided)
 		if decided.Status != "done" {
-			t.Fatalf("stop decided: %s %v", decided.Status, decided.Outcome)
+			t.Fatalf("stop decided: %s, %q; want done", decided.Status, textOf(decided.Outcome))
 		}
 		var out campaignOutput
 		c.Result(vibesell.ToolGetCampaign, map[string]any{"campaign": staged.Campaign.Campaign}, &out)

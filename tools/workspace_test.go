@@ -73,7 +73,7 @@ func readContext(t *testing.T, c *toolkittest.Client, want contextSummary) (work
 	var got workspaceOutput
 	md := c.Result("get_workspace_context", nil, &got)
 	if diff := cmp.Diff(want, summaryOf(got)); diff != "" {
-		t.Errorf("context (-want +got):\n%s", diff)
+		t.Errorf("context mismatch (-want +got):\n%s", diff)
 	}
 	return got, md
 }
@@ -95,7 +95,7 @@ func TestGetWorkspaceContext(t *testing.T) {
 		got, md := readContext(t, b.c, contextSummary{Slug: "acme", Offer: true, Playbook: true, Memories: 1, OpenTickets: 1})
 		want := priceData{Amount: "1450.00", Currency: "INR", Period: new("month")}
 		if diff := cmp.Diff(&want, got.Offer.Price); diff != "" {
-			t.Errorf("price (-want +got):\n%s", diff)
+			t.Errorf("price mismatch (-want +got):\n%s", diff)
 		}
 		mustContain(t, md, "- Price: INR 1,450.00 per month", "Prefers to be called Sam", "Open support tickets: 1.",
 			"The offer and the playbook are saved. The next part is the sending setup")
@@ -193,7 +193,7 @@ func TestContactSupportSaysWhereTicketsGo(t *testing.T) {
 		"/app/support), and whoever runs this server reads it with the command `server support list`. They answer by email at sam@acme.com, quoting " +
 		out.Ticket.Reference + "."
 	if diff := cmp.Diff(want, out.WhatNext); diff != "" {
-		t.Errorf("what next (-want +got):\n%s", diff)
+		t.Errorf("what next mismatch (-want +got):\n%s", diff)
 	}
 	mustContain(t, md, "Opened support ticket "+out.Ticket.Reference+" (bug)", want)
 	if strings.Contains(md, "VibeSell team") {
@@ -224,7 +224,7 @@ func TestSaveOfferSetsTheSender(t *testing.T) {
 		var out offerOutput
 		md := b.c.Result(vibesell.ToolSaveOffer, offerArgs, &out)
 		if d := cmp.Diff(senderData{}, out.Sender); d != "" {
-			t.Errorf("sender (-want +got):\n%s", d)
+			t.Errorf("sender mismatch (-want +got):\n%s", d)
 		}
 		mustContain(t, md, "- Postal address: not given yet (the law asks every cold email to carry one, and a campaign cannot launch without it: ask the person and pass postalAddress to save_offer)")
 	})
@@ -232,7 +232,7 @@ func TestSaveOfferSetsTheSender(t *testing.T) {
 		var out offerOutput
 		md := b.c.Result(vibesell.ToolSaveOffer, with(map[string]any{"postalAddress": "  " + address + " ", "senderName": name}), &out)
 		if d := cmp.Diff(senderData{PostalAddress: &address, SenderName: &name}, out.Sender); d != "" {
-			t.Errorf("sender (-want +got):\n%s", d)
+			t.Errorf("sender mismatch (-want +got):\n%s", d)
 		}
 		mustContain(t, md, "- Postal address: "+address+"\n- Default sender name: Sam Lee\n")
 		got, err := b.deps.Workspaces.Sender(t.Context(), b.two.Acme.ID)
@@ -247,7 +247,7 @@ func TestSaveOfferSetsTheSender(t *testing.T) {
 		var out offerOutput
 		b.c.Result(vibesell.ToolSaveOffer, offerArgs, &out)
 		if d := cmp.Diff(senderData{PostalAddress: &address, SenderName: &name}, out.Sender); d != "" {
-			t.Errorf("sender (-want +got):\n%s", d)
+			t.Errorf("sender mismatch (-want +got):\n%s", d)
 		}
 	})
 	t.Run("a bad one is refused by name, and nothing is saved", func(t *testing.T) {
@@ -270,7 +270,7 @@ func TestSaveOfferSetsTheSender(t *testing.T) {
 		var out offerOutput
 		b.other.Result(vibesell.ToolSaveOffer, offerArgs, &out)
 		if d := cmp.Diff(senderData{}, out.Sender); d != "" {
-			t.Errorf("globex sender (-want +got):\n%s", d)
+			t.Errorf("globex sender mismatch (-want +got):\n%s", d)
 		}
 	})
 }
