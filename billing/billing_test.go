@@ -361,8 +361,8 @@ func TestLimits(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if used := o.Usage[1].Used; used == nil || *used != 250 {
-			t.Fatalf("leads used = %v, want 250", used)
+		if diff := cmp.Diff(new(250), o.Usage[1].Used); diff != "" {
+			t.Fatalf("leads used mismatch (-want +got):\n%s", diff)
 		}
 		// Globex counts its own.
 		if err := pgx.BeginFunc(ctx, b.pool, func(tx pgx.Tx) error { return b.billing.Use(ctx, tx, b.ws.Globex.ID, billing.Leads, 250) }); err != nil {

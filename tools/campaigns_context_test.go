@@ -34,7 +34,7 @@ func TestCampaignsInTheWorkspaceContext(t *testing.T) {
 	nextTool := func(t *testing.T, s nextStepData, want string) {
 		t.Helper()
 		if s.Tool == nil || *s.Tool != want {
-			t.Errorf("next step %v: %s; want %s", s.Tool, s.Why, want)
+			t.Errorf("next step %q (%s), want %s", textOf(s.Tool), s.Why, want)
 		}
 	}
 
