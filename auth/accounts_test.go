@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"vibesell"
 	"vibesell/auth"
 	"vibesell/store/storetest"
@@ -60,12 +63,21 @@ func TestPasswordsAreArgon2id(t *testing.T) {
 	}
 }
 
+// zones lets cmp compare users' time zones, by name.
+var zones = cmp.Comparer(func(a, b *time.Location) bool { return a.String() == b.String() })
+
 func TestCreateUser(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	acc, _, u, other := setupAccounts(t)
-	if u.Email != "ada@acme.test" || u.WorkspaceSlug != "acme" || *u.Name != "Ada" || u.TimeZone.String() != "Europe/Paris" {
-		t.Fatalf("created %+v", u)
+	paris, err := time.LoadLocation("Europe/Paris")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// As given to setupAccounts, the email trimmed and lower-cased.
+	want := auth.User{WorkspaceSlug: "acme", Email: "ada@acme.test", Name: new("Ada"), TimeZone: paris}
+	if diff := cmp.Diff(want, u, zones, cmpopts.IgnoreFields(auth.User{}, "ID", "WorkspaceID", "WorkspaceName", "Workspaces")); diff != "" {
+		t.Fatalf("created mismatch (-want +got):\n%s", diff)
 	}
 	for name, tc := range map[string]struct {
 		nu   auth.NewUser
@@ -79,9 +91,11 @@ func TestCreateUser(t *testing.T) {
 		"NUL in email":   {auth.NewUser{WorkspaceID: other.ID, Email: "bob\x00@globex.test", Password: password}, vibesell.EINVALID},
 		"no workspace":   {auth.NewUser{WorkspaceID: u.ID, Email: "bob@globex.test", Password: password}, vibesell.ENOTFOUND},
 	} {
-		if _, err := acc.CreateUser(ctx, tc.nu); vibesell.ErrorCode(err) != tc.code {
-			t.Errorf("%s: %v, want %s", name, err, tc.code)
-		}
+		t.Run(name, func(t *testing.T) {
+			if _, err := acc.CreateUser(ctx, tc.nu); vibesell.ErrorCode(err) != tc.code {
+				t.Errorf("%v, want %s", err, tc.code)
+			}
+		})
 	}
 }
 
@@ -96,12 +110,21 @@ func TestSignInOpensASessionAndSignOutEndsIt(t *testing.T) {
 		t.Fatalf("unknown email: %v", err)
 	}
 	got, ses, err := acc.SignIn(ctx, "ADA@acme.test", password, "10.0.0.1")
-	if err != nil || got.ID != u.ID || !strings.HasPrefix(ses.Token, "vsw_") {
-		t.Fatalf("sign in: %+v %v", got, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ID != u.ID || !strings.HasPrefix(ses.Token, "vsw_") {
+		t.Fatalf("sign in: user %s with token %q, want %s with a vsw_ token", got.ID, ses.Token, u.ID)
 	}
 	back, _, err := acc.Authenticate(ctx, ses.Token)
-	if err != nil || back.ID != u.ID || back.WorkspaceID != u.WorkspaceID || back.Principal().WorkspaceSlug != "acme" {
-		t.Fatalf("authenticate: %+v %v", back, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.ID != u.ID {
+		t.Fatalf("authenticate: user %s, want %s", back.ID, u.ID)
+	}
+	if diff := cmp.Diff(auth.Principal{WorkspaceID: u.WorkspaceID, WorkspaceSlug: "acme"}, back.Principal()); diff != "" {
+		t.Fatalf("authenticate mismatch (-want +got):\n%s", diff)
 	}
 	if !auth.CheckCSRF(ses.Token, ses.CSRF()) || auth.CheckCSRF(ses.Token, auth.CSRFToken("vsw_other")) || auth.CheckCSRF("", "") {
 		t.Fatal("CSRF tokens do not tell sessions apart")

@@ -159,7 +159,7 @@ func TestCheckout(t *testing.T) {
 			ExpiresAt: b.clock.Now().Add(23 * time.Hour),
 		}
 		if diff := cmp.Diff(want, params); diff != "" {
-			t.Errorf("checkout session (-want +got):\n%s", diff)
+			t.Errorf("checkout session mismatch (-want +got):\n%s", diff)
 		}
 	})
 
@@ -225,7 +225,8 @@ func TestCheckout(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !got.Portal || !strings.HasPrefix(got.URL, "https://billing.stripe.com/") || got.Current.ID != "starter" || b.stripe.Sessions() != sessions {
-			t.Fatalf("subscribed workspace got %+v, %d sessions (was %d)", got, b.stripe.Sessions(), sessions)
+			t.Fatalf("subscribed workspace got portal %v at %q on plan %s, %d sessions (was %d); want the billing portal on starter, no new session",
+				got.Portal, got.URL, got.Current.ID, b.stripe.Sessions(), sessions)
 		}
 	})
 
@@ -236,10 +237,12 @@ func TestCheckout(t *testing.T) {
 			"platinum": `There is no plan "platinum". The plans are free, starter and growth`,
 			"free":     "The Free plan needs no checkout",
 		} {
-			_, err := b.billing.StartCheckout(ctx, b.ws.Acme.ID, plan)
-			if vibesell.ErrorCode(err) != vibesell.EINVALID || !strings.Contains(vibesell.ErrorMessage(err), want) {
-				t.Errorf("checkout of %s: %v, want a refusal saying %q", plan, err, want)
-			}
+			t.Run(plan, func(t *testing.T) {
+				_, err := b.billing.StartCheckout(ctx, b.ws.Acme.ID, plan)
+				if vibesell.ErrorCode(err) != vibesell.EINVALID || !strings.Contains(vibesell.ErrorMessage(err), want) {
+					t.Errorf("%v, want a refusal saying %q", err, want)
+				}
+			})
 		}
 	})
 }
@@ -275,7 +278,7 @@ func TestPortal(t *testing.T) {
 		t.Fatal(err)
 	}
 	if p1.URL == "" || p2.URL == "" || b.stripe.Customers() != 2 || p1.Current.ID != "free" {
-		t.Fatalf("portal %+v then %+v with %d customers", p1, p2, b.stripe.Customers())
+		t.Fatalf("portal at %q on plan %s, then at %q, with %d customers; want two links on free, 2 customers", p1.URL, p1.Current.ID, p2.URL, b.stripe.Customers())
 	}
 }
 
@@ -295,17 +298,22 @@ func TestNotConfigured(t *testing.T) {
 	_, err2 := svc.StartCheckout(ctx, b.ws.Acme.ID, "starter")
 	_, err3 := svc.OpenPortal(ctx, b.ws.Acme.ID)
 	_, _, err4 := svc.RequestChange(ctx, b.ws.Acme.ID, "growth", "test")
-	for i, err := range []error{err1, err2, err3, err4} {
-		if vibesell.ErrorCode(err) != vibesell.EINVALID || !strings.HasPrefix(vibesell.ErrorMessage(err), want) {
-			t.Errorf("call %d: %v, want a refusal starting %q", i+1, err, want)
-		}
+	for _, call := range []struct {
+		name string
+		err  error
+	}{{"Overview", err1}, {"StartCheckout", err2}, {"OpenPortal", err3}, {"RequestChange", err4}} {
+		t.Run(call.name, func(t *testing.T) {
+			if vibesell.ErrorCode(call.err) != vibesell.EINVALID || !strings.HasPrefix(vibesell.ErrorMessage(call.err), want) {
+				t.Errorf("%v, want a refusal starting %q", call.err, want)
+			}
+		})
 	}
 	// Stripe's calls are refused: there is no Stripe to read back from.
 	srv := httptest.NewServer(svc.WebhookHandler())
 	defer srv.Close()
 	body, header := billingtest.Signed(t, billingtest.Event{ID: "evt_1", Type: "invoice.paid", Created: b.clock.Now(), Object: map[string]any{}}, webhookSecret, b.clock.Now())
 	if got := post(t, srv.URL, body, header); got.status != http.StatusServiceUnavailable {
-		t.Errorf("webhook without billing: %+v, want 503", got)
+		t.Errorf("webhook without billing: %d %q, want 503", got.status, got.body)
 	}
 	// Limits still hold: the free plan's.
 	err := pgx.BeginFunc(ctx, b.pool, func(tx pgx.Tx) error { return svc.Use(ctx, tx, b.ws.Acme.ID, billing.Leads, 251) })
@@ -353,8 +361,8 @@ func TestLimits(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if used := o.Usage[1].Used; used == nil || *used != 250 {
-			t.Fatalf("leads used = %v, want 250", used)
+		if diff := cmp.Diff(new(250), o.Usage[1].Used); diff != "" {
+			t.Fatalf("leads used mismatch (-want +got):\n%s", diff)
 		}
 		// Globex counts its own.
 		if err := pgx.BeginFunc(ctx, b.pool, func(tx pgx.Tx) error { return b.billing.Use(ctx, tx, b.ws.Globex.ID, billing.Leads, 250) }); err != nil {
@@ -429,10 +437,13 @@ func TestOverview(t *testing.T) {
 		{Metric: billing.Emails, Limit: 1000, Period: "month", Why: "emails sent are not counted against the plan yet (campaigns keep their own daily cap)"},
 	}
 	if diff := cmp.Diff(wantUsage, o.Usage); diff != "" {
-		t.Errorf("usage on the free plan (-want +got):\n%s", diff)
+		t.Errorf("usage on the free plan mismatch (-want +got):\n%s", diff)
 	}
-	if o.Current.ID != "free" || o.Subscribed || o.NextInvoice != nil || !strings.Contains(o.NextInvoiceWhy, "Free plan, which costs nothing") {
-		t.Errorf("free workspace: %+v", o)
+	if diff := cmp.Diff(terms{Plan: "free", Status: "active"}, termsOf(o)); diff != "" {
+		t.Errorf("free workspace mismatch (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(o.NextInvoiceWhy, "Free plan, which costs nothing") {
+		t.Errorf("free workspace: no next invoice because %q, want the Free plan costing nothing", o.NextInvoiceWhy)
 	}
 
 	sub := b.subscribe(t, b.ws.Acme.ID, "growth")
@@ -440,18 +451,40 @@ func TestOverview(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantInvoice := &billing.Invoice{AmountDue: vibesell.NewMoney(14_900, "USD"), Date: sub.PeriodEnd}
-	if o.Current.ID != "growth" || o.Status != "active" || !o.Subscribed || o.PeriodEnd == nil || !o.PeriodEnd.Equal(sub.PeriodEnd) {
-		t.Errorf("subscribed workspace: %+v", o)
-	}
-	if diff := cmp.Diff(wantInvoice, o.NextInvoice); diff != "" {
-		t.Errorf("next invoice (-want +got):\n%s", diff)
+	want := terms{Plan: "growth", Status: "active", Subscribed: true, PeriodEnd: &sub.PeriodEnd,
+		NextInvoice: &billing.Invoice{AmountDue: vibesell.NewMoney(14_900, "USD"), Date: sub.PeriodEnd}}
+	if diff := cmp.Diff(want, termsOf(o)); diff != "" {
+		t.Errorf("subscribed workspace mismatch (-want +got):\n%s", diff)
 	}
 	// Globex is untouched.
 	g, err := b.billing.Overview(ctx, b.ws.Globex.ID)
-	if err != nil || g.Current.ID != "free" {
-		t.Errorf("Globex: %+v, %v", g.Current, err)
+	if err != nil {
+		t.Fatal(err)
 	}
+	if g.Current.ID != "free" {
+		t.Errorf("Globex on plan %s, want free", g.Current.ID)
+	}
+}
+
+// terms is what the tests check of a workspace's billing overview besides
+// its usage: the plan, the subscription, and what is charged or changes
+// next.
+type terms struct {
+	Plan, Status      string
+	Subscribed        bool
+	PeriodEnd         *time.Time
+	CancelAtPeriodEnd bool
+	PendingPlan       string // "" when no change is scheduled
+	NextInvoice       *billing.Invoice
+}
+
+func termsOf(o billing.Overview) terms {
+	tm := terms{Plan: o.Current.ID, Status: o.Status, Subscribed: o.Subscribed, PeriodEnd: o.PeriodEnd,
+		CancelAtPeriodEnd: o.CancelAtPeriodEnd, NextInvoice: o.NextInvoice}
+	if o.PendingPlan != nil {
+		tm.PendingPlan = o.PendingPlan.ID
+	}
+	return tm
 }
 
 // stripeEvent is an event as Stripe sends it, already verified.

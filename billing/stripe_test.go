@@ -36,8 +36,11 @@ func TestStripeRequestShapes(t *testing.T) {
 		SuccessURL: "http://127.0.0.1:8080/app/billing?checkout=done", CancelURL: "http://127.0.0.1:8080/app/billing",
 		ExpiresAt: time.Now().Add(23 * time.Hour),
 	}, "checkout:"+ws.String()+":starter:1")
-	if err != nil || cs.ID == "" || !strings.HasPrefix(cs.URL, "https://") {
-		t.Fatalf("CreateCheckout = %+v, %v", cs, err)
+	if err != nil {
+		t.Fatalf("CreateCheckout: %v", err)
+	}
+	if cs.ID == "" || !strings.HasPrefix(cs.URL, "https://") {
+		t.Fatalf("CreateCheckout: session %q at %q, want an id and an https URL", cs.ID, cs.URL)
 	}
 	if err := api.ExpireCheckout(ctx, cs.ID); err != nil {
 		t.Errorf("ExpireCheckout: %v", err)
@@ -47,8 +50,11 @@ func TestStripeRequestShapes(t *testing.T) {
 		t.Fatalf("CreatePortal = %q, %v", portal, err)
 	}
 	sub, err := api.Subscription(ctx, "sub_vibesell")
-	if err != nil || sub.ID != "sub_vibesell" {
-		t.Fatalf("Subscription = %+v, %v", sub, err)
+	if err != nil {
+		t.Fatalf("Subscription: %v", err)
+	}
+	if sub.ID != "sub_vibesell" {
+		t.Fatalf("Subscription: %q, want sub_vibesell", sub.ID)
 	}
 	// stripe-mock's fixture has no item id of ours; give the calls one.
 	sub.ItemID, sub.Price = "si_vibesell", starter.StripePrice

@@ -46,6 +46,29 @@ func (b *bundle) runExecution(t *testing.T, a approvals.Approval) {
 	}
 }
 
+// outcome is what the approval says was done, or why not; "" until it
+// ends.
+func outcome(a approvals.Approval) string {
+	if a.Outcome == nil {
+		return ""
+	}
+	return *a.Outcome
+}
+
+// asked is what a test checks of a plan change as it is asked: the
+// action, whether it is decided in the conversation, its status and what
+// it costs.
+type asked struct {
+	Action                string
+	DecideHere            bool
+	Status                approvals.Status
+	CostOnce, CostMonthly vibesell.Money
+}
+
+func askedOf(a approvals.Approval) asked {
+	return asked{Action: a.Action, DecideHere: a.DecideHere, Status: a.Status, CostOnce: a.Impact.CostOnce, CostMonthly: a.Impact.CostMonthly}
+}
+
 func TestUpgrade(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -63,12 +86,13 @@ func TestUpgrade(t *testing.T) {
 		// the hour.
 		prorated := b.clock.Now().Truncate(time.Hour)
 		wantCharge := vibesell.NewMoney(int64(10_000*sub.PeriodEnd.Sub(prorated).Seconds()/sub.PeriodEnd.Sub(sub.PeriodStart).Seconds()+0.5), "USD")
-		if a.Action != vibesell.ToolUpgradePlan || a.DecideHere || a.Status != approvals.Pending ||
-			a.Impact.CostOnce != wantCharge || a.Impact.CostMonthly != vibesell.NewMoney(14_900, "USD") {
-			t.Fatalf("approval: %+v\nwant a charge of %s now and USD 149.00 per month, decided in the web app", a, wantCharge)
+		// Decided in the web app.
+		want := asked{Action: vibesell.ToolUpgradePlan, Status: approvals.Pending, CostOnce: wantCharge, CostMonthly: vibesell.NewMoney(14_900, "USD")}
+		if diff := cmp.Diff(want, askedOf(a)); diff != "" {
+			t.Fatalf("approval mismatch (-want +got):\n%s", diff)
 		}
 		if !strings.Contains(a.Impact.What, "Stripe charges "+wantCharge.String()+" now") || !strings.Contains(a.Impact.When, vibesell.FormatDate(sub.PeriodEnd)) {
-			t.Errorf("impact does not state the charge and the date: %+v", a.Impact)
+			t.Errorf("impact does not state the charge and the date: what %q, when %q", a.Impact.What, a.Impact.When)
 		}
 		// The plan can be changed back; only the money charged now stays
 		// charged.
@@ -84,8 +108,8 @@ func TestUpgrade(t *testing.T) {
 		}
 
 		done := b.approveAndRun(t, a)
-		if done.Status != approvals.Done || !strings.Contains(*done.Outcome, "on the Growth plan now") {
-			t.Fatalf("after approval: %s %v", done.Status, done.Outcome)
+		if done.Status != approvals.Done || !strings.Contains(outcome(done), "on the Growth plan now") {
+			t.Fatalf("after approval: %s, %q; want done, on the Growth plan now", done.Status, outcome(done))
 		}
 		charged, ok := b.stripe.Charged("approval:" + a.ID)
 		if !ok || charged != wantCharge {
@@ -128,18 +152,21 @@ func TestUpgrade(t *testing.T) {
 			Undo:        "Until " + vibesell.FormatDate(sub.PeriodEnd) + " the change can be called off in the billing portal; after it, the plan can be changed again at any time. Nothing already paid is refunded.",
 		}
 		if diff := cmp.Diff(want, a.Impact); diff != "" {
-			t.Fatalf("downgrade impact (-want +got):\n%s", diff)
+			t.Fatalf("downgrade impact mismatch (-want +got):\n%s", diff)
 		}
 		done := b.approveAndRun(t, a)
 		if done.Status != approvals.Done {
-			t.Fatalf("after approval: %s %v", done.Status, done.Outcome)
+			t.Fatalf("after approval: %s, %q; want done", done.Status, outcome(done))
 		}
 		if got := b.stripe.Scheduled(sub.ID); got != "price_vibesell_starter_monthly" {
 			t.Fatalf("scheduled price %q", got)
 		}
-		o, _ := b.billing.Overview(ctx, b.ws.Acme.ID)
-		if o.Current.ID != "growth" || o.PendingPlan == nil || o.PendingPlan.ID != "starter" {
-			t.Fatalf("after scheduling: on %s, pending %v", o.Current.ID, o.PendingPlan)
+		o, err := b.billing.Overview(ctx, b.ws.Acme.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tm := termsOf(o); tm.Plan != "growth" || tm.PendingPlan != "starter" {
+			t.Fatalf("after scheduling: on %s, then %q; want growth, then starter", tm.Plan, tm.PendingPlan)
 		}
 		if _, _, err := b.billing.RequestChange(ctx, b.ws.Acme.ID, "starter", "the assistant"); vibesell.ErrorCode(err) != vibesell.ECONFLICT {
 			t.Fatalf("asking for the scheduled change again: %v", err)
@@ -153,9 +180,11 @@ func TestUpgrade(t *testing.T) {
 		if _, err := b.billing.ApplyEvent(ctx, stripeEvent(t, "evt_renewed", "customer.subscription.updated", b.clock.Now(), billingtest.SubscriptionObject(sub))); err != nil {
 			t.Fatal(err)
 		}
-		o, _ = b.billing.Overview(ctx, b.ws.Acme.ID)
-		if o.Current.ID != "starter" || o.PendingPlan != nil || o.Usage[0].Limit != 15 {
-			t.Fatalf("after the period's end: on %s, pending %v, mailbox limit %d", o.Current.ID, o.PendingPlan, o.Usage[0].Limit)
+		if o, err = b.billing.Overview(ctx, b.ws.Acme.ID); err != nil {
+			t.Fatal(err)
+		}
+		if tm := termsOf(o); tm.Plan != "starter" || tm.PendingPlan != "" || o.Usage[0].Limit != 15 {
+			t.Fatalf("after the period's end: on %s, then %q, mailbox limit %d; want starter, no change pending, 15", tm.Plan, tm.PendingPlan, o.Usage[0].Limit)
 		}
 	})
 
@@ -167,17 +196,23 @@ func TestUpgrade(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if a.Impact.CostMonthly != vibesell.NewMoney(0, "USD") || a.Impact.Renewal != "Nothing renews: no more invoices after the current period." {
-			t.Fatalf("impact of ending the subscription: %+v", a.Impact)
+		want := approvals.Impact{CostMonthly: vibesell.NewMoney(0, "USD"), Renewal: "Nothing renews: no more invoices after the current period."}
+		if diff := cmp.Diff(want, approvals.Impact{CostMonthly: a.Impact.CostMonthly, Renewal: a.Impact.Renewal}); diff != "" {
+			t.Fatalf("impact of ending the subscription mismatch (-want +got):\n%s", diff)
 		}
 		done := b.approveAndRun(t, a)
-		want := "The Starter subscription ends on " + vibesell.FormatDate(sub.PeriodEnd) + "; the workspace is then on the Free plan and no more invoices come."
-		if done.Status != approvals.Done || *done.Outcome != want {
-			t.Fatalf("after approval: %s %q\nwant %q", done.Status, *done.Outcome, want)
+		wantOutcome := "The Starter subscription ends on " + vibesell.FormatDate(sub.PeriodEnd) + "; the workspace is then on the Free plan and no more invoices come."
+		if done.Status != approvals.Done || outcome(done) != wantOutcome {
+			t.Fatalf("after approval: %s %q\nwant %q", done.Status, outcome(done), wantOutcome)
 		}
-		o, _ := b.billing.Overview(ctx, b.ws.Acme.ID)
-		if !o.CancelAtPeriodEnd || o.Current.ID != "starter" || o.NextInvoice != nil {
-			t.Fatalf("after cancelling: %+v", o)
+		o, err := b.billing.Overview(ctx, b.ws.Acme.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// On Starter until the period ends, then Free, with nothing more to pay.
+		wantTerms := terms{Plan: "starter", Status: "active", Subscribed: true, PeriodEnd: &sub.PeriodEnd, CancelAtPeriodEnd: true, PendingPlan: "free"}
+		if diff := cmp.Diff(wantTerms, termsOf(o)); diff != "" {
+			t.Fatalf("after cancelling mismatch (-want +got):\n%s", diff)
 		}
 	})
 
@@ -198,7 +233,7 @@ func TestUpgrade(t *testing.T) {
 		}
 		done := b.approveAndRun(t, a)
 		if done.Status != approvals.NotDone || b.stripe.Calls("ChangeNow") != 0 {
-			t.Fatalf("after approval: %s %v, %d changes", done.Status, *done.Outcome, b.stripe.Calls("ChangeNow"))
+			t.Fatalf("after approval: %s %q, %d changes; want not done, none", done.Status, outcome(done), b.stripe.Calls("ChangeNow"))
 		}
 	})
 
@@ -211,10 +246,12 @@ func TestUpgrade(t *testing.T) {
 			{"gold", vibesell.EINVALID, `There is no plan "gold"`},
 		}
 		for _, c := range cases {
-			_, _, err := b.billing.RequestChange(ctx, b.ws.Acme.ID, c.plan, "the assistant")
-			if vibesell.ErrorCode(err) != c.code || !strings.Contains(vibesell.ErrorMessage(err), c.says) {
-				t.Errorf("%s: %v, want %s saying %q", c.plan, err, c.code, c.says)
-			}
+			t.Run(c.plan, func(t *testing.T) {
+				_, _, err := b.billing.RequestChange(ctx, b.ws.Acme.ID, c.plan, "the assistant")
+				if vibesell.ErrorCode(err) != c.code || !strings.Contains(vibesell.ErrorMessage(err), c.says) {
+					t.Errorf("%v, want %s saying %q", err, c.code, c.says)
+				}
+			})
 		}
 		b.subscribe(t, b.ws.Acme.ID, "starter")
 		_, _, err := b.billing.RequestChange(ctx, b.ws.Acme.ID, "starter", "the assistant")

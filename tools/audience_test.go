@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/riverqueue/river"
 
@@ -87,6 +88,15 @@ func (b *audienceBundle) confirm(c *toolkittest.Client, filters map[string]any) 
 	return confirmed
 }
 
+// vpOrHeadInSoftwarePool is the directory's pool for vpOrHeadInSoftware
+// before any import (its filters aside).
+var vpOrHeadInSoftwarePool = leadCountOutput{Kind: "lead_count", Directory: "loaded", FiltersVersion: 1, Matched: 4, Available: 3,
+	Subtractions: []subtractionData{{"suppressed", 0}, {"contacted_in_window", 0}, {"already_imported", 0}, {"invalid_or_role", 1}}}
+
+// poolsBesidesFilters compares lead pools, their filters aside; an import's
+// times come from the database.
+var poolsBesidesFilters = cmp.Options{cmpopts.IgnoreFields(leadCountOutput{}, "Filters"), cmpopts.IgnoreFields(importData{}, "StartedAt", "FinishedAt")}
+
 func TestAudienceTools(t *testing.T) {
 	t.Parallel()
 	b := newAudienceBundle(t, audience.Config{}, 2)
@@ -95,8 +105,8 @@ func TestAudienceTools(t *testing.T) {
 	t.Run("get_workspace_context before anything", func(t *testing.T) {
 		var ctx workspaceOutput
 		md := c.Result(vibesell.ToolGetWorkspaceContext, nil, &ctx)
-		if ctx.Audience == nil || ctx.Audience.Target != nil || ctx.Audience.Leads != 0 || ctx.Audience.LastImport != nil {
-			t.Errorf("audience: %+v", ctx.Audience)
+		if d := cmp.Diff(&audienceSummaryData{}, ctx.Audience); d != "" {
+			t.Errorf("audience mismatch (-want +got):\n%s", d)
 		}
 		mustContain(t, md, "### Who to write to\nNo target yet (save_target, then save_target_filters).\n- Leads: 0\n")
 	})
@@ -104,8 +114,9 @@ func TestAudienceTools(t *testing.T) {
 	t.Run("save_target", func(t *testing.T) {
 		var out targetOutput
 		md := c.Result(vibesell.ToolSaveTarget, map[string]any{"who": "Sales leaders at software companies", "problem": "Building lists by hand"}, &out)
-		if out.Target.Who == nil || *out.Target.Who != "Sales leaders at software companies" || out.Target.Filters != nil || out.Target.Exclusions != nil {
-			t.Errorf("target: %+v", out.Target)
+		want := targetData{Who: new("Sales leaders at software companies"), Problem: new("Building lists by hand")}
+		if d := cmp.Diff(want, out.Target); d != "" {
+			t.Errorf("target mismatch (-want +got):\n%s", d)
 		}
 		mustContain(t, md, "Saved the target.", "No filters yet. Next: turn the description into filters with save_target_filters.")
 		msg := c.Refusal(vibesell.ToolSaveTarget, map[string]any{"who": "x", "problem": "y", "budget": 3})
@@ -129,15 +140,18 @@ func TestAudienceTools(t *testing.T) {
 
 	t.Run("estimate_lead_pool", func(t *testing.T) {
 		tg := b.confirm(c, vpOrHeadInSoftware)
-		if !tg.Target.Confirmed || tg.Target.Filters == nil || tg.Target.Filters.Description != "VP or Head; in the Software industry; in Germany or France" {
-			t.Fatalf("confirmed: %+v %+v", tg.Target, tg.Target.Filters)
+		if !tg.Target.Confirmed || tg.Target.Filters == nil {
+			t.Fatalf("confirmed %v, with filters %v; want confirmed filters", tg.Target.Confirmed, tg.Target.Filters != nil)
+		}
+		if got, want := tg.Target.Filters.Description, "VP or Head; in the Software industry; in Germany or France"; got != want {
+			t.Fatalf("confirmed filters %q, want %q", got, want)
 		}
 		var out leadCountOutput
 		md := c.Result(vibesell.ToolEstimateLeadPool, nil, &out)
-		want := leadCountOutput{Kind: "lead_count", Directory: "loaded", Filters: *tg.Target.Filters, FiltersVersion: 1, Matched: 4, Available: 3,
-			Subtractions: []subtractionData{{"suppressed", 0}, {"contacted_in_window", 0}, {"already_imported", 0}, {"invalid_or_role", 1}}}
+		want := vpOrHeadInSoftwarePool
+		want.Filters = *tg.Target.Filters
 		if d := cmp.Diff(want, out); d != "" {
-			t.Errorf("lead_count (-want +got):\n%s", d)
+			t.Errorf("lead_count mismatch (-want +got):\n%s", d)
 		}
 		mustContain(t, md, "Matching the target: 4 contacts", "Minus invalid or role addresses (info@, sales@…): 1", "**Available to import: 3**")
 		if strings.Contains(md, "sample directory") {
@@ -151,7 +165,7 @@ func TestAudienceTools(t *testing.T) {
 		var again leadPreviewOutput
 		c.Result(vibesell.ToolPreviewLeadSample, nil, &again)
 		if len(out.Contacts) != 3 || out.Available != 3 {
-			t.Fatalf("preview: %+v", out)
+			t.Fatalf("preview: %d contacts of %d available, want 3 of 3", len(out.Contacts), out.Available)
 		}
 		if d := cmp.Diff(out, again); d != "" {
 			t.Errorf("the same filters gave other people (-first +second):\n%s", d)
@@ -166,28 +180,39 @@ func TestAudienceTools(t *testing.T) {
 	t.Run("import_leads within the plan is decided here", func(t *testing.T) {
 		var ap approvalOutput
 		md := c.Result(vibesell.ToolImportLeads, map[string]any{"count": 2}, &ap)
-		if ap.Status != "pending" || !ap.DecideHere || ap.Action != vibesell.ToolImportLeads {
-			t.Fatalf("approval: %+v", ap)
+		if d := cmp.Diff(asked{Action: vibesell.ToolImportLeads, Status: "pending", DecideHere: true}, askedOf(ap.approvalData)); d != "" {
+			t.Fatalf("approval mismatch (-want +got):\n%s", d)
 		}
 		mustContain(t, md, "Nothing is imported yet", "Imports 2 contacts from the lead directory", "Skipped: 1 with an invalid or role address",
 			"Imported: 2 of the 3 available (the number asked for)", "Plan: 2 of the 2 leads the Free plan allows this month (0 in use before it); 0 left after it")
 		var decided approvalOutput
 		c.Result(vibesell.ToolDecideApproval, map[string]any{"approval": ap.Approval, "decision": "approve"}, &decided)
 		if decided.Status != "done" || decided.Outcome == nil || *decided.Outcome != "Imported 2 leads from the lead directory." {
-			t.Errorf("decided: %s %v", decided.Status, decided.Outcome)
+			t.Errorf("decided: %s, %q; want done, 2 imported", decided.Status, textOf(decided.Outcome))
 		}
 		var pool leadCountOutput
 		md = c.Result(vibesell.ToolEstimateLeadPool, nil, &pool)
-		if pool.Available != 1 || pool.Subtractions[2].Count != 2 || pool.LastImport == nil || pool.LastImport.Imported != 2 || pool.LastImport.Running {
-			t.Errorf("pool after the import: %+v %+v", pool, pool.LastImport)
+		imported := importData{Approval: ap.Approval, Requested: 2, Imported: 2}
+		want := vpOrHeadInSoftwarePool
+		want.Available, want.LastImport = 1, &imported
+		want.Subtractions = []subtractionData{{"suppressed", 0}, {"contacted_in_window", 0}, {"already_imported", 2}, {"invalid_or_role", 1}}
+		if d := cmp.Diff(want, pool, poolsBesidesFilters); d != "" {
+			t.Errorf("pool after the import mismatch (-want +got):\n%s", d)
 		}
 		mustContain(t, md, "Last import ("+ap.Approval)
 
 		var ctx workspaceOutput
 		md = c.Result(vibesell.ToolGetWorkspaceContext, nil, &ctx)
 		a := ctx.Audience
-		if a == nil || a.Target == nil || !a.Target.Confirmed || a.Leads != 2 || a.LastImport == nil || a.LastImport.Approval != ap.Approval || a.LastImport.Running {
-			t.Fatalf("audience in the context: %+v", a)
+		if a == nil || a.Target == nil {
+			t.Fatalf("audience in the context: %v, with a target %v", a != nil, a != nil && a.Target != nil)
+		}
+		if !a.Target.Confirmed {
+			t.Errorf("the target in the context is not confirmed (filters version %d)", a.Target.FiltersVersion)
+		}
+		// The target is checked above and by the text below.
+		if d := cmp.Diff(audienceSummaryData{Target: a.Target, Leads: 2, LastImport: &imported}, *a, poolsBesidesFilters); d != "" {
+			t.Fatalf("audience in the context mismatch (-want +got):\n%s", d)
 		}
 		mustContain(t, md, "- Target: Sales leaders at software companies\n- Filters (version 1, confirmed Tue 1 Dec 2026, 09:00 UTC): VP or Head; in the Software industry; in Germany or France\n- Leads: 2\n- Last import: "+ap.Approval+" (finished")
 	})
@@ -196,7 +221,7 @@ func TestAudienceTools(t *testing.T) {
 		res := c.Call(vibesell.ToolImportLeads, map[string]any{"count": 1})
 		want := `The Free plan allows 2 leads this month; 2 in use, so 1 more would go over. The Starter plan allows 2,500 leads for USD 49.00 per month: subscribe with start_checkout (plan "starter").`
 		if d := cmp.Diff([]any{true, want, vibesell.EPAYMENTREQUIRED}, []any{res.IsError, toolkittest.TextOf(res), res.Meta.AdditionalFields["vibesell/refusal"]}); d != "" {
-			t.Errorf("refusal (-want +got):\n%s", d)
+			t.Errorf("refusal mismatch (-want +got):\n%s", d)
 		}
 	})
 
@@ -222,7 +247,8 @@ func TestAudienceTools(t *testing.T) {
 		var out targetOutput
 		md := c.Result(vibesell.ToolSaveTargetFilters, map[string]any{"seniorities": []string{"VP"}, "industries": []string{"Software"}}, &out)
 		if out.Target.Confirmed || !out.Target.ConfirmationWithdrawn || out.Target.FiltersVersion != 2 {
-			t.Errorf("target: %+v", out.Target)
+			t.Errorf("target: version %d, confirmed %v, confirmation withdrawn %v; want version 2, its confirmation withdrawn",
+				out.Target.FiltersVersion, out.Target.Confirmed, out.Target.ConfirmationWithdrawn)
 		}
 		mustContain(t, md, "the confirmation is withdrawn", "confirms version 2")
 		msg := c.Refusal(vibesell.ToolConfirmTarget, map[string]any{"filtersVersion": 1})
@@ -237,8 +263,8 @@ func TestAudienceTools(t *testing.T) {
 		b.confirm(c, filters)
 		var pool leadCountOutput
 		c.Result(vibesell.ToolEstimateLeadPool, nil, &pool)
-		if pool.Subtractions[0].Count != 1 {
-			t.Errorf("subtractions: %+v", pool.Subtractions)
+		if d := cmp.Diff(subtractionData{"suppressed", 1}, pool.Subtractions[0]); d != "" {
+			t.Errorf("suppressed mismatch (-want +got):\n%s", d)
 		}
 		msg := c.Refusal(vibesell.ToolSaveTargetFilters, map[string]any{"industries": []string{"Software"}, "suppress": []string{"not a domain"}})
 		mustContain(t, msg, "'not a domain' is neither an email address nor a domain")
@@ -250,8 +276,8 @@ func TestAudienceTools(t *testing.T) {
 		b.confirm(b.globex, vpOrHeadInSoftware)
 		var pool leadCountOutput
 		b.globex.Result(vibesell.ToolEstimateLeadPool, nil, &pool)
-		if pool.Matched != 4 || pool.Available != 3 || pool.LastImport != nil {
-			t.Errorf("Globex's pool: %+v", pool)
+		if d := cmp.Diff(vpOrHeadInSoftwarePool, pool, poolsBesidesFilters); d != "" {
+			t.Errorf("Globex's pool mismatch (-want +got):\n%s", d)
 		}
 	})
 }
@@ -265,8 +291,12 @@ func TestImportLeadsConcurrentCallsGiveOneApproval(t *testing.T) {
 	for i := range ids {
 		wg.Go(func() {
 			res, err := b.acme.MCP().CallTool(b.acme.Context(), mcp.CallToolRequest{Params: mcp.CallToolParams{Name: vibesell.ToolImportLeads, Arguments: map[string]any{"count": 3}}})
-			if err != nil || res.IsError {
-				t.Errorf("call %d: %v %+v", i, err, res)
+			if err != nil {
+				t.Errorf("call %d: %v", i, err)
+				return
+			}
+			if res.IsError {
+				t.Errorf("call %d refused: %s", i, toolkittest.TextOf(res))
 				return
 			}
 			raw, _ := json.Marshal(res.StructuredContent)
@@ -285,8 +315,14 @@ func TestImportLeadsConcurrentCallsGiveOneApproval(t *testing.T) {
 	b.acme.Result(vibesell.ToolDecideApproval, map[string]any{"approval": ids[0], "decision": "approve"}, &decided)
 	var pool leadCountOutput
 	b.acme.Result(vibesell.ToolEstimateLeadPool, nil, &pool)
-	if decided.Status != "done" || pool.Subtractions[2].Count != 3 || pool.Available != 0 {
-		t.Errorf("one import of 3: %s, %+v", decided.Status, pool.Subtractions)
+	if decided.Status != "done" {
+		t.Errorf("the import of 3 ended %s: %s", decided.Status, textOf(decided.Outcome))
+	}
+	want := vpOrHeadInSoftwarePool
+	want.Available = 0
+	want.Subtractions = []subtractionData{{"suppressed", 0}, {"contacted_in_window", 0}, {"already_imported", 3}, {"invalid_or_role", 1}}
+	if d := cmp.Diff(want, pool, poolsBesidesFilters, cmpopts.IgnoreFields(leadCountOutput{}, "LastImport")); d != "" {
+		t.Errorf("pool after one import of 3 mismatch (-want +got):\n%s", d)
 	}
 }
 
@@ -312,13 +348,13 @@ func TestAudienceToolsOnTheSampleDirectory(t *testing.T) {
 	var count leadCountOutput
 	md := c.Result(vibesell.ToolEstimateLeadPool, nil, &count)
 	if count.Directory != "sample" || count.Matched == 0 {
-		t.Errorf("lead_count: %+v", count)
+		t.Errorf("lead_count: %d matched in the %q directory, want some in the sample", count.Matched, count.Directory)
 	}
 	mustContain(t, md, "**sample directory**")
 	var preview leadPreviewOutput
 	md = c.Result(vibesell.ToolPreviewLeadSample, nil, &preview)
 	if preview.Directory != "sample" || len(preview.Contacts) != audience.PreviewSize {
-		t.Errorf("lead_preview: %+v", preview)
+		t.Errorf("lead_preview: %d contacts from the %q directory, want %d from the sample", len(preview.Contacts), preview.Directory, audience.PreviewSize)
 	}
 	mustContain(t, md, "**sample directory**")
 	md = c.Result(vibesell.ToolImportLeads, map[string]any{"count": 10}, nil)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/stripe/stripe-go/v85"
 
 	"vibesell"
@@ -61,13 +62,31 @@ func TestBillingTools(t *testing.T) {
 		f := newBillingFixture(t, true)
 		var out plansOutput
 		md := f.c.Result(vibesell.ToolGetPlansAndBilling, nil, &out)
-		if out.Current != "free" || out.Status != "active" || len(out.Plans) != 3 || !out.Plans[0].Current || out.NextInvoice != nil || out.NextInvoiceWhy == nil {
-			t.Fatalf("plans: %+v", out)
+		// The plans, the usage and why there is no invoice are read below.
+		want := plansOutput{Kind: "plans", Current: "free", Status: "active"}
+		if d := cmp.Diff(want, out, cmpopts.IgnoreFields(plansOutput{}, "Plans", "Usage", "NextInvoiceWhy")); d != "" {
+			t.Fatalf("plans mismatch (-want +got):\n%s", d)
+		}
+		type offered struct {
+			ID      string
+			Current bool
+		}
+		var plans []offered
+		for _, p := range out.Plans {
+			plans = append(plans, offered{p.ID, p.Current})
+		}
+		if d := cmp.Diff([]offered{{"free", true}, {"starter", false}, {"growth", false}}, plans); d != "" {
+			t.Fatalf("plans offered mismatch (-want +got):\n%s", d)
+		}
+		if out.NextInvoiceWhy == nil {
+			t.Fatal("no next invoice, and no why")
 		}
 		for _, u := range out.Usage {
-			if u.Used != nil || u.Why == nil {
-				t.Errorf("%s: used %v, why %v; want null with why (no meter is wired here)", u.Limit, u.Used, u.Why)
-			}
+			t.Run(u.Limit, func(t *testing.T) {
+				if u.Used != nil || u.Why == nil {
+					t.Errorf("counted %v, why %q; want not counted, saying why (no meter is wired here)", u.Used != nil, textOf(u.Why))
+				}
+			})
 		}
 		for _, want := range []string{"## Plan: Free (USD 0.00 per month), active", "- Sending mailboxes: not counted (mailboxes are not counted on this server); the plan allows 3",
 			"- Starter, id starter: USD 49.00 per month; 15 mailboxes, 2,500 leads per month, 5 active campaigns, 15,000 emails per month", "call start_checkout with the plan id"} {
@@ -83,8 +102,17 @@ func TestBillingTools(t *testing.T) {
 		var first, second checkoutOutput
 		md := f.c.Result(vibesell.ToolStartCheckout, map[string]any{"plan": "starter"}, &first)
 		f.c.Result(vibesell.ToolStartCheckout, map[string]any{"plan": "starter"}, &second)
-		if first.Page != "checkout" || first.Reused || !second.Reused || second.URL != first.URL || f.stripe.Sessions() != 1 {
-			t.Fatalf("first %+v\nsecond %+v\n%d sessions", first, second, f.stripe.Sessions())
+		if first.Page != "checkout" || first.Reused {
+			t.Fatalf("first: %s page, reused %v; want a new checkout", first.Page, first.Reused)
+		}
+		// The second is the first page again.
+		wantSecond := first
+		wantSecond.Reused = true
+		if d := cmp.Diff(wantSecond, second); d != "" {
+			t.Fatalf("second checkout mismatch (-want +got):\n%s", d)
+		}
+		if n := f.stripe.Sessions(); n != 1 {
+			t.Fatalf("Stripe has %d sessions, want 1", n)
 		}
 		if !strings.Contains(md, "only they open it and pay there") || !strings.Contains(md, first.URL) {
 			t.Errorf("checkout text:\n%s", md)
@@ -93,7 +121,7 @@ func TestBillingTools(t *testing.T) {
 		var portal portalOutput
 		f.c.Result(vibesell.ToolOpenBillingPortal, nil, &portal)
 		if !strings.HasPrefix(portal.URL, "https://billing.stripe.com/") || portal.CurrentPlan != "free" {
-			t.Fatalf("portal: %+v", portal)
+			t.Fatalf("portal at %q on plan %s, want Stripe's billing portal on free", portal.URL, portal.CurrentPlan)
 		}
 
 		// Paid: Stripe calls back.
@@ -107,13 +135,16 @@ func TestBillingTools(t *testing.T) {
 		var again checkoutOutput
 		md = f.c.Result(vibesell.ToolStartCheckout, map[string]any{"plan": "growth"}, &again)
 		if again.Page != "portal" || again.Session != nil || !strings.Contains(md, "already pays for the Starter plan") {
-			t.Fatalf("checkout when subscribed: %+v\n%s", again, md)
+			t.Fatalf("checkout when subscribed: %s page, session %q; want the portal, saying the workspace already pays:\n%s", again.Page, textOf(again.Session), md)
 		}
 
 		var ap approvalOutput
 		md = f.c.Result(vibesell.ToolUpgradePlan, map[string]any{"plan": "growth"}, &ap)
-		if ap.Action != vibesell.ToolUpgradePlan || ap.Status != "pending" || ap.DecideHere || ap.Impact.CostMonthly != (moneyData{"149.00", "USD"}) {
-			t.Fatalf("upgrade approval: %+v", ap)
+		if d := cmp.Diff(asked{Action: vibesell.ToolUpgradePlan, Status: "pending"}, askedOf(ap.approvalData)); d != "" {
+			t.Fatalf("upgrade approval mismatch (-want +got):\n%s", d)
+		}
+		if d := cmp.Diff(moneyData{"149.00", "USD"}, ap.Impact.CostMonthly); d != "" {
+			t.Fatalf("upgrade's monthly cost mismatch (-want +got):\n%s", d)
 		}
 		// A plan can be changed back: the text says it costs money, never
 		// that it cannot be undone.
@@ -129,8 +160,11 @@ func TestBillingTools(t *testing.T) {
 		var plans plansOutput
 		md = f.c.Result(vibesell.ToolGetPlansAndBilling, nil, &plans)
 		want := &invoiceData{AmountDue: moneyData{"49.00", "USD"}, Date: vibesell.FormatDay(sub.PeriodEnd)}
-		if diff := cmp.Diff(want, plans.NextInvoice); diff != "" || plans.Current != "starter" {
-			t.Errorf("on %s, next invoice (-want +got):\n%s", plans.Current, diff)
+		if plans.Current != "starter" {
+			t.Errorf("on %s, want starter", plans.Current)
+		}
+		if diff := cmp.Diff(want, plans.NextInvoice); diff != "" {
+			t.Errorf("next invoice mismatch (-want +got):\n%s", diff)
 		}
 		if !strings.Contains(md, "To change plan, call upgrade_plan") {
 			t.Errorf("subscribed plans text:\n%s", md)
@@ -142,9 +176,10 @@ func TestBillingTools(t *testing.T) {
 		f := newBillingFixture(t, true)
 		var ctxOut workspaceOutput
 		md := f.c.Result(vibesell.ToolGetWorkspaceContext, nil, &ctxOut)
-		if ctxOut.Plan == nil || ctxOut.Plan.ID != "free" || !strings.Contains(md, "Plan: Free, active (get_plans_and_billing has prices, limits and usage).") {
-			t.Fatalf("a new workspace's plan in the context: %+v\n%s", ctxOut.Plan, md)
+		if d := cmp.Diff(&planData{ID: "free", Name: "Free", Status: "active"}, ctxOut.Plan); d != "" {
+			t.Fatalf("a new workspace's plan in the context mismatch (-want +got):\n%s", d)
 		}
+		mustContain(t, md, "Plan: Free, active (get_plans_and_billing has prices, limits and usage).")
 		co, err := f.billing.StartCheckout(context.Background(), f.ws.Acme.ID, "starter")
 		if err != nil {
 			t.Fatal(err)
@@ -157,18 +192,18 @@ func TestBillingTools(t *testing.T) {
 			t.Fatal(err)
 		}
 		md = f.c.Result(vibesell.ToolGetWorkspaceContext, nil, &ctxOut)
-		if ctxOut.Plan == nil || ctxOut.Plan.ID != "starter" || ctxOut.Plan.Status != "past_due" || ctxOut.Plan.PaymentFailedAt == nil {
-			t.Fatalf("plan after a failed payment: %+v", ctxOut.Plan)
+		if d := cmp.Diff(&planData{ID: "starter", Name: "Starter", Status: "past_due", PaymentFailedAt: new(f.clock.Now())}, ctxOut.Plan); d != "" {
+			t.Fatalf("plan after a failed payment mismatch (-want +got):\n%s", d)
 		}
 		if textOf(ctxOut.NextStep.Tool) != vibesell.ToolOpenBillingPortal || !strings.Contains(md, "A payment failed on Tue 1 Dec 2026, 15:20 UTC and is still unpaid") {
-			t.Fatalf("next step %+v\n%s", ctxOut.NextStep, md)
+			t.Fatalf("next step %q (%s), want %s, saying the payment failed:\n%s", textOf(ctxOut.NextStep.Tool), ctxOut.NextStep.Why, vibesell.ToolOpenBillingPortal, md)
 		}
 		// Globex's context shows none of it.
 		g := toolkittest.Connect(t, NewServer(Deps{Clock: f.clock, Workspaces: f.workspaces, Billing: f.billing}, nil), workspacetest.Principal(f.ws.Globex))
 		var other workspaceOutput
 		g.Result(vibesell.ToolGetWorkspaceContext, nil, &other)
-		if other.Plan == nil || other.Plan.ID != "free" || other.Plan.PaymentFailedAt != nil {
-			t.Fatalf("Globex's plan: %+v", other.Plan)
+		if d := cmp.Diff(&planData{ID: "free", Name: "Free", Status: "active"}, other.Plan); d != "" {
+			t.Fatalf("Globex's plan mismatch (-want +got):\n%s", d)
 		}
 	})
 
@@ -182,9 +217,11 @@ func TestBillingTools(t *testing.T) {
 			vibesell.ToolUpgradePlan:        map[string]any{"plan": "growth"},
 		}
 		for name, args := range calls {
-			if got := f.c.Refusal(name, args); !strings.HasPrefix(got, "Billing is not configured on this server") {
-				t.Errorf("%s: %s", name, got)
-			}
+			t.Run(name, func(t *testing.T) {
+				if got := f.c.Refusal(name, args); !strings.HasPrefix(got, "Billing is not configured on this server") {
+					t.Errorf("refused with %q, want billing not configured", got)
+				}
+			})
 		}
 		// Everything else works.
 		f.c.Result(vibesell.ToolGetWorkspaceContext, nil, nil)

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"vibesell"
 	"vibesell/approvals"
@@ -33,14 +34,14 @@ func TestCampaignsInTheWorkspaceContext(t *testing.T) {
 	nextTool := func(t *testing.T, s nextStepData, want string) {
 		t.Helper()
 		if s.Tool == nil || *s.Tool != want {
-			t.Errorf("next step %v: %s; want %s", s.Tool, s.Why, want)
+			t.Errorf("next step %q (%s), want %s", textOf(s.Tool), s.Why, want)
 		}
 	}
 
 	t.Run("no campaign: write the emails first", func(t *testing.T) {
 		out, md := read(t)
 		if d := cmp.Diff(campaignsSummaryData{Campaigns: []campaignSummaryData{}, NextStep: out.Campaigns.NextStep}, *out.Campaigns); d != "" {
-			t.Errorf("campaigns (-want +got):\n%s", d)
+			t.Errorf("campaigns mismatch (-want +got):\n%s", d)
 		}
 		nextTool(t, out.Campaigns.NextStep, vibesell.ToolSaveSequence)
 		mustContain(t, md, "### Campaigns\nNone yet.\n")
@@ -67,9 +68,10 @@ func TestCampaignsInTheWorkspaceContext(t *testing.T) {
 	id := staged.Campaign.Campaign
 	t.Run("a staged campaign: launch it", func(t *testing.T) {
 		out, md := read(t)
-		want := []campaignSummaryData{{Campaign: id, Name: "Heads of sales", Status: "staged", Leads: 1}}
-		if d := cmp.Diff(want, out.Campaigns.Campaigns); d != "" || out.Campaigns.Total != 1 {
-			t.Errorf("total %d; campaigns (-want +got):\n%s", out.Campaigns.Total, d)
+		want := campaignsSummaryData{Campaigns: []campaignSummaryData{{Campaign: id, Name: "Heads of sales", Status: "staged", Leads: 1}},
+			Total: 1, NextStep: out.Campaigns.NextStep}
+		if d := cmp.Diff(want, *out.Campaigns); d != "" {
+			t.Errorf("campaigns mismatch (-want +got):\n%s", d)
 		}
 		nextTool(t, out.Campaigns.NextStep, vibesell.ToolLaunchCampaign)
 		mustContain(t, md, "### Campaigns\n- "+id+` "Heads of sales": staged; 1 person`)
@@ -78,7 +80,7 @@ func TestCampaignsInTheWorkspaceContext(t *testing.T) {
 	var launch approvalOutput
 	c.Result(vibesell.ToolLaunchCampaign, map[string]any{"campaign": id}, &launch)
 	if done := b.env.Decide(t, acme, launch.Approval, true, approvals.ViaWeb); done.Status != approvals.Done {
-		t.Fatalf("launch: %s %v", done.Status, done.Outcome)
+		t.Fatalf("launch: %s, %q; want done", done.Status, textOf(done.Outcome))
 	}
 	why := "Bounces reached 6% of the last 50 emails, above the 5% that puts the mailboxes at risk."
 	if _, err := b.env.Campaigns.Pause(t.Context(), acme, id, why, true); err != nil {
@@ -86,9 +88,9 @@ func TestCampaignsInTheWorkspaceContext(t *testing.T) {
 	}
 	t.Run("a campaign VibeSell paused comes first, with why", func(t *testing.T) {
 		out, md := read(t)
-		got := out.Campaigns.Campaigns[0]
-		if got.Status != "paused" || got.PausedReason == nil || *got.PausedReason != why || !got.PausedAutomatically {
-			t.Errorf("paused campaign: %+v", got)
+		want := campaignSummaryData{Campaign: id, Name: "Heads of sales", Status: "paused", PausedReason: &why, PausedAutomatically: true, Leads: 1}
+		if d := cmp.Diff(want, out.Campaigns.Campaigns[0], cmpopts.IgnoreFields(campaignSummaryData{}, "FirstSendAt")); d != "" {
+			t.Errorf("paused campaign mismatch (-want +got):\n%s", d)
 		}
 		nextTool(t, out.NextStep, vibesell.ToolResumeCampaign)
 		mustContain(t, out.NextStep.Why, "VibeSell paused campaign "+id, why, "only they can approve, in the web app")
@@ -98,8 +100,11 @@ func TestCampaignsInTheWorkspaceContext(t *testing.T) {
 	t.Run("another workspace sees none of it", func(t *testing.T) {
 		var out workspaceOutput
 		b.globex.Result(vibesell.ToolGetWorkspaceContext, nil, &out)
-		if out.Campaigns == nil || out.Campaigns.Total != 0 || len(out.Campaigns.Campaigns) != 0 {
-			t.Errorf("globex sees %+v", out.Campaigns)
+		if out.Campaigns == nil {
+			t.Fatal("no campaigns in globex's context")
+		}
+		if d := cmp.Diff(campaignsSummaryData{Campaigns: []campaignSummaryData{}, NextStep: out.Campaigns.NextStep}, *out.Campaigns); d != "" {
+			t.Errorf("globex sees campaigns mismatch (-want +got):\n%s", d)
 		}
 	})
 }

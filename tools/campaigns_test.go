@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/riverqueue/river"
 
 	"vibesell"
@@ -38,6 +39,20 @@ func newCampaignsBundle(t *testing.T) *campaignsBundle {
 	return b
 }
 
+// asked is what a test reads of an approval as it is asked: the action,
+// its status, whether it may be decided in the conversation, and whether
+// it can be undone.
+type asked struct {
+	Action       string
+	Status       string
+	DecideHere   bool
+	Irreversible bool
+}
+
+func askedOf(a approvalData) asked {
+	return asked{Action: a.Action, Status: a.Status, DecideHere: a.DecideHere, Irreversible: a.Irreversible}
+}
+
 var workdays = []string{"monday", "tuesday", "wednesday", "thursday", "friday"}
 
 func TestCampaignTools(t *testing.T) {
@@ -63,8 +78,14 @@ func TestCampaignTools(t *testing.T) {
 			{Field: "company", Steps: []int{1}, LeadsLacking: 0, Receives: "nothing: the email cannot be sent to them until the field has a fallback, such as {{company|…}}"},
 			{Field: "first_name", Steps: []int{1, 2}, LeadsLacking: 1, Fallback: &there, Receives: `"there" in its place`},
 		}
-		if d := cmp.Diff(want, seq.Sequence.MergeFields); d != "" || seq.Sequence.Version != 1 || seq.Sequence.Approved || seq.Sequence.Steps[1].Subject != "Re: Lists at {{company|your team}}" {
-			t.Errorf("sequence %+v; merge fields (-want +got):\n%s", seq.Sequence, d)
+		if d := cmp.Diff(want, seq.Sequence.MergeFields); d != "" {
+			t.Errorf("merge fields mismatch (-want +got):\n%s", d)
+		}
+		if got := seq.Sequence; got.Version != 1 || got.Approved || len(got.Steps) != 2 {
+			t.Fatalf("sequence version %d, approved %v, with %d steps; want version 1, not approved, with 2", got.Version, got.Approved, len(got.Steps))
+		}
+		if got, want := seq.Sequence.Steps[1].Subject, "Re: Lists at {{company|your team}}"; got != want {
+			t.Errorf("step 2's subject %q, want %q", got, want)
 		}
 		mustContain(t, md, "Saved version 1 of the sequence.", "- {{first_name}}: 1 lead has no value for it and would get \"there\" in its place.",
 			"### Step 2 (3 business days after step 1, in the same thread)", `call approve_sequence with sequence "`+seq.Sequence.Sequence+`" and version 1`)
@@ -76,13 +97,13 @@ func TestCampaignTools(t *testing.T) {
 		var out sequenceOutput
 		md := c.Result(vibesell.ToolApproveSequence, map[string]any{"sequence": seq.Sequence.Sequence, "version": 1}, &out)
 		if !out.Sequence.Approved || out.Sequence.ApprovedBy == nil || !out.Changed {
-			t.Errorf("approved: %+v", out.Sequence)
+			t.Errorf("approve: approved %v by %q, changed %v; want approved by someone, changed", out.Sequence.Approved, textOf(out.Sequence.ApprovedBy), out.Changed)
 		}
 		mustContain(t, md, "Approved version 1.")
 		var edited sequenceOutput
 		c.Result(vibesell.ToolSaveSequence, map[string]any{"sequence": seq.Sequence.Sequence, "steps": steps[:1]}, &edited)
 		if edited.Sequence.Version != 2 || edited.Sequence.Approved {
-			t.Errorf("edited: %+v", edited.Sequence)
+			t.Errorf("edited: version %d, approved %v; want version 2, not approved", edited.Sequence.Version, edited.Sequence.Approved)
 		}
 		msg := c.Refusal(vibesell.ToolApproveSequence, map[string]any{"sequence": seq.Sequence.Sequence, "version": 1})
 		mustContain(t, msg, "Version 1 of sequence "+seq.Sequence.Sequence+" was edited since: version 2 is the latest.")
@@ -101,8 +122,11 @@ func TestCampaignTools(t *testing.T) {
 		}
 		want := map[string]string{"merge_fields": "pass", "spam_phrases": "pass", "links": "pass", "images": "pass", "length": "pass",
 			"personalisation": "warn", "subject": "pass", "unsubscribe_and_address": "fail", "mailbox": "pass"}
-		if d := cmp.Diff(want, statuses); d != "" || out.Verdict != "fail" || out.Version != 2 {
-			t.Errorf("verdict %s version %d; findings (-want +got):\n%s", out.Verdict, out.Version, d)
+		if d := cmp.Diff(want, statuses); d != "" {
+			t.Errorf("findings mismatch (-want +got):\n%s", d)
+		}
+		if out.Verdict != "fail" || out.Version != 2 {
+			t.Errorf("verdict %s on version %d, want fail on version 2", out.Verdict, out.Version)
 		}
 		mustContain(t, md, "as 由紀, <b>Gamma</b> & Co (yuki@gamma.test)", "FAIL, unsubscribe and address: The workspace has no postal address",
 			"Fix: Ask the person for their postal address and pass postalAddress to stage_campaign", "Verdict: fail.")
@@ -115,9 +139,18 @@ func TestCampaignTools(t *testing.T) {
 		md := c.Result(vibesell.ToolStageCampaign, map[string]any{"name": "Heads of sales", "sequence": seq.Sequence.Sequence,
 			"windowStart": "09:00", "windowEnd": "17:00", "days": workdays, "dailyCap": 20, "stopForCompany": true}, &staged)
 		cp := staged.Campaign
-		if cp.Status != "staged" || cp.Leads != 3 || cp.SequenceVersion != 2 || !cp.SequenceApproved || len(cp.Blockers) != 1 ||
-			cp.Metrics.Sent.Value != nil || cp.Metrics.Opens.Value != nil || cp.Metrics.Opens.Why == "" || len(cp.Metrics.Steps) != 1 {
-			t.Errorf("staged: %+v", cp)
+		want := campaignData{Campaign: cp.Campaign, Name: "Heads of sales", Status: "staged", Sequence: seq.Sequence.Sequence, SequenceVersion: 2, SequenceApproved: true,
+			Steps: 1, Leads: 3, Mailboxes: []string{"sam@getacme.test"}, Schedule: scheduleData{WindowStart: "09:00", WindowEnd: "17:00", Days: workdays, DailyCap: 20, StopForCompany: true}}
+		// The blocker is read in the text below, the metrics after.
+		if d := cmp.Diff(want, cp, cmpopts.IgnoreFields(campaignData{}, "Blockers", "CreatedAt", "Metrics")); d != "" {
+			t.Errorf("staged mismatch (-want +got):\n%s", d)
+		}
+		if len(cp.Blockers) != 1 {
+			t.Errorf("blockers %q, want one", cp.Blockers)
+		}
+		if m := cp.Metrics; m.Sent.Value != nil || m.Opens.Value != nil || m.Opens.Why == "" || len(m.Steps) != 1 {
+			t.Errorf("metrics of a staged campaign: sent counted %v, opens counted %v (why %q), %d steps; want nothing counted, opens saying why, 1 step",
+				m.Sent.Value != nil, m.Opens.Value != nil, m.Opens.Why, len(m.Steps))
 		}
 		mustContain(t, md, "Staged the campaign. Nothing is sent", "Schedule: 09:00 to 17:00, Monday to Friday, in each person's own time zone; at most 20 emails per mailbox a day; a reply stops everyone at that person's company.",
 			"Before it can launch (1 thing):", "The workspace has no postal address")
@@ -133,15 +166,15 @@ func TestCampaignTools(t *testing.T) {
 			"postalAddress": "Acme GmbH, Torstraße 1, 10119 Berlin, Germany", "timeZone": "Europe/Berlin"}, &staged)
 		var ap approvalOutput
 		md := c.Result(vibesell.ToolLaunchCampaign, map[string]any{"campaign": staged.Campaign.Campaign}, &ap)
-		if ap.DecideHere || !ap.Irreversible || ap.Status != "pending" {
-			t.Errorf("launch approval: %+v", ap)
+		if d := cmp.Diff(asked{Action: vibesell.ToolLaunchCampaign, Status: "pending", Irreversible: true}, askedOf(ap.approvalData)); d != "" {
+			t.Errorf("launch approval mismatch (-want +got):\n%s", d)
 		}
 		mustContain(t, md, "First email: Tue 1 Dec 2026, 16:00 Asia/Tokyo (07:00 UTC)", "Volume: up to 3 emails a day (20 per mailbox, 1 mailbox)",
 			"Sent email cannot be recalled.", "Only a signed-in person can approve this, in the VibeSell web app")
 		msg = c.Refusal(vibesell.ToolDecideApproval, map[string]any{"approval": ap.Approval, "decision": "approve"})
 		mustContain(t, msg, ap.AppURL)
 		if done := b.env.Decide(t, acme, ap.Approval, true, approvals.ViaWeb); done.Status != approvals.Done {
-			t.Fatalf("launch: %s %v", done.Status, done.Outcome)
+			t.Fatalf("launch: %s, %q; want done", done.Status, textOf(done.Outcome))
 		}
 	})
 
@@ -149,7 +182,7 @@ func TestCampaignTools(t *testing.T) {
 		var out campaignOutput
 		md := c.Result(vibesell.ToolGetCampaign, nil, &out)
 		if out.Campaign.Status != "scheduled" || out.Campaign.FirstSendAt == nil {
-			t.Errorf("after launch: %+v", out.Campaign)
+			t.Errorf("after launch: %s, with a first email due %v; want scheduled, with one", out.Campaign.Status, out.Campaign.FirstSendAt != nil)
 		}
 		mustContain(t, md, "Status: scheduled, first email due Tue 1 Dec 2026, 07:00 UTC.", "Metrics: not available (null). VibeSell does not record sends yet")
 		msg := b.globex.Refusal(vibesell.ToolGetCampaign, map[string]any{"campaign": staged.Campaign.Campaign})
@@ -157,8 +190,15 @@ func TestCampaignTools(t *testing.T) {
 
 		var e campaignEstimateOutput
 		md = c.Result(vibesell.ToolEstimateCampaignPlan, map[string]any{"campaign": staged.Campaign.Campaign}, &e)
-		if e.PerDay != 20 || e.Days == nil || *e.Days != 1 || e.TimeZone != "Europe/Berlin" || e.RepliesHigh != 0 {
-			t.Errorf("estimate: %+v", e)
+		// estimate is what is checked here; the text below has the rest.
+		type estimate struct {
+			PerDay      int
+			Days        *int
+			TimeZone    string
+			RepliesHigh int
+		}
+		if d := cmp.Diff(estimate{20, new(1), "Europe/Berlin", 0}, estimate{e.PerDay, e.Days, e.TimeZone, e.RepliesHigh}); d != "" {
+			t.Errorf("estimate mismatch (-want +got):\n%s", d)
 		}
 		mustContain(t, md, "3 people, 1 email each, from 1 mailbox at 20 a day each: 20 emails a sending day.",
 			"Every person has the first email after 1 sending day, on Tue 1 Dec 2026; the last email goes on Tue 1 Dec 2026 (dates in Europe/Berlin).", "assume 1% to 3% of the people written to reply")
@@ -170,25 +210,25 @@ func TestCampaignTools(t *testing.T) {
 		mustContain(t, msg, "is scheduled, not paused")
 		var stop approvalOutput
 		c.Result(vibesell.ToolStopCampaign, map[string]any{"campaign": staged.Campaign.Campaign}, &stop)
-		if !stop.DecideHere || stop.Irreversible {
-			t.Errorf("stop: %+v", stop)
+		if d := cmp.Diff(asked{Action: vibesell.ToolStopCampaign, Status: "pending", DecideHere: true}, askedOf(stop.approvalData)); d != "" {
+			t.Errorf("stop mismatch (-want +got):\n%s", d)
 		}
 		var decided approvalOutput
 		c.Result(vibesell.ToolDecideApproval, map[string]any{"approval": stop.Approval, "decision": "approve"}, &decided)
 		if decided.Status != "done" {
-			t.Fatalf("stop decided: %s %v", decided.Status, decided.Outcome)
+			t.Fatalf("stop decided: %s, %q; want done", decided.Status, textOf(decided.Outcome))
 		}
 		var out campaignOutput
 		c.Result(vibesell.ToolGetCampaign, map[string]any{"campaign": staged.Campaign.Campaign}, &out)
 		if out.Campaign.Status != "paused" || out.Campaign.PausedReason == nil {
-			t.Errorf("after stop: %+v", out.Campaign)
+			t.Errorf("after stop: %s, paused because %q; want paused, with why", out.Campaign.Status, textOf(out.Campaign.PausedReason))
 		}
 		msg = c.Refusal(vibesell.ToolStopCampaign, map[string]any{"campaign": staged.Campaign.Campaign})
 		mustContain(t, msg, "is paused: only a scheduled or sending campaign can be stopped")
 		var resume approvalOutput
 		c.Result(vibesell.ToolResumeCampaign, map[string]any{"campaign": staged.Campaign.Campaign}, &resume)
-		if !resume.DecideHere {
-			t.Errorf("resume: %+v", resume)
+		if d := cmp.Diff(asked{Action: vibesell.ToolResumeCampaign, Status: "pending", DecideHere: true}, askedOf(resume.approvalData)); d != "" {
+			t.Errorf("resume mismatch (-want +got):\n%s", d)
 		}
 	})
 }

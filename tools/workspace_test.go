@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"vibesell"
 	"vibesell/approvals"
@@ -72,7 +73,7 @@ func readContext(t *testing.T, c *toolkittest.Client, want contextSummary) (work
 	var got workspaceOutput
 	md := c.Result("get_workspace_context", nil, &got)
 	if diff := cmp.Diff(want, summaryOf(got)); diff != "" {
-		t.Errorf("context (-want +got):\n%s", diff)
+		t.Errorf("context mismatch (-want +got):\n%s", diff)
 	}
 	return got, md
 }
@@ -94,7 +95,7 @@ func TestGetWorkspaceContext(t *testing.T) {
 		got, md := readContext(t, b.c, contextSummary{Slug: "acme", Offer: true, Playbook: true, Memories: 1, OpenTickets: 1})
 		want := priceData{Amount: "1450.00", Currency: "INR", Period: new("month")}
 		if diff := cmp.Diff(&want, got.Offer.Price); diff != "" {
-			t.Errorf("price (-want +got):\n%s", diff)
+			t.Errorf("price mismatch (-want +got):\n%s", diff)
 		}
 		mustContain(t, md, "- Price: INR 1,450.00 per month", "Prefers to be called Sam", "Open support tickets: 1.",
 			"The offer and the playbook are saved. The next part is the sending setup")
@@ -145,14 +146,18 @@ func TestRemember(t *testing.T) {
 	b := setupWorkspace(t)
 	var out memoryOutput
 	md := b.c.Result("remember", map[string]any{"fact": "We never email on Fridays", "about": "preference"}, &out)
-	if out.Action != "remembered" || out.Memory == nil || len(out.Memories) != 1 {
-		t.Fatalf("remember: %+v", out)
+	fact := memoryItem{About: "preference", Fact: "We never email on Fridays"}
+	// The database stamps a memory's time, not the test's clock.
+	ids := cmpopts.IgnoreFields(memoryItem{}, "ID", "CreatedAt")
+	if diff := cmp.Diff(memoryOutput{Kind: "memory", Action: "remembered", Memory: &fact, Memories: []memoryItem{fact}}, out, ids); diff != "" {
+		t.Fatalf("remember mismatch (-want +got):\n%s", diff)
 	}
 	mustContain(t, md, `Remembered (preference): "We never email on Fridays" — id `+out.Memory.ID.String(), "1 remembered, newest first:")
 	id := out.Memory.ID.String()
+	out = memoryOutput{}
 	b.c.Result("remember", map[string]any{"forget": id}, &out)
-	if out.Action != "forgotten" || len(out.Memories) != 0 {
-		t.Errorf("forget: %+v", out)
+	if diff := cmp.Diff(memoryOutput{Kind: "memory", Action: "forgotten", Memory: &fact, Memories: []memoryItem{}}, out, ids); diff != "" {
+		t.Errorf("forget mismatch (-want +got):\n%s", diff)
 	}
 	mustContain(t, b.c.Refusal("remember", map[string]any{"fact": "x", "forget": id}), "not both")
 }
@@ -188,7 +193,7 @@ func TestContactSupportSaysWhereTicketsGo(t *testing.T) {
 		"/app/support), and whoever runs this server reads it with the command `server support list`. They answer by email at sam@acme.com, quoting " +
 		out.Ticket.Reference + "."
 	if diff := cmp.Diff(want, out.WhatNext); diff != "" {
-		t.Errorf("what next (-want +got):\n%s", diff)
+		t.Errorf("what next mismatch (-want +got):\n%s", diff)
 	}
 	mustContain(t, md, "Opened support ticket "+out.Ticket.Reference+" (bug)", want)
 	if strings.Contains(md, "VibeSell team") {
@@ -219,7 +224,7 @@ func TestSaveOfferSetsTheSender(t *testing.T) {
 		var out offerOutput
 		md := b.c.Result(vibesell.ToolSaveOffer, offerArgs, &out)
 		if d := cmp.Diff(senderData{}, out.Sender); d != "" {
-			t.Errorf("sender (-want +got):\n%s", d)
+			t.Errorf("sender mismatch (-want +got):\n%s", d)
 		}
 		mustContain(t, md, "- Postal address: not given yet (the law asks every cold email to carry one, and a campaign cannot launch without it: ask the person and pass postalAddress to save_offer)")
 	})
@@ -227,19 +232,22 @@ func TestSaveOfferSetsTheSender(t *testing.T) {
 		var out offerOutput
 		md := b.c.Result(vibesell.ToolSaveOffer, with(map[string]any{"postalAddress": "  " + address + " ", "senderName": name}), &out)
 		if d := cmp.Diff(senderData{PostalAddress: &address, SenderName: &name}, out.Sender); d != "" {
-			t.Errorf("sender (-want +got):\n%s", d)
+			t.Errorf("sender mismatch (-want +got):\n%s", d)
 		}
 		mustContain(t, md, "- Postal address: "+address+"\n- Default sender name: Sam Lee\n")
 		got, err := b.deps.Workspaces.Sender(t.Context(), b.two.Acme.ID)
-		if err != nil || got.PostalAddress != address || got.Name != name {
-			t.Errorf("the workspace's sender: %+v, %v", got, err)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(workspace.Sender{PostalAddress: address, Name: name, TimeZone: "UTC"}, got); diff != "" {
+			t.Errorf("the workspace's sender mismatch (-want +got):\n%s", diff)
 		}
 	})
 	t.Run("left out: kept", func(t *testing.T) {
 		var out offerOutput
 		b.c.Result(vibesell.ToolSaveOffer, offerArgs, &out)
 		if d := cmp.Diff(senderData{PostalAddress: &address, SenderName: &name}, out.Sender); d != "" {
-			t.Errorf("sender (-want +got):\n%s", d)
+			t.Errorf("sender mismatch (-want +got):\n%s", d)
 		}
 	})
 	t.Run("a bad one is refused by name, and nothing is saved", func(t *testing.T) {
@@ -248,15 +256,21 @@ func TestSaveOfferSetsTheSender(t *testing.T) {
 		msg = b.c.Refusal(vibesell.ToolSaveOffer, with(map[string]any{"senderName": ""}))
 		mustContain(t, msg, "senderName")
 		o, err := b.deps.Workspaces.FindOffer(t.Context(), b.two.Acme.ID)
-		if err != nil || o == nil || o.Product != "Anvils that never miss" {
-			t.Errorf("the offer after a refusal: %+v, %v", o, err)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o == nil {
+			t.Fatal("no offer after a refusal, want the one saved before")
+		}
+		if o.Product != "Anvils that never miss" {
+			t.Errorf("the offer after a refusal is for %q, want the one saved before", o.Product)
 		}
 	})
 	t.Run("another workspace's sender is its own", func(t *testing.T) {
 		var out offerOutput
 		b.other.Result(vibesell.ToolSaveOffer, offerArgs, &out)
 		if d := cmp.Diff(senderData{}, out.Sender); d != "" {
-			t.Errorf("globex sender (-want +got):\n%s", d)
+			t.Errorf("globex sender mismatch (-want +got):\n%s", d)
 		}
 	})
 }
