@@ -11,7 +11,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"vibesell/cards"
-	"vibesell/store"
 )
 
 // SourceChoice is the settled answer to "Choose your sending addresses".
@@ -90,11 +89,7 @@ func (s *Service) ChooseSource(ctx context.Context, ws uuid.UUID, args any, answ
 		choice.Source, choice.Label, choice.Text = SourceOther, "In your own words", ans.Answer
 		text = &choice.Text
 	}
-	choice, notes, err := s.recordSource(ctx, ws, choice, text)
-	if err != nil {
-		return Outcome[SourceChoice]{}, err
-	}
-	hasSizing, err := s.hasSizing(ctx, ws)
+	choice, notes, hasSizing, err := s.recordSource(ctx, ws, choice, text)
 	if err != nil {
 		return Outcome[SourceChoice]{}, err
 	}
@@ -104,35 +99,45 @@ func (s *Service) ChooseSource(ctx context.Context, ws uuid.UUID, args any, answ
 
 // recordSource records choice as the workspace's source (text: the
 // person's words, for other), unless a later answer is on record: then the
-// one on record is returned, with a note saying so.
-func (s *Service) recordSource(ctx context.Context, ws uuid.UUID, choice SourceChoice, text *string) (SourceChoice, []string, error) {
-	var notes []string
-	err := store.InTx(ctx, s.db, func(tx pgx.Tx) error {
-		if err := lockSetup(ctx, tx, ws); err != nil {
-			return err
-		}
-		// An answer older than the one on record (a stale card replayed)
-		// does not undo the newer decision.
-		if _, err := tx.Exec(ctx, `
-			UPDATE sending_setups
-			SET source = $2, source_text = $3, source_card = $4, source_chosen_at = $5, updated_at = now()
-			WHERE workspace_id = $1 AND source_card IS DISTINCT FROM $4
-			  AND (source_chosen_at IS NULL OR source_chosen_at <= $5)`,
-			ws, choice.Source, text, choice.Card, choice.ChosenAt); err != nil {
-			return fmt.Errorf("record sending source: %w", err)
-		}
-		rec, err := s.source(ctx, tx, ws)
-		if err != nil {
-			return err
-		}
-		if rec != nil && rec.Card != choice.Card {
-			notes = append(notes, fmt.Sprintf("Card %s was answered earlier than the choice on record (card %s, answered %s), so the later choice stands.",
-				choice.Card, rec.Card, vibesell.FormatDate(rec.ChosenAt)))
-			choice = SourceChoice{Source: rec.Source, Text: rec.Text, Card: rec.Card, ChosenAt: rec.ChosenAt, Label: sourceLabel(rec.Source)}
-		}
-		return nil
+// one on record is returned, with a note saying so. It also says whether
+// the workspace has a sizing, which the answer's next step mentions.
+//
+// It is one round trip: the statements go in one batch, which PostgreSQL
+// runs as one transaction. The setup is locked, as every change to it is,
+// only when the answer would change it: an answer already on record (the
+// same card answered again) reads what is recorded, and writes and waits
+// for nothing.
+func (s *Service) recordSource(ctx context.Context, ws uuid.UUID, choice SourceChoice, text *string) (SourceChoice, []string, bool, error) {
+	var (
+		rec       *Source
+		hasSizing bool
+	)
+	b := &pgx.Batch{}
+	b.Queue(`INSERT INTO sending_setups (workspace_id) VALUES ($1) ON CONFLICT DO NOTHING`, ws)
+	b.Queue(`SELECT 1 FROM sending_setups WHERE workspace_id = $1 AND source_card IS DISTINCT FROM $2 FOR UPDATE`, ws, choice.Card)
+	// An answer older than the one on record (a stale card replayed)
+	// does not undo the newer decision.
+	b.Queue(`
+		UPDATE sending_setups
+		SET source = $2, source_text = $3, source_card = $4, source_chosen_at = $5, updated_at = now()
+		WHERE workspace_id = $1 AND source_card IS DISTINCT FROM $4
+		  AND (source_chosen_at IS NULL OR source_chosen_at <= $5)`,
+		ws, choice.Source, text, choice.Card, choice.ChosenAt)
+	b.Queue(sourceSQL, ws).QueryRow(func(row pgx.Row) (err error) {
+		rec, err = scanSource(row)
+		return err
 	})
-	return choice, notes, err
+	b.Queue(hasSizingSQL, ws).QueryRow(func(row pgx.Row) error { return row.Scan(&hasSizing) })
+	if err := s.db.SendBatch(ctx, b).Close(); err != nil {
+		return SourceChoice{}, nil, false, fmt.Errorf("record sending source: %w", err)
+	}
+	var notes []string
+	if rec != nil && rec.Card != choice.Card {
+		notes = append(notes, fmt.Sprintf("Card %s was answered earlier than the choice on record (card %s, answered %s), so the later choice stands.",
+			choice.Card, rec.Card, vibesell.FormatDate(rec.ChosenAt)))
+		choice = SourceChoice{Source: rec.Source, Text: rec.Text, Card: rec.Card, ChosenAt: rec.ChosenAt, Label: sourceLabel(rec.Source)}
+	}
+	return choice, notes, hasSizing, nil
 }
 
 func sourceLabel(source SourceKind) string {
@@ -166,9 +171,12 @@ func (s *Service) explainSource(c *SourceChoice, hasSizing bool) {
 	}
 }
 
+// hasSizingSQL says whether workspace $1 has a sizing.
+const hasSizingSQL = `SELECT EXISTS (SELECT 1 FROM sending_sizings WHERE workspace_id = $1)`
+
 func (s *Service) hasSizing(ctx context.Context, ws uuid.UUID) (bool, error) {
 	var ok bool
-	if err := s.db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM sending_sizings WHERE workspace_id = $1)`, ws).Scan(&ok); err != nil {
+	if err := s.db.QueryRow(ctx, hasSizingSQL, ws).Scan(&ok); err != nil {
 		return false, fmt.Errorf("read sizing: %w", err)
 	}
 	return ok, nil
@@ -220,6 +228,6 @@ func (s *Service) confirmSource(ctx context.Context, ws uuid.UUID, flow *cards.F
 			"The person keeps already-warmed addresses, so no new domains under their brand are picked: the two would mix. Call %s to pick already-warmed domains.",
 			vibesell.ToolProposeWarmedDomains)
 	}
-	_, _, err = s.recordSource(ctx, ws, SourceChoice{Source: want, Label: sourceLabel(want), Card: ans.Card, ChosenAt: ans.AnsweredAt}, nil)
+	_, _, _, err = s.recordSource(ctx, ws, SourceChoice{Source: want, Label: sourceLabel(want), Card: ans.Card, ChosenAt: ans.AnsweredAt}, nil)
 	return nil, err
 }

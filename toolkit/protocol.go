@@ -133,6 +133,12 @@ func (p *protocolWriter) finish() {
 // rewordProtocolError rewrites a JSON-RPC error whose message is Go's
 // decoding text into a sentence; any other answer is returned as it is.
 func rewordProtocolError(body []byte) []byte {
+	// Only an error whose message begins "unparsable" is reworded: an
+	// answer without the word (a result, nearly always) is passed on
+	// without being decoded, which would cost every call.
+	if !bytes.Contains(body, []byte("unparsable ")) {
+		return body
+	}
 	var answer struct {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
