@@ -27,9 +27,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
+	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"vibesell"
+	"vibesell/store"
 )
 
 // The scopes offered are the catalog's (vibesell.Scopes: read, write, act,
@@ -94,6 +97,10 @@ type Server struct {
 	clock    vibesell.Clock
 	log      *slog.Logger
 	clientIP func(*http.Request) string
+	// With notes, the grants checked lately are kept in memory; see
+	// [Server.KeepGrantsInMemory].
+	notes  *store.Notifications
+	grants *lru.Cache[uuid.UUID, *knownGrant]
 }
 
 // New returns a Server. Call [Server.Keys].Ensure once at start.
