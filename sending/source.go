@@ -102,32 +102,33 @@ func (s *Service) ChooseSource(ctx context.Context, ws uuid.UUID, args any, answ
 // one on record is returned, with a note saying so. It also says whether
 // the workspace has a sizing, which the answer's next step mentions.
 //
-// It is one round trip: the statements go in one batch, which PostgreSQL
-// runs as one transaction. The setup is locked, as every change to it is,
-// only when the answer would change it: an answer already on record (the
-// same card answered again) reads what is recorded, and writes and waits
-// for nothing.
+// It is one round trip of two statements, in one batch, which PostgreSQL
+// runs as one transaction: the record, then the read of what is recorded.
+// An answer already on record (the same card answered again) writes,
+// locks and waits for nothing.
 func (s *Service) recordSource(ctx context.Context, ws uuid.UUID, choice SourceChoice, text *string) (SourceChoice, []string, bool, error) {
 	var (
 		rec       *Source
 		hasSizing bool
 	)
 	b := &pgx.Batch{}
-	b.Queue(`INSERT INTO sending_setups (workspace_id) VALUES ($1) ON CONFLICT DO NOTHING`, ws)
-	b.Queue(`SELECT 1 FROM sending_setups WHERE workspace_id = $1 AND source_card IS DISTINCT FROM $2 FOR UPDATE`, ws, choice.Card)
 	// An answer older than the one on record (a stale card replayed)
 	// does not undo the newer decision.
 	b.Queue(`
-		UPDATE sending_setups
-		SET source = $2, source_text = $3, source_card = $4, source_chosen_at = $5, updated_at = now()
-		WHERE workspace_id = $1 AND source_card IS DISTINCT FROM $4
-		  AND (source_chosen_at IS NULL OR source_chosen_at <= $5)`,
+		INSERT INTO sending_setups AS s (workspace_id, source, source_text, source_card, source_chosen_at, updated_at)
+		SELECT $1::uuid, $2::text, $3::text, $4::text, $5::timestamptz, now()
+		WHERE NOT EXISTS (SELECT 1 FROM sending_setups WHERE workspace_id = $1 AND source_card = $4)
+		ON CONFLICT (workspace_id) DO UPDATE
+		SET source = excluded.source, source_text = excluded.source_text, source_card = excluded.source_card,
+		    source_chosen_at = excluded.source_chosen_at, updated_at = excluded.updated_at
+		WHERE s.source_card IS DISTINCT FROM excluded.source_card
+		  AND (s.source_chosen_at IS NULL OR s.source_chosen_at <= excluded.source_chosen_at)`,
 		ws, choice.Source, text, choice.Card, choice.ChosenAt)
-	b.Queue(sourceSQL, ws).QueryRow(func(row pgx.Row) (err error) {
-		rec, err = scanSource(row)
+	b.Queue(`SELECT `+sourceColumns+`, EXISTS (SELECT 1 FROM sending_sizings WHERE workspace_id = $1)
+		FROM sending_setups WHERE workspace_id = $1`, ws).QueryRow(func(row pgx.Row) (err error) {
+		rec, err = scanSource(row, &hasSizing)
 		return err
 	})
-	b.Queue(hasSizingSQL, ws).QueryRow(func(row pgx.Row) error { return row.Scan(&hasSizing) })
 	if err := s.db.SendBatch(ctx, b).Close(); err != nil {
 		return SourceChoice{}, nil, false, fmt.Errorf("record sending source: %w", err)
 	}
@@ -171,12 +172,9 @@ func (s *Service) explainSource(c *SourceChoice, hasSizing bool) {
 	}
 }
 
-// hasSizingSQL says whether workspace $1 has a sizing.
-const hasSizingSQL = `SELECT EXISTS (SELECT 1 FROM sending_sizings WHERE workspace_id = $1)`
-
 func (s *Service) hasSizing(ctx context.Context, ws uuid.UUID) (bool, error) {
 	var ok bool
-	if err := s.db.QueryRow(ctx, hasSizingSQL, ws).Scan(&ok); err != nil {
+	if err := s.db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM sending_sizings WHERE workspace_id = $1)`, ws).Scan(&ok); err != nil {
 		return false, fmt.Errorf("read sizing: %w", err)
 	}
 	return ok, nil
