@@ -29,16 +29,9 @@ type grantReplica struct {
 
 func newGrantReplica(t *testing.T, url string) *grantReplica {
 	t.Helper()
-	cfg, err := pgxpool.ParseConfig(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &grantReplica{trips: &storetest.RoundTrips{}}
-	cfg.ConnConfig.Tracer = r.trips
-	if r.pool, err = pgxpool.NewWithConfig(context.Background(), cfg); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(r.pool.Close)
+	r := &grantReplica{}
+	r.pool, r.trips = storetest.NewCountedOn(t, url)
+	var err error
 	if r.oauth, err = oauth.New(oauth.Config{PublicURL: "https://vibesell.example", DB: r.pool, Logger: slog.New(slog.DiscardHandler)}); err != nil {
 		t.Fatal(err)
 	}

@@ -13,8 +13,9 @@
 //
 // Every state lives in PostgreSQL (keys, clients, pending requests, grants,
 // codes, refresh tokens), so any replica serves any step, and a grant
-// revoked on one replica stops its tokens on all of them at their next
-// request.
+// revoked on one replica stops its tokens on all of them: its access
+// tokens within a second (each replica keeps the grants it checked in
+// memory, kept true by notifications), its refresh token at once.
 package oauth
 
 import (
