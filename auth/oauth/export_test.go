@@ -36,3 +36,6 @@ func IssueAccess(s *Server, grantID uuid.UUID) (string, error) {
 	resp, err := s.issue(context.Background(), grantID, s.clock.Now())
 	return resp.AccessToken, err
 }
+
+// VerifiedKept is how many access tokens s keeps as verified.
+func VerifiedKept(s *Server) int { return s.verifiedTokens.Len() }

@@ -172,3 +172,36 @@ func TestGrantsAreKeptInMemoryAndRevokedEverywhere(t *testing.T) {
 		refusedEverywhere(t, "revoked while not listening", time.Now(), token, one, two)
 	})
 }
+
+// An access token's signature, issuer and audience are checked once; its
+// times on every request, so a kept token still expires.
+func TestAccessTokenVerifiedOnce(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	ctx := context.Background()
+	access, _ := e.raw(t).tokens()
+	for range 3 {
+		if _, err := e.oauth.Authenticate(ctx, access); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := oauth.VerifiedKept(e.oauth); n != 1 {
+		t.Errorf("%d tokens kept as verified, want the one used", n)
+	}
+	other, err := oauth.Reissue(e.oauth, access, func(aud *[]string, _ *string) { *aud = []string{"https://elsewhere.example/mcp"} })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, err := e.oauth.Authenticate(ctx, other); err == nil || !strings.Contains(err.Error(), "elsewhere.example") {
+			t.Fatalf("a token for another resource: %v", err)
+		}
+	}
+	if n := oauth.VerifiedKept(e.oauth); n != 1 {
+		t.Errorf("%d tokens kept as verified after a refused one, want 1", n)
+	}
+	e.clock.Set(e.clock.Now().Add(time.Hour))
+	if _, err := e.oauth.Authenticate(ctx, access); err == nil || !strings.Contains(err.Error(), "expired") {
+		t.Errorf("the kept token an hour later: %v, want expired", err)
+	}
+}

@@ -3,6 +3,7 @@ package oauth
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -57,7 +58,41 @@ func (e *errToken) Error() string { return e.why }
 
 // verify checks an access token's signature, issuer, audience and
 // expiry. It does not look at the grant: see [Server.Authenticate].
+//
+// What the token's bytes say is checked once: a token that passed is kept
+// (by its SHA-256, the last tokensVerifiedKept of them) and only its times
+// are checked again on its next requests, the signature check costing as
+// much as the rest of a request. A key is never withdrawn before the
+// tokens it signed have expired, so a kept token stays as valid as its
+// bytes.
 func (s *Server) verify(ctx context.Context, token string) (verified, error) {
+	sum := sha256.Sum256([]byte(token))
+	v, ok := s.verifiedTokens.Get(sum)
+	if !ok {
+		var err error
+		if v, err = s.verifySigned(ctx, token); err != nil {
+			return verified{}, err
+		}
+	}
+	now := s.clock.Now()
+	if v.Expiry == nil || !now.Before(v.Expiry.Time()) {
+		return verified{}, &errToken{"The access token has expired; refresh it."}
+	}
+	if v.IssuedAt != nil && v.IssuedAt.Time().After(now.Add(time.Minute)) {
+		return verified{}, &errToken{"The access token is not valid yet."}
+	}
+	if !ok {
+		s.verifiedTokens.Add(sum, v)
+	}
+	return v, nil
+}
+
+// tokensVerifiedKept is how many verified access tokens a server keeps.
+const tokensVerifiedKept = 10_000
+
+// verifySigned checks what does not change with time: the signature, the
+// issuer and the audience.
+func (s *Server) verifySigned(ctx context.Context, token string) (verified, error) {
 	tok, err := jwt.ParseSigned(token, []jose.SignatureAlgorithm{jose.ES256})
 	if err != nil || len(tok.Headers) != 1 {
 		return verified{}, &errToken{"The access token is malformed."}
@@ -82,13 +117,6 @@ func (s *Server) verify(ctx context.Context, token string) (verified, error) {
 	}
 	if len(v.Audience) != 1 || v.Audience[0] != s.resource {
 		return verified{}, &errToken{fmt.Sprintf("The access token is for %s, not for %s.", truncate(strings.Join(v.Audience, ", "), 200), s.resource)}
-	}
-	now := s.clock.Now()
-	if v.Expiry == nil || !now.Before(v.Expiry.Time()) {
-		return verified{}, &errToken{"The access token has expired; refresh it."}
-	}
-	if v.IssuedAt != nil && v.IssuedAt.Time().After(now.Add(time.Minute)) {
-		return verified{}, &errToken{"The access token is not valid yet."}
 	}
 	return v, nil
 }

@@ -19,6 +19,7 @@
 package oauth
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -102,6 +103,9 @@ type Server struct {
 	// [Server.KeepGrantsInMemory].
 	notes  *store.Notifications
 	grants *lru.Cache[uuid.UUID, *knownGrant]
+	// verifiedTokens are access tokens whose signature, issuer and
+	// audience were checked (see verify).
+	verifiedTokens *lru.Cache[[sha256.Size]byte, verified]
 }
 
 // New returns a Server. Call [Server.Keys].Ensure once at start.
@@ -124,16 +128,18 @@ func New(cfg Config) (*Server, error) {
 	}
 	cfg.RateLimits = cfg.RateLimits.withDefaults()
 	issuer := strings.TrimRight(cfg.PublicURL, "/")
+	verifiedTokens, _ := lru.New[[sha256.Size]byte, verified](tokensVerifiedKept)
 	return &Server{
-		cfg:      cfg,
-		issuer:   issuer,
-		resource: issuer + "/mcp",
-		keys:     NewKeys(cfg.DB, cfg.Clock),
-		fetcher:  newFetcher(cfg.ClientMetadata),
-		db:       cfg.DB,
-		clock:    cfg.Clock,
-		log:      cfg.Logger,
-		clientIP: cfg.ClientIP,
+		verifiedTokens: verifiedTokens,
+		cfg:            cfg,
+		issuer:         issuer,
+		resource:       issuer + "/mcp",
+		keys:           NewKeys(cfg.DB, cfg.Clock),
+		fetcher:        newFetcher(cfg.ClientMetadata),
+		db:             cfg.DB,
+		clock:          cfg.Clock,
+		log:            cfg.Logger,
+		clientIP:       cfg.ClientIP,
 	}, nil
 }
 
