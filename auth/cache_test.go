@@ -23,16 +23,8 @@ type replica struct {
 
 func newReplica(t *testing.T, url string) *replica {
 	t.Helper()
-	cfg, err := pgxpool.ParseConfig(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &replica{trips: &storetest.RoundTrips{}}
-	cfg.ConnConfig.Tracer = r.trips
-	if r.pool, err = pgxpool.NewWithConfig(context.Background(), cfg); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(r.pool.Close)
+	r := &replica{}
+	r.pool, r.trips = storetest.NewCountedOn(t, url)
 	notes := storetest.StartNotifications(t, r.pool)
 	r.tokens, r.sessions = auth.NewTokens(r.pool), auth.NewSessions(r.pool)
 	r.tokens.KeepInMemory(notes, 100)

@@ -366,18 +366,22 @@ type Source struct {
 }
 
 // sourceSQL reads the source workspace $1 chose, as scanSource scans it.
-const sourceSQL = `SELECT source, source_text, source_card, source_chosen_at FROM sending_setups WHERE workspace_id = $1`
+const sourceSQL = `SELECT ` + sourceColumns + ` FROM sending_setups WHERE workspace_id = $1`
+
+// sourceColumns are the columns of sending_setups that scanSource scans.
+const sourceColumns = `source, source_text, source_card, source_chosen_at`
 
 func (s *Service) source(ctx context.Context, db store.DBTX, ws uuid.UUID) (*Source, error) {
 	return scanSource(db.QueryRow(ctx, sourceSQL, ws))
 }
 
-// scanSource reads the row of sourceSQL: nil when no source is chosen.
-func scanSource(row pgx.Row) (*Source, error) {
+// scanSource reads the row of sourceSQL, and into more the columns that
+// follow: nil when no source is chosen.
+func scanSource(row pgx.Row, more ...any) (*Source, error) {
 	var src Source
 	var source, text, card *string
 	var at *time.Time
-	err := row.Scan(&source, &text, &card, &at)
+	err := row.Scan(append([]any{&source, &text, &card, &at}, more...)...)
 	if errors.Is(err, pgx.ErrNoRows) || (err == nil && source == nil) {
 		return nil, nil
 	}

@@ -401,3 +401,52 @@ func TestPlanOrderListsEveryBlocker(t *testing.T) {
 		t.Errorf("message %q", err)
 	}
 }
+
+// Answering a card again with the answer on record (an assistant that
+// replays its call) reads in two round trips, the card and then the setup
+// with its sizing, and writes, locks and waits for nothing.
+func TestAnAnswerOnRecordIsReadInTwoRoundTrips(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, trips := storetest.NewCounted(t)
+	c := vibesell.NewManualClock(time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC))
+	ws := workspacetest.Two(t, pool).Acme
+	svc := sending.New(sending.Deps{DB: pool, Clock: c, Config: sending.DefaultConfig(), Cards: cards.NewService(pool, c),
+		Offers: workspace.NewService(pool, vibesell.SystemClock{})})
+	type noArgs struct{}
+	q, err := svc.ChooseSource(ctx, ws.ID, noArgs{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer := []cards.Answer{{Card: q.Card.ID, Answer: "own_names"}}
+	first, err := svc.ChooseSource(ctx, ws.ID, noArgs{}, answer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// xmin changes with a write to the row, xmax with a lock taken on it.
+	var xmin, xmax string
+	if err := pool.QueryRow(ctx, `SELECT xmin::text, xmax::text FROM sending_setups WHERE workspace_id = $1`, ws.ID).Scan(&xmin, &xmax); err != nil {
+		t.Fatal(err)
+	}
+	before := trips.Count()
+	again, err := svc.ChooseSource(ctx, ws.ID, noArgs{}, answer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := trips.Count() - before; n != 2 {
+		t.Errorf("the answer on record cost %d round trips, want 2", n)
+	}
+	var xmin2, xmax2 string
+	if err := pool.QueryRow(ctx, `SELECT xmin::text, xmax::text FROM sending_setups WHERE workspace_id = $1`, ws.ID).Scan(&xmin2, &xmax2); err != nil {
+		t.Fatal(err)
+	}
+	if xmin2 != xmin || xmax2 != xmax {
+		t.Errorf("the setup's row went from xmin %s, xmax %s to %s, %s: written or locked", xmin, xmax, xmin2, xmax2)
+	}
+	if diff := cmp.Diff(first, again); diff != "" {
+		t.Errorf("the answer again (-first +again):\n%s", diff)
+	}
+	if !strings.Contains(again.Result.NextStep, vibesell.ToolSizeSendingCapacity) {
+		t.Errorf("next step without a sizing does not offer one: %q", again.Result.NextStep)
+	}
+}

@@ -11,7 +11,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"vibesell/cards"
-	"vibesell/store"
 )
 
 // SourceChoice is the settled answer to "Choose your sending addresses".
@@ -90,11 +89,7 @@ func (s *Service) ChooseSource(ctx context.Context, ws uuid.UUID, args any, answ
 		choice.Source, choice.Label, choice.Text = SourceOther, "In your own words", ans.Answer
 		text = &choice.Text
 	}
-	choice, notes, err := s.recordSource(ctx, ws, choice, text)
-	if err != nil {
-		return Outcome[SourceChoice]{}, err
-	}
-	hasSizing, err := s.hasSizing(ctx, ws)
+	choice, notes, hasSizing, err := s.recordSource(ctx, ws, choice, text)
 	if err != nil {
 		return Outcome[SourceChoice]{}, err
 	}
@@ -104,35 +99,46 @@ func (s *Service) ChooseSource(ctx context.Context, ws uuid.UUID, args any, answ
 
 // recordSource records choice as the workspace's source (text: the
 // person's words, for other), unless a later answer is on record: then the
-// one on record is returned, with a note saying so.
-func (s *Service) recordSource(ctx context.Context, ws uuid.UUID, choice SourceChoice, text *string) (SourceChoice, []string, error) {
-	var notes []string
-	err := store.InTx(ctx, s.db, func(tx pgx.Tx) error {
-		if err := lockSetup(ctx, tx, ws); err != nil {
-			return err
-		}
-		// An answer older than the one on record (a stale card replayed)
-		// does not undo the newer decision.
-		if _, err := tx.Exec(ctx, `
-			UPDATE sending_setups
-			SET source = $2, source_text = $3, source_card = $4, source_chosen_at = $5, updated_at = now()
-			WHERE workspace_id = $1 AND source_card IS DISTINCT FROM $4
-			  AND (source_chosen_at IS NULL OR source_chosen_at <= $5)`,
-			ws, choice.Source, text, choice.Card, choice.ChosenAt); err != nil {
-			return fmt.Errorf("record sending source: %w", err)
-		}
-		rec, err := s.source(ctx, tx, ws)
-		if err != nil {
-			return err
-		}
-		if rec != nil && rec.Card != choice.Card {
-			notes = append(notes, fmt.Sprintf("Card %s was answered earlier than the choice on record (card %s, answered %s), so the later choice stands.",
-				choice.Card, rec.Card, vibesell.FormatDate(rec.ChosenAt)))
-			choice = SourceChoice{Source: rec.Source, Text: rec.Text, Card: rec.Card, ChosenAt: rec.ChosenAt, Label: sourceLabel(rec.Source)}
-		}
-		return nil
+// one on record is returned, with a note saying so. It also says whether
+// the workspace has a sizing, which the answer's next step mentions.
+//
+// It is one round trip of two statements, in one batch, which PostgreSQL
+// runs as one transaction: the record, then the read of what is recorded.
+// An answer already on record (the same card answered again) writes,
+// locks and waits for nothing.
+func (s *Service) recordSource(ctx context.Context, ws uuid.UUID, choice SourceChoice, text *string) (SourceChoice, []string, bool, error) {
+	var (
+		rec       *Source
+		hasSizing bool
+	)
+	b := &pgx.Batch{}
+	// An answer older than the one on record (a stale card replayed)
+	// does not undo the newer decision.
+	b.Queue(`
+		INSERT INTO sending_setups AS s (workspace_id, source, source_text, source_card, source_chosen_at, updated_at)
+		SELECT $1::uuid, $2::text, $3::text, $4::text, $5::timestamptz, now()
+		WHERE NOT EXISTS (SELECT 1 FROM sending_setups WHERE workspace_id = $1 AND source_card = $4)
+		ON CONFLICT (workspace_id) DO UPDATE
+		SET source = excluded.source, source_text = excluded.source_text, source_card = excluded.source_card,
+		    source_chosen_at = excluded.source_chosen_at, updated_at = excluded.updated_at
+		WHERE s.source_card IS DISTINCT FROM excluded.source_card
+		  AND (s.source_chosen_at IS NULL OR s.source_chosen_at <= excluded.source_chosen_at)`,
+		ws, choice.Source, text, choice.Card, choice.ChosenAt)
+	b.Queue(`SELECT `+sourceColumns+`, EXISTS (SELECT 1 FROM sending_sizings WHERE workspace_id = $1)
+		FROM sending_setups WHERE workspace_id = $1`, ws).QueryRow(func(row pgx.Row) (err error) {
+		rec, err = scanSource(row, &hasSizing)
+		return err
 	})
-	return choice, notes, err
+	if err := s.db.SendBatch(ctx, b).Close(); err != nil {
+		return SourceChoice{}, nil, false, fmt.Errorf("record sending source: %w", err)
+	}
+	var notes []string
+	if rec != nil && rec.Card != choice.Card {
+		notes = append(notes, fmt.Sprintf("Card %s was answered earlier than the choice on record (card %s, answered %s), so the later choice stands.",
+			choice.Card, rec.Card, vibesell.FormatDate(rec.ChosenAt)))
+		choice = SourceChoice{Source: rec.Source, Text: rec.Text, Card: rec.Card, ChosenAt: rec.ChosenAt, Label: sourceLabel(rec.Source)}
+	}
+	return choice, notes, hasSizing, nil
 }
 
 func sourceLabel(source SourceKind) string {
@@ -220,6 +226,6 @@ func (s *Service) confirmSource(ctx context.Context, ws uuid.UUID, flow *cards.F
 			"The person keeps already-warmed addresses, so no new domains under their brand are picked: the two would mix. Call %s to pick already-warmed domains.",
 			vibesell.ToolProposeWarmedDomains)
 	}
-	_, _, err = s.recordSource(ctx, ws, SourceChoice{Source: want, Label: sourceLabel(want), Card: ans.Card, ChosenAt: ans.AnsweredAt}, nil)
+	_, _, _, err = s.recordSource(ctx, ws, SourceChoice{Source: want, Label: sourceLabel(want), Card: ans.Card, ChosenAt: ans.AnsweredAt}, nil)
 	return nil, err
 }

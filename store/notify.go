@@ -25,6 +25,9 @@ const (
 	// ContextChannel carries the id of a workspace whose context stamp
 	// moved.
 	ContextChannel = "vibesell_context"
+	// GrantsChannel carries the id of an OAuth grant revoked, or "*" when
+	// any grant's answer may have changed (migration 00150).
+	GrantsChannel = "vibesell_grants"
 )
 
 // Notifications keeps one connection to PostgreSQL that LISTENs on the
@@ -54,7 +57,7 @@ type Notifications struct {
 	generations map[string]*atomic.Uint64
 }
 
-var channels = []string{TokensChannel, SessionsChannel, ContextChannel}
+var channels = []string{TokensChannel, SessionsChannel, ContextChannel, GrantsChannel}
 
 // heartbeatChannel carries the listening connection's own heartbeats.
 const heartbeatChannel = "vibesell_heartbeat"

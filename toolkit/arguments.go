@@ -30,6 +30,9 @@ type arguments struct {
 	schema   *jsonschema.Schema
 	raw      json.RawMessage // the advertised inputSchema
 	compiled *validator.Schema
+	// noneValid is whether no arguments at all ({}) fit the schema: such
+	// a call decodes to In's zero value, without being checked again.
+	noneValid bool
 }
 
 // maxSentences keeps a refusal readable when a long list is wrong
@@ -67,7 +70,7 @@ func newArguments(tool string, s *jsonschema.Schema) (*arguments, error) {
 			}
 		}
 	}
-	return &arguments{schema: s, raw: raw, compiled: compiled}, nil
+	return &arguments{schema: s, raw: raw, compiled: compiled, noneValid: validateJSON(compiled, []byte("{}")) == nil}, nil
 }
 
 // decodeArguments checks raw against the input schema, then decodes it
@@ -78,6 +81,9 @@ func decodeArguments[In any](a *arguments, raw any) (In, error) {
 	data, err := argumentBytes(raw)
 	if err != nil {
 		return in, fmt.Errorf("read arguments: %w", err)
+	}
+	if a.noneValid && string(data) == "{}" {
+		return in, nil // what the checks and the decoding below come to
 	}
 	v, err := validator.UnmarshalJSON(bytes.NewReader(data))
 	if err != nil {

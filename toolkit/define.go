@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/google/uuid"
 	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/mark3labs/mcp-go/mcp"
 	validator "github.com/santhosh-tekuri/jsonschema/v6"
@@ -80,6 +81,14 @@ type Spec[In, Out any] struct {
 	// any client that calls it, so it must hold its own proof.
 	AppOnly bool
 	Handler Handler[In, Out]
+	// Markdown, when set, writes the result's Markdown from its Data
+	// alone, and the handler leaves Result.Markdown empty. It must be a
+	// function of Data and nothing else (no clock): a call whose Data is
+	// the same (reflect.DeepEqual) as the last result in its workspace is
+	// answered with that result's Markdown and encoded Data, neither
+	// written nor encoded again. For a read that answers the same over and
+	// over, such as the workspace's context.
+	Markdown func(Out) string
 }
 
 // Needs is what a tool needs beyond a workspace, declared in its [Spec] so
@@ -204,7 +213,11 @@ func define[In, Out any](s Spec[In, Out]) (Tool, error) {
 		Annotations:     hints,
 	}
 
-	handler := s.Handler
+	handler, markdown := s.Handler, s.Markdown
+	var last *lru.Cache[uuid.UUID, *rendered[Out]]
+	if markdown != nil {
+		last, _ = lru.New[uuid.UUID, *rendered[Out]](resultsRemembered)
+	}
 	run := func(ctx context.Context, p auth.Principal, raw any) (string, json.RawMessage, map[string]any, error) {
 		in, err := decodeArguments[In](args, raw)
 		if err != nil {
@@ -213,6 +226,16 @@ func define[In, Out any](s Spec[In, Out]) (Tool, error) {
 		res, err := handler(ctx, p, in)
 		if err != nil {
 			return "", nil, nil, err
+		}
+		if markdown != nil {
+			if res.Markdown != "" {
+				return "", nil, nil, errors.New("handler returned Markdown, which the spec's Markdown writes")
+			}
+			kind.fill(&res.Data)
+			if r, ok := last.Get(p.WorkspaceID); ok && reflect.DeepEqual(r.data, res.Data) {
+				return r.markdown, r.encoded, res.Meta, nil
+			}
+			res.Markdown = markdown(res.Data)
 		}
 		if strings.TrimSpace(res.Markdown) == "" {
 			return "", nil, nil, errors.New("handler returned a result without Markdown")
@@ -226,10 +249,25 @@ func define[In, Out any](s Spec[In, Out]) (Tool, error) {
 		if err := output.check(data); err != nil {
 			return "", nil, nil, fmt.Errorf("structuredContent does not match the output schema: %w", err)
 		}
+		if last != nil {
+			last.Add(p.WorkspaceID, &rendered[Out]{data: res.Data, markdown: res.Markdown, encoded: data})
+		}
 		return res.Markdown, data, res.Meta, nil
 	}
 	return Tool{def: def, needs: s.Requires, appOnly: s.AppOnly, run: run}, nil
 }
+
+// rendered is a result as sent: its Data, and the Markdown and JSON
+// written from it. It is never changed once made.
+type rendered[Out any] struct {
+	data     Out
+	markdown string
+	encoded  json.RawMessage
+}
+
+// resultsRemembered is how many workspaces' last results a tool with a
+// Spec.Markdown keeps.
+const resultsRemembered = 1024
 
 func (a Annotations) toMCP(title string) (mcp.ToolAnnotation, error) {
 	hints := []Hint{a.ReadOnly, a.Destructive, a.Idempotent, a.OpenWorld}

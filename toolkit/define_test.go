@@ -3,11 +3,16 @@ package toolkit
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"hash/maphash"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
-	"vibesell"
 
+	"github.com/google/uuid"
+
+	"vibesell"
 	"vibesell/auth"
 )
 
@@ -151,4 +156,55 @@ func TestOutputCheckRemembersOnlyWhatFitted(t *testing.T) {
 	if c.passed.Len() != 1 || !c.passed.Contains(maphash.Bytes(c.seed, good)) {
 		t.Fatalf("remembered %d outputs, want the fitting one only", c.passed.Len())
 	}
+}
+
+// A spec's Markdown writes the text from the data; a workspace's call
+// whose data is the same as its last is answered with the text and the
+// bytes written for the last, without writing them again, and any change
+// in the data writes them anew.
+func TestMarkdownWrittenOncePerData(t *testing.T) {
+	type out struct {
+		Kind  string   `json:"kind" enum:"status"`
+		Name  string   `json:"name"`
+		Items []string `json:"items"`
+	}
+	data := out{Name: "Acme", Items: []string{"a", "b"}}
+	written := 0
+	s := spec[struct{}, out]()
+	s.Handler = func(context.Context, auth.Principal, struct{}) (Result[out], error) {
+		// A fresh value each call, as a handler builds it.
+		return Result[out]{Data: out{Name: data.Name, Items: slices.Clone(data.Items)}}, nil
+	}
+	s.Markdown = func(o out) string {
+		written++
+		return fmt.Sprintf("%s: %s", o.Name, strings.Join(o.Items, ", "))
+	}
+	tool := Define(s)
+	acme, globex := auth.Principal{WorkspaceID: uuid.New()}, auth.Principal{WorkspaceID: uuid.New()}
+	call := func(p auth.Principal, wantText, wantJSON string, wantWritten int) {
+		t.Helper()
+		text, structured, _, err := tool.run(context.Background(), p, map[string]any{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if text != wantText || string(structured) != wantJSON {
+			t.Errorf("got %q and %s, want %q and %s", text, structured, wantText, wantJSON)
+		}
+		if written != wantWritten {
+			t.Errorf("Markdown written %d times, want %d", written, wantWritten)
+		}
+	}
+	call(acme, "Acme: a, b", `{"kind":"status","name":"Acme","items":["a","b"]}`, 1)
+	call(acme, "Acme: a, b", `{"kind":"status","name":"Acme","items":["a","b"]}`, 1)
+	call(globex, "Acme: a, b", `{"kind":"status","name":"Acme","items":["a","b"]}`, 2)
+	data.Items[1] = "c"
+	call(acme, "Acme: a, c", `{"kind":"status","name":"Acme","items":["a","c"]}`, 3)
+	call(acme, "Acme: a, c", `{"kind":"status","name":"Acme","items":["a","c"]}`, 3)
+
+	t.Run("handler writes Markdown too", func(t *testing.T) {
+		s.Handler = handlerOf[struct{}, out]()
+		if _, _, _, err := Define(s).run(context.Background(), acme, map[string]any{}); err == nil || !strings.Contains(err.Error(), "spec's Markdown") {
+			t.Errorf("err = %v, want a refusal of Markdown from both", err)
+		}
+	})
 }

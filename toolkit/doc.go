@@ -13,7 +13,10 @@
 // refusal the person should hear, any other error for a failure (logged
 // under a ref, never shown), or a [Result]. It never runs without a
 // workspace, with arguments that do not fit the input struct, or when
-// [Options].Gate refuses what the spec's Requires declares.
+// [Options].Gate refuses what the spec's Requires declares. A read whose
+// text follows from its data alone gives the spec a Markdown func instead
+// of writing Result.Markdown: an unchanged result is then neither written
+// nor encoded again.
 //
 // # Struct tags
 //

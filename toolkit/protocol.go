@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -55,8 +56,21 @@ func protocolEdge(next http.Handler) http.Handler {
 		pw := &protocolWriter{ResponseWriter: w}
 		next.ServeHTTP(pw, r)
 		pw.finish()
+		if held := pw.body; held != nil && held.Cap() <= maxHeldKept {
+			pw.body = nil
+			held.Reset()
+			heldAnswers.Put(held)
+		}
 	})
 }
+
+// maxHeldKept bounds the buffers kept for the next answers: a rare large
+// answer's is left to the collector.
+const maxHeldKept = 256 << 10
+
+// heldAnswers are the buffers that hold JSON answers back, used again
+// from one answer to the next (a workspace's context is several KB).
+var heldAnswers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // protocolEdgeFunc is protocolEdge around a handler function, which is
 // how NewHTTPHandler hooks it in.
@@ -83,7 +97,7 @@ type protocolWriter struct {
 	http.ResponseWriter
 	status  int
 	holding bool
-	body    bytes.Buffer
+	body    *bytes.Buffer // from heldAnswers while holding
 }
 
 func (p *protocolWriter) WriteHeader(status int) {
@@ -92,7 +106,7 @@ func (p *protocolWriter) WriteHeader(status int) {
 	}
 	p.status = status
 	if strings.HasPrefix(p.Header().Get("Content-Type"), "application/json") {
-		p.holding = true
+		p.holding, p.body = true, heldAnswers.Get().(*bytes.Buffer)
 		return
 	}
 	p.ResponseWriter.WriteHeader(status)
@@ -103,6 +117,9 @@ func (p *protocolWriter) Write(b []byte) (int, error) {
 		p.WriteHeader(http.StatusOK)
 	}
 	if p.holding {
+		if p.body == nil { // after finish: nothing more is sent
+			return len(b), nil
+		}
 		return p.body.Write(b)
 	}
 	return p.ResponseWriter.Write(b)
@@ -125,7 +142,9 @@ func (p *protocolWriter) finish() {
 		return
 	}
 	body := rewordProtocolError(p.body.Bytes())
-	p.Header().Del("Content-Length")
+	// The whole answer is known: sent with its length, in one piece
+	// rather than chunked.
+	p.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	p.ResponseWriter.WriteHeader(p.status)
 	_, _ = p.ResponseWriter.Write(body)
 }
@@ -133,6 +152,12 @@ func (p *protocolWriter) finish() {
 // rewordProtocolError rewrites a JSON-RPC error whose message is Go's
 // decoding text into a sentence; any other answer is returned as it is.
 func rewordProtocolError(body []byte) []byte {
+	// Only an error whose message begins "unparsable" is reworded: an
+	// answer without the word (a result, nearly always) is passed on
+	// without being decoded, which would cost every call.
+	if !bytes.Contains(body, []byte("unparsable ")) {
+		return body
+	}
 	var answer struct {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`

@@ -209,9 +209,9 @@ func getWorkspaceContext(d Deps) toolkit.Tool {
 			if err != nil {
 				return toolkit.Result[workspaceOutput]{}, err
 			}
-			out := toWorkspaceOutput(c)
-			return toolkit.Result[workspaceOutput]{Markdown: workspaceMarkdown(out), Data: out}, nil
+			return toolkit.Result[workspaceOutput]{Data: toWorkspaceOutput(c)}, nil
 		},
+		Markdown: workspaceMarkdown,
 	})
 }
 

@@ -7,11 +7,13 @@ import (
 	"testing"
 
 	"vibesell/auth/oauth"
+	"vibesell/store/storetest"
 )
 
-// BenchmarkAuthenticate compares checking an OAuth access token (ES256
-// signature, then its grant in PostgreSQL so that a disconnect holds at
-// once on every replica) with checking a workspace token (one lookup), and
+// BenchmarkAuthenticate compares checking an OAuth access token (its ES256
+// signature, checked once per token, and its times; then its grant: read
+// from PostgreSQL, or kept in memory as serve keeps it) with checking a
+// workspace token (one lookup), and
 // measures a dynamic registration, which Claude makes on every fresh
 // connection, with and without counting it against the rate limit.
 //
@@ -33,6 +35,14 @@ func BenchmarkAuthenticate(b *testing.B) {
 		}
 	})
 	b.Run("OAuth access token", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := e.oauth.Authenticate(ctx, access); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	e.oauth.KeepGrantsInMemory(storetest.StartNotifications(b, e.pool), 100)
+	b.Run("OAuth access token, grant kept in memory", func(b *testing.B) {
 		for b.Loop() {
 			if _, err := e.oauth.Authenticate(ctx, access); err != nil {
 				b.Fatal(err)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
+	"github.com/google/uuid"
 )
 
 // Reissue re-signs a real access token of s with its current key after
@@ -28,3 +29,13 @@ func Reissue(s *Server, token string, mutate func(aud *[]string, scope *string))
 	}
 	return jwt.Signed(signer).Claims(v.Claims).Claims(v.accessClaims).Serialize()
 }
+
+// IssueAccess signs an access token for the grant as the token endpoint
+// does, without the authorization steps before it.
+func IssueAccess(s *Server, grantID uuid.UUID) (string, error) {
+	resp, err := s.issue(context.Background(), grantID, s.clock.Now())
+	return resp.AccessToken, err
+}
+
+// VerifiedKept is how many access tokens s keeps as verified.
+func VerifiedKept(s *Server) int { return s.verifiedTokens.Len() }

@@ -52,8 +52,9 @@ func (s *Server) Connections(ctx context.Context, workspaceID uuid.UUID) ([]Conn
 // workspace or already disconnected.
 var ErrNoConnection = vibesell.Errorf(vibesell.ENOTFOUND, "This app is not connected to your workspace (it may have been disconnected already).")
 
-// Disconnect revokes a grant of the workspace: its access and refresh
-// tokens stop working at their next use, on every replica. Errors:
+// Disconnect revokes a grant of the workspace: its refresh token stops
+// working at once and its access tokens within a second, on every
+// replica. Errors:
 // [ErrNoConnection].
 func (s *Server) Disconnect(ctx context.Context, workspaceID, grantID uuid.UUID, by string) error {
 	tag, err := s.db.Exec(ctx, `UPDATE oauth_grants SET revoked_at = $3, revoked_why = $4

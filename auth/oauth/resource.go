@@ -3,6 +3,7 @@ package oauth
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,15 +11,18 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
 	"github.com/google/uuid"
+	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/jackc/pgx/v5"
 
 	"vibesell"
 	"vibesell/auth"
+	"vibesell/store"
 )
 
 // PathResourceMetadata is where /mcp's protected resource metadata
@@ -54,7 +58,41 @@ func (e *errToken) Error() string { return e.why }
 
 // verify checks an access token's signature, issuer, audience and
 // expiry. It does not look at the grant: see [Server.Authenticate].
+//
+// What the token's bytes say is checked once: a token that passed is kept
+// (by its SHA-256, the last tokensVerifiedKept of them) and only its times
+// are checked again on its next requests, the signature check costing as
+// much as the rest of a request. A key is never withdrawn before the
+// tokens it signed have expired, so a kept token stays as valid as its
+// bytes.
 func (s *Server) verify(ctx context.Context, token string) (verified, error) {
+	sum := sha256.Sum256([]byte(token))
+	v, ok := s.verifiedTokens.Get(sum)
+	if !ok {
+		var err error
+		if v, err = s.verifySigned(ctx, token); err != nil {
+			return verified{}, err
+		}
+	}
+	now := s.clock.Now()
+	if v.Expiry == nil || !now.Before(v.Expiry.Time()) {
+		return verified{}, &errToken{"The access token has expired; refresh it."}
+	}
+	if v.IssuedAt != nil && v.IssuedAt.Time().After(now.Add(time.Minute)) {
+		return verified{}, &errToken{"The access token is not valid yet."}
+	}
+	if !ok {
+		s.verifiedTokens.Add(sum, v)
+	}
+	return v, nil
+}
+
+// tokensVerifiedKept is how many verified access tokens a server keeps.
+const tokensVerifiedKept = 10_000
+
+// verifySigned checks what does not change with time: the signature, the
+// issuer and the audience.
+func (s *Server) verifySigned(ctx context.Context, token string) (verified, error) {
 	tok, err := jwt.ParseSigned(token, []jose.SignatureAlgorithm{jose.ES256})
 	if err != nil || len(tok.Headers) != 1 {
 		return verified{}, &errToken{"The access token is malformed."}
@@ -80,23 +118,48 @@ func (s *Server) verify(ctx context.Context, token string) (verified, error) {
 	if len(v.Audience) != 1 || v.Audience[0] != s.resource {
 		return verified{}, &errToken{fmt.Sprintf("The access token is for %s, not for %s.", truncate(strings.Join(v.Audience, ", "), 200), s.resource)}
 	}
-	now := s.clock.Now()
-	if v.Expiry == nil || !now.Before(v.Expiry.Time()) {
-		return verified{}, &errToken{"The access token has expired; refresh it."}
-	}
-	if v.IssuedAt != nil && v.IssuedAt.Time().After(now.Add(time.Minute)) {
-		return verified{}, &errToken{"The access token is not valid yet."}
-	}
 	return v, nil
 }
 
 // errGrantRevoked answers a token whose grant was disconnected.
 var errGrantRevoked = &errToken{"This connection was disconnected in VibeSell. Connect again."}
 
+// knownGrant is a grant as a request needs it, kept in memory.
+type knownGrant struct {
+	// principal is who the grant acts for, without the token's scopes.
+	principal auth.Principal
+	// usedAt is when last_used_at was last written, in Unix nanoseconds
+	// (0: never).
+	usedAt atomic.Int64
+}
+
+// KeepGrantsInMemory makes Authenticate answer for the last size grants it
+// checked from memory, without a database round trip, while notes are
+// fresh: an access token is self-contained (its signature is checked with
+// the keys kept in memory), so only its grant was read on every request.
+// A grant revoked on any replica (a disconnect, a refresh token used
+// twice), a person disabled or removed from the workspace, are seen by
+// every replica within a second; while notifications are lost, every
+// check reads the database. Call it once, before serving.
+func (s *Server) KeepGrantsInMemory(notes *store.Notifications, size int) {
+	s.grants, _ = lru.New[uuid.UUID, *knownGrant](max(size, 1))
+	s.notes = notes
+	notes.Subscribe(store.GrantsChannel, func(payload string) {
+		id, err := uuid.Parse(payload)
+		if err != nil {
+			s.grants.Purge() // "*", or a payload this version does not know: forget all
+			return
+		}
+		s.grants.Remove(id)
+	}, s.grants.Purge)
+}
+
 // Authenticate returns who an access token acts for, with the scopes the
 // person granted: the token must be valid (see verify) and its grant still
-// connected, which is read from the database on every request so that a
-// disconnect on one replica holds on all of them at once.
+// connected, with its person still in the workspace. The grant is read
+// from the database, or, with [Server.KeepGrantsInMemory], from memory
+// while notifications are fresh, so that a disconnect on one replica holds
+// on all of them within a second.
 func (s *Server) Authenticate(ctx context.Context, token string) (auth.Principal, error) {
 	v, err := s.verify(ctx, token)
 	if err != nil {
@@ -106,27 +169,63 @@ func (s *Server) Authenticate(ctx context.Context, token string) (auth.Principal
 	if err != nil {
 		return auth.Principal{}, &errToken{"The access token names no connection."}
 	}
-	p := auth.Principal{GrantID: gid, Scopes: strings.Fields(v.Scope)}
+	g, err := s.grant(ctx, gid)
+	if err != nil {
+		return auth.Principal{}, err
+	}
+	p := g.principal
+	p.GrantID, p.Scopes = gid, strings.Fields(v.Scope)
+	return p, nil
+}
+
+// grant returns the connected grant gid, from memory when it may, and
+// records its use at most every grantTouchEvery. Errors: errGrantRevoked.
+func (s *Server) grant(ctx context.Context, gid uuid.UUID) (*knownGrant, error) {
+	if s.grants != nil && s.notes.Fresh() {
+		if g, ok := s.grants.Get(gid); ok {
+			return g, s.touchGrant(ctx, gid, g)
+		}
+	}
+	generation := s.notes.Generation(store.GrantsChannel)
+	g := &knownGrant{}
+	p := &g.principal
 	var lastUsed *time.Time
-	now := s.clock.Now()
-	err = s.db.QueryRow(ctx, `SELECT g.workspace_id, w.slug, g.user_id, u.email, c.name, g.last_used_at
+	err := s.db.QueryRow(ctx, `SELECT g.workspace_id, w.slug, g.user_id, u.email, c.name, g.last_used_at
 		FROM oauth_grants g JOIN workspaces w ON w.id = g.workspace_id JOIN users u ON u.id = g.user_id
 			JOIN oauth_clients c ON c.id = g.client_id
 		WHERE g.id = $1 AND g.revoked_at IS NULL AND u.disabled_at IS NULL
 			AND EXISTS (SELECT 1 FROM memberships m WHERE m.user_id = g.user_id AND m.workspace_id = g.workspace_id)`, gid).
 		Scan(&p.WorkspaceID, &p.WorkspaceSlug, &p.UserID, &p.UserEmail, &p.ClientName, &lastUsed)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return auth.Principal{}, errGrantRevoked
+		return nil, errGrantRevoked
 	}
 	if err != nil {
-		return auth.Principal{}, fmt.Errorf("check grant: %w", err)
+		return nil, fmt.Errorf("check grant: %w", err)
 	}
-	if lastUsed == nil || now.Sub(*lastUsed) > grantTouchEvery {
-		if _, err := s.db.Exec(ctx, `UPDATE oauth_grants SET last_used_at = $2 WHERE id = $1`, gid, now); err != nil {
-			return auth.Principal{}, fmt.Errorf("touch grant: %w", err)
-		}
+	if lastUsed != nil {
+		g.usedAt.Store(lastUsed.UnixNano())
 	}
-	return p, nil
+	// Kept only if no notification came during the read: it may have
+	// been of a revocation the read did not see.
+	if s.grants != nil && s.notes.Fresh() && s.notes.Generation(store.GrantsChannel) == generation {
+		s.grants.Add(gid, g)
+	}
+	return g, s.touchGrant(ctx, gid, g)
+}
+
+// touchGrant records that the grant was used, at most every
+// grantTouchEvery (the connections page shows it to the minute).
+func (s *Server) touchGrant(ctx context.Context, gid uuid.UUID, g *knownGrant) error {
+	now := s.clock.Now()
+	last := g.usedAt.Load()
+	if (last != 0 && now.Sub(time.Unix(0, last)) <= grantTouchEvery) || !g.usedAt.CompareAndSwap(last, now.UnixNano()) {
+		return nil
+	}
+	if _, err := s.db.Exec(ctx, `UPDATE oauth_grants SET last_used_at = $2 WHERE id = $1`, gid, now); err != nil {
+		g.usedAt.CompareAndSwap(now.UnixNano(), last) // tried again by the next request
+		return fmt.Errorf("touch grant: %w", err)
+	}
+	return nil
 }
 
 // RequireBearer guards /mcp: a request needs `Authorization: Bearer` with

@@ -13,11 +13,13 @@
 //
 // Every state lives in PostgreSQL (keys, clients, pending requests, grants,
 // codes, refresh tokens), so any replica serves any step, and a grant
-// revoked on one replica stops its tokens on all of them at their next
-// request.
+// revoked on one replica stops its tokens on all of them: its access
+// tokens within a second (each replica keeps the grants it checked in
+// memory, kept true by notifications), its refresh token at once.
 package oauth
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -27,9 +29,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
+	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"vibesell"
+	"vibesell/store"
 )
 
 // The scopes offered are the catalog's (vibesell.Scopes: read, write, act,
@@ -94,6 +99,13 @@ type Server struct {
 	clock    vibesell.Clock
 	log      *slog.Logger
 	clientIP func(*http.Request) string
+	// With notes, the grants checked lately are kept in memory; see
+	// [Server.KeepGrantsInMemory].
+	notes  *store.Notifications
+	grants *lru.Cache[uuid.UUID, *knownGrant]
+	// verifiedTokens are access tokens whose signature, issuer and
+	// audience were checked (see verify).
+	verifiedTokens *lru.Cache[[sha256.Size]byte, verified]
 }
 
 // New returns a Server. Call [Server.Keys].Ensure once at start.
@@ -116,16 +128,18 @@ func New(cfg Config) (*Server, error) {
 	}
 	cfg.RateLimits = cfg.RateLimits.withDefaults()
 	issuer := strings.TrimRight(cfg.PublicURL, "/")
+	verifiedTokens, _ := lru.New[[sha256.Size]byte, verified](tokensVerifiedKept)
 	return &Server{
-		cfg:      cfg,
-		issuer:   issuer,
-		resource: issuer + "/mcp",
-		keys:     NewKeys(cfg.DB, cfg.Clock),
-		fetcher:  newFetcher(cfg.ClientMetadata),
-		db:       cfg.DB,
-		clock:    cfg.Clock,
-		log:      cfg.Logger,
-		clientIP: cfg.ClientIP,
+		verifiedTokens: verifiedTokens,
+		cfg:            cfg,
+		issuer:         issuer,
+		resource:       issuer + "/mcp",
+		keys:           NewKeys(cfg.DB, cfg.Clock),
+		fetcher:        newFetcher(cfg.ClientMetadata),
+		db:             cfg.DB,
+		clock:          cfg.Clock,
+		log:            cfg.Logger,
+		clientIP:       cfg.ClientIP,
 	}, nil
 }
 

@@ -131,14 +131,16 @@ func (s *services) toolDeps() tools.Deps {
 const (
 	tokensKept   = 10_000
 	sessionsKept = 100_000
+	grantsKept   = 10_000
 )
 
-// keepInMemory makes the tokens, the sessions and the workspace contexts
-// answer from memory while notes are fresh. It must run before the MCP
+// keepInMemory makes the tokens, the OAuth grants, the sessions and the
+// workspace contexts answer from memory while notes are fresh. It must run before the MCP
 // server is built (its context cache subscribes when made).
 func (s *services) keepInMemory(notes *store.Notifications) {
 	s.notes = notes
 	s.tokens.KeepInMemory(notes, tokensKept)
+	s.oauth.KeepGrantsInMemory(notes, grantsKept)
 	s.sessions.KeepInMemory(notes, sessionsKept)
 	s.workspaces.KeepContextsFresh(notes)
 }

@@ -37,7 +37,14 @@ func (q *RoundTrips) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEnd
 // server's (pgxpool's default), whose round trips are counted.
 func NewCounted(t testing.TB) (*pgxpool.Pool, *RoundTrips) {
 	t.Helper()
-	cfg, err := pgxpool.ParseConfig(NewURL(t))
+	return NewCountedOn(t, NewURL(t))
+}
+
+// NewCountedOn is [NewCounted] on the database at url: a pool of its own,
+// as another replica on the same database has.
+func NewCountedOn(t testing.TB, url string) (*pgxpool.Pool, *RoundTrips) {
+	t.Helper()
+	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		t.Fatalf("storetest: %v", err)
 	}
