@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
+	"vibesell"
 
 	"github.com/google/uuid"
 	lru "github.com/hashicorp/golang-lru/v2"
@@ -314,9 +315,10 @@ func (s *Sessions) Prune(ctx context.Context, now time.Time) (int64, error) {
 	return tag.RowsAffected(), nil
 }
 
-// AddWorkers registers this package's jobs and their schedule.
-func AddWorkers(workers *river.Workers, sessions *Sessions) []*river.PeriodicJob {
+// AddWorkers registers this package's jobs and their schedule; clock says
+// when now is for the prune.
+func AddWorkers(workers *river.Workers, sessions *Sessions, clock vibesell.Clock) []*river.PeriodicJob {
 	return AddHourlyPrune[PruneArgs](workers, func(ctx context.Context) (int64, error) {
-		return sessions.Prune(ctx, time.Now())
+		return sessions.Prune(ctx, clock.Now())
 	})
 }

@@ -146,9 +146,8 @@ func TestRemember(t *testing.T) {
 	b := setupWorkspace(t)
 	var out memoryOutput
 	md := b.c.Result("remember", map[string]any{"fact": "We never email on Fridays", "about": "preference"}, &out)
-	fact := memoryItem{About: "preference", Fact: "We never email on Fridays"}
-	// The database stamps a memory's time, not the test's clock.
-	ids := cmpopts.IgnoreFields(memoryItem{}, "ID", "CreatedAt")
+	fact := memoryItem{About: "preference", Fact: "We never email on Fridays", CreatedAt: friday}
+	ids := cmpopts.IgnoreFields(memoryItem{}, "ID")
 	if diff := cmp.Diff(memoryOutput{Kind: "memory", Action: "remembered", Memory: &fact, Memories: []memoryItem{fact}}, out, ids); diff != "" {
 		t.Fatalf("remember mismatch (-want +got):\n%s", diff)
 	}

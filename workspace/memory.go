@@ -57,8 +57,8 @@ func (s *Service) Remember(ctx context.Context, ws uuid.UUID, about, fact string
 		if n >= maxMemories {
 			return vibesell.Errorf(vibesell.ECONFLICT, "This workspace already keeps %d memories, the most it can. Forget one that no longer matters first.", maxMemories)
 		}
-		return tx.QueryRow(ctx, `INSERT INTO memories (workspace_id, id, about, fact) VALUES ($1, $2, $3, $4)
-			RETURNING created_at`, ws, m.ID, about, fact).Scan(&m.CreatedAt)
+		return tx.QueryRow(ctx, `INSERT INTO memories (workspace_id, id, about, fact, created_at) VALUES ($1, $2, $3, $4, $5)
+			RETURNING created_at`, ws, m.ID, about, fact, s.clock.Now()).Scan(&m.CreatedAt)
 	})
 	if err != nil {
 		if vibesell.ErrorCode(err) != vibesell.EINTERNAL {

@@ -224,7 +224,7 @@ func databaseAvailable(db *pgxpool.Pool, notes *store.Notifications) func(contex
 func newJobClient(db *pgxpool.Pool, svc *services, logger *slog.Logger) (*river.Client[pgx.Tx], error) {
 	workers := river.NewWorkers()
 	var periodic []*river.PeriodicJob
-	periodic = append(periodic, auth.AddWorkers(workers, svc.sessions)...)
+	periodic = append(periodic, auth.AddWorkers(workers, svc.sessions, svc.clock)...)
 	periodic = append(periodic, auth.AddAccountWorkers(workers, svc.accounts)...)
 	periodic = append(periodic, approvals.AddWorkers(workers, svc.approvals)...)
 	periodic = append(periodic, sending.AddWorkers(workers, svc.sending)...)
