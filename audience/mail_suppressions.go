@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 )
 
 // MailSuppressions is the suppression list as the sending engine asks
@@ -47,4 +48,21 @@ func (m MailSuppressions) Suppressed(ctx context.Context, ws uuid.UUID, address 
 		return false, fmt.Errorf("read the suppression of an address: %w", err)
 	}
 	return suppressed, nil
+}
+
+// Unsubscribed says which of the addresses unsubscribed (or were
+// suppressed for a complaint) in the workspace: a campaign's metrics
+// count them.
+func (m MailSuppressions) Unsubscribed(ctx context.Context, ws uuid.UUID, addresses []string) (map[string]bool, error) {
+	rows, err := m.s.db.Query(ctx, `SELECT a FROM unnest($2::text[]) AS a WHERE EXISTS (SELECT 1 FROM suppressions
+		WHERE workspace_id = $1 AND kind = 'address' AND value = lower(btrim(a)) AND reason IN ('unsubscribe', 'complaint'))`, ws, addresses)
+	if err != nil {
+		return nil, fmt.Errorf("read the unsubscribed addresses: %w", err)
+	}
+	out := map[string]bool{}
+	var a string
+	if _, err := pgx.ForEachRow(rows, []any{&a}, func() error { out[a] = true; return nil }); err != nil {
+		return nil, fmt.Errorf("read the unsubscribed addresses: %w", err)
+	}
+	return out, nil
 }

@@ -96,6 +96,7 @@ type Service struct {
 	mailboxes Mailboxes
 	senders   Senders
 	approvals *approvals.Service
+	counter   Counter
 }
 
 // New returns the campaigns service. Launch, stop and resume open their

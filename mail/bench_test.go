@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/google/uuid"
 	gomail "github.com/wneessen/go-mail"
 
 	"vibesell/mail"
@@ -38,7 +37,7 @@ func BenchmarkSend(b *testing.B) {
 	// The bare loops send the same message, built and signed the same way:
 	// what they leave out is the ledger and the suppression check.
 	bareMessage := func() *gomail.Msg {
-		out := bn.outgoing(uuid.Nil, uuid.Nil, 1)
+		out := bn.outgoing(newCampaignID(), newLeadID(), 1)
 		out.Message.From = bn.mailbox.Address
 		out.Message.MessageID = mail.NewMessageID(bn.mailbox.Address.Email)
 		m, err := mail.Compose(out.Message, key)
@@ -72,7 +71,7 @@ func BenchmarkSend(b *testing.B) {
 		perSecond(b)
 	})
 	b.Run("engine, one connection per batch of 50", func(b *testing.B) {
-		campaign := uuid.New()
+		campaign := newCampaignID()
 		batch := make([]mail.Outgoing, 0, 50)
 		flush := func() {
 			if _, err := bn.sender.SendBatch(bn.ctx, batch); err != nil {
@@ -81,7 +80,7 @@ func BenchmarkSend(b *testing.B) {
 			batch = batch[:0]
 		}
 		for b.Loop() {
-			batch = append(batch, bn.outgoing(campaign, uuid.New(), 1))
+			batch = append(batch, bn.outgoing(campaign, newLeadID(), 1))
 			if len(batch) == cap(batch) {
 				flush()
 			}
@@ -90,9 +89,9 @@ func BenchmarkSend(b *testing.B) {
 		perSecond(b)
 	})
 	b.Run("engine, a connection per message", func(b *testing.B) {
-		campaign := uuid.New()
+		campaign := newCampaignID()
 		for b.Loop() {
-			if _, err := bn.sender.Send(bn.ctx, bn.outgoing(campaign, uuid.New(), 1)); err != nil {
+			if _, err := bn.sender.Send(bn.ctx, bn.outgoing(campaign, newLeadID(), 1)); err != nil {
 				b.Fatal(err)
 			}
 		}

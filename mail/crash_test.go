@@ -24,8 +24,8 @@ import (
 type batch struct {
 	DatabaseURL string
 	Workspace   uuid.UUID
-	Campaign    uuid.UUID
-	Leads       []uuid.UUID
+	Campaign    string
+	Leads       []int64
 	Emails      []string
 	SMTPAddr    string
 	Username    string
@@ -91,12 +91,12 @@ func TestAWorkerKilledMidBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	job := batch{
-		DatabaseURL: b.dbURL, Workspace: b.workspace, Campaign: uuid.New(),
+		DatabaseURL: b.dbURL, Workspace: b.workspace, Campaign: newCampaignID(),
 		SMTPAddr: b.mailbox.SMTP.Addr, Username: b.mailbox.SMTP.Username, Password: b.mailbox.SMTP.Password,
 		CertPEM: b.sandbox.CertificatePEM(),
 	}
 	for i := range 5 {
-		job.Leads = append(job.Leads, uuid.New())
+		job.Leads = append(job.Leads, newLeadID())
 		job.Emails = append(job.Emails, fmt.Sprintf("lead%d@prospect.example", i+1))
 	}
 	spec, _ := json.Marshal(job)

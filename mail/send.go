@@ -16,6 +16,7 @@ import (
 	gomail "github.com/wneessen/go-mail"
 
 	"vibesell"
+	"vibesell/store"
 )
 
 // Ledger statuses of a send; see migrations/00100_mail.sql.
@@ -29,10 +30,30 @@ const (
 // Step names one email of a campaign to one lead: the ledger's key.
 type Step struct {
 	WorkspaceID uuid.UUID
-	CampaignID  uuid.UUID
-	LeadID      uuid.UUID
+	CampaignID  string // cp_…
+	LeadID      int64
 	Step        int
 }
+
+// Gate runs in the transaction that claims a step, before the claim: the
+// last word on whether the step may go now (the campaign still running,
+// the lead not stopped, the plan's limit). It returns a *[Held] to hold
+// the step back, which rolls the claim back; any other error fails the
+// send. Work the gate does in tx (a limit's count) commits with the claim.
+type Gate func(ctx context.Context, tx pgx.Tx, out Outgoing) error
+
+// Held is a step a [Gate] held back, and why.
+type Held struct {
+	Reason string
+	// Stop says nothing more should go out of the step's campaign (it is
+	// not running, or the plan's limit is reached), as opposed to this one
+	// step being held (the lead replied).
+	Stop bool
+	// Pause, when set, is why the campaign must be paused (automatically).
+	Pause string
+}
+
+func (h *Held) Error() string { return "held back: " + h.Reason }
 
 // Outgoing is a step ready to go: the mailbox it leaves from and the
 // message. The message's Message-ID is the ledger's, not the caller's.
@@ -40,6 +61,8 @@ type Outgoing struct {
 	Step
 	Mailbox Mailbox
 	Message Message
+	// Gate, when set, runs in the claim's transaction first.
+	Gate Gate
 }
 
 // SendResult is what one call of [Sender.Send] did.
@@ -53,6 +76,9 @@ type SendResult struct {
 	// Suppressed says the recipient is on the workspace's suppression list
 	// and nothing was claimed or sent.
 	Suppressed bool
+	// Held is the gate's reason when it held the step back; nothing was
+	// claimed or sent.
+	Held *Held
 }
 
 // Sender sends a campaign step at most once: it claims the step's ledger
@@ -121,6 +147,10 @@ func (s *Sender) sendOne(ctx context.Context, session *smtpSession, out Outgoing
 		return SendResult{Suppressed: true}, nil
 	}
 	messageID, claimed, status, err := s.claim(ctx, out)
+	var held *Held
+	if errors.As(err, &held) {
+		return SendResult{Held: held}, nil
+	}
 	if err != nil {
 		return SendResult{}, err
 	}
@@ -147,7 +177,7 @@ func (s *Sender) sendOne(ctx context.Context, session *smtpSession, out Outgoing
 		return SendResult{MessageID: messageID, Status: StatusSending}, fmt.Errorf("send: settle the ledger as %s: %w", status, err)
 	}
 	if sendErr != nil {
-		return SendResult{MessageID: messageID, Status: status}, fmt.Errorf("send step %d to lead %s: %w", out.Step.Step, out.LeadID, sendErr)
+		return SendResult{MessageID: messageID, Status: status}, fmt.Errorf("send step %d to lead %d: %w", out.Step.Step, out.LeadID, sendErr)
 	}
 	return SendResult{MessageID: messageID, Status: status}, nil
 }
@@ -156,21 +186,42 @@ func (s *Sender) sendOne(ctx context.Context, session *smtpSession, out Outgoing
 // before anything was handed over, so sending it again cannot duplicate
 // it). Any other row means someone else has it, and it is not sent.
 func (s *Sender) claim(ctx context.Context, out Outgoing) (messageID string, claimed bool, status string, err error) {
-	err = s.db.QueryRow(ctx, `
-		INSERT INTO mail_sends (workspace_id, campaign_id, lead_id, step, message_id, mailbox, recipient, status, claimed_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, 'sending', $8)
-		ON CONFLICT (workspace_id, campaign_id, lead_id, step) DO UPDATE
-		   SET status = 'sending', attempts = mail_sends.attempts + 1, error = NULL, settled_at = NULL,
-		       claimed_at = EXCLUDED.claimed_at, mailbox = EXCLUDED.mailbox, recipient = EXCLUDED.recipient
-		 WHERE mail_sends.status = 'failed'
-		RETURNING message_id`,
-		out.WorkspaceID, out.CampaignID, out.LeadID, out.Step.Step, NewMessageID(out.Mailbox.Address.Email),
-		out.Mailbox.Address.Email, out.Message.To.Email, s.clock.Now()).Scan(&messageID)
-	if err == nil {
-		return messageID, true, StatusSending, nil
-	}
-	if !errors.Is(err, pgx.ErrNoRows) {
-		return "", false, "", fmt.Errorf("send: claim the ledger row: %w", err)
+	err = store.InTx(ctx, s.db, func(tx pgx.Tx) error {
+		if out.Gate != nil {
+			if err := out.Gate(ctx, tx, out); err != nil {
+				return err
+			}
+		}
+		err := tx.QueryRow(ctx, `
+			INSERT INTO mail_sends (workspace_id, campaign_id, lead_id, step, message_id, mailbox, recipient, status, claimed_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, 'sending', $8)
+			ON CONFLICT (workspace_id, campaign_id, lead_id, step) DO UPDATE
+			   SET status = 'sending', attempts = mail_sends.attempts + 1, error = NULL, settled_at = NULL, retry_at = NULL,
+			       claimed_at = EXCLUDED.claimed_at, mailbox = EXCLUDED.mailbox, recipient = EXCLUDED.recipient
+			 WHERE mail_sends.status = 'failed'
+			RETURNING message_id`,
+			out.WorkspaceID, out.CampaignID, out.LeadID, out.Step.Step, NewMessageID(out.Mailbox.Address.Email),
+			strings.ToLower(out.Mailbox.Address.Email), out.Message.To.Email, s.clock.Now()).Scan(&messageID)
+		if err == nil {
+			claimed, status = true, StatusSending
+			return nil
+		}
+		if !errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("send: claim the ledger row: %w", err)
+		}
+		// Someone else has it: nothing the gate did (a limit's count)
+		// may stay, so the transaction rolls back.
+		return errClaimed
+	})
+	var held *Held
+	switch {
+	case errors.As(err, &held):
+		return "", false, "", err
+	case errors.Is(err, errClaimed):
+	case err != nil:
+		return "", false, "", err
+	default:
+		return messageID, claimed, status, nil
 	}
 	err = s.db.QueryRow(ctx, `SELECT message_id, status FROM mail_sends
 	                           WHERE workspace_id = $1 AND campaign_id = $2 AND lead_id = $3 AND step = $4`,
@@ -180,6 +231,8 @@ func (s *Sender) claim(ctx context.Context, out Outgoing) (messageID string, cla
 	}
 	return messageID, false, status, nil
 }
+
+var errClaimed = errors.New("the step is claimed already")
 
 // deliver composes, signs and submits the message, and says which ledger
 // status the attempt ends in.

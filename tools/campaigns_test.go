@@ -151,7 +151,11 @@ func TestCampaignTools(t *testing.T) {
 		if out.Campaign.Status != "scheduled" || out.Campaign.FirstSendAt == nil {
 			t.Errorf("after launch: %+v", out.Campaign)
 		}
-		mustContain(t, md, "Status: scheduled, first email due Tue 1 Dec 2026, 07:00 UTC.", "Metrics: not available (null). VibeSell does not record sends yet")
+		mustContain(t, md, "Status: scheduled, first email due Tue 1 Dec 2026, 07:00 UTC.",
+			"Metrics, counted now: 0 sent, 0 delivered, 0 replied (0 positive), 0 bounced, 0 unsubscribed.\n- step 1: 0 sent")
+		if out.Campaign.Metrics.Sent.Value == nil || *out.Campaign.Metrics.Sent.Value != 0 || out.Campaign.Metrics.Opens.Value != nil {
+			t.Errorf("metrics after launch: %+v", out.Campaign.Metrics)
+		}
 		msg := b.globex.Refusal(vibesell.ToolGetCampaign, map[string]any{"campaign": staged.Campaign.Campaign})
 		mustContain(t, msg, "There is no campaign "+staged.Campaign.Campaign+" in this workspace.")
 

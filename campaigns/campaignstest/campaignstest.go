@@ -1,6 +1,6 @@
 // Package campaignstest builds the campaigns service on a test database
 // with the real services it reads (audience's leads, sending's mailboxes,
-// the workspace's sender), and writes the rows those features would have
+// the workspace's sender, the sending engine's counts), and writes the rows those features would have
 // written by the time a campaign is staged: imported leads and ordered
 // mailboxes.
 package campaignstest
@@ -19,6 +19,7 @@ import (
 	"vibesell/audience"
 	"vibesell/campaigns"
 	"vibesell/cards"
+	"vibesell/mail"
 	"vibesell/sending"
 	"vibesell/workspace"
 )
@@ -47,6 +48,7 @@ func New(t testing.TB, pool *pgxpool.Pool, now time.Time, cfg campaigns.Config) 
 	aud := audience.New(pool, clock, audience.Config{}, ap)
 	snd := sending.New(sending.Deps{DB: pool, Clock: clock, Config: sending.Config{}, Cards: cards.NewService(pool, clock), Offers: ws, Approvals: ap})
 	svc := campaigns.New(pool, clock, cfg, aud, sending.CampaignMailboxes(snd), ws, ap)
+	svc.SetCounter(mail.NewTallies(pool, aud.MailSuppressions()))
 	ap.Register(vibesell.ToolLaunchCampaign, campaigns.LaunchAction(svc))
 	ap.Register(vibesell.ToolStopCampaign, campaigns.StopAction(svc))
 	ap.Register(vibesell.ToolResumeCampaign, campaigns.ResumeAction(svc))

@@ -84,6 +84,20 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 		return err
 	}
 	defer mailParts.Close()
+	mailParts.wireEngine(cfg, db, svc, logger)
+	svc.engine = mailParts.Engine
+	if mailParts.Watchers != nil {
+		watchCtx, stopWatching := context.WithCancel(context.WithoutCancel(ctx))
+		watching := make(chan struct{})
+		go func() {
+			defer close(watching)
+			mailParts.Watchers.Run(watchCtx, 30*time.Second)
+		}()
+		defer func() {
+			stopWatching()
+			<-watching
+		}()
+	}
 	handler, err := routes(cfg, db, svc, mailParts.Secret, logger)
 	if err != nil {
 		return err
@@ -223,6 +237,9 @@ func newJobClient(db *pgxpool.Pool, svc *services, logger *slog.Logger) (*river.
 	periodic = append(periodic, approvals.AddWorkers(workers, svc.approvals)...)
 	periodic = append(periodic, sending.AddWorkers(workers, svc.sending)...)
 	periodic = append(periodic, oauth.AddWorkers(workers, svc.oauth)...)
+	if svc.engine != nil {
+		periodic = append(periodic, mail.AddWorkers(workers, svc.engine)...)
+	}
 	client, err := river.NewClient(riverpgxv5.New(db), jobConfig(workers, periodic, logger))
 	if err != nil {
 		return nil, fmt.Errorf("create job client: %w", err)

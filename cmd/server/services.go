@@ -14,6 +14,7 @@ import (
 	"vibesell/billing"
 	"vibesell/campaigns"
 	"vibesell/cards"
+	"vibesell/mail"
 	"vibesell/sending"
 	"vibesell/store"
 	"vibesell/tools"
@@ -35,10 +36,12 @@ type services struct {
 	billing    *billing.Service
 	audience   *audience.Service
 	campaigns  *campaigns.Service
-	accounts   *auth.Accounts
-	sessions   *auth.Sessions
-	tokens     *auth.Tokens
-	oauth      *oauth.Server
+	// engine sends campaigns; nil until serve wires it (and in stdio).
+	engine   *mail.Engine
+	accounts *auth.Accounts
+	sessions *auth.Sessions
+	tokens   *auth.Tokens
+	oauth    *oauth.Server
 }
 
 func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, error) {
@@ -70,6 +73,7 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 	s.approvals.Register(vibesell.ToolLaunchCampaign, campaigns.LaunchAction(s.campaigns))
 	s.approvals.Register(vibesell.ToolStopCampaign, campaigns.StopAction(s.campaigns))
 	s.approvals.Register(vibesell.ToolResumeCampaign, campaigns.ResumeAction(s.campaigns))
+	s.campaigns.SetCounter(mail.NewTallies(db, s.audience.MailSuppressions()))
 	s.oauth, err = oauth.New(oauth.Config{
 		PublicURL: cfg.PublicURL.String(),
 		DB:        db,
