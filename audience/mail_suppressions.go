@@ -66,3 +66,34 @@ func (m MailSuppressions) Unsubscribed(ctx context.Context, ws uuid.UUID, addres
 	}
 	return out, nil
 }
+
+// SuppressedAmong is [MailSuppressions.Suppressed] for many addresses in
+// one read: the ones the workspace must not write to.
+func (m MailSuppressions) SuppressedAmong(ctx context.Context, ws uuid.UUID, addresses []string) (map[string]bool, error) {
+	emails, domains := make([]string, 0, len(addresses)), make([]string, 0, len(addresses))
+	originals := map[string][]string{}
+	for _, a := range addresses {
+		email, domain, _, ok := normalEmail(a)
+		if !ok {
+			continue
+		}
+		emails, domains = append(emails, email), append(domains, domain)
+		originals[email] = append(originals[email], a)
+	}
+	rows, err := m.s.db.Query(ctx, `SELECT e FROM unnest($2::text[], $3::text[]) AS u (e, d) WHERE EXISTS (SELECT 1 FROM suppressions
+		WHERE workspace_id = $1 AND ((kind = 'address' AND value = u.e) OR (kind = 'domain' AND value = u.d)))`, ws, emails, domains)
+	if err != nil {
+		return nil, fmt.Errorf("read the suppression of addresses: %w", err)
+	}
+	out := map[string]bool{}
+	var e string
+	if _, err := pgx.ForEachRow(rows, []any{&e}, func() error {
+		for _, a := range originals[e] {
+			out[a] = true
+		}
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("read the suppression of addresses: %w", err)
+	}
+	return out, nil
+}

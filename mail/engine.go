@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -58,6 +59,8 @@ type EngineConfig struct {
 	// NoGap sends without gaps even when MinGap and MaxGap are zero by
 	// default.
 	NoGap bool
+	// Parallel is how many mailboxes send at once; default 4.
+	Parallel int
 	// MaxAttempts is how many times a step is tried (a failure before the
 	// message was handed over, a soft bounce); default [Tries].
 	MaxAttempts int
@@ -90,6 +93,9 @@ func NewEngine(db *pgxpool.Pool, sender *Sender, sources MailboxSource, camps Ca
 	if cfg.MaxGap < cfg.MinGap {
 		cfg.MaxGap = cfg.MinGap
 	}
+	if cfg.Parallel <= 0 {
+		cfg.Parallel = 4
+	}
 	if cfg.MaxAttempts <= 0 {
 		cfg.MaxAttempts = Tries
 	}
@@ -108,6 +114,9 @@ type TickResult struct {
 // Tick sends everything due now.
 func (e *Engine) Tick(ctx context.Context) (TickResult, error) {
 	var res TickResult
+	if _, err := e.sender.ReleaseStale(ctx); err != nil {
+		return res, err
+	}
 	runs, err := e.campaigns.Running(ctx)
 	if err != nil {
 		return res, err
@@ -218,20 +227,64 @@ func (e *Engine) tickCampaign(ctx context.Context, run campaigns.Run, res *TickR
 		perMailbox[d.mailbox] = append(perMailbox[d.mailbox], d)
 	}
 
+	if c.Status == campaigns.Scheduled && len(perMailbox) > 0 {
+		// Its first emails go now. (Marked here, not in the claims: they
+		// run at once and hold the campaign's row for share.)
+		if err := store.InTx(ctx, e.db, func(tx pgx.Tx) error { return campaigns.MarkSending(ctx, tx, ws, c.ID) }); err != nil {
+			return err
+		}
+	}
+	// Each mailbox sends over its own SMTP session, several at once. Once
+	// one finds the campaign stopped (or fails), no other starts; those
+	// under way hear the stop from their gate at their next email.
+	var (
+		mu     sync.Mutex
+		errs   []error
+		halted bool
+		wg     sync.WaitGroup
+	)
+	slots := make(chan struct{}, e.cfg.Parallel)
 	for _, a := range c.Mailboxes {
 		list, md := perMailbox[a], days[a]
 		if len(list) == 0 || md == nil {
 			continue
 		}
-		stop, err := e.sendFrom(ctx, run, md, list, now, res)
-		if err != nil {
-			return err
-		}
-		if stop {
+		slots <- struct{}{}
+		mu.Lock()
+		stopped := halted
+		mu.Unlock()
+		if stopped {
+			<-slots
 			break
 		}
+		wg.Add(1)
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			var mine TickResult
+			halt, err := e.sendFrom(ctx, run, md, list, now, &mine)
+			mu.Lock()
+			defer mu.Unlock()
+			res.add(mine)
+			if err != nil {
+				errs = append(errs, err)
+			}
+			halted = halted || halt || err != nil
+		}()
 	}
-	return nil
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func (r *TickResult) add(o TickResult) {
+	r.Sent += o.Sent
+	r.Held += o.Held
+	r.Suppressed += o.Suppressed
+	r.Failed += o.Failed
+	for _, id := range o.Paused {
+		if !slices.Contains(r.Paused, id) {
+			r.Paused = append(r.Paused, id)
+		}
+	}
 }
 
 // next works out lead l's due step now, if any, and whether the lead has a
@@ -326,10 +379,10 @@ func (e *Engine) sendFrom(ctx context.Context, run campaigns.Run, md *mailboxDay
 		mb.Address = from
 		outs = append(outs, Outgoing{
 			Step:    Step{WorkspaceID: ws, CampaignID: c.ID, LeadID: d.lead.ID, Step: d.step},
-			Mailbox: mb, Message: msg, Gate: e.gate(run, d.lead),
+			Mailbox: mb, Message: msg,
 		})
 	}
-	results, sendErr := e.sender.SendBatch(ctx, outs)
+	results, sendErr := e.sender.SendGated(ctx, outs, campaignGate{e, run})
 	stop := false
 	sent := 0
 	for _, r := range results {
@@ -356,6 +409,9 @@ func (e *Engine) sendFrom(ctx context.Context, run campaigns.Run, md *mailboxDay
 		if stop {
 			break
 		}
+	}
+	if sendErr != nil && (len(results) == 0 || (results[len(results)-1].Status != StatusFailed && results[len(results)-1].Status != StatusUnknown)) {
+		return true, sendErr // the ledger could not be read or written: not a send that failed
 	}
 	if sendErr != nil {
 		res.Failed++
@@ -403,52 +459,87 @@ func senderName(run campaigns.Run, address string) string {
 // reply, nor a soft bounce (the step is tried again).
 const stopping = `r.classification <> 'out_of_office' AND r.bounce IS DISTINCT FROM 'soft'`
 
-// gate is the last word on one send, in the transaction that claims it.
-func (e *Engine) gate(run campaigns.Run, l campaigns.Lead) Gate {
-	ws, c := run.WorkspaceID, run.Campaign
-	domain := companyDomain(l.Email)
-	return func(ctx context.Context, tx pgx.Tx, out Outgoing) error {
-		ok, err := campaigns.SendAllowed(ctx, tx, ws, c.ID)
-		if err != nil {
+// campaignGate is the last word on a campaign's sends, in the
+// transaction that claims them.
+type campaignGate struct {
+	e   *Engine
+	run campaigns.Run
+}
+
+// Check holds every step back when the campaign is no longer running or
+// the mailbox is paused, and a step whose lead (or, when the campaign
+// says so, whose company) replied.
+func (g campaignGate) Check(ctx context.Context, tx pgx.Tx, outs []Outgoing) ([]*Held, error) {
+	ws, c := g.run.WorkspaceID, g.run.Campaign
+	holds := make([]*Held, len(outs))
+	all := func(h *Held) ([]*Held, error) {
+		for i := range holds {
+			holds[i] = h
+		}
+		return holds, nil
+	}
+	ok, err := campaigns.SendAllowed(ctx, tx, ws, c.ID)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return all(&Held{Reason: "the campaign is not running any more", Stop: true})
+	}
+	var pausedReason *string
+	err = tx.QueryRow(ctx, `SELECT paused_reason FROM mail_mailboxes WHERE workspace_id = $1 AND mailbox = $2 FOR SHARE`,
+		ws, strings.ToLower(outs[0].Mailbox.Address.Email)).Scan(&pausedReason)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("read the mailbox's health: %w", err)
+	}
+	if pausedReason != nil {
+		return all(&Held{Reason: "the mailbox is paused: " + *pausedReason, Stop: true})
+	}
+	leads, domains := make([]int64, len(outs)), make([]string, 0, len(outs))
+	for i, o := range outs {
+		leads[i] = o.LeadID
+		if d := companyDomain(o.Message.To.Email); d != "" {
+			domains = append(domains, d)
+		}
+	}
+	rows, err := tx.Query(ctx, `SELECT DISTINCT r.lead_id, lower(split_part(s.recipient, '@', 2)) FROM mail_replies r
+		JOIN mail_sends s ON s.workspace_id = r.workspace_id AND s.campaign_id = r.campaign_id AND s.lead_id = r.lead_id AND s.step = r.step
+		WHERE r.workspace_id = $1 AND r.campaign_id = $2 AND `+stopping+`
+		  AND (r.lead_id = ANY($3) OR ($4 AND lower(split_part(s.recipient, '@', 2)) = ANY($5)))`,
+		ws, c.ID, leads, c.Schedule.StopForCompany, domains)
+	if err != nil {
+		return nil, fmt.Errorf("read the leads' replies: %w", err)
+	}
+	repliedLeads, repliedDomains := map[int64]bool{}, map[string]bool{}
+	var lead int64
+	var domain string
+	if _, err := pgx.ForEachRow(rows, []any{&lead, &domain}, func() error {
+		repliedLeads[lead], repliedDomains[domain] = true, true
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("read the leads' replies: %w", err)
+	}
+	for i, o := range outs {
+		d := companyDomain(o.Message.To.Email)
+		if repliedLeads[o.LeadID] || (c.Schedule.StopForCompany && d != "" && repliedDomains[d]) {
+			holds[i] = &Held{Reason: "the lead (or their company) replied"}
+		}
+	}
+	return holds, nil
+}
+
+// Claimed counts the steps claimed against the plan's monthly emails (a
+// refusal pauses the campaign, with the limit as the reason).
+func (g campaignGate) Claimed(ctx context.Context, tx pgx.Tx, outs []Outgoing) error {
+	ws := g.run.WorkspaceID
+	if g.e.usage != nil {
+		if err := g.e.usage.UseEmails(ctx, tx, ws, len(outs)); err != nil {
+			if vibesell.ErrorCode(err) == vibesell.EPAYMENTREQUIRED {
+				return &Held{Reason: vibesell.ErrorMessage(err), Stop: true, Pause: "The plan's monthly emails are used up: " + vibesell.ErrorMessage(err)}
+			}
 			return err
 		}
-		if !ok {
-			return &Held{Reason: "the campaign is not running any more", Stop: true}
-		}
-		var replied bool
-		err = tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM mail_replies r
-			JOIN mail_sends s ON s.workspace_id = r.workspace_id AND s.campaign_id = r.campaign_id AND s.lead_id = r.lead_id AND s.step = r.step
-			WHERE r.workspace_id = $1 AND r.campaign_id = $2 AND `+stopping+`
-			  AND (r.lead_id = $3 OR ($4 AND $5 <> '' AND lower(split_part(s.recipient, '@', 2)) = $5)))`,
-			ws, c.ID, l.ID, c.Schedule.StopForCompany, domain).Scan(&replied)
-		if err != nil {
-			return fmt.Errorf("read the lead's replies: %w", err)
-		}
-		if replied {
-			return &Held{Reason: "the lead (or their company) replied"}
-		}
-		var pausedReason *string
-		err = tx.QueryRow(ctx, `SELECT paused_reason FROM mail_mailboxes WHERE workspace_id = $1 AND mailbox = $2 FOR SHARE`,
-			ws, strings.ToLower(out.Mailbox.Address.Email)).Scan(&pausedReason)
-		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-			return fmt.Errorf("read the mailbox's health: %w", err)
-		}
-		if pausedReason != nil {
-			return &Held{Reason: "the mailbox is paused: " + *pausedReason, Stop: true}
-		}
-		if e.usage != nil {
-			if err := e.usage.UseEmails(ctx, tx, ws, 1); err != nil {
-				if vibesell.ErrorCode(err) == vibesell.EPAYMENTREQUIRED {
-					return &Held{Reason: vibesell.ErrorMessage(err), Stop: true, Pause: "The plan's monthly emails are used up: " + vibesell.ErrorMessage(err)}
-				}
-				return err
-			}
-		}
-		if c.Status == campaigns.Scheduled {
-			return campaigns.MarkSending(ctx, tx, ws, c.ID)
-		}
-		return nil
 	}
+	return nil
 }
 
 // companyDomain is the domain of a lead's company as its address says,

@@ -20,6 +20,7 @@ import (
 	"vibesell/campaigns"
 	"vibesell/campaigns/campaignstest"
 	vsmail "vibesell/mail"
+	"vibesell/sending"
 	"vibesell/store/storetest"
 	"vibesell/workspace"
 )
@@ -36,6 +37,7 @@ type engineBundle struct {
 	engine  *vsmail.Engine
 	poller  *vsmail.Poller
 	billing *billing.Service
+	keys    *vsmail.Keys
 }
 
 // Tue 1 Dec 2026, 07:00 UTC.
@@ -44,12 +46,14 @@ var engineStart = time.Date(2026, 12, 1, 7, 0, 0, 0, time.UTC)
 type engineOptions struct {
 	noGap       bool
 	emailsLimit int // the free plan's monthly emails; 0: the default
+	fullVolume  int // what a warm mailbox sends a day; 0: the default
+	dkim        string
 }
 
-func engineSetup(t *testing.T, o engineOptions) *engineBundle {
+func engineSetup(t testing.TB, o engineOptions) *engineBundle {
 	t.Helper()
 	pool := storetest.New(t)
-	env := campaignstest.New(t, pool, engineStart, campaigns.Config{})
+	env := campaignstest.NewWith(t, pool, engineStart, campaigns.Config{MaxDailyEmails: 1_000_000}, sending.Config{EmailsPerMailbox: o.fullVolume})
 	ctx := t.Context()
 	ws, err := workspace.Create(ctx, pool, "Acme Sales")
 	if err != nil {
@@ -65,6 +69,7 @@ func engineSetup(t *testing.T, o engineOptions) *engineBundle {
 		t.Fatal(err)
 	}
 	cfg := billing.DefaultConfig()
+	cfg.Plans[0].Limits.EmailsPerMonth = 1_000_000
 	if o.emailsLimit > 0 {
 		cfg.Plans[0].Limits.EmailsPerMonth = o.emailsLimit
 	}
@@ -79,12 +84,18 @@ func engineSetup(t *testing.T, o engineOptions) *engineBundle {
 		return out, err
 	})}
 	suppressions := env.Audience.MailSuppressions()
-	sender := vsmail.NewSender(pool, vsmail.NewKeys(pool, secret, env.Clock), suppressions, env.Clock)
+	keys := vsmail.NewKeys(pool, secret, env.Clock)
+	if o.dkim != "" {
+		if err := keys.MakeWith(o.dkim); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sender := vsmail.NewSender(pool, keys, suppressions, env.Clock)
 	env.Campaigns.SetCounter(vsmail.NewTallies(pool, suppressions))
 	engine := vsmail.NewEngine(pool, sender, sources, env.Campaigns, billingEmails{bill}, secret, env.Clock,
 		vsmail.EngineConfig{PublicURL: "https://vibesell.example.test", NoGap: o.noGap})
 	return &engineBundle{Env: env, ctx: ctx, ws: ws.ID, sandbox: sandbox, sources: sources, engine: engine,
-		poller: vsmail.NewPoller(pool, suppressions, env.Clock, nil), billing: bill}
+		poller: vsmail.NewPoller(pool, suppressions, env.Clock, nil), billing: bill, keys: keys}
 }
 
 type billingEmails struct{ b *billing.Service }
@@ -108,7 +119,7 @@ type campaignSpec struct {
 // launch stages the campaign (09:00 to 17:00, Monday to Friday, in UTC
 // for leads without a zone) and launches it as a person in the web app
 // would.
-func (b *engineBundle) launch(t *testing.T, s campaignSpec) string {
+func (b *engineBundle) launch(t testing.TB, s campaignSpec) string {
 	t.Helper()
 	b.AddLeads(t, b.ws, s.leads...)
 	for _, m := range s.mailboxes {
@@ -142,7 +153,7 @@ func (b *engineBundle) launch(t *testing.T, s campaignSpec) string {
 	return c.Campaign.ID
 }
 
-func (b *engineBundle) tick(t *testing.T) vsmail.TickResult {
+func (b *engineBundle) tick(t testing.TB) vsmail.TickResult {
 	t.Helper()
 	res, err := b.engine.Tick(b.ctx)
 	if err != nil {
@@ -151,7 +162,7 @@ func (b *engineBundle) tick(t *testing.T) vsmail.TickResult {
 	return res
 }
 
-func (b *engineBundle) campaign(t *testing.T, id string) campaigns.StagedCampaign {
+func (b *engineBundle) campaign(t testing.TB, id string) campaigns.StagedCampaign {
 	t.Helper()
 	c, err := b.Campaigns.Campaign(b.ctx, b.ws, id)
 	if err != nil {
@@ -169,7 +180,7 @@ type accepted struct {
 	subject   string
 }
 
-func (b *engineBundle) delivered(t *testing.T) []accepted {
+func (b *engineBundle) delivered(t testing.TB) []accepted {
 	t.Helper()
 	var out []accepted
 	for _, a := range b.sandbox.Accepted() {
@@ -387,7 +398,7 @@ func TestEngineFullPath(t *testing.T) {
 	}
 }
 
-func mustMailbox(t *testing.T, b *engineBundle, address string) vsmail.Mailbox {
+func mustMailbox(t testing.TB, b *engineBundle, address string) vsmail.Mailbox {
 	t.Helper()
 	list, err := b.sources.Mailboxes(b.ctx, b.ws)
 	if err != nil {

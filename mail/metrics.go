@@ -31,9 +31,10 @@ func NewTallies(db *pgxpool.Pool, unsubscribed UnsubscribedLister) *Tallies {
 	return &Tallies{db: db, unsubscribed: unsubscribed}
 }
 
-// CampaignTallies counts, in total and step by step: sent (the server
-// accepted it; a step that bounced for now and waits for another try
-// counts too, a step whose outcome is unknown does not), bounced (a
+// CampaignTallies counts, in total and step by step: sent (handed to the
+// server: accepted, or the connection broke as it was, or a worker
+// stopped before writing the outcome; a step that bounced for now and
+// waits for another try counts too), bounced (a
 // bounce came back for it), delivered (sent and not bounced), replied (a
 // person answered it: not an out-of-office reply, not a bounce), positive
 // (the answer was interested) and unsubscribed (an unsubscribe request,
@@ -42,7 +43,7 @@ func NewTallies(db *pgxpool.Pool, unsubscribed UnsubscribedLister) *Tallies {
 func (t *Tallies) CampaignTallies(ctx context.Context, ws uuid.UUID, id string, steps int) (campaigns.Tally, []campaigns.Tally, error) {
 	rows, err := t.db.Query(ctx, `
 		SELECT s.lead_id, s.step, s.recipient,
-		       s.status = 'sent' OR (s.status = 'failed' AND s.error LIKE 'soft bounce:%'),
+		       s.status IN ('sent', 'sending', 'unknown') OR (s.status = 'failed' AND s.error LIKE 'soft bounce:%'),
 		       coalesce(bool_or(r.classification = 'bounce'), false),
 		       coalesce(bool_or(r.classification NOT IN ('bounce', 'out_of_office')), false),
 		       coalesce(bool_or(r.classification = 'interested'), false),

@@ -21,6 +21,7 @@ import (
 
 // Ledger statuses of a send; see migrations/00100_mail.sql.
 const (
+	StatusClaimed = "claimed"
 	StatusSending = "sending"
 	StatusSent    = "sent"
 	StatusFailed  = "failed"
@@ -35,12 +36,17 @@ type Step struct {
 	Step        int
 }
 
-// Gate runs in the transaction that claims a step, before the claim: the
-// last word on whether the step may go now (the campaign still running,
-// the lead not stopped, the plan's limit). It returns a *[Held] to hold
-// the step back, which rolls the claim back; any other error fails the
-// send. Work the gate does in tx (a limit's count) commits with the claim.
-type Gate func(ctx context.Context, tx pgx.Tx, out Outgoing) error
+// Gate has the last word on the steps of a batch, in the transaction that
+// claims them: the campaign still running, the leads not stopped, the
+// plan's limit. Work it does in tx (a limit's count) commits with the
+// claim, or not at all.
+type Gate interface {
+	// Check runs before the claim: a hold for each step (nil: it may go).
+	Check(ctx context.Context, tx pgx.Tx, outs []Outgoing) ([]*Held, error)
+	// Claimed runs after the claim with the steps actually claimed. A
+	// *[Held] error holds every one of them back (the claim rolls back).
+	Claimed(ctx context.Context, tx pgx.Tx, outs []Outgoing) error
+}
 
 // Held is a step a [Gate] held back, and why.
 type Held struct {
@@ -61,8 +67,6 @@ type Outgoing struct {
 	Step
 	Mailbox Mailbox
 	Message Message
-	// Gate, when set, runs in the claim's transaction first.
-	Gate Gate
 }
 
 // SendResult is what one call of [Sender.Send] did.
@@ -111,128 +115,341 @@ func (s *Sender) Send(ctx context.Context, out Outgoing) (SendResult, error) {
 	return results[0], err
 }
 
-// SendBatch sends steps that leave from one mailbox over one SMTP session,
-// in order, each claimed just before its turn. It stops at the first step
-// that fails and returns the results of the steps it reached; running the
-// batch again sends only what was not claimed, or failed before it was
-// handed over.
+// SendBatch is [Sender.SendGated] with no gate.
 func (s *Sender) SendBatch(ctx context.Context, outs []Outgoing) ([]SendResult, error) {
+	return s.SendGated(ctx, outs, nil)
+}
+
+// ClaimLease is how long a claimed step may wait to be handed over: a
+// step claimed longer ago was left by a worker that stopped, and
+// [Sender.ReleaseStale] lets it be claimed again.
+const ClaimLease = 10 * time.Minute
+
+// claimChunk is how many steps one transaction claims.
+const claimChunk = 50
+
+// SendGated sends steps that leave from one mailbox over one SMTP session,
+// in order. The steps are claimed a chunk at a time, in one transaction
+// with gate (status claimed); each is then marked sending on its own just
+// before its message is handed over, and the chunk's outcomes are settled
+// together. It stops at the first step that fails and returns the results
+// of the steps it reached (the claimed steps after it are released as
+// failed); running the batch again sends only what was not claimed, or
+// failed before it was handed over.
+func (s *Sender) SendGated(ctx context.Context, outs []Outgoing, gate Gate) ([]SendResult, error) {
 	if len(outs) == 0 {
 		return nil, nil
 	}
 	for _, out := range outs[1:] {
-		if out.Mailbox.SMTP.Addr != outs[0].Mailbox.SMTP.Addr || out.Mailbox.SMTP.Username != outs[0].Mailbox.SMTP.Username {
+		if out.Mailbox.SMTP.Addr != outs[0].Mailbox.SMTP.Addr || out.Mailbox.SMTP.Username != outs[0].Mailbox.SMTP.Username ||
+			out.WorkspaceID != outs[0].WorkspaceID {
 			return nil, errors.New("send batch: every step of a batch leaves from the same mailbox")
 		}
 	}
 	session := &smtpSession{endpoint: outs[0].Mailbox.SMTP, timeout: s.timeout}
 	defer session.close()
 	results := make([]SendResult, 0, len(outs))
-	for _, out := range outs {
-		res, err := s.sendOne(ctx, session, out)
-		results = append(results, res)
+	for start := 0; start < len(outs); start += claimChunk {
+		chunk := outs[start:min(start+claimChunk, len(outs))]
+		res, err := s.sendChunk(ctx, session, chunk, gate)
+		results = append(results, res...)
 		if err != nil {
 			return results, err
+		}
+		for _, r := range res {
+			if r.Held != nil && r.Held.Stop {
+				return results, nil
+			}
 		}
 	}
 	return results, nil
 }
 
-func (s *Sender) sendOne(ctx context.Context, session *smtpSession, out Outgoing) (SendResult, error) {
-	suppressed, err := s.suppressor.Suppressed(ctx, out.WorkspaceID, out.Message.To.Email)
-	if err != nil {
-		return SendResult{}, fmt.Errorf("send: suppression check: %w", err)
-	}
-	if suppressed {
-		return SendResult{Suppressed: true}, nil
-	}
-	messageID, claimed, status, err := s.claim(ctx, out)
-	var held *Held
-	if errors.As(err, &held) {
-		return SendResult{Held: held}, nil
-	}
-	if err != nil {
-		return SendResult{}, err
-	}
-	if !claimed {
-		return SendResult{MessageID: messageID, Status: status, Duplicate: true}, nil
-	}
-
-	out.Message.MessageID = messageID
-	if out.Message.Date.IsZero() {
-		out.Message.Date = s.clock.Now()
-	}
-	status, sendErr := s.deliver(ctx, session, out)
-	errText := ""
-	if sendErr != nil {
-		errText = sendErr.Error()
-	}
-	// The outcome is written even when ctx has ended: the message may be
-	// out, and the ledger must say so.
-	settle, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer cancel()
-	if _, err := s.db.Exec(settle, `UPDATE mail_sends SET status = $5, error = NULLIF($6, ''), settled_at = $7
-	                                WHERE workspace_id = $1 AND campaign_id = $2 AND lead_id = $3 AND step = $4`,
-		out.WorkspaceID, out.CampaignID, out.LeadID, out.Step.Step, status, errText, s.clock.Now()); err != nil {
-		return SendResult{MessageID: messageID, Status: StatusSending}, fmt.Errorf("send: settle the ledger as %s: %w", status, err)
-	}
-	if sendErr != nil {
-		return SendResult{MessageID: messageID, Status: status}, fmt.Errorf("send step %d to lead %d: %w", out.Step.Step, out.LeadID, sendErr)
-	}
-	return SendResult{MessageID: messageID, Status: status}, nil
+// SuppressedAmong is a [Suppressor] that answers for many addresses in
+// one read; the sender uses it when the suppressor offers it.
+type SuppressedAmong interface {
+	SuppressedAmong(ctx context.Context, ws uuid.UUID, addresses []string) (map[string]bool, error)
 }
 
-// claim takes the step's ledger row: a new row, or a failed one (refused
-// before anything was handed over, so sending it again cannot duplicate
-// it). Any other row means someone else has it, and it is not sent.
-func (s *Sender) claim(ctx context.Context, out Outgoing) (messageID string, claimed bool, status string, err error) {
-	err = store.InTx(ctx, s.db, func(tx pgx.Tx) error {
-		if out.Gate != nil {
-			if err := out.Gate(ctx, tx, out); err != nil {
-				return err
+// claimed is a step this call claimed, with the attempt that fences it.
+type claimed struct {
+	messageID string
+	attempts  int
+}
+
+func (s *Sender) sendChunk(ctx context.Context, session *smtpSession, outs []Outgoing, gate Gate) ([]SendResult, error) {
+	results := make([]SendResult, len(outs))
+	if among, ok := s.suppressor.(SuppressedAmong); ok && len(outs) > 1 {
+		addresses := make([]string, len(outs))
+		for i, out := range outs {
+			addresses[i] = out.Message.To.Email
+		}
+		suppressed, err := among.SuppressedAmong(ctx, outs[0].WorkspaceID, addresses)
+		if err != nil {
+			return nil, fmt.Errorf("send: suppression check: %w", err)
+		}
+		for i, out := range outs {
+			results[i].Suppressed = suppressed[out.Message.To.Email]
+		}
+	} else {
+		for i, out := range outs {
+			suppressed, err := s.suppressor.Suppressed(ctx, out.WorkspaceID, out.Message.To.Email)
+			if err != nil {
+				return nil, fmt.Errorf("send: suppression check: %w", err)
+			}
+			results[i].Suppressed = suppressed
+		}
+	}
+	claims, tried, err := s.claim(ctx, outs, results, gate)
+	var held *Held
+	if errors.As(err, &held) && tried > 1 {
+		// The gate refused the chunk as a whole (the plan's last emails):
+		// step by step, as many go as it allows.
+		for i := range outs {
+			if results[i].Suppressed || results[i].Held != nil {
+				continue
+			}
+			one, err := s.sendChunk(ctx, session, outs[i:i+1], gate)
+			if err != nil || len(one) == 0 {
+				return results[:i], err
+			}
+			results[i] = one[0]
+			if results[i].Held != nil && results[i].Held.Stop {
+				for j := i + 1; j < len(outs); j++ {
+					if !results[j].Suppressed {
+						results[j].Held = results[i].Held
+					}
+				}
+				return results, nil
 			}
 		}
-		err := tx.QueryRow(ctx, `
-			INSERT INTO mail_sends (workspace_id, campaign_id, lead_id, step, message_id, mailbox, recipient, status, claimed_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, 'sending', $8)
-			ON CONFLICT (workspace_id, campaign_id, lead_id, step) DO UPDATE
-			   SET status = 'sending', attempts = mail_sends.attempts + 1, error = NULL, settled_at = NULL, retry_at = NULL,
-			       claimed_at = EXCLUDED.claimed_at, mailbox = EXCLUDED.mailbox, recipient = EXCLUDED.recipient
-			 WHERE mail_sends.status = 'failed'
-			RETURNING message_id`,
-			out.WorkspaceID, out.CampaignID, out.LeadID, out.Step.Step, NewMessageID(out.Mailbox.Address.Email),
-			strings.ToLower(out.Mailbox.Address.Email), out.Message.To.Email, s.clock.Now()).Scan(&messageID)
-		if err == nil {
-			claimed, status = true, StatusSending
-			return nil
-		}
-		if !errors.Is(err, pgx.ErrNoRows) {
-			return fmt.Errorf("send: claim the ledger row: %w", err)
-		}
-		// Someone else has it: nothing the gate did (a limit's count)
-		// may stay, so the transaction rolls back.
-		return errClaimed
-	})
-	var held *Held
-	switch {
-	case errors.As(err, &held):
-		return "", false, "", err
-	case errors.Is(err, errClaimed):
-	case err != nil:
-		return "", false, "", err
-	default:
-		return messageID, claimed, status, nil
+		return results, nil
 	}
-	err = s.db.QueryRow(ctx, `SELECT message_id, status FROM mail_sends
-	                           WHERE workspace_id = $1 AND campaign_id = $2 AND lead_id = $3 AND step = $4`,
-		out.WorkspaceID, out.CampaignID, out.LeadID, out.Step.Step).Scan(&messageID, &status)
+	if errors.As(err, &held) {
+		for i := range results {
+			if !results[i].Suppressed && results[i].Held == nil {
+				results[i].Held = held
+			}
+		}
+		return results, nil
+	}
 	if err != nil {
-		return "", false, "", fmt.Errorf("send: read the claimed ledger row: %w", err)
+		return nil, err
 	}
-	return messageID, false, status, nil
+
+	var settles []settle
+	flush := func() error {
+		// The outcomes are written even when ctx has ended: the messages
+		// may be out, and the ledger must say so.
+		settleCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		err := s.settle(settleCtx, settles)
+		settles = settles[:0]
+		return err
+	}
+	for i, out := range outs {
+		c, ok := claims[i]
+		if !ok {
+			continue
+		}
+		tag, err := s.db.Exec(ctx, `UPDATE mail_sends SET status = 'sending'
+			WHERE workspace_id = $1 AND campaign_id = $2 AND lead_id = $3 AND step = $4 AND status = 'claimed' AND attempts = $5`,
+			out.WorkspaceID, out.CampaignID, out.LeadID, out.Step.Step, c.attempts)
+		if err != nil {
+			return results[:i], errors.Join(fmt.Errorf("send: mark the step sending: %w", err), flush(), s.release(ctx, outs[i:], claims))
+		}
+		if tag.RowsAffected() == 0 {
+			// Released and claimed again by someone else meanwhile.
+			results[i] = SendResult{MessageID: c.messageID, Status: StatusClaimed, Duplicate: true}
+			continue
+		}
+		out.Message.MessageID = c.messageID
+		if out.Message.Date.IsZero() {
+			out.Message.Date = s.clock.Now()
+		}
+		status, sendErr := s.deliver(ctx, session, out)
+		settles = append(settles, settle{step: out.Step, status: status, err: sendErr})
+		results[i] = SendResult{MessageID: c.messageID, Status: status}
+		if sendErr != nil {
+			err := errors.Join(flush(), s.release(ctx, outs[i+1:], claims))
+			if err != nil {
+				results[i].Status = StatusSending
+				return results[:i+1], fmt.Errorf("send: settle the ledger as %s: %w", status, err)
+			}
+			return results[:i+1], fmt.Errorf("send step %d to lead %d: %w", out.Step.Step, out.LeadID, sendErr)
+		}
+	}
+	if err := flush(); err != nil {
+		for i := range results {
+			if results[i].Status == StatusSent {
+				results[i].Status = StatusSending
+			}
+		}
+		return results, fmt.Errorf("send: settle the ledger: %w", err)
+	}
+	return results, nil
 }
 
-var errClaimed = errors.New("the step is claimed already")
+// settle is one step's outcome, to write.
+type settle struct {
+	step   Step
+	status string
+	err    error
+}
+
+// settle writes the outcomes of a chunk in one statement.
+func (s *Sender) settle(ctx context.Context, settles []settle) error {
+	if len(settles) == 0 {
+		return nil
+	}
+	campaigns, leads, steps, statuses, errs := make([]string, len(settles)), make([]int64, len(settles)), make([]int32, len(settles)), make([]string, len(settles)), make([]string, len(settles))
+	for i, st := range settles {
+		campaigns[i], leads[i], steps[i], statuses[i] = st.step.CampaignID, st.step.LeadID, int32(st.step.Step), st.status
+		if st.err != nil {
+			errs[i] = st.err.Error()
+		}
+	}
+	_, err := s.db.Exec(ctx, `UPDATE mail_sends m SET status = u.status, error = NULLIF(u.error, ''), settled_at = $2
+		FROM unnest($3::text[], $4::bigint[], $5::int[], $6::text[], $7::text[]) AS u (campaign_id, lead_id, step, status, error)
+		WHERE m.workspace_id = $1 AND m.campaign_id = u.campaign_id AND m.lead_id = u.lead_id AND m.step = u.step AND m.status = 'sending'`,
+		settles[0].step.WorkspaceID, s.clock.Now(), campaigns, leads, steps, statuses, errs)
+	return err
+}
+
+// release gives back the steps claimed and not handed over, as failed, so
+// that a retry claims them again at once.
+func (s *Sender) release(ctx context.Context, outs []Outgoing, claims map[int]claimed) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	for _, out := range outs {
+		if _, err := s.db.Exec(ctx, `UPDATE mail_sends SET status = 'failed', error = 'not sent: an earlier message of its batch failed', settled_at = $5
+			WHERE workspace_id = $1 AND campaign_id = $2 AND lead_id = $3 AND step = $4 AND status = 'claimed'`,
+			out.WorkspaceID, out.CampaignID, out.LeadID, out.Step.Step, s.clock.Now()); err != nil {
+			return fmt.Errorf("send: release a claimed step: %w", err)
+		}
+	}
+	return nil
+}
+
+// ReleaseStale releases, in every workspace, the steps claimed longer
+// than [ClaimLease] ago and never marked sending: a worker claimed them
+// and stopped before handing them over, so nothing went out. They become
+// failed, to be tried again.
+func (s *Sender) ReleaseStale(ctx context.Context) (int, error) {
+	now := s.clock.Now()
+	tag, err := s.db.Exec(ctx, `UPDATE mail_sends SET status = 'failed', error = 'claimed by a worker that stopped before sending it', settled_at = $1
+		WHERE status = 'claimed' AND claimed_at < $2`, now, now.Add(-ClaimLease))
+	if err != nil {
+		return 0, fmt.Errorf("release stale claims: %w", err)
+	}
+	return int(tag.RowsAffected()), nil
+}
+
+// claim takes the chunk's ledger rows that are new or failed (refused
+// before anything was handed over, so sending them again cannot
+// duplicate them), in one transaction with the gate. A row someone else
+// has is not sent: its result says so.
+func (s *Sender) claim(ctx context.Context, outs []Outgoing, results []SendResult, gate Gate) (claims map[int]claimed, tried int, err error) {
+	var candidates []int
+	for i := range outs {
+		if !results[i].Suppressed {
+			candidates = append(candidates, i)
+		}
+	}
+	if len(candidates) == 0 {
+		return nil, 0, nil
+	}
+	claims = map[int]claimed{}
+	err = store.InTx(ctx, s.db, func(tx pgx.Tx) error {
+		var going []int
+		if gate != nil {
+			list := make([]Outgoing, len(candidates))
+			for j, i := range candidates {
+				list[j] = outs[i]
+			}
+			holds, err := gate.Check(ctx, tx, list)
+			if err != nil {
+				return err
+			}
+			for j, i := range candidates {
+				if holds[j] != nil {
+					results[i].Held = holds[j]
+				} else {
+					going = append(going, i)
+				}
+			}
+		} else {
+			going = candidates
+		}
+		if len(going) == 0 {
+			return nil
+		}
+		n := len(going)
+		campaigns, leads, steps, ids, mailboxes, recipients := make([]string, n), make([]int64, n), make([]int32, n), make([]string, n), make([]string, n), make([]string, n)
+		for j, i := range going {
+			o := outs[i]
+			campaigns[j], leads[j], steps[j] = o.CampaignID, o.LeadID, int32(o.Step.Step)
+			ids[j], mailboxes[j], recipients[j] = NewMessageID(o.Mailbox.Address.Email), strings.ToLower(o.Mailbox.Address.Email), o.Message.To.Email
+		}
+		rows, err := tx.Query(ctx, `
+			INSERT INTO mail_sends (workspace_id, campaign_id, lead_id, step, message_id, mailbox, recipient, status, claimed_at)
+			SELECT $1, c, l, st, m, mb, r, 'claimed', $2
+			  FROM unnest($3::text[], $4::bigint[], $5::int[], $6::text[], $7::text[], $8::text[]) AS u (c, l, st, m, mb, r)
+			ON CONFLICT (workspace_id, campaign_id, lead_id, step) DO UPDATE
+			   SET status = 'claimed', attempts = mail_sends.attempts + 1, error = NULL, settled_at = NULL, retry_at = NULL,
+			       claimed_at = EXCLUDED.claimed_at, mailbox = EXCLUDED.mailbox, recipient = EXCLUDED.recipient
+			 WHERE mail_sends.status = 'failed'
+			RETURNING campaign_id, lead_id, step, message_id, attempts`,
+			outs[0].WorkspaceID, s.clock.Now(), campaigns, leads, steps, ids, mailboxes, recipients)
+		if err != nil {
+			return fmt.Errorf("send: claim the ledger rows: %w", err)
+		}
+		type key struct {
+			campaign string
+			lead     int64
+			step     int
+		}
+		got := map[key]claimed{}
+		var k key
+		var c claimed
+		if _, err := pgx.ForEachRow(rows, []any{&k.campaign, &k.lead, &k.step, &c.messageID, &c.attempts}, func() error {
+			got[k] = c
+			return nil
+		}); err != nil {
+			return fmt.Errorf("send: claim the ledger rows: %w", err)
+		}
+		var mine []Outgoing
+		for _, i := range going {
+			o := outs[i]
+			if c, ok := got[key{o.CampaignID, o.LeadID, o.Step.Step}]; ok {
+				claims[i] = c
+				mine = append(mine, o)
+			}
+		}
+		if gate != nil && len(mine) > 0 {
+			return gate.Claimed(ctx, tx, mine)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, len(claims), err
+	}
+	// What was not claimed is someone else's: say what it is.
+	for _, i := range candidates {
+		if _, ok := claims[i]; ok || results[i].Held != nil {
+			continue
+		}
+		o := outs[i]
+		r := &results[i]
+		r.Duplicate = true
+		if err := s.db.QueryRow(ctx, `SELECT message_id, status FROM mail_sends
+		                               WHERE workspace_id = $1 AND campaign_id = $2 AND lead_id = $3 AND step = $4`,
+			o.WorkspaceID, o.CampaignID, o.LeadID, o.Step.Step).Scan(&r.MessageID, &r.Status); err != nil {
+			return nil, 0, fmt.Errorf("send: read the claimed ledger row: %w", err)
+		}
+	}
+	return claims, len(claims), nil
+}
 
 // deliver composes, signs and submits the message, and says which ledger
 // status the attempt ends in.

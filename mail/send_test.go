@@ -54,6 +54,26 @@ func (b *bundle) ledger(t *testing.T, campaign string, lead int64, step int) (st
 }
 
 func TestSend(t *testing.T) {
+	t.Run("a domain whose key is Ed25519 signs with it, verified against its record (RFC 8463)", func(t *testing.T) {
+		b := setup(t)
+		if err := b.keys.MakeWith(mail.Ed25519); err != nil {
+			t.Fatal(err)
+		}
+		rec, err := b.keys.Record(b.ctx, b.workspace, "getacme.com")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(rec.Value, "v=DKIM1; k=ed25519; p=") || len(rec.Value) != len("v=DKIM1; k=ed25519; p=")+44 {
+			t.Errorf("record %q", rec.Value)
+		}
+		if _, err := b.sender.Send(b.ctx, b.outgoing(newCampaignID(), newLeadID(), 1)); err != nil {
+			t.Fatal(err)
+		}
+		verdicts := verify(t, b.sandbox.Accepted()[0].Raw, b.dnsFor(t, "getacme.com"))
+		if len(verdicts) != 1 || verdicts[0].Err != nil || verdicts[0].Domain != "getacme.com" {
+			t.Fatalf("DKIM verdicts: %v", verdicts)
+		}
+	})
 	t.Run("the message arrives signed, with its headers, the unsubscribe line and the postal address", func(t *testing.T) {
 		b := setup(t)
 		campaign, lead := newCampaignID(), newLeadID()

@@ -10,6 +10,15 @@ ALTER TABLE mail_sends
     ALTER COLUMN campaign_id TYPE text USING campaign_id::text,
     ALTER COLUMN lead_id TYPE bigint USING lead_id::text::bigint,
     ADD COLUMN retry_at timestamptz;
+-- A batch's steps are claimed together (status claimed), and each is
+-- marked sending, alone, just before its message is handed over: a
+-- claimed row never went out, so one a stopped worker left is released
+-- and tried again; a sending row may have, and never goes again.
+ALTER TABLE mail_sends
+    DROP CONSTRAINT mail_sends_status_check,
+    DROP CONSTRAINT mail_sends_check,
+    ADD CONSTRAINT mail_sends_status_check CHECK (status IN ('claimed', 'sending', 'sent', 'failed', 'unknown')),
+    ADD CONSTRAINT mail_sends_check CHECK ((status IN ('claimed', 'sending')) = (settled_at IS NULL));
 ALTER TABLE mail_replies
     ALTER COLUMN campaign_id TYPE text USING campaign_id::text,
     ALTER COLUMN lead_id TYPE bigint USING lead_id::text::bigint;
@@ -41,10 +50,21 @@ CREATE TABLE mail_campaign_health (
     PRIMARY KEY (workspace_id, campaign_id)
 );
 
+-- A domain's DKIM key is RSA-2048 or Ed25519 (RFC 8463), chosen when it
+-- is made; the keys made before are RSA.
+ALTER TABLE mail_dkim_keys ADD COLUMN algorithm text NOT NULL DEFAULT 'rsa' CHECK (algorithm IN ('rsa', 'ed25519'));
+
 -- +goose Down
+ALTER TABLE mail_dkim_keys DROP COLUMN algorithm;
 DROP TABLE mail_campaign_health;
 DROP TABLE mail_mailboxes;
 DROP INDEX mail_replies_campaign_idx;
 DROP INDEX mail_sends_campaign_idx;
 DROP INDEX mail_sends_mailbox_idx;
-ALTER TABLE mail_sends DROP COLUMN retry_at;
+DELETE FROM mail_sends WHERE status = 'claimed';
+ALTER TABLE mail_sends
+    DROP CONSTRAINT mail_sends_status_check,
+    DROP CONSTRAINT mail_sends_check,
+    ADD CONSTRAINT mail_sends_status_check CHECK (status IN ('sending', 'sent', 'failed', 'unknown')),
+    ADD CONSTRAINT mail_sends_check CHECK ((status = 'sending') = (settled_at IS NULL)),
+    DROP COLUMN retry_at;

@@ -30,6 +30,9 @@ type mailConfig struct {
 	// server listens, loopback only.
 	SandboxSMTPAddr string
 	SandboxIMAPAddr string
+	// DKIMKey is MAIL_DKIM_KEY: the algorithm of the DKIM key a new
+	// sending domain gets, rsa (default) or ed25519.
+	DKIMKey string
 	// BounceLimit is MAIL_BOUNCE_LIMIT as a fraction: a mailbox or
 	// campaign whose hard bounces over its last 100 sends pass it pauses.
 	BounceLimit float64
@@ -39,6 +42,10 @@ func loadMailConfig(getenv func(string) string) (mailConfig, error) {
 	c := mailConfig{
 		SandboxSMTPAddr: orDefault(getenv("MAIL_SANDBOX_SMTP_ADDR"), "127.0.0.1:0"),
 		SandboxIMAPAddr: orDefault(getenv("MAIL_SANDBOX_IMAP_ADDR"), "127.0.0.1:0"),
+	}
+	c.DKIMKey = orDefault(getenv("MAIL_DKIM_KEY"), mail.RSA)
+	if c.DKIMKey != mail.RSA && c.DKIMKey != mail.Ed25519 {
+		return c, &configError{"MAIL_DKIM_KEY", c.DKIMKey, "expected rsa or ed25519"}
 	}
 	c.BounceLimit = 0.02
 	if v := getenv("MAIL_BOUNCE_LIMIT"); v != "" {
@@ -181,7 +188,7 @@ func writeNewMailSecret(dataDir, path string) error {
 // the workspaces can send from. Sources are listed in one place: the
 // mailboxes ordered through the sending setup (today in the sandbox mail
 // server); connected mailboxes join this list.
-func (m *mailEngine) wireEngine(cfg config, db *pgxpool.Pool, svc *services, logger *slog.Logger) {
+func (m *mailEngine) wireEngine(cfg config, db *pgxpool.Pool, svc *services, logger *slog.Logger) error {
 	var sources mail.Sources
 	if m.Sandbox != nil {
 		sources = append(sources, mail.SandboxMailboxes(m.Sandbox, readyMailboxes(svc.sending)))
@@ -189,11 +196,15 @@ func (m *mailEngine) wireEngine(cfg config, db *pgxpool.Pool, svc *services, log
 	if len(sources) == 0 || m.Secret == nil {
 		logger.Warn("the sending engine is off: launched campaigns send nothing on this server",
 			"why", map[bool]string{true: "no MAIL_SECRET_KEY to sign unsubscribe links with", false: "no mailbox can send"}[m.Secret == nil])
-		return
+		return nil
 	}
 	clock := svc.clock
 	suppressions := svc.audience.MailSuppressions()
-	sender := mail.NewSender(db, mail.NewKeys(db, *m.Secret, clock), suppressions, clock)
+	keys := mail.NewKeys(db, *m.Secret, clock)
+	if err := keys.MakeWith(cfg.Mail.DKIMKey); err != nil {
+		return err
+	}
+	sender := mail.NewSender(db, keys, suppressions, clock)
 	m.Engine = mail.NewEngine(db, sender, sources, svc.campaigns, emailUsage{svc.billing}, *m.Secret, clock, mail.EngineConfig{
 		PublicURL:   cfg.PublicURL.String(),
 		BounceLimit: cfg.Mail.BounceLimit,
@@ -201,6 +212,7 @@ func (m *mailEngine) wireEngine(cfg config, db *pgxpool.Pool, svc *services, log
 	})
 	poller := mail.NewPoller(db, suppressions, clock, logger.With("component", "replies"))
 	m.Watchers = mail.NewWatchers(poller, sources, 5*time.Minute, logger.With("component", "replies"))
+	return nil
 }
 
 // readyMailboxes lists the sending setup's ready mailboxes for the sandbox

@@ -84,7 +84,9 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 		return err
 	}
 	defer mailParts.Close()
-	mailParts.wireEngine(cfg, db, svc, logger)
+	if err := mailParts.wireEngine(cfg, db, svc, logger); err != nil {
+		return err
+	}
 	svc.engine = mailParts.Engine
 	if mailParts.Watchers != nil {
 		watchCtx, stopWatching := context.WithCancel(context.WithoutCancel(ctx))
