@@ -522,3 +522,82 @@ func TestEngineEmailsLimit(t *testing.T) {
 		t.Fatalf("sent %d (%d accepted), status %s, reason %v", res.Sent, len(b.sandbox.Accepted()), c.Campaign.Status, c.Campaign.PausedReason)
 	}
 }
+
+func dsn(n int, recipient, status, messageID string) []byte {
+	return crlf(fmt.Sprintf(`From: Mail Delivery Subsystem <mailer-daemon@mx.prospect.test>
+To: sam@getacme.test
+Subject: Delivery Status Notification
+Date: Tue, 1 Dec 2026 10:00:00 +0000
+Message-ID: <dsn%d@mx.prospect.test>
+MIME-Version: 1.0
+Content-Type: multipart/report; report-type=delivery-status; boundary="b1"
+
+--b1
+Content-Type: text/plain
+
+Delivery to %[2]s failed.
+
+--b1
+Content-Type: message/delivery-status
+
+Reporting-MTA: dns; mx.prospect.test
+
+Final-Recipient: rfc822; %[2]s
+Action: failed
+Status: %[3]s
+
+--b1
+Content-Type: text/rfc822-headers
+
+Message-ID: %[4]s
+
+--b1--
+`, n, recipient, status, messageID))
+}
+
+// A soft bounce is tried again after its back-off (15 minutes, then an
+// hour), with the same Message-ID; after the last try bounces too, the
+// address is suppressed, and nothing more goes to it.
+func TestEngineSoftBounceRetries(t *testing.T) {
+	b := engineSetup(t, engineOptions{noGap: true})
+	b.launch(t, campaignSpec{leads: []campaigns.Lead{{Email: "full@prospect.test", FirstName: "Flo"}}, mailboxes: []string{"sam@getacme.test"}, dailyCap: 10})
+	b.Clock.Set(time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC))
+	mb := mustMailbox(t, b, "sam@getacme.test")
+	var sends []time.Time
+	messageID := ""
+	for try := 1; try <= 3; try++ {
+		if res := b.tick(t); res.Sent != 1 {
+			t.Fatalf("try %d: sent %d", try, res.Sent)
+		}
+		got := b.delivered(t)
+		if messageID == "" {
+			messageID = got[0].messageID
+		}
+		if last := got[len(got)-1]; last.messageID != messageID || last.to != "full@prospect.test" {
+			t.Errorf("try %d went out as %s to %s, want %s", try, last.messageID, last.to, messageID)
+		}
+		sends = append(sends, b.Clock.Now())
+		if err := b.sandbox.DeliverReply("sam@getacme.test", dsn(try, "full@prospect.test", "4.2.2", messageID)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.poller.Poll(b.ctx, b.ws, mb); err != nil {
+			t.Fatal(err)
+		}
+		// Not again before the back-off ends.
+		b.Clock.Advance(10 * time.Minute)
+		if res := b.tick(t); res.Sent != 0 {
+			t.Fatalf("try %d: resent within 10 minutes", try)
+		}
+		b.Clock.Advance(time.Duration(15*(1<<(2*(try-1))))*time.Minute - 10*time.Minute + time.Minute)
+	}
+	if suppressed, err := b.Audience.MailSuppressions().Suppressed(b.ctx, b.ws, "full@prospect.test"); err != nil || !suppressed {
+		t.Errorf("after the third soft bounce the address is not suppressed (%v)", err)
+	}
+	b.Clock.Set(time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC)) // the follow-up's day
+	if res := b.tick(t); res.Sent != 0 || len(b.delivered(t)) != 3 {
+		t.Errorf("after the suppression: sent %d more, %d in all", res.Sent, len(b.delivered(t)))
+	}
+	if sends[1].Sub(sends[0]) < 15*time.Minute || sends[2].Sub(sends[1]) < time.Hour {
+		t.Errorf("tries at %v: closer than the back-off", sends)
+	}
+}
