@@ -238,10 +238,11 @@ func (e *Engine) tickCampaign(ctx context.Context, run campaigns.Run, res *TickR
 	// one finds the campaign stopped (or fails), no other starts; those
 	// under way hear the stop from their gate at their next email.
 	var (
-		mu     sync.Mutex
-		errs   []error
-		halted bool
-		wg     sync.WaitGroup
+		mu         sync.Mutex
+		errs       []error
+		halted     bool
+		suppressed int // leads found suppressed as they were due
+		wg         sync.WaitGroup
 	)
 	slots := make(chan struct{}, e.cfg.Parallel)
 	for _, a := range c.Mailboxes {
@@ -265,6 +266,7 @@ func (e *Engine) tickCampaign(ctx context.Context, run campaigns.Run, res *TickR
 			mu.Lock()
 			defer mu.Unlock()
 			res.add(mine)
+			suppressed += mine.Suppressed
 			if err != nil {
 				errs = append(errs, err)
 			}
@@ -272,7 +274,15 @@ func (e *Engine) tickCampaign(ctx context.Context, run campaigns.Run, res *TickR
 		}()
 	}
 	wg.Wait()
-	return errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	if open == suppressed {
+		// Every lead left is on the suppression list: nothing more will
+		// ever go out.
+		return e.campaigns.Finish(ctx, ws, c.ID)
+	}
+	return nil
 }
 
 func (r *TickResult) add(o TickResult) {

@@ -567,7 +567,7 @@ Message-ID: %[4]s
 // address is suppressed, and nothing more goes to it.
 func TestEngineSoftBounceRetries(t *testing.T) {
 	b := engineSetup(t, engineOptions{noGap: true})
-	b.launch(t, campaignSpec{leads: []campaigns.Lead{{Email: "full@prospect.test", FirstName: "Flo"}}, mailboxes: []string{"sam@getacme.test"}, dailyCap: 10})
+	id := b.launch(t, campaignSpec{leads: []campaigns.Lead{{Email: "full@prospect.test", FirstName: "Flo"}}, mailboxes: []string{"sam@getacme.test"}, dailyCap: 10})
 	b.Clock.Set(time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC))
 	mb := mustMailbox(t, b, "sam@getacme.test")
 	var sends []time.Time
@@ -601,8 +601,11 @@ func TestEngineSoftBounceRetries(t *testing.T) {
 		t.Errorf("after the third soft bounce the address is not suppressed (%v)", err)
 	}
 	b.Clock.Set(time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC)) // the follow-up's day
-	if res := b.tick(t); res.Sent != 0 || len(b.delivered(t)) != 3 {
-		t.Errorf("after the suppression: sent %d more, %d in all", res.Sent, len(b.delivered(t)))
+	if res := b.tick(t); res.Sent != 0 || res.Suppressed != 1 || len(b.delivered(t)) != 3 {
+		t.Errorf("after the suppression: sent %d more (%d suppressed), %d in all", res.Sent, res.Suppressed, len(b.delivered(t)))
+	}
+	if c := b.campaign(t, id); c.Campaign.Status != campaigns.Finished {
+		t.Errorf("status %s, want finished: its only lead is suppressed", c.Campaign.Status)
 	}
 	if sends[1].Sub(sends[0]) < 15*time.Minute || sends[2].Sub(sends[1]) < time.Hour {
 		t.Errorf("tries at %v: closer than the back-off", sends)
