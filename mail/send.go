@@ -252,22 +252,36 @@ func (s *Sender) sendChunk(ctx context.Context, session *smtpSession, outs []Out
 		if !ok {
 			continue
 		}
-		tag, err := s.db.Exec(ctx, `UPDATE mail_sends SET status = 'sending'
-			WHERE workspace_id = $1 AND campaign_id = $2 AND lead_id = $3 AND step = $4 AND status = 'claimed' AND attempts = $5`,
-			out.WorkspaceID, out.CampaignID, out.LeadID, out.Step.Step, c.attempts)
-		if err != nil {
-			return results[:i], errors.Join(fmt.Errorf("send: mark the step sending: %w", err), flush(), s.release(ctx, outs[i:], claims))
-		}
-		if tag.RowsAffected() == 0 {
-			// Released and claimed again by someone else meanwhile.
-			results[i] = SendResult{MessageID: c.messageID, Status: StatusClaimed, Duplicate: true}
-			continue
-		}
+		// The step is marked sending while its message is built and
+		// signed; it is handed over only once the mark is committed.
+		marked := make(chan error, 1)
+		go func() {
+			tag, err := s.db.Exec(ctx, `UPDATE mail_sends SET status = 'sending'
+				WHERE workspace_id = $1 AND campaign_id = $2 AND lead_id = $3 AND step = $4 AND status = 'claimed' AND attempts = $5`,
+				out.WorkspaceID, out.CampaignID, out.LeadID, out.Step.Step, c.attempts)
+			if err == nil && tag.RowsAffected() == 0 {
+				err = errClaimed
+			}
+			marked <- err
+		}()
 		out.Message.MessageID = c.messageID
 		if out.Message.Date.IsZero() {
 			out.Message.Date = s.clock.Now()
 		}
-		status, sendErr := s.deliver(ctx, session, out)
+		msg, composeErr := s.compose(ctx, out)
+		err := <-marked
+		if errors.Is(err, errClaimed) {
+			// Released and claimed again by someone else meanwhile.
+			results[i] = SendResult{MessageID: c.messageID, Status: StatusClaimed, Duplicate: true}
+			continue
+		}
+		if err != nil {
+			return results[:i], errors.Join(fmt.Errorf("send: mark the step sending: %w", err), flush(), s.release(ctx, outs[i:], claims))
+		}
+		status, sendErr := StatusFailed, composeErr
+		if composeErr == nil {
+			status, sendErr = transmit(ctx, session, msg)
+		}
 		settles = append(settles, settle{step: out.Step, status: status, err: sendErr})
 		results[i] = SendResult{MessageID: c.messageID, Status: status}
 		if sendErr != nil {
@@ -451,20 +465,21 @@ func (s *Sender) claim(ctx context.Context, outs []Outgoing, results []SendResul
 	return claims, len(claims), nil
 }
 
-// deliver composes, signs and submits the message, and says which ledger
-// status the attempt ends in.
-func (s *Sender) deliver(ctx context.Context, session *smtpSession, out Outgoing) (string, error) {
+// compose builds and signs the step's message.
+func (s *Sender) compose(ctx context.Context, out Outgoing) (*gomail.Msg, error) {
 	domain := out.Mailbox.Address.Email[strings.LastIndexByte(out.Mailbox.Address.Email, '@')+1:]
 	key, err := s.keys.Signer(ctx, out.WorkspaceID, domain)
 	if err != nil {
-		return StatusFailed, err
+		return nil, err
 	}
 	out.Message.From = out.Mailbox.Address
-	msg, err := Compose(out.Message, key)
-	if err != nil {
-		return StatusFailed, err
-	}
-	err = session.send(ctx, msg)
+	return Compose(out.Message, key)
+}
+
+// transmit submits the message, and says which ledger status the attempt
+// ends in.
+func transmit(ctx context.Context, session *smtpSession, msg *gomail.Msg) (string, error) {
+	err := session.send(ctx, msg)
 	switch {
 	case msg.IsDelivered():
 		// go-mail marks the message delivered once the server has
@@ -550,3 +565,7 @@ func submissionClient(e Endpoint, timeout time.Duration) (*gomail.Client, error)
 	}
 	return client, nil
 }
+
+// errClaimed says a step's claim was taken over: its lease ended and
+// another worker claimed it again.
+var errClaimed = errors.New("the step was claimed again by another worker")
