@@ -6,6 +6,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+
+	"vibesell/store"
 )
 
 // MailSuppressions is the suppression list as the sending engine asks
@@ -70,6 +72,12 @@ func (m MailSuppressions) Unsubscribed(ctx context.Context, ws uuid.UUID, addres
 // SuppressedAmong is [MailSuppressions.Suppressed] for many addresses in
 // one read: the ones the workspace must not write to.
 func (m MailSuppressions) SuppressedAmong(ctx context.Context, ws uuid.UUID, addresses []string) (map[string]bool, error) {
+	return m.SuppressedIn(ctx, m.s.db, ws, addresses)
+}
+
+// SuppressedIn is [MailSuppressions.SuppressedAmong] read on db: the
+// sending engine's transaction that claims the sends.
+func (m MailSuppressions) SuppressedIn(ctx context.Context, db store.DBTX, ws uuid.UUID, addresses []string) (map[string]bool, error) {
 	emails, domains := make([]string, 0, len(addresses)), make([]string, 0, len(addresses))
 	originals := map[string][]string{}
 	for _, a := range addresses {
@@ -80,7 +88,7 @@ func (m MailSuppressions) SuppressedAmong(ctx context.Context, ws uuid.UUID, add
 		emails, domains = append(emails, email), append(domains, domain)
 		originals[email] = append(originals[email], a)
 	}
-	rows, err := m.s.db.Query(ctx, `SELECT e FROM unnest($2::text[], $3::text[]) AS u (e, d) WHERE EXISTS (SELECT 1 FROM suppressions
+	rows, err := db.Query(ctx, `SELECT e FROM unnest($2::text[], $3::text[]) AS u (e, d) WHERE EXISTS (SELECT 1 FROM suppressions
 		WHERE workspace_id = $1 AND ((kind = 'address' AND value = u.e) OR (kind = 'domain' AND value = u.d)))`, ws, emails, domains)
 	if err != nil {
 		return nil, fmt.Errorf("read the suppression of addresses: %w", err)

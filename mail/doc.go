@@ -21,10 +21,10 @@
 //
 // [Sender.SendGated] claims a batch's steps in mail_sends (unique on
 // workspace, campaign, lead and step) in one transaction, status claimed,
-// with the gate: the campaign still running ([campaigns.SendAllowed] locks
-// its row for share), the mailbox not paused, no reply from the lead (or
-// their company), and billing's monthly emails counted for the steps
-// claimed. Each step is then marked sending, on its own and committed,
+// with the gate: the address not on the workspace's suppression list, the
+// campaign still running ([campaigns.SendAllowed] locks its row for
+// share), the mailbox not paused, no reply from the lead (or their
+// company), and billing's monthly emails counted for the steps claimed. Each step is then marked sending, on its own and committed,
 // just before its message is handed to the SMTP server, and the batch's
 // outcomes are written together after. A step claimed by anyone else, or
 // marked sending once, is never sent by this call.

@@ -171,6 +171,13 @@ type SuppressedAmong interface {
 	SuppressedAmong(ctx context.Context, ws uuid.UUID, addresses []string) (map[string]bool, error)
 }
 
+// SuppressedIn is a [Suppressor] that reads the list in the caller's
+// transaction: the sender then checks the suppressions in the same
+// transaction as the claim.
+type SuppressedIn interface {
+	SuppressedIn(ctx context.Context, db store.DBTX, ws uuid.UUID, addresses []string) (map[string]bool, error)
+}
+
 // claimed is a step this call claimed, with the attempt that fences it.
 type claimed struct {
 	messageID string
@@ -179,7 +186,9 @@ type claimed struct {
 
 func (s *Sender) sendChunk(ctx context.Context, session *smtpSession, outs []Outgoing, gate Gate) ([]SendResult, error) {
 	results := make([]SendResult, len(outs))
-	if among, ok := s.suppressor.(SuppressedAmong); ok && len(outs) > 1 {
+	if _, ok := s.suppressor.(SuppressedIn); ok {
+		// Read in the claim's transaction.
+	} else if among, ok := s.suppressor.(SuppressedAmong); ok && len(outs) > 1 {
 		addresses := make([]string, len(outs))
 		for i, out := range outs {
 			addresses[i] = out.Message.To.Email
@@ -375,6 +384,26 @@ func (s *Sender) claim(ctx context.Context, outs []Outgoing, results []SendResul
 	}
 	claims = map[int]claimed{}
 	err = store.InTx(ctx, s.db, func(tx pgx.Tx) error {
+		if in, ok := s.suppressor.(SuppressedIn); ok {
+			addresses := make([]string, len(candidates))
+			for j, i := range candidates {
+				addresses[j] = outs[i].Message.To.Email
+			}
+			suppressed, err := in.SuppressedIn(ctx, tx, outs[0].WorkspaceID, addresses)
+			if err != nil {
+				return fmt.Errorf("send: suppression check: %w", err)
+			}
+			kept := candidates[:0:0]
+			for _, i := range candidates {
+				if results[i].Suppressed = suppressed[outs[i].Message.To.Email]; !results[i].Suppressed {
+					kept = append(kept, i)
+				}
+			}
+			candidates = kept
+			if len(candidates) == 0 {
+				return nil
+			}
+		}
 		var going []int
 		if gate != nil {
 			list := make([]Outgoing, len(candidates))
