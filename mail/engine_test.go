@@ -611,3 +611,42 @@ func TestEngineSoftBounceRetries(t *testing.T) {
 		t.Errorf("tries at %v: closer than the back-off", sends)
 	}
 }
+
+// One lead unsubscribes with the link, another asks to be removed in a
+// reply: neither gets the follow-up, both count as unsubscribed, and the
+// campaign finishes.
+func TestEngineUnsubscribes(t *testing.T) {
+	b := engineSetup(t, engineOptions{noGap: true})
+	leads := []campaigns.Lead{{Email: "ana@alpha.test", FirstName: "Ana"}, {Email: "ben@beta.test", FirstName: "Ben"}}
+	id := b.launch(t, campaignSpec{leads: leads, mailboxes: []string{"sam@getacme.test"}, dailyCap: 10})
+	b.Clock.Set(time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC))
+	if res := b.tick(t); res.Sent != 2 {
+		t.Fatalf("sent %d, want 2", res.Sent)
+	}
+	if err := b.Audience.MailSuppressions().Suppress(b.ctx, b.ws, "ana@alpha.test", "unsubscribed"); err != nil {
+		t.Fatal(err)
+	}
+	var toBen accepted
+	for _, r := range b.delivered(t) {
+		if r.to == "ben@beta.test" {
+			toBen = r
+		}
+	}
+	reply := fmt.Sprintf("From: ben@beta.test\nTo: sam@getacme.test\nSubject: Re: hi\nDate: Tue, 1 Dec 2026 11:00:00 +0000\nMessage-ID: <u1@beta.test>\nIn-Reply-To: %s\n\nPlease remove me from your list.\n", toBen.messageID)
+	if err := b.sandbox.DeliverReply("sam@getacme.test", crlf(reply)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.poller.Poll(b.ctx, b.ws, mustMailbox(t, b, "sam@getacme.test")); err != nil {
+		t.Fatal(err)
+	}
+	b.Clock.Set(time.Date(2026, 12, 3, 9, 30, 0, 0, time.UTC))
+	if res := b.tick(t); res.Sent != 0 {
+		t.Errorf("follow-ups sent %d, want none", res.Sent)
+	}
+	b.Clock.Advance(10 * time.Minute)
+	b.tick(t)
+	want := []counts{{2, 2, 1, 0, 0, 2}, {2, 2, 1, 0, 0, 2}, {0, 0, 0, 0, 0, 0}}
+	if diff := cmp.Diff(want, b.finishedMetrics(t, id)); diff != "" {
+		t.Errorf("metrics: total, step 1, step 2 (-want +got):\n%s", diff)
+	}
+}
