@@ -35,9 +35,6 @@ func newContextReader(d Deps) *workspace.ContextReader {
 	if d.Billing != nil {
 		parts = append(parts, d.Billing.ContextPart())
 	}
-	if d.Campaigns != nil {
-		parts = append(parts, d.Campaigns.ContextPart())
-	}
 	return workspace.NewContextReader(d.Workspaces, size, parts...)
 }
 
