@@ -112,8 +112,6 @@ func campaignMarkdown(lead string, sc campaigns.StagedCampaign, m campaigns.Metr
 	fmt.Fprintf(&b, "%s\n\n## Campaign %s: %s\n\n", lead, c.ID, c.Name)
 	status := c.Status
 	switch {
-	case c.Status == campaigns.Paused && c.PausedAutomatically:
-		status += fmt.Sprintf(": %s Next: once the person has dealt with the cause, %s asks to resume it; only a signed-in person in the web app can approve that resume", *c.PausedReason, vibesell.ToolResumeCampaign)
 	case c.Status == campaigns.Paused:
 		status += ": " + *c.PausedReason
 	case c.FirstSendAt != nil && c.Status == campaigns.Scheduled:
@@ -134,6 +132,10 @@ func campaignMarkdown(lead string, sc campaigns.StagedCampaign, m campaigns.Metr
 			fmt.Fprintf(&b, "\n- step %d: %s", st.Step, metricsLine(st.Counts))
 		}
 		fmt.Fprintf(&b, "\nOpens: null. %s\n", m.OpensWhy)
+	}
+	if c.Status == campaigns.Paused && c.PausedAutomatically {
+		fmt.Fprintf(&b, "\nVibeSell paused it itself. Tell the person why; once they have dealt with the cause, %s with campaign %s asks to resume it, which only a signed-in person in the web app can approve.\n",
+			vibesell.ToolResumeCampaign, c.ID)
 	}
 	if c.Status == campaigns.Staged {
 		if len(sc.Blockers) == 0 {
