@@ -89,6 +89,8 @@ type Config struct {
 
 // Service is the campaigns feature.
 type Service struct {
+	// counter counts what the sending engine recorded; nil: no engine.
+	counter   Counter
 	db        *pgxpool.Pool
 	clock     vibesell.Clock
 	cfg       Config
@@ -96,7 +98,6 @@ type Service struct {
 	mailboxes Mailboxes
 	senders   Senders
 	approvals *approvals.Service
-	counter   Counter
 }
 
 // New returns the campaigns service. Launch, stop and resume open their

@@ -26,10 +26,9 @@ func newBilling(cfg config, db *pgxpool.Pool, clock vibesell.Clock, logger *slog
 		PublicURL: cfg.PublicURL.String(),
 		Clock:     clock,
 		Logger:    logger.With("component", "billing"),
-		// Leads and active campaigns get their meters with the features
-		// that import and launch; the sending engine counts every email
-		// it sends with Use.
-		Meters: map[billing.Metric]billing.Meter{billing.Mailboxes: orderedMailboxes(send), billing.Emails: billing.Counted},
+		// Leads, active campaigns and emails get their meters with the
+		// features that import, launch and send.
+		Meters: map[billing.Metric]billing.Meter{billing.Mailboxes: orderedMailboxes(send)},
 	})
 	appr.Register(vibesell.ToolUpgradePlan, svc.ChangeExecutor())
 	if !svc.Configured() {
