@@ -237,3 +237,22 @@ type emailUsage struct{ b *billing.Service }
 func (u emailUsage) UseEmails(ctx context.Context, tx pgx.Tx, ws uuid.UUID, n int) error {
 	return u.b.Use(ctx, tx, ws, billing.Emails, n)
 }
+
+// runEngine wires the engine (svc.engine, which the job workers run) and
+// starts the reply watchers; stop stops them and waits.
+func (m *mailEngine) runEngine(cfg config, db *pgxpool.Pool, svc *services, logger *slog.Logger) (stop func(), err error) {
+	if err := m.wireEngine(cfg, db, svc, logger); err != nil {
+		return nil, err
+	}
+	svc.engine = m.Engine
+	if m.Watchers == nil {
+		return func() {}, nil
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		m.Watchers.Run(ctx, 30*time.Second)
+	}()
+	return func() { cancel(); <-done }, nil
+}

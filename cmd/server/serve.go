@@ -84,26 +84,17 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 		return err
 	}
 	defer mailParts.Close()
-	if err := mailParts.wireEngine(cfg, db, svc, logger); err != nil {
-		return err
-	}
-	svc.engine = mailParts.Engine
-	if mailParts.Watchers != nil {
-		watchCtx, stopWatching := context.WithCancel(context.WithoutCancel(ctx))
-		watching := make(chan struct{})
-		go func() {
-			defer close(watching)
-			mailParts.Watchers.Run(watchCtx, 30*time.Second)
-		}()
-		defer func() {
-			stopWatching()
-			<-watching
-		}()
-	}
 	handler, err := routes(cfg, db, svc, mailParts.Secret, logger)
 	if err != nil {
 		return err
 	}
+	// The sending engine sends with the job workers; its watchers read
+	// replies until the server stops.
+	stopWatching, err := mailParts.runEngine(cfg, db, svc, logger)
+	if err != nil {
+		return err
+	}
+	defer stopWatching()
 	jobs, err := newJobClient(db, svc, logger)
 	if err != nil {
 		return err
