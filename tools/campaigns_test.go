@@ -195,4 +195,14 @@ func TestCampaignTools(t *testing.T) {
 			t.Errorf("resume: %+v", resume)
 		}
 	})
+
+	t.Run("get_campaign says why VibeSell paused a campaign and what to do", func(t *testing.T) {
+		if _, err := b.env.Pool.Exec(t.Context(), `UPDATE campaigns SET status = 'paused', paused_automatically = true, paused_at = now(),
+			paused_reason = 'VibeSell paused the campaign for its bounce rate: 3 of the last 100 emails of this campaign bounced for good.' WHERE id = $1`, staged.Campaign.Campaign); err != nil {
+			t.Fatal(err)
+		}
+		md := c.Result(vibesell.ToolGetCampaign, map[string]any{"campaign": staged.Campaign.Campaign}, nil)
+		mustContain(t, md, "3 of the last 100 emails of this campaign bounced for good.",
+			"VibeSell paused it itself. Tell the person why; once they have dealt with the cause, resume_campaign with campaign "+staged.Campaign.Campaign+" asks to resume it, which only a signed-in person in the web app can approve.")
+	})
 }
