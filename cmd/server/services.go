@@ -26,6 +26,8 @@ import (
 // registered on one approvals.Service, which must be the one that works
 // the jobs.
 type services struct {
+	// engine sends campaigns; nil until serve wires it (and in stdio).
+	engine *mail.Engine
 	// notes keep what requests need in memory; nil outside serve.
 	notes      *store.Notifications
 	clock      vibesell.Clock
@@ -36,12 +38,10 @@ type services struct {
 	billing    *billing.Service
 	audience   *audience.Service
 	campaigns  *campaigns.Service
-	// engine sends campaigns; nil until serve wires it (and in stdio).
-	engine   *mail.Engine
-	accounts *auth.Accounts
-	sessions *auth.Sessions
-	tokens   *auth.Tokens
-	oauth    *oauth.Server
+	accounts   *auth.Accounts
+	sessions   *auth.Sessions
+	tokens     *auth.Tokens
+	oauth      *oauth.Server
 }
 
 func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, error) {
