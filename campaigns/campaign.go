@@ -354,20 +354,54 @@ func (s *Service) campaign(ctx context.Context, db store.DBTX, ws uuid.UUID, id 
 	return c, nil
 }
 
-// MetricsOf returns a campaign's metrics. Nothing is sent yet by this
-// version of VibeSell, so every count is nil with the reason.
-func (s *Service) MetricsOf(c Campaign, q Sequence) Metrics {
+// Tally is what the sending engine counted of a campaign, in total or
+// for one step.
+type Tally struct {
+	Sent, Delivered, Replied, Positive, Bounced, Unsubscribed int
+}
+
+// Counter counts a campaign's sends and replies (the sending engine):
+// the total, and one tally per step, steps long.
+type Counter interface {
+	CampaignTallies(ctx context.Context, ws uuid.UUID, id string, steps int) (Tally, []Tally, error)
+}
+
+// SetCounter makes metrics come from c: what the sending engine recorded.
+func (s *Service) SetCounter(c Counter) { s.counter = c }
+
+const opensWhy = "Open tracking is off: tracking pixels hurt deliverability and miscount (mail apps preload images), so opens are not measured."
+
+// MetricsOf returns a campaign's metrics, read now from what the sending
+// engine recorded. Before the launch, or on a server without the engine,
+// every count is nil with the reason.
+func (s *Service) MetricsOf(ctx context.Context, ws uuid.UUID, c Campaign, q Sequence) (Metrics, error) {
 	m := Metrics{
-		Why:      "VibeSell does not record sends yet: the sending engine that delivers a launched campaign's emails and counts them is not part of this version.",
-		OpensWhy: "Open tracking is off: tracking pixels hurt deliverability and miscount (mail apps preload images), so opens are not measured.",
+		Why:      "VibeSell does not record sends on this server: the sending engine that delivers a launched campaign's emails and counts them is not running.",
+		OpensWhy: opensWhy,
 	}
 	if c.Status == Staged {
 		m.Why = "The campaign is staged, not launched: nothing has been sent."
 	}
-	for i := range q.Steps {
-		m.Steps = append(m.Steps, StepMetrics{Step: i + 1})
+	if c.Status == Staged || s.counter == nil {
+		for i := range q.Steps {
+			m.Steps = append(m.Steps, StepMetrics{Step: i + 1})
+		}
+		return m, nil
 	}
-	return m
+	total, steps, err := s.counter.CampaignTallies(ctx, ws, c.ID, len(q.Steps))
+	if err != nil {
+		return Metrics{}, fmt.Errorf("metrics of campaign %s: %w", c.ID, err)
+	}
+	m.Why = ""
+	m.Counts = countsOf(total)
+	for i, t := range steps {
+		m.Steps = append(m.Steps, StepMetrics{Step: i + 1, Counts: countsOf(t)})
+	}
+	return m, nil
+}
+
+func countsOf(t Tally) Counts {
+	return Counts{Sent: &t.Sent, Delivered: &t.Delivered, Replied: &t.Replied, PositiveReplies: &t.Positive, Bounced: &t.Bounced, Unsubscribed: &t.Unsubscribed}
 }
 
 // Listed is a campaign with the sequence version it sends.
@@ -398,11 +432,15 @@ func (s *Service) List(ctx context.Context, ws uuid.UUID, limit int) ([]Listed, 
 		if err := json.Unmarshal(raw, &q.Steps); err != nil {
 			return l, err
 		}
-		l.Metrics = s.MetricsOf(l.Campaign, *q)
 		return l, nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list campaigns: %w", err)
+	}
+	for i := range out {
+		if out[i].Metrics, err = s.MetricsOf(ctx, ws, out[i].Campaign, out[i].Sequence); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }

@@ -124,6 +124,8 @@ type Config struct {
 
 // Service is the campaigns feature.
 type Service struct {
+	// counter counts what the sending engine recorded; nil: no engine.
+	counter   Counter
 	db        *pgxpool.Pool
 	clock     vibesell.Clock
 	cfg       Config

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
 
+	"vibesell"
 	"vibesell/mail"
 	"vibesell/store"
 )
@@ -24,13 +25,14 @@ import (
 type batch struct {
 	DatabaseURL string
 	Workspace   uuid.UUID
-	Campaign    uuid.UUID
-	Leads       []uuid.UUID
+	Campaign    string
+	Leads       []int64
 	Emails      []string
 	SMTPAddr    string
 	Username    string
 	Password    string
 	CertPEM     []byte
+	Now         time.Time
 }
 
 const batchEnv = "VIBESELL_MAIL_TEST_BATCH"
@@ -58,7 +60,8 @@ func TestWorkerProcess(t *testing.T) {
 		Address: mail.Address{Name: "Dana Reyes", Email: job.Username},
 		SMTP:    mail.Endpoint{Addr: job.SMTPAddr, Username: job.Username, Password: job.Password, RootCAs: roots},
 	}
-	sender := mail.NewSender(db, mail.NewKeys(db, secret, nil), &tableSuppressor{db: db}, nil)
+	clock := vibesell.NewManualClock(job.Now)
+	sender := mail.NewSender(db, mail.NewKeys(db, secret, clock), &tableSuppressor{db: db}, clock)
 	var outs []mail.Outgoing
 	for i, lead := range job.Leads {
 		outs = append(outs, mail.Outgoing{
@@ -80,8 +83,8 @@ func TestWorkerProcess(t *testing.T) {
 
 // A worker is killed while the server accepts the third message of its
 // batch: after DATA, before the ledger write. The batch is then run again
-// by a new worker, as River retries the job. Every lead gets one email;
-// the third lead's step stays claimed-but-unsettled, and is not resent.
+// by a new worker, as River retries the job, and again once the dead
+// worker's claims are released. Every lead gets exactly one email.
 func TestAWorkerKilledMidBatch(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a worker process")
@@ -91,12 +94,12 @@ func TestAWorkerKilledMidBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	job := batch{
-		DatabaseURL: b.dbURL, Workspace: b.workspace, Campaign: uuid.New(),
+		DatabaseURL: b.dbURL, Workspace: b.workspace, Campaign: newCampaignID(),
 		SMTPAddr: b.mailbox.SMTP.Addr, Username: b.mailbox.SMTP.Username, Password: b.mailbox.SMTP.Password,
-		CertPEM: b.sandbox.CertificatePEM(),
+		CertPEM: b.sandbox.CertificatePEM(), Now: b.clock.Now(),
 	}
 	for i := range 5 {
-		job.Leads = append(job.Leads, uuid.New())
+		job.Leads = append(job.Leads, newLeadID())
 		job.Emails = append(job.Emails, fmt.Sprintf("lead%d@prospect.example", i+1))
 	}
 	spec, _ := json.Marshal(job)
@@ -132,30 +135,51 @@ func TestAWorkerKilledMidBatch(t *testing.T) {
 		t.Fatal("the worker finished its batch: it was never killed")
 	}
 
-	// The retry: a fresh worker runs the same batch.
+	// The retry: a fresh worker runs the same batch at once. The three
+	// steps marked sending (two settled only with their chunk, the third
+	// killed in DATA) are never sent again; the two the dead worker had
+	// claimed and not begun wait for their lease to end.
 	var outs []mail.Outgoing
 	for i, lead := range job.Leads {
 		out := b.outgoing(job.Campaign, lead, 1)
 		out.Message.To = mail.Address{Email: job.Emails[i]}
 		outs = append(outs, out)
 	}
+	statuses := func(results []mail.SendResult) map[string]string {
+		out := map[string]string{}
+		for i, res := range results {
+			out[job.Emails[i]] = fmt.Sprintf("%s duplicate=%v", res.Status, res.Duplicate)
+		}
+		return out
+	}
 	results, err := b.sender.SendBatch(b.ctx, outs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	statuses := map[string]string{}
-	for i, res := range results {
-		statuses[job.Emails[i]] = fmt.Sprintf("%s duplicate=%v", res.Status, res.Duplicate)
-	}
 	want := map[string]string{
-		"lead1@prospect.example": "sent duplicate=true",
-		"lead2@prospect.example": "sent duplicate=true",
+		"lead1@prospect.example": "sending duplicate=true",
+		"lead2@prospect.example": "sending duplicate=true",
 		"lead3@prospect.example": "sending duplicate=true",
-		"lead4@prospect.example": "sent duplicate=false",
-		"lead5@prospect.example": "sent duplicate=false",
+		"lead4@prospect.example": "claimed duplicate=true",
+		"lead5@prospect.example": "claimed duplicate=true",
 	}
-	if diff := cmp.Diff(want, statuses); diff != "" {
+	if diff := cmp.Diff(want, statuses(results)); diff != "" {
 		t.Errorf("the retried batch (-want +got):\n%s", diff)
+	}
+
+	// Once the lease is over, the claims the dead worker never began are
+	// released, and the next run sends them, once.
+	b.clock.Advance(mail.ClaimLease + time.Minute)
+	if n, err := b.sender.ReleaseStale(b.ctx); err != nil || n != 2 {
+		t.Fatalf("released %d stale claims (%v), want 2", n, err)
+	}
+	if results, err = b.sender.SendBatch(b.ctx, outs); err != nil {
+		t.Fatal(err)
+	}
+	want["lead4@prospect.example"] = "sent duplicate=false"
+	want["lead5@prospect.example"] = "sent duplicate=false"
+	if diff := cmp.Diff(want, statuses(results)); diff != "" {
+		t.Errorf("after the lease (-want +got):\n%s", diff)
 	}
 	var got []string
 	for _, a := range b.sandbox.Accepted() {

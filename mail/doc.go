@@ -1,26 +1,61 @@
-// Package mail is the sending engine: it builds, signs and sends messages
-// through SMTP submission once per campaign step, honours one-click
-// unsubscribes, reads the replies back over IMAP, and runs the sandbox mail
-// server a new installation sends to.
+// Package mail is the sending engine: it schedules and sends launched
+// campaigns' emails once per step, builds and signs them, honours
+// one-click unsubscribes, reads the replies back over IMAP and acts on
+// them, and runs the sandbox mail server a new installation sends to.
+//
+// # The schedule
+//
+// [Engine.Tick] (a River job every 30 seconds) reads every running
+// campaign and sends what is due: a lead's first step once the campaign
+// is launched, each follow-up its business days after the step before,
+// only inside the campaign's window and days in the lead's time zone (the
+// workspace's when unknown). A lead keeps the mailbox of its first email
+// (a same-thread follow-up carries In-Reply-To and References); a new lead
+// goes to the campaign's mailbox with the most room left today. Each
+// mailbox sends at most the campaign's daily cap, never more than its
+// warmup stage allows across campaigns, with a random gap (2 to 6
+// minutes) between two of its emails; mailboxes send in parallel, each
+// over one SMTP session.
 //
 // # Exactly once
 //
-// [Sender.Send] claims the step's row in mail_sends (unique on workspace,
-// campaign, lead and step) in its own committed statement before it dials
-// the SMTP server, and writes the outcome after the server answers. A
-// second call for the same step, from a retry, another worker or another
-// replica, finds the row claimed and sends nothing; only a row whose
-// attempt failed before the message was handed over (status failed) can
-// be claimed again.
+// [Sender.SendGated] claims a batch's steps in mail_sends (unique on
+// workspace, campaign, lead and step) in one transaction, status claimed,
+// with the gate: the address not on the workspace's suppression list, the
+// campaign still running ([campaigns.SendAllowed] locks its row for
+// share), the mailbox not paused, no reply from the lead (or their
+// company), and billing's monthly emails counted for the steps claimed. Each step is then marked sending, on its own and committed,
+// just before its message is handed to the SMTP server, and the batch's
+// outcomes are written together after. A step claimed by anyone else, or
+// marked sending once, is never sent by this call.
 //
-// The crash window: a worker that dies after the server accepted DATA and
-// before the outcome is written leaves the row in status sending. The
-// message was (most likely) delivered, and the engine never sends that
-// step again: it prefers a lost email to a duplicate one. The same holds
-// when the connection breaks while the server answers the end of DATA
-// (status unknown). Such rows keep the Message-ID the message went out
-// with, so they can be reconciled against the mailbox's Sent folder or
-// the sandbox's outbox; nothing does that yet. A worker that dies after
-// the claim and before DATA also leaves status sending: that step is lost
-// the same way, though nothing went out.
+// The crash windows: a worker that dies after marking a step sending and
+// before its outcome is written leaves it sending, most likely delivered
+// (the rest of its batch, settled only with the batch, likewise): such a
+// step is never sent again, and counts as sent. The engine prefers a
+// lost email to a duplicate one: a worker killed between marking a step
+// and DATA loses that one step. The steps it had claimed and not begun
+// stay claimed; once [ClaimLease] has passed, [Sender.ReleaseStale] (at
+// each tick) makes them failed, and they are sent, once, by a later tick.
+// A connection that breaks while the server answers the end of DATA
+// leaves status unknown, never retried. Rows keep the Message-ID the
+// message went out with, for reconciling against a Sent folder; nothing
+// does that yet.
+//
+// # Replies and health
+//
+// One watcher per mailbox ([Watchers]) reads its inbox as the server
+// announces new mail (IDLE) and every few minutes in any case; each reply
+// is matched, classified and kept. A reply from a person, an unsubscribe
+// request or a hard bounce stops the lead's sequence (and their company's
+// when the campaign says so); an unsubscribe request and a hard bounce
+// suppress the address across the workspace at once; a soft bounce makes
+// the step failed, tried again after 15 minutes, then an hour, and after
+// its [Tries]th try the address is suppressed. Before sending, each tick
+// measures the hard bounces over the last 100 sends of each mailbox and
+// of the campaign: past the limit (2%), the mailbox pauses with every
+// running campaign sending from it, or the campaign pauses, automatically
+// and with the reason; only a person resumes it (resume_campaign, approved
+// in the web app), and the rate is then counted afresh. Complaints
+// (feedback-loop reports) are not read yet.
 package mail

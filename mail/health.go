@@ -3,6 +3,7 @@ package mail
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -31,28 +32,40 @@ type BounceHealth struct {
 // against limit (0.02 is 2%). Soft bounces do not count: the address may
 // work on the next try.
 func MailboxBounces(ctx context.Context, db *pgxpool.Pool, workspaceID uuid.UUID, mailbox string, limit float64) (BounceHealth, error) {
+	return bounceHealth(ctx, db, workspaceID, "mailbox", mailbox, time.Time{}, limit, "sent from "+mailbox)
+}
+
+// CampaignBounces is [MailboxBounces] over a campaign's latest sends, from
+// all its mailboxes, counted from since.
+func CampaignBounces(ctx context.Context, db *pgxpool.Pool, workspaceID uuid.UUID, campaign string, since time.Time, limit float64) (BounceHealth, error) {
+	return bounceHealth(ctx, db, workspaceID, "campaign_id", campaign, since, limit, "of this campaign")
+}
+
+// bounceHealth measures the sends whose column (mailbox or campaign_id)
+// is value, claimed from since.
+func bounceHealth(ctx context.Context, db *pgxpool.Pool, workspaceID uuid.UUID, column, value string, since time.Time, limit float64, which string) (BounceHealth, error) {
 	var h BounceHealth
 	err := db.QueryRow(ctx, `
 		WITH recent AS (
 		    SELECT campaign_id, lead_id, step FROM mail_sends
-		     WHERE workspace_id = $1 AND mailbox = $2 AND status IN ('sent', 'unknown', 'sending')
+		     WHERE workspace_id = $1 AND `+column+` = $2 AND status IN ('sent', 'unknown', 'sending') AND claimed_at >= $4
 		     ORDER BY claimed_at DESC LIMIT $3)
 		SELECT count(*),
 		       count(*) FILTER (WHERE EXISTS (
 		           SELECT 1 FROM mail_replies r
 		            WHERE r.workspace_id = $1 AND r.campaign_id = recent.campaign_id AND r.lead_id = recent.lead_id
 		              AND r.step = recent.step AND r.bounce = 'hard'))
-		  FROM recent`, workspaceID, mailbox, BounceWindow).Scan(&h.Sends, &h.Bounces)
+		  FROM recent`, workspaceID, value, BounceWindow, since).Scan(&h.Sends, &h.Bounces)
 	if err != nil {
-		return BounceHealth{}, fmt.Errorf("mailbox bounce rate: %w", err)
+		return BounceHealth{}, fmt.Errorf("bounce rate: %w", err)
 	}
 	if h.Sends > 0 {
 		h.Rate = float64(h.Bounces) / float64(h.Sends)
 	}
 	if h.Rate > limit {
 		h.OverLimit = true
-		h.Reason = fmt.Sprintf("%d of the last %s sent from %s bounced for good (%.1f%%; the limit is %g%%). Remove the addresses that bounced, or check the list they came from, before it sends again.",
-			h.Bounces, countOf(h.Sends, "email"), mailbox, 100*h.Rate, 100*limit)
+		h.Reason = fmt.Sprintf("%d of the last %s %s bounced for good (%.1f%%; the limit is %g%%). Remove the addresses that bounced, or check the list they came from, before it sends again.",
+			h.Bounces, countOf(h.Sends, "email"), which, 100*h.Rate, 100*limit)
 	}
 	return h, nil
 }

@@ -5,18 +5,17 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/uuid"
 
 	"vibesell/mail"
 )
 
 func TestMailboxBounces(t *testing.T) {
 	b := setup(t)
-	campaign := uuid.New()
+	campaign := newCampaignID()
 	// Fifty sends recorded as sent, two of which bounce for good and one
 	// of which bounces for now.
 	for i := range 50 {
-		lead := uuid.New()
+		lead := newLeadID()
 		_, err := b.db.Exec(b.ctx, `INSERT INTO mail_sends (workspace_id, campaign_id, lead_id, step, message_id, mailbox, recipient, status, claimed_at, settled_at)
 		                             VALUES ($1, $2, $3, 1, $4, 'dana@getacme.com', $5, 'sent', now(), now())`,
 			b.workspace, campaign, lead, fmt.Sprintf("<%d@getacme.com>", i), fmt.Sprintf("lead%d@prospect.example", i))

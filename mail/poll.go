@@ -22,8 +22,8 @@ import (
 
 // Match is the send a reply answers, and how it was found.
 type Match struct {
-	CampaignID uuid.UUID
-	LeadID     uuid.UUID
+	CampaignID string
+	LeadID     int64
 	Step       int
 	// By is thread (In-Reply-To, References, or the bounced message's
 	// Message-ID), address (the lead's address), domain (someone else at
@@ -229,7 +229,8 @@ func (p *Poller) keep(ctx context.Context, workspaceID uuid.UUID, mailbox string
 		return false, err
 	}
 	verdict := Classify(reply)
-	var campaign, lead *uuid.UUID
+	var campaign *string
+	var lead *int64
 	var step *int
 	if match.By != "none" {
 		campaign, lead, step = &match.CampaignID, &match.LeadID, &match.Step
@@ -253,7 +254,46 @@ func (p *Poller) keep(ctx context.Context, workspaceID uuid.UUID, mailbox string
 	if err != nil {
 		return false, fmt.Errorf("keep reply %s: %w", reply.MessageID, err)
 	}
+	if tag.RowsAffected() == 1 && verdict.Bounce == "soft" && match.By != "none" {
+		if err := p.retrySoftBounce(ctx, workspaceID, match, verdict); err != nil {
+			return false, err
+		}
+	}
 	return tag.RowsAffected() == 1, nil
+}
+
+// Tries is how many times a step is tried: a failure before the message
+// was handed over, or a soft bounce, lets it go again after a back-off
+// (15 minutes, then an hour), until this many tries.
+const Tries = 3
+
+// retrySoftBounce gives a step that bounced for now another try after its
+// back-off; after its last try the address is suppressed as if it had
+// bounced for good.
+func (p *Poller) retrySoftBounce(ctx context.Context, workspaceID uuid.UUID, match Match, verdict Verdict) error {
+	var attempts int
+	var recipient string
+	err := p.db.QueryRow(ctx, `UPDATE mail_sends SET status = 'failed', error = $5,
+		       retry_at = $6::timestamptz + make_interval(mins => 15 * power(4, attempts - 1)::int)
+		 WHERE workspace_id = $1 AND campaign_id = $2 AND lead_id = $3 AND step = $4 AND status IN ('sent', 'unknown') AND attempts < $7
+		RETURNING attempts, recipient`,
+		workspaceID, match.CampaignID, match.LeadID, match.Step, "soft bounce: "+verdict.Rule, p.clock.Now(), Tries).Scan(&attempts, &recipient)
+	if err == nil {
+		return nil
+	}
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("try a soft-bounced step again: %w", err)
+	}
+	err = p.db.QueryRow(ctx, `SELECT recipient FROM mail_sends WHERE workspace_id = $1 AND campaign_id = $2 AND lead_id = $3 AND step = $4 AND attempts >= $5`,
+		workspaceID, match.CampaignID, match.LeadID, match.Step, Tries).Scan(&recipient)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read a soft-bounced step: %w", err)
+	}
+	// The last try bounced too: the address counts as one that fails.
+	return p.suppressor.Suppress(ctx, workspaceID, recipient, "hard_bounce")
 }
 
 // suppressFor suppresses the sender of an unsubscribe request, and the

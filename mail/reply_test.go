@@ -7,13 +7,12 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/uuid"
 
 	"vibesell/mail"
 )
 
 // sendTo sends step 1 of campaign to a lead and returns its Message-ID.
-func (b *bundle) sendTo(t *testing.T, campaign, lead uuid.UUID, name, email string) string {
+func (b *bundle) sendTo(t *testing.T, campaign string, lead int64, name, email string) string {
 	t.Helper()
 	out := b.outgoing(campaign, lead, 1)
 	out.Message.To = mail.Address{Name: name, Email: email}
@@ -42,8 +41,8 @@ type keptReply struct {
 
 func TestReplies(t *testing.T) {
 	b := setup(t)
-	campaign := uuid.New()
-	leads := map[string]uuid.UUID{}
+	campaign := newCampaignID()
+	leads := map[string]int64{}
 	ids := map[string]string{}
 	for _, l := range []struct{ name, email string }{
 		{"Sam Okafor", "sam@acme-corp.example"},
@@ -51,10 +50,10 @@ func TestReplies(t *testing.T) {
 		{"Gus Host", "ghost@bolt.example"},
 		{"Kim Vance", "kim@corvid.example"},
 	} {
-		leads[l.email] = uuid.New()
+		leads[l.email] = newLeadID()
 		ids[l.email] = b.sendTo(t, campaign, leads[l.email], l.name, l.email)
 	}
-	leadName := map[uuid.UUID]string{}
+	leadName := map[int64]string{}
 	for email, id := range leads {
 		leadName[id] = email
 	}
@@ -285,7 +284,7 @@ Who is this?
 	var got []keptReply
 	for rows.Next() {
 		var r keptReply
-		var lead *uuid.UUID
+		var lead *int64
 		var returns *time.Time
 		if err := rows.Scan(&r.From, &lead, &r.MatchedBy, &r.Classification, &r.Rule, &returns, &r.Bounce); err != nil {
 			t.Fatal(err)

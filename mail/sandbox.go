@@ -78,6 +78,7 @@ type Sandbox struct {
 	smtpAddr string
 	imapAddr string
 
+	opening   sync.Mutex // one Mailbox call creates a mailbox at a time
 	mu        sync.Mutex
 	passwords map[string]string // address → password
 	inboxes   map[string]*imapmemserver.User
@@ -239,6 +240,25 @@ func (s *Sandbox) AddMailbox(addr Address) (Mailbox, error) {
 	s.inboxes[email] = user
 	s.mu.Unlock()
 	s.memory.AddUser(user)
+	return Mailbox{
+		Address: addr,
+		SMTP:    Endpoint{Addr: s.smtpAddr, Username: email, Password: password, RootCAs: s.roots},
+		IMAP:    Endpoint{Addr: s.imapAddr, Username: email, Password: password, RootCAs: s.roots},
+	}, nil
+}
+
+// Mailbox returns how to reach the mailbox, creating it the first time:
+// its inbox and password then stay for as long as the sandbox runs.
+func (s *Sandbox) Mailbox(addr Address) (Mailbox, error) {
+	email := strings.ToLower(addr.Email)
+	s.opening.Lock()
+	defer s.opening.Unlock()
+	s.mu.Lock()
+	password, ok := s.passwords[email]
+	s.mu.Unlock()
+	if !ok {
+		return s.AddMailbox(addr)
+	}
 	return Mailbox{
 		Address: addr,
 		SMTP:    Endpoint{Addr: s.smtpAddr, Username: email, Password: password, RootCAs: s.roots},

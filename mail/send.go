@@ -16,10 +16,12 @@ import (
 	gomail "github.com/wneessen/go-mail"
 
 	"vibesell"
+	"vibesell/store"
 )
 
 // Ledger statuses of a send; see migrations/00100_mail.sql.
 const (
+	StatusClaimed = "claimed"
 	StatusSending = "sending"
 	StatusSent    = "sent"
 	StatusFailed  = "failed"
@@ -29,10 +31,35 @@ const (
 // Step names one email of a campaign to one lead: the ledger's key.
 type Step struct {
 	WorkspaceID uuid.UUID
-	CampaignID  uuid.UUID
-	LeadID      uuid.UUID
+	CampaignID  string // cp_…
+	LeadID      int64
 	Step        int
 }
+
+// Gate has the last word on the steps of a batch, in the transaction that
+// claims them: the campaign still running, the leads not stopped, the
+// plan's limit. Work it does in tx (a limit's count) commits with the
+// claim, or not at all.
+type Gate interface {
+	// Check runs before the claim: a hold for each step (nil: it may go).
+	Check(ctx context.Context, tx pgx.Tx, outs []Outgoing) ([]*Held, error)
+	// Claimed runs after the claim with the steps actually claimed. A
+	// *[Held] error holds every one of them back (the claim rolls back).
+	Claimed(ctx context.Context, tx pgx.Tx, outs []Outgoing) error
+}
+
+// Held is a step a [Gate] held back, and why.
+type Held struct {
+	Reason string
+	// Stop says nothing more should go out of the step's campaign (it is
+	// not running, or the plan's limit is reached), as opposed to this one
+	// step being held (the lead replied).
+	Stop bool
+	// Pause, when set, is why the campaign must be paused (automatically).
+	Pause string
+}
+
+func (h *Held) Error() string { return "held back: " + h.Reason }
 
 // Outgoing is a step ready to go: the mailbox it leaves from and the
 // message. The message's Message-ID is the ledger's, not the caller's.
@@ -53,6 +80,9 @@ type SendResult struct {
 	// Suppressed says the recipient is on the workspace's suppression list
 	// and nothing was claimed or sent.
 	Suppressed bool
+	// Held is the gate's reason when it held the step back; nothing was
+	// claimed or sent.
+	Held *Held
 }
 
 // Sender sends a campaign step at most once: it claims the step's ledger
@@ -85,116 +115,400 @@ func (s *Sender) Send(ctx context.Context, out Outgoing) (SendResult, error) {
 	return results[0], err
 }
 
-// SendBatch sends steps that leave from one mailbox over one SMTP session,
-// in order, each claimed just before its turn. It stops at the first step
-// that fails and returns the results of the steps it reached; running the
-// batch again sends only what was not claimed, or failed before it was
-// handed over.
+// SendBatch is [Sender.SendGated] with no gate.
 func (s *Sender) SendBatch(ctx context.Context, outs []Outgoing) ([]SendResult, error) {
+	return s.SendGated(ctx, outs, nil)
+}
+
+// ClaimLease is how long a claimed step may wait to be handed over: a
+// step claimed longer ago was left by a worker that stopped, and
+// [Sender.ReleaseStale] lets it be claimed again.
+const ClaimLease = 10 * time.Minute
+
+// claimChunk is how many steps one transaction claims.
+const claimChunk = 50
+
+// SendGated sends steps that leave from one mailbox over one SMTP session,
+// in order. The steps are claimed a chunk at a time, in one transaction
+// with gate (status claimed); each is then marked sending on its own just
+// before its message is handed over, and the chunk's outcomes are settled
+// together. It stops at the first step that fails and returns the results
+// of the steps it reached (the claimed steps after it are released as
+// failed); running the batch again sends only what was not claimed, or
+// failed before it was handed over.
+func (s *Sender) SendGated(ctx context.Context, outs []Outgoing, gate Gate) ([]SendResult, error) {
 	if len(outs) == 0 {
 		return nil, nil
 	}
 	for _, out := range outs[1:] {
-		if out.Mailbox.SMTP.Addr != outs[0].Mailbox.SMTP.Addr || out.Mailbox.SMTP.Username != outs[0].Mailbox.SMTP.Username {
+		if out.Mailbox.SMTP.Addr != outs[0].Mailbox.SMTP.Addr || out.Mailbox.SMTP.Username != outs[0].Mailbox.SMTP.Username ||
+			out.WorkspaceID != outs[0].WorkspaceID {
 			return nil, errors.New("send batch: every step of a batch leaves from the same mailbox")
 		}
 	}
 	session := &smtpSession{endpoint: outs[0].Mailbox.SMTP, timeout: s.timeout}
 	defer session.close()
 	results := make([]SendResult, 0, len(outs))
-	for _, out := range outs {
-		res, err := s.sendOne(ctx, session, out)
-		results = append(results, res)
+	for start := 0; start < len(outs); start += claimChunk {
+		chunk := outs[start:min(start+claimChunk, len(outs))]
+		res, err := s.sendChunk(ctx, session, chunk, gate)
+		results = append(results, res...)
 		if err != nil {
 			return results, err
+		}
+		for _, r := range res {
+			if r.Held != nil && r.Held.Stop {
+				return results, nil
+			}
 		}
 	}
 	return results, nil
 }
 
-func (s *Sender) sendOne(ctx context.Context, session *smtpSession, out Outgoing) (SendResult, error) {
-	suppressed, err := s.suppressor.Suppressed(ctx, out.WorkspaceID, out.Message.To.Email)
+// SuppressedAmong is a [Suppressor] that answers for many addresses in
+// one read; the sender uses it when the suppressor offers it.
+type SuppressedAmong interface {
+	SuppressedAmong(ctx context.Context, ws uuid.UUID, addresses []string) (map[string]bool, error)
+}
+
+// SuppressedIn is a [Suppressor] that reads the list in the caller's
+// transaction: the sender then checks the suppressions in the same
+// transaction as the claim.
+type SuppressedIn interface {
+	SuppressedIn(ctx context.Context, db store.DBTX, ws uuid.UUID, addresses []string) (map[string]bool, error)
+}
+
+// claimed is a step this call claimed, with the attempt that fences it.
+type claimed struct {
+	messageID string
+	attempts  int
+}
+
+func (s *Sender) sendChunk(ctx context.Context, session *smtpSession, outs []Outgoing, gate Gate) ([]SendResult, error) {
+	results := make([]SendResult, len(outs))
+	if _, ok := s.suppressor.(SuppressedIn); ok {
+		// Read in the claim's transaction.
+	} else if among, ok := s.suppressor.(SuppressedAmong); ok && len(outs) > 1 {
+		addresses := make([]string, len(outs))
+		for i, out := range outs {
+			addresses[i] = out.Message.To.Email
+		}
+		suppressed, err := among.SuppressedAmong(ctx, outs[0].WorkspaceID, addresses)
+		if err != nil {
+			return nil, fmt.Errorf("send: suppression check: %w", err)
+		}
+		for i, out := range outs {
+			results[i].Suppressed = suppressed[out.Message.To.Email]
+		}
+	} else {
+		for i, out := range outs {
+			suppressed, err := s.suppressor.Suppressed(ctx, out.WorkspaceID, out.Message.To.Email)
+			if err != nil {
+				return nil, fmt.Errorf("send: suppression check: %w", err)
+			}
+			results[i].Suppressed = suppressed
+		}
+	}
+	claims, tried, err := s.claim(ctx, outs, results, gate)
+	var held *Held
+	if errors.As(err, &held) && tried > 1 {
+		// The gate refused the chunk as a whole (the plan's last emails):
+		// step by step, as many go as it allows.
+		for i := range outs {
+			if results[i].Suppressed || results[i].Held != nil {
+				continue
+			}
+			one, err := s.sendChunk(ctx, session, outs[i:i+1], gate)
+			if err != nil || len(one) == 0 {
+				return results[:i], err
+			}
+			results[i] = one[0]
+			if results[i].Held != nil && results[i].Held.Stop {
+				for j := i + 1; j < len(outs); j++ {
+					if !results[j].Suppressed {
+						results[j].Held = results[i].Held
+					}
+				}
+				return results, nil
+			}
+		}
+		return results, nil
+	}
+	if errors.As(err, &held) {
+		for i := range results {
+			if !results[i].Suppressed && results[i].Held == nil {
+				results[i].Held = held
+			}
+		}
+		return results, nil
+	}
 	if err != nil {
-		return SendResult{}, fmt.Errorf("send: suppression check: %w", err)
-	}
-	if suppressed {
-		return SendResult{Suppressed: true}, nil
-	}
-	messageID, claimed, status, err := s.claim(ctx, out)
-	if err != nil {
-		return SendResult{}, err
-	}
-	if !claimed {
-		return SendResult{MessageID: messageID, Status: status, Duplicate: true}, nil
+		return nil, err
 	}
 
-	out.Message.MessageID = messageID
-	if out.Message.Date.IsZero() {
-		out.Message.Date = s.clock.Now()
+	var settles []settle
+	flush := func() error {
+		// The outcomes are written even when ctx has ended: the messages
+		// may be out, and the ledger must say so.
+		settleCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		err := s.settle(settleCtx, settles)
+		settles = settles[:0]
+		return err
 	}
-	status, sendErr := s.deliver(ctx, session, out)
-	errText := ""
-	if sendErr != nil {
-		errText = sendErr.Error()
+	for i, out := range outs {
+		c, ok := claims[i]
+		if !ok {
+			continue
+		}
+		// The step is marked sending while its message is built and
+		// signed; it is handed over only once the mark is committed.
+		marked := make(chan error, 1)
+		go func() {
+			tag, err := s.db.Exec(ctx, `UPDATE mail_sends SET status = 'sending'
+				WHERE workspace_id = $1 AND campaign_id = $2 AND lead_id = $3 AND step = $4 AND status = 'claimed' AND attempts = $5`,
+				out.WorkspaceID, out.CampaignID, out.LeadID, out.Step.Step, c.attempts)
+			if err == nil && tag.RowsAffected() == 0 {
+				err = errClaimed
+			}
+			marked <- err
+		}()
+		out.Message.MessageID = c.messageID
+		if out.Message.Date.IsZero() {
+			out.Message.Date = s.clock.Now()
+		}
+		msg, composeErr := s.compose(ctx, out)
+		err := <-marked
+		if errors.Is(err, errClaimed) {
+			// Released and claimed again by someone else meanwhile.
+			results[i] = SendResult{MessageID: c.messageID, Status: StatusClaimed, Duplicate: true}
+			continue
+		}
+		if err != nil {
+			return results[:i], errors.Join(fmt.Errorf("send: mark the step sending: %w", err), flush(), s.release(ctx, outs[i:], claims))
+		}
+		status, sendErr := StatusFailed, composeErr
+		if composeErr == nil {
+			status, sendErr = transmit(ctx, session, msg)
+		}
+		settles = append(settles, settle{step: out.Step, status: status, err: sendErr})
+		results[i] = SendResult{MessageID: c.messageID, Status: status}
+		if sendErr != nil {
+			err := errors.Join(flush(), s.release(ctx, outs[i+1:], claims))
+			if err != nil {
+				results[i].Status = StatusSending
+				return results[:i+1], fmt.Errorf("send: settle the ledger as %s: %w", status, err)
+			}
+			return results[:i+1], fmt.Errorf("send step %d to lead %d: %w", out.Step.Step, out.LeadID, sendErr)
+		}
 	}
-	// The outcome is written even when ctx has ended: the message may be
-	// out, and the ledger must say so.
-	settle, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	if err := flush(); err != nil {
+		for i := range results {
+			if results[i].Status == StatusSent {
+				results[i].Status = StatusSending
+			}
+		}
+		return results, fmt.Errorf("send: settle the ledger: %w", err)
+	}
+	return results, nil
+}
+
+// settle is one step's outcome, to write.
+type settle struct {
+	step   Step
+	status string
+	err    error
+}
+
+// settle writes the outcomes of a chunk in one statement.
+func (s *Sender) settle(ctx context.Context, settles []settle) error {
+	if len(settles) == 0 {
+		return nil
+	}
+	campaigns, leads, steps, statuses, errs := make([]string, len(settles)), make([]int64, len(settles)), make([]int32, len(settles)), make([]string, len(settles)), make([]string, len(settles))
+	for i, st := range settles {
+		campaigns[i], leads[i], steps[i], statuses[i] = st.step.CampaignID, st.step.LeadID, int32(st.step.Step), st.status
+		if st.err != nil {
+			errs[i] = st.err.Error()
+		}
+	}
+	_, err := s.db.Exec(ctx, `UPDATE mail_sends m SET status = u.status, error = NULLIF(u.error, ''), settled_at = $2
+		FROM unnest($3::text[], $4::bigint[], $5::int[], $6::text[], $7::text[]) AS u (campaign_id, lead_id, step, status, error)
+		WHERE m.workspace_id = $1 AND m.campaign_id = u.campaign_id AND m.lead_id = u.lead_id AND m.step = u.step AND m.status = 'sending'`,
+		settles[0].step.WorkspaceID, s.clock.Now(), campaigns, leads, steps, statuses, errs)
+	return err
+}
+
+// release gives back the steps claimed and not handed over, as failed, so
+// that a retry claims them again at once.
+func (s *Sender) release(ctx context.Context, outs []Outgoing, claims map[int]claimed) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	if _, err := s.db.Exec(settle, `UPDATE mail_sends SET status = $5, error = NULLIF($6, ''), settled_at = $7
-	                                WHERE workspace_id = $1 AND campaign_id = $2 AND lead_id = $3 AND step = $4`,
-		out.WorkspaceID, out.CampaignID, out.LeadID, out.Step.Step, status, errText, s.clock.Now()); err != nil {
-		return SendResult{MessageID: messageID, Status: StatusSending}, fmt.Errorf("send: settle the ledger as %s: %w", status, err)
+	for _, out := range outs {
+		if _, err := s.db.Exec(ctx, `UPDATE mail_sends SET status = 'failed', error = 'not sent: an earlier message of its batch failed', settled_at = $5
+			WHERE workspace_id = $1 AND campaign_id = $2 AND lead_id = $3 AND step = $4 AND status = 'claimed'`,
+			out.WorkspaceID, out.CampaignID, out.LeadID, out.Step.Step, s.clock.Now()); err != nil {
+			return fmt.Errorf("send: release a claimed step: %w", err)
+		}
 	}
-	if sendErr != nil {
-		return SendResult{MessageID: messageID, Status: status}, fmt.Errorf("send step %d to lead %s: %w", out.Step.Step, out.LeadID, sendErr)
-	}
-	return SendResult{MessageID: messageID, Status: status}, nil
+	return nil
 }
 
-// claim takes the step's ledger row: a new row, or a failed one (refused
-// before anything was handed over, so sending it again cannot duplicate
-// it). Any other row means someone else has it, and it is not sent.
-func (s *Sender) claim(ctx context.Context, out Outgoing) (messageID string, claimed bool, status string, err error) {
-	err = s.db.QueryRow(ctx, `
-		INSERT INTO mail_sends (workspace_id, campaign_id, lead_id, step, message_id, mailbox, recipient, status, claimed_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, 'sending', $8)
-		ON CONFLICT (workspace_id, campaign_id, lead_id, step) DO UPDATE
-		   SET status = 'sending', attempts = mail_sends.attempts + 1, error = NULL, settled_at = NULL,
-		       claimed_at = EXCLUDED.claimed_at, mailbox = EXCLUDED.mailbox, recipient = EXCLUDED.recipient
-		 WHERE mail_sends.status = 'failed'
-		RETURNING message_id`,
-		out.WorkspaceID, out.CampaignID, out.LeadID, out.Step.Step, NewMessageID(out.Mailbox.Address.Email),
-		out.Mailbox.Address.Email, out.Message.To.Email, s.clock.Now()).Scan(&messageID)
-	if err == nil {
-		return messageID, true, StatusSending, nil
-	}
-	if !errors.Is(err, pgx.ErrNoRows) {
-		return "", false, "", fmt.Errorf("send: claim the ledger row: %w", err)
-	}
-	err = s.db.QueryRow(ctx, `SELECT message_id, status FROM mail_sends
-	                           WHERE workspace_id = $1 AND campaign_id = $2 AND lead_id = $3 AND step = $4`,
-		out.WorkspaceID, out.CampaignID, out.LeadID, out.Step.Step).Scan(&messageID, &status)
+// ReleaseStale releases, in every workspace, the steps claimed longer
+// than [ClaimLease] ago and never marked sending: a worker claimed them
+// and stopped before handing them over, so nothing went out. They become
+// failed, to be tried again.
+func (s *Sender) ReleaseStale(ctx context.Context) (int, error) {
+	now := s.clock.Now()
+	tag, err := s.db.Exec(ctx, `UPDATE mail_sends SET status = 'failed', error = 'claimed by a worker that stopped before sending it', settled_at = $1
+		WHERE status = 'claimed' AND claimed_at < $2`, now, now.Add(-ClaimLease))
 	if err != nil {
-		return "", false, "", fmt.Errorf("send: read the claimed ledger row: %w", err)
+		return 0, fmt.Errorf("release stale claims: %w", err)
 	}
-	return messageID, false, status, nil
+	return int(tag.RowsAffected()), nil
 }
 
-// deliver composes, signs and submits the message, and says which ledger
-// status the attempt ends in.
-func (s *Sender) deliver(ctx context.Context, session *smtpSession, out Outgoing) (string, error) {
+// claim takes the chunk's ledger rows that are new or failed (refused
+// before anything was handed over, so sending them again cannot
+// duplicate them), in one transaction with the gate. A row someone else
+// has is not sent: its result says so.
+func (s *Sender) claim(ctx context.Context, outs []Outgoing, results []SendResult, gate Gate) (claims map[int]claimed, tried int, err error) {
+	var candidates []int
+	for i := range outs {
+		if !results[i].Suppressed {
+			candidates = append(candidates, i)
+		}
+	}
+	if len(candidates) == 0 {
+		return nil, 0, nil
+	}
+	claims = map[int]claimed{}
+	err = store.InTx(ctx, s.db, func(tx pgx.Tx) error {
+		if in, ok := s.suppressor.(SuppressedIn); ok {
+			addresses := make([]string, len(candidates))
+			for j, i := range candidates {
+				addresses[j] = outs[i].Message.To.Email
+			}
+			suppressed, err := in.SuppressedIn(ctx, tx, outs[0].WorkspaceID, addresses)
+			if err != nil {
+				return fmt.Errorf("send: suppression check: %w", err)
+			}
+			kept := candidates[:0:0]
+			for _, i := range candidates {
+				if results[i].Suppressed = suppressed[outs[i].Message.To.Email]; !results[i].Suppressed {
+					kept = append(kept, i)
+				}
+			}
+			candidates = kept
+			if len(candidates) == 0 {
+				return nil
+			}
+		}
+		var going []int
+		if gate != nil {
+			list := make([]Outgoing, len(candidates))
+			for j, i := range candidates {
+				list[j] = outs[i]
+			}
+			holds, err := gate.Check(ctx, tx, list)
+			if err != nil {
+				return err
+			}
+			for j, i := range candidates {
+				if holds[j] != nil {
+					results[i].Held = holds[j]
+				} else {
+					going = append(going, i)
+				}
+			}
+		} else {
+			going = candidates
+		}
+		if len(going) == 0 {
+			return nil
+		}
+		n := len(going)
+		campaigns, leads, steps, ids, mailboxes, recipients := make([]string, n), make([]int64, n), make([]int32, n), make([]string, n), make([]string, n), make([]string, n)
+		for j, i := range going {
+			o := outs[i]
+			campaigns[j], leads[j], steps[j] = o.CampaignID, o.LeadID, int32(o.Step.Step)
+			ids[j], mailboxes[j], recipients[j] = NewMessageID(o.Mailbox.Address.Email), strings.ToLower(o.Mailbox.Address.Email), o.Message.To.Email
+		}
+		rows, err := tx.Query(ctx, `
+			INSERT INTO mail_sends (workspace_id, campaign_id, lead_id, step, message_id, mailbox, recipient, status, claimed_at)
+			SELECT $1, c, l, st, m, mb, r, 'claimed', $2
+			  FROM unnest($3::text[], $4::bigint[], $5::int[], $6::text[], $7::text[], $8::text[]) AS u (c, l, st, m, mb, r)
+			ON CONFLICT (workspace_id, campaign_id, lead_id, step) DO UPDATE
+			   SET status = 'claimed', attempts = mail_sends.attempts + 1, error = NULL, settled_at = NULL, retry_at = NULL,
+			       claimed_at = EXCLUDED.claimed_at, mailbox = EXCLUDED.mailbox, recipient = EXCLUDED.recipient
+			 WHERE mail_sends.status = 'failed'
+			RETURNING campaign_id, lead_id, step, message_id, attempts`,
+			outs[0].WorkspaceID, s.clock.Now(), campaigns, leads, steps, ids, mailboxes, recipients)
+		if err != nil {
+			return fmt.Errorf("send: claim the ledger rows: %w", err)
+		}
+		type key struct {
+			campaign string
+			lead     int64
+			step     int
+		}
+		got := map[key]claimed{}
+		var k key
+		var c claimed
+		if _, err := pgx.ForEachRow(rows, []any{&k.campaign, &k.lead, &k.step, &c.messageID, &c.attempts}, func() error {
+			got[k] = c
+			return nil
+		}); err != nil {
+			return fmt.Errorf("send: claim the ledger rows: %w", err)
+		}
+		var mine []Outgoing
+		for _, i := range going {
+			o := outs[i]
+			if c, ok := got[key{o.CampaignID, o.LeadID, o.Step.Step}]; ok {
+				claims[i] = c
+				mine = append(mine, o)
+			}
+		}
+		if gate != nil && len(mine) > 0 {
+			return gate.Claimed(ctx, tx, mine)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, len(claims), err
+	}
+	// What was not claimed is someone else's: say what it is.
+	for _, i := range candidates {
+		if _, ok := claims[i]; ok || results[i].Held != nil {
+			continue
+		}
+		o := outs[i]
+		r := &results[i]
+		r.Duplicate = true
+		if err := s.db.QueryRow(ctx, `SELECT message_id, status FROM mail_sends
+		                               WHERE workspace_id = $1 AND campaign_id = $2 AND lead_id = $3 AND step = $4`,
+			o.WorkspaceID, o.CampaignID, o.LeadID, o.Step.Step).Scan(&r.MessageID, &r.Status); err != nil {
+			return nil, 0, fmt.Errorf("send: read the claimed ledger row: %w", err)
+		}
+	}
+	return claims, len(claims), nil
+}
+
+// compose builds and signs the step's message.
+func (s *Sender) compose(ctx context.Context, out Outgoing) (*gomail.Msg, error) {
 	domain := out.Mailbox.Address.Email[strings.LastIndexByte(out.Mailbox.Address.Email, '@')+1:]
 	key, err := s.keys.Signer(ctx, out.WorkspaceID, domain)
 	if err != nil {
-		return StatusFailed, err
+		return nil, err
 	}
 	out.Message.From = out.Mailbox.Address
-	msg, err := Compose(out.Message, key)
-	if err != nil {
-		return StatusFailed, err
-	}
-	err = session.send(ctx, msg)
+	return Compose(out.Message, key)
+}
+
+// transmit submits the message, and says which ledger status the attempt
+// ends in.
+func transmit(ctx context.Context, session *smtpSession, msg *gomail.Msg) (string, error) {
+	err := session.send(ctx, msg)
 	switch {
 	case msg.IsDelivered():
 		// go-mail marks the message delivered once the server has
@@ -280,3 +594,7 @@ func submissionClient(e Endpoint, timeout time.Duration) (*gomail.Client, error)
 	}
 	return client, nil
 }
+
+// errClaimed says a step's claim was taken over: its lease ended and
+// another worker claimed it again.
+var errClaimed = errors.New("the step was claimed again by another worker")

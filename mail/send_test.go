@@ -11,7 +11,6 @@ import (
 	"github.com/emersion/go-message"
 	gomessage "github.com/emersion/go-message/mail"
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/uuid"
 
 	"vibesell/mail"
 )
@@ -44,7 +43,7 @@ func readMessage(t *testing.T, raw []byte) received {
 	return out
 }
 
-func (b *bundle) ledger(t *testing.T, campaign, lead uuid.UUID, step int) (status string, attempts int) {
+func (b *bundle) ledger(t *testing.T, campaign string, lead int64, step int) (status string, attempts int) {
 	t.Helper()
 	err := b.db.QueryRow(b.ctx, `SELECT status, attempts FROM mail_sends WHERE workspace_id = $1 AND campaign_id = $2 AND lead_id = $3 AND step = $4`,
 		b.workspace, campaign, lead, step).Scan(&status, &attempts)
@@ -55,9 +54,29 @@ func (b *bundle) ledger(t *testing.T, campaign, lead uuid.UUID, step int) (statu
 }
 
 func TestSend(t *testing.T) {
+	t.Run("a domain whose key is Ed25519 signs with it, verified against its record (RFC 8463)", func(t *testing.T) {
+		b := setup(t)
+		if err := b.keys.MakeWith(mail.Ed25519); err != nil {
+			t.Fatal(err)
+		}
+		rec, err := b.keys.Record(b.ctx, b.workspace, "getacme.com")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(rec.Value, "v=DKIM1; k=ed25519; p=") || len(rec.Value) != len("v=DKIM1; k=ed25519; p=")+44 {
+			t.Errorf("record %q", rec.Value)
+		}
+		if _, err := b.sender.Send(b.ctx, b.outgoing(newCampaignID(), newLeadID(), 1)); err != nil {
+			t.Fatal(err)
+		}
+		verdicts := verify(t, b.sandbox.Accepted()[0].Raw, b.dnsFor(t, "getacme.com"))
+		if len(verdicts) != 1 || verdicts[0].Err != nil || verdicts[0].Domain != "getacme.com" {
+			t.Fatalf("DKIM verdicts: %v", verdicts)
+		}
+	})
 	t.Run("the message arrives signed, with its headers, the unsubscribe line and the postal address", func(t *testing.T) {
 		b := setup(t)
-		campaign, lead := uuid.New(), uuid.New()
+		campaign, lead := newCampaignID(), newLeadID()
 		res, err := b.sender.Send(b.ctx, b.outgoing(campaign, lead, 1))
 		if err != nil {
 			t.Fatal(err)
@@ -117,7 +136,7 @@ func TestSend(t *testing.T) {
 
 	t.Run("a changed subject no longer verifies", func(t *testing.T) {
 		b := setup(t)
-		if _, err := b.sender.Send(b.ctx, b.outgoing(uuid.New(), uuid.New(), 1)); err != nil {
+		if _, err := b.sender.Send(b.ctx, b.outgoing(newCampaignID(), newLeadID(), 1)); err != nil {
 			t.Fatal(err)
 		}
 		raw := bytes.Replace(b.sandbox.Accepted()[0].Raw, []byte("Subject: Quick question"), []byte("Subject: Urgent question"), 1)
@@ -129,7 +148,7 @@ func TestSend(t *testing.T) {
 
 	t.Run("a follow-up is threaded under the earlier steps", func(t *testing.T) {
 		b := setup(t)
-		campaign, lead := uuid.New(), uuid.New()
+		campaign, lead := newCampaignID(), newLeadID()
 		first, err := b.sender.Send(b.ctx, b.outgoing(campaign, lead, 1))
 		if err != nil {
 			t.Fatal(err)
@@ -155,7 +174,7 @@ func TestSend(t *testing.T) {
 func TestExactlyOnce(t *testing.T) {
 	t.Run("a retry of a sent step sends nothing", func(t *testing.T) {
 		b := setup(t)
-		campaign, lead := uuid.New(), uuid.New()
+		campaign, lead := newCampaignID(), newLeadID()
 		first, err := b.sender.Send(b.ctx, b.outgoing(campaign, lead, 1))
 		if err != nil {
 			t.Fatal(err)
@@ -175,7 +194,7 @@ func TestExactlyOnce(t *testing.T) {
 
 	t.Run("eight workers racing for one step send it once", func(t *testing.T) {
 		b := setup(t)
-		campaign, lead := uuid.New(), uuid.New()
+		campaign, lead := newCampaignID(), newLeadID()
 		var wg sync.WaitGroup
 		results := make([]mail.SendResult, 8)
 		for i := range results {
@@ -206,7 +225,7 @@ func TestExactlyOnce(t *testing.T) {
 		// A worker that dies between SMTP DATA and the ledger write
 		// leaves its row claimed and unsettled, exactly like this.
 		b := setup(t)
-		campaign, lead := uuid.New(), uuid.New()
+		campaign, lead := newCampaignID(), newLeadID()
 		_, err := b.db.Exec(b.ctx, `INSERT INTO mail_sends (workspace_id, campaign_id, lead_id, step, message_id, mailbox, recipient, status, claimed_at)
 		                             VALUES ($1, $2, $3, 1, '<lost@getacme.com>', 'dana@getacme.com', 'sam@acme-corp.example', 'sending', now())`,
 			b.workspace, campaign, lead)
@@ -228,7 +247,7 @@ func TestExactlyOnce(t *testing.T) {
 
 	t.Run("a step refused before DATA is retried and sent once", func(t *testing.T) {
 		b := setup(t)
-		campaign, lead := uuid.New(), uuid.New()
+		campaign, lead := newCampaignID(), newLeadID()
 		wrong := b.outgoing(campaign, lead, 1)
 		wrong.Mailbox.SMTP.Password = "not-the-password"
 		res, err := b.sender.Send(b.ctx, wrong)
@@ -250,7 +269,7 @@ func TestExactlyOnce(t *testing.T) {
 		if err := b.suppressor.Suppress(b.ctx, b.workspace, "Sam@acme-corp.example", "unsubscribed"); err != nil {
 			t.Fatal(err)
 		}
-		res, err := b.sender.Send(b.ctx, b.outgoing(uuid.New(), uuid.New(), 1))
+		res, err := b.sender.Send(b.ctx, b.outgoing(newCampaignID(), newLeadID(), 1))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,6 +3,8 @@ package mail_test
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -160,7 +162,7 @@ func verify(t *testing.T, raw []byte, lookup func(string) ([]string, error)) []*
 }
 
 // outgoing is step n of a campaign to a lead at acme-corp.example.
-func (b *bundle) outgoing(campaign, lead uuid.UUID, step int) mail.Outgoing {
+func (b *bundle) outgoing(campaign string, lead int64, step int) mail.Outgoing {
 	return mail.Outgoing{
 		Step:    mail.Step{WorkspaceID: b.workspace, CampaignID: campaign, LeadID: lead, Step: step},
 		Mailbox: b.mailbox,
@@ -172,4 +174,16 @@ func (b *bundle) outgoing(campaign, lead uuid.UUID, step int) mail.Outgoing {
 			PostalAddress:  "Acme Sales, 1 Market St, San Francisco, CA 94105",
 		},
 	}
+}
+
+var leadIDs atomic.Int64
+
+// newLeadID is a lead number no other test uses.
+func newLeadID() int64 { return leadIDs.Add(1) }
+
+// newCampaignID is a campaign id as campaigns makes them.
+func newCampaignID() string {
+	b := make([]byte, 8)
+	rand.Read(b)
+	return "cp_" + hex.EncodeToString(b)
 }

@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
-
 	"vibesell/mail"
 )
 
@@ -15,7 +13,7 @@ import (
 // make the watcher read a reply within the test's bound.
 func TestWatchReadsARepliesAsTheServerAnnouncesIt(t *testing.T) {
 	b := setup(t)
-	sent := b.sendTo(t, uuid.New(), uuid.New(), "Sam Okafor", "sam@acme-corp.example")
+	sent := b.sendTo(t, newCampaignID(), newLeadID(), "Sam Okafor", "sam@acme-corp.example")
 
 	ctx, cancel := context.WithCancel(b.ctx)
 	polls := make(chan string, 10)

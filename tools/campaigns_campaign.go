@@ -118,7 +118,19 @@ func campaignMarkdown(lead string, sc campaigns.StagedCampaign, m campaigns.Metr
 	fmt.Fprintf(&b, "Status: %s.\nSequence: %s version %d (%s, %s), %s.\nPeople: %s.\nFrom: %s.\nSchedule: %s.",
 		status, c.SequenceID, c.SequenceVersion, sc.Sequence.Name, vibesell.Plural(len(sc.Sequence.Steps), "step", "steps"), approved,
 		vibesell.Count(c.Leads), vibesell.JoinAnd(c.Mailboxes), c.Schedule.Describe())
-	fmt.Fprintf(&b, "\nMetrics: not available (null). %s Opens: null. %s\n", m.Why, m.OpensWhy)
+	if m.Sent == nil {
+		fmt.Fprintf(&b, "\nMetrics: not available (null). %s Opens: null. %s\n", m.Why, m.OpensWhy)
+	} else {
+		fmt.Fprintf(&b, "\nMetrics, counted now: %s.", metricsLine(m.Counts))
+		for _, st := range m.Steps {
+			fmt.Fprintf(&b, "\n- step %d: %s", st.Step, metricsLine(st.Counts))
+		}
+		fmt.Fprintf(&b, "\nOpens: null. %s\n", m.OpensWhy)
+	}
+	if c.Status == campaigns.Paused && c.PausedAutomatically {
+		fmt.Fprintf(&b, "\nVibeSell paused it itself. Tell the person why; once they have dealt with the cause, %s with campaign %s asks to resume it, which only a signed-in person in the web app can approve.\n",
+			vibesell.ToolResumeCampaign, c.ID)
+	}
 	if c.Status == campaigns.Staged {
 		if len(sc.Blockers) == 0 {
 			fmt.Fprintf(&b, "\nNothing blocks the launch. Next: %s shows the days it takes and the replies to expect; %s asks the person's approval to launch (only a signed-in person in the web app can approve it).\n",
@@ -170,7 +182,10 @@ func stageCampaign(d Deps) toolkit.Tool {
 			if err != nil {
 				return toolkit.Result[campaignOutput]{}, err
 			}
-			m := d.Campaigns.MetricsOf(sc.Campaign, sc.Sequence)
+			m, err := d.Campaigns.MetricsOf(ctx, p.WorkspaceID, sc.Campaign, sc.Sequence)
+			if err != nil {
+				return toolkit.Result[campaignOutput]{}, err
+			}
 			lead := "Staged the campaign. Nothing is sent and nothing is scheduled."
 			return toolkit.Result[campaignOutput]{Markdown: campaignMarkdown(lead, sc, m), Data: campaignOutput{Campaign: toCampaignData(sc, m)}}, nil
 		},
@@ -191,7 +206,10 @@ func getCampaign(d Deps) toolkit.Tool {
 			if err != nil {
 				return toolkit.Result[campaignOutput]{}, err
 			}
-			m := d.Campaigns.MetricsOf(sc.Campaign, sc.Sequence)
+			m, err := d.Campaigns.MetricsOf(ctx, p.WorkspaceID, sc.Campaign, sc.Sequence)
+			if err != nil {
+				return toolkit.Result[campaignOutput]{}, err
+			}
 			return toolkit.Result[campaignOutput]{Markdown: campaignMarkdown("Here is the campaign as it stands now.", sc, m), Data: campaignOutput{Campaign: toCampaignData(sc, m)}}, nil
 		},
 	})
@@ -271,4 +289,10 @@ func estimateMarkdown(e campaigns.Estimate) string {
 	}
 	fmt.Fprintf(&b, "Replies to expect: %s to %s. %s\n", vibesell.Count(e.RepliesLow), vibesell.Count(e.RepliesHigh), e.Assumption)
 	return b.String()
+}
+
+func metricsLine(c campaigns.Counts) string {
+	return fmt.Sprintf("%s sent, %s delivered, %s replied (%s positive), %s bounced, %s unsubscribed",
+		vibesell.Count(*c.Sent), vibesell.Count(*c.Delivered), vibesell.Count(*c.Replied), vibesell.Count(*c.PositiveReplies),
+		vibesell.Count(*c.Bounced), vibesell.Count(*c.Unsubscribed))
 }

@@ -184,7 +184,11 @@ func TestCampaignTools(t *testing.T) {
 		if out.Campaign.Status != "scheduled" || out.Campaign.FirstSendAt == nil {
 			t.Errorf("after launch: %s, with a first email due %v; want scheduled, with one", out.Campaign.Status, out.Campaign.FirstSendAt != nil)
 		}
-		mustContain(t, md, "Status: scheduled, first email due Tue 1 Dec 2026, 07:00 UTC.", "Metrics: not available (null). VibeSell does not record sends yet")
+		mustContain(t, md, "Status: scheduled, first email due Tue 1 Dec 2026, 07:00 UTC.",
+			"Metrics, counted now: 0 sent, 0 delivered, 0 replied (0 positive), 0 bounced, 0 unsubscribed.\n- step 1: 0 sent")
+		if out.Campaign.Metrics.Sent.Value == nil || *out.Campaign.Metrics.Sent.Value != 0 || out.Campaign.Metrics.Opens.Value != nil {
+			t.Errorf("metrics after launch: %+v", out.Campaign.Metrics)
+		}
 		msg := b.globex.Refusal(vibesell.ToolGetCampaign, map[string]any{"campaign": staged.Campaign.Campaign})
 		mustContain(t, msg, "There is no campaign "+staged.Campaign.Campaign+" in this workspace.")
 
@@ -230,5 +234,15 @@ func TestCampaignTools(t *testing.T) {
 		if d := cmp.Diff(asked{Action: vibesell.ToolResumeCampaign, Status: "pending", DecideHere: true}, askedOf(resume.approvalData)); d != "" {
 			t.Errorf("resume mismatch (-want +got):\n%s", d)
 		}
+	})
+
+	t.Run("get_campaign says why VibeSell paused a campaign and what to do", func(t *testing.T) {
+		if _, err := b.env.Pool.Exec(t.Context(), `UPDATE campaigns SET status = 'paused', paused_automatically = true, paused_at = now(),
+			paused_reason = 'VibeSell paused the campaign for its bounce rate: 3 of the last 100 emails of this campaign bounced for good.' WHERE id = $1`, staged.Campaign.Campaign); err != nil {
+			t.Fatal(err)
+		}
+		md := c.Result(vibesell.ToolGetCampaign, map[string]any{"campaign": staged.Campaign.Campaign}, nil)
+		mustContain(t, md, "3 of the last 100 emails of this campaign bounced for good.",
+			"VibeSell paused it itself. Tell the person why; once they have dealt with the cause, resume_campaign with campaign "+staged.Campaign.Campaign+" asks to resume it, which only a signed-in person in the web app can approve.")
 	})
 }

@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 
 	"vibesell"
@@ -22,7 +23,15 @@ type campaignCard struct {
 	People    string
 	FirstSend string
 	Metrics   string
-	Opens     string
+	// StepResults are the results step by step, once measured.
+	StepResults []string
+	Opens       string
+}
+
+// results writes counts for a person: "12 sent, 11 delivered, …".
+func results(c campaigns.Counts) string {
+	return vibesell.Count(*c.Sent) + " sent, " + vibesell.Count(*c.Delivered) + " delivered, " + vibesell.Count(*c.Replied) + " replied (" +
+		vibesell.Count(*c.PositiveReplies) + " interested), " + vibesell.Count(*c.Bounced) + " bounced, " + vibesell.Count(*c.Unsubscribed) + " unsubscribed"
 }
 
 type campaignStep struct {
@@ -50,6 +59,12 @@ func (s *server) campaignsPage(w http.ResponseWriter, r *http.Request, u auth.Us
 		card := campaignCard{C: c, Status: campaignStatusLabels[c.Status], Sequence: q.Name, Approved: q.Approved(),
 			Schedule: c.Schedule.Describe(), Mailboxes: vibesell.JoinAnd(c.Mailboxes), People: vibesell.Plural(c.Leads, "person", "people"),
 			Metrics: "Not measured yet. " + l.Metrics.Why, Opens: l.Metrics.OpensWhy}
+		if l.Metrics.Sent != nil {
+			card.Metrics = results(l.Metrics.Counts) + "."
+			for _, st := range l.Metrics.Steps {
+				card.StepResults = append(card.StepResults, "Email "+strconv.Itoa(st.Step)+": "+results(st.Counts))
+			}
+		}
 		if c.FirstSendAt != nil {
 			card.FirstSend = formatTime(*c.FirstSendAt, u.TimeZone)
 		}

@@ -98,6 +98,40 @@ func TestCampaignsAndSettingsPages(t *testing.T) {
 				t.Errorf("the page lacks %q:\n%s", want, p.Body)
 			}
 		}
+
+		// Launched and sending: the results come from the ledger and the
+		// replies, read as the page is.
+		var id string
+		var lead int64
+		if err := pool.QueryRow(ctx, `UPDATE campaigns SET status = 'sending', launched_at = now(), first_send_at = now() WHERE workspace_id = $1 RETURNING id`, ws.Acme.ID).Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		if err := pool.QueryRow(ctx, `SELECT lead_id FROM campaign_leads WHERE campaign_id = $1`, id).Scan(&lead); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := pool.Exec(ctx, `INSERT INTO mail_sends (workspace_id, campaign_id, lead_id, step, message_id, mailbox, recipient, status, claimed_at, settled_at)
+			VALUES ($1, $2, $3, 1, '<m1@getacme.test>', 'sam@getacme.test', 'ana@alpha.test', 'sent', now(), now())`, ws.Acme.ID, id, lead); err != nil {
+			t.Fatal(err)
+		}
+		if p := ada.Get("/app/campaigns"); !strings.Contains(p.Body, "1 sent, 1 delivered, 0 replied (0 interested), 0 bounced, 0 unsubscribed.") ||
+			!strings.Contains(p.Body, "Email 2: 0 sent") {
+			t.Errorf("the page lacks the results:\n%s", p.Body)
+		}
+		if _, err := pool.Exec(ctx, `INSERT INTO mail_replies (workspace_id, mailbox, message_id, from_address, subject, received_at, campaign_id, lead_id, step, matched_by, classification, rule, excerpt)
+			VALUES ($1, 'sam@getacme.test', '<r1@alpha.test>', 'ana@alpha.test', 'Re: Lists', now(), $2, $3, 1, 'thread', 'interested', 'says interested', 'Interested!')`, ws.Acme.ID, id, lead); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := pool.Exec(ctx, `UPDATE campaigns SET status = 'paused', paused_automatically = true, paused_at = now(), paused_reason = 'VibeSell paused the campaign for its bounce rate.' WHERE id = $1`, id); err != nil {
+			t.Fatal(err)
+		}
+		p = ada.Get("/app/campaigns")
+		for _, want := range []string{"1 sent, 1 delivered, 1 replied (1 interested), 0 bounced, 0 unsubscribed.", "Email 1: 1 sent, 1 delivered, 1 replied (1 interested)",
+			"VibeSell paused the campaign for its bounce rate. VibeSell paused it to protect your mailboxes' reputation: once the cause is dealt with, ask the assistant to resume it, and approve the resume here."} {
+			if !strings.Contains(p.Body, want) {
+				t.Errorf("the page lacks %q:\n%s", want, p.Body)
+			}
+		}
+
 		bob := a.browser(t)
 		bob.signIn("bob@globex.test")
 		if p := bob.Get("/app/campaigns"); strings.Contains(p.Body, "Heads of") || !strings.Contains(p.Body, "No campaign yet.") {

@@ -40,7 +40,7 @@ var notContextTables = []string{
 	"workspace_context_stamps", // the stamps themselves
 	// the sending engine's keys, ledger and replies: the context shows
 	// none of them yet
-	"mail_dkim_keys", "mail_sends", "mail_replies", "mail_poll_marks",
+	"mail_dkim_keys", "mail_sends", "mail_replies", "mail_poll_marks", "mail_mailboxes", "mail_campaign_health",
 	"memberships",
 	// The context counts leads from lead_imports (see audience.ContextRows):
 	// an import batch of a thousand leads moves the stamp once, through its

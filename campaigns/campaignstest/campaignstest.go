@@ -1,6 +1,6 @@
 // Package campaignstest builds the campaigns service on a test database
 // with the real services it reads (audience's leads, sending's mailboxes,
-// the workspace's sender), and writes the rows those features would have
+// the workspace's sender, the sending engine's counts), and writes the rows those features would have
 // written by the time a campaign is staged: imported leads and ordered
 // mailboxes.
 package campaignstest
@@ -21,6 +21,7 @@ import (
 	"vibesell/billing/billingtest"
 	"vibesell/campaigns"
 	"vibesell/cards"
+	"vibesell/mail"
 	"vibesell/sending"
 	"vibesell/workspace"
 )
@@ -40,6 +41,13 @@ type Env struct {
 // actions registered.
 func New(t testing.TB, pool *pgxpool.Pool, now time.Time, cfg campaigns.Config) *Env {
 	t.Helper()
+	return NewWith(t, pool, now, cfg, sending.Config{})
+}
+
+// NewWith is [New] with the sending setup's configuration (a mailbox's
+// full volume, for one).
+func NewWith(t testing.TB, pool *pgxpool.Pool, now time.Time, cfg campaigns.Config, sendingCfg sending.Config) *Env {
+	t.Helper()
 	clock := vibesell.NewManualClock(now)
 	ap, err := approvals.NewService(pool, clock, approvals.Config{PublicURL: "https://vibesell.example.test", Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
@@ -47,8 +55,9 @@ func New(t testing.TB, pool *pgxpool.Pool, now time.Time, cfg campaigns.Config) 
 	}
 	ws := workspace.NewService(pool, clock)
 	aud := audience.New(pool, clock, audience.Config{}, ap)
-	snd := sending.New(sending.Deps{DB: pool, Clock: clock, Config: sending.Config{}, Cards: cards.NewService(pool, clock), Offers: ws, Approvals: ap})
+	snd := sending.New(sending.Deps{DB: pool, Clock: clock, Config: sendingCfg, Cards: cards.NewService(pool, clock), Offers: ws, Approvals: ap})
 	svc := campaigns.New(pool, clock, cfg, aud, sending.CampaignMailboxes(snd), ws, ap)
+	svc.SetCounter(mail.NewTallies(pool, aud.MailSuppressions()))
 	ap.Register(vibesell.ToolLaunchCampaign, campaigns.LaunchAction(svc))
 	ap.Register(vibesell.ToolStopCampaign, campaigns.StopAction(svc))
 	ap.Register(vibesell.ToolResumeCampaign, campaigns.ResumeAction(svc))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,7 +11,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"vibesell/billing"
 	"vibesell/mail"
 	"vibesell/sending"
 )
@@ -23,12 +30,30 @@ type mailConfig struct {
 	// server listens, loopback only.
 	SandboxSMTPAddr string
 	SandboxIMAPAddr string
+	// DKIMKey is MAIL_DKIM_KEY: the algorithm of the DKIM key a new
+	// sending domain gets, rsa (default) or ed25519.
+	DKIMKey string
+	// BounceLimit is MAIL_BOUNCE_LIMIT as a fraction: a mailbox or
+	// campaign whose hard bounces over its last 100 sends pass it pauses.
+	BounceLimit float64
 }
 
 func loadMailConfig(getenv func(string) string) (mailConfig, error) {
 	c := mailConfig{
 		SandboxSMTPAddr: orDefault(getenv("MAIL_SANDBOX_SMTP_ADDR"), "127.0.0.1:0"),
 		SandboxIMAPAddr: orDefault(getenv("MAIL_SANDBOX_IMAP_ADDR"), "127.0.0.1:0"),
+	}
+	c.DKIMKey = orDefault(getenv("MAIL_DKIM_KEY"), mail.RSA)
+	if c.DKIMKey != mail.RSA && c.DKIMKey != mail.Ed25519 {
+		return c, &configError{"MAIL_DKIM_KEY", c.DKIMKey, "expected rsa or ed25519"}
+	}
+	c.BounceLimit = 0.02
+	if v := getenv("MAIL_BOUNCE_LIMIT"); v != "" {
+		pct, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), "%"), 64)
+		if err != nil || pct <= 0 || pct >= 100 {
+			return c, &configError{"MAIL_BOUNCE_LIMIT", v, "expected a percentage above 0 and below 100, such as 2 or 2.5"}
+		}
+		c.BounceLimit = pct / 100
 	}
 	if v := getenv("MAIL_SECRET_KEY"); v != "" {
 		secret, err := mail.ParseSecret(v)
@@ -61,6 +86,12 @@ func loopbackAddr(addr string) error {
 
 // mailEngine holds the sending engine's parts that run with the server.
 type mailEngine struct {
+	// Engine sends what running campaigns have due (a River job); nil
+	// when nothing can be sent (no mailbox source, or no secret to sign
+	// unsubscribe links with).
+	Engine *mail.Engine
+	// Watchers read the replies of every mailbox.
+	Watchers *mail.Watchers
 	// Sandbox is the in-process mail server sandbox mailboxes send to; nil
 	// when mailboxes come from a real provider.
 	Sandbox *mail.Sandbox
@@ -164,4 +195,77 @@ func writeNewMailSecret(dataDir, path string) error {
 		return fmt.Errorf("keep the mail secret key in %s: %w", path, err)
 	}
 	return nil
+}
+
+// wireEngine builds the engine and the reply watchers over the mailboxes
+// the workspaces can send from. Sources are listed in one place: the
+// mailboxes ordered through the sending setup (today in the sandbox mail
+// server); connected mailboxes join this list.
+func (m *mailEngine) wireEngine(cfg config, db *pgxpool.Pool, svc *services, logger *slog.Logger) error {
+	var sources mail.Sources
+	if m.Sandbox != nil {
+		sources = append(sources, mail.SandboxMailboxes(m.Sandbox, readyMailboxes(svc.sending)))
+	}
+	if len(sources) == 0 || m.Secret == nil {
+		logger.Warn("the sending engine is off: launched campaigns send nothing on this server",
+			"why", map[bool]string{true: "no MAIL_SECRET_KEY to sign unsubscribe links with", false: "no mailbox can send"}[m.Secret == nil])
+		return nil
+	}
+	clock := svc.clock
+	suppressions := svc.audience.MailSuppressions()
+	keys := mail.NewKeys(db, *m.Secret, clock)
+	if err := keys.MakeWith(cfg.Mail.DKIMKey); err != nil {
+		return err
+	}
+	sender := mail.NewSender(db, keys, suppressions, clock)
+	m.Engine = mail.NewEngine(db, sender, sources, svc.campaigns, emailUsage{svc.billing}, *m.Secret, clock, mail.EngineConfig{
+		PublicURL:   cfg.PublicURL.String(),
+		BounceLimit: cfg.Mail.BounceLimit,
+		Logger:      logger.With("component", "sending-engine"),
+	})
+	poller := mail.NewPoller(db, suppressions, clock, logger.With("component", "replies"))
+	m.Watchers = mail.NewWatchers(poller, sources, 5*time.Minute, logger.With("component", "replies"))
+	return nil
+}
+
+// readyMailboxes lists the sending setup's ready mailboxes for the sandbox
+// source: every provider today makes its mailboxes in the sandbox.
+func readyMailboxes(send *sending.Service) mail.OrderedFunc {
+	return func(ctx context.Context, ws uuid.UUID) ([]mail.OrderedMailbox, error) {
+		list, err := send.ReadyMailboxes(ctx, ws)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]mail.OrderedMailbox, len(list))
+		for i, r := range list {
+			out[i] = mail.OrderedMailbox{WorkspaceID: r.WorkspaceID, Address: mail.Address{Name: r.SenderName, Email: r.Address}, Provider: r.Provider}
+		}
+		return out, nil
+	}
+}
+
+// emailUsage counts each send against the plan's monthly emails.
+type emailUsage struct{ b *billing.Service }
+
+func (u emailUsage) UseEmails(ctx context.Context, tx pgx.Tx, ws uuid.UUID, n int) error {
+	return u.b.Use(ctx, tx, ws, billing.Emails, n)
+}
+
+// runEngine wires the engine (svc.engine, which the job workers run) and
+// starts the reply watchers; stop stops them and waits.
+func (m *mailEngine) runEngine(cfg config, db *pgxpool.Pool, svc *services, logger *slog.Logger) (stop func(), err error) {
+	if err := m.wireEngine(cfg, db, svc, logger); err != nil {
+		return nil, err
+	}
+	svc.engine = m.Engine
+	if m.Watchers == nil {
+		return func() {}, nil
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		m.Watchers.Run(ctx, 30*time.Second)
+	}()
+	return func() { cancel(); <-done }, nil
 }

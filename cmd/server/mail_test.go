@@ -21,6 +21,9 @@ func TestMailConfigRefusesBadValuesNamingTheVariable(t *testing.T) {
 		{"MAIL_SANDBOX_SMTP_ADDR", "0.0.0.0:2525"},
 		{"MAIL_SANDBOX_IMAP_ADDR", "mail.example.com:143"},
 		{"MAIL_SANDBOX_IMAP_ADDR", "127.0.0.1"},
+		{"MAIL_DKIM_KEY", "dsa"},
+		{"MAIL_BOUNCE_LIMIT", "0"},
+		{"MAIL_BOUNCE_LIMIT", "two"},
 	}
 	for _, c := range cases {
 		msg := configRefusal(t, c.name, c.value)

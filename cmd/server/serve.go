@@ -91,6 +91,13 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 	if err != nil {
 		return err
 	}
+	// The sending engine sends with the job workers; its watchers read
+	// replies until the server stops.
+	stopWatching, err := mailParts.runEngine(cfg, db, svc, logger)
+	if err != nil {
+		return err
+	}
+	defer stopWatching()
 	jobs, err := newJobClient(db, svc, logger)
 	if err != nil {
 		return err
@@ -229,6 +236,9 @@ func newJobClient(db *pgxpool.Pool, svc *services, logger *slog.Logger) (*river.
 	periodic = append(periodic, approvals.AddWorkers(workers, svc.approvals)...)
 	periodic = append(periodic, sending.AddWorkers(workers, svc.sending)...)
 	periodic = append(periodic, oauth.AddWorkers(workers, svc.oauth)...)
+	if svc.engine != nil {
+		periodic = append(periodic, mail.AddWorkers(workers, svc.engine)...)
+	}
 	client, err := river.NewClient(riverpgxv5.New(db), jobConfig(workers, periodic, logger))
 	if err != nil {
 		return nil, fmt.Errorf("create job client: %w", err)

@@ -28,6 +28,8 @@ import (
 // registered on one approvals.Service, which must be the one that works
 // the jobs.
 type services struct {
+	// engine sends campaigns; nil until serve wires it (and in stdio).
+	engine *mail.Engine
 	// notes keep what requests need in memory; nil outside serve.
 	notes      *store.Notifications
 	clock      vibesell.Clock
@@ -102,6 +104,7 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 	s.approvals.Register(vibesell.ToolLaunchCampaign, campaigns.LaunchAction(s.campaigns))
 	s.approvals.Register(vibesell.ToolStopCampaign, campaigns.StopAction(s.campaigns))
 	s.approvals.Register(vibesell.ToolResumeCampaign, campaigns.ResumeAction(s.campaigns))
+	s.campaigns.SetCounter(mail.NewTallies(db, s.audience.MailSuppressions()))
 	s.oauth, err = oauth.New(oauth.Config{
 		PublicURL: cfg.PublicURL.String(),
 		DB:        db,

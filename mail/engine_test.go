@@ -1,0 +1,640 @@
+package mail_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/mail"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"vibesell/approvals"
+	"vibesell/billing"
+	"vibesell/campaigns"
+	"vibesell/campaigns/campaignstest"
+	vsmail "vibesell/mail"
+	"vibesell/sending"
+	"vibesell/store/storetest"
+	"vibesell/workspace"
+)
+
+// engineBundle is the engine on real campaigns: the campaigns service
+// with what it stands on, the sandbox mail server its mailboxes live in,
+// the audience's suppression list and billing's monthly emails.
+type engineBundle struct {
+	*campaignstest.Env
+	ctx     context.Context
+	ws      uuid.UUID
+	sandbox *vsmail.Sandbox
+	sources vsmail.MailboxSource
+	engine  *vsmail.Engine
+	poller  *vsmail.Poller
+	billing *billing.Service
+	keys    *vsmail.Keys
+}
+
+// Tue 1 Dec 2026, 07:00 UTC.
+var engineStart = time.Date(2026, 12, 1, 7, 0, 0, 0, time.UTC)
+
+type engineOptions struct {
+	noGap       bool
+	emailsLimit int // the free plan's monthly emails; 0: the default
+	fullVolume  int // what a warm mailbox sends a day; 0: the default
+	dkim        string
+}
+
+func engineSetup(t testing.TB, o engineOptions) *engineBundle {
+	t.Helper()
+	pool := storetest.New(t)
+	env := campaignstest.NewWith(t, pool, engineStart, campaigns.Config{MaxDailyEmails: 1_000_000}, sending.Config{EmailsPerMailbox: o.fullVolume})
+	ctx := t.Context()
+	ws, err := workspace.Create(ctx, pool, "Acme Sales")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sandbox, err := vsmail.StartSandbox(vsmail.SandboxConfig{SMTPAddr: "127.0.0.1:0", IMAPAddr: "127.0.0.1:0", Clock: env.Clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sandbox.Close() })
+	secret, err := vsmail.NewSecret(testSecretKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := billing.DefaultConfig()
+	cfg.Plans[0].Limits.EmailsPerMonth = 1_000_000
+	if o.emailsLimit > 0 {
+		cfg.Plans[0].Limits.EmailsPerMonth = o.emailsLimit
+	}
+	bill := billing.New(pool, billing.Options{Config: cfg, Approvals: env.Approvals, PublicURL: "https://vibesell.example.test", Clock: env.Clock,
+		Logger: slog.New(slog.DiscardHandler), Meters: map[billing.Metric]billing.Meter{billing.Emails: billing.Counted}})
+	sources := vsmail.Sources{vsmail.SandboxMailboxes(sandbox, func(ctx context.Context, ws uuid.UUID) ([]vsmail.OrderedMailbox, error) {
+		list, err := env.Sending.ReadyMailboxes(ctx, ws)
+		out := make([]vsmail.OrderedMailbox, len(list))
+		for i, r := range list {
+			out[i] = vsmail.OrderedMailbox{WorkspaceID: r.WorkspaceID, Address: vsmail.Address{Name: r.SenderName, Email: r.Address}, Provider: r.Provider}
+		}
+		return out, err
+	})}
+	suppressions := env.Audience.MailSuppressions()
+	keys := vsmail.NewKeys(pool, secret, env.Clock)
+	if o.dkim != "" {
+		if err := keys.MakeWith(o.dkim); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sender := vsmail.NewSender(pool, keys, suppressions, env.Clock)
+	env.Campaigns.SetCounter(vsmail.NewTallies(pool, suppressions))
+	engine := vsmail.NewEngine(pool, sender, sources, env.Campaigns, billingEmails{bill}, secret, env.Clock,
+		vsmail.EngineConfig{PublicURL: "https://vibesell.example.test", NoGap: o.noGap})
+	return &engineBundle{Env: env, ctx: ctx, ws: ws.ID, sandbox: sandbox, sources: sources, engine: engine,
+		poller: vsmail.NewPoller(pool, suppressions, env.Clock, nil), billing: bill, keys: keys}
+}
+
+type billingEmails struct{ b *billing.Service }
+
+func (u billingEmails) UseEmails(ctx context.Context, tx pgx.Tx, ws uuid.UUID, n int) error {
+	return u.b.Use(ctx, tx, ws, billing.Emails, n)
+}
+
+var twoSteps = []campaigns.Step{
+	{Subject: "Lists at {{company|your team}}", Body: "Hi {{first_name|there}},\n\nYour reps build prospect lists by hand. We do it for them, checked and ready each Monday.\n\nWorth a short call next week?\n\nSam"},
+	{Body: "Hi {{first_name|there}}, a quick nudge on my note below. Would a ten-minute call help?", WaitBusinessDays: 2, SameThread: true},
+}
+
+type campaignSpec struct {
+	leads          []campaigns.Lead
+	mailboxes      []string
+	dailyCap       int
+	stopForCompany bool
+}
+
+// launch stages the campaign (09:00 to 17:00, Monday to Friday, in UTC
+// for leads without a zone) and launches it as a person in the web app
+// would.
+func (b *engineBundle) launch(t testing.TB, s campaignSpec) string {
+	t.Helper()
+	b.AddLeads(t, b.ws, s.leads...)
+	for _, m := range s.mailboxes {
+		b.AddMailbox(t, b.ws, m, "Sam Lee", campaignstest.Warm)
+	}
+	q, err := b.Campaigns.SaveSequence(b.ctx, b.ws, campaigns.SaveRequest{Steps: twoSteps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Campaigns.ApproveSequence(b.ctx, b.ws, q.Sequence.ID, 1, "ada"); err != nil {
+		t.Fatal(err)
+	}
+	addr, zone := "Acme Sales, 1 Market St, San Francisco, CA 94105", "UTC"
+	c, err := b.Campaigns.Stage(b.ctx, b.ws, campaigns.StageRequest{Name: "Heads of sales", Sequence: q.Sequence.ID,
+		WindowStart: 9 * 60, WindowEnd: 17 * 60, Days: []time.Weekday{time.Monday, time.Tuesday, time.Wednesday, time.Thursday, time.Friday},
+		DailyCap: s.dailyCap, StopForCompany: s.stopForCompany, Mailboxes: s.mailboxes,
+		Sender: workspace.SenderChange{PostalAddress: &addr, TimeZone: &zone}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Blockers) > 0 {
+		t.Fatalf("blockers: %q", c.Blockers)
+	}
+	a, _, err := b.Campaigns.RequestLaunch(b.ctx, b.ws, c.Campaign.ID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if done := b.Decide(t, b.ws, a.ID, true, approvals.ViaWeb); done.Status != approvals.Done {
+		t.Fatalf("launch: %s %v", done.Status, done.Outcome)
+	}
+	return c.Campaign.ID
+}
+
+func (b *engineBundle) tick(t testing.TB) vsmail.TickResult {
+	t.Helper()
+	res, err := b.engine.Tick(b.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func (b *engineBundle) campaign(t testing.TB, id string) campaigns.StagedCampaign {
+	t.Helper()
+	c, err := b.Campaigns.Campaign(b.ctx, b.ws, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// accepted is one message the sandbox accepted, read back.
+type accepted struct {
+	at        time.Time
+	from, to  string
+	messageID string
+	inReplyTo string
+	subject   string
+}
+
+func (b *engineBundle) delivered(t testing.TB) []accepted {
+	t.Helper()
+	var out []accepted
+	for _, a := range b.sandbox.Accepted() {
+		m, err := mail.ReadMessage(strings.NewReader(string(a.Raw)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, accepted{at: a.At, from: a.From, to: a.Recipients[0], messageID: m.Header.Get("Message-Id"),
+			inReplyTo: m.Header.Get("In-Reply-To"), subject: m.Header.Get("Subject")})
+	}
+	return out
+}
+
+func TestEngineSimulatedWeek(t *testing.T) {
+	b := engineSetup(t, engineOptions{})
+	zones := map[string]string{}
+	var leads []campaigns.Lead
+	for i, zone := range []string{"Europe/Berlin", "America/New_York", "Asia/Tokyo", "", "America/Los_Angeles", "Europe/Berlin", "Australia/Sydney", "", "Asia/Kolkata", "America/New_York"} {
+		email := fmt.Sprintf("lead%d@company%d.test", i, i)
+		leads = append(leads, campaigns.Lead{Email: email, FirstName: fmt.Sprintf("Lead%d", i), Company: fmt.Sprintf("Company %d", i), TimeZone: zone})
+		zones[email] = zone
+		if zone == "" {
+			zones[email] = "UTC" // the workspace's
+		}
+	}
+	mailboxes := []string{"sam@getacme.test", "kai@getacme.test"}
+	id := b.launch(t, campaignSpec{leads: leads, mailboxes: mailboxes, dailyCap: 3})
+
+	// A tick every 10 minutes for a week.
+	for b.Clock.Now().Before(engineStart.AddDate(0, 0, 7)) {
+		b.tick(t)
+		b.Clock.Advance(10 * time.Minute)
+	}
+	got := b.delivered(t)
+
+	t.Run("every email in the lead's window, on a weekday of the lead's zone", func(t *testing.T) {
+		for _, r := range got {
+			loc, _ := time.LoadLocation(zones[r.to])
+			local := r.at.In(loc)
+			if h := local.Hour(); h < 9 || h >= 17 || local.Weekday() == time.Saturday || local.Weekday() == time.Sunday {
+				t.Errorf("%s got an email at %s, outside 09:00 to 17:00 Monday to Friday", r.to, local.Format(time.RFC1123))
+			}
+		}
+	})
+	t.Run("each mailbox at most its daily cap a day, with a gap between two emails", func(t *testing.T) {
+		perDay := map[string]int{}
+		last := map[string]time.Time{}
+		for _, r := range got {
+			perDay[r.from+" "+r.at.UTC().Format(time.DateOnly)]++
+			if prev, ok := last[r.from]; ok && r.at.Sub(prev) < 2*time.Minute {
+				t.Errorf("%s sent twice within %s", r.from, r.at.Sub(prev))
+			}
+			last[r.from] = r.at
+		}
+		for day, n := range perDay {
+			if n > 3 {
+				t.Errorf("%s: %d emails, the cap is 3", day, n)
+			}
+		}
+	})
+	t.Run("every lead gets both steps once, the follow-up from the same mailbox, in the thread, two business days on", func(t *testing.T) {
+		type lead struct{ first, second *accepted }
+		byLead := map[string]*lead{}
+		for i := range got {
+			r := &got[i]
+			l := byLead[r.to]
+			if l == nil {
+				l = &lead{}
+				byLead[r.to] = l
+			}
+			switch {
+			case l.first == nil:
+				l.first = r
+			case l.second == nil:
+				l.second = r
+			default:
+				t.Errorf("%s got a third email", r.to)
+			}
+		}
+		if len(byLead) != len(leads) {
+			t.Fatalf("%d leads written to, want %d", len(byLead), len(leads))
+		}
+		for to, l := range byLead {
+			if l.second == nil {
+				t.Errorf("%s got no follow-up within the week", to)
+				continue
+			}
+			if l.second.from != l.first.from || l.second.inReplyTo != l.first.messageID || !strings.HasPrefix(l.second.subject, "Re: ") {
+				t.Errorf("%s: follow-up from %s in reply to %s (%q), first from %s as %s", to, l.second.from, l.second.inReplyTo, l.second.subject, l.first.from, l.first.messageID)
+			}
+			loc, _ := time.LoadLocation(zones[to])
+			y, m, d := l.first.at.In(loc).Date()
+			if earliest := time.Date(y, m, d+2, 9, 0, 0, 0, loc); l.second.at.Before(earliest) && l.first.at.In(loc).Weekday() <= time.Wednesday {
+				t.Errorf("%s: follow-up %s, first email %s: fewer than 2 business days", to, l.second.at, l.first.at)
+			}
+		}
+	})
+	t.Run("rotation: new leads spread across the mailboxes", func(t *testing.T) {
+		firsts := map[string]int{}
+		seen := map[string]bool{}
+		for _, r := range got {
+			if !seen[r.to] {
+				seen[r.to] = true
+				firsts[r.from]++
+			}
+		}
+		if diff := cmp.Diff(map[string]int{"sam@getacme.test": 5, "kai@getacme.test": 5}, firsts); diff != "" {
+			t.Errorf("first emails per mailbox (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("the campaign is finished and its metrics count the week", func(t *testing.T) {
+		got := b.finishedMetrics(t, id)
+		want := []counts{{20, 20, 0, 0, 0, 0}, {10, 10, 0, 0, 0, 0}, {10, 10, 0, 0, 0, 0}}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("metrics: total, step 1, step 2 (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// launch → emails arrive in the sandbox → a lead replies into the
+// sandbox's IMAP inbox → the watcher reads it over IDLE, classifies it,
+// and the engine stops that lead and their company; the metrics count it.
+func TestEngineFullPath(t *testing.T) {
+	b := engineSetup(t, engineOptions{noGap: true})
+	leads := []campaigns.Lead{
+		{Email: "ana@alpha.test", FirstName: "Ana", Company: "Alpha"},
+		{Email: "bob@alpha.test", FirstName: "Bob", Company: "Alpha"},
+		{Email: "cid@gamma.test", FirstName: "Cid", Company: "Gamma"},
+	}
+	id := b.launch(t, campaignSpec{leads: leads, mailboxes: []string{"sam@getacme.test"}, dailyCap: 10, stopForCompany: true})
+
+	b.Clock.Set(time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC))
+	if res := b.tick(t); res.Sent != 3 {
+		t.Fatalf("first tick sent %d, want 3", res.Sent)
+	}
+	if c := b.campaign(t, id); c.Campaign.Status != campaigns.Sending {
+		t.Errorf("status %s after the first send, want sending", c.Campaign.Status)
+	}
+	var toAna accepted
+	for _, r := range b.delivered(t) {
+		if r.to == "ana@alpha.test" {
+			toAna = r
+		}
+	}
+
+	watchers := vsmail.NewWatchers(b.poller, b.sources, time.Hour, nil)
+	if n, err := watchers.Sync(b.ctx); err != nil || n != 1 {
+		t.Fatalf("watchers: %d, %v", n, err)
+	}
+	defer watchers.Stop()
+	reply := fmt.Sprintf("From: Ana <ana@alpha.test>\nTo: sam@getacme.test\nSubject: Re: %s\nDate: Tue, 1 Dec 2026 10:00:00 +0000\nMessage-ID: <r1@alpha.test>\nIn-Reply-To: %s\n\nInterested, let's talk on Thursday.\n",
+		toAna.subject, toAna.messageID)
+	if err := b.sandbox.DeliverReply("sam@getacme.test", crlf(reply)); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	var classification, rule string
+	for {
+		err := b.Pool.QueryRow(b.ctx, `SELECT classification, rule FROM mail_replies WHERE workspace_id = $1`, b.ws).Scan(&classification, &rule)
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the reply was not read within 30 seconds: %v", err)
+		}
+		if time.Since(deadline.Add(-30*time.Second)) > 5*time.Second {
+			// go-imap's memory server may miss the announcement of a
+			// message delivered as it starts idling: a poll catches up.
+			if _, err := b.poller.Poll(b.ctx, b.ws, mustMailbox(t, b, "sam@getacme.test")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if classification != vsmail.Interested {
+		t.Errorf("classified %s (%s), want interested", classification, rule)
+	}
+
+	// Thursday: the follow-ups are due. Only Cid, at another company, gets
+	// one.
+	b.Clock.Set(time.Date(2026, 12, 3, 9, 30, 0, 0, time.UTC))
+	res := b.tick(t)
+	if res.Sent != 1 {
+		t.Errorf("follow-ups sent %d, want 1 (Cid's)", res.Sent)
+	}
+	all := b.delivered(t)
+	if last := all[len(all)-1]; last.to != "cid@gamma.test" {
+		t.Errorf("the follow-up went to %s, want cid@gamma.test", last.to)
+	}
+	// The next tick finds every lead done or stopped.
+	b.Clock.Advance(10 * time.Minute)
+	b.tick(t)
+	got := b.finishedMetrics(t, id)
+	want := []counts{{4, 4, 1, 1, 0, 0}, {3, 3, 1, 1, 0, 0}, {1, 1, 0, 0, 0, 0}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("metrics: total, step 1, step 2 (-want +got):\n%s", diff)
+	}
+}
+
+// counts are a campaign's metrics, for comparing.
+type counts struct{ Sent, Delivered, Replied, Positive, Bounced, Unsubscribed int }
+
+// finishedMetrics checks the campaign is finished and returns its
+// metrics: in total, then step by step.
+func (b *engineBundle) finishedMetrics(t *testing.T, id string) []counts {
+	t.Helper()
+	c := b.campaign(t, id)
+	if c.Campaign.Status != campaigns.Finished {
+		t.Errorf("status %s, want finished (every lead had every step or was stopped)", c.Campaign.Status)
+	}
+	m, err := b.Campaigns.MetricsOf(b.ctx, b.ws, c.Campaign, c.Sequence)
+	if err != nil {
+		t.Fatal(err)
+	}
+	of := func(c campaigns.Counts) counts {
+		return counts{*c.Sent, *c.Delivered, *c.Replied, *c.PositiveReplies, *c.Bounced, *c.Unsubscribed}
+	}
+	out := []counts{of(m.Counts)}
+	for _, st := range m.Steps {
+		out = append(out, of(st.Counts))
+	}
+	return out
+}
+
+func mustMailbox(t testing.TB, b *engineBundle, address string) vsmail.Mailbox {
+	t.Helper()
+	list, err := b.sources.Mailboxes(b.ctx, b.ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(list, func(m vsmail.WorkspaceMailbox) bool { return m.Address.Email == address })
+	if i < 0 {
+		t.Fatalf("no mailbox %s", address)
+	}
+	return list[i].Mailbox
+}
+
+// A hard bounce suppresses its address at once; past 2% of the last sends
+// the mailbox pauses itself and the campaign with it, saying why; only a
+// person resumes it, and then it sends again.
+func TestEngineAutoPause(t *testing.T) {
+	b := engineSetup(t, engineOptions{noGap: true})
+	var leads []campaigns.Lead
+	for i := range 10 {
+		leads = append(leads, campaigns.Lead{Email: fmt.Sprintf("p%d@prospect%d.test", i, i), FirstName: "Pat"})
+	}
+	id := b.launch(t, campaignSpec{leads: leads[:5], mailboxes: []string{"sam@getacme.test"}, dailyCap: 5})
+	b.Clock.Set(time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC))
+	if res := b.tick(t); res.Sent != 5 {
+		t.Fatalf("sent %d, want 5", res.Sent)
+	}
+	var bounced accepted
+	for _, r := range b.delivered(t) {
+		if r.to == "p0@prospect0.test" {
+			bounced = r
+		}
+	}
+	dsn := fmt.Sprintf(`From: MAILER-DAEMON@mx.prospect0.test
+To: sam@getacme.test
+Subject: Undelivered Mail Returned to Sender
+Date: Tue, 1 Dec 2026 09:31:00 +0000
+Message-ID: <dsn1@mx.prospect0.test>
+MIME-Version: 1.0
+Content-Type: multipart/report; report-type=delivery-status; boundary="b1"
+
+--b1
+Content-Type: text/plain
+
+Your message could not be delivered.
+
+--b1
+Content-Type: message/delivery-status
+
+Reporting-MTA: dns; mx.prospect0.test
+
+Final-Recipient: rfc822; p0@prospect0.test
+Action: failed
+Status: 5.1.1
+
+--b1
+Content-Type: text/rfc822-headers
+
+Message-ID: %s
+
+--b1--
+`, bounced.messageID)
+	if err := b.sandbox.DeliverReply("sam@getacme.test", crlf(dsn)); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := b.poller.Poll(b.ctx, b.ws, mustMailbox(t, b, "sam@getacme.test")); err != nil || n != 1 {
+		t.Fatalf("poll: %d, %v", n, err)
+	}
+	if s, err := b.Audience.MailSuppressions().Suppressed(b.ctx, b.ws, "p0@prospect0.test"); err != nil || !s {
+		t.Errorf("the hard bounce is not suppressed: %v %v", s, err)
+	}
+
+	b.Clock.Advance(time.Hour)
+	res := b.tick(t)
+	c := b.campaign(t, id)
+	if res.Sent != 0 || c.Campaign.Status != campaigns.Paused || !c.Campaign.PausedAutomatically ||
+		!strings.Contains(*c.Campaign.PausedReason, "1 of the last 5 emails sent from sam@getacme.test bounced for good (20.0%; the limit is 2%)") {
+		t.Fatalf("after the bounce: sent %d, status %s, automatic %v, reason %v", res.Sent, c.Campaign.Status, c.Campaign.PausedAutomatically, c.Campaign.PausedReason)
+	}
+
+	t.Run("only a person resumes it, and it sends again", func(t *testing.T) {
+		a, _, err := b.Campaigns.RequestResume(b.ctx, b.ws, id, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.DecideHere {
+			t.Error("the resume of an automatic pause may be decided in the conversation")
+		}
+		b.Decide(t, b.ws, a.ID, true, approvals.ViaWeb)
+		b.Clock.Set(time.Date(2026, 12, 3, 9, 30, 0, 0, time.UTC))
+		if res := b.tick(t); res.Sent != 4 {
+			t.Errorf("after the resume: sent %d follow-ups, want 4 (not the bounced address)", res.Sent)
+		}
+		if c := b.campaign(t, id); c.Campaign.Status != campaigns.Sending {
+			t.Errorf("status %s, want sending", c.Campaign.Status)
+		}
+	})
+}
+
+// The plan's monthly emails run out: the campaign pauses itself with the
+// limit as the reason, and nothing beyond the limit goes out.
+func TestEngineEmailsLimit(t *testing.T) {
+	b := engineSetup(t, engineOptions{noGap: true, emailsLimit: 2})
+	leads := []campaigns.Lead{{Email: "a@a.test"}, {Email: "b@b.test"}, {Email: "c@c.test"}}
+	id := b.launch(t, campaignSpec{leads: leads, mailboxes: []string{"sam@getacme.test"}, dailyCap: 10})
+	b.Clock.Set(time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC))
+	res := b.tick(t)
+	c := b.campaign(t, id)
+	if res.Sent != 2 || len(b.sandbox.Accepted()) != 2 || c.Campaign.Status != campaigns.Paused || !c.Campaign.PausedAutomatically ||
+		!strings.Contains(*c.Campaign.PausedReason, "The plan's monthly emails are used up: The Free plan allows 2 emails this month") {
+		t.Fatalf("sent %d (%d accepted), status %s, reason %v", res.Sent, len(b.sandbox.Accepted()), c.Campaign.Status, c.Campaign.PausedReason)
+	}
+}
+
+func dsn(n int, recipient, status, messageID string) []byte {
+	return crlf(fmt.Sprintf(`From: Mail Delivery Subsystem <mailer-daemon@mx.prospect.test>
+To: sam@getacme.test
+Subject: Delivery Status Notification
+Date: Tue, 1 Dec 2026 10:00:00 +0000
+Message-ID: <dsn%d@mx.prospect.test>
+MIME-Version: 1.0
+Content-Type: multipart/report; report-type=delivery-status; boundary="b1"
+
+--b1
+Content-Type: text/plain
+
+Delivery to %[2]s failed.
+
+--b1
+Content-Type: message/delivery-status
+
+Reporting-MTA: dns; mx.prospect.test
+
+Final-Recipient: rfc822; %[2]s
+Action: failed
+Status: %[3]s
+
+--b1
+Content-Type: text/rfc822-headers
+
+Message-ID: %[4]s
+
+--b1--
+`, n, recipient, status, messageID))
+}
+
+// A soft bounce is tried again after its back-off (15 minutes, then an
+// hour), with the same Message-ID; after the last try bounces too, the
+// address is suppressed, and nothing more goes to it.
+func TestEngineSoftBounceRetries(t *testing.T) {
+	b := engineSetup(t, engineOptions{noGap: true})
+	id := b.launch(t, campaignSpec{leads: []campaigns.Lead{{Email: "full@prospect.test", FirstName: "Flo"}}, mailboxes: []string{"sam@getacme.test"}, dailyCap: 10})
+	b.Clock.Set(time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC))
+	mb := mustMailbox(t, b, "sam@getacme.test")
+	var sends []time.Time
+	messageID := ""
+	for try := 1; try <= 3; try++ {
+		if res := b.tick(t); res.Sent != 1 {
+			t.Fatalf("try %d: sent %d", try, res.Sent)
+		}
+		got := b.delivered(t)
+		if messageID == "" {
+			messageID = got[0].messageID
+		}
+		if last := got[len(got)-1]; last.messageID != messageID || last.to != "full@prospect.test" {
+			t.Errorf("try %d went out as %s to %s, want %s", try, last.messageID, last.to, messageID)
+		}
+		sends = append(sends, b.Clock.Now())
+		if err := b.sandbox.DeliverReply("sam@getacme.test", dsn(try, "full@prospect.test", "4.2.2", messageID)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.poller.Poll(b.ctx, b.ws, mb); err != nil {
+			t.Fatal(err)
+		}
+		// Not again before the back-off ends.
+		b.Clock.Advance(10 * time.Minute)
+		if res := b.tick(t); res.Sent != 0 {
+			t.Fatalf("try %d: resent within 10 minutes", try)
+		}
+		b.Clock.Advance(time.Duration(15*(1<<(2*(try-1))))*time.Minute - 10*time.Minute + time.Minute)
+	}
+	if suppressed, err := b.Audience.MailSuppressions().Suppressed(b.ctx, b.ws, "full@prospect.test"); err != nil || !suppressed {
+		t.Errorf("after the third soft bounce the address is not suppressed (%v)", err)
+	}
+	b.Clock.Set(time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC)) // the follow-up's day
+	if res := b.tick(t); res.Sent != 0 || res.Suppressed != 1 || len(b.delivered(t)) != 3 {
+		t.Errorf("after the suppression: sent %d more (%d suppressed), %d in all", res.Sent, res.Suppressed, len(b.delivered(t)))
+	}
+	if c := b.campaign(t, id); c.Campaign.Status != campaigns.Finished {
+		t.Errorf("status %s, want finished: its only lead is suppressed", c.Campaign.Status)
+	}
+	if sends[1].Sub(sends[0]) < 15*time.Minute || sends[2].Sub(sends[1]) < time.Hour {
+		t.Errorf("tries at %v: closer than the back-off", sends)
+	}
+}
+
+// One lead unsubscribes with the link, another asks to be removed in a
+// reply: neither gets the follow-up, both count as unsubscribed, and the
+// campaign finishes.
+func TestEngineUnsubscribes(t *testing.T) {
+	b := engineSetup(t, engineOptions{noGap: true})
+	leads := []campaigns.Lead{{Email: "ana@alpha.test", FirstName: "Ana"}, {Email: "ben@beta.test", FirstName: "Ben"}}
+	id := b.launch(t, campaignSpec{leads: leads, mailboxes: []string{"sam@getacme.test"}, dailyCap: 10})
+	b.Clock.Set(time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC))
+	if res := b.tick(t); res.Sent != 2 {
+		t.Fatalf("sent %d, want 2", res.Sent)
+	}
+	if err := b.Audience.MailSuppressions().Suppress(b.ctx, b.ws, "ana@alpha.test", "unsubscribed"); err != nil {
+		t.Fatal(err)
+	}
+	var toBen accepted
+	for _, r := range b.delivered(t) {
+		if r.to == "ben@beta.test" {
+			toBen = r
+		}
+	}
+	reply := fmt.Sprintf("From: ben@beta.test\nTo: sam@getacme.test\nSubject: Re: hi\nDate: Tue, 1 Dec 2026 11:00:00 +0000\nMessage-ID: <u1@beta.test>\nIn-Reply-To: %s\n\nPlease remove me from your list.\n", toBen.messageID)
+	if err := b.sandbox.DeliverReply("sam@getacme.test", crlf(reply)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.poller.Poll(b.ctx, b.ws, mustMailbox(t, b, "sam@getacme.test")); err != nil {
+		t.Fatal(err)
+	}
+	b.Clock.Set(time.Date(2026, 12, 3, 9, 30, 0, 0, time.UTC))
+	if res := b.tick(t); res.Sent != 0 {
+		t.Errorf("follow-ups sent %d, want none", res.Sent)
+	}
+	b.Clock.Advance(10 * time.Minute)
+	b.tick(t)
+	want := []counts{{2, 2, 1, 0, 0, 2}, {2, 2, 1, 0, 0, 2}, {0, 0, 0, 0, 0, 0}}
+	if diff := cmp.Diff(want, b.finishedMetrics(t, id)); diff != "" {
+		t.Errorf("metrics: total, step 1, step 2 (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,143 @@
+package mail
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"vibesell/campaigns"
+)
+
+// UnsubscribedLister says which of a workspace's addresses unsubscribed
+// (through the one-click link or otherwise): the suppression list, read
+// for a campaign's metrics.
+type UnsubscribedLister interface {
+	Unsubscribed(ctx context.Context, ws uuid.UUID, addresses []string) (map[string]bool, error)
+}
+
+// Tallies counts campaigns' sends and replies from the ledger and the
+// replies kept, as they are now: the campaigns' metrics.
+type Tallies struct {
+	db           *pgxpool.Pool
+	unsubscribed UnsubscribedLister
+}
+
+// NewTallies returns the counter of campaigns' metrics; unsubscribed may
+// be nil (only unsubscribe replies count then).
+func NewTallies(db *pgxpool.Pool, unsubscribed UnsubscribedLister) *Tallies {
+	return &Tallies{db: db, unsubscribed: unsubscribed}
+}
+
+// CampaignTallies counts, in total and step by step: sent (handed to the
+// server: accepted, or the connection broke as it was, or a worker
+// stopped before writing the outcome; a step that bounced for now and
+// waits for another try counts too), bounced (a
+// bounce came back for it), delivered (sent and not bounced), replied (a
+// person answered it: not an out-of-office reply, not a bounce), positive
+// (the answer was interested) and unsubscribed (an unsubscribe request,
+// or the lead's address unsubscribed, counted at the last step it got).
+// Totals count each lead once for replies and unsubscribes.
+func (t *Tallies) CampaignTallies(ctx context.Context, ws uuid.UUID, id string, steps int) (campaigns.Tally, []campaigns.Tally, error) {
+	rows, err := t.db.Query(ctx, `
+		SELECT s.lead_id, s.step, s.recipient,
+		       s.status IN ('sent', 'sending', 'unknown') OR (s.status = 'failed' AND s.error LIKE 'soft bounce:%'),
+		       coalesce(bool_or(r.classification = 'bounce'), false),
+		       coalesce(bool_or(r.classification NOT IN ('bounce', 'out_of_office')), false),
+		       coalesce(bool_or(r.classification = 'interested'), false),
+		       coalesce(bool_or(r.classification = 'unsubscribe'), false)
+		  FROM mail_sends s
+		  LEFT JOIN mail_replies r ON r.workspace_id = s.workspace_id AND r.campaign_id = s.campaign_id AND r.lead_id = s.lead_id AND r.step = s.step
+		 WHERE s.workspace_id = $1 AND s.campaign_id = $2
+		 GROUP BY s.lead_id, s.step, s.recipient, s.status, s.error
+		 ORDER BY s.lead_id, s.step`, ws, id)
+	if err != nil {
+		return campaigns.Tally{}, nil, fmt.Errorf("count campaign %s: %w", id, err)
+	}
+	type row struct {
+		lead                                              int64
+		step                                              int
+		recipient                                         string
+		went, bounced, replied, positive, unsubscribeText bool
+	}
+	var all []row
+	var r row
+	if _, err := pgx.ForEachRow(rows, []any{&r.lead, &r.step, &r.recipient, &r.went, &r.bounced, &r.replied, &r.positive, &r.unsubscribeText}, func() error {
+		all = append(all, r)
+		return nil
+	}); err != nil {
+		return campaigns.Tally{}, nil, fmt.Errorf("count campaign %s: %w", id, err)
+	}
+	unsubscribed := map[string]bool{}
+	if t.unsubscribed != nil && len(all) > 0 {
+		var addresses []string
+		for _, r := range all {
+			if r.step == 1 {
+				addresses = append(addresses, r.recipient)
+			}
+		}
+		if unsubscribed, err = t.unsubscribed.Unsubscribed(ctx, ws, addresses); err != nil {
+			return campaigns.Tally{}, nil, err
+		}
+	}
+	perStep := make([]campaigns.Tally, steps)
+	var total campaigns.Tally
+	type leadFlags struct{ replied, positive, unsubscribed bool }
+	leads := map[int64]*leadFlags{}
+	lastWent := map[int64]int{}
+	for _, r := range all {
+		if r.went {
+			lastWent[r.lead] = max(lastWent[r.lead], r.step)
+		}
+	}
+	for _, r := range all {
+		if r.step < 1 || r.step > steps {
+			continue
+		}
+		st := &perStep[r.step-1]
+		f := leads[r.lead]
+		if f == nil {
+			f = &leadFlags{}
+			leads[r.lead] = f
+		}
+		if r.went {
+			st.Sent++
+			total.Sent++
+		}
+		if r.bounced {
+			st.Bounced++
+			total.Bounced++
+		}
+		if r.went && !r.bounced {
+			st.Delivered++
+			total.Delivered++
+		}
+		if r.replied {
+			st.Replied++
+			f.replied = true
+		}
+		if r.positive {
+			st.Positive++
+			f.positive = true
+		}
+		unsub := r.unsubscribeText || (unsubscribed[r.recipient] && lastWent[r.lead] == r.step && !f.unsubscribed)
+		if unsub && !f.unsubscribed {
+			st.Unsubscribed++
+			f.unsubscribed = true
+		}
+	}
+	for _, f := range leads {
+		if f.replied {
+			total.Replied++
+		}
+		if f.positive {
+			total.Positive++
+		}
+		if f.unsubscribed {
+			total.Unsubscribed++
+		}
+	}
+	return total, perStep, nil
+}
