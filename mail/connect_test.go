@@ -100,7 +100,7 @@ func TestConnectedMailboxes(t *testing.T) {
 		if _, err := mail.NewPoller(b.db, b.suppressor, b.clock, nil).Poll(b.ctx, b.workspace, mb); err != nil {
 			t.Errorf("reading with the connected mailbox: %v", err)
 		}
-		out := b.outgoing(b.workspace, b.workspace, 1)
+		out := b.outgoing(newCampaignID(), newLeadID(), 1)
 		out.Mailbox = mb
 		if res, err := b.sender.Send(b.ctx, out); err != nil || res.Status != mail.StatusSent {
 			t.Errorf("sending from the connected mailbox: %+v (%v)", res, err)

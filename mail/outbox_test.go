@@ -2,6 +2,7 @@ package mail_test
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -44,7 +45,7 @@ func TestOutbox(t *testing.T) {
 	outbox.Attach(b.sandbox)
 	keep := outbox.Keep
 	b.onAccept.Store(&keep)
-	campaign, lead := uuid.New(), uuid.New()
+	campaign, lead := newCampaignID(), newLeadID()
 	messageID := b.sendTo(t, campaign, lead, "Sam Okafor", "sam@acme-corp.example")
 
 	t.Run("every message as sent, with a verified signature", func(t *testing.T) {
@@ -116,7 +117,7 @@ func TestOutbox(t *testing.T) {
 		}
 		r := replies.Replies[0]
 		got := []string{r.From, r.Lead, r.MatchedBy, r.Classification, r.Subject, r.Excerpt}
-		want := []string{"sam@acme-corp.example", lead.String(), "thread", "interested", "Re: Quick question about Acme's onboarding", "Sounds good, let's talk on Thursday."}
+		want := []string{"sam@acme-corp.example", strconv.FormatInt(lead, 10), "thread", "interested", "Re: Quick question about Acme's onboarding", "Sounds good, let's talk on Thursday."}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("reply (-want +got):\n%s", diff)
 		}

@@ -2,11 +2,11 @@ package mail_test
 
 import (
 	"fmt"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/uuid"
 
 	"vibesell"
 	"vibesell/mail"
@@ -32,8 +32,8 @@ Content-Type: text/plain; charset=utf-8
 
 func TestListReplies(t *testing.T) {
 	b := setup(t)
-	spring, autumn := uuid.New(), uuid.New()
-	sam, lee, kim := uuid.New(), uuid.New(), uuid.New()
+	spring, autumn := newCampaignID(), newCampaignID()
+	sam, lee, kim := newLeadID(), newLeadID(), newLeadID()
 	toSam := b.sendTo(t, spring, sam, "Sam Okafor", "sam@acme-corp.example")
 	toLee := b.sendTo(t, spring, lee, "Lee Park", "lee@bolt.example")
 	toKim := b.sendTo(t, autumn, kim, "Kim Vance", "kim@corvid.example")
@@ -58,10 +58,10 @@ func TestListReplies(t *testing.T) {
 		}
 		return out
 	}
-	samRow := row{"sam@acme-corp.example", sam.String(), "sam@acme-corp.example", spring.String(), "interested", `the reply says "interested"`,
+	samRow := row{"sam@acme-corp.example", strconv.FormatInt(sam, 10), "sam@acme-corp.example", spring, "interested", `the reply says "interested"`,
 		"Yes, interested. Can you send over a few times for Thursday?"}
-	leeRow := row{"lee@bolt.example", lee.String(), "lee@bolt.example", spring.String(), "not_interested", `the reply says "not interested"`, "Not interested, thanks."}
-	kimRow := row{"kim@corvid.example", kim.String(), "kim@corvid.example", autumn.String(), "not_now", `the reply says "next quarter"`, "Please circle back next quarter."}
+	leeRow := row{"lee@bolt.example", strconv.FormatInt(lee, 10), "lee@bolt.example", spring, "not_interested", `the reply says "not interested"`, "Not interested, thanks."}
+	kimRow := row{"kim@corvid.example", strconv.FormatInt(kim, 10), "kim@corvid.example", autumn, "not_now", `the reply says "next quarter"`, "Please circle back next quarter."}
 
 	t.Run("newest first, a page at a time", func(t *testing.T) {
 		first, err := replies.List(b.ctx, b.workspace, mail.ReplyListOptions{Limit: 2})
@@ -87,14 +87,14 @@ func TestListReplies(t *testing.T) {
 		}
 	})
 	t.Run("filtered by campaign and by classification", func(t *testing.T) {
-		p, err := replies.List(b.ctx, b.workspace, mail.ReplyListOptions{Campaign: spring.String()})
+		p, err := replies.List(b.ctx, b.workspace, mail.ReplyListOptions{Campaign: spring})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if diff := cmp.Diff([]row{leeRow, samRow}, rows(p)); diff != "" {
 			t.Errorf("spring (-want +got):\n%s", diff)
 		}
-		p, err = replies.List(b.ctx, b.workspace, mail.ReplyListOptions{Campaign: spring.String(), Classification: mail.Interested})
+		p, err = replies.List(b.ctx, b.workspace, mail.ReplyListOptions{Campaign: spring, Classification: mail.Interested})
 		if err != nil {
 			t.Fatal(err)
 		}

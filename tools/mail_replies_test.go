@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/uuid"
 
 	"vibesell"
 	"vibesell/audience"
@@ -31,13 +30,13 @@ func TestListReplies(t *testing.T) {
 	secret := mailtest.Secret(t)
 	suppressions := audience.New(db, clock, audience.Config{}, nil).MailSuppressions()
 	sender := mail.NewSender(db, mail.NewKeys(db, secret, clock), suppressions, clock)
-	campaign := uuid.New()
+	campaign := "cp_00000000000000e1"
 	leads := []struct {
-		id          uuid.UUID
+		id          int64
 		email, text string
 	}{
-		{uuid.New(), "sam@acme-corp.example", "Yes, interested. Send over a few times for Thursday?"},
-		{uuid.New(), "lee@bolt.example", "I'm out of the office until 8 December, with limited access to email."},
+		{1, "sam@acme-corp.example", "Yes, interested. Send over a few times for Thursday?"},
+		{2, "lee@bolt.example", "I'm out of the office until 8 December, with limited access to email."},
 	}
 	for i, l := range leads {
 		res, err := sender.Send(ctx, mail.Outgoing{
@@ -70,14 +69,14 @@ func TestListReplies(t *testing.T) {
 		got := out.Replies[0]
 		returns := "2026-12-08"
 		want := replyRow{MessageID: "<r1@example.test>", Mailbox: "dana@getacme.com", From: "lee@bolt.example", Subject: "Re: Onboarding",
-			ReceivedAt: time.Date(2026, 12, 1, 10, 1, 0, 0, time.UTC), Lead: &replyLead{ID: leads[1].id.String(), Email: "lee@bolt.example"},
-			Campaign: &replyCampaign{ID: campaign.String()}, Step: got.Step, MatchedBy: "thread", Classification: "out_of_office",
+			ReceivedAt: time.Date(2026, 12, 1, 10, 1, 0, 0, time.UTC), Lead: &replyLead{ID: "2", Email: "lee@bolt.example"},
+			Campaign: &replyCampaign{ID: campaign}, Step: got.Step, MatchedBy: "thread", Classification: "out_of_office",
 			Rule: `the reply says "out of the office" and when the sender is back`, ReturnsOn: &returns,
 			Excerpt: "I'm out of the office until 8 December, with limited access to email."}
 		if diff := cmp.Diff(want, got); diff != "" || got.Step == nil || *got.Step != 1 {
 			t.Errorf("reply (-want +got):\n%s", diff)
 		}
-		mustContain(t, md, "- **out_of_office** from lee@bolt.example", "Back on Tue 8 Dec 2026.", "Answers step 1 of campaign "+campaign.String(),
+		mustContain(t, md, "- **out_of_office** from lee@bolt.example", "Back on Tue 8 Dec 2026.", "Answers step 1 of campaign "+campaign,
 			"call list_replies with cursor")
 		var next repliesOutput
 		acme.Result(vibesell.ToolListReplies, map[string]any{"limit": 1, "cursor": *out.NextCursor}, &next)
@@ -87,7 +86,7 @@ func TestListReplies(t *testing.T) {
 	})
 	t.Run("filtered by classification and campaign", func(t *testing.T) {
 		var out repliesOutput
-		acme.Result(vibesell.ToolListReplies, map[string]any{"classification": "interested", "campaign": campaign.String()}, &out)
+		acme.Result(vibesell.ToolListReplies, map[string]any{"classification": "interested", "campaign": campaign}, &out)
 		if len(out.Replies) != 1 || out.Replies[0].From != "sam@acme-corp.example" {
 			t.Errorf("interested: %+v", out)
 		}

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/google/uuid"
-
 	"vibesell/audience"
 	"vibesell/mail"
 	"vibesell/mail/mailtest"
@@ -30,13 +28,13 @@ func repliesScenarios(t *testing.T, s *server) []*scenario {
 	secret := mailtest.Secret(t)
 	suppressions := audience.New(s.pool, s.clock, audience.Config{}, nil).MailSuppressions()
 	sender := mail.NewSender(s.pool, mail.NewKeys(s.pool, secret, s.clock), suppressions, s.clock)
-	campaign := uuid.New()
+	campaign := "cp_0123456789abcdef" // made up: the replies list says it is unknown
 	for i, l := range []struct{ email, text string }{
 		{"sam@acme-corp.example", "Yes, interested. Could you send over a few times for Thursday?"},
 		{"lee@bolt.example", "Not interested, thanks. Please take me off your list."},
 	} {
 		res, err := sender.Send(ctx, mail.Outgoing{
-			Step:    mail.Step{WorkspaceID: s.ws.ID, CampaignID: campaign, LeadID: uuid.New(), Step: 1},
+			Step:    mail.Step{WorkspaceID: s.ws.ID, CampaignID: campaign, LeadID: int64(i + 1), Step: 1},
 			Mailbox: mb,
 			Message: mail.Message{To: mail.Address{Email: l.email}, Subject: "Onboarding", Body: "Hi,\n\nA question.\n\nDana", PostalAddress: "1 Market St",
 				UnsubscribeURL: secret.UnsubscribeURL(publicURL, s.ws.ID, l.email)},

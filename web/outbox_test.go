@@ -61,10 +61,10 @@ func setupOutbox(t *testing.T, withSandbox bool) *outboxBundle {
 }
 
 // send sends step 1 of a campaign of Acme's to Sam.
-func (b *outboxBundle) send(t *testing.T, lead uuid.UUID) {
+func (b *outboxBundle) send(t *testing.T, lead int64) {
 	t.Helper()
 	_, err := b.sender.Send(context.Background(), mail.Outgoing{
-		Step:    mail.Step{WorkspaceID: b.acme.ID, CampaignID: uuid.New(), LeadID: lead, Step: 1},
+		Step:    mail.Step{WorkspaceID: b.acme.ID, CampaignID: "cp_00000000000000e2", LeadID: lead, Step: 1},
 		Mailbox: b.mailbox,
 		Message: mail.Message{To: mail.Address{Name: "Sam Okafor", Email: "sam@acme-corp.example"}, Subject: "Onboarding at Acme Corp",
 			Body: "Hi Sam,\n\nWould a shorter onboarding help?\n\nDana", PostalAddress: "1 Market St, San Francisco",
@@ -81,7 +81,7 @@ func (b *outboxBundle) send(t *testing.T, lead uuid.UUID) {
 func TestBrowserOutboxAndReplyAsLead(t *testing.T) {
 	t.Parallel()
 	b := setupOutbox(t, true)
-	lead := uuid.New()
+	lead := int64(7)
 	b.send(t, lead)
 
 	tab := signedInTab(t, b.srv.URL+"/app/outbox", "ada@acme.test")
@@ -118,7 +118,7 @@ func TestBrowserOutboxAndReplyAsLead(t *testing.T) {
 	if err != nil || len(page.Replies) != 1 {
 		t.Fatalf("replies: %+v (%v)", page, err)
 	}
-	if r := page.Replies[0]; r.From != "sam@acme-corp.example" || r.Lead != lead.String() || r.MatchedBy != "thread" || r.Classification != "interested" {
+	if r := page.Replies[0]; r.From != "sam@acme-corp.example" || r.Lead != "7" || r.MatchedBy != "thread" || r.Classification != "interested" {
 		t.Errorf("the reply as read: %+v", r)
 	}
 }
@@ -139,7 +139,7 @@ func signedInTab(t *testing.T, page, email string) *webtest.Tab {
 func TestOutboxShowsOnlyTheWorkspacesMessages(t *testing.T) {
 	t.Parallel()
 	b := setupOutbox(t, true)
-	b.send(t, uuid.New())
+	b.send(t, 99)
 	ada := b.browser(t)
 	ada.SignIn("ada@acme.test", password, "/app/outbox")
 	acme := ada.Get("/app/outbox")

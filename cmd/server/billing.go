@@ -23,11 +23,13 @@ func newBilling(cfg config, db *pgxpool.Pool, clock vibesell.Clock, logger *slog
 		PublicURL: cfg.PublicURL.String(),
 		Clock:     clock,
 		Logger:    logger.With("component", "billing"),
-		// Emails get their meter with the engine that sends them.
+		// Leads and emails are counted by billing as the import and the
+		// engine use them.
 		Meters: map[billing.Metric]billing.Meter{
 			billing.Mailboxes:       billing.MeterFunc(sending.OrderedMailboxes),
 			billing.Leads:           billing.Counted,
 			billing.ActiveCampaigns: billing.MeterFunc(campaigns.Running),
+			billing.Emails:          billing.Counted,
 		},
 	})
 	appr.Register(vibesell.ToolUpgradePlan, svc.ChangeExecutor())

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/uuid"
 
 	"vibesell/mail"
 	"vibesell/sending"
@@ -86,7 +85,7 @@ func TestTheSandboxKeepsWhatItAcceptsInTheOutbox(t *testing.T) {
 	}
 	sender := mail.NewSender(f.pool, mail.NewKeys(f.pool, *engine.Secret, nil), f.svc.audience.MailSuppressions(), nil)
 	_, err = sender.Send(ctx, mail.Outgoing{
-		Step:    mail.Step{WorkspaceID: f.two.Acme.ID, CampaignID: uuid.New(), LeadID: uuid.New(), Step: 1},
+		Step:    mail.Step{WorkspaceID: f.two.Acme.ID, CampaignID: "cp_00000000000000c1", LeadID: 1, Step: 1},
 		Mailbox: mb,
 		Message: mail.Message{To: mail.Address{Email: "sam@acme-corp.example"}, Subject: "Hello", Body: "Hi Sam", PostalAddress: "1 Market St",
 			UnsubscribeURL: engine.Secret.UnsubscribeURL("https://vibesell.example.test", f.two.Acme.ID, "sam@acme-corp.example")},
