@@ -31,3 +31,15 @@ func ExplainPool(ctx context.Context, tb testing.TB, db *pgxpool.Pool, ws uuid.U
 	}
 	return strings.Join(lines, "\n")
 }
+
+// SegmentColumns are the columns a directory load orders its rows by.
+var SegmentColumns = segmentColumns
+
+// SetMaxHeldBytes bounds the rows a directory load holds in memory until
+// the test ends. It is not safe while other tests load a directory: call
+// it from a test that does not run in parallel.
+func SetMaxHeldBytes(tb testing.TB, n int) {
+	before := maxHeldBytes
+	maxHeldBytes = n
+	tb.Cleanup(func() { maxHeldBytes = before })
+}
