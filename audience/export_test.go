@@ -20,8 +20,8 @@ func (s *Service) SetAfterBatch(f func() error) { s.afterBatch = f }
 // for the workspace ws.
 func ExplainPool(ctx context.Context, tb testing.TB, db *pgxpool.Pool, ws uuid.UUID, f Filters) string {
 	s := &Service{clock: vibesell.SystemClock{}}
-	args := []any{ws, s.windowStart(f)}
-	rows, err := db.Query(ctx, "EXPLAIN (ANALYZE, BUFFERS) "+poolCountsSQL(f.where(&args)), args...)
+	sql, args := s.poolCounts(ws, f)
+	rows, err := db.Query(ctx, "EXPLAIN (ANALYZE, BUFFERS) "+sql, args...)
 	if err != nil {
 		tb.Fatal(err)
 	}
