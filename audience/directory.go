@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -77,7 +78,6 @@ const MaxRejectedLines = 20
 // new ones.
 func ImportDirectory(ctx context.Context, db *pgxpool.Pool, r io.Reader, name string, progress func(rows int64)) (DirectoryReport, error) {
 	in := csv.NewReader(bufio.NewReaderSize(r, 1<<16))
-	in.ReuseRecord = true
 	in.FieldsPerRecord = -1
 	header, err := in.Read()
 	if err != nil {
@@ -107,6 +107,7 @@ func ImportDirectory(ctx context.Context, db *pgxpool.Pool, r io.Reader, name st
 	if src.email < 0 {
 		return DirectoryReport{}, fmt.Errorf("%s: the header has no email column (it has %s)", name, strings.Join(header, ", "))
 	}
+	defer src.stop()
 
 	err = store.InTx(ctx, db, func(tx pgx.Tx) error {
 		// One load at a time: two merging at once would each count the
@@ -292,6 +293,10 @@ func dropRepeats(ctx context.Context, tx pgx.Tx, src *directoryRows, table, late
 // the order hold put them in.
 type directoryRows struct {
 	in       *csv.Reader
+	batches  chan *csvBatch          // read and being encoded, in the file's order
+	stopped  chan struct{}           // closed when the load is over
+	cur      *csvBatch               // the batch next takes records from
+	curAt    int                     // its next record
 	email    int                     // the email's field
 	at       [colEmailStatus + 1]int // the field of each of DirectoryColumns, or -1
 	columns  int                     // fields in a row
@@ -499,88 +504,196 @@ func (s *directoryRows) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// next reads a record and appends its row to s.buf, reporting whether it
-// did: it does not when the record is skipped or at the end of the file.
+// next takes the next record and appends its row to s.buf, reporting
+// whether it did: it does not when the record is skipped or at the end of
+// the file. The records are read and encoded on other goroutines (see
+// [directoryRows.parse]); next counts them, in the file's order.
 func (s *directoryRows) next() bool {
-	rec, err := s.in.Read()
-	if errors.Is(err, io.EOF) {
-		s.eof = true
-		return false
+	if s.batches == nil {
+		s.parse()
 	}
+	for s.cur == nil || s.curAt == len(s.cur.fields) {
+		if s.cur != nil && (s.cur.eof || s.cur.err != nil) {
+			s.eof, s.err = s.cur.eof, s.cur.err
+			return false
+		}
+		s.cur, s.curAt = <-s.batches, 0
+		<-s.cur.encoded
+	}
+	b, i := s.cur, s.curAt
+	s.curAt++
 	s.line++
-	var parseErr *csv.ParseError
-	if errors.As(err, &parseErr) {
-		s.reject()
-		return false
-	}
-	if err != nil {
-		s.err = err
+	if b.fields[i] == nil {
+		s.reject() // a record that could not be parsed
 		return false
 	}
 	s.report.Rows++
 	if s.progress != nil && s.report.Rows%10_000 == 0 {
 		s.progress(s.report.Rows)
 	}
-	if len(rec) != s.columns {
+	r := b.rows[i]
+	if r.reject {
 		s.reject()
 		return false
 	}
-	email, domain, role, ok := normalEmail(rec[s.email])
-	if !ok {
-		s.reject()
-		return false
-	}
-	s.hashes = append(s.hashes, maphash.String(s.seed, email))
-	get := func(col int) string {
-		if i := s.at[col]; i >= 0 {
-			return strings.TrimSpace(rec[i])
-		}
-		return ""
-	}
-	status := strings.ToLower(get(colEmailStatus))
-	if !slices.Contains([]string{"valid", "risky", "invalid", "unknown"}, status) {
-		status = "unknown"
-	}
-	seniority, department := onto(Seniorities, get(colSeniority)), onto(Departments, get(colDepartment))
-	industry, size, country := onto(Industries, get(colIndustry)), bandOrRaw(get(colCompanySize)), countryOrRaw(get(colCountry))
-	s.segment = append(s.segment[:0], industry...)
-	for _, v := range []string{seniority, country, size, department} {
-		s.segment = append(append(s.segment, 0), v...)
-	}
-	fields := 16
-	if s.withLine {
-		fields++
-	}
-	if s.source != "" {
-		fields++
-	}
-	b := binary.BigEndian.AppendUint16(s.buf, uint16(fields))
-	if s.withLine {
-		b = binary.BigEndian.AppendUint32(b, 8)
-		b = binary.BigEndian.AppendUint64(b, uint64(s.line))
-	}
-	b = appendCopyText(b, email)
-	b = appendCopyText(b, domain)
-	b = binary.BigEndian.AppendUint32(b, 1)
-	if role {
-		b = append(b, 1)
-	} else {
-		b = append(b, 0)
-	}
-	for _, v := range []string{status, get(colFirstName), get(colLastName), get(colTitle), seniority, department, get(colCompany),
-		normalDomainOrEmpty(get(colCompanyDomain)), industry, size, country, get(colTimeZone)} {
-		b = appendCopyText(b, v)
-	}
-	if l := get(colLinkedIn); l != "" {
-		b = appendCopyText(b, l)
-	} else {
-		b = binary.BigEndian.AppendUint32(b, 0xffffffff) // NULL
-	}
-	if s.source != "" {
-		b = appendCopyText(b, s.source)
-	}
-	s.buf = b
+	s.hashes = append(s.hashes, r.hash)
+	s.segment = b.keys[r.keyStart:r.keyEnd]
+	s.buf = append(s.buf, b.out[r.start:r.end]...)
 	return true
+}
+
+// csvBatch is a run of a CSV's records, as read, then as encoded.
+type csvBatch struct {
+	line   int64      // the line of the first record (the header is 1)
+	fields [][]string // each record's fields; nil for one that could not be parsed
+	eof    bool       // the file ends after the records
+	err    error      // reading the file failed after the records
+
+	encoded chan struct{} // closed once the fields below are set
+	rows    []encodedRow
+	out     []byte // the rows, encoded
+	keys    []byte // their segment keys
+}
+
+type encodedRow struct {
+	reject                       bool // no usable address, or the wrong number of fields
+	start, end, keyStart, keyEnd int
+	hash                         uint64
+}
+
+// csvBatchSize is how many records a batch holds.
+const csvBatchSize = 2048
+
+// parse starts reading the CSV on one goroutine and encoding its records
+// on others, a batch at a time; s.batches has the batches in the file's
+// order. They stop at the end of the file, or when s.stop is called.
+func (s *directoryRows) parse() {
+	s.batches = make(chan *csvBatch, 8)
+	s.stopped = make(chan struct{})
+	work := make(chan *csvBatch, 8)
+	line := s.line + 1
+	go func() {
+		defer close(work)
+		for {
+			b := &csvBatch{line: line, encoded: make(chan struct{})}
+			for len(b.fields) < csvBatchSize {
+				rec, err := s.in.Read()
+				var parseErr *csv.ParseError
+				if errors.Is(err, io.EOF) {
+					b.eof = true
+					break
+				} else if errors.As(err, &parseErr) {
+					b.fields = append(b.fields, nil)
+					continue
+				} else if err != nil {
+					b.err = err
+					break
+				}
+				b.fields = append(b.fields, rec)
+			}
+			line += int64(len(b.fields))
+			for _, ch := range []chan *csvBatch{s.batches, work} {
+				select {
+				case ch <- b:
+				case <-s.stopped:
+					return
+				}
+			}
+			if b.eof || b.err != nil {
+				return
+			}
+		}
+	}()
+	for range max(1, runtime.GOMAXPROCS(0)) {
+		go func() {
+			for b := range work {
+				s.encode(b)
+				close(b.encoded)
+			}
+		}()
+	}
+}
+
+// stop ends the goroutines reading and encoding the CSV, if they run.
+func (s *directoryRows) stop() {
+	if s.stopped != nil {
+		close(s.stopped)
+	}
+}
+
+// encode normalises and encodes the records of b. It runs on several
+// goroutines at once: it reads s's settings and writes only to b.
+func (s *directoryRows) encode(b *csvBatch) {
+	b.rows = make([]encodedRow, len(b.fields))
+	for i, rec := range b.fields {
+		if rec == nil {
+			continue
+		}
+		if len(rec) != s.columns {
+			b.rows[i].reject = true
+			continue
+		}
+		email, domain, role, ok := normalEmail(rec[s.email])
+		if !ok {
+			b.rows[i].reject = true
+			continue
+		}
+		get := func(col int) string {
+			if i := s.at[col]; i >= 0 {
+				return strings.TrimSpace(rec[i])
+			}
+			return ""
+		}
+		status := strings.ToLower(get(colEmailStatus))
+		if !slices.Contains([]string{"valid", "risky", "invalid", "unknown"}, status) {
+			status = "unknown"
+		}
+		seniority, department := onto(Seniorities, get(colSeniority)), onto(Departments, get(colDepartment))
+		industry, size, country := onto(Industries, get(colIndustry)), bandOrRaw(get(colCompanySize)), countryOrRaw(get(colCountry))
+		r := &b.rows[i]
+		r.hash = maphash.String(s.seed, email)
+		r.keyStart = len(b.keys)
+		b.keys = append(b.keys, industry...)
+		for _, v := range []string{seniority, country, size, department} {
+			b.keys = append(append(b.keys, 0), v...)
+		}
+		r.keyEnd = len(b.keys)
+		r.start = len(b.out)
+		fields := 16
+		if s.withLine {
+			fields++
+		}
+		if s.source != "" {
+			fields++
+		}
+		o := binary.BigEndian.AppendUint16(b.out, uint16(fields))
+		if s.withLine {
+			o = binary.BigEndian.AppendUint32(o, 8)
+			o = binary.BigEndian.AppendUint64(o, uint64(b.line+int64(i)))
+		}
+		o = appendCopyText(o, email)
+		o = appendCopyText(o, domain)
+		o = binary.BigEndian.AppendUint32(o, 1)
+		if role {
+			o = append(o, 1)
+		} else {
+			o = append(o, 0)
+		}
+		for _, v := range []string{status, get(colFirstName), get(colLastName), get(colTitle), seniority, department, get(colCompany),
+			normalDomainOrEmpty(get(colCompanyDomain)), industry, size, country, get(colTimeZone)} {
+			o = appendCopyText(o, v)
+		}
+		if l := get(colLinkedIn); l != "" {
+			o = appendCopyText(o, l)
+		} else {
+			o = binary.BigEndian.AppendUint32(o, 0xffffffff) // NULL
+		}
+		if s.source != "" {
+			o = appendCopyText(o, s.source)
+		}
+		b.out = o
+		r.end = len(b.out)
+	}
 }
 
 // appendCopyText appends a text field of binary COPY data: its length in
