@@ -625,6 +625,15 @@ func (s *directoryRows) stop() {
 // goroutines at once: it reads s's settings and writes only to b.
 func (s *directoryRows) encode(b *csvBatch) {
 	b.rows = make([]encodedRow, len(b.fields))
+	size := 0
+	for _, rec := range b.fields {
+		for _, f := range rec {
+			size += len(f)
+		}
+	}
+	// A row is its fields, their lengths (4 bytes each) and a few more.
+	b.out = make([]byte, 0, size+len(b.fields)*(18*4+48))
+	b.keys = make([]byte, 0, len(b.fields)*48)
 	for i, rec := range b.fields {
 		if rec == nil {
 			continue
@@ -714,6 +723,9 @@ func (s *directoryRows) reject() {
 // whatever the case, or the one word its alias points to ("saas" is
 // Software); anything else is kept as written.
 func onto(vocabulary []string, v string) string {
+	if slices.Contains(vocabulary, v) { // as the vocabulary writes it: most files
+		return v
+	}
 	if k, ok := known(vocabulary, v); ok {
 		return k
 	}
@@ -724,6 +736,9 @@ func onto(vocabulary []string, v string) string {
 }
 
 func bandOrRaw(v string) string {
+	if slices.Contains(CompanySizes, v) {
+		return v
+	}
 	if b, ok := sizeBand(v); ok {
 		return b
 	}
