@@ -47,12 +47,15 @@ type Pool struct {
 // workspace, $2 the start of the window or null, then the filters'
 // parameters). The matches are read from the directory's segment index
 // alone (an index-only scan), the workspace's leads and suppressions from
-// theirs.
+// theirs. OFFSET 0 keeps the matches a subquery of their own, so that
+// whether one is suppressed is worked out once, not again in each count
+// that asks (a third of the statement's time).
 func poolCountsSQL(where string) string {
 	return `
 		WITH matched AS (
 			SELECT c.email, c.email_status, c.role_address, ` + suppressedSQL("$1") + ` AS suppressed
-			FROM directory_contacts c WHERE ` + where + `),
+			FROM directory_contacts c WHERE ` + where + `
+			OFFSET 0),
 		counted AS (
 			SELECT count(*) AS matched,
 				count(*) FILTER (WHERE m.suppressed) AS suppressed,
