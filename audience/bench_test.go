@@ -8,12 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"vibesell"
@@ -129,7 +127,7 @@ func timed(b *testing.B, f func()) time.Duration {
 func BenchmarkEstimateLeadPool(b *testing.B) {
 	path := writeBenchCSV(b, benchRows)
 	ctx := context.Background()
-	pool := storetest.New(b)
+	pool, trips := storetest.NewCounted(b) // a query, or a batch, is one round trip
 	f, err := os.Open(path)
 	if err != nil {
 		b.Fatal(err)
@@ -143,17 +141,7 @@ func BenchmarkEstimateLeadPool(b *testing.B) {
 	}
 	ws := benchWorkspace(b, pool)
 	clock := vibesell.NewManualClock(time.Now())
-	// The counts go through a pool that counts round trips: a query, or a
-	// batch of them.
-	cfg := pool.Config().Copy()
-	trips := &roundTrips{}
-	cfg.ConnConfig.Tracer = trips
-	counted, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer counted.Close()
-	svc := audience.New(counted, clock, audience.Config{}, nil)
+	svc := audience.New(pool, clock, audience.Config{}, nil)
 	filters := audience.Filters{Industries: []string{"Software", "Banking"}, Seniorities: []string{"VP", "Director"}, Countries: []string{"DE", "FR"}}
 	saved, err := svc.SaveFilters(ctx, ws, filters, []string{"company7.test", "person12@company12.test"})
 	if err != nil {
@@ -173,7 +161,7 @@ func BenchmarkEstimateLeadPool(b *testing.B) {
 	for b.Loop() {
 		var times []time.Duration
 		var p audience.Pool
-		trips.n.Store(0)
+		before := trips.Count()
 		for range 200 {
 			start := time.Now()
 			if p, err = svc.EstimatePool(ctx, ws); err != nil {
@@ -185,28 +173,9 @@ func BenchmarkEstimateLeadPool(b *testing.B) {
 		b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "p50-ms")
 		b.ReportMetric(float64(times[len(times)*99/100].Microseconds())/1000, "p99-ms")
 		b.ReportMetric(float64(p.Matched), "matched")
-		b.ReportMetric(float64(trips.n.Load())/200, "round-trips")
+		b.ReportMetric(float64(trips.Count()-before)/200, "round-trips")
 	}
 }
-
-// roundTrips counts the queries and batches sent: each is one round trip
-// (pgx traces a batch's queries as the batch's, not as queries).
-type roundTrips struct{ n atomic.Int64 }
-
-func (r *roundTrips) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
-	r.n.Add(1)
-	return ctx
-}
-
-func (r *roundTrips) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
-
-func (r *roundTrips) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
-	r.n.Add(1)
-	return ctx
-}
-
-func (r *roundTrips) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
-func (r *roundTrips) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)     {}
 
 func benchWorkspace(b *testing.B, pool *pgxpool.Pool) uuid.UUID {
 	ws, err := workspace.Create(context.Background(), pool, "Bench")
