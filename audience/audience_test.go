@@ -166,7 +166,8 @@ ivy@iota.test,Ivy,Ito,CTO,C-level,Engineering,Iota,iota.test,Software,11-50,JP
 
 // A load into an empty directory stores the contacts in the order of the
 // segment index's key (the file's order among equal keys), so that the
-// index is built from rows already sorted; the key is the index's.
+// index is built from rows already sorted; the key is the index's. Their
+// ids follow the file, and the identity carries on after them.
 func TestDirectoryImportOrder(t *testing.T) {
 	t.Parallel()
 	b := setup(t, audience.Config{})
@@ -182,20 +183,34 @@ func TestDirectoryImportOrder(t *testing.T) {
 		t.Errorf("the segment index's key (-load +index):\n%s", d)
 	}
 	b.seed(t)
-	rows, err := b.pool.Query(ctx, `SELECT email FROM directory_contacts ORDER BY id`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	stored, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		t.Fatal(err)
+	emails := func(order string) []string {
+		rows, err := b.pool.Query(ctx, `SELECT email FROM directory_contacts ORDER BY `+order)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
 	}
 	// Retail before Software; Director, Manager, VP; DE, ES, FR, JP; info
 	// and ana (its second row), then cara and fay, share a key.
-	want := []string{"eve@delta.test", "dan@gamma.test", "ben@alpha.test", "info@alpha.test", "ana@alpha.test", "gus@epsilon.test",
+	stored := []string{"eve@delta.test", "dan@gamma.test", "ben@alpha.test", "info@alpha.test", "ana@alpha.test", "gus@epsilon.test",
 		"cara@beta.test", "fay@beta.test", "hal@zeta.test"}
-	if d := cmp.Diff(want, stored); d != "" {
+	if d := cmp.Diff(stored, emails("ctid")); d != "" {
+		t.Errorf("contacts as stored (-want +got):\n%s", d)
+	}
+	// The ids follow the file all the same.
+	inFile := []string{"ben@alpha.test", "cara@beta.test", "dan@gamma.test", "eve@delta.test", "info@alpha.test", "fay@beta.test",
+		"gus@epsilon.test", "hal@zeta.test", "ana@alpha.test"}
+	if d := cmp.Diff(inFile, emails("id")); d != "" {
 		t.Errorf("contacts by id (-want +got):\n%s", d)
+	}
+	var next int64
+	if err := b.pool.QueryRow(ctx, `INSERT INTO directory_contacts (email, email_domain, source) VALUES ('new@omega.test', 'omega.test', 'test')
+		RETURNING id - (SELECT max(id) FROM directory_contacts)`).Scan(&next); err != nil || next != 1 {
+		t.Errorf("the next contact's id is %d past the last one (%v); want 1", next, err)
 	}
 }
 
