@@ -3,6 +3,7 @@ package audience_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -128,6 +129,32 @@ func TestDirectoryImport(t *testing.T) {
 		}
 		var n int
 		b.pool.QueryRow(t.Context(), `SELECT count(*) FROM directory_contacts WHERE email_domain = 'omega.test'`).Scan(&n)
+		if n != 0 {
+			t.Errorf("a stopped load left %d contacts", n)
+		}
+	})
+
+	t.Run("a load stopped while the file is read stops reading", func(t *testing.T) {
+		b := setup(t, audience.Config{})
+		var csv strings.Builder
+		csv.WriteString("email\n")
+		for i := range 30_000 {
+			fmt.Fprintf(&csv, "p%d@omega.test\n", i)
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		var calls []int64
+		_, err := audience.ImportDirectory(ctx, b.pool, strings.NewReader(csv.String()), "stopped.csv", func(rows int64) {
+			calls = append(calls, rows)
+			cancel()
+		})
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("err = %v, want the cancellation", err)
+		}
+		if d := cmp.Diff([]int64{10_000}, calls); d != "" {
+			t.Errorf("progress (-want +got):\n%s", d)
+		}
+		var n int
+		b.pool.QueryRow(t.Context(), `SELECT count(*) FROM directory_contacts`).Scan(&n)
 		if n != 0 {
 			t.Errorf("a stopped load left %d contacts", n)
 		}
