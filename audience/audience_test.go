@@ -3,6 +3,7 @@ package audience_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"vibesell"
@@ -151,12 +153,128 @@ func TestDirectoryImport(t *testing.T) {
 		}
 	})
 
+	t.Run("a load stopped while the file is read stops reading", func(t *testing.T) {
+		b := setup(t, audience.Config{})
+		var csv strings.Builder
+		csv.WriteString("email\n")
+		for i := range 30_000 {
+			fmt.Fprintf(&csv, "p%d@omega.test\n", i)
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		var calls []int64
+		_, err := audience.ImportDirectory(ctx, b.pool, strings.NewReader(csv.String()), "stopped.csv", func(rows int64) {
+			calls = append(calls, rows)
+			cancel()
+		})
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("err = %v, want the cancellation", err)
+		}
+		if d := cmp.Diff([]int64{10_000}, calls); d != "" {
+			t.Errorf("progress (-want +got):\n%s", d)
+		}
+		var n int
+		b.pool.QueryRow(t.Context(), `SELECT count(*) FROM directory_contacts`).Scan(&n)
+		if n != 0 {
+			t.Errorf("a stopped load left %d contacts", n)
+		}
+	})
+
 	t.Run("no email column", func(t *testing.T) {
 		_, err := audience.ImportDirectory(t.Context(), b.pool, strings.NewReader("name,company\nA,B\n"), "bad.csv", nil)
 		if err == nil || !strings.Contains(err.Error(), "no email column") {
 			t.Errorf("err = %v", err)
 		}
 	})
+
+	t.Run("a later file updates what changed and adds what is new", func(t *testing.T) {
+		later := `email,first_name,last_name,title,seniority,department,company,company_domain,industry,company_size,country
+ana@alpha.test,Ana,Silva-Costa,VP of Sales,VP,Sales,Alpha,alpha.test,Software,51-200,FR
+ben@alpha.test,Ben,Berg,Sales Manager,Manager,Sales,Alpha,alpha.test,Software,51-200,DE
+ivy@iota.test,Ivy,Ito,CTO,C-level,Engineering,Iota,iota.test,Software,11-50,JP
+`
+		rep, err := audience.ImportDirectory(t.Context(), b.pool, strings.NewReader(later), "later.csv", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(audience.DirectoryReport{Rows: 3, Added: 1, Updated: 1, Unchanged: 1}, rep); d != "" {
+			t.Errorf("report (-want +got):\n%s", d)
+		}
+		var got []string
+		rows, _ := b.pool.Query(t.Context(), `SELECT email || ' ' || country || ' ' || source FROM directory_contacts WHERE email IN ('ana@alpha.test', 'ben@alpha.test', 'ivy@iota.test') ORDER BY email`)
+		if got, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff([]string{"ana@alpha.test FR later.csv", "ben@alpha.test DE seed.csv", "ivy@iota.test JP later.csv"}, got); d != "" {
+			t.Errorf("contacts (-want +got):\n%s", d)
+		}
+	})
+}
+
+// A load into an empty directory stores the contacts in the order of the
+// segment index's key (the file's order among equal keys), so that the
+// index is built from rows already sorted; the key is the index's. Their
+// ids follow the file, and the identity carries on after them.
+func TestDirectoryImportOrder(t *testing.T) {
+	t.Parallel()
+	b := setup(t, audience.Config{})
+	ctx := t.Context()
+	var key []string
+	if err := b.pool.QueryRow(ctx, `SELECT array_agg(a.attname ORDER BY k.n) FROM pg_index i
+		CROSS JOIN LATERAL unnest(i.indkey[:i.indnkeyatts - 1]) WITH ORDINALITY k(attnum, n)
+		JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
+		WHERE i.indexrelid = 'directory_contacts_segment'::regclass`).Scan(&key); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(audience.SegmentColumns, key); d != "" {
+		t.Errorf("the segment index's key (-load +index):\n%s", d)
+	}
+	b.seed(t)
+	emails := func(order string) []string {
+		rows, err := b.pool.Query(ctx, `SELECT email FROM directory_contacts ORDER BY `+order)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	// Retail before Software; Director, Manager, VP; DE, ES, FR, JP; info
+	// and ana (its second row), then cara and fay, share a key.
+	stored := []string{"eve@delta.test", "dan@gamma.test", "ben@alpha.test", "info@alpha.test", "ana@alpha.test", "gus@epsilon.test",
+		"cara@beta.test", "fay@beta.test", "hal@zeta.test"}
+	if d := cmp.Diff(stored, emails("ctid")); d != "" {
+		t.Errorf("contacts as stored (-want +got):\n%s", d)
+	}
+	// The ids follow the file all the same.
+	inFile := []string{"ben@alpha.test", "cara@beta.test", "dan@gamma.test", "eve@delta.test", "info@alpha.test", "fay@beta.test",
+		"gus@epsilon.test", "hal@zeta.test", "ana@alpha.test"}
+	if d := cmp.Diff(inFile, emails("id")); d != "" {
+		t.Errorf("contacts by id (-want +got):\n%s", d)
+	}
+	var next int64
+	if err := b.pool.QueryRow(ctx, `INSERT INTO directory_contacts (email, email_domain, source) VALUES ('new@omega.test', 'omega.test', 'test')
+		RETURNING id - (SELECT max(id) FROM directory_contacts)`).Scan(&next); err != nil || next != 1 {
+		t.Errorf("the next contact's id is %d past the last one (%v); want 1", next, err)
+	}
+}
+
+// A file too big to hold in memory is streamed in its order, with the same
+// outcome: the later row of an address wins, and the report is the same.
+// Not parallel: it lowers a bound every load reads.
+func TestDirectoryImportStreamed(t *testing.T) {
+	audience.SetMaxHeldBytes(t, 300)
+	b := setup(t, audience.Config{})
+	rep := b.seed(t)
+	want := audience.DirectoryReport{Rows: 11, Added: 9, Duplicates: 1, Rejected: 1, RejectedLines: []int64{10}, UnknownColumns: []string{"favourite_colour"}}
+	if d := cmp.Diff(want, rep); d != "" {
+		t.Errorf("report (-want +got):\n%s", d)
+	}
+	var last string
+	if err := b.pool.QueryRow(t.Context(), `SELECT last_name FROM directory_contacts WHERE email = 'ana@alpha.test'`).Scan(&last); err != nil || last != "Silva-Costa" {
+		t.Errorf("the later row of a duplicate address should win: %q, %v", last, err)
+	}
 }
 
 func TestSampleDirectory(t *testing.T) {

@@ -127,7 +127,7 @@ func timed(b *testing.B, f func()) time.Duration {
 func BenchmarkEstimateLeadPool(b *testing.B) {
 	path := writeBenchCSV(b, benchRows)
 	ctx := context.Background()
-	pool := storetest.New(b)
+	pool, trips := storetest.NewCounted(b) // a query, or a batch, is one round trip
 	f, err := os.Open(path)
 	if err != nil {
 		b.Fatal(err)
@@ -161,6 +161,7 @@ func BenchmarkEstimateLeadPool(b *testing.B) {
 	for b.Loop() {
 		var times []time.Duration
 		var p audience.Pool
+		before := trips.Count()
 		for range 200 {
 			start := time.Now()
 			if p, err = svc.EstimatePool(ctx, ws); err != nil {
@@ -172,6 +173,7 @@ func BenchmarkEstimateLeadPool(b *testing.B) {
 		b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "p50-ms")
 		b.ReportMetric(float64(times[len(times)*99/100].Microseconds())/1000, "p99-ms")
 		b.ReportMetric(float64(p.Matched), "matched")
+		b.ReportMetric(float64(trips.Count()-before)/200, "round-trips")
 	}
 }
 

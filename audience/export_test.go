@@ -20,8 +20,8 @@ func (s *Service) SetAfterBatch(f func() error) { s.afterBatch = f }
 // for the workspace ws.
 func ExplainPool(ctx context.Context, tb testing.TB, db *pgxpool.Pool, ws uuid.UUID, f Filters) string {
 	s := &Service{clock: vibesell.SystemClock{}}
-	args := []any{ws, s.windowStart(f)}
-	rows, err := db.Query(ctx, "EXPLAIN (ANALYZE, BUFFERS) "+poolCountsSQL(f.where(&args)), args...)
+	sql, args := s.poolCounts(ws, f)
+	rows, err := db.Query(ctx, "EXPLAIN (ANALYZE, BUFFERS) "+sql, args...)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -30,4 +30,16 @@ func ExplainPool(ctx context.Context, tb testing.TB, db *pgxpool.Pool, ws uuid.U
 		tb.Fatal(err)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// SegmentColumns are the columns a directory load orders its rows by.
+var SegmentColumns = segmentColumns
+
+// SetMaxHeldBytes bounds the rows a directory load holds in memory until
+// the test ends. It is not safe while other tests load a directory: call
+// it from a test that does not run in parallel.
+func SetMaxHeldBytes(tb testing.TB, n int) {
+	before := maxHeldBytes
+	maxHeldBytes = n
+	tb.Cleanup(func() { maxHeldBytes = before })
 }
