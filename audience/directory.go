@@ -348,7 +348,7 @@ type directoryRows struct {
 type heldRow struct{ chunk, off, len int32 }
 
 // segmentColumns are the key columns of the directory's segment index
-// (migrations 00070 and 00160), in its order: rows sent in this order,
+// (migrations 00070 and 00180), in its order: rows sent in this order,
 // the index is built from rows already sorted. A test checks them against
 // the index.
 var segmentColumns = []string{"industry", "seniority", "country", "company_size", "department"}
