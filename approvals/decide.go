@@ -137,6 +137,12 @@ func (s *Service) Decide(ctx context.Context, ws uuid.UUID, id string, d Decisio
 				"The workspace wants this approved by a click in the card or in the web app, not passed on by the assistant."); err != nil {
 				return err
 			}
+		case clickedOnly && d.Via == ViaConversation:
+			// The rule is about who decides, not only who approves: a
+			// rejection passed on by the assistant could be the model's
+			// own, and would end what the person meant to approve. Not
+			// kept in the trail: nothing was at stake.
+			refused = refusedPolicyReject
 		case d.Approve:
 			if _, err := tx.Exec(ctx, `UPDATE approvals SET status = 'approved', decided_at = $3, decided_by = $4,
 				decided_by_user = $5, decided_via = $6, reason = $7, decided_host_apps = $8 WHERE workspace_id = $1 AND id = $2`,
@@ -177,10 +183,14 @@ func (s *Service) Decide(ctx context.Context, ws uuid.UUID, id string, d Decisio
 		return out, false, vibesell.Errorf(vibesell.EINVALID,
 			"This can only be approved by a signed-in person in the web app, because %s. Give the person this link to approve it there: %s. It can still be rejected here.",
 			whyWeb(out), out.AppURL)
-	case refusedPolicy:
+	case refusedPolicy, refusedPolicyReject:
+		verb := "Approve"
+		if refused == refusedPolicyReject {
+			verb = "Reject"
+		}
 		return out, false, vibesell.Errorf(vibesell.EINVALID,
-			"This workspace wants approvals to %s made by the person themselves: a click on Approve in the approval card, or in the web app at %s. A decision passed on by the assistant is not taken. Ask the person to click Approve in the card, or give them the link. It can still be rejected here.",
-			strings.ToLower(ActionLabels.Of(out.Action)), out.AppURL)
+			"This workspace wants decisions on approvals to %s made by the person themselves: a click on Approve or Reject in the approval card, or in the web app at %s. A decision passed on by the assistant is not taken, a rejection included. Ask the person to click %s in the card, or give them the link.",
+			strings.ToLower(ActionLabels.Of(out.Action)), out.AppURL, verb)
 	}
 	return out, taken, nil
 }
@@ -189,6 +199,9 @@ func (s *Service) Decide(ctx context.Context, ws uuid.UUID, id string, d Decisio
 const (
 	refusedWeb    = "web"    // only a signed-in person in the web app may approve it
 	refusedPolicy = "policy" // the workspace wants it clicked or approved in the web app
+	// the workspace wants it clicked or decided in the web app, a
+	// rejection included
+	refusedPolicyReject = "policy_reject"
 )
 
 // keptRefusals is how many refused attempts to approve an approval keeps
@@ -322,7 +335,9 @@ func (s *Service) decideAndWait(ctx context.Context, ws uuid.UUID, id string, d 
 // ApproveWays says where a pending approval may be approved now: ViaCard
 // (a click in the card), ViaConversation (the assistant relaying the
 // person's word) and ViaWeb, as its DecideHere and the workspace's policy
-// allow; none once it is not pending. Rejecting is allowed everywhere.
+// allow; none once it is not pending. Rejecting is allowed everywhere
+// too, except passed on by the assistant under the workspace's policy
+// (ClickedOnly), which is about who decides.
 func (a Approval) ApproveWays() []string {
 	switch {
 	case a.Status != Pending:

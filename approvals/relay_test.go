@@ -2,6 +2,7 @@ package approvals_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -168,6 +169,15 @@ func TestClickedDecisions(t *testing.T) {
 		}
 		if _, err := svc.Relay(ctx, e.a.ID, ap.ID, approvals.Relayed{Approve: true}); vibesell.ErrorCode(err) != vibesell.EINVALID {
 			t.Errorf("relayed under the rule: %v", err)
+		}
+		// The rule is about who decides: a rejection passed on is refused
+		// too, and leaves the approval for the person.
+		_, err = svc.Relay(ctx, e.a.ID, ap.ID, approvals.Relayed{Approve: false, Reason: "the model says no"})
+		if vibesell.ErrorCode(err) != vibesell.EINVALID || !strings.Contains(err.Error(), "Ask the person to click Reject in the card") {
+			t.Errorf("rejection relayed under the rule: %v", err)
+		}
+		if still, err := svc.Find(ctx, e.a.ID, ap.ID); err != nil || still.Status != approvals.Pending {
+			t.Errorf("after a refused relayed rejection: %s, %v", still.Status, err)
 		}
 		r, err := svc.Click(ctx, e.a.ID, ap.ID, approvals.Clicked{Approve: true, Token: tokenOf(t, now)})
 		if err != nil || !r.Taken {

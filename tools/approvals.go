@@ -182,7 +182,7 @@ func personOnlyBecause(a approvals.Approval) string {
 func approvalNext(a approvals.Approval) string {
 	switch {
 	case a.Status == approvals.Pending && a.DecideHere && a.ClickedOnly:
-		return fmt.Sprintf("Put this to the person. This workspace wants approvals of this action made by the person themselves: they approve it by clicking Approve in the card, or in the web app at %s . Do not call decide_approval to approve it (it will refuse). If the person says no, call decide_approval with approval %q, decision \"reject\" and their reason.", a.AppURL, a.ID)
+		return fmt.Sprintf("Put this to the person. This workspace wants approvals of this action made by the person themselves: they approve it by clicking Approve in the card, or in the web app at %s . Do not call decide_approval for it, to approve or to reject (it will refuse): if the person says no, they click Reject in the card or reject it in the web app.", a.AppURL)
 	case a.Status == approvals.Pending && !a.DecideHere:
 		return fmt.Sprintf("Only a signed-in person can approve this, in the VibeSell web app, because %s. Give the person this link: %s . Do not call decide_approval to approve it (it will refuse). If the person says no, call decide_approval with approval %q, decision \"reject\" and their reason.", personOnlyBecause(a), a.AppURL, a.ID)
 	case a.Status == approvals.Pending:
