@@ -78,8 +78,11 @@ func waitingStep(w Waiting) string {
 	var each []string
 	for _, a := range w {
 		where := fmt.Sprintf("the person can decide in the card, in the conversation (%s) or in the web app at %s", vibesell.ToolDecideApproval, a.AppURL)
-		if !a.DecideHere {
+		switch {
+		case !a.DecideHere:
 			where = "only a signed-in person can approve it, in the web app at " + a.AppURL
+		case a.ClickedOnly:
+			where = "the workspace wants it decided by the person's own click, in the card or in the web app at " + a.AppURL + " (a decision passed on through " + vibesell.ToolDecideApproval + " is refused)"
 		}
 		each = append(each, fmt.Sprintf("%s (%s; expires %s): %s", a.ID, strings.TrimSuffix(a.Summary, "."), vibesell.FormatTime(a.ExpiresAt), where))
 	}

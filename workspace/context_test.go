@@ -26,7 +26,7 @@ import (
 var contextTables = []string{
 	"workspaces", "offers", "playbooks", "memories", "support_tickets",
 	"sending_setups", "sending_sizings", "sending_domains", "sending_dns_records", "sending_mailboxes",
-	"approvals",
+	"approvals", "approval_policies",
 	"audience_targets", "lead_imports",
 	"billing_accounts",
 	"sequence_versions", "campaigns",
@@ -53,7 +53,7 @@ var notContextTables = []string{
 	"billing_checkouts", "stripe_events", "billing_usage",
 	// Decision tokens, the approval policies (read when deciding; the
 	// context names where to decide without them) and the reminders sent.
-	"decision_tokens", "approval_policies", "approval_reminders",
+	"decision_tokens", "approval_reminders",
 	// the sandbox mail server's outbox: the web app shows it, the context does not
 	"mail_outbox",
 	// connected mailboxes: the sending setup lists them, the context does not
@@ -123,6 +123,9 @@ func TestEveryContextTableMovesTheStamp(t *testing.T) {
 			`INSERT INTO approvals (workspace_id, id, action, arguments, arguments_hash, summary, impact, irreversible, decide_here, created_at, expires_at)
 			 VALUES ($1, 'ap_00000000000000a1', 'order_sending_setup', '{}', '\x00', 'Order', '{}', false, false, now(), now() + interval '1 day')`,
 			`UPDATE approvals SET summary = 'Order again' WHERE workspace_id = $1`, `DELETE FROM approvals WHERE workspace_id = $1`},
+		{"approval_policies",
+			`INSERT INTO approval_policies (workspace_id, action, set_by, set_at) VALUES ($1, 'launch_campaign', 'ada@acme.test', now())`,
+			`UPDATE approval_policies SET set_by = 'sam@acme.test' WHERE workspace_id = $1`, `DELETE FROM approval_policies WHERE workspace_id = $1`},
 		{"audience_targets",
 			`INSERT INTO audience_targets (workspace_id, who, problem, described_at) VALUES ($1, 'Heads of sales', 'lists by hand', now())`,
 			`UPDATE audience_targets SET filters = '{}', filters_version = 1 WHERE workspace_id = $1`, `DELETE FROM audience_targets WHERE workspace_id = $1`},
