@@ -3,6 +3,7 @@ package mail
 import (
 	"context"
 	"time"
+	"vibesell/store"
 
 	"github.com/riverqueue/river"
 )
@@ -25,28 +26,12 @@ func (SendDueArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{UniqueOpts: river.UniqueOpts{ByPeriod: SendEvery}}
 }
 
-// SendDueWorker runs [SendDueArgs].
-type SendDueWorker struct {
-	river.WorkerDefaults[SendDueArgs]
-	Engine *Engine
-}
-
-// Work sends what is due.
-func (w *SendDueWorker) Work(ctx context.Context, _ *river.Job[SendDueArgs]) error {
-	_, err := w.Engine.Tick(ctx)
-	return err
-}
-
-// Timeout lets a tick that sends a lot run longer than River's default.
-func (w *SendDueWorker) Timeout(*river.Job[SendDueArgs]) time.Duration { return 10 * time.Minute }
-
 // AddWorkers registers the engine's job with River and returns its
-// schedule.
+// schedule. A tick that sends a lot may run ten minutes, longer than
+// River's default.
 func AddWorkers(workers *river.Workers, e *Engine) []*river.PeriodicJob {
-	river.AddWorker(workers, &SendDueWorker{Engine: e})
-	return []*river.PeriodicJob{
-		river.NewPeriodicJob(river.PeriodicInterval(SendEvery),
-			func() (river.JobArgs, *river.InsertOpts) { return SendDueArgs{}, nil },
-			&river.PeriodicJobOpts{RunOnStart: true}),
-	}
+	return store.AddSweep[SendDueArgs](workers, SendEvery, func(ctx context.Context) error {
+		_, err := e.Tick(ctx)
+		return err
+	}, 10*time.Minute)
 }

@@ -15,6 +15,7 @@ import (
 	"vibesell"
 	"vibesell/approvals"
 	"vibesell/sending"
+	"vibesell/store"
 	"vibesell/workspace"
 )
 
@@ -276,7 +277,7 @@ func TestDueWarmupsStartByThemselves(t *testing.T) {
 	}
 	sweep := func() {
 		t.Helper()
-		w := rivertest.NewWorker(t, riverpgxv5.New(f.pool), &river.Config{}, &sending.StartDueWarmupsWorker{Service: f.svc})
+		w := rivertest.NewWorker(t, riverpgxv5.New(f.pool), &river.Config{}, &store.Sweep[sending.StartDueWarmupsArgs]{Run: func(ctx context.Context) error { _, err := f.svc.StartDueWarmups(ctx); return err }})
 		tx, err := f.pool.Begin(ctx)
 		if err != nil {
 			t.Fatal(err)

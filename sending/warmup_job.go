@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"time"
+	"vibesell/store"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -30,27 +31,15 @@ func (StartDueWarmupsArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{UniqueOpts: river.UniqueOpts{ByPeriod: WarmupSweepEvery}}
 }
 
-// StartDueWarmupsWorker runs [StartDueWarmupsArgs].
-type StartDueWarmupsWorker struct {
-	river.WorkerDefaults[StartDueWarmupsArgs]
-	Service *Service
-}
-
-// Work starts the warmups that are due.
-func (w *StartDueWarmupsWorker) Work(ctx context.Context, _ *river.Job[StartDueWarmupsArgs]) error {
-	_, err := w.Service.StartDueWarmups(ctx)
-	return err
-}
-
 // AddWorkers registers this package's jobs with River and returns their
 // schedule, to be passed to river.Config.PeriodicJobs.
 func AddWorkers(workers *river.Workers, s *Service) []*river.PeriodicJob {
-	river.AddWorker(workers, &StartDueWarmupsWorker{Service: s})
-	return []*river.PeriodicJob{
-		river.NewPeriodicJob(river.PeriodicInterval(WarmupSweepEvery),
-			func() (river.JobArgs, *river.InsertOpts) { return StartDueWarmupsArgs{}, nil },
-			&river.PeriodicJobOpts{RunOnStart: true}),
-	}
+	return store.AddSweep[StartDueWarmupsArgs](workers, WarmupSweepEvery, s.startDueWarmups, 0)
+}
+
+func (s *Service) startDueWarmups(ctx context.Context) error {
+	_, err := s.StartDueWarmups(ctx)
+	return err
 }
 
 // StartDueWarmups starts, workspace by workspace, the warmup of every

@@ -12,8 +12,8 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivertest"
 
-	"vibesell/auth"
 	"vibesell/auth/oauth"
+	"vibesell/store"
 )
 
 // Registration refuses what it cannot serve, with RFC 7591's errors.
@@ -83,7 +83,7 @@ func TestUnusedClientsAreCollected(t *testing.T) {
 	unused := e.raw(t)
 	used := e.raw(t)
 	used.tokens()
-	worker := rivertest.NewWorker(t, riverpgxv5.New(e.pool), &river.Config{}, &auth.PruneJobWorker[oauth.PruneClientsArgs]{Prune: e.oauth.PruneClients})
+	worker := rivertest.NewWorker(t, riverpgxv5.New(e.pool), &river.Config{}, &store.Sweep[oauth.PruneClientsArgs]{Run: func(ctx context.Context) error { _, err := e.oauth.PruneClients(ctx); return err }})
 	prune := func() {
 		t.Helper()
 		tx, err := e.pool.Begin(context.Background())

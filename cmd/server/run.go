@@ -117,6 +117,25 @@ func noArgs(name string, args []string) error {
 	return nil
 }
 
+// workspaceArg parses the arguments of a command shaped `NAME VERB
+// [--workspace SLUG]` (name is "NAME VERB"): they must start with the verb,
+// and the flag is needed when required says so. Anything else is usage.
+func (c console) workspaceArg(name string, args []string, required bool, help string, usage error) (string, error) {
+	verb := name[strings.LastIndexByte(name, ' ')+1:]
+	if len(args) < 1 || args[0] != verb {
+		return "", usage
+	}
+	fs := newFlags(name, c.stderr)
+	slug := fs.String("workspace", "", help)
+	if err := fs.Parse(args[1:]); err != nil {
+		return "", err
+	}
+	if fs.NArg() > 0 || (required && *slug == "") {
+		return "", usage
+	}
+	return *slug, nil
+}
+
 func newFlags(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)

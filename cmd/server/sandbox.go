@@ -18,19 +18,12 @@ var errSandboxUsage = errors.New("usage: server sandbox ready --workspace SLUG")
 // once, marked as a sandbox shortcut, so a new user sees the engine send
 // without waiting out the warmup. With a real provider it refuses.
 func (c console) sandbox(ctx context.Context, args []string) error {
-	if len(args) < 1 || args[0] != "ready" {
-		return errSandboxUsage
-	}
-	fs := newFlags("sandbox ready", c.stderr)
-	slug := fs.String("workspace", "", "the workspace whose ordered domains and mailboxes to make ready")
-	if err := fs.Parse(args[1:]); err != nil {
+	slug, err := c.workspaceArg("sandbox ready", args, true, "the workspace whose ordered domains and mailboxes to make ready", errSandboxUsage)
+	if err != nil {
 		return err
 	}
-	if *slug == "" || fs.NArg() > 0 {
-		return errSandboxUsage
-	}
 	return withDatabase(ctx, c.cfg, c.logger, false, func(db *pgxpool.Pool) error {
-		ws, err := findWorkspace(ctx, db, *slug)
+		ws, err := findWorkspace(ctx, db, slug)
 		if err != nil {
 			return err
 		}
