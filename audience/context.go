@@ -2,6 +2,8 @@ package audience
 
 import (
 	"errors"
+	"fmt"
+	"vibesell/workspace"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -23,10 +25,7 @@ type ContextRows struct {
 // QueueRows queues the reads of [ContextRows] on b, to travel in the
 // workspace context's batch; done returns them once the batch has run.
 func (s *Service) QueueRows(b *pgx.Batch, ws uuid.UUID) (done func() (ContextRows, error)) {
-	var (
-		r        ContextRows
-		complete bool // the last read ran: every read before it did too
-	)
+	var r ContextRows
 	b.Queue(`SELECT `+targetColumns+` FROM audience_targets WHERE workspace_id = $1`, ws).QueryRow(func(row pgx.Row) error {
 		t, err := scanTarget(row)
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -38,21 +37,13 @@ func (s *Service) QueueRows(b *pgx.Batch, ws uuid.UUID) (done func() (ContextRow
 	b.Queue(`SELECT coalesce(sum(imported), 0) FROM lead_imports WHERE workspace_id = $1`, ws).QueryRow(func(row pgx.Row) error {
 		return row.Scan(&r.Leads)
 	})
-	b.Queue(lastImportSQL, ws).QueryRow(func(row pgx.Row) error {
-		im, err := scanImport(row)
-		complete = err == nil || errors.Is(err, pgx.ErrNoRows)
-		if err == nil {
-			r.LastImport = &im
-		}
-		if errors.Is(err, pgx.ErrNoRows) {
-			return nil
-		}
-		return err
-	})
+	lastImport := workspace.QueueOptional(b, scanImport, lastImportSQL, ws) // queued last
 	return func() (ContextRows, error) {
-		if !complete {
-			return ContextRows{}, errors.New("audience: read before its batch was sent, or after the batch failed")
+		im, err := lastImport()
+		if err != nil {
+			return ContextRows{}, fmt.Errorf("audience: %w", err)
 		}
+		r.LastImport = im
 		return r, nil
 	}
 }

@@ -1,7 +1,6 @@
 package campaigns
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/google/uuid"
@@ -29,10 +28,7 @@ type ContextRows struct {
 // QueueRows queues the reads of [ContextRows] on b, to travel in the
 // workspace context's batch; done returns them once the batch has run.
 func (s *Service) QueueRows(b *pgx.Batch, ws uuid.UUID) (done func() (ContextRows, error)) {
-	var (
-		r        ContextRows
-		complete bool // the last read ran: every read before it did too
-	)
+	var r ContextRows
 	b.Queue(`SELECT `+campaignColumns+` FROM campaigns c WHERE workspace_id = $1 ORDER BY created_at DESC, id LIMIT $2`, ws, ContextCampaigns).
 		Query(func(rows pgx.Rows) (err error) {
 			r.Campaigns, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (Campaign, error) { return scanCampaign(row) })
@@ -41,22 +37,14 @@ func (s *Service) QueueRows(b *pgx.Batch, ws uuid.UUID) (done func() (ContextRow
 	b.Queue(`SELECT count(*) FROM campaigns WHERE workspace_id = $1`, ws).QueryRow(func(row pgx.Row) error {
 		return row.Scan(&r.Total)
 	})
-	b.Queue(`SELECT `+sequenceColumns+` FROM sequence_versions v WHERE workspace_id = $1 ORDER BY created_at DESC, version DESC LIMIT 1`, ws).
-		QueryRow(func(row pgx.Row) error {
-			q, err := scanSequence(row)
-			complete = err == nil || errors.Is(err, pgx.ErrNoRows)
-			if err == nil {
-				r.Sequence = &q
-			}
-			if errors.Is(err, pgx.ErrNoRows) {
-				return nil
-			}
-			return err
-		})
+	sequence := workspace.QueueOptional(b, scanSequence, // queued last
+		`SELECT `+sequenceColumns+` FROM sequence_versions v WHERE workspace_id = $1 ORDER BY created_at DESC, version DESC LIMIT 1`, ws)
 	return func() (ContextRows, error) {
-		if !complete {
-			return ContextRows{}, errors.New("campaigns: read before its batch was sent, or after the batch failed")
+		q, err := sequence()
+		if err != nil {
+			return ContextRows{}, fmt.Errorf("campaigns: %w", err)
 		}
+		r.Sequence = q
 		return r, nil
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"vibesell"
 	"vibesell/cards"
 	"vibesell/sending"
+	"vibesell/sending/sendingtest"
 )
 
 // takenAvailability says every name is available except those the test
@@ -26,7 +27,7 @@ func (a *takenAvailability) Name() string { return sending.SandboxName }
 func (a *takenAvailability) Check(ctx context.Context, names []string) []sending.NameCheck {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	out := everything{}.Check(ctx, names)
+	out := sendingtest.FreeNames{}.Check(ctx, names)
 	for i, n := range names {
 		if a.taken[n] {
 			no := false

@@ -9,6 +9,7 @@ import (
 
 	"vibesell/cards"
 	"vibesell/sending"
+	"vibesell/sending/sendingtest"
 	"vibesell/workspace"
 )
 
@@ -21,7 +22,7 @@ func TestOrderPublishesTheEnginesDKIMKey(t *testing.T) {
 	asked := map[string]uuid.UUID{}
 	svc := sending.New(sending.Deps{DB: f.pool, Clock: f.clock, Config: sending.DefaultConfig(), Cards: cards.NewService(f.pool, f.clock),
 		Offers:    workspace.NewService(f.pool, f.clock),
-		Providers: sending.Providers{Availability: everything{}},
+		Providers: sending.Providers{Availability: sendingtest.FreeNames{}},
 		DKIMRecord: func(ctx context.Context, ws uuid.UUID, domain string) (sending.Record, error) {
 			asked[domain] = ws
 			return sending.Record{Type: "DKIM", Host: "vs1._domainkey." + domain, Value: "v=DKIM1; k=rsa; p=ENGINEKEY"}, nil

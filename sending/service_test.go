@@ -20,24 +20,11 @@ import (
 	"vibesell/billing/billingtest"
 	"vibesell/cards"
 	"vibesell/sending"
+	"vibesell/sending/sendingtest"
 	"vibesell/store/storetest"
 	"vibesell/workspace"
 	"vibesell/workspace/workspacetest"
 )
-
-// everything is available, so the tests pick the names they mean.
-type everything struct{}
-
-func (everything) Name() string { return sending.SandboxName }
-
-func (everything) Check(ctx context.Context, names []string) []sending.NameCheck {
-	out := make([]sending.NameCheck, len(names))
-	for i, n := range names {
-		yes := true
-		out[i] = sending.NameCheck{Domain: n, Available: &yes}
-	}
-	return out
-}
 
 // fixture is the bundle of a sending test: the Acme and Globex
 // workspaces on one database, a manual clock, and a sending service wired
@@ -74,7 +61,7 @@ func newFixtureHeld(t *testing.T, providers sending.Providers, freeMailboxes int
 		t.Fatal(err)
 	}
 	if providers.Availability == nil {
-		providers.Availability = everything{}
+		providers.Availability = sendingtest.FreeNames{}
 	}
 	var limit sending.MailboxLimit
 	if freeMailboxes > 0 {

@@ -76,6 +76,33 @@ func kindChoice() string { return "choice" }
 
 // get_sending_setup
 
+func getSendingSetup(d Deps) toolkit.Tool {
+	return define(d, toolkit.Spec[struct{}, sendingSetupOutput]{
+		Name: vibesell.ToolGetSendingSetup,
+		Handler: func(ctx context.Context, p auth.Principal, _ struct{}) (toolkit.Result[sendingSetupOutput], error) {
+			st, err := d.Sending.GetSetup(ctx, p.WorkspaceID)
+			if err != nil {
+				return toolkit.Result[sendingSetupOutput]{}, err
+			}
+			out := toSetupOutput(st)
+			if d.Connections != nil {
+				list, err := d.Connections.List(ctx, p.WorkspaceID)
+				if err != nil {
+					return toolkit.Result[sendingSetupOutput]{}, err
+				}
+				out.Connected = []connectedData{}
+				for _, m := range list {
+					out.Connected = append(out.Connected, connectedData{Address: m.Address, SenderName: strPtr(m.SenderName),
+						SMTP:        mailServerData{Host: m.SMTPHost, Port: m.SMTPPort, Security: m.SMTPSecurity},
+						IMAP:        mailServerData{Host: m.IMAPHost, Port: m.IMAPPort, Security: m.IMAPSecurity},
+						ConnectedAt: m.ConnectedAt, CheckedAt: m.CheckedAt})
+				}
+			}
+			return toolkit.Result[sendingSetupOutput]{Markdown: setupMarkdown(st, out), Data: out}, nil
+		},
+	})
+}
+
 type sendingSetupOutput struct {
 	Kind          string          `json:"kind" enum:"sending_setup"`
 	Source        *sourceData     `json:"source" jsonschema:"where the emails go out from, as the person chose; null when not chosen yet"`
@@ -160,33 +187,6 @@ type warmupState struct {
 	Of          int    `json:"of" jsonschema:"how many days the warmup lasts"`
 	TodayVolume int    `json:"todayVolume" jsonschema:"warmup emails it sends today"`
 	Percent     int    `json:"percent" jsonschema:"how far the warmup is, 0 to 100"`
-}
-
-func getSendingSetup(d Deps) toolkit.Tool {
-	return define(d, toolkit.Spec[struct{}, sendingSetupOutput]{
-		Name: vibesell.ToolGetSendingSetup,
-		Handler: func(ctx context.Context, p auth.Principal, _ struct{}) (toolkit.Result[sendingSetupOutput], error) {
-			st, err := d.Sending.GetSetup(ctx, p.WorkspaceID)
-			if err != nil {
-				return toolkit.Result[sendingSetupOutput]{}, err
-			}
-			out := toSetupOutput(st)
-			if d.Connections != nil {
-				list, err := d.Connections.List(ctx, p.WorkspaceID)
-				if err != nil {
-					return toolkit.Result[sendingSetupOutput]{}, err
-				}
-				out.Connected = []connectedData{}
-				for _, m := range list {
-					out.Connected = append(out.Connected, connectedData{Address: m.Address, SenderName: strPtr(m.SenderName),
-						SMTP:        mailServerData{Host: m.SMTPHost, Port: m.SMTPPort, Security: m.SMTPSecurity},
-						IMAP:        mailServerData{Host: m.IMAPHost, Port: m.IMAPPort, Security: m.IMAPSecurity},
-						ConnectedAt: m.ConnectedAt, CheckedAt: m.CheckedAt})
-				}
-			}
-			return toolkit.Result[sendingSetupOutput]{Markdown: setupMarkdown(st, out), Data: out}, nil
-		},
-	})
 }
 
 func toSetupOutput(st sending.Setup) sendingSetupOutput {

@@ -7,9 +7,8 @@ import (
 	"strings"
 
 	"vibesell"
-	"vibesell/mail"
-
 	"vibesell/auth"
+	"vibesell/mail"
 	"vibesell/sending"
 )
 

@@ -14,23 +14,10 @@ import (
 	"vibesell/mail"
 	"vibesell/mail/mailtest"
 	"vibesell/sending"
+	"vibesell/sending/sendingtest"
 	"vibesell/web"
 	"vibesell/workspace"
 )
-
-// freeNames says every name can be registered.
-type freeNames struct{}
-
-func (freeNames) Name() string { return sending.SandboxName }
-
-func (freeNames) Check(ctx context.Context, names []string) []sending.NameCheck {
-	yes := true
-	out := make([]sending.NameCheck, len(names))
-	for i, n := range names {
-		out[i] = sending.NameCheck{Domain: n, Available: &yes}
-	}
-	return out
-}
 
 // vendor is a provider that is not the sandbox.
 type vendor struct{ *sending.Sandbox }
@@ -41,7 +28,7 @@ func (vendor) Name() string { return "vendor" }
 // from a provider that is not the sandbox.
 func withSending(svc **sending.Service, real bool) func(*app, *web.Config) {
 	return func(a *app, cfg *web.Config) {
-		providers := sending.Providers{Availability: freeNames{}}
+		providers := sending.Providers{Availability: sendingtest.FreeNames{}}
 		if real {
 			providers.Provisioner = vendor{sending.NewSandbox(nil, sending.DefaultConfig())}
 		}

@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"context"
+	"errors"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -207,4 +208,34 @@ func ifSaved[T any](saved bool) *T {
 		return new(T)
 	}
 	return nil
+}
+
+// QueueOptional queues on b a read of at most one row, scanned by scan,
+// and returns what gives it once the batch has run: nil when there is no
+// such row, and an error when the batch never got to it (it failed, or
+// has not been sent). Queued last, it also tells that every read queued
+// before it ran.
+func QueueOptional[T any](b *pgx.Batch, scan func(pgx.Row) (T, error), sql string, args ...any) func() (*T, error) {
+	var (
+		found *T
+		read  bool
+	)
+	b.Queue(sql, args...).QueryRow(func(row pgx.Row) error {
+		v, err := scan(row)
+		if errors.Is(err, pgx.ErrNoRows) {
+			read = true
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		found, read = &v, true
+		return nil
+	})
+	return func() (*T, error) {
+		if !read {
+			return nil, errors.New("read before its batch was sent, or after the batch failed")
+		}
+		return found, nil
+	}
 }
