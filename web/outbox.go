@@ -11,16 +11,6 @@ import (
 	"vibesell/mail"
 )
 
-// outboxRoutes add the sandbox outbox: every message the sandbox mail
-// server accepted for the workspace, and a form to answer one as its lead.
-func (s *server) outboxRoutes(mux *http.ServeMux) {
-	if s.Outbox == nil {
-		return
-	}
-	mux.HandleFunc("GET /app/outbox", s.signedIn(s.outboxPage))
-	mux.HandleFunc("POST /app/outbox/{id}/reply", s.post(s.signedIn(s.replyAsLead)))
-}
-
 type outboxRow struct {
 	M        mail.OutboxMessage
 	Accepted string

@@ -12,23 +12,6 @@ import (
 	"vibesell/sending"
 )
 
-// sendingRoutes add the sending page: the workspace's domains and
-// mailboxes as they stand, and in the sandbox the shortcut that makes them
-// ready and warm at once.
-func (s *server) sendingRoutes(mux *http.ServeMux) {
-	if s.Sending == nil {
-		return
-	}
-	mux.HandleFunc("GET /app/sending", s.signedIn(s.sendingPage))
-	if s.Connections != nil {
-		mux.HandleFunc("POST /app/sending/connect", s.post(s.signedIn(s.connectMailbox)))
-		mux.HandleFunc("POST /app/sending/disconnect", s.post(s.signedIn(s.disconnectMailbox)))
-	}
-	if s.Sending.Sandbox() {
-		mux.HandleFunc("POST /app/sending/sandbox-ready", s.post(s.signedIn(s.sandboxReady)))
-	}
-}
-
 type sendingDomainRow struct {
 	D        sending.DomainStatus
 	State    string

@@ -183,8 +183,25 @@ func (s *server) routes() http.Handler {
 		mux.HandleFunc("GET /app/support", s.signedIn(s.supportPage))
 	}
 	s.leadRoutes(mux)
-	s.outboxRoutes(mux)
-	s.sendingRoutes(mux)
+	if s.Outbox != nil {
+		// The sandbox outbox: every message the sandbox mail server
+		// accepted for the workspace, and a form to answer one as its lead.
+		mux.HandleFunc("GET /app/outbox", s.signedIn(s.outboxPage))
+		mux.HandleFunc("POST /app/outbox/{id}/reply", s.post(s.signedIn(s.replyAsLead)))
+	}
+	if s.Sending != nil {
+		// The workspace's domains and mailboxes as they stand, connecting
+		// mailboxes of one's own, and in the sandbox the shortcut that
+		// makes the ordered ones ready and warm at once.
+		mux.HandleFunc("GET /app/sending", s.signedIn(s.sendingPage))
+		if s.Connections != nil {
+			mux.HandleFunc("POST /app/sending/connect", s.post(s.signedIn(s.connectMailbox)))
+			mux.HandleFunc("POST /app/sending/disconnect", s.post(s.signedIn(s.disconnectMailbox)))
+		}
+		if s.Sending.Sandbox() {
+			mux.HandleFunc("POST /app/sending/sandbox-ready", s.post(s.signedIn(s.sandboxReady)))
+		}
+	}
 	if s.Workspaces != nil && s.Campaigns != nil {
 		mux.HandleFunc("GET /app/campaigns", s.signedIn(s.campaignsPage))
 		mux.HandleFunc("GET /app/settings", s.signedIn(s.settingsPage))
