@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -128,9 +129,10 @@ func TestDirectoryImport(t *testing.T) {
 	}
 
 	t.Run("a rerun adds nothing", func(t *testing.T) {
-		rep := b.seed(t)
-		if rep.Added != 0 || rep.Updated != 0 || rep.Unchanged != 9 {
-			t.Errorf("rerun: %+v", rep)
+		again := want
+		again.Added, again.Unchanged = 0, 9
+		if d := cmp.Diff(again, b.seed(t)); d != "" {
+			t.Errorf("rerun mismatch (-want +got):\n%s", d)
 		}
 		var n int
 		b.pool.QueryRow(t.Context(), `SELECT count(*) FROM directory_contacts`).Scan(&n)
@@ -304,7 +306,7 @@ func TestSampleDirectory(t *testing.T) {
 	b.confirm(t, audience.Filters{Regions: []string{"Europe"}})
 	p, err := b.svc.EstimatePool(ctx, b.ws.Acme.ID)
 	if err != nil || !p.Sample || p.Matched == 0 {
-		t.Fatalf("pool on the sample: %+v, %v", p, err)
+		t.Fatalf("pool on the sample: sample %v, %d matched, %v; want the sample, some matched", p.Sample, p.Matched, err)
 	}
 
 	t.Run("a real file replaces it", func(t *testing.T) {
@@ -366,11 +368,11 @@ func TestFilters(t *testing.T) {
 		}
 		same, err := b.svc.SaveFilters(ctx, acme, vpSoftwareEurope, nil)
 		if err != nil || same.Changed || !same.Target.Confirmed() {
-			t.Errorf("saving the same filters again: %+v, %v", same, err)
+			t.Errorf("saving the same filters again: changed %v, confirmed %v, %v; want unchanged and still confirmed", same.Changed, same.Target.Confirmed(), err)
 		}
 		changed, err := b.svc.SaveFilters(ctx, acme, audience.Filters{Seniorities: []string{"Director"}}, nil)
 		if err != nil || !changed.ConfirmationWithdrawn || changed.Target.Confirmed() {
-			t.Fatalf("changing confirmed filters: %+v, %v", changed, err)
+			t.Fatalf("changing confirmed filters: confirmation withdrawn %v, confirmed %v, %v; want withdrawn", changed.ConfirmationWithdrawn, changed.Target.Confirmed(), err)
 		}
 		if _, err := b.svc.EstimatePool(ctx, acme); vibesell.ErrorCode(err) != vibesell.EINVALID || !strings.Contains(vibesell.ErrorMessage(err), "changed after they were confirmed") {
 			t.Errorf("pool with withdrawn confirmation: %v", err)
@@ -448,7 +450,7 @@ func TestPoolAndPreview(t *testing.T) {
 		}
 		gp, err := b.svc.PreviewSample(ctx, globex)
 		if err != nil || len(gp.Contacts) != 4 {
-			t.Errorf("Globex's preview: %+v, %v", gp, err)
+			t.Errorf("Globex's preview: %d contacts, %v; want 4", len(gp.Contacts), err)
 		}
 		again, _ := b.svc.PreviewSample(ctx, globex)
 		if d := cmp.Diff(gp.Contacts, again.Contacts); d != "" {
@@ -491,8 +493,15 @@ func (b *bundle) importNow(t *testing.T, ws [16]byte, count int) approvals.Appro
 		t.Fatal(err)
 	}
 	done, err := b.approvals.Find(ctx, ws, a.ID)
-	if err != nil || done.Status != approvals.Done {
-		t.Fatalf("import %s: %+v, %v", a.ID, done, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if done.Status != approvals.Done {
+		var outcome string
+		if done.Outcome != nil {
+			outcome = *done.Outcome
+		}
+		t.Fatalf("import %s: %s, %q; want done", a.ID, done.Status, outcome)
 	}
 	return done
 }
@@ -579,8 +588,9 @@ func TestImport(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if u := o.Usage[1]; u.Metric != billing.Leads || u.Used == nil || *u.Used != 2 {
-			t.Errorf("billing counts %+v; want 2 leads", u)
+		want := billing.Usage{Metric: billing.Leads, Used: new(2)}
+		if d := cmp.Diff(want, o.Usage[1], cmpopts.IgnoreFields(billing.Usage{}, "Limit", "Period", "Why")); d != "" {
+			t.Errorf("leads billing counts mismatch (-want +got):\n%s", d)
 		}
 		var outcomes []string
 		for _, id := range ids {
@@ -740,8 +750,13 @@ func TestUploadedLeads(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantLines := []audience.InvalidLine{{Line: 4, Why: "the email is empty"}, {Line: 6, Why: "it has 5 fields, the header has 4"}}
-	if checked.RowsRead != 7 || checked.Valid != 4 || checked.Duplicates != 1 || checked.Invalid != 2 || !cmp.Equal(wantLines, checked.InvalidLines) {
-		t.Errorf("checked: %+v", checked)
+	type counts struct {
+		RowsRead, Valid, Duplicates, Invalid int
+		InvalidLines                         []audience.InvalidLine
+	}
+	wantChecked := counts{RowsRead: 7, Valid: 4, Duplicates: 1, Invalid: 2, InvalidLines: wantLines}
+	if d := cmp.Diff(wantChecked, counts{checked.RowsRead, checked.Valid, checked.Duplicates, checked.Invalid, checked.InvalidLines}); d != "" {
+		t.Errorf("checked upload mismatch (-want +got):\n%s", d)
 	}
 	if _, err := b.svc.Suppress(ctx, acme, []string{"dan@delta.test"}, audience.ReasonUnsubscribe); err != nil {
 		t.Fatal(err)
