@@ -252,7 +252,7 @@ func TestExactlyOnce(t *testing.T) {
 		wrong.Mailbox.SMTP.Password = "not-the-password"
 		res, err := b.sender.Send(b.ctx, wrong)
 		if err == nil || res.Status != mail.StatusFailed {
-			t.Fatalf("send with a wrong password: %+v, %v", res, err)
+			t.Fatalf("send with a wrong password: %s, %v; want failed, with an error", res.Status, err)
 		}
 		res, err = b.sender.Send(b.ctx, b.outgoing(campaign, lead, 1))
 		if err != nil {
