@@ -642,12 +642,12 @@ type decision struct {
 }
 
 func decisionOf(a approvals.Approval) decision {
-	d := decision{Status: a.Status}
-	if a.DecidedBy != nil {
-		d.By = *a.DecidedBy
+	return decision{Status: a.Status, By: orEmpty(a.DecidedBy), Via: orEmpty(a.DecidedVia)}
+}
+
+func orEmpty(s *string) string {
+	if s == nil {
+		return ""
 	}
-	if a.DecidedVia != nil {
-		d.Via = *a.DecidedVia
-	}
-	return d
+	return *s
 }
