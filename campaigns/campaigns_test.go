@@ -69,7 +69,7 @@ func TestSequenceVersions(t *testing.T) {
 		{Field: "company", Steps: []int{1}, Lacking: 1, Fallback: &there, Receives: `"your company" in its place`},
 	}
 	if d := cmp.Diff(wantFields, saved.Fields); d != "" || saved.Leads != 3 || saved.Sequence.Version != 1 || saved.Sequence.Approved() {
-		t.Errorf("saved %d leads, version %d, approved %v; fields (-want +got):\n%s", saved.Leads, saved.Sequence.Version, saved.Sequence.Approved(), d)
+		t.Errorf("saved %d leads, version %d, approved %v; fields mismatch (-want +got):\n%s", saved.Leads, saved.Sequence.Version, saved.Sequence.Approved(), d)
 	}
 
 	t.Run("saving the same steps again makes no new version", func(t *testing.T) {
@@ -209,7 +209,7 @@ func TestLaunchBlockersAllAtOnce(t *testing.T) {
 		addr := "Globex Ltd, 1 Main Street, Springfield, USA"
 		g := stage(t, b, b.ws.Globex, campaigns.StageRequest{Sequence: q.Sequence.ID, DailyCap: 10, Sender: workspace.SenderChange{PostalAddress: &addr}})
 		if d := cmp.Diff([]string{"The campaign has no leads: import them (import_leads), then stage the campaign again."}, g.Blockers); d != "" {
-			t.Errorf("blockers (-want +got):\n%s", d)
+			t.Errorf("blockers mismatch (-want +got):\n%s", d)
 		}
 	})
 }
@@ -267,7 +267,7 @@ func TestLaunchStopResume(t *testing.T) {
 		"Stops for a person when they reply",
 	}
 	if d := cmp.Diff(wantItems, l.launch.Impact.Items); d != "" {
-		t.Errorf("impact items (-want +got):\n%s", d)
+		t.Errorf("impact items mismatch (-want +got):\n%s", d)
 	}
 	if !strings.Contains(l.launch.Impact.Undo, "Sent email cannot be recalled") || !strings.Contains(l.launch.Impact.Who, "3 people") {
 		t.Errorf("impact: undo %q, who %q; want sent email cannot be recalled, 3 people", l.launch.Impact.Undo, l.launch.Impact.Who)
@@ -408,7 +408,7 @@ func TestEstimate(t *testing.T) {
 	}
 	got := []string{vibesell.FormatDate(*e.FirstSendOn), vibesell.FormatDate(*e.LastFirstTouchOn), vibesell.FormatDate(*e.LastSendOn)}
 	if d := cmp.Diff([]string{"Tue 1 Dec 2026", "Wed 2 Dec 2026", "Mon 7 Dec 2026"}, got); d != "" || *e.Days != 2 || e.PerDay != 2 || e.PerMailboxPerDay != 2 {
-		t.Errorf("days %d per day %d; dates (-want +got):\n%s", *e.Days, e.PerDay, d)
+		t.Errorf("days %d per day %d; dates mismatch (-want +got):\n%s", *e.Days, e.PerDay, d)
 	}
 	if e.RepliesLow != 0 || e.RepliesHigh != 0 || !strings.Contains(e.Assumption, "1% to 3%") || e.Zone != "Europe/Berlin" {
 		t.Errorf("replies %d–%d, zone %s: %s", e.RepliesLow, e.RepliesHigh, e.Zone, e.Assumption)
@@ -490,7 +490,7 @@ func TestLaunchHeldToPlan(t *testing.T) {
 	}
 	slices.Sort(statuses)
 	if d := cmp.Diff([]approvals.Status{approvals.Done, approvals.NotDone}, statuses); d != "" {
-		t.Fatalf("launches (-want +got):\n%s", d)
+		t.Fatalf("launches mismatch (-want +got):\n%s", d)
 	}
 	want := "Not carried out: The Free plan allows 1 active campaign; 1 in use, so 1 more would go over. The Starter plan allows 5 active campaigns for USD 49.00 per month: change plan on the billing page, https://vibesell.example.test/app/billing ."
 	if refused != want {
@@ -506,7 +506,7 @@ func TestLaunchHeldToPlan(t *testing.T) {
 		_, _, err := b.Campaigns.RequestLaunch(ctx, acme, third.Campaign.ID, "")
 		want := `The Free plan allows 1 active campaign; 1 in use, so 1 more would go over. The Starter plan allows 5 active campaigns for USD 49.00 per month: subscribe with start_checkout (plan "starter").`
 		if d := cmp.Diff([]string{vibesell.EPAYMENTREQUIRED, want}, []string{vibesell.ErrorCode(err), vibesell.ErrorMessage(err)}); d != "" {
-			t.Errorf("refusal (-want +got):\n%s", d)
+			t.Errorf("refusal mismatch (-want +got):\n%s", d)
 		}
 		got, err := b.Campaigns.Campaign(ctx, acme, third.Campaign.ID)
 		if err != nil || !slices.Contains(got.Blockers, want) {

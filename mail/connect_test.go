@@ -73,7 +73,7 @@ func TestConnectedMailboxes(t *testing.T) {
 			SMTPSecurity: "starttls", SMTPUsername: "dana@getacme.com", IMAPHost: "127.0.0.1", IMAPPort: m.IMAPPort, IMAPSecurity: "starttls",
 			IMAPUsername: "dana@getacme.com", CheckedAt: b.clock.Now(), ConnectedAt: b.clock.Now()}
 		if diff := cmp.Diff(want, m, cmpopts.EquateApproxTime(0)); diff != "" {
-			t.Errorf("connected (-want +got):\n%s", diff)
+			t.Errorf("connected mismatch (-want +got):\n%s", diff)
 		}
 		var sealed []byte
 		if err := b.db.QueryRow(b.ctx, `SELECT passwords FROM mail_connected_mailboxes WHERE workspace_id = $1`, b.workspace).Scan(&sealed); err != nil {

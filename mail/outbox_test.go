@@ -61,7 +61,7 @@ func TestOutbox(t *testing.T) {
 		want := []string{"dana@getacme.com", messageID, `"Dana Reyes" <dana@getacme.com>`, `"Sam Okafor" <sam@acme-corp.example>`,
 			"Quick question about Acme's onboarding", "pass", "getacme.com"}
 		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("message (-want +got):\n%s", diff)
+			t.Errorf("message mismatch (-want +got):\n%s", diff)
 		}
 		if !strings.Contains(m.Body, "Would a shorter onboarding help") || !strings.Contains(m.Body, "Unsubscribe with one click") {
 			t.Errorf("text: %q", m.Body)
@@ -119,7 +119,7 @@ func TestOutbox(t *testing.T) {
 		got := []string{r.From, r.Lead, r.MatchedBy, r.Classification, r.Subject, r.Excerpt}
 		want := []string{"sam@acme-corp.example", strconv.FormatInt(lead, 10), "thread", "interested", "Re: Quick question about Acme's onboarding", "Sounds good, let's talk on Thursday."}
 		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("reply (-want +got):\n%s", diff)
+			t.Errorf("reply mismatch (-want +got):\n%s", diff)
 		}
 		after, err := outbox.List(b.ctx, b.workspace, 0, 20)
 		if err != nil {

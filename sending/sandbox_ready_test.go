@@ -51,7 +51,7 @@ func TestSandboxReady(t *testing.T) {
 	}
 	want := []state{{"getacme.com", "preparing", false}, {"ada@getacme.com", "preparing", false}, {"ada.lovelace@getacme.com", "preparing", false}, {"a.lovelace@getacme.com", "preparing", false}}
 	if diff := cmp.Diff(want, states()); diff != "" {
-		t.Fatalf("ordered (-want +got):\n%s", diff)
+		t.Fatalf("ordered mismatch (-want +got):\n%s", diff)
 	}
 
 	t.Run("ready and warm at once, marked as a shortcut", func(t *testing.T) {
@@ -64,7 +64,7 @@ func TestSandboxReady(t *testing.T) {
 		}
 		want := []state{{"getacme.com", "ready", true}, {"ada@getacme.com", "warm", true}, {"ada.lovelace@getacme.com", "warm", true}, {"a.lovelace@getacme.com", "warm", true}}
 		if diff := cmp.Diff(want, states()); diff != "" {
-			t.Errorf("after the shortcut (-want +got):\n%s", diff)
+			t.Errorf("after the shortcut mismatch (-want +got):\n%s", diff)
 		}
 		st, _ := f.svc.Summary(ctx, f.a.ID)
 		if st.ReadyToSendOn == nil || st.ReadyToSendOn.Format("2006-01-02") != "2026-12-04" || st.NextTool != "" {

@@ -473,7 +473,7 @@ func TestSignInWithAControlCharacterIsAWrongEmail(t *testing.T) {
 		t.Errorf("next with control characters: %d, redirected to %q", p.Status, p.Location)
 	}
 	if diff := cmp.Diff([]string(nil), a.logs.errors()); diff != "" {
-		t.Errorf("errors logged (-want +got):\n%s", diff)
+		t.Errorf("errors logged mismatch (-want +got):\n%s", diff)
 	}
 }
 
@@ -550,7 +550,7 @@ func TestAProxyWithoutClientIPHeaderIsWarnedOfOnce(t *testing.T) {
 	a.logs.mu.Lock()
 	defer a.logs.mu.Unlock()
 	if diff := cmp.Diff(want, a.logs.warnings); diff != "" {
-		t.Errorf("warnings (-want +got):\n%s", diff)
+		t.Errorf("warnings mismatch (-want +got):\n%s", diff)
 	}
 }
 

@@ -227,7 +227,7 @@ func TestGoSDKClientConnectsWithDynamicRegistration(t *testing.T) {
 	cs := e.connect(t, dcrHandler(t, b, func(page string) { consentPage = page }))
 
 	if diff := cmp.Diff("acme-sales "+e.ada.ID.String()+" ada@acme.test via Test Client", whoami(t, cs)); diff != "" {
-		t.Errorf("whoami (-want +got):\n%s", diff)
+		t.Errorf("whoami mismatch (-want +got):\n%s", diff)
 	}
 	for _, want := range []string{"Connect Test Client to VibeSell?", "unverified", "127.0.0.1", "Acme Sales", "ada@acme.test"} {
 		if !strings.Contains(consentPage, want) {
@@ -269,7 +269,7 @@ func TestMetadata(t *testing.T) {
 		"scopes_supported":                               []any{"vibesell:read", "vibesell:write", "vibesell:act", "offline_access"},
 	} {
 		if diff := cmp.Diff(want, as[k]); diff != "" {
-			t.Errorf("authorization server metadata %s (-want +got):\n%s", k, diff)
+			t.Errorf("authorization server metadata %s mismatch (-want +got):\n%s", k, diff)
 		}
 	}
 	for _, path := range []string{"/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"} {
@@ -279,7 +279,7 @@ func TestMetadata(t *testing.T) {
 			"resource": e.srv.URL + "/mcp", "authorization_servers": []any{e.srv.URL}, "scopes_supported": []any{"vibesell:read", "vibesell:write", "vibesell:act"},
 			"bearer_methods_supported": []any{"header"}, "resource_name": "VibeSell",
 		}, prm); diff != "" {
-			t.Errorf("%s (-want +got):\n%s", path, diff)
+			t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
 		}
 	}
 	resp, err := http.Post(e.srv.URL+"/mcp", "application/json", strings.NewReader(`{}`))
@@ -352,7 +352,7 @@ func TestStepUpFromReadToAct(t *testing.T) {
 	}
 	want := [][]string{{"vibesell:read", "vibesell:write", "vibesell:act"}, {"vibesell:act"}}
 	if diff := cmp.Diff(want, asked); diff != "" {
-		t.Errorf("scopes the client was told to ask for, by the 401 then by the 403 (-want +got):\n%s", diff)
+		t.Errorf("scopes the client was told to ask for, by the 401 then by the 403 mismatch (-want +got):\n%s", diff)
 	}
 	if !strings.Contains(pages[0], "to change anything, it must ask you again") || strings.Contains(pages[0], "Set things going as you") {
 		t.Errorf("the first consent page does not say it only reads:\n%s", pages[0])

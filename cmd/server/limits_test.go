@@ -86,7 +86,7 @@ func TestLimitsAreCountedAndHeld(t *testing.T) {
 		{Limit: "emails", Allowed: 1000, Used: &zero}, // counted by billing as the engine sends
 	}
 	if d := cmp.Diff(want, plans.Usage); d != "" {
-		t.Errorf("usage (-want +got):\n%s", d)
+		t.Errorf("usage mismatch (-want +got):\n%s", d)
 	}
 	t.Run("a second order above the plan's mailboxes is refused", func(t *testing.T) {
 		f.answer("propose_domains", map[string]any{}, "")

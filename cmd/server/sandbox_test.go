@@ -57,7 +57,7 @@ func TestSandboxReadyCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff([]string{key.Value}, published); diff != "" {
-		t.Errorf("the published DKIM record is not the engine's key (-want +got):\n%s", diff)
+		t.Errorf("the published DKIM record and the engine's key mismatch (-want +got):\n%s", diff)
 	}
 }
 
