@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -113,7 +114,7 @@ func TestDirectoryImport(t *testing.T) {
 	rep := b.seed(t)
 	want := audience.DirectoryReport{Rows: 11, Added: 9, Duplicates: 1, Rejected: 1, RejectedLines: []int64{10}, UnknownColumns: []string{"favourite_colour"}}
 	if d := cmp.Diff(want, rep); d != "" {
-		t.Errorf("report (-want +got):\n%s", d)
+		t.Errorf("report mismatch (-want +got):\n%s", d)
 	}
 	var title, last, industry, size, country, domain string
 	if err := b.pool.QueryRow(t.Context(), `SELECT last_name, title, industry, company_size, country, company_domain FROM directory_contacts WHERE email = 'cara@beta.test'`).
@@ -121,16 +122,17 @@ func TestDirectoryImport(t *testing.T) {
 		t.Fatal(err)
 	}
 	if d := cmp.Diff([]string{"Software", "51-200", "FR", "beta.test"}, []string{industry, size, country, domain}); d != "" {
-		t.Errorf("cara is not stored in the vocabulary (-want +got):\n%s", d)
+		t.Errorf("cara in the vocabulary mismatch (-want +got):\n%s", d)
 	}
 	if err := b.pool.QueryRow(t.Context(), `SELECT last_name FROM directory_contacts WHERE email = 'ana@alpha.test'`).Scan(&last); err != nil || last != "Silva-Costa" {
 		t.Errorf("the later row of a duplicate address should win: %q, %v", last, err)
 	}
 
 	t.Run("a rerun adds nothing", func(t *testing.T) {
-		rep := b.seed(t)
-		if rep.Added != 0 || rep.Updated != 0 || rep.Unchanged != 9 {
-			t.Errorf("rerun: %+v", rep)
+		again := want
+		again.Added, again.Unchanged = 0, 9
+		if d := cmp.Diff(again, b.seed(t)); d != "" {
+			t.Errorf("rerun mismatch (-want +got):\n%s", d)
 		}
 		var n int
 		b.pool.QueryRow(t.Context(), `SELECT count(*) FROM directory_contacts`).Scan(&n)
@@ -170,7 +172,7 @@ func TestDirectoryImport(t *testing.T) {
 			t.Errorf("err = %v, want the cancellation", err)
 		}
 		if d := cmp.Diff([]int64{10_000}, calls); d != "" {
-			t.Errorf("progress (-want +got):\n%s", d)
+			t.Errorf("progress mismatch (-want +got):\n%s", d)
 		}
 		var n int
 		b.pool.QueryRow(t.Context(), `SELECT count(*) FROM directory_contacts`).Scan(&n)
@@ -197,7 +199,7 @@ ivy@iota.test,Ivy,Ito,CTO,C-level,Engineering,Iota,iota.test,Software,11-50,JP
 			t.Fatal(err)
 		}
 		if d := cmp.Diff(audience.DirectoryReport{Rows: 3, Added: 1, Updated: 1, Unchanged: 1}, rep); d != "" {
-			t.Errorf("report (-want +got):\n%s", d)
+			t.Errorf("report mismatch (-want +got):\n%s", d)
 		}
 		var got []string
 		rows, _ := b.pool.Query(t.Context(), `SELECT email || ' ' || country || ' ' || source FROM directory_contacts WHERE email IN ('ana@alpha.test', 'ben@alpha.test', 'ivy@iota.test') ORDER BY email`)
@@ -205,7 +207,7 @@ ivy@iota.test,Ivy,Ito,CTO,C-level,Engineering,Iota,iota.test,Software,11-50,JP
 			t.Fatal(err)
 		}
 		if d := cmp.Diff([]string{"ana@alpha.test FR later.csv", "ben@alpha.test DE seed.csv", "ivy@iota.test JP later.csv"}, got); d != "" {
-			t.Errorf("contacts (-want +got):\n%s", d)
+			t.Errorf("contacts mismatch (-want +got):\n%s", d)
 		}
 	})
 }
@@ -245,13 +247,13 @@ func TestDirectoryImportOrder(t *testing.T) {
 	stored := []string{"eve@delta.test", "dan@gamma.test", "ben@alpha.test", "info@alpha.test", "ana@alpha.test", "gus@epsilon.test",
 		"cara@beta.test", "fay@beta.test", "hal@zeta.test"}
 	if d := cmp.Diff(stored, emails("ctid")); d != "" {
-		t.Errorf("contacts as stored (-want +got):\n%s", d)
+		t.Errorf("contacts as stored mismatch (-want +got):\n%s", d)
 	}
 	// The ids follow the file all the same.
 	inFile := []string{"ben@alpha.test", "cara@beta.test", "dan@gamma.test", "eve@delta.test", "info@alpha.test", "fay@beta.test",
 		"gus@epsilon.test", "hal@zeta.test", "ana@alpha.test"}
 	if d := cmp.Diff(inFile, emails("id")); d != "" {
-		t.Errorf("contacts by id (-want +got):\n%s", d)
+		t.Errorf("contacts by id mismatch (-want +got):\n%s", d)
 	}
 	var next int64
 	if err := b.pool.QueryRow(ctx, `INSERT INTO directory_contacts (email, email_domain, source) VALUES ('new@omega.test', 'omega.test', 'test')
@@ -269,7 +271,7 @@ func TestDirectoryImportStreamed(t *testing.T) {
 	rep := b.seed(t)
 	want := audience.DirectoryReport{Rows: 11, Added: 9, Duplicates: 1, Rejected: 1, RejectedLines: []int64{10}, UnknownColumns: []string{"favourite_colour"}}
 	if d := cmp.Diff(want, rep); d != "" {
-		t.Errorf("report (-want +got):\n%s", d)
+		t.Errorf("report mismatch (-want +got):\n%s", d)
 	}
 	var last string
 	if err := b.pool.QueryRow(t.Context(), `SELECT last_name FROM directory_contacts WHERE email = 'ana@alpha.test'`).Scan(&last); err != nil || last != "Silva-Costa" {
@@ -304,7 +306,7 @@ func TestSampleDirectory(t *testing.T) {
 	b.confirm(t, audience.Filters{Regions: []string{"Europe"}})
 	p, err := b.svc.EstimatePool(ctx, b.ws.Acme.ID)
 	if err != nil || !p.Sample || p.Matched == 0 {
-		t.Fatalf("pool on the sample: %+v, %v", p, err)
+		t.Fatalf("pool on the sample: sample %v, %d matched, %v; want the sample, some matched", p.Sample, p.Matched, err)
 	}
 
 	t.Run("a real file replaces it", func(t *testing.T) {
@@ -355,7 +357,7 @@ func TestFilters(t *testing.T) {
 		want := audience.Filters{Titles: []string{}, Seniorities: []string{"VP"}, Departments: []string{}, Industries: []string{}, CompanySizes: []string{},
 			Countries: []string{"DE", "FR"}, Regions: []string{}, ExcludeCompanyDomains: []string{"acme.com"}, ExcludeCompanies: []string{}}
 		if d := cmp.Diff(&want, saved.Target.Filters); d != "" {
-			t.Errorf("stored filters (-want +got):\n%s", d)
+			t.Errorf("stored filters mismatch (-want +got):\n%s", d)
 		}
 	})
 
@@ -366,11 +368,11 @@ func TestFilters(t *testing.T) {
 		}
 		same, err := b.svc.SaveFilters(ctx, acme, vpSoftwareEurope, nil)
 		if err != nil || same.Changed || !same.Target.Confirmed() {
-			t.Errorf("saving the same filters again: %+v, %v", same, err)
+			t.Errorf("saving the same filters again: changed %v, confirmed %v, %v; want unchanged and still confirmed", same.Changed, same.Target.Confirmed(), err)
 		}
 		changed, err := b.svc.SaveFilters(ctx, acme, audience.Filters{Seniorities: []string{"Director"}}, nil)
 		if err != nil || !changed.ConfirmationWithdrawn || changed.Target.Confirmed() {
-			t.Fatalf("changing confirmed filters: %+v, %v", changed, err)
+			t.Fatalf("changing confirmed filters: confirmation withdrawn %v, confirmed %v, %v; want withdrawn", changed.ConfirmationWithdrawn, changed.Target.Confirmed(), err)
 		}
 		if _, err := b.svc.EstimatePool(ctx, acme); vibesell.ErrorCode(err) != vibesell.EINVALID || !strings.Contains(vibesell.ErrorMessage(err), "changed after they were confirmed") {
 			t.Errorf("pool with withdrawn confirmation: %v", err)
@@ -402,7 +404,7 @@ func TestPoolAndPreview(t *testing.T) {
 	t.Run("counts", func(t *testing.T) {
 		want := audience.Pool{Matched: 5, Unusable: 1, Available: 4}
 		if d := cmp.Diff(want, pool(t, acme)); d != "" {
-			t.Errorf("pool (-want +got):\n%s", d)
+			t.Errorf("pool mismatch (-want +got):\n%s", d)
 		}
 	})
 
@@ -412,7 +414,7 @@ func TestPoolAndPreview(t *testing.T) {
 		}
 		want := audience.Pool{Matched: 5, Suppressed: 3, Unusable: 1, Available: 1}
 		if d := cmp.Diff(want, pool(t, acme)); d != "" {
-			t.Errorf("pool (-want +got):\n%s", d)
+			t.Errorf("pool mismatch (-want +got):\n%s", d)
 		}
 		if _, err := b.svc.Suppress(ctx, acme, []string{"not an address"}, audience.ReasonManual); vibesell.ErrorCode(err) != vibesell.EINVALID {
 			t.Errorf("suppressing garbage: %v", err)
@@ -427,7 +429,7 @@ func TestPoolAndPreview(t *testing.T) {
 		want := []audience.PreviewContact{{Name: "Ana Silva-Costa", Title: "VP of Sales", Company: "Alpha", Country: "Germany", MaskedEmail: "a***@alpha.test",
 			Why: []string{"VP seniority", "Software industry", "in Germany (Europe)"}}}
 		if d := cmp.Diff(want, p1.Contacts); d != "" {
-			t.Errorf("preview (-want +got):\n%s", d)
+			t.Errorf("preview mismatch (-want +got):\n%s", d)
 		}
 	})
 
@@ -444,11 +446,11 @@ func TestPoolAndPreview(t *testing.T) {
 		}
 		want := audience.Pool{Matched: 5, Unusable: 1, Available: 4}
 		if d := cmp.Diff(want, pool(t, globex)); d != "" {
-			t.Errorf("Globex's pool (-want +got):\n%s", d)
+			t.Errorf("Globex's pool mismatch (-want +got):\n%s", d)
 		}
 		gp, err := b.svc.PreviewSample(ctx, globex)
 		if err != nil || len(gp.Contacts) != 4 {
-			t.Errorf("Globex's preview: %+v, %v", gp, err)
+			t.Errorf("Globex's preview: %d contacts, %v; want 4", len(gp.Contacts), err)
 		}
 		again, _ := b.svc.PreviewSample(ctx, globex)
 		if d := cmp.Diff(gp.Contacts, again.Contacts); d != "" {
@@ -460,7 +462,7 @@ func TestPoolAndPreview(t *testing.T) {
 		b.importNow(t, acme, 5)
 		want := audience.Pool{Matched: 5, Suppressed: 3, AlreadyImported: 1, Unusable: 1}
 		if d := cmp.Diff(want, pool(t, acme)); d != "" {
-			t.Errorf("pool after import (-want +got):\n%s", d)
+			t.Errorf("pool after import mismatch (-want +got):\n%s", d)
 		}
 		// Nothing sends yet: a send is what will set last_contacted_at.
 		if _, err := b.pool.Exec(ctx, `UPDATE leads SET last_contacted_at = $2 WHERE workspace_id = $1`, acme, b.clock.Now().AddDate(0, 0, -5)); err != nil {
@@ -471,7 +473,7 @@ func TestPoolAndPreview(t *testing.T) {
 		b.confirm(t, windowed)
 		want = audience.Pool{Matched: 5, Suppressed: 3, ContactedInWindow: 1, Unusable: 1}
 		if d := cmp.Diff(want, pool(t, acme)); d != "" {
-			t.Errorf("pool with a window (-want +got):\n%s", d)
+			t.Errorf("pool with a window mismatch (-want +got):\n%s", d)
 		}
 	})
 }
@@ -491,8 +493,15 @@ func (b *bundle) importNow(t *testing.T, ws [16]byte, count int) approvals.Appro
 		t.Fatal(err)
 	}
 	done, err := b.approvals.Find(ctx, ws, a.ID)
-	if err != nil || done.Status != approvals.Done {
-		t.Fatalf("import %s: %+v, %v", a.ID, done, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if done.Status != approvals.Done {
+		var outcome string
+		if done.Outcome != nil {
+			outcome = *done.Outcome
+		}
+		t.Fatalf("import %s: %s, %q; want done", a.ID, done.Status, outcome)
 	}
 	return done
 }
@@ -514,7 +523,7 @@ func TestImport(t *testing.T) {
 			"Imported: 3 of the 4 available (the number asked for)",
 			"Plan: 3 of the 3 leads the Free plan allows this month (0 in use before it); 0 left after it"}
 		if d := cmp.Diff(want, a.Impact.Items); d != "" {
-			t.Errorf("impact items (-want +got):\n%s", d)
+			t.Errorf("impact items mismatch (-want +got):\n%s", d)
 		}
 		if !a.DecideHere || a.Irreversible {
 			t.Errorf("within the plan: decideHere %v, irreversible %v", a.DecideHere, a.Irreversible)
@@ -529,13 +538,13 @@ func TestImport(t *testing.T) {
 		_, _, err := b.svc.RequestImport(t.Context(), b.ws.Acme.ID, audience.ImportRequest{Count: 4})
 		want := `The Free plan allows 3 leads this month; 0 in use, so 4 more would go over. The Starter plan allows 2,500 leads for USD 49.00 per month: subscribe with start_checkout (plan "starter").`
 		if d := cmp.Diff([]string{vibesell.EPAYMENTREQUIRED, want}, []string{vibesell.ErrorCode(err), vibesell.ErrorMessage(err)}); d != "" {
-			t.Errorf("refusal (-want +got):\n%s", d)
+			t.Errorf("refusal mismatch (-want +got):\n%s", d)
 		}
 		// Asked for in the web app, it speaks to the person.
 		_, _, err = b.svc.RequestImport(t.Context(), b.ws.Acme.ID, audience.ImportRequest{Count: 4, RequestedVia: approvals.ViaWeb})
 		want = `The Free plan allows 3 leads this month; 0 in use, so 4 more would go over. The Starter plan allows 2,500 leads for USD 49.00 per month: change plan on the billing page, https://vibesell.example.test/app/billing .`
 		if d := cmp.Diff([]string{vibesell.EPAYMENTREQUIRED, want}, []string{vibesell.ErrorCode(err), vibesell.ErrorMessage(err)}); d != "" {
-			t.Errorf("refusal in the web app (-want +got):\n%s", d)
+			t.Errorf("refusal in the web app mismatch (-want +got):\n%s", d)
 		}
 	})
 
@@ -579,8 +588,9 @@ func TestImport(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if u := o.Usage[1]; u.Metric != billing.Leads || u.Used == nil || *u.Used != 2 {
-			t.Errorf("billing counts %+v; want 2 leads", u)
+		want := billing.Usage{Metric: billing.Leads, Used: new(2)}
+		if d := cmp.Diff(want, o.Usage[1], cmpopts.IgnoreFields(billing.Usage{}, "Limit", "Period", "Why")); d != "" {
+			t.Errorf("leads billing counts mismatch (-want +got):\n%s", d)
 		}
 		var outcomes []string
 		for _, id := range ids {
@@ -723,7 +733,7 @@ func TestUploadedLeads(t *testing.T) {
 		t.Fatal(err)
 	}
 	if d := cmp.Diff([]string{"email", "first_name", "company", ""}, up.Suggested); d != "" {
-		t.Errorf("suggested mapping (-want +got):\n%s", d)
+		t.Errorf("suggested mapping mismatch (-want +got):\n%s", d)
 	}
 	if len(up.FirstRows) != audience.UploadPreviewRows {
 		t.Errorf("first rows: %v", up.FirstRows)
@@ -740,8 +750,13 @@ func TestUploadedLeads(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantLines := []audience.InvalidLine{{Line: 4, Why: "the email is empty"}, {Line: 6, Why: "it has 5 fields, the header has 4"}}
-	if checked.RowsRead != 7 || checked.Valid != 4 || checked.Duplicates != 1 || checked.Invalid != 2 || !cmp.Equal(wantLines, checked.InvalidLines) {
-		t.Errorf("checked: %+v", checked)
+	type counts struct {
+		RowsRead, Valid, Duplicates, Invalid int
+		InvalidLines                         []audience.InvalidLine
+	}
+	wantChecked := counts{RowsRead: 7, Valid: 4, Duplicates: 1, Invalid: 2, InvalidLines: wantLines}
+	if d := cmp.Diff(wantChecked, counts{checked.RowsRead, checked.Valid, checked.Duplicates, checked.Invalid, checked.InvalidLines}); d != "" {
+		t.Errorf("checked upload mismatch (-want +got):\n%s", d)
 	}
 	if _, err := b.svc.Suppress(ctx, acme, []string{"dan@delta.test"}, audience.ReasonUnsubscribe); err != nil {
 		t.Fatal(err)
@@ -759,7 +774,7 @@ func TestUploadedLeads(t *testing.T) {
 		"Skipped: 1 with a role address (info@, sales@…)", "Imported: 2, every importable row",
 		"Plan: 2 of the 250 leads the Free plan allows this month (0 in use before it); 248 left after it"}
 	if d := cmp.Diff(want, a.Impact.Items); d != "" {
-		t.Errorf("impact (-want +got):\n%s", d)
+		t.Errorf("impact mismatch (-want +got):\n%s", d)
 	}
 	if _, _, err := b.approvals.Decide(ctx, acme, a.ID, approvals.Decision{Approve: true, By: "ada", Via: approvals.ViaWeb}); err != nil {
 		t.Fatal(err)
@@ -775,6 +790,6 @@ func TestUploadedLeads(t *testing.T) {
 		emails = append(emails, e)
 	}
 	if d := cmp.Diff([]string{"ana@alpha.test", "cid@gamma.test"}, emails); d != "" {
-		t.Errorf("leads (-want +got):\n%s", d)
+		t.Errorf("leads mismatch (-want +got):\n%s", d)
 	}
 }

@@ -48,7 +48,7 @@ func TestConnectedMailboxes(t *testing.T) {
 			t.Errorf("implicit TLS against a STARTTLS server: %v", err)
 		}
 		if list, err := conns.List(b.ctx, b.workspace); err != nil || len(list) != 0 {
-			t.Errorf("saved after failed checks: %+v (%v)", list, err)
+			t.Errorf("saved after failed checks: %q (%v); want none", addresses(list), err)
 		}
 	})
 	t.Run("a host on a private network is refused unless allowed", func(t *testing.T) {
@@ -73,7 +73,7 @@ func TestConnectedMailboxes(t *testing.T) {
 			SMTPSecurity: "starttls", SMTPUsername: "dana@getacme.com", IMAPHost: "127.0.0.1", IMAPPort: m.IMAPPort, IMAPSecurity: "starttls",
 			IMAPUsername: "dana@getacme.com", CheckedAt: b.clock.Now(), ConnectedAt: b.clock.Now()}
 		if diff := cmp.Diff(want, m, cmpopts.EquateApproxTime(0)); diff != "" {
-			t.Errorf("connected (-want +got):\n%s", diff)
+			t.Errorf("connected mismatch (-want +got):\n%s", diff)
 		}
 		var sealed []byte
 		if err := b.db.QueryRow(b.ctx, `SELECT passwords FROM mail_connected_mailboxes WHERE workspace_id = $1`, b.workspace).Scan(&sealed); err != nil {
@@ -83,19 +83,29 @@ func TestConnectedMailboxes(t *testing.T) {
 			t.Error("the password is stored in the clear")
 		}
 		list, err := conns.List(b.ctx, b.workspace)
-		if err != nil || len(list) != 1 || list[0].Address != "dana@getacme.com" {
-			t.Fatalf("list: %+v (%v)", list, err)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff([]string{"dana@getacme.com"}, addresses(list)); d != "" {
+			t.Fatalf("listed mailboxes mismatch (-want +got):\n%s", d)
 		}
 	})
 	t.Run("the engine gets endpoints it can send and read with", func(t *testing.T) {
 		boxes, err := conns.Mailboxes(b.ctx, b.workspace)
 		if err != nil || len(boxes) != 1 {
-			t.Fatalf("mailboxes: %+v (%v)", len(boxes), err)
+			t.Fatalf("mailboxes: %d (%v); want 1", len(boxes), err)
 		}
 		mb := boxes[0]
-		if mb.Address != (mail.Address{Name: "Dana Reyes", Email: "dana@getacme.com"}) || mb.SMTP.Addr != b.sandbox.SMTPAddr() || mb.IMAP.Addr != b.sandbox.IMAPAddr() ||
-			mb.SMTP.Password != good || mb.IMAP.Password != good || mb.SMTP.ImplicitTLS {
-			t.Fatalf("mailbox: %+v", mb.Address)
+		type endpoints struct {
+			Address                    mail.Address
+			SMTP, IMAP                 string
+			SMTPPassword, IMAPPassword string
+			ImplicitTLS                bool
+		}
+		want := endpoints{Address: mail.Address{Name: "Dana Reyes", Email: "dana@getacme.com"}, SMTP: b.sandbox.SMTPAddr(), IMAP: b.sandbox.IMAPAddr(), SMTPPassword: good, IMAPPassword: good}
+		got := endpoints{Address: mb.Address, SMTP: mb.SMTP.Addr, IMAP: mb.IMAP.Addr, SMTPPassword: mb.SMTP.Password, IMAPPassword: mb.IMAP.Password, ImplicitTLS: mb.SMTP.ImplicitTLS}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Fatalf("mailbox mismatch (-want +got):\n%s", d)
 		}
 		if _, err := mail.NewPoller(b.db, b.suppressor, b.clock, nil).Poll(b.ctx, b.workspace, mb); err != nil {
 			t.Errorf("reading with the connected mailbox: %v", err)
@@ -103,7 +113,7 @@ func TestConnectedMailboxes(t *testing.T) {
 		out := b.outgoing(newCampaignID(), newLeadID(), 1)
 		out.Mailbox = mb
 		if res, err := b.sender.Send(b.ctx, out); err != nil || res.Status != mail.StatusSent {
-			t.Errorf("sending from the connected mailbox: %+v (%v)", res, err)
+			t.Errorf("sending from the connected mailbox: %s (%v); want sent", res.Status, err)
 		}
 	})
 	t.Run("another workspace sees none of it", func(t *testing.T) {
@@ -130,7 +140,16 @@ func TestConnectedMailboxes(t *testing.T) {
 			t.Fatal(err)
 		}
 		if list, _ := conns.List(b.ctx, b.workspace); len(list) != 0 {
-			t.Errorf("still listed: %+v", list)
+			t.Errorf("still listed: %q", addresses(list))
 		}
 	})
+}
+
+// addresses are the listed mailboxes' addresses, in the list's order.
+func addresses(list []mail.ConnectedMailbox) []string {
+	var a []string
+	for _, c := range list {
+		a = append(a, c.Address)
+	}
+	return a
 }

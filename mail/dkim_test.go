@@ -30,7 +30,7 @@ func TestKeys(t *testing.T) {
 			t.Errorf("the record changed between calls (-first +again):\n%s", diff)
 		}
 		if first.Host != "vs1._domainkey.getacme.com" || !strings.HasPrefix(first.Value, "v=DKIM1; k=rsa; p=") {
-			t.Errorf("record = %+v", first)
+			t.Errorf("record: host %q, value %q; want vs1._domainkey.getacme.com, an RSA key", first.Host, first.Value)
 		}
 		der, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(first.Value, "v=DKIM1; k=rsa; p="))
 		if err != nil {

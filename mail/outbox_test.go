@@ -61,7 +61,7 @@ func TestOutbox(t *testing.T) {
 		want := []string{"dana@getacme.com", messageID, `"Dana Reyes" <dana@getacme.com>`, `"Sam Okafor" <sam@acme-corp.example>`,
 			"Quick question about Acme's onboarding", "pass", "getacme.com"}
 		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("message (-want +got):\n%s", diff)
+			t.Errorf("message mismatch (-want +got):\n%s", diff)
 		}
 		if !strings.Contains(m.Body, "Would a shorter onboarding help") || !strings.Contains(m.Body, "Unsubscribe with one click") {
 			t.Errorf("text: %q", m.Body)
@@ -86,7 +86,7 @@ func TestOutbox(t *testing.T) {
 			t.Fatal(err)
 		}
 		if v := page.Messages[0].DKIM; v.Result != "fail" || !strings.HasPrefix(v.Detail, "Signed by getacme.com, but the signature does not verify") {
-			t.Errorf("verdict without the record: %+v", v)
+			t.Errorf("verdict without the record: %s, %q; want fail, signed by getacme.com but not verifying", v.Result, v.Detail)
 		}
 	})
 	t.Run("another workspace sees none and cannot answer it", func(t *testing.T) {
@@ -113,20 +113,25 @@ func TestOutbox(t *testing.T) {
 		}
 		replies, err := mail.NewReplies(b.db).List(b.ctx, b.workspace, mail.ReplyListOptions{})
 		if err != nil || len(replies.Replies) != 1 {
-			t.Fatalf("replies: %+v (%v)", replies, err)
+			t.Fatalf("replies: %d (%v); want 1", len(replies.Replies), err)
 		}
 		r := replies.Replies[0]
 		got := []string{r.From, r.Lead, r.MatchedBy, r.Classification, r.Subject, r.Excerpt}
 		want := []string{"sam@acme-corp.example", strconv.FormatInt(lead, 10), "thread", "interested", "Re: Quick question about Acme's onboarding", "Sounds good, let's talk on Thursday."}
 		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("reply (-want +got):\n%s", diff)
+			t.Errorf("reply mismatch (-want +got):\n%s", diff)
 		}
 		after, err := outbox.List(b.ctx, b.workspace, 0, 20)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rs := after.Messages[0].Replies; len(rs) != 1 || rs[0].Classification != "interested" || rs[0].From != "sam@acme-corp.example" {
-			t.Errorf("the message's replies: %+v", rs)
+		type reply struct{ From, Classification string }
+		var gotReplies []reply
+		for _, r := range after.Messages[0].Replies {
+			gotReplies = append(gotReplies, reply{r.From, r.Classification})
+		}
+		if diff := cmp.Diff([]reply{{"sam@acme-corp.example", "interested"}}, gotReplies); diff != "" {
+			t.Errorf("the message's replies mismatch (-want +got):\n%s", diff)
 		}
 	})
 	t.Run("a message no send claimed is in no outbox", func(t *testing.T) {

@@ -86,7 +86,7 @@ func TestSend(t *testing.T) {
 			t.Fatalf("the sandbox accepted %d messages, want 1", len(got))
 		}
 		if diff := cmp.Diff([]string{"sam@acme-corp.example"}, got[0].Recipients); diff != "" {
-			t.Errorf("recipients (-want +got):\n%s", diff)
+			t.Errorf("recipients mismatch (-want +got):\n%s", diff)
 		}
 
 		verdicts := verify(t, got[0].Raw, b.dnsFor(t, "getacme.com"))
@@ -119,7 +119,7 @@ func TestSend(t *testing.T) {
 			"List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
 		}
 		if diff := cmp.Diff(want, headers); diff != "" {
-			t.Errorf("headers (-want +got):\n%s", diff)
+			t.Errorf("headers mismatch (-want +got):\n%s", diff)
 		}
 		for _, ct := range []string{"text/plain", "text/html"} {
 			body := msg.texts[ct]
@@ -166,7 +166,7 @@ func TestSend(t *testing.T) {
 		msg := readMessage(t, b.sandbox.Accepted()[1].Raw)
 		got := []string{msg.header.Get("In-Reply-To"), msg.header.Get("References")}
 		if diff := cmp.Diff([]string{first.MessageID, first.MessageID}, got); diff != "" {
-			t.Errorf("threading headers (-want +got):\n%s", diff)
+			t.Errorf("threading headers mismatch (-want +got):\n%s", diff)
 		}
 	})
 }
@@ -185,7 +185,7 @@ func TestExactlyOnce(t *testing.T) {
 		}
 		want := mail.SendResult{MessageID: first.MessageID, Status: mail.StatusSent, Duplicate: true}
 		if diff := cmp.Diff(want, again); diff != "" {
-			t.Errorf("retry (-want +got):\n%s", diff)
+			t.Errorf("retry mismatch (-want +got):\n%s", diff)
 		}
 		if n := len(b.sandbox.Accepted()); n != 1 {
 			t.Errorf("the sandbox accepted %d messages, want 1", n)
@@ -238,7 +238,7 @@ func TestExactlyOnce(t *testing.T) {
 		}
 		want := mail.SendResult{MessageID: "<lost@getacme.com>", Status: mail.StatusSending, Duplicate: true}
 		if diff := cmp.Diff(want, res); diff != "" {
-			t.Errorf("send (-want +got):\n%s", diff)
+			t.Errorf("send mismatch (-want +got):\n%s", diff)
 		}
 		if n := len(b.sandbox.Accepted()); n != 0 {
 			t.Errorf("the sandbox accepted %d messages, want 0", n)
@@ -252,7 +252,7 @@ func TestExactlyOnce(t *testing.T) {
 		wrong.Mailbox.SMTP.Password = "not-the-password"
 		res, err := b.sender.Send(b.ctx, wrong)
 		if err == nil || res.Status != mail.StatusFailed {
-			t.Fatalf("send with a wrong password: %+v, %v", res, err)
+			t.Fatalf("send with a wrong password: %s, %v; want failed, with an error", res.Status, err)
 		}
 		res, err = b.sender.Send(b.ctx, b.outgoing(campaign, lead, 1))
 		if err != nil {
@@ -260,7 +260,7 @@ func TestExactlyOnce(t *testing.T) {
 		}
 		status, attempts := b.ledger(t, campaign, lead, 1)
 		if diff := cmp.Diff([]any{mail.StatusSent, 2, 1}, []any{status, attempts, len(b.sandbox.Accepted())}); diff != "" {
-			t.Errorf("status, attempts, accepted (-want +got):\n%s", diff)
+			t.Errorf("status, attempts, accepted mismatch (-want +got):\n%s", diff)
 		}
 	})
 
@@ -276,7 +276,7 @@ func TestExactlyOnce(t *testing.T) {
 		var rows int
 		b.db.QueryRow(b.ctx, `SELECT count(*) FROM mail_sends`).Scan(&rows)
 		if diff := cmp.Diff([]any{true, 0, 0}, []any{res.Suppressed, rows, len(b.sandbox.Accepted())}); diff != "" {
-			t.Errorf("suppressed, ledger rows, accepted (-want +got):\n%s", diff)
+			t.Errorf("suppressed, ledger rows, accepted mismatch (-want +got):\n%s", diff)
 		}
 	})
 }

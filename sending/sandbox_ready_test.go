@@ -51,7 +51,7 @@ func TestSandboxReady(t *testing.T) {
 	}
 	want := []state{{"getacme.com", "preparing", false}, {"ada@getacme.com", "preparing", false}, {"ada.lovelace@getacme.com", "preparing", false}, {"a.lovelace@getacme.com", "preparing", false}}
 	if diff := cmp.Diff(want, states()); diff != "" {
-		t.Fatalf("ordered (-want +got):\n%s", diff)
+		t.Fatalf("ordered mismatch (-want +got):\n%s", diff)
 	}
 
 	t.Run("ready and warm at once, marked as a shortcut", func(t *testing.T) {
@@ -60,11 +60,11 @@ func TestSandboxReady(t *testing.T) {
 			t.Fatal(err)
 		}
 		if len(r.Domains) != 1 || len(r.Mailboxes) != 3 || r.Sentence() != "Made 1 domain and 3 mailboxes ready, and the mailboxes warm, at once: a sandbox shortcut. They can send at full volume now." {
-			t.Errorf("readiness: %+v %q", r, r.Sentence())
+			t.Errorf("readiness: domains %q, mailboxes %q, %q; want 1 domain, 3 mailboxes", r.Domains, r.Mailboxes, r.Sentence())
 		}
 		want := []state{{"getacme.com", "ready", true}, {"ada@getacme.com", "warm", true}, {"ada.lovelace@getacme.com", "warm", true}, {"a.lovelace@getacme.com", "warm", true}}
 		if diff := cmp.Diff(want, states()); diff != "" {
-			t.Errorf("after the shortcut (-want +got):\n%s", diff)
+			t.Errorf("after the shortcut mismatch (-want +got):\n%s", diff)
 		}
 		st, _ := f.svc.Summary(ctx, f.a.ID)
 		if st.ReadyToSendOn == nil || st.ReadyToSendOn.Format("2006-01-02") != "2026-12-04" || st.NextTool != "" {
@@ -75,15 +75,17 @@ func TestSandboxReady(t *testing.T) {
 			t.Errorf("a warmup after the shortcut: started %d, already warm %d (%v)", len(w.Started), len(w.Prewarmed), err)
 		}
 		mailboxes, err := sending.CampaignMailboxes(f.svc).Mailboxes(ctx, f.a.ID)
-		if err != nil || len(mailboxes) != 3 || mailboxes[0].DailyLimit != mailboxes[0].FullVolume {
-			t.Errorf("campaign mailboxes: %+v (%v)", mailboxes, err)
+		if err != nil || len(mailboxes) != 3 {
+			t.Errorf("campaign mailboxes: %d (%v); want 3", len(mailboxes), err)
+		} else if m := mailboxes[0]; m.DailyLimit != m.FullVolume {
+			t.Errorf("campaign mailbox %s: %d a day, want its full volume, %d", m.Address, m.DailyLimit, m.FullVolume)
 		}
 	})
 	t.Run("again, it changes nothing", func(t *testing.T) {
 		f.clock.Set(f.clock.Now().Add(time.Minute))
 		r, err := f.svc.SandboxReady(ctx, f.a.ID)
 		if err != nil || len(r.Mailboxes) != 0 || r.Already != 3 {
-			t.Fatalf("again: %+v (%v)", r, err)
+			t.Fatalf("again: mailboxes %q, %d already (%v); want none, 3 already", r.Mailboxes, r.Already, err)
 		}
 		if r.Sentence() != "Nothing more to do: the sandbox shortcut already made 3 mailboxes ready and warm." {
 			t.Errorf("again: %q", r.Sentence())

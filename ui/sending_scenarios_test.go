@@ -218,7 +218,11 @@ func orderedScenarios(t *testing.T, s *server) []*scenario {
 	}
 	a, err := s.approvals.Wait(ctx, s.ws.ID, str(order["approval"]), 20*time.Second)
 	if err != nil || a.Status != approvals.Done {
-		t.Fatalf("the approved order was not carried out: %v %+v", err, a)
+		var outcome string
+		if a.Outcome != nil {
+			outcome = *a.Outcome
+		}
+		t.Fatalf("the approved order was not carried out: %v, %s, %q", err, a.Status, outcome)
 	}
 	// The sandbox prepares mailboxes in 2 business days.
 	s.clock.advance(5 * 24 * time.Hour)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/google/go-cmp/cmp"
 
 	"vibesell/approvals"
 	"vibesell/web/webtest"
@@ -74,7 +75,10 @@ func TestBrowserApprovesFromTheAppURL(t *testing.T) {
 	}
 	tab.Screenshot("4-list")
 	got, err := a.approvals.Find(context.Background(), a.acme.ID, ap.ID)
-	if err != nil || got.Status != approvals.Done || *got.DecidedBy != "ada@acme.test" || *got.DecidedVia != approvals.ViaWeb {
-		t.Fatalf("on record: %+v %v", got, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(decision{Status: approvals.Done, By: "ada@acme.test", Via: approvals.ViaWeb}, decisionOf(got)); d != "" {
+		t.Fatalf("on record mismatch (-want +got):\n%s", d)
 	}
 }

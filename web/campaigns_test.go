@@ -10,11 +10,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"vibesell/auth"
 	"vibesell/campaigns"
 	"vibesell/campaigns/campaignstest"
 	"vibesell/store/storetest"
 	"vibesell/web"
+	"vibesell/workspace"
 	"vibesell/workspace/workspacetest"
 )
 
@@ -62,11 +65,15 @@ func TestCampaignsAndSettingsPages(t *testing.T) {
 			t.Fatalf("save: %d %s\n%s", ok.Status, ok.Location, ok.Body)
 		}
 		s, err := env.Workspaces.Sender(ctx, ws.Acme.ID)
-		if err != nil || s.Name != "Ada Lovelace" || s.TimeZone != "Europe/Paris" || !strings.HasPrefix(s.PostalAddress, "Acme SA") {
-			t.Errorf("saved: %+v %v", s, err)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := workspace.Sender{Name: "Ada Lovelace", TimeZone: "Europe/Paris", PostalAddress: "Acme SA, 1 rue de Rivoli, 75001 Paris, France"}
+		if d := cmp.Diff(want, s); d != "" {
+			t.Errorf("saved sender mismatch (-want +got):\n%s", d)
 		}
 		if g, _ := env.Workspaces.Sender(ctx, ws.Globex.ID); g.Name != "" {
-			t.Errorf("globex got acme's sender: %+v", g)
+			t.Errorf("globex got acme's sender: %q", g.Name)
 		}
 		if p := ada.Get("/app/settings?saved=1"); !strings.Contains(p.Body, "Saved.") || !strings.Contains(p.Body, `value="Ada Lovelace"`) {
 			t.Errorf("after saving:\n%s", p.Body)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
 
 	"vibesell"
@@ -116,10 +117,12 @@ func TestBrowserOutboxAndReplyAsLead(t *testing.T) {
 	}
 	page, err := mail.NewReplies(b.pool).List(context.Background(), b.acme.ID, mail.ReplyListOptions{})
 	if err != nil || len(page.Replies) != 1 {
-		t.Fatalf("replies: %+v (%v)", page, err)
+		t.Fatalf("replies: %d (%v); want 1", len(page.Replies), err)
 	}
-	if r := page.Replies[0]; r.From != "sam@acme-corp.example" || r.Lead != "7" || r.MatchedBy != "thread" || r.Classification != "interested" {
-		t.Errorf("the reply as read: %+v", r)
+	r := page.Replies[0]
+	want := []string{"sam@acme-corp.example", "7", "thread", "interested"}
+	if d := cmp.Diff(want, []string{r.From, r.Lead, r.MatchedBy, r.Classification}); d != "" {
+		t.Errorf("the reply as read (from, lead, matched by, classification) mismatch (-want +got):\n%s", d)
 	}
 }
 

@@ -64,7 +64,7 @@ func orderSetup(t *testing.T, svc *sending.Service, ws uuid.UUID) {
 	ereq := sending.ProposeEmailRequest{SenderNames: []string{"Ada Lovelace"}}
 	e, err := svc.ProposeEmail(ctx, ws, emailArgs{ereq.SenderNames}, nil, ereq)
 	if err != nil || e.Card == nil {
-		t.Fatalf("propose email: %+v %v", e, err)
+		t.Fatalf("propose email: no card; settled %v, notes %q (%v)", e.Result != nil, e.Notes, err)
 	}
 	if _, err := svc.ProposeEmail(ctx, ws, emailArgs{ereq.SenderNames}, []cards.Answer{{Card: e.Card.ID, Answer: "first_name"}}, ereq); err != nil {
 		t.Fatal(err)

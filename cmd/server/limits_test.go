@@ -60,7 +60,7 @@ func TestLimitsAreCountedAndHeld(t *testing.T) {
 	var imp approvalResult
 	f.call("import_leads", map[string]any{"count": 2}, &imp)
 	if !imp.DecideHere {
-		t.Errorf("an import within the plan costs nothing and may be decided here: %+v", imp)
+		t.Errorf("an import within the plan costs nothing and may be decided here: approval %s is %s, decided only in the web app", imp.Approval, imp.Status)
 	}
 	if _, _, err := f.svc.approvals.Decide(ctx, acme, imp.Approval, approvals.Decision{Approve: true, By: "ada@acme.test", Via: approvals.ViaConversation}); err != nil {
 		t.Fatal(err)
@@ -86,7 +86,7 @@ func TestLimitsAreCountedAndHeld(t *testing.T) {
 		{Limit: "emails", Allowed: 1000, Used: &zero}, // counted by billing as the engine sends
 	}
 	if d := cmp.Diff(want, plans.Usage); d != "" {
-		t.Errorf("usage (-want +got):\n%s", d)
+		t.Errorf("usage mismatch (-want +got):\n%s", d)
 	}
 	t.Run("a second order above the plan's mailboxes is refused", func(t *testing.T) {
 		f.answer("propose_domains", map[string]any{}, "")

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"vibesell/auth"
 	"vibesell/store/storetest"
 	"vibesell/workspace"
@@ -173,9 +175,13 @@ func TestMCPSessionsAcrossTwoProcesses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if stored.ClientName != "replica-test" || stored.ClientVersion != "7" || stored.ProtocolVersion != "2025-06-18" ||
-		!strings.Contains(string(stored.Capabilities), "io.modelcontextprotocol/ui") {
-		t.Fatalf("session stored as %+v", stored)
+	type client struct {
+		Name, Version, Protocol string
+		Apps                    bool // declared the MCP Apps extension
+	}
+	got := client{stored.ClientName, stored.ClientVersion, stored.ProtocolVersion, strings.Contains(string(stored.Capabilities), "io.modelcontextprotocol/ui")}
+	if d := cmp.Diff(client{Name: "replica-test", Version: "7", Protocol: "2025-06-18", Apps: true}, got); d != "" {
+		t.Fatalf("session stored mismatch (-want +got):\n%s", d)
 	}
 
 	if resp, _ := rpc(t, two.addr, tokenA, "mcp_invented", call); resp.StatusCode != 404 {

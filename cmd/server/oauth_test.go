@@ -59,8 +59,11 @@ func TestClaudeStyleClientConnectsWithOAuth(t *testing.T) {
 	}
 	defer cs.Close()
 	res, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: "list_pending_approvals", Arguments: map[string]any{}})
-	if err != nil || res.IsError {
-		t.Fatalf("list_pending_approvals: %v %+v", err, res)
+	if err != nil {
+		t.Fatalf("list_pending_approvals: %v", err)
+	}
+	if res.IsError {
+		t.Fatalf("list_pending_approvals refused: %s", res.Content[0].(*mcp.TextContent).Text)
 	}
 	for _, want := range []string{"Connect Claude to VibeSell?", "claude.ai", "Connected", "unverified"} {
 		if !strings.Contains(consent, want) {

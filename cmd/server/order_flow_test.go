@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"vibesell/approvals"
 	"vibesell/approvals/approvalstest"
 	"vibesell/auth"
@@ -108,9 +110,9 @@ type choice struct {
 func (f *flow) answer(tool string, args map[string]any, pick string) {
 	f.test.Helper()
 	var q choice
-	f.call(tool, args, &q)
+	md := f.call(tool, args, &q)
 	if q.Card == nil {
-		f.test.Fatalf("%s asked nothing: %+v", tool, q)
+		f.test.Fatalf("%s asked nothing: a %q result:\n%s", tool, q.Kind, md)
 	}
 	if pick == "" {
 		pick = q.Choices[0].ID
@@ -156,8 +158,9 @@ func TestAnOrderIsApprovedInTheWebAppAndDone(t *testing.T) {
 
 	var ap approvalResult
 	f.call("order_sending_setup", nil, &ap)
-	if ap.Status != "pending" || ap.DecideHere || ap.AppURL != f.web.URL+"/app/approvals/"+ap.Approval {
-		t.Fatalf("order approval: %+v", ap)
+	want := approvalResult{Approval: ap.Approval, Status: "pending", AppURL: f.web.URL + "/app/approvals/" + ap.Approval}
+	if d := cmp.Diff(want, ap); d != "" {
+		t.Fatalf("order approval mismatch (-want +got):\n%s", d)
 	}
 	t.Run("the conversation cannot approve it", func(t *testing.T) {
 		msg := f.c.Refusal("decide_approval", map[string]any{"approval": ap.Approval, "decision": "approve"})
@@ -224,8 +227,16 @@ func TestAnOrderIsApprovedInTheWebAppAndDone(t *testing.T) {
 			Mailboxes []struct{ Status string } `json:"mailboxes"`
 		}
 		f.call("get_sending_setup", nil, &setup)
-		if len(setup.Domains) != 1 || setup.Domains[0].Status != "preparing" || len(setup.Mailboxes) != 3 || setup.Mailboxes[0].Status != "preparing" {
-			t.Errorf("setup after the order: %+v", setup)
+		want := []string{"preparing", "preparing", "preparing", "preparing"} // the domain, then its 3 mailboxes
+		var got []string
+		for _, s := range append(setup.Domains, setup.Mailboxes...) {
+			got = append(got, s.Status)
+		}
+		if len(setup.Domains) != 1 {
+			t.Errorf("setup after the order: %d domains, want 1", len(setup.Domains))
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("setup after the order, statuses mismatch (-want +got):\n%s", d)
 		}
 	})
 	t.Run("the conversation sees the outcome", func(t *testing.T) {
@@ -233,8 +244,10 @@ func TestAnOrderIsApprovedInTheWebAppAndDone(t *testing.T) {
 			Approvals []approvalResult `json:"approvals"`
 		}
 		f.call("list_pending_approvals", map[string]any{"includeDecided": true}, &list)
-		if len(list.Approvals) != 1 || list.Approvals[0].Status != "done" || *list.Approvals[0].DecidedVia != "web" || *list.Approvals[0].DecidedBy != "ada@acme.test" {
-			t.Errorf("list: %+v", list)
+		by, via := "ada@acme.test", "web"
+		want := []approvalResult{{Approval: ap.Approval, Status: "done", AppURL: ap.AppURL, DecidedBy: &by, DecidedVia: &via}}
+		if d := cmp.Diff(want, list.Approvals); d != "" {
+			t.Errorf("list mismatch (-want +got):\n%s", d)
 		}
 		var late approvalResult
 		md := f.call("decide_approval", map[string]any{"approval": ap.Approval, "decision": "reject"}, &late)

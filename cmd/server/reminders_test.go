@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"vibesell"
 	"vibesell/approvals"
 	"vibesell/auth"
@@ -67,8 +69,13 @@ func TestApprovalEmailsGoThroughTheSandboxMailServer(t *testing.T) {
 		t.Fatalf("the email: sent %v, %v", sent, err)
 	}
 	got := m.Sandbox.Accepted()
-	if len(got) != 1 || got[0].From != reminderSender.Email || strings.Join(got[0].Recipients, ",") != "ada@acme.test" {
-		t.Fatalf("the sandbox accepted %d messages: %+v", len(got), got)
+	type envelope struct{ From, To string }
+	var envelopes []envelope
+	for _, m := range got {
+		envelopes = append(envelopes, envelope{m.From, strings.Join(m.Recipients, ",")})
+	}
+	if d := cmp.Diff([]envelope{{reminderSender.Email, "ada@acme.test"}}, envelopes); d != "" {
+		t.Fatalf("the messages the sandbox accepted mismatch (-want +got):\n%s", d)
 	}
 	for _, must := range []string{"Subject: Waiting for your approval: Buy 1 domain and set up 3 mailboxes", a.AppURL, "Registers getacme.com"} {
 		if !strings.Contains(string(got[0].Raw), must) {

@@ -57,7 +57,7 @@ func TestSandboxReadyCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff([]string{key.Value}, published); diff != "" {
-		t.Errorf("the published DKIM record is not the engine's key (-want +got):\n%s", diff)
+		t.Errorf("the published DKIM record and the engine's key mismatch (-want +got):\n%s", diff)
 	}
 }
 
@@ -94,8 +94,11 @@ func TestTheSandboxKeepsWhatItAcceptsInTheOutbox(t *testing.T) {
 		t.Fatal(err)
 	}
 	acme, err := f.svc.outbox.List(ctx, f.two.Acme.ID, 0, 20)
-	if err != nil || len(acme.Messages) != 1 || acme.Messages[0].Subject != "Hello" {
-		t.Fatalf("Acme's outbox: %+v (%v)", acme.Messages, err)
+	if err != nil || len(acme.Messages) != 1 {
+		t.Fatalf("Acme's outbox: %d messages (%v); want 1", len(acme.Messages), err)
+	}
+	if got := acme.Messages[0].Subject; got != "Hello" {
+		t.Fatalf("Acme's message: subject %q, want Hello", got)
 	}
 	globex, err := f.svc.outbox.List(ctx, f.two.Globex.ID, 0, 20)
 	if err != nil || len(globex.Messages) != 0 {
