@@ -240,7 +240,7 @@ func TestPaidActionsAreApprovedOnlyInTheWebApp(t *testing.T) {
 	e := setup(t)
 	ap := e.open(t, e.a.ID, "anvil", false)
 	if ap.DecideHere || !ap.Irreversible {
-		t.Fatalf("opened: %+v", ap)
+		t.Fatalf("opened %s deciding here %v, irreversible %v; want only in the web app, irreversible", ap.ID, ap.DecideHere, ap.Irreversible)
 	}
 	for _, via := range []string{approvals.ViaConversation, approvals.ViaCard} {
 		d := approvals.Decision{Approve: true, By: "the assistant", Via: via}
@@ -261,8 +261,11 @@ func TestPaidActionsAreApprovedOnlyInTheWebApp(t *testing.T) {
 	}
 	user := uuid.New()
 	a, taken, err := e.svc.Decide(ctx, e.a.ID, ap.ID, approvals.Decision{Approve: true, By: "ada@acme.test", ByUser: &user, Via: approvals.ViaWeb})
-	if err != nil || !taken || a.Status != approvals.Approved {
-		t.Fatalf("approve in the web app: %+v %v %v", a, taken, err)
+	if err != nil {
+		t.Fatalf("approve in the web app: %v", err)
+	}
+	if !taken || a.Status != approvals.Approved {
+		t.Fatalf("approve in the web app: %s, taken %v; want approved, taken", a.Status, taken)
 	}
 	want := []string{"opened:>pending@conversation", "approve_refused:pending>pending@conversation",
 		"approve_refused:pending>pending@card", "approved:pending>approved@web"}
@@ -272,8 +275,12 @@ func TestPaidActionsAreApprovedOnlyInTheWebApp(t *testing.T) {
 
 	// Rejecting is allowed from anywhere.
 	other := e.open(t, e.a.ID, "rocket", false)
-	if r, taken, err := e.svc.Decide(ctx, e.a.ID, other.ID, conversation); err != nil || !taken || r.Status != approvals.Rejected {
-		t.Fatalf("reject from the conversation: %+v %v %v", r, taken, err)
+	r, taken, err := e.svc.Decide(ctx, e.a.ID, other.ID, conversation)
+	if err != nil {
+		t.Fatalf("reject from the conversation: %v", err)
+	}
+	if !taken || r.Status != approvals.Rejected {
+		t.Fatalf("reject from the conversation: %s, taken %v; want rejected, taken", r.Status, taken)
 	}
 }
 
@@ -353,8 +360,12 @@ func TestCurrentReadsOneApprovalAsItStandsNow(t *testing.T) {
 	if _, _, err := e.svc.Decide(ctx, e.a.ID, decided.ID, conversation); err != nil {
 		t.Fatal(err)
 	}
-	if a, err := e.svc.Current(ctx, e.a.ID, decided.ID); err != nil || a.ID != decided.ID || a.Status != approvals.Rejected {
-		t.Fatalf("current of a rejected approval: %+v %v", a, err)
+	a, err := e.svc.Current(ctx, e.a.ID, decided.ID)
+	if err != nil {
+		t.Fatalf("current of a rejected approval: %v", err)
+	}
+	if a.ID != decided.ID || a.Status != approvals.Rejected {
+		t.Fatalf("current of %s: %s, %s; want %s, rejected", decided.ID, a.ID, a.Status, decided.ID)
 	}
 
 	due := e.open(t, e.a.ID, "rocket", true)
@@ -368,9 +379,12 @@ func TestCurrentReadsOneApprovalAsItStandsNow(t *testing.T) {
 	if a, _ := e.svc.Find(ctx, e.a.ID, due.ID); a.Status != approvals.Pending {
 		t.Fatalf("another workspace's read (or find) changed it: %s", a.Status)
 	}
-	a, err := e.svc.Current(ctx, e.a.ID, due.ID)
-	if err != nil || a.Status != approvals.NotDone || a.Outcome == nil || !strings.Contains(*a.Outcome, "expired") {
-		t.Fatalf("current of an approval past its expiry: %+v %v", a, err)
+	a, err = e.svc.Current(ctx, e.a.ID, due.ID)
+	if err != nil {
+		t.Fatalf("current of an approval past its expiry: %v", err)
+	}
+	if a.Status != approvals.NotDone || a.Outcome == nil || !strings.Contains(*a.Outcome, "expired") {
+		t.Fatalf("current of an approval past its expiry: %s, outcome %q; want not_done, saying it expired", a.Status, outcomeOf(a))
 	}
 	if got := e.events(t, e.a.ID, due.ID); got[len(got)-1] != "expired:pending>not_done@system" {
 		t.Fatalf("audit trail: %v", got)
@@ -416,4 +430,12 @@ func TestRefusedApprovalsKeepTheTrailShort(t *testing.T) {
 	if first := evs[1]; first.Repeats != 10 || first.Actor != "the assistant" || first.LastAt == nil || first.LastAt.Before(first.At) {
 		t.Errorf("the first line: %d repeats by %s, last at %v; want the 10 attempts of the assistant", first.Repeats, first.Actor, first.LastAt)
 	}
+}
+
+// outcomeOf is the approval's outcome, "" when it has none.
+func outcomeOf(a approvals.Approval) string {
+	if a.Outcome == nil {
+		return ""
+	}
+	return *a.Outcome
 }
