@@ -130,11 +130,13 @@ func TestOpenRefusesMistakesInTheCallingTool(t *testing.T) {
 		"bad currency":              func(r *approvals.Request) { r.Impact.CostOnce.Currency = "usd" },
 		"too long":                  func(r *approvals.Request) { r.TTL = 90 * 24 * time.Hour },
 	} {
-		req := orderRequest(e.a.ID, "anvil", true)
-		mutate(&req)
-		if _, _, err := e.svc.Open(ctx, req); vibesell.ErrorCode(err) != vibesell.EINTERNAL {
-			t.Errorf("%s: err = %v, want an internal error", name, err)
-		}
+		t.Run(name, func(t *testing.T) {
+			req := orderRequest(e.a.ID, "anvil", true)
+			mutate(&req)
+			if _, _, err := e.svc.Open(ctx, req); vibesell.ErrorCode(err) != vibesell.EINTERNAL {
+				t.Errorf("err = %v, want an internal error", err)
+			}
+		})
 	}
 }
 
@@ -243,18 +245,20 @@ func TestPaidActionsAreApprovedOnlyInTheWebApp(t *testing.T) {
 		t.Fatalf("opened %s deciding here %v, irreversible %v; want only in the web app, irreversible", ap.ID, ap.DecideHere, ap.Irreversible)
 	}
 	for _, via := range []string{approvals.ViaConversation, approvals.ViaCard} {
-		d := approvals.Decision{Approve: true, By: "the assistant", Via: via}
-		if via == approvals.ViaCard {
-			d.Token = e.token(t, ap)
-		}
-		_, taken, err := e.svc.Decide(ctx, e.a.ID, ap.ID, d)
-		if vibesell.ErrorCode(err) != vibesell.EINVALID || taken {
-			t.Fatalf("approve via %s: taken=%v err=%v", via, taken, err)
-		}
-		msg := vibesell.ErrorMessage(err)
-		if !strings.Contains(msg, ap.AppURL) || !strings.Contains(msg, "costs money and cannot be undone") || !strings.Contains(msg, "rejected here") {
-			t.Fatalf("refusal: %s", msg)
-		}
+		t.Run("approve via "+via, func(t *testing.T) {
+			d := approvals.Decision{Approve: true, By: "the assistant", Via: via}
+			if via == approvals.ViaCard {
+				d.Token = e.token(t, ap)
+			}
+			_, taken, err := e.svc.Decide(ctx, e.a.ID, ap.ID, d)
+			if vibesell.ErrorCode(err) != vibesell.EINVALID || taken {
+				t.Fatalf("taken=%v err=%v; want refused as invalid", taken, err)
+			}
+			msg := vibesell.ErrorMessage(err)
+			if !strings.Contains(msg, ap.AppURL) || !strings.Contains(msg, "costs money and cannot be undone") || !strings.Contains(msg, "rejected here") {
+				t.Fatalf("refusal: %s", msg)
+			}
+		})
 	}
 	if a, _ := e.svc.Find(ctx, e.a.ID, ap.ID); a.Status != approvals.Pending || e.jobCount(t, ap.ID) != 0 {
 		t.Fatalf("after refused approvals: %s, %d jobs", a.Status, e.jobCount(t, ap.ID))
@@ -305,9 +309,11 @@ func TestAnotherWorkspaceSeesNothing(t *testing.T) {
 		t.Fatalf("another workspace changed it: %s", a.Status)
 	}
 	for _, bad := range []string{"ap_zz", "AP_0123456789ABCDEF", "' OR 1=1 --"} {
-		if _, err := e.svc.Find(ctx, e.a.ID, bad); vibesell.ErrorCode(err) != vibesell.ENOTFOUND {
-			t.Fatalf("find %q: %v", bad, err)
-		}
+		t.Run("find "+bad, func(t *testing.T) {
+			if _, err := e.svc.Find(ctx, e.a.ID, bad); vibesell.ErrorCode(err) != vibesell.ENOTFOUND {
+				t.Fatalf("err = %v, want not found", err)
+			}
+		})
 	}
 }
 
@@ -372,9 +378,11 @@ func TestCurrentReadsOneApprovalAsItStandsNow(t *testing.T) {
 	e.clock.Advance(time.Hour)
 	// Another workspace reads it as not found, and does not expire it.
 	for _, id := range []string{due.ID, decided.ID, "ap_0123456789abcdef", "ap_zz"} {
-		if _, err := e.svc.Current(ctx, e.b.ID, id); vibesell.ErrorCode(err) != vibesell.ENOTFOUND {
-			t.Fatalf("current of %s from another workspace: %v", id, err)
-		}
+		t.Run("another workspace's current of "+id, func(t *testing.T) {
+			if _, err := e.svc.Current(ctx, e.b.ID, id); vibesell.ErrorCode(err) != vibesell.ENOTFOUND {
+				t.Fatalf("err = %v, want not found", err)
+			}
+		})
 	}
 	if a, _ := e.svc.Find(ctx, e.a.ID, due.ID); a.Status != approvals.Pending {
 		t.Fatalf("another workspace's read (or find) changed it: %s", a.Status)

@@ -277,9 +277,11 @@ func TestClickedAnswers(t *testing.T) {
 			"another card's":      tokenOf(t, e.a, other.ID),
 			"another workspace's": tokenOf(t, e.b, theirs.ID),
 		} {
-			if err := e.svc.Click(ctx, e.a, card.ID, "own_names", token, nil); vibesell.ErrorCode(err) != vibesell.EINVALID {
-				t.Errorf("%s token: %v", name, err)
-			}
+			t.Run(name, func(t *testing.T) {
+				if err := e.svc.Click(ctx, e.a, card.ID, "own_names", token, nil); vibesell.ErrorCode(err) != vibesell.EINVALID {
+					t.Errorf("err = %v, want refused as invalid", err)
+				}
+			})
 		}
 		s := mustSettle(t)(ask(t, e.svc, e.a, "choose_sending_source", sourceArgs{Count: 3}, []cards.Answer{{Card: card.ID, Answer: "own_names"}}, q))
 		if s.Via != cards.ViaConversation {

@@ -440,16 +440,18 @@ func TestApprovalToolsAnnotations(t *testing.T) {
 		"list_pending_approvals": {"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false},
 		"order_sending_setup":    {"readOnlyHint": false, "destructiveHint": false, "idempotentHint": true, "openWorldHint": true},
 	} {
-		var def struct {
-			Annotations map[string]any `json:"annotations"`
-		}
-		if err := json.Unmarshal(f.c.Tool(tool), &def); err != nil {
-			t.Fatal(err)
-		}
-		delete(def.Annotations, "title")
-		if diff := cmp.Diff(want, def.Annotations); diff != "" {
-			t.Errorf("%s annotations (-want +got):\n%s", tool, diff)
-		}
+		t.Run(tool, func(t *testing.T) {
+			var def struct {
+				Annotations map[string]any `json:"annotations"`
+			}
+			if err := json.Unmarshal(f.c.Tool(tool), &def); err != nil {
+				t.Fatal(err)
+			}
+			delete(def.Annotations, "title")
+			if diff := cmp.Diff(want, def.Annotations); diff != "" {
+				t.Errorf("annotations mismatch (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 
