@@ -117,7 +117,7 @@ func TestOrderSendingSetupIsRejectedThroughDecideApproval(t *testing.T) {
 		t.Fatalf("rejected mismatch (-want +got):\n%s", d)
 	}
 	if textOf(r.Reason) != "Too expensive for now" || r.DecidedAt == nil || !strings.Contains(textOf(r.Outcome), "Too expensive for now") {
-		t.Fatalf("rejected for %q at %v, outcome %q; want the reason, the time and the outcome quoting it", textOf(r.Reason), r.DecidedAt, textOf(r.Outcome))
+		t.Fatalf("rejected for %q (time recorded %v), outcome %q; want the reason, the time and the outcome quoting it", textOf(r.Reason), r.DecidedAt != nil, textOf(r.Outcome))
 	}
 	mustContain(t, md, "Rejected and recorded. Nothing will be done.")
 
@@ -130,7 +130,7 @@ func TestOrderSendingSetupIsRejectedThroughDecideApproval(t *testing.T) {
 	var next approvalOutput
 	f.c.Result("order_sending_setup", nil, &next)
 	if next.Approval == ap.Approval || next.Status != "pending" {
-		t.Fatalf("after a rejection, asked again: %s, %s; want a new approval than %s, pending", next.Approval, next.Status, ap.Approval)
+		t.Fatalf("after a rejection, asked again: %s, %s; want a new approval, not %s, pending", next.Approval, next.Status, ap.Approval)
 	}
 }
 
@@ -178,7 +178,7 @@ func TestOrderApprovalIsReplacedWhenThePlanChanges(t *testing.T) {
 	f.c.Result("propose_email", withAnswers(names, ans(*e.Card, "full_name")), &e)
 	f.c.Result("order_sending_setup", nil, &second)
 	if second.Approval == first.Approval || !strings.Contains(strings.Join(second.Impact.Items, " "), "grace.hopper@getacme.com") {
-		t.Fatalf("after the change: %s ordering %q; want a new approval than %s, ordering grace.hopper@getacme.com", second.Approval, second.Impact.Items, first.Approval)
+		t.Fatalf("after the change: %s ordering %q; want a new approval, not %s, ordering grace.hopper@getacme.com", second.Approval, second.Impact.Items, first.Approval)
 	}
 	var list approvalsOutput
 	md := f.c.Result("list_pending_approvals", map[string]any{"includeDecided": true}, &list)
