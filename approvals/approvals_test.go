@@ -130,11 +130,13 @@ func TestOpenRefusesMistakesInTheCallingTool(t *testing.T) {
 		"bad currency":              func(r *approvals.Request) { r.Impact.CostOnce.Currency = "usd" },
 		"too long":                  func(r *approvals.Request) { r.TTL = 90 * 24 * time.Hour },
 	} {
-		req := orderRequest(e.a.ID, "anvil", true)
-		mutate(&req)
-		if _, _, err := e.svc.Open(ctx, req); vibesell.ErrorCode(err) != vibesell.EINTERNAL {
-			t.Errorf("%s: err = %v, want an internal error", name, err)
-		}
+		t.Run(name, func(t *testing.T) {
+			req := orderRequest(e.a.ID, "anvil", true)
+			mutate(&req)
+			if _, _, err := e.svc.Open(ctx, req); vibesell.ErrorCode(err) != vibesell.EINTERNAL {
+				t.Errorf("err = %v, want an internal error", err)
+			}
+		})
 	}
 }
 
@@ -240,29 +242,34 @@ func TestPaidActionsAreApprovedOnlyInTheWebApp(t *testing.T) {
 	e := setup(t)
 	ap := e.open(t, e.a.ID, "anvil", false)
 	if ap.DecideHere || !ap.Irreversible {
-		t.Fatalf("opened: %+v", ap)
+		t.Fatalf("opened %s deciding here %v, irreversible %v; want only in the web app, irreversible", ap.ID, ap.DecideHere, ap.Irreversible)
 	}
 	for _, via := range []string{approvals.ViaConversation, approvals.ViaCard} {
-		d := approvals.Decision{Approve: true, By: "the assistant", Via: via}
-		if via == approvals.ViaCard {
-			d.Token = e.token(t, ap)
-		}
-		_, taken, err := e.svc.Decide(ctx, e.a.ID, ap.ID, d)
-		if vibesell.ErrorCode(err) != vibesell.EINVALID || taken {
-			t.Fatalf("approve via %s: taken=%v err=%v", via, taken, err)
-		}
-		msg := vibesell.ErrorMessage(err)
-		if !strings.Contains(msg, ap.AppURL) || !strings.Contains(msg, "costs money and cannot be undone") || !strings.Contains(msg, "rejected here") {
-			t.Fatalf("refusal: %s", msg)
-		}
+		t.Run("approve via "+via, func(t *testing.T) {
+			d := approvals.Decision{Approve: true, By: "the assistant", Via: via}
+			if via == approvals.ViaCard {
+				d.Token = e.token(t, ap)
+			}
+			_, taken, err := e.svc.Decide(ctx, e.a.ID, ap.ID, d)
+			if vibesell.ErrorCode(err) != vibesell.EINVALID || taken {
+				t.Fatalf("taken=%v err=%v; want refused as invalid", taken, err)
+			}
+			msg := vibesell.ErrorMessage(err)
+			if !strings.Contains(msg, ap.AppURL) || !strings.Contains(msg, "costs money and cannot be undone") || !strings.Contains(msg, "rejected here") {
+				t.Fatalf("refusal: %s", msg)
+			}
+		})
 	}
 	if a, _ := e.svc.Find(ctx, e.a.ID, ap.ID); a.Status != approvals.Pending || e.jobCount(t, ap.ID) != 0 {
 		t.Fatalf("after refused approvals: %s, %d jobs", a.Status, e.jobCount(t, ap.ID))
 	}
 	user := uuid.New()
 	a, taken, err := e.svc.Decide(ctx, e.a.ID, ap.ID, approvals.Decision{Approve: true, By: "ada@acme.test", ByUser: &user, Via: approvals.ViaWeb})
-	if err != nil || !taken || a.Status != approvals.Approved {
-		t.Fatalf("approve in the web app: %+v %v %v", a, taken, err)
+	if err != nil {
+		t.Fatalf("approve in the web app: %v", err)
+	}
+	if !taken || a.Status != approvals.Approved {
+		t.Fatalf("approve in the web app: %s, taken %v; want approved, taken", a.Status, taken)
 	}
 	want := []string{"opened:>pending@conversation", "approve_refused:pending>pending@conversation",
 		"approve_refused:pending>pending@card", "approved:pending>approved@web"}
@@ -272,8 +279,12 @@ func TestPaidActionsAreApprovedOnlyInTheWebApp(t *testing.T) {
 
 	// Rejecting is allowed from anywhere.
 	other := e.open(t, e.a.ID, "rocket", false)
-	if r, taken, err := e.svc.Decide(ctx, e.a.ID, other.ID, conversation); err != nil || !taken || r.Status != approvals.Rejected {
-		t.Fatalf("reject from the conversation: %+v %v %v", r, taken, err)
+	r, taken, err := e.svc.Decide(ctx, e.a.ID, other.ID, conversation)
+	if err != nil {
+		t.Fatalf("reject from the conversation: %v", err)
+	}
+	if !taken || r.Status != approvals.Rejected {
+		t.Fatalf("reject from the conversation: %s, taken %v; want rejected, taken", r.Status, taken)
 	}
 }
 
@@ -298,9 +309,11 @@ func TestAnotherWorkspaceSeesNothing(t *testing.T) {
 		t.Fatalf("another workspace changed it: %s", a.Status)
 	}
 	for _, bad := range []string{"ap_zz", "AP_0123456789ABCDEF", "' OR 1=1 --"} {
-		if _, err := e.svc.Find(ctx, e.a.ID, bad); vibesell.ErrorCode(err) != vibesell.ENOTFOUND {
-			t.Fatalf("find %q: %v", bad, err)
-		}
+		t.Run("find "+bad, func(t *testing.T) {
+			if _, err := e.svc.Find(ctx, e.a.ID, bad); vibesell.ErrorCode(err) != vibesell.ENOTFOUND {
+				t.Fatalf("err = %v, want not found", err)
+			}
+		})
 	}
 }
 
@@ -353,24 +366,33 @@ func TestCurrentReadsOneApprovalAsItStandsNow(t *testing.T) {
 	if _, _, err := e.svc.Decide(ctx, e.a.ID, decided.ID, conversation); err != nil {
 		t.Fatal(err)
 	}
-	if a, err := e.svc.Current(ctx, e.a.ID, decided.ID); err != nil || a.ID != decided.ID || a.Status != approvals.Rejected {
-		t.Fatalf("current of a rejected approval: %+v %v", a, err)
+	a, err := e.svc.Current(ctx, e.a.ID, decided.ID)
+	if err != nil {
+		t.Fatalf("current of a rejected approval: %v", err)
+	}
+	if a.ID != decided.ID || a.Status != approvals.Rejected {
+		t.Fatalf("current of %s: %s, %s; want %s, rejected", decided.ID, a.ID, a.Status, decided.ID)
 	}
 
 	due := e.open(t, e.a.ID, "rocket", true)
 	e.clock.Advance(time.Hour)
 	// Another workspace reads it as not found, and does not expire it.
 	for _, id := range []string{due.ID, decided.ID, "ap_0123456789abcdef", "ap_zz"} {
-		if _, err := e.svc.Current(ctx, e.b.ID, id); vibesell.ErrorCode(err) != vibesell.ENOTFOUND {
-			t.Fatalf("current of %s from another workspace: %v", id, err)
-		}
+		t.Run("another workspace's current of "+id, func(t *testing.T) {
+			if _, err := e.svc.Current(ctx, e.b.ID, id); vibesell.ErrorCode(err) != vibesell.ENOTFOUND {
+				t.Fatalf("err = %v, want not found", err)
+			}
+		})
 	}
 	if a, _ := e.svc.Find(ctx, e.a.ID, due.ID); a.Status != approvals.Pending {
 		t.Fatalf("another workspace's read (or find) changed it: %s", a.Status)
 	}
-	a, err := e.svc.Current(ctx, e.a.ID, due.ID)
-	if err != nil || a.Status != approvals.NotDone || a.Outcome == nil || !strings.Contains(*a.Outcome, "expired") {
-		t.Fatalf("current of an approval past its expiry: %+v %v", a, err)
+	a, err = e.svc.Current(ctx, e.a.ID, due.ID)
+	if err != nil {
+		t.Fatalf("current of an approval past its expiry: %v", err)
+	}
+	if a.Status != approvals.NotDone || a.Outcome == nil || !strings.Contains(*a.Outcome, "expired") {
+		t.Fatalf("current of an approval past its expiry: %s, outcome %q; want not_done, saying it expired", a.Status, outcomeOf(a))
 	}
 	if got := e.events(t, e.a.ID, due.ID); got[len(got)-1] != "expired:pending>not_done@system" {
 		t.Fatalf("audit trail: %v", got)
@@ -416,4 +438,12 @@ func TestRefusedApprovalsKeepTheTrailShort(t *testing.T) {
 	if first := evs[1]; first.Repeats != 10 || first.Actor != "the assistant" || first.LastAt == nil || first.LastAt.Before(first.At) {
 		t.Errorf("the first line: %d repeats by %s, last at %v; want the 10 attempts of the assistant", first.Repeats, first.Actor, first.LastAt)
 	}
+}
+
+// outcomeOf is the approval's outcome, "" when it has none.
+func outcomeOf(a approvals.Approval) string {
+	if a.Outcome == nil {
+		return ""
+	}
+	return *a.Outcome
 }

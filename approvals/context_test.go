@@ -38,16 +38,19 @@ func TestContextNamesTheApprovalsWaiting(t *testing.T) {
 
 	t.Run("nothing waiting", func(t *testing.T) {
 		waiting, next := read(t, e.a)
-		if len(waiting) != 0 || next.Pressing || next.Tool != vibesell.ToolSaveOffer {
-			t.Errorf("with nothing waiting: %d waiting, next %+v", len(waiting), next)
+		if d := cmp.Diff([]string(nil), idsOf(waiting)); d != "" {
+			t.Errorf("waiting mismatch (-want +got):\n%s", d)
+		}
+		if next.Pressing || next.Tool != vibesell.ToolSaveOffer {
+			t.Errorf("with nothing waiting, next %s (pressing %v), want %s, not pressing", next.Tool, next.Pressing, vibesell.ToolSaveOffer)
 		}
 	})
 
 	paid := e.open(t, e.a.ID, "anvil", false)
 	t.Run("a paid action waits for the web app", func(t *testing.T) {
 		waiting, next := read(t, e.a)
-		if len(waiting) != 1 || waiting[0].ID != paid.ID {
-			t.Fatalf("waiting: %+v", waiting)
+		if d := cmp.Diff([]string{paid.ID}, idsOf(waiting)); d != "" {
+			t.Fatalf("waiting mismatch (-want +got):\n%s", d)
 		}
 		want := workspace.NextStep{Pressing: true, Why: "An approval is waiting for the person's decision: " + paid.ID +
 			" (Order 2 anvil; expires " + vibesell.FormatTime(paid.ExpiresAt) + "): only a signed-in person can approve it, in the web app at " + paid.AppURL +
@@ -68,8 +71,12 @@ func TestContextNamesTheApprovalsWaiting(t *testing.T) {
 	})
 
 	t.Run("another workspace sees none of them", func(t *testing.T) {
-		if waiting, next := read(t, e.b); len(waiting) != 0 || next.Pressing {
-			t.Errorf("another workspace: %d waiting, next %+v", len(waiting), next)
+		waiting, next := read(t, e.b)
+		if d := cmp.Diff([]string(nil), idsOf(waiting)); d != "" {
+			t.Errorf("another workspace's waiting mismatch (-want +got):\n%s", d)
+		}
+		if next.Pressing {
+			t.Errorf("another workspace's next step is pressing: %s", next.Why)
 		}
 	})
 
@@ -77,12 +84,26 @@ func TestContextNamesTheApprovalsWaiting(t *testing.T) {
 		if _, _, err := e.svc.Decide(ctx, e.a.ID, free.ID, conversation); err != nil {
 			t.Fatal(err)
 		}
-		if waiting, _ := read(t, e.a); len(waiting) != 1 || waiting[0].ID != paid.ID {
-			t.Errorf("after a rejection: %+v", waiting)
+		waiting, _ := read(t, e.a)
+		if d := cmp.Diff([]string{paid.ID}, idsOf(waiting)); d != "" {
+			t.Errorf("after a rejection, waiting mismatch (-want +got):\n%s", d)
 		}
 		e.clock.Advance(2 * time.Hour) // past the expiry, before any sweep
-		if waiting, next := read(t, e.a); len(waiting) != 0 || next.Pressing {
-			t.Errorf("after the expiry: %d waiting, next %+v", len(waiting), next)
+		waiting, next := read(t, e.a)
+		if d := cmp.Diff([]string(nil), idsOf(waiting)); d != "" {
+			t.Errorf("after the expiry, waiting mismatch (-want +got):\n%s", d)
+		}
+		if next.Pressing {
+			t.Errorf("after the expiry, the next step is pressing: %s", next.Why)
 		}
 	})
+}
+
+// idsOf lists the ids of the approvals waiting, in order; nil for none.
+func idsOf(w approvals.Waiting) []string {
+	var ids []string
+	for _, a := range w {
+		ids = append(ids, a.ID)
+	}
+	return ids
 }

@@ -87,7 +87,7 @@ func ask(t *testing.T, svc *cards.Service, ws uuid.UUID, tool string, args any, 
 func mustCard(t *testing.T) func(*cards.Settled, *cards.Card, error) *cards.Card {
 	return func(s *cards.Settled, c *cards.Card, err error) *cards.Card {
 		t.Helper()
-		return mustBe(t, "a card", c, s, err)
+		return mustBe(t, "a card", c, outcomeOf(s, c), err)
 	}
 }
 
@@ -95,21 +95,33 @@ func mustCard(t *testing.T) func(*cards.Settled, *cards.Card, error) *cards.Card
 func mustSettle(t *testing.T) func(*cards.Settled, *cards.Card, error) *cards.Settled {
 	return func(s *cards.Settled, c *cards.Card, err error) *cards.Settled {
 		t.Helper()
-		return mustBe(t, "settled", s, c, err)
+		return mustBe(t, "settled", s, outcomeOf(s, c), err)
 	}
 }
 
 // mustBe returns got, the outcome the call must have had, or fails with
 // the one it had instead.
-func mustBe[T any](t *testing.T, want string, got *T, instead any, err error) *T {
+func mustBe[T any](t *testing.T, want string, got *T, instead string, err error) *T {
 	t.Helper()
 	if err != nil {
 		t.Fatalf("want %s, got the refusal: %v", want, err)
 	}
 	if got == nil {
-		t.Fatalf("want %s, got %+v", want, instead)
+		t.Fatalf("want %s, got %s", want, instead)
 	}
 	return got
+}
+
+// outcomeOf says what a call that was not refused returned: the answer
+// it settled with, or the card it asked.
+func outcomeOf(s *cards.Settled, c *cards.Card) string {
+	switch {
+	case s != nil:
+		return fmt.Sprintf("settled with %q on card %s", s.Answer, s.Card)
+	case c != nil:
+		return fmt.Sprintf("card %s asking %q", c.ID, c.Question)
+	}
+	return "neither an answer nor a card"
 }
 
 // mustRefuse checks a call that must be refused with code and a sentence
@@ -124,7 +136,7 @@ func mustRefuse(t *testing.T, code string, want []string) func(*cards.Settled, *
 func refused(t *testing.T, code string, want []string, s *cards.Settled, c *cards.Card, err error) string {
 	t.Helper()
 	if err == nil {
-		t.Fatalf("want a refusal, got settled %+v card %+v", s, c)
+		t.Fatalf("want a refusal, got %s", outcomeOf(s, c))
 	}
 	if got := vibesell.ErrorCode(err); got != code {
 		t.Fatalf("refusal code %q, want %q: %v", got, code, err)
@@ -192,8 +204,8 @@ func TestCardIsIssuedOnceAndBindsItsAnswer(t *testing.T) {
 	}
 	// The same answer again settles again: idempotent.
 	s2 := mustSettle(t)(ask(t, e.svc, e.a, "choose_sending_source", sourceArgs{}, []cards.Answer{{Card: card.ID, Answer: "own_names"}}, q))
-	if s2.Answer != "own_names" || s2.Card != card.ID {
-		t.Fatalf("settled again %+v", s2)
+	if diff := cmp.Diff(want, *s2); diff != "" {
+		t.Fatalf("settled again mismatch (-want +got):\n%s", diff)
 	}
 	// A different answer is refused with the answer on record.
 	mustRefuse(t, vibesell.ECONFLICT, []string{card.ID, `"own_names" (Send under my brand)`, "Tue 1 Dec 2026, 09:00 UTC", "without that answer"})(ask(t, e.svc, e.a, "choose_sending_source", sourceArgs{}, []cards.Answer{{Card: card.ID, Answer: "already_warmed"}}, q))
@@ -265,9 +277,11 @@ func TestClickedAnswers(t *testing.T) {
 			"another card's":      tokenOf(t, e.a, other.ID),
 			"another workspace's": tokenOf(t, e.b, theirs.ID),
 		} {
-			if err := e.svc.Click(ctx, e.a, card.ID, "own_names", token, nil); vibesell.ErrorCode(err) != vibesell.EINVALID {
-				t.Errorf("%s token: %v", name, err)
-			}
+			t.Run(name, func(t *testing.T) {
+				if err := e.svc.Click(ctx, e.a, card.ID, "own_names", token, nil); vibesell.ErrorCode(err) != vibesell.EINVALID {
+					t.Errorf("err = %v, want refused as invalid", err)
+				}
+			})
 		}
 		s := mustSettle(t)(ask(t, e.svc, e.a, "choose_sending_source", sourceArgs{Count: 3}, []cards.Answer{{Card: card.ID, Answer: "own_names"}}, q))
 		if s.Via != cards.ViaConversation {
@@ -332,8 +346,8 @@ func TestFreeTextOnlyWhereAllowed(t *testing.T) {
 	card2 := mustCard(t)(ask(t, e.svc, e.a, "propose_email", sourceArgs{}, nil, loose))
 	mustRefuse(t, vibesell.EINVALID, []string{"like ada@"})(ask(t, e.svc, e.a, "propose_email", sourceArgs{}, []cards.Answer{{Card: card2.ID, Answer: "whatever"}}, loose))
 	s := mustSettle(t)(ask(t, e.svc, e.a, "propose_email", sourceArgs{}, []cards.Answer{{Card: card2.ID, Answer: " ada@  and  sales@ "}}, loose))
-	if s.Choice != nil || s.Answer != "ada@ and sales@" {
-		t.Fatalf("free text settled as %+v", s)
+	if diff := cmp.Diff(cards.Settled{Card: card2.ID, Topic: "source", Answer: "ada@ and sales@", AnsweredAt: now, Via: cards.ViaConversation}, *s); diff != "" {
+		t.Fatalf("free text settled mismatch (-want +got):\n%s", diff)
 	}
 	var isChoice bool
 	if err := e.pool.QueryRow(context.Background(), `SELECT answer_is_choice FROM choice_cards WHERE workspace_id = $1 AND id = $2`, e.a, card2.ID).Scan(&isChoice); err != nil || isChoice {
@@ -383,18 +397,18 @@ func TestChangedQuestionIsAskedAgain(t *testing.T) {
 	q3.Choices = q2.Choices[:1]
 	third := mustCard(t)(ask(t, e.svc, e.a, "propose_domains", sourceArgs{}, nil, q3))
 	if third.Replaces != next.ID || !strings.Contains(third.Changed, `"acmehq.com, USD 15.00 per year" is no longer offered`) {
-		t.Fatalf("third %+v", third)
+		t.Fatalf("third card %s replaces %q, changed %q; want it to replace %s, saying acmehq.com is no longer offered", third.ID, third.Replaces, third.Changed, next.ID)
 	}
 	s := mustSettle(t)(ask(t, e.svc, e.a, "propose_domains", sourceArgs{}, []cards.Answer{{Card: third.ID, Answer: "getacme.com"}}, q3))
-	if s.Choice.ID != "getacme.com" {
-		t.Fatalf("settled %+v", s)
+	if diff := cmp.Diff(&q3.Choices[0], s.Choice); diff != "" {
+		t.Fatalf("settled choice mismatch (-want +got):\n%s", diff)
 	}
 	// An answered card whose question has since changed is asked again too.
 	q4 := q3
 	q4.Question = "Which domain should be your first sending domain?"
 	fourth := mustCard(t)(ask(t, e.svc, e.a, "propose_domains", sourceArgs{}, []cards.Answer{{Card: third.ID, Answer: "getacme.com"}}, q4))
 	if fourth.Replaces != third.ID || !strings.Contains(fourth.Changed, "the question now reads") {
-		t.Fatalf("fourth %+v", fourth)
+		t.Fatalf("fourth card %s replaces %q, changed %q; want it to replace %s, saying the question now reads otherwise", fourth.ID, fourth.Replaces, fourth.Changed, third.ID)
 	}
 }
 
@@ -421,25 +435,34 @@ func TestSeveralCardsInOneCall(t *testing.T) {
 		s2, c, err := f.Ask(ctx, second(s1.Answer))
 		return s2, c, f.Answers(), err
 	}
-	_, c1, _, err := run(nil)
-	if err != nil || c1 == nil || c1.Topic != "source" {
-		t.Fatalf("first question: %+v %v", c1, err)
+	// asked runs the flow with answers, which must ask the topic's card.
+	asked := func(answers []cards.Answer, topic string) *cards.Card {
+		t.Helper()
+		s, c, _, err := run(answers)
+		c = mustBe(t, "a card", c, outcomeOf(s, c), err)
+		if c.Topic != topic {
+			t.Fatalf("card %s asks about %s, want %s", c.ID, c.Topic, topic)
+		}
+		return c
 	}
+	c1 := asked(nil, "source")
 	a1 := cards.Answer{Card: c1.ID, Answer: "already_warmed"}
-	_, c2, _, err := run([]cards.Answer{a1})
-	if err != nil || c2 == nil || c2.Topic != "style" {
-		t.Fatalf("second question: %+v %v", c2, err)
-	}
-	if want := (cards.Answer{Card: a1.Card, Answer: a1.Answer, Via: cards.ViaConversation}); len(c2.Answers) != 1 || c2.Answers[0] != want {
-		t.Fatalf("second card lists answers %+v, want the first, relayed", c2.Answers)
+	c2 := asked([]cards.Answer{a1}, "style")
+	if diff := cmp.Diff([]cards.Answer{{Card: a1.Card, Answer: a1.Answer, Via: cards.ViaConversation}}, c2.Answers); diff != "" {
+		t.Fatalf("second card's answers mismatch, want the first, relayed (-want +got):\n%s", diff)
 	}
 	// A bad answer to the second card is refused on its own.
-	_, _, _, err = run([]cards.Answer{a1, {Card: c2.ID, Answer: "medium"}})
+	_, _, _, err := run([]cards.Answer{a1, {Card: c2.ID, Answer: "medium"}})
 	refused(t, vibesell.EINVALID, []string{c2.ID, `"short" (Short) or "long" (Long)`}, nil, nil, err)
 	// Both together settle the flow.
 	s, c, settled, err := run([]cards.Answer{a1, {Card: c2.ID, Answer: "long"}})
-	if err != nil || c != nil || s.Answer != "long" || len(settled) != 2 {
-		t.Fatalf("flow: %+v %+v %+v %v", s, c, settled, err)
+	s = mustBe(t, "settled", s, outcomeOf(s, c), err)
+	if s.Answer != "long" {
+		t.Fatalf("the flow settled with %q, want long", s.Answer)
+	}
+	wantSettled := []cards.Answer{{Card: c1.ID, Answer: "already_warmed", Via: cards.ViaConversation}, {Card: c2.ID, Answer: "long", Via: cards.ViaConversation}}
+	if diff := cmp.Diff(wantSettled, settled); diff != "" {
+		t.Fatalf("the flow's answers mismatch (-want +got):\n%s", diff)
 	}
 	// A conflicting answer to the first, with a fine second, is refused
 	// for the first.

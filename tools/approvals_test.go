@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/google/uuid"
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -67,7 +68,7 @@ func (f *approvalFixture) planSetup(c *toolkittest.Client) {
 	c.Result("propose_email", names, &e)
 	c.Result("propose_email", withAnswers(names, ans(*e.Card, "first_name")), &e)
 	if e.Kind != "email_step" || len(e.Addresses) != 3 {
-		f.t.Fatalf("planned addresses: %+v", e)
+		f.t.Fatalf("planned: a %s with %d addresses, want an email_step with 3", e.Kind, len(e.Addresses))
 	}
 }
 
@@ -110,22 +111,26 @@ func TestOrderSendingSetupIsRejectedThroughDecideApproval(t *testing.T) {
 
 	var r approvalOutput
 	md := f.c.Result("decide_approval", map[string]any{"approval": ap.Approval, "decision": "reject", "reason": "Too expensive for now"}, &r)
-	if r.Status != "rejected" || *r.Reason != "Too expensive for now" || *r.DecidedVia != "conversation" || r.DecidedAt == nil ||
-		*r.DecidedBy != approvals.ActorPerson || !strings.Contains(*r.Outcome, "Too expensive for now") {
-		t.Fatalf("rejected: %+v", r)
+	// The outcome quotes the reason.
+	want := decided{Status: "rejected", DecidedBy: approvals.ActorPerson, DecidedVia: "conversation"}
+	if d := cmp.Diff(want, decidedOf(r.approvalData), cmpopts.IgnoreFields(decided{}, "Outcome")); d != "" {
+		t.Fatalf("rejected mismatch (-want +got):\n%s", d)
+	}
+	if textOf(r.Reason) != "Too expensive for now" || r.DecidedAt == nil || !strings.Contains(textOf(r.Outcome), "Too expensive for now") {
+		t.Fatalf("rejected for %q (time recorded %v), outcome %q; want the reason, the time and the outcome quoting it", textOf(r.Reason), r.DecidedAt != nil, textOf(r.Outcome))
 	}
 	mustContain(t, md, "Rejected and recorded. Nothing will be done.")
 
 	var setup sendingSetupOutput
 	f.c.Result("get_sending_setup", nil, &setup)
-	if setup.Domains[0].Status != "chosen" || setup.Mailboxes[0].Status != "planned" {
-		t.Fatalf("a rejected order was placed: %+v", setup)
+	if d := cmp.Diff(setupStatuses{Domains: []string{"chosen"}, Mailboxes: []string{"planned", "planned", "planned"}}, statusesOf(setup)); d != "" {
+		t.Fatalf("a rejected order was placed: mismatch (-want +got):\n%s", d)
 	}
 	// The same order can be asked for again: a new approval.
 	var next approvalOutput
 	f.c.Result("order_sending_setup", nil, &next)
 	if next.Approval == ap.Approval || next.Status != "pending" {
-		t.Fatalf("after a rejection: %+v", next)
+		t.Fatalf("after a rejection, asked again: %s, %s; want a new approval, not %s, pending", next.Approval, next.Status, ap.Approval)
 	}
 }
 
@@ -173,13 +178,20 @@ func TestOrderApprovalIsReplacedWhenThePlanChanges(t *testing.T) {
 	f.c.Result("propose_email", withAnswers(names, ans(*e.Card, "full_name")), &e)
 	f.c.Result("order_sending_setup", nil, &second)
 	if second.Approval == first.Approval || !strings.Contains(strings.Join(second.Impact.Items, " "), "grace.hopper@getacme.com") {
-		t.Fatalf("after the change: %+v", second)
+		t.Fatalf("after the change: %s ordering %q; want a new approval, not %s, ordering grace.hopper@getacme.com", second.Approval, second.Impact.Items, first.Approval)
 	}
 	var list approvalsOutput
 	md := f.c.Result("list_pending_approvals", map[string]any{"includeDecided": true}, &list)
-	if len(list.Approvals) != 2 || list.Approvals[0].Approval != second.Approval || list.Approvals[1].Status != "not_done" ||
-		!strings.Contains(*list.Approvals[1].Outcome, "replaced by "+second.Approval) {
-		t.Fatalf("list: %+v", list)
+	type listed struct{ Approval, Status string }
+	var got []listed
+	for _, a := range list.Approvals {
+		got = append(got, listed{a.Approval, a.Status})
+	}
+	if d := cmp.Diff([]listed{{second.Approval, "pending"}, {first.Approval, "not_done"}}, got); d != "" {
+		t.Fatalf("list mismatch (-want +got):\n%s", d)
+	}
+	if outcome := textOf(list.Approvals[1].Outcome); !strings.Contains(outcome, "replaced by "+second.Approval) {
+		t.Fatalf("the first's outcome %q does not say it was replaced by %s", outcome, second.Approval)
 	}
 	mustContain(t, md, second.Approval, "Only a signed-in person can approve it")
 }
@@ -334,7 +346,7 @@ func TestDecideInCard(t *testing.T) {
 		var out cardDecisionOutput
 		md := card.Result("decide_in_card", map[string]any{"approval": a.ID, "decision": "approve", "token": tokens[a.ID]}, &out)
 		if out.Approval == nil {
-			t.Fatalf("no approval in %+v", out)
+			t.Fatalf("no approval in the %s result:\n%s", out.Kind, md)
 		}
 		want := decided{Status: "approved", DecidedBy: "the person", DecidedVia: "card"}
 		if diff := cmp.Diff(want, decidedOf(*out.Approval)); diff != "" {
@@ -363,8 +375,8 @@ func TestDecideInCard(t *testing.T) {
 		card := f.approvalClient(f.ws)
 		var clicked cardDecisionOutput
 		card.Result("decide_in_card", map[string]any{"card": *q.Card, "answer": "own_names", "token": token}, &clicked)
-		if clicked.Answer == nil || clicked.Answer.Answer != "own_names" {
-			t.Fatalf("the click: %+v", clicked)
+		if d := cmp.Diff(&clickedAnswerData{Card: *q.Card, Answer: "own_names"}, clicked.Answer); d != "" {
+			t.Fatalf("the click mismatch (-want +got):\n%s", d)
 		}
 		var settled sendingChoiceOutput
 		card.Result("choose_sending_source", map[string]any{"answers": []any{ans(*q.Card, "own_names")}}, &settled)
@@ -394,21 +406,21 @@ func TestListPendingApprovals(t *testing.T) {
 	t.Run("a page", func(t *testing.T) {
 		var page approvalsOutput
 		md := f.c.Result("list_pending_approvals", map[string]any{"limit": 1}, &page)
-		if len(page.Approvals) != 1 || page.Approvals[0].Approval != second.ID || page.NextCursor == nil {
-			t.Fatalf("first page: %+v", page)
+		if d := cmp.Diff(approvalPage{[]string{second.ID}, true}, approvalPageOf(page)); d != "" {
+			t.Fatalf("first page mismatch (-want +got):\n%s", d)
 		}
 		mustContain(t, md, second.ID, "Pause campaign 2", "The person can decide in the card, in the conversation (decide_approval) or at "+second.AppURL,
 			fmt.Sprintf("call list_pending_approvals with cursor %q", *page.NextCursor))
 		f.c.Result("list_pending_approvals", map[string]any{"limit": 1, "cursor": *page.NextCursor}, &page)
-		if len(page.Approvals) != 1 || page.Approvals[0].Approval != first.ID || page.NextCursor != nil {
-			t.Errorf("second page: %+v", page)
+		if d := cmp.Diff(approvalPage{[]string{first.ID}, false}, approvalPageOf(page)); d != "" {
+			t.Errorf("second page mismatch (-want +got):\n%s", d)
 		}
 	})
 	t.Run("one by its id", func(t *testing.T) {
 		var one approvalsOutput
 		md := f.c.Result("list_pending_approvals", map[string]any{"approval": first.ID}, &one)
-		if len(one.Approvals) != 1 || one.Approvals[0].Approval != first.ID || one.NextCursor != nil {
-			t.Errorf("read by id: %+v", one)
+		if d := cmp.Diff(approvalPage{[]string{first.ID}, false}, approvalPageOf(one)); d != "" {
+			t.Errorf("read by id mismatch (-want +got):\n%s", d)
 		}
 		mustContain(t, md, "## Approval "+first.ID+": Pause campaign 1", "Status: pending, waiting for the person's decision.")
 	})
@@ -428,16 +440,18 @@ func TestApprovalToolsAnnotations(t *testing.T) {
 		"list_pending_approvals": {"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false},
 		"order_sending_setup":    {"readOnlyHint": false, "destructiveHint": false, "idempotentHint": true, "openWorldHint": true},
 	} {
-		var def struct {
-			Annotations map[string]any `json:"annotations"`
-		}
-		if err := json.Unmarshal(f.c.Tool(tool), &def); err != nil {
-			t.Fatal(err)
-		}
-		delete(def.Annotations, "title")
-		if diff := cmp.Diff(want, def.Annotations); diff != "" {
-			t.Errorf("%s annotations (-want +got):\n%s", tool, diff)
-		}
+		t.Run(tool, func(t *testing.T) {
+			var def struct {
+				Annotations map[string]any `json:"annotations"`
+			}
+			if err := json.Unmarshal(f.c.Tool(tool), &def); err != nil {
+				t.Fatal(err)
+			}
+			delete(def.Annotations, "title")
+			if diff := cmp.Diff(want, def.Annotations); diff != "" {
+				t.Errorf("annotations mismatch (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 
@@ -499,4 +513,34 @@ func TestApprovalsRecordThePersonOfAnOAuthConnection(t *testing.T) {
 	if len(list.Approvals) != 1 || list.Approvals[0].DecidedBy == nil || *list.Approvals[0].DecidedBy != "ada@acme.test, through Claude" {
 		t.Errorf("list_pending_approvals: %s", md)
 	}
+}
+
+// setupStatuses are the statuses of a sending setup's domains and
+// mailboxes, in order.
+type setupStatuses struct{ Domains, Mailboxes []string }
+
+func statusesOf(s sendingSetupOutput) setupStatuses {
+	var st setupStatuses
+	for _, d := range s.Domains {
+		st.Domains = append(st.Domains, d.Status)
+	}
+	for _, m := range s.Mailboxes {
+		st.Mailboxes = append(st.Mailboxes, m.Status)
+	}
+	return st
+}
+
+// approvalPage is a page of approvals in short: their ids, and whether a
+// next page follows.
+type approvalPage struct {
+	Approvals []string
+	More      bool
+}
+
+func approvalPageOf(out approvalsOutput) approvalPage {
+	p := approvalPage{More: out.NextCursor != nil}
+	for _, a := range out.Approvals {
+		p.Approvals = append(p.Approvals, a.Approval)
+	}
+	return p
 }

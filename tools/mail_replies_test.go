@@ -63,36 +63,36 @@ func TestListReplies(t *testing.T) {
 	t.Run("newest first with the lead, the campaign, the classification and its rule", func(t *testing.T) {
 		var out repliesOutput
 		md := acme.Result(vibesell.ToolListReplies, map[string]any{"limit": 1}, &out)
-		if len(out.Replies) != 1 || out.NextCursor == nil {
-			t.Fatalf("first page: %+v", out)
+		if d := cmp.Diff(replyPage{[]replyFrom{{"lee@bolt.example", "out_of_office"}}, true}, pageOf(out)); d != "" {
+			t.Fatalf("first page mismatch (-want +got):\n%s", d)
 		}
 		got := out.Replies[0]
 		returns := "2026-12-08"
 		want := replyRow{MessageID: "<r1@example.test>", Mailbox: "dana@getacme.com", From: "lee@bolt.example", Subject: "Re: Onboarding",
 			ReceivedAt: time.Date(2026, 12, 1, 10, 1, 0, 0, time.UTC), Lead: &replyLead{ID: "2", Email: "lee@bolt.example"},
-			Campaign: &replyCampaign{ID: campaign}, Step: got.Step, MatchedBy: "thread", Classification: "out_of_office",
+			Campaign: &replyCampaign{ID: campaign}, Step: new(1), MatchedBy: "thread", Classification: "out_of_office",
 			Rule: `the reply says "out of the office" and when the sender is back`, ReturnsOn: &returns,
 			Excerpt: "I'm out of the office until 8 December, with limited access to email."}
-		if diff := cmp.Diff(want, got); diff != "" || got.Step == nil || *got.Step != 1 {
-			t.Errorf("reply (-want +got):\n%s", diff)
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("reply mismatch (-want +got):\n%s", diff)
 		}
 		mustContain(t, md, "- **out_of_office** from lee@bolt.example", "Back on Tue 8 Dec 2026.", "Answers step 1 of campaign "+campaign,
 			"call list_replies with cursor")
 		var next repliesOutput
 		acme.Result(vibesell.ToolListReplies, map[string]any{"limit": 1, "cursor": *out.NextCursor}, &next)
-		if len(next.Replies) != 1 || next.Replies[0].From != "sam@acme-corp.example" || next.Replies[0].Classification != "interested" || next.NextCursor != nil {
-			t.Errorf("second page: %+v", next)
+		if d := cmp.Diff(replyPage{[]replyFrom{{"sam@acme-corp.example", "interested"}}, false}, pageOf(next)); d != "" {
+			t.Errorf("second page mismatch (-want +got):\n%s", d)
 		}
 	})
 	t.Run("filtered by classification and campaign", func(t *testing.T) {
 		var out repliesOutput
 		acme.Result(vibesell.ToolListReplies, map[string]any{"classification": "interested", "campaign": campaign}, &out)
-		if len(out.Replies) != 1 || out.Replies[0].From != "sam@acme-corp.example" {
-			t.Errorf("interested: %+v", out)
+		if d := cmp.Diff(replyPage{[]replyFrom{{"sam@acme-corp.example", "interested"}}, false}, pageOf(out)); d != "" {
+			t.Errorf("interested mismatch (-want +got):\n%s", d)
 		}
 		md := acme.Result(vibesell.ToolListReplies, map[string]any{"campaign": "cp_0000000000000000"}, &out)
-		if len(out.Replies) != 0 {
-			t.Errorf("another campaign: %+v", out)
+		if d := cmp.Diff(replyPage{}, pageOf(out)); d != "" {
+			t.Errorf("another campaign mismatch (-want +got):\n%s", d)
 		}
 		mustContain(t, md, "No replies to campaign cp_0000000000000000 yet.")
 	})
@@ -113,4 +113,21 @@ func TestListReplies(t *testing.T) {
 		}
 		mustContain(t, md, "No replies yet.")
 	})
+}
+
+// replyPage is a page of replies in short: who each is from and how it is
+// classified, and whether a next page follows.
+type replyPage struct {
+	Replies []replyFrom
+	More    bool
+}
+
+type replyFrom struct{ From, Classification string }
+
+func pageOf(out repliesOutput) replyPage {
+	p := replyPage{More: out.NextCursor != nil}
+	for _, r := range out.Replies {
+		p.Replies = append(p.Replies, replyFrom{r.From, r.Classification})
+	}
+	return p
 }

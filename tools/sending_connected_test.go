@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"vibesell"
 	"vibesell/mail"
 	"vibesell/mail/mailtest"
@@ -34,8 +36,15 @@ func TestSendingSetupListsConnectedMailboxes(t *testing.T) {
 	if err := json.Unmarshal(raw, &out); err != nil {
 		t.Fatal(err)
 	}
-	if len(out.Connected) != 1 || out.Connected[0].Address != "dana@getacme.com" || out.Connected[0].SMTP.Security != "starttls" || out.Connected[0].SenderName != nil {
-		t.Fatalf("connected: %+v", out.Connected)
+	server := func(s mail.ServerSettings) mailServerData {
+		return mailServerData{Host: s.Host, Port: s.Port, Security: s.Security}
+	}
+	want := []connectedData{{Address: "dana@getacme.com", SMTP: server(mb.SMTP.Settings()), IMAP: server(mb.IMAP.Settings()), ConnectedAt: f.clock.Now(), CheckedAt: f.clock.Now()}}
+	if want[0].SMTP.Security != "starttls" {
+		t.Fatalf("the sandbox's SMTP server takes %s, want starttls", want[0].SMTP.Security)
+	}
+	if d := cmp.Diff(want, out.Connected); d != "" {
+		t.Fatalf("connected mismatch (-want +got):\n%s", d)
 	}
 	mustContain(t, md, "### Connected mailboxes (the person's own)", "- dana@getacme.com: sends through 127.0.0.1:")
 	if strings.Contains(string(raw), mb.SMTP.Password) || strings.Contains(md, mb.SMTP.Password) {
@@ -44,7 +53,8 @@ func TestSendingSetupListsConnectedMailboxes(t *testing.T) {
 	other := toolkittest.Connect(t, NewServer(d, nil), workspacetest.Principal(f.other))
 	var theirs sendingSetupOutput
 	other.Result(vibesell.ToolGetSendingSetup, nil, &theirs)
-	if theirs.Connected == nil || len(theirs.Connected) != 0 {
-		t.Errorf("another workspace's connected: %+v", theirs.Connected)
+	// Empty, not null: connecting is available, and none are connected.
+	if d := cmp.Diff([]connectedData{}, theirs.Connected); d != "" {
+		t.Errorf("another workspace's connected mismatch (-want +got):\n%s", d)
 	}
 }

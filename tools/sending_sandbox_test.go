@@ -2,7 +2,11 @@ package tools
 
 import (
 	"context"
+	"slices"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"vibesell"
 )
@@ -21,20 +25,32 @@ func TestTheSandboxShortcutIsLabelled(t *testing.T) {
 	}
 	var setup sendingSetupOutput
 	md := f.c.Result(vibesell.ToolGetSendingSetup, nil, &setup)
-	if len(setup.Mailboxes) != 3 || setup.Domains[0].SandboxReadyAt == nil || setup.Domains[0].Status != "ready" {
-		t.Fatalf("setup: %+v", setup)
+	// made is how a domain or mailbox was made ready.
+	type made struct {
+		Status            string
+		Shortcut, Warming bool
+	}
+	var domains, mailboxes []made
+	for _, d := range setup.Domains {
+		domains = append(domains, made{Status: d.Status, Shortcut: d.SandboxReadyAt != nil})
 	}
 	for _, m := range setup.Mailboxes {
-		if m.Status != "warm" || m.SandboxReadyAt == nil || m.Warmup != nil {
-			t.Errorf("%s: %+v", m.Address, m)
-		}
+		mailboxes = append(mailboxes, made{Status: m.Status, Shortcut: m.SandboxReadyAt != nil, Warming: m.Warmup != nil})
+	}
+	if d := cmp.Diff([]made{{Status: "ready", Shortcut: true}}, domains); d != "" {
+		t.Errorf("domains mismatch (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(slices.Repeat([]made{{Status: "warm", Shortcut: true}}, 3), mailboxes); d != "" {
+		t.Errorf("mailboxes mismatch (-want +got):\n%s", d)
 	}
 	mustContain(t, md, "Made ready at once by the sandbox shortcut on", "not by a real preparation",
 		"Made ready and warm at once by the sandbox shortcut on", "not by a real warmup", "warm, can send at full volume")
 	var ctx workspaceOutput
 	md = f.c.Result(vibesell.ToolGetWorkspaceContext, nil, &ctx)
-	if ctx.SendingSetup == nil || ctx.SendingSetup.SandboxShortcut != 3 || ctx.SendingSetup.Mailboxes.Warm != 3 {
-		t.Fatalf("context: %+v", ctx.SendingSetup)
+	// The source, the sizing and what comes next are read elsewhere.
+	want := &sendingSummaryData{Domains: domainCounts{Ready: 1}, Mailboxes: mailboxCounts{Warm: 3}, Sandbox: true, SandboxShortcut: 3}
+	if d := cmp.Diff(want, ctx.SendingSetup, cmpopts.IgnoreFields(sendingSummaryData{}, "Source", "SizingConfirmed", "ReadyToSendOn", "NextStep")); d != "" {
+		t.Fatalf("the context's sending setup mismatch (-want +got):\n%s", d)
 	}
 	mustContain(t, md, "- Sandbox shortcut: 3 mailboxes were made ready and warm at once, not by a real warmup")
 }

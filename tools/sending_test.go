@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/miekg/dns"
 
@@ -373,16 +375,25 @@ func TestGetSendingSetupChecksDNSWithTheResolver(t *testing.T) {
 	if setup.Sandbox {
 		t.Fatal("a setup of a real provider reads as sandbox")
 	}
+	type record struct {
+		Type string
+		OK   *bool
+	}
 	for _, d := range setup.Domains {
-		want := d.Domain == "getacme.com"
-		if *d.DNSCheckedWith != "dns" || len(d.DNS) != 4 {
-			t.Fatalf("%s: %+v", d.Domain, d)
-		}
-		for _, r := range d.DNS {
-			if r.OK == nil || *r.OK != want {
-				t.Errorf("%s %s ok = %v, want %v", d.Domain, r.Type, r.OK, want)
+		t.Run(d.Domain, func(t *testing.T) {
+			if got := textOf(d.DNSCheckedWith); got != "dns" {
+				t.Errorf("DNS checked with %q, want dns", got)
 			}
-		}
+			ok := d.Domain == "getacme.com"
+			want := []record{{"MX", &ok}, {"SPF", &ok}, {"DKIM", &ok}, {"DMARC", &ok}}
+			var got []record
+			for _, r := range d.DNS {
+				got = append(got, record{r.Type, r.OK})
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("DNS records mismatch (-want +got):\n%s", diff)
+			}
+		})
 	}
 	mustContain(t, md, "DKIM at s1._domainkey.getacme.com: checks out", "DMARC at _dmarc.tryacme.com: not published as expected")
 }
@@ -446,19 +457,30 @@ func TestWorkspaceContextShowsTheSendingSetup(t *testing.T) {
 	f := newSendingFixture(t, nil)
 	f.avail.all = true
 	c := f.c
-	var w workspaceOutput
-	c.Result("get_workspace_context", nil, &w)
-	if w.SendingSetup == nil || w.SendingSetup.Source != nil || *w.SendingSetup.NextStep.Tool != "choose_sending_source" || *w.NextStep.Tool != "save_offer" {
-		t.Fatalf("fresh: %+v %+v", w.SendingSetup, w.NextStep)
+	// expect reads the context: the sending setup in short must be want,
+	// its next step a call of want.NextStep.Tool, and the workspace's next
+	// step a call of next.
+	expect := func(stage string, want sendingSummaryData, next string) string {
+		t.Helper()
+		var w workspaceOutput
+		md := c.Result("get_workspace_context", nil, &w)
+		if d := cmp.Diff(&want, w.SendingSetup, cmpopts.IgnoreFields(sendingStepData{}, "Why")); d != "" {
+			t.Fatalf("%s: sending setup mismatch (-want +got):\n%s", stage, d)
+		}
+		if got := textOf(w.NextStep.Tool); got != next {
+			t.Fatalf("%s: the workspace's next step is %q (%s), want %s", stage, got, w.NextStep.Why, next)
+		}
+		return md
 	}
+	step := func(tool string) sendingStepData { return sendingStepData{Tool: &tool} }
+	// The fixture's provider is the sandbox.
+	fresh := sendingSummaryData{Sandbox: true, NextStep: step("choose_sending_source")}
+	expect("fresh", fresh, "save_offer")
 	f.saveOffer(f.ws, "acme.com")
 	if _, err := f.workspaces.SavePlaybook(context.Background(), f.ws.ID, workspace.Playbook{Tone: "brief"}); err != nil {
 		t.Fatal(err)
 	}
-	md := c.Result("get_workspace_context", nil, &w)
-	if *w.NextStep.Tool != "choose_sending_source" {
-		t.Fatalf("with offer and playbook, next: %+v", w.NextStep)
-	}
+	md := expect("with offer and playbook", fresh, "choose_sending_source")
 	mustContain(t, md, "### Sending setup", "Source: not chosen yet", "Domains: none yet", "(tool choose_sending_source)")
 
 	var q sendingChoiceOutput
@@ -466,43 +488,39 @@ func TestWorkspaceContextShowsTheSendingSetup(t *testing.T) {
 	c.Result("choose_sending_source", map[string]any{"answers": []any{ans(*q.Card, "own_names")}}, nil)
 	c.Result("propose_domains", nil, &q)
 	c.Result("propose_domains", map[string]any{"answers": []any{ans(*q.Card, "getacme.com")}}, nil)
-	md = c.Result("get_workspace_context", nil, &w)
-	if *w.SendingSetup.Source != "own_names" || w.SendingSetup.Domains.Chosen != 1 || *w.NextStep.Tool != "propose_email" {
-		t.Fatalf("after picking: %+v next %+v", w.SendingSetup, w.NextStep)
-	}
+	own := "own_names"
+	picked := sendingSummaryData{Source: &own, Domains: domainCounts{Chosen: 1}, Sandbox: true, NextStep: step("propose_email")}
+	md = expect("after picking", picked, "propose_email")
 	mustContain(t, md, "Source: Send under my brand", "Domains: 1 picked", "(tool propose_email)")
 
 	var e emailStepOutput
 	c.Result("propose_email", map[string]any{"senderNames": []string{"Ada Lovelace"}}, &e)
 	c.Result("propose_email", map[string]any{"senderNames": []string{"Ada Lovelace"}, "answers": []any{ans(*e.Card, "full_name")}}, &e)
-	if *e.NextStep.Tool != "size_sending_capacity" {
-		t.Fatalf("email step without a sizing: next %+v", e.NextStep)
+	if d := cmp.Diff(new(step("size_sending_capacity")), e.NextStep, cmpopts.IgnoreFields(sendingStepData{}, "Why")); d != "" {
+		t.Fatalf("email step without a sizing: next step mismatch (-want +got):\n%s", d)
 	}
-	c.Result("get_workspace_context", nil, &w)
-	if w.SendingSetup.Mailboxes.Planned != 3 || *w.NextStep.Tool != "size_sending_capacity" {
-		t.Fatalf("planned, no sizing: %+v next %+v", w.SendingSetup, w.NextStep)
-	}
+	planned := picked
+	planned.Mailboxes.Planned, planned.NextStep = 3, step("size_sending_capacity")
+	expect("planned, no sizing", planned, "size_sending_capacity")
 	c.Result("confirm_sizing", map[string]any{"dailyVolume": 90}, nil)
-	c.Result("get_workspace_context", nil, &w)
-	if !w.SendingSetup.SizingConfirmed || *w.NextStep.Tool != "order_sending_setup" {
-		t.Fatalf("planned and sized: %+v next %+v", w.SendingSetup, w.NextStep)
-	}
+	sized := planned
+	sized.SizingConfirmed, sized.NextStep = true, step("order_sending_setup")
+	expect("planned and sized", sized, "order_sending_setup")
 	if _, err := f.svc.PlaceOrder(context.Background(), f.ws.ID, nil); err != nil {
 		t.Fatal(err)
 	}
-	md = c.Result("get_workspace_context", nil, &w)
-	if w.SendingSetup.Mailboxes.Preparing != 3 || *w.SendingSetup.ReadyToSendOn != "2026-12-29" || !w.SendingSetup.Sandbox || *w.NextStep.Tool != "start_warmup" {
-		t.Fatalf("ordered: %+v next %+v", w.SendingSetup, w.NextStep)
-	}
+	ordered := sized
+	ordered.Domains, ordered.Mailboxes = domainCounts{Preparing: 1}, mailboxCounts{Preparing: 3}
+	ordered.ReadyToSendOn, ordered.NextStep = new("2026-12-29"), step("start_warmup")
+	md = expect("ordered", ordered, "start_warmup")
 	mustContain(t, md, "Mailboxes: 3 being prepared", "Can send at full volume from Tue 29 Dec 2026", "Sandbox")
 
 	// Time passes and nothing is written: the context is served from what
 	// the server kept, and what follows from time is worked out anew.
 	f.clock.Set(time.Date(2026, 12, 8, 11, 0, 0, 0, time.UTC))
-	c.Result("get_workspace_context", nil, &w)
-	if w.SendingSetup.Mailboxes.Preparing != 0 || w.SendingSetup.Mailboxes.Ready != 3 || w.SendingSetup.Domains.Ready != 1 || *w.NextStep.Tool != "start_warmup" {
-		t.Fatalf("prepared by Tuesday: %+v next %+v", w.SendingSetup, w.NextStep)
-	}
+	prepared := ordered
+	prepared.Domains, prepared.Mailboxes = domainCounts{Ready: 1}, mailboxCounts{Ready: 3}
+	expect("prepared by Tuesday", prepared, "start_warmup")
 }
 
 // refusal is a call the tool must refuse, and a sentence the refusal says.
@@ -562,15 +580,16 @@ func TestSendingToolsContract(t *testing.T) {
 	t.Run(vibesell.ToolProposeWarmedDomains, func(t *testing.T) {
 		var sw sendingChoiceOutput
 		c.Result(vibesell.ToolProposeWarmedDomains, nil, &sw)
-		if sw.Kind != "choice" || *sw.Question != "You chose to send under your brand. Start sooner with already-warmed addresses instead?" {
-			t.Fatalf("under own_names: %+v", sw)
+		type question struct{ Kind, Question string }
+		if d := cmp.Diff(question{"choice", "You chose to send under your brand. Start sooner with already-warmed addresses instead?"}, question{sw.Kind, textOf(sw.Question)}); d != "" {
+			t.Fatalf("under own_names, asked mismatch (-want +got):\n%s", d)
 		}
 		check(t, vibesell.ToolProposeWarmedDomains, nil, "", nil,
 			refusal{map[string]any{"answers": []any{ans(*sw.Card, "keep")}}, "The person keeps sending under their brand"})
 		var q sendingChoiceOutput
 		f.client(f.svc, f.other).Result(vibesell.ToolProposeWarmedDomains, nil, &q)
 		if q.Kind != "choice" || !q.Sandbox || len(q.Choices) != 8 {
-			t.Errorf("Globex, with no source chosen, is asked: %+v", q)
+			t.Errorf("Globex, with no source chosen, got a %s with %d choices (sandbox %v), want a choice of 8 in the sandbox", q.Kind, len(q.Choices), q.Sandbox)
 		}
 	})
 	t.Run(vibesell.ToolCheckDomains, func(t *testing.T) {
