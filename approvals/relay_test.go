@@ -104,8 +104,13 @@ func TestClickedDecisions(t *testing.T) {
 			t.Fatal(err)
 		}
 		last := events[len(events)-1]
-		if last.Event != "approved" || last.Via != approvals.ViaCard || last.HostApps == nil || !*last.HostApps {
-			t.Errorf("the trail's last line: %+v", last)
+		type line struct {
+			Event, Via string
+			HostApps   *bool
+		}
+		yes := true
+		if diff := cmp.Diff(line{"approved", approvals.ViaCard, &yes}, line{last.Event, last.Via, last.HostApps}); diff != "" {
+			t.Errorf("the trail's last line mismatch (-want +got):\n%s", diff)
 		}
 		// Replayed: the same token again is refused, whatever is on record.
 		if _, err := svc.Click(ctx, e.a.ID, ap.ID, approvals.Clicked{Approve: false, Token: token}); vibesell.ErrorCode(err) != vibesell.EINVALID {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/google/go-cmp/cmp"
 
 	"vibesell/auth"
 	"vibesell/auth/oauth"
@@ -155,8 +156,16 @@ func TestBrowserPicksTheWorkspace(t *testing.T) {
 		t.Fatalf("after allowing the browser is at %s, want the app's callback with a code", u)
 	}
 	conns, err := e.oauth.Connections(context.Background(), e.globex.ID)
-	if err != nil || len(conns) != 1 || conns[0].ClientName != "Desktop Helper" || conns[0].Person != "ada@acme.test" {
-		t.Fatalf("Globex's connections: %+v (%v), want Desktop Helper by Ada", conns, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type connection struct{ App, Person string }
+	var got []connection
+	for _, c := range conns {
+		got = append(got, connection{c.ClientName, c.Person})
+	}
+	if diff := cmp.Diff([]connection{{"Desktop Helper", "ada@acme.test"}}, got); diff != "" {
+		t.Fatalf("Globex's connections mismatch (-want +got):\n%s", diff)
 	}
 	if conns, _ := e.oauth.Connections(context.Background(), e.acme.ID); len(conns) != 0 {
 		t.Fatalf("Acme has %d connections, want none", len(conns))

@@ -62,7 +62,7 @@ func (e *env) callTools(t testing.TB, access string, tools ...string) []mcpAnswe
 	t.Helper()
 	init, session := e.post(t, access, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
 	if init.Status != http.StatusOK {
-		t.Fatalf("initialize: %+v", init)
+		t.Fatalf("initialize answered %d (%s): %s", init.Status, init.Challenge, init.Body)
 	}
 	var out []mcpAnswer
 	for i, tool := range tools {
