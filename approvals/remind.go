@@ -21,8 +21,8 @@ import (
 type Mailer interface {
 	// People returns the email addresses of the workspace's people.
 	People(ctx context.Context, ws uuid.UUID) ([]string, error)
-	// Send sends one email to each address.
-	Send(ctx context.Context, to []string, subject, body string) error
+	// Send sends one email to each address of workspace ws's people.
+	Send(ctx context.Context, ws uuid.UUID, to []string, subject, body string) error
 }
 
 // SetMailer gives the service its mail path after it was made (the mail
@@ -137,7 +137,7 @@ func (s *Service) Remind(ctx context.Context, ws uuid.UUID, id, reminder string)
 		return false, nil
 	}
 	subject, body := reminderText(a, reminder, s.clock.Now())
-	if err := s.mailer.Send(ctx, people, subject, body); err != nil {
+	if err := s.mailer.Send(ctx, ws, people, subject, body); err != nil {
 		s.logger.ErrorContext(ctx, "approval email not sent; it is not sent again", "approval", id, "reminder", reminder, "err", err)
 		return false, nil
 	}

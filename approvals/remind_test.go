@@ -32,7 +32,7 @@ func (m *mailbox) People(_ context.Context, ws uuid.UUID) ([]string, error) {
 	return m.people[ws], nil
 }
 
-func (m *mailbox) Send(_ context.Context, to []string, subject, body string) error {
+func (m *mailbox) Send(_ context.Context, _ uuid.UUID, to []string, subject, body string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.sent = append(m.sent, sentMail{To: to, Subject: subject, Body: body})

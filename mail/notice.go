@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
 	gomail "github.com/wneessen/go-mail"
 
 	"vibesell"
@@ -18,24 +20,29 @@ import (
 // unsubscribe link, plain text. In the sandbox they go to the sandbox
 // mail server like every other message, which keeps them for the outbox.
 type Notices struct {
+	db       *pgxpool.Pool
 	endpoint Endpoint
 	from     Address
 	clock    vibesell.Clock
 }
 
-// NewNotices returns a Notices that submits to e as from.
-func NewNotices(e Endpoint, from Address, clock vibesell.Clock) *Notices {
+// NewNotices returns a Notices that submits to e as from, and records on
+// db whose each message is.
+func NewNotices(db *pgxpool.Pool, e Endpoint, from Address, clock vibesell.Clock) *Notices {
 	if clock == nil {
 		clock = vibesell.SystemClock{}
 	}
-	return &Notices{endpoint: e, from: from, clock: clock}
+	return &Notices{db: db, endpoint: e, from: from, clock: clock}
 }
 
 // noticeTimeout bounds one submission of notices.
 const noticeTimeout = 30 * time.Second
 
-// Send sends one message to each address, in one SMTP session.
-func (n *Notices) Send(ctx context.Context, to []string, subject, body string) error {
+// Send sends one message to each address of workspace ws's people, in one
+// SMTP session. Each message's Message-ID is recorded as the workspace's
+// before it is handed over, so the sandbox's outbox shows it to that
+// workspace.
+func (n *Notices) Send(ctx context.Context, ws uuid.UUID, to []string, subject, body string) error {
 	if len(to) == 0 {
 		return nil
 	}
@@ -43,6 +50,7 @@ func (n *Notices) Send(ctx context.Context, to []string, subject, body string) e
 		return errors.New("notice: the subject is one line")
 	}
 	msgs := make([]*gomail.Msg, 0, len(to))
+	ids := make([]string, 0, len(to))
 	for _, addr := range to {
 		// 8bit, not quoted-printable: the link reads whole in the raw
 		// message (the sandbox's outbox shows it as received).
@@ -55,9 +63,15 @@ func (n *Notices) Send(ctx context.Context, to []string, subject, body string) e
 		}
 		msg.Subject(subject)
 		msg.SetDateWithValue(n.clock.Now())
-		msg.SetMessageIDWithValue(strings.Trim(NewMessageID(n.from.Email), "<>"))
+		id := NewMessageID(n.from.Email)
+		ids = append(ids, id)
+		msg.SetMessageIDWithValue(strings.Trim(id, "<>"))
 		msg.SetBodyString(gomail.TypeTextPlain, body)
 		msgs = append(msgs, msg)
+	}
+	if _, err := n.db.Exec(ctx, `INSERT INTO mail_notices (message_id, workspace_id, sent_at) SELECT unnest($1::text[]), $2, $3`,
+		ids, ws, n.clock.Now()); err != nil {
+		return fmt.Errorf("record the notices of workspace %s: %w", ws, err)
 	}
 	client, err := submissionClient(n.endpoint, noticeTimeout)
 	if err != nil {

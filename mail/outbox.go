@@ -63,8 +63,9 @@ func (o *Outbox) Attach(s *Sandbox) { o.sandbox = s }
 // running.
 const outboxKeeps = sandboxKeeps
 
-// Keep stores one accepted message under the workspace whose send it was:
-// the send ledger knows every Message-ID the engine handed over. A message
+// Keep stores one accepted message under the workspace whose message it
+// is: the send ledger knows every Message-ID the engine handed over, and
+// mail_notices every one of VibeSell's own emails to a workspace's people. A message
 // no send of any workspace claimed (someone submitting by hand) is not
 // kept, and says so in the log.
 func (o *Outbox) Keep(a Accepted) {
@@ -77,7 +78,8 @@ func (o *Outbox) Keep(a Accepted) {
 		}
 	}
 	var ws uuid.UUID
-	err := o.db.QueryRow(ctx, `SELECT workspace_id FROM mail_sends WHERE message_id = $1`, messageID).Scan(&ws)
+	err := o.db.QueryRow(ctx, `SELECT workspace_id FROM mail_sends WHERE message_id = $1
+		UNION ALL SELECT workspace_id FROM mail_notices WHERE message_id = $1 LIMIT 1`, messageID).Scan(&ws)
 	if errors.Is(err, pgx.ErrNoRows) {
 		o.logger.Warn("the sandbox accepted a message that no send of a workspace claimed; it is in no outbox", "from", a.From, "message_id", messageID)
 		return

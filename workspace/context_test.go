@@ -56,6 +56,8 @@ var notContextTables = []string{
 	"decision_tokens", "approval_reminders",
 	// the sandbox mail server's outbox: the web app shows it, the context does not
 	"mail_outbox",
+	// VibeSell's own emails to a workspace's people, by Message-ID, for the outbox
+	"mail_notices",
 	// connected mailboxes: the sending setup lists them, the context does not
 	"mail_connected_mailboxes",
 }

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"vibesell/auth"
 	"vibesell/mail"
@@ -19,7 +20,7 @@ var reminderSender = mail.Address{Name: "VibeSell", Email: "approvals@vibesell.t
 // people: through the sandbox mail server, whose accepted messages the
 // outbox shows. Without the sandbox (no product mail server is configured
 // yet) approvals send no emails, and the log says so.
-func remindByMail(svc *services, m *mailEngine, logger *slog.Logger) error {
+func remindByMail(db *pgxpool.Pool, svc *services, m *mailEngine, logger *slog.Logger) error {
 	if m.Sandbox == nil {
 		logger.Warn("approvals waiting for the web app are not emailed: no mail server for VibeSell's own emails")
 		return nil
@@ -28,7 +29,7 @@ func remindByMail(svc *services, m *mailEngine, logger *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("the approvals' sandbox mailbox: %w", err)
 	}
-	svc.approvals.SetMailer(approvalMail{people: svc.accounts, notices: mail.NewNotices(box.SMTP, reminderSender, svc.clock)})
+	svc.approvals.SetMailer(approvalMail{people: svc.accounts, notices: mail.NewNotices(db, box.SMTP, reminderSender, svc.clock)})
 	return nil
 }
 
@@ -43,6 +44,6 @@ func (a approvalMail) People(ctx context.Context, ws uuid.UUID) ([]string, error
 	return a.people.MemberEmails(ctx, ws)
 }
 
-func (a approvalMail) Send(ctx context.Context, to []string, subject, body string) error {
-	return a.notices.Send(ctx, to, subject, body)
+func (a approvalMail) Send(ctx context.Context, ws uuid.UUID, to []string, subject, body string) error {
+	return a.notices.Send(ctx, ws, to, subject, body)
 }

@@ -43,7 +43,7 @@ func TestApprovalEmailsGoThroughTheSandboxMailServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(m.Close)
-	if err := remindByMail(svc, m, logger); err != nil {
+	if err := remindByMail(pool, svc, m, logger); err != nil {
 		t.Fatal(err)
 	}
 	two := workspacetest.Two(t, pool)

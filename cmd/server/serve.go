@@ -84,7 +84,7 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 		return err
 	}
 	defer mailParts.Close()
-	if err := remindByMail(svc, mailParts, logger); err != nil {
+	if err := remindByMail(db, svc, mailParts, logger); err != nil {
 		return err
 	}
 	handler, err := routes(cfg, db, svc, mailParts.Secret, logger)
