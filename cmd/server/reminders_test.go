@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/uuid"
 
 	"vibesell"
 	"vibesell/approvals"
@@ -84,6 +85,13 @@ func TestApprovalEmailsGoThroughTheSandboxMailServer(t *testing.T) {
 	}
 	if sent, _ := svc.approvals.Remind(ctx, two.Acme.ID, a.ID, approvals.ReminderOpened); sent {
 		t.Error("the same email was sent twice")
+	}
+	// The web app's outbox shows it to Acme, whose email it is, only.
+	for ws, want := range map[uuid.UUID]int{two.Acme.ID: 1, two.Globex.ID: 0} {
+		page, err := svc.outbox.List(ctx, ws, 0, 20)
+		if err != nil || len(page.Messages) != want {
+			t.Errorf("outbox of %s: %d messages (%v), want %d", ws, len(page.Messages), err, want)
+		}
 	}
 }
 
