@@ -40,11 +40,6 @@ type campaignStep struct {
 	Subject string
 }
 
-var campaignStatusLabels = map[string]string{
-	campaigns.Staged: "Not launched yet", campaigns.Scheduled: "Scheduled", campaigns.Sending: "Sending",
-	campaigns.Paused: "Paused", campaigns.Finished: "Finished",
-}
-
 // campaignsPage shows each campaign with its sequence, schedule and
 // metrics.
 func (s *server) campaignsPage(w http.ResponseWriter, r *http.Request, u auth.User, ses auth.WebSession) {
@@ -56,7 +51,7 @@ func (s *server) campaignsPage(w http.ResponseWriter, r *http.Request, u auth.Us
 	cards := make([]campaignCard, 0, len(list))
 	for _, l := range list {
 		c, q := l.Campaign, l.Sequence
-		card := campaignCard{C: c, Status: campaignStatusLabels[c.Status], Sequence: q.Name, Approved: q.Approved(),
+		card := campaignCard{C: c, Status: campaigns.StatusLabels.Of(c.Status), Sequence: q.Name, Approved: q.Approved(),
 			Schedule: c.Schedule.Describe(), Mailboxes: vibesell.JoinAnd(c.Mailboxes), People: vibesell.Plural(c.Leads, "person", "people"),
 			Metrics: "Not measured yet. " + l.Metrics.Why, Opens: l.Metrics.OpensWhy}
 		if l.Metrics.Sent != nil {
