@@ -36,6 +36,10 @@ type mailConfig struct {
 	// BounceLimit is MAIL_BOUNCE_LIMIT as a fraction: a mailbox or
 	// campaign whose hard bounces over its last 100 sends pass it pauses.
 	BounceLimit float64
+	// ComplaintLimit is MAIL_COMPLAINT_LIMIT as a fraction: a mailbox or
+	// campaign whose spam complaints over its last 100 sends pass it (two
+	// at least) pauses.
+	ComplaintLimit float64
 }
 
 func loadMailConfig(getenv func(string) string) (mailConfig, error) {
@@ -54,6 +58,14 @@ func loadMailConfig(getenv func(string) string) (mailConfig, error) {
 			return c, &configError{"MAIL_BOUNCE_LIMIT", v, "expected a percentage above 0 and below 100, such as 2 or 2.5"}
 		}
 		c.BounceLimit = pct / 100
+	}
+	c.ComplaintLimit = mail.DefaultComplaintLimit
+	if v := getenv("MAIL_COMPLAINT_LIMIT"); v != "" {
+		pct, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), "%"), 64)
+		if err != nil || pct <= 0 || pct >= 100 {
+			return c, &configError{"MAIL_COMPLAINT_LIMIT", v, "expected a percentage above 0 and below 100, such as 0.3 or 1"}
+		}
+		c.ComplaintLimit = pct / 100
 	}
 	if v := getenv("MAIL_SECRET_KEY"); v != "" {
 		secret, err := mail.ParseSecret(v)
@@ -219,9 +231,10 @@ func (m *mailEngine) wireEngine(cfg config, db *pgxpool.Pool, svc *services, log
 	}
 	sender := mail.NewSender(db, keys, suppressions, clock)
 	m.Engine = mail.NewEngine(db, sender, sources, svc.campaigns, emailUsage{svc.billing}, *m.Secret, clock, mail.EngineConfig{
-		PublicURL:   cfg.PublicURL.String(),
-		BounceLimit: cfg.Mail.BounceLimit,
-		Logger:      logger.With("component", "sending-engine"),
+		PublicURL:      cfg.PublicURL.String(),
+		BounceLimit:    cfg.Mail.BounceLimit,
+		ComplaintLimit: cfg.Mail.ComplaintLimit,
+		Logger:         logger.With("component", "sending-engine"),
 	})
 	poller := mail.NewPoller(db, suppressions, clock, logger.With("component", "replies"))
 	m.Watchers = mail.NewWatchers(poller, sources, 5*time.Minute, logger.With("component", "replies"))
