@@ -65,6 +65,11 @@
 // of the campaign: past the limit (2%), the mailbox pauses with every
 // running campaign sending from it, or the campaign pauses, automatically
 // and with the reason; only a person resumes it (resume_campaign, approved
-// in the web app), and the rate is then counted afresh. Complaints
-// (feedback-loop reports) are not read yet.
+// in the web app), and the rate is then counted afresh. A feedback-loop
+// report (ARF, RFC 5965: multipart/report with a message/feedback-report
+// part) is matched to the email it reports by the Message-ID in the
+// reported headers, kept as a complaint with its rule, and suppresses the
+// address at once; complaints over the same 100 sends pause likewise past
+// their limit (0.3% by default), two at least: one is a single person's
+// click, already suppressed.
 package mail
