@@ -42,6 +42,20 @@ type mailConfig struct {
 	ComplaintLimit float64
 }
 
+// percentSetting reads the variable name as a percentage above 0 and
+// below 100, as a fraction; def when unset.
+func percentSetting(getenv func(string) string, name string, def float64, examples string) (float64, error) {
+	v := getenv(name)
+	if v == "" {
+		return def, nil
+	}
+	pct, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), "%"), 64)
+	if err != nil || pct <= 0 || pct >= 100 {
+		return def, &configError{name, v, "expected a percentage above 0 and below 100, such as " + examples}
+	}
+	return pct / 100, nil
+}
+
 func loadMailConfig(getenv func(string) string) (mailConfig, error) {
 	c := mailConfig{
 		SandboxSMTPAddr: orDefault(getenv("MAIL_SANDBOX_SMTP_ADDR"), "127.0.0.1:0"),
@@ -51,21 +65,12 @@ func loadMailConfig(getenv func(string) string) (mailConfig, error) {
 	if c.DKIMKey != mail.RSA && c.DKIMKey != mail.Ed25519 {
 		return c, &configError{"MAIL_DKIM_KEY", c.DKIMKey, "expected rsa or ed25519"}
 	}
-	c.BounceLimit = 0.02
-	if v := getenv("MAIL_BOUNCE_LIMIT"); v != "" {
-		pct, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), "%"), 64)
-		if err != nil || pct <= 0 || pct >= 100 {
-			return c, &configError{"MAIL_BOUNCE_LIMIT", v, "expected a percentage above 0 and below 100, such as 2 or 2.5"}
-		}
-		c.BounceLimit = pct / 100
+	var err error
+	if c.BounceLimit, err = percentSetting(getenv, "MAIL_BOUNCE_LIMIT", 0.02, "2 or 2.5"); err != nil {
+		return c, err
 	}
-	c.ComplaintLimit = mail.DefaultComplaintLimit
-	if v := getenv("MAIL_COMPLAINT_LIMIT"); v != "" {
-		pct, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), "%"), 64)
-		if err != nil || pct <= 0 || pct >= 100 {
-			return c, &configError{"MAIL_COMPLAINT_LIMIT", v, "expected a percentage above 0 and below 100, such as 0.3 or 1"}
-		}
-		c.ComplaintLimit = pct / 100
+	if c.ComplaintLimit, err = percentSetting(getenv, "MAIL_COMPLAINT_LIMIT", mail.DefaultComplaintLimit, "0.3 or 1"); err != nil {
+		return c, err
 	}
 	if v := getenv("MAIL_SECRET_KEY"); v != "" {
 		secret, err := mail.ParseSecret(v)
