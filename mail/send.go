@@ -143,12 +143,13 @@ const claimChunk = 50
 
 // SendGated sends steps that leave from one mailbox over one SMTP session,
 // in order. The steps are claimed a chunk at a time, in one transaction
-// with gate (status claimed); each is then marked sending on its own just
-// before its message is handed over, and the chunk's outcomes are settled
-// together. It stops at the first step that fails and returns the results
-// of the steps it reached (the claimed steps after it are released as
-// failed); running the batch again sends only what was not claimed, or
-// failed before it was handed over.
+// with gate (status claimed), the next chunk while one is sent; each is
+// marked sending, committed, before its message is handed over (see
+// [Sender.handOver]), and the chunk's outcomes are settled together. It
+// stops at the first step that fails and returns the results of the steps
+// it reached (the steps claimed or marked after it, never handed over,
+// are released as failed); running the batch again sends only what was
+// not claimed, or failed before it was handed over.
 func (s *Sender) SendGated(ctx context.Context, outs []Outgoing, gate Gate) ([]SendResult, error) {
 	if len(outs) == 0 {
 		return nil, nil
