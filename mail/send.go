@@ -417,10 +417,6 @@ func (s *Sender) handOver(ctx context.Context, session *smtpSession, outs []Outg
 	})
 
 	var settles []settle
-	// The outcomes are written even when ctx has ended: the messages may
-	// be out, and the ledger must say so.
-	settleCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer cancel()
 	done := make(map[int]bool, len(order))
 	var failed error // the step that stopped the chunk
 	reached := len(outs)
@@ -458,6 +454,10 @@ func (s *Sender) handOver(ctx context.Context, session *smtpSession, outs []Outg
 			rest = append(rest, i)
 		}
 	}
+	// The outcomes are written even when ctx has ended: the messages may
+	// be out, and the ledger must say so.
+	settleCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
 	err := errors.Join(s.settle(settleCtx, settles), s.release(settleCtx, outs, rest, claims))
 	if err != nil {
 		for i := range results {
