@@ -187,8 +187,12 @@ func (s *Sender) SendGated(ctx context.Context, outs []Outgoing, gate Gate) ([]S
 		}
 		if stop {
 			if next != nil {
-				// Claimed for nothing: give the steps back at once.
+				// Claimed for nothing: give the steps back at once (a claim
+				// that failed committed nothing).
 				ahead := <-next
+				if ahead.err != nil {
+					ahead.claims = nil
+				}
 				which := make([]int, 0, len(ahead.claims))
 				for i := range ahead.claims {
 					which = append(which, i)
