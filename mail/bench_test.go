@@ -112,7 +112,7 @@ func BenchmarkSend(b *testing.B) {
 //
 // Both sign with the same key: RSA-2048, then Ed25519.
 //
-//	go test -run '^$' -bench BenchmarkEngine -benchtime 2000x ./mail
+//	go test -run '^$' -bench BenchmarkEngine -benchtime 3000x ./mail
 func BenchmarkEngine(b *testing.B) {
 	for _, algorithm := range []string{mail.RSA, mail.Ed25519} {
 		b.Run(algorithm, func(b *testing.B) { benchmarkEngine(b, algorithm) })

@@ -41,10 +41,14 @@ var outOfOfficeText = regexp.MustCompile(`(?i)\b(out of (the )?office|on (annual
 var bounceSender = regexp.MustCompile(`^(mailer-daemon|postmaster)@`)
 var statusCode = regexp.MustCompile(`\b([245])\.(\d{1,3})\.(\d{1,3})\b`)
 
-// Classify applies the rules to a reply, in order: a delivery report, a
-// bounce from a mail server, an automatic out-of-office reply, then the
+// Classify applies the rules to a reply, in order: a feedback-loop
+// complaint, a delivery report, a bounce from a mail server, an automatic out-of-office reply, then the
 // phrases of the sender's own words.
 func Classify(r Reply) Verdict {
+	if f := r.Feedback; f != nil && f.Type != "not-spam" {
+		return Verdict{Classification: Complaint,
+			Rule: fmt.Sprintf("a feedback-loop report (Feedback-Type: %s) from %s says %s marked the email as spam", orUnknown(f.Type), orUnknown(r.From), orUnknown(f.Recipient))}
+	}
 	if r.DSN != nil && r.DSN.Status != "" {
 		if r.DSN.Hard() {
 			return Verdict{Classification: Bounce, Bounce: "hard",

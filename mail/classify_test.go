@@ -20,6 +20,12 @@ func TestClassify(t *testing.T) {
 		reply mail.Reply
 		want  mail.Verdict
 	}{
+		{"a feedback-loop report is a complaint, whatever its words",
+			mail.Reply{From: "fbl@feedback.mailprovider.test", Text: "This is an email abuse report. Please unsubscribe.", Feedback: &mail.Feedback{Type: "abuse", Recipient: "pat@prospect.test"}},
+			mail.Verdict{Classification: mail.Complaint, Rule: "a feedback-loop report (Feedback-Type: abuse) from fbl@feedback.mailprovider.test says pat@prospect.test marked the email as spam"}},
+		{"a report that the email is not spam is no complaint",
+			mail.Reply{From: "fbl@feedback.mailprovider.test", Text: "This message was reported as not spam.", Feedback: &mail.Feedback{Type: "not-spam", Recipient: "pat@prospect.test"}},
+			mail.Verdict{Classification: mail.Other, Rule: "no rule matched the reply's words"}},
 		{"not interested is read before interested",
 			mail.Reply{Text: "Thanks, but we're not interested."},
 			mail.Verdict{Classification: mail.NotInterested, Rule: `the reply says "not interested"`}},

@@ -24,17 +24,26 @@
 // with the gate: the address not on the workspace's suppression list, the
 // campaign still running ([campaigns.SendAllowed] locks its row for
 // share), the mailbox not paused, no reply from the lead (or their
-// company), and billing's monthly emails counted for the steps claimed. Each step is then marked sending, on its own and committed,
-// just before its message is handed to the SMTP server, and the batch's
+// company), and billing's monthly emails counted for the steps claimed.
+// The batch goes 50 steps at a time, the next 50 claimed (and gated)
+// while these are sent. Each step is marked sending, committed, before
+// its message is handed to the SMTP server, in a pipeline: one goroutine
+// composes and signs the next messages, another marks them (those
+// composed while the mark before was committing, in one statement),
+// while the session hands over the ones marked; at most [MarkAhead]
+// steps of a session are marked and not yet handed over. The batch's
 // outcomes are written together after. A step claimed by anyone else, or
-// marked sending once, is never sent by this call.
+// marked sending once, is never sent by this call; when a message fails,
+// the steps this call claimed or marked and never handed over are given
+// back as failed, to be tried again.
 //
 // The crash windows: a worker that dies after marking a step sending and
 // before its outcome is written leaves it sending, most likely delivered
 // (the rest of its batch, settled only with the batch, likewise): such a
 // step is never sent again, and counts as sent. The engine prefers a
-// lost email to a duplicate one: a worker killed between marking a step
-// and DATA loses that one step. The steps it had claimed and not begun
+// lost email to a duplicate one: a worker killed while a message is in
+// DATA loses the steps marked ahead of it, at most [MarkAhead]-1 per
+// mailbox sending at the time. The steps it had claimed and not marked
 // stay claimed; once [ClaimLease] has passed, [Sender.ReleaseStale] (at
 // each tick) makes them failed, and they are sent, once, by a later tick.
 // A connection that breaks while the server answers the end of DATA
@@ -56,6 +65,11 @@
 // of the campaign: past the limit (2%), the mailbox pauses with every
 // running campaign sending from it, or the campaign pauses, automatically
 // and with the reason; only a person resumes it (resume_campaign, approved
-// in the web app), and the rate is then counted afresh. Complaints
-// (feedback-loop reports) are not read yet.
+// in the web app), and the rate is then counted afresh. A feedback-loop
+// report (ARF, RFC 5965: multipart/report with a message/feedback-report
+// part) is matched to the email it reports by the Message-ID in the
+// reported headers, kept as a complaint with its rule, and suppresses the
+// address at once; complaints over the same 100 sends pause likewise past
+// their limit (0.3% by default), two at least: one is a single person's
+// click, already suppressed.
 package mail

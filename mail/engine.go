@@ -52,6 +52,10 @@ type EngineConfig struct {
 	// BounceLimit pauses a mailbox or campaign whose hard bounces over its
 	// last BounceWindow sends pass it; default 0.02 (2%).
 	BounceLimit float64
+	// ComplaintLimit pauses a mailbox or campaign whose spam complaints
+	// (feedback-loop reports) over its last BounceWindow sends pass it,
+	// two at least; default [DefaultComplaintLimit].
+	ComplaintLimit float64
 	// MinGap and MaxGap bound the random gap between two emails from one
 	// mailbox; default 2 to 6 minutes. Zero for both sends without a gap
 	// (the benchmark).
@@ -86,6 +90,9 @@ func NewEngine(db *pgxpool.Pool, sender *Sender, sources MailboxSource, camps Ca
 	}
 	if cfg.BounceLimit <= 0 {
 		cfg.BounceLimit = 0.02
+	}
+	if cfg.ComplaintLimit <= 0 {
+		cfg.ComplaintLimit = DefaultComplaintLimit
 	}
 	if !cfg.NoGap && cfg.MaxGap <= 0 {
 		cfg.MinGap, cfg.MaxGap = 2*time.Minute, 6*time.Minute
@@ -738,14 +745,14 @@ func (e *Engine) checkHealth(ctx context.Context, run campaigns.Run, now time.Ti
 			}
 			st.windowFrom = now
 		}
-		h, err := bounceHealth(ctx, e.db, ws, "mailbox", a, st.windowFrom, e.cfg.BounceLimit, "sent from "+a)
+		h, err := bounceHealth(ctx, e.db, ws, "mailbox", a, st.windowFrom, limits{e.cfg.BounceLimit, e.cfg.ComplaintLimit}, "sent from "+a)
 		if err != nil {
 			return false, err
 		}
 		if !h.OverLimit {
 			continue
 		}
-		reason := "VibeSell paused mailbox " + a + " for its bounce rate: " + h.Reason
+		reason := "VibeSell paused mailbox " + a + " for its " + h.Why + ": " + h.Reason
 		var paused []string
 		err = store.InTx(ctx, e.db, func(tx pgx.Tx) error {
 			if _, err := tx.Exec(ctx, `INSERT INTO mail_mailboxes (workspace_id, mailbox, next_at, paused_reason, paused_at) VALUES ($1, $2, $3, $4, $3)
@@ -767,17 +774,17 @@ func (e *Engine) checkHealth(ctx context.Context, run campaigns.Run, now time.Ti
 		if err != nil {
 			return false, err
 		}
-		e.cfg.Logger.Warn("paused a mailbox for its bounce rate, and the campaigns sending from it", "mailbox", a, "campaigns", paused)
+		e.cfg.Logger.Warn("paused a mailbox for its "+h.Why+", and the campaigns sending from it", "mailbox", a, "campaigns", paused)
 		return true, nil
 	}
-	h, err := bounceHealth(ctx, e.db, ws, "campaign_id", c.ID, campaignFrom, e.cfg.BounceLimit, "of this campaign")
+	h, err := bounceHealth(ctx, e.db, ws, "campaign_id", c.ID, campaignFrom, limits{e.cfg.BounceLimit, e.cfg.ComplaintLimit}, "of this campaign")
 	if err != nil || !h.OverLimit {
 		return false, err
 	}
 	var paused bool
 	err = store.InTx(ctx, e.db, func(tx pgx.Tx) error {
 		var err error
-		if paused, err = campaigns.PauseInTx(ctx, tx, ws, c.ID, "VibeSell paused the campaign for its bounce rate: "+h.Reason, now); err != nil {
+		if paused, err = campaigns.PauseInTx(ctx, tx, ws, c.ID, "VibeSell paused the campaign for its "+h.Why+": "+h.Reason, now); err != nil {
 			return err
 		}
 		return restartBounceWindow(ctx, tx, ws, c.ID, now)

@@ -638,3 +638,122 @@ func TestEngineUnsubscribes(t *testing.T) {
 		t.Errorf("metrics: total, step 1, step 2 (-want +got):\n%s", diff)
 	}
 }
+
+// arf is a feedback-loop report (RFC 5965) as a mailbox provider sends
+// one: a human-readable part, the machine-readable report, and the
+// reported message, whole (with Original-Rcpt-To) or its headers only
+// (without: the recipient is read from the reported To).
+func arf(reportID, recipient, messageID string, headersOnly bool) string {
+	rcpt, original := "Original-Rcpt-To: <"+recipient+">\n", "message/rfc822"
+	body := "\nHi Pat,\n\nYour reps build prospect lists by hand.\n"
+	if headersOnly {
+		rcpt, original, body = "", "text/rfc822-headers", ""
+	}
+	return fmt.Sprintf(`From: Mail Provider Feedback Loop <fbl@feedback.mailprovider.test>
+To: sam@getacme.test
+Subject: FW: Lists at Prospect
+Date: Tue, 1 Dec 2026 10:05:00 +0000
+Message-ID: <%s@feedback.mailprovider.test>
+MIME-Version: 1.0
+Content-Type: multipart/report; report-type=feedback-report;
+	boundary="part1_13d.2e68ed54_boundary"
+
+--part1_13d.2e68ed54_boundary
+Content-Type: text/plain; charset="US-ASCII"
+Content-Transfer-Encoding: 7bit
+
+This is an email abuse report for an email message received from IP
+192.0.2.1 on Tue, 1 Dec 2026 09:30:00 +0000. For more information
+about this format please see https://www.rfc-editor.org/rfc/rfc5965.
+
+--part1_13d.2e68ed54_boundary
+Content-Type: message/feedback-report
+
+Feedback-Type: abuse
+User-Agent: MailProviderFBL/2.1
+Version: 1
+Original-Mail-From: <sam@getacme.test>
+%sArrival-Date: Tue, 1 Dec 2026 09:30:00 +0000
+Reporting-MTA: dns; mx.mailprovider.test
+Source-IP: 192.0.2.1
+Reported-Domain: getacme.test
+
+--part1_13d.2e68ed54_boundary
+Content-Type: %s
+Content-Disposition: inline
+
+From: Sam Lee <sam@getacme.test>
+To: Pat <%s>
+Subject: Lists at Prospect
+Date: Tue, 1 Dec 2026 09:30:00 +0000
+Message-ID: %s
+%s
+--part1_13d.2e68ed54_boundary--
+`, reportID, rcpt, original, recipient, messageID, body)
+}
+
+// Feedback-loop reports arrive in the mailbox: each is matched to the
+// email it reports, kept as a complaint with its rule, and suppresses the
+// address at once; one complaint does not pause anything, a second within
+// the last 100 emails pauses the mailbox and its campaign, saying why.
+func TestEngineComplaints(t *testing.T) {
+	b := engineSetup(t, engineOptions{noGap: true})
+	var leads []campaigns.Lead
+	for i := range 5 {
+		leads = append(leads, campaigns.Lead{Email: fmt.Sprintf("p%d@prospect%d.test", i, i), FirstName: "Pat"})
+	}
+	id := b.launch(t, campaignSpec{leads: leads, mailboxes: []string{"sam@getacme.test"}, dailyCap: 5})
+	b.Clock.Set(time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC))
+	if res := b.tick(t); res.Sent != 5 {
+		t.Fatalf("sent %d, want 5", res.Sent)
+	}
+	sent := map[string]accepted{}
+	for _, r := range b.delivered(t) {
+		sent[r.to] = r
+	}
+	mb := mustMailbox(t, b, "sam@getacme.test")
+	complain := func(t *testing.T, n int, recipient string, headersOnly bool) {
+		t.Helper()
+		report := arf(fmt.Sprintf("arf%d", n), recipient, sent[recipient].messageID, headersOnly)
+		if err := b.sandbox.DeliverReply("sam@getacme.test", crlf(report)); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := b.poller.Poll(b.ctx, b.ws, mb); err != nil || got != 1 {
+			t.Fatalf("poll: %d, %v", got, err)
+		}
+		var classification, rule, matchedBy string
+		var lead int64
+		err := b.Pool.QueryRow(b.ctx, `SELECT r.classification, r.rule, r.matched_by, r.lead_id FROM mail_replies r WHERE r.workspace_id = $1 AND r.message_id = $2`,
+			b.ws, fmt.Sprintf("<arf%d@feedback.mailprovider.test>", n)).Scan(&classification, &rule, &matchedBy, &lead)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var to string
+		if err := b.Pool.QueryRow(b.ctx, `SELECT recipient FROM mail_sends WHERE workspace_id = $1 AND lead_id = $2`, b.ws, lead).Scan(&to); err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"complaint", "a feedback-loop report (Feedback-Type: abuse) from fbl@feedback.mailprovider.test says " + recipient + " marked the email as spam", "thread", recipient}
+		if diff := cmp.Diff(want, []string{classification, rule, matchedBy, to}); diff != "" {
+			t.Errorf("the report as kept (-want +got):\n%s", diff)
+		}
+		if s, err := b.Audience.MailSuppressions().Suppressed(b.ctx, b.ws, recipient); err != nil || !s {
+			t.Errorf("the address that complained is not suppressed: %v %v", s, err)
+		}
+	}
+
+	complain(t, 1, "p0@prospect0.test", false)
+	b.Clock.Advance(time.Hour)
+	b.tick(t)
+	if c := b.campaign(t, id); c.Campaign.Status != campaigns.Sending {
+		t.Fatalf("after one complaint: status %s (%v), want sending", c.Campaign.Status, c.Campaign.PausedReason)
+	}
+
+	complain(t, 2, "p1@prospect1.test", true)
+	b.Clock.Advance(time.Hour)
+	b.tick(t)
+	c := b.campaign(t, id)
+	want := "VibeSell paused mailbox sam@getacme.test for its spam complaints: 2 of the last 5 emails sent from sam@getacme.test were marked as spam by their recipients (40.0%; the limit is 0.3%). Their addresses are suppressed; check who the campaign writes to and what it says before it sends again."
+	if c.Campaign.Status != campaigns.Paused || !c.Campaign.PausedAutomatically || c.Campaign.PausedReason == nil || *c.Campaign.PausedReason != want {
+		t.Fatalf("after two complaints: status %s, automatic %v, reason %v", c.Campaign.Status, c.Campaign.PausedAutomatically, c.Campaign.PausedReason)
+	}
+}

@@ -48,7 +48,7 @@ func TestMailboxBounces(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := mail.BounceHealth{Sends: 50, Bounces: 2, Rate: 0.04, OverLimit: true,
+		want := mail.BounceHealth{Sends: 50, Bounces: 2, Rate: 0.04, OverLimit: true, Why: "bounce rate",
 			Reason: "2 of the last 50 emails sent from dana@getacme.com bounced for good (4.0%; the limit is 2%). Remove the addresses that bounced, or check the list they came from, before it sends again."}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("(-want +got):\n%s", diff)

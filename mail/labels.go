@@ -12,6 +12,7 @@ var ClassificationLabels = vibesell.Labels{
 	{Value: OutOfOffice, Text: "Out of office"},
 	{Value: Unsubscribe, Text: "Asked to unsubscribe"},
 	{Value: Bounce, Text: "Bounced"},
+	{Value: Complaint, Text: "Marked as spam"},
 	{Value: Other, Text: "Other"},
 }
 

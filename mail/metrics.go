@@ -45,7 +45,7 @@ func (t *Tallies) CampaignTallies(ctx context.Context, ws uuid.UUID, id string, 
 		SELECT s.lead_id, s.step, s.recipient,
 		       s.status IN ('sent', 'sending', 'unknown') OR (s.status = 'failed' AND s.error LIKE 'soft bounce:%'),
 		       coalesce(bool_or(r.classification = 'bounce'), false),
-		       coalesce(bool_or(r.classification NOT IN ('bounce', 'out_of_office')), false),
+		       coalesce(bool_or(r.classification NOT IN ('bounce', 'complaint', 'out_of_office')), false),
 		       coalesce(bool_or(r.classification = 'interested'), false),
 		       coalesce(bool_or(r.classification = 'unsubscribe'), false)
 		  FROM mail_sends s

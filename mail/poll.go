@@ -296,26 +296,29 @@ func (p *Poller) retrySoftBounce(ctx context.Context, workspaceID uuid.UUID, mat
 	return p.suppressor.Suppress(ctx, workspaceID, recipient, "hard_bounce")
 }
 
-// suppressFor suppresses the sender of an unsubscribe request, and the
-// address of a hard bounce.
+// suppressFor suppresses the sender of an unsubscribe request, the
+// address of a hard bounce, and the address that complained.
 func (p *Poller) suppressFor(ctx context.Context, workspaceID uuid.UUID, reply Reply, verdict Verdict, match Match) error {
 	switch {
 	case verdict.Classification == Unsubscribe && reply.From != "":
 		return p.suppressor.Suppress(ctx, workspaceID, reply.From, "unsubscribed")
-	case verdict.Bounce == "hard":
-		address := ""
+	case verdict.Bounce == "hard" || verdict.Classification == Complaint:
+		address, reason := "", "hard_bounce"
 		if reply.DSN != nil {
 			address = reply.DSN.Recipient
+		}
+		if reply.Feedback != nil {
+			address, reason = reply.Feedback.Recipient, "complaint"
 		}
 		if address == "" && match.By != "none" {
 			err := p.db.QueryRow(ctx, `SELECT recipient FROM mail_sends WHERE workspace_id = $1 AND campaign_id = $2 AND lead_id = $3 AND step = $4`,
 				workspaceID, match.CampaignID, match.LeadID, match.Step).Scan(&address)
 			if err != nil {
-				return fmt.Errorf("read the bounced send: %w", err)
+				return fmt.Errorf("read the send a bounce or complaint names: %w", err)
 			}
 		}
 		if address != "" {
-			return p.suppressor.Suppress(ctx, workspaceID, address, "hard_bounce")
+			return p.suppressor.Suppress(ctx, workspaceID, address, reason)
 		}
 	}
 	return nil
@@ -341,6 +344,9 @@ func MatchReply(ctx context.Context, db *pgxpool.Pool, workspaceID uuid.UUID, r 
 	if r.DSN != nil && r.DSN.OriginalMessageID != "" {
 		ids = append(ids, r.DSN.OriginalMessageID)
 	}
+	if r.Feedback != nil && r.Feedback.OriginalMessageID != "" {
+		ids = append(ids, r.Feedback.OriginalMessageID)
+	}
 	m := Match{By: "none"}
 	scan := func(by, query string, arg any) (bool, error) {
 		err := db.QueryRow(ctx, query, workspaceID, arg).Scan(&m.CampaignID, &m.LeadID, &m.Step)
@@ -362,6 +368,9 @@ func MatchReply(ctx context.Context, db *pgxpool.Pool, workspaceID uuid.UUID, r 
 	from := r.From
 	if r.DSN != nil && r.DSN.Recipient != "" {
 		from = r.DSN.Recipient
+	}
+	if r.Feedback != nil {
+		from = r.Feedback.Recipient // the report's sender is the mailbox provider
 	}
 	if from == "" {
 		return m, nil

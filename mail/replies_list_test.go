@@ -104,7 +104,7 @@ func TestListReplies(t *testing.T) {
 	})
 	t.Run("refusals say what is accepted", func(t *testing.T) {
 		_, err := replies.List(b.ctx, b.workspace, mail.ReplyListOptions{Classification: "positive"})
-		want := `"positive" is not a classification of replies. Use one of interested, not_now, not_interested, out_of_office, unsubscribe, bounce or other, or leave it out for every reply.`
+		want := `"positive" is not a classification of replies. Use one of interested, not_now, not_interested, out_of_office, unsubscribe, bounce, complaint or other, or leave it out for every reply.`
 		if vibesell.ErrorCode(err) != vibesell.EINVALID || vibesell.ErrorMessage(err) != want {
 			t.Errorf("classification: %v", err)
 		}

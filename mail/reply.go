@@ -24,7 +24,10 @@ const (
 	OutOfOffice   = "out_of_office"
 	Unsubscribe   = "unsubscribe"
 	Bounce        = "bounce"
-	Other         = "other"
+	// Complaint is a feedback-loop report: the recipient marked the
+	// email as spam.
+	Complaint = "complaint"
+	Other     = "other"
 )
 
 // Reply is an incoming message, read for what the engine needs.
@@ -42,6 +45,18 @@ type Reply struct {
 	// (Auto-Submitted, X-Autoreply, X-Autorespond).
 	AutoSubmitted bool
 	DSN           *DSN
+	// Feedback is the feedback-loop report the message carries, if any.
+	Feedback *Feedback
+}
+
+// Feedback is a feedback-loop report (ARF, RFC 5965): a mailbox provider
+// telling the sender that its user marked an email as spam.
+type Feedback struct {
+	Type      string // abuse, fraud, virus, other, not-spam (lower case)
+	Recipient string // Original-Rcpt-To, else the reported message's To
+	// OriginalMessageID is the reported message's Message-ID, from its
+	// headers in the report.
+	OriginalMessageID string
 }
 
 // DSN is a delivery status notification (RFC 3464), for its first
@@ -91,6 +106,15 @@ func ParseReply(raw []byte) (Reply, error) {
 			if params["report-type"] == "delivery-status" && r.DSN == nil {
 				r.DSN = &DSN{}
 			}
+			if params["report-type"] == "feedback-report" && r.Feedback == nil {
+				r.Feedback = &Feedback{}
+			}
+		case "message/feedback-report":
+			if r.Feedback == nil {
+				r.Feedback = &Feedback{}
+			}
+			body, _ := io.ReadAll(part.Body)
+			readFeedbackReport(body, r.Feedback)
 		case "message/delivery-status", "message/global-delivery-status":
 			if r.DSN == nil {
 				r.DSN = &DSN{}
@@ -101,6 +125,15 @@ func ParseReply(raw []byte) (Reply, error) {
 			if r.DSN != nil && r.DSN.OriginalMessageID == "" {
 				if returned, err := message.Read(part.Body); err == nil || message.IsUnknownCharset(err) {
 					r.DSN.OriginalMessageID = mailHeader{returned.Header}.messageID("Message-Id")
+				}
+			}
+			if f := r.Feedback; f != nil && f.OriginalMessageID == "" {
+				if reported, err := message.Read(part.Body); err == nil || message.IsUnknownCharset(err) {
+					h := mailHeader{reported.Header}
+					f.OriginalMessageID = h.messageID("Message-Id")
+					if to, err := mail.ParseAddress(h.text("To")); err == nil && f.Recipient == "" {
+						f.Recipient = strings.ToLower(to.Address)
+					}
 				}
 			}
 		case "text/plain":
@@ -189,12 +222,31 @@ func newText(s string) string {
 	return strings.TrimSpace(strings.Join(lines, "\n"))
 }
 
+// readFeedbackReport reads the report's fields (RFC 5965 section 3.1):
+// its type and the address the reported message was sent to.
+func readFeedbackReport(body []byte, f *Feedback) {
+	readFields(body, func(name, value string) {
+		switch name {
+		case "feedback-type":
+			if f.Type == "" {
+				f.Type = strings.ToLower(value)
+			}
+		case "original-rcpt-to":
+			if f.Recipient == "" {
+				if addr, err := mail.ParseAddress(value); err == nil {
+					f.Recipient = strings.ToLower(addr.Address)
+				} else {
+					f.Recipient = strings.ToLower(strings.Trim(value, "<>"))
+				}
+			}
+		}
+	})
+}
+
 // readDeliveryStatus reads the per-recipient fields of the first
 // recipient (RFC 3464 section 2.3).
 func readDeliveryStatus(body []byte, d *DSN) {
-	sc := bufio.NewScanner(bytes.NewReader(body))
-	set := func(name, value string) {
-		value = strings.TrimSpace(value)
+	readFields(body, func(name, value string) {
 		switch name {
 		case "final-recipient", "original-recipient":
 			if d.Recipient == "" || name == "final-recipient" {
@@ -215,7 +267,13 @@ func readDeliveryStatus(body []byte, d *DSN) {
 				d.Diagnostic = value
 			}
 		}
-	}
+	})
+}
+
+// readFields calls set with each "Name: value" field of a report's body
+// (the name in lower case, folded lines joined).
+func readFields(body []byte, set func(name, value string)) {
+	sc := bufio.NewScanner(bytes.NewReader(body))
 	var name, value string
 	for sc.Scan() {
 		line := sc.Text()
@@ -224,7 +282,7 @@ func readDeliveryStatus(body []byte, d *DSN) {
 			continue
 		}
 		if name != "" {
-			set(name, value)
+			set(name, strings.TrimSpace(value))
 			name = ""
 		}
 		if n, v, ok := strings.Cut(line, ":"); ok {
@@ -232,6 +290,6 @@ func readDeliveryStatus(body []byte, d *DSN) {
 		}
 	}
 	if name != "" {
-		set(name, value)
+		set(name, strings.TrimSpace(value))
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -94,6 +95,9 @@ type Sender struct {
 	suppressor Suppressor
 	clock      vibesell.Clock
 	timeout    time.Duration
+	// ahead is how many steps of one session may be marked sending and
+	// not yet handed over (the one in DATA included).
+	ahead int
 }
 
 // NewSender returns the send primitive.
@@ -101,8 +105,17 @@ func NewSender(db *pgxpool.Pool, keys *Keys, suppressor Suppressor, clock vibese
 	if clock == nil {
 		clock = vibesell.SystemClock{}
 	}
-	return &Sender{db: db, keys: keys, suppressor: suppressor, clock: clock, timeout: 30 * time.Second}
+	return &Sender{db: db, keys: keys, suppressor: suppressor, clock: clock, timeout: 30 * time.Second, ahead: MarkAhead}
 }
+
+// MarkAhead is how many steps of one SMTP session may be marked sending
+// and not yet handed over, the one in DATA included: the most a worker
+// that dies loses per session. Marking is a committed round trip to
+// PostgreSQL (a WAL flush) and handing a message over is much less: the
+// steps composed while one mark commits are marked together by the next,
+// so a slow flush marks more at a time instead of holding every message
+// up by its length.
+const MarkAhead = 4
 
 // Send sends the step unless it was already claimed. An error is returned
 // when the outcome could not be settled as sent; the ledger row then says
@@ -130,12 +143,13 @@ const claimChunk = 50
 
 // SendGated sends steps that leave from one mailbox over one SMTP session,
 // in order. The steps are claimed a chunk at a time, in one transaction
-// with gate (status claimed); each is then marked sending on its own just
-// before its message is handed over, and the chunk's outcomes are settled
-// together. It stops at the first step that fails and returns the results
-// of the steps it reached (the claimed steps after it are released as
-// failed); running the batch again sends only what was not claimed, or
-// failed before it was handed over.
+// with gate (status claimed), the next chunk while one is sent; each is
+// marked sending, committed, before its message is handed over (see
+// [Sender.handOver]), and the chunk's outcomes are settled together. It
+// stops at the first step that fails and returns the results of the steps
+// it reached (the steps claimed or marked after it, never handed over,
+// are released as failed); running the batch again sends only what was
+// not claimed, or failed before it was handed over.
 func (s *Sender) SendGated(ctx context.Context, outs []Outgoing, gate Gate) ([]SendResult, error) {
 	if len(outs) == 0 {
 		return nil, nil
@@ -149,17 +163,45 @@ func (s *Sender) SendGated(ctx context.Context, outs []Outgoing, gate Gate) ([]S
 	session := &smtpSession{endpoint: outs[0].Mailbox.SMTP, timeout: s.timeout}
 	defer session.close()
 	results := make([]SendResult, 0, len(outs))
+	// The next chunk is claimed while this one is sent: its gate is read
+	// one chunk before its first message goes.
+	claimAsync := func(chunk []Outgoing) <-chan claimedChunk {
+		next := make(chan claimedChunk, 1)
+		go func() { next <- s.claimChunk(ctx, chunk, gate) }()
+		return next
+	}
+	chunkAt := func(start int) []Outgoing { return outs[start:min(start+claimChunk, len(outs))] }
+	next := claimAsync(chunkAt(0))
 	for start := 0; start < len(outs); start += claimChunk {
-		chunk := outs[start:min(start+claimChunk, len(outs))]
-		res, err := s.sendChunk(ctx, session, chunk, gate)
-		results = append(results, res...)
-		if err != nil {
-			return results, err
+		chunk := chunkAt(start)
+		cc := <-next
+		next = nil
+		if !cc.stops() && start+claimChunk < len(outs) {
+			next = claimAsync(chunkAt(start + claimChunk))
 		}
+		res, err := s.sendClaimed(ctx, session, chunk, gate, cc)
+		results = append(results, res...)
+		stop := err != nil
 		for _, r := range res {
-			if r.Held != nil && r.Held.Stop {
-				return results, nil
+			stop = stop || r.Held != nil && r.Held.Stop
+		}
+		if stop {
+			if next != nil {
+				// Claimed for nothing: give the steps back at once (a claim
+				// that failed committed nothing).
+				ahead := <-next
+				if ahead.err != nil {
+					ahead.claims = nil
+				}
+				which := make([]int, 0, len(ahead.claims))
+				for i := range ahead.claims {
+					which = append(which, i)
+				}
+				ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+				err = errors.Join(err, s.release(ctx, chunkAt(start+claimChunk), which, ahead.claims))
+				cancel()
 			}
+			return results, err
 		}
 	}
 	return results, nil
@@ -184,7 +226,35 @@ type claimed struct {
 	attempts  int
 }
 
+// claimedChunk is a chunk as its claim left it: the steps suppressed or
+// held, and those claimed.
+type claimedChunk struct {
+	results []SendResult
+	claims  map[int]claimed
+	tried   int
+	err     error
+}
+
+// stops says nothing after this chunk may go (its campaign stopped).
+func (cc claimedChunk) stops() bool {
+	if cc.err != nil {
+		return true
+	}
+	for _, r := range cc.results {
+		if r.Held != nil && r.Held.Stop {
+			return true
+		}
+	}
+	return false
+}
+
 func (s *Sender) sendChunk(ctx context.Context, session *smtpSession, outs []Outgoing, gate Gate) ([]SendResult, error) {
+	return s.sendClaimed(ctx, session, outs, gate, s.claimChunk(ctx, outs, gate))
+}
+
+// claimChunk checks the chunk's recipients against the suppression list
+// and claims the rest, with the gate.
+func (s *Sender) claimChunk(ctx context.Context, outs []Outgoing, gate Gate) claimedChunk {
 	results := make([]SendResult, len(outs))
 	if _, ok := s.suppressor.(SuppressedIn); ok {
 		// Read in the claim's transaction.
@@ -195,7 +265,7 @@ func (s *Sender) sendChunk(ctx context.Context, session *smtpSession, outs []Out
 		}
 		suppressed, err := among.SuppressedAmong(ctx, outs[0].WorkspaceID, addresses)
 		if err != nil {
-			return nil, fmt.Errorf("send: suppression check: %w", err)
+			return claimedChunk{err: fmt.Errorf("send: suppression check: %w", err)}
 		}
 		for i, out := range outs {
 			results[i].Suppressed = suppressed[out.Message.To.Email]
@@ -204,12 +274,21 @@ func (s *Sender) sendChunk(ctx context.Context, session *smtpSession, outs []Out
 		for i, out := range outs {
 			suppressed, err := s.suppressor.Suppressed(ctx, out.WorkspaceID, out.Message.To.Email)
 			if err != nil {
-				return nil, fmt.Errorf("send: suppression check: %w", err)
+				return claimedChunk{err: fmt.Errorf("send: suppression check: %w", err)}
 			}
 			results[i].Suppressed = suppressed
 		}
 	}
 	claims, tried, err := s.claim(ctx, outs, results, gate)
+	return claimedChunk{results: results, claims: claims, tried: tried, err: err}
+}
+
+// sendClaimed sends what the chunk's claim took.
+func (s *Sender) sendClaimed(ctx context.Context, session *smtpSession, outs []Outgoing, gate Gate, cc claimedChunk) ([]SendResult, error) {
+	results, claims, tried, err := cc.results, cc.claims, cc.tried, cc.err
+	if results == nil {
+		return nil, err
+	}
 	var held *Held
 	if errors.As(err, &held) && tried > 1 {
 		// The gate refused the chunk as a whole (the plan's last emails):
@@ -246,71 +325,196 @@ func (s *Sender) sendChunk(ctx context.Context, session *smtpSession, outs []Out
 		return nil, err
 	}
 
-	var settles []settle
-	flush := func() error {
-		// The outcomes are written even when ctx has ended: the messages
-		// may be out, and the ledger must say so.
-		settleCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		defer cancel()
-		err := s.settle(settleCtx, settles)
-		settles = settles[:0]
-		return err
+	return s.handOver(ctx, session, outs, claims, results)
+}
+
+// pending is a claimed step on its way: composed, then marked sending,
+// then handed over.
+type pending struct {
+	i          int // in the chunk
+	claim      claimed
+	msg        *gomail.Msg
+	composeErr error
+	markErr    error
+}
+
+// handOver sends the chunk's claimed steps in order, in a pipeline: one
+// goroutine composes and signs the next messages, another marks them
+// sending (those composed while the mark before was being committed, in
+// one statement), while this one hands the marked ones to the SMTP
+// server. A step is handed over only once its mark is committed, and at
+// most [Sender.ahead] steps are marked and not yet handed over, which is
+// the most a worker that dies loses. What was claimed and not handed over
+// when a step fails is released, to be tried again.
+func (s *Sender) handOver(ctx context.Context, session *smtpSession, outs []Outgoing, claims map[int]claimed, results []SendResult) ([]SendResult, error) {
+	order := make([]int, 0, len(claims))
+	for i := range outs {
+		if _, ok := claims[i]; ok {
+			order = append(order, i)
+		}
 	}
-	for i, out := range outs {
-		c, ok := claims[i]
-		if !ok {
-			continue
-		}
-		// The step is marked sending while its message is built and
-		// signed; it is handed over only once the mark is committed.
-		marked := make(chan error, 1)
-		go func() {
-			tag, err := s.db.Exec(ctx, `UPDATE mail_sends SET status = 'sending'
-				WHERE workspace_id = $1 AND campaign_id = $2 AND lead_id = $3 AND step = $4 AND status = 'claimed' AND attempts = $5`,
-				out.WorkspaceID, out.CampaignID, out.LeadID, out.Step.Step, c.attempts)
-			if err == nil && tag.RowsAffected() == 0 {
-				err = errClaimed
+	stop := make(chan struct{})
+	composed, marked := make(chan *pending, s.ahead), make(chan *pending, s.ahead)
+	room := make(chan struct{}, s.ahead) // one token per step marked and not handed over
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		defer close(composed)
+		for _, i := range order {
+			p := &pending{i: i, claim: claims[i]}
+			out := outs[i]
+			out.Message.MessageID = p.claim.messageID
+			if out.Message.Date.IsZero() {
+				out.Message.Date = s.clock.Now()
 			}
-			marked <- err
-		}()
-		out.Message.MessageID = c.messageID
-		if out.Message.Date.IsZero() {
-			out.Message.Date = s.clock.Now()
+			p.msg, p.composeErr = s.compose(ctx, out)
+			select {
+			case composed <- p:
+			case <-stop:
+				return
+			}
 		}
-		msg, composeErr := s.compose(ctx, out)
-		err := <-marked
-		if errors.Is(err, errClaimed) {
-			// Released and claimed again by someone else meanwhile.
-			results[i] = SendResult{MessageID: c.messageID, Status: StatusClaimed, Duplicate: true}
-			continue
-		}
-		if err != nil {
-			return results[:i], errors.Join(fmt.Errorf("send: mark the step sending: %w", err), flush(), s.release(ctx, outs[i:], claims))
-		}
-		status, sendErr := StatusFailed, composeErr
-		if composeErr == nil {
-			status, sendErr = transmit(ctx, session, msg)
-		}
-		settles = append(settles, settle{step: out.Step, status: status, err: sendErr})
-		results[i] = SendResult{MessageID: c.messageID, Status: status}
-		if sendErr != nil {
-			err := errors.Join(flush(), s.release(ctx, outs[i+1:], claims))
+	})
+	wg.Go(func() {
+		defer close(marked)
+		for {
+			var batch []*pending
+			select {
+			case p, ok := <-composed:
+				if !ok {
+					return
+				}
+				batch = append(batch, p)
+			case <-stop:
+				return
+			}
+			select {
+			case room <- struct{}{}:
+			case <-stop:
+				return
+			}
+		more:
+			for len(batch) < s.ahead {
+				select {
+				case room <- struct{}{}:
+				default:
+					break more
+				}
+				select {
+				case p, ok := <-composed:
+					if ok {
+						batch = append(batch, p)
+						continue
+					}
+				default:
+				}
+				<-room
+				break
+			}
+			err := s.mark(ctx, outs, batch)
+			for _, p := range batch {
+				marked <- p // room for it was taken above
+			}
 			if err != nil {
-				results[i].Status = StatusSending
-				return results[:i+1], fmt.Errorf("send: settle the ledger as %s: %w", status, err)
+				return
 			}
-			return results[:i+1], fmt.Errorf("send step %d to lead %d: %w", out.Step.Step, out.LeadID, sendErr)
+		}
+	})
+
+	var settles []settle
+	done := make(map[int]bool, len(order))
+	var failed error // the step that stopped the chunk
+	reached := len(outs)
+	for p := range marked {
+		i, out := p.i, outs[p.i]
+		if errors.Is(p.markErr, errClaimed) {
+			// Released and claimed again by someone else meanwhile.
+			results[i] = SendResult{MessageID: p.claim.messageID, Status: StatusClaimed, Duplicate: true}
+			done[i] = true
+			<-room
+			continue
+		}
+		if p.markErr != nil {
+			failed, reached = fmt.Errorf("send: mark the step sending: %w", p.markErr), i
+			break
+		}
+		status, sendErr := StatusFailed, p.composeErr
+		if p.composeErr == nil {
+			status, sendErr = transmit(ctx, session, p.msg)
+		}
+		done[i] = true
+		<-room
+		settles = append(settles, settle{step: out.Step, status: status, err: sendErr})
+		results[i] = SendResult{MessageID: p.claim.messageID, Status: status}
+		if sendErr != nil {
+			failed, reached = fmt.Errorf("send step %d to lead %d: %w", out.Step.Step, out.LeadID, sendErr), i+1
+			break
 		}
 	}
-	if err := flush(); err != nil {
+	close(stop)
+	wg.Wait()
+	var rest []int // claimed, perhaps marked, never handed over
+	for _, i := range order {
+		if !done[i] {
+			rest = append(rest, i)
+		}
+	}
+	// The outcomes are written even when ctx has ended: the messages may
+	// be out, and the ledger must say so.
+	settleCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	err := errors.Join(s.settle(settleCtx, settles), s.release(settleCtx, outs, rest, claims))
+	if err != nil {
 		for i := range results {
-			if results[i].Status == StatusSent {
-				results[i].Status = StatusSending
+			if done[i] && !results[i].Duplicate {
+				results[i].Status = StatusSending // as the ledger has it
 			}
 		}
-		return results, fmt.Errorf("send: settle the ledger: %w", err)
+		return results[:reached], errors.Join(failed, fmt.Errorf("send: settle the ledger: %w", err))
 	}
-	return results, nil
+	return results[:reached], failed
+}
+
+// mark marks the batch's steps sending, in one statement; a step someone
+// else claimed again meanwhile gets errClaimed.
+func (s *Sender) mark(ctx context.Context, outs []Outgoing, batch []*pending) error {
+	n := len(batch)
+	campaigns, leads, steps, attempts := make([]string, n), make([]int64, n), make([]int32, n), make([]int32, n)
+	for j, p := range batch {
+		o := outs[p.i]
+		campaigns[j], leads[j], steps[j], attempts[j] = o.CampaignID, o.LeadID, int32(o.Step.Step), int32(p.claim.attempts)
+	}
+	rows, err := s.db.Query(ctx, `UPDATE mail_sends m SET status = 'sending'
+		FROM unnest($2::text[], $3::bigint[], $4::int[], $5::int[]) AS u (campaign_id, lead_id, step, attempts)
+		WHERE m.workspace_id = $1 AND m.campaign_id = u.campaign_id AND m.lead_id = u.lead_id AND m.step = u.step
+		  AND m.status = 'claimed' AND m.attempts = u.attempts
+		RETURNING m.campaign_id, m.lead_id, m.step`, outs[0].WorkspaceID, campaigns, leads, steps, attempts)
+	if err == nil {
+		got := make(map[stepKey]bool, n)
+		var k stepKey
+		_, err = pgx.ForEachRow(rows, []any{&k.campaign, &k.lead, &k.step}, func() error {
+			got[k] = true
+			return nil
+		})
+		if err == nil {
+			for _, p := range batch {
+				if o := outs[p.i]; !got[stepKey{o.CampaignID, o.LeadID, o.Step.Step}] {
+					p.markErr = errClaimed
+				}
+			}
+			return nil
+		}
+	}
+	for _, p := range batch {
+		p.markErr = err
+	}
+	return err
+}
+
+// stepKey names a step within a workspace.
+type stepKey struct {
+	campaign string
+	lead     int64
+	step     int
 }
 
 // settle is one step's outcome, to write.
@@ -339,17 +543,26 @@ func (s *Sender) settle(ctx context.Context, settles []settle) error {
 	return err
 }
 
-// release gives back the steps claimed and not handed over, as failed, so
-// that a retry claims them again at once.
-func (s *Sender) release(ctx context.Context, outs []Outgoing, claims map[int]claimed) error {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer cancel()
-	for _, out := range outs {
-		if _, err := s.db.Exec(ctx, `UPDATE mail_sends SET status = 'failed', error = 'not sent: an earlier message of its batch failed', settled_at = $5
-			WHERE workspace_id = $1 AND campaign_id = $2 AND lead_id = $3 AND step = $4 AND status = 'claimed'`,
-			out.WorkspaceID, out.CampaignID, out.LeadID, out.Step.Step, s.clock.Now()); err != nil {
-			return fmt.Errorf("send: release a claimed step: %w", err)
-		}
+// release gives back the steps this call claimed and did not hand over
+// (marked sending or not), as failed, so that a retry claims them again
+// at once. The attempt fences them: a step whose claim ended and was
+// taken again is someone else's.
+func (s *Sender) release(ctx context.Context, outs []Outgoing, which []int, claims map[int]claimed) error {
+	if len(which) == 0 {
+		return nil
+	}
+	n := len(which)
+	campaigns, leads, steps, attempts := make([]string, n), make([]int64, n), make([]int32, n), make([]int32, n)
+	for j, i := range which {
+		o := outs[i]
+		campaigns[j], leads[j], steps[j], attempts[j] = o.CampaignID, o.LeadID, int32(o.Step.Step), int32(claims[i].attempts)
+	}
+	if _, err := s.db.Exec(ctx, `UPDATE mail_sends m SET status = 'failed', error = 'not sent: an earlier message of its batch failed', settled_at = $2
+		FROM unnest($3::text[], $4::bigint[], $5::int[], $6::int[]) AS u (campaign_id, lead_id, step, attempts)
+		WHERE m.workspace_id = $1 AND m.campaign_id = u.campaign_id AND m.lead_id = u.lead_id AND m.step = u.step
+		  AND m.status IN ('claimed', 'sending') AND m.attempts = u.attempts`,
+		outs[0].WorkspaceID, s.clock.Now(), campaigns, leads, steps, attempts); err != nil {
+		return fmt.Errorf("send: release the claimed steps: %w", err)
 	}
 	return nil
 }

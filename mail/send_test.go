@@ -3,10 +3,13 @@ package mail_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/emersion/go-message"
 	gomessage "github.com/emersion/go-message/mail"
@@ -261,6 +264,63 @@ func TestExactlyOnce(t *testing.T) {
 		status, attempts := b.ledger(t, campaign, lead, 1)
 		if diff := cmp.Diff([]any{mail.StatusSent, 2, 1}, []any{status, attempts, len(b.sandbox.Accepted())}); diff != "" {
 			t.Errorf("status, attempts, accepted mismatch (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("the steps marked ahead of one that fails are given back and sent once by the retry", func(t *testing.T) {
+		b := setup(t)
+		campaign := newCampaignID()
+		var outs []mail.Outgoing
+		for i := range mail.MarkAhead + 2 {
+			out := b.outgoing(campaign, newLeadID(), 1)
+			out.Message.To.Email = fmt.Sprintf("lead%d@acme-corp.example", i+1)
+			outs = append(outs, out)
+		}
+		// The server refuses the second message's sender, once the steps
+		// after the first are marked as far ahead as they may be.
+		wrong := outs[1]
+		wrong.Mailbox.Address.Email = "someone-else@getacme.com"
+		batch := append(slices.Clone(outs[:1]), wrong)
+		batch = append(batch, outs[2:]...)
+		wait := func(mail.Accepted) {
+			for range 1000 {
+				var sending int
+				if err := b.db.QueryRow(b.ctx, `SELECT count(*) FROM mail_sends WHERE status = 'sending'`).Scan(&sending); err != nil || sending == mail.MarkAhead {
+					return
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+		}
+		b.onAccept.Store(&wait)
+		if _, err := b.sender.SendBatch(b.ctx, batch); err == nil {
+			t.Fatal("the batch went through with a sender the server refuses")
+		}
+		b.onAccept.Store(nil)
+		var statuses []string
+		for _, out := range outs {
+			status, _ := b.ledger(t, campaign, out.LeadID, 1)
+			statuses = append(statuses, status)
+		}
+		want := []string{mail.StatusSent}
+		for range len(outs) - 1 {
+			want = append(want, mail.StatusFailed)
+		}
+		if diff := cmp.Diff(want, statuses); diff != "" {
+			t.Errorf("the ledger after the refusal (-want +got):\n%s", diff)
+		}
+		if _, err := b.sender.SendBatch(b.ctx, outs); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, a := range b.sandbox.Accepted() {
+			got = append(got, a.Recipients...)
+		}
+		var wantGot []string
+		for _, out := range outs {
+			wantGot = append(wantGot, out.Message.To.Email)
+		}
+		if diff := cmp.Diff(wantGot, got); diff != "" {
+			t.Errorf("recipients of every accepted message, each once (-want +got):\n%s", diff)
 		}
 	})
 

@@ -37,6 +37,24 @@ type mailConfig struct {
 	// BounceLimit is MAIL_BOUNCE_LIMIT as a fraction: a mailbox or
 	// campaign whose hard bounces over its last 100 sends pass it pauses.
 	BounceLimit float64
+	// ComplaintLimit is MAIL_COMPLAINT_LIMIT as a fraction: a mailbox or
+	// campaign whose spam complaints over its last 100 sends pass it (two
+	// at least) pauses.
+	ComplaintLimit float64
+}
+
+// percentSetting reads the variable name as a percentage above 0 and
+// below 100, as a fraction; def when unset.
+func percentSetting(getenv func(string) string, name string, def float64, examples string) (float64, error) {
+	v := getenv(name)
+	if v == "" {
+		return def, nil
+	}
+	pct, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), "%"), 64)
+	if err != nil || pct <= 0 || pct >= 100 {
+		return def, &configError{name, v, "expected a percentage above 0 and below 100, such as " + examples}
+	}
+	return pct / 100, nil
 }
 
 func loadMailConfig(getenv func(string) string) (mailConfig, error) {
@@ -48,13 +66,12 @@ func loadMailConfig(getenv func(string) string) (mailConfig, error) {
 	if c.DKIMKey != mail.RSA && c.DKIMKey != mail.Ed25519 {
 		return c, &configError{"MAIL_DKIM_KEY", c.DKIMKey, "expected rsa or ed25519"}
 	}
-	c.BounceLimit = 0.02
-	if v := getenv("MAIL_BOUNCE_LIMIT"); v != "" {
-		pct, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), "%"), 64)
-		if err != nil || pct <= 0 || pct >= 100 {
-			return c, &configError{"MAIL_BOUNCE_LIMIT", v, "expected a percentage above 0 and below 100, such as 2 or 2.5"}
-		}
-		c.BounceLimit = pct / 100
+	var err error
+	if c.BounceLimit, err = percentSetting(getenv, "MAIL_BOUNCE_LIMIT", 0.02, "2 or 2.5"); err != nil {
+		return c, err
+	}
+	if c.ComplaintLimit, err = percentSetting(getenv, "MAIL_COMPLAINT_LIMIT", mail.DefaultComplaintLimit, "0.3 or 1"); err != nil {
+		return c, err
 	}
 	if v := getenv("MAIL_SECRET_KEY"); v != "" {
 		secret, err := mail.ParseSecret(v)
@@ -220,9 +237,10 @@ func (m *mailEngine) wireEngine(cfg config, db *pgxpool.Pool, svc *services, log
 	}
 	sender := mail.NewSender(db, keys, suppressions, clock)
 	m.Engine = mail.NewEngine(db, sender, sources, svc.campaigns, emailUsage{svc.billing}, *m.Secret, clock, mail.EngineConfig{
-		PublicURL:   cfg.PublicURL.String(),
-		BounceLimit: cfg.Mail.BounceLimit,
-		Logger:      logger.With("component", "sending-engine"),
+		PublicURL:      cfg.PublicURL.String(),
+		BounceLimit:    cfg.Mail.BounceLimit,
+		ComplaintLimit: cfg.Mail.ComplaintLimit,
+		Logger:         logger.With("component", "sending-engine"),
 	})
 	poller := mail.NewPoller(db, suppressions, clock, logger.With("component", "replies"))
 	m.Watchers = mail.NewWatchers(poller, sources, 5*time.Minute, logger.With("component", "replies"))

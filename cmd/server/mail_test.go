@@ -24,6 +24,8 @@ func TestMailConfigRefusesBadValuesNamingTheVariable(t *testing.T) {
 		{"MAIL_DKIM_KEY", "dsa"},
 		{"MAIL_BOUNCE_LIMIT", "0"},
 		{"MAIL_BOUNCE_LIMIT", "two"},
+		{"MAIL_COMPLAINT_LIMIT", "0"},
+		{"MAIL_COMPLAINT_LIMIT", "0.3 percent"},
 	}
 	for _, c := range cases {
 		msg := configRefusal(t, c.name, c.value)

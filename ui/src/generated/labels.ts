@@ -122,6 +122,7 @@ export const replyClassificationLabels: Readonly<Record<string, string>> = {
   "out_of_office": "Out of office",
   "unsubscribe": "Asked to unsubscribe",
   "bounce": "Bounced",
+  "complaint": "Marked as spam",
   "other": "Other",
 };
 

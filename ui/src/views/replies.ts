@@ -15,6 +15,7 @@ const tones: Record<string, Tone> = {
   out_of_office: "info",
   unsubscribe: "warn",
   bounce: "bad",
+  complaint: "bad",
   other: "muted",
 };
 
