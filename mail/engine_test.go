@@ -34,6 +34,7 @@ type engineBundle struct {
 	sandbox *vsmail.Sandbox
 	sources vsmail.MailboxSource
 	engine  *vsmail.Engine
+	sender  *vsmail.Sender
 	poller  *vsmail.Poller
 	billing *billing.Service
 	keys    *vsmail.Keys
@@ -93,7 +94,7 @@ func engineSetup(t testing.TB, o engineOptions) *engineBundle {
 	env.Campaigns.SetCounter(vsmail.NewTallies(pool, suppressions))
 	engine := vsmail.NewEngine(pool, sender, sources, env.Campaigns, billingEmails{bill}, secret, env.Clock,
 		vsmail.EngineConfig{PublicURL: "https://vibesell.example.test", NoGap: o.noGap})
-	return &engineBundle{Env: env, ctx: ctx, ws: ws.ID, sandbox: sandbox, sources: sources, engine: engine,
+	return &engineBundle{Env: env, ctx: ctx, ws: ws.ID, sandbox: sandbox, sources: sources, engine: engine, sender: sender,
 		poller: vsmail.NewPoller(pool, suppressions, env.Clock, nil), billing: bill, keys: keys}
 }
 
@@ -755,5 +756,27 @@ func TestEngineComplaints(t *testing.T) {
 	want := "VibeSell paused mailbox sam@getacme.test for its spam complaints: 2 of the last 5 emails sent from sam@getacme.test were marked as spam by their recipients (40.0%; the limit is 0.3%). Their addresses are suppressed; check who the campaign writes to and what it says before it sends again."
 	if c.Campaign.Status != campaigns.Paused || !c.Campaign.PausedAutomatically || c.Campaign.PausedReason == nil || *c.Campaign.PausedReason != want {
 		t.Fatalf("after two complaints: status %s, automatic %v, reason %v", c.Campaign.Status, c.Campaign.PausedAutomatically, c.Campaign.PausedReason)
+	}
+}
+
+// A stop that commits after a step was claimed and before it is handed
+// over sends nothing: the stop is read again when the step is marked,
+// right before DATA, and the step is left to be claimed again if the
+// campaign resumes.
+func TestEngineStopBetweenClaimAndSend(t *testing.T) {
+	b := engineSetup(t, engineOptions{noGap: true})
+	leads := []campaigns.Lead{{Email: "p0@prospect0.test", FirstName: "Pat"}, {Email: "p1@prospect1.test", FirstName: "Lee"}}
+	id := b.launch(t, campaignSpec{leads: leads, mailboxes: []string{"sam@getacme.test"}, dailyCap: 5})
+	b.Clock.Set(time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC))
+	vsmail.SetAfterClaim(b.sender, func() {
+		if _, err := b.Campaigns.Pause(b.ctx, b.ws, id, "stopped by the person", false); err != nil {
+			t.Error(err)
+		}
+	})
+	if res := b.tick(t); res.Sent != 0 {
+		t.Errorf("sent %d after the stop, want 0", res.Sent)
+	}
+	if got := b.delivered(t); len(got) != 0 {
+		t.Errorf("the sandbox received %d messages after the stop", len(got))
 	}
 }

@@ -98,6 +98,9 @@ type Sender struct {
 	// ahead is how many steps of one session may be marked sending and
 	// not yet handed over (the one in DATA included).
 	ahead int
+	// afterClaim, set by tests only, runs when a chunk's claim has
+	// committed and before any of its steps is marked.
+	afterClaim func()
 }
 
 // NewSender returns the send primitive.
@@ -280,6 +283,9 @@ func (s *Sender) claimChunk(ctx context.Context, outs []Outgoing, gate Gate) cla
 		}
 	}
 	claims, tried, err := s.claim(ctx, outs, results, gate)
+	if err == nil && s.afterClaim != nil {
+		s.afterClaim()
+	}
 	return claimedChunk{results: results, claims: claims, tried: tried, err: err}
 }
 
@@ -433,6 +439,14 @@ func (s *Sender) handOver(ctx context.Context, session *smtpSession, outs []Outg
 			<-room
 			continue
 		}
+		if errors.Is(p.markErr, errCampaignStopped) {
+			// Settled failed by the mark itself: nothing was sent.
+			results[i] = SendResult{MessageID: p.claim.messageID, Status: StatusFailed,
+				Held: &Held{Reason: "the campaign was stopped", Stop: true}}
+			done[i] = true
+			<-room
+			continue
+		}
 		if p.markErr != nil {
 			failed, reached = fmt.Errorf("send: mark the step sending: %w", p.markErr), i
 			break
@@ -483,22 +497,46 @@ func (s *Sender) mark(ctx context.Context, outs []Outgoing, batch []*pending) er
 		o := outs[p.i]
 		campaigns[j], leads[j], steps[j], attempts[j] = o.CampaignID, o.LeadID, int32(o.Step.Step), int32(p.claim.attempts)
 	}
-	rows, err := s.db.Query(ctx, `UPDATE mail_sends m SET status = 'sending'
-		FROM unnest($2::text[], $3::bigint[], $4::int[], $5::int[]) AS u (campaign_id, lead_id, step, attempts)
-		WHERE m.workspace_id = $1 AND m.campaign_id = u.campaign_id AND m.lead_id = u.lead_id AND m.step = u.step
-		  AND m.status = 'claimed' AND m.attempts = u.attempts
-		RETURNING m.campaign_id, m.lead_id, m.step`, outs[0].WorkspaceID, campaigns, leads, steps, attempts)
+	// A campaign stopped or paused since its steps were claimed sends none
+	// of them: the stop is read here, right before DATA, with the
+	// campaign's row locked for share as campaigns.SendAllowed does, so a
+	// stop waits for this mark and every mark after a stop reads it. Such
+	// steps end failed, to be claimed again if the campaign resumes. (A
+	// step of no campaign row, a test's, is not held.)
+	rows, err := s.db.Query(ctx, `WITH u AS (
+			SELECT * FROM unnest($2::text[], $3::bigint[], $4::int[], $5::int[]) AS u (campaign_id, lead_id, step, attempts)),
+		stopped AS (
+			SELECT c.id FROM campaigns c WHERE c.workspace_id = $1 AND c.id IN (SELECT campaign_id FROM u)
+			  AND c.status NOT IN ('scheduled', 'sending') FOR SHARE),
+		held AS (
+			UPDATE mail_sends m SET status = 'failed', error = 'not sent: its campaign was stopped after the step was claimed', settled_at = $6
+			FROM u WHERE m.workspace_id = $1 AND m.campaign_id = u.campaign_id AND m.lead_id = u.lead_id AND m.step = u.step
+			  AND m.status = 'claimed' AND m.attempts = u.attempts AND m.campaign_id IN (SELECT id FROM stopped)
+			RETURNING m.campaign_id, m.lead_id, m.step, false AS marked),
+		marked AS (
+			UPDATE mail_sends m SET status = 'sending'
+			FROM u WHERE m.workspace_id = $1 AND m.campaign_id = u.campaign_id AND m.lead_id = u.lead_id AND m.step = u.step
+			  AND m.status = 'claimed' AND m.attempts = u.attempts AND m.campaign_id NOT IN (SELECT id FROM stopped)
+			RETURNING m.campaign_id, m.lead_id, m.step, true AS marked)
+		SELECT * FROM marked UNION ALL SELECT * FROM held`, outs[0].WorkspaceID, campaigns, leads, steps, attempts, s.clock.Now())
 	if err == nil {
-		got := make(map[stepKey]bool, n)
-		var k stepKey
-		_, err = pgx.ForEachRow(rows, []any{&k.campaign, &k.lead, &k.step}, func() error {
-			got[k] = true
+		outcome := make(map[stepKey]bool, n) // true: marked; false: held
+		var (
+			k      stepKey
+			marked bool
+		)
+		_, err = pgx.ForEachRow(rows, []any{&k.campaign, &k.lead, &k.step, &marked}, func() error {
+			outcome[k] = marked
 			return nil
 		})
 		if err == nil {
 			for _, p := range batch {
-				if o := outs[p.i]; !got[stepKey{o.CampaignID, o.LeadID, o.Step.Step}] {
+				o := outs[p.i]
+				switch marked, found := outcome[stepKey{o.CampaignID, o.LeadID, o.Step.Step}]; {
+				case !found:
 					p.markErr = errClaimed
+				case !marked:
+					p.markErr = errCampaignStopped
 				}
 			}
 			return nil
@@ -807,6 +845,10 @@ func submissionClient(e Endpoint, timeout time.Duration) (*gomail.Client, error)
 	}
 	return client, nil
 }
+
+// errCampaignStopped says a step's campaign was stopped or paused after
+// the step was claimed and before it was marked: it is not sent.
+var errCampaignStopped = errors.New("the step's campaign was stopped")
 
 // errClaimed says a step's claim was taken over: its lease ended and
 // another worker claimed it again.
