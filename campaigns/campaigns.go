@@ -70,6 +70,25 @@ type Mailboxes interface {
 	Mailboxes(ctx context.Context, ws uuid.UUID) ([]Mailbox, error)
 }
 
+// JoinMailboxes offers every source's mailboxes, in the order given: the
+// mailboxes ordered through the sending setup, then those people
+// connected of their own.
+func JoinMailboxes(sources ...Mailboxes) Mailboxes { return joined(sources) }
+
+type joined []Mailboxes
+
+func (j joined) Mailboxes(ctx context.Context, ws uuid.UUID) ([]Mailbox, error) {
+	var out []Mailbox
+	for _, src := range j {
+		list, err := src.Mailboxes(ctx, ws)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, list...)
+	}
+	return out, nil
+}
+
 // Senders reads and writes who the workspace's emails come from (the
 // workspace feature).
 type Senders interface {

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"vibesell/campaigns"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -263,7 +264,7 @@ func (c *Connections) mailboxOf(r ConnectRequest) Mailbox {
 	endpoint := func(s ServerSettings) Endpoint {
 		return Endpoint{Addr: s.Addr(), Username: s.Username, Password: s.Password, RootCAs: c.roots, ImplicitTLS: s.Security == SecurityTLS}
 	}
-	return Mailbox{Address: Address{Name: r.SenderName, Email: r.Address}, SMTP: endpoint(r.SMTP), IMAP: endpoint(r.IMAP)}
+	return Mailbox{Address: Address{Name: r.SenderName, Email: r.Address}, SMTP: endpoint(r.SMTP), IMAP: endpoint(r.IMAP), Own: true}
 }
 
 // List returns the workspace's connected mailboxes, without their
@@ -330,4 +331,58 @@ func (c *Connections) Disconnect(ctx context.Context, ws uuid.UUID, address stri
 		return vibesell.Errorf(vibesell.ENOTFOUND, "%s is not a connected mailbox of this workspace.", address)
 	}
 	return nil
+}
+
+// Source is the connected mailboxes as a source of the engine's: they send
+// and are read like the mailboxes ordered through the sending setup.
+func (c *Connections) Source() MailboxSource { return connectedSource{c} }
+
+type connectedSource struct{ c *Connections }
+
+func (s connectedSource) Mailboxes(ctx context.Context, ws uuid.UUID) ([]WorkspaceMailbox, error) {
+	workspaces := []uuid.UUID{ws}
+	if ws == uuid.Nil {
+		rows, err := s.c.db.Query(ctx, `SELECT DISTINCT workspace_id FROM mail_connected_mailboxes`)
+		if err != nil {
+			return nil, fmt.Errorf("find workspaces with connected mailboxes: %w", err)
+		}
+		if workspaces, err = pgx.CollectRows(rows, pgx.RowTo[uuid.UUID]); err != nil {
+			return nil, fmt.Errorf("find workspaces with connected mailboxes: %w", err)
+		}
+	}
+	var out []WorkspaceMailbox
+	for _, w := range workspaces {
+		list, err := s.c.Mailboxes(ctx, w)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range list {
+			out = append(out, WorkspaceMailbox{WorkspaceID: w, Mailbox: m})
+		}
+	}
+	return out, nil
+}
+
+// CampaignMailboxes offers the connected mailboxes to campaigns: a
+// person's own mailbox is in use already, so it is warm, and sends at most
+// perDay emails a day for campaigns.
+func (c *Connections) CampaignMailboxes(perDay int) campaigns.Mailboxes {
+	return connectedForCampaigns{c, perDay}
+}
+
+type connectedForCampaigns struct {
+	c      *Connections
+	perDay int
+}
+
+func (cc connectedForCampaigns) Mailboxes(ctx context.Context, ws uuid.UUID) ([]campaigns.Mailbox, error) {
+	list, err := cc.c.List(ctx, ws)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]campaigns.Mailbox, 0, len(list))
+	for _, m := range list {
+		out = append(out, campaigns.Mailbox{Address: m.Address, SenderName: m.SenderName, State: "warm", DailyLimit: cc.perDay, FullVolume: cc.perDay})
+	}
+	return out, nil
 }

@@ -19,6 +19,7 @@ import (
 	"vibesell/campaigns"
 	"vibesell/campaigns/campaignstest"
 	vsmail "vibesell/mail"
+	"vibesell/mail/mailtest"
 	"vibesell/sending"
 	"vibesell/store/storetest"
 	"vibesell/workspace"
@@ -35,9 +36,12 @@ type engineBundle struct {
 	sources vsmail.MailboxSource
 	engine  *vsmail.Engine
 	sender  *vsmail.Sender
-	poller  *vsmail.Poller
-	billing *billing.Service
-	keys    *vsmail.Keys
+	// provider is the own mailbox's provider (engineOptions.own).
+	provider *vsmail.Sandbox
+	conns    *vsmail.Connections
+	poller   *vsmail.Poller
+	billing  *billing.Service
+	keys     *vsmail.Keys
 }
 
 // Tue 1 Dec 2026, 07:00 UTC.
@@ -48,12 +52,28 @@ type engineOptions struct {
 	emailsLimit int // the free plan's monthly emails; 0: the default
 	fullVolume  int // what a warm mailbox sends a day; 0: the default
 	dkim        string
+	// own connects dana@own.test, a person's own mailbox at a provider of
+	// their own (a second sandbox, b.provider).
+	own bool
+}
+
+// laterConnections gives campaigns the connected mailboxes of
+// connections made after the campaigns service is.
+type laterConnections struct{ c **vsmail.Connections }
+
+func (l laterConnections) Mailboxes(ctx context.Context, ws uuid.UUID) ([]campaigns.Mailbox, error) {
+	return (*l.c).CampaignMailboxes(30).Mailboxes(ctx, ws)
 }
 
 func engineSetup(t testing.TB, o engineOptions) *engineBundle {
 	t.Helper()
 	pool := storetest.New(t)
-	env := campaignstest.NewWith(t, pool, engineStart, campaigns.Config{MaxDailyEmails: 1_000_000}, sending.Config{EmailsPerMailbox: o.fullVolume})
+	var conns *vsmail.Connections
+	var more []campaigns.Mailboxes
+	if o.own {
+		more = append(more, laterConnections{&conns})
+	}
+	env := campaignstest.NewWith(t, pool, engineStart, campaigns.Config{MaxDailyEmails: 1_000_000}, sending.Config{EmailsPerMailbox: o.fullVolume}, more...)
 	ctx := t.Context()
 	ws, err := workspace.Create(ctx, pool, "Acme Sales")
 	if err != nil {
@@ -83,6 +103,18 @@ func engineSetup(t testing.TB, o engineOptions) *engineBundle {
 		}
 		return out, err
 	})}
+	var provider *vsmail.Sandbox
+	if o.own {
+		var mb vsmail.Mailbox
+		provider, mb = mailtest.Sandbox(t, vsmail.Address{Name: "Dana Reyes", Email: "dana@own.test"}, vsmail.SandboxConfig{Clock: env.Clock})
+		conns = vsmail.NewConnections(pool, secret, env.Clock, provider.Roots())
+		conns.AllowPrivateHosts() // the provider listens on loopback
+		if _, err := conns.Connect(ctx, ws.ID, vsmail.ConnectRequest{Address: "dana@own.test", SenderName: "Dana Reyes",
+			SMTP: mb.SMTP.Settings(), IMAP: mb.IMAP.Settings()}); err != nil {
+			t.Fatal(err)
+		}
+		sources = append(sources, conns.Source())
+	}
 	suppressions := env.Audience.MailSuppressions()
 	keys := vsmail.NewKeys(pool, secret, env.Clock)
 	if o.dkim != "" {
@@ -94,7 +126,7 @@ func engineSetup(t testing.TB, o engineOptions) *engineBundle {
 	env.Campaigns.SetCounter(vsmail.NewTallies(pool, suppressions))
 	engine := vsmail.NewEngine(pool, sender, sources, env.Campaigns, billingEmails{bill}, secret, env.Clock,
 		vsmail.EngineConfig{PublicURL: "https://vibesell.example.test", NoGap: o.noGap})
-	return &engineBundle{Env: env, ctx: ctx, ws: ws.ID, sandbox: sandbox, sources: sources, engine: engine, sender: sender,
+	return &engineBundle{Env: env, ctx: ctx, ws: ws.ID, sandbox: sandbox, sources: sources, engine: engine, sender: sender, provider: provider, conns: conns,
 		poller: vsmail.NewPoller(pool, suppressions, env.Clock, nil), billing: bill, keys: keys}
 }
 
@@ -123,7 +155,9 @@ func (b *engineBundle) launch(t testing.TB, s campaignSpec) string {
 	t.Helper()
 	b.AddLeads(t, b.ws, s.leads...)
 	for _, m := range s.mailboxes {
-		b.AddMailbox(t, b.ws, m, "Sam Lee", campaignstest.Warm)
+		if m != "dana@own.test" { // connected, not ordered
+			b.AddMailbox(t, b.ws, m, "Sam Lee", campaignstest.Warm)
+		}
 	}
 	q, err := b.Campaigns.SaveSequence(b.ctx, b.ws, campaigns.SaveRequest{Steps: twoSteps})
 	if err != nil {
@@ -778,5 +812,49 @@ func TestEngineStopBetweenClaimAndSend(t *testing.T) {
 	}
 	if got := b.delivered(t); len(got) != 0 {
 		t.Errorf("the sandbox received %d messages after the stop", len(got))
+	}
+}
+
+// A person's own connected mailbox sends a campaign through its own
+// provider, unsigned by VibeSell (its provider signs; our key is in no DNS
+// of that domain), and its replies are read from its own IMAP server.
+func TestEngineSendsFromAConnectedMailbox(t *testing.T) {
+	b := engineSetup(t, engineOptions{noGap: true, own: true})
+	leads := []campaigns.Lead{{Email: "p0@prospect0.test", FirstName: "Pat"}, {Email: "p1@prospect1.test", FirstName: "Lee"}}
+	b.launch(t, campaignSpec{leads: leads, mailboxes: []string{"dana@own.test"}, dailyCap: 5})
+	b.Clock.Set(time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC))
+	if res := b.tick(t); res.Sent != 2 {
+		t.Fatalf("sent %d, want 2", res.Sent)
+	}
+	if n := len(b.sandbox.Accepted()); n != 0 {
+		t.Errorf("VibeSell's sandbox received %d messages; they go through the person's provider", n)
+	}
+	got := b.provider.Accepted()
+	var to []string
+	for _, a := range got {
+		to = append(to, a.From+" -> "+a.Recipients[0])
+		if strings.Contains(string(a.Raw), "DKIM-Signature:") {
+			t.Errorf("VibeSell signed a message of the person's own mailbox:\n%s", a.Raw)
+		}
+	}
+	slices.Sort(to)
+	if diff := cmp.Diff([]string{"dana@own.test -> p0@prospect0.test", "dana@own.test -> p1@prospect1.test"}, to); diff != "" {
+		t.Errorf("the provider's messages mismatch (-want +got):\n%s", diff)
+	}
+	m, err := mail.ReadMessage(strings.NewReader(string(got[0].Raw)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reply := fmt.Sprintf("From: %s\r\nTo: dana@own.test\r\nSubject: Re: %s\r\nMessage-ID: <r1@prospect.test>\r\nIn-Reply-To: %s\r\n\r\nYes, interested. Thursday?\r\n",
+		got[0].Recipients[0], m.Header.Get("Subject"), m.Header.Get("Message-Id"))
+	if err := b.provider.DeliverReply("dana@own.test", []byte(reply)); err != nil {
+		t.Fatal(err)
+	}
+	own, err := b.conns.Mailboxes(b.ctx, b.ws)
+	if err != nil || len(own) != 1 {
+		t.Fatalf("connected mailboxes: %d (%v)", len(own), err)
+	}
+	if kept, err := b.poller.Poll(b.ctx, b.ws, own[0]); err != nil || kept != 1 {
+		t.Errorf("replies read from the own mailbox: %d (%v), want 1", kept, err)
 	}
 }

@@ -64,7 +64,8 @@ func NewMessageID(fromEmail string) string {
 	return "<" + hex.EncodeToString(b) + "@" + domain + ">"
 }
 
-// Compose builds the message with go-mail and signs it with key. The
+// Compose builds the message with go-mail and signs it with key (a zero
+// key: unsigned, for a mailbox whose provider signs). The
 // returned Msg renders the same bytes every time it is written, so the
 // signature computed here still holds when the client sends it.
 func Compose(m Message, key DKIMKey) (*gomail.Msg, error) {
@@ -106,6 +107,9 @@ func Compose(m Message, key DKIMKey) (*gomail.Msg, error) {
 	var rendered bytes.Buffer
 	if _, err := msg.WriteTo(&rendered); err != nil {
 		return nil, fmt.Errorf("compose: render: %w", err)
+	}
+	if key.Signer == nil {
+		return msg, nil // unsigned: a mailbox whose provider signs (Mailbox.Own)
 	}
 	signature, err := sign(rendered.Bytes(), key)
 	if err != nil {

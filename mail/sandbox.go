@@ -49,6 +49,10 @@ type Mailbox struct {
 	Address Address
 	SMTP    Endpoint
 	IMAP    Endpoint
+	// Own says it is a mailbox a person connected: their provider signs
+	// what it sends, and VibeSell does not, since its key is in no DNS of
+	// that domain (a signature that fails is worse than none).
+	Own bool
 }
 
 // Accepted is one message the sandbox SMTP server took in, as received.

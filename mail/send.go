@@ -747,12 +747,15 @@ func (s *Sender) claim(ctx context.Context, outs []Outgoing, results []SendResul
 
 // compose builds and signs the step's message.
 func (s *Sender) compose(ctx context.Context, out Outgoing) (*gomail.Msg, error) {
+	out.Message.From = out.Mailbox.Address
+	if out.Mailbox.Own {
+		return Compose(out.Message, DKIMKey{}) // its provider signs it
+	}
 	domain := out.Mailbox.Address.Email[strings.LastIndexByte(out.Mailbox.Address.Email, '@')+1:]
 	key, err := s.keys.Signer(ctx, out.WorkspaceID, domain)
 	if err != nil {
 		return nil, err
 	}
-	out.Message.From = out.Mailbox.Address
 	return Compose(out.Message, key)
 }
 

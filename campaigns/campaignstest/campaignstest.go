@@ -45,8 +45,9 @@ func New(t testing.TB, pool *pgxpool.Pool, now time.Time, cfg campaigns.Config) 
 }
 
 // NewWith is [New] with the sending setup's configuration (a mailbox's
-// full volume, for one).
-func NewWith(t testing.TB, pool *pgxpool.Pool, now time.Time, cfg campaigns.Config, sendingCfg sending.Config) *Env {
+// full volume, for one) and, after the sending setup's mailboxes, the
+// mailboxes of more sources (people's own, connected).
+func NewWith(t testing.TB, pool *pgxpool.Pool, now time.Time, cfg campaigns.Config, sendingCfg sending.Config, more ...campaigns.Mailboxes) *Env {
 	t.Helper()
 	clock := vibesell.NewManualClock(now)
 	ap, err := approvals.NewService(pool, clock, approvals.Config{PublicURL: "https://vibesell.example.test", Logger: slog.New(slog.DiscardHandler)})
@@ -56,7 +57,7 @@ func NewWith(t testing.TB, pool *pgxpool.Pool, now time.Time, cfg campaigns.Conf
 	ws := workspace.NewService(pool, clock)
 	aud := audience.New(pool, clock, audience.Config{}, ap)
 	snd := sending.New(sending.Deps{DB: pool, Clock: clock, Config: sendingCfg, Cards: cards.NewService(pool, clock), Offers: ws, Approvals: ap})
-	svc := campaigns.New(pool, clock, cfg, aud, sending.CampaignMailboxes(snd), ws, ap)
+	svc := campaigns.New(pool, clock, cfg, aud, campaigns.JoinMailboxes(append([]campaigns.Mailboxes{sending.CampaignMailboxes(snd)}, more...)...), ws, ap)
 	svc.SetCounter(mail.NewTallies(pool, aud.MailSuppressions()))
 	ap.Register(vibesell.ToolLaunchCampaign, campaigns.LaunchAction(svc))
 	ap.Register(vibesell.ToolStopCampaign, campaigns.StopAction(svc))

@@ -218,11 +218,14 @@ func writeNewMailSecret(dataDir, path string) error {
 // wireEngine builds the engine and the reply watchers over the mailboxes
 // the workspaces can send from. Sources are listed in one place: the
 // mailboxes ordered through the sending setup (today in the sandbox mail
-// server); connected mailboxes join this list.
+// server) and the mailboxes people connected of their own.
 func (m *mailEngine) wireEngine(cfg config, db *pgxpool.Pool, svc *services, logger *slog.Logger) error {
 	var sources mail.Sources
 	if m.Sandbox != nil {
 		sources = append(sources, mail.SandboxMailboxes(m.Sandbox, readyMailboxes(svc.sending)))
+	}
+	if svc.connections != nil {
+		sources = append(sources, svc.connections.Source())
 	}
 	if len(sources) == 0 || m.Secret == nil {
 		logger.Warn("the sending engine is off: launched campaigns send nothing on this server",

@@ -99,7 +99,13 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 	s.audience = audience.New(db, clock, cfg.Audience, s.approvals)
 	s.audience.SetLeadLimit(s.billing.Limit(billing.Leads))
 	s.approvals.Register(vibesell.ToolImportLeads, audience.ImportAction(s.audience))
-	s.campaigns = campaigns.New(db, clock, cfg.Campaigns, s.audience, sending.CampaignMailboxes(s.sending), s.workspaces, s.approvals)
+	mailboxes := sending.CampaignMailboxes(s.sending)
+	if s.connections != nil {
+		// A person's own mailboxes send campaigns too, at the daily volume
+		// of a warm ordered one.
+		mailboxes = campaigns.JoinMailboxes(mailboxes, s.connections.CampaignMailboxes(s.sending.Config().EmailsPerMailbox))
+	}
+	s.campaigns = campaigns.New(db, clock, cfg.Campaigns, s.audience, mailboxes, s.workspaces, s.approvals)
 	s.campaigns.SetCampaignLimit(s.billing.Limit(billing.ActiveCampaigns))
 	s.approvals.Register(vibesell.ToolLaunchCampaign, campaigns.LaunchAction(s.campaigns))
 	s.approvals.Register(vibesell.ToolStopCampaign, campaigns.StopAction(s.campaigns))
