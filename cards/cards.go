@@ -24,6 +24,11 @@
 //     free text; otherwise it is refused with the valid ids;
 //   - a card answered once keeps its answer: the same answer again is
 //     accepted, a different one is refused with the answer on record.
+//
+// Because an answered card never changes again (nothing updates a card
+// that is not open), each replica keeps the answered cards it has read or
+// bound in memory: a call that carries answers already on record, as
+// every later step of a flow does, reads no card from the database.
 package cards
 
 import (
@@ -39,6 +44,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
+	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -118,14 +124,35 @@ const (
 type Service struct {
 	db    *pgxpool.Pool
 	clock vibesell.Clock
+	// answered holds answered cards as read or bound; they never change
+	// again, so no replica has to be told of anything.
+	answered *lru.Cache[cardKey, *row]
 }
+
+type cardKey struct {
+	ws uuid.UUID
+	id string
+}
+
+// answeredKept bounds the answered cards a replica keeps: about 2 KB
+// each, so 20 MB at most.
+const answeredKept = 10_000
 
 // NewService returns a Service on db; clock stamps cards and answers.
 func NewService(db *pgxpool.Pool, clock vibesell.Clock) *Service {
 	if clock == nil {
 		clock = vibesell.SystemClock{}
 	}
-	return &Service{db: db, clock: clock}
+	answered, _ := lru.New[cardKey, *row](answeredKept)
+	return &Service{db: db, clock: clock, answered: answered}
+}
+
+// keepAnswered remembers r, when it is answered, for later calls. r must
+// not be changed afterwards: flows of concurrent calls share it.
+func (s *Service) keepAnswered(ws uuid.UUID, r *row) {
+	if r.status == "answered" {
+		s.answered.Add(cardKey{ws, r.id}, r)
+	}
 }
 
 // Flow is one tool call's questions. It is not safe for concurrent use;
@@ -197,23 +224,30 @@ func (s *Service) Begin(ctx context.Context, ws uuid.UUID, tool string, args any
 		f.given = append(f.given, Answer{Card: id, Answer: text})
 		ids = append(ids, id)
 	}
-	if len(ids) == 0 {
-		return f, nil
+	var unread []string
+	for _, id := range ids {
+		if r, ok := s.answered.Get(cardKey{ws, id}); ok {
+			f.rows[id] = r
+		} else {
+			unread = append(unread, id)
+		}
 	}
-
-	rows, err := s.db.Query(ctx, `
-		SELECT id, tool, arguments_hash, arguments, topic, question_hash, question, choices,
-		       allow_free_text, status, answer, answered_at, answered_via
-		FROM choice_cards WHERE workspace_id = $1 AND id = ANY($2)`, ws, ids)
-	if err != nil {
-		return nil, fmt.Errorf("read answered cards: %w", err)
-	}
-	found, err := pgx.CollectRows(rows, scanRow)
-	if err != nil {
-		return nil, fmt.Errorf("read answered cards: %w", err)
-	}
-	for _, r := range found {
-		f.rows[r.id] = r
+	if len(unread) > 0 {
+		rows, err := s.db.Query(ctx, `
+			SELECT id, tool, arguments_hash, arguments, topic, question_hash, question, choices,
+			       allow_free_text, status, answer, answered_at, answered_via
+			FROM choice_cards WHERE workspace_id = $1 AND id = ANY($2)`, ws, unread)
+		if err != nil {
+			return nil, fmt.Errorf("read answered cards: %w", err)
+		}
+		found, err := pgx.CollectRows(rows, scanRow)
+		if err != nil {
+			return nil, fmt.Errorf("read answered cards: %w", err)
+		}
+		for _, r := range found {
+			f.rows[r.id] = r
+			s.keepAnswered(ws, r)
+		}
 	}
 	var unknown []string
 	for _, a := range f.given {
@@ -337,8 +371,11 @@ func (f *Flow) Ask(ctx context.Context, q Question) (*Settled, *Card, error) {
 		RETURNING answered_at, answered_via`,
 		f.ws, r.id, f.tool, f.argsHash, text, f.s.clock.Now(), qh).Scan(&answeredAt, &via)
 	if err == nil {
-		r.answeredVia = &via
-		return f.settle(r, q, text, answeredAt), nil, nil
+		bound := *r
+		bound.status, bound.answer, bound.answeredAt, bound.answeredVia = "answered", &text, &answeredAt, &via
+		f.rows[r.id] = &bound
+		f.s.keepAnswered(f.ws, &bound)
+		return f.settle(&bound, q, text, answeredAt), nil, nil
 	}
 	if !errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil, fmt.Errorf("bind answer to card %s: %w", r.id, err)
@@ -351,6 +388,7 @@ func (f *Flow) Ask(ctx context.Context, q Question) (*Settled, *Card, error) {
 	case now == nil:
 		return nil, nil, fmt.Errorf("card %s vanished while being answered", r.id)
 	case now.status == "answered":
+		f.s.keepAnswered(f.ws, now)
 		return f.onRecord(now, q, text)
 	case now.status == "superseded":
 		card, err := f.issue(ctx, q, qh, now)

@@ -708,3 +708,54 @@ func TestInvalidQuestionIsAProgramError(t *testing.T) {
 		t.Fatalf("a duplicated choice gave %v, want an internal error", err)
 	}
 }
+
+// An answered card never changes, so each replica keeps it once read or
+// bound: answering it again, with the same answer or another, reads
+// nothing from the database, and the rules still hold (another answer is
+// refused, another workspace or tool or other arguments do not find it).
+func TestAnsweredCardsAreKeptInMemory(t *testing.T) {
+	t.Parallel()
+	pool, trips := storetest.NewCounted(t)
+	e := newEnv(t, pool)
+	q := sourceQuestion()
+	card := mustCard(t)(ask(t, e.svc, e.a, "choose_sending_source", sourceArgs{}, nil, q))
+	answer := []cards.Answer{{Card: card.ID, Answer: "own_names"}}
+	first := mustSettle(t)(ask(t, e.svc, e.a, "choose_sending_source", sourceArgs{}, answer, q))
+
+	costs := func(what string, want int64, call func()) {
+		t.Helper()
+		before := trips.Count()
+		call()
+		if n := trips.Count() - before; n != want {
+			t.Errorf("%s cost %d round trips, want %d", what, n, want)
+		}
+	}
+	costs("the same answer again", 0, func() {
+		again := mustSettle(t)(ask(t, e.svc, e.a, "choose_sending_source", sourceArgs{}, answer, q))
+		if diff := cmp.Diff(first, again); diff != "" {
+			t.Errorf("settled again (-first +again):\n%s", diff)
+		}
+	})
+	costs("another answer", 0, func() {
+		mustRefuse(t, vibesell.ECONFLICT, []string{card.ID, `"own_names" (Send under my brand)`})(ask(t, e.svc, e.a, "choose_sending_source", sourceArgs{}, []cards.Answer{{Card: card.ID, Answer: "already_warmed"}}, q))
+	})
+	costs("other arguments", 0, func() {
+		mustRefuse(t, vibesell.EINVALID, []string{card.ID, "other arguments"})(ask(t, e.svc, e.a, "choose_sending_source", sourceArgs{Count: 2}, answer, q))
+	})
+	costs("another tool", 0, func() {
+		mustRefuse(t, vibesell.EINVALID, []string{"Card " + card.ID + " is not a question propose_email asked"})(ask(t, e.svc, e.a, "propose_email", sourceArgs{}, answer, q))
+	})
+	// Another workspace is not served from a's memory: it reads, and finds
+	// nothing.
+	costs("another workspace", 1, func() {
+		mustRefuse(t, vibesell.EINVALID, []string{"Card " + card.ID + " is not a question choose_sending_source asked in this workspace"})(ask(t, e.svc, e.b, "choose_sending_source", sourceArgs{}, answer, q))
+	})
+	// Another replica reads the card once, then keeps it too.
+	replica := cards.NewService(pool, vibesell.NewManualClock(now))
+	costs("the answer on another replica", 1, func() {
+		mustSettle(t)(ask(t, replica, e.a, "choose_sending_source", sourceArgs{}, answer, q))
+	})
+	costs("the answer again on another replica", 0, func() {
+		mustSettle(t)(ask(t, replica, e.a, "choose_sending_source", sourceArgs{}, answer, q))
+	})
+}
