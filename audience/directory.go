@@ -116,8 +116,13 @@ func ImportDirectory(ctx context.Context, db *pgxpool.Pool, r io.Reader, name st
 			return err
 		}
 		// Deduplicating and building indexes sort every row: in memory,
-		// not in files.
-		if _, err := tx.Exec(ctx, `SET LOCAL work_mem = '256MB'; SET LOCAL maintenance_work_mem = '512MB'`); err != nil {
+		// not in files. Each index is built by this backend alone:
+		// parallel workers would each sort their share of rows that are
+		// already in the segment index's order and merge them again,
+		// which took 2.3 s against 1.4 s alone for a million contacts
+		// (and the address index 0.87 s against 0.81 s), on two cores.
+		if _, err := tx.Exec(ctx, `SET LOCAL work_mem = '256MB'; SET LOCAL maintenance_work_mem = '512MB';
+			SET LOCAL max_parallel_maintenance_workers = 0`); err != nil {
 			return err
 		}
 		sample, err := DirectoryIsSample(ctx, tx)
