@@ -423,6 +423,17 @@ func SendAllowed(ctx context.Context, tx pgx.Tx, ws uuid.UUID, id string) (bool,
 	return status == Scheduled || status == Sending, nil
 }
 
+// StoppedSQL is the query the sending engine reads right before a
+// message's DATA, in the statement that marks its step sending: of the
+// campaigns whose ids are in the text array $2 in workspace $1, the ids
+// of those that may not send any more (stopped, paused, finished, or with
+// no row). It locks every one of those rows for share, as [SendAllowed]
+// does: a stop or pause in flight is waited for and then read, and a stop
+// that comes after waits for the mark to commit.
+const StoppedSQL = `SELECT u.id FROM unnest($2::text[]) AS u (id)
+	LEFT JOIN (SELECT c.id, c.status FROM campaigns c WHERE c.workspace_id = $1 AND c.id = ANY($2::text[]) FOR SHARE) c ON c.id = u.id
+	WHERE c.status IS NULL OR c.status NOT IN ('` + Scheduled + `', '` + Sending + `')`
+
 // Pause pauses a scheduled or sending campaign at once, for reason: what
 // the engine calls when deliverability needs it (automatic: a person must
 // then resume it in the web app), and what an approved stop does.

@@ -32,10 +32,12 @@
 // composed while the mark before was committing, in one statement),
 // while the session hands over the ones marked; at most [MarkAhead]
 // steps of a session are marked and not yet handed over. The mark reads
-// the campaign again, its row locked for share: a stop that committed
-// after the claim sends none of the steps not yet marked (they end
-// failed, to be claimed again if the campaign resumes); at most the
-// [MarkAhead] steps already marked go out after it. The batch's
+// the gate's stop again ([Gate.Stopped]; for campaigns,
+// [campaigns.StoppedSQL] locks every campaign of the steps for share): a
+// stop that committed after the claim, or is being committed during the
+// mark, sends none of the steps not yet marked (they end failed, to be
+// claimed again if the campaign resumes); at most the [MarkAhead] steps
+// already marked go out after it. The batch's
 // outcomes are written together after. A step claimed by anyone else, or
 // marked sending once, is never sent by this call; when a message fails,
 // the steps this call claimed or marked and never handed over are given

@@ -544,6 +544,10 @@ func (g campaignGate) Check(ctx context.Context, tx pgx.Tx, outs []Outgoing) ([]
 	return holds, nil
 }
 
+// Stopped is the campaigns' own rule: a campaign no longer scheduled or
+// sending sends nothing more, read with its row locked for share.
+func (campaignGate) Stopped() string { return campaigns.StoppedSQL }
+
 // Claimed counts the steps claimed against the plan's monthly emails (a
 // refusal pauses the campaign, with the limit as the reason).
 func (g campaignGate) Claimed(ctx context.Context, tx pgx.Tx, outs []Outgoing) error {

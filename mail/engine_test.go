@@ -7,6 +7,7 @@ import (
 	"net/mail"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -809,6 +810,57 @@ func TestEngineStopBetweenClaimAndSend(t *testing.T) {
 	})
 	if res := b.tick(t); res.Sent != 0 {
 		t.Errorf("sent %d after the stop, want 0", res.Sent)
+	}
+	if got := b.delivered(t); len(got) != 0 {
+		t.Errorf("the sandbox received %d messages after the stop", len(got))
+	}
+}
+
+// A stop still in flight when a claimed step is marked (a pause written
+// and not yet committed) is waited for, then read: nothing goes out. The
+// mark locks every campaign of its steps for share, not only those it
+// already sees stopped.
+func TestEngineStopInFlightAtTheMarkIsWaitedFor(t *testing.T) {
+	b := engineSetup(t, engineOptions{noGap: true})
+	leads := []campaigns.Lead{{Email: "p0@prospect0.test", FirstName: "Pat"}, {Email: "p1@prospect1.test", FirstName: "Lee"}}
+	id := b.launch(t, campaignSpec{leads: leads, mailboxes: []string{"sam@getacme.test"}, dailyCap: 5})
+	b.Clock.Set(time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC))
+	var once sync.Once
+	committed := make(chan error, 1)
+	vsmail.SetAfterClaim(b.sender, func() {
+		once.Do(func() {
+			tx, err := b.Pool.Begin(b.ctx)
+			if err != nil {
+				committed <- err
+				return
+			}
+			if _, err := tx.Exec(b.ctx, `UPDATE campaigns SET status = 'paused', paused_reason = 'stopped by the person', paused_at = now()
+				WHERE workspace_id = $1 AND id = $2`, b.ws, id); err != nil {
+				tx.Rollback(b.ctx)
+				committed <- err
+				return
+			}
+			go func() {
+				// The pause commits once something waits for its lock
+				// (the mark), or after five seconds when nothing does.
+				for range 500 {
+					var waiting int
+					if err := b.Pool.QueryRow(b.ctx, `SELECT count(*) FROM pg_stat_activity
+						WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&waiting); err != nil || waiting > 0 {
+						break
+					}
+					time.Sleep(10 * time.Millisecond)
+				}
+				committed <- tx.Commit(b.ctx)
+			}()
+		})
+	})
+	res := b.tick(t)
+	if err := <-committed; err != nil {
+		t.Fatal(err)
+	}
+	if res.Sent != 0 {
+		t.Errorf("sent %d while the stop was being committed, want 0", res.Sent)
 	}
 	if got := b.delivered(t); len(got) != 0 {
 		t.Errorf("the sandbox received %d messages after the stop", len(got))

@@ -47,6 +47,13 @@ type Gate interface {
 	// Claimed runs after the claim with the steps actually claimed. A
 	// *[Held] error holds every one of them back (the claim rolls back).
 	Claimed(ctx context.Context, tx pgx.Tx, outs []Outgoing) error
+	// Stopped is read again right before each step's DATA, in the
+	// statement that marks it sending, since a stop may come after the
+	// claim: a query of the campaign ids, among the text array $2 in
+	// workspace $1, whose steps must not go out any more. It should lock
+	// what it reads for share, so that a stop in flight is waited for.
+	// Empty: nothing stops a claimed step.
+	Stopped() string
 }
 
 // Held is a step a [Gate] held back, and why.
@@ -331,7 +338,7 @@ func (s *Sender) sendClaimed(ctx context.Context, session *smtpSession, outs []O
 		return nil, err
 	}
 
-	return s.handOver(ctx, session, outs, claims, results)
+	return s.handOver(ctx, session, outs, claims, results, gate)
 }
 
 // pending is a claimed step on its way: composed, then marked sending,
@@ -352,7 +359,7 @@ type pending struct {
 // most [Sender.ahead] steps are marked and not yet handed over, which is
 // the most a worker that dies loses. What was claimed and not handed over
 // when a step fails is released, to be tried again.
-func (s *Sender) handOver(ctx context.Context, session *smtpSession, outs []Outgoing, claims map[int]claimed, results []SendResult) ([]SendResult, error) {
+func (s *Sender) handOver(ctx context.Context, session *smtpSession, outs []Outgoing, claims map[int]claimed, results []SendResult, gate Gate) ([]SendResult, error) {
 	order := make([]int, 0, len(claims))
 	for i := range outs {
 		if _, ok := claims[i]; ok {
@@ -416,7 +423,7 @@ func (s *Sender) handOver(ctx context.Context, session *smtpSession, outs []Outg
 				<-room
 				break
 			}
-			err := s.mark(ctx, outs, batch)
+			err := s.mark(ctx, outs, batch, gate)
 			for _, p := range batch {
 				marked <- p // room for it was taken above
 			}
@@ -489,25 +496,25 @@ func (s *Sender) handOver(ctx context.Context, session *smtpSession, outs []Outg
 }
 
 // mark marks the batch's steps sending, in one statement; a step someone
-// else claimed again meanwhile gets errClaimed.
-func (s *Sender) mark(ctx context.Context, outs []Outgoing, batch []*pending) error {
+// else claimed again meanwhile gets errClaimed, one of a campaign the
+// gate says is stopped errCampaignStopped.
+func (s *Sender) mark(ctx context.Context, outs []Outgoing, batch []*pending, gate Gate) error {
 	n := len(batch)
 	campaigns, leads, steps, attempts := make([]string, n), make([]int64, n), make([]int32, n), make([]int32, n)
 	for j, p := range batch {
 		o := outs[p.i]
 		campaigns[j], leads[j], steps[j], attempts[j] = o.CampaignID, o.LeadID, int32(o.Step.Step), int32(p.claim.attempts)
 	}
-	// A campaign stopped or paused since its steps were claimed sends none
-	// of them: the stop is read here, right before DATA, with the
-	// campaign's row locked for share as campaigns.SendAllowed does, so a
-	// stop waits for this mark and every mark after a stop reads it. Such
-	// steps end failed, to be claimed again if the campaign resumes. (A
-	// step of no campaign row, a test's, is not held.)
+	// A campaign stopped since its steps were claimed sends none of them:
+	// the gate's stop is read here, right before DATA. Such steps end
+	// failed, to be claimed again if the campaign resumes.
+	stopped := `SELECT NULL::text WHERE false`
+	if gate != nil && gate.Stopped() != "" {
+		stopped = gate.Stopped()
+	}
 	rows, err := s.db.Query(ctx, `WITH u AS (
 			SELECT * FROM unnest($2::text[], $3::bigint[], $4::int[], $5::int[]) AS u (campaign_id, lead_id, step, attempts)),
-		stopped AS (
-			SELECT c.id FROM campaigns c WHERE c.workspace_id = $1 AND c.id IN (SELECT campaign_id FROM u)
-			  AND c.status NOT IN ('scheduled', 'sending') FOR SHARE),
+		stopped (id) AS (`+stopped+`),
 		held AS (
 			UPDATE mail_sends m SET status = 'failed', error = 'not sent: its campaign was stopped after the step was claimed', settled_at = $6
 			FROM u WHERE m.workspace_id = $1 AND m.campaign_id = u.campaign_id AND m.lead_id = u.lead_id AND m.step = u.step
