@@ -133,8 +133,8 @@ type Config struct {
 	// estimate expects; defaults 1 and 3, the usual range of cold email.
 	ReplyRateLow, ReplyRateHigh float64
 	// MaxDailyEmails is the most emails a workspace may schedule a day
-	// across its campaigns; until billing exists the plan's limit is this
-	// setting. Default 1,000.
+	// across its campaigns: the installation's limit, whatever the plan
+	// (plans limit emails a month, which billing counts). Default 1,000.
 	MaxDailyEmails int
 	// Currency is the currency an approval's cost (none) is shown in.
 	// Default USD.

@@ -182,7 +182,7 @@ func TestLaunchBlockersAllAtOnce(t *testing.T) {
 		`(6) The first-email check fails (check_first_email shows it): Spam-trigger phrases: "cash", "click here", "free" and "guaranteed"`,
 		"1 link, including the link shortener bit.ly",
 		`The subject "FREE LISTS!!!" is mostly capitals`,
-		"(7) The plan allows 20 emails a day across campaigns; this one would bring it to 60",
+		"(7) A workspace may schedule at most 20 emails a day across its campaigns on this installation; this one would bring it to 60",
 	}
 	if vibesell.ErrorCode(err) != vibesell.EINVALID {
 		t.Fatalf("launch: %v", err)

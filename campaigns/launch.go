@@ -144,7 +144,7 @@ func (s *Service) blockers(ctx context.Context, ws uuid.UUID, c Campaign, q Sequ
 		return nil, fmt.Errorf("count scheduled volume: %w", err)
 	}
 	if perDay+others > s.cfg.MaxDailyEmails {
-		out = append(out, fmt.Sprintf("The plan allows %s emails a day across campaigns; this one would bring it to %s (%s from campaigns already running): lower dailyCap or use fewer mailboxes.",
+		out = append(out, fmt.Sprintf("A workspace may schedule at most %s emails a day across its campaigns on this installation; this one would bring it to %s (%s from campaigns already running): lower dailyCap or use fewer mailboxes.",
 			vibesell.Count(s.cfg.MaxDailyEmails), vibesell.Count(perDay+others), vibesell.Count(others)))
 	}
 	return out, nil
