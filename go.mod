@@ -27,7 +27,10 @@ require (
 	golang.org/x/text v0.44.0
 )
 
-require github.com/agnivade/levenshtein v1.2.2
+require (
+	github.com/agnivade/levenshtein v1.2.2
+	github.com/vgarvardt/pgx-google-uuid/v5 v5.6.0
+)
 
 require (
 	github.com/segmentio/asm v1.2.1 // indirect
@@ -64,5 +67,4 @@ require (
 	golang.org/x/net v0.62.0 // indirect
 	golang.org/x/sync v0.25.0 // indirect
 	golang.org/x/sys v0.50.0 // indirect
-	golang.org/x/text v0.44.0
 )

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync/atomic"
 	"testing"
+	"vibesell/store"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -50,6 +51,7 @@ func NewCountedOn(t testing.TB, url string) (*pgxpool.Pool, *RoundTrips) {
 	}
 	trips := &RoundTrips{}
 	cfg.ConnConfig.Tracer = trips
+	store.Configure(cfg)
 	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
 	if err != nil {
 		t.Fatalf("storetest: %v", err)
