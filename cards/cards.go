@@ -112,6 +112,10 @@ type Settled struct {
 	// Via is where the answer came from: ViaCard (clicked in the card,
 	// proven by its token) or ViaConversation (relayed by the assistant).
 	Via string
+	// OnRecord says the card had this answer before the call (a later
+	// step of the flow, or a call replayed): what the answer settled
+	// may be on record already too.
+	OnRecord bool
 }
 
 // Where an answer came from.
@@ -309,7 +313,7 @@ func (f *Flow) Ask(ctx context.Context, q Question) (*Settled, *Card, error) {
 			return nil, nil, err
 		}
 		if rec != nil {
-			return f.settle(rec, q, *rec.answer, *rec.answeredAt), nil, nil
+			return f.settle(rec, q, *rec.answer, *rec.answeredAt, true), nil, nil
 		}
 	}
 	if r == nil {
@@ -375,7 +379,7 @@ func (f *Flow) Ask(ctx context.Context, q Question) (*Settled, *Card, error) {
 		bound.status, bound.answer, bound.answeredAt, bound.answeredVia = "answered", &text, &answeredAt, &via
 		f.rows[r.id] = &bound
 		f.s.keepAnswered(f.ws, &bound)
-		return f.settle(&bound, q, text, answeredAt), nil, nil
+		return f.settle(&bound, q, text, answeredAt, false), nil, nil
 	}
 	if !errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil, fmt.Errorf("bind answer to card %s: %w", r.id, err)
@@ -401,7 +405,7 @@ func (f *Flow) Ask(ctx context.Context, q Question) (*Settled, *Card, error) {
 // settles the question again, another is refused with the one on record.
 func (f *Flow) onRecord(r *row, q Question, text string) (*Settled, *Card, error) {
 	if *r.answer == text {
-		return f.settle(r, q, text, *r.answeredAt), nil, nil
+		return f.settle(r, q, text, *r.answeredAt, true), nil, nil
 	}
 	recorded := fmt.Sprintf("%q", *r.answer)
 	if c := q.match(*r.answer); c != nil {
@@ -412,8 +416,8 @@ func (f *Flow) onRecord(r *row, q Question, text string) (*Settled, *Card, error
 		r.id, recorded, vibesell.FormatTime(*r.answeredAt), f.tool)
 }
 
-func (f *Flow) settle(r *row, q Question, text string, at time.Time) *Settled {
-	s := &Settled{Card: r.id, Topic: q.Topic, Answer: text, AnsweredAt: at, Via: ViaConversation}
+func (f *Flow) settle(r *row, q Question, text string, at time.Time, onRecord bool) *Settled {
+	s := &Settled{Card: r.id, Topic: q.Topic, Answer: text, AnsweredAt: at, Via: ViaConversation, OnRecord: onRecord}
 	if r.answeredVia != nil {
 		s.Via = *r.answeredVia
 	}

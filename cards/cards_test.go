@@ -202,8 +202,9 @@ func TestCardIsIssuedOnceAndBindsItsAnswer(t *testing.T) {
 	if diff := cmp.Diff(want, *s); diff != "" {
 		t.Fatalf("settled (-want +got):\n%s", diff)
 	}
-	// The same answer again settles again: idempotent.
+	// The same answer again settles again: idempotent, and on record.
 	s2 := mustSettle(t)(ask(t, e.svc, e.a, "choose_sending_source", sourceArgs{}, []cards.Answer{{Card: card.ID, Answer: "own_names"}}, q))
+	want.OnRecord = true
 	if diff := cmp.Diff(want, *s2); diff != "" {
 		t.Fatalf("settled again mismatch (-want +got):\n%s", diff)
 	}
@@ -732,6 +733,10 @@ func TestAnsweredCardsAreKeptInMemory(t *testing.T) {
 	}
 	costs("the same answer again", 0, func() {
 		again := mustSettle(t)(ask(t, e.svc, e.a, "choose_sending_source", sourceArgs{}, answer, q))
+		if first.OnRecord || !again.OnRecord {
+			t.Errorf("on record: first %t, again %t; want false, true", first.OnRecord, again.OnRecord)
+		}
+		again.OnRecord = false
 		if diff := cmp.Diff(first, again); diff != "" {
 			t.Errorf("settled again (-first +again):\n%s", diff)
 		}

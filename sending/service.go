@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -64,6 +65,11 @@ type Deps struct {
 	// DKIMRecord, when set, gives the DKIM record an ordered domain
 	// publishes, in place of the provider's: the key the engine signs with.
 	DKIMRecord DKIMRecordFunc
+	// Contexts, when set, keeps the source each workspace records between
+	// calls, for as long as its context stamp stands (sending_setups and
+	// sending_sizings move it): an answer replayed reads nothing. nil:
+	// every answer reads the record.
+	Contexts *workspace.Service
 }
 
 // MailboxLimit is the plan's limit on the mailboxes a workspace has
@@ -95,6 +101,10 @@ type Service struct {
 	resolver     Resolver
 	limit        MailboxLimit
 	dkimRecord   DKIMRecordFunc
+
+	contexts    *workspace.Service
+	sourcesOnce sync.Once
+	sources     *workspace.ContextCache[recordedSource]
 }
 
 // New returns a Service.
@@ -125,7 +135,7 @@ func New(d Deps) *Service {
 	return &Service{
 		db: d.DB, clock: clock, cfg: cfg, cards: d.Cards, offers: d.Offers, approvals: d.Approvals,
 		availability: o.Availability, shelf: o.Shelf, provisioner: o.Provisioner, resolver: o.Resolver, limit: d.Limit,
-		dkimRecord: d.DKIMRecord,
+		dkimRecord: d.DKIMRecord, contexts: d.Contexts,
 	}
 }
 

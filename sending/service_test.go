@@ -389,6 +389,92 @@ func TestPlanOrderListsEveryBlocker(t *testing.T) {
 	}
 }
 
+// A replica that keeps what workspaces record (Deps.Contexts, as the
+// server wires it) answers a replayed card from memory while the
+// workspace's context stamp stands, and hears within a second when
+// another replica records a later choice: the replay then says the later
+// choice stands, as it always has.
+func TestAReplayedAnswerIsKeptWhileTheContextStands(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, trips := storetest.NewCounted(t)
+	notes := storetest.StartNotifications(t, pool)
+	c := vibesell.NewManualClock(time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC))
+	ws := workspacetest.Two(t, pool).Acme
+	workspaces := workspace.NewService(pool, vibesell.SystemClock{})
+	workspaces.KeepContextsFresh(notes)
+	for i := 0; i < 100 && !notes.Fresh(); i++ {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !notes.Fresh() {
+		t.Fatal("notifications not listening after 5 s")
+	}
+	svc := sending.New(sending.Deps{DB: pool, Clock: c, Config: sending.DefaultConfig(), Cards: cards.NewService(pool, c),
+		Offers: workspaces, Contexts: workspaces})
+	type noArgs struct{}
+	q, err := svc.ChooseSource(ctx, ws.ID, noArgs{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer := []cards.Answer{{Card: q.Card.ID, Answer: "own_names"}}
+	first, err := svc.ChooseSource(ctx, ws.ID, noArgs{}, answer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A replay reads the record at most once, keeps it, and then, once no
+	// notification came while it was read (the answer's own write is
+	// notified too), reads nothing; every replay says what the answer said.
+	readNothing := false
+	for i := 0; i < 40 && !readNothing; i++ {
+		before := trips.Count()
+		got, err := svc.ChooseSource(ctx, ws.ID, noArgs{}, answer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := trips.Count() - before
+		if n > 1 {
+			t.Errorf("replay %d cost %d round trips, want at most 1", i, n)
+		}
+		if diff := cmp.Diff(first, got); diff != "" {
+			t.Errorf("replay %d (-first +replay):\n%s", i, diff)
+		}
+		readNothing = n == 0
+		time.Sleep(25 * time.Millisecond)
+	}
+	if !readNothing {
+		t.Error("40 replays each read the database; a kept record should answer them")
+	}
+
+	// Another replica records a later choice.
+	c.Advance(time.Hour)
+	other := sending.New(sending.Deps{DB: pool, Clock: c, Config: sending.DefaultConfig(), Cards: cards.NewService(pool, c), Offers: workspaces})
+	q2, err := other.ChooseSource(ctx, ws.ID, noArgs{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.ChooseSource(ctx, ws.ID, noArgs{}, []cards.Answer{{Card: q2.Card.ID, Answer: "already_warmed"}}); err != nil {
+		t.Fatal(err)
+	}
+	// Within a second the replay says the later choice stands.
+	var got sending.Outcome[sending.SourceChoice]
+	for i := 0; i < 40; i++ {
+		if got, err = svc.ChooseSource(ctx, ws.ID, noArgs{}, answer); err != nil {
+			t.Fatal(err)
+		}
+		if got.Result.Source == sending.SourceAlreadyWarmed {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if got.Result.Source != sending.SourceAlreadyWarmed || got.Result.Card != q2.Card.ID {
+		t.Fatalf("after another replica's later choice, the replay says %s (card %s), want %s (card %s)",
+			got.Result.Source, got.Result.Card, sending.SourceAlreadyWarmed, q2.Card.ID)
+	}
+	if len(got.Notes) != 1 || !strings.Contains(got.Notes[0], "later choice stands") {
+		t.Errorf("notes %q, want the later choice standing", got.Notes)
+	}
+}
+
 // Answering a card again with the answer on record (an assistant that
 // replays its call) reads in one round trip, the setup with its sizing
 // (the answered card is kept in memory), and writes, locks and waits for

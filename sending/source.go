@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"vibesell/cards"
+	"vibesell/workspace"
 )
 
 // SourceChoice is the settled answer to "Choose your sending addresses".
@@ -89,13 +90,61 @@ func (s *Service) ChooseSource(ctx context.Context, ws uuid.UUID, args any, answ
 		choice.Source, choice.Label, choice.Text = SourceOther, "In your own words", ans.Answer
 		text = &choice.Text
 	}
-	choice, notes, hasSizing, err := s.recordSource(ctx, ws, choice, text)
-	if err != nil {
-		return Outcome[SourceChoice]{}, err
+	var notes []string
+	hasSizing, onRecord := s.sourceOnRecord(ctx, ws, ans)
+	if !onRecord {
+		if choice, notes, hasSizing, err = s.recordSource(ctx, ws, choice, text); err != nil {
+			return Outcome[SourceChoice]{}, err
+		}
 	}
 	s.explainSource(&choice, hasSizing)
 	return settled(flow, choice, notes), nil
 }
+
+// recordedSource is what a workspace's setup records of its source: the
+// source (nil: none chosen) and whether a sizing is confirmed.
+type recordedSource struct {
+	source    *Source
+	hasSizing bool
+}
+
+// sourcesKept bounds the workspaces whose recorded source a replica keeps.
+const sourcesKept = 10_000
+
+// sourceOnRecord reports whether ans, an answer the card had before this
+// call, is the source the workspace records (then nothing is to be
+// written), and whether a sizing is confirmed, from what this replica
+// keeps while the workspace's context stamp stands: a replayed answer
+// then reads nothing. It says no when it cannot tell.
+func (s *Service) sourceOnRecord(ctx context.Context, ws uuid.UUID, ans *cards.Settled) (hasSizing, onRecord bool) {
+	if !ans.OnRecord || s.contexts == nil {
+		return false, false
+	}
+	// Made on first use: the replica's notifications are wired by then
+	// (workspace.Service.KeepContextsFresh comes before any call).
+	s.sourcesOnce.Do(func() {
+		s.sources = workspace.NewContextCache(s.contexts, sourcesKept, func(b *pgx.Batch, ws uuid.UUID) func() (recordedSource, error) {
+			var (
+				rec recordedSource
+				err error
+			)
+			b.Queue(recordedSourceSQL, ws).QueryRow(func(row pgx.Row) error {
+				rec.source, err = scanSource(row, &rec.hasSizing)
+				return err
+			})
+			return func() (recordedSource, error) { return rec, err }
+		})
+	})
+	rec, err := s.sources.Read(ctx, ws)
+	if err != nil || rec.source == nil || rec.source.Card != ans.Card {
+		return false, false // recordSource writes, or reads, and says
+	}
+	return rec.hasSizing, true
+}
+
+// recordedSourceSQL reads a workspace's source and whether it has a sizing.
+const recordedSourceSQL = `SELECT ` + sourceColumns + `, EXISTS (SELECT 1 FROM sending_sizings WHERE workspace_id = $1)
+	FROM sending_setups WHERE workspace_id = $1`
 
 // recordSource records choice as the workspace's source (text: the
 // person's words, for other), unless a later answer is on record: then the
@@ -124,8 +173,7 @@ func (s *Service) recordSource(ctx context.Context, ws uuid.UUID, choice SourceC
 		WHERE s.source_card IS DISTINCT FROM excluded.source_card
 		  AND (s.source_chosen_at IS NULL OR s.source_chosen_at <= excluded.source_chosen_at)`,
 		ws, choice.Source, text, choice.Card, choice.ChosenAt)
-	b.Queue(`SELECT `+sourceColumns+`, EXISTS (SELECT 1 FROM sending_sizings WHERE workspace_id = $1)
-		FROM sending_setups WHERE workspace_id = $1`, ws).QueryRow(func(row pgx.Row) (err error) {
+	b.Queue(recordedSourceSQL, ws).QueryRow(func(row pgx.Row) (err error) {
 		rec, err = scanSource(row, &hasSizing)
 		return err
 	})

@@ -78,7 +78,7 @@ func BenchmarkToolCalls(b *testing.B) {
 	deps := tools.Deps{
 		Clock:      clock,
 		Workspaces: workspaces,
-		Sending:    sending.New(sending.Deps{DB: pool, Clock: clock, Config: sending.DefaultConfig(), Cards: cards.NewService(pool, clock), Offers: workspaces}),
+		Sending:    sending.New(sending.Deps{DB: pool, Clock: clock, Config: sending.DefaultConfig(), Cards: cards.NewService(pool, clock), Offers: workspaces, Contexts: workspaces}),
 	}
 	// The served one keeps tokens, sessions and contexts in memory, kept
 	// true by notifications, as serve wires it; the other reads them all

@@ -91,7 +91,7 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 		}
 	}
 	s.sending = sending.New(sending.Deps{
-		DB: db, Clock: clock, Config: cfg.Sending, Cards: s.cards, Offers: s.workspaces, Approvals: s.approvals,
+		DB: db, Clock: clock, Config: cfg.Sending, Cards: s.cards, Offers: s.workspaces, Contexts: s.workspaces, Approvals: s.approvals,
 		Limit: s.billing.Limit(billing.Mailboxes), DKIMRecord: dkimRecord,
 	})
 	s.outbox = mail.NewOutbox(db, s.sending, clock, logger.With("component", "outbox"))
