@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"vibesell"
@@ -403,24 +404,9 @@ func TestAReplayedAnswerIsKeptWhileTheContextStands(t *testing.T) {
 	ws := workspacetest.Two(t, pool).Acme
 	workspaces := workspace.NewService(pool, vibesell.SystemClock{})
 	workspaces.KeepContextsFresh(notes)
-	for i := 0; i < 100 && !notes.Fresh(); i++ {
-		time.Sleep(50 * time.Millisecond)
-	}
-	if !notes.Fresh() {
-		t.Fatal("notifications not listening after 5 s")
-	}
 	svc := sending.New(sending.Deps{DB: pool, Clock: c, Config: sending.DefaultConfig(), Cards: cards.NewService(pool, c),
 		Offers: workspaces, Contexts: workspaces})
-	type noArgs struct{}
-	q, err := svc.ChooseSource(ctx, ws.ID, noArgs{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	answer := []cards.Answer{{Card: q.Card.ID, Answer: "own_names"}}
-	first, err := svc.ChooseSource(ctx, ws.ID, noArgs{}, answer)
-	if err != nil {
-		t.Fatal(err)
-	}
+	answer, first := chooseOwnNames(t, svc, ws.ID)
 	// A replay reads the record at most once, keeps it, and then, once no
 	// notification came while it was read (the answer's own write is
 	// notified too), reads nothing; every replay says what the answer said.
@@ -457,16 +443,15 @@ func TestAReplayedAnswerIsKeptWhileTheContextStands(t *testing.T) {
 	}
 	// Within a second the replay says the later choice stands.
 	var got sending.Outcome[sending.SourceChoice]
-	for i := 0; i < 40; i++ {
+	if waited := storetest.WaitFor(t, "the replay to read the later choice", func() bool {
 		if got, err = svc.ChooseSource(ctx, ws.ID, noArgs{}, answer); err != nil {
 			t.Fatal(err)
 		}
-		if got.Result.Source == sending.SourceAlreadyWarmed {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
+		return got.Result.Source == sending.SourceAlreadyWarmed
+	}); waited > 2*time.Second {
+		t.Errorf("the replay read the later choice after %v, want within a second", waited)
 	}
-	if got.Result.Source != sending.SourceAlreadyWarmed || got.Result.Card != q2.Card.ID {
+	if got.Result.Card != q2.Card.ID {
 		t.Fatalf("after another replica's later choice, the replay says %s (card %s), want %s (card %s)",
 			got.Result.Source, got.Result.Card, sending.SourceAlreadyWarmed, q2.Card.ID)
 	}
@@ -487,16 +472,7 @@ func TestAnAnswerOnRecordIsReadInOneRoundTrip(t *testing.T) {
 	ws := workspacetest.Two(t, pool).Acme
 	svc := sending.New(sending.Deps{DB: pool, Clock: c, Config: sending.DefaultConfig(), Cards: cards.NewService(pool, c),
 		Offers: workspace.NewService(pool, vibesell.SystemClock{})})
-	type noArgs struct{}
-	q, err := svc.ChooseSource(ctx, ws.ID, noArgs{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	answer := []cards.Answer{{Card: q.Card.ID, Answer: "own_names"}}
-	first, err := svc.ChooseSource(ctx, ws.ID, noArgs{}, answer)
-	if err != nil {
-		t.Fatal(err)
-	}
+	answer, first := chooseOwnNames(t, svc, ws.ID)
 	// xmin changes with a write to the row, xmax with a lock taken on it.
 	var xmin, xmax string
 	if err := pool.QueryRow(ctx, `SELECT xmin::text, xmax::text FROM sending_setups WHERE workspace_id = $1`, ws.ID).Scan(&xmin, &xmax); err != nil {
@@ -523,4 +499,21 @@ func TestAnAnswerOnRecordIsReadInOneRoundTrip(t *testing.T) {
 	if !strings.Contains(again.Result.NextStep, vibesell.ToolSizeSendingCapacity) {
 		t.Errorf("next step without a sizing does not offer one: %q", again.Result.NextStep)
 	}
+}
+
+// chooseOwnNames asks the source's question in workspace ws and answers
+// it "own_names"; it returns the answer, to replay, and what it settled.
+func chooseOwnNames(t *testing.T, svc *sending.Service, ws uuid.UUID) ([]cards.Answer, sending.Outcome[sending.SourceChoice]) {
+	t.Helper()
+	ctx := context.Background()
+	q, err := svc.ChooseSource(ctx, ws, noArgs{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer := []cards.Answer{{Card: q.Card.ID, Answer: "own_names"}}
+	first, err := svc.ChooseSource(ctx, ws, noArgs{}, answer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return answer, first
 }
