@@ -509,8 +509,10 @@ func (s *Sender) mark(ctx context.Context, outs []Outgoing, batch []*pending, ga
 	// the gate's stop is read here, right before DATA. Such steps end
 	// failed, to be claimed again if the campaign resumes.
 	stopped := `SELECT NULL::text WHERE false`
-	if gate != nil && gate.Stopped() != "" {
-		stopped = gate.Stopped()
+	if gate != nil {
+		if q := gate.Stopped(); q != "" {
+			stopped = q
+		}
 	}
 	rows, err := s.db.Query(ctx, `WITH u AS (
 			SELECT * FROM unnest($2::text[], $3::bigint[], $4::int[], $5::int[]) AS u (campaign_id, lead_id, step, attempts)),
