@@ -55,7 +55,7 @@ func Connect(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, er
 // needs: a uuid.UUID (every workspace id of every query) is sent and read
 // as PostgreSQL's 16 bytes. Without the codec, pgx takes it for a
 // driver.Valuer and sends its text, which PostgreSQL parses again: a
-// tenth of the Go time of a one-statement call, by the profile.
+// twelfth of the Go time of a one-statement call, by the profile.
 func Configure(cfg *pgxpool.Config) {
 	after := cfg.AfterConnect
 	cfg.AfterConnect = func(ctx context.Context, conn *pgx.Conn) error {
