@@ -53,7 +53,7 @@ func protocolEdge(next http.Handler) http.Handler {
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		pw := &protocolWriter{ResponseWriter: w}
+		pw := &protocolWriter{ResponseWriter: w, toolCall: isToolCall(body)}
 		next.ServeHTTP(pw, r)
 		pw.finish()
 		if held := pw.body; held != nil && held.Cap() <= maxHeldKept {
@@ -98,6 +98,9 @@ type protocolWriter struct {
 	status  int
 	holding bool
 	body    *bytes.Buffer // from heldAnswers while holding
+	// toolCall: the request is a tools/call, whose result says isError
+	// either way (markToolSuccess).
+	toolCall bool
 }
 
 func (p *protocolWriter) WriteHeader(status int) {
@@ -142,6 +145,9 @@ func (p *protocolWriter) finish() {
 		return
 	}
 	body := rewordProtocolError(p.body.Bytes())
+	if p.toolCall {
+		body = markToolSuccess(body)
+	}
 	// The whole answer is known: sent with its length, in one piece
 	// rather than chunked.
 	p.Header().Set("Content-Length", strconv.Itoa(len(body)))
@@ -233,4 +239,44 @@ func withArticle(jsonKind string) string {
 		return "true or false"
 	}
 	return "a " + jsonKind
+}
+
+// isToolCall tells a tools/call request from any other message without
+// decoding a message that cannot be one.
+func isToolCall(body []byte) bool {
+	if !bytes.Contains(body, []byte(mcp.MethodToolsCall)) {
+		return false
+	}
+	var m struct {
+		Method string `json:"method"`
+	}
+	return json.Unmarshal(body, &m) == nil && m.Method == string(mcp.MethodToolsCall)
+}
+
+// markToolSuccess writes "isError": false into a tool's result that left
+// it out. The design sends it on every result, so that a client never has
+// to know that a missing member means false; mcp-go (v1.2.1) writes
+// CallToolResult through a map that omits it when false, and offers no
+// hook to add it. A refusal carries "isError":true (a key no result of
+// ours has elsewhere, and inside a JSON string its quotes would be
+// escaped), and a JSON-RPC error has no "result": both pass unchanged.
+func markToolSuccess(answer []byte) []byte {
+	const resultKey = `"result":{`
+	if bytes.Contains(answer, []byte(`"isError":true`)) {
+		return answer
+	}
+	// The id comes before the result, and a string id's quotes are
+	// escaped, so the first "result":{ is the result's.
+	i := bytes.Index(answer, []byte(resultKey))
+	if i < 0 {
+		return answer
+	}
+	at := i + len(resultKey)
+	out := make([]byte, 0, len(answer)+len(`"isError":false,`))
+	out = append(out, answer[:at]...)
+	out = append(out, `"isError":false`...)
+	if at < len(answer) && answer[at] != '}' {
+		out = append(out, ',')
+	}
+	return append(out, answer[at:]...)
 }

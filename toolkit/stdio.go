@@ -34,7 +34,7 @@ func ServeStdio(ctx context.Context, s *server.MCPServer, p auth.Principal, in i
 	// and the lines written).
 	pending := newPendingRequests()
 	in = &drainingReader{r: in, lines: lines{see: pending.read}, pending: pending, ctx: ctx, limit: stdioDrainLimit, logger: logger}
-	out = &answerWatcher{w: out, lines: lines{see: pending.wrote}}
+	out = &answerWatcher{w: out, lines: lines{see: pending.wrote}, pending: pending}
 
 	// A call a worker has picked up when ctx ends (the server shutting
 	// down) still runs to its answer, which Listen waits for.
@@ -52,12 +52,12 @@ func ServeStdio(ctx context.Context, s *server.MCPServer, p auth.Principal, in i
 // pendingRequests are the ids of the requests read and not yet answered.
 type pendingRequests struct {
 	mu       sync.Mutex
-	ids      map[string]bool
-	answered chan struct{} // signalled whenever one is answered
+	ids      map[string]string // request id → its method
+	answered chan struct{}     // signalled whenever one is answered
 }
 
 func newPendingRequests() *pendingRequests {
-	return &pendingRequests{ids: map[string]bool{}, answered: make(chan struct{}, 1)}
+	return &pendingRequests{ids: map[string]string{}, answered: make(chan struct{}, 1)}
 }
 
 // message is what ServeStdio reads of a JSON-RPC message: a request has a
@@ -102,7 +102,7 @@ func (p *pendingRequests) read(line []byte) {
 	case m.Method != "":
 		if key, ok := idKey(m.ID); ok {
 			p.mu.Lock()
-			p.ids[key] = true
+			p.ids[key] = m.Method
 			p.mu.Unlock()
 		}
 	}
@@ -127,6 +127,22 @@ func (p *pendingRequests) done(key string) {
 	case p.answered <- struct{}{}:
 	default:
 	}
+}
+
+// answersToolCall tells whether a line the server is about to send answers
+// a tools/call that is still pending.
+func (p *pendingRequests) answersToolCall(line []byte) bool {
+	var m message
+	if !bytes.Contains(line, []byte(`"result"`)) || json.Unmarshal(line, &m) != nil || m.Method != "" {
+		return false
+	}
+	key, ok := idKey(m.ID)
+	if !ok {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.ids[key] == string(mcp.MethodToolsCall)
 }
 
 func (p *pendingRequests) count() int {
@@ -214,9 +230,10 @@ func (d *drainingReader) Read(b []byte) (int, error) {
 // answerWatcher passes the server's output through, noting the answers
 // and rewording an unparsable request's error.
 type answerWatcher struct {
-	w     io.Writer
-	mu    sync.Mutex // the server writes from several goroutines
-	lines lines
+	w       io.Writer
+	mu      sync.Mutex // the server writes from several goroutines
+	lines   lines
+	pending *pendingRequests
 }
 
 func (a *answerWatcher) Write(b []byte) (int, error) {
@@ -226,6 +243,9 @@ func (a *answerWatcher) Write(b []byte) (int, error) {
 	// (protocol.go).
 	if line, ok := bytes.CutSuffix(b, []byte("\n")); ok && bytes.Contains(line, []byte(`"unparsable `)) {
 		out = append(bytes.TrimSuffix(rewordProtocolError(line), []byte("\n")), '\n')
+	}
+	if line, ok := bytes.CutSuffix(out, []byte("\n")); ok && a.pending != nil && a.pending.answersToolCall(line) {
+		out = append(markToolSuccess(line), '\n')
 	}
 	n, err := a.w.Write(out)
 	a.mu.Lock()
