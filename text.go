@@ -62,3 +62,16 @@ func FormatTimeIn(t time.Time, loc *time.Location) string {
 // FormatDay writes a calendar day in its structured form, "2026-12-02",
 // for structuredContent (never for prose).
 func FormatDay(t time.Time) string { return t.Format(time.DateOnly) }
+
+// Stop ends a clause as a sentence: with a full stop, unless it already
+// ends with one (or with ! ? or …). A clause that quotes a stored text
+// ("rejected: " and the reason the person gave) may or may not end with
+// one, and "Status: %s." would then read "..".
+func Stop(clause string) string {
+	trimmed := strings.TrimRight(clause, " ")
+	if trimmed == "" || strings.HasSuffix(trimmed, ".") || strings.HasSuffix(trimmed, "!") ||
+		strings.HasSuffix(trimmed, "?") || strings.HasSuffix(trimmed, "…") {
+		return trimmed
+	}
+	return trimmed + "."
+}

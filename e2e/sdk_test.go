@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"vibesell/proofread"
 	"vibesell/store/storetest"
 )
 
@@ -36,7 +38,13 @@ func TestOfficialTypeScriptClient(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "check.mjs", "--http", srv.url, "--stdio", bin, "--workspace", ws.Slug)
+	dump := filepath.Join(t.TempDir(), "results.jsonl")
+	if keep := os.Getenv("E2E_RESULTS"); keep != "" {
+		// To read or proofread the results again by hand.
+		dump = keep
+		_ = os.Remove(keep)
+	}
+	cmd := exec.CommandContext(ctx, node, "check.mjs", "--http", srv.url, "--stdio", bin, "--workspace", ws.Slug, "--dump", dump)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "VIBESELL_TOKEN="+token, "DATABASE_URL="+dbURL, "LOG_LEVEL=warn")
 	cmd.WaitDelay = 10 * time.Second
@@ -53,6 +61,41 @@ func TestOfficialTypeScriptClient(t *testing.T) {
 			runErr, summary, tail(stderr.String(), 20), tail(srv.stderr.String(), 20))
 	}
 	t.Logf("TypeScript SDK client: %d checks passed, %d failed", passes, fails)
+	proofreadResults(t, dump)
+}
+
+// proofreadResults runs the text of every result the client got, refusals
+// included, through the proofreader: what the assistant reads, and
+// repeats to the person.
+func proofreadResults(t *testing.T, dump string) {
+	t.Helper()
+	data, err := os.ReadFile(dump)
+	if err != nil {
+		t.Fatalf("the client wrote no results: %v", err)
+	}
+	seen := map[string]int{}
+	results, tools := 0, map[string]bool{}
+	for line := range strings.Lines(string(data)) {
+		var r struct {
+			Tool    string `json:"tool"`
+			IsError bool   `json:"isError"`
+			Text    string `json:"text"`
+		}
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("results line %q: %v", line, err)
+		}
+		results++
+		tools[r.Tool] = true
+		for _, f := range proofread.Text(r.Text, proofread.Assistant) {
+			// The first of each mistake per tool: the same sentence
+			// repeats across calls with other ids.
+			key := r.Tool + " " + f.Rule
+			if seen[key]++; seen[key] == 1 {
+				t.Errorf("%s (isError %v): %s", r.Tool, r.IsError, f)
+			}
+		}
+	}
+	t.Logf("proofread %d results of %d tools", results, len(tools))
 }
 
 // readChecks reports a check script's PASS and FAIL lines (a FAIL with

@@ -92,7 +92,7 @@ func approvalMarkdown(a approvals.Approval, lead string) string {
 		b.WriteString(lead + "\n\n")
 	}
 	fmt.Fprintf(&b, "## Approval %s: %s\n\n", a.ID, a.Summary)
-	fmt.Fprintf(&b, "Status: %s.\n\n", approvalStatusText(a))
+	fmt.Fprintf(&b, "Status: %s\n\n", vibesell.Stop(approvalStatusText(a)))
 	heading := "What will happen"
 	if a.Status != approvals.Pending {
 		heading = "What was asked"
@@ -290,8 +290,8 @@ func listPendingApprovals(d Deps) toolkit.Tool {
 			}
 			for _, a := range page.Approvals {
 				out.Approvals = append(out.Approvals, toApprovalData(a))
-				fmt.Fprintf(&b, "- **%s** (%s): %s. Cost: %s Status: %s.", a.ID, a.Action, a.Summary,
-					costText(a.Impact), approvalStatusText(a))
+				fmt.Fprintf(&b, "- **%s** (%s): %s Cost: %s Status: %s", a.ID, a.Action, vibesell.Stop(a.Summary),
+					costText(a.Impact), vibesell.Stop(approvalStatusText(a)))
 				switch {
 				case a.Status == approvals.Pending && !a.DecideHere:
 					fmt.Fprintf(&b, " Expires %s. Only a signed-in person can approve it, at %s .", vibesell.FormatTime(a.ExpiresAt), a.AppURL)

@@ -125,13 +125,13 @@ func choiceMarkdown(c *cards.Card, notes []string) string {
 	argText := "no other arguments"
 	if len(args) > 0 {
 		raw, _ := json.Marshal(args)
-		argText = "the same arguments " + string(raw)
+		argText = "the same arguments `" + string(raw) + "`"
 	}
 	what := "the choice id the person picked"
 	if c.AllowFreeText {
 		what += ", or their own words"
 	}
 	fmt.Fprintf(&b, "\nNext: put this question and its choices to the person and wait for THEIR answer. Never pick an answer for them, even if one looks obvious. "+
-		"Then call %s again with %s and \"answers\": %s, where ANSWER is %s.\n", c.Tool, argText, list, what)
+		"Then call %s again with %s and `\"answers\": %s`, where ANSWER is %s.\n", c.Tool, argText, list, what)
 	return b.String()
 }

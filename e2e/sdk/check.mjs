@@ -20,6 +20,7 @@ import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotoc
 import Ajv from "ajv";
 import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
+import { appendFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 
 const CARD_URI = "ui://vibesell/card.html";
@@ -99,6 +100,9 @@ const { values: opts } = parseArgs({
     http: { type: "string" },
     stdio: { type: "string" },
     workspace: { type: "string" },
+    // Every result's text is appended here, one JSON line each, for the
+    // Go test to proofread (e2e/sdk_test.go).
+    dump: { type: "string" },
   },
 });
 if (!opts.http && !opts.stdio) {
@@ -353,6 +357,9 @@ async function call(client, label, tool, args, validate) {
       // the outputSchema (or on a protocol error).
       return { error: `SDK: ${errText(e)}` };
     }
+    if (opts.dump) {
+      appendFileSync(opts.dump, JSON.stringify({ transport: label, tool: tool.name, isError: res.isError, text: res.content?.[0]?.text ?? "" }) + "\n");
+    }
     const shape = checkShape(res, validate);
     if (shape) return { error: shape };
     if (res.isError) return { refusal: res.content[0].text, steps };
@@ -370,6 +377,7 @@ async function call(client, label, tool, args, validate) {
 // fits the outputSchema; a refusal is text only.
 function checkShape(res, validate) {
   const text = res.content?.[0];
+  if (typeof res.isError !== "boolean") return `isError should be sent, true or false, got ${JSON.stringify(res.isError)}`;
   if (!Array.isArray(res.content) || res.content.length !== 1 || text.type !== "text" || !text.text) {
     return `content should be one non-empty text block, got ${JSON.stringify(res.content)?.slice(0, 200)}`;
   }
