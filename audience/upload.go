@@ -360,8 +360,8 @@ func (s *Service) requestUploadImport(ctx context.Context, ws uuid.UUID, r Impor
 	if planLine != "" {
 		items = append(items, planLine)
 	}
-	impact := s.importImpact(fmt.Sprintf("Imports %s from the file %s (upload %s) into the workspace's leads.",
-		vibesell.Plural(n, "row", "rows"), u.FileName, u.ID), items)
+	impact := s.importImpact(fmt.Sprintf("Imports %s from the file %s into the workspace's leads.",
+		vibesell.Plural(n, "row", "rows"), u.FileName), items)
 	return s.openImport(ctx, approvals.Request{
 		WorkspaceID:  ws,
 		Action:       vibesell.ToolImportLeads,

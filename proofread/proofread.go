@@ -67,6 +67,11 @@ func Text(text string, r Reader) []Finding {
 				add("an internal id shown to a person", loc)
 			}
 		}
+		for _, loc := range identifier.FindAllStringIndex(prose, -1) {
+			if !strings.HasPrefix(prose[loc[0]:], "vs_") { // a token, found above
+				add("a name from the code shown to a person", loc)
+			}
+		}
 	}
 	return out
 }
@@ -83,7 +88,11 @@ var (
 	words       = regexp.MustCompile(`\pL+`)
 	// A count and the word after it (and the one after that, which tells
 	// "3 mailbox addresses", a noun used as an adjective, from "3 mailbox").
-	counted = regexp.MustCompile(`(?:^|[^\w.,/:-])(\d{1,3}(?:,\d{3})*|\d+)\s+(\pL+)(?:[ \t]+(\pL+))?`)
+	counted = regexp.MustCompile(`(?:^|[^\w.,/:-])(\d{1,3}(?:,\d{3})*|\d+)[ \t]+(\pL+)(?:[ \t]+(\pL+))?`)
+
+	// A tool's name or a stored value (get_workspace_context, own_names):
+	// words of the code, not of a person.
+	identifier = regexp.MustCompile(`\b[a-z]+(?:_[a-z0-9]+)+\b`)
 
 	internalIDs = []*regexp.Regexp{
 		regexp.MustCompile(`\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`),

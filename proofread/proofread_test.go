@@ -28,6 +28,8 @@ func TestText(t *testing.T) {
 		{"Approval 3f2b9c1e-8a4d-4e1f-9b2a-0c1d2e3f4a5b is pending.", Assistant, nil},
 		{"Card 0123456789abcdef.", Person, []string{"an internal id shown to a person"}},
 		{"Token vs_abcdefghijk", Person, []string{"an internal id shown to a person"}},
+		{"Ask the assistant to call get_workspace_context.", Person, []string{"a name from the code shown to a person"}},
+		{"Call get_workspace_context first.", Assistant, nil},
 		{"USD 15.00 each, 2 times a day, on Tue 1 Dec 2026.", Assistant, nil},
 		{"```\n{\"kind\": null}\n```\nDone.", Assistant, nil},
 	} {

@@ -12,6 +12,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"vibesell/proofread"
 )
 
 // Browser talks to the web app at Base.
@@ -82,7 +84,16 @@ func (b *Browser) Do(req *http.Request) Page {
 	if err != nil {
 		b.t.Fatal(err)
 	}
-	return Page{Status: res.StatusCode, Body: string(body), Location: res.Header.Get("Location"), Header: res.Header}
+	page := Page{Status: res.StatusCode, Body: string(body), Location: res.Header.Get("Location"), Header: res.Header}
+	if strings.HasPrefix(res.Header.Get("Content-Type"), "text/html") {
+		// Every page a test visits is proofread as a person reads it, so
+		// a mistake in any sentence of any page fails the test that
+		// showed it.
+		for _, f := range proofread.Page(page.Body) {
+			b.t.Errorf("%s %s: %s", req.Method, req.URL.Path, f)
+		}
+	}
+	return page
 }
 
 var csrfField = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
