@@ -80,6 +80,7 @@ func (s *server) campaignsPage(w http.ResponseWriter, r *http.Request, u auth.Us
 
 type settingsData struct {
 	Sender workspace.Sender
+	Zones  []workspace.Zone // to pick the time zone from
 }
 
 // settingsPage shows who the workspace's emails come from, to change.
@@ -89,7 +90,7 @@ func (s *server) settingsPage(w http.ResponseWriter, r *http.Request, u auth.Use
 		s.renderError(w, r, err, 0, "", "")
 		return
 	}
-	d := pageData{Title: "Settings", User: &u, CSRF: ses.CSRF(), Body: settingsData{Sender: sender}}
+	d := pageData{Title: "Settings", User: &u, CSRF: ses.CSRF(), Body: settingsData{Sender: sender, Zones: workspace.TimeZones(s.Clock.Now())}}
 	if r.URL.Query().Get("saved") == "1" {
 		d.Notice = "Saved. Every email from now on carries these details."
 	}
@@ -111,7 +112,7 @@ func (s *server) saveSettings(w http.ResponseWriter, r *http.Request, u auth.Use
 		}
 		typed := workspace.Sender{PostalAddress: *c.PostalAddress, Name: *c.Name, TimeZone: *c.TimeZone}
 		s.render(w, r, http.StatusUnprocessableEntity, "settings", pageData{Title: "Settings", User: &u, CSRF: ses.CSRF(),
-			Message: vibesell.ErrorMessage(err), Body: settingsData{Sender: typed}})
+			Message: vibesell.ErrorMessage(err), Body: settingsData{Sender: typed, Zones: workspace.TimeZones(s.Clock.Now())}})
 		return
 	}
 	http.Redirect(w, r, "/app/settings?saved=1", http.StatusSeeOther)

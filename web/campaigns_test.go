@@ -56,8 +56,13 @@ func TestCampaignsAndSettingsPages(t *testing.T) {
 		if form.Status != http.StatusOK || !strings.Contains(form.Body, `value="UTC"`) {
 			t.Fatalf("settings: %d\n%s", form.Status, form.Body)
 		}
+		// The zone is picked from the list, found by its city, with its
+		// offset on the day (the test's clock says December).
+		if !strings.Contains(form.Body, `list="zones"`) || !strings.Contains(form.Body, `<option value="America/Los_Angeles" label="Los Angeles (America), UTC−08:00">`) {
+			t.Errorf("the time zone is not picked from the list of zones with their offsets:\n%s", form.Body)
+		}
 		bad := ada.Post("/app/settings", url.Values{"csrf": {form.CSRF(t)}, "senderName": {"Ada Lovelace"}, "postalAddress": {"Acme SA, 1 rue de Rivoli, 75001 Paris, France"}, "timeZone": {"Paris"}})
-		if bad.Status != http.StatusUnprocessableEntity || !strings.Contains(bad.Body, "timeZone &#34;Paris&#34; is not a time zone we know") || !strings.Contains(bad.Body, "1 rue de Rivoli") {
+		if bad.Status != http.StatusUnprocessableEntity || !strings.Contains(bad.Body, "The time zone &#34;Paris&#34; is not one we know. Did you mean Europe/Paris") || !strings.Contains(bad.Body, "1 rue de Rivoli") {
 			t.Errorf("a bad time zone: %d\n%s", bad.Status, bad.Body)
 		}
 		ok := ada.Post("/app/settings", url.Values{"csrf": {form.CSRF(t)}, "senderName": {"Ada Lovelace"}, "postalAddress": {"Acme SA, 1 rue de Rivoli, 75001 Paris, France"}, "timeZone": {"Europe/Paris"}})

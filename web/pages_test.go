@@ -2,14 +2,17 @@ package web_test
 
 import (
 	"context"
+	"html"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"vibesell"
 	"vibesell/approvals"
+	"vibesell/workspace"
 )
 
 // toolNames are the names the assistant calls tools by: a page for a
@@ -167,6 +170,33 @@ func TestDecisionProvenanceAndRules(t *testing.T) {
 	for _, p := range other {
 		if p.ClickedOnly {
 			t.Errorf("another workspace's rule for %s was set", p.Action)
+		}
+	}
+}
+
+// Every date the app shows is in the workspace's time zone, the one its
+// settings set, whatever zone the person's account was made with.
+func TestDatesAreInTheWorkspacesTimeZone(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	a := setup(t)
+	ap := a.order(t, a.acme, "kettle", false)
+	b := a.browser(t)
+	b.signIn("ada@acme.test") // her account says Europe/Paris
+
+	la := "America/Los_Angeles"
+	if _, err := a.workspaces.SetSender(ctx, a.acme.ID, workspace.SenderChange{TimeZone: &la}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	loc, err := time.LoadLocation("America/Los_Angeles")
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := vibesell.FormatTimeIn(ap.CreatedAt, loc)
+	for _, path := range []string{approvals.AppPath(ap.ID), "/app/approvals"} {
+		page := html.UnescapeString(b.Get(path).Body)
+		if !strings.Contains(page, asked) || strings.Contains(page, "Europe/Paris") {
+			t.Errorf("%s does not show %q (the workspace's zone), or shows the account's:\n%s", path, asked, page)
 		}
 	}
 }

@@ -290,6 +290,16 @@ func (s *server) signedIn(next signedInHandler) http.HandlerFunc {
 			http.Redirect(w, r, "/app/sign-in?next="+url.QueryEscape(back), http.StatusSeeOther)
 			return
 		}
+		if s.Workspaces != nil {
+			// Every date a person reads here is in the workspace's time
+			// zone, the one its settings set.
+			sender, err := s.Workspaces.Sender(r.Context(), u.WorkspaceID)
+			if err != nil {
+				s.renderError(w, r, err, 0, "", "")
+				return
+			}
+			u.TimeZone = sender.Location()
+		}
 		if r.Method == http.MethodPost && !auth.CheckCSRF(ses.Token, r.PostFormValue("csrf")) {
 			s.renderError(w, r, nil, http.StatusForbidden, "Request refused",
 				"This form has expired or did not come from this page. Go back, reload the page and try again.")

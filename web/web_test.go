@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -107,6 +108,11 @@ func setup(t *testing.T, options ...func(*app, *web.Config)) *app {
 		if _, err := accounts.CreateUser(ctx, u); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// Acme's dates read in its time zone, which its settings set.
+	paris := "Europe/Paris"
+	if _, err := ws.SetSender(ctx, a.acme.ID, workspace.SenderChange{TimeZone: &paris}, time.Now()); err != nil {
+		t.Fatal(err)
 	}
 	a.audience = audience.New(pool, nil, audience.Config{UploadURL: srv.URL + web.LeadsPath}, svc)
 	svc.Register(vibesell.ToolImportLeads, audience.ImportAction(a.audience))

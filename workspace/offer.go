@@ -96,7 +96,7 @@ func (s *Service) SaveOffer(ctx context.Context, ws uuid.UUID, o Offer) (SavedOf
 // takes both. Nothing is saved when either is refused. Refusals: those of
 // [Service.SaveOffer] and [Service.SetSender].
 func (s *Service) SaveOfferAndSender(ctx context.Context, ws uuid.UUID, o Offer, change SenderChange) (SavedOffer, error) {
-	if err := change.check(); err != nil {
+	if err := change.check(s.clock.Now()); err != nil {
 		return SavedOffer{}, err
 	}
 	var err error

@@ -74,7 +74,7 @@ func readSender(ctx context.Context, db store.DBTX, ws uuid.UUID) (Sender, error
 // longer than 500 characters, an empty or over-long name, or a time zone
 // that is not an IANA name.
 func (s *Service) SetSender(ctx context.Context, ws uuid.UUID, c SenderChange, now time.Time) (Sender, error) {
-	if err := c.check(); err != nil {
+	if err := c.check(now); err != nil {
 		return Sender{}, err
 	}
 	if err := c.save(ctx, s.db, ws, now); err != nil {
@@ -90,7 +90,7 @@ func (c SenderChange) IsZero() bool {
 
 // check trims the fields that are set and refuses those that are not
 // valid, naming the argument they come in.
-func (c *SenderChange) check() error {
+func (c *SenderChange) check(now time.Time) error {
 	trim := func(v *string) *string {
 		if v == nil {
 			return nil
@@ -112,7 +112,7 @@ func (c *SenderChange) check() error {
 	}
 	if v := c.TimeZone; v != nil {
 		if _, err := time.LoadLocation(*v); err != nil || *v == "" || *v == "Local" {
-			return vibesell.Errorf(vibesell.EINVALID, "timeZone %q is not a time zone we know; give an IANA name such as Europe/Paris or America/New_York.", *v)
+			return unknownZone(*v, now)
 		}
 	}
 	return nil
