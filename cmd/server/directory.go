@@ -2,7 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -16,13 +16,13 @@ import (
 	"vibesell/audience"
 )
 
-// directoryCommand runs `server directory import FILE`: it loads a CSV
+// cmdDirectoryImport runs `server directory import FILE`: it loads a CSV
 // into the lead directory shared by every workspace of the installation.
-func (c console) directory(ctx context.Context, args []string) error {
-	if len(args) != 2 || args[0] != "import" {
-		return errors.New("usage: server directory import FILE")
-	}
-	path := args[1]
+func (c console) cmdDirectoryImport(*flag.FlagSet) func(context.Context, []string) error {
+	return func(ctx context.Context, args []string) error { return c.directoryImport(ctx, args[0]) }
+}
+
+func (c console) directoryImport(ctx context.Context, path string) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("open the directory file: %w", err)

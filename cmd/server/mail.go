@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io/fs"
 	"log/slog"
@@ -292,17 +293,16 @@ func (m *mailEngine) runEngine(cfg config, db *pgxpool.Pool, svc *services, logg
 	return func() { cancel(); <-done }, nil
 }
 
-var errSandboxUsage = errors.New("usage: server sandbox ready --workspace SLUG")
-
-// sandbox runs `server sandbox ready`: in the sandbox only, every
+// cmdSandboxReady runs `server sandbox ready`: in the sandbox only, every
 // ordered domain and mailbox of the workspace is made ready and warm at
 // once, marked as a sandbox shortcut, so a new user sees the engine send
 // without waiting out the warmup. With a real provider it refuses.
-func (c console) sandbox(ctx context.Context, args []string) error {
-	slug, err := c.workspaceArg("sandbox ready", args, true, "the workspace whose ordered domains and mailboxes to make ready", errSandboxUsage)
-	if err != nil {
-		return err
-	}
+func (c console) cmdSandboxReady(flags *flag.FlagSet) func(context.Context, []string) error {
+	slug := flags.String("workspace", "", "the `SLUG` of the workspace whose ordered domains and mailboxes to make ready")
+	return func(ctx context.Context, _ []string) error { return c.sandboxReady(ctx, *slug) }
+}
+
+func (c console) sandboxReady(ctx context.Context, slug string) error {
 	return withDatabase(ctx, c.cfg, c.logger, false, func(db *pgxpool.Pool) error {
 		ws, err := findWorkspace(ctx, db, slug)
 		if err != nil {

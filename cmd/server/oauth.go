@@ -2,7 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
+	"flag"
 	"fmt"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -10,13 +10,14 @@ import (
 	"vibesell/auth/oauth"
 )
 
-// oauthCommand runs `server oauth rotate-keys`: a new signing key for
+// cmdOAuthRotateKeys runs `server oauth rotate-keys`: a new signing key for
 // access tokens. Every replica signs with it from its next token; tokens
 // signed with the old key keep working until they expire.
-func (c console) oauth(ctx context.Context, args []string) error {
-	if len(args) != 1 || args[0] != "rotate-keys" {
-		return errors.New("usage: server oauth rotate-keys")
-	}
+func (c console) cmdOAuthRotateKeys(*flag.FlagSet) func(context.Context, []string) error {
+	return c.oauthRotateKeys
+}
+
+func (c console) oauthRotateKeys(ctx context.Context, _ []string) error {
 	return withDatabase(ctx, c.cfg, c.logger, false, func(db *pgxpool.Pool) error {
 		s, err := oauth.New(oauth.Config{PublicURL: c.cfg.PublicURL.String(), DB: db, Logger: c.logger})
 		if err != nil {

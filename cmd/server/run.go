@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,26 +16,6 @@ import (
 	"vibesell"
 	"vibesell/store"
 )
-
-const usage = `Usage: server [command]
-
-Commands:
-  serve                              run the MCP server and web app (the default)
-  stdio --workspace SLUG             speak MCP over standard input and output
-  migrate                            apply database migrations and exit
-  workspace create NAME              create a workspace and print its slug
-  workspace list                     list the workspaces: slug and name
-  token create --workspace SLUG      print a new bearer token for the workspace
-  token list --workspace SLUG        list the workspace's tokens (ids, never the tokens)
-  token revoke ID                    revoke a token, by id or by the token itself
-  user create --workspace SLUG --email EMAIL   create a web app account (prints a password)
-  support list [--workspace SLUG]    print the support tickets the workspaces opened
-  directory import FILE              load a CSV of contacts into the lead directory
-  oauth rotate-keys                  sign access tokens with a new key from now on
-  sandbox ready --workspace SLUG     in the sandbox, make every ordered domain and mailbox ready and warm at once
-
-Configuration comes from the environment; see the README.
-`
 
 // console is what a command that runs and exits (workspace, token, user…)
 // works with: the configuration, the log, and the terminal it answers on.
@@ -55,85 +36,203 @@ func run(ctx context.Context, args []string, getenv func(string) string,
 	logger := newLogger(cfg, stderr)
 	con := console{cfg: cfg, logger: logger, stdin: stdin, stdout: stdout, stderr: stderr}
 
-	var cmd []string
+	var words []string
 	if len(args) > 1 {
-		cmd = args[1:]
+		words = args[1:]
 	}
-	name := "serve"
-	if len(cmd) > 0 {
-		name = cmd[0]
-		cmd = cmd[1:]
+	if len(words) > 0 && (words[0] == "help" || words[0] == "-h" || words[0] == "--help") {
+		fmt.Fprint(stdout, usage())
+		return nil
 	}
-	switch name {
-	case "serve":
-		if err := noArgs("serve", cmd); err != nil {
-			return err
+	do, err := con.parse(words)
+	if err != nil {
+		return err
+	}
+	return do(ctx)
+}
+
+// command is one thing the binary does. The flags its define registers are
+// the one source of its usage line ([command.synopsis] writes it from
+// them), so no usage text can name a flag the command lacks or leave out
+// one it has; readme_test.go holds the README to the same lines.
+type command struct {
+	name string // the words that select it: "token create"
+	args string // its positional arguments as usage shows them ("NAME", "ID", "FILE"); "" for none
+	// joinArgs: args is one value whose words may come unquoted (a
+	// workspace's name).
+	joinArgs bool
+	required []string // the flags it cannot do without, in the order usage shows them
+	about    string   // what it does, in the usage's list
+	// longRunning commands (serve, stdio) run until stopped or until their
+	// client goes away, instead of doing one thing and exiting.
+	longRunning bool
+	// define registers the command's flags on fs (with a `METAVAR` in
+	// each help text) and returns what runs it, given the positional
+	// arguments once they are checked against args.
+	define func(c console, fs *flag.FlagSet) func(ctx context.Context, args []string) error
+}
+
+// commands is everything the binary runs, in the order usage lists it.
+var commands = []command{
+	{name: "serve", about: "run the MCP server and web app (the default)", longRunning: true, define: console.cmdServe},
+	{name: "stdio", required: []string{"workspace"}, about: "speak MCP over standard input and output", longRunning: true, define: console.cmdStdio},
+	{name: "migrate", about: "apply database migrations and exit", define: console.cmdMigrate},
+	{name: "workspace create", args: "NAME", joinArgs: true, about: "create a workspace and print its slug", define: console.cmdWorkspaceCreate},
+	{name: "workspace list", about: "list the workspaces: slug and name", define: console.cmdWorkspaceList},
+	{name: "token create", required: []string{"workspace"}, about: "print a new bearer token for the workspace", define: console.cmdTokenCreate},
+	{name: "token list", required: []string{"workspace"}, about: "list the workspace's tokens (ids, never the tokens)", define: console.cmdTokenList},
+	{name: "token revoke", args: "ID", about: "revoke a token, by id or by the token itself", define: console.cmdTokenRevoke},
+	{name: "user create", required: []string{"workspace", "email"}, about: "create a web app account (prints a password unless one comes on standard input)", define: console.cmdUserCreate},
+	{name: "support list", about: "print the support tickets the workspaces opened", define: console.cmdSupportList},
+	{name: "directory import", args: "FILE", about: "load a CSV of contacts into the lead directory", define: console.cmdDirectoryImport},
+	{name: "oauth rotate-keys", about: "sign access tokens with a new key from now on", define: console.cmdOAuthRotateKeys},
+	{name: "sandbox ready", required: []string{"workspace"}, about: "in the sandbox, make every ordered domain and mailbox ready and warm at once", define: console.cmdSandboxReady},
+}
+
+// flags returns the command's flags, defined on a set of their own; the
+// body define returns is dropped, never run.
+func (cmd command) flags() *flag.FlagSet {
+	fs := newFlags(cmd.name, io.Discard)
+	cmd.define(console{}, fs)
+	return fs
+}
+
+// synopsis is the command's usage line, written from its flags: the
+// required ones in their order, then the others as [--flag METAVAR] by name,
+// then the positional arguments.
+func (cmd command) synopsis(fs *flag.FlagSet) string {
+	words := []string{"server", cmd.name}
+	flagWords := func(f *flag.Flag) string {
+		metavar, _ := flag.UnquoteUsage(f)
+		if isBoolFlag(f) {
+			return "--" + f.Name
 		}
-		return serve(ctx, cfg, logger, stdout)
-	case "stdio":
-		fs := newFlags("stdio", stderr)
-		slug := fs.String("workspace", "", "the workspace this connection acts for")
-		if err := fs.Parse(cmd); err != nil {
-			return err
+		if !strings.Contains(f.Usage, "`") {
+			metavar = strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
 		}
-		if *slug == "" || fs.NArg() > 0 {
-			return errors.New("usage: server stdio --workspace SLUG")
+		return "--" + f.Name + " " + metavar
+	}
+	for _, name := range cmd.required {
+		words = append(words, flagWords(fs.Lookup(name)))
+	}
+	fs.VisitAll(func(f *flag.Flag) {
+		if !slices.Contains(cmd.required, f.Name) {
+			words = append(words, "["+flagWords(f)+"]")
 		}
-		return serveStdio(ctx, cfg, logger, *slug, stdin, stdout)
-	case "migrate":
-		if err := noArgs("migrate", cmd); err != nil {
-			return err
+	})
+	if cmd.args != "" {
+		words = append(words, cmd.args)
+	}
+	return strings.Join(words, " ")
+}
+
+func isBoolFlag(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// usage is the binary's help: every command's usage line and what it does.
+func usage() string {
+	var b strings.Builder
+	b.WriteString("Usage: server [command]\n\nCommands:\n")
+	// What each does starts in one column; a usage line too long for it
+	// (user create) pushes its text along rather than every other's.
+	const column = 35
+	for _, cmd := range commands {
+		line := strings.TrimPrefix(cmd.synopsis(cmd.flags()), "server ")
+		fmt.Fprintf(&b, "  %-*s %s\n", max(column-1, len(line)+2), line, cmd.about)
+	}
+	b.WriteString("\nConfiguration comes from the environment; see the README.\n")
+	return b.String()
+}
+
+// findCommand picks the command words name (none is serve) and returns the
+// words after its name. Words that name no command are answered with the
+// usage of those that start the same (`server token`) or of all of them.
+func findCommand(words []string) (command, []string, error) {
+	if len(words) == 0 {
+		words = []string{"serve"}
+	}
+	if cmd, ok := commandNamed(words); ok {
+		return cmd, words[len(strings.Fields(cmd.name)):], nil
+	}
+	var group []string
+	for _, cmd := range commands {
+		if strings.Fields(cmd.name)[0] == words[0] {
+			group = append(group, cmd.synopsis(cmd.flags()))
 		}
-		return withDatabase(ctx, cfg, logger, false, func(*pgxpool.Pool) error {
-			fmt.Fprintln(stderr, "The database schema is up to date.")
+	}
+	if len(group) > 0 {
+		return command{}, nil, errors.New("usage: " + strings.Join(group, " | "))
+	}
+	return command{}, nil, fmt.Errorf("unknown command %q\n\n%s", words[0], usage())
+}
+
+// commandNamed is the command whose name words start with.
+func commandNamed(words []string) (command, bool) {
+	for _, cmd := range commands {
+		name := strings.Fields(cmd.name)
+		if len(words) >= len(name) && slices.Equal(words[:len(name)], name) {
+			return cmd, true
+		}
+	}
+	return command{}, false
+}
+
+// parse finds the command words name and parses its flags and arguments;
+// what it returns runs the command. A flag the command does not define, a
+// required flag left out or empty, or arguments other than its own are
+// answered with its usage line; -h prints it with what each flag is.
+func (c console) parse(words []string) (func(context.Context) error, error) {
+	cmd, rest, err := findCommand(words)
+	if err != nil {
+		return nil, err
+	}
+	fs := newFlags(cmd.name, c.stderr)
+	body := cmd.define(c, fs)
+	errUsage := errors.New("usage: " + cmd.synopsis(fs))
+	fs.Usage = func() {
+		fmt.Fprintln(c.stderr, errUsage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(rest); errors.Is(err, flag.ErrHelp) {
+		return func(context.Context) error { return nil }, nil // -h: fs.Usage has answered
+	} else if err != nil {
+		return nil, err
+	}
+	for _, name := range cmd.required {
+		if fs.Lookup(name).Value.String() == "" {
+			return nil, errUsage
+		}
+	}
+	args := fs.Args()
+	if n := len(strings.Fields(cmd.args)); len(args) != n && !(cmd.joinArgs && len(args) > n) {
+		return nil, errUsage
+	}
+	if cmd.joinArgs && len(args) > 0 {
+		args = []string{strings.Join(args, " ")}
+	}
+	return func(ctx context.Context) error { return body(ctx, args) }, nil
+}
+
+func (c console) cmdServe(*flag.FlagSet) func(context.Context, []string) error {
+	return func(ctx context.Context, _ []string) error { return serve(ctx, c.cfg, c.logger, c.stdout) }
+}
+
+func (c console) cmdStdio(fs *flag.FlagSet) func(context.Context, []string) error {
+	slug := fs.String("workspace", "", "the `SLUG` of the workspace this connection acts for")
+	return func(ctx context.Context, _ []string) error {
+		return serveStdio(ctx, c.cfg, c.logger, *slug, c.stdin, c.stdout)
+	}
+}
+
+func (c console) cmdMigrate(*flag.FlagSet) func(context.Context, []string) error {
+	return func(ctx context.Context, _ []string) error {
+		return withDatabase(ctx, c.cfg, c.logger, false, func(*pgxpool.Pool) error {
+			fmt.Fprintln(c.stderr, "The database schema is up to date.")
 			return nil
 		})
-	case "workspace":
-		return con.workspace(ctx, cmd)
-	case "token":
-		return con.token(ctx, cmd)
-	case "user":
-		return con.user(ctx, cmd)
-	case "support":
-		return con.support(ctx, cmd)
-	case "directory":
-		return con.directory(ctx, cmd)
-	case "oauth":
-		return con.oauth(ctx, cmd)
-	case "sandbox":
-		return con.sandbox(ctx, cmd)
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
-		return nil
-	default:
-		return fmt.Errorf("unknown command %q\n\n%s", name, usage)
 	}
-}
-
-func noArgs(name string, args []string) error {
-	if len(args) > 0 {
-		return fmt.Errorf("%s takes no arguments, got %q", name, strings.Join(args, " "))
-	}
-	return nil
-}
-
-// workspaceArg parses the arguments of a command shaped `NAME VERB
-// [--workspace SLUG]` (name is "NAME VERB"): they must start with the verb,
-// and the flag is needed when required says so. Anything else is usage.
-func (c console) workspaceArg(name string, args []string, required bool, help string, usage error) (string, error) {
-	verb := name[strings.LastIndexByte(name, ' ')+1:]
-	if len(args) < 1 || args[0] != verb {
-		return "", usage
-	}
-	fs := newFlags(name, c.stderr)
-	slug := fs.String("workspace", "", help)
-	if err := fs.Parse(args[1:]); err != nil {
-		return "", err
-	}
-	if fs.NArg() > 0 || (required && *slug == "") {
-		return "", usage
-	}
-	return *slug, nil
 }
 
 func newFlags(name string, stderr io.Writer) *flag.FlagSet {

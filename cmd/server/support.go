@@ -2,7 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
+	"flag"
 	"io"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -11,17 +11,15 @@ import (
 	"vibesell/workspace"
 )
 
-// errSupportUsage says how the command is called.
-var errSupportUsage = errors.New("usage: server support list [--workspace SLUG]")
-
-// support runs `server support list`: the support tickets the
+// cmdSupportList runs `server support list`: the support tickets the
 // workspaces opened (contact_support), newest first, for whoever runs this
 // server to read and answer. Tickets never leave the server.
-func (c console) support(ctx context.Context, args []string) error {
-	slug, err := c.workspaceArg("support list", args, false, "only this workspace's tickets (default: every workspace's)", errSupportUsage)
-	if err != nil {
-		return err
-	}
+func (c console) cmdSupportList(fs *flag.FlagSet) func(context.Context, []string) error {
+	only := fs.String("workspace", "", "only the tickets of the workspace with this `SLUG` (default: every workspace's)")
+	return func(ctx context.Context, _ []string) error { return c.supportList(ctx, *only) }
+}
+
+func (c console) supportList(ctx context.Context, slug string) error {
 	return withDatabase(ctx, c.cfg, c.logger, false, func(db *pgxpool.Pool) error {
 		svc := workspace.NewService(db, vibesell.SystemClock{})
 		var tickets []workspace.Ticket

@@ -2,7 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"time"
@@ -13,30 +13,15 @@ import (
 	"vibesell/workspace"
 )
 
-const tokenUsage = "usage: server token create --workspace SLUG | server token list --workspace SLUG | server token revoke ID"
-
-// tokenCommand runs `server token create|list|revoke`.
-func (c console) token(ctx context.Context, args []string) error {
-	if len(args) < 1 {
-		return errors.New(tokenUsage)
-	}
-	switch args[0] {
-	case "create", "list":
-		fs := newFlags("token "+args[0], c.stderr)
-		slug := fs.String("workspace", "", "the workspace of the tokens")
-		if err := fs.Parse(args[1:]); err != nil {
-			return err
-		}
-		if *slug == "" || fs.NArg() > 0 {
-			return errors.New(tokenUsage)
-		}
+// cmdTokenCreate runs `server token create`: it prints a new bearer token
+// for the workspace, and on standard error where to use it.
+func (c console) cmdTokenCreate(fs *flag.FlagSet) func(context.Context, []string) error {
+	slug := fs.String("workspace", "", "the `SLUG` of the workspace the token acts for")
+	return func(ctx context.Context, _ []string) error {
 		return withDatabase(ctx, c.cfg, c.logger, false, func(db *pgxpool.Pool) error {
 			ws, err := findWorkspace(ctx, db, *slug)
 			if err != nil {
 				return err
-			}
-			if args[0] == "list" {
-				return listTokens(ctx, db, ws, c.stdout)
 			}
 			token, err := auth.NewTokens(db).Create(ctx, ws.ID)
 			if err != nil {
@@ -45,12 +30,29 @@ func (c console) token(ctx context.Context, args []string) error {
 			fmt.Fprintln(c.stdout, token)
 			return tellWhereToConnect(ctx, c.cfg, db, c.logger, c.stderr)
 		})
-	case "revoke":
-		if len(args) != 2 {
-			return errors.New(tokenUsage)
-		}
+	}
+}
+
+// cmdTokenList runs `server token list`.
+func (c console) cmdTokenList(fs *flag.FlagSet) func(context.Context, []string) error {
+	slug := fs.String("workspace", "", "the `SLUG` of the workspace whose tokens to list")
+	return func(ctx context.Context, _ []string) error {
 		return withDatabase(ctx, c.cfg, c.logger, false, func(db *pgxpool.Pool) error {
-			id, err := auth.NewTokens(db).Revoke(ctx, args[1])
+			ws, err := findWorkspace(ctx, db, *slug)
+			if err != nil {
+				return err
+			}
+			return listTokens(ctx, db, ws, c.stdout)
+		})
+	}
+}
+
+// cmdTokenRevoke runs `server token revoke ID`, ID being a token's id or
+// the token itself.
+func (c console) cmdTokenRevoke(*flag.FlagSet) func(context.Context, []string) error {
+	return func(ctx context.Context, args []string) error {
+		return withDatabase(ctx, c.cfg, c.logger, false, func(db *pgxpool.Pool) error {
+			id, err := auth.NewTokens(db).Revoke(ctx, args[0])
 			if err != nil {
 				return err
 			}
@@ -58,7 +60,6 @@ func (c console) token(ctx context.Context, args []string) error {
 			return nil
 		})
 	}
-	return errors.New(tokenUsage)
 }
 
 // listTokens prints one line per token: its id, when it was created and

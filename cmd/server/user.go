@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -14,32 +15,26 @@ import (
 	"vibesell/auth"
 )
 
-const userUsage = "usage: server user create --workspace SLUG --email EMAIL [--name NAME] [--time-zone ZONE] [--password-stdin]"
-
-// userCommand runs `server user create`: it lets a person sign in to a
+// cmdUserCreate runs `server user create`: it lets a person sign in to a
 // workspace in the web app. A person who already has an account (in
 // another workspace) is added to this one and keeps their password.
 // Otherwise their account is created: without --password-stdin with a
 // strong password printed once; with it, the first line of standard input
 // is the password (for scripts and secret managers).
-func (c console) user(ctx context.Context, args []string) error {
-	if len(args) < 1 || args[0] != "create" {
-		return errors.New(userUsage)
+func (c console) cmdUserCreate(fs *flag.FlagSet) func(context.Context, []string) error {
+	slug := fs.String("workspace", "", "the `SLUG` of the workspace the person belongs to")
+	email := fs.String("email", "", "the `EMAIL` address the person signs in with")
+	name := fs.String("name", "", "the person's `NAME`")
+	timeZone := fs.String("time-zone", "UTC", "the person's time `ZONE`, such as Europe/Paris, for dates in the web app")
+	fromStdin := fs.Bool("password-stdin", false, "read the password from the first line of standard input instead of generating one")
+	return func(ctx context.Context, _ []string) error {
+		return c.userCreate(ctx, *slug, *email, *name, *timeZone, *fromStdin)
 	}
-	fs := newFlags("user create", c.stderr)
-	slug := fs.String("workspace", "", "the workspace the person belongs to")
-	email := fs.String("email", "", "the email address the person signs in with")
-	name := fs.String("name", "", "the person's name (optional)")
-	timeZone := fs.String("time-zone", "UTC", "the person's time zone, such as Europe/Paris, for dates in the web app")
-	fromStdin := fs.Bool("password-c.stdin", false, "read the password from the first line of standard input instead of generating one")
-	if err := fs.Parse(args[1:]); err != nil {
-		return err
-	}
-	if *slug == "" || *email == "" || fs.NArg() > 0 {
-		return errors.New(userUsage)
-	}
+}
+
+func (c console) userCreate(ctx context.Context, slug, email, name, timeZone string, fromStdin bool) error {
 	password, generated := "", false
-	if *fromStdin {
+	if fromStdin {
 		line, err := bufio.NewReader(c.stdin).ReadString('\n')
 		if err != nil && !errors.Is(err, io.EOF) {
 			return fmt.Errorf("read the password from standard input: %w", err)
@@ -49,23 +44,23 @@ func (c console) user(ctx context.Context, args []string) error {
 		password, generated = newPassword(), true
 	}
 	return withDatabase(ctx, c.cfg, c.logger, false, func(db *pgxpool.Pool) error {
-		ws, err := findWorkspace(ctx, db, *slug)
+		ws, err := findWorkspace(ctx, db, slug)
 		if err != nil {
 			return err
 		}
 		accounts := auth.NewAccounts(db, nil)
-		if u, err := accounts.AddMember(ctx, ws.ID, *email); !errors.Is(err, auth.ErrNoAccount) {
+		if u, err := accounts.AddMember(ctx, ws.ID, email); !errors.Is(err, auth.ErrNoAccount) {
 			if err != nil {
 				return err
 			}
 			fmt.Fprintf(c.stdout, "%s already has an account; added them to workspace %s. They sign in with the password they have, and choose the workspace in the web app.\n", u.Email, ws.Slug)
-			if *fromStdin {
+			if fromStdin {
 				fmt.Fprintln(c.stdout, "The password on standard input was not used.")
 			}
 			return tellWhereToSignIn(ctx, c.cfg, db, c.logger, c.stdout)
 		}
 		u, err := accounts.CreateUser(ctx, auth.NewUser{
-			WorkspaceID: ws.ID, Email: *email, Name: *name, Password: password, TimeZone: *timeZone,
+			WorkspaceID: ws.ID, Email: email, Name: name, Password: password, TimeZone: timeZone,
 		})
 		if err != nil {
 			return err

@@ -71,3 +71,32 @@ func TestUserCreateAddsAnExistingPersonToAnotherWorkspace(t *testing.T) {
 		}
 	})
 }
+
+// With --password-stdin the account's password is the first line of
+// standard input, and none is generated or printed.
+func TestUserCreateTakesThePasswordFromStandardInput(t *testing.T) {
+	t.Parallel()
+	url := storetest.NewURL(t)
+	pool := connect(t, url)
+	ctx := context.Background()
+	acme, err := workspace.NewService(pool, vibesell.SystemClock{}).Create(ctx, "Acme Sales")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const password = "correct horse battery staple"
+	out, _, err := runCmdIn(t, env("DATABASE_URL", url, "LOG_LEVEL", "error"), password+"\n",
+		"user", "create", "--workspace", acme.Slug, "--email", "ada@example.com", "--name", "Ada Lovelace", "--time-zone", "Europe/Paris", "--password-stdin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out, "Password") {
+		t.Errorf("a password was printed:\n%s", out)
+	}
+	u, _, err := auth.NewAccounts(pool, nil).SignIn(ctx, "ada@example.com", password, "127.0.0.1")
+	if err != nil {
+		t.Fatalf("sign in with the password given on standard input: %v", err)
+	}
+	if u.Name == nil || *u.Name != "Ada Lovelace" || u.TimeZone.String() != "Europe/Paris" {
+		t.Errorf("the account's name and zone are %v and %v", u.Name, u.TimeZone)
+	}
+}

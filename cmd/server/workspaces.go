@@ -2,7 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
+	"flag"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -13,24 +13,25 @@ import (
 	"vibesell/workspace"
 )
 
-const workspaceUsage = "usage: server workspace create NAME | server workspace list"
-
-// workspaceCommand runs `server workspace create NAME` (prints the new
-// slug alone, for scripts) and `server workspace list` (one line per
-// workspace: slug and name).
-func (c console) workspace(ctx context.Context, args []string) error {
-	switch {
-	case len(args) >= 2 && args[0] == "create":
-		name := strings.Join(args[1:], " ")
+// cmdWorkspaceCreate runs `server workspace create NAME`: it prints the
+// new slug alone, for scripts.
+func (c console) cmdWorkspaceCreate(*flag.FlagSet) func(context.Context, []string) error {
+	return func(ctx context.Context, args []string) error {
 		return withDatabase(ctx, c.cfg, c.logger, false, func(db *pgxpool.Pool) error {
-			ws, err := workspace.NewService(db, vibesell.SystemClock{}).Create(ctx, name)
+			ws, err := workspace.NewService(db, vibesell.SystemClock{}).Create(ctx, args[0])
 			if err != nil {
 				return err
 			}
 			fmt.Fprintln(c.stdout, ws.Slug)
 			return nil
 		})
-	case len(args) == 1 && args[0] == "list":
+	}
+}
+
+// cmdWorkspaceList runs `server workspace list`: one line per workspace,
+// slug and name.
+func (c console) cmdWorkspaceList(*flag.FlagSet) func(context.Context, []string) error {
+	return func(ctx context.Context, _ []string) error {
 		return withDatabase(ctx, c.cfg, c.logger, false, func(db *pgxpool.Pool) error {
 			list, err := workspace.NewService(db, vibesell.SystemClock{}).List(ctx)
 			if err != nil {
@@ -46,8 +47,6 @@ func (c console) workspace(ctx context.Context, args []string) error {
 			}
 			return w.Flush()
 		})
-	default:
-		return errors.New(workspaceUsage)
 	}
 }
 
