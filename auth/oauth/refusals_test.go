@@ -407,7 +407,7 @@ func TestClientMetadataOnPrivateAddressIsNotFetched(t *testing.T) {
 		q := url.Values{"response_type": {"code"}, "client_id": {id}, "redirect_uri": {callback},
 			"code_challenge": {challengeOf(strings.Repeat("v", 43))}, "code_challenge_method": {"S256"}, "resource": {e.srv.URL + "/mcp"}}
 		resp, page := b.Get(oauth.PathAuthorize + "?" + q.Encode())
-		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(page, "private or local network address") {
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(page, "could not be fetched: it must be served over HTTPS on port 443 from a public address") {
 			t.Errorf("%s: %d\n%s", id, resp.StatusCode, page)
 		}
 	}

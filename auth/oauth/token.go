@@ -47,7 +47,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	if id, _, ok := r.BasicAuth(); ok && clientID == "" {
 		clientID = id
 	}
-	c, err := s.client(r.Context(), clientID)
+	c, err := s.client(r.Context(), s.clientIP(r), clientID)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
