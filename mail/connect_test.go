@@ -39,13 +39,13 @@ func TestConnectedMailboxes(t *testing.T) {
 	t.Run("a wrong password is refused, naming the server, and nothing is saved", func(t *testing.T) {
 		_, err := conns.Connect(b.ctx, b.workspace, request("wrong-password", good))
 		msg := vibesell.ErrorMessage(err)
-		if vibesell.ErrorCode(err) != vibesell.EINVALID || !strings.HasPrefix(msg, "VibeSell could not sign in to the sending server "+b.sandbox.SMTPAddr()+" as dana@getacme.com") ||
+		if vibesell.ErrorCode(err) != vibesell.EINVALID || !strings.HasPrefix(msg, "VibeSell could not sign in to the sending server "+b.sandbox.SMTPAddr()+" as dana@getacme.com: the server did not accept the username and password.") ||
 			strings.Contains(msg, "wrong-password") || !strings.HasSuffix(msg, "nothing was saved.") {
 			t.Errorf("bad SMTP password: %v", err)
 		}
 		_, err = conns.Connect(b.ctx, b.workspace, request(good, "wrong-password"))
 		msg = vibesell.ErrorMessage(err)
-		if vibesell.ErrorCode(err) != vibesell.EINVALID || !strings.HasPrefix(msg, "VibeSell could not sign in to the reading server "+b.sandbox.IMAPAddr()) || strings.Contains(msg, "wrong-password") {
+		if vibesell.ErrorCode(err) != vibesell.EINVALID || !strings.HasPrefix(msg, "VibeSell could not sign in to the reading server "+b.sandbox.IMAPAddr()+" as dana@getacme.com: the server did not accept the username and password.") || strings.Contains(msg, "wrong-password") {
 			t.Errorf("bad IMAP password: %v", err)
 		}
 		tls := request(good, good)
