@@ -73,7 +73,7 @@ func TestOfficialTypeScriptClientWithClientMetadataDocument(t *testing.T) {
 		}
 		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), "is on a private or local network address") {
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), "could not be fetched: it must be served over HTTPS on port 443 from a public address") {
 			t.Fatalf("authorize with a loopback document on a normal build: %s\n%s", resp.Status, body)
 		}
 	})

@@ -2,22 +2,26 @@ package mail
 
 import (
 	"context"
+	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
 	"net/mail"
+	"net/textproto"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
-	"vibesell/campaigns"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"vibesell"
+	"vibesell/campaigns"
+	"vibesell/outbound"
 )
 
 // The security of a connection to a mail server.
@@ -84,16 +88,17 @@ type Connections struct {
 	clock   vibesell.Clock
 	roots   *x509.CertPool
 	timeout time.Duration
-	// privateHosts lets a connection reach loopback and private
-	// addresses; see [Connections.AllowPrivateHosts].
-	privateHosts bool
+	// guard is the only way to a connected mailbox's servers: the check
+	// before saving, the engine's sends and the reply watchers all dial
+	// through it, with the workspace as its key.
+	guard *outbound.Guard
 }
 
-// AllowPrivateHosts lets mailboxes on loopback and private addresses be
-// connected: the in-process sandbox, a mail server on the same network.
-// Without it such a host is refused, so a person cannot make the server
-// probe its own network with connection checks.
-func (c *Connections) AllowPrivateHosts() { c.privateHosts = true }
+// UseGuard replaces the outbound guard the mailboxes' servers are reached
+// through (by default: mail ports, public addresses, the default limit).
+// The server sets its configured one; tests set one that lets the
+// in-process mail server's own address through.
+func (c *Connections) UseGuard(g *outbound.Guard) { c.guard = g }
 
 // NewConnections returns the connected mailboxes of every workspace.
 // roots verifies the servers' certificates; nil means the system's.
@@ -101,7 +106,8 @@ func NewConnections(db *pgxpool.Pool, secret Secret, clock vibesell.Clock, roots
 	if clock == nil {
 		clock = vibesell.SystemClock{}
 	}
-	return &Connections{db: db, secret: secret, clock: clock, roots: roots, timeout: 10 * time.Second}
+	return &Connections{db: db, secret: secret, clock: clock, roots: roots, timeout: 10 * time.Second,
+		guard: outbound.New(outbound.Config{Clock: clock})}
 }
 
 type sealedPasswords struct {
@@ -123,7 +129,7 @@ func (c *Connections) Connect(ctx context.Context, ws uuid.UUID, r ConnectReques
 	if err != nil {
 		return ConnectedMailbox{}, err
 	}
-	if err := c.Check(ctx, r); err != nil {
+	if err := c.Check(ctx, ws, r); err != nil {
 		return ConnectedMailbox{}, err
 	}
 	plain, _ := json.Marshal(sealedPasswords{SMTP: r.SMTP.Password, IMAP: r.IMAP.Password})
@@ -198,71 +204,80 @@ func (r ConnectRequest) normalised() (ConnectRequest, error) {
 }
 
 // Check signs in to the mailbox's SMTP and IMAP servers with its settings
-// and signs out again. Refusals: EINVALID saying which server did not
-// accept them, and what it answered.
-func (c *Connections) Check(ctx context.Context, r ConnectRequest) error {
-	mb := c.mailboxOf(r)
+// and signs out again, connecting through the outbound guard as workspace
+// ws. Refusals: EINVALID saying which server did not accept them and why
+// in our words (never the server's own words, nor this server's address),
+// or what the guard refused; ERATELIMITED when the workspace connected
+// too often.
+func (c *Connections) Check(ctx context.Context, ws uuid.UUID, r ConnectRequest) error {
+	mb := c.mailboxOf(ws, r)
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	if !c.privateHosts {
-		for _, s := range []ServerSettings{r.SMTP, r.IMAP} {
-			if err := publicHost(ctx, s.Host); err != nil {
-				return err
-			}
-		}
-	}
-	client, err := submissionClient(mb.SMTP, c.timeout)
+	client, err := submissionClient(mb.SMTP, true, c.timeout)
 	if err == nil {
 		if err = client.DialWithContext(ctx); err == nil {
 			client.Close()
 		}
 	}
 	if err != nil {
-		return vibesell.Errorf(vibesell.EINVALID, "VibeSell could not sign in to the sending server %s as %s: %s. Check the server, port, security, username and password; nothing was saved.",
-			mb.SMTP.Addr, mb.SMTP.Username, serverSaid(err))
+		return checkRefusal("sending", mb.SMTP, err)
 	}
 	_, release, err := dialIMAP(ctx, mb, nil)
 	if err != nil {
-		return vibesell.Errorf(vibesell.EINVALID, "VibeSell could not sign in to the reading server %s as %s: %s. Check the server, port, security, username and password; nothing was saved.",
-			mb.IMAP.Addr, mb.IMAP.Username, serverSaid(err))
+		return checkRefusal("reading", mb.IMAP, err)
 	}
 	release()
 	return nil
 }
 
-// publicHost refuses a host that is, or resolves to, an address not on
-// the internet (loopback, private, link-local).
-func publicHost(ctx context.Context, host string) error {
-	ips, err := net.DefaultResolver.LookupIPAddr(ctx, host)
-	if err != nil || len(ips) == 0 {
-		return vibesell.Errorf(vibesell.EINVALID, "VibeSell could not find the server %s. Check its name; nothing was saved.", host)
+// checkRefusal is what a person reads when a check failed: the guard's
+// refusal as it is, anything else as one of a few sentences of ours. What
+// the remote end said is never repeated (a person could otherwise read
+// any service's greeting through the check), nor the addresses of this
+// server's side of the connection.
+func checkRefusal(which string, e Endpoint, err error) error {
+	if r := outbound.Refused(err); r != nil {
+		return vibesell.Errorf(r.Code, "VibeSell did not connect to the %s server %s: %s. Use the server name and port your mail provider gives; nothing was saved.",
+			which, e.Addr, r.Reason)
 	}
-	for _, ip := range ips {
-		if ip.IP.IsLoopback() || ip.IP.IsPrivate() || ip.IP.IsUnspecified() || ip.IP.IsLinkLocalUnicast() || ip.IP.IsLinkLocalMulticast() {
-			return vibesell.Errorf(vibesell.EINVALID, "%s is on a private network (%s), which VibeSell does not connect to. Use the server name your mail provider gives; nothing was saved.", host, ip.IP)
-		}
-	}
-	return nil
+	return vibesell.Errorf(vibesell.EINVALID, "VibeSell could not sign in to the %s server %s as %s: %s. Check the server, port, security, username and password; nothing was saved.",
+		which, e.Addr, e.Username, whatFailed(err))
 }
 
-// serverSaid is the reason a server refused, on one line, without what
-// the caller wrapped around it.
-func serverSaid(err error) string {
-	msg := err.Error()
-	var netErr net.Error
-	if errors.As(err, &netErr) && netErr.Timeout() {
+// whatFailed says in our words where a connection check failed.
+func whatFailed(err error) string {
+	var (
+		netErr    net.Error
+		dnsErr    *net.DNSError
+		textErr   *textproto.Error
+		certErr   *tls.CertificateVerificationError
+		recordErr tls.RecordHeaderError
+		alertErr  tls.AlertError
+	)
+	switch {
+	case errors.As(err, &dnsErr):
+		return "no server by that name was found"
+	case errors.As(err, &netErr) && netErr.Timeout(), errors.Is(err, context.DeadlineExceeded):
 		return "the server did not answer in time"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "nothing accepted the connection on that port"
+	case errors.Is(err, errLoginRefused), errors.As(err, &textErr) && textErr.Code == 535:
+		return "the server did not accept the username and password"
+	case errors.As(err, &certErr):
+		return "the server's certificate could not be verified for that name"
+	case errors.As(err, &recordErr), errors.As(err, &alertErr):
+		return "a secure connection could not be made (check the security: STARTTLS or TLS)"
+	default:
+		return "the server did not complete the sign-in (check the port and the security: STARTTLS or TLS)"
 	}
-	msg = strings.Join(strings.Fields(msg), " ")
-	if len(msg) > 300 {
-		msg = msg[:300] + "…"
-	}
-	return msg
 }
 
-func (c *Connections) mailboxOf(r ConnectRequest) Mailbox {
+// mailboxOf is the mailbox of workspace ws with r's settings, its servers
+// reached through the guard as ws.
+func (c *Connections) mailboxOf(ws uuid.UUID, r ConnectRequest) Mailbox {
+	dial := c.guard.For(ws.String())
 	endpoint := func(s ServerSettings) Endpoint {
-		return Endpoint{Addr: s.Addr(), Username: s.Username, Password: s.Password, RootCAs: c.roots, ImplicitTLS: s.Security == SecurityTLS}
+		return Endpoint{Addr: s.Addr(), Username: s.Username, Password: s.Password, RootCAs: c.roots, ImplicitTLS: s.Security == SecurityTLS, Dial: dial}
 	}
 	return Mailbox{Address: Address{Name: r.SenderName, Email: r.Address}, SMTP: endpoint(r.SMTP), IMAP: endpoint(r.IMAP), Own: true}
 }
@@ -313,7 +328,7 @@ func (c *Connections) Mailboxes(ctx context.Context, ws uuid.UUID) ([]Mailbox, e
 		if err := json.Unmarshal(plain, &p); err != nil {
 			return nil, fmt.Errorf("the passwords of connected mailbox %s: %w", x.Address, err)
 		}
-		out = append(out, c.mailboxOf(ConnectRequest{Address: x.Address, SenderName: x.SenderName,
+		out = append(out, c.mailboxOf(ws, ConnectRequest{Address: x.Address, SenderName: x.SenderName,
 			SMTP: ServerSettings{Host: x.SMTPHost, Port: x.SMTPPort, Security: x.SMTPSecurity, Username: x.SMTPUsername, Password: p.SMTP},
 			IMAP: ServerSettings{Host: x.IMAPHost, Port: x.IMAPPort, Security: x.IMAPSecurity, Username: x.IMAPUsername, Password: p.IMAP}}))
 	}

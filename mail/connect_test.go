@@ -2,7 +2,11 @@ package mail_test
 
 import (
 	"bytes"
+	"net"
+	"net/netip"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -10,6 +14,8 @@ import (
 
 	"vibesell"
 	"vibesell/mail"
+	"vibesell/mail/mailtest"
+	"vibesell/outbound"
 	"vibesell/workspace"
 )
 
@@ -18,7 +24,7 @@ import (
 func TestConnectedMailboxes(t *testing.T) {
 	b := setup(t)
 	conns := mail.NewConnections(b.db, b.secret, b.clock, b.sandbox.Roots())
-	conns.AllowPrivateHosts() // the sandbox listens on loopback
+	conns.UseGuard(mailtest.Guard(t, b.sandbox)) // the sandbox listens on loopback
 	other, err := workspace.Create(b.ctx, b.db, "Globex")
 	if err != nil {
 		t.Fatal(err)
@@ -33,13 +39,13 @@ func TestConnectedMailboxes(t *testing.T) {
 	t.Run("a wrong password is refused, naming the server, and nothing is saved", func(t *testing.T) {
 		_, err := conns.Connect(b.ctx, b.workspace, request("wrong-password", good))
 		msg := vibesell.ErrorMessage(err)
-		if vibesell.ErrorCode(err) != vibesell.EINVALID || !strings.HasPrefix(msg, "VibeSell could not sign in to the sending server "+b.sandbox.SMTPAddr()+" as dana@getacme.com") ||
+		if vibesell.ErrorCode(err) != vibesell.EINVALID || !strings.HasPrefix(msg, "VibeSell could not sign in to the sending server "+b.sandbox.SMTPAddr()+" as dana@getacme.com: the server did not accept the username and password.") ||
 			strings.Contains(msg, "wrong-password") || !strings.HasSuffix(msg, "nothing was saved.") {
 			t.Errorf("bad SMTP password: %v", err)
 		}
 		_, err = conns.Connect(b.ctx, b.workspace, request(good, "wrong-password"))
 		msg = vibesell.ErrorMessage(err)
-		if vibesell.ErrorCode(err) != vibesell.EINVALID || !strings.HasPrefix(msg, "VibeSell could not sign in to the reading server "+b.sandbox.IMAPAddr()) || strings.Contains(msg, "wrong-password") {
+		if vibesell.ErrorCode(err) != vibesell.EINVALID || !strings.HasPrefix(msg, "VibeSell could not sign in to the reading server "+b.sandbox.IMAPAddr()+" as dana@getacme.com: the server did not accept the username and password.") || strings.Contains(msg, "wrong-password") {
 			t.Errorf("bad IMAP password: %v", err)
 		}
 		tls := request(good, good)
@@ -51,10 +57,20 @@ func TestConnectedMailboxes(t *testing.T) {
 			t.Errorf("saved after failed checks: %q (%v); want none", addresses(list), err)
 		}
 	})
-	t.Run("a host on a private network is refused unless allowed", func(t *testing.T) {
+	t.Run("production's rules refuse loopback, even on an allowed port", func(t *testing.T) {
 		_, err := mail.NewConnections(b.db, b.secret, b.clock, b.sandbox.Roots()).Connect(b.ctx, b.workspace, request(good, good))
-		if want := "127.0.0.1 is on a private network (127.0.0.1), which VibeSell does not connect to. Use the server name your mail provider gives; nothing was saved."; vibesell.ErrorMessage(err) != want {
-			t.Errorf("loopback: %v", err)
+		want := "VibeSell did not connect to the sending server " + b.sandbox.SMTPAddr() + ": port " + strconv.Itoa(b.mailbox.SMTP.Settings().Port) +
+			" is not one VibeSell connects to (only 25, 143, 465, 587 and 993). Use the server name and port your mail provider gives; nothing was saved."
+		if vibesell.ErrorMessage(err) != want {
+			t.Errorf("the default guard:\n got %v\nwant %s", err, want)
+		}
+		prod := mail.NewConnections(b.db, b.secret, b.clock, b.sandbox.Roots())
+		prod.UseGuard(outbound.New(outbound.Config{Ports: []int{b.mailbox.SMTP.Settings().Port, b.mailbox.IMAP.Settings().Port}}))
+		_, err = prod.Connect(b.ctx, b.workspace, request(good, good))
+		want = "VibeSell did not connect to the sending server " + b.sandbox.SMTPAddr() + ": 127.0.0.1 is a loopback address (this machine), not on the public internet." +
+			" Use the server name and port your mail provider gives; nothing was saved."
+		if vibesell.ErrorMessage(err) != want || vibesell.ErrorCode(err) != vibesell.EINVALID {
+			t.Errorf("loopback on a mail port:\n got %v\nwant %s", err, want)
 		}
 	})
 	t.Run("missing settings are all named at once", func(t *testing.T) {
@@ -143,6 +159,143 @@ func TestConnectedMailboxes(t *testing.T) {
 			t.Errorf("still listed: %q", addresses(list))
 		}
 	})
+}
+
+// Addresses that are not on the public internet, or ports that are not a
+// mail server's, are refused at dial time, before any packet leaves, with
+// what was refused; the check is limited per workspace.
+func TestConnectionChecksAreGuarded(t *testing.T) {
+	b := setup(t)
+	conns := mail.NewConnections(b.db, b.secret, b.clock, b.sandbox.Roots()) // production's guard
+	request := func(host string, port int) mail.ConnectRequest {
+		s := mail.ServerSettings{Host: host, Port: port, Security: mail.SecuritySTARTTLS, Username: "dana", Password: "secret"}
+		return mail.ConnectRequest{Address: "dana@getacme.com", SMTP: s, IMAP: s}
+	}
+	for _, tc := range []struct {
+		host string
+		port int
+		why  string
+	}{
+		{"100.100.100.200", 587, "100.100.100.200 is a shared (carrier-grade NAT) address"},
+		{"100.64.0.1", 587, "100.64.0.1 is a shared (carrier-grade NAT) address"},
+		{"198.18.0.1", 465, "198.18.0.1 is a benchmarking address"},
+		{"10.0.0.5", 993, "10.0.0.5 is a private network address"},
+		{"169.254.169.254", 25, "169.254.169.254 is a link-local address"},
+		{"192.0.2.10", 587, "192.0.2.10 is a documentation address"},
+		{"224.0.0.1", 25, "224.0.0.1 is a multicast address"},
+		{"mail.example.com", 8080, "port 8080 is not one VibeSell connects to (only 25, 143, 465, 587 and 993)"},
+	} {
+		_, err := conns.Connect(b.ctx, b.workspace, request(tc.host, tc.port))
+		addr := net.JoinHostPort(tc.host, strconv.Itoa(tc.port))
+		if msg := vibesell.ErrorMessage(err); !strings.HasPrefix(msg, "VibeSell did not connect to the sending server "+addr+": "+tc.why) {
+			t.Errorf("%s: %v\nwant it to say %q", addr, err, tc.why)
+		}
+	}
+
+	t.Run("limited per workspace", func(t *testing.T) {
+		limited := mail.NewConnections(b.db, b.secret, b.clock, b.sandbox.Roots())
+		var allow []netip.AddrPort
+		for _, a := range []string{b.sandbox.SMTPAddr(), b.sandbox.IMAPAddr()} {
+			allow = append(allow, netip.MustParseAddrPort(a))
+		}
+		limited.UseGuard(outbound.New(outbound.Config{Allow: allow, PerMinute: 2, Clock: b.clock}))
+		r := mail.ConnectRequest{Address: "dana@getacme.com", SMTP: b.mailbox.SMTP.Settings(), IMAP: b.mailbox.IMAP.Settings()}
+		if _, err := limited.Connect(b.ctx, b.workspace, r); err != nil {
+			t.Fatalf("first check (two connections): %v", err)
+		}
+		_, err := limited.Connect(b.ctx, b.workspace, r)
+		if vibesell.ErrorCode(err) != vibesell.ERATELIMITED || !strings.Contains(vibesell.ErrorMessage(err), "too many connections to outside servers in the last minute (at most 2)") {
+			t.Errorf("third connection: %v", err)
+		}
+		other, err := workspace.Create(b.ctx, b.db, "Globex")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := limited.Connect(b.ctx, other.ID, r); err != nil {
+			t.Errorf("another workspace: %v", err)
+		}
+	})
+
+	t.Run("what the remote end says and this server's address are never shown", func(t *testing.T) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ln.Close() })
+		ours := make(chan string, 2)
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				ours <- c.RemoteAddr().String()
+				c.Write([]byte("554 SECRET-BANNER internal-admin 10.9.8.7 version 1.2.3\r\n"))
+				c.Close()
+			}
+		}()
+		ap := netip.MustParseAddrPort(ln.Addr().String())
+		probe := mail.NewConnections(b.db, b.secret, b.clock, b.sandbox.Roots())
+		probe.UseGuard(outbound.New(outbound.Config{Allow: []netip.AddrPort{ap}}))
+		_, err = probe.Connect(b.ctx, b.workspace, request(ap.Addr().String(), int(ap.Port())))
+		msg := vibesell.ErrorMessage(err)
+		local := <-ours
+		if vibesell.ErrorCode(err) != vibesell.EINVALID || strings.Contains(msg, "SECRET") || strings.Contains(msg, "10.9.8.7") || strings.Contains(msg, local) ||
+			!strings.HasPrefix(msg, "VibeSell could not sign in to the sending server "+ap.String()+" as dana: the server did not complete the sign-in") {
+			t.Errorf("a server answering with a banner: %v", err)
+		}
+	})
+}
+
+// After a mailbox is saved, its stored address is dialled through the
+// guard too: a mailbox whose server now points at another service on this
+// machine (its name rebound, its row changed) gets no connection from the
+// engine or the reply watcher.
+func TestConnectedMailboxesAreDialledThroughTheGuard(t *testing.T) {
+	b := setup(t)
+	conns := mail.NewConnections(b.db, b.secret, b.clock, b.sandbox.Roots())
+	conns.UseGuard(mailtest.Guard(t, b.sandbox))
+	if _, err := conns.Connect(b.ctx, b.workspace, mail.ConnectRequest{Address: "dana@getacme.com",
+		SMTP: b.mailbox.SMTP.Settings(), IMAP: b.mailbox.IMAP.Settings()}); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	var reached atomic.Int32
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			reached.Add(1)
+			c.Close()
+		}
+	}()
+	internal := netip.MustParseAddrPort(ln.Addr().String()).Port()
+	if _, err := b.db.Exec(b.ctx, `UPDATE mail_connected_mailboxes SET smtp_port = $2, imap_port = $2 WHERE workspace_id = $1`, b.workspace, int(internal)); err != nil {
+		t.Fatal(err)
+	}
+	boxes, err := conns.Mailboxes(b.ctx, b.workspace)
+	if err != nil || len(boxes) != 1 {
+		t.Fatalf("mailboxes: %d (%v)", len(boxes), err)
+	}
+	_, err = mail.NewPoller(b.db, b.suppressor, b.clock, nil).Poll(b.ctx, b.workspace, boxes[0])
+	if outbound.Refused(err) == nil {
+		t.Errorf("reading replies: %v, want the guard's refusal", err)
+	}
+	out := b.outgoing(newCampaignID(), newLeadID(), 1)
+	out.Mailbox = boxes[0]
+	res, err := b.sender.Send(b.ctx, out)
+	if outbound.Refused(err) == nil || res.Status != mail.StatusFailed {
+		t.Errorf("sending: %s (%v), want failed with the guard's refusal", res.Status, err)
+	}
+	if n := reached.Load(); n != 0 {
+		t.Errorf("the service on this machine was reached %d times", n)
+	}
 }
 
 // addresses are the listed mailboxes' addresses, in the list's order.

@@ -109,7 +109,7 @@ func engineSetup(t testing.TB, o engineOptions) *engineBundle {
 		var mb vsmail.Mailbox
 		provider, mb = mailtest.Sandbox(t, vsmail.Address{Name: "Dana Reyes", Email: "dana@own.test"}, vsmail.SandboxConfig{Clock: env.Clock})
 		conns = vsmail.NewConnections(pool, secret, env.Clock, provider.Roots())
-		conns.AllowPrivateHosts() // the provider listens on loopback
+		conns.UseGuard(mailtest.Guard(t, provider)) // the provider listens on loopback
 		if _, err := conns.Connect(ctx, ws.ID, vsmail.ConnectRequest{Address: "dana@own.test", SenderName: "Dana Reyes",
 			SMTP: mb.SMTP.Settings(), IMAP: mb.IMAP.Settings()}); err != nil {
 			t.Fatal(err)

@@ -73,7 +73,7 @@ func (n *Notices) Send(ctx context.Context, ws uuid.UUID, to []string, subject, 
 		ids, ws, n.clock.Now()); err != nil {
 		return fmt.Errorf("record the notices of workspace %s: %w", ws, err)
 	}
-	client, err := submissionClient(n.endpoint, noticeTimeout)
+	client, err := submissionClient(n.endpoint, false, noticeTimeout)
 	if err != nil {
 		return err
 	}

@@ -108,8 +108,9 @@ func (p *Poller) Poll(ctx context.Context, workspaceID uuid.UUID, mb Mailbox) (i
 }
 
 // dialIMAP connects to the mailbox's IMAP server (STARTTLS, or implicit
-// TLS on port 993) and logs in. The connection closes when ctx ends or
-// release is called.
+// TLS on port 993) through its endpoint's dial, and logs in. The
+// connection closes when ctx ends or release is called. A login the
+// server refused is errLoginRefused.
 func dialIMAP(ctx context.Context, mb Mailbox, handler *imapclient.UnilateralDataHandler) (c *imapclient.Client, release func(), err error) {
 	host, _, err := net.SplitHostPort(mb.IMAP.Addr)
 	if err != nil {
@@ -117,15 +118,27 @@ func dialIMAP(ctx context.Context, mb Mailbox, handler *imapclient.UnilateralDat
 	}
 	opts := &imapclient.Options{
 		TLSConfig:             &tls.Config{RootCAs: mb.IMAP.RootCAs, ServerName: host, MinVersion: tls.VersionTLS12},
-		Dialer:                &net.Dialer{Timeout: 30 * time.Second},
 		UnilateralDataHandler: handler,
 	}
-	if strings.HasSuffix(mb.IMAP.Addr, ":993") || mb.IMAP.ImplicitTLS {
-		c, err = imapclient.DialTLS(mb.IMAP.Addr, opts)
-	} else {
-		c, err = imapclient.DialStartTLS(mb.IMAP.Addr, opts)
-	}
+	conn, err := mb.IMAP.dial(ctx, mb.Own)
 	if err != nil {
+		return nil, nil, fmt.Errorf("imap connect to %s: %w", mb.IMAP.Addr, err)
+	}
+	// ctx ending stops the greeting and the TLS handshake too.
+	stopEarly := context.AfterFunc(ctx, func() { conn.Close() })
+	if strings.HasSuffix(mb.IMAP.Addr, ":993") || mb.IMAP.ImplicitTLS {
+		tlsConfig := opts.TLSConfig.Clone()
+		tlsConfig.NextProtos = []string{"imap"}
+		tc := tls.Client(conn, tlsConfig)
+		if err = tc.HandshakeContext(ctx); err == nil {
+			c = imapclient.New(tc, opts)
+		}
+	} else {
+		c, err = imapclient.NewStartTLS(conn, opts)
+	}
+	stopEarly()
+	if err != nil {
+		conn.Close()
 		return nil, nil, fmt.Errorf("imap connect to %s: %w", mb.IMAP.Addr, err)
 	}
 	stop := context.AfterFunc(ctx, func() { c.Close() })
@@ -135,10 +148,18 @@ func dialIMAP(ctx context.Context, mb Mailbox, handler *imapclient.UnilateralDat
 	}
 	if err := c.Login(mb.IMAP.Username, mb.IMAP.Password).Wait(); err != nil {
 		release()
+		var refused *imap.Error
+		if errors.As(err, &refused) {
+			err = fmt.Errorf("%w: %w", errLoginRefused, err)
+		}
 		return nil, nil, fmt.Errorf("imap login as %s: %w", mb.IMAP.Username, err)
 	}
 	return c, release, nil
 }
+
+// errLoginRefused is a server's answer that the username or password is
+// wrong.
+var errLoginRefused = errors.New("the server refused the login")
 
 // Watch reads the mailbox until ctx ends: once at the start, again each
 // time the server announces new mail in the inbox over IDLE (when it offers

@@ -2,6 +2,7 @@ package mail
 
 import (
 	"bytes"
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -27,6 +28,7 @@ import (
 	"github.com/emersion/go-smtp"
 
 	"vibesell"
+	"vibesell/outbound"
 )
 
 // Endpoint is where a mailbox submits or reads mail, and how it logs in.
@@ -41,6 +43,30 @@ type Endpoint struct {
 	// plain, then STARTTLS (required). Ports 465 (SMTP) and 993 (IMAP)
 	// are implicit TLS in any case.
 	ImplicitTLS bool
+	// Dial connects to Addr. A mailbox a person connected (Own) always
+	// has one, the outbound guard's for its workspace: its servers are
+	// an address someone typed. nil, for the sandbox's own servers only:
+	// a plain connection.
+	Dial outbound.DialFunc
+}
+
+// same says two endpoints reach the same server the same way (their
+// dials are the same guard's for one workspace).
+func (e Endpoint) same(o Endpoint) bool {
+	return e.Addr == o.Addr && e.Username == o.Username && e.Password == o.Password && e.RootCAs == o.RootCAs && e.ImplicitTLS == o.ImplicitTLS
+}
+
+// dial connects to the endpoint through its Dial. A mailbox a person
+// connected is never reached any other way.
+func (e Endpoint) dial(ctx context.Context, own bool) (net.Conn, error) {
+	if e.Dial != nil {
+		return e.Dial(ctx, "tcp", e.Addr)
+	}
+	if own {
+		return nil, fmt.Errorf("connect to %s: a connected mailbox has no guarded dial", e.Addr)
+	}
+	d := net.Dialer{Timeout: 30 * time.Second}
+	return d.DialContext(ctx, "tcp", e.Addr)
 }
 
 // Mailbox is one sending address with its SMTP submission and IMAP

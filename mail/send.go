@@ -170,7 +170,7 @@ func (s *Sender) SendGated(ctx context.Context, outs []Outgoing, gate Gate) ([]S
 			return nil, errors.New("send batch: every step of a batch leaves from the same mailbox")
 		}
 	}
-	session := &smtpSession{endpoint: outs[0].Mailbox.SMTP, timeout: s.timeout}
+	session := &smtpSession{endpoint: outs[0].Mailbox.SMTP, own: outs[0].Mailbox.Own, timeout: s.timeout}
 	defer session.close()
 	results := make([]SendResult, 0, len(outs))
 	// The next chunk is claimed while this one is sent: its gate is read
@@ -789,13 +789,14 @@ func transmit(ctx context.Context, session *smtpSession, msg *gomail.Msg) (strin
 // and opened again after a message that failed.
 type smtpSession struct {
 	endpoint Endpoint
+	own      bool // a mailbox a person connected: dialled through its guard only
 	timeout  time.Duration
 	client   *gomail.Client
 }
 
 func (ss *smtpSession) send(ctx context.Context, msg *gomail.Msg) error {
 	if ss.client == nil {
-		client, err := submissionClient(ss.endpoint, ss.timeout)
+		client, err := submissionClient(ss.endpoint, ss.own, ss.timeout)
 		if err != nil {
 			return err
 		}
@@ -826,9 +827,10 @@ func dataHandedOver(err error) bool {
 	return errors.As(err, &sendErr) && (sendErr.Reason == gomail.ErrSMTPDataClose || sendErr.Reason == gomail.ErrAmbiguous)
 }
 
-// submissionClient speaks SMTP submission to the endpoint: STARTTLS
-// required (or implicit TLS on port 465), then AUTH PLAIN.
-func submissionClient(e Endpoint, timeout time.Duration) (*gomail.Client, error) {
+// submissionClient speaks SMTP submission to the endpoint, connecting
+// through its dial: STARTTLS required (or implicit TLS on port 465), then
+// AUTH PLAIN.
+func submissionClient(e Endpoint, own bool, timeout time.Duration) (*gomail.Client, error) {
 	host, portText, err := net.SplitHostPort(e.Addr)
 	if err != nil {
 		return nil, fmt.Errorf("smtp endpoint %q: %w", e.Addr, err)
@@ -837,16 +839,32 @@ func submissionClient(e Endpoint, timeout time.Duration) (*gomail.Client, error)
 	if err != nil {
 		return nil, fmt.Errorf("smtp endpoint %q: %w", e.Addr, err)
 	}
+	tlsConfig := &tls.Config{RootCAs: e.RootCAs, ServerName: host, MinVersion: tls.VersionTLS12}
+	implicit := port == 465 || e.ImplicitTLS
 	opts := []gomail.Option{
 		gomail.WithPort(port),
-		gomail.WithTLSConfig(&tls.Config{RootCAs: e.RootCAs, ServerName: host, MinVersion: tls.VersionTLS12}),
+		gomail.WithTLSConfig(tlsConfig),
 		gomail.WithSMTPAuth(gomail.SMTPAuthPlain),
 		gomail.WithUsername(e.Username),
 		gomail.WithPassword(e.Password),
 		gomail.WithTimeout(timeout),
 		gomail.WithHELO("vibesell"),
+		// go-mail dials with this instead of its own dialer, and then
+		// leaves implicit TLS to it.
+		gomail.WithDialContextFunc(func(ctx context.Context, _, _ string) (net.Conn, error) {
+			conn, err := e.dial(ctx, own)
+			if err != nil || !implicit {
+				return conn, err
+			}
+			tc := tls.Client(conn, tlsConfig)
+			if err := tc.HandshakeContext(ctx); err != nil {
+				conn.Close()
+				return nil, err
+			}
+			return tc, nil
+		}),
 	}
-	if port == 465 || e.ImplicitTLS {
+	if implicit {
 		opts = append(opts, gomail.WithSSL())
 	} else {
 		opts = append(opts, gomail.WithTLSPolicy(gomail.TLSMandatory))

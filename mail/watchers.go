@@ -59,7 +59,7 @@ func (w *Watchers) Sync(ctx context.Context) (int, error) {
 		k := watchKey{m.WorkspaceID, m.Address.Email}
 		seen[k] = true
 		if cur := w.running[k]; cur != nil {
-			if cur.mb.SMTP == m.SMTP && cur.mb.IMAP == m.IMAP {
+			if cur.mb.SMTP.same(m.SMTP) && cur.mb.IMAP.same(m.IMAP) {
 				continue
 			}
 			cur.cancel()

@@ -23,7 +23,7 @@ func TestSendingSetupListsConnectedMailboxes(t *testing.T) {
 	sandbox, mb := mailtest.Sandbox(t, mail.Address{Email: "dana@getacme.com"}, mail.SandboxConfig{})
 	secret := mailtest.Secret(t)
 	conns := f.connections(secret, sandbox.Roots())
-	conns.AllowPrivateHosts() // the sandbox listens on loopback
+	conns.UseGuard(mailtest.Guard(t, sandbox)) // the sandbox listens on loopback
 	if _, err := conns.Connect(context.Background(), f.ws.ID, mail.ConnectRequest{Address: "dana@getacme.com",
 		SMTP: mb.SMTP.Settings(), IMAP: mb.IMAP.Settings()}); err != nil {
 		t.Fatal(err)

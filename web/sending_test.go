@@ -150,7 +150,7 @@ func TestConnectAMailbox(t *testing.T) {
 	var svc *sending.Service
 	a := setup(t, withSending(&svc, false), func(a *app, cfg *web.Config) {
 		cfg.Connections = mail.NewConnections(a.pool, secret, nil, sandbox.Roots())
-		cfg.Connections.AllowPrivateHosts() // the sandbox listens on loopback
+		cfg.Connections.UseGuard(mailtest.Guard(t, sandbox)) // the sandbox listens on loopback
 	})
 	ada := a.browser(t)
 	ada.SignIn("ada@acme.test", password, "/app/sending")

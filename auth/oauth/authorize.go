@@ -29,11 +29,15 @@ import (
 // the client (RFC 6749 §4.1.2.1).
 func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	c, err := s.client(r.Context(), q.Get("client_id"))
+	c, err := s.client(r.Context(), s.clientIP(r), q.Get("client_id"))
 	if err != nil {
 		var oe *oauthError
 		if errors.As(err, &oe) {
-			s.personError(w, r, http.StatusBadRequest, "This app cannot connect", oe.Description)
+			status := http.StatusBadRequest
+			if oe.status == http.StatusTooManyRequests || oe.status == http.StatusServiceUnavailable {
+				status = oe.status // a limit: the same request may work later
+			}
+			s.personError(w, r, status, "This app cannot connect", oe.Description)
 			return
 		}
 		s.personInternal(w, r, err)

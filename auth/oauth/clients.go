@@ -178,9 +178,11 @@ func errUnknownClient(id string) *oauthError {
 }
 
 // client returns the client with the given id: a registered one from the
-// database, or one known by its metadata document, fetched when not cached
-// or cached too long. Errors: *oauthError invalid_client.
-func (s *Server) client(ctx context.Context, id string) (Client, error) {
+// database, or one known by its metadata document, fetched for the client
+// address ip when not cached or cached too long. Errors: *oauthError
+// invalid_client, or slow_down and temporarily_unavailable past the
+// fetches' limits.
+func (s *Server) client(ctx context.Context, ip, id string) (Client, error) {
 	if id == "" || len(id) > 2048 {
 		return Client{}, errorf(http.StatusBadRequest, "invalid_request", "The client_id is missing.")
 	}
@@ -207,7 +209,7 @@ func (s *Server) client(ctx context.Context, id string) (Client, error) {
 	if err != nil {
 		return Client{}, err
 	}
-	md, err := s.fetcher.fetch(ctx, u)
+	md, err := s.fetchMetadata(ctx, ip, u)
 	if err != nil {
 		return Client{}, err
 	}
@@ -227,6 +229,56 @@ func (s *Server) client(ctx context.Context, id string) (Client, error) {
 		return Client{}, fmt.Errorf("cache client metadata: %w", err)
 	}
 	return c, nil
+}
+
+// fetchMetadata fetches the document at u for the client address ip,
+// within the limits: a URL whose fetch failed lately is answered from
+// memory, each address fetches at most RateLimits.Metadata documents a
+// minute, and at most FetchConfig.InFlight fetches run at once. Anyone
+// can ask for a fetch before signing in; these keep it from being a way
+// to make this server connect out at will.
+func (s *Server) fetchMetadata(ctx context.Context, ip string, u *url.URL) (clientMetadata, error) {
+	f := s.fetcher
+	key := u.String()
+	if last, ok := f.failed.Get(key); ok && s.clock.Now().Before(last.until) {
+		return clientMetadata{}, last.err
+	}
+	wait, err := s.count(ctx, "metadata", ip, s.cfg.RateLimits.Metadata)
+	if err != nil {
+		return clientMetadata{}, err
+	}
+	if wait > 0 {
+		return clientMetadata{}, errorf(http.StatusTooManyRequests, "slow_down",
+			"Too many client metadata documents were fetched for your address: at most %d a minute. Try again in %d second%s.",
+			s.cfg.RateLimits.Metadata, wait, plural(wait))
+	}
+	select {
+	case f.slots <- struct{}{}:
+		defer func() { <-f.slots }()
+	default:
+		return clientMetadata{}, errorf(http.StatusServiceUnavailable, "temporarily_unavailable",
+			"This server is fetching too many client metadata documents at once. Try again in a few seconds.")
+	}
+	md, err := f.fetch(ctx, u, s.log)
+	var oe *oauthError
+	if errors.As(err, &oe) {
+		// Remembered: asking again, from any address, fetches nothing
+		// until the time is up.
+		remembered := errorf(oe.status, oe.Code, "%s It is fetched again %s after this failure at the earliest.",
+			oe.Description, durationText(f.cfg.RememberFailures))
+		f.failed.Add(key, failure{until: s.clock.Now().Add(f.cfg.RememberFailures), err: remembered})
+		return clientMetadata{}, remembered
+	}
+	return md, err
+}
+
+// durationText writes a duration in whole minutes, or seconds when it is
+// not whole minutes.
+func durationText(d time.Duration) string {
+	if d >= time.Minute && d%time.Minute == 0 {
+		return vibesell.Plural(int(d/time.Minute), "minute", "minutes")
+	}
+	return vibesell.Plural(int((d+time.Second-1)/time.Second), "second", "seconds")
 }
 
 // RedirectHost is the host a client sends people back to, for the consent
@@ -268,7 +320,7 @@ func (s *Server) PruneClients(ctx context.Context) (int64, error) {
 	now := s.clock.Now()
 	// A connection unused for as long as a refresh token lives can no
 	// longer be used at all: it leaves the list of connected apps.
-	if err := s.revokeWhere(ctx, `coalesce(last_used_at, created_at) < $1`, "unused until its refresh token expired",
+	if err := s.revokeWhere(ctx, s.db, `coalesce(last_used_at, created_at) < $1`, "unused until its refresh token expired",
 		now.Add(-refreshTokenLifetime)); err != nil {
 		return 0, err
 	}

@@ -142,7 +142,7 @@ func TestClientMetadataLimits(t *testing.T) {
 	fetches.Timeout = 300 * time.Millisecond
 	e := setup(t, options{clientFetches: fetches})
 	b := e.browser(t)
-	for id, want := range map[string]string{big: "is larger than 16 KiB", slow.srv.URL + "/client.json": "timed out"} {
+	for id, want := range map[string]string{big: "is larger than 16 KiB", slow.srv.URL + "/client.json": "could not be fetched"} {
 		q := url.Values{"response_type": {"code"}, "client_id": {id}, "redirect_uri": {callback},
 			"code_challenge": {challengeOf(strings.Repeat("v", 43))}, "code_challenge_method": {"S256"}, "resource": {e.srv.URL + "/mcp"}}
 		resp, page := b.Get(oauth.PathAuthorize + "?" + q.Encode())

@@ -5,24 +5,27 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"net"
+	"log/slog"
 	"net/http"
 	"net/netip"
 	"net/url"
 	"strings"
-	"syscall"
 	"time"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+
+	"vibesell/outbound"
 )
 
 // FetchConfig says how client ID metadata documents are fetched.
 type FetchConfig struct {
-	// AllowLoopback lets a document be fetched from a loopback address.
-	// Only tests set it: in production a client's URL naming this machine
-	// would be a way to reach its private services (SSRF). Private and
-	// link-local addresses are refused whatever it says.
+	// AllowLoopback lets a document be fetched from a loopback address,
+	// on any port. Only tests set it: in production a client's URL naming
+	// this machine would be a way to reach its private services (SSRF).
+	// Every other address that is not public is refused whatever it says
+	// (see [outbound.NotPublic]).
 	AllowLoopback bool
 	// RootCAs, when set, replaces the system's roots (tests serve the
 	// document with their own certificate).
@@ -32,15 +35,42 @@ type FetchConfig struct {
 	// CacheFor is how long a fetched document is trusted before it is
 	// fetched again. Default 1 h.
 	CacheFor time.Duration
+	// InFlight bounds the fetches one server makes at once; past it a
+	// fetch is refused at once. Default [DefaultMetadataInFlight].
+	InFlight int
+	// RememberFailures is how long a URL whose fetch failed is answered
+	// from memory, without fetching it again. Default
+	// [DefaultRememberFailures].
+	RememberFailures time.Duration
 }
+
+// Defaults of [FetchConfig].
+const (
+	DefaultMetadataInFlight = 4
+	DefaultRememberFailures = 5 * time.Minute
+)
 
 // maxMetadataBytes bounds a client ID metadata document; real ones are a
 // few hundred bytes.
 const maxMetadataBytes = 16 << 10
 
+// failuresKept bounds the failed URLs remembered.
+const failuresKept = 1024
+
 type fetcher struct {
 	cfg    FetchConfig
+	guard  *outbound.Guard
 	client *http.Client
+	// slots holds a token per fetch in flight.
+	slots chan struct{}
+	// failed are the URLs whose last fetch failed, with when to try again
+	// and the answer until then.
+	failed *lru.Cache[string, failure]
+}
+
+type failure struct {
+	until time.Time
+	err   error
 }
 
 func newFetcher(cfg FetchConfig) *fetcher {
@@ -50,73 +80,36 @@ func newFetcher(cfg FetchConfig) *fetcher {
 	if cfg.CacheFor <= 0 {
 		cfg.CacheFor = time.Hour
 	}
-	dialer := &net.Dialer{
-		Timeout: cfg.Timeout,
-		// The address is checked after resolution and right before
-		// connecting, so a name that resolves to a private address (or
-		// rebinds to one between two lookups) is refused all the same.
-		Control: func(network, address string, _ syscall.RawConn) error {
-			ap, err := netip.ParseAddrPort(address)
-			if err != nil {
-				return fmt.Errorf("refused address %q", address)
-			}
-			if !publicAddr(ap.Addr(), cfg.AllowLoopback) {
-				return &refusedAddrError{addr: ap.Addr()}
-			}
-			return nil
-		},
+	if cfg.InFlight <= 0 {
+		cfg.InFlight = DefaultMetadataInFlight
 	}
+	if cfg.RememberFailures <= 0 {
+		cfg.RememberFailures = DefaultRememberFailures
+	}
+	var allow []netip.AddrPort
+	if cfg.AllowLoopback {
+		allow = []netip.AddrPort{netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), 0), netip.AddrPortFrom(netip.IPv6Loopback(), 0)}
+	}
+	// The outbound guard's address rules, on HTTPS's port only; its
+	// limit is not used: fetches are limited per client address and in
+	// flight here.
+	guard := outbound.New(outbound.Config{Ports: []int{443}, PerMinute: -1, Allow: allow, Timeout: cfg.Timeout})
 	transport := &http.Transport{
 		Proxy:                 nil, // a proxy would do the connecting, past the address check
-		DialContext:           dialer.DialContext,
+		DialContext:           guard.For(""),
 		TLSClientConfig:       &tls.Config{RootCAs: cfg.RootCAs, MinVersion: tls.VersionTLS12},
 		TLSHandshakeTimeout:   cfg.Timeout,
 		ResponseHeaderTimeout: cfg.Timeout,
 		MaxIdleConns:          10,
 		IdleConnTimeout:       30 * time.Second,
 	}
-	return &fetcher{cfg: cfg, client: &http.Client{
+	failed, _ := lru.New[string, failure](failuresKept)
+	return &fetcher{cfg: cfg, guard: guard, slots: make(chan struct{}, cfg.InFlight), failed: failed, client: &http.Client{
 		Transport: transport,
 		Timeout:   cfg.Timeout,
 		// A redirect could lead anywhere; the document must be at its URL.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}}
-}
-
-type refusedAddrError struct{ addr netip.Addr }
-
-func (e *refusedAddrError) Error() string {
-	return "refused to connect to non-public address " + e.addr.String()
-}
-
-// nonPublic lists ranges that are neither loopback, private nor link-local
-// by netip's reckoning but are still not the public internet.
-var nonPublic = []netip.Prefix{
-	netip.MustParsePrefix("0.0.0.0/8"),
-	netip.MustParsePrefix("100.64.0.0/10"), // carrier-grade NAT
-	netip.MustParsePrefix("192.0.0.0/24"),
-	netip.MustParsePrefix("198.18.0.0/15"), // benchmarking
-	netip.MustParsePrefix("240.0.0.0/4"),
-	netip.MustParsePrefix("64:ff9b::/96"), // NAT64 embeds IPv4 addresses
-	netip.MustParsePrefix("2001:db8::/32"),
-}
-
-// publicAddr reports whether a metadata document may be fetched from a.
-func publicAddr(a netip.Addr, allowLoopback bool) bool {
-	a = a.Unmap()
-	if a.IsLoopback() {
-		return allowLoopback
-	}
-	if !a.IsValid() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() ||
-		a.IsInterfaceLocalMulticast() || a.IsMulticast() || a.IsUnspecified() {
-		return false
-	}
-	for _, p := range nonPublic {
-		if p.Contains(a) {
-			return false
-		}
-	}
-	return true
 }
 
 // clientMetadata is the part of a client's metadata (RFC 7591 §2) this
@@ -159,10 +152,18 @@ func checkMetadataURL(raw string) (*url.URL, error) {
 	return u, nil
 }
 
-// fetch reads and checks the metadata document at u.
-func (f *fetcher) fetch(ctx context.Context, u *url.URL) (clientMetadata, error) {
+// fetch reads and checks the metadata document at u. Whatever went wrong
+// on the way to a document (the address refused, no connection, a
+// timeout, a status other than 200) is answered with one sentence, so
+// that the page says nothing of what is reachable from this server; the
+// cause goes to the log.
+func (f *fetcher) fetch(ctx context.Context, u *url.URL, log *slog.Logger) (clientMetadata, error) {
 	bad := func(format string, args ...any) error {
 		return errorf(http.StatusBadRequest, "invalid_client", "The client metadata document at %s "+format, append([]any{u}, args...)...)
+	}
+	unreachable := func(cause error) error {
+		log.InfoContext(ctx, "client metadata document not fetched", "url", u.String(), "err", cause)
+		return bad("could not be fetched: it must be served over HTTPS on port 443 from a public address, and answer 200 with the document (redirects are not followed).")
 	}
 	ctx, cancel := context.WithTimeout(ctx, f.cfg.Timeout)
 	defer cancel()
@@ -173,19 +174,15 @@ func (f *fetcher) fetch(ctx context.Context, u *url.URL) (clientMetadata, error)
 	req.Header.Set("Accept", "application/json")
 	resp, err := f.client.Do(req)
 	if err != nil {
-		var refused *refusedAddrError
-		if errors.As(err, &refused) {
-			return clientMetadata{}, bad("is on a private or local network address, which this server does not fetch from.")
-		}
-		return clientMetadata{}, bad("could not be fetched (%s).", shortNetError(err))
+		return clientMetadata{}, unreachable(err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return clientMetadata{}, bad("answered %s; it must answer 200 with the document (redirects are not followed).", resp.Status)
+		return clientMetadata{}, unreachable(fmt.Errorf("answered %s", resp.Status))
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxMetadataBytes+1))
 	if err != nil {
-		return clientMetadata{}, bad("could not be read (%s).", shortNetError(err))
+		return clientMetadata{}, unreachable(err)
 	}
 	if len(body) > maxMetadataBytes {
 		return clientMetadata{}, bad("is larger than %d KiB.", maxMetadataBytes>>10)
@@ -201,16 +198,4 @@ func (f *fetcher) fetch(ctx context.Context, u *url.URL) (clientMetadata, error)
 		return clientMetadata{}, bad("asks for token_endpoint_auth_method %q; this server has public clients only (none).", m)
 	}
 	return md, nil
-}
-
-func shortNetError(err error) string {
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		return "timed out"
-	}
-	s := err.Error()
-	if i := strings.LastIndex(s, ": "); i >= 0 {
-		s = s[i+2:]
-	}
-	return s
 }

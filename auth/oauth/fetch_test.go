@@ -5,21 +5,27 @@ import (
 	"testing"
 )
 
-func TestPublicAddr(t *testing.T) {
+// Metadata documents are fetched with the outbound guard's address rules
+// (its own test lists every range), on port 443 only; loopback, on any
+// port, only when a test allows it.
+func TestMetadataFetchAddresses(t *testing.T) {
+	prod := newFetcher(FetchConfig{}).guard
 	for addr, want := range map[string]bool{
-		"93.184.215.14": true, "2606:2800:21f:cb07:6820:80da:af6b:8b2c": true,
-		"10.0.0.1": false, "172.16.5.4": false, "192.168.1.1": false, "169.254.169.254": false,
-		"100.64.0.1": false, "0.0.0.0": false, "127.0.0.1": false, "::1": false, "::ffff:10.0.0.1": false,
-		"fc00::1": false, "fe80::1": false, "64:ff9b::a00:1": false, "224.0.0.1": false,
+		"93.184.215.14:443": true, "[2606:2800:21f:cb07:6820:80da:af6b:8b2c]:443": true,
+		"93.184.215.14:80": false, "93.184.215.14:8443": false,
+		"10.0.0.1:443": false, "169.254.169.254:443": false, "100.64.0.1:443": false, "127.0.0.1:443": false, "[::1]:443": false,
+		"[::ffff:10.0.0.1]:443": false, "[fc00::1]:443": false, "[64:ff9b::a00:1]:443": false, "224.0.0.1:443": false,
+		"[2002:a00:1::1]:443": false, "[2001:0:4136:e378::1]:443": false, "192.0.2.1:443": false, "198.51.100.1:443": false,
+		"203.0.113.1:443": false, "[2001:db8::1]:443": false, "198.18.0.1:443": false,
 	} {
-		if got := publicAddr(netip.MustParseAddr(addr), false); got != want {
-			t.Errorf("publicAddr(%s) = %v, want %v", addr, got, want)
+		if got := prod.Check(netip.MustParseAddrPort(addr)) == nil; got != want {
+			t.Errorf("connects to %s: %v, want %v", addr, got, want)
 		}
 	}
-	if !publicAddr(netip.MustParseAddr("127.0.0.1"), true) {
-		t.Error("loopback refused with AllowLoopback")
-	}
-	if publicAddr(netip.MustParseAddr("10.0.0.1"), true) {
-		t.Error("a private address allowed with AllowLoopback")
+	tests := newFetcher(FetchConfig{AllowLoopback: true}).guard
+	for addr, want := range map[string]bool{"127.0.0.1:8443": true, "[::1]:1234": true, "10.0.0.1:443": false, "127.0.0.2:443": false} {
+		if got := tests.Check(netip.MustParseAddrPort(addr)) == nil; got != want {
+			t.Errorf("with loopback allowed, connects to %s: %v, want %v", addr, got, want)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package oauth
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -19,12 +20,18 @@ import (
 type RateLimits struct {
 	Register int
 	Token    int
+	// Metadata bounds the client ID metadata documents fetched for one
+	// client address (at /oauth/authorize, before anyone signs in, and at
+	// /oauth/token); a document read from the cache, or a failure
+	// remembered, is not counted.
+	Metadata int
 }
 
 // Default limits, per client address per minute.
 const (
 	DefaultRegisterLimit = 30
 	DefaultTokenLimit    = 300
+	DefaultMetadataLimit = 10
 )
 
 const rateWindow = time.Minute
@@ -35,6 +42,9 @@ func (l RateLimits) withDefaults() RateLimits {
 	}
 	if l.Token == 0 {
 		l.Token = DefaultTokenLimit
+	}
+	if l.Metadata == 0 {
+		l.Metadata = DefaultMetadataLimit
 	}
 	return l
 }
@@ -48,20 +58,12 @@ func (s *Server) limited(endpoint string, limit int, next http.HandlerFunc) http
 		return next
 	}
 	return func(w http.ResponseWriter, r *http.Request) {
-		now := s.clock.Now()
-		start := now.Truncate(rateWindow)
-		var hits int
-		err := s.db.QueryRow(r.Context(), `INSERT INTO oauth_rate_limits (endpoint, client_ip, window_start, hits)
-			VALUES ($1, $2, $3, 1)
-			ON CONFLICT (endpoint, client_ip, window_start) DO UPDATE SET hits = oauth_rate_limits.hits + 1
-			RETURNING hits`, endpoint, truncate(s.clientIP(r), 100), start).Scan(&hits)
+		wait, err := s.count(r.Context(), endpoint, s.clientIP(r), limit)
 		if err != nil {
-			s.internal(w, r, fmt.Errorf("count %s requests: %w", endpoint, err))
+			s.internal(w, r, err)
 			return
 		}
-		if hits > limit {
-			wait := int((start.Add(rateWindow).Sub(now) + time.Second - 1) / time.Second)
-			wait = max(1, wait)
+		if wait > 0 {
 			w.Header().Set("Retry-After", strconv.Itoa(wait))
 			writeJSON(w, http.StatusTooManyRequests, errorf(0, "slow_down",
 				"Too many requests from your address: at most %d a minute. Try again in %d second%s.", limit, wait, plural(wait)))
@@ -69,6 +71,29 @@ func (s *Server) limited(endpoint string, limit int, next http.HandlerFunc) http
 		}
 		next(w, r)
 	}
+}
+
+// count counts one request of ip to what (an endpoint, or metadata
+// fetches) in the current minute, across replicas, and says how many
+// seconds to wait when it is past limit (0: within it).
+func (s *Server) count(ctx context.Context, what, ip string, limit int) (int, error) {
+	if limit < 0 {
+		return 0, nil
+	}
+	now := s.clock.Now()
+	start := now.Truncate(rateWindow)
+	var hits int
+	err := s.db.QueryRow(ctx, `INSERT INTO oauth_rate_limits (endpoint, client_ip, window_start, hits)
+		VALUES ($1, $2, $3, 1)
+		ON CONFLICT (endpoint, client_ip, window_start) DO UPDATE SET hits = oauth_rate_limits.hits + 1
+		RETURNING hits`, what, truncate(ip, 100), start).Scan(&hits)
+	if err != nil {
+		return 0, fmt.Errorf("count %s requests: %w", what, err)
+	}
+	if hits <= limit {
+		return 0, nil
+	}
+	return max(1, int((start.Add(rateWindow).Sub(now)+time.Second-1)/time.Second)), nil
 }
 
 func plural(n int) string {

@@ -249,6 +249,40 @@ func TestRefusals(t *testing.T) {
 		wantRefused(t, e, access, http.StatusUnauthorized, "invalid_token", "disconnected")
 	})
 
+	t.Run("a failed redeem uses nothing up", func(t *testing.T) {
+		c, other := e.raw(t), e.raw(t)
+		code := c.code()
+		// Someone who saw the code in a log: a wrong verifier, another
+		// client, another redirect URI. None of them ends the connection.
+		status, body := c.token(url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {callback},
+			"code_verifier": {strings.Repeat("w", 43)}, "resource": {e.srv.URL + "/mcp"}})
+		wantOAuthError(t, status, body, http.StatusBadRequest, "invalid_grant", "does not match the code_challenge")
+		status, body = other.exchange(code)
+		wantOAuthError(t, status, body, http.StatusBadRequest, "invalid_grant", "issued to another client")
+		status, body = c.token(url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {"http://127.0.0.1:9/elsewhere"},
+			"code_verifier": {c.verifier}, "resource": {e.srv.URL + "/mcp"}})
+		wantOAuthError(t, status, body, http.StatusBadRequest, "invalid_grant", "redirect_uri must be the one")
+		status, body = c.exchange(code)
+		if status != http.StatusOK {
+			t.Fatalf("the real client's redeem after the failed ones: %d %v", status, body)
+		}
+		access, rt := body["access_token"].(string), body["refresh_token"].(string)
+
+		// A refresh token presented with another client_id first.
+		status, body = other.refresh(rt)
+		wantOAuthError(t, status, body, http.StatusBadRequest, "invalid_grant", "issued to another client")
+		status, body = c.refresh(rt)
+		if status != http.StatusOK {
+			t.Fatalf("the real client's refresh after another client's: %d %v", status, body)
+		}
+		if status, _ := e.call(t, access); status != http.StatusOK {
+			t.Errorf("the connection ended: /mcp answered %d", status)
+		}
+		if status, _ := e.call(t, body["access_token"].(string)); status != http.StatusOK {
+			t.Errorf("the refreshed token: /mcp answered %d", status)
+		}
+	})
+
 	t.Run("disconnected, then deleted client", func(t *testing.T) {
 		e := setup(t) // alone, so that its one connection is this client's
 		c := e.raw(t)
@@ -373,7 +407,7 @@ func TestClientMetadataOnPrivateAddressIsNotFetched(t *testing.T) {
 		q := url.Values{"response_type": {"code"}, "client_id": {id}, "redirect_uri": {callback},
 			"code_challenge": {challengeOf(strings.Repeat("v", 43))}, "code_challenge_method": {"S256"}, "resource": {e.srv.URL + "/mcp"}}
 		resp, page := b.Get(oauth.PathAuthorize + "?" + q.Encode())
-		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(page, "private or local network address") {
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(page, "could not be fetched: it must be served over HTTPS on port 443 from a public address") {
 			t.Errorf("%s: %d\n%s", id, resp.StatusCode, page)
 		}
 	}

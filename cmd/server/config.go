@@ -191,7 +191,8 @@ func loadConfig(getenv func(string) string) (config, error) {
 		}
 		cfg.ClientIPHeader = http.CanonicalHeaderKey(v)
 	}
-	for name, limit := range map[string]*int{"OAUTH_REGISTER_LIMIT": &cfg.OAuthLimits.Register, "OAUTH_TOKEN_LIMIT": &cfg.OAuthLimits.Token} {
+	for name, limit := range map[string]*int{"OAUTH_REGISTER_LIMIT": &cfg.OAuthLimits.Register, "OAUTH_TOKEN_LIMIT": &cfg.OAuthLimits.Token,
+		"OAUTH_METADATA_LIMIT": &cfg.OAuthLimits.Metadata} {
 		if *limit, err = perMinuteLimit(name, getenv(name)); err != nil {
 			return cfg, err
 		}

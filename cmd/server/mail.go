@@ -21,6 +21,7 @@ import (
 
 	"vibesell/billing"
 	"vibesell/mail"
+	"vibesell/outbound"
 	"vibesell/sending"
 )
 
@@ -42,6 +43,36 @@ type mailConfig struct {
 	// campaign whose spam complaints over its last 100 sends pass it (two
 	// at least) pauses.
 	ComplaintLimit float64
+	// Outbound is how connected mailboxes' servers are reached:
+	// OUTBOUND_MAIL_PORTS and OUTBOUND_CONNECTIONS_PER_MINUTE. Nothing
+	// here can let a loopback or private address through.
+	Outbound outbound.Config
+}
+
+// loadOutbound reads the outbound guard's ports and limit.
+func loadOutbound(getenv func(string) string) (outbound.Config, error) {
+	var c outbound.Config
+	if v := getenv("OUTBOUND_MAIL_PORTS"); v != "" {
+		for _, p := range strings.Split(v, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(p))
+			if err != nil || n < 1 || n > 65535 {
+				return c, &configError{"OUTBOUND_MAIL_PORTS", v, "expected ports separated by commas, such as 25,465,587,143,993"}
+			}
+			c.Ports = append(c.Ports, n)
+		}
+	}
+	switch v := getenv("OUTBOUND_CONNECTIONS_PER_MINUTE"); v {
+	case "":
+	case "off":
+		c.PerMinute = -1
+	default:
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 1_000_000 {
+			return c, &configError{"OUTBOUND_CONNECTIONS_PER_MINUTE", v, "expected a number of connections per workspace per minute, such as 120, or off"}
+		}
+		c.PerMinute = n
+	}
+	return c, nil
 }
 
 // percentSetting reads the variable name as a percentage above 0 and
@@ -72,6 +103,9 @@ func loadMailConfig(getenv func(string) string) (mailConfig, error) {
 		return c, err
 	}
 	if c.ComplaintLimit, err = percentSetting(getenv, "MAIL_COMPLAINT_LIMIT", mail.DefaultComplaintLimit, "0.3 or 1"); err != nil {
+		return c, err
+	}
+	if c.Outbound, err = loadOutbound(getenv); err != nil {
 		return c, err
 	}
 	if v := getenv("MAIL_SECRET_KEY"); v != "" {

@@ -26,6 +26,10 @@ func TestMailConfigRefusesBadValuesNamingTheVariable(t *testing.T) {
 		{"MAIL_BOUNCE_LIMIT", "two"},
 		{"MAIL_COMPLAINT_LIMIT", "0"},
 		{"MAIL_COMPLAINT_LIMIT", "0.3 percent"},
+		{"OUTBOUND_MAIL_PORTS", "587,smtp"},
+		{"OUTBOUND_MAIL_PORTS", "0"},
+		{"OUTBOUND_CONNECTIONS_PER_MINUTE", "0"},
+		{"OUTBOUND_CONNECTIONS_PER_MINUTE", "many"},
 	}
 	for _, c := range cases {
 		msg := configRefusal(t, c.name, c.value)

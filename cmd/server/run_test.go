@@ -68,6 +68,7 @@ func TestConfigRefusesBadValuesNamingTheVariable(t *testing.T) {
 		{"BILLING_PLANS", `[{"id":"starter","name":"Starter","price":{"minor":4900,"currency":"USD"},"stripePrice":"price_1","limits":{"mailboxes":1,"leadsPerMonth":1,"activeCampaigns":1,"emailsPerMonth":1}}]`},
 		{"OAUTH_REGISTER_LIMIT", "0"},
 		{"OAUTH_TOKEN_LIMIT", "fast"},
+		{"OAUTH_METADATA_LIMIT", "-3"},
 	}
 	for _, c := range cases {
 		configRefusal(t, c.name, c.value)

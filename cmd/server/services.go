@@ -17,6 +17,7 @@ import (
 	"vibesell/campaigns"
 	"vibesell/cards"
 	"vibesell/mail"
+	"vibesell/outbound"
 	"vibesell/sending"
 	"vibesell/store"
 	"vibesell/tools"
@@ -84,6 +85,9 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 	var dkimRecord sending.DKIMRecordFunc
 	if secret != nil {
 		s.connections = mail.NewConnections(db, *secret, clock, nil)
+		guard := cfg.Mail.Outbound
+		guard.Clock = clock
+		s.connections.UseGuard(outbound.New(guard))
 		keys := mail.NewKeys(db, *secret, clock)
 		dkimRecord = func(ctx context.Context, ws uuid.UUID, domain string) (sending.Record, error) {
 			rec, err := keys.Record(ctx, ws, domain)

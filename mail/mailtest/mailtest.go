@@ -5,9 +5,11 @@ package mailtest
 
 import (
 	"bytes"
+	"net/netip"
 	"testing"
 
 	"vibesell/mail"
+	"vibesell/outbound"
 )
 
 // Sandbox starts the sandbox mail server on free loopback ports for the
@@ -41,4 +43,22 @@ func Secret(t testing.TB) mail.Secret {
 		t.Fatalf("mailtest: secret: %v", err)
 	}
 	return s
+}
+
+// Guard is an outbound guard with production's rules that lets exactly
+// the sandboxes' SMTP and IMAP addresses through (they listen on
+// loopback), for connecting a mailbox that lives in them.
+func Guard(t testing.TB, sandboxes ...*mail.Sandbox) *outbound.Guard {
+	t.Helper()
+	var allow []netip.AddrPort
+	for _, s := range sandboxes {
+		for _, addr := range []string{s.SMTPAddr(), s.IMAPAddr()} {
+			ap, err := netip.ParseAddrPort(addr)
+			if err != nil {
+				t.Fatalf("mailtest: the sandbox listens on %q: %v", addr, err)
+			}
+			allow = append(allow, ap)
+		}
+	}
+	return outbound.New(outbound.Config{Allow: allow})
 }
