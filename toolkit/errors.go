@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"time"
 
+	"github.com/google/uuid"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
@@ -39,9 +41,23 @@ var errNoWorkspace = vibesell.Errorf(vibesell.EUNAUTHORIZED,
 // truncate or reject, so it is worth a warning in the log.
 const maxText = 100_000
 
-func (t Tool) handler(log *slog.Logger, gate Gate, resultMeta func(context.Context, auth.Principal, string, json.RawMessage) (map[string]any, error)) server.ToolHandlerFunc {
+// zoneMetaKey names, in a result's _meta, the time zone its text writes
+// moments in (an IANA name), for the card to write them alike.
+const zoneMetaKey = "vibesell/timeZone"
+
+func (t Tool) handler(log *slog.Logger, gate Gate, resultMeta func(context.Context, auth.Principal, string, json.RawMessage) (map[string]any, error),
+	zone func(context.Context, uuid.UUID) (*time.Location, error)) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if p, ok := auth.FromContext(ctx); ok && zone != nil {
+			ctx = vibesell.WithZone(ctx, func(ctx context.Context) (*time.Location, error) { return zone(ctx, p.WorkspaceID) })
+		}
 		res := t.call(ctx, log, gate, req.GetRawArguments())
+		if loc, ok := vibesell.ZoneRead(ctx); ok && !res.IsError && loc.String() != "UTC" {
+			if res.Meta == nil {
+				res.Meta = mcp.NewMetaFromMap(map[string]any{})
+			}
+			res.Meta.AdditionalFields[zoneMetaKey] = loc.String()
+		}
 		if resultMeta == nil || res.IsError || res.StructuredContent == nil {
 			return res, nil
 		}

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"time"
 
+	"github.com/google/uuid"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
@@ -46,6 +48,11 @@ type Options struct {
 	// model): the catalog issues the card's one-time decision tokens for
 	// what the result shows. An error fails the call as internal.
 	ResultMeta func(ctx context.Context, p auth.Principal, tool string, structured json.RawMessage) (map[string]any, error)
+	// Zone, when set, reads the workspace's time zone, which texts write
+	// moments in (vibesell.FormatTimeFor); it is read only by a call whose
+	// text writes one, and the card is then told it in the result's
+	// _meta["vibesell/timeZone"]. Without it, moments are in UTC.
+	Zone func(ctx context.Context, ws uuid.UUID) (*time.Location, error)
 	// Echo adds the echo tool. For benchmarks and tests only: it is not
 	// part of the product.
 	Echo bool
@@ -107,7 +114,7 @@ func NewServer(tools []Tool, opts *Options) *server.MCPServer {
 		seen[t.Name()] = true
 		def := t.def
 		def.Meta = cardMeta(t.appOnly)
-		serverTools = append(serverTools, server.ServerTool{Tool: def, Handler: t.handler(o.Logger, o.Gate, o.ResultMeta)})
+		serverTools = append(serverTools, server.ServerTool{Tool: def, Handler: t.handler(o.Logger, o.Gate, o.ResultMeta, o.Zone)})
 	}
 	s.AddTools(serverTools...)
 

@@ -16,5 +16,8 @@ func NewServer(d Deps, o *toolkit.Options) *server.MCPServer {
 	}
 	opts.Instructions = Instructions
 	opts.ResultMeta = decisionTokens(d)
+	if d.Workspaces != nil && opts.Zone == nil {
+		opts.Zone = d.Workspaces.Zone
+	}
 	return toolkit.NewServer(Registry(d), &opts)
 }

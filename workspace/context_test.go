@@ -30,6 +30,7 @@ var contextTables = []string{
 	"audience_targets", "lead_imports",
 	"billing_accounts",
 	"sequence_versions", "campaigns",
+	"workspace_senders",
 }
 
 // notContextTables hold a workspace's rows that get_workspace_context does
@@ -46,10 +47,9 @@ var notContextTables = []string{
 	// an import batch of a thousand leads moves the stamp once, through its
 	// import's row.
 	"leads", "suppressions", "lead_uploads", "lead_upload_rows",
-	// The sender settings: get_workspace_context does not show them yet.
 	// A campaign's leads are written only with its campaigns row, which
 	// moves the stamp.
-	"workspace_senders", "campaign_leads",
+	"campaign_leads",
 	"billing_checkouts", "stripe_events", "billing_usage",
 	// Decision tokens, the approval policies (read when deciding; the
 	// context names where to decide without them) and the reminders sent.
@@ -144,6 +144,9 @@ func TestEveryContextTableMovesTheStamp(t *testing.T) {
 			`INSERT INTO campaigns (workspace_id, id, name, sequence_id, sequence_version, mailboxes, window_start, window_end, days, daily_cap, stop_for_company, status, created_at)
 			 VALUES ($1, 'cp_00000000000000a1', 'Heads of sales', 'sq_00000000000000a1', 1, '{sam@getacme.com}', 540, 1020, '{1,2,3,4,5}', 20, false, 'staged', now())`,
 			`UPDATE campaigns SET status = 'scheduled', launched_at = now(), first_send_at = now() WHERE workspace_id = $1`, `DELETE FROM campaigns WHERE workspace_id = $1`},
+		{"workspace_senders",
+			`INSERT INTO workspace_senders (workspace_id, time_zone, updated_at) VALUES ($1, 'Europe/Paris', now())`,
+			`UPDATE workspace_senders SET time_zone = 'America/Los_Angeles' WHERE workspace_id = $1`, `DELETE FROM workspace_senders WHERE workspace_id = $1`},
 	}
 	covered := []string{}
 	for _, w := range writes {

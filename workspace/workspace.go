@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -33,6 +34,9 @@ type Service struct {
 	// notes, when set, tell the context caches of a moved stamp; see
 	// [Service.KeepContextsFresh].
 	notes *store.Notifications
+
+	zonesOnce sync.Once
+	zones     *ContextCache[*time.Location]
 }
 
 // NewService returns a Service on db, whose clock dates what is saved.

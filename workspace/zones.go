@@ -1,9 +1,14 @@
 package workspace
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"vibesell"
 )
@@ -103,4 +108,32 @@ func zoneSuggestions(given string, now time.Time, n int) []string {
 		}
 	}
 	return out
+}
+
+// Zone returns the workspace's time zone, the one its settings set (UTC
+// until they do). Each replica keeps it while the workspace's context
+// stamp stands, so the texts of a call read it without a round trip.
+func (s *Service) Zone(ctx context.Context, ws uuid.UUID) (*time.Location, error) {
+	// Made on first use, after KeepContextsFresh has wired the
+	// notifications that keep it.
+	s.zonesOnce.Do(func() { s.zones = NewContextCache(s, 10_000, readZone) })
+	return s.zones.Read(ctx, ws)
+}
+
+func readZone(b *pgx.Batch, ws uuid.UUID) func() (*time.Location, error) {
+	loc, readErr := time.UTC, error(nil)
+	b.Queue(`SELECT time_zone FROM workspace_senders WHERE workspace_id = $1`, ws).QueryRow(func(row pgx.Row) error {
+		var name string
+		err := row.Scan(&name)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+			return nil
+		case err != nil:
+			readErr = fmt.Errorf("read time zone of workspace %s: %w", ws, err)
+			return readErr
+		}
+		loc = Sender{TimeZone: name}.Location()
+		return nil
+	})
+	return func() (*time.Location, error) { return loc, readErr }
 }
