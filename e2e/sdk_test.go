@@ -66,7 +66,8 @@ func TestOfficialTypeScriptClient(t *testing.T) {
 
 // proofreadResults runs the text of every result the client got, refusals
 // included, through the proofreader: what the assistant reads, and
-// repeats to the person.
+// repeats to the person; and checks each is finished (a next step, and
+// links that only the person opens).
 func proofreadResults(t *testing.T, dump string) {
 	t.Helper()
 	data, err := os.ReadFile(dump)
@@ -86,7 +87,7 @@ func proofreadResults(t *testing.T, dump string) {
 		}
 		results++
 		tools[r.Tool] = true
-		for _, f := range proofread.Text(r.Text, proofread.Assistant) {
+		for _, f := range append(proofread.Text(r.Text, proofread.Assistant), proofread.Result(r.Text, r.IsError)...) {
 			// The first of each mistake per tool: the same sentence
 			// repeats across calls with other ids.
 			key := r.Tool + " " + f.Rule
