@@ -29,7 +29,7 @@ var (
 	// What to do next names a tool to call, tells the assistant what to
 	// put to the person, or says "Next".
 	nextStep = regexp.MustCompile(`(?i)\bnext\b|\bcall\s+` + "`?" + `[a-z]+_[a-z_]+|\b(?:ask|tell|give|show|put|offer)\b[^.]{0,60}\bthe person\b|\bthe person (?:can|may|decides|approves|picks|opens)\b`)
-	link      = regexp.MustCompile(`https?://`)
+	link     = regexp.MustCompile(`https?://`)
 	// Only the person opens a link: "only they open it", "Only the
 	// person opens it", "only a signed-in person can approve it, at …".
 	onlyThePerson = regexp.MustCompile(`(?i)\bonly (?:the person|they|a signed-in person|the workspace's people)\b`)
