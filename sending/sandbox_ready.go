@@ -3,7 +3,6 @@ package sending
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -108,7 +107,7 @@ func ShortcutSentence(domains, mailboxes, already int) string {
 		return fmt.Sprintf("Made %s ready at once: a sandbox shortcut.", domainsCounted(domains).Count())
 	}
 	return fmt.Sprintf("Made %s and %s ready, and %s warm, at once: a sandbox shortcut. %s can send at full volume now.",
-		domainsCounted(domains).Count(), boxes.Count(), boxes.The(), strings.ToUpper(boxes.They()[:1])+boxes.They()[1:])
+		domainsCounted(domains).Count(), boxes.Count(), boxes.The(), capital(boxes.They()))
 }
 
 func collectStrings(rows pgx.Rows, err error) ([]string, error) {

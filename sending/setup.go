@@ -385,14 +385,20 @@ func (s *Service) nextStep(st Setup, now time.Time) (string, string) {
 		return vibesell.ToolStartWarmup, fmt.Sprintf("%s ready to warm up; the warmup starts by itself within %d minutes. Call %s to start it at once.",
 			vibesell.Plural(states[MailboxReady], "mailbox is", "mailboxes are"), int(WarmupSweepEvery.Minutes()), vibesell.ToolStartWarmup)
 	case states[MailboxPreparing] > 0 && states[MailboxWarming] == 0 && states[MailboxWarm] == 0:
-		return vibesell.ToolStartWarmup, fmt.Sprintf("The addresses are being prepared; the first are ready on %s, and their warmup starts by itself that day. Nothing needs calling meanwhile (%s starts a warmup at once once they are ready).",
-			vibesell.FormatDate(*firstReady), vibesell.ToolStartWarmup)
+		preparing := addressesCounted(states[MailboxPreparing])
+		first := "the first are ready"
+		if preparing.n == 1 {
+			first = "it is ready"
+		}
+		return vibesell.ToolStartWarmup, fmt.Sprintf("%s %s being prepared; %s on %s, and %s warmup starts by itself that day. Nothing needs calling meanwhile (%s starts a warmup straight away once %s %s ready).",
+			capital(preparing.The()), preparing.Are(), first, vibesell.FormatDate(*firstReady), preparing.pick("its", "their"), vibesell.ToolStartWarmup, preparing.They(), preparing.Are())
 	case states[MailboxPreparing] > 0 || states[MailboxWarming] > 0:
 		when := ""
 		if st.ReadyToSendOn != nil {
 			when = fmt.Sprintf(" The setup can send at full volume from %s.", vibesell.FormatDate(*st.ReadyToSendOn))
 		}
-		return "", "Nothing to do for the sending setup right now: the addresses are being prepared or warming up." + when + " Meanwhile, the campaign can be prepared."
+		all := addressesCounted(len(st.Mailboxes))
+		return "", fmt.Sprintf("Nothing to do for the sending setup right now: %s %s being prepared or warming up.", all.The(), all.Are()) + when + " Meanwhile, the campaign can be prepared."
 	}
 	return "", "The sending setup is ready: every address can send at full volume."
 }

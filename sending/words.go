@@ -1,6 +1,10 @@
 package sending
 
-import "vibesell"
+import (
+	"strings"
+
+	"vibesell"
+)
 
 // counted is a count of things with the words that refer to them, agreeing
 // with the count: every sentence of the sending setup that says "the
@@ -13,6 +17,15 @@ type counted struct {
 
 func domainsCounted(n int) counted   { return counted{n, "domain", "domains"} }
 func mailboxesCounted(n int) counted { return counted{n, "mailbox", "mailboxes"} }
+func addressesCounted(n int) counted { return counted{n, "address", "addresses"} }
+
+// capital starts a sentence with s: "The domain".
+func capital(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
 
 // Count is the number and the noun: "1 domain", "3 domains".
 func (c counted) Count() string { return vibesell.Plural(c.n, c.one, c.many) }
