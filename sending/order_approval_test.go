@@ -14,6 +14,7 @@ import (
 
 	"vibesell"
 	"vibesell/approvals"
+	"vibesell/cards"
 	"vibesell/sending"
 	"vibesell/store"
 	"vibesell/workspace"
@@ -201,6 +202,16 @@ func TestOrderApproval(t *testing.T) {
 		_, err = f.svc.StartWarmup(ctx, f.a.ID)
 		if err == nil || !strings.Contains(err.Error(), a.ID) || !strings.Contains(err.Error(), a.AppURL) {
 			t.Errorf("start warmup: %v", err)
+		}
+		// The source answered again says the same: the order waits.
+		type noArgs struct{}
+		q, err := f.svc.ChooseSource(ctx, f.a.ID, noArgs{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := f.svc.ChooseSource(ctx, f.a.ID, noArgs{}, []cards.Answer{{Card: q.Card.ID, Answer: "own_names"}})
+		if r := settledResult(t, "the source again", again, err); r.NextTool != vibesell.ToolListPendingApprovals || !strings.Contains(r.NextStep, a.ID) {
+			t.Errorf("the source again, with the order waiting: next %s %q", r.NextTool, r.NextStep)
 		}
 		// Globex has no order waiting.
 		if st, err := f.svc.GetSetup(ctx, f.b.ID); err != nil || st.NextTool != vibesell.ToolChooseSendingSource {

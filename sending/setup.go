@@ -136,16 +136,21 @@ func (s *Service) GetSetup(ctx context.Context, ws uuid.UUID) (Setup, error) {
 		wg.Go(func() { d.Checks = CheckRecords(ctx, r, d.Records) })
 	}
 	wg.Wait()
-	if st.NextTool == vibesell.ToolOrderSendingSetup || st.MailboxCount(MailboxPlanned) > 0 {
-		pending, err := s.PendingOrder(ctx, ws)
-		if err != nil {
-			return Setup{}, err
-		}
-		if pending != nil {
-			st = st.WithOpen([]approvals.Approval{*pending})
-		}
+	return s.withPendingOrder(ctx, ws, st)
+}
+
+// withPendingOrder is st with its next step while an order of it waits
+// for a decision: read only when the setup has something to order, so a
+// setup past its order reads nothing more.
+func (s *Service) withPendingOrder(ctx context.Context, ws uuid.UUID, st Setup) (Setup, error) {
+	if st.NextTool != vibesell.ToolOrderSendingSetup && st.MailboxCount(MailboxPlanned) == 0 {
+		return st, nil
 	}
-	return st, nil
+	pending, err := s.PendingOrder(ctx, ws)
+	if err != nil || pending == nil {
+		return st, err
+	}
+	return st.WithOpen([]approvals.Approval{*pending}), nil
 }
 
 // WithOpen returns the setup with its next step while the approvals in

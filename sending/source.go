@@ -99,7 +99,13 @@ func (s *Service) ChooseSource(ctx context.Context, ws uuid.UUID, args any, answ
 			return Outcome[SourceChoice]{}, err
 		}
 	}
-	s.explainSource(&choice, s.SetupFrom(rows))
+	// An order waiting for the person's decision is the next step, not
+	// another order.
+	st, err := s.withPendingOrder(ctx, ws, s.SetupFrom(rows))
+	if err != nil {
+		return Outcome[SourceChoice]{}, err
+	}
+	s.explainSource(&choice, st)
 	return settled(s, flow, choice, notes), nil
 }
 
