@@ -260,7 +260,8 @@ func setupMarkdown(st sending.Setup, out sendingSetupOutput) string {
 	if z := st.Sizing; z != nil {
 		fmt.Fprintf(&b, "Sizing: %s emails per business day on %s and %s; %s per month and %s per year (confirmed %s).\n",
 			vibesell.Count(z.DailyVolume), vibesell.Plural(z.Mailboxes, "mailbox", "mailboxes"), vibesell.Plural(z.Domains, "domain", "domains"), z.MonthlyCost, z.YearlyCost, formatTime(*z.ConfirmedAt))
-		if c := st.Capacity; c != nil && c.Off() {
+		// An ordered setup that falls short says so in its next step.
+		if c := st.Capacity; c != nil && c.Off() && !(c.Ordered && c.Short()) {
 			fmt.Fprintf(&b, "Picks against the sizing: %s\n", c.Sentence())
 		}
 	} else {
