@@ -170,6 +170,7 @@ type Flow struct {
 	given    []Answer        // the call's answers, one per card, in the order given
 	rows     map[string]*row // the cards they name
 	settled  []Answer
+	asked    map[string]bool // the topics asked in this call
 }
 
 // row is a card as stored.
@@ -284,9 +285,27 @@ func (f *Flow) Tool() string { return f.tool }
 // Arguments returns the call's arguments in canonical form, without answers.
 func (f *Flow) Arguments() json.RawMessage { return f.args }
 
-// Answers returns the answers that settled the questions asked so far, in
-// the order asked.
-func (f *Flow) Answers() []Answer { return append([]Answer{}, f.settled...) }
+// Answers returns every answer the flow holds, as the format keeps them:
+// first the call's answers to cards of this flow that are answered on
+// record but whose question this call did not ask (a switch already
+// made is not asked again, yet it was answered and stays in the list),
+// in the order given; then the answers that settled the questions asked
+// so far, in the order asked.
+func (f *Flow) Answers() []Answer {
+	var out []Answer
+	for _, g := range f.given {
+		r := f.rows[g.Card]
+		if r == nil || r.status != "answered" || f.asked[r.topic] {
+			continue
+		}
+		via := ViaConversation
+		if r.answeredVia != nil {
+			via = *r.answeredVia
+		}
+		out = append(out, Answer{Card: r.id, Answer: *r.answer, Via: via})
+	}
+	return append(out, f.settled...)
+}
 
 // Ask settles q with the call's answer to it, or returns the card to put to
 // the person: a new one when q was never asked with these arguments, the
@@ -301,6 +320,10 @@ func (f *Flow) Ask(ctx context.Context, q Question) (*Settled, *Card, error) {
 	if err := q.valid(); err != nil {
 		return nil, nil, fmt.Errorf("ask %s/%s: %w", f.tool, q.Topic, err)
 	}
+	if f.asked == nil {
+		f.asked = map[string]bool{}
+	}
+	f.asked[q.Topic] = true
 	qh := questionHash(q)
 	given, r := f.answerFor(q.Topic)
 	if r == nil && f.answersLater(q.Topic) {

@@ -764,3 +764,52 @@ func TestAnsweredCardsAreKeptInMemory(t *testing.T) {
 		mustSettle(t)(ask(t, replica, e.a, "choose_sending_source", sourceArgs{}, answer, q))
 	})
 }
+
+// A question the flow no longer asks (a switch made on an earlier call is
+// not asked again) keeps its answer in the flow's answers: a settled
+// result lists every answer given, not only those asked this time.
+func TestAnAnswerNotAskedAgainIsKept(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	ctx := context.Background()
+	style := cards.Question{Topic: "style", Question: "Which style?", Reason: "Nothing is set up by answering.",
+		Choices: []cards.Choice{{ID: "short", Label: "Short"}, {ID: "long", Label: "Long"}}}
+	f, err := e.svc.Begin(ctx, e.a, "propose_email", sourceArgs{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, c1, err := f.Ask(ctx, sourceQuestion())
+	if err != nil || c1 == nil {
+		t.Fatalf("first call: card %v, %v", c1, err)
+	}
+	a1 := cards.Answer{Card: c1.ID, Answer: "already_warmed"}
+	if f, err = e.svc.Begin(ctx, e.a, "propose_email", sourceArgs{}, []cards.Answer{a1}); err != nil {
+		t.Fatal(err)
+	}
+	if s, _, err := f.Ask(ctx, sourceQuestion()); err != nil || s == nil {
+		t.Fatalf("answering the source: %v", err)
+	}
+	// The next call carries the source's answer, but what it settled is on
+	// record now: only the style is asked.
+	if f, err = e.svc.Begin(ctx, e.a, "propose_email", sourceArgs{}, []cards.Answer{a1}); err != nil {
+		t.Fatal(err)
+	}
+	_, c2, err := f.Ask(ctx, style)
+	if err != nil || c2 == nil {
+		t.Fatalf("style: card %v, %v", c2, err)
+	}
+	relayed := cards.Answer{Card: a1.Card, Answer: a1.Answer, Via: cards.ViaConversation}
+	if diff := cmp.Diff([]cards.Answer{relayed}, c2.Answers); diff != "" {
+		t.Errorf("the style card's answers (-want +got):\n%s", diff)
+	}
+	a2 := cards.Answer{Card: c2.ID, Answer: "long"}
+	if f, err = e.svc.Begin(ctx, e.a, "propose_email", sourceArgs{}, []cards.Answer{a1, a2}); err != nil {
+		t.Fatal(err)
+	}
+	if s, _, err := f.Ask(ctx, style); err != nil || s == nil {
+		t.Fatalf("answering the style: %v", err)
+	}
+	if diff := cmp.Diff([]cards.Answer{relayed, {Card: a2.Card, Answer: "long", Via: cards.ViaConversation}}, f.Answers()); diff != "" {
+		t.Errorf("the settled answers (-want +got):\n%s", diff)
+	}
+}

@@ -170,12 +170,17 @@ type DomainPick struct {
 // DomainsChoice is the settled answer to the domain questions.
 type DomainsChoice struct {
 	Decision Decision
-	Picks    []DomainPick
-	Provider string
-	ChosenAt time.Time
-	Meaning  string
-	NextTool string
-	NextStep string
+	// Kept is the source the person kept when asked to switch (Decision
+	// is then DecisionSource and nothing is picked), with the choice's
+	// label; "" otherwise.
+	Kept      SourceKind
+	KeptLabel string
+	Picks     []DomainPick
+	Provider  string
+	ChosenAt  time.Time
+	Meaning   string
+	NextTool  string
+	NextStep  string
 }
 
 // ProposeDomainsRequest is what propose_domains was asked.
@@ -217,8 +222,12 @@ func (s *Service) ProposeDomains(ctx context.Context, ws uuid.UUID, args any, an
 	if err != nil {
 		return Outcome[DomainsChoice]{}, err
 	}
-	if card, err := s.confirmSource(ctx, ws, flow, SourceOwnNames); err != nil || card != nil {
-		return asked[DomainsChoice](flow, card, nil), err
+	if card, kept, err := s.confirmSource(ctx, ws, flow, SourceOwnNames); err != nil {
+		return Outcome[DomainsChoice]{}, err
+	} else if card != nil {
+		return asked[DomainsChoice](s, flow, card, nil), nil
+	} else if kept != nil {
+		return settled(s, flow, *kept, nil), nil
 	}
 
 	taken, err := s.orderedDomains(ctx, ws)
@@ -257,7 +266,10 @@ func (s *Service) ProposeDomains(ctx context.Context, ws uuid.UUID, args any, an
 	}
 
 	readyOn := s.timeline(s.clock.Now(), SourceOwnNames).ReadyOn
-	perDomain := s.mailboxesPerDomain(ctx, ws)
+	spread, err := s.newDomainsPlan(ctx, ws, n)
+	if err != nil {
+		return Outcome[DomainsChoice]{}, err
+	}
 	var picks []DomainPick
 	for k := 1; k <= n; k++ {
 		q := cards.Question{
@@ -288,12 +300,12 @@ func (s *Service) ProposeDomains(ctx context.Context, ws uuid.UUID, args any, an
 			if quotes.Provider == SandboxName {
 				notes = append(notes, "Sandbox: availability comes from the sandbox; no real registry was checked.")
 			}
-			return asked[DomainsChoice](flow, card, notes), nil
+			return asked[DomainsChoice](s, flow, card, notes), nil
 		}
 		o := offered[slices.IndexFunc(offered, func(q Quote) bool { return q.Domain == ans.Answer })]
 		picks = append(picks, DomainPick{
 			Domain: o.Domain, Origin: OriginNew, YearlyPrice: *o.YearlyPrice, MailboxPrice: s.money(s.cfg.MailboxPrice),
-			Mailboxes: perDomain, ReadyOn: readyOn, card: ans.Card, answeredAt: ans.AnsweredAt,
+			Mailboxes: spread[k-1], ReadyOn: readyOn, card: ans.Card, answeredAt: ans.AnsweredAt,
 		})
 	}
 	choice := DomainsChoice{Decision: DecisionDomains, Picks: picks, Provider: quotes.Provider}
@@ -302,7 +314,7 @@ func (s *Service) ProposeDomains(ctx context.Context, ws uuid.UUID, args any, an
 		return Outcome[DomainsChoice]{}, err
 	}
 	s.explainDomains(&choice)
-	return settled(flow, choice, append(notes, more...)), nil
+	return settled(s, flow, choice, append(notes, more...)), nil
 }
 
 func domainQuestion(k, n int, company string) string {
@@ -364,13 +376,39 @@ func (s *Service) domainCount(ctx context.Context, ws uuid.UUID, asked int, sour
 	return 1, nil
 }
 
-// mailboxesPerDomain is how many mailboxes a new domain carries: the
-// confirmed sizing's, else the configured default.
-func (s *Service) mailboxesPerDomain(ctx context.Context, ws uuid.UUID) int {
-	if z, err := s.ConfirmedSizing(ctx, ws); err == nil && z != nil {
-		return z.MailboxesPerDomain
+// newDomainMailboxes is how many mailboxes each of n new domains carries:
+// the confirmed sizing's mailboxes spread over them as evenly as they go
+// (at most its mailboxes per domain, at least one each), so that picks
+// made to the sizing add up to it, mailbox for mailbox and price for
+// price. A sizing for already-warmed addresses gives its mailboxes per
+// domain each; no sizing, the configured number each.
+func newDomainMailboxes(z *Sizing, n int, cfg Config) []int {
+	out := make([]int, n)
+	for i := range out {
+		switch {
+		case z == nil:
+			out[i] = cfg.MailboxesPerDomain
+		case z.Source != SourceOwnNames:
+			out[i] = z.MailboxesPerDomain
+		default:
+			even := z.Mailboxes / n
+			if i < z.Mailboxes%n {
+				even++
+			}
+			out[i] = max(1, min(even, z.MailboxesPerDomain))
+		}
 	}
-	return s.cfg.MailboxesPerDomain
+	return out
+}
+
+// newDomainsPlan is newDomainMailboxes for n new domains in workspace ws,
+// with its confirmed sizing.
+func (s *Service) newDomainsPlan(ctx context.Context, ws uuid.UUID, n int) ([]int, error) {
+	z, err := s.ConfirmedSizing(ctx, ws)
+	if err != nil {
+		return nil, err
+	}
+	return newDomainMailboxes(z, n, s.cfg), nil
 }
 
 // orderedDomains lists the domains this workspace has already ordered.

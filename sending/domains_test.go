@@ -174,10 +174,13 @@ func TestProposeDomains(t *testing.T) {
 		if diff := cmp.Diff([]string{"source-switch", "own_names", "keep"}, []string{o.Card.Topic, o.Card.Choices[0].ID, o.Card.Choices[1].ID}); diff != "" {
 			t.Errorf("card mismatch (-want +got):\n%s", diff)
 		}
+		// Keeping is an answer the card offers, not a mistake: it settles,
+		// picks nothing, and says what to do instead.
 		keep := []cards.Answer{{Card: o.Card.ID, Answer: "keep"}}
-		_, err = f.svc.ProposeDomains(ctx, f.a.ID, args, keep, req)
-		if vibesell.ErrorCode(err) != vibesell.EINVALID || !strings.Contains(err.Error(), "the two would mix") || !strings.Contains(err.Error(), vibesell.ToolProposeWarmedDomains) {
-			t.Errorf("keeping already-warmed addresses: %v", err)
+		kept, err := f.svc.ProposeDomains(ctx, f.a.ID, args, keep, req)
+		if r := settledResult(t, "keeping already-warmed addresses", kept, err); r.Decision != sending.DecisionSource || r.Kept != sending.SourceAlreadyWarmed ||
+			len(r.Picks) != 0 || r.NextTool != vibesell.ToolProposeWarmedDomains || !strings.Contains(r.Meaning, "the two would mix") {
+			t.Errorf("keeping already-warmed addresses: %+v", r)
 		}
 		// Asked again and switched: the domains are proposed, and the source is recorded.
 		if o, err = f.svc.ProposeDomains(ctx, f.a.ID, args, nil, req); err != nil || o.Card == nil {
@@ -228,9 +231,12 @@ func TestProposeWarmedFollowsTheSource(t *testing.T) {
 	if diff := cmp.Diff(want, *askedCard(t, "first call", o, err), sameQuestion); diff != "" {
 		t.Fatalf("first call mismatch (-want +got):\n%s", diff)
 	}
-	_, err = f.svc.ProposeWarmed(ctx, f.a.ID, noArgs{}, []cards.Answer{{Card: o.Card.ID, Answer: "keep"}}, sending.ProposeWarmedRequest{})
-	if vibesell.ErrorCode(err) != vibesell.EINVALID || !strings.Contains(err.Error(), "keeps sending under their brand") ||
-		!strings.Contains(err.Error(), vibesell.ToolProposeDomains) {
-		t.Errorf("keeping the brand: %v", err)
+	kept, err := f.svc.ProposeWarmed(ctx, f.a.ID, noArgs{}, []cards.Answer{{Card: o.Card.ID, Answer: "keep"}}, sending.ProposeWarmedRequest{})
+	if r := settledResult(t, "keeping the brand", kept, err); r.Decision != sending.DecisionSource || r.Kept != sending.SourceOwnNames ||
+		r.KeptLabel != "Keep send under my brand" || r.NextTool != vibesell.ToolProposeDomains || !strings.Contains(r.Meaning, "You keep sending under your brand") {
+		t.Errorf("keeping the brand: %+v", r)
+	}
+	if diff := cmp.Diff([]cards.Answer{{Card: o.Card.ID, Answer: "keep", Via: cards.ViaConversation}}, kept.Answers); diff != "" {
+		t.Errorf("answers mismatch (-want +got):\n%s", diff)
 	}
 }

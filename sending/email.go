@@ -143,12 +143,21 @@ func (s *Service) ProposeEmail(ctx context.Context, ws uuid.UUID, args any, answ
 			"No sending domains are picked yet (or all are already ordered). Call %s for new domains under your brand, or %s for already-warmed ones, first.",
 			vibesell.ToolProposeDomains, vibesell.ToolProposeWarmedDomains)
 	}
-	perDomain := s.mailboxesPerDomain(ctx, ws)
+	var newNames []string
+	for _, d := range domains {
+		if d.Origin == OriginNew {
+			newNames = append(newNames, d.Name)
+		}
+	}
+	spread, err := s.newDomainsPlan(ctx, ws, len(newNames))
+	if err != nil {
+		return Outcome[EmailStep]{}, err
+	}
 	mailboxesOf := func(d Domain) int {
 		if d.Origin == OriginWarmed {
 			return d.ShelfMailboxes
 		}
-		return perDomain
+		return spread[slices.Index(newNames, d.Name)]
 	}
 	flow, err := s.cards.Begin(ctx, ws, vibesell.ToolProposeEmail, args, answers)
 	if err != nil {
@@ -196,7 +205,7 @@ func (s *Service) ProposeEmail(ctx context.Context, ws uuid.UUID, args any, answ
 		q.Choices = append(q.Choices, cards.Choice{
 			ID:          st.id,
 			Label:       fmt.Sprintf("%s: %s", st.label, strings.Join(example, ", ")),
-			Description: "Creates " + addressList(addrs) + "." + signsMore(senders, addrs, len(domains)),
+			Description: "Creates " + addressList(addrs) + "." + signsMore(senders, addrs[:mailboxesOf(domains[0])], domains[0].Name),
 		})
 	}
 	ans, card, err := flow.Ask(ctx, q)
@@ -204,7 +213,7 @@ func (s *Service) ProposeEmail(ctx context.Context, ws uuid.UUID, args any, answ
 		return Outcome[EmailStep]{}, err
 	}
 	if card != nil {
-		return asked[EmailStep](flow, card, nil), nil
+		return asked[EmailStep](s, flow, card, nil), nil
 	}
 
 	step := EmailStep{Domains: names, ChosenAt: ans.AnsweredAt}
@@ -227,7 +236,7 @@ func (s *Service) ProposeEmail(ctx context.Context, ws uuid.UUID, args any, answ
 				step.Addresses = append(step.Addresses, s.address(d, p+"@"+d.Name, signers[i]))
 			}
 			if m := mailboxesOf(d); len(parts) != m {
-				notes = append(notes, fmt.Sprintf("%s gets %s as written, where %d were planned.", d.Name, vibesell.Plural(len(parts), "address", "addresses"), m))
+				notes = append(notes, fmt.Sprintf("%s gets %s as written, where %s planned.", d.Name, vibesell.Plural(len(parts), "address", "addresses"), vibesell.Plural(m, "was", "were")))
 			}
 		}
 	}
@@ -240,14 +249,16 @@ func (s *Service) ProposeEmail(ctx context.Context, ws uuid.UUID, args any, answ
 		return Outcome[EmailStep]{}, err
 	}
 	s.explainEmail(&step, domains, hasSizing)
-	return settled(flow, step, append(notes, more...)), nil
+	return settled(s, flow, step, append(notes, more...)), nil
 }
 
 // signsMore says why a sender signs more than one address on a domain
 // (more mailboxes than senders), so two near-identical addresses for one
 // person and one for another do not look like a mistake.
-func signsMore(senders []sender, addrs []Address, domains int) string {
-	perDomain := len(addrs) / max(domains, 1)
+// first are the addresses of the first domain, named domain.
+func signsMore(senders []sender, first []Address, domain string) string {
+	perDomain := len(first)
+	addrs := first
 	if perDomain <= len(senders) {
 		return ""
 	}
@@ -263,7 +274,7 @@ func signsMore(senders []sender, addrs []Address, domains int) string {
 			more = append(more, fmt.Sprintf("%s signs %d", sn.name, n))
 		}
 	}
-	return fmt.Sprintf(" Each domain carries %d mailboxes for %s, so %s.", perDomain, vibesell.Plural(len(senders), "sender", "senders"), vibesell.JoinAnd(more))
+	return fmt.Sprintf(" %s carries %s for %s, so %s.", domain, mailboxesCounted(perDomain).Count(), vibesell.Plural(len(senders), "sender", "senders"), vibesell.JoinAnd(more))
 }
 
 // signersOf gives each address the person wrote a sender: the one whose

@@ -59,7 +59,7 @@ func TestProposeEmail(t *testing.T) {
 		}
 		first := o.Card.Choices[0]
 		if first.Label != "First name first: ada@, grace@, ada.lovelace@" ||
-			!strings.HasSuffix(first.Description, "Each domain carries 3 mailboxes for 2 senders, so Ada Lovelace signs 2.") {
+			!strings.HasSuffix(first.Description, "getacme.com carries 3 mailboxes for 2 senders, so Ada Lovelace signs 2.") {
 			t.Errorf("choice %q: %q", first.Label, first.Description)
 		}
 	})

@@ -30,6 +30,15 @@ type OrderPlan struct {
 	Provider     string
 }
 
+// FirstCharge is what ordering the plan charges when it is placed: the
+// domains' first year and the mailboxes' first month.
+func (p OrderPlan) FirstCharge() vibesell.Money { return firstCharge(p.YearlyCost, p.MonthlyCost) }
+
+// firstCharge is the one place the charge of an order is worked out from
+// its yearly and monthly amounts: every text that names it, and the
+// approval's cost now, take it from here.
+func firstCharge(yearly, monthly vibesell.Money) vibesell.Money { return yearly.Plus(monthly) }
+
 // PlanOrder returns what ordering would do now, checking that it can be
 // done: a source is chosen, a sizing confirmed, domains are picked, each
 // has addresses, new names are still available and warmed ones still on

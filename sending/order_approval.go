@@ -134,30 +134,34 @@ func (s *Service) orderRequest(plan OrderPlan, z *Sizing) approvals.Request {
 	if warmed > 0 {
 		what = append(what, "takes over "+vibesell.Plural(warmed, "already-warmed domain", "already-warmed domains"))
 	}
-	what = append(what, "creates "+vibesell.Plural(len(plan.Mailboxes), "mailbox", "mailboxes")+" on "+pickWord(len(plan.Domains) == 1, "it", "them"))
+	doms, boxes := domainsCounted(len(plan.Domains)), mailboxesCounted(len(plan.Mailboxes))
+	what = append(what, "creates "+boxes.Count()+" on "+doms.Them())
 	whatText := fmt.Sprintf("Orders the sending setup from %s: %s.", providerText(plan.Provider), vibesell.JoinAnd(what))
 	if sandbox {
 		whatText += " This is the sandbox: nothing real is registered, created or billed, and every amount here is a sandbox amount that is never charged."
 	}
-	if gap := capacityOf(z, plan.Domains, plan.Mailboxes); gap != nil && gap.Off() {
+	if gap := capacityOf(z, plan.Domains, plan.Mailboxes, s.cfg); gap != nil && gap.Off() {
 		whatText += " " + gap.Sentence()
 	}
 
 	when := fmt.Sprintf("Ordered as soon as it is approved. Ready on %s", vibesell.FormatDate(plan.ReadyOn))
 	if plan.FullVolumeOn.After(plan.ReadyOn) {
-		when += fmt.Sprintf("; the warmup then starts by itself, and all addresses can send at full volume from %s.", vibesell.FormatDate(plan.FullVolumeOn))
+		when += fmt.Sprintf("; the warmup then starts by itself, and %s can send at full volume from %s.", allAddresses(boxes), vibesell.FormatDate(plan.FullVolumeOn))
 	} else {
-		when += fmt.Sprintf("; all addresses can send at full volume from %s.", vibesell.FormatDate(plan.FullVolumeOn))
+		when += fmt.Sprintf("; %s can send at full volume from %s.", allAddresses(boxes), vibesell.FormatDate(plan.FullVolumeOn))
 	}
 
-	renewal := fmt.Sprintf("It renews automatically until cancelled: the domains every year (%s per year) and the mailboxes every month (%s per month). Charged when it is ordered: the domains' first year (%s) and the mailboxes' first month (%s). To cancel, contact support.",
-		plan.YearlyCost, plan.MonthlyCost, plan.YearlyCost, plan.MonthlyCost)
-	charged := fmt.Sprintf("%s when it is ordered (the domains' first year, %s, and the mailboxes' first month, %s), then %s per month for the mailboxes and %s per year for the domains.",
-		plan.YearlyCost.Plus(plan.MonthlyCost), plan.YearlyCost, plan.MonthlyCost, plan.MonthlyCost, plan.YearlyCost)
-	undo := "It cannot be undone: once ordered, the domains are registered for a year and are not refunded, and mailbox months already paid are not refunded."
+	// The first charge is one figure, computed once: the cost now and
+	// every sentence that names it say the same amount.
+	now := plan.FirstCharge()
+	renewal := fmt.Sprintf("It renews automatically until cancelled: %s every year (%s per year) and %s every month (%s per month). Charged when it is ordered: %s first year (%s) and %s first month (%s). To cancel, contact support.",
+		doms.The(), plan.YearlyCost, boxes.The(), plan.MonthlyCost, doms.Of(), plan.YearlyCost, boxes.Of(), plan.MonthlyCost)
+	charged := fmt.Sprintf("%s when it is ordered (%s first year, %s, and %s first month, %s), then %s per month for %s and %s per year for %s.",
+		now, doms.Of(), plan.YearlyCost, boxes.Of(), plan.MonthlyCost, plan.MonthlyCost, boxes.The(), plan.YearlyCost, doms.The())
+	undo := fmt.Sprintf("It cannot be undone: once ordered, %s %s registered for a year and %s not refunded, and mailbox months already paid are not refunded.", doms.The(), doms.Are(), doms.Are())
 	if sandbox {
-		renewal = fmt.Sprintf("In the sandbox nothing renews and nothing is charged; a real order would renew the domains every year (%s per year) and the mailboxes every month (%s per month).",
-			plan.YearlyCost, plan.MonthlyCost)
+		renewal = fmt.Sprintf("In the sandbox nothing renews and nothing is charged; a real order would renew %s every year (%s per year) and %s every month (%s per month).",
+			doms.The(), plan.YearlyCost, boxes.The(), plan.MonthlyCost)
 		undo = "Nothing real is ordered in the sandbox, so nothing is paid or kept."
 		charged = "Nothing: this is the sandbox, and every amount here is a sandbox amount that is never charged. A real order would charge " + charged
 	}
@@ -165,14 +169,13 @@ func (s *Service) orderRequest(plan OrderPlan, z *Sizing) approvals.Request {
 		Action:    vibesell.ToolOrderSendingSetup,
 		Arguments: struct{}{}, // one order of the workspace's picks; the plan itself is in Details
 		Details:   detailsOf(plan),
-		Summary: fmt.Sprintf("Order the sending setup: %s and %s", vibesell.Plural(len(plan.Domains), "domain", "domains"),
-			vibesell.Plural(len(plan.Mailboxes), "mailbox", "mailboxes")),
+		Summary:   fmt.Sprintf("Order the sending setup: %s and %s", doms.Count(), boxes.Count()),
 		Impact: approvals.Impact{
 			What:        whatText,
 			Items:       items,
 			Who:         "No one is contacted: this prepares the addresses the workspace's emails will go out from.",
 			When:        when,
-			CostOnce:    plan.YearlyCost,
+			CostOnce:    now,
 			CostMonthly: plan.MonthlyCost,
 			Renewal:     renewal,
 			Undo:        undo,
@@ -184,6 +187,14 @@ func (s *Service) orderRequest(plan OrderPlan, z *Sizing) approvals.Request {
 		Irreversible: !sandbox,
 		DecideHere:   false,
 	}
+}
+
+// allAddresses names every address of an order, agreeing with the count.
+func allAddresses(boxes counted) string {
+	if boxes.n == 1 {
+		return "the address"
+	}
+	return "all addresses"
 }
 
 func sandboxAmount(sandbox bool) string {
@@ -258,12 +269,12 @@ func (o *OrderAction) Execute(ctx context.Context, ex approvals.Execution) (stri
 	}
 	ws := ex.Approval.WorkspaceID
 	if ex.Resumed {
-		done, readyOn, err := o.s.alreadyOrdered(ctx, ws, want)
+		done, readyOn, orderedAt, err := o.s.alreadyOrdered(ctx, ws, want)
 		if err != nil {
 			return "", err
 		}
 		if done {
-			return orderDoneText(want, readyOn), nil
+			return orderDoneText(want, readyOn, orderedAt), nil
 		}
 	}
 	plan, err := o.s.PlaceOrder(ctx, ws, &PlaceOptions{
@@ -278,7 +289,7 @@ func (o *OrderAction) Execute(ctx context.Context, ex approvals.Execution) (stri
 	if err != nil {
 		return "", forPerson(err)
 	}
-	return orderDoneText(detailsOf(plan), plan.ReadyOn), nil
+	return orderDoneText(detailsOf(plan), plan.ReadyOn, o.s.clock.Now()), nil
 }
 
 // forPerson rewords the refusals written for the assistant (they name the
@@ -303,33 +314,41 @@ func approvedOrder(ex approvals.Execution) (orderDetails, error) {
 }
 
 // alreadyOrdered reports whether every domain and mailbox of the approved
-// order is recorded as ordered: a crash came after the order was placed.
-func (s *Service) alreadyOrdered(ctx context.Context, ws uuid.UUID, want orderDetails) (bool, time.Time, error) {
+// order is recorded as ordered (a crash came after the order was placed),
+// with the day they are ready and when they were ordered.
+func (s *Service) alreadyOrdered(ctx context.Context, ws uuid.UUID, want orderDetails) (bool, time.Time, time.Time, error) {
 	st, err := s.Summary(ctx, ws)
 	if err != nil {
-		return false, time.Time{}, err
+		return false, time.Time{}, time.Time{}, err
 	}
-	var ready time.Time
+	var ready, ordered time.Time
 	for _, dm := range want.Domains {
 		i := slices.IndexFunc(st.Domains, func(x DomainStatus) bool { return x.Name == dm.Name })
 		if i < 0 || st.Domains[i].Status == DomainChosen {
-			return false, time.Time{}, nil
+			return false, time.Time{}, time.Time{}, nil
 		}
 		if r := st.Domains[i].ReadyAt; r != nil && r.After(ready) {
 			ready = *r
+		}
+		if o := st.Domains[i].OrderedAt; o != nil && o.After(ordered) {
+			ordered = *o
 		}
 	}
 	for _, m := range want.Mailboxes {
 		i := slices.IndexFunc(st.Mailboxes, func(x MailboxStatus) bool { return x.Address == m.Address })
 		if i < 0 || st.Mailboxes[i].Status == MailboxPlanned {
-			return false, time.Time{}, nil
+			return false, time.Time{}, time.Time{}, nil
 		}
 	}
-	return true, ready, nil
+	return true, ready, ordered, nil
 }
 
-// orderDoneText is the outcome of a placed order, for a person.
-func orderDoneText(d orderDetails, readyOn time.Time) string {
+// orderDoneText is the outcome of a placed order, for a person. It is
+// the approval's record, read long after it was written (the addresses
+// are ready and warm by then): it says what was done and when, in the past
+// tense, and where the setup stands now is read from the setup, never
+// from here.
+func orderDoneText(d orderDetails, readyOn, orderedAt time.Time) string {
 	var names, boxes []string
 	for _, dm := range d.Domains {
 		names = append(names, dm.Name)
@@ -337,8 +356,10 @@ func orderDoneText(d orderDetails, readyOn time.Time) string {
 	for _, m := range d.Mailboxes {
 		boxes = append(boxes, m.Address)
 	}
-	text := fmt.Sprintf("Ordered from %s: %s, with %s (%s). They are being prepared and are ready on %s; their warmup then starts by itself.",
-		providerText(d.Provider), vibesell.JoinAnd(names), vibesell.Plural(len(boxes), "mailbox", "mailboxes"), strings.Join(boxes, ", "), vibesell.FormatDate(readyOn))
+	mailboxes := mailboxesCounted(len(boxes))
+	text := fmt.Sprintf("Ordered from %s on %s: %s, with %s (%s). When ordered, %s %s due to be ready on %s, %s warmup then starting by itself; the Sending page shows where %s %s now.",
+		providerText(d.Provider), vibesell.FormatTime(orderedAt), vibesell.JoinAnd(names), mailboxes.Count(), strings.Join(boxes, ", "),
+		mailboxes.They(), mailboxes.Were(), vibesell.FormatDate(readyOn), mailboxes.pick("its", "their"), mailboxes.They(), mailboxes.pick("stands", "stand"))
 	if d.Provider == SandboxName {
 		text += " Sandbox: nothing real was registered, created or billed."
 	}

@@ -14,6 +14,7 @@ import (
 
 	"vibesell"
 	"vibesell/approvals"
+	"vibesell/cards"
 	"vibesell/sending"
 	"vibesell/store"
 	"vibesell/workspace"
@@ -106,14 +107,21 @@ func TestOrderApproval(t *testing.T) {
 			Who: "No one is contacted: this prepares the addresses the workspace's emails will go out from.",
 			When: "Ordered as soon as it is approved. Ready on Tue 8 Dec 2026; the warmup then starts by itself, " +
 				"and all addresses can send at full volume from Tue 29 Dec 2026.",
-			CostOnce: vibesell.NewMoney(1500, "USD"), CostMonthly: vibesell.NewMoney(1500, "USD"),
-			Renewal: "In the sandbox nothing renews and nothing is charged; a real order would renew the domains every year (USD 15.00 per year) " +
+			// The cost now is what ordering charges: the first year and the
+			// first month, the figure Charged names.
+			CostOnce: vibesell.NewMoney(3000, "USD"), CostMonthly: vibesell.NewMoney(1500, "USD"),
+			Renewal: "In the sandbox nothing renews and nothing is charged; a real order would renew the domain every year (USD 15.00 per year) " +
 				"and the mailboxes every month (USD 15.00 per month).",
 			Undo: "Nothing real is ordered in the sandbox, so nothing is paid or kept.",
 			Charged: "Nothing: this is the sandbox, and every amount here is a sandbox amount that is never charged. " +
-				"A real order would charge USD 30.00 when it is ordered (the domains' first year, USD 15.00, and the mailboxes' first month, USD 15.00), " +
-				"then USD 15.00 per month for the mailboxes and USD 15.00 per year for the domains.",
+				"A real order would charge USD 30.00 when it is ordered (the domain's first year, USD 15.00, and the mailboxes' first month, USD 15.00), " +
+				"then USD 15.00 per month for the mailboxes and USD 15.00 per year for the domain.",
 			Sandbox: true,
+		}
+		// One figure, computed once: the cost now is the charge the
+		// words name.
+		if !strings.Contains(a.Impact.Charged, "charge "+a.Impact.CostOnce.String()+" when it is ordered") {
+			t.Errorf("cost now %s, but the charge says %q", a.Impact.CostOnce, a.Impact.Charged)
 		}
 		if diff := cmp.Diff(want, a.Impact); diff != "" {
 			t.Errorf("impact mismatch (-want +got):\n%s", diff)
@@ -160,12 +168,18 @@ func TestOrderApproval(t *testing.T) {
 	t.Run("picks beyond the sizing are said too", func(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t)
-		f.planned(t, f.a, 30)
+		f.chooseSource(t, f.a, sending.SourceOwnNames)
+		if _, err := f.svc.ConfirmSizing(ctx, f.a.ID, sending.SizingRequest{DailyVolume: 30}); err != nil {
+			t.Fatal(err)
+		}
+		// Two domains where the sizing has one: each carries a mailbox.
+		f.pickDomains(t, f.a, "getacme.com", "tryacme.com")
+		f.planAddresses(t, f.a, "first_name", "Ada Lovelace")
 		st, err := f.svc.Summary(ctx, f.a.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := "This has 3 mailboxes, more than the 1 the confirmed sizing needs for 30 emails a day"; !strings.Contains(st.NextStep, want) {
+		if want := "This has 2 mailboxes, more than the 1 the confirmed sizing needs for 30 emails a day"; !strings.Contains(st.NextStep, want) {
 			t.Errorf("next step %q lacks %q", st.NextStep, want)
 		}
 	})
@@ -189,6 +203,16 @@ func TestOrderApproval(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), a.ID) || !strings.Contains(err.Error(), a.AppURL) {
 			t.Errorf("start warmup: %v", err)
 		}
+		// The source answered again says the same: the order waits.
+		type noArgs struct{}
+		q, err := f.svc.ChooseSource(ctx, f.a.ID, noArgs{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := f.svc.ChooseSource(ctx, f.a.ID, noArgs{}, []cards.Answer{{Card: q.Card.ID, Answer: "own_names"}})
+		if r := settledResult(t, "the source again", again, err); r.NextTool != vibesell.ToolListPendingApprovals || !strings.Contains(r.NextStep, a.ID) {
+			t.Errorf("the source again, with the order waiting: next %s %q", r.NextTool, r.NextStep)
+		}
 		// Globex has no order waiting.
 		if st, err := f.svc.GetSetup(ctx, f.b.ID); err != nil || st.NextTool != vibesell.ToolChooseSendingSource {
 			t.Errorf("Globex: %s %v", st.NextTool, err)
@@ -205,8 +229,12 @@ func TestOrderApproval(t *testing.T) {
 		}
 		f.approve(t, a)
 		done := f.execute(t, a)
-		want := "Ordered from the sandbox provider: getacme.com, with 3 mailboxes (ada@getacme.com, ada.lovelace@getacme.com, a.lovelace@getacme.com). " +
-			"They are being prepared and are ready on Tue 8 Dec 2026; their warmup then starts by itself. Sandbox: nothing real was registered, created or billed."
+		// The outcome is a record, read long after: what was done and
+		// when, in the past tense, never "are being prepared" once they
+		// are ready.
+		want := "Ordered from the sandbox provider on Fri 4 Dec 2026, 10:00 UTC: getacme.com, with 3 mailboxes (ada@getacme.com, ada.lovelace@getacme.com, a.lovelace@getacme.com). " +
+			"When ordered, they were due to be ready on Tue 8 Dec 2026, their warmup then starting by itself; the Sending page shows where they stand now. " +
+			"Sandbox: nothing real was registered, created or billed."
 		if diff := cmp.Diff(ending{approvals.Done, &want}, ending{done.Status, done.Outcome}); diff != "" {
 			t.Fatalf("after executing mismatch (-want +got):\n%s", diff)
 		}

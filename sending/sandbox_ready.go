@@ -102,8 +102,12 @@ func ShortcutSentence(domains, mailboxes, already int) string {
 	if mailboxes == 0 && domains == 0 {
 		return fmt.Sprintf("Nothing more to do: the sandbox shortcut already made %s ready and warm.", vibesell.Plural(already, "mailbox", "mailboxes"))
 	}
-	return fmt.Sprintf("Made %s and %s ready, and the mailboxes warm, at once: a sandbox shortcut. They can send at full volume now.",
-		vibesell.Plural(domains, "domain", "domains"), vibesell.Plural(mailboxes, "mailbox", "mailboxes"))
+	boxes := mailboxesCounted(mailboxes)
+	if mailboxes == 0 {
+		return fmt.Sprintf("Made %s ready at once: a sandbox shortcut.", domainsCounted(domains).Count())
+	}
+	return fmt.Sprintf("Made %s and %s ready, and %s warm, at once: a sandbox shortcut. %s can send at full volume now.",
+		domainsCounted(domains).Count(), boxes.Count(), boxes.The(), capital(boxes.They()))
 }
 
 func collectStrings(rows pgx.Rows, err error) ([]string, error) {

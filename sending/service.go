@@ -104,7 +104,7 @@ type Service struct {
 
 	contexts    *workspace.Service
 	sourcesOnce sync.Once
-	sources     *workspace.ContextCache[recordedSource]
+	sources     *workspace.ContextCache[Rows]
 }
 
 // New returns a Service.
@@ -196,14 +196,17 @@ type Outcome[T any] struct {
 	Answers   []cards.Answer  // the answers that settled questions so far
 	Result    *T              // set once settled
 	Notes     []string        // sentences the assistant should pass on (names that cannot be had, ...)
+	// Sandbox says the setup runs in the sandbox, on the card as on the
+	// result: set here, once, so no adapter can say otherwise on one.
+	Sandbox bool
 }
 
-func asked[T any](f *cards.Flow, c *cards.Card, notes []string) Outcome[T] {
-	return Outcome[T]{Card: c, Arguments: f.Arguments(), Answers: f.Answers(), Notes: notes}
+func asked[T any](s *Service, f *cards.Flow, c *cards.Card, notes []string) Outcome[T] {
+	return Outcome[T]{Card: c, Arguments: f.Arguments(), Answers: f.Answers(), Notes: notes, Sandbox: s.Sandbox()}
 }
 
-func settled[T any](f *cards.Flow, r T, notes []string) Outcome[T] {
-	return Outcome[T]{Arguments: f.Arguments(), Answers: f.Answers(), Result: &r, Notes: notes}
+func settled[T any](s *Service, f *cards.Flow, r T, notes []string) Outcome[T] {
+	return Outcome[T]{Arguments: f.Arguments(), Answers: f.Answers(), Result: &r, Notes: notes, Sandbox: s.Sandbox()}
 }
 
 // lockSetup makes sure the workspace has a setup row and locks it until tx

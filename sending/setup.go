@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 	"vibesell"
@@ -71,6 +72,46 @@ func (st Setup) MailboxCount(state MailboxState) int {
 	return n
 }
 
+// Standing says what the setup holds now, for the assistant: nothing yet,
+// what is picked and not ordered, and what is ordered with where it
+// stands.
+func (st Setup) Standing() string {
+	if len(st.Domains) == 0 && len(st.Mailboxes) == 0 {
+		return "Nothing is set up, reserved or billed yet."
+	}
+	var ordered, picked []string
+	for _, state := range []DomainState{DomainPreparing, DomainReady} {
+		if n := st.DomainCount(state); n > 0 {
+			ordered = append(ordered, domainsCounted(n).Count()+" "+domainStateWords[state])
+		}
+	}
+	for _, state := range []MailboxState{MailboxPreparing, MailboxReady, MailboxWarming, MailboxWarm} {
+		if n := st.MailboxCount(state); n > 0 {
+			ordered = append(ordered, mailboxesCounted(n).Count()+" "+mailboxStateWords[state])
+		}
+	}
+	if n := st.DomainCount(DomainChosen); n > 0 {
+		picked = append(picked, domainsCounted(n).Count())
+	}
+	if n := st.MailboxCount(MailboxPlanned); n > 0 {
+		picked = append(picked, mailboxesCounted(n).Count())
+	}
+	var text []string
+	if len(ordered) > 0 {
+		text = append(text, fmt.Sprintf("Already ordered: %s; this answer changes nothing that is ordered.", vibesell.JoinAnd(ordered)))
+	}
+	if len(picked) > 0 {
+		text = append(text, fmt.Sprintf("Picked and not ordered yet: %s; nothing is registered or billed until an order is approved.", vibesell.JoinAnd(picked)))
+	}
+	return strings.Join(text, " ")
+}
+
+// The states as the assistant's sentences say them after a count.
+var (
+	domainStateWords  = map[DomainState]string{DomainPreparing: "being prepared", DomainReady: "ready"}
+	mailboxStateWords = map[MailboxState]string{MailboxPreparing: "being prepared", MailboxReady: "ready to warm up", MailboxWarming: "warming up", MailboxWarm: "warm"}
+)
+
 // GetSetup reads the sending setup, works out each domain's and mailbox's
 // state from the clock, and checks the DNS records of ordered domains (with
 // the resolver; sandbox domains with the sandbox's records).
@@ -95,16 +136,42 @@ func (s *Service) GetSetup(ctx context.Context, ws uuid.UUID) (Setup, error) {
 		wg.Go(func() { d.Checks = CheckRecords(ctx, r, d.Records) })
 	}
 	wg.Wait()
-	if st.NextTool == vibesell.ToolOrderSendingSetup || st.MailboxCount(MailboxPlanned) > 0 {
-		pending, err := s.PendingOrder(ctx, ws)
-		if err != nil {
-			return Setup{}, err
-		}
-		if pending != nil {
-			st.NextTool, st.NextStep = pendingOrderStep(*pending)
+	return s.withPendingOrder(ctx, ws, st)
+}
+
+// withPendingOrder is st with its next step while an order of it waits
+// for a decision: read only when the setup has something to order, so a
+// setup past its order reads nothing more.
+func (s *Service) withPendingOrder(ctx context.Context, ws uuid.UUID, st Setup) (Setup, error) {
+	if st.NextTool != vibesell.ToolOrderSendingSetup && st.MailboxCount(MailboxPlanned) == 0 {
+		return st, nil
+	}
+	pending, err := s.PendingOrder(ctx, ws)
+	if err != nil || pending == nil {
+		return st, err
+	}
+	return st.WithOpen([]approvals.Approval{*pending}), nil
+}
+
+// WithOpen returns the setup with its next step while the approvals in
+// open wait for a decision (or are being carried out): an order of this
+// setup among them is the step, where the person decides it. Any other
+// approval (a campaign's, the plan's) is not the setup's to name: the
+// setup's own step stands.
+func (st Setup) WithOpen(open []approvals.Approval) Setup {
+	if st.NextTool != vibesell.ToolOrderSendingSetup && st.MailboxCount(MailboxPlanned) == 0 {
+		return st
+	}
+	for _, a := range open {
+		if a.Action == vibesell.ToolOrderSendingSetup && !a.Final() {
+			st.NextTool, st.NextStep = pendingOrderStep(a)
+			if c := st.Capacity; c != nil && c.Off() {
+				st.NextStep += " Meanwhile, the picks and the confirmed sizing disagree: " + c.Sentence()
+			}
+			return st
 		}
 	}
-	return st, nil
+	return st
 }
 
 // pendingOrderStep is the next step while an order approval is open: the
@@ -240,7 +307,7 @@ func (s *Service) setup(r setupRows, now time.Time) Setup {
 	if allOrdered {
 		st.ReadyToSendOn = &ready
 	}
-	st.Capacity = capacityOf(r.sizing, r.domains, r.mailboxes)
+	st.Capacity = capacityOf(r.sizing, r.domains, r.mailboxes, s.cfg)
 	st.NextTool, st.NextStep = s.next(st, now)
 	return st
 }
@@ -264,8 +331,18 @@ func (s *Service) mailboxFullVolume(m Mailbox, now time.Time) time.Time {
 	return s.cfg.onOrAfterBusinessDay(start.AddDate(0, 0, s.cfg.WarmupDays))
 }
 
-// next says what the setup needs next: the tool to call and why.
+// next says what the setup needs next: the tool to call and why. Once the
+// picks are ordered, a setup that sends less than the confirmed sizing
+// needs says so in every step: the setup falls short whatever its state.
 func (s *Service) next(st Setup, now time.Time) (string, string) {
+	tool, why := s.nextStep(st, now)
+	if c := st.Capacity; c != nil && c.Short() && st.MailboxCount(MailboxPlanned) == 0 && st.DomainCount(DomainChosen) == 0 {
+		why += " " + c.Sentence()
+	}
+	return tool, why
+}
+
+func (s *Service) nextStep(st Setup, now time.Time) (string, string) {
 	states := map[MailboxState]int{}
 	var firstReady *time.Time
 	for _, m := range st.Mailboxes {
@@ -313,14 +390,20 @@ func (s *Service) next(st Setup, now time.Time) (string, string) {
 		return vibesell.ToolStartWarmup, fmt.Sprintf("%s ready to warm up; the warmup starts by itself within %d minutes. Call %s to start it at once.",
 			vibesell.Plural(states[MailboxReady], "mailbox is", "mailboxes are"), int(WarmupSweepEvery.Minutes()), vibesell.ToolStartWarmup)
 	case states[MailboxPreparing] > 0 && states[MailboxWarming] == 0 && states[MailboxWarm] == 0:
-		return vibesell.ToolStartWarmup, fmt.Sprintf("The addresses are being prepared; the first are ready on %s, and their warmup starts by itself that day. Nothing needs calling meanwhile (%s starts a warmup at once once they are ready).",
-			vibesell.FormatDate(*firstReady), vibesell.ToolStartWarmup)
+		preparing := addressesCounted(states[MailboxPreparing])
+		first := "the first are ready"
+		if preparing.n == 1 {
+			first = "it is ready"
+		}
+		return vibesell.ToolStartWarmup, fmt.Sprintf("%s %s being prepared; %s on %s, and %s warmup starts by itself that day. Nothing needs calling meanwhile (%s starts a warmup straight away once %s %s ready).",
+			capital(preparing.The()), preparing.Are(), first, vibesell.FormatDate(*firstReady), preparing.pick("its", "their"), vibesell.ToolStartWarmup, preparing.They(), preparing.Are())
 	case states[MailboxPreparing] > 0 || states[MailboxWarming] > 0:
 		when := ""
 		if st.ReadyToSendOn != nil {
 			when = fmt.Sprintf(" The setup can send at full volume from %s.", vibesell.FormatDate(*st.ReadyToSendOn))
 		}
-		return "", "Nothing to do for the sending setup right now: the addresses are being prepared or warming up." + when + " Meanwhile, the campaign can be prepared."
+		all := addressesCounted(len(st.Mailboxes))
+		return "", fmt.Sprintf("Nothing to do for the sending setup right now: %s %s being prepared or warming up.", all.The(), all.Are()) + when + " Meanwhile, the campaign can be prepared."
 	}
 	return "", "The sending setup is ready: every address can send at full volume."
 }

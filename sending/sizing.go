@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/google/uuid"
@@ -158,6 +159,30 @@ func (s *Service) size(now time.Time, req SizingRequest) (Sizing, error) {
 	z.MonthlyCost = z.MailboxPrice.Times(z.Mailboxes)
 	z.YearlyCost = z.DomainPrice.Times(z.Domains)
 	return z, nil
+}
+
+// Layout says how the sizing's mailboxes sit on its domains, agreeing with
+// the counts: "2 mailboxes sending 30 emails a day each, on 1 domain";
+// "5 mailboxes sending 30 emails a day each, on 2 domains (3 and 2)".
+// The split is the one the domain picks then carry.
+func (z Sizing) Layout() string {
+	each := " each"
+	if z.Mailboxes == 1 {
+		each = ""
+	}
+	text := fmt.Sprintf("%s sending %s a day%s, on %s", mailboxesCounted(z.Mailboxes).Count(), vibesell.Plural(z.EmailsPerMailbox, "email", "emails"),
+		each, domainsCounted(z.Domains).Count())
+	if z.Domains > 1 && z.Source == SourceOwnNames {
+		split := newDomainMailboxes(&z, z.Domains, Config{})
+		parts := make([]string, len(split))
+		for i, n := range split {
+			parts[i] = strconv.Itoa(n)
+		}
+		text += " (" + vibesell.JoinAnd(parts) + ")"
+	} else if z.Domains > 1 {
+		text += fmt.Sprintf(" (%d per domain)", z.MailboxesPerDomain)
+	}
+	return text
 }
 
 func sourcePhrase(source SourceKind) string {

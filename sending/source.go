@@ -3,6 +3,7 @@ package sending
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"vibesell"
@@ -22,6 +23,7 @@ type SourceChoice struct {
 	Card     string
 	ChosenAt time.Time
 	Meaning  string // what the choice means, for the person
+	Standing string // what the setup holds now: nothing yet, or what is picked and ordered
 	NextTool string
 	NextStep string
 }
@@ -79,7 +81,7 @@ func (s *Service) ChooseSource(ctx context.Context, ws uuid.UUID, args any, answ
 		return Outcome[SourceChoice]{}, err
 	}
 	if card != nil {
-		return asked[SourceChoice](flow, card, nil), nil
+		return asked[SourceChoice](s, flow, card, nil), nil
 	}
 
 	choice := SourceChoice{Card: ans.Card, ChosenAt: ans.AnsweredAt}
@@ -91,75 +93,59 @@ func (s *Service) ChooseSource(ctx context.Context, ws uuid.UUID, args any, answ
 		text = &choice.Text
 	}
 	var notes []string
-	hasSizing, onRecord := s.sourceOnRecord(ctx, ws, ans)
+	rows, onRecord := s.sourceOnRecord(ctx, ws, ans)
 	if !onRecord {
-		if choice, notes, hasSizing, err = s.recordSource(ctx, ws, choice, text); err != nil {
+		if choice, notes, rows, err = s.recordSource(ctx, ws, choice, text); err != nil {
 			return Outcome[SourceChoice]{}, err
 		}
 	}
-	s.explainSource(&choice, hasSizing)
-	return settled(flow, choice, notes), nil
+	// An order waiting for the person's decision is the next step, not
+	// another order.
+	st, err := s.withPendingOrder(ctx, ws, s.SetupFrom(rows))
+	if err != nil {
+		return Outcome[SourceChoice]{}, err
+	}
+	s.explainSource(&choice, st)
+	return settled(s, flow, choice, notes), nil
 }
 
-// recordedSource is what a workspace's setup records of its source: the
-// source (nil: none chosen) and whether a sizing is confirmed.
-type recordedSource struct {
-	source    *Source
-	hasSizing bool
-}
-
-// sourcesKept bounds the workspaces whose recorded source a replica keeps.
+// sourcesKept bounds the workspaces whose setup rows a replica keeps for
+// replayed answers.
 const sourcesKept = 10_000
 
 // sourceOnRecord reports whether ans, an answer the card had before this
 // call, is the source the workspace records (then nothing is to be
-// written), and whether a sizing is confirmed, from what this replica
-// keeps while the workspace's context stamp stands: a replayed answer
-// then reads nothing. It says no when it cannot tell.
-func (s *Service) sourceOnRecord(ctx context.Context, ws uuid.UUID, ans *cards.Settled) (hasSizing, onRecord bool) {
+// written), with the setup's rows, from what this replica keeps while the
+// workspace's context stamp stands (every table of the setup moves it): a
+// replayed answer then reads nothing, and still says where the setup
+// stands now. It says no when it cannot tell.
+func (s *Service) sourceOnRecord(ctx context.Context, ws uuid.UUID, ans *cards.Settled) (Rows, bool) {
 	if !ans.OnRecord || s.contexts == nil {
-		return false, false
+		return Rows{}, false
 	}
 	// Made on first use: the replica's notifications are wired by then
 	// (workspace.Service.KeepContextsFresh comes before any call).
 	s.sourcesOnce.Do(func() {
-		s.sources = workspace.NewContextCache(s.contexts, sourcesKept, func(b *pgx.Batch, ws uuid.UUID) func() (recordedSource, error) {
-			var (
-				rec recordedSource
-				err error
-			)
-			b.Queue(recordedSourceSQL, ws).QueryRow(func(row pgx.Row) error {
-				rec.source, err = scanSource(row, &rec.hasSizing)
-				return err
-			})
-			return func() (recordedSource, error) { return rec, err }
-		})
+		s.sources = workspace.NewContextCache(s.contexts, sourcesKept, s.QueueRows)
 	})
-	rec, err := s.sources.Read(ctx, ws)
-	if err != nil || rec.source == nil || rec.source.Card != ans.Card {
-		return false, false // recordSource writes, or reads, and says
+	rows, err := s.sources.Read(ctx, ws)
+	if err != nil || rows.r.source == nil || rows.r.source.Card != ans.Card {
+		return Rows{}, false // recordSource writes, or reads, and says
 	}
-	return rec.hasSizing, true
+	return rows, true
 }
-
-// recordedSourceSQL reads a workspace's source and whether it has a sizing.
-const recordedSourceSQL = `SELECT ` + sourceColumns + `, EXISTS (SELECT 1 FROM sending_sizings WHERE workspace_id = $1)
-	FROM sending_setups WHERE workspace_id = $1`
 
 // recordSource records choice as the workspace's source (text: the
 // person's words, for other), unless a later answer is on record: then the
-// one on record is returned, with a note saying so. It also says whether
-// the workspace has a sizing, which the answer's next step mentions.
+// one on record is returned, with a note saying so. It also returns the
+// setup's rows as they are once recorded: the answer says where the setup
+// stands now.
 //
-// It is one round trip of two statements, in one batch, which PostgreSQL
-// runs as one transaction: the record, then the read of what is recorded.
-// An answer already on record (the same card answered again) writes,
-// locks and waits for nothing.
-func (s *Service) recordSource(ctx context.Context, ws uuid.UUID, choice SourceChoice, text *string) (SourceChoice, []string, bool, error) {
-	var (
-		rec       *Source
-		hasSizing bool
-	)
+// It is one round trip, in one batch, which PostgreSQL runs as one
+// transaction: the record, then the reads of the setup. An answer already
+// on record (the same card answered again) writes, locks and waits for
+// nothing.
+func (s *Service) recordSource(ctx context.Context, ws uuid.UUID, choice SourceChoice, text *string) (SourceChoice, []string, Rows, error) {
 	b := &pgx.Batch{}
 	// An answer older than the one on record (a stale card replayed)
 	// does not undo the newer decision.
@@ -173,20 +159,21 @@ func (s *Service) recordSource(ctx context.Context, ws uuid.UUID, choice SourceC
 		WHERE s.source_card IS DISTINCT FROM excluded.source_card
 		  AND (s.source_chosen_at IS NULL OR s.source_chosen_at <= excluded.source_chosen_at)`,
 		ws, choice.Source, text, choice.Card, choice.ChosenAt)
-	b.Queue(recordedSourceSQL, ws).QueryRow(func(row pgx.Row) (err error) {
-		rec, err = scanSource(row, &hasSizing)
-		return err
-	})
+	done := s.QueueRows(b, ws)
 	if err := s.db.SendBatch(ctx, b).Close(); err != nil {
-		return SourceChoice{}, nil, false, fmt.Errorf("record sending source: %w", err)
+		return SourceChoice{}, nil, Rows{}, fmt.Errorf("record sending source: %w", err)
+	}
+	rows, err := done()
+	if err != nil {
+		return SourceChoice{}, nil, Rows{}, err
 	}
 	var notes []string
-	if rec != nil && rec.Card != choice.Card {
+	if rec := rows.r.source; rec != nil && rec.Card != choice.Card {
 		notes = append(notes, fmt.Sprintf("Card %s was answered earlier than the choice on record (card %s, answered %s), so the later choice stands.",
 			choice.Card, rec.Card, vibesell.FormatDate(rec.ChosenAt)))
 		choice = SourceChoice{Source: rec.Source, Text: rec.Text, Card: rec.Card, ChosenAt: rec.ChosenAt, Label: sourceLabel(rec.Source)}
 	}
-	return choice, notes, hasSizing, nil
+	return choice, notes, rows, nil
 }
 
 func sourceLabel(source SourceKind) string {
@@ -199,13 +186,19 @@ func sourceLabel(source SourceKind) string {
 	return "In your own words"
 }
 
-func (s *Service) explainSource(c *SourceChoice, hasSizing bool) {
+// explainSource says what the choice means and what comes next, from the
+// setup as it stands now (st): an answer given again once the setup is
+// ordered, ready or warm says so, and its next step is the setup's.
+func (s *Service) explainSource(c *SourceChoice, st Setup) {
 	sizing := ""
-	if !hasSizing {
+	if st.Sizing == nil {
 		sizing = fmt.Sprintf(" If the person does not know yet how many addresses they need, %s works it out from their daily volume or their lead count and deadline.", vibesell.ToolSizeSendingCapacity)
 	}
+	c.Standing = st.Standing()
+	origin := OriginNew
 	switch c.Source {
 	case SourceAlreadyWarmed:
+		origin = OriginWarmed
 		c.Meaning = "Your emails will go out from addresses that are already prepared and warmed up, on domains that are not under your brand's name, so you can start sooner."
 		c.NextTool = vibesell.ToolProposeWarmedDomains
 		c.NextStep = fmt.Sprintf("Call %s to offer the person domains from the warmed shelf.%s", vibesell.ToolProposeWarmedDomains, sizing)
@@ -217,6 +210,15 @@ func (s *Service) explainSource(c *SourceChoice, hasSizing bool) {
 		c.Meaning = fmt.Sprintf("You described your own arrangement: %q. VibeSell sets up either already-warmed addresses or new addresses under your brand; it does not set anything up for other arrangements by itself.", c.Text)
 		c.NextTool = vibesell.ToolContactSupport
 		c.NextStep = fmt.Sprintf("Call %s with the person's words so someone can help with that arrangement. If the person meant one of the two options after all, call %s again without answers to ask again.", vibesell.ToolContactSupport, vibesell.ToolChooseSendingSource)
+		return
+	}
+	// Domains of this source are picked or ordered already: the next step
+	// is the setup's, whatever it needs now.
+	if slices.ContainsFunc(st.Domains, func(d DomainStatus) bool { return d.Origin == origin }) {
+		if st.DomainCount(DomainChosen) < len(st.Domains) {
+			c.Meaning = strings.Replace(strings.Replace(c.Meaning, "will go out", "go out", 1), ", after preparation and warmup", "", 1)
+		}
+		c.NextTool, c.NextStep = st.NextTool, st.NextStep
 	}
 }
 
@@ -234,13 +236,14 @@ const keepSource = "keep"
 // confirmSource makes sure picks of want's kind agree with the source the
 // workspace chose: mixed, the setup would send under both. When the other
 // source is on record it asks the person first, in flow, whether to switch
-// (and records the switch); keeping it refuses the picks with the reason.
-// It returns the card to put to the person, or nil when the picks may go
-// ahead.
-func (s *Service) confirmSource(ctx context.Context, ws uuid.UUID, flow *cards.Flow, want SourceKind) (*cards.Card, error) {
+// (and records the switch). It returns the card to put to the person, or
+// the settled decision when the person keeps the source on record (then
+// no picks are made: the answer is theirs to give, not a mistake), or
+// neither when the picks may go ahead.
+func (s *Service) confirmSource(ctx context.Context, ws uuid.UUID, flow *cards.Flow, want SourceKind) (*cards.Card, *DomainsChoice, error) {
 	src, err := s.source(ctx, s.db, ws)
 	if err != nil || src == nil || src.Source == want || src.Source == SourceOther {
-		return nil, err
+		return nil, nil, err
 	}
 	q := cards.Question{
 		Topic: "source-switch",
@@ -248,7 +251,7 @@ func (s *Service) confirmSource(ctx context.Context, ws uuid.UUID, flow *cards.F
 			"Nothing is set up, reserved or billed by answering.",
 		Choices: []cards.Choice{
 			{ID: string(want), Label: sourceLabel(want)},
-			{ID: keepSource, Label: "Keep " + strings.ToLower(sourceLabel(src.Source))},
+			{ID: keepSource, Label: keepLabel(src.Source)},
 		},
 	}
 	if want == SourceOwnNames {
@@ -262,18 +265,24 @@ func (s *Service) confirmSource(ctx context.Context, ws uuid.UUID, flow *cards.F
 	}
 	ans, card, err := flow.Ask(ctx, q)
 	if err != nil || card != nil {
-		return card, err
+		return card, nil, err
 	}
 	if ans.Answer == keepSource {
-		if want == SourceAlreadyWarmed {
-			return nil, vibesell.Errorf(vibesell.EINVALID,
-				"The person keeps sending under their brand (new addresses on lookalike domains), so no already-warmed domains are picked: the two would mix. Call %s to pick lookalike domains.",
-				vibesell.ToolProposeDomains)
+		kept := &DomainsChoice{Decision: DecisionSource, Kept: src.Source, KeptLabel: keepLabel(src.Source), ChosenAt: ans.AnsweredAt, Picks: []DomainPick{}}
+		if src.Source == SourceOwnNames {
+			kept.Meaning = "You keep sending under your brand, from new addresses on lookalike domains, so no already-warmed domains are picked: the two would mix. Nothing was picked, set up, reserved or billed."
+			kept.NextTool = vibesell.ToolProposeDomains
+			kept.NextStep = fmt.Sprintf("The person keeps their source. Call %s to pick lookalike domains, or %s to see where the setup stands.", vibesell.ToolProposeDomains, vibesell.ToolGetSendingSetup)
+		} else {
+			kept.Meaning = "You keep already-warmed addresses, so no new domains under your brand are picked: the two would mix. Nothing was picked, set up, reserved or billed."
+			kept.NextTool = vibesell.ToolProposeWarmedDomains
+			kept.NextStep = fmt.Sprintf("The person keeps their source. Call %s to pick already-warmed domains, or %s to see where the setup stands.", vibesell.ToolProposeWarmedDomains, vibesell.ToolGetSendingSetup)
 		}
-		return nil, vibesell.Errorf(vibesell.EINVALID,
-			"The person keeps already-warmed addresses, so no new domains under their brand are picked: the two would mix. Call %s to pick already-warmed domains.",
-			vibesell.ToolProposeWarmedDomains)
+		return nil, kept, nil
 	}
 	_, _, _, err = s.recordSource(ctx, ws, SourceChoice{Source: want, Label: sourceLabel(want), Card: ans.Card, ChosenAt: ans.AnsweredAt}, nil)
-	return nil, err
+	return nil, nil, err
 }
+
+// keepLabel is the choice that keeps source.
+func keepLabel(source SourceKind) string { return "Keep " + strings.ToLower(sourceLabel(source)) }

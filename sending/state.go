@@ -53,6 +53,7 @@ type Decision string
 
 // The decisions about domains.
 const (
+	DecisionSource        Decision = "source"         // the source: kept, when asked to switch
 	DecisionDomains       Decision = "domains"        // new domains under the brand
 	DecisionWarmedDomains Decision = "warmed_domains" // domains off the warmed shelf
 )

@@ -125,8 +125,12 @@ func (s *Service) ProposeWarmed(ctx context.Context, ws uuid.UUID, args any, ans
 	if err != nil {
 		return Outcome[DomainsChoice]{}, err
 	}
-	if card, err := s.confirmSource(ctx, ws, flow, SourceAlreadyWarmed); err != nil || card != nil {
-		return asked[DomainsChoice](flow, card, nil), err
+	if card, kept, err := s.confirmSource(ctx, ws, flow, SourceAlreadyWarmed); err != nil {
+		return Outcome[DomainsChoice]{}, err
+	} else if card != nil {
+		return asked[DomainsChoice](s, flow, card, nil), nil
+	} else if kept != nil {
+		return settled(s, flow, *kept, nil), nil
 	}
 	items, err := s.shelfNow(ctx)
 	if err != nil {
@@ -166,7 +170,7 @@ func (s *Service) ProposeWarmed(ctx context.Context, ws uuid.UUID, args any, ans
 			return Outcome[DomainsChoice]{}, err
 		}
 		if card != nil {
-			return asked[DomainsChoice](flow, card, nil), nil
+			return asked[DomainsChoice](s, flow, card, nil), nil
 		}
 		it := items[slices.IndexFunc(items, func(it ShelfItem) bool { return it.Domain == ans.Answer })]
 		reg := it.RegisteredOn
@@ -181,7 +185,7 @@ func (s *Service) ProposeWarmed(ctx context.Context, ws uuid.UUID, args any, ans
 		return Outcome[DomainsChoice]{}, err
 	}
 	s.explainDomains(&choice)
-	return settled(flow, choice, notes), nil
+	return settled(s, flow, choice, notes), nil
 }
 
 func warmedQuestion(k, n int) string {

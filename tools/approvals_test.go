@@ -468,8 +468,10 @@ func TestSandboxOrderApprovalSaysNothingIsCharged(t *testing.T) {
 		t.Fatalf("irreversible %v, sandbox %v, charged %v", ap.Irreversible, ap.Impact.Sandbox, ap.Impact.Charged)
 	}
 	once, monthly := "USD "+ap.Impact.CostOnce.Amount, "USD "+ap.Impact.CostMonthly.Amount
-	mustContain(t, md, "Cost: Nothing: this is the sandbox, and every amount here is a sandbox amount that is never charged. A real order would charge",
-		"when it is ordered (the domains' first year, "+once+", and the mailboxes' first month, "+monthly+"), then "+monthly+" per month for the mailboxes and "+once+" per year for the domains.")
+	// The cost now is the charge on ordering, the one figure the words
+	// name: the domain's first year and the mailboxes' first month.
+	mustContain(t, md, "Cost: Nothing: this is the sandbox, and every amount here is a sandbox amount that is never charged. A real order would charge "+once+
+		" when it is ordered (the domain's first year, USD 15.00, and the mailboxes' first month, "+monthly+"), then "+monthly+" per month for the mailboxes and USD 15.00 per year for the domain.")
 	if strings.Contains(md, " once, then ") {
 		t.Errorf("the Markdown still calls the domains' yearly price a one-off cost:\n%s", md)
 	}

@@ -12,11 +12,11 @@ import (
 	"vibesell/workspace"
 )
 
-func domainsSettled(tool string, o sending.Outcome[sending.DomainsChoice], sandbox bool) toolkit.Result[sendingChoiceOutput] {
+func domainsSettled(tool string, o sending.Outcome[sending.DomainsChoice]) toolkit.Result[sendingChoiceOutput] {
 	c := o.Result
 	out := sendingChoiceOutput{
 		Kind:         "sending_choice",
-		Sandbox:      sandbox,
+		Sandbox:      o.Sandbox,
 		choiceFields: settledFields(tool, o.Arguments, o.Answers),
 		Decision:     strPtr(string(c.Decision)),
 		Chosen:       []chosenItem{},
@@ -27,6 +27,15 @@ func domainsSettled(tool string, o sending.Outcome[sending.DomainsChoice], sandb
 		NextStep:     stepData(c.NextTool, c.NextStep),
 	}
 	var b strings.Builder
+	if c.Decision == sending.DecisionSource {
+		// The person kept their source when asked to switch: nothing is
+		// picked, and that is their answer, not a refusal.
+		out.Chosen = []chosenItem{{ID: strPtr("keep"), Label: c.KeptLabel}}
+		out.Domains, out.Provider = nil, nil
+		fmt.Fprintf(&b, "## Sending addresses: %s\n\nRecorded the person's answer %q (%s). No domains were picked.\n\n%s\n%s\nNext: %s\n",
+			c.KeptLabel, c.KeptLabel, formatTime(c.ChosenAt), c.Meaning, notesMarkdown(o.Notes), c.NextStep)
+		return toolkit.Result[sendingChoiceOutput]{Markdown: b.String(), Data: out}
+	}
 	title := "New sending domains"
 	if c.Decision == sending.DecisionWarmedDomains {
 		title = "Already-warmed sending domains"
@@ -88,9 +97,9 @@ func proposeDomains(d Deps) toolkit.Tool {
 				return toolkit.Result[sendingChoiceOutput]{}, err
 			}
 			if o.Card != nil {
-				return sendingAsked(o.Card, o.Notes, d.Sending.Sandbox()), nil
+				return sendingAsked(o.Card, o.Notes, o.Sandbox), nil
 			}
-			return domainsSettled(vibesell.ToolProposeDomains, o, d.Sending.Sandbox()), nil
+			return domainsSettled(vibesell.ToolProposeDomains, o), nil
 		},
 	})
 }

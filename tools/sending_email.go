@@ -51,7 +51,7 @@ func proposeEmail(d Deps) toolkit.Tool {
 				return toolkit.Result[emailStepOutput]{}, err
 			}
 			if o.Card != nil {
-				return toolkit.Result[emailStepOutput]{Markdown: choiceMarkdown(o.Card, o.Notes), Data: emailStepOutput{Kind: kindChoice(), choiceFields: askedFields(o.Card)}}, nil
+				return toolkit.Result[emailStepOutput]{Markdown: choiceMarkdown(o.Card, o.Notes), Data: emailStepOutput{Kind: kindChoice(), choiceFields: askedFields(o.Card), Sandbox: o.Sandbox}}, nil
 			}
 			s := o.Result
 			out := emailStepOutput{
@@ -59,7 +59,7 @@ func proposeEmail(d Deps) toolkit.Tool {
 				choiceFields: settledFields(vibesell.ToolProposeEmail, o.Arguments, o.Answers),
 				Style:        &s.Style, StyleLabel: &s.StyleLabel, Domains: s.Domains, Addresses: []addressData{},
 				MonthlyCost: moneyPtr(s.MonthlyCost), YearlyCost: moneyPtr(s.YearlyCost),
-				ReadyOn: dayPtr(&s.ReadyOn), FullVolumeOn: dayPtr(&s.FullVolumeOn), ChosenAt: &s.ChosenAt, Sandbox: s.Sandbox,
+				ReadyOn: dayPtr(&s.ReadyOn), FullVolumeOn: dayPtr(&s.FullVolumeOn), ChosenAt: &s.ChosenAt, Sandbox: o.Sandbox,
 				NextStep: stepData(s.NextTool, s.NextStep),
 			}
 			var b strings.Builder

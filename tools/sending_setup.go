@@ -260,7 +260,8 @@ func setupMarkdown(st sending.Setup, out sendingSetupOutput) string {
 	if z := st.Sizing; z != nil {
 		fmt.Fprintf(&b, "Sizing: %s emails per business day on %s and %s; %s per month and %s per year (confirmed %s).\n",
 			vibesell.Count(z.DailyVolume), vibesell.Plural(z.Mailboxes, "mailbox", "mailboxes"), vibesell.Plural(z.Domains, "domain", "domains"), z.MonthlyCost, z.YearlyCost, formatTime(*z.ConfirmedAt))
-		if c := st.Capacity; c != nil && c.Off() {
+		// An ordered setup that falls short says so in its next step.
+		if c := st.Capacity; c != nil && c.Off() && !(c.Ordered && c.Short()) {
 			fmt.Fprintf(&b, "Picks against the sizing: %s\n", c.Sentence())
 		}
 	} else {
@@ -271,8 +272,13 @@ func setupMarkdown(st sending.Setup, out sendingSetupOutput) string {
 	}
 	for _, d := range st.Domains {
 		fmt.Fprintf(&b, "- **%s** (%s): %s", d.Name, originWords[d.Origin], domainStateWords[d.State])
-		if d.ReadyAt != nil {
-			fmt.Fprintf(&b, ", ready %s", formatDate(*d.ReadyAt))
+		// The state already says "ready": the day follows it as "since".
+		switch {
+		case d.ReadyAt == nil:
+		case d.State == sending.DomainReady:
+			fmt.Fprintf(&b, " since %s", formatDate(*d.ReadyAt))
+		default:
+			fmt.Fprintf(&b, ", ready on %s", formatDate(*d.ReadyAt))
 		}
 		fmt.Fprintf(&b, "; %s per year.", d.YearlyPrice)
 		if d.SandboxReadyAt != nil {
@@ -301,7 +307,7 @@ func setupMarkdown(st sending.Setup, out sendingSetupOutput) string {
 			fmt.Fprintf(&b, " (day %d of %d, %d warmup emails today)", *m.WarmupDay, st.WarmupDays, *m.TodayVolume)
 		}
 		if m.State == sending.MailboxPreparing {
-			fmt.Fprintf(&b, ", ready %s", formatDate(*m.ReadyAt))
+			fmt.Fprintf(&b, ", ready on %s", formatDate(*m.ReadyAt))
 		}
 		if m.FullVolumeOn != nil && m.State != sending.MailboxWarm {
 			fmt.Fprintf(&b, ", full volume from %s", formatDate(*m.FullVolumeOn))

@@ -81,8 +81,7 @@ func sizingMarkdown(t sendingTerms, z sending.Sizing, confirmed bool) string {
 	} else {
 		fmt.Fprintf(&b, "For %s emails per business day:\n\n", vibesell.Count(z.DailyVolume))
 	}
-	fmt.Fprintf(&b, "- %s sending %d emails a day each, on %s at %d mailboxes per domain, with %s.\n",
-		vibesell.Plural(z.Mailboxes, "mailbox", "mailboxes"), z.EmailsPerMailbox, vibesell.Plural(z.Domains, "domain", "domains"), z.MailboxesPerDomain, what)
+	fmt.Fprintf(&b, "- %s, with %s.\n", z.Layout(), what)
 	fmt.Fprintf(&b, "- Cost, at %s per mailbox per month and %s per domain per year: %s.\n",
 		z.MailboxPrice, z.DomainPrice, sending.Costs(z.YearlyCost, z.MonthlyCost, z.Domains, z.Mailboxes, z.Sandbox))
 	if z.Source == sending.SourceAlreadyWarmed {

@@ -64,12 +64,12 @@ func chooseSendingSource(d Deps) toolkit.Tool {
 				return toolkit.Result[sendingChoiceOutput]{}, err
 			}
 			if o.Card != nil {
-				return sendingAsked(o.Card, o.Notes, d.Sending.Sandbox()), nil
+				return sendingAsked(o.Card, o.Notes, o.Sandbox), nil
 			}
 			c := o.Result
 			out := sendingChoiceOutput{
 				Kind:         "sending_choice",
-				Sandbox:      d.Sending.Sandbox(),
+				Sandbox:      o.Sandbox,
 				choiceFields: settledFields(vibesell.ToolChooseSendingSource, o.Arguments, o.Answers),
 				Decision:     strPtr("source"),
 				Meaning:      &c.Meaning,
@@ -88,7 +88,7 @@ func chooseSendingSource(d Deps) toolkit.Tool {
 			} else {
 				fmt.Fprintf(&b, "Recorded the person's choice %q (choice id %s, card %s, %s).\n\n", c.Label, c.Source, c.Card, formatTime(c.ChosenAt))
 			}
-			fmt.Fprintf(&b, "%s Nothing is set up, reserved or billed yet.\n%s\nNext: %s\n", c.Meaning, notesMarkdown(o.Notes), c.NextStep)
+			fmt.Fprintf(&b, "%s %s\n%s\nNext: %s\n", c.Meaning, c.Standing, notesMarkdown(o.Notes), c.NextStep)
 			return toolkit.Result[sendingChoiceOutput]{Markdown: b.String(), Data: out}, nil
 		},
 	})

@@ -584,8 +584,14 @@ func TestSendingToolsContract(t *testing.T) {
 		if d := cmp.Diff(question{"choice", "You chose to send under your brand. Start sooner with already-warmed addresses instead?"}, question{sw.Kind, textOf(sw.Question)}); d != "" {
 			t.Fatalf("under own_names, asked mismatch (-want +got):\n%s", d)
 		}
-		check(t, vibesell.ToolProposeWarmedDomains, nil, "", nil,
-			refusal{map[string]any{"answers": []any{ans(*sw.Card, "keep")}}, "The person keeps sending under their brand"})
+		// Keeping the source is one of the card's own choices: it settles,
+		// and the settled answers keep the switch card's answer.
+		var kept sendingChoiceOutput
+		mustContain(t, c.Result(vibesell.ToolProposeWarmedDomains, map[string]any{"answers": []any{ans(*sw.Card, "keep")}}, &kept),
+			"No domains were picked", "Next: The person keeps their source. Call propose_domains")
+		if diff := cmp.Diff([]answerItem{{Card: *sw.Card, Answer: "keep"}}, kept.Answers); diff != "" || kept.Kind != "sending_choice" || textOf(kept.Decision) != "source" {
+			t.Errorf("kept: kind %s, decision %s, answers mismatch (-want +got):\n%s", kept.Kind, textOf(kept.Decision), diff)
+		}
 		var q sendingChoiceOutput
 		f.client(f.svc, f.other).Result(vibesell.ToolProposeWarmedDomains, nil, &q)
 		if q.Kind != "choice" || !q.Sandbox || len(q.Choices) != 8 {

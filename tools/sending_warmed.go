@@ -26,9 +26,9 @@ func proposeWarmedDomains(d Deps) toolkit.Tool {
 				return toolkit.Result[sendingChoiceOutput]{}, err
 			}
 			if o.Card != nil {
-				return sendingAsked(o.Card, o.Notes, d.Sending.Sandbox()), nil
+				return sendingAsked(o.Card, o.Notes, o.Sandbox), nil
 			}
-			return domainsSettled(vibesell.ToolProposeWarmedDomains, o, d.Sending.Sandbox()), nil
+			return domainsSettled(vibesell.ToolProposeWarmedDomains, o), nil
 		},
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"vibesell"
+	"vibesell/approvals"
 	"vibesell/audience"
 	"vibesell/auth"
 	"vibesell/billing"
@@ -229,8 +230,10 @@ func toWorkspaceOutput(c workspace.Context) workspaceOutput {
 		out.Plan = &planData{ID: sum.Plan.ID, Name: sum.Plan.Name, Status: sum.Status, PaymentFailedAt: sum.PaymentFailedAt}
 	}
 	if setup, ok := workspace.View[sendingPartView](c); ok {
-		out.SendingSetup = toSendingSummary(setup.Setup)
-		out.SendingSetup.NextStep = sendingStepData(toNextStepData(c.StepOf(setup.Next)))
+		// The setup's step names only the setup's own approvals (an order
+		// waiting), never another feature's: sending.Setup.WithOpen.
+		waiting, _ := workspace.View[approvals.Waiting](c)
+		out.SendingSetup = toSendingSummary(setup.Setup.WithOpen(waiting))
 	}
 	if r, ok := workspace.View[campaigns.ContextRows](c); ok {
 		out.Campaigns = toCampaignsSummary(r, c)
