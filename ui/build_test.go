@@ -39,9 +39,15 @@ import (
 // same zod schemas), which took the card to 353,107 bytes: zod 147,716,
 // client 90,875, core 16,552, ext-apps 30,664, ours 66,828 (with the
 // stylesheet). 12 KB of headroom is for the views still to come.
+//
+// Our own share raised to 71,000 the same day, for the card at home in
+// dark mode and on narrow hosts (issue 24): dates in one style written by
+// hand, addresses that break only after their punctuation, and the
+// campaign's results by step as a list where the table does not fit,
+// 68,079 bytes in all (the card 354,457).
 const (
 	cardBudget = 365_000 // bytes of card.html
-	oursBudget = 68_000  // bytes of it built from src/
+	oursBudget = 71_000  // bytes of it built from src/
 )
 
 // TestCardIsUpToDate rebuilds the card from src/ and compares it byte for
