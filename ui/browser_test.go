@@ -130,9 +130,12 @@ func TestServerServesTheCard(t *testing.T) {
 // for kinds whose tools are not served yet, results written here) in
 // headless Chromium through a test host built from the MCP Apps SDK's
 // AppBridge, under the default MCP Apps content security policy. It checks
-// what the person sees and what the card sends, and saves light, dark and
-// phone screenshots of each card to test-artifacts/ui/ at the repository
-// root.
+// what the person sees and what the card sends; that no light block shows
+// on a dark host; that at 320 to 600 pixels nothing scrolls sideways and
+// no word breaks; and that dates are in one style (harness/run.mjs). It
+// saves light, dark (own palette and host variables) and 320-pixel
+// screenshots of each card to test-artifacts/ui/ at the repository root,
+// and logs where.
 func TestCardInBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the browser test takes minutes; it runs without -short")
@@ -202,6 +205,7 @@ func TestCardInBrowser(t *testing.T) {
 	out, runErr := runNode(t, 8*time.Minute, filepath.Join("harness", "run.mjs"),
 		"--card", "card.html", "--scenarios", fixtures, "--out", artifacts, "--results", results, "--chromium", chrome)
 	t.Logf("harness (%s):\n%s", time.Since(start).Round(time.Millisecond), out)
+	t.Logf("screenshots (light, dark, dark-host, 320px, after the click) in %s", artifacts)
 
 	raw, err := os.ReadFile(results)
 	if err != nil {

@@ -26,6 +26,54 @@ function arg(name) {
 
 const out = resolve(arg("--out") ?? join(here, "card.html"));
 
+// What the card does not use of its packages, left out of the bundle. Each
+// edit must find its text: a package upgrade that moves it stops the build
+// rather than silently bringing the bytes back.
+//
+// zod: the SDK imports it whole (`import * as z from "zod/v4"`), and the
+// namespace object keeps every export alive: all of its ~50 locales (the
+// card speaks the one zod error language it has, English, and shows no zod
+// message to the person anyway), z.compile (code generation, which the
+// card's CSP forbids and jitless.ts turns off) and z.fromJSONSchema. The
+// schemas, parsing and the English messages stay, so every protocol message
+// is validated as before.
+const zodTrims = [
+  { file: /zod[\\/]v4[\\/]locales[\\/]index\.js$/, whole: 'export { default as en } from "./en.js";\n' },
+  { file: /zod[\\/]v4[\\/]core[\\/]index\.js$/, cut: ['export * from "./compile.js";\n'] },
+  {
+    file: /zod[\\/]v4[\\/]classic[\\/]external\.js$/,
+    cut: [" INVALID,", " compile, withParser, ZodCompileAsyncError, ZodCompileUnsupportedError,", 'export { fromJSONSchema } from "./from-json-schema.js";\n'],
+  },
+];
+
+// The MCP SDK packages declare no "sideEffects", so esbuild keeps every
+// module they import even when nothing of it is used: the client's OAuth,
+// HTTP and SSE transports and its JSON Schema validators, none of which the
+// card (which only speaks postMessage, through ext-apps' App) reaches.
+// Their modules only define things; a module the card uses is kept whole.
+const sdkPure = /node_modules[\\/]@modelcontextprotocol[\\/](client|core)[\\/]/;
+
+const trim = {
+  name: "trim",
+  setup(b) {
+    b.onResolve({ filter: /.*/ }, async (a) => {
+      if (a.pluginData?.trim) return undefined;
+      const r = await b.resolve(a.path, { kind: a.kind, importer: a.importer, resolveDir: a.resolveDir, pluginData: { trim: true } });
+      return sdkPure.test(r.path) ? { ...r, sideEffects: false } : r;
+    });
+    for (const t of zodTrims) {
+      b.onLoad({ filter: t.file }, async (a) => {
+        let text = t.whole ?? (await readFile(a.path, "utf8"));
+        for (const c of t.cut ?? []) {
+          if (!text.includes(c)) throw new Error(`build.mjs: ${a.path} no longer contains ${JSON.stringify(c)}: check what zod changed`);
+          text = text.replace(c, "");
+        }
+        return { contents: text, loader: "js", resolveDir: dirname(a.path) };
+      });
+    }
+  },
+};
+
 const common = {
   absWorkingDir: here,
   bundle: true,
@@ -37,7 +85,7 @@ const common = {
 };
 
 const [js, css] = await Promise.all([
-  build({ ...common, entryPoints: ["src/main.ts"], format: "esm", target: "es2022", platform: "browser", metafile: true }),
+  build({ ...common, entryPoints: ["src/main.ts"], format: "esm", target: "es2022", platform: "browser", metafile: true, plugins: [trim] }),
   build({ ...common, entryPoints: ["src/style.css"], target: "chrome100" }),
 ]);
 

@@ -28,9 +28,26 @@ import (
 // campaign_estimate, plans, checkout, portal): 17,838 bytes of our own
 // code, most of it the sentences they show, which took the card to
 // 659,452 bytes, 64,144 ours.
+//
+// Lowered on 2 Dec 2026 to 365,000 (issue 24): of the 662,471 bytes then,
+// zod was 384,882, and 194,411 of those were its ~50 locales, which the
+// SDK's `import * as z` keeps alive with the rest of the namespace (plus
+// z.compile, 29,532, and z.fromJSONSchema, 12,191); the MCP client brought
+// 162,710, 71,835 of them its OAuth, HTTP transports and JSON Schema
+// validators, kept only because the package declares no "sideEffects".
+// build.mjs leaves both out (the card validates every message with the
+// same zod schemas), which took the card to 353,107 bytes: zod 147,716,
+// client 90,875, core 16,552, ext-apps 30,664, ours 66,828 (with the
+// stylesheet). 12 KB of headroom is for the views still to come.
+//
+// Our own share raised to 71,000 the same day, for the card at home in
+// dark mode and on narrow hosts (issue 24): dates in one style written by
+// hand, addresses that break only after their punctuation, and the
+// campaign's results by step as a list where the table does not fit,
+// 68,079 bytes in all (the card 354,457).
 const (
-	cardBudget = 667_000 // bytes of card.html
-	oursBudget = 68_000  // bytes of it built from src/
+	cardBudget = 365_000 // bytes of card.html
+	oursBudget = 71_000  // bytes of it built from src/
 )
 
 // TestCardIsUpToDate rebuilds the card from src/ and compares it byte for

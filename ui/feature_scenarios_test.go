@@ -361,13 +361,14 @@ func whole(v any) int {
 
 func people(v any) string { return vibesell.Plural(whole(v), "person", "people") }
 
-// date writes a YYYY-MM-DD day as the card does (en-GB): "Fri, 1 Jan 2027".
+// date writes a YYYY-MM-DD day as the card does, in the server's own style
+// whatever the host's locale: "Fri 1 Jan 2027" (vibesell.FormatDate).
 func date(day string) string {
 	d, err := time.Parse(time.DateOnly, day)
 	if err != nil {
 		return day
 	}
-	return d.Format("Mon, 2 Jan 2006")
+	return vibesell.FormatDate(d)
 }
 
 // handFeatureScenarios are results of states the server here cannot reach

@@ -59,5 +59,29 @@ func repliesScenarios(t *testing.T, s *server) []*scenario {
 	sc.Expect.Texts = append(sc.Expect.Texts, "Interested", "Asked to unsubscribe")
 	sc.Expect.Absent = []string{"null", "undefined", "NaN", "[object Object]"}
 	out = append(out, sc)
+
+	// An out-of-office reply names the day its sender is back, a calendar
+	// day the card writes in its one date style.
+	res, err := sender.Send(ctx, mail.Outgoing{
+		Step:    mail.Step{WorkspaceID: s.ws.ID, CampaignID: campaign, LeadID: 3, Step: 1},
+		Mailbox: mb,
+		Message: mail.Message{To: mail.Address{Email: "kim@crane.example"}, Subject: "Onboarding", Body: "Hi,\n\nA question.\n\nDana", PostalAddress: "1 Market St",
+			UnsubscribeURL: secret.UnsubscribeURL(publicURL, s.ws.ID, "kim@crane.example")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reply := fmt.Sprintf("From: kim@crane.example\r\nTo: dana@getacme.com\r\nSubject: Out of office: Re: Onboarding\r\nMessage-ID: <r2@example.test>\r\nIn-Reply-To: %s\r\n\r\n%s\r\n",
+		res.MessageID, "I am out of the office until 14 December 2026, with limited access to email.")
+	if err := sandbox.DeliverReply(mb.Address.Email, []byte(reply)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mail.NewPoller(s.pool, suppressions, s.clock, nil).Poll(ctx, s.ws.ID, mb); err != nil {
+		t.Fatal(err)
+	}
+	sc, _ = s.scenario("replies-out-of-office", "list_replies", nil)
+	sc.Expect.Texts = []string{"3 replies", "kim@crane.example", "Back on Mon 14 Dec 2026"}
+	sc.Expect.Absent = []string{"2026-12-14", "null", "undefined", "NaN"}
+	out = append(out, sc)
 	return out
 }

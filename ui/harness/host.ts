@@ -31,7 +31,8 @@ export interface LogEntry {
 interface Harness {
   log: LogEntry[];
   start(cardHtml: string, scenario: Scenario, theme: "light" | "dark", width: number): Promise<void>;
-  setTheme(theme: "light" | "dark"): Promise<void>;
+  /** setTheme switches the host page's theme and tells the card; with variables, also sends them (as Claude does), "" removing one. */
+  setTheme(theme: "light" | "dark", variables?: Record<string, string>): Promise<void>;
   setStyles(variables: Record<string, string>, fonts: string): Promise<void>;
   replay(): Promise<void>;
 }
@@ -137,9 +138,9 @@ const harness: Harness = {
     if (scenario.cancel !== undefined) await b.sendToolCancelled({ reason: scenario.cancel });
     else await b.sendToolResult(scenario.result as never);
   },
-  async setTheme(theme) {
+  async setTheme(theme, variables) {
     setPageTheme(theme);
-    await bridge!.sendHostContextChange({ theme });
+    await bridge!.sendHostContextChange(variables ? { theme, styles: { variables: variables as never } } : { theme });
   },
   async setStyles(variables, fonts) {
     await bridge!.sendHostContextChange({ styles: { variables: variables as never, css: { fonts } } });

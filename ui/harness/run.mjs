@@ -11,7 +11,16 @@
 // the content, keyboard order and visible focus, contrast in both themes,
 // no overflow on a 360-pixel screen, and no console error or CSP
 // violation. Results go to --results as JSON, one entry per scenario with
-// its failures; the exit code is 1 when any scenario failed. --only NAME
+// its failures; the exit code is 1 when any scenario failed.
+//
+// The host page emulates a real host's themes: it declares its CSS
+// color-scheme (as the MCP Inspector and Claude do), and shows each card
+// in light and dark twice, without style variables (the card's own
+// palette) and with a host's set of them. On a dark host, a screenshot
+// with the card's text made transparent must have no light pixel: a light
+// block (the frame's opaque backdrop, a white surface) fails. At 320, 360,
+// 480 and 600 pixels nothing may scroll sideways and no word may break
+// across lines, and every date shown is in the card's one style. --only NAME
 // runs one scenario; HARNESS_DEBUG=1 prints the time of each step.
 
 import { build } from "esbuild";
@@ -35,8 +44,53 @@ const executablePath = arg("--chromium", process.env.CHROMIUM || "/usr/bin/chrom
 const only = arg("--only");
 
 const WIDTH = 640;
-const PHONE = 360;
+const NARROW = [320, 360, 480, 600];
 const PAGE_BG = { light: "#f5f4ef", dark: "#262624" };
+// A host's style variables (MCP Apps hostContext.styles.variables), in the
+// manner of Claude's: what a card that takes its colours from the host gets.
+const HOST_VARS = {
+  light: {
+    "--color-background-primary": "#ffffff",
+    "--color-background-secondary": "#f5f4ef",
+    "--color-background-tertiary": "#efeee8",
+    "--color-background-info": "#e8f0fc",
+    "--color-background-success": "#e9f5ec",
+    "--color-background-warning": "#fcf1de",
+    "--color-background-danger": "#fcecea",
+    "--color-text-primary": "#1f1e1d",
+    "--color-text-secondary": "#3d3d3a",
+    "--color-text-tertiary": "#5e5d59",
+    "--color-text-info": "#1a4fb4",
+    "--color-text-success": "#1c6634",
+    "--color-text-warning": "#7f4600",
+    "--color-text-danger": "#a8261b",
+    "--color-border-primary": "#d9d7cf",
+    "--color-border-secondary": "#e8e6de",
+    "--color-ring-primary": "#2c6fd6",
+  },
+  dark: {
+    "--color-background-primary": "#30302e",
+    "--color-background-secondary": "#262624",
+    "--color-background-tertiary": "#1f1e1d",
+    "--color-background-info": "#1d2a42",
+    "--color-background-success": "#17301f",
+    "--color-background-warning": "#3a2a10",
+    "--color-background-danger": "#3d1c1a",
+    "--color-text-primary": "#faf9f5",
+    "--color-text-secondary": "#c2c0b6",
+    "--color-text-tertiary": "#a6a39a",
+    "--color-text-info": "#94b8ff",
+    "--color-text-success": "#7ddc9c",
+    "--color-text-warning": "#f5c26b",
+    "--color-text-danger": "#ff9b91",
+    "--color-border-primary": "#4a4945",
+    "--color-border-secondary": "#3d3c38",
+    "--color-ring-primary": "#6aa5ff",
+  },
+};
+// Relative luminance above which a pixel counts as light on a dark host
+// (#bcbcbc is 0.5; white is 1; the dark theme's accent, #8fb0ff, 0.44).
+const LIGHT = 0.5;
 
 const card = await readFile(cardPath, "utf8");
 const scenarios = JSON.parse(await readFile(scenariosPath, "utf8")).filter((s) => !only || s.name === only);
@@ -54,7 +108,7 @@ const hostScript = (
 ).outputFiles[0].text;
 
 const hostPage = `<!doctype html><html><head><meta charset="utf-8"><title>test host</title><style>
-  html { background: ${PAGE_BG.light}; } html[data-theme=dark] { background: ${PAGE_BG.dark}; }
+  html { background: ${PAGE_BG.light}; color-scheme: light; } html[data-theme=dark] { background: ${PAGE_BG.dark}; color-scheme: dark; }
   body { margin: 0; } #slot { display: inline-block; padding: 16px; }
   iframe { border: 0; display: block; background: transparent; }
 </style></head><body><div id="slot"></div><script>${hostScript.replace(/<\/script/gi, "<\\/script")}</script></body></html>`;
@@ -128,6 +182,7 @@ async function runScenario(s) {
     for (const b of exp.buttons ?? []) if (!names.some((n) => n.startsWith(b))) fail(`has no button ${JSON.stringify(b)} (buttons: ${JSON.stringify(names)})`);
     for (const b of exp.noButtons ?? []) if (names.some((n) => n.startsWith(b))) fail(`offers a button ${JSON.stringify(b)}, which it must not`);
     if (!(await frame.evaluate(() => !!document.querySelector("article.card")))) fail("draws no card");
+    for (const f of await dateStyle(frame)) fail(f);
 
     step("facts");
     // 2. It reports its size.
@@ -139,34 +194,44 @@ async function runScenario(s) {
     if (Math.abs(reported - content) > 2) fail(`the last size it reported (${reported}px high) is not its content's (${content}px)`);
 
     step("size");
-    // 3. Accessibility and contrast, in both themes.
+    // 3. Accessibility and contrast, in both themes, with the card's own
+    // palette and with the host's variables; no light block on a dark host.
     for (const f of await a11y(frame, "light")) fail(`light: ${f}`);
     for (const f of await focusOrder(page, frame)) fail(f);
     await frame.evaluate(() => document.activeElement?.blur());
     screenshots.push(await shot(page, s.name, "light"));
-    await page.evaluate(() => window.harness.setTheme("dark"));
-    await frame.waitForFunction(() => document.documentElement.dataset.theme === "dark");
-    await page.waitForTimeout(50);
-    for (const f of await a11y(frame, "dark")) fail(`dark: ${f}`);
-    screenshots.push(await shot(page, s.name, "dark"));
-    await page.evaluate(() => window.harness.setTheme("light"));
+    for (const [theme, vars, label] of [
+      ["dark", null, "dark"],
+      ["dark", HOST_VARS.dark, "dark-host"],
+      ["light", HOST_VARS.light, "light-host"],
+    ]) {
+      await page.evaluate(([t, v]) => window.harness.setTheme(t, v ?? undefined), [theme, vars]);
+      await frame.waitForFunction((t) => document.documentElement.dataset.theme === t, theme);
+      if (vars) await frame.waitForFunction((v) => getComputedStyle(document.documentElement).getPropertyValue("--color-text-primary").trim() === v, vars["--color-text-primary"]);
+      await page.waitForTimeout(50);
+      for (const f of await a11y(frame, theme)) fail(`${label}: ${f}`);
+      if (theme === "dark") screenshots.push(await shot(page, s.name, label));
+      if (theme === "dark") for (const f of await lightBlocks(page, frame, s.name, label)) fail(`${label}: ${f}`);
+    }
 
     step("themes");
-    // 4. A narrow phone screen: nothing wider than the screen.
-    await page.evaluate((w) => (document.querySelector("iframe").style.width = `${w}px`), PHONE);
-    await page.setViewportSize({ width: PHONE + 32, height: 900 });
-    await page.waitForTimeout(100);
-    const overflow = await frame.evaluate(() => {
-      const wide = [];
-      const max = document.documentElement.clientWidth;
-      for (const el of document.querySelectorAll("body *")) {
-        const r = el.getBoundingClientRect();
-        if (r.width > 0 && r.right > max + 1) wide.push(`${el.tagName.toLowerCase()}.${el.className} (${Math.round(r.right)}px)`);
-      }
-      return { scroll: document.documentElement.scrollWidth, client: max, wide: wide.slice(0, 5) };
+    // 4. Narrow hosts and phones: nothing wider than the frame, no word
+    // broken across lines (folded parts opened, so they are checked too).
+    const closed = await frame.evaluate(() => {
+      const shut = Array.from(document.querySelectorAll("details:not([open])"));
+      for (const d of shut) d.open = true;
+      window.__shut = shut;
+      return shut.length;
     });
-    if (overflow.scroll > overflow.client + 1 || overflow.wide.length) fail(`on a ${PHONE}px screen it is wider than the screen: ${JSON.stringify(overflow)}`);
-    screenshots.push(await shot(page, s.name, "phone"));
+    for (const w of NARROW) {
+      await page.evaluate((w) => (document.querySelector("iframe").style.width = `${w}px`), w);
+      await page.setViewportSize({ width: w + 32, height: 900 });
+      await frame.waitForFunction((w) => document.documentElement.clientWidth === w, w, { timeout: 5000 }).catch(() => {});
+      await page.waitForTimeout(50);
+      for (const f of await narrow(frame)) fail(`at ${w}px: ${f}`);
+      if (w === NARROW[0]) screenshots.push(await shot(page, s.name, `${w}px`));
+    }
+    if (closed) await frame.evaluate(() => window.__shut.forEach((d) => (d.open = false)));
     await page.evaluate((w) => (document.querySelector("iframe").style.width = `${w}px`), WIDTH);
     await page.setViewportSize({ width: WIDTH + 32, height: 900 });
 
@@ -218,6 +283,7 @@ async function runScenario(s) {
       const names2 = await buttonNames(frame);
       for (const b of a.noButtonsAfter ?? []) if (names2.some((n) => n.startsWith(b))) fail(`after the click it still offers ${JSON.stringify(b)}`);
       for (const t of a.absentAfter ?? []) if ((await visibleText(frame)).includes(norm(t))) fail(`after the click it shows ${JSON.stringify(t)}, which it must not`);
+      for (const f of await dateStyle(frame)) fail(`after the click: ${f}`);
       screenshots.push(await shot(page, s.name, "after"));
     }
 
@@ -323,6 +389,14 @@ function sameJSON(a, b) {
 }
 
 async function shot(page, name, variant) {
+  const file = join(outDir, `${name}-${variant}.png`);
+  await capture(page, file);
+  return file;
+}
+
+// capture screenshots the host's slot (the card and the host page around
+// it), to file unless null, and returns the PNG.
+async function capture(page, file) {
   const frame = await cardFrame(page);
   await fit(page, frame);
   // A frame is painted only where the viewport is: make it as tall as the
@@ -333,10 +407,9 @@ async function shot(page, name, variant) {
     await page.setViewportSize({ width: size.width, height: tall });
     await fit(page, frame);
   }
-  const file = join(outDir, `${name}-${variant}.png`);
-  await page.locator("#slot").screenshot({ path: file, animations: "disabled" });
+  const png = await page.locator("#slot").screenshot({ path: file ?? undefined, animations: "disabled" });
   if (tall > size.height) await page.setViewportSize(size);
-  return file;
+  return png;
 }
 
 // focusOrder walks the card with the Tab key: every control is reached,
@@ -438,4 +511,128 @@ async function a11y(frame, theme) {
     }
     return out;
   }, pageBg);
+}
+
+// lightBlocks screenshots the card on a dark host with its text (and
+// icons, drawn in currentColor) made transparent, and finds light pixels:
+// whatever is left is a surface, a border or the frame's backdrop, and on
+// a dark host none of them may be light.
+async function lightBlocks(page, frame, name, label) {
+  await frame.evaluate(() => {
+    const st = document.createElement("style");
+    st.id = "__harness-no-text";
+    st.textContent =
+      "*, *::before, *::after, ::placeholder { color: transparent !important; -webkit-text-fill-color: transparent !important; text-shadow: none !important; caret-color: transparent !important; }";
+    document.head.append(st);
+  });
+  const png = await capture(page, null);
+  await frame.evaluate(() => document.getElementById("__harness-no-text")?.remove());
+  const found = await page.evaluate(
+    async ([b64, limit]) => {
+      const img = new Image();
+      img.src = `data:image/png;base64,${b64}`;
+      await img.decode();
+      const c = document.createElement("canvas");
+      c.width = img.width;
+      c.height = img.height;
+      const g = c.getContext("2d");
+      g.drawImage(img, 0, 0);
+      const d = g.getImageData(0, 0, c.width, c.height).data;
+      const lin = (v) => ((v /= 255) <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4));
+      let n = 0;
+      let box = null;
+      let sample = "";
+      for (let i = 0; i < d.length; i += 4) {
+        const l = 0.2126 * lin(d[i]) + 0.7152 * lin(d[i + 1]) + 0.0722 * lin(d[i + 2]);
+        if (l <= limit) continue;
+        const x = (i / 4) % c.width;
+        const y = Math.floor(i / 4 / c.width);
+        if (!n) sample = `rgb(${d[i]},${d[i + 1]},${d[i + 2]})`;
+        n++;
+        box = box ? { x0: Math.min(box.x0, x), y0: Math.min(box.y0, y), x1: Math.max(box.x1, x), y1: Math.max(box.y1, y) } : { x0: x, y0: y, x1: x, y1: y };
+      }
+      return { n, box, sample, w: c.width, h: c.height };
+    },
+    [png.toString("base64"), LIGHT],
+  );
+  if (!found.n) return [];
+  const file = join(outDir, `${name}-${label}-surfaces.png`);
+  await writeFile(file, png);
+  return [
+    `${found.n} light pixels outside text on a dark host (first ${found.sample}), from (${found.box.x0},${found.box.y0}) to (${found.box.x1},${found.box.y1}) of ${found.w}x${found.h}: see ${file}`,
+  ];
+}
+
+// narrow checks the card at the frame's current width: no sideways scroll
+// of the document or of any element, nothing past the frame's right edge,
+// and no word broken across lines (each run of letters and digits of each
+// text node is on one line, by the rectangles of its Range).
+async function narrow(frame) {
+  return frame.evaluate(() => {
+    const out = [];
+    const max = document.documentElement.clientWidth;
+    const scroll = document.documentElement.scrollWidth;
+    if (scroll > max + 1) out.push(`the page scrolls sideways (${scroll}px of content in ${max}px)`);
+    const wide = [];
+    const what = (el) => `${el.tagName.toLowerCase()}${el.className && typeof el.className === "string" ? "." + el.className.trim().replace(/\s+/g, ".") : ""} ${JSON.stringify((el.innerText || "").trim().slice(0, 30))}`;
+    for (const el of document.querySelectorAll("body *")) {
+      if (el.closest(".sr-only")) continue;
+      const r = el.getBoundingClientRect();
+      if (r.width > 0 && r.right > max + 1) wide.push(`${what(el)} ends at ${Math.round(r.right)}px`);
+      else if (el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 1) wide.push(`${what(el)} holds ${el.scrollWidth}px in ${el.clientWidth}px`);
+    }
+    if (wide.length) out.push(`wider than the frame: ${wide.slice(0, 4).join("; ")}`);
+    const broken = [];
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    const range = document.createRange();
+    while (walker.nextNode()) {
+      const t = walker.currentNode;
+      const el = t.parentElement;
+      if (!el || el.closest(".sr-only") || !el.getClientRects().length) continue;
+      for (const m of t.textContent.matchAll(/[\p{L}\p{N}]{2,}/gu)) {
+        range.setStart(t, m.index);
+        range.setEnd(t, m.index + m[0].length);
+        const rects = Array.from(range.getClientRects()).filter((r) => r.width > 0);
+        if (rects.some((r) => Math.abs(r.top - rects[0].top) > rects[0].height / 2)) {
+          const line = rects.map((r) => r.top);
+          broken.push(`${JSON.stringify(m[0])} in ${what(el)} (lines at ${[...new Set(line.map(Math.round))].join(", ")}px)`);
+        }
+      }
+    }
+    if (broken.length) out.push(`breaks words across lines: ${broken.slice(0, 4).join("; ")}${broken.length > 4 ? ` and ${broken.length - 4} more` : ""}`);
+    return out;
+  });
+}
+
+// dateStyle holds every date shown to the card's one style, the server's:
+// "Tue 1 Dec 2026", "Tue 1 Dec 2026, 15:05 CET". No ISO day, no month
+// before the day, no 12-hour clock, no weekday with a comma, no day
+// without its weekday. Quotations (q, blockquote) are left as written.
+async function dateStyle(frame) {
+  return frame.evaluate(() => {
+    const WD = "(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)";
+    const MON = "(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)";
+    const house = new RegExp(`^${WD} \\d{1,2} ${MON} \\d{4}(?:, \\d{2}:\\d{2} \\S+)?$`);
+    // Someone else's words quoted as written (a reply's excerpt) are theirs.
+    const st = document.createElement("style");
+    st.textContent = "q, blockquote { display: none !important; }";
+    document.head.append(st);
+    const text = document.body.innerText;
+    st.remove();
+    const out = [];
+    const bad = [
+      [/\b\d{4}-\d{2}-\d{2}\b/g, "an ISO date"],
+      [/\b\d{1,2}:\d{2}\s?(?:AM|PM|am|pm)\b/g, "a 12-hour time"],
+      [new RegExp(`\\b${MON}[a-z]* \\d{1,2},? \\d{4}`, "g"), "the month before the day"],
+      [new RegExp(`\\b${WD}[a-z]*, (?:\\d|${MON})`, "g"), "a comma after the weekday"],
+      [new RegExp(`\\b\\d{1,2} ${MON}[a-z]+\\.? \\d{4}`, "g"), "the month in full"],
+      [new RegExp(`(?<!\\b${WD} )\\b\\d{1,2} ${MON} \\d{4}`, "g"), "a day without its weekday"],
+    ];
+    for (const [re, why] of bad) for (const m of text.matchAll(re)) out.push(`shows a date in another style (${why}): ${JSON.stringify(text.slice(Math.max(0, m.index - 12), m.index + m[0].length + 12))}`);
+    for (const t of document.querySelectorAll("time")) {
+      const v = t.textContent.trim();
+      if (!house.test(v)) out.push(`shows ${JSON.stringify(v)} for ${t.getAttribute("datetime")}, not in the card's date style ("Tue 1 Dec 2026, 15:05 CET")`);
+    }
+    return out;
+  });
 }

@@ -38,6 +38,18 @@ export function plain(text: string): string {
   return text.replace(bidiControls, "");
 }
 
+/**
+ * address shows a web or email address that may break across lines only
+ * after its punctuation ("/", ".", "?", "&", "=", "@"…), never inside a
+ * word: a line break opportunity (<wbr>) after each, which copying and
+ * reading aloud ignore.
+ */
+export function address(text: string): Child[] {
+  return plain(text)
+    .split(/(?<=[/.?&=#@_\-:])/)
+    .flatMap((part, i) => (i === 0 ? [part] : [document.createElement("wbr"), part]));
+}
+
 export function append(el: Node, children: Child[]): void {
   for (const c of children) {
     if (c === null || c === undefined || c === false) continue;

@@ -1,18 +1,32 @@
 // Formatting for people. Amounts are never parsed into floating point:
 // the decimal text the server sent is grouped and shown digit for digit.
-// Moments are shown in the person's time zone (from the host) with the
-// zone named, and the exact value stays in <time datetime>.
+// Moments are written in one style whatever the host's locale, the one the
+// server's own sentences use (vibesell.FormatDate, FormatTimeIn): "Tue 1
+// Dec 2026" for a day, "Tue 1 Dec 2026, 15:05 CET" for a moment, in the
+// workspace's time zone when the result names one, else the person's (from
+// the host, else the browser's), with the zone named. The exact value stays
+// in <time datetime>.
 
 import { h } from "./dom";
 import { toolNames } from "./generated/types";
 
 let locale: string | undefined;
 let timeZone: string | undefined;
+let resultZone: string | undefined;
 
 /** setLocale applies the host's locale and time zone (BCP 47, IANA). */
 export function setLocale(l?: string, tz?: string): void {
   locale = l && isLocale(l) ? l : undefined;
   timeZone = tz && isTimeZone(tz) ? tz : undefined;
+}
+
+/**
+ * setResultZone applies the time zone a result is in (the workspace's, its
+ * timeZone field), which wins over the person's for that result's moments;
+ * undefined when the result names none.
+ */
+export function setResultZone(tz?: unknown): void {
+  resultZone = typeof tz === "string" && isTimeZone(tz) ? tz : undefined;
 }
 
 function isLocale(l: string): boolean {
@@ -57,23 +71,48 @@ export function isMoment(v: unknown): v is string {
   return typeof v === "string" && (isoMoment.test(v) || isoDate.test(v));
 }
 
-/** moment writes a date-time or date for people: "Tue 2 Dec 2026, 09:00 CET". */
+const weekdayNames = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+const monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+
+/** day writes a calendar day: "Tue 1 Dec 2026" (vibesell.FormatDate). */
+function day(y: number, m: number, d: number): string {
+  const wd = new Date(Date.UTC(y, m - 1, d)).getUTCDay();
+  return `${weekdayNames[wd]} ${d} ${monthNames[m - 1]} ${y}`;
+}
+
+/** moment writes a date-time or date for people: "Tue 1 Dec 2026, 15:05 CET", "Tue 1 Dec 2026". */
 export function momentText(v: string): string {
-  const d = new Date(isoDate.test(v) ? v + "T00:00:00Z" : v);
-  if (Number.isNaN(d.getTime())) return v;
   if (isoDate.test(v)) {
-    return new Intl.DateTimeFormat(locale ?? "en-GB", { weekday: "short", day: "numeric", month: "short", year: "numeric", timeZone: "UTC" }).format(d);
+    // A calendar day is the same day everywhere: no zone to convert to.
+    const [y, m, d] = v.split("-").map(Number);
+    return day(y, m, d);
   }
-  return new Intl.DateTimeFormat(locale ?? "en-GB", {
-    weekday: "short",
-    day: "numeric",
-    month: "short",
+  const t = new Date(v);
+  if (Number.isNaN(t.getTime())) return v;
+  const zone = resultZone ?? timeZone;
+  // Numbers only from Intl (the words are ours, so the host's locale
+  // changes no word and no order), and the zone's short name in the
+  // person's locale ("CET", "PST", "GMT+1").
+  const parts: Record<string, string> = {};
+  for (const p of new Intl.DateTimeFormat("en-US", {
     year: "numeric",
+    month: "numeric",
+    day: "numeric",
     hour: "2-digit",
     minute: "2-digit",
-    timeZone,
+    hourCycle: "h23",
+    timeZone: zone,
     timeZoneName: "short",
-  }).format(d);
+  }).formatToParts(t)) {
+    parts[p.type] = p.value;
+  }
+  let zoneName = parts.timeZoneName ?? "";
+  try {
+    zoneName = new Intl.DateTimeFormat(locale ?? "en-US", { timeZone: zone, timeZoneName: "short" }).formatToParts(t).find((p) => p.type === "timeZoneName")?.value ?? zoneName;
+  } catch {
+    // the en-US name stays
+  }
+  return `${day(Number(parts.year), Number(parts.month), Number(parts.day))}, ${parts.hour}:${parts.minute} ${zoneName}`.trim();
 }
 
 /** moment returns a <time> element for a date-time or date. */

@@ -5,11 +5,11 @@
 // approvals, acts on the person's click through the host.
 
 import "./jitless";
-import { App, PostMessageTransport, applyHostFonts, applyHostStyleVariables, type McpUiHostContext } from "@modelcontextprotocol/ext-apps";
+import { App, PostMessageTransport, applyDocumentTheme, applyHostFonts, applyHostStyleVariables, type McpUiHostContext } from "@modelcontextprotocol/ext-apps";
 
 import { Ctx, TOKENS_META_KEY, ToolResult, View, textOf } from "./ctx";
 import { h, plain } from "./dom";
-import { setLocale } from "./format";
+import { setLocale, setResultZone } from "./format";
 import { card, notice } from "./ui";
 import { approvalView, approvalsView } from "./views/approval";
 import { leadCountView, leadPreviewView, targetView } from "./views/audience";
@@ -52,7 +52,8 @@ const views: Record<string, View> = {
 
 const root = document.getElementById("root") as HTMLElement;
 
-// Until (unless) the host says which theme it shows, follow the system's.
+// Until (unless) the host says which theme it shows, follow the system's
+// (the stylesheet's color-scheme is "light dark" until then).
 document.documentElement.dataset.theme = window.matchMedia?.("(prefers-color-scheme: dark)").matches ? "dark" : "light";
 const live = document.getElementById("live") as HTMLElement;
 
@@ -148,6 +149,8 @@ function render(result: ToolResult): void {
 
 function view(result: ToolResult): HTMLElement {
   const data = result.structuredContent;
+  // A result that names the workspace's time zone shows its moments in it.
+  setResultZone(data && typeof data === "object" ? (data as { timeZone?: unknown }).timeZone : undefined);
   if (result.isError || !data || typeof data !== "object") {
     const text = textOf(result);
     return card({
@@ -164,9 +167,14 @@ function view(result: ToolResult): HTMLElement {
 function applyContext(c: McpUiHostContext | undefined): void {
   if (!c) return;
   if (c.theme === "dark" || c.theme === "light") {
-    // Not applyDocumentTheme: it also sets color-scheme, and a scheme that
-    // differs from the host page's gives the frame an opaque backdrop.
-    document.documentElement.dataset.theme = c.theme;
+    // The theme and the CSS color-scheme both: Chromium paints a frame
+    // whose color-scheme differs from its <iframe>'s (which a dark host
+    // page declares dark) on an opaque canvas of its own scheme's colour,
+    // the white block a dark host showed at the card's corners. And inside
+    // the frame, prefers-color-scheme is the system's, not the host's, so
+    // the stylesheet's "light dark" alone would pick light on a dark host
+    // under a light system.
+    applyDocumentTheme(c.theme);
   }
   if (c.styles?.variables) applyHostStyleVariables(c.styles.variables);
   if (c.styles?.css?.fonts) applyHostFonts(c.styles.css.fonts);

@@ -16,7 +16,7 @@
 import { CLICK_TOOL, Ctx, REFUSAL_META_KEY, ToolResult, isRefusal, textOf } from "../ctx";
 import { approvalActionLabels, approvalHostAppsLabels, approvalStatusLabels, approvalViaLabels } from "../generated/labels";
 import type { DecideApprovalResult, ListPendingApprovalsResult } from "../generated/types";
-import { Child, h, uid } from "../dom";
+import { Child, address, h, uid } from "../dom";
 import { count, moment, momentText, sentence, until } from "../format";
 import { Money, Tone, bullets, button, card, facts, isMoney, moneyText, na, notice, pill, section, stat } from "../ui";
 
@@ -321,7 +321,7 @@ export function approvalView(d: ApprovalData, ctx: Ctx): HTMLElement {
 
 function appLink(d: ApprovalData): Child {
   if (!d.appUrl) return null;
-  return h("p", { class: "link-row" }, "In the web app: ", h("span", { class: "mono" }, d.appUrl));
+  return h("p", { class: "link-row" }, "In the web app: ", h("span", { class: "mono" }, address(d.appUrl)));
 }
 
 /**

@@ -185,19 +185,44 @@ function metrics(m: Metrics): HTMLElement {
       stat("Opens", m.opens.value),
     ),
     m.opens.value === null ? sub("Opens: ", m.opens.why) : null,
+    // Per step: a table where seven columns fit their headings whole, and
+    // on a narrower card a list, so that no heading breaks inside a word
+    // and nothing scrolls sideways (the stylesheet shows one of the two).
     steps.length
-      ? h(
-          "table",
-          { class: "ramp" },
-          h("thead", null, h("tr", null, h("th", { scope: "col" }, "Step"), ...metricNames.map(([, l]) => h("th", { scope: "col" }, l)))),
+      ? [
           h(
-            "tbody",
-            null,
-            ...steps.map((s) =>
-              h("tr", null, h("td", null, String(s.step)), ...metricNames.map(([k]) => h("td", null, valueOrNa((s as unknown as Record<string, Counted>)[k])))),
+            "table",
+            { class: "ramp wide-only" },
+            h("thead", null, h("tr", null, h("th", { scope: "col" }, "Step"), ...metricNames.map(([, l]) => h("th", { scope: "col" }, l)))),
+            h(
+              "tbody",
+              null,
+              ...steps.map((s) =>
+                h("tr", null, h("td", null, String(s.step)), ...metricNames.map(([k]) => h("td", null, valueOrNa((s as unknown as Record<string, Counted>)[k])))),
+              ),
             ),
           ),
-        )
+          h(
+            "ul",
+            { class: "rows narrow-only", "aria-label": "Results by step" },
+            ...steps.map((s) =>
+              h(
+                "li",
+                null,
+                h(
+                  "div",
+                  { class: "main" },
+                  h("p", { class: "strong" }, `Step ${s.step}`),
+                  h(
+                    "dl",
+                    { class: "pairs small" },
+                    ...metricNames.map(([k, label]) => h("div", null, h("dt", null, label), h("dd", null, valueOrNa((s as unknown as Record<string, Counted>)[k])))),
+                  ),
+                ),
+              ),
+            ),
+          ),
+        ]
       : null,
   );
 }

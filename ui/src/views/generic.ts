@@ -2,7 +2,7 @@
 // nested objects as groups, lists as rows. Readable, never raw JSON.
 
 import { Ctx } from "../ctx";
-import { Child, h } from "../dom";
+import { Child, address, h } from "../dom";
 import { words } from "../format";
 import { button, card, isMoney, na, section, value } from "../ui";
 
@@ -71,7 +71,7 @@ export function link(url: string, ctx: Ctx, label = "Open", variant?: "primary")
     "span",
     { class: "link-row" },
     button(label, () => ctx.open(url), { icon: "external", variant }),
-    h("span", { class: "mono" }, url),
+    h("span", { class: "mono" }, address(url)),
   );
 }
 

@@ -38,9 +38,10 @@ function row(r: Reply): HTMLElement {
       "div",
       { class: "main" },
       h("p", { class: "strong" }, r.from),
-      h("p", null, r.excerpt ? `“${r.excerpt}”` : na()),
+      // The sender's own words, quoted as written (dates and all).
+      h("p", null, r.excerpt ? h("q", null, r.excerpt) : na()),
       h("p", { class: "muted small" }, answers(r), " · ", moment(r.receivedAt)),
-      r.returnsOn ? h("p", { class: "small" }, `Back on ${r.returnsOn}`) : null,
+      r.returnsOn ? h("p", { class: "small" }, "Back on ", moment(r.returnsOn)) : null,
       h("p", { class: "muted small" }, `Why: ${r.rule}`),
     ),
     h("div", { class: "side" }, classification(r.classification)),
