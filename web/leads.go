@@ -87,8 +87,10 @@ func (s *server) storeUpload(w http.ResponseWriter, r *http.Request, u auth.User
 		return
 	}
 	defer f.Close()
-	content, err := io.ReadAll(f)
-	if err != nil {
+	// The part's size is known (and bounded by postFile's reader): one
+	// buffer of that size, not ReadAll's doublings.
+	content := make([]byte, h.Size)
+	if _, err := io.ReadFull(f, content); err != nil {
 		s.renderError(w, r, fmt.Errorf("read uploaded file: %w", err), 0, "", "")
 		return
 	}
