@@ -101,7 +101,8 @@ func (s *Service) StoreUpload(ctx context.Context, ws uuid.UUID, name string, co
 	return s.Upload(ctx, ws, id)
 }
 
-// Upload returns an upload of the workspace. Refusals: ENOTFOUND.
+// Upload returns an upload of the workspace. Refusals: ENOTFOUND; EINVALID
+// for one kept before the bounds with more than [MaxUploadColumns] columns.
 func (s *Service) Upload(ctx context.Context, ws uuid.UUID, id string) (Upload, error) {
 	// The first rows are within their first lines: only those are read.
 	u, content, err := s.upload(ctx, s.db, ws, id, (UploadPreviewRows+1)*(MaxUploadLineBytes+1))
@@ -193,7 +194,8 @@ func suggestMapping(header []string) []string {
 // more or fewer fields than the header; an address seen earlier in the
 // file is a duplicate (the first row counts). Checking again with another
 // mapping replaces the rows. Refusals: EINVALID for a mapping that does
-// not fit the header, fills a field twice or leaves out email.
+// not fit the header, fills a field twice or leaves out email, and for an
+// upload kept before the bounds with more than [MaxUploadColumns] columns.
 func (s *Service) CheckUpload(ctx context.Context, ws uuid.UUID, id string, mapping []string) (Upload, error) {
 	var out Upload
 	err := store.InTx(ctx, s.db, func(tx pgx.Tx) error {
