@@ -55,7 +55,9 @@ func checkUploadShape(content []byte) error {
 		return vibesell.Errorf(vibesell.EINVALID, "The file looks like %s, not a CSV file. %s", what, saveAsCSV)
 	}
 	if i := bytes.IndexFunc(content, func(r rune) bool { return r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r == 0x7f }); i >= 0 {
-		if !utf8.Valid(content[:min(len(content), 4096)]) {
+		// Text begins as text: binary data is not UTF-8 within its first
+		// 4 KB (a character cut at their end does not count).
+		if head := content[:min(len(content), 4096)]; invalidUTF8(head) < len(head)-utf8.UTFMax {
 			return vibesell.Errorf(vibesell.EINVALID, "The file does not look like text: it holds bytes no text has, as an image or another binary file does. %s", saveAsCSV)
 		}
 		what := fmt.Sprintf("a control character (U+%04X)", content[i])
