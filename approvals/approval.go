@@ -120,6 +120,12 @@ func (a Approval) Final() bool {
 	return a.Status == Done || a.Status == NotDone || a.Status == Rejected
 }
 
+// Expired reports whether the approval ended because no one decided it
+// before it expired (not superseded, not failed: those end before).
+func (a Approval) Expired() bool {
+	return a.Status == NotDone && a.DecidedAt == nil && a.FinishedAt != nil && !a.FinishedAt.Before(a.ExpiresAt)
+}
+
 // Event is one line of an approval's audit trail.
 type Event struct {
 	At    time.Time

@@ -267,7 +267,7 @@ func (a importAction) Check(ctx context.Context, ex approvals.Execution) error {
 		return err
 	}
 	if d.Upload != "" {
-		u, _, err := a.s.upload(ctx, a.s.db, ex.Approval.WorkspaceID, d.Upload)
+		u, _, err := a.s.upload(ctx, a.s.db, ex.Approval.WorkspaceID, d.Upload, 0)
 		if err != nil {
 			return err
 		}

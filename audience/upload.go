@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -68,10 +69,15 @@ func newUploadID() string {
 }
 
 // StoreUpload keeps an uploaded CSV. Refusals: EINVALID for an empty or
-// oversized file, or one whose first line is not a header.
+// oversized file, one that is not UTF-8 text (naming what it seems to
+// be), one out of the bounds of [MaxUploadColumns], [MaxHeaderCellChars]
+// and [MaxUploadLineBytes], or one whose first line is not a header.
 func (s *Service) StoreUpload(ctx context.Context, ws uuid.UUID, name string, content []byte) (Upload, error) {
 	if len(content) > MaxUploadBytes {
 		return Upload{}, vibesell.Errorf(vibesell.EINVALID, "The file is %s MB; files of up to %d MB can be uploaded. Split it and upload each part.", vibesell.Count(len(content)>>20), MaxUploadBytes>>20)
+	}
+	if err := checkUploadShape(content); err != nil {
+		return Upload{}, err
 	}
 	header, err := csv.NewReader(bytes.NewReader(content)).Read()
 	if err != nil || len(header) == 0 {
@@ -79,6 +85,9 @@ func (s *Service) StoreUpload(ctx context.Context, ws uuid.UUID, name string, co
 	}
 	for i := range header {
 		header[i] = strings.TrimSpace(strings.TrimPrefix(header[i], "\ufeff"))
+	}
+	if err := checkHeader(header); err != nil {
+		return Upload{}, err
 	}
 	name = strings.TrimSpace(name)
 	if name == "" {
@@ -92,9 +101,11 @@ func (s *Service) StoreUpload(ctx context.Context, ws uuid.UUID, name string, co
 	return s.Upload(ctx, ws, id)
 }
 
-// Upload returns an upload of the workspace. Refusals: ENOTFOUND.
+// Upload returns an upload of the workspace. Refusals: ENOTFOUND; EINVALID
+// for one kept before the bounds with more than [MaxUploadColumns] columns.
 func (s *Service) Upload(ctx context.Context, ws uuid.UUID, id string) (Upload, error) {
-	u, content, err := s.upload(ctx, s.db, ws, id)
+	// The first rows are within their first lines: only those are read.
+	u, content, err := s.upload(ctx, s.db, ws, id, (UploadPreviewRows+1)*(MaxUploadLineBytes+1))
 	if err != nil {
 		return Upload{}, err
 	}
@@ -115,18 +126,27 @@ func (s *Service) Upload(ctx context.Context, ws uuid.UUID, id string) (Upload, 
 	return u, nil
 }
 
-func (s *Service) upload(ctx context.Context, db store.DBTX, ws uuid.UUID, id string) (Upload, []byte, error) {
+// upload reads an upload and the first contentBytes of its file (all of
+// it with [MaxUploadBytes]). An upload kept before the bounds of
+// [checkUploadShape] with more than [MaxUploadColumns] columns is refused
+// as such, and only that many of its header's cells are ever read.
+func (s *Service) upload(ctx context.Context, db store.DBTX, ws uuid.UUID, id string, contentBytes int) (Upload, []byte, error) {
 	var u Upload
 	var content, invalid []byte
-	err := db.QueryRow(ctx, `SELECT id, file_name, content, header, mapping, uploaded_at, checked_at,
+	var columns int
+	err := db.QueryRow(ctx, `SELECT id, file_name, substring(content FROM 1 FOR $3), header[1:$4], mapping[1:$4], cardinality(header), uploaded_at, checked_at,
 			coalesce(rows_read, 0), coalesce(valid_rows, 0), coalesce(duplicate_rows, 0), coalesce(invalid_rows, 0), invalid_lines
-		FROM lead_uploads WHERE workspace_id = $1 AND id = $2`, ws, id).
-		Scan(&u.ID, &u.FileName, &content, &u.Header, &u.Mapping, &u.UploadedAt, &u.CheckedAt, &u.RowsRead, &u.Valid, &u.Duplicates, &u.Invalid, &invalid)
+		FROM lead_uploads WHERE workspace_id = $1 AND id = $2`, ws, id, contentBytes, MaxUploadColumns).
+		Scan(&u.ID, &u.FileName, &content, &u.Header, &u.Mapping, &columns, &u.UploadedAt, &u.CheckedAt, &u.RowsRead, &u.Valid, &u.Duplicates, &u.Invalid, &invalid)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Upload{}, nil, vibesell.Errorf(vibesell.ENOTFOUND, "There is no upload %s in this workspace. The person uploads a file at the leads page of the web app.", id)
 	}
 	if err != nil {
 		return Upload{}, nil, fmt.Errorf("read upload %s: %w", id, err)
+	}
+	if columns > MaxUploadColumns {
+		return Upload{}, nil, vibesell.Errorf(vibesell.EINVALID, "The file %s (upload %s) has %s columns, more than the %d a file may have, so it cannot be checked or imported. Upload it again with only the columns about the leads.",
+			u.FileName, u.ID, vibesell.Count(columns), MaxUploadColumns)
 	}
 	if invalid != nil {
 		if err := json.Unmarshal(invalid, &u.InvalidLines); err != nil {
@@ -174,11 +194,12 @@ func suggestMapping(header []string) []string {
 // more or fewer fields than the header; an address seen earlier in the
 // file is a duplicate (the first row counts). Checking again with another
 // mapping replaces the rows. Refusals: EINVALID for a mapping that does
-// not fit the header, fills a field twice or leaves out email.
+// not fit the header, fills a field twice or leaves out email, and for an
+// upload kept before the bounds with more than [MaxUploadColumns] columns.
 func (s *Service) CheckUpload(ctx context.Context, ws uuid.UUID, id string, mapping []string) (Upload, error) {
 	var out Upload
 	err := store.InTx(ctx, s.db, func(tx pgx.Tx) error {
-		u, content, err := s.upload(ctx, tx, ws, id)
+		u, content, err := s.upload(ctx, tx, ws, id, MaxUploadBytes)
 		if err != nil {
 			return err
 		}
@@ -240,7 +261,7 @@ func (s *Service) CheckUpload(ctx context.Context, ws uuid.UUID, id string, mapp
 			if !ok {
 				why := "the email is empty"
 				if raw != "" {
-					why = fmt.Sprintf("'%s' is not an email address", raw)
+					why = fmt.Sprintf("'%s' is not an email address", shorten(raw, 100))
 				}
 				bad(line, why)
 				continue
@@ -313,7 +334,7 @@ func (s *Service) requestUploadImport(ctx context.Context, ws uuid.UUID, r Impor
 		return approvals.Approval{}, false, vibesell.Errorf(vibesell.EINVALID,
 			"count is %s; give how many of the file's rows to import at most, from 1 to %s, or leave it out to import them all.", vibesell.Count(r.Count), vibesell.Count(MaxImport))
 	}
-	u, _, err := s.upload(ctx, s.db, ws, r.Upload)
+	u, _, err := s.upload(ctx, s.db, ws, r.Upload, 0)
 	if err != nil {
 		return approvals.Approval{}, false, err
 	}
@@ -402,4 +423,13 @@ func uploadSkips(u Upload, p Pool) []string {
 		out = append(out, fmt.Sprintf("%s with a role address (info@, sales@…)", vibesell.Count(p.Unusable)))
 	}
 	return out
+}
+
+// shorten cuts s to at most n characters, marking the cut: text from a
+// file quoted back is kept short whatever the file holds.
+func shorten(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
 }

@@ -1,12 +1,14 @@
 package billing
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -34,8 +36,10 @@ const maxWebhookBody = 1 << 20
 
 // WebhookHandler answers Stripe's webhook calls at [WebhookPath]:
 //
-//   - 400 for a call whose signature does not verify on the raw body, or
-//     whose signature is older than five minutes: nothing is applied;
+//   - 400 for a call whose signature does not verify on the raw body,
+//     whose signature is older than five minutes, whose header has more
+//     than one timestamp, or whose event holds a NUL character: nothing is
+//     applied;
 //   - 200 once the event is applied, and for an event already applied (it
 //     is recorded in the transaction of its effect, so a redelivery
 //     changes nothing) or of a type billing does not act on;
@@ -100,20 +104,62 @@ func (s *Service) verify(body []byte, header string) (stripe.Event, error) {
 	if age := s.clock.Now().Sub(signed); age > webhookTolerance || age < -webhookTolerance {
 		return stripe.Event{}, fmt.Errorf("signature: %w (signed %s ago)", webhook.ErrTooOld, age.Round(time.Second))
 	}
+	// PostgreSQL's text holds no NUL: an event that carries one (in its
+	// id, a customer…) could never be recorded, and no event of Stripe's
+	// does. It is refused here rather than failing as ours later.
+	if holdsNUL(body) {
+		return stripe.Event{}, errors.New("the event holds a NUL character (\\u0000), which no Stripe event has")
+	}
 	return ev, nil
 }
 
+// signedAt returns the one timestamp of a Stripe-Signature header. stripe-go
+// checks the signature against the last t= of the header; a header with
+// two could pair a fresh t= (for the age) with an old signature (checked
+// against the other), so it is refused: Stripe sends one.
 func signedAt(header string) (time.Time, error) {
+	var stamps []string
 	for _, part := range strings.Split(header, ",") {
 		if v, ok := strings.CutPrefix(strings.TrimSpace(part), "t="); ok {
-			sec, err := strconv.ParseInt(v, 10, 64)
-			if err != nil {
-				return time.Time{}, webhook.ErrInvalidHeader
-			}
-			return time.Unix(sec, 0), nil
+			stamps = append(stamps, v)
 		}
 	}
-	return time.Time{}, webhook.ErrInvalidHeader
+	if len(stamps) != 1 {
+		return time.Time{}, fmt.Errorf("%w: it has %d timestamps (t=), Stripe sends one", webhook.ErrInvalidHeader, len(stamps))
+	}
+	sec, err := strconv.ParseInt(stamps[0], 10, 64)
+	if err != nil {
+		return time.Time{}, webhook.ErrInvalidHeader
+	}
+	return time.Unix(sec, 0), nil
+}
+
+// holdsNUL reports whether a JSON document has a string (or a key)
+// holding U+0000; a document that does not decode holds none for this.
+func holdsNUL(body []byte) bool {
+	var v any
+	d := json.NewDecoder(bytes.NewReader(body))
+	d.UseNumber()
+	if d.Decode(&v) != nil {
+		return false
+	}
+	var walk func(any) bool
+	walk = func(v any) bool {
+		switch v := v.(type) {
+		case string:
+			return strings.ContainsRune(v, 0)
+		case []any:
+			return slices.ContainsFunc(v, walk)
+		case map[string]any:
+			for k, e := range v {
+				if strings.ContainsRune(k, 0) || walk(e) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return walk(v)
 }
 
 // What ApplyEvent did with an event.

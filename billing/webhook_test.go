@@ -3,9 +3,11 @@ package billing_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -148,6 +150,48 @@ func TestWebhook(t *testing.T) {
 		b.clock.Advance(-2 * time.Second)
 		if got := deliver(t, url, ev, webhookSecret, signed); got.status != http.StatusOK {
 			t.Errorf("signed 4 minutes 59 seconds ago: %d %q, want 200", got.status, got.body)
+		}
+	})
+
+	t.Run("a stale signature with a fresh second timestamp is refused", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		url := webhookServer(t, b)
+		_, _, ev := paid(t, b)
+		old := b.clock.Now()
+		body, header := billingtest.Signed(t, ev, webhookSecret, old)
+		b.clock.Advance(time.Hour)
+		// stripe-go checks the signature against the last t=; the fresh
+		// one goes first, where the age was read.
+		twice := fmt.Sprintf("t=%d,%s", b.clock.Now().Unix(), header)
+		if got := post(t, url, body, twice); got.status != http.StatusBadRequest || !strings.Contains(got.body, "2 timestamps") {
+			t.Errorf("fresh t= before the stale signature: %d %q, want 400 saying it has 2 timestamps", got.status, got.body)
+		}
+		fresh, freshHeader := billingtest.Signed(t, ev, webhookSecret, b.clock.Now())
+		if got := post(t, url, fresh, freshHeader+",t="+strconv.FormatInt(b.clock.Now().Unix(), 10)); got.status != http.StatusBadRequest {
+			t.Errorf("a fresh signature with its timestamp twice: %d %q, want 400", got.status, got.body)
+		}
+		if b.events(t) != 0 {
+			t.Fatal("a call with two timestamps was recorded")
+		}
+	})
+
+	t.Run("a signed event holding a NUL is refused, not failed", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		url := webhookServer(t, b)
+		_, sub, _ := paid(t, b)
+		for name, ev := range map[string]billingtest.Event{
+			"in its id": {ID: "evt_\x00nul", Type: "customer.subscription.updated", Created: b.clock.Now(), Object: billingtest.SubscriptionObject(sub)},
+			"in its customer": {ID: "evt_nul_customer", Type: "customer.subscription.updated", Created: b.clock.Now(),
+				Object: map[string]any{"id": sub.ID, "object": "subscription", "customer": "cus_\x00", "status": "active"}},
+		} {
+			if got := deliver(t, url, ev, webhookSecret, b.clock.Now()); got.status != http.StatusBadRequest || !strings.Contains(got.body, "NUL") {
+				t.Errorf("a NUL %s: %d %q, want 400 naming the NUL", name, got.status, got.body)
+			}
+		}
+		if b.events(t) != 0 {
+			t.Fatal("an event holding a NUL was recorded")
 		}
 	})
 

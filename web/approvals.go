@@ -188,7 +188,7 @@ func (s *server) approvalPage(w http.ResponseWriter, r *http.Request, u auth.Use
 
 // noticeFor words the notice after a decision (?done=…) by where the
 // approval stands now: the page refreshes itself while it is carried out.
-func noticeFor(done string, a approvals.Approval) string {
+func noticeFor(done string, a approvals.Approval, tz *time.Location) string {
 	switch {
 	case done == "approved" && a.Status == approvals.Approved:
 		return "You approved it. VibeSell is carrying it out now; this page updates by itself."
@@ -198,8 +198,11 @@ func noticeFor(done string, a approvals.Approval) string {
 		return "You approved it, but it could not be done; the reason is below."
 	case done == "rejected":
 		return "You rejected it. Nothing will be done."
+	case (done == "expired" || done == "recorded") && a.Expired():
+		return fmt.Sprintf("This approval expired on %s before anyone decided it: your decision was not recorded, and nothing was done. Ask for it again to decide it.",
+			formatTime(a.ExpiresAt, tz))
 	case done == "recorded":
-		return "This approval had already been decided or had expired; what is on record is shown below."
+		return "This approval had already been decided; what is on record is shown below."
 	}
 	return ""
 }
@@ -253,7 +256,7 @@ func (s *server) showApproval(w http.ResponseWriter, r *http.Request, u auth.Use
 	if a.Status == approvals.Approved {
 		refresh = 2
 	}
-	s.render(w, r, status, "approval", pageData{Title: a.Summary, User: &u, CSRF: ses.CSRF(), Notice: noticeFor(done, a),
+	s.render(w, r, status, "approval", pageData{Title: a.Summary, User: &u, CSRF: ses.CSRF(), Notice: noticeFor(done, a, u.TimeZone),
 		Message: message, Refresh: refresh, Body: d})
 }
 
@@ -271,13 +274,14 @@ func (s *server) decide(approve bool) signedInHandler {
 				s.renderError(w, r, err, 0, "", "")
 				return
 			}
-			if a.Status == approvals.Pending && needsConfirm(a) && r.PostFormValue("confirm") != "yes" {
+			// An approval past its time is answered as expired, box or not.
+			if a.Status == approvals.Pending && s.Clock.Now().Before(a.ExpiresAt) && needsConfirm(a) && r.PostFormValue("confirm") != "yes" {
 				s.showApproval(w, r, u, ses, http.StatusUnprocessableEntity, "",
 					"Tick the box to confirm you understand what approving means, then approve again.", reason)
 				return
 			}
 		}
-		_, taken, err := s.Approvals.Decide(ctx, u.WorkspaceID, id, approvals.Decision{
+		a, taken, err := s.Approvals.Decide(ctx, u.WorkspaceID, id, approvals.Decision{
 			Approve: approve, By: u.Email, ByUser: &u.ID, Via: approvals.ViaWeb, Reason: reason,
 		})
 		switch code := vibesell.ErrorCode(err); {
@@ -289,10 +293,13 @@ func (s *server) decide(approve bool) signedInHandler {
 			return
 		}
 		done := "recorded"
-		if taken && approve {
+		switch {
+		case taken && approve:
 			done = "approved"
-		} else if taken {
+		case taken:
 			done = "rejected"
+		case a.Expired():
+			done = "expired" // nothing was recorded: it ended before the click
 		}
 		http.Redirect(w, r, approvals.AppPath(id)+"?done="+done, http.StatusSeeOther)
 	}

@@ -87,8 +87,10 @@ func (s *server) storeUpload(w http.ResponseWriter, r *http.Request, u auth.User
 		return
 	}
 	defer f.Close()
-	content, err := io.ReadAll(f)
-	if err != nil {
+	// The part's size is known (and bounded by postFile's reader): one
+	// buffer of that size, not ReadAll's doublings.
+	content := make([]byte, h.Size)
+	if _, err := io.ReadFull(f, content); err != nil {
 		s.renderError(w, r, fmt.Errorf("read uploaded file: %w", err), 0, "", "")
 		return
 	}
@@ -110,8 +112,13 @@ type uploadColumn struct {
 	Chosen string
 }
 
+// previewCellChars bounds a cell of the first rows shown: enough to
+// tell what a column holds.
+const previewCellChars = 120
+
 type uploadData struct {
 	U          audience.Upload
+	Rows       [][]string // the first rows, each cell cut to previewCellChars
 	Columns    []uploadColumn
 	Fields     []string
 	Uploaded   string
@@ -140,6 +147,16 @@ func (s *server) showUpload(w http.ResponseWriter, r *http.Request, u auth.User,
 		Importable: up.Checked() && up.Valid > 0}
 	for i, h := range up.Header {
 		d.Columns = append(d.Columns, uploadColumn{Index: i, Name: h, Chosen: mapping[i]})
+	}
+	for _, row := range up.FirstRows {
+		cells := make([]string, 0, len(row))
+		for _, c := range row {
+			if r := []rune(c); len(r) > previewCellChars {
+				c = string(r[:previewCellChars-1]) + "…"
+			}
+			cells = append(cells, c)
+		}
+		d.Rows = append(d.Rows, cells)
 	}
 	if up.CheckedAt != nil {
 		d.Checked = formatTime(*up.CheckedAt, u.TimeZone)

@@ -1,9 +1,13 @@
 package web_test
 
 import (
+	"archive/zip"
 	"bytes"
 	"context"
 	"fmt"
+	"html"
+	"io"
+	"math/rand/v2"
 	"mime/multipart"
 	"net/http"
 	"net/url"
@@ -13,6 +17,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf16"
 
 	"github.com/chromedp/chromedp"
 	"github.com/riverqueue/river"
@@ -187,4 +192,132 @@ func TestBrowserUploadsAHundredThousandLeads(t *testing.T) {
 		t.Fatalf("%d leads, %d distinct", leads, distinct)
 	}
 	_ = approvals.Done
+}
+
+// utf16LE is s as UTF-16, little endian, as Excel's "Unicode text" saves.
+func utf16LE(s string) string {
+	var b strings.Builder
+	for _, u := range utf16.Encode([]rune(s)) {
+		b.WriteByte(byte(u))
+		b.WriteByte(byte(u >> 8))
+	}
+	return b.String()
+}
+
+// xlsx is the start of an Excel workbook: a zip of its XML parts.
+func xlsx(t *testing.T) string {
+	t.Helper()
+	var b bytes.Buffer
+	z := zip.NewWriter(&b)
+	for _, name := range []string{"[Content_Types].xml", "xl/workbook.xml", "xl/worksheets/sheet1.xml"} {
+		w, err := z.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(w, `<?xml version="1.0"?><x/>`)
+	}
+	if err := z.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// An upload is refused at intake with a sentence saying what is wrong and
+// where, never kept and never an error of ours: more than 200 columns, a
+// column's name or a line too long, or a file that is not UTF-8 text
+// (named for what it seems to be). A file at the bounds is kept, and its
+// page shows its 200 columns and the first rows cut to what a person reads.
+func TestUploadsOutOfBoundsAreRefused(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	b := a.browser(t)
+	b.signIn("ada@acme.test")
+	csrf := b.Get("/app/leads").CSRF(t)
+	random := make([]byte, 64<<10)
+	rng := rand.New(rand.NewPCG(26, 1))
+	for i := range random {
+		random[i] = byte(rng.Uint32())
+	}
+
+	for _, c := range []struct{ name, content, want string }{
+		{"a header of 1,000,000 columns", "email" + strings.Repeat(",c", 999_999) + "\n", "The file's header has 1,000,000 columns; a file may have 200 at most."},
+		{"a row of 201 columns", "email,name\nana@alpha.test,Ana\n" + strings.Repeat("x,", 200) + "x\n", "Line 3 of the file has 201 columns; a file may have 200 at most."},
+		{"a column's name of 101 characters", "email," + strings.Repeat("n", 101) + "\nana@alpha.test,Ana\n", "Column 2 of the header is named with 101 characters; a column's name may have 100 at most."},
+		{"a line of 65 KB", "email,notes\nana@alpha.test," + strings.Repeat("x", 65<<10) + "\n", "Line 2 of the file is longer than 64 KB; a line may be 64 KB at most."},
+		{"a quote never closed", "email,notes\nana@alpha.test,\"" + strings.Repeat("x\n", 40<<10), "Line 2 of the file is longer than 64 KB (a quote opened on it may not be closed)"},
+		{"a Latin-1 header", "Pr\xe9nom,email\nAn\xe9,ana@alpha.test\n", "The file is not UTF-8 text: line 1 has a character in another encoding (such as Windows-1252 or Latin-1"},
+		{"UTF-16 with its mark", "\xff\xfe" + utf16LE("email,name\nana@alpha.test,Ana\n"), "The file looks like UTF-16 text"},
+		{"UTF-16 without its mark", utf16LE("email,name\nana@alpha.test,Ana\n"), "The file looks like UTF-16 text, not a CSV file."},
+		{"a NUL in a header cell", "email,na\x00me\nana@alpha.test,Ana\n", "Line 1 of the file holds a NUL character (byte 0), which text never has."},
+		{"random bytes", string(random), "The file does not look like text"},
+		{"a PNG image", "\x89PNG\r\n\x1a\n" + string(random[:4096]), "The file looks like a PNG image, not a CSV file."},
+		{"an Excel workbook", xlsx(t), "The file looks like an Excel workbook (.xlsx), not a CSV file."},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := b.upload(t, "leads.csv", c.content, csrf)
+			if body := html.UnescapeString(p.Body); p.Status != http.StatusUnprocessableEntity || !strings.Contains(body, c.want) {
+				t.Errorf("status %d, want 422 saying %q:\n%.3000s", p.Status, c.want, body)
+			}
+		})
+	}
+	var kept int
+	if err := a.pool.QueryRow(context.Background(), `SELECT count(*) FROM lead_uploads`).Scan(&kept); err != nil || kept != 0 {
+		t.Errorf("%d refused uploads kept (%v), want none", kept, err)
+	}
+	if lines := a.logs.errors(); len(lines) != 0 {
+		t.Errorf("refused uploads logged ERROR lines: %q", lines)
+	}
+
+	t.Run("a file at the bounds is kept, its page bounded", func(t *testing.T) {
+		header := "email," + strings.Repeat("n", 100)
+		for i := 3; i <= 200; i++ {
+			header += fmt.Sprintf(",c%d", i)
+		}
+		row := "ana@alpha.test," + strings.Repeat("long ", (64<<10-2000)/5) + strings.Repeat(",x", 198)
+		up := b.upload(t, "wide.csv", header+"\n"+row+"\n", csrf)
+		if up.Status != http.StatusSeeOther {
+			t.Fatalf("a file at the bounds: %d, want 303\n%.3000s", up.Status, up.Body)
+		}
+		page := b.Get(up.Location)
+		if n := strings.Count(page.Body, "<select "); page.Status != http.StatusOK || n != 200 {
+			t.Errorf("its page: %d with %d selects, want 200 with 200", page.Status, n)
+		}
+		if !strings.Contains(page.Body, "<td>"+strings.Repeat("long ", 23)+"long…</td>") {
+			t.Errorf("the long cell is not cut to 120 characters")
+		}
+		if len(page.Body) > 200<<10 {
+			t.Errorf("its page is %d KB, want at most 200", len(page.Body)>>10)
+		}
+	})
+}
+
+// An upload kept before the bounds, with 100,000 columns, is refused on
+// its page and when checked, with a sentence; nothing of its header
+// beyond 200 columns is read.
+func TestAWideUploadKeptBeforeTheBoundsIsRefused(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	header := make([]string, 100_000)
+	for i := range header {
+		header[i] = fmt.Sprintf("c%d", i)
+	}
+	if _, err := a.pool.Exec(context.Background(), `INSERT INTO lead_uploads (workspace_id, id, file_name, content, header, uploaded_at)
+		VALUES ($1, 'up_00000000000000aa', 'wide.csv', $2, $3, now())`, a.acme.ID, []byte(strings.Join(header, ",")+"\n"), header); err != nil {
+		t.Fatal(err)
+	}
+	b := a.browser(t)
+	b.signIn("ada@acme.test")
+	page := b.Get("/app/leads/uploads/up_00000000000000aa")
+	want := "The file wide.csv (upload up_00000000000000aa) has 100,000 columns, more than the 200 a file may have"
+	if page.Status != http.StatusUnprocessableEntity || !strings.Contains(html.UnescapeString(page.Body), want) || len(page.Body) > 50<<10 {
+		t.Errorf("its page: %d, %d bytes, want 422 saying %q:\n%.3000s", page.Status, len(page.Body), want, page.Body)
+	}
+	csrf := b.Get("/app/leads").CSRF(t)
+	check := b.Post("/app/leads/uploads/up_00000000000000aa/check", url.Values{"csrf": {csrf}, "col0": {"email"}})
+	if check.Status != http.StatusUnprocessableEntity || !strings.Contains(html.UnescapeString(check.Body), want) {
+		t.Errorf("checking it: %d, want 422 saying %q", check.Status, want)
+	}
+	if lines := a.logs.errors(); len(lines) != 0 {
+		t.Errorf("ERROR lines: %q", lines)
+	}
 }

@@ -3,7 +3,6 @@ package web
 import (
 	"fmt"
 	"net/http"
-	"net/url"
 	"strconv"
 
 	"vibesell"
@@ -53,8 +52,15 @@ func (s *server) outboxPage(w http.ResponseWriter, r *http.Request, u auth.User,
 		if page.Before != 0 {
 			d.Older = "/app/outbox?before=" + strconv.FormatInt(page.Before, 10)
 		}
-		if to := r.URL.Query().Get("replied"); to != "" {
-			notice = fmt.Sprintf("Your reply as %s is in the sending mailbox's inbox. VibeSell reads it from there like any reply, classifies it and acts on it.", to)
+		// ?replied= carries the id of the message answered, never text to
+		// show: the notice names the lead from the workspace's own message,
+		// and says nothing when that message is not on this page.
+		if replied, err := strconv.ParseInt(r.URL.Query().Get("replied"), 10, 64); err == nil {
+			for _, m := range page.Messages {
+				if m.ID == replied {
+					notice = fmt.Sprintf("Your reply as %s is in the sending mailbox's inbox. VibeSell reads it from there like any reply, classifies it and acts on it.", m.To)
+				}
+			}
 		}
 	}
 	s.render(w, r, http.StatusOK, "outbox", pageData{Title: "Outbox", User: &u, CSRF: ses.CSRF(), Notice: notice, Body: d})
@@ -68,10 +74,10 @@ func (s *server) replyAsLead(w http.ResponseWriter, r *http.Request, u auth.User
 		s.renderError(w, r, vibesell.Errorf(vibesell.ENOTFOUND, "no such message"), 0, "", "")
 		return
 	}
-	m, err := s.Outbox.ReplyAsLead(r.Context(), u.WorkspaceID, id, r.PostFormValue("text"))
+	_, err = s.Outbox.ReplyAsLead(r.Context(), u.WorkspaceID, id, r.PostFormValue("text"))
 	if err != nil {
 		s.renderError(w, r, err, 0, "", "")
 		return
 	}
-	http.Redirect(w, r, "/app/outbox?replied="+url.QueryEscape(m.To)+"#m"+strconv.FormatInt(id, 10), http.StatusSeeOther)
+	http.Redirect(w, r, "/app/outbox?replied="+strconv.FormatInt(id, 10)+"#m"+strconv.FormatInt(id, 10), http.StatusSeeOther)
 }

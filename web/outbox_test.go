@@ -178,3 +178,37 @@ func TestOutboxWithARealProvider(t *testing.T) {
 		t.Fatalf("outbox with a real provider: %d\n%s", p.Status, p.Body)
 	}
 }
+
+// The outbox's notice after a reply is the server's sentence about the
+// workspace's own message: ?replied= carries the message's id, and text
+// put in it, or another workspace's id, shows nothing.
+func TestOutboxNoticeIsNeverTextFromTheURL(t *testing.T) {
+	t.Parallel()
+	b := setupOutbox(t, true)
+	b.send(t, 7)
+	ada := b.browser(t)
+	ada.SignIn("ada@acme.test", password, "/app/outbox")
+	acme := ada.Get("/app/outbox")
+	id := acme.Body[strings.Index(acme.Body, `action="/app/outbox/`)+len(`action="/app/outbox/`):]
+	id = id[:strings.Index(id, "/")]
+
+	replied := ada.Post("/app/outbox/"+id+"/reply", map[string][]string{"csrf": {acme.CSRF(t)}, "text": {"Interested"}})
+	if replied.Status != 303 || replied.Location != "/app/outbox?replied="+id+"#m"+id {
+		t.Errorf("after a reply: %d %q, want 303 to the outbox with the message's id", replied.Status, replied.Location)
+	}
+	if p := ada.Get(replied.Location); !strings.Contains(p.Body, `<div class="notice" role="status">Your reply as &#34;Sam Okafor&#34; &lt;sam@acme-corp.example&gt; is in the sending mailbox`) {
+		t.Errorf("the notice after a reply is missing or names someone else:\n%s", p.Body)
+	}
+	bob := b.browser(t)
+	bob.SignIn("bob@globex.test", password, "/app/outbox")
+	for who, get := range map[string]func(string) webtest.Page{"ada": ada.Get, "bob": bob.Get} {
+		for _, q := range []string{"SECURITY+NOTICE%3A+sign+in+again+at+https%3A%2F%2Fevil.test", "sam%40acme-corp.example", id + "x", "-1"} {
+			if p := get("/app/outbox?replied=" + q); p.Status != 200 || strings.Contains(p.Body, `class="notice"`) || strings.Contains(p.Body, "evil.test") {
+				t.Errorf("%s, ?replied=%s: %d, a notice shown:\n%s", who, q, p.Status, p.Body)
+			}
+		}
+	}
+	if p := bob.Get("/app/outbox?replied=" + id); strings.Contains(p.Body, `class="notice"`) {
+		t.Errorf("Globex's outbox with Acme's message id shows a notice:\n%s", p.Body)
+	}
+}

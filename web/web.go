@@ -355,7 +355,11 @@ func (s *server) renderError(w http.ResponseWriter, r *http.Request, err error, 
 			status, title, message = ans.status, ans.title, ans.message
 		}
 	}
-	s.render(w, r, status, "error", pageData{Title: title, Message: message})
+	// The error page is written even when the request's time is up (a
+	// query that timed out lands here): it is small, and gets a second.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), time.Second)
+	defer cancel()
+	s.renderWithin(ctx, w, r, status, "error", pageData{Title: title, Message: message})
 }
 
 // pageData is what every template gets.
@@ -375,7 +379,42 @@ type pageData struct {
 	Body    any
 }
 
+// maxPageBytes bounds a page of the app. The largest ones (an upload of
+// 200 columns, an outbox page of 20 messages) are well under a megabyte;
+// a page that would be larger is a bug of ours, answered as one rather
+// than held in memory.
+const maxPageBytes = 4 << 20
+
+// errPageTooLarge is a page outgrowing [maxPageBytes].
+var errPageTooLarge = fmt.Errorf("the page is larger than %d MB", maxPageBytes>>20)
+
+// pageBuffer is the one buffer a page is written to before it is sent.
+// Its Write fails once the page outgrows max or ctx is done, which stops
+// the template where it is: html/template does not look at a context.
+type pageBuffer struct {
+	ctx context.Context
+	b   []byte
+	max int
+}
+
+func (p *pageBuffer) Write(b []byte) (int, error) {
+	if err := p.ctx.Err(); err != nil {
+		return 0, err
+	}
+	if len(p.b)+len(b) > p.max {
+		return 0, errPageTooLarge
+	}
+	p.b = append(p.b, b...)
+	return len(b), nil
+}
+
 func (s *server) render(w http.ResponseWriter, r *http.Request, status int, page string, d pageData) {
+	s.renderWithin(r.Context(), w, r, status, page, d)
+}
+
+// renderWithin writes page into one bounded buffer, stopped when ctx is
+// done, and sends it whole: a page is never sent half written.
+func (s *server) renderWithin(ctx context.Context, w http.ResponseWriter, r *http.Request, status int, page string, d pageData) {
 	t, ok := s.pages[page]
 	if !ok {
 		panic("web: no page " + page)
@@ -383,27 +422,42 @@ func (s *server) render(w http.ResponseWriter, r *http.Request, status int, page
 	d.Support = s.Workspaces != nil
 	d.Campaigns = s.Workspaces != nil && s.Campaigns != nil
 	d.Outbox, d.Sending = s.Outbox != nil, s.Sending != nil
-	var b strings.Builder
-	if err := t.ExecuteTemplate(&b, "layout", d); err != nil {
+	buf := &pageBuffer{ctx: ctx, b: make([]byte, 0, 32<<10), max: maxPageBytes}
+	if err := t.ExecuteTemplate(buf, "layout", d); err != nil {
 		ref := vibesell.NewRef()
 		s.Logger.ErrorContext(r.Context(), "render page", "ref", ref, "page", page, "err", err)
-		http.Error(w, vibesell.InternalSentence(ref), http.StatusInternalServerError)
+		status := http.StatusInternalServerError
+		if ctx.Err() != nil {
+			status = http.StatusServiceUnavailable
+		}
+		http.Error(w, vibesell.InternalSentence(ref), status)
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
-	_, _ = w.Write([]byte(bidiControls.Replace(b.String())))
+	_, _ = w.Write(stripBidi(buf.b))
 }
 
-// bidiControls removes the explicit bidirectional embeddings, overrides
+// stripBidi removes the explicit bidirectional embeddings, overrides
 // and isolates (U+202A–U+202E, U+2066–U+2069). The pages never use them,
 // and in text the assistant wrote (a sender name, a summary) they can
 // make the approver read something else than what is there: a price
 // reversed, a domain spelled backwards. Right-to-left letters need none of
-// them to show right.
-var bidiControls = strings.NewReplacer(
-	"\u202a", "", "\u202b", "", "\u202c", "", "\u202d", "", "\u202e", "",
-	"\u2066", "", "\u2067", "", "\u2068", "", "\u2069", "")
+// them to show right. It works in place: the page is not copied again.
+func stripBidi(b []byte) []byte {
+	out := b[:0]
+	for i := 0; i < len(b); {
+		// U+202A–U+202E are E2 80 AA–AE; U+2066–U+2069 are E2 81 A6–A9.
+		if b[i] == 0xe2 && i+2 < len(b) &&
+			(b[i+1] == 0x80 && b[i+2] >= 0xaa && b[i+2] <= 0xae || b[i+1] == 0x81 && b[i+2] >= 0xa6 && b[i+2] <= 0xa9) {
+			i += 3
+			continue
+		}
+		out = append(out, b[i])
+		i++
+	}
+	return out
+}
 
 // ClientIPFromHeader returns a [Config].ClientIP for a server behind a
 // reverse proxy that puts the client's address in header (X-Forwarded-For,

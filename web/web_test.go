@@ -336,6 +336,57 @@ func TestApprovingFromTheWebApp(t *testing.T) {
 	}
 }
 
+// Deciding an approval that expired says it expired: nothing was
+// recorded and nothing done, whether it expired while the page was open
+// (the decision finds it past its time) or was expired before.
+func TestDecidingAnExpiredApprovalSaysItExpired(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	b := a.browser(t)
+	b.signIn("ada@acme.test")
+	for _, c := range []struct {
+		name, verb string
+		paid       bool
+		sweep      bool // the periodic expiry ran before the click
+	}{
+		{"approving, past its time", "approve", false, false},
+		{"approving a paid one, without the box", "approve", true, false},
+		{"rejecting, past its time", "reject", false, false},
+		{"approving, expired before", "approve", false, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ap := a.order(t, a.acme, "rocket "+c.name, c.paid)
+			p := b.Get(approvals.AppPath(ap.ID))
+			if _, err := a.pool.Exec(context.Background(), `UPDATE approvals SET created_at = now() - interval '1 hour', expires_at = now() - interval '1 minute' WHERE id = $1`, ap.ID); err != nil {
+				t.Fatal(err)
+			}
+			if c.sweep {
+				if _, err := a.approvals.ExpireDue(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r := b.Post(approvals.AppPath(ap.ID)+"/"+c.verb, url.Values{"csrf": {p.CSRF(t)}})
+			if r.Status != http.StatusSeeOther || r.Location != approvals.AppPath(ap.ID)+"?done=expired" {
+				t.Fatalf("%s: %d %s, want 303 to ?done=expired", c.verb, r.Status, r.Location)
+			}
+			got, err := a.approvals.Find(context.Background(), a.acme.ID, ap.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(decision{Status: approvals.NotDone}, decisionOf(got)); d != "" {
+				t.Errorf("after the click mismatch (-want +got):\n%s", d)
+			}
+			page := b.Get(r.Location)
+			if !strings.Contains(page.Body, "This approval expired on") || !strings.Contains(page.Body, "your decision was not recorded") {
+				t.Errorf("the page after the click does not say it expired:\n%s", page.Body)
+			}
+			if again := b.Get(approvals.AppPath(ap.ID) + "?done=recorded"); !strings.Contains(again.Body, "This approval expired on") {
+				t.Errorf("?done=recorded of an expired approval does not say it expired")
+			}
+		})
+	}
+}
+
 func TestRejectingWithAReason(t *testing.T) {
 	t.Parallel()
 	a := setup(t)

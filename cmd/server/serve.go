@@ -209,7 +209,22 @@ func routes(cfg config, db *pgxpool.Pool, svc *services, mailSecret *mail.Secret
 		}
 		io.WriteString(w, "ready\n")
 	})
-	return mux, nil
+	return forbidFraming(mux), nil
+}
+
+// forbidFraming is the one rule for framing: no page of the server may be
+// shown inside another site's frame, where a click on Unsubscribe,
+// Approve or Connect could be stolen by what is drawn over it. A handler
+// may set a fuller Content-Security-Policy of its own (the web app does);
+// it keeps frame-ancestors 'none'. The cards are not framed from here:
+// they travel inside MCP results.
+func forbidFraming(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Content-Security-Policy", "frame-ancestors 'none'")
+		next.ServeHTTP(w, r)
+	})
 }
 
 // databaseAvailable says whether the database answers: at no cost while

@@ -2,6 +2,7 @@ package main
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -77,4 +78,35 @@ func TestOneClickUnsubscribeSuppressesTheAddress(t *testing.T) {
 			t.Errorf("a second click: status %d, want 200", code)
 		}
 	})
+}
+
+// No page of the server can be framed by another site (a click on
+// Unsubscribe, Approve or Connect stolen under a decoy): every answer,
+// whatever handler wrote it and whatever its status, forbids framing with
+// both X-Frame-Options and the CSP's frame-ancestors.
+func TestNoPageCanBeFramed(t *testing.T) {
+	t.Parallel()
+	f := setupFlow(t)
+	token := f.mailSecret.UnsubscribeToken(f.two.Acme.ID, "bo@lead.test")
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for _, c := range []struct{ method, path string }{
+		{"GET", "/u/" + token}, {"POST", "/u/" + token}, {"GET", "/u/not-a-token"},
+		{"GET", "/"}, {"GET", "/app/sign-in"}, {"GET", "/app/approvals"}, {"GET", "/app/leads"}, {"GET", "/app/no-such-page"},
+		{"GET", "/oauth/authorize?client_id=x"}, {"GET", "/healthz"}, {"GET", "/no-such-page"},
+	} {
+		req, err := http.NewRequest(c.method, f.web.URL+c.path, strings.NewReader("List-Unsubscribe=One-Click"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		got := []string{resp.Header.Get("X-Frame-Options"), strconv.FormatBool(strings.Contains(resp.Header.Get("Content-Security-Policy"), "frame-ancestors 'none'"))}
+		if diff := cmp.Diff([]string{"DENY", "true"}, got); diff != "" {
+			t.Errorf("%s %s (%d): X-Frame-Options, CSP frame-ancestors 'none' mismatch (-want +got):\n%s", c.method, c.path, resp.StatusCode, diff)
+		}
+	}
 }
