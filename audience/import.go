@@ -114,7 +114,7 @@ func (s *Service) RequestImport(ctx context.Context, ws uuid.UUID, r ImportReque
 	}
 	if r.Count == 0 {
 		return approvals.Approval{}, false, vibesell.Errorf(vibesell.EINVALID,
-			"Give count (how many leads of the confirmed target to import), or upload (the id of a CSV file the person uploaded at %s).", s.cfg.UploadURL)
+			"Give count (how many leads of the confirmed target to import), or upload (the id of a CSV file the person uploaded at %s, a page only the person opens, signed in).", s.cfg.UploadURL)
 	}
 	if r.Count < 1 || r.Count > MaxImport {
 		return approvals.Approval{}, false, vibesell.Errorf(vibesell.EINVALID,

@@ -145,8 +145,8 @@ func (s *Service) upload(ctx context.Context, db store.DBTX, ws uuid.UUID, id st
 		return Upload{}, nil, fmt.Errorf("read upload %s: %w", id, err)
 	}
 	if columns > MaxUploadColumns {
-		return Upload{}, nil, vibesell.Errorf(vibesell.EINVALID, "The file %s (upload %s) has %s columns, more than the %d a file may have, so it cannot be checked or imported. Upload it again with only the columns about the leads.",
-			u.FileName, u.ID, vibesell.Count(columns), MaxUploadColumns)
+		return Upload{}, nil, vibesell.Errorf(vibesell.EINVALID, "The file %s has %s columns, more than the %d a file may have, so it cannot be checked or imported. Upload it again with only the columns about the leads.",
+			u.FileName, vibesell.Count(columns), MaxUploadColumns)
 	}
 	if invalid != nil {
 		if err := json.Unmarshal(invalid, &u.InvalidLines); err != nil {
@@ -340,8 +340,8 @@ func (s *Service) requestUploadImport(ctx context.Context, ws uuid.UUID, r Impor
 	}
 	if !u.Checked() {
 		return approvals.Approval{}, false, vibesell.Errorf(vibesell.EINVALID,
-			"The file %s (upload %s) is not checked yet: the person says which column is which on its page, %s/uploads/%s, and checks it there first.",
-			u.FileName, u.ID, s.cfg.UploadURL, u.ID)
+			"The file %s is not checked yet: the person says which column is which on its page, %s/uploads/%s (only the person opens it, signed in), and checks it there first.",
+			u.FileName, s.cfg.UploadURL, u.ID)
 	}
 	var p Pool
 	err = s.db.QueryRow(ctx, `

@@ -14,13 +14,30 @@ func Page(document string) []Finding {
 }
 
 // VisibleText is the text of an HTML page as a person reads it: one line
-// per block of text, without scripts, styles or code.
+// per block of text, without scripts, styles or code, and without what an
+// element marked data-verbatim holds: words someone else wrote (a file's
+// cells, a lead's reply), shown as they are, which are not ours to correct.
 func VisibleText(document string) string {
 	var b strings.Builder
 	z := html.NewTokenizer(strings.NewReader(document))
-	skip := 0 // inside script, style, pre or code
+	skip := 0     // inside script, style, pre or code
+	verbatim := 0 // elements open inside a data-verbatim one, itself included
 	for {
-		switch z.Next() {
+		tt := z.Next()
+		if verbatim > 0 {
+			switch tt {
+			case html.ErrorToken:
+				return b.String()
+			case html.StartTagToken:
+				if name, _ := z.TagName(); !voidElements[string(name)] {
+					verbatim++
+				}
+			case html.EndTagToken:
+				verbatim--
+			}
+			continue
+		}
+		switch tt {
 		case html.ErrorToken:
 			return b.String()
 		case html.StartTagToken, html.SelfClosingTagToken:
@@ -29,15 +46,21 @@ func VisibleText(document string) string {
 			case "script", "style", "pre", "code", "textarea":
 				skip++
 			}
+			var labels []byte
 			for hasAttr {
 				var key, val []byte
 				key, val, hasAttr = z.TagAttr()
 				switch string(key) {
 				case "alt", "aria-label", "placeholder", "title":
-					b.WriteString("\n")
-					b.Write(val)
-					b.WriteString("\n")
+					labels = append(append(append(labels, '\n'), val...), '\n')
+				case "data-verbatim":
+					if tt == html.StartTagToken && !voidElements[string(name)] {
+						verbatim = 1
+					}
 				}
+			}
+			if verbatim == 0 {
+				b.Write(labels)
 			}
 			b.WriteString("\n")
 		case html.EndTagToken:
@@ -55,4 +78,10 @@ func VisibleText(document string) string {
 			}
 		}
 	}
+}
+
+// voidElements have no end tag.
+var voidElements = map[string]bool{
+	"area": true, "base": true, "br": true, "col": true, "embed": true, "hr": true, "img": true,
+	"input": true, "link": true, "meta": true, "source": true, "track": true, "wbr": true,
 }

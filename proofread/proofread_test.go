@@ -42,3 +42,18 @@ func TestText(t *testing.T) {
 		}
 	}
 }
+
+func TestPage(t *testing.T) {
+	page := `<html><head><title>Leads</title><style>p{}</style></head><body>
+<h1 data-verbatim>long long file.csv</h1><p>Uploaded on Tue 1 Dec 2026.</p>
+<table data-verbatim><tr><td>x x</td><td><br>null</td></tr></table>
+<p>Your 1 leads are ready..</p><input placeholder="Type it it here"></body></html>`
+	var got []string
+	for _, f := range Page(page) {
+		got = append(got, f.Rule)
+	}
+	want := []string{"a doubled full stop", "a word twice in a row", "a plural noun after 1"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("findings mismatch (-want +got):\n%s", diff)
+	}
+}

@@ -227,7 +227,7 @@ func TestAudienceTools(t *testing.T) {
 
 	t.Run("import_leads gives the upload link, and imports an upload", func(t *testing.T) {
 		msg := c.Refusal(vibesell.ToolImportLeads, map[string]any{})
-		mustContain(t, msg, "or upload (the id of a CSV file the person uploaded at https://vibesell.example.test/app/leads)")
+		mustContain(t, msg, "or upload (the id of a CSV file the person uploaded at https://vibesell.example.test/app/leads, a page only the person opens, signed in)")
 		up, err := b.deps.Audience.StoreUpload(t.Context(), b.ws.Acme.ID, "mine.csv", []byte("email\nzoe@omega.test\nyan@omega.test\n"))
 		if err != nil {
 			t.Fatal(err)

@@ -511,11 +511,11 @@ func contactSupport(d Deps) toolkit.Tool {
 func ticketNext(t workspace.Ticket, publicURL string) string {
 	where := "the web app's Support page"
 	if publicURL != "" {
-		where = fmt.Sprintf("the web app's Support page (%s/app/support)", strings.TrimRight(publicURL, "/"))
+		where = fmt.Sprintf("the web app's Support page (%s/app/support; only the workspace's people open it, signed in)", strings.TrimRight(publicURL, "/"))
 	}
 	next := fmt.Sprintf("The ticket is kept on this VibeSell server: the workspace's signed-in people see it on %s, and whoever runs this server reads it with the command `server support list`.", where)
 	if t.ReplyTo != "" {
-		return next + fmt.Sprintf(" They answer by email at %s, quoting %s.", t.ReplyTo, t.Reference())
+		return next + fmt.Sprintf(" They answer by email at %s, quoting %s.\n\nNext: tell the person the ticket's reference, %s, and that the answer comes by email.", t.ReplyTo, t.Reference(), t.Reference())
 	}
-	return next + fmt.Sprintf(" No reply address was given, so they cannot write back by email. If the person wants an answer by email, open a new ticket with replyTo and mention %s.", t.Reference())
+	return next + fmt.Sprintf(" No reply address was given, so they cannot write back by email.\n\nNext: tell the person the ticket's reference, %s. If they want an answer by email, open a new ticket with replyTo and mention %s.", t.Reference(), t.Reference())
 }

@@ -189,8 +189,8 @@ func TestContactSupportSaysWhereTicketsGo(t *testing.T) {
 	var out supportOutput
 	md := b.c.Result("contact_support", map[string]any{"message": "Card is blank", "topic": "bug", "replyTo": "sam@acme.com"}, &out)
 	want := "The ticket is kept on this VibeSell server: the workspace's signed-in people see it on the web app's Support page (" + appURL +
-		"/app/support), and whoever runs this server reads it with the command `server support list`. They answer by email at sam@acme.com, quoting " +
-		out.Ticket.Reference + "."
+		"/app/support; only the workspace's people open it, signed in), and whoever runs this server reads it with the command `server support list`. They answer by email at sam@acme.com, quoting " +
+		out.Ticket.Reference + ".\n\nNext: tell the person the ticket's reference, " + out.Ticket.Reference + ", and that the answer comes by email."
 	if diff := cmp.Diff(want, out.WhatNext); diff != "" {
 		t.Errorf("what next mismatch (-want +got):\n%s", diff)
 	}

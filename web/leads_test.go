@@ -308,7 +308,7 @@ func TestAWideUploadKeptBeforeTheBoundsIsRefused(t *testing.T) {
 	b := a.browser(t)
 	b.signIn("ada@acme.test")
 	page := b.Get("/app/leads/uploads/up_00000000000000aa")
-	want := "The file wide.csv (upload up_00000000000000aa) has 100,000 columns, more than the 200 a file may have"
+	want := "The file wide.csv has 100,000 columns, more than the 200 a file may have"
 	if page.Status != http.StatusUnprocessableEntity || !strings.Contains(html.UnescapeString(page.Body), want) || len(page.Body) > 50<<10 {
 		t.Errorf("its page: %d, %d bytes, want 422 saying %q:\n%.3000s", page.Status, len(page.Body), want, page.Body)
 	}
