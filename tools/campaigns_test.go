@@ -128,7 +128,7 @@ func TestCampaignTools(t *testing.T) {
 		if out.Verdict != "fail" || out.Version != 2 {
 			t.Errorf("verdict %s on version %d, want fail on version 2", out.Verdict, out.Version)
 		}
-		mustContain(t, md, "as 由紀, <b>Gamma</b> & Co (yuki@gamma.test)", "FAIL, unsubscribe and address: The workspace has no postal address",
+		mustContain(t, md, "```text\n由紀, <b>Gamma</b> & Co\n```\n", "as that lead (yuki@gamma.test) gets it", "FAIL, unsubscribe and address: The workspace has no postal address",
 			"Fix: Ask the person for their postal address and pass postalAddress to stage_campaign", "Verdict: fail.")
 		msg := c.Refusal(vibesell.ToolCheckFirstEmail, map[string]any{"sequence": seq.Sequence.Sequence, "lead": "nobody@else.test"})
 		mustContain(t, msg, "nobody@else.test is not one of the workspace's imported leads")
