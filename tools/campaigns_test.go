@@ -250,3 +250,18 @@ func TestCampaignTools(t *testing.T) {
 			"VibeSell paused it itself. Tell the person why; once they have dealt with the cause, resume_campaign with campaign "+staged.Campaign.Campaign+" asks to resume it, which only a signed-in person in the web app can approve.")
 	})
 }
+
+// get_campaign says how many emails may have been lost in a crash, apart
+// from those sent: they are in neither sent nor delivered.
+func TestMetricsLineSaysWhatMayHaveBeenLost(t *testing.T) {
+	n := func(v int) *int { return &v }
+	counts := campaigns.Counts{Sent: n(4), Delivered: n(4), Replied: n(1), PositiveReplies: n(1), Bounced: n(0), Unsubscribed: n(0)}
+	if got, want := metricsLine(counts), "4 sent, 4 delivered, 1 replied (1 positive), 0 bounced, 0 unsubscribed"; got != want {
+		t.Errorf("with none lost:\n got %s\nwant %s", got, want)
+	}
+	counts.NotSentUnknown = n(1)
+	want := "4 sent, 4 delivered, 1 replied (1 positive), 0 bounced, 0 unsubscribed, 1 not sent (unknown: the server stopped while sending it, so whether it left is not known; never sent again, and not counted as sent or delivered)"
+	if got := metricsLine(counts); got != want {
+		t.Errorf("with one lost:\n got %s\nwant %s", got, want)
+	}
+}

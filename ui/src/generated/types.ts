@@ -1469,6 +1469,13 @@ export interface StageCampaignResult {
         /** why it is null; empty when it is known */
         why: string;
       };
+      /** emails that may have been lost in a crash: the server stopped while sending them, so whether they left is not known; never sent again, and counted in neither sent nor delivered */
+      notSentUnknown: {
+        /** the count; null when not known (never 0 for unknown) */
+        value: number | null;
+        /** why it is null; empty when it is known */
+        why: string;
+      };
       /** opens; null unless open tracking is on */
       opens: {
         /** the count; null when not known (never 0 for unknown) */
@@ -1517,6 +1524,13 @@ export interface StageCampaignResult {
         };
         /** people who unsubscribed */
         unsubscribed: {
+          /** the count; null when not known (never 0 for unknown) */
+          value: number | null;
+          /** why it is null; empty when it is known */
+          why: string;
+        };
+        /** emails that may have been lost in a crash: the server stopped while sending them, so whether they left is not known; never sent again, and counted in neither sent nor delivered */
+        notSentUnknown: {
           /** the count; null when not known (never 0 for unknown) */
           value: number | null;
           /** why it is null; empty when it is known */
