@@ -12,7 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"vibesell/auth"
 	"vibesell/store/storetest"
+	"vibesell/toolkit"
 )
 
 var vmRSS = regexp.MustCompile(`(?m)^VmRSS:\s+(\d+) kB$`)
@@ -130,5 +132,39 @@ func TestSessionMemoryIsFreed(t *testing.T) {
 	t.Logf("%d initializes of 20 KB: heap %d KB before, %d KB after them, %d KB once swept", initializes, start>>10, peak>>10, after>>10)
 	if after > start*12/10+1<<20 {
 		t.Errorf("heap %d KB before, %d KB once swept: the sessions' memory was kept", start>>10, after>>10)
+	}
+}
+
+// A flood of initializes with one token keeps, in this process, no more
+// memory than the sessions the workspace keeps: each session deleted to
+// make room for a new one is forgotten at once, long before its memory
+// TTL (an hour here). Not parallel: it measures this process's heap.
+func TestSessionMemoryOfSessionsMadeRoomForIsFreed(t *testing.T) {
+	f := setupSessions(t)
+	f.sessions.SetLimits(auth.SessionLimits{PerWorkspace: 10})
+	e := startMCP(t, f.tokens, f.sessions, time.Hour, toolkit.SessionMemoryLimits{PerWorkspace: 1_000_000, PerReplica: 1_000_000})
+	heap := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	for range 20 {
+		e.initialize(t, f.acmeToken)
+	}
+	start := heap()
+	const initializes = 1000
+	caps := `{"experimental":{"padding":"` + strings.Repeat("x", 20_000) + `"}}`
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":` + caps +
+		`,"clientInfo":{"name":"memory-test","version":"1"}}}`
+	for range initializes {
+		if status, _, b := e.send(t, http.MethodPost, f.acmeToken, "", body); status != http.StatusOK {
+			t.Fatalf("initialize: %d %s", status, b)
+		}
+	}
+	after := heap()
+	t.Logf("%d initializes of 20 KB, the workspace keeping 10 sessions: heap %d KB before, %d KB after them", initializes, start>>10, after>>10)
+	if after > start*12/10+1<<20 {
+		t.Errorf("heap %d KB before, %d KB after: the sessions deleted to make room kept their memory", start>>10, after>>10)
 	}
 }
