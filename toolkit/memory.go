@@ -162,6 +162,6 @@ func forgetVia(streamable http.Handler) func(id string) {
 // discard is the response to a request nobody reads.
 type discard struct{ header http.Header }
 
-func (d discard) Header() http.Header         { return d.header }
+func (d discard) Header() http.Header       { return d.header }
 func (discard) Write(b []byte) (int, error) { return len(b), nil }
 func (discard) WriteHeader(int)             {}

@@ -42,11 +42,11 @@ type config struct {
 	// SessionMemory: see toolkit.HTTPOptions.
 	SessionMemory  toolkit.SessionMemoryLimits
 	AllowedOrigins []string
-	ClientIPHeader   string
-	Sending          sending.Config
-	Billing          billing.Config
-	Audience         audience.Config
-	Campaigns        campaigns.Config
+	ClientIPHeader string
+	Sending        sending.Config
+	Billing        billing.Config
+	Audience       audience.Config
+	Campaigns      campaigns.Config
 	// ApprovalReminder is how long before its expiry an approval only the
 	// web app may approve is emailed about again (APPROVAL_REMINDER_BEFORE).
 	ApprovalReminder time.Duration
