@@ -50,15 +50,15 @@ var statusCode = regexp.MustCompile(`\b([245])\.(\d{1,3})\.(\d{1,3})\b`)
 func Classify(r Reply) Verdict {
 	if f := r.Feedback; f != nil && f.Type != "not-spam" {
 		return Verdict{Classification: Complaint,
-			Rule: fmt.Sprintf("a feedback-loop report (Feedback-Type: %s) from %s says %s marked the email as spam", orUnknown(f.Type), orUnknown(r.From), orUnknown(f.Recipient))}
+			Rule: fmt.Sprintf("a feedback-loop report (Feedback-Type: %s) from %s says %s marked the email as spam", quoted(f.Type, reportType), quoted(r.From, plainAddress), quoted(f.Recipient, plainAddress))}
 	}
 	if r.DSN != nil && r.DSN.Status != "" {
 		if r.DSN.Hard() {
 			return Verdict{Classification: Bounce, Bounce: "hard",
-				Rule: fmt.Sprintf("a delivery report says the address %s failed permanently (status %s)", orUnknown(r.DSN.Recipient), r.DSN.Status)}
+				Rule: fmt.Sprintf("a delivery report says the address %s failed permanently (status %s)", quoted(r.DSN.Recipient, plainAddress), quoted(r.DSN.Status, statusCodeOnly))}
 		}
 		return Verdict{Classification: Bounce, Bounce: "soft",
-			Rule: fmt.Sprintf("a delivery report says delivery to %s failed for now (status %s)", orUnknown(r.DSN.Recipient), r.DSN.Status)}
+			Rule: fmt.Sprintf("a delivery report says delivery to %s failed for now (status %s)", quoted(r.DSN.Recipient, plainAddress), quoted(r.DSN.Status, statusCodeOnly))}
 	}
 	if r.DSN != nil || bounceSender.MatchString(r.From) {
 		if m := statusCode.FindString(r.Text); strings.HasPrefix(m, "5") {
@@ -163,9 +163,22 @@ func fold(text string) (string, []int) {
 	return b.String(), append(offsets, len(text))
 }
 
-func orUnknown(s string) string {
-	if s == "" {
+// A rule is our words, shown to the assistant outside the fence of what
+// the sender wrote: the values it quotes from a report's fields (written
+// by whoever sent the report) are quoted only when they have the form
+// such a value has, never as free text.
+var (
+	plainAddress   = regexp.MustCompile(`^[a-z0-9._%+'-]{1,64}@[a-z0-9.-]{1,253}$`)
+	reportType     = regexp.MustCompile(`^[a-z][a-z-]{0,30}$`)
+	statusCodeOnly = regexp.MustCompile(`^[245]\.\d{1,3}\.\d{1,3}$`)
+)
+
+func quoted(s string, form *regexp.Regexp) string {
+	switch {
+	case s == "":
 		return "(not named)"
+	case !form.MatchString(s):
+		return "(not given in the expected form)"
 	}
 	return s
 }
