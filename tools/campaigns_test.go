@@ -188,7 +188,7 @@ func TestCampaignTools(t *testing.T) {
 			"Metrics, counted now: 0 sent, 0 delivered, 0 replied (0 positive), 0 bounced, 0 unsubscribed.\n- step 1: 0 sent")
 		// Each count is known, and 0; opens are not tracked.
 		zero := countWithWhy{Value: new(0)}
-		zeros := countsData{Sent: zero, Delivered: zero, Replied: zero, PositiveReplies: zero, Bounced: zero, Unsubscribed: zero}
+		zeros := countsData{Sent: zero, Delivered: zero, Replied: zero, PositiveReplies: zero, Bounced: zero, Unsubscribed: zero, NotSentUnknown: zero}
 		want := metricsData{countsData: zeros, Steps: []stepMetricsData{{Step: 1, countsData: zeros}}}
 		if d := cmp.Diff(want, out.Campaign.Metrics, cmp.AllowUnexported(metricsData{}, stepMetricsData{}), cmpopts.IgnoreFields(metricsData{}, "Opens.Why")); d != "" {
 			t.Errorf("metrics after launch mismatch (-want +got):\n%s", d)
