@@ -31,6 +31,8 @@ type Sessions struct {
 	// [Sessions.KeepInMemory].
 	notes *store.Notifications
 	known *lru.Cache[string, *knownSession]
+	// ended are told of each session that ends; see [Sessions.OnEnd].
+	ended []func(id string)
 }
 
 type knownSession struct {
@@ -75,7 +77,27 @@ func (s *Sessions) SetLimits(l SessionLimits) {
 func (s *Sessions) KeepInMemory(notes *store.Notifications, size int) {
 	s.known, _ = lru.New[string, *knownSession](max(size, 1))
 	s.notes = notes
-	notes.Subscribe(store.SessionsChannel, func(id string) { s.known.Remove(id) }, s.known.Purge)
+	notes.Subscribe(store.SessionsChannel, func(id string) {
+		s.known.Remove(id)
+		s.tellEnded([]string{id})
+	}, s.known.Purge)
+}
+
+// OnEnd makes fn hear of every session that ends or is deleted, so that
+// what a replica keeps of it in memory goes at once: those this replica
+// ends ([Sessions.Terminate]) or deletes to make room ([Sessions.Open]),
+// as it does so, and, with [Sessions.KeepInMemory], those any replica
+// ends, as their notifications arrive (a notification that is lost
+// leaves the memory to its idle limit). fn must be quick and may hear of
+// a session twice. Call it before serving.
+func (s *Sessions) OnEnd(fn func(id string)) { s.ended = append(s.ended, fn) }
+
+func (s *Sessions) tellEnded(ids []string) {
+	for _, fn := range s.ended {
+		for _, id := range ids {
+			fn(id)
+		}
+	}
 }
 
 // Session is what a replica needs to serve a request of a session it did
@@ -97,15 +119,22 @@ var ErrUnknownSession = errors.New("unknown session")
 func (s *Sessions) Open(ctx context.Context, workspaceID uuid.UUID) (string, error) {
 	id := NewSessionID()
 	// Past the limit, the ended sessions go first, then those idle the
-	// longest; the one being opened is the most recent.
-	_, err := s.db.Exec(ctx, `WITH opened AS (INSERT INTO mcp_sessions (id, workspace_id) VALUES ($1, $2))
+	// longest; the one being opened is the most recent. What a replica
+	// keeps in memory of those deleted goes with them ([Sessions.OnEnd]).
+	rows, err := s.db.Query(ctx, `WITH opened AS (INSERT INTO mcp_sessions (id, workspace_id) VALUES ($1, $2))
 		DELETE FROM mcp_sessions WHERE id IN (
 			SELECT id FROM mcp_sessions WHERE workspace_id = $2
-			ORDER BY terminated_at IS NULL DESC, last_seen_at DESC, created_at DESC OFFSET $3)`,
+			ORDER BY terminated_at IS NULL DESC, last_seen_at DESC, created_at DESC OFFSET $3)
+		RETURNING id`,
 		id, workspaceID, s.limits.PerWorkspace-1)
 	if err != nil {
 		return "", fmt.Errorf("open session: %w", err)
 	}
+	deleted, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return "", fmt.Errorf("open session: %w", err)
+	}
+	s.tellEnded(deleted)
 	return id, nil
 }
 
@@ -277,6 +306,7 @@ func (s *Sessions) Terminate(ctx context.Context, workspaceID uuid.UUID, id stri
 	if s.known != nil {
 		s.known.Remove(id) // the notification says so to the other replicas
 	}
+	s.tellEnded([]string{id})
 	return nil
 }
 

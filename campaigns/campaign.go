@@ -49,6 +49,10 @@ type Campaign struct {
 // records it: nil means "not known", never zero.
 type Counts struct {
 	Sent, Delivered, Replied, PositiveReplies, Bounced, Unsubscribed *int
+	// NotSentUnknown counts the emails that may have been lost in a
+	// crash: not known to have left, never sent again, in neither Sent
+	// nor Delivered.
+	NotSentUnknown *int
 }
 
 // Metrics are a campaign's counts, in total and per step.
@@ -358,6 +362,9 @@ func (s *Service) campaign(ctx context.Context, db store.DBTX, ws uuid.UUID, id 
 // for one step.
 type Tally struct {
 	Sent, Delivered, Replied, Positive, Bounced, Unsubscribed int
+	// Lost counts the emails a worker stopped while sending: whether they
+	// left is not known, and they count in neither Sent nor Delivered.
+	Lost int
 }
 
 // Counter counts a campaign's sends and replies (the sending engine):
@@ -401,7 +408,8 @@ func (s *Service) MetricsOf(ctx context.Context, ws uuid.UUID, c Campaign, q Seq
 }
 
 func countsOf(t Tally) Counts {
-	return Counts{Sent: &t.Sent, Delivered: &t.Delivered, Replied: &t.Replied, PositiveReplies: &t.Positive, Bounced: &t.Bounced, Unsubscribed: &t.Unsubscribed}
+	return Counts{Sent: &t.Sent, Delivered: &t.Delivered, Replied: &t.Replied, PositiveReplies: &t.Positive, Bounced: &t.Bounced, Unsubscribed: &t.Unsubscribed,
+		NotSentUnknown: &t.Lost}
 }
 
 // Listed is a campaign with the sequence version it sends.

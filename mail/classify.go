@@ -6,6 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Verdict is how a reply was classified and the rule that decided it, in
@@ -47,15 +50,15 @@ var statusCode = regexp.MustCompile(`\b([245])\.(\d{1,3})\.(\d{1,3})\b`)
 func Classify(r Reply) Verdict {
 	if f := r.Feedback; f != nil && f.Type != "not-spam" {
 		return Verdict{Classification: Complaint,
-			Rule: fmt.Sprintf("a feedback-loop report (Feedback-Type: %s) from %s says %s marked the email as spam", orUnknown(f.Type), orUnknown(r.From), orUnknown(f.Recipient))}
+			Rule: fmt.Sprintf("a feedback-loop report (Feedback-Type: %s) from %s says %s marked the email as spam", quoted(f.Type, reportType), quoted(r.From, plainAddress), quoted(f.Recipient, plainAddress))}
 	}
 	if r.DSN != nil && r.DSN.Status != "" {
 		if r.DSN.Hard() {
 			return Verdict{Classification: Bounce, Bounce: "hard",
-				Rule: fmt.Sprintf("a delivery report says the address %s failed permanently (status %s)", orUnknown(r.DSN.Recipient), r.DSN.Status)}
+				Rule: fmt.Sprintf("a delivery report says the address %s failed permanently (status %s)", quoted(r.DSN.Recipient, plainAddress), quoted(r.DSN.Status, statusCodeOnly))}
 		}
 		return Verdict{Classification: Bounce, Bounce: "soft",
-			Rule: fmt.Sprintf("a delivery report says delivery to %s failed for now (status %s)", orUnknown(r.DSN.Recipient), r.DSN.Status)}
+			Rule: fmt.Sprintf("a delivery report says delivery to %s failed for now (status %s)", quoted(r.DSN.Recipient, plainAddress), quoted(r.DSN.Status, statusCodeOnly))}
 	}
 	if r.DSN != nil || bounceSender.MatchString(r.From) {
 		if m := statusCode.FindString(r.Text); strings.HasPrefix(m, "5") {
@@ -63,40 +66,119 @@ func Classify(r Reply) Verdict {
 		}
 		return Verdict{Classification: Bounce, Bounce: "soft", Rule: "a mail server's bounce gives no permanent status, so it counts as temporary"}
 	}
-	subjectOOO := outOfOfficeSubject.MatchString(strings.TrimSpace(r.Subject))
-	textOOO := outOfOfficeText.FindString(r.Text)
-	if subjectOOO || (r.AutoSubmitted && textOOO != "") || (textOOO != "" && len(r.Text) < 600 && containsReturn(r.Text)) {
+	// Only the sender's own words are read: from the first words that
+	// speak to an assistant (a fake system note, an instruction to call a
+	// tool or to classify the reply), the rest is an attempt to steer
+	// what reads it, and moves no classification.
+	own, addressed := ownWords(r.Text)
+	said := ""
+	if addressed {
+		said = "; the words after them speak to an assistant, and were not read"
+	}
+	subjectOOO := outOfOfficeSubject.FindString(strings.TrimSpace(r.Subject))
+	textOOO := outOfOfficeText.FindString(own)
+	if subjectOOO != "" || (r.AutoSubmitted && textOOO != "") || (textOOO != "" && len(own) < 600 && containsReturn(own)) {
 		v := Verdict{Classification: OutOfOffice}
 		switch {
-		case subjectOOO:
-			v.Rule = fmt.Sprintf("the subject %q is an automatic reply's", r.Subject)
+		case subjectOOO != "":
+			// The rule quotes what matched, never the whole subject: it
+			// is our words the assistant reads there.
+			v.Rule = fmt.Sprintf("the subject starts %q, as an automatic reply's does", subjectOOO)
 		case r.AutoSubmitted:
 			v.Rule = fmt.Sprintf("an automatic reply that says %q", textOOO)
 		default:
 			v.Rule = fmt.Sprintf("the reply says %q and when the sender is back", textOOO)
 		}
-		if on, ok := returnDate(r.Text, r.Date); ok {
+		if on, ok := returnDate(own, r.Date); ok {
 			v.ReturnsOn = &on
 		}
 		return v
 	}
-	lower := strings.ToLower(strings.ReplaceAll(r.Text, "’", "'"))
+	lower := strings.ToLower(strings.ReplaceAll(own, "’", "'"))
 	for _, rule := range phraseRules {
 		for _, p := range rule.phrases {
 			if containsWord(lower, p) {
-				return Verdict{Classification: rule.classification, Rule: fmt.Sprintf("the reply says %q", p)}
+				return Verdict{Classification: rule.classification, Rule: fmt.Sprintf("the reply says %q%s", p, said)}
 			}
 		}
 	}
 	if r.AutoSubmitted {
 		return Verdict{Classification: Other, Rule: "an automatic reply that is not an out-of-office"}
 	}
+	if addressed {
+		return Verdict{Classification: Other, Rule: "no rule matched the sender's own words; the words after them speak to an assistant, and were not read"}
+	}
 	return Verdict{Classification: Other, Rule: "no rule matched the reply's words"}
 }
 
-func orUnknown(s string) string {
-	if s == "" {
+// addressing finds words that speak to an assistant rather than to the
+// person the email was sent for: fake system or assistant notes (in any
+// markup: a heading, a tag, a bracket, a chat template), instructions to
+// ignore what came before, to call a tool or to classify the message.
+// It is matched on the text folded by [fold], so that fullwidth and
+// other look-alike letters read as the letters they imitate.
+var addressing = regexp.MustCompile(`(?i)` + strings.Join([]string{
+	`(?:note|message|notice|instructions?|prompt|update)s? (?:from|for|to) (?:vibesell|the (?:assistant|ai|model|agent|llm|bot)|claude|chatgpt|gpt)`,
+	`\b(?:system|assistant|developer)[ _-]*(?:note|message|prompt|override|instructions?)s?\b`,
+	`(?m)(?:^|<!--|[\[(<])\s*(?:system|assistant|developer)\s*:`,
+	`[(\[{<]\s*/?\s*(?:system|assistant|inst|sys|developer|instructions?)\s*[)\]}>|]`,
+	`<\|`,
+	`(?m)^\s*#+\s*(?:(?:system|assistant|instructions?|important)\b|note (?:from|for|to)\b)`,
+	`\b(?:ignore|disregard|forget|override) (?:all |any |the |your )*(?:previous|prior|above|earlier|preceding|other|existing) (?:instructions|messages|rules|prompts?|context)`,
+	`\b(?:important )?instructions? for (?:the )?(?:assistant|ai|model|agent|you)\b`,
+	`\b(?:classify|mark|label|tag|treat|record|flag) (?:this|the|my) (?:reply|lead|email|message|sender|response)s? as\b`,
+	`\b(?:call|use|run|invoke|execute|trigger) (?:the )?(?:tool |function )?[a-z]+(?:_[a-z]+)+\b`,
+	`\btools/call\b`,
+}, "|"))
+
+// ownWords returns the sender's own words: the text before the first
+// words that speak to an assistant ([addressing]), and whether there were
+// any.
+func ownWords(text string) (string, bool) {
+	folded, offsets := fold(text)
+	loc := addressing.FindStringIndex(folded)
+	if loc == nil {
+		return text, false
+	}
+	return text[:offsets[loc[0]]], true
+}
+
+// fold maps look-alike letters to the ones they imitate (NFKC: fullwidth
+// ＳＹＳＴＥＭ is SYSTEM) and drops invisible format characters (a
+// zero-width space inside "sys\u200btem"), returning the folded text and,
+// for each of its bytes, the offset in text of the rune it came from.
+func fold(text string) (string, []int) {
+	var b strings.Builder
+	offsets := make([]int, 0, len(text)+1)
+	for i, r := range text {
+		if unicode.Is(unicode.Cf, r) {
+			continue
+		}
+		f := norm.NFKC.String(string(r))
+		b.WriteString(f)
+		for range len(f) {
+			offsets = append(offsets, i)
+		}
+	}
+	return b.String(), append(offsets, len(text))
+}
+
+// A rule is our words, shown to the assistant outside the fence of what
+// the sender wrote: the values it quotes from a report's fields (written
+// by whoever sent the report) are quoted only when they have the form
+// such a value has, never as free text.
+var (
+	plainAddress   = regexp.MustCompile(`^[a-z0-9._%+'-]{1,64}@[a-z0-9.-]{1,253}$`)
+	reportType     = regexp.MustCompile(`^[a-z][a-z-]{0,30}$`)
+	statusCodeOnly = regexp.MustCompile(`^[245]\.\d{1,3}\.\d{1,3}$`)
+)
+
+func quoted(s string, form *regexp.Regexp) string {
+	switch {
+	case s == "":
 		return "(not named)"
+	case !form.MatchString(s):
+		return "(not given in the expected form)"
 	}
 	return s
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/google/uuid"
 
 	"vibesell"
+	"vibesell/campaigns"
 	"vibesell/mail"
 	"vibesell/store"
 )
@@ -207,5 +208,45 @@ func TestAWorkerKilledMidBatch(t *testing.T) {
 	sort.Strings(wantGot)
 	if diff := cmp.Diff(wantGot, got); diff != "" {
 		t.Errorf("recipients of every accepted message, each once (-want +got):\n%s", diff)
+	}
+
+	// What the dead worker left sending is not known to have left: it is
+	// never counted as sent or delivered, and once its lease is over it is
+	// settled as lost ("not sent (unknown)"), counted as such, and still
+	// never sent again.
+	tallies := mail.NewTallies(b.db, nil)
+	count := func(when string, want campaigns.Tally) {
+		t.Helper()
+		total, _, err := tallies.CampaignTallies(b.ctx, b.workspace, job.Campaign, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, total); diff != "" {
+			t.Errorf("%s: the campaign's tally (-want +got):\n%s", when, diff)
+		}
+	}
+	count("before the lease", campaigns.Tally{Sent: len(notBegun), Delivered: len(notBegun)})
+	if n, err := b.sender.SettleLost(b.ctx); err != nil || n != 0 {
+		t.Fatalf("settled %d steps as lost within their lease (%v), want none", n, err)
+	}
+	b.clock.Advance(mail.SendingLease)
+	if n, err := b.sender.SettleLost(b.ctx); err != nil || n != len(begun) {
+		t.Fatalf("settled %d steps as lost (%v), want the %d the dead worker marked", n, err, len(begun))
+	}
+	count("after the lease", campaigns.Tally{Sent: len(notBegun), Delivered: len(notBegun), Lost: len(begun)})
+	if results, err = b.sender.SendBatch(b.ctx, outs); err != nil {
+		t.Fatal(err)
+	}
+	for _, email := range begun {
+		want[email] = "lost duplicate=true"
+	}
+	for _, email := range notBegun {
+		want[email] = "sent duplicate=true"
+	}
+	if diff := cmp.Diff(want, statuses(results)); diff != "" {
+		t.Errorf("the batch run once more (-want +got):\n%s", diff)
+	}
+	if n := len(b.sandbox.Accepted()); n != len(wantGot) {
+		t.Errorf("%d messages accepted in all, want %d: a lost step was sent again", n, len(wantGot))
 	}
 }

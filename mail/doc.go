@@ -44,9 +44,12 @@
 // back as failed, to be tried again.
 //
 // The crash windows: a worker that dies after marking a step sending and
-// before its outcome is written leaves it sending, most likely delivered
-// (the rest of its batch, settled only with the batch, likewise): such a
-// step is never sent again, and counts as sent. The engine prefers a
+// before its outcome is written leaves it sending (the rest of its batch,
+// settled only with the batch, likewise): whether it left is not known.
+// Such a step is never sent again, and never counted as sent or
+// delivered; once [SendingLease] has passed, [Sender.SettleLost] (a
+// sweep, every [SettleLostEvery]) settles it as lost, "not sent
+// (unknown)", and the campaign's metrics count it so. The engine prefers a
 // lost email to a duplicate one: a worker killed while a message is in
 // DATA loses the steps marked ahead of it, at most [MarkAhead]-1 per
 // mailbox sending at the time. The steps it had claimed and not marked

@@ -26,12 +26,38 @@ func (SendDueArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{UniqueOpts: river.UniqueOpts{ByPeriod: SendEvery}}
 }
 
-// AddWorkers registers the engine's job with River and returns its
-// schedule. A tick that sends a lot may run ten minutes, longer than
-// River's default.
+// SettleLostEvery is how often steps left sending by a stopped worker are
+// looked for; each is settled once its [SendingLease] is over.
+const SettleLostEvery = 5 * time.Minute
+
+// SettleLostArgs is the periodic job that settles the steps a stopped
+// worker left marked sending ([Sender.SettleLost]).
+type SettleLostArgs struct{}
+
+// Kind names the job in River.
+func (SettleLostArgs) Kind() string { return "mail.settle_lost" }
+
+// InsertOpts keeps one run per period however many replicas enqueue it.
+func (SettleLostArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{UniqueOpts: river.UniqueOpts{ByPeriod: SettleLostEvery}}
+}
+
+// AddWorkers registers the engine's jobs with River and returns their
+// schedule. A tick that sends a lot may run ten minutes ([tickLimit]),
+// longer than River's default.
 func AddWorkers(workers *river.Workers, e *Engine) []*river.PeriodicJob {
-	return store.AddSweep[SendDueArgs](workers, SendEvery, func(ctx context.Context) error {
+	jobs := store.AddSweep[SendDueArgs](workers, SendEvery, func(ctx context.Context) error {
 		_, err := e.Tick(ctx)
 		return err
-	}, 10*time.Minute)
+	}, tickLimit)
+	return append(jobs, store.AddSweep[SettleLostArgs](workers, SettleLostEvery, func(ctx context.Context) error {
+		n, err := e.sender.SettleLost(ctx)
+		if n > 0 {
+			e.cfg.Logger.Warn("settled steps a stopped worker left sending as lost (not sent, unknown)", "steps", n)
+		}
+		return err
+	}, time.Minute)...)
 }
+
+// tickLimit is the longest one tick may run; [SendingLease] is twice it.
+const tickLimit = 10 * time.Minute

@@ -32,9 +32,11 @@ func NewTallies(db *pgxpool.Pool, unsubscribed UnsubscribedLister) *Tallies {
 }
 
 // CampaignTallies counts, in total and step by step: sent (handed to the
-// server: accepted, or the connection broke as it was, or a worker
-// stopped before writing the outcome; a step that bounced for now and
-// waits for another try counts too), bounced (a
+// server: accepted, or the connection broke as it was; a step that
+// bounced for now and waits for another try counts too; never a step
+// still marked sending, nor one lost: a worker stopped before writing its
+// outcome, so whether it left is not known), lost (those, settled by
+// [Sender.SettleLost] once their lease is over), bounced (a
 // bounce came back for it), delivered (sent and not bounced), replied (a
 // person answered it: not an out-of-office reply, not a bounce), positive
 // (the answer was interested) and unsubscribed (an unsubscribe request,
@@ -43,7 +45,8 @@ func NewTallies(db *pgxpool.Pool, unsubscribed UnsubscribedLister) *Tallies {
 func (t *Tallies) CampaignTallies(ctx context.Context, ws uuid.UUID, id string, steps int) (campaigns.Tally, []campaigns.Tally, error) {
 	rows, err := t.db.Query(ctx, `
 		SELECT s.lead_id, s.step, s.recipient,
-		       s.status IN ('sent', 'sending', 'unknown') OR (s.status = 'failed' AND s.error LIKE 'soft bounce:%'),
+		       s.status IN ('sent', 'unknown') OR (s.status = 'failed' AND s.error LIKE 'soft bounce:%'),
+		       s.status = 'lost',
 		       coalesce(bool_or(r.classification = 'bounce'), false),
 		       coalesce(bool_or(r.classification NOT IN ('bounce', 'complaint', 'out_of_office')), false),
 		       coalesce(bool_or(r.classification = 'interested'), false),
@@ -57,14 +60,14 @@ func (t *Tallies) CampaignTallies(ctx context.Context, ws uuid.UUID, id string, 
 		return campaigns.Tally{}, nil, fmt.Errorf("count campaign %s: %w", id, err)
 	}
 	type row struct {
-		lead                                              int64
-		step                                              int
-		recipient                                         string
-		went, bounced, replied, positive, unsubscribeText bool
+		lead                                                    int64
+		step                                                    int
+		recipient                                               string
+		went, lost, bounced, replied, positive, unsubscribeText bool
 	}
 	var all []row
 	var r row
-	if _, err := pgx.ForEachRow(rows, []any{&r.lead, &r.step, &r.recipient, &r.went, &r.bounced, &r.replied, &r.positive, &r.unsubscribeText}, func() error {
+	if _, err := pgx.ForEachRow(rows, []any{&r.lead, &r.step, &r.recipient, &r.went, &r.lost, &r.bounced, &r.replied, &r.positive, &r.unsubscribeText}, func() error {
 		all = append(all, r)
 		return nil
 	}); err != nil {
@@ -105,6 +108,10 @@ func (t *Tallies) CampaignTallies(ctx context.Context, ws uuid.UUID, id string, 
 		if r.went {
 			st.Sent++
 			total.Sent++
+		}
+		if r.lost {
+			st.Lost++
+			total.Lost++
 		}
 		if r.bounced {
 			st.Bounced++

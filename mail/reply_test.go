@@ -299,7 +299,7 @@ Who is this?
 	}
 	want := []keptReply{
 		{From: "lee@bolt.example", Lead: "lee@bolt.example", MatchedBy: "address", Classification: mail.OutOfOffice,
-			Rule: `the subject "Automatic reply: Quick question about Acme's onboarding" is an automatic reply's`, ReturnsOn: "2026-12-14"},
+			Rule: `the subject starts "Automatic reply", as an automatic reply's does`, ReturnsOn: "2026-12-14"},
 		{From: "mailer-daemon@mx.bolt.example", Lead: "ghost@bolt.example", MatchedBy: "thread", Classification: mail.Bounce, Bounce: "hard",
 			Rule: "a delivery report says the address ghost@bolt.example failed permanently (status 5.1.1)"},
 		{From: "mailer-daemon@googlemail.com", Lead: "lee@bolt.example", MatchedBy: "thread", Classification: mail.Bounce, Bounce: "soft",

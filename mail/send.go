@@ -27,6 +27,11 @@ const (
 	StatusSent    = "sent"
 	StatusFailed  = "failed"
 	StatusUnknown = "unknown"
+	// StatusLost is a step a worker marked sending and stopped before
+	// writing what happened: whether it left is not known ("not sent
+	// (unknown)"). It is never sent again, and never counted as sent or
+	// delivered; see [Sender.SettleLost].
+	StatusLost = "lost"
 )
 
 // Step names one email of a campaign to one lead: the ledger's key.
@@ -624,6 +629,28 @@ func (s *Sender) ReleaseStale(ctx context.Context) (int, error) {
 		WHERE status = 'claimed' AND claimed_at < $2`, now, now.Add(-ClaimLease))
 	if err != nil {
 		return 0, fmt.Errorf("release stale claims: %w", err)
+	}
+	return int(tag.RowsAffected()), nil
+}
+
+// SendingLease is how long a step may stay marked sending: twice the
+// longest a tick may run (mail.AddWorkers), so that a step still sending
+// this long was left by a worker that stopped.
+const SendingLease = 20 * time.Minute
+
+// SettleLost settles, in every workspace, the steps marked sending longer
+// than [SendingLease] ago: the worker that marked them stopped before
+// writing their outcome (killed between the mark and DATA, or in DATA, or
+// before its chunk was settled), so whether each left is not known. They
+// become lost ("not sent (unknown)"): never sent again (at most once), and
+// never counted as sent or delivered. It returns how many it settled.
+func (s *Sender) SettleLost(ctx context.Context) (int, error) {
+	now := s.clock.Now()
+	tag, err := s.db.Exec(ctx, `UPDATE mail_sends SET status = 'lost', settled_at = $1,
+		error = 'not known to have been sent: the worker sending it stopped before recording what happened'
+		WHERE status = 'sending' AND claimed_at < $2`, now, now.Add(-SendingLease))
+	if err != nil {
+		return 0, fmt.Errorf("settle lost sends: %w", err)
 	}
 	return int(tag.RowsAffected()), nil
 }

@@ -33,6 +33,11 @@ type HTTPOptions struct {
 	// on in PostgreSQL, and its state is rebuilt on its next request.
 	// Default 10 minutes.
 	SessionMemoryTTL time.Duration
+	// SessionMemory bounds how many sessions this replica keeps in memory,
+	// per workspace and in all; zero fields take
+	// [DefaultSessionMemoryLimits]. A session ended or deleted (to make
+	// room for a new one) is forgotten at once, whatever the bounds.
+	SessionMemory SessionMemoryLimits
 	// Authenticate, when set, guards every request in place of the
 	// workspace-token check (auth.RequireBearer): the OAuth resource
 	// server, which takes its access tokens and workspace tokens alike.
@@ -53,7 +58,8 @@ const maxRequestBytes = 4 << 20
 // that any replica serves any request of a session; Host and Origin are
 // checked against DNS rebinding.
 func NewHTTPHandler(s *server.MCPServer, o HTTPOptions) http.Handler {
-	resolver := &sessionResolver{sessions: o.Sessions, logger: o.Logger}
+	memory := newSessionMemory(o.SessionMemory)
+	resolver := &sessionResolver{sessions: o.Sessions, logger: o.Logger, memory: memory}
 	if o.SessionMemoryTTL <= 0 {
 		o.SessionMemoryTTL = 10 * time.Minute
 	}
@@ -74,6 +80,8 @@ func NewHTTPHandler(s *server.MCPServer, o HTTPOptions) http.Handler {
 		}),
 		server.WithStreamableHTTPLogger(o.Logger),
 	)
+	memory.forget = forgetVia(streamable)
+	o.Sessions.OnEnd(memory.ended)
 	guard := originGuard{public: o.PublicURL, allowed: o.AllowedOrigins}
 	var h http.Handler = protocolEdgeFunc(func(w http.ResponseWriter, r *http.Request) { // protocol.go
 		r.Body = http.MaxBytesReader(w, r.Body, maxRequestBytes)
@@ -108,6 +116,9 @@ func NewHTTPHandler(s *server.MCPServer, o HTTPOptions) http.Handler {
 				return
 			}
 			r = r.WithContext(context.WithValue(r.Context(), checkedSessionKey{}, id))
+			if r.Method != http.MethodDelete {
+				memory.used(p.WorkspaceID, id)
+			}
 		}
 		streamable.ServeHTTP(w, r)
 	})
@@ -225,6 +236,7 @@ func isLoopback(hostport string) bool {
 type sessionResolver struct {
 	sessions *auth.Sessions
 	logger   *slog.Logger
+	memory   *sessionMemory
 }
 
 // ResolveSessionIdManager is called by mcp-go with a nil request outside
@@ -236,19 +248,23 @@ type sessionResolver struct {
 // recover sits outside its loop, so the sweeper stopped for good at its
 // first sweep and every session's memory was kept until restart.
 func (r *sessionResolver) ResolveSessionIdManager(req *http.Request) server.SessionIdManager {
-	if req == nil {
-		return forgetOnly{}
+	if req == nil || req.Context().Value(forgetKey{}) != nil {
+		return forgetOnly{r.memory}
 	}
 	return r.manager(req)
 }
 
-// forgetOnly is the session manager of mcp-go's calls outside a request:
-// forgetting a session's in-memory state ends nothing.
-type forgetOnly struct{}
+// forgetOnly is the session manager of mcp-go's calls outside a request,
+// and of the requests that forget a session ([forgetVia]): forgetting a
+// session's in-memory state ends nothing.
+type forgetOnly struct{ memory *sessionMemory }
 
-func (forgetOnly) Generate() string               { return "" }
-func (forgetOnly) Validate(string) (bool, error)  { return false, auth.ErrUnknownSession }
-func (forgetOnly) Terminate(string) (bool, error) { return false, nil }
+func (forgetOnly) Generate() string              { return "" }
+func (forgetOnly) Validate(string) (bool, error) { return false, auth.ErrUnknownSession }
+func (f forgetOnly) Terminate(id string) (bool, error) {
+	f.memory.dropped(id)
+	return false, nil
+}
 
 // checkedSessionKey marks a request whose session (the value, its id) was
 // found live for the request's workspace before mcp-go saw the request.
@@ -262,7 +278,7 @@ func modernProtocol(r *http.Request) bool {
 
 func (r *sessionResolver) manager(req *http.Request) *sessionManager {
 	p, _ := auth.FromContext(req.Context())
-	return &sessionManager{ctx: context.WithoutCancel(req.Context()), principal: p, sessions: r.sessions, logger: r.logger}
+	return &sessionManager{ctx: context.WithoutCancel(req.Context()), principal: p, sessions: r.sessions, logger: r.logger, memory: r.memory}
 }
 
 // sessionManager implements mcp-go's SessionIdManager on PostgreSQL.
@@ -271,6 +287,7 @@ type sessionManager struct {
 	principal auth.Principal
 	sessions  *auth.Sessions
 	logger    *slog.Logger
+	memory    *sessionMemory
 }
 
 const sessionQueryTimeout = 5 * time.Second
@@ -286,6 +303,7 @@ func (m *sessionManager) Generate() string {
 		m.logger.Error("open MCP session", "workspace", m.principal.WorkspaceID, "err", err)
 		return auth.NewSessionID()
 	}
+	m.memory.used(m.principal.WorkspaceID, id)
 	return id
 }
 
@@ -305,6 +323,7 @@ func (m *sessionManager) Validate(id string) (bool, error) {
 func (m *sessionManager) Terminate(id string) (bool, error) {
 	ctx, cancel := context.WithTimeout(m.ctx, sessionQueryTimeout)
 	defer cancel()
+	m.memory.dropped(id) // mcp-go drops its state when this returns
 	return false, m.sessions.Terminate(ctx, m.principal.WorkspaceID, id)
 }
 

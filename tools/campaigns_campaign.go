@@ -33,6 +33,7 @@ type countsData struct {
 	PositiveReplies countWithWhy `json:"positiveReplies" jsonschema:"interested replies"`
 	Bounced         countWithWhy `json:"bounced" jsonschema:"emails that bounced"`
 	Unsubscribed    countWithWhy `json:"unsubscribed" jsonschema:"people who unsubscribed"`
+	NotSentUnknown  countWithWhy `json:"notSentUnknown" jsonschema:"emails that may have been lost in a crash: the server stopped while sending them, so whether they left is not known; never sent again, and counted in neither sent nor delivered"`
 }
 
 type stepMetricsData struct {
@@ -48,7 +49,8 @@ type metricsData struct {
 
 func toCountsData(c campaigns.Counts, why string) countsData {
 	return countsData{Sent: count(c.Sent, why), Delivered: count(c.Delivered, why), Replied: count(c.Replied, why),
-		PositiveReplies: count(c.PositiveReplies, why), Bounced: count(c.Bounced, why), Unsubscribed: count(c.Unsubscribed, why)}
+		PositiveReplies: count(c.PositiveReplies, why), Bounced: count(c.Bounced, why), Unsubscribed: count(c.Unsubscribed, why),
+		NotSentUnknown: count(c.NotSentUnknown, why)}
 }
 
 type campaignData struct {
@@ -292,7 +294,12 @@ func estimateMarkdown(e campaigns.Estimate) string {
 }
 
 func metricsLine(c campaigns.Counts) string {
-	return fmt.Sprintf("%s sent, %s delivered, %s replied (%s positive), %s bounced, %s unsubscribed",
+	line := fmt.Sprintf("%s sent, %s delivered, %s replied (%s positive), %s bounced, %s unsubscribed",
 		vibesell.Count(*c.Sent), vibesell.Count(*c.Delivered), vibesell.Count(*c.Replied), vibesell.Count(*c.PositiveReplies),
 		vibesell.Count(*c.Bounced), vibesell.Count(*c.Unsubscribed))
+	if c.NotSentUnknown != nil && *c.NotSentUnknown > 0 {
+		line += fmt.Sprintf(", %s not sent (unknown: the server stopped while sending %s, so whether %s is not known; never sent again, and not counted as sent or delivered)",
+			vibesell.Count(*c.NotSentUnknown), pickText(*c.NotSentUnknown == 1, "it", "them"), pickText(*c.NotSentUnknown == 1, "it left", "they left"))
+	}
+	return line
 }

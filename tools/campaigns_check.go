@@ -70,7 +70,8 @@ func leadName(l campaigns.Lead) string {
 
 func firstEmailMarkdown(fe campaigns.FirstEmail) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Step 1 of sequence %s version %d, as %s (%s) gets it:\n\nSubject: %s\n\n%s\n\n", fe.Sequence.ID, fe.Sequence.Version, leadName(fe.Lead), fe.Lead.Email, fe.Subject, fe.Text)
+	b.WriteString(vibesell.FenceOutside("The lead's name and company as imported", leadName(fe.Lead)))
+	fmt.Fprintf(&b, "\nStep 1 of sequence %s version %d, as that lead (%s) gets it:\n\nSubject: %s\n\n%s\n\n", fe.Sequence.ID, fe.Sequence.Version, fe.Lead.Email, fe.Subject, fe.Text)
 	b.WriteString("## Checks\n")
 	for _, f := range fe.Findings {
 		fmt.Fprintf(&b, "- %s, %s: %s %s", strings.ToUpper(f.Status), strings.ReplaceAll(f.Check, "_", " "), f.Finding, f.Why)

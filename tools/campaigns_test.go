@@ -128,7 +128,7 @@ func TestCampaignTools(t *testing.T) {
 		if out.Verdict != "fail" || out.Version != 2 {
 			t.Errorf("verdict %s on version %d, want fail on version 2", out.Verdict, out.Version)
 		}
-		mustContain(t, md, "as 由紀, <b>Gamma</b> & Co (yuki@gamma.test)", "FAIL, unsubscribe and address: The workspace has no postal address",
+		mustContain(t, md, "```text\n由紀, <b>Gamma</b> & Co\n```\n", "as that lead (yuki@gamma.test) gets it", "FAIL, unsubscribe and address: The workspace has no postal address",
 			"Fix: Ask the person for their postal address and pass postalAddress to stage_campaign", "Verdict: fail.")
 		msg := c.Refusal(vibesell.ToolCheckFirstEmail, map[string]any{"sequence": seq.Sequence.Sequence, "lead": "nobody@else.test"})
 		mustContain(t, msg, "nobody@else.test is not one of the workspace's imported leads")
@@ -188,7 +188,7 @@ func TestCampaignTools(t *testing.T) {
 			"Metrics, counted now: 0 sent, 0 delivered, 0 replied (0 positive), 0 bounced, 0 unsubscribed.\n- step 1: 0 sent")
 		// Each count is known, and 0; opens are not tracked.
 		zero := countWithWhy{Value: new(0)}
-		zeros := countsData{Sent: zero, Delivered: zero, Replied: zero, PositiveReplies: zero, Bounced: zero, Unsubscribed: zero}
+		zeros := countsData{Sent: zero, Delivered: zero, Replied: zero, PositiveReplies: zero, Bounced: zero, Unsubscribed: zero, NotSentUnknown: zero}
 		want := metricsData{countsData: zeros, Steps: []stepMetricsData{{Step: 1, countsData: zeros}}}
 		if d := cmp.Diff(want, out.Campaign.Metrics, cmp.AllowUnexported(metricsData{}, stepMetricsData{}), cmpopts.IgnoreFields(metricsData{}, "Opens.Why")); d != "" {
 			t.Errorf("metrics after launch mismatch (-want +got):\n%s", d)
@@ -249,4 +249,19 @@ func TestCampaignTools(t *testing.T) {
 		mustContain(t, md, "3 of the last 100 emails of this campaign bounced for good.",
 			"VibeSell paused it itself. Tell the person why; once they have dealt with the cause, resume_campaign with campaign "+staged.Campaign.Campaign+" asks to resume it, which only a signed-in person in the web app can approve.")
 	})
+}
+
+// get_campaign says how many emails may have been lost in a crash, apart
+// from those sent: they are in neither sent nor delivered.
+func TestMetricsLineSaysWhatMayHaveBeenLost(t *testing.T) {
+	n := func(v int) *int { return &v }
+	counts := campaigns.Counts{Sent: n(4), Delivered: n(4), Replied: n(1), PositiveReplies: n(1), Bounced: n(0), Unsubscribed: n(0)}
+	if got, want := metricsLine(counts), "4 sent, 4 delivered, 1 replied (1 positive), 0 bounced, 0 unsubscribed"; got != want {
+		t.Errorf("with none lost:\n got %s\nwant %s", got, want)
+	}
+	counts.NotSentUnknown = n(1)
+	want := "4 sent, 4 delivered, 1 replied (1 positive), 0 bounced, 0 unsubscribed, 1 not sent (unknown: the server stopped while sending it, so whether it left is not known; never sent again, and not counted as sent or delivered)"
+	if got := metricsLine(counts); got != want {
+		t.Errorf("with one lost:\n got %s\nwant %s", got, want)
+	}
 }

@@ -379,7 +379,7 @@ func handFeatureScenarios() []*scenario {
 	unknown := map[string]any{"value": nil, "why": "Open tracking is off, so opens are not measured."}
 	step := func(n, sent, replied int) map[string]any {
 		return map[string]any{"step": n, "sent": counted(sent), "delivered": counted(sent - 12), "replied": counted(replied),
-			"positiveReplies": counted(replied / 2), "bounced": counted(12), "unsubscribed": counted(3)}
+			"positiveReplies": counted(replied / 2), "bounced": counted(12), "unsubscribed": counted(3), "notSentUnknown": counted(0)}
 	}
 	sc := hand("campaign-paused-automatically", "get_campaign", map[string]any{"campaign": "cp_8e1f2a3b4c5d6e7f"}, "Campaign paused.", map[string]any{
 		"kind": "campaign",
@@ -391,12 +391,12 @@ func handFeatureScenarios() []*scenario {
 			"schedule":  map[string]any{"windowStart": "00:00", "windowEnd": "24:00", "days": []any{"monday", "wednesday", "friday"}, "dailyCap": 30, "stopForCompany": false},
 			"blockers":  []any{}, "createdAt": "2026-11-02T09:00:00Z", "launchedAt": "2026-11-03T09:00:00Z", "firstSendAt": "2026-11-03T09:00:00Z",
 			"metrics": map[string]any{"sent": counted(1540), "delivered": counted(1516), "replied": counted(31), "positiveReplies": counted(12),
-				"bounced": counted(24), "unsubscribed": counted(6), "opens": unknown, "steps": []any{step(1, 1200, 25), step(2, 340, 6)}},
+				"bounced": counted(24), "unsubscribed": counted(6), "notSentUnknown": counted(2), "opens": unknown, "steps": []any{step(1, 1200, 25), step(2, 340, 6)}},
 		},
 	})
 	sc.Expect.Texts = []string{"Paused: Bounces reached 4%", "Only a signed-in person in the web app can resume it", "Sent 1,540", "Delivered 1,516",
 		"Opens Not available", "Open tracking is off", "Monday, Wednesday and Friday", "All day, in each person's own time zone",
-		"Only that person stops getting emails", "1 1,200", "2 340"}
+		"Only that person stops getting emails", "1 1,200", "2 340", "Not sent (unknown) 2", "whether they left is not known"}
 	sc.Expect.Absent = []string{"Opens 0", "Not measured yet"}
 
 	running := hand("lead-count-importing", "estimate_lead_pool", nil, "An import is running.", map[string]any{

@@ -31,7 +31,17 @@ type campaignCard struct {
 // results writes counts for a person: "12 sent, 11 delivered, …".
 func results(c campaigns.Counts) string {
 	return vibesell.Count(*c.Sent) + " sent, " + vibesell.Count(*c.Delivered) + " delivered, " + vibesell.Count(*c.Replied) + " replied (" +
-		vibesell.Count(*c.PositiveReplies) + " interested), " + vibesell.Count(*c.Bounced) + " bounced, " + vibesell.Count(*c.Unsubscribed) + " unsubscribed"
+		vibesell.Count(*c.PositiveReplies) + " interested), " + vibesell.Count(*c.Bounced) + " bounced, " + vibesell.Count(*c.Unsubscribed) + " unsubscribed" +
+		notSentUnknown(c)
+}
+
+// notSentUnknown says how many emails may have been lost when the server
+// stopped while sending them, when any were.
+func notSentUnknown(c campaigns.Counts) string {
+	if c.NotSentUnknown == nil || *c.NotSentUnknown == 0 {
+		return ""
+	}
+	return ", " + vibesell.Plural(*c.NotSentUnknown, "email", "emails") + " not known to have been sent (the server stopped while sending)"
 }
 
 type campaignStep struct {

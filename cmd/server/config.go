@@ -18,6 +18,7 @@ import (
 	"vibesell/billing"
 	"vibesell/campaigns"
 	"vibesell/sending"
+	"vibesell/toolkit"
 	"vibesell/web"
 )
 
@@ -38,12 +39,14 @@ type config struct {
 	Sessions          auth.SessionLimits
 	// SessionMemoryTTL: see toolkit.HTTPOptions.
 	SessionMemoryTTL time.Duration
-	AllowedOrigins   []string
-	ClientIPHeader   string
-	Sending          sending.Config
-	Billing          billing.Config
-	Audience         audience.Config
-	Campaigns        campaigns.Config
+	// SessionMemory: see toolkit.HTTPOptions.
+	SessionMemory  toolkit.SessionMemoryLimits
+	AllowedOrigins []string
+	ClientIPHeader string
+	Sending        sending.Config
+	Billing        billing.Config
+	Audience       audience.Config
+	Campaigns      campaigns.Config
 	// ApprovalReminder is how long before its expiry an approval only the
 	// web app may approve is emailed about again (APPROVAL_REMINDER_BEFORE).
 	ApprovalReminder time.Duration
@@ -79,6 +82,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		ReadTimeout:       30 * time.Second,
 		Sessions:          auth.DefaultSessionLimits,
 		SessionMemoryTTL:  10 * time.Minute,
+		SessionMemory:     toolkit.DefaultSessionMemoryLimits,
 		WebRequestTimeout: 15 * time.Second,
 	}
 	if cfg.DatabaseURL != "" {
@@ -166,6 +170,8 @@ func loadConfig(getenv func(string) string) (config, error) {
 	}{
 		{"MCP_SESSIONS_PER_WORKSPACE", &cfg.Sessions.PerWorkspace, 1, 1_000_000},
 		{"MCP_SESSION_INFO_BYTES", &cfg.Sessions.InfoBytes, 256, 1 << 20},
+		{"MCP_SESSION_MEMORY_PER_WORKSPACE", &cfg.SessionMemory.PerWorkspace, 1, 1_000_000},
+		{"MCP_SESSION_MEMORY_PER_REPLICA", &cfg.SessionMemory.PerReplica, 1, 10_000_000},
 	} {
 		if v := getenv(limit.name); v != "" {
 			n, err := strconv.Atoi(v)

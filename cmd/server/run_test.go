@@ -60,6 +60,8 @@ func TestConfigRefusesBadValuesNamingTheVariable(t *testing.T) {
 		{"MCP_SESSION_MEMORY_TTL", "5ms"},
 		{"MCP_SESSIONS_PER_WORKSPACE", "0"},
 		{"MCP_SESSION_INFO_BYTES", "lots"},
+		{"MCP_SESSION_MEMORY_PER_WORKSPACE", "0"},
+		{"MCP_SESSION_MEMORY_PER_REPLICA", "many"},
 		{"ALLOWED_ORIGINS", "claude.ai"},
 		{"STRIPE_SECRET_KEY", "pk_live_123"},
 		{"STRIPE_WEBHOOK_SECRET", "abc123def"},

@@ -184,6 +184,7 @@ func routes(cfg config, db *pgxpool.Pool, svc *services, mailSecret *mail.Secret
 			return svc.oauth.RequireBearer(svc.tokens, toolkit.ScopeOf(tools.Registry(svc.toolDeps())), logger.With("component", "mcp"), next)
 		},
 		SessionMemoryTTL: cfg.SessionMemoryTTL,
+		SessionMemory:    cfg.SessionMemory,
 		Available:        databaseAvailable(db, svc.notes),
 	}))
 	authorizationServer := svc.oauth.Handler()

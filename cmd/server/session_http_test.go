@@ -13,6 +13,7 @@ import (
 	"time"
 	"vibesell"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/mark3labs/mcp-go/server"
 
@@ -32,7 +33,9 @@ type mcpEndpoint struct {
 	unregistered []string
 }
 
-func startMCP(t *testing.T, tokens *auth.Tokens, sessions *auth.Sessions, memoryTTL time.Duration) *mcpEndpoint {
+// startMCP serves /mcp; limits, when given, bound the sessions it keeps
+// in memory.
+func startMCP(t *testing.T, tokens *auth.Tokens, sessions *auth.Sessions, memoryTTL time.Duration, limits ...toolkit.SessionMemoryLimits) *mcpEndpoint {
 	t.Helper()
 	e := &mcpEndpoint{}
 	logger := slog.New(slog.DiscardHandler)
@@ -43,8 +46,12 @@ func startMCP(t *testing.T, tokens *auth.Tokens, sessions *auth.Sessions, memory
 		e.unregistered = append(e.unregistered, s.SessionID())
 	})
 	mcp := toolkit.NewServer(nil, &toolkit.Options{Echo: true, Logger: logger, ServerOptions: []server.ServerOption{server.WithHooks(hooks)}})
+	var memory toolkit.SessionMemoryLimits
+	if len(limits) > 0 {
+		memory = limits[0]
+	}
 	srv := httptest.NewServer(toolkit.NewHTTPHandler(mcp, toolkit.HTTPOptions{
-		Tokens: tokens, Sessions: sessions, Logger: logger, SessionMemoryTTL: memoryTTL,
+		Tokens: tokens, Sessions: sessions, Logger: logger, SessionMemoryTTL: memoryTTL, SessionMemory: memory,
 	}))
 	t.Cleanup(srv.Close)
 	e.url = srv.URL + "/mcp"
@@ -210,5 +217,82 @@ func TestASessionCheckOnAStoppedDatabaseIsAnOutage(t *testing.T) {
 	status, _, body := e.send(t, http.MethodPost, f.acmeToken, id, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
 	if status != http.StatusServiceUnavailable || !regexp.MustCompile(`\(ref [0-9a-f]{8}\)`).MatchString(body) {
 		t.Errorf("%d %s", status, body)
+	}
+}
+
+// A session deleted to make room for a new one (past
+// MCP_SESSIONS_PER_WORKSPACE) is forgotten from memory at once, not when
+// its memory TTL is over; so is one its client ended.
+func TestSessionsEndedAreForgottenAtOnce(t *testing.T) {
+	t.Parallel()
+	f := setupSessions(t)
+	f.sessions.SetLimits(auth.SessionLimits{PerWorkspace: 3})
+	e := startMCP(t, f.tokens, f.sessions, time.Hour)
+	var ids []string
+	for range 8 {
+		ids = append(ids, e.initialize(t, f.acmeToken))
+	}
+	for i, id := range ids {
+		if want := i < 5; e.dropped(id) != want {
+			t.Errorf("session %d of 8 (the workspace keeps 3): forgotten %v, want %v", i+1, e.dropped(id), want)
+		}
+	}
+	if status, _, body := e.send(t, http.MethodDelete, f.acmeToken, ids[7], ""); status != http.StatusOK {
+		t.Fatalf("DELETE: %d %s", status, body)
+	}
+	if !e.dropped(ids[7]) {
+		t.Error("a session its client ended is still in memory")
+	}
+}
+
+// What a replica keeps in memory is bounded per workspace and in all
+// (MCP_SESSION_MEMORY_PER_WORKSPACE, MCP_SESSION_MEMORY_PER_REPLICA): the
+// least recently used sessions are forgotten first, and live on in
+// PostgreSQL: their next request is served.
+func TestSessionMemoryIsBoundedPerWorkspaceAndPerReplica(t *testing.T) {
+	t.Parallel()
+	f := setupSessions(t)
+	e := startMCP(t, f.tokens, f.sessions, time.Hour, toolkit.SessionMemoryLimits{PerWorkspace: 3, PerReplica: 5})
+	var acme []string
+	for range 3 {
+		acme = append(acme, e.initialize(t, f.acmeToken))
+	}
+	// The first is used again, so the second is the least recently used.
+	if status, _, body := e.send(t, http.MethodPost, f.acmeToken, acme[0], `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`); status != http.StatusOK {
+		t.Fatalf("tools/list: %d %s", status, body)
+	}
+	acme = append(acme, e.initialize(t, f.acmeToken), e.initialize(t, f.acmeToken))
+	forgotten := func(ids []string) []bool {
+		var out []bool
+		for _, id := range ids {
+			out = append(out, e.dropped(id))
+		}
+		return out
+	}
+	// Acme keeps 3: of 5 sessions, the two least recently used went.
+	if d := cmp.Diff([]bool{false, true, true, false, false}, forgotten(acme)); d != "" {
+		t.Errorf("Acme's sessions forgotten (-want +got):\n%s", d)
+	}
+	// Globex's 3 make 6 in all, one more than the replica keeps: the
+	// least recently used of all (Acme's oldest kept) goes.
+	var globex []string
+	for range 3 {
+		globex = append(globex, e.initialize(t, f.globexToken))
+	}
+	if d := cmp.Diff([]bool{true, true, true, false, false}, forgotten(acme)); d != "" {
+		t.Errorf("Acme's sessions forgotten once Globex opened 3 (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]bool{false, false, false}, forgotten(globex)); d != "" {
+		t.Errorf("Globex's sessions forgotten (-want +got):\n%s", d)
+	}
+	// Forgotten is not ended: the session serves its next request.
+	for _, id := range acme[:3] {
+		if ended, err := f.sessions.Check(context.Background(), f.acme.ID, id); err != nil || ended {
+			t.Errorf("session %s after it was forgotten: ended %v, %v", id, ended, err)
+		}
+		status, _, body := e.send(t, http.MethodPost, f.acmeToken, id, `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`)
+		if status != http.StatusOK || !strings.Contains(body, `"echo"`) {
+			t.Errorf("tools/list on forgotten session %s: %d %s", id, status, body)
+		}
 	}
 }

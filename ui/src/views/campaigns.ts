@@ -168,6 +168,8 @@ const metricNames: [keyof Metrics, string][] = [
 
 function metrics(m: Metrics): HTMLElement {
   const all = metricNames.map(([k]) => m[k] as Counted);
+  // Emails a crash may have lost are said only when there are some.
+  const lost = m.notSentUnknown?.value ?? 0;
   const unknown = all.filter((c) => c.value === null);
   // One reason for every count not known is said once, not six times.
   const shared = unknown.length === all.length && unknown.every((c) => c.why === unknown[0].why) ? unknown[0].why : null;
@@ -183,8 +185,15 @@ function metrics(m: Metrics): HTMLElement {
         return stat(label, c.value, c.value === null && !shared ? c.why : null);
       }),
       stat("Opens", m.opens.value),
+      lost ? stat("Not sent (unknown)", lost) : null,
     ),
     m.opens.value === null ? sub("Opens: ", m.opens.why) : null,
+    lost
+      ? sub(
+          "Not sent (unknown): the server stopped while sending ",
+          lost === 1 ? "this email, so whether it left is not known. It is not sent again, and not counted as sent or delivered." : "these emails, so whether they left is not known. They are not sent again, and not counted as sent or delivered.",
+        )
+      : null,
     // Per step: a table where seven columns fit their headings whole, and
     // on a narrower card a list, so that no heading breaks inside a word
     // and nothing scrolls sideways (the stylesheet shows one of the two).
