@@ -96,10 +96,15 @@ func TestCampaignTools(t *testing.T) {
 	t.Run("approve_sequence", func(t *testing.T) {
 		var out sequenceOutput
 		md := c.Result(vibesell.ToolApproveSequence, map[string]any{"sequence": seq.Sequence.Sequence, "version": 1}, &out)
-		if !out.Sequence.Approved || out.Sequence.ApprovedBy == nil || !out.Changed {
-			t.Errorf("approve: approved %v by %q, changed %v; want approved by someone, changed", out.Sequence.Approved, textOf(out.Sequence.ApprovedBy), out.Changed)
+		// The assistant passed the person's yes on: recorded in the words
+		// decide_approval uses for a relayed decision, not as the
+		// person's own act.
+		via := approvals.ViaConversation
+		relayed := "the person (" + viaText(&via) + ")"
+		if !out.Sequence.Approved || textOf(out.Sequence.ApprovedBy) != relayed || !out.Changed {
+			t.Errorf("approve: approved %v by %q, changed %v; want approved by %q, changed", out.Sequence.Approved, textOf(out.Sequence.ApprovedBy), out.Changed, relayed)
 		}
-		mustContain(t, md, "Approved version 1.")
+		mustContain(t, md, "Approved version 1.", "Approved by the person (relayed by the assistant) on ")
 		var edited sequenceOutput
 		c.Result(vibesell.ToolSaveSequence, map[string]any{"sequence": seq.Sequence.Sequence, "steps": steps[:1]}, &edited)
 		if edited.Sequence.Version != 2 || edited.Sequence.Approved {
