@@ -372,27 +372,25 @@ func (s *Service) SetCounter(c Counter) { s.counter = c }
 const opensWhy = "Open tracking is off: tracking pixels hurt deliverability and miscount (mail apps preload images), so opens are not measured."
 
 // MetricsOf returns a campaign's metrics, read now from what the sending
-// engine recorded. Before the launch, or on a server without the engine,
-// every count is nil with the reason.
+// engine recorded. A staged campaign has sent nothing, which is known:
+// every count is 0. On a server without the engine, a launched
+// campaign's counts cannot be known: each is nil, with the reason.
 func (s *Service) MetricsOf(ctx context.Context, ws uuid.UUID, c Campaign, q Sequence) (Metrics, error) {
-	m := Metrics{
-		Why:      "VibeSell does not record sends on this server: the sending engine that delivers a launched campaign's emails and counts them is not running.",
-		OpensWhy: opensWhy,
-	}
-	if c.Status == Staged {
-		m.Why = "The campaign is staged, not launched: nothing has been sent."
-	}
-	if c.Status == Staged || s.counter == nil {
+	m := Metrics{OpensWhy: opensWhy}
+	if c.Status != Staged && s.counter == nil {
+		m.Why = "VibeSell does not record sends on this server: the sending engine that delivers a launched campaign's emails and counts them is not running."
 		for i := range q.Steps {
 			m.Steps = append(m.Steps, StepMetrics{Step: i + 1})
 		}
 		return m, nil
 	}
-	total, steps, err := s.counter.CampaignTallies(ctx, ws, c.ID, len(q.Steps))
-	if err != nil {
-		return Metrics{}, fmt.Errorf("metrics of campaign %s: %w", c.ID, err)
+	total, steps := Tally{}, make([]Tally, len(q.Steps))
+	if c.Status != Staged {
+		var err error
+		if total, steps, err = s.counter.CampaignTallies(ctx, ws, c.ID, len(q.Steps)); err != nil {
+			return Metrics{}, fmt.Errorf("metrics of campaign %s: %w", c.ID, err)
+		}
 	}
-	m.Why = ""
 	m.Counts = countsOf(total)
 	for i, t := range steps {
 		m.Steps = append(m.Steps, StepMetrics{Step: i + 1, Counts: countsOf(t)})

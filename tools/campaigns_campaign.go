@@ -118,18 +118,33 @@ func campaignMarkdown(lead string, sc campaigns.StagedCampaign, m campaigns.Metr
 	fmt.Fprintf(&b, "Status: %s.\nSequence: %s version %d (%s, %s), %s.\nPeople: %s.\nFrom: %s.\nSchedule: %s.",
 		status, c.SequenceID, c.SequenceVersion, sc.Sequence.Name, vibesell.Plural(len(sc.Sequence.Steps), "step", "steps"), approved,
 		vibesell.Count(c.Leads), vibesell.JoinAnd(c.Mailboxes), c.Schedule.Describe())
-	if m.Sent == nil {
-		fmt.Fprintf(&b, "\nMetrics: not available (null). %s Opens: null. %s\n", m.Why, m.OpensWhy)
-	} else {
+	switch {
+	case m.Sent == nil:
+		fmt.Fprintf(&b, "\nMetrics: not known. %s\nOpens: not measured. %s\n", m.Why, m.OpensWhy)
+	case c.Status == campaigns.Staged:
+		fmt.Fprintf(&b, "\nMetrics: nothing sent yet, since it is not launched: %s.\nOpens: not measured. %s\n", metricsLine(m.Counts), m.OpensWhy)
+	default:
 		fmt.Fprintf(&b, "\nMetrics, counted now: %s.", metricsLine(m.Counts))
 		for _, st := range m.Steps {
 			fmt.Fprintf(&b, "\n- step %d: %s", st.Step, metricsLine(st.Counts))
 		}
-		fmt.Fprintf(&b, "\nOpens: null. %s\n", m.OpensWhy)
+		fmt.Fprintf(&b, "\nOpens: not measured. %s\n", m.OpensWhy)
 	}
-	if c.Status == campaigns.Paused && c.PausedAutomatically {
-		fmt.Fprintf(&b, "\nVibeSell paused it itself. Tell the person why; once they have dealt with the cause, %s with campaign %s asks to resume it, which only a signed-in person in the web app can approve.\n",
-			vibesell.ToolResumeCampaign, c.ID)
+	switch c.Status {
+	case campaigns.Paused:
+		if c.PausedAutomatically {
+			fmt.Fprintf(&b, "\nVibeSell paused it itself. Tell the person why; once they have dealt with the cause, %s with campaign %s asks to resume it, which only a signed-in person in the web app can approve.\n",
+				vibesell.ToolResumeCampaign, c.ID)
+		} else {
+			fmt.Fprintf(&b, "\nNext: %s with campaign %s asks the person's approval to resume it; %s shows the replies so far.\n",
+				vibesell.ToolResumeCampaign, c.ID, vibesell.ToolListReplies)
+		}
+	case campaigns.Scheduled, campaigns.Sending:
+		fmt.Fprintf(&b, "\nNext: %s shows the replies as they come in (call it again later); %s with campaign %s asks the person's approval to stop it.\n",
+			vibesell.ToolListReplies, vibesell.ToolStopCampaign, c.ID)
+	case campaigns.Finished:
+		fmt.Fprintf(&b, "\nIt sends nothing more. Next: %s shows the replies; %s stages a new campaign for other leads.\n",
+			vibesell.ToolListReplies, vibesell.ToolStageCampaign)
 	}
 	if c.Status == campaigns.Staged {
 		if len(sc.Blockers) == 0 {
