@@ -253,6 +253,13 @@ func TestAudienceTools(t *testing.T) {
 		mustContain(t, md, "the confirmation is withdrawn", "confirms version 2")
 		msg := c.Refusal(vibesell.ToolConfirmTarget, map[string]any{"filtersVersion": 1})
 		mustContain(t, msg, "The filters changed after version 1", "confirm version 2")
+		// A version from the future did not change since: it never was.
+		res := c.Call(vibesell.ToolConfirmTarget, map[string]any{"filtersVersion": 3})
+		if !res.IsError || res.Meta.AdditionalFields["vibesell/refusal"] != vibesell.ENOTFOUND {
+			t.Errorf("confirming version 3: isError %v, meta %v; want a not_found refusal", res.IsError, res.Meta)
+		}
+		mustContain(t, toolkittest.TextOf(res), "The filters have no version 3: they are at version 2", "confirm version 2 if they agree")
+		mustNotContain(t, toolkittest.TextOf(res), "changed after")
 	})
 
 	t.Run("suppress through the filters tool", func(t *testing.T) {
