@@ -223,9 +223,9 @@ func TestBillingTools(t *testing.T) {
 			"Billing is not configured on this server, so no plan can be bought, changed or managed here (start_checkout, upgrade_plan and open_billing_portal refuse)")
 		mustNotContain(t, md, "To subscribe, call")
 		calls := map[string]any{
-			vibesell.ToolStartCheckout: map[string]any{"plan": "starter"},
-			vibesell.ToolOpenBillingPortal:  nil,
-			vibesell.ToolUpgradePlan:        map[string]any{"plan": "growth"},
+			vibesell.ToolStartCheckout:     map[string]any{"plan": "starter"},
+			vibesell.ToolOpenBillingPortal: nil,
+			vibesell.ToolUpgradePlan:       map[string]any{"plan": "growth"},
 		}
 		for name, args := range calls {
 			t.Run(name, func(t *testing.T) {
