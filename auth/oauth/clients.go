@@ -268,7 +268,7 @@ func (s *Server) PruneClients(ctx context.Context) (int64, error) {
 	now := s.clock.Now()
 	// A connection unused for as long as a refresh token lives can no
 	// longer be used at all: it leaves the list of connected apps.
-	if err := s.revokeWhere(ctx, s.db, `coalesce(last_used_at, created_at) < $1`, "unused until its refresh token expired",
+	if err := s.revokeWhere(ctx, `coalesce(last_used_at, created_at) < $1`, "unused until its refresh token expired",
 		now.Add(-refreshTokenLifetime)); err != nil {
 		return 0, err
 	}

@@ -81,71 +81,39 @@ func (s *Server) exchangeCode(ctx context.Context, c Client, r *http.Request) (t
 	}
 	now := s.clock.Now()
 	sum := sha256.Sum256([]byte(code))
-	// The code is consumed only by a request that passes every check: a
-	// request with a wrong verifier, client or redirect_uri (someone who
-	// saw the code in a log) leaves it for the real client's redeem. The
-	// row is locked while it is checked, so two redeems are one after the
-	// other.
 	var grantID uuid.UUID
-	var refusal error
-	err := store.InTx(ctx, s.db, func(tx pgx.Tx) error {
-		var redirectURI, challenge, grantClient string
-		var used, live bool
-		err := tx.QueryRow(ctx, `SELECT k.grant_id, k.redirect_uri, k.code_challenge, g.client_id, k.used_at IS NOT NULL, k.expires_at > $2
-			FROM oauth_codes k JOIN oauth_grants g ON g.id = k.grant_id
-			WHERE k.code_hash = $1 AND g.revoked_at IS NULL
-			FOR UPDATE OF k`, sum[:], now).Scan(&grantID, &redirectURI, &challenge, &grantClient, &used, &live)
-		if errors.Is(err, pgx.ErrNoRows) || err == nil && !used && !live {
-			refusal = errUnknownCode
-			return nil
+	var redirectURI, challenge, grantClient string
+	err := s.db.QueryRow(ctx, `UPDATE oauth_codes k SET used_at = $2 FROM oauth_grants g
+		WHERE k.code_hash = $1 AND k.used_at IS NULL AND k.expires_at > $2 AND g.id = k.grant_id AND g.revoked_at IS NULL
+		RETURNING k.grant_id, k.redirect_uri, k.code_challenge, g.client_id`, sum[:], now).
+		Scan(&grantID, &redirectURI, &challenge, &grantClient)
+	if errors.Is(err, pgx.ErrNoRows) {
+		// A code used twice was likely stolen: the tokens issued for it
+		// stop working (RFC 6749 §4.1.2).
+		if err := s.revokeWhere(ctx, `id = (SELECT grant_id FROM oauth_codes WHERE code_hash = $1 AND used_at IS NOT NULL)`,
+			"authorization code used twice", sum[:]); err != nil {
+			return tokenResponse{}, err
 		}
-		if err != nil {
-			return fmt.Errorf("read authorization code: %w", err)
-		}
-		if refusal = checkCodeRequest(c, r, grantClient, redirectURI, challenge); refusal != nil {
-			return nil
-		}
-		if used {
-			// The same code, with its verifier, a second time: it was
-			// likely stolen along with the verifier, so the tokens issued
-			// for it stop working (RFC 6749 §4.1.2).
-			refusal = errUnknownCode
-			return s.revokeWhere(ctx, tx, `id = $1`, "authorization code used twice", grantID)
-		}
-		if _, err := tx.Exec(ctx, `UPDATE oauth_codes SET used_at = $2 WHERE code_hash = $1`, sum[:], now); err != nil {
-			return fmt.Errorf("take authorization code: %w", err)
-		}
-		return nil
-	})
+		return tokenResponse{}, errorf(http.StatusBadRequest, "invalid_grant", "This authorization code is unknown, expired or already used. Start the authorization again.")
+	}
 	if err != nil {
-		return tokenResponse{}, err
+		return tokenResponse{}, fmt.Errorf("take authorization code: %w", err)
 	}
-	if refusal != nil {
-		return tokenResponse{}, refusal
-	}
-	return s.issue(ctx, grantID, now)
-}
-
-var errUnknownCode = errorf(http.StatusBadRequest, "invalid_grant", "This authorization code is unknown, expired or already used. Start the authorization again.")
-
-// checkCodeRequest checks a code's redeem against what the code was
-// issued for: the client, the redirect URI and the PKCE challenge.
-func checkCodeRequest(c Client, r *http.Request, grantClient, redirectURI, challenge string) error {
 	if grantClient != c.ID {
-		return errorf(http.StatusBadRequest, "invalid_grant", "This authorization code was issued to another client.")
+		return tokenResponse{}, errorf(http.StatusBadRequest, "invalid_grant", "This authorization code was issued to another client.")
 	}
 	if ru := r.PostForm.Get("redirect_uri"); ru != redirectURI {
-		return errorf(http.StatusBadRequest, "invalid_grant", "The redirect_uri must be the one sent to the authorization endpoint.")
+		return tokenResponse{}, errorf(http.StatusBadRequest, "invalid_grant", "The redirect_uri must be the one sent to the authorization endpoint.")
 	}
 	verifier := r.PostForm.Get("code_verifier")
 	if len(verifier) < 43 || len(verifier) > 128 {
-		return errorf(http.StatusBadRequest, "invalid_grant", "The code_verifier is missing or not 43 to 128 characters long (PKCE is required).")
+		return tokenResponse{}, errorf(http.StatusBadRequest, "invalid_grant", "The code_verifier is missing or not 43 to 128 characters long (PKCE is required).")
 	}
 	vsum := sha256.Sum256([]byte(verifier))
 	if subtle.ConstantTimeCompare([]byte(base64.RawURLEncoding.EncodeToString(vsum[:])), []byte(challenge)) != 1 {
-		return errorf(http.StatusBadRequest, "invalid_grant", "The code_verifier does not match the code_challenge (PKCE).")
+		return tokenResponse{}, errorf(http.StatusBadRequest, "invalid_grant", "The code_verifier does not match the code_challenge (PKCE).")
 	}
-	return nil
+	return s.issue(ctx, grantID, now)
 }
 
 func (s *Server) refresh(ctx context.Context, c Client, r *http.Request) (tokenResponse, error) {
@@ -163,51 +131,29 @@ func (s *Server) refresh(ctx context.Context, c Client, r *http.Request) (tokenR
 	}
 	now := s.clock.Now()
 	sum := sha256.Sum256([]byte(rt))
-	// As with codes: only a request that passes every check uses the
-	// refresh token up, so one presented with another client_id leaves it
-	// working for its own client.
 	var grantID uuid.UUID
-	var refusal error
-	err := store.InTx(ctx, s.db, func(tx pgx.Tx) error {
-		var grantClient string
-		var used, live bool
-		err := tx.QueryRow(ctx, `SELECT t.grant_id, g.client_id, t.used_at IS NOT NULL, t.expires_at > $2
-			FROM oauth_refresh_tokens t JOIN oauth_grants g ON g.id = t.grant_id
-			WHERE t.token_hash = $1 AND g.revoked_at IS NULL
-			FOR UPDATE OF t`, sum[:], now).Scan(&grantID, &grantClient, &used, &live)
-		if errors.Is(err, pgx.ErrNoRows) || err == nil && !used && !live {
-			refusal = errUnknownRefresh
-			return nil
+	var grantClient string
+	err := s.db.QueryRow(ctx, `UPDATE oauth_refresh_tokens t SET used_at = $2 FROM oauth_grants g
+		WHERE t.token_hash = $1 AND t.used_at IS NULL AND t.expires_at > $2 AND g.id = t.grant_id AND g.revoked_at IS NULL
+		RETURNING t.grant_id, g.client_id`, sum[:], now).Scan(&grantID, &grantClient)
+	if errors.Is(err, pgx.ErrNoRows) {
+		// Refresh tokens rotate: an old one coming back means two parties
+		// hold it, so the whole grant ends (OAuth 2.1 §4.3.1).
+		if err := s.revokeWhere(ctx, `id = (SELECT grant_id FROM oauth_refresh_tokens WHERE token_hash = $1 AND used_at IS NOT NULL)`,
+			"refresh token used twice", sum[:]); err != nil {
+			return tokenResponse{}, err
 		}
-		if err != nil {
-			return fmt.Errorf("read refresh token: %w", err)
-		}
-		if grantClient != c.ID {
-			refusal = errorf(http.StatusBadRequest, "invalid_grant", "This refresh token was issued to another client.")
-			return nil
-		}
-		if used {
-			// Refresh tokens rotate: an old one coming back means two
-			// parties hold it, so the whole grant ends (OAuth 2.1 §4.3.1).
-			refusal = errUnknownRefresh
-			return s.revokeWhere(ctx, tx, `id = $1`, "refresh token used twice", grantID)
-		}
-		if _, err := tx.Exec(ctx, `UPDATE oauth_refresh_tokens SET used_at = $2 WHERE token_hash = $1`, sum[:], now); err != nil {
-			return fmt.Errorf("take refresh token: %w", err)
-		}
-		return nil
-	})
-	if err != nil {
-		return tokenResponse{}, err
+		return tokenResponse{}, errorf(http.StatusBadRequest, "invalid_grant",
+			"This refresh token is unknown, expired, already used or its connection was disconnected. Connect again.")
 	}
-	if refusal != nil {
-		return tokenResponse{}, refusal
+	if err != nil {
+		return tokenResponse{}, fmt.Errorf("take refresh token: %w", err)
+	}
+	if grantClient != c.ID {
+		return tokenResponse{}, errorf(http.StatusBadRequest, "invalid_grant", "This refresh token was issued to another client.")
 	}
 	return s.issue(ctx, grantID, now)
 }
-
-var errUnknownRefresh = errorf(http.StatusBadRequest, "invalid_grant",
-	"This refresh token is unknown, expired, already used or its connection was disconnected. Connect again.")
 
 // issue signs an access token for the grant and stores a new refresh
 // token.
@@ -257,9 +203,9 @@ func (s *Server) issue(ctx context.Context, grantID uuid.UUID, now time.Time) (t
 }
 
 // revokeWhere revokes the grants matching a condition on oauth_grants.
-func (s *Server) revokeWhere(ctx context.Context, db store.DBTX, cond, why string, args ...any) error {
+func (s *Server) revokeWhere(ctx context.Context, cond, why string, args ...any) error {
 	n := len(args)
-	_, err := db.Exec(ctx, fmt.Sprintf(`UPDATE oauth_grants SET revoked_at = $%d, revoked_why = $%d
+	_, err := s.db.Exec(ctx, fmt.Sprintf(`UPDATE oauth_grants SET revoked_at = $%d, revoked_why = $%d
 		WHERE revoked_at IS NULL AND %s`, n+1, n+2, cond), append(args, s.clock.Now(), why)...)
 	if err != nil {
 		return fmt.Errorf("revoke grant (%s): %w", why, err)
@@ -279,10 +225,10 @@ func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
 	tok := r.PostForm.Get("token")
 	var err error
 	if claims, verr := s.verify(r.Context(), tok); verr == nil {
-		err = s.revokeWhere(r.Context(), s.db, `id = $1`, "revoked by the client", claims.GrantID)
+		err = s.revokeWhere(r.Context(), `id = $1`, "revoked by the client", claims.GrantID)
 	} else {
 		sum := sha256.Sum256([]byte(tok))
-		err = s.revokeWhere(r.Context(), s.db, `id = (SELECT grant_id FROM oauth_refresh_tokens WHERE token_hash = $1)`, "revoked by the client", sum[:])
+		err = s.revokeWhere(r.Context(), `id = (SELECT grant_id FROM oauth_refresh_tokens WHERE token_hash = $1)`, "revoked by the client", sum[:])
 	}
 	if err != nil {
 		s.internal(w, r, err)
