@@ -378,14 +378,7 @@ func (e *Engine) sendFrom(ctx context.Context, run campaigns.Run, md *mailboxDay
 	}
 	outs := make([]Outgoing, 0, len(list))
 	for _, d := range list {
-		email := run.Email(d.step, d.lead)
-		msg := Message{
-			To:             Address{Name: strings.TrimSpace(d.lead.FirstName + " " + d.lead.LastName), Email: d.lead.Email},
-			Subject:        email.Subject,
-			Body:           email.Body,
-			UnsubscribeURL: e.secret.UnsubscribeURL(e.cfg.PublicURL, ws, d.lead.Email),
-			PostalAddress:  run.Sender.PostalAddress,
-		}
+		msg, email := MessageFor(run, d.step, d.lead, from, e.secret.UnsubscribeURL(e.cfg.PublicURL, ws, d.lead.Email))
 		if email.SameThread && len(d.prior) > 0 {
 			for _, p := range d.prior {
 				msg.References = append(msg.References, p.messageID)

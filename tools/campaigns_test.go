@@ -133,7 +133,13 @@ func TestCampaignTools(t *testing.T) {
 		if out.Verdict != "fail" || out.Version != 2 {
 			t.Errorf("verdict %s on version %d, want fail on version 2", out.Verdict, out.Version)
 		}
-		mustContain(t, md, "as 由紀, <b>Gamma</b> & Co (yuki@gamma.test)", "FAIL, unsubscribe and address: The workspace has no postal address",
+		// The email is shown as composed for sending: both parts, and the
+		// From line; each check names what it read.
+		if out.From != "Sam Lee <sam@getacme.test>" || !strings.Contains(out.Text, "Not interested? Unsubscribe with one click") || !strings.Contains(out.HTML, "<a href=") {
+			t.Errorf("composed: from %q\n%q\n%q", out.From, out.Text, out.HTML)
+		}
+		mustContain(t, md, "for 由紀, <b>Gamma</b> & Co (yuki@gamma.test), as it goes out", "From: Sam Lee <sam@getacme.test>", "### Text part (text/plain)", "### HTML part (text/html)",
+			"FAIL, unsubscribe and address (checked: the From line and the footers of the text part and of the HTML part, as composed for sending): The workspace has no postal address",
 			"Fix: Ask the person for their postal address and pass postalAddress to stage_campaign", "Verdict: fail.")
 		msg := c.Refusal(vibesell.ToolCheckFirstEmail, map[string]any{"sequence": seq.Sequence.Sequence, "lead": "nobody@else.test"})
 		mustContain(t, msg, "nobody@else.test is not one of the workspace's imported leads")

@@ -196,7 +196,7 @@ func campaignScenarios(t *testing.T, f *features) []*scenario {
 	if data["verdict"] != "fail" {
 		t.Fatalf("first email without a postal address: verdict %v", data["verdict"])
 	}
-	sc.Expect.Texts = []string{"Blocks the launch", str(data["subject"]), "ana@alpha.test", "Hi Ana,", "Why it matters:", "How to fix:",
+	sc.Expect.Texts = []string{"Blocks the launch", "From: " + str(data["from"]), str(data["subject"]), "ana@alpha.test", "Hi Ana,", "Why it matters:", "How to fix:", "Checked: ",
 		campaigns.CheckLabels.Of("unsubscribe_and_address"), "Fail", "Pass"}
 	for _, x := range list(data["findings"]) {
 		x := obj(x)
@@ -208,7 +208,7 @@ func campaignScenarios(t *testing.T, f *features) []*scenario {
 		"days": []any{"monday", "tuesday", "wednesday", "thursday", "friday"}, "dailyCap": 20, "stopForCompany": true}
 	sc, data = f.scenario("campaign-staged", "stage_campaign", stage)
 	cp := obj(data["campaign"])
-	if len(list(cp["blockers"])) == 0 || obj(obj(cp["metrics"])["sent"])["value"] != nil {
+	if len(list(cp["blockers"])) == 0 || obj(obj(cp["metrics"])["sent"])["value"] != float64(0) {
 		t.Fatalf("staged without a postal address: %v", cp)
 	}
 	sc.Expect.Texts = []string{"Heads of sales, December", "Not launched yet", "Before it can launch", "The workspace has no postal address",

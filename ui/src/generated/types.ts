@@ -1352,16 +1352,20 @@ export interface CheckFirstEmailResult {
   lead: string;
   /** the lead's name and company as imported */
   leadName: string;
+  /** the From line it goes out with (the sender's name and the mailbox); only a name while the workspace has no mailbox */
+  from: string;
   /** the subject as this lead gets it */
   subject: string;
-  /** the plain-text body as this lead gets it, with the footer every email carries (sender, postal address, unsubscribe line) */
+  /** the text/plain part exactly as the sending engine composes it for this lead, footer included (postal address and unsubscribe line); the lead's personal unsubscribe link is shown as a placeholder */
   text: string;
-  /** the same body as the HTML part, escaped */
+  /** the text/html part exactly as the sending engine composes it, footer included, as HTML source */
   html: string;
   /** each check, pass, warn or fail */
   findings: {
     /** what was checked */
     check: "merge_fields" | "spam_phrases" | "links" | "images" | "length" | "personalisation" | "subject" | "unsubscribe_and_address" | "mailbox";
+    /** the parts of the email this check looked at, in words */
+    checked: string;
     /** pass: fine; warn: hurts replies or deliverability, fix it if you can; fail: blocks the launch */
     status: "pass" | "warn" | "fail";
     /** what was found */
