@@ -91,7 +91,8 @@ func (b *audienceBundle) confirm(c *toolkittest.Client, filters map[string]any) 
 // vpOrHeadInSoftwarePool is the directory's pool for vpOrHeadInSoftware
 // before any import (its filters aside).
 var vpOrHeadInSoftwarePool = leadCountOutput{Kind: "lead_count", Directory: "loaded", FiltersVersion: 1, Matched: 4, Available: 3,
-	Subtractions: []subtractionData{{"suppressed", 0}, {"contacted_in_window", 0}, {"already_imported", 0}, {"invalid_or_role", 1}}}
+	Subtractions: []subtractionData{{"suppressed", 0}, {"contacted_in_window", 0}, {"already_imported", 0}, {"invalid_or_role", 1}},
+	Loosened: []loosenedData{{"seniorities", "VP, Head", 5}, {"industries", "Software", 5}, {"places", "Germany, France", 5}}}
 
 // poolsBesidesFilters compares lead pools, their filters aside; an import's
 // times come from the database.
@@ -287,6 +288,23 @@ func TestAudienceTools(t *testing.T) {
 			t.Errorf("Globex's pool mismatch (-want +got):\n%s", d)
 		}
 	})
+}
+
+// An empty pool says which filter emptied it (the matches with each one
+// left out, counted in one statement) and proposes no preview of nobody.
+func TestEmptyPoolSaysWhatToLoosen(t *testing.T) {
+	t.Parallel()
+	b := newAudienceBundle(t, audience.Config{}, 2)
+	b.confirm(b.acme, map[string]any{"seniorities": []string{"VP"}, "industries": []string{"Retail"}, "countries": []string{"France"}})
+	var out leadCountOutput
+	md := b.acme.Result(vibesell.ToolEstimateLeadPool, nil, &out)
+	want := []loosenedData{{"seniorities", "VP", 0}, {"industries", "Retail", 1}, {"places", "France", 1}}
+	if d := cmp.Diff(want, out.Loosened); d != "" || out.Matched != 0 {
+		t.Errorf("loosened (-want +got):\n%s\nmatched %d", d, out.Matched)
+	}
+	mustContain(t, md, "Matching the target: 0 contacts", "- without the industries (Retail): 1 contact", "- without the seniorities (VP): 0 contacts",
+		"No contact of the directory matches these filters. Next: ask the person which filter to widen")
+	mustNotContain(t, md, vibesell.ToolPreviewLeadSample)
 }
 
 func TestImportLeadsConcurrentCallsGiveOneApproval(t *testing.T) {

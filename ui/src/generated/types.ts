@@ -1255,6 +1255,15 @@ export interface EstimateLeadPoolResult {
     /** when it finished; null while running */
     finishedAt: string | null;
   } | null;
+  /** when fewer than 50 are available: for each narrowing filter, how many would match without it (what to loosen); empty otherwise */
+  loosened: {
+    /** the filter left out (places: countries and regions together) */
+    filter: "titles" | "seniorities" | "departments" | "industries" | "companySizes" | "places";
+    /** its values, as the person gave them */
+    values: string;
+    /** contacts of the directory that would match without it (before the subtractions) */
+    matched: number;
+  }[] | null;
 }
 
 /** What preview_lead_sample returns. */
