@@ -92,7 +92,7 @@ func (b *audienceBundle) confirm(c *toolkittest.Client, filters map[string]any) 
 // before any import (its filters aside).
 var vpOrHeadInSoftwarePool = leadCountOutput{Kind: "lead_count", Directory: "loaded", FiltersVersion: 1, Matched: 4, Available: 3,
 	Subtractions: []subtractionData{{"suppressed", 0}, {"contacted_in_window", 0}, {"already_imported", 0}, {"invalid_or_role", 1}},
-	Loosened: []loosenedData{{"seniorities", "VP, Head", 5}, {"industries", "Software", 5}, {"places", "Germany, France", 5}}}
+	Loosened:     []loosenedData{{"seniorities", "VP, Head", 5}, {"industries", "Software", 5}, {"places", "Germany, France", 5}}}
 
 // poolsBesidesFilters compares lead pools, their filters aside; an import's
 // times come from the database.
