@@ -3,6 +3,7 @@ package tools
 import (
 	"encoding/json"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -125,8 +126,10 @@ func TestAudienceTools(t *testing.T) {
 	})
 
 	t.Run("unknown values are refused with the closest known ones", func(t *testing.T) {
-		msg := c.Refusal(vibesell.ToolSaveTargetFilters, map[string]any{"industries": []string{"Saas"}, "regions": []string{"Europa"}})
-		mustContain(t, msg, "'Saas' is not an industry we know; did you mean 'Software'?", "'Europa' is not a region we know; did you mean 'Europe'?")
+		// Industries are an open list, checked by the feature; regions are
+		// a schema enum, which names every value (the test of the enums).
+		msg := c.Refusal(vibesell.ToolSaveTargetFilters, map[string]any{"industries": []string{"Saas"}, "countries": []string{"Europa"}})
+		mustContain(t, msg, "'Saas' is not an industry we know; did you mean 'Software'?", "'Europa' is not a country we know; did you mean 'Europe'?")
 	})
 
 	t.Run("pool and preview wait for a confirmation", func(t *testing.T) {
@@ -384,4 +387,39 @@ func TestAudienceToolsOnTheSampleDirectory(t *testing.T) {
 	mustContain(t, md, "**sample directory**")
 	md = c.Result(vibesell.ToolImportLeads, map[string]any{"count": 10}, nil)
 	mustContain(t, md, "from the sample directory", "made-up sample contacts on reserved domains")
+}
+
+// save_target_filters' closed vocabularies are schema enums a client can
+// offer, each exactly the audience's own list (the values filters are
+// checked against), so the two never drift apart.
+func TestTargetFilterEnumsAreTheVocabulary(t *testing.T) {
+	t.Parallel()
+	b := newAudienceBundle(t, audience.Config{}, 2)
+	var def struct {
+		InputSchema struct {
+			Properties map[string]struct {
+				Description string `json:"description"`
+				Items       struct {
+					Enum []string `json:"enum"`
+				} `json:"items"`
+			} `json:"properties"`
+		} `json:"inputSchema"`
+	}
+	if err := json.Unmarshal(b.acme.Tool(vibesell.ToolSaveTargetFilters), &def); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string][]string{"seniorities": audience.Seniorities, "departments": audience.Departments,
+		"companySizes": audience.CompanySizes, "regions": audience.RegionNames()} {
+		p := def.InputSchema.Properties[name]
+		got := slices.Sorted(slices.Values(p.Items.Enum))
+		if d := cmp.Diff(slices.Sorted(slices.Values(want)), got); d != "" {
+			t.Errorf("%s: the schema's enum is not the vocabulary (-vocabulary +enum):\n%s", name, d)
+		}
+		// The values are in the enum, not spelled out in prose beside it.
+		if strings.Contains(p.Description, want[0]+",") || strings.Contains(p.Description, "any of:") {
+			t.Errorf("%s lists its values in its description: %q", name, p.Description)
+		}
+	}
+	msg := b.acme.Refusal(vibesell.ToolSaveTargetFilters, map[string]any{"regions": []string{"Europa"}})
+	mustContain(t, msg, "regions", `"Europe"`)
 }
