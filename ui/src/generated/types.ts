@@ -1608,6 +1608,8 @@ export interface ListRepliesResult {
     lead: {
       /** the lead's id */
       id: string;
+      /** the lead's name and company as imported, e.g. Ana Silva, Alpha; empty when the import had neither */
+      name: string;
       /** the address the campaign wrote to (a colleague who answers has another) */
       email: string;
     } | null;
