@@ -361,9 +361,67 @@ type Tally struct {
 }
 
 // Counter counts a campaign's sends and replies (the sending engine):
-// the total, and one tally per step, steps long.
+// the total, and one tally per step, steps long; and where each of its
+// leads stands now.
 type Counter interface {
 	CampaignTallies(ctx context.Context, ws uuid.UUID, id string, steps int) (Tally, []Tally, error)
+	CampaignProgress(ctx context.Context, ws uuid.UUID, c Campaign, leads []Lead, steps int) (Progress, error)
+}
+
+// Progress is where a launched campaign's leads stand, as the sending
+// engine sees them at its next round; every lead counts once.
+type Progress struct {
+	NotStarted int // no email yet
+	// FollowUps[k] are the leads whose next email is step k+1 (k from 1):
+	// they had k steps. FollowUps[0] is always 0.
+	FollowUps []int
+	Done      int // had every step
+	// Stopped get nothing more: a reply stopped them (or someone at their
+	// company did, when the campaign says so), or they unsubscribed or
+	// their address bounced for good.
+	Stopped int
+}
+
+// ToWrite is how many leads still get an email.
+func (p Progress) ToWrite() int {
+	n := p.NotStarted
+	for _, f := range p.FollowUps {
+		n += f
+	}
+	return n
+}
+
+// progressOf reads where a launched campaign's leads stand; nil before
+// the launch (every lead is still to be written to) or on a server
+// without the sending engine.
+func (s *Service) progressOf(ctx context.Context, ws uuid.UUID, c Campaign, q Sequence) (*Progress, error) {
+	if c.Status == Staged || s.counter == nil {
+		return nil, nil
+	}
+	leads, err := s.campaignLeads(ctx, ws, c.ID)
+	if err != nil {
+		return nil, err
+	}
+	p, err := s.counter.CampaignProgress(ctx, ws, c, leads, len(q.Steps))
+	if err != nil {
+		return nil, fmt.Errorf("progress of campaign %s: %w", c.ID, err)
+	}
+	return &p, nil
+}
+
+// ProgressText says in words where p's leads stand, of total.
+func ProgressText(p Progress, total int) string {
+	follow := 0
+	for _, f := range p.FollowUps {
+		follow += f
+	}
+	parts := []string{
+		vibesell.Count(p.NotStarted) + " not yet written to",
+		vibesell.Count(follow) + " due a follow-up",
+		vibesell.Count(p.Done) + " had every email",
+		vibesell.Count(p.Stopped) + " stopped by a reply, an unsubscribe or a bounce",
+	}
+	return fmt.Sprintf("of the %s in the campaign, %s", vibesell.Plural(total, "person", "people"), vibesell.JoinAnd(parts))
 }
 
 // SetCounter makes metrics come from c: what the sending engine recorded.

@@ -582,6 +582,18 @@ func (s *Service) RequestResume(ctx context.Context, ws uuid.UUID, id, requested
 		undo = "VibeSell paused it for deliverability: " + why + " Resuming sends from the same mailboxes again; " + undo
 		personOnly = "It costs nothing, but VibeSell paused this campaign to protect the mailboxes' reputation, so only a person signed in to the VibeSell web app can resume it, not the assistant."
 	}
+	// Who is read now: those who had every email, replied, unsubscribed
+	// or bounced get nothing more.
+	who := fmt.Sprintf("The people of the campaign not yet written to, or due a follow-up (of %s in all).", vibesell.Plural(c.Leads, "person", "people"))
+	q, err := s.Sequence(ctx, ws, c.SequenceID, c.SequenceVersion)
+	if err != nil {
+		return approvals.Approval{}, false, err
+	}
+	if p, err := s.progressOf(ctx, ws, c, q); err != nil {
+		return approvals.Approval{}, false, err
+	} else if p != nil {
+		who = fmt.Sprintf("The %s still to get an email: %s.", vibesell.Plural(p.ToWrite(), "person", "people"), ProgressText(*p, c.Leads))
+	}
 	zero := vibesell.NewMoney(0, s.cfg.Currency)
 	return s.approvals.Open(ctx, approvals.Request{
 		WorkspaceID: ws,
@@ -590,7 +602,7 @@ func (s *Service) RequestResume(ctx context.Context, ws uuid.UUID, id, requested
 		Summary:     fmt.Sprintf("Resume campaign %q", c.Name),
 		Impact: approvals.Impact{
 			What:        fmt.Sprintf("Resumes campaign %q (%s), paused because: %s", c.Name, c.ID, why),
-			Who:         fmt.Sprintf("The people of the campaign not yet written to, or due a follow-up (%s in all).", vibesell.Plural(c.Leads, "person", "people")),
+			Who:         who,
 			When:        fmt.Sprintf("From %s on, within each person's sending window.", FormatIn(next, loc)),
 			CostOnce:    zero,
 			CostMonthly: zero,

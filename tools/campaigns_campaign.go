@@ -235,14 +235,15 @@ func getCampaign(d Deps) toolkit.Tool {
 type campaignEstimateOutput struct {
 	Kind             string  `json:"kind" enum:"campaign_estimate"`
 	Campaign         string  `json:"campaign" jsonschema:"the campaign id" pattern:"^cp_[0-9a-f]{16}$"`
-	Leads            int     `json:"leads" jsonschema:"the people it writes to"`
+	Leads            int     `json:"leads" jsonschema:"the people of the campaign"`
+	ToWrite          int     `json:"toWrite" jsonschema:"the people still to get an email, whom the dates plan for: all of them before the launch; after it, those not yet written to or due a follow-up (not those who had every email, replied, unsubscribed or bounced)"`
 	Steps            int     `json:"steps" jsonschema:"emails each person gets at most"`
 	Mailboxes        int     `json:"mailboxes" jsonschema:"mailboxes it sends from"`
 	PerMailboxPerDay int     `json:"perMailboxPerDay" jsonschema:"emails each mailbox sends a day"`
 	PerDay           int     `json:"perDay" jsonschema:"emails a sending day in all"`
 	Days             *int    `json:"days" jsonschema:"sending days until every person has had the first email; null when nothing can be sent"`
 	FirstSendOn      *string `json:"firstSendOn" jsonschema:"date of the first email, YYYY-MM-DD in timeZone; null when nothing can be sent"`
-	LastFirstEmailOn *string `json:"lastFirstEmailOn" jsonschema:"date the last person gets the first email, YYYY-MM-DD in timeZone; null when nothing can be sent"`
+	LastFirstEmailOn *string `json:"lastFirstEmailOn" jsonschema:"date the last person gets the first email, YYYY-MM-DD in timeZone; null when nothing can be sent or every person has had it"`
 	LastSendOn       *string `json:"lastSendOn" jsonschema:"date of the last follow-up, YYYY-MM-DD in timeZone; null when nothing can be sent"`
 	TimeZone         string  `json:"timeZone" jsonschema:"the workspace's time zone the dates are in"`
 	RepliesLow       int     `json:"repliesLow" jsonschema:"replies to expect, low end"`
@@ -269,7 +270,7 @@ func estimateCampaignPlan(d Deps) toolkit.Tool {
 			if err != nil {
 				return toolkit.Result[campaignEstimateOutput]{}, err
 			}
-			out := campaignEstimateOutput{Campaign: e.Campaign.ID, Leads: e.Leads, Steps: e.Steps, Mailboxes: e.Mailboxes, PerMailboxPerDay: e.PerMailboxPerDay,
+			out := campaignEstimateOutput{Campaign: e.Campaign.ID, Leads: e.Leads, ToWrite: e.ToWrite, Steps: e.Steps, Mailboxes: e.Mailboxes, PerMailboxPerDay: e.PerMailboxPerDay,
 				PerDay: e.PerDay, Days: e.Days, FirstSendOn: dayOf(e.FirstSendOn), LastFirstEmailOn: dayOf(e.LastFirstTouchOn), LastSendOn: dayOf(e.LastSendOn),
 				TimeZone: e.Zone, RepliesLow: e.RepliesLow, RepliesHigh: e.RepliesHigh, ReplyRateLow: e.ReplyRateLow, ReplyRateHigh: e.ReplyRateHigh, Assumption: e.Assumption}
 			if e.CapacityNote != "" {
@@ -285,12 +286,26 @@ func estimateMarkdown(e campaigns.Estimate) string {
 	fmt.Fprintf(&b, "## Plan of campaign %s: %s\n\n", e.Campaign.ID, e.Campaign.Name)
 	fmt.Fprintf(&b, "%s, %s each, from %s at %d a day each: %s a sending day.\n",
 		vibesell.Plural(e.Leads, "person", "people"), vibesell.Plural(e.Steps, "email", "emails"), vibesell.Plural(e.Mailboxes, "mailbox", "mailboxes"), e.PerMailboxPerDay, vibesell.Plural(e.PerDay, "email", "emails"))
+	if e.Progress != nil {
+		fmt.Fprintf(&b, "Now, %s: the dates below plan for the %s still to get an email.\n",
+			campaigns.ProgressText(*e.Progress, e.Leads), vibesell.Plural(e.ToWrite, "person", "people"))
+	}
 	if e.CapacityNote != "" {
 		b.WriteString(e.CapacityNote + "\n")
 	}
-	if e.Days == nil {
+	switch {
+	case e.Days == nil && e.Progress != nil && e.ToWrite == 0:
+		b.WriteString("No one is left to write to, so there are no dates.\n")
+	case e.Days == nil:
 		b.WriteString("Nothing can be sent with these leads and this capacity, so there are no dates.\n")
-	} else {
+	case e.LastFirstTouchOn == nil:
+		last := "the last email"
+		if e.Steps > 1 {
+			last = "the last follow-up"
+		}
+		fmt.Fprintf(&b, "Every person has had the first email; the next email goes on %s and %s on %s (dates in %s).\n",
+			vibesell.FormatDate(*e.FirstSendOn), last, vibesell.FormatDate(*e.LastSendOn), e.Zone)
+	default:
 		span := fmt.Sprintf("from %s to %s", vibesell.FormatDate(*e.FirstSendOn), vibesell.FormatDate(*e.LastFirstTouchOn))
 		if vibesell.FormatDay(*e.FirstSendOn) == vibesell.FormatDay(*e.LastFirstTouchOn) {
 			span = "on " + vibesell.FormatDate(*e.FirstSendOn)

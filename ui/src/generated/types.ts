@@ -1546,8 +1546,10 @@ export interface EstimateCampaignPlanResult {
   kind: "campaign_estimate";
   /** the campaign id */
   campaign: string;
-  /** the people it writes to */
+  /** the people of the campaign */
   leads: number;
+  /** the people still to get an email, whom the dates plan for: all of them before the launch; after it, those not yet written to or due a follow-up (not those who had every email, replied, unsubscribed or bounced) */
+  toWrite: number;
   /** emails each person gets at most */
   steps: number;
   /** mailboxes it sends from */
@@ -1560,7 +1562,7 @@ export interface EstimateCampaignPlanResult {
   days: number | null;
   /** date of the first email, YYYY-MM-DD in timeZone; null when nothing can be sent */
   firstSendOn: string | null;
-  /** date the last person gets the first email, YYYY-MM-DD in timeZone; null when nothing can be sent */
+  /** date the last person gets the first email, YYYY-MM-DD in timeZone; null when nothing can be sent or every person has had it */
   lastFirstEmailOn: string | null;
   /** date of the last follow-up, YYYY-MM-DD in timeZone; null when nothing can be sent */
   lastSendOn: string | null;
