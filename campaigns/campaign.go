@@ -56,6 +56,9 @@ type Metrics struct {
 	Counts
 	// Why says why the counts are nil.
 	Why string
+	// RepliesNote says, when more replies came in than people replied,
+	// which ones the Replied count leaves out and why; "" otherwise.
+	RepliesNote string
 	// Opens is nil when open tracking is off (always, for now); OpensWhy
 	// says why.
 	Opens    *int
@@ -358,6 +361,11 @@ func (s *Service) campaign(ctx context.Context, db store.DBTX, ws uuid.UUID, id 
 // for one step.
 type Tally struct {
 	Sent, Delivered, Replied, Positive, Bounced, Unsubscribed int
+	// Received counts every reply that came in, in total only: Replied
+	// counts people, once each, and not out-of-office replies, bounce
+	// notices or complaints (counted here, so a reader can tell them
+	// apart).
+	Received, OutOfOffice, BounceNotices, Complaints int
 }
 
 // Counter counts a campaign's sends and replies (the sending engine):
@@ -450,10 +458,35 @@ func (s *Service) MetricsOf(ctx context.Context, ws uuid.UUID, c Campaign, q Seq
 		}
 	}
 	m.Counts = countsOf(total)
+	m.RepliesNote = repliesNote(total)
 	for i, t := range steps {
 		m.Steps = append(m.Steps, StepMetrics{Step: i + 1, Counts: countsOf(t)})
 	}
 	return m, nil
+}
+
+// repliesNote says which replies that came in the count of people who
+// replied leaves out: "4 replies came in; 3 people replied, not counting
+// 1 out-of-office reply".
+func repliesNote(t Tally) string {
+	if t.Received <= t.Replied {
+		return ""
+	}
+	var left []string
+	if t.OutOfOffice > 0 {
+		left = append(left, vibesell.Plural(t.OutOfOffice, "out-of-office reply", "out-of-office replies"))
+	}
+	if t.BounceNotices > 0 {
+		left = append(left, vibesell.Plural(t.BounceNotices, "bounce notice", "bounce notices")+" (counted as bounced)")
+	}
+	if t.Complaints > 0 {
+		left = append(left, vibesell.Plural(t.Complaints, "spam complaint", "spam complaints"))
+	}
+	if more := t.Received - t.OutOfOffice - t.BounceNotices - t.Complaints - t.Replied; more > 0 {
+		left = append(left, vibesell.Plural(more, "further reply from someone who had replied already", "further replies from people who had replied already"))
+	}
+	return fmt.Sprintf("%s came in; %s replied, not counting %s",
+		vibesell.Plural(t.Received, "reply", "replies"), vibesell.Plural(t.Replied, "person", "people"), vibesell.JoinAnd(left))
 }
 
 func countsOf(t Tally) Counts {

@@ -128,6 +128,13 @@ func (t *Tallies) CampaignTallies(ctx context.Context, ws uuid.UUID, id string, 
 			f.unsubscribed = true
 		}
 	}
+	// Every reply that came in, by kind: what the count of people who
+	// replied leaves out is said beside it.
+	if err := t.db.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE classification = 'out_of_office'),
+			count(*) FILTER (WHERE classification = 'bounce'), count(*) FILTER (WHERE classification = 'complaint')
+		FROM mail_replies WHERE workspace_id = $1 AND campaign_id = $2`, ws, id).Scan(&total.Received, &total.OutOfOffice, &total.BounceNotices, &total.Complaints); err != nil {
+		return campaigns.Tally{}, nil, fmt.Errorf("count campaign %s's replies: %w", id, err)
+	}
 	for _, f := range leads {
 		if f.replied {
 			total.Replied++

@@ -26,19 +26,33 @@ func TestPlanAndResumeCountWhoIsLeft(t *testing.T) {
 	if res := b.tick(t); res.Sent != 3 {
 		t.Fatalf("sent %d, want 3", res.Sent)
 	}
-	var toAna accepted
+	sent := map[string]accepted{}
 	for _, r := range b.delivered(t) {
-		if r.to == "ana@alpha.test" {
-			toAna = r
+		sent[r.to] = r
+	}
+	// Ana answers twice; Cid is out of the office, which stops no one.
+	for i, r := range []struct{ from, text string }{
+		{"ana@alpha.test", "Interested, let's talk on Thursday."},
+		{"ana@alpha.test", "Also, could you send the price list?"},
+		{"cid@gamma.test", "I'm out of the office until 8 December, with limited access to email."},
+	} {
+		reply := fmt.Sprintf("From: %s\nTo: sam@getacme.test\nSubject: Re: %s\nDate: Tue, 1 Dec 2026 10:0%d:00 +0000\nMessage-ID: <r%d@reply.test>\nIn-Reply-To: %s\n\n%s\n",
+			r.from, sent[r.from].subject, i, i, sent[r.from].messageID, r.text)
+		if err := b.sandbox.DeliverReply("sam@getacme.test", crlf(reply)); err != nil {
+			t.Fatal(err)
 		}
 	}
-	reply := fmt.Sprintf("From: Ana <ana@alpha.test>\nTo: sam@getacme.test\nSubject: Re: %s\nDate: Tue, 1 Dec 2026 10:00:00 +0000\nMessage-ID: <r1@alpha.test>\nIn-Reply-To: %s\n\nInterested, let's talk on Thursday.\n",
-		toAna.subject, toAna.messageID)
-	if err := b.sandbox.DeliverReply("sam@getacme.test", crlf(reply)); err != nil {
+	if kept, err := b.poller.Poll(b.ctx, b.ws, mustMailbox(t, b, "sam@getacme.test")); err != nil || kept != 3 {
+		t.Fatalf("replies kept: %d, %v", kept, err)
+	}
+	// Three replies came in and one person replied: the metrics say which
+	// replies that count leaves out.
+	m, err := b.Campaigns.MetricsOf(b.ctx, b.ws, b.campaign(t, id).Campaign, b.campaign(t, id).Sequence)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if kept, err := b.poller.Poll(b.ctx, b.ws, mustMailbox(t, b, "sam@getacme.test")); err != nil || kept != 1 {
-		t.Fatalf("replies kept: %d, %v", kept, err)
+	if want := "3 replies came in; 1 person replied, not counting 1 out-of-office reply and 1 further reply from someone who had replied already"; m.RepliesNote != want || *m.Replied != 1 {
+		t.Errorf("replied %d, note %q; want 1, %q", *m.Replied, m.RepliesNote, want)
 	}
 
 	e, err := b.Campaigns.EstimatePlan(b.ctx, b.ws, id)

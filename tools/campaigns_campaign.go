@@ -42,8 +42,9 @@ type stepMetricsData struct {
 
 type metricsData struct {
 	countsData
-	Opens countWithWhy      `json:"opens" jsonschema:"opens; null unless open tracking is on"`
-	Steps []stepMetricsData `json:"steps" jsonschema:"the same counts per step"`
+	RepliesNote string            `json:"repliesNote" jsonschema:"when more replies came in than people replied: which ones replied leaves out (out-of-office replies, bounce notices, complaints, a person's second reply); empty otherwise"`
+	Opens       countWithWhy      `json:"opens" jsonschema:"opens; null unless open tracking is on"`
+	Steps       []stepMetricsData `json:"steps" jsonschema:"the same counts per step"`
 }
 
 func toCountsData(c campaigns.Counts, why string) countsData {
@@ -98,7 +99,7 @@ func toCampaignData(sc campaigns.StagedCampaign, m campaigns.Metrics) campaignDa
 		Leads: c.Leads, Mailboxes: c.Mailboxes, Blockers: blockers, CreatedAt: c.CreatedAt, LaunchedAt: c.LaunchedAt, FirstSendAt: c.FirstSendAt,
 		Schedule: scheduleData{WindowStart: campaigns.Clock(c.Schedule.WindowStart), WindowEnd: campaigns.Clock(c.Schedule.WindowEnd), Days: days,
 			DailyCap: c.Schedule.DailyCap, StopForCompany: c.Schedule.StopForCompany},
-		Metrics: metricsData{countsData: toCountsData(m.Counts, m.Why), Opens: count(m.Opens, m.OpensWhy), Steps: []stepMetricsData{}},
+		Metrics: metricsData{countsData: toCountsData(m.Counts, m.Why), RepliesNote: m.RepliesNote, Opens: count(m.Opens, m.OpensWhy), Steps: []stepMetricsData{}},
 	}
 	for _, s := range m.Steps {
 		out.Metrics.Steps = append(out.Metrics.Steps, stepMetricsData{Step: s.Step, countsData: toCountsData(s.Counts, m.Why)})
@@ -125,6 +126,9 @@ func campaignMarkdown(lead string, sc campaigns.StagedCampaign, m campaigns.Metr
 		fmt.Fprintf(&b, "\nMetrics: nothing sent yet, since it is not launched: %s.\nOpens: not measured. %s\n", metricsLine(m.Counts), m.OpensWhy)
 	default:
 		fmt.Fprintf(&b, "\nMetrics, counted now: %s.", metricsLine(m.Counts))
+		if m.RepliesNote != "" {
+			fmt.Fprintf(&b, " %s.", m.RepliesNote)
+		}
 		for _, st := range m.Steps {
 			fmt.Fprintf(&b, "\n- step %d: %s", st.Step, metricsLine(st.Counts))
 		}

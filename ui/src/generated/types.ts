@@ -1480,6 +1480,8 @@ export interface StageCampaignResult {
         /** why it is null; empty when it is known */
         why: string;
       };
+      /** when more replies came in than people replied: which ones replied leaves out (out-of-office replies, bounce notices, complaints, a person's second reply); empty otherwise */
+      repliesNote: string;
       /** opens; null unless open tracking is on */
       opens: {
         /** the count; null when not known (never 0 for unknown) */
