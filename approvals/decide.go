@@ -292,10 +292,40 @@ type Relay struct {
 // Relay takes a decision relayed by the assistant, recorded as such.
 // Approving waits up to [Config].RelayWait for the action to end, so that
 // the answer usually says what was done. Refusals: those of
-// [Service.Decide].
+// [Service.Decide]; ECONFLICT when the approval was decided before or
+// ended undecided, naming what stands and the call that reads it.
 func (s *Service) Relay(ctx context.Context, ws uuid.UUID, id string, r Relayed) (Relay, error) {
-	return s.decideAndWait(ctx, ws, id, Decision{Approve: r.Approve, By: personOr(r.Person), Via: ViaConversation,
+	out, err := s.decideAndWait(ctx, ws, id, Decision{Approve: r.Approve, By: personOr(r.Person), Via: ViaConversation,
 		HostApps: r.HostApps, Reason: r.Reason})
+	if err != nil || out.Taken {
+		return out, err
+	}
+	return Relay{}, errNotTaken(out.Approval)
+}
+
+// errNotTaken is the refusal of a decision that came too late: the one on
+// record (or the end without one) stands, and nothing was recorded.
+func errNotTaken(a Approval) error {
+	if a.DecidedAt == nil {
+		return vibesell.Errorf(vibesell.ECONFLICT,
+			"Not recorded: approval %s had already ended before anyone decided (%s). If the person still wants it, call %s again for a new approval.",
+			a.ID, strings.TrimSuffix(deref(a.Outcome), "."), a.Action)
+	}
+	word := "approved"
+	if a.Status == Rejected {
+		word = "rejected"
+	}
+	return vibesell.Errorf(vibesell.ECONFLICT,
+		"Not recorded: approval %s was already %s by %s (%s) on %s, and that first decision stands; it is %s now. Call %s with approval %q to read its outcome, and tell the person.",
+		a.ID, word, deref(a.DecidedBy), ViaLabels.Of(deref(a.DecidedVia)), vibesell.FormatTime(*a.DecidedAt),
+		strings.ToLower(StatusLabels.Of(string(a.Status))), vibesell.ToolListPendingApprovals, a.ID)
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 // Click takes a decision clicked in the card, recorded as clicked once

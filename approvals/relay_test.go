@@ -39,9 +39,15 @@ func TestRelayedDecisions(t *testing.T) {
 		if done := approvalstest.Execute(t, e.pool, svc, ap.ID); done.Status != approvals.Done {
 			t.Errorf("after the execution: %s", done.Status)
 		}
-		again, err := svc.Relay(ctx, e.a.ID, ap.ID, approvals.Relayed{Approve: false})
-		if err != nil || again.Taken || again.Approval.Status != approvals.Done {
-			t.Errorf("a late rejection: taken %v, %s, %v", again.Taken, again.Approval.Status, err)
+		// A late decision is refused: nothing was recorded, and the
+		// refusal says what stands and where to read it.
+		_, err = svc.Relay(ctx, e.a.ID, ap.ID, approvals.Relayed{Approve: false})
+		if vibesell.ErrorCode(err) != vibesell.ECONFLICT || !strings.Contains(vibesell.ErrorMessage(err), "already approved by the person (the conversation, relayed by the assistant)") ||
+			!strings.Contains(vibesell.ErrorMessage(err), "it is done now") {
+			t.Errorf("a late rejection: %v", err)
+		}
+		if a, err := svc.Find(ctx, e.a.ID, ap.ID); err != nil || a.Status != approvals.Done {
+			t.Errorf("after a late rejection: %s, %v", a.Status, err)
 		}
 	})
 

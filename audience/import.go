@@ -33,15 +33,50 @@ type Import struct {
 	// StoppedAtLimit is true when the plan's monthly lead limit was
 	// reached before the approved number was in.
 	StoppedAtLimit bool
+	// Upload is true for an import of an uploaded file: its lines that
+	// failed the check (InvalidLines) or repeated an address
+	// (DuplicateLines) never became rows to import, and SkippedInvalid
+	// counts role addresses only.
+	Upload                       bool
+	InvalidLines, DuplicateLines int
 }
 
-const importColumns = `approval_id, requested, imported, skipped_existing, skipped_suppressed, skipped_invalid, sample, started_at, finished_at, stopped_at_limit`
+const importColumns = `approval_id, requested, imported, skipped_existing, skipped_suppressed, skipped_invalid, sample, started_at, finished_at, stopped_at_limit,
+	upload_id IS NOT NULL,
+	coalesce((SELECT u.invalid_rows FROM lead_uploads u WHERE u.workspace_id = lead_imports.workspace_id AND u.id = lead_imports.upload_id), 0),
+	coalesce((SELECT u.duplicate_rows FROM lead_uploads u WHERE u.workspace_id = lead_imports.workspace_id AND u.id = lead_imports.upload_id), 0)`
 
 func scanImport(r pgx.Row) (Import, error) {
 	var im Import
 	err := r.Scan(&im.ApprovalID, &im.Requested, &im.Imported, &im.SkippedExisting, &im.SkippedSuppressed, &im.SkippedInvalid,
-		&im.Sample, &im.StartedAt, &im.FinishedAt, &im.StoppedAtLimit)
+		&im.Sample, &im.StartedAt, &im.FinishedAt, &im.StoppedAtLimit, &im.Upload, &im.InvalidLines, &im.DuplicateLines)
 	return im, err
+}
+
+// Skipped says what the import left out, each with its count, in words a
+// person reads; the counts add up to everything not imported.
+func (im Import) Skipped() []string {
+	var out []string
+	if im.InvalidLines > 0 {
+		out = append(out, vibesell.Plural(im.InvalidLines, "invalid line", "invalid lines")+" of the file")
+	}
+	if im.DuplicateLines > 0 {
+		out = append(out, vibesell.Plural(im.DuplicateLines, "line", "lines")+" repeating an address already in the file")
+	}
+	if im.SkippedExisting > 0 {
+		out = append(out, fmt.Sprintf("%s already in the workspace", vibesell.Count(im.SkippedExisting)))
+	}
+	if im.SkippedSuppressed > 0 {
+		out = append(out, fmt.Sprintf("%s suppressed (unsubscribed, bounced or blocked)", vibesell.Count(im.SkippedSuppressed)))
+	}
+	if im.SkippedInvalid > 0 {
+		what := "with an invalid or role address"
+		if im.Upload {
+			what = "with a role address (info@, sales@…)"
+		}
+		out = append(out, vibesell.Count(im.SkippedInvalid)+" "+what)
+	}
+	return out
 }
 
 // LeadLimit is the plan's limit on the leads a workspace imports per
@@ -330,22 +365,15 @@ func (a importAction) Execute(ctx context.Context, ex approvals.Execution) (stri
 // ImportDoneText says what an import did.
 func ImportDoneText(im Import) string {
 	from := "the lead directory"
+	if im.Upload {
+		from = "the uploaded file"
+	}
 	if im.Sample {
 		from = "the sample directory (made-up contacts that can never receive email)"
 	}
 	text := fmt.Sprintf("Imported %s from %s.", vibesell.Plural(im.Imported, "lead", "leads"), from)
-	var skipped []string
-	if im.SkippedExisting > 0 {
-		skipped = append(skipped, fmt.Sprintf("%s already in the workspace", vibesell.Count(im.SkippedExisting)))
-	}
-	if im.SkippedSuppressed > 0 {
-		skipped = append(skipped, fmt.Sprintf("%s suppressed", vibesell.Count(im.SkippedSuppressed)))
-	}
-	if im.SkippedInvalid > 0 {
-		skipped = append(skipped, fmt.Sprintf("%s with an invalid or role address", vibesell.Count(im.SkippedInvalid)))
-	}
-	if len(skipped) > 0 {
-		text += " Skipped " + vibesell.JoinAnd(skipped) + "."
+	if skipped := im.Skipped(); len(skipped) > 0 {
+		text += " Not imported: " + vibesell.JoinAnd(skipped) + "."
 	}
 	switch {
 	case im.Imported < im.Requested && im.StoppedAtLimit:

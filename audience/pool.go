@@ -40,6 +40,9 @@ type Pool struct {
 	Available int
 	// LastImport is the workspace's latest import, when there is one.
 	LastImport *Import
+	// Loosened says, when fewer than [NarrowPool] are available, how many
+	// would match with each narrowing filter left out; nil otherwise.
+	Loosened []Loosened
 }
 
 // poolCountsSQL counts the matches of the filters and each subtraction,
@@ -67,7 +70,8 @@ func poolCountsSQL(where string) string {
 }
 
 // EstimatePool counts the confirmed target's pool: the target is read,
-// then the counts and the last import in one batch (two round trips).
+// then the counts and the last import in one batch (two round trips),
+// and for a narrow pool what each filter leaves out (a third).
 // Refusals: EINVALID when the filters are missing or not confirmed.
 func (s *Service) EstimatePool(ctx context.Context, ws uuid.UUID) (Pool, error) {
 	t, err := s.confirmedFilters(ctx, s.db, ws)
@@ -86,6 +90,12 @@ func (s *Service) EstimatePool(ctx context.Context, ws uuid.UUID) (Pool, error) 
 		return Pool{}, err
 	}
 	p.Target = t
+	if p.Available < NarrowPool {
+		// Which filter narrows it: one more statement, only then.
+		if p.Loosened, err = s.loosen(ctx, ws, *t.Filters); err != nil {
+			return Pool{}, err
+		}
+	}
 	return p, nil
 }
 

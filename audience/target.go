@@ -237,8 +237,9 @@ func (s *Service) SaveFilters(ctx context.Context, ws uuid.UUID, f Filters, supp
 
 // Confirm locks the filters of the given version as the ones pool, preview
 // and import use. Confirming the confirmed version again changes nothing.
-// Refusals: EINVALID when there are no filters; ECONFLICT when the filters
-// have changed since the version the person saw.
+// Refusals: EINVALID when there are no filters; ENOTFOUND for a version
+// the filters never had; ECONFLICT when the filters have changed since
+// the version the person saw.
 func (s *Service) Confirm(ctx context.Context, ws uuid.UUID, version int) (Target, error) {
 	var out Target
 	err := store.InTx(ctx, s.db, func(tx pgx.Tx) error {
@@ -248,6 +249,12 @@ func (s *Service) Confirm(ctx context.Context, ws uuid.UUID, version int) (Targe
 		}
 		if t.Filters == nil {
 			return vibesell.Errorf(vibesell.EINVALID, "There are no filters to confirm yet: save them with %s first.", vibesell.ToolSaveTargetFilters)
+		}
+		if version > t.FiltersVersion || version < 1 {
+			// Not a change since: a version that never was.
+			return vibesell.Errorf(vibesell.ENOTFOUND,
+				"The filters have no version %d: they are at version %d (%s). Show the person these filters, then confirm version %d if they agree.",
+				version, t.FiltersVersion, t.Filters.Describe(), t.FiltersVersion)
 		}
 		if version != t.FiltersVersion {
 			return vibesell.Errorf(vibesell.ECONFLICT,

@@ -110,6 +110,9 @@ var placesOnce = sync.OnceValue(func() places {
 	return p
 })
 
+// RegionNames are the regions a filter may name, as it names them.
+func RegionNames() []string { return slices.Clone(placesOnce().regionNames) }
+
 // CountryName is a country's English name ("DE" → "Germany"), or the code
 // itself when it is not a country.
 func CountryName(code string) string {

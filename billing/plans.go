@@ -37,6 +37,10 @@ type Overview struct {
 	// it cannot be known.
 	NextInvoice    *Invoice
 	NextInvoiceWhy string
+	// Configured is false on a server without a Stripe key: the plans,
+	// limits and usage are as true, but no plan can be bought, changed or
+	// managed here.
+	Configured bool
 }
 
 // unmetered says why a limit's usage is unknown.
@@ -48,18 +52,17 @@ var unmetered = map[Metric]string{
 }
 
 // Overview reads the workspace's plan, status, usage against each limit
-// and, from Stripe, the next invoice. Refusals: billing not configured.
+// and, from Stripe, the next invoice. Without a Stripe key the plans,
+// limits and usage are known all the same: it answers them, with
+// Configured false (only buying and managing a plan needs Stripe).
 func (s *Service) Overview(ctx context.Context, ws uuid.UUID) (Overview, error) {
-	if !s.Configured() {
-		return Overview{}, s.errNotConfigured()
-	}
 	a, err := s.readAccount(ctx, s.db, ws)
 	if err != nil {
 		return Overview{}, err
 	}
 	o := Overview{
 		Plans: s.Plans(), Current: s.planOf(a), Status: a.Status, Subscribed: a.Subscribed(),
-		CancelAtPeriodEnd: a.CancelAtPeriodEnd, PeriodEnd: a.PeriodEnd, PaymentFailedAt: a.PaymentFailedAt,
+		CancelAtPeriodEnd: a.CancelAtPeriodEnd, PeriodEnd: a.PeriodEnd, PaymentFailedAt: a.PaymentFailedAt, Configured: s.Configured(),
 	}
 	if p, ok := s.plan(a.PendingPlanID); ok {
 		o.PendingPlan = &p
@@ -85,6 +88,8 @@ func (s *Service) Overview(ctx context.Context, ws uuid.UUID) (Overview, error) 
 		o.NextInvoiceWhy = fmt.Sprintf("none: the workspace is on the %s plan, which costs nothing", o.Current.Name)
 	case a.CancelAtPeriodEnd:
 		o.NextInvoiceWhy = "none: the subscription ends when the current period ends"
+	case !s.Configured():
+		o.NextInvoiceWhy = "not known: billing is not configured on this server, so Stripe is not asked"
 	default:
 		sub := Subscription{ID: a.SubscriptionID, Customer: a.Customer, ItemID: a.SubscriptionItem, Price: a.SubscriptionPrice}
 		inv, err := s.stripe.NextInvoice(ctx, sub)

@@ -60,6 +60,9 @@ type Metrics struct {
 	Counts
 	// Why says why the counts are nil.
 	Why string
+	// RepliesNote says, when more replies came in than people replied,
+	// which ones the Replied count leaves out and why; "" otherwise.
+	RepliesNote string
 	// Opens is nil when open tracking is off (always, for now); OpensWhy
 	// says why.
 	Opens    *int
@@ -365,12 +368,75 @@ type Tally struct {
 	// Lost counts the emails a worker stopped while sending: whether they
 	// left is not known, and they count in neither Sent nor Delivered.
 	Lost int
+	// Received counts every reply that came in, in total only: Replied
+	// counts people, once each, and not out-of-office replies, bounce
+	// notices or complaints (counted here, so a reader can tell them
+	// apart).
+	Received, OutOfOffice, BounceNotices, Complaints int
 }
 
 // Counter counts a campaign's sends and replies (the sending engine):
-// the total, and one tally per step, steps long.
+// the total, and one tally per step, steps long; and where each of its
+// leads stands now.
 type Counter interface {
 	CampaignTallies(ctx context.Context, ws uuid.UUID, id string, steps int) (Tally, []Tally, error)
+	CampaignProgress(ctx context.Context, ws uuid.UUID, c Campaign, leads []Lead, steps int) (Progress, error)
+}
+
+// Progress is where a launched campaign's leads stand, as the sending
+// engine sees them at its next round; every lead counts once.
+type Progress struct {
+	NotStarted int // no email yet
+	// FollowUps[k] are the leads whose next email is step k+1 (k from 1):
+	// they had k steps. FollowUps[0] is always 0.
+	FollowUps []int
+	Done      int // had every step
+	// Stopped get nothing more: a reply stopped them (or someone at their
+	// company did, when the campaign says so), or they unsubscribed or
+	// their address bounced for good.
+	Stopped int
+}
+
+// ToWrite is how many leads still get an email.
+func (p Progress) ToWrite() int {
+	n := p.NotStarted
+	for _, f := range p.FollowUps {
+		n += f
+	}
+	return n
+}
+
+// progressOf reads where a launched campaign's leads stand; nil before
+// the launch (every lead is still to be written to) or on a server
+// without the sending engine.
+func (s *Service) progressOf(ctx context.Context, ws uuid.UUID, c Campaign, q Sequence) (*Progress, error) {
+	if c.Status == Staged || s.counter == nil {
+		return nil, nil
+	}
+	leads, err := s.campaignLeads(ctx, ws, c.ID)
+	if err != nil {
+		return nil, err
+	}
+	p, err := s.counter.CampaignProgress(ctx, ws, c, leads, len(q.Steps))
+	if err != nil {
+		return nil, fmt.Errorf("progress of campaign %s: %w", c.ID, err)
+	}
+	return &p, nil
+}
+
+// ProgressText says in words where p's leads stand, of total.
+func ProgressText(p Progress, total int) string {
+	follow := 0
+	for _, f := range p.FollowUps {
+		follow += f
+	}
+	parts := []string{
+		vibesell.Count(p.NotStarted) + " not yet written to",
+		vibesell.Count(follow) + " due a follow-up",
+		vibesell.Count(p.Done) + " had every email",
+		vibesell.Count(p.Stopped) + " stopped by a reply, an unsubscribe or a bounce",
+	}
+	return fmt.Sprintf("of the %s in the campaign, %s", vibesell.Plural(total, "person", "people"), vibesell.JoinAnd(parts))
 }
 
 // SetCounter makes metrics come from c: what the sending engine recorded.
@@ -379,32 +445,55 @@ func (s *Service) SetCounter(c Counter) { s.counter = c }
 const opensWhy = "Open tracking is off: tracking pixels hurt deliverability and miscount (mail apps preload images), so opens are not measured."
 
 // MetricsOf returns a campaign's metrics, read now from what the sending
-// engine recorded. Before the launch, or on a server without the engine,
-// every count is nil with the reason.
+// engine recorded. A staged campaign has sent nothing, which is known:
+// every count is 0. On a server without the engine, a launched
+// campaign's counts cannot be known: each is nil, with the reason.
 func (s *Service) MetricsOf(ctx context.Context, ws uuid.UUID, c Campaign, q Sequence) (Metrics, error) {
-	m := Metrics{
-		Why:      "VibeSell does not record sends on this server: the sending engine that delivers a launched campaign's emails and counts them is not running.",
-		OpensWhy: opensWhy,
-	}
-	if c.Status == Staged {
-		m.Why = "The campaign is staged, not launched: nothing has been sent."
-	}
-	if c.Status == Staged || s.counter == nil {
+	m := Metrics{OpensWhy: opensWhy}
+	if c.Status != Staged && s.counter == nil {
+		m.Why = "VibeSell does not record sends on this server: the sending engine that delivers a launched campaign's emails and counts them is not running."
 		for i := range q.Steps {
 			m.Steps = append(m.Steps, StepMetrics{Step: i + 1})
 		}
 		return m, nil
 	}
-	total, steps, err := s.counter.CampaignTallies(ctx, ws, c.ID, len(q.Steps))
-	if err != nil {
-		return Metrics{}, fmt.Errorf("metrics of campaign %s: %w", c.ID, err)
+	total, steps := Tally{}, make([]Tally, len(q.Steps))
+	if c.Status != Staged {
+		var err error
+		if total, steps, err = s.counter.CampaignTallies(ctx, ws, c.ID, len(q.Steps)); err != nil {
+			return Metrics{}, fmt.Errorf("metrics of campaign %s: %w", c.ID, err)
+		}
 	}
-	m.Why = ""
 	m.Counts = countsOf(total)
+	m.RepliesNote = repliesNote(total)
 	for i, t := range steps {
 		m.Steps = append(m.Steps, StepMetrics{Step: i + 1, Counts: countsOf(t)})
 	}
 	return m, nil
+}
+
+// repliesNote says which replies that came in the count of people who
+// replied leaves out: "4 replies came in; 3 people replied, not counting
+// 1 out-of-office reply".
+func repliesNote(t Tally) string {
+	if t.Received <= t.Replied {
+		return ""
+	}
+	var left []string
+	if t.OutOfOffice > 0 {
+		left = append(left, vibesell.Plural(t.OutOfOffice, "out-of-office reply", "out-of-office replies"))
+	}
+	if t.BounceNotices > 0 {
+		left = append(left, vibesell.Plural(t.BounceNotices, "bounce notice", "bounce notices")+" (counted as bounced)")
+	}
+	if t.Complaints > 0 {
+		left = append(left, vibesell.Plural(t.Complaints, "spam complaint", "spam complaints"))
+	}
+	if more := t.Received - t.OutOfOffice - t.BounceNotices - t.Complaints - t.Replied; more > 0 {
+		left = append(left, vibesell.Plural(more, "further reply from someone who had replied already", "further replies from people who had replied already"))
+	}
+	return fmt.Sprintf("%s came in; %s replied, not counting %s",
+		vibesell.Plural(t.Received, "reply", "replies"), vibesell.Plural(t.Replied, "person", "people"), vibesell.JoinAnd(left))
 }
 
 func countsOf(t Tally) Counts {

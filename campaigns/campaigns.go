@@ -144,7 +144,9 @@ type Config struct {
 // Service is the campaigns feature.
 type Service struct {
 	// counter counts what the sending engine recorded; nil: no engine.
-	counter   Counter
+	counter Counter
+	// composer composes emails as the sending engine does (package mail).
+	composer  Composer
 	db        *pgxpool.Pool
 	clock     vibesell.Clock
 	cfg       Config

@@ -214,6 +214,56 @@ func TestLaunchBlockersAllAtOnce(t *testing.T) {
 	})
 }
 
+// A campaign staged with a version edited since is never sent to
+// approve a version approve_sequence refuses: the blocker names the
+// latest version and staging again, and following it clears it.
+func TestLaunchBlockerOfAnOlderVersionGetsOut(t *testing.T) {
+	t.Parallel()
+	b := setup(t, campaigns.Config{})
+	ctx := t.Context()
+	acme := b.ws.Acme.ID
+	b.AddLeads(t, acme, ana, ben, yuki)
+	b.AddMailbox(t, acme, "sam@getacme.test", "Sam Lee", campaignstest.Warm)
+	q, err := b.Campaigns.SaveSequence(ctx, acme, campaigns.SaveRequest{Steps: goodSteps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr, zone := "Acme GmbH, Torstraße 1, 10119 Berlin, Germany", "Europe/Berlin"
+	r := campaigns.StageRequest{Sequence: q.Sequence.ID, DailyCap: 20, Sender: workspace.SenderChange{PostalAddress: &addr, TimeZone: &zone}}
+	c := stage(t, b, b.ws.Acme, r)
+	if _, err := b.Campaigns.SaveSequence(ctx, acme, campaigns.SaveRequest{Sequence: q.Sequence.ID, Steps: goodSteps[:1]}); err != nil {
+		t.Fatal(err)
+	}
+	blocker := func() string {
+		t.Helper()
+		_, _, err := b.Campaigns.RequestLaunch(ctx, acme, c.Campaign.ID, "")
+		if vibesell.ErrorCode(err) != vibesell.EINVALID {
+			t.Fatalf("launch: %v", err)
+		}
+		return err.Error()
+	}
+	for _, w := range []string{"sends sequence " + q.Sequence.ID + " version 1, which is not approved, and only the latest version (2) can be approved now",
+		"call approve_sequence with version 2, then call stage_campaign again with campaign " + c.Campaign.ID} {
+		if msg := blocker(); !strings.Contains(msg, w) || strings.Contains(msg, "approve_sequence with that version") {
+			t.Errorf("the refusal lacks %q (or loops):\n%s", w, msg)
+		}
+	}
+	// approve_sequence refuses version 1, as the old text asked.
+	if _, err := b.Campaigns.ApproveSequence(ctx, acme, q.Sequence.ID, 1, "ada"); vibesell.ErrorCode(err) != vibesell.ECONFLICT {
+		t.Fatalf("approving version 1: %v", err)
+	}
+	if _, err := b.Campaigns.ApproveSequence(ctx, acme, q.Sequence.ID, 2, "ada"); err != nil {
+		t.Fatal(err)
+	}
+	if msg, w := blocker(), "version 2 is the latest and is approved: call stage_campaign again with campaign "+c.Campaign.ID; !strings.Contains(msg, w) {
+		t.Errorf("the refusal lacks %q:\n%s", w, msg)
+	}
+	r.Campaign = c.Campaign.ID
+	if again := stage(t, b, b.ws.Acme, r); len(again.Blockers) != 0 || again.Campaign.SequenceVersion != 2 {
+		t.Errorf("staged again: version %d, blockers %q; want version 2, none", again.Campaign.SequenceVersion, again.Blockers)
+	}
+}
+
 type launched struct {
 	campaign campaigns.StagedCampaign
 	launch   approvals.Approval

@@ -2,7 +2,9 @@ package campaigns
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"html"
 	"net/url"
 	"regexp"
 	"slices"
@@ -25,33 +27,48 @@ const (
 // Finding is one check of the first email.
 type Finding struct {
 	Check   string // stable name, e.g. spam_phrases
+	Checked string // the parts of the email it looked at, in words
 	Status  string // pass, warn or fail
 	Finding string // what was found
 	Why     string // why it matters
 	Fix     string // how to fix it; "" on a pass
 }
 
-// FirstEmail is the first step rendered for one lead, with the checks.
+// FirstEmail is the first step composed for one lead, as the sending
+// engine sends it, with the checks.
 type FirstEmail struct {
 	Sequence Sequence
 	Lead     Lead
-	Subject  string
-	Text     string // the body with the footer every email carries
-	HTML     string
+	Email    Composed
 	Findings []Finding
 	Verdict  string // fail when any finding fails, else warn when any warns, else pass
 }
 
+// Composed is one email as it goes out, as a recipient's mail app shows
+// it.
+type Composed struct {
+	From     string // the From line, name and address
+	FromName string // the name in it; "" when there is none
+	To       string
+	Subject  string
+	Text     string // the text/plain part, footer included
+	HTML     string // the text/html part, footer included
+}
+
+// Composer composes step (1-based) of r's sequence for lead from
+// mailbox with the sending engine's own code (package mail's Preview,
+// wired in cmd/server), so that what check_first_email shows is the
+// email that goes out, part for part.
+type Composer interface {
+	Compose(r Run, step int, lead Lead, mailbox string) Composed
+}
+
+// SetComposer makes previews come from c.
+func (s *Service) SetComposer(c Composer) { s.composer = c }
+
 // UnsubscribePreview stands for each lead's own unsubscribe link in a
 // preview: the engine puts the real one in each email.
 const UnsubscribePreview = "(their personal unsubscribe link)"
-
-// Footer is what every email ends with: the sender, the postal address
-// and the way out, as the law asks (CAN-SPAM, GDPR's right to object).
-func Footer(senderName, postalAddress, unsubscribeURL string) string {
-	return fmt.Sprintf("\n\n--\n%s\n%s\nNot interested? Reply \"unsubscribe\" or use this link and you will not hear from us again: %s",
-		senderName, postalAddress, unsubscribeURL)
-}
 
 // CheckRequest is one call of check_first_email.
 type CheckRequest struct {
@@ -97,21 +114,30 @@ func (s *Service) CheckFirstEmail(ctx context.Context, ws uuid.UUID, r CheckRequ
 }
 
 func (s *Service) firstEmail(q Sequence, lead Lead, leads []Lead, sender workspace.Sender, mailboxes []Mailbox) (FirstEmail, error) {
+	if s.composer == nil {
+		return FirstEmail{}, errors.New("campaigns: no composer: the first email cannot be shown as it is sent")
+	}
 	ps, err := parseSteps(q.Steps)
 	if err != nil {
 		return FirstEmail{}, fmt.Errorf("parse stored sequence %s: %w", q.ID, err)
 	}
 	subject := ps[0].subject.Render(lead.values())
 	body := ps[0].body.Render(lead.values())
-	senderName := sender.Name
+	// The mailbox it would go from: the first warm one, else the first
+	// there is.
+	mailbox := ""
 	for _, m := range mailboxes {
-		if m.SenderName != "" && m.State == "warm" {
-			senderName = m.SenderName
+		if m.State == "warm" {
+			mailbox = m.Address
 			break
 		}
 	}
-	footer := Footer(senderName, sender.PostalAddress, UnsubscribePreview)
-	out := FirstEmail{Sequence: q, Lead: lead, Subject: subject.Text, Text: body.Text + footer, HTML: body.HTML + strings.ReplaceAll(footerHTML(footer), "\n", "<br>\n")}
+	if mailbox == "" && len(mailboxes) > 0 {
+		mailbox = mailboxes[0].Address
+	}
+	run := Run{Sequence: q, Sender: sender, Mailboxes: mailboxes, parsed: ps}
+	email := s.composer.Compose(run, 1, lead, mailbox)
+	out := FirstEmail{Sequence: q, Lead: lead, Email: email}
 	out.Findings = []Finding{
 		checkUnresolved(subject, body),
 		checkSpamPhrases(subject.Text + "\n" + body.Text),
@@ -120,7 +146,7 @@ func (s *Service) firstEmail(q Sequence, lead Lead, leads []Lead, sender workspa
 		checkLength(body.Text),
 		checkPersonalisation(ps[0], leads),
 		checkSubject(subject.Text),
-		checkCompliance(sender, senderName),
+		checkCompliance(sender, email),
 		checkMailbox(mailboxes),
 	}
 	out.Verdict = Pass
@@ -134,27 +160,8 @@ func (s *Service) firstEmail(q Sequence, lead Lead, leads []Lead, sender workspa
 	return out, nil
 }
 
-func footerHTML(footer string) string {
-	var b strings.Builder
-	for _, r := range footer {
-		switch r {
-		case '<':
-			b.WriteString("&lt;")
-		case '>':
-			b.WriteString("&gt;")
-		case '&':
-			b.WriteString("&amp;")
-		case '"':
-			b.WriteString("&#34;")
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
 func checkUnresolved(subject, body Rendered) Finding {
-	f := Finding{Check: "merge_fields", Why: "An email with a field left empty or showing its code reads as a mass mailing, and a lead without the field would get it."}
+	f := Finding{Check: "merge_fields", Checked: "the subject and the body, as filled in for this lead", Why: "An email with a field left empty or showing its code reads as a mass mailing, and a lead without the field would get it."}
 	var missing []string
 	for _, m := range append(subject.Unresolved, body.Unresolved...) {
 		if !slices.Contains(missing, "{{"+m+"}}") {
@@ -190,7 +197,7 @@ var spamPatterns = func() []*regexp.Regexp {
 }()
 
 func checkSpamPhrases(text string) Finding {
-	f := Finding{Check: "spam_phrases", Why: "Spam filters score these words, and a reader who has never heard of you takes them for a sales blast."}
+	f := Finding{Check: "spam_phrases", Checked: "the subject and the body, as filled in for this lead", Why: "Spam filters score these words, and a reader who has never heard of you takes them for a sales blast."}
 	lower := strings.ToLower(text)
 	var found []string
 	for i, re := range spamPatterns {
@@ -217,7 +224,7 @@ var linkPattern = regexp.MustCompile(`(?i)\b(?:https?://|www\.)[^\s<>"')]+`)
 var shorteners = []string{"bit.ly", "tinyurl.com", "t.co", "goo.gl", "ow.ly", "is.gd", "buff.ly", "rebrand.ly", "cutt.ly", "shorturl.at"}
 
 func checkLinks(body string) Finding {
-	f := Finding{Check: "links", Why: "Links in a first email from an unknown sender are what spam filters weigh most; shortened links hide where they go and are blocked outright."}
+	f := Finding{Check: "links", Checked: "the body as filled in for this lead, not the footer's unsubscribe link", Why: "Links in a first email from an unknown sender are what spam filters weigh most; shortened links hide where they go and are blocked outright."}
 	links := linkPattern.FindAllString(body, -1)
 	var domains, short []string
 	for _, l := range links {
@@ -262,7 +269,7 @@ func checkLinks(body string) Finding {
 var imagePattern = regexp.MustCompile(`(?i)<img\b|!\[[^\]]*\]\(|\.(png|jpe?g|gif|webp)\b`)
 
 func checkImages(body string) Finding {
-	f := Finding{Check: "images", Why: "Images and tracking pixels in a cold email are read as marketing and push it to the promotions or spam folder."}
+	f := Finding{Check: "images", Checked: "the body as written in the sequence", Why: "Images and tracking pixels in a cold email are read as marketing and push it to the promotions or spam folder."}
 	if imagePattern.MatchString(body) {
 		f.Status, f.Finding, f.Fix = Warn, "The body refers to an image.", "Send plain text only; describe what the image would show, or offer it in a reply."
 		return f
@@ -272,7 +279,7 @@ func checkImages(body string) Finding {
 }
 
 func checkLength(body string) Finding {
-	f := Finding{Check: "length", Why: "Cold emails that get replies are short: under 150 words, read on a phone in one glance."}
+	f := Finding{Check: "length", Checked: "the body as filled in for this lead, without the footer", Why: "Cold emails that get replies are short: under 150 words, read on a phone in one glance."}
 	n := len(strings.Fields(body))
 	f.Finding = fmt.Sprintf("The body is %s long.", vibesell.Plural(n, "word", "words"))
 	switch {
@@ -289,7 +296,7 @@ func checkLength(body string) Finding {
 }
 
 func checkPersonalisation(p parsed, leads []Lead) Finding {
-	f := Finding{Check: "personalisation", Why: "An email that names the person or their company reads as written for them; without it, it reads as a mass mailing."}
+	f := Finding{Check: "personalisation", Checked: "the merge fields of the subject and the body, against every imported lead", Why: "An email that names the person or their company reads as written for them; without it, it reads as a mass mailing."}
 	uses := append(p.subject.Uses(), p.body.Uses()...)
 	if len(uses) == 0 {
 		f.Status, f.Finding = Warn, "The first email uses no merge field: every lead gets exactly the same text."
@@ -323,7 +330,7 @@ func checkPersonalisation(p parsed, leads []Lead) Finding {
 }
 
 func checkSubject(subject string) Finding {
-	f := Finding{Check: "subject", Why: "Long subjects are cut on phones; capitals and exclamation marks are what spam filters and readers flag first."}
+	f := Finding{Check: "subject", Checked: "the subject as filled in for this lead", Why: "Long subjects are cut on phones; capitals and exclamation marks are what spam filters and readers flag first."}
 	n := len([]rune(subject))
 	var letters, upper int
 	for _, r := range subject {
@@ -356,29 +363,39 @@ func checkSubject(subject string) Finding {
 	return f
 }
 
-func checkCompliance(sender workspace.Sender, senderName string) Finding {
-	f := Finding{Check: "unsubscribe_and_address",
-		Why: "The law (CAN-SPAM in the US, GDPR and PECR in Europe) asks every cold email to give the sender's postal address and a working way to opt out; VibeSell adds both to every email."}
+// checkCompliance reads the composed email itself: the From line, and
+// both parts' footers.
+func checkCompliance(sender workspace.Sender, e Composed) Finding {
+	f := Finding{Check: "unsubscribe_and_address", Checked: "the From line and the footers of the text part and of the HTML part, as composed for sending",
+		Why: "The law (CAN-SPAM in the US, GDPR and PECR in Europe) asks every cold email to say who sends it, to give the sender's postal address and a working way to opt out; VibeSell adds the address and the link to every email."}
 	var missing, args []string
-	if sender.PostalAddress == "" {
+	address := strings.TrimSpace(sender.PostalAddress)
+	if address == "" {
 		missing, args = append(missing, "postal address"), append(args, "postalAddress")
 	}
-	if senderName == "" {
+	if e.FromName == "" {
 		missing, args = append(missing, "sender name"), append(args, "senderName")
 	}
 	if len(missing) > 0 {
 		f.Status = Fail
-		f.Finding = fmt.Sprintf("The workspace has no %s, so the footer every email carries is incomplete.", vibesell.JoinAnd(missing))
+		f.Finding = fmt.Sprintf("The workspace has no %s, so the email cannot carry what the law asks of it.", vibesell.JoinAnd(missing))
 		f.Fix = fmt.Sprintf("Ask the person for their %s and pass %s to %s (it is saved for the whole workspace).",
 			vibesell.JoinAnd(missing), vibesell.JoinAnd(args), vibesell.ToolStageCampaign)
 		return f
 	}
-	f.Status, f.Finding = Pass, "Every email ends with the sender's name, the postal address and an unsubscribe line with a personal link."
+	if !strings.Contains(e.Text, address) || !strings.Contains(e.Text, UnsubscribePreview) || !strings.Contains(e.HTML, html.EscapeString(UnsubscribePreview)) {
+		f.Status = Fail
+		f.Finding = "The composed email lacks the postal address or the unsubscribe link in one of its parts."
+		f.Fix = fmt.Sprintf("This is VibeSell's fault, not the sequence's: tell the person, and report it with %s.", vibesell.ToolContactSupport)
+		return f
+	}
+	f.Status = Pass
+	f.Finding = fmt.Sprintf("It comes from %s; the text part and the HTML part both end with the postal address and a one-click unsubscribe link, personal to each lead.", e.From)
 	return f
 }
 
 func checkMailbox(mailboxes []Mailbox) Finding {
-	f := Finding{Check: "mailbox", Why: "A mailbox that has not finished its warmup lands in spam and can burn its domain for good."}
+	f := Finding{Check: "mailbox", Checked: "the workspace's mailboxes", Why: "A mailbox that has not finished its warmup lands in spam and can burn its domain for good."}
 	var warm, warming []string
 	for _, m := range mailboxes {
 		switch m.State {

@@ -2,6 +2,7 @@ package campaigns
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -107,7 +108,8 @@ func (r ContextRows) NextStep() *workspace.NextStep {
 func CampaignStatusText(c Campaign) string {
 	switch {
 	case c.Status == Paused:
-		return "paused: " + *c.PausedReason
+		// The reason is a sentence of its own; the callers end this one.
+		return "paused: " + strings.TrimRight(*c.PausedReason, ".")
 	case c.Status == Scheduled && c.FirstSendAt != nil:
 		return "scheduled, first email due " + vibesell.FormatTime(*c.FirstSendAt)
 	}

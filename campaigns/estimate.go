@@ -15,8 +15,14 @@ import (
 
 // Estimate is what a campaign should take with today's capacity.
 type Estimate struct {
-	Campaign         Campaign
-	Leads            int
+	Campaign Campaign
+	Leads    int
+	// ToWrite is how many of them still get an email: every lead before
+	// the launch; after it, those not yet written to or due a follow-up.
+	ToWrite int
+	// Progress is where the leads stand once launched; nil before (or on
+	// a server without the sending engine, when all are counted).
+	Progress         *Progress
 	Steps            int
 	Mailboxes        int
 	PerMailboxPerDay int
@@ -25,7 +31,9 @@ type Estimate struct {
 	// lead; nil when nothing can be sent (no lead or no capacity).
 	Days *int
 	// FirstSendOn and LastSendOn are the dates (in the workspace's zone)
-	// of the first email and the last follow-up; nil when Days is nil.
+	// of the next email and the last follow-up; nil when Days is nil.
+	// LastFirstTouchOn is the day the last lead gets the first email; nil
+	// too when every lead has had it already.
 	FirstSendOn, LastFirstTouchOn, LastSendOn *time.Time
 	Zone                                      string
 	RepliesLow, RepliesHigh                   int
@@ -83,7 +91,17 @@ func (s *Service) EstimatePlan(ctx context.Context, ws uuid.UUID, id string) (Es
 	e.Assumption = fmt.Sprintf("Expected replies assume %s%% to %s%% of the people written to reply, the usual range for cold email (set for this installation, not a promise). "+
 		"Dates count the campaign's days (%s) in the workspace's time zone, %s; follow-ups due on a day go before new leads; no one replies, bounces or is stopped early.",
 		percent(s.cfg.ReplyRateLow), percent(s.cfg.ReplyRateHigh), DayNames(c.Schedule.Days), e.Zone)
-	if c.Leads == 0 || total == 0 {
+	// A launched campaign is planned from where its leads stand now:
+	// those who had every email, or were stopped, get nothing more.
+	newLeads, followUps := c.Leads, []int(nil)
+	e.ToWrite = c.Leads
+	if e.Progress, err = s.progressOf(ctx, ws, c, q); err != nil {
+		return Estimate{}, err
+	}
+	if e.Progress != nil {
+		newLeads, followUps, e.ToWrite = e.Progress.NotStarted, e.Progress.FollowUps, e.Progress.ToWrite()
+	}
+	if e.ToWrite == 0 || total == 0 {
 		return e, nil
 	}
 	start := s.clock.Now()
@@ -92,12 +110,15 @@ func (s *Service) EstimatePlan(ctx context.Context, ws uuid.UUID, id string) (Es
 	}
 	loc := sender.Location()
 	first := c.Schedule.Next(start, loc)
-	days, firstTouch, last, finished := simulate(c.Schedule, q.Steps, c.Leads, total, first, loc)
+	days, firstTouch, last, finished := simulate(c.Schedule, q.Steps, newLeads, followUps, total, first, loc)
 	if !finished {
 		e.CapacityNote = strings.TrimSpace(e.CapacityNote + " At this capacity the campaign would take more than ten years, so there are no dates: add mailboxes or raise the daily cap.")
 		return e, nil
 	}
-	e.Days, e.FirstSendOn, e.LastFirstTouchOn, e.LastSendOn = &days, &first, &firstTouch, &last
+	e.Days, e.FirstSendOn, e.LastSendOn = &days, &first, &last
+	if newLeads > 0 {
+		e.LastFirstTouchOn = &firstTouch
+	}
 	return e, nil
 }
 
@@ -118,11 +139,19 @@ type cohort struct {
 // first on, and returns the sending days the first step takes and the
 // dates of the last first email and of the last email; finished is false
 // when [maxEstimateDays] did not suffice.
-func simulate(sch Schedule, steps []Step, leads, perDay int, first time.Time, loc *time.Location) (days int, lastFirstTouch, lastSend time.Time, finished bool) {
+//
+// followUps[k] are leads that had k steps already, whose next step is due
+// from the first day on (nil before the launch).
+func simulate(sch Schedule, steps []Step, leads int, followUps []int, perDay int, first time.Time, loc *time.Location) (days int, lastFirstTouch, lastSend time.Time, finished bool) {
 	y, m, d := first.In(loc).Date()
 	day := time.Date(y, m, d, 0, 0, 0, 0, loc)
 	remaining := leads
 	var queue []cohort
+	for k, n := range followUps {
+		if n > 0 && k > 0 && k < len(steps) {
+			queue = append(queue, cohort{due: day, step: k, n: n})
+		}
+	}
 	for range maxEstimateDays {
 		if remaining == 0 && len(queue) == 0 {
 			return days, lastFirstTouch, lastSend, true

@@ -87,7 +87,25 @@ func (s *Service) blockers(ctx context.Context, ws uuid.UUID, c Campaign, q Sequ
 		out = append(out, fmt.Sprintf("No sender name for %s and no default for the workspace: ask the person which name their emails come from and pass it as senderName to %s with campaign %s.",
 			vibesell.JoinAnd(unnamed), vibesell.ToolStageCampaign, c.ID))
 	}
-	if !q.Approved() {
+	switch {
+	case q.Approved():
+	case q.Version < q.LatestVersion:
+		// approve_sequence refuses any version but the latest, so the way
+		// out is the latest version, and staging the campaign again is
+		// what binds it.
+		latest, err := s.sequence(ctx, s.db, ws, q.ID, q.LatestVersion)
+		if err != nil {
+			return nil, fmt.Errorf("read sequence %s version %d: %w", q.ID, q.LatestVersion, err)
+		}
+		restage := fmt.Sprintf("call %s again with campaign %s and the same settings, leaving sequenceVersion out (it takes the latest version)", vibesell.ToolStageCampaign, c.ID)
+		if latest.Approved() {
+			out = append(out, fmt.Sprintf("The campaign sends sequence %s version %d, which is not approved; version %d is the latest and is approved: %s.",
+				q.ID, q.Version, latest.Version, restage))
+		} else {
+			out = append(out, fmt.Sprintf("The campaign sends sequence %s version %d, which is not approved, and only the latest version (%d) can be approved now: show the person version %d's steps, once they agree call %s with version %d, then %s.",
+				q.ID, q.Version, latest.Version, latest.Version, vibesell.ToolApproveSequence, latest.Version, restage))
+		}
+	default:
 		out = append(out, fmt.Sprintf("Sequence %s version %d is not approved: show the person its steps, and once they agree call %s with that version.", q.ID, q.Version, vibesell.ToolApproveSequence))
 	}
 	if len(gone) > 0 {
@@ -116,8 +134,8 @@ func (s *Service) blockers(ctx context.Context, ws uuid.UUID, c Campaign, q Sequ
 			}
 		}
 		if lacking > 0 {
-			out = append(out, fmt.Sprintf("{{%s}} has no fallback, and %s of %s no value for it: give it one (e.g. {{%s|there}}) with %s and approve the new version.",
-				f, vibesell.Count(lacking), vibesell.Plural(len(leads), "lead has", "leads have"), f, vibesell.ToolSaveSequence))
+			out = append(out, fmt.Sprintf("{{%s}} has no fallback, and %s of %s no value for it: give it one (e.g. {{%s|there}}) with %s, approve the new version, then stage the campaign again with campaign %s (which takes the latest version).",
+				f, vibesell.Count(lacking), vibesell.Plural(len(leads), "lead has", "leads have"), f, vibesell.ToolSaveSequence, c.ID))
 		}
 	}
 	if len(leads) > 0 {
@@ -564,6 +582,18 @@ func (s *Service) RequestResume(ctx context.Context, ws uuid.UUID, id, requested
 		undo = "VibeSell paused it for deliverability: " + why + " Resuming sends from the same mailboxes again; " + undo
 		personOnly = "It costs nothing, but VibeSell paused this campaign to protect the mailboxes' reputation, so only a person signed in to the VibeSell web app can resume it, not the assistant."
 	}
+	// Who is read now: those who had every email, replied, unsubscribed
+	// or bounced get nothing more.
+	who := fmt.Sprintf("The people of the campaign not yet written to, or due a follow-up (of %s in all).", vibesell.Plural(c.Leads, "person", "people"))
+	q, err := s.Sequence(ctx, ws, c.SequenceID, c.SequenceVersion)
+	if err != nil {
+		return approvals.Approval{}, false, err
+	}
+	if p, err := s.progressOf(ctx, ws, c, q); err != nil {
+		return approvals.Approval{}, false, err
+	} else if p != nil {
+		who = fmt.Sprintf("The %s still to get an email: %s.", vibesell.Plural(p.ToWrite(), "person", "people"), ProgressText(*p, c.Leads))
+	}
 	zero := vibesell.NewMoney(0, s.cfg.Currency)
 	return s.approvals.Open(ctx, approvals.Request{
 		WorkspaceID: ws,
@@ -572,7 +602,7 @@ func (s *Service) RequestResume(ctx context.Context, ws uuid.UUID, id, requested
 		Summary:     fmt.Sprintf("Resume campaign %q", c.Name),
 		Impact: approvals.Impact{
 			What:        fmt.Sprintf("Resumes campaign %q (%s), paused because: %s", c.Name, c.ID, why),
-			Who:         fmt.Sprintf("The people of the campaign not yet written to, or due a follow-up (%s in all).", vibesell.Plural(c.Leads, "person", "people")),
+			Who:         who,
 			When:        fmt.Sprintf("From %s on, within each person's sending window.", FormatIn(next, loc)),
 			CostOnce:    zero,
 			CostMonthly: zero,

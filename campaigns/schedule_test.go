@@ -92,10 +92,10 @@ func TestSimulateStopsAtTenYears(t *testing.T) {
 	paris := mustZone(t, "Europe/Paris")
 	first := time.Date(2026, 12, 1, 9, 0, 0, 0, paris)
 	steps := []Step{{Subject: "a", Body: "b"}, {Body: "c", WaitBusinessDays: 2, SameThread: true}}
-	if _, _, _, finished := simulate(Schedule{WindowStart: 0, WindowEnd: 1440, Days: weekdays}, steps, 1_000_000, 10, first, paris); finished {
+	if _, _, _, finished := simulate(Schedule{WindowStart: 0, WindowEnd: 1440, Days: weekdays}, steps, 1_000_000, nil, 10, first, paris); finished {
 		t.Error("a million leads at ten a day finished within ten years")
 	}
-	days, firstTouch, last, finished := simulate(Schedule{WindowStart: 0, WindowEnd: 1440, Days: weekdays}, steps, 25, 10, first, paris)
+	days, firstTouch, last, finished := simulate(Schedule{WindowStart: 0, WindowEnd: 1440, Days: weekdays}, steps, 25, nil, 10, first, paris)
 	// Tue 1: 10 first emails; Wed 2: 10; Thu 3 and Fri 4: their 10
 	// follow-ups each, due 2 business days later, take the whole day; Mon
 	// 7: the last 5 first emails; Wed 9: their follow-ups.

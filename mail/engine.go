@@ -378,14 +378,7 @@ func (e *Engine) sendFrom(ctx context.Context, run campaigns.Run, md *mailboxDay
 	}
 	outs := make([]Outgoing, 0, len(list))
 	for _, d := range list {
-		email := run.Email(d.step, d.lead)
-		msg := Message{
-			To:             Address{Name: strings.TrimSpace(d.lead.FirstName + " " + d.lead.LastName), Email: d.lead.Email},
-			Subject:        email.Subject,
-			Body:           email.Body,
-			UnsubscribeURL: e.secret.UnsubscribeURL(e.cfg.PublicURL, ws, d.lead.Email),
-			PostalAddress:  run.Sender.PostalAddress,
-		}
+		msg, email := MessageFor(run, d.step, d.lead, from, e.secret.UnsubscribeURL(e.cfg.PublicURL, ws, d.lead.Email))
 		if email.SameThread && len(d.prior) > 0 {
 			for _, p := range d.prior {
 				msg.References = append(msg.References, p.messageID)
@@ -574,7 +567,13 @@ func companyDomain(email string) string {
 }
 
 func (e *Engine) ledger(ctx context.Context, ws uuid.UUID, campaign string) (map[int64][]ledgerRow, error) {
-	rows, err := e.db.Query(ctx, `SELECT lead_id, step, status, claimed_at, mailbox, message_id, retry_at, attempts
+	return readLedger(ctx, e.db, ws, campaign)
+}
+
+// readLedger reads a campaign's ledger, each lead's steps in order: what
+// the engine works from and what [Tallies.CampaignProgress] reports.
+func readLedger(ctx context.Context, db *pgxpool.Pool, ws uuid.UUID, campaign string) (map[int64][]ledgerRow, error) {
+	rows, err := db.Query(ctx, `SELECT lead_id, step, status, claimed_at, mailbox, message_id, retry_at, attempts
 		FROM mail_sends WHERE workspace_id = $1 AND campaign_id = $2 ORDER BY lead_id, step`, ws, campaign)
 	if err != nil {
 		return nil, fmt.Errorf("read the ledger: %w", err)
@@ -595,9 +594,15 @@ func (e *Engine) ledger(ctx context.Context, ws uuid.UUID, campaign string) (map
 // stoppedLeads are the campaign's leads a reply stopped (with their whole
 // company when the campaign says so).
 func (e *Engine) stoppedLeads(ctx context.Context, run campaigns.Run) (map[int64]bool, error) {
-	rows, err := e.db.Query(ctx, `SELECT DISTINCT r.lead_id, lower(split_part(s.recipient, '@', 2)) FROM mail_replies r
+	return stoppedIn(ctx, e.db, run.WorkspaceID, run.Campaign, run.Leads)
+}
+
+// stoppedIn are the leads of campaign c a reply stopped (with their whole
+// company when the campaign says so).
+func stoppedIn(ctx context.Context, db *pgxpool.Pool, ws uuid.UUID, c campaigns.Campaign, leads []campaigns.Lead) (map[int64]bool, error) {
+	rows, err := db.Query(ctx, `SELECT DISTINCT r.lead_id, lower(split_part(s.recipient, '@', 2)) FROM mail_replies r
 		JOIN mail_sends s ON s.workspace_id = r.workspace_id AND s.campaign_id = r.campaign_id AND s.lead_id = r.lead_id AND s.step = r.step
-		WHERE r.workspace_id = $1 AND r.campaign_id = $2 AND `+stopping, run.WorkspaceID, run.Campaign.ID)
+		WHERE r.workspace_id = $1 AND r.campaign_id = $2 AND `+stopping, ws, c.ID)
 	if err != nil {
 		return nil, fmt.Errorf("read the replies: %w", err)
 	}
@@ -614,8 +619,8 @@ func (e *Engine) stoppedLeads(ctx context.Context, run campaigns.Run) (map[int64
 	}); err != nil {
 		return nil, fmt.Errorf("read the replies: %w", err)
 	}
-	if run.Campaign.Schedule.StopForCompany && len(domains) > 0 {
-		for _, l := range run.Leads {
+	if c.Schedule.StopForCompany && len(domains) > 0 {
+		for _, l := range leads {
 			if d := companyDomain(l.Email); d != "" && domains[d] {
 				out[l.ID] = true
 			}

@@ -393,6 +393,10 @@ func TestEngineFullPath(t *testing.T) {
 	if classification != vsmail.Interested {
 		t.Errorf("classified %s (%s), want interested", classification, rule)
 	}
+	// The reply names the lead it answers as the campaign has them.
+	if page, err := vsmail.NewReplies(b.Pool).List(b.ctx, b.ws, vsmail.ReplyListOptions{}); err != nil || len(page.Replies) != 1 || page.Replies[0].LeadName != "Ana, Alpha" {
+		t.Errorf("the reply listed: %+v, %v; want it to name Ana, Alpha", page.Replies, err)
+	}
 
 	// Thursday: the follow-ups are due. Only Cid, at another company, gets
 	// one.

@@ -101,8 +101,9 @@ func Compose(m Message, key DKIMKey) (*gomail.Msg, error) {
 	msg.SetDateWithValue(date)
 	msg.SetGenHeaderPreformatted("List-Unsubscribe", "<"+m.UnsubscribeURL+">")
 	msg.SetGenHeaderPreformatted("List-Unsubscribe-Post", "List-Unsubscribe=One-Click")
-	msg.SetBodyString(gomail.TypeTextPlain, plainBody(m))
-	msg.AddAlternativeString(gomail.TypeTextHTML, htmlBody(m))
+	text, htmlPart := Parts(m)
+	msg.SetBodyString(gomail.TypeTextPlain, text)
+	msg.AddAlternativeString(gomail.TypeTextHTML, htmlPart)
 
 	var rendered bytes.Buffer
 	if _, err := msg.WriteTo(&rendered); err != nil {
@@ -145,6 +146,14 @@ func sign(raw []byte, key DKIMKey) (string, error) {
 		return "", errors.New("dkim sign: no signature header")
 	}
 	return strings.TrimLeft(value, " "), nil
+}
+
+// Parts returns the two parts of m as Compose puts them in the email: the
+// text/plain part and the text/html part, each with the footer. It is
+// what check_first_email shows (see [Preview]), so the preview is the
+// email.
+func Parts(m Message) (text, html string) {
+	return plainBody(m), htmlBody(m)
 }
 
 // footer is the visible unsubscribe line and the postal address, in words

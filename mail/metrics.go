@@ -135,6 +135,13 @@ func (t *Tallies) CampaignTallies(ctx context.Context, ws uuid.UUID, id string, 
 			f.unsubscribed = true
 		}
 	}
+	// Every reply that came in, by kind: what the count of people who
+	// replied leaves out is said beside it.
+	if err := t.db.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE classification = 'out_of_office'),
+			count(*) FILTER (WHERE classification = 'bounce'), count(*) FILTER (WHERE classification = 'complaint')
+		FROM mail_replies WHERE workspace_id = $1 AND campaign_id = $2`, ws, id).Scan(&total.Received, &total.OutOfOffice, &total.BounceNotices, &total.Complaints); err != nil {
+		return campaigns.Tally{}, nil, fmt.Errorf("count campaign %s's replies: %w", id, err)
+	}
 	for _, f := range leads {
 		if f.replied {
 			total.Replied++
@@ -147,4 +154,48 @@ func (t *Tallies) CampaignTallies(ctx context.Context, ws uuid.UUID, id string, 
 		}
 	}
 	return total, perStep, nil
+}
+
+// CampaignProgress says where each lead of campaign c stands now, read
+// from what the engine works from (the ledger, the replies that stop a
+// lead, the suppression list): no email yet, due step k+1 after k, every
+// step had, or stopped.
+func (t *Tallies) CampaignProgress(ctx context.Context, ws uuid.UUID, c campaigns.Campaign, leads []campaigns.Lead, steps int) (campaigns.Progress, error) {
+	p := campaigns.Progress{FollowUps: make([]int, max(steps, 1))}
+	ledger, err := readLedger(ctx, t.db, ws, c.ID)
+	if err != nil {
+		return p, err
+	}
+	stopped, err := stoppedIn(ctx, t.db, ws, c, leads)
+	if err != nil {
+		return p, err
+	}
+	unsubscribed := map[string]bool{}
+	if t.unsubscribed != nil && len(leads) > 0 {
+		addresses := make([]string, len(leads))
+		for i, l := range leads {
+			addresses[i] = l.Email
+		}
+		if unsubscribed, err = t.unsubscribed.Unsubscribed(ctx, ws, addresses); err != nil {
+			return p, err
+		}
+	}
+	for _, l := range leads {
+		rows := ledger[l.ID]
+		last := 0
+		if len(rows) > 0 {
+			last = rows[len(rows)-1].step
+		}
+		switch {
+		case last >= steps:
+			p.Done++
+		case stopped[l.ID] || unsubscribed[l.Email]:
+			p.Stopped++
+		case last == 0:
+			p.NotStarted++
+		default:
+			p.FollowUps[last]++
+		}
+	}
+	return p, nil
 }

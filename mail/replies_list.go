@@ -50,6 +50,9 @@ type ListedReply struct {
 	// a colleague does not share.
 	Lead      string
 	LeadEmail string
+	// LeadName is the lead's name and company as the campaign has them
+	// ("Ana Silva, Alpha"); "" when it matched no send or has neither.
+	LeadName string
 	// Campaign is the campaign of the send it answers ("" when none), and
 	// CampaignName its name when the campaign is known.
 	Campaign     string
@@ -100,16 +103,19 @@ func (r *Replies) List(ctx context.Context, ws uuid.UUID, o ReplyListOptions) (R
 		}
 		after = c
 	}
-	// The campaign's name is read from the campaigns feature's table, and
-	// the lead's address from the send it answers; ids are compared as
+	// The campaign's name and the lead's name are read from the campaigns
+	// feature's tables, and the lead's address from the send it answers; ids are compared as
 	// text, which is how campaigns and leads are named outside the engine.
 	rows, err := r.db.Query(ctx, `
 		SELECT r.mailbox, r.message_id, r.from_address, r.subject, r.received_at,
-		       coalesce(r.lead_id::text, ''), coalesce(s.recipient, ''), coalesce(r.campaign_id::text, ''), c.name, r.step,
+		       coalesce(r.lead_id::text, ''), coalesce(s.recipient, ''),
+		       concat_ws(', ', nullif(trim(concat_ws(' ', cl.fields->>'first_name', cl.fields->>'last_name')), ''), nullif(cl.fields->>'company', '')),
+		       coalesce(r.campaign_id::text, ''), c.name, r.step,
 		       r.matched_by, r.classification, r.rule, r.returns_on, r.bounce, r.excerpt
 		  FROM mail_replies r
 		  LEFT JOIN mail_sends s ON s.workspace_id = r.workspace_id AND s.campaign_id = r.campaign_id AND s.lead_id = r.lead_id AND s.step = r.step
 		  LEFT JOIN campaigns c ON c.workspace_id = r.workspace_id AND c.id = r.campaign_id::text
+		  LEFT JOIN campaign_leads cl ON cl.workspace_id = r.workspace_id AND cl.campaign_id = r.campaign_id::text AND cl.lead_id = r.lead_id
 		 WHERE r.workspace_id = $1
 		   AND ($2 = '' OR r.campaign_id::text = $2)
 		   AND ($3 = '' OR r.classification = $3)
@@ -122,7 +128,7 @@ func (r *Replies) List(ctx context.Context, ws uuid.UUID, o ReplyListOptions) (R
 	}
 	list, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (ListedReply, error) {
 		var l ListedReply
-		err := row.Scan(&l.Mailbox, &l.MessageID, &l.From, &l.Subject, &l.ReceivedAt, &l.Lead, &l.LeadEmail, &l.Campaign, &l.CampaignName, &l.Step,
+		err := row.Scan(&l.Mailbox, &l.MessageID, &l.From, &l.Subject, &l.ReceivedAt, &l.Lead, &l.LeadEmail, &l.LeadName, &l.Campaign, &l.CampaignName, &l.Step,
 			&l.MatchedBy, &l.Classification, &l.Rule, &l.ReturnsOn, &l.Bounce, &l.Excerpt)
 		return l, err
 	})

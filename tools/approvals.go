@@ -135,11 +135,17 @@ func approvalStatusText(a approvals.Approval) string {
 	case approvals.Approved:
 		return fmt.Sprintf("approved by %s (%s) on %s; VibeSell is carrying it out now", textOf(a.DecidedBy), viaText(a.DecidedVia), vibesell.FormatTime(*a.DecidedAt))
 	case approvals.Done:
-		return "done: " + textOf(a.Outcome)
+		return "done: " + clause(textOf(a.Outcome))
 	case approvals.Rejected:
-		return "rejected: " + textOf(a.Outcome)
+		return "rejected: " + clause(textOf(a.Outcome))
 	}
-	return "not done: " + textOf(a.Outcome)
+	return "not done: " + clause(textOf(a.Outcome))
+}
+
+// clause makes a stored sentence part of one that the caller ends: its
+// own full stop goes, so the sentence ends with one, not two.
+func clause(sentence string) string {
+	return strings.TrimRight(strings.TrimSpace(sentence), ".")
 }
 
 // viaText says where a decision came from, for the assistant.

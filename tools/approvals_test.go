@@ -257,12 +257,17 @@ func TestDecideApproval(t *testing.T) {
 		}
 		mustContain(t, md, "done: Did the test action.", "Tell the person it is done.")
 	})
-	t.Run("a late decision is not recorded", func(t *testing.T) {
-		var out approvalOutput
-		md := f.c.Result("decide_approval", map[string]any{"approval": a.ID, "decision": "reject"}, &out)
-		mustContain(t, md, "Not recorded: this approval was already decided (approved by the person")
-		if out.Status != "done" || f.executed.Load() != 1 {
-			t.Errorf("after a late decision: %s, executed %d times", out.Status, f.executed.Load())
+	t.Run("a late decision is a refusal", func(t *testing.T) {
+		// Nothing was recorded: a refusal, with its code and the call that
+		// reads the decision that stands (never a success saying no).
+		res := f.c.Call("decide_approval", map[string]any{"approval": a.ID, "decision": "reject"})
+		if !res.IsError || res.Meta == nil || res.Meta.AdditionalFields["vibesell/refusal"] != vibesell.ECONFLICT {
+			t.Fatalf("a late decision: isError %v, meta %v; want a conflict refusal", res.IsError, res.Meta)
+		}
+		mustContain(t, toolkittest.TextOf(res), "Not recorded: approval "+a.ID+" was already approved by the person (the conversation, relayed by the assistant)",
+			"it is done now", "Call list_pending_approvals with approval")
+		if f.executed.Load() != 1 {
+			t.Errorf("after a late decision: executed %d times", f.executed.Load())
 		}
 	})
 	t.Run("refusals", func(t *testing.T) {

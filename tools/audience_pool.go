@@ -37,6 +37,12 @@ type subtractionData struct {
 	Count  int    `json:"count" jsonschema:"how many matching contacts this leaves out"`
 }
 
+type loosenedData struct {
+	Filter  string `json:"filter" enum:"titles,seniorities,departments,industries,companySizes,places" jsonschema:"the filter left out (places: countries and regions together)"`
+	Values  string `json:"values" jsonschema:"its values, as the person gave them"`
+	Matched int    `json:"matched" jsonschema:"contacts of the directory that would match without it (before the subtractions)"`
+}
+
 type importData struct {
 	Approval          string     `json:"approval" jsonschema:"the approval the import carries out"`
 	Requested         int        `json:"requested" jsonschema:"how many leads the approval covers"`
@@ -58,6 +64,7 @@ type leadCountOutput struct {
 	Subtractions   []subtractionData `json:"subtractions" jsonschema:"what is left out of the matches, each contact in one reason only; every reason is listed, with 0 when none"`
 	Available      int               `json:"available" jsonschema:"contacts an import can bring in: matched minus every subtraction"`
 	LastImport     *importData       `json:"lastImport" jsonschema:"the workspace's latest import and its progress; null when there was none"`
+	Loosened       []loosenedData    `json:"loosened" jsonschema:"when fewer than 50 are available: for each narrowing filter, how many would match without it (what to loosen); empty otherwise"`
 }
 
 func toImportData(im *audience.Import) *importData {
@@ -81,7 +88,10 @@ func estimateLeadPool(d Deps) toolkit.Tool {
 				FiltersVersion: pool.Target.FiltersVersion, Matched: pool.Matched, Available: pool.Available,
 				Subtractions: []subtractionData{{"suppressed", pool.Suppressed}, {"contacted_in_window", pool.ContactedInWindow},
 					{"already_imported", pool.AlreadyImported}, {"invalid_or_role", pool.Unusable}},
-				LastImport: toImportData(pool.LastImport)}
+				LastImport: toImportData(pool.LastImport), Loosened: []loosenedData{}}
+			for _, l := range pool.Loosened {
+				out.Loosened = append(out.Loosened, loosenedData(l))
+			}
 			return toolkit.Result[leadCountOutput]{Markdown: leadCountMarkdown(pool), Data: out}, nil
 		},
 	})
@@ -104,10 +114,31 @@ func leadCountMarkdown(p audience.Pool) string {
 	if p.Sample {
 		b.WriteString("\n" + sampleNote + "\n")
 	}
-	fmt.Fprintf(&b, "\nNext: %s shows up to %d of these people; %s imports them once the person approves.\n",
-		vibesell.ToolPreviewLeadSample, audience.PreviewSize, vibesell.ToolImportLeads)
+	if len(p.Loosened) > 0 {
+		fmt.Fprintf(&b, "\nThe pool is narrow. Matches in the directory with one filter left out:\n")
+		for _, l := range p.Loosened {
+			fmt.Fprintf(&b, "- without %s (%s): %s\n", loosenedNames[l.Filter], l.Values, vibesell.Plural(l.Matched, "contact", "contacts"))
+		}
+	}
+	loosen := fmt.Sprintf("ask the person which filter to widen (the counts above show what each one leaves out), save it with %s, then %s and count again", vibesell.ToolSaveTargetFilters, vibesell.ToolConfirmTarget)
+	switch {
+	case p.Available == 0 && p.Matched > 0:
+		fmt.Fprintf(&b, "\nNobody here can be imported: every match is left out for a reason above. Next: %s.\n", loosen)
+	case p.Available == 0:
+		fmt.Fprintf(&b, "\nNo contact of the directory matches these filters. Next: %s.\n", loosen)
+	case len(p.Loosened) > 0:
+		fmt.Fprintf(&b, "\nNext: %s shows up to %d of these people; %s imports them once the person approves. For more people, %s.\n",
+			vibesell.ToolPreviewLeadSample, min(audience.PreviewSize, p.Available), vibesell.ToolImportLeads, loosen)
+	default:
+		fmt.Fprintf(&b, "\nNext: %s shows up to %d of these people; %s imports them once the person approves.\n",
+			vibesell.ToolPreviewLeadSample, audience.PreviewSize, vibesell.ToolImportLeads)
+	}
 	return b.String()
 }
+
+// loosenedNames name the filters a narrow pool's counts leave out.
+var loosenedNames = map[string]string{"titles": "the title words", "seniorities": "the seniorities", "departments": "the departments",
+	"industries": "the industries", "companySizes": "the company sizes", "places": "the countries and regions"}
 
 func importProgressText(im audience.Import) string {
 	if im.FinishedAt == nil {

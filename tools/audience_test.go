@@ -3,6 +3,7 @@ package tools
 import (
 	"encoding/json"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -91,7 +92,8 @@ func (b *audienceBundle) confirm(c *toolkittest.Client, filters map[string]any) 
 // vpOrHeadInSoftwarePool is the directory's pool for vpOrHeadInSoftware
 // before any import (its filters aside).
 var vpOrHeadInSoftwarePool = leadCountOutput{Kind: "lead_count", Directory: "loaded", FiltersVersion: 1, Matched: 4, Available: 3,
-	Subtractions: []subtractionData{{"suppressed", 0}, {"contacted_in_window", 0}, {"already_imported", 0}, {"invalid_or_role", 1}}}
+	Subtractions: []subtractionData{{"suppressed", 0}, {"contacted_in_window", 0}, {"already_imported", 0}, {"invalid_or_role", 1}},
+	Loosened:     []loosenedData{{"seniorities", "VP, Head", 5}, {"industries", "Software", 5}, {"places", "Germany, France", 5}}}
 
 // poolsBesidesFilters compares lead pools, their filters aside; an import's
 // times come from the database.
@@ -124,8 +126,10 @@ func TestAudienceTools(t *testing.T) {
 	})
 
 	t.Run("unknown values are refused with the closest known ones", func(t *testing.T) {
-		msg := c.Refusal(vibesell.ToolSaveTargetFilters, map[string]any{"industries": []string{"Saas"}, "regions": []string{"Europa"}})
-		mustContain(t, msg, "'Saas' is not an industry we know; did you mean 'Software'?", "'Europa' is not a region we know; did you mean 'Europe'?")
+		// Industries are an open list, checked by the feature; regions are
+		// a schema enum, which names every value (the test of the enums).
+		msg := c.Refusal(vibesell.ToolSaveTargetFilters, map[string]any{"industries": []string{"Saas"}, "countries": []string{"Europa"}})
+		mustContain(t, msg, "'Saas' is not an industry we know; did you mean 'Software'?", "'Europa' is not a country we know; did you mean 'Europe'?")
 	})
 
 	t.Run("pool and preview wait for a confirmation", func(t *testing.T) {
@@ -253,6 +257,13 @@ func TestAudienceTools(t *testing.T) {
 		mustContain(t, md, "the confirmation is withdrawn", "confirms version 2")
 		msg := c.Refusal(vibesell.ToolConfirmTarget, map[string]any{"filtersVersion": 1})
 		mustContain(t, msg, "The filters changed after version 1", "confirm version 2")
+		// A version from the future did not change since: it never was.
+		res := c.Call(vibesell.ToolConfirmTarget, map[string]any{"filtersVersion": 3})
+		if !res.IsError || res.Meta.AdditionalFields["vibesell/refusal"] != vibesell.ENOTFOUND {
+			t.Errorf("confirming version 3: isError %v, meta %v; want a not_found refusal", res.IsError, res.Meta)
+		}
+		mustContain(t, toolkittest.TextOf(res), "The filters have no version 3: they are at version 2", "confirm version 2 if they agree")
+		mustNotContain(t, toolkittest.TextOf(res), "changed after")
 	})
 
 	t.Run("suppress through the filters tool", func(t *testing.T) {
@@ -280,6 +291,23 @@ func TestAudienceTools(t *testing.T) {
 			t.Errorf("Globex's pool mismatch (-want +got):\n%s", d)
 		}
 	})
+}
+
+// An empty pool says which filter emptied it (the matches with each one
+// left out, counted in one statement) and proposes no preview of nobody.
+func TestEmptyPoolSaysWhatToLoosen(t *testing.T) {
+	t.Parallel()
+	b := newAudienceBundle(t, audience.Config{}, 2)
+	b.confirm(b.acme, map[string]any{"seniorities": []string{"VP"}, "industries": []string{"Retail"}, "countries": []string{"France"}})
+	var out leadCountOutput
+	md := b.acme.Result(vibesell.ToolEstimateLeadPool, nil, &out)
+	want := []loosenedData{{"seniorities", "VP", 0}, {"industries", "Retail", 1}, {"places", "France", 1}}
+	if d := cmp.Diff(want, out.Loosened); d != "" || out.Matched != 0 {
+		t.Errorf("loosened (-want +got):\n%s\nmatched %d", d, out.Matched)
+	}
+	mustContain(t, md, "Matching the target: 0 contacts", "- without the industries (Retail): 1 contact", "- without the seniorities (VP): 0 contacts",
+		"No contact of the directory matches these filters. Next: ask the person which filter to widen")
+	mustNotContain(t, md, vibesell.ToolPreviewLeadSample)
 }
 
 func TestImportLeadsConcurrentCallsGiveOneApproval(t *testing.T) {
@@ -359,4 +387,39 @@ func TestAudienceToolsOnTheSampleDirectory(t *testing.T) {
 	mustContain(t, md, "**sample directory**")
 	md = c.Result(vibesell.ToolImportLeads, map[string]any{"count": 10}, nil)
 	mustContain(t, md, "from the sample directory", "made-up sample contacts on reserved domains")
+}
+
+// save_target_filters' closed vocabularies are schema enums a client can
+// offer, each exactly the audience's own list (the values filters are
+// checked against), so the two never drift apart.
+func TestTargetFilterEnumsAreTheVocabulary(t *testing.T) {
+	t.Parallel()
+	b := newAudienceBundle(t, audience.Config{}, 2)
+	var def struct {
+		InputSchema struct {
+			Properties map[string]struct {
+				Description string `json:"description"`
+				Items       struct {
+					Enum []string `json:"enum"`
+				} `json:"items"`
+			} `json:"properties"`
+		} `json:"inputSchema"`
+	}
+	if err := json.Unmarshal(b.acme.Tool(vibesell.ToolSaveTargetFilters), &def); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string][]string{"seniorities": audience.Seniorities, "departments": audience.Departments,
+		"companySizes": audience.CompanySizes, "regions": audience.RegionNames()} {
+		p := def.InputSchema.Properties[name]
+		got := slices.Sorted(slices.Values(p.Items.Enum))
+		if d := cmp.Diff(slices.Sorted(slices.Values(want)), got); d != "" {
+			t.Errorf("%s: the schema's enum is not the vocabulary (-vocabulary +enum):\n%s", name, d)
+		}
+		// The values are in the enum, not spelled out in prose beside it.
+		if strings.Contains(p.Description, want[0]+",") || strings.Contains(p.Description, "any of:") {
+			t.Errorf("%s lists its values in its description: %q", name, p.Description)
+		}
+	}
+	msg := b.acme.Refusal(vibesell.ToolSaveTargetFilters, map[string]any{"regions": []string{"Europa"}})
+	mustContain(t, msg, "regions", `"Europe"`)
 }

@@ -141,10 +141,14 @@ func plansMarkdown(o billing.Overview) string {
 			vibesell.Plural(p.Limits.Mailboxes, "mailbox", "mailboxes"), vibesell.Plural(p.Limits.LeadsPerMonth, "lead", "leads"),
 			vibesell.Plural(p.Limits.ActiveCampaigns, "active campaign", "active campaigns"), vibesell.Plural(p.Limits.EmailsPerMonth, "email", "emails"))
 	}
-	if o.Subscribed {
+	switch {
+	case !o.Configured:
+		fmt.Fprintf(&b, "\nBilling is not configured on this server, so no plan can be bought, changed or managed here (%s, %s and %s refuse): the limits above are the ones the workspace has. Whoever runs this server can raise them, or set up billing with a Stripe key.\n",
+			vibesell.ToolStartCheckout, vibesell.ToolUpgradePlan, vibesell.ToolOpenBillingPortal)
+	case o.Subscribed:
 		fmt.Fprintf(&b, "\nTo change plan, call %s with the plan id (the person approves it in the web app). To change the card, see invoices or cancel, call %s.\n",
 			vibesell.ToolUpgradePlan, vibesell.ToolOpenBillingPortal)
-	} else {
+	default:
 		fmt.Fprintf(&b, "\nTo subscribe, call %s with the plan id the person picks; never pick for them.\n", vibesell.ToolStartCheckout)
 	}
 	return b.String()

@@ -207,14 +207,25 @@ func TestBillingTools(t *testing.T) {
 		}
 	})
 
-	t.Run("without a Stripe key every billing tool says billing is not configured", func(t *testing.T) {
+	t.Run("without a Stripe key the plans are shown and buying is refused", func(t *testing.T) {
 		t.Parallel()
 		f := newBillingFixture(t, false)
+		// get_workspace_context sends the assistant to get_plans_and_billing
+		// for prices, limits and usage: those are known without Stripe.
+		ctxText := f.c.Result(vibesell.ToolGetWorkspaceContext, nil, nil)
+		mustContain(t, ctxText, "get_plans_and_billing has prices, limits and usage")
+		var plans plansOutput
+		md := f.c.Result(vibesell.ToolGetPlansAndBilling, nil, &plans)
+		if plans.Current != "free" || len(plans.Plans) < 2 || len(plans.Usage) != 4 || plans.NextInvoice != nil {
+			t.Errorf("plans without Stripe: current %q, %d plans, %d usage rows, next invoice %v", plans.Current, len(plans.Plans), len(plans.Usage), plans.NextInvoice)
+		}
+		mustContain(t, md, "## Plan: Free", "### Usage", "### Plans",
+			"Billing is not configured on this server, so no plan can be bought, changed or managed here (start_checkout, upgrade_plan and open_billing_portal refuse)")
+		mustNotContain(t, md, "To subscribe, call")
 		calls := map[string]any{
-			vibesell.ToolGetPlansAndBilling: nil,
-			vibesell.ToolStartCheckout:      map[string]any{"plan": "starter"},
-			vibesell.ToolOpenBillingPortal:  nil,
-			vibesell.ToolUpgradePlan:        map[string]any{"plan": "growth"},
+			vibesell.ToolStartCheckout:     map[string]any{"plan": "starter"},
+			vibesell.ToolOpenBillingPortal: nil,
+			vibesell.ToolUpgradePlan:       map[string]any{"plan": "growth"},
 		}
 		for name, args := range calls {
 			t.Run(name, func(t *testing.T) {

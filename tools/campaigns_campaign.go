@@ -43,8 +43,9 @@ type stepMetricsData struct {
 
 type metricsData struct {
 	countsData
-	Opens countWithWhy      `json:"opens" jsonschema:"opens; null unless open tracking is on"`
-	Steps []stepMetricsData `json:"steps" jsonschema:"the same counts per step"`
+	RepliesNote string            `json:"repliesNote" jsonschema:"when more replies came in than people replied: which ones replied leaves out (out-of-office replies, bounce notices, complaints, a person's second reply); empty otherwise"`
+	Opens       countWithWhy      `json:"opens" jsonschema:"opens; null unless open tracking is on"`
+	Steps       []stepMetricsData `json:"steps" jsonschema:"the same counts per step"`
 }
 
 func toCountsData(c campaigns.Counts, why string) countsData {
@@ -100,7 +101,7 @@ func toCampaignData(sc campaigns.StagedCampaign, m campaigns.Metrics) campaignDa
 		Leads: c.Leads, Mailboxes: c.Mailboxes, Blockers: blockers, CreatedAt: c.CreatedAt, LaunchedAt: c.LaunchedAt, FirstSendAt: c.FirstSendAt,
 		Schedule: scheduleData{WindowStart: campaigns.Clock(c.Schedule.WindowStart), WindowEnd: campaigns.Clock(c.Schedule.WindowEnd), Days: days,
 			DailyCap: c.Schedule.DailyCap, StopForCompany: c.Schedule.StopForCompany},
-		Metrics: metricsData{countsData: toCountsData(m.Counts, m.Why), Opens: count(m.Opens, m.OpensWhy), Steps: []stepMetricsData{}},
+		Metrics: metricsData{countsData: toCountsData(m.Counts, m.Why), RepliesNote: m.RepliesNote, Opens: count(m.Opens, m.OpensWhy), Steps: []stepMetricsData{}},
 	}
 	for _, s := range m.Steps {
 		out.Metrics.Steps = append(out.Metrics.Steps, stepMetricsData{Step: s.Step, countsData: toCountsData(s.Counts, m.Why)})
@@ -120,18 +121,36 @@ func campaignMarkdown(lead string, sc campaigns.StagedCampaign, m campaigns.Metr
 	fmt.Fprintf(&b, "Status: %s.\nSequence: %s version %d (%s, %s), %s.\nPeople: %s.\nFrom: %s.\nSchedule: %s.",
 		status, c.SequenceID, c.SequenceVersion, sc.Sequence.Name, vibesell.Plural(len(sc.Sequence.Steps), "step", "steps"), approved,
 		vibesell.Count(c.Leads), vibesell.JoinAnd(c.Mailboxes), c.Schedule.Describe())
-	if m.Sent == nil {
-		fmt.Fprintf(&b, "\nMetrics: not available (null). %s Opens: null. %s\n", m.Why, m.OpensWhy)
-	} else {
+	switch {
+	case m.Sent == nil:
+		fmt.Fprintf(&b, "\nMetrics: not known. %s\nOpens: not measured. %s\n", m.Why, m.OpensWhy)
+	case c.Status == campaigns.Staged:
+		fmt.Fprintf(&b, "\nMetrics: nothing sent yet, since it is not launched: %s.\nOpens: not measured. %s\n", metricsLine(m.Counts), m.OpensWhy)
+	default:
 		fmt.Fprintf(&b, "\nMetrics, counted now: %s.", metricsLine(m.Counts))
+		if m.RepliesNote != "" {
+			fmt.Fprintf(&b, " %s.", m.RepliesNote)
+		}
 		for _, st := range m.Steps {
 			fmt.Fprintf(&b, "\n- step %d: %s", st.Step, metricsLine(st.Counts))
 		}
-		fmt.Fprintf(&b, "\nOpens: null. %s\n", m.OpensWhy)
+		fmt.Fprintf(&b, "\nOpens: not measured. %s\n", m.OpensWhy)
 	}
-	if c.Status == campaigns.Paused && c.PausedAutomatically {
-		fmt.Fprintf(&b, "\nVibeSell paused it itself. Tell the person why; once they have dealt with the cause, %s with campaign %s asks to resume it, which only a signed-in person in the web app can approve.\n",
-			vibesell.ToolResumeCampaign, c.ID)
+	switch c.Status {
+	case campaigns.Paused:
+		if c.PausedAutomatically {
+			fmt.Fprintf(&b, "\nVibeSell paused it itself. Tell the person why; once they have dealt with the cause, %s with campaign %s asks to resume it, which only a signed-in person in the web app can approve.\n",
+				vibesell.ToolResumeCampaign, c.ID)
+		} else {
+			fmt.Fprintf(&b, "\nNext: %s with campaign %s asks the person's approval to resume it; %s shows the replies so far.\n",
+				vibesell.ToolResumeCampaign, c.ID, vibesell.ToolListReplies)
+		}
+	case campaigns.Scheduled, campaigns.Sending:
+		fmt.Fprintf(&b, "\nNext: %s shows the replies as they come in (call it again later); %s with campaign %s asks the person's approval to stop it.\n",
+			vibesell.ToolListReplies, vibesell.ToolStopCampaign, c.ID)
+	case campaigns.Finished:
+		fmt.Fprintf(&b, "\nIt sends nothing more. Next: %s shows the replies; %s stages a new campaign for other leads.\n",
+			vibesell.ToolListReplies, vibesell.ToolStageCampaign)
 	}
 	if c.Status == campaigns.Staged {
 		if len(sc.Blockers) == 0 {
@@ -222,14 +241,15 @@ func getCampaign(d Deps) toolkit.Tool {
 type campaignEstimateOutput struct {
 	Kind             string  `json:"kind" enum:"campaign_estimate"`
 	Campaign         string  `json:"campaign" jsonschema:"the campaign id" pattern:"^cp_[0-9a-f]{16}$"`
-	Leads            int     `json:"leads" jsonschema:"the people it writes to"`
+	Leads            int     `json:"leads" jsonschema:"the people of the campaign"`
+	ToWrite          int     `json:"toWrite" jsonschema:"the people still to get an email, whom the dates plan for: all of them before the launch; after it, those not yet written to or due a follow-up (not those who had every email, replied, unsubscribed or bounced)"`
 	Steps            int     `json:"steps" jsonschema:"emails each person gets at most"`
 	Mailboxes        int     `json:"mailboxes" jsonschema:"mailboxes it sends from"`
 	PerMailboxPerDay int     `json:"perMailboxPerDay" jsonschema:"emails each mailbox sends a day"`
 	PerDay           int     `json:"perDay" jsonschema:"emails a sending day in all"`
 	Days             *int    `json:"days" jsonschema:"sending days until every person has had the first email; null when nothing can be sent"`
 	FirstSendOn      *string `json:"firstSendOn" jsonschema:"date of the first email, YYYY-MM-DD in timeZone; null when nothing can be sent"`
-	LastFirstEmailOn *string `json:"lastFirstEmailOn" jsonschema:"date the last person gets the first email, YYYY-MM-DD in timeZone; null when nothing can be sent"`
+	LastFirstEmailOn *string `json:"lastFirstEmailOn" jsonschema:"date the last person gets the first email, YYYY-MM-DD in timeZone; null when nothing can be sent or every person has had it"`
 	LastSendOn       *string `json:"lastSendOn" jsonschema:"date of the last follow-up, YYYY-MM-DD in timeZone; null when nothing can be sent"`
 	TimeZone         string  `json:"timeZone" jsonschema:"the workspace's time zone the dates are in"`
 	RepliesLow       int     `json:"repliesLow" jsonschema:"replies to expect, low end"`
@@ -256,7 +276,7 @@ func estimateCampaignPlan(d Deps) toolkit.Tool {
 			if err != nil {
 				return toolkit.Result[campaignEstimateOutput]{}, err
 			}
-			out := campaignEstimateOutput{Campaign: e.Campaign.ID, Leads: e.Leads, Steps: e.Steps, Mailboxes: e.Mailboxes, PerMailboxPerDay: e.PerMailboxPerDay,
+			out := campaignEstimateOutput{Campaign: e.Campaign.ID, Leads: e.Leads, ToWrite: e.ToWrite, Steps: e.Steps, Mailboxes: e.Mailboxes, PerMailboxPerDay: e.PerMailboxPerDay,
 				PerDay: e.PerDay, Days: e.Days, FirstSendOn: dayOf(e.FirstSendOn), LastFirstEmailOn: dayOf(e.LastFirstTouchOn), LastSendOn: dayOf(e.LastSendOn),
 				TimeZone: e.Zone, RepliesLow: e.RepliesLow, RepliesHigh: e.RepliesHigh, ReplyRateLow: e.ReplyRateLow, ReplyRateHigh: e.ReplyRateHigh, Assumption: e.Assumption}
 			if e.CapacityNote != "" {
@@ -272,12 +292,26 @@ func estimateMarkdown(e campaigns.Estimate) string {
 	fmt.Fprintf(&b, "## Plan of campaign %s: %s\n\n", e.Campaign.ID, e.Campaign.Name)
 	fmt.Fprintf(&b, "%s, %s each, from %s at %d a day each: %s a sending day.\n",
 		vibesell.Plural(e.Leads, "person", "people"), vibesell.Plural(e.Steps, "email", "emails"), vibesell.Plural(e.Mailboxes, "mailbox", "mailboxes"), e.PerMailboxPerDay, vibesell.Plural(e.PerDay, "email", "emails"))
+	if e.Progress != nil {
+		fmt.Fprintf(&b, "Now, %s: the dates below plan for the %s still to get an email.\n",
+			campaigns.ProgressText(*e.Progress, e.Leads), vibesell.Plural(e.ToWrite, "person", "people"))
+	}
 	if e.CapacityNote != "" {
 		b.WriteString(e.CapacityNote + "\n")
 	}
-	if e.Days == nil {
+	switch {
+	case e.Days == nil && e.Progress != nil && e.ToWrite == 0:
+		b.WriteString("No one is left to write to, so there are no dates.\n")
+	case e.Days == nil:
 		b.WriteString("Nothing can be sent with these leads and this capacity, so there are no dates.\n")
-	} else {
+	case e.LastFirstTouchOn == nil:
+		last := "the last email"
+		if e.Steps > 1 {
+			last = "the last follow-up"
+		}
+		fmt.Fprintf(&b, "Every person has had the first email; the next email goes on %s and %s on %s (dates in %s).\n",
+			vibesell.FormatDate(*e.FirstSendOn), last, vibesell.FormatDate(*e.LastSendOn), e.Zone)
+	default:
 		span := fmt.Sprintf("from %s to %s", vibesell.FormatDate(*e.FirstSendOn), vibesell.FormatDate(*e.LastFirstTouchOn))
 		if vibesell.FormatDay(*e.FirstSendOn) == vibesell.FormatDay(*e.LastFirstTouchOn) {
 			span = "on " + vibesell.FormatDate(*e.FirstSendOn)

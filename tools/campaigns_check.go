@@ -13,6 +13,7 @@ import (
 
 type findingData struct {
 	Check   string `json:"check" enum:"merge_fields,spam_phrases,links,images,length,personalisation,subject,unsubscribe_and_address,mailbox" jsonschema:"what was checked"`
+	Checked string `json:"checked" jsonschema:"the parts of the email this check looked at, in words"`
 	Status  string `json:"status" enum:"pass,warn,fail" jsonschema:"pass: fine; warn: hurts replies or deliverability, fix it if you can; fail: blocks the launch"`
 	Finding string `json:"finding" jsonschema:"what was found"`
 	Why     string `json:"why" jsonschema:"why it matters"`
@@ -26,9 +27,10 @@ type firstEmailOutput struct {
 	Approved bool          `json:"approved" jsonschema:"true when that version is approved"`
 	Lead     string        `json:"lead" jsonschema:"the imported lead it was rendered for (their address)"`
 	LeadName string        `json:"leadName" jsonschema:"the lead's name and company as imported"`
+	From     string        `json:"from" jsonschema:"the From line it goes out with (the sender's name and the mailbox); only a name while the workspace has no mailbox"`
 	Subject  string        `json:"subject" jsonschema:"the subject as this lead gets it"`
-	Text     string        `json:"text" jsonschema:"the plain-text body as this lead gets it, with the footer every email carries (sender, postal address, unsubscribe line)"`
-	HTML     string        `json:"html" jsonschema:"the same body as the HTML part, escaped"`
+	Text     string        `json:"text" jsonschema:"the text/plain part exactly as the sending engine composes it for this lead, footer included (postal address and unsubscribe line); the lead's personal unsubscribe link is shown as a placeholder"`
+	HTML     string        `json:"html" jsonschema:"the text/html part exactly as the sending engine composes it, footer included, as HTML source"`
 	Findings []findingData `json:"findings" jsonschema:"each check, pass, warn or fail"`
 	Verdict  string        `json:"verdict" enum:"pass,warn,fail" jsonschema:"fail when any check fails (the launch is blocked), warn when any warns, else pass"`
 }
@@ -48,7 +50,7 @@ func checkFirstEmail(d Deps) toolkit.Tool {
 				return toolkit.Result[firstEmailOutput]{}, err
 			}
 			out := firstEmailOutput{Sequence: fe.Sequence.ID, Version: fe.Sequence.Version, Approved: fe.Sequence.Approved(), Lead: fe.Lead.Email,
-				LeadName: leadName(fe.Lead), Subject: fe.Subject, Text: fe.Text, HTML: fe.HTML, Findings: []findingData{}, Verdict: fe.Verdict}
+				LeadName: leadName(fe.Lead), From: fe.Email.From, Subject: fe.Email.Subject, Text: fe.Email.Text, HTML: fe.Email.HTML, Findings: []findingData{}, Verdict: fe.Verdict}
 			for _, f := range fe.Findings {
 				out.Findings = append(out.Findings, findingData(f))
 			}
@@ -71,10 +73,13 @@ func leadName(l campaigns.Lead) string {
 func firstEmailMarkdown(fe campaigns.FirstEmail) string {
 	var b strings.Builder
 	b.WriteString(vibesell.FenceOutside("The lead's name and company as imported", leadName(fe.Lead)))
-	fmt.Fprintf(&b, "\nStep 1 of sequence %s version %d, as that lead (%s) gets it:\n\nSubject: %s\n\n%s\n\n", fe.Sequence.ID, fe.Sequence.Version, fe.Lead.Email, fe.Subject, fe.Text)
+	e := fe.Email
+	fmt.Fprintf(&b, "\nStep 1 of sequence %s version %d, composed by the sending engine for that lead (%s), as it goes out:\n\nFrom: %s\nTo: %s\nSubject: %s\n\n",
+		fe.Sequence.ID, fe.Sequence.Version, fe.Lead.Email, e.From, e.To, e.Subject)
+	fmt.Fprintf(&b, "### Text part (text/plain)\n\n%s\n\n### HTML part (text/html), as source\n\n```html\n%s```\n\n", strings.TrimRight(e.Text, "\n"), e.HTML)
 	b.WriteString("## Checks\n")
 	for _, f := range fe.Findings {
-		fmt.Fprintf(&b, "- %s, %s: %s %s", strings.ToUpper(f.Status), strings.ReplaceAll(f.Check, "_", " "), f.Finding, f.Why)
+		fmt.Fprintf(&b, "- %s, %s (checked: %s): %s %s", strings.ToUpper(f.Status), strings.ReplaceAll(f.Check, "_", " "), f.Checked, f.Finding, f.Why)
 		if f.Fix != "" {
 			fmt.Fprintf(&b, " Fix: %s", f.Fix)
 		}

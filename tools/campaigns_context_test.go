@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -94,7 +95,7 @@ func TestCampaignsInTheWorkspaceContext(t *testing.T) {
 		}
 		nextTool(t, out.NextStep, vibesell.ToolResumeCampaign)
 		mustContain(t, out.NextStep.Why, "VibeSell paused campaign "+id, why, "only they can approve, in the web app")
-		mustContain(t, md, "- "+id+` "Heads of sales": paused: `+why)
+		mustContain(t, md, "- "+id+` "Heads of sales": paused: `+strings.TrimSuffix(why, ".")+"; ")
 	})
 
 	t.Run("another workspace sees none of it", func(t *testing.T) {

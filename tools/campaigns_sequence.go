@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"vibesell"
+	"vibesell/approvals"
 	"vibesell/auth"
 	"vibesell/campaigns"
 	"vibesell/toolkit"
@@ -137,6 +138,18 @@ func saveSequence(d Deps) toolkit.Tool {
 
 // approve_sequence
 
+// relayedBy names who approved through the conversation in the words
+// decide_approval records for the same thing: the person, their yes
+// passed on by the assistant.
+func relayedBy(p auth.Principal) string {
+	who := personOf(p)
+	if who == "" {
+		who = approvals.ActorPerson
+	}
+	via := approvals.ViaConversation
+	return who + " (" + viaText(&via) + ")"
+}
+
 type approveSequenceInput struct {
 	Sequence string `json:"sequence" jsonschema:"the sequence id" example:"sq_3f2a9c0d4b5e6f70" pattern:"^sq_[0-9a-f]{16}$"`
 	Version  int    `json:"version" jsonschema:"the exact version the person read and approved (the latest)" example:"2" minimum:"1"`
@@ -146,7 +159,7 @@ func approveSequence(d Deps) toolkit.Tool {
 	return define(d, toolkit.Spec[approveSequenceInput, sequenceOutput]{
 		Name: vibesell.ToolApproveSequence,
 		Handler: func(ctx context.Context, p auth.Principal, in approveSequenceInput) (toolkit.Result[sequenceOutput], error) {
-			saved, err := d.Campaigns.ApproveSequence(ctx, p.WorkspaceID, in.Sequence, in.Version, "the person, via the connector of workspace "+p.WorkspaceSlug)
+			saved, err := d.Campaigns.ApproveSequence(ctx, p.WorkspaceID, in.Sequence, in.Version, relayedBy(p))
 			if err != nil {
 				return toolkit.Result[sequenceOutput]{}, err
 			}

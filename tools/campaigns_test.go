@@ -96,10 +96,15 @@ func TestCampaignTools(t *testing.T) {
 	t.Run("approve_sequence", func(t *testing.T) {
 		var out sequenceOutput
 		md := c.Result(vibesell.ToolApproveSequence, map[string]any{"sequence": seq.Sequence.Sequence, "version": 1}, &out)
-		if !out.Sequence.Approved || out.Sequence.ApprovedBy == nil || !out.Changed {
-			t.Errorf("approve: approved %v by %q, changed %v; want approved by someone, changed", out.Sequence.Approved, textOf(out.Sequence.ApprovedBy), out.Changed)
+		// The assistant passed the person's yes on: recorded in the words
+		// decide_approval uses for a relayed decision, not as the
+		// person's own act.
+		via := approvals.ViaConversation
+		relayed := "the person (" + viaText(&via) + ")"
+		if !out.Sequence.Approved || textOf(out.Sequence.ApprovedBy) != relayed || !out.Changed {
+			t.Errorf("approve: approved %v by %q, changed %v; want approved by %q, changed", out.Sequence.Approved, textOf(out.Sequence.ApprovedBy), out.Changed, relayed)
 		}
-		mustContain(t, md, "Approved version 1.")
+		mustContain(t, md, "Approved version 1.", "Approved by the person (relayed by the assistant) on ")
 		var edited sequenceOutput
 		c.Result(vibesell.ToolSaveSequence, map[string]any{"sequence": seq.Sequence.Sequence, "steps": steps[:1]}, &edited)
 		if edited.Sequence.Version != 2 || edited.Sequence.Approved {
@@ -128,7 +133,13 @@ func TestCampaignTools(t *testing.T) {
 		if out.Verdict != "fail" || out.Version != 2 {
 			t.Errorf("verdict %s on version %d, want fail on version 2", out.Verdict, out.Version)
 		}
-		mustContain(t, md, "```text\n由紀, <b>Gamma</b> & Co\n```\n", "as that lead (yuki@gamma.test) gets it", "FAIL, unsubscribe and address: The workspace has no postal address",
+		// The email is shown as composed for sending: both parts, and the
+		// From line; each check names what it read.
+		if out.From != "Sam Lee <sam@getacme.test>" || !strings.Contains(out.Text, "Not interested? Unsubscribe with one click") || !strings.Contains(out.HTML, "<a href=") {
+			t.Errorf("composed: from %q\n%q\n%q", out.From, out.Text, out.HTML)
+		}
+		mustContain(t, md, "```text\n由紀, <b>Gamma</b> & Co\n```\n", "for that lead (yuki@gamma.test), as it goes out", "From: Sam Lee <sam@getacme.test>", "### Text part (text/plain)", "### HTML part (text/html)",
+			"FAIL, unsubscribe and address (checked: the From line and the footers of the text part and of the HTML part, as composed for sending): The workspace has no postal address",
 			"Fix: Ask the person for their postal address and pass postalAddress to stage_campaign", "Verdict: fail.")
 		msg := c.Refusal(vibesell.ToolCheckFirstEmail, map[string]any{"sequence": seq.Sequence.Sequence, "lead": "nobody@else.test"})
 		mustContain(t, msg, "nobody@else.test is not one of the workspace's imported leads")
@@ -148,11 +159,17 @@ func TestCampaignTools(t *testing.T) {
 		if len(cp.Blockers) != 1 {
 			t.Errorf("blockers %q, want one", cp.Blockers)
 		}
-		if m := cp.Metrics; m.Sent.Value != nil || m.Opens.Value != nil || m.Opens.Why == "" || len(m.Steps) != 1 {
-			t.Errorf("metrics of a staged campaign: sent counted %v, opens counted %v (why %q), %d steps; want nothing counted, opens saying why, 1 step",
-				m.Sent.Value != nil, m.Opens.Value != nil, m.Opens.Why, len(m.Steps))
+		// Known is not null: a staged campaign has sent nothing, and
+		// each count says 0; only opens, which are not measured, are null.
+		zero := countWithWhy{Value: new(0)}
+		zeros := countsData{Sent: zero, Delivered: zero, Replied: zero, PositiveReplies: zero, Bounced: zero, Unsubscribed: zero}
+		wantMetrics := metricsData{countsData: zeros, Steps: []stepMetricsData{{Step: 1, countsData: zeros}}}
+		if d := cmp.Diff(wantMetrics, cp.Metrics, cmp.AllowUnexported(metricsData{}, stepMetricsData{}), cmpopts.IgnoreFields(metricsData{}, "Opens")); d != "" || cp.Metrics.Opens.Value != nil || cp.Metrics.Opens.Why == "" {
+			t.Errorf("metrics of a staged campaign (-want +got):\n%s\nopens %v, why %q", d, cp.Metrics.Opens.Value, cp.Metrics.Opens.Why)
 		}
-		mustContain(t, md, "Staged the campaign. Nothing is sent", "Schedule: 09:00 to 17:00, Monday to Friday, in each person's own time zone; at most 20 emails per mailbox a day; a reply stops everyone at that person's company.",
+		mustNotContain(t, md, "null")
+		mustContain(t, md, "Metrics: nothing sent yet, since it is not launched: 0 sent, 0 delivered", "Opens: not measured. Open tracking is off",
+			"Staged the campaign. Nothing is sent", "Schedule: 09:00 to 17:00, Monday to Friday, in each person's own time zone; at most 20 emails per mailbox a day; a reply stops everyone at that person's company.",
 			"Before it can launch (1 thing):", "The workspace has no postal address")
 		msg := c.Refusal(vibesell.ToolStageCampaign, map[string]any{"name": "x", "sequence": seq.Sequence.Sequence, "windowStart": "17:00", "windowEnd": "09:00", "days": workdays})
 		mustContain(t, msg, "The sending window 17:00 to 09:00 is empty")
@@ -185,7 +202,8 @@ func TestCampaignTools(t *testing.T) {
 			t.Errorf("after launch: %s, with a first email due %v; want scheduled, with one", out.Campaign.Status, out.Campaign.FirstSendAt != nil)
 		}
 		mustContain(t, md, "Status: scheduled, first email due Tue 1 Dec 2026, 07:00 UTC.",
-			"Metrics, counted now: 0 sent, 0 delivered, 0 replied (0 positive), 0 bounced, 0 unsubscribed.\n- step 1: 0 sent")
+			"Metrics, counted now: 0 sent, 0 delivered, 0 replied (0 positive), 0 bounced, 0 unsubscribed.\n- step 1: 0 sent",
+			"Next: list_replies shows the replies as they come in (call it again later); stop_campaign with campaign "+out.Campaign.Campaign+" asks the person's approval to stop it.")
 		// Each count is known, and 0; opens are not tracked.
 		zero := countWithWhy{Value: new(0)}
 		zeros := countsData{Sent: zero, Delivered: zero, Replied: zero, PositiveReplies: zero, Bounced: zero, Unsubscribed: zero, NotSentUnknown: zero}
@@ -222,12 +240,17 @@ func TestCampaignTools(t *testing.T) {
 			t.Errorf("stop mismatch (-want +got):\n%s", d)
 		}
 		var decided approvalOutput
-		c.Result(vibesell.ToolDecideApproval, map[string]any{"approval": stop.Approval, "decision": "approve"}, &decided)
+		stopped := c.Result(vibesell.ToolDecideApproval, map[string]any{"approval": stop.Approval, "decision": "approve"}, &decided)
 		if decided.Status != "done" {
 			t.Fatalf("stop decided: %s, %q; want done", decided.Status, textOf(decided.Outcome))
 		}
+		// A stored sentence inside another ends it once: the outcome in
+		// the approval's status, the reason in the campaign's.
+		mustNotContain(t, stopped, "..")
 		var out campaignOutput
-		c.Result(vibesell.ToolGetCampaign, map[string]any{"campaign": staged.Campaign.Campaign}, &out)
+		md := c.Result(vibesell.ToolGetCampaign, map[string]any{"campaign": staged.Campaign.Campaign}, &out)
+		mustNotContain(t, md, "..")
+		mustContain(t, md, "Next: resume_campaign with campaign "+staged.Campaign.Campaign)
 		if out.Campaign.Status != "paused" || out.Campaign.PausedReason == nil {
 			t.Errorf("after stop: %s, paused because %q; want paused, with why", out.Campaign.Status, textOf(out.Campaign.PausedReason))
 		}

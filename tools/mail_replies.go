@@ -23,6 +23,7 @@ type listRepliesInput struct {
 
 type replyLead struct {
 	ID    string `json:"id" jsonschema:"the lead's id"`
+	Name  string `json:"name" jsonschema:"the lead's name and company as imported, e.g. Ana Silva, Alpha; empty when the import had neither"`
 	Email string `json:"email" jsonschema:"the address the campaign wrote to (a colleague who answers has another)"`
 }
 
@@ -80,7 +81,7 @@ func toReplyRow(r mail.ListedReply) replyRow {
 		WrittenOutside: []string{"from", "subject", "excerpt"},
 	}
 	if r.Lead != "" {
-		row.Lead = &replyLead{ID: r.Lead, Email: r.LeadEmail}
+		row.Lead = &replyLead{ID: r.Lead, Name: r.LeadName, Email: r.LeadEmail}
 	}
 	if r.Campaign != "" {
 		row.Campaign = &replyCampaign{ID: r.Campaign, Name: r.CampaignName}
@@ -106,6 +107,16 @@ func repliesMarkdown(in listRepliesInput, page mail.ReplyPage) string {
 	}
 	if len(page.Replies) == 0 {
 		fmt.Fprintf(&b, "No replies%s%s.\n", what, pickText(in.Cursor == "", " yet", " on this page"))
+		switch {
+		case in.Cursor != "":
+			fmt.Fprintf(&b, "Next: that was the last page; call %s without cursor to start again from the newest reply.\n", vibesell.ToolListReplies)
+		case in.Campaign != "":
+			fmt.Fprintf(&b, "Next: replies appear here as VibeSell reads the sending mailboxes; %s with campaign %s shows what it has sent so far. Call %s again later.\n",
+				vibesell.ToolGetCampaign, in.Campaign, vibesell.ToolListReplies)
+		default:
+			fmt.Fprintf(&b, "Next: replies appear here as VibeSell reads the sending mailboxes, once a campaign has sent; %s shows the campaigns and what each has sent. Call %s again later.\n",
+				vibesell.ToolGetWorkspaceContext, vibesell.ToolListReplies)
+		}
 		return b.String()
 	}
 	fmt.Fprintf(&b, "## Replies%s, newest first\n\n", what)
@@ -126,7 +137,11 @@ func repliesMarkdown(in listRepliesInput, page mail.ReplyPage) string {
 			if r.CampaignName != nil {
 				name = fmt.Sprintf("%s (%s)", *r.CampaignName, r.Campaign)
 			}
-			fmt.Fprintf(&b, " Answers step %d of campaign %s, sent to lead %s (%s), matched by %s.\n\n", *r.Step, name, r.Lead, r.LeadEmail, r.MatchedBy)
+			lead := r.LeadEmail
+			if r.LeadName != "" {
+				lead = r.LeadName + " <" + r.LeadEmail + ">"
+			}
+			fmt.Fprintf(&b, " Answers step %d of campaign %s, sent to %s (lead %s), matched by %s.\n\n", *r.Step, name, lead, r.Lead, r.MatchedBy)
 		}
 		b.WriteString(vibesell.FenceOutside("The reply", "From: "+r.From+"\nSubject: "+r.Subject+"\n\n"+r.Excerpt))
 		b.WriteString("\n")

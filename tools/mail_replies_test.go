@@ -77,7 +77,8 @@ func TestListReplies(t *testing.T) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("reply mismatch (-want +got):\n%s", diff)
 		}
-		mustContain(t, md, "### 1. out_of_office, received Tue 1 Dec 2026, 10:01 UTC", "From: lee@bolt.example", "Back on Tue 8 Dec 2026.", "Answers step 1 of campaign "+campaign,
+		mustNotContain(t, md, "sent to lead ")
+		mustContain(t, md, "### 1. out_of_office, received Tue 1 Dec 2026, 10:01 UTC", "From: lee@bolt.example", "Back on Tue 8 Dec 2026.", "Answers step 1 of campaign "+campaign+", sent to lee@bolt.example (lead 2)",
 			"call list_replies with cursor")
 		var next repliesOutput
 		acme.Result(vibesell.ToolListReplies, map[string]any{"limit": 1, "cursor": *out.NextCursor}, &next)
@@ -95,7 +96,7 @@ func TestListReplies(t *testing.T) {
 		if d := cmp.Diff(replyPage{}, pageOf(out)); d != "" {
 			t.Errorf("another campaign mismatch (-want +got):\n%s", d)
 		}
-		mustContain(t, md, "No replies to campaign cp_0000000000000000 yet.")
+		mustContain(t, md, "No replies to campaign cp_0000000000000000 yet.\nNext: replies appear here as VibeSell reads the sending mailboxes; get_campaign with campaign cp_0000000000000000")
 	})
 	t.Run("an unknown classification is refused with the known ones", func(t *testing.T) {
 		got := acme.Refusal(vibesell.ToolListReplies, map[string]any{"classification": "positive"})
@@ -112,7 +113,7 @@ func TestListReplies(t *testing.T) {
 		if len(out.Replies) != 0 {
 			t.Fatalf("Globex sees %d replies", len(out.Replies))
 		}
-		mustContain(t, md, "No replies yet.")
+		mustContain(t, md, "No replies yet.\nNext: replies appear here", "Call list_replies again later.")
 	})
 }
 

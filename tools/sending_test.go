@@ -154,6 +154,16 @@ func ans(card, answer string) map[string]string {
 	return map[string]string{"card": card, "answer": answer}
 }
 
+// mustNotContain fails the test when text holds any of bad.
+func mustNotContain(t *testing.T, text string, bad ...string) {
+	t.Helper()
+	for _, b := range bad {
+		if strings.Contains(text, b) {
+			t.Errorf("the text holds %q:\n%s", b, text)
+		}
+	}
+}
+
 func mustContain(t *testing.T, text string, wants ...string) {
 	t.Helper()
 	for _, w := range wants {

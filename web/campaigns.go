@@ -66,6 +66,9 @@ func (s *server) campaignsPage(w http.ResponseWriter, r *http.Request, u auth.Us
 			Metrics: "Not measured yet. " + l.Metrics.Why, Opens: l.Metrics.OpensWhy}
 		if l.Metrics.Sent != nil {
 			card.Metrics = results(l.Metrics.Counts) + "."
+			if l.Metrics.RepliesNote != "" {
+				card.Metrics += " " + l.Metrics.RepliesNote + "."
+			}
 			for _, st := range l.Metrics.Steps {
 				card.StepResults = append(card.StepResults, "Email "+strconv.Itoa(st.Step)+": "+results(st.Counts))
 			}

@@ -105,7 +105,7 @@ func TestCampaignsAndSettingsPages(t *testing.T) {
 		for _, want := range []string{"Heads of &lt;sales&gt;", "Not launched yet", "Lists, version 1 <strong>(not approved yet)</strong>",
 			"First email: “Lists at {{company|your team}}”", "3 business days later, same thread: “Re: Lists at {{company|your team}}”",
 			"1 person", "sam@getacme.test", "09:00 to 17:00, Monday to Friday, in each person&#39;s own time zone; at most 25 emails per mailbox a day",
-			"Not measured yet. The campaign is staged, not launched: nothing has been sent."} {
+			"0 sent, 0 delivered, 0 replied (0 interested), 0 bounced, 0 unsubscribed."} {
 			if !strings.Contains(p.Body, want) {
 				t.Errorf("the page lacks %q:\n%s", want, p.Body)
 			}

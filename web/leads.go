@@ -57,6 +57,8 @@ type leadsData struct {
 	LastImport               *audience.Import
 	ImportPath               string // the approval the last import carries out
 	ImportStarted            string
+	// Skipped says what the last import left out, each with its count.
+	Skipped string
 }
 
 func (s *server) leadsPage(w http.ResponseWriter, r *http.Request, u auth.User, ses auth.WebSession) {
@@ -73,6 +75,7 @@ func (s *server) showLeads(w http.ResponseWriter, r *http.Request, u auth.User, 
 	refresh := 0
 	if last != nil {
 		d.ImportPath, d.ImportStarted = approvals.AppPath(last.ApprovalID), formatTime(last.StartedAt, u.TimeZone)
+		d.Skipped = vibesell.JoinAnd(last.Skipped())
 		if last.FinishedAt == nil {
 			refresh = 2 // the page follows a running import by itself
 		}

@@ -64,7 +64,7 @@ func TestUploadingLeads(t *testing.T) {
 	if leads.Status != http.StatusOK || !strings.Contains(leads.Body, "Upload a list of people") {
 		t.Fatalf("leads page: %d\n%s", leads.Status, leads.Body)
 	}
-	up := b.upload(t, "people.csv", "Email,First name,Company\nana@alpha.test,Ana,Alpha\nnot-an-address,Bob,Beta\nana@alpha.test,Ana,Alpha\ncid@gamma.test,Cid,Gamma\n", leads.CSRF(t))
+	up := b.upload(t, "people.csv", "Email,First name,Company\nana@alpha.test,Ana,Alpha\nnot-an-address,Bob,Beta\nana@alpha.test,Ana,Alpha\ncid@gamma.test,Cid,Gamma\ninfo@delta.test,,Delta\n", leads.CSRF(t))
 	if up.Status != http.StatusSeeOther || !regexp.MustCompile(`^/app/leads/uploads/up_[0-9a-f]{16}$`).MatchString(up.Location) {
 		t.Fatalf("upload: %d %s\n%s", up.Status, up.Location, up.Body)
 	}
@@ -83,7 +83,7 @@ func TestUploadingLeads(t *testing.T) {
 		t.Fatalf("check: %d\n%s", checked.Status, checked.Body)
 	}
 	page = b.Get(checked.Location)
-	for _, want := range []string{`<dd id="valid">2</dd>`, `<dd id="duplicates">1 (`, `<dd id="invalid">1</dd>`, "<td>3</td><td>&#39;not-an-address&#39; is not an email address</td>"} {
+	for _, want := range []string{`<dd id="valid">3</dd>`, `<dd id="duplicates">1 (`, `<dd id="invalid">1</dd>`, "<td>3</td><td>&#39;not-an-address&#39; is not an email address</td>"} {
 		if !strings.Contains(page.Body, want) {
 			t.Errorf("checked page lacks %q", want)
 		}
@@ -95,6 +95,18 @@ func TestUploadingLeads(t *testing.T) {
 	ap := b.Get(ask.Location)
 	if !strings.Contains(ap.Body, "Imports 2 rows from the file people.csv") {
 		t.Errorf("approval page:\n%s", ap.Body)
+	}
+	// Carried out, the leads page says what was left out, each count
+	// apart: the invalid line, the repeated one and the role address.
+	if r := b.Post(ask.Location+"/approve", url.Values{"csrf": {ap.CSRF(t)}, "confirm": {"yes"}}); r.Status != http.StatusSeeOther {
+		t.Fatalf("approve the import: %d\n%s", r.Status, r.Body)
+	}
+	if done := a.execute(t, strings.TrimPrefix(ask.Location, "/app/approvals/")); done.Status != approvals.Done {
+		t.Fatalf("the import: %s %v", done.Status, done.Outcome)
+	}
+	want := "Done: 2 imported; not imported: 1 invalid line of the file, 1 line repeating an address already in the file and 1 with a role address (info@, sales@…)."
+	if p := b.Get("/app/leads"); !strings.Contains(html.UnescapeString(p.Body), want) {
+		t.Errorf("the leads page does not say %q:\n%s", want, p.Body)
 	}
 
 	other := a.browser(t)
@@ -183,7 +195,7 @@ func TestBrowserUploadsAHundredThousandLeads(t *testing.T) {
 		t.Fatalf("outcome: %q", outcome)
 	}
 	step("open the leads page", chromedp.Navigate(a.srv.URL+"/app/leads"))
-	if last := text("last-import"); !strings.HasPrefix(last, "Done: 99,999 imported.") {
+	if last := text("last-import"); !strings.HasPrefix(last, "Done: 99,999 imported; not imported: 1 invalid line of the file.") {
 		t.Fatalf("last import shown: %q", last)
 	}
 	var leads, distinct int

@@ -1255,6 +1255,15 @@ export interface EstimateLeadPoolResult {
     /** when it finished; null while running */
     finishedAt: string | null;
   } | null;
+  /** when fewer than 50 are available: for each narrowing filter, how many would match without it (what to loosen); empty otherwise */
+  loosened: {
+    /** the filter left out (places: countries and regions together) */
+    filter: "titles" | "seniorities" | "departments" | "industries" | "companySizes" | "places";
+    /** its values, as the person gave them */
+    values: string;
+    /** contacts of the directory that would match without it (before the subtractions) */
+    matched: number;
+  }[] | null;
 }
 
 /** What preview_lead_sample returns. */
@@ -1354,16 +1363,20 @@ export interface CheckFirstEmailResult {
   lead: string;
   /** the lead's name and company as imported */
   leadName: string;
+  /** the From line it goes out with (the sender's name and the mailbox); only a name while the workspace has no mailbox */
+  from: string;
   /** the subject as this lead gets it */
   subject: string;
-  /** the plain-text body as this lead gets it, with the footer every email carries (sender, postal address, unsubscribe line) */
+  /** the text/plain part exactly as the sending engine composes it for this lead, footer included (postal address and unsubscribe line); the lead's personal unsubscribe link is shown as a placeholder */
   text: string;
-  /** the same body as the HTML part, escaped */
+  /** the text/html part exactly as the sending engine composes it, footer included, as HTML source */
   html: string;
   /** each check, pass, warn or fail */
   findings: {
     /** what was checked */
     check: "merge_fields" | "spam_phrases" | "links" | "images" | "length" | "personalisation" | "subject" | "unsubscribe_and_address" | "mailbox";
+    /** the parts of the email this check looked at, in words */
+    checked: string;
     /** pass: fine; warn: hurts replies or deliverability, fix it if you can; fail: blocks the launch */
     status: "pass" | "warn" | "fail";
     /** what was found */
@@ -1476,6 +1489,8 @@ export interface StageCampaignResult {
         /** why it is null; empty when it is known */
         why: string;
       };
+      /** when more replies came in than people replied: which ones replied leaves out (out-of-office replies, bounce notices, complaints, a person's second reply); empty otherwise */
+      repliesNote: string;
       /** opens; null unless open tracking is on */
       opens: {
         /** the count; null when not known (never 0 for unknown) */
@@ -1549,8 +1564,10 @@ export interface EstimateCampaignPlanResult {
   kind: "campaign_estimate";
   /** the campaign id */
   campaign: string;
-  /** the people it writes to */
+  /** the people of the campaign */
   leads: number;
+  /** the people still to get an email, whom the dates plan for: all of them before the launch; after it, those not yet written to or due a follow-up (not those who had every email, replied, unsubscribed or bounced) */
+  toWrite: number;
   /** emails each person gets at most */
   steps: number;
   /** mailboxes it sends from */
@@ -1563,7 +1580,7 @@ export interface EstimateCampaignPlanResult {
   days: number | null;
   /** date of the first email, YYYY-MM-DD in timeZone; null when nothing can be sent */
   firstSendOn: string | null;
-  /** date the last person gets the first email, YYYY-MM-DD in timeZone; null when nothing can be sent */
+  /** date the last person gets the first email, YYYY-MM-DD in timeZone; null when nothing can be sent or every person has had it */
   lastFirstEmailOn: string | null;
   /** date of the last follow-up, YYYY-MM-DD in timeZone; null when nothing can be sent */
   lastSendOn: string | null;
@@ -1611,6 +1628,8 @@ export interface ListRepliesResult {
     lead: {
       /** the lead's id */
       id: string;
+      /** the lead's name and company as imported, e.g. Ana Silva, Alpha; empty when the import had neither */
+      name: string;
       /** the address the campaign wrote to (a colleague who answers has another) */
       email: string;
     } | null;

@@ -103,7 +103,13 @@ export function firstEmailView(d: CheckFirstEmailResult): HTMLElement {
       h(
         "div",
         { class: "email" },
-        h("div", { class: "meta" }, h("span", null, "To: ", d.leadName, " ", h("span", { class: "mono" }, `<${d.lead}>`)), h("span", { class: "strong" }, "Subject: ", d.subject)),
+        h(
+          "div",
+          { class: "meta" },
+          h("span", null, "From: ", d.from),
+          h("span", null, "To: ", d.leadName, " ", h("span", { class: "mono" }, `<${d.lead}>`)),
+          h("span", { class: "strong" }, "Subject: ", d.subject),
+        ),
         h("div", { class: "body" }, d.text),
       ),
       d.approved ? null : sub(`Version ${d.version} is not approved yet.`),
@@ -119,6 +125,7 @@ export function firstEmailView(d: CheckFirstEmailResult): HTMLElement {
                   [
                     h("p", { class: "strong" }, labelled(campaignCheckLabels, f.check)),
                     h("p", null, forPerson(f.finding)),
+                    h("p", { class: "small muted" }, "Checked: ", f.checked),
                     h("p", { class: "small muted" }, "Why it matters: ", f.why),
                     f.fix ? h("p", { class: "small" }, h("strong", null, "How to fix: "), fix || "ask the assistant, which can make the change with you.") : null,
                   ],
