@@ -11,7 +11,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
-
 )
 
 // CardURI is the one MCP App every tool points at; the card renders any
