@@ -23,7 +23,11 @@
 //   - an answer that is not a choice id stands only on a card that allows
 //     free text; otherwise it is refused with the valid ids;
 //   - a card answered once keeps its answer: the same answer again is
-//     accepted, a different one is refused with the answer on record.
+//     accepted, a different one is refused with the answer on record;
+//   - an answer clicked in the card carries the card's one-time token
+//     ([Answer].Token): it is bound in the transaction that redeems the
+//     token, recorded as clicked, so the person's click binds at once and
+//     the assistant cannot answer otherwise afterwards.
 //
 // Because an answered card never changes again (nothing updates a card
 // that is not open), each replica keeps the answered cards it has read or
