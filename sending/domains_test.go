@@ -129,6 +129,22 @@ func TestProposeDomains(t *testing.T) {
 		}
 	})
 
+	t.Run("a request written differently asks the same card", func(t *testing.T) {
+		t.Parallel()
+		f := newFixtureWith(t, sending.Providers{Availability: sending.NewSandbox(nil, sending.DefaultConfig())})
+		loose := sending.ProposeDomainsRequest{CompanyDomain: "https://www.Acme.com/", Count: 1, Include: []string{"AcmeSales.com", "acmesales.com"}}
+		o, err := f.svc.ProposeDomains(ctx, f.a.ID, loose, nil)
+		card := askedCard(t, "written loosely", o, err)
+		if got, want := string(card.Arguments), `{"companyDomain":"acme.com","count":1,"include":["acmesales.com"]}`; got != want {
+			t.Errorf("the card's arguments are %s, want the canonical %s", got, want)
+		}
+		tidy := sending.ProposeDomainsRequest{CompanyDomain: "acme.com", Count: 1, Include: []string{"acmesales.com"}}
+		o, err = f.svc.ProposeDomains(ctx, f.a.ID, tidy, []cards.Answer{{Card: card.ID, Answer: card.Choices[0].ID}})
+		if err != nil || o.Result == nil {
+			t.Fatalf("the same request written tidily did not settle the card: %v, %+v", err, o.Card)
+		}
+	})
+
 	t.Run("the confirmed sizing sets how many are asked", func(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t)
