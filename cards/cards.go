@@ -23,7 +23,11 @@
 //   - an answer that is not a choice id stands only on a card that allows
 //     free text; otherwise it is refused with the valid ids;
 //   - a card answered once keeps its answer: the same answer again is
-//     accepted, a different one is refused with the answer on record.
+//     accepted, a different one is refused with the answer on record;
+//   - an answer clicked in the card carries the card's one-time token
+//     ([Answer].Token): it is bound in the transaction that redeems the
+//     token, recorded as clicked, so the person's click binds at once and
+//     the assistant cannot answer otherwise afterwards.
 //
 // Because an answered card never changes again (nothing updates a card
 // that is not open), each replica keeps the answered cards it has read or
@@ -49,6 +53,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"vibesell"
+	"vibesell/proof"
+	"vibesell/store"
 )
 
 // Choice is one answer the person can pick.
@@ -81,6 +87,13 @@ type Answer struct {
 	// Via is where a settled answer came from (ViaCard or
 	// ViaConversation); empty on the answers a call carries.
 	Via string `json:"-"`
+	// Token, on an answer the person clicked in the card, is the card's
+	// one-time token (package proof): the answer is then bound in the
+	// transaction that redeems it, recorded as clicked, or not at all.
+	// HostApps is whether the session of the click declared the MCP Apps
+	// extension (nil when not known), kept beside the answer.
+	Token    string `json:"-"`
+	HostApps *bool  `json:"-"`
 }
 
 // Card is a question put to the person: what a tool returns as kind
@@ -226,7 +239,7 @@ func (s *Service) Begin(ctx context.Context, ws uuid.UUID, tool string, args any
 			continue
 		}
 		seen[id] = len(f.given)
-		f.given = append(f.given, Answer{Card: id, Answer: text})
+		f.given = append(f.given, Answer{Card: id, Answer: text, Token: a.Token, HostApps: a.HostApps})
 		ids = append(ids, id)
 	}
 	var unread []string
@@ -377,26 +390,7 @@ func (f *Flow) Ask(ctx context.Context, q Question) (*Settled, *Card, error) {
 		}
 	}
 
-	// The binding: one statement that holds only for the open card of this
-	// workspace, tool, arguments and question, with an answer the card
-	// takes. Of concurrent answers exactly one matches; the others read the
-	// card again below.
-	// The answer is the person's click when the card's token recorded
-	// that very answer (Service.Click); otherwise the assistant relayed it.
-	var answeredAt time.Time
-	var via string
-	err := f.s.db.QueryRow(ctx, `
-		UPDATE choice_cards
-		SET status = 'answered', answer = $5,
-		    answer_is_choice = choices @> jsonb_build_array(jsonb_build_object('id', $5::text)),
-		    answered_at = $6,
-		    answered_via = CASE WHEN clicked_answer = $5 THEN 'card' ELSE 'conversation' END,
-		    answered_host_apps = CASE WHEN clicked_answer = $5 THEN answered_host_apps END
-		WHERE workspace_id = $1 AND id = $2 AND tool = $3 AND arguments_hash = $4
-		  AND question_hash = $7 AND status = 'open'
-		  AND (allow_free_text OR choices @> jsonb_build_array(jsonb_build_object('id', $5::text)))
-		RETURNING answered_at, answered_via`,
-		f.ws, r.id, f.tool, f.argsHash, text, f.s.clock.Now(), qh).Scan(&answeredAt, &via)
+	answeredAt, via, err := f.bind(ctx, r, given, text, qh)
 	if err == nil {
 		bound := *r
 		bound.status, bound.answer, bound.answeredAt, bound.answeredVia = "answered", &text, &answeredAt, &via
@@ -424,6 +418,39 @@ func (f *Flow) Ask(ctx context.Context, q Question) (*Settled, *Card, error) {
 	return nil, nil, fmt.Errorf("card %s is open but did not take answer %q", r.id, text)
 }
 
+// bind binds text to the open card r. The binding is one statement that
+// holds only for the open card of this workspace, tool, arguments and
+// question, with an answer the card takes: of concurrent answers exactly
+// one matches, and the others (pgx.ErrNoRows) read the card again. An
+// answer clicked in the card (given.Token) is bound in the transaction
+// that redeems its token, recorded as clicked; a token that is refused,
+// or an answer that is not taken, leaves both the card and the token as
+// they were.
+func (f *Flow) bind(ctx context.Context, r *row, given Answer, text, qh string) (time.Time, string, error) {
+	const update = `
+		UPDATE choice_cards
+		SET status = 'answered', answer = $5,
+		    answer_is_choice = choices @> jsonb_build_array(jsonb_build_object('id', $5::text)),
+		    answered_at = $6, answered_via = $8, answered_host_apps = $9
+		WHERE workspace_id = $1 AND id = $2 AND tool = $3 AND arguments_hash = $4
+		  AND question_hash = $7 AND status = 'open'
+		  AND (allow_free_text OR choices @> jsonb_build_array(jsonb_build_object('id', $5::text)))
+		RETURNING answered_at`
+	now := f.s.clock.Now()
+	var at time.Time
+	if given.Token == "" {
+		err := f.s.db.QueryRow(ctx, update, f.ws, r.id, f.tool, f.argsHash, text, now, qh, ViaConversation, nil).Scan(&at)
+		return at, ViaConversation, err
+	}
+	err := store.InTx(ctx, f.s.db, func(tx pgx.Tx) error {
+		if err := proof.Redeem(ctx, tx, f.s.clock, f.ws, r.id, given.Token); err != nil {
+			return err
+		}
+		return tx.QueryRow(ctx, update, f.ws, r.id, f.tool, f.argsHash, text, now, qh, ViaCard, given.HostApps).Scan(&at)
+	})
+	return at, ViaCard, err
+}
+
 // onRecord answers for a card that already has an answer: the same one
 // settles the question again, another is refused with the one on record.
 func (f *Flow) onRecord(r *row, q Question, text string) (*Settled, *Card, error) {
@@ -434,9 +461,13 @@ func (f *Flow) onRecord(r *row, q Question, text string) (*Settled, *Card, error
 	if c := q.match(*r.answer); c != nil {
 		recorded = fmt.Sprintf("%q (%s)", c.ID, c.Label)
 	}
+	given := "given " + vibesell.FormatTime(*r.answeredAt)
+	if r.answeredVia != nil && *r.answeredVia == ViaCard {
+		given = "which the person clicked in the card themselves (" + vibesell.FormatTime(*r.answeredAt) + ")"
+	}
 	return nil, nil, vibesell.Errorf(vibesell.ECONFLICT,
-		"Card %s already has the answer %s, given %s; an answered card keeps its answer. If the person has changed their mind, call %s with the same arguments and without that answer: it asks the question again on a new card.",
-		r.id, recorded, vibesell.FormatTime(*r.answeredAt), f.tool)
+		"Card %s already has the answer %s, %s; an answered card keeps its answer. If the person has changed their mind, call %s with the same arguments and without that answer: it asks the question again on a new card.",
+		r.id, recorded, given, f.tool)
 }
 
 func (f *Flow) settle(r *row, q Question, text string, at time.Time, onRecord bool) *Settled {

@@ -225,10 +225,11 @@ func TestCardIsIssuedOnceAndBindsItsAnswer(t *testing.T) {
 	}
 }
 
-// An answer clicked in the card with its token is recorded as clicked when
-// the tool's call binds it; the same answer without a click, or another
-// answer than the one clicked, is relayed. Tokens bind to one card of one
-// workspace and work once.
+// An answer clicked in the card carries the card's token: it is bound in
+// the transaction that redeems the token, recorded as clicked. The click
+// binds: the same answer relayed later reads as clicked, another is
+// refused with the clicked one named. Tokens bind to one card of one
+// workspace and work once; a refused token binds nothing.
 func TestClickedAnswers(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -242,51 +243,65 @@ func TestClickedAnswers(t *testing.T) {
 		}
 		return tokens[card]
 	}
+	yes := true
+	clicked := func(card, answer, token string) []cards.Answer {
+		return []cards.Answer{{Card: card, Answer: answer, Token: token, HostApps: &yes}}
+	}
 
 	t.Run("clicked", func(t *testing.T) {
 		card := mustCard(t)(ask(t, e.svc, e.a, "choose_sending_source", sourceArgs{Count: 1}, nil, q))
 		token := tokenOf(t, e.a, card.ID)
-		if err := e.svc.Click(ctx, e.a, card.ID, "own_names", token, nil); err != nil {
+		s := mustSettle(t)(ask(t, e.svc, e.a, "choose_sending_source", sourceArgs{Count: 1}, clicked(card.ID, "own_names", token), q))
+		want := cards.Settled{Card: card.ID, Topic: "source", Answer: "own_names", Choice: &q.Choices[1], AnsweredAt: now, Via: cards.ViaCard}
+		if diff := cmp.Diff(want, *s); diff != "" {
+			t.Fatalf("settled (-want +got):\n%s", diff)
+		}
+		var via string
+		var hostApps *bool
+		if err := e.pool.QueryRow(ctx, `SELECT answered_via, answered_host_apps FROM choice_cards WHERE workspace_id = $1 AND id = $2`, e.a, card.ID).Scan(&via, &hostApps); err != nil {
 			t.Fatal(err)
 		}
-		if err := e.svc.Click(ctx, e.a, card.ID, "own_names", token, nil); vibesell.ErrorCode(err) != vibesell.EINVALID {
-			t.Errorf("the token replayed: %v", err)
+		if via != cards.ViaCard || hostApps == nil || !*hostApps {
+			t.Errorf("stored via %q, host apps %v; want card, true", via, hostApps)
 		}
-		s := mustSettle(t)(ask(t, e.svc, e.a, "choose_sending_source", sourceArgs{Count: 1}, []cards.Answer{{Card: card.ID, Answer: "own_names"}}, q))
-		if s.Via != cards.ViaCard {
-			t.Errorf("answer via %q, want card", s.Via)
+		// The same answer through the model changes nothing and still
+		// reads as clicked.
+		s = mustSettle(t)(ask(t, e.svc, e.a, "choose_sending_source", sourceArgs{Count: 1}, []cards.Answer{{Card: card.ID, Answer: "own_names"}}, q))
+		want.OnRecord = true
+		if diff := cmp.Diff(want, *s); diff != "" {
+			t.Errorf("relayed again (-want +got):\n%s", diff)
 		}
 	})
 
-	t.Run("another answer than the one clicked is relayed", func(t *testing.T) {
+	t.Run("another answer than the one clicked is refused", func(t *testing.T) {
 		card := mustCard(t)(ask(t, e.svc, e.a, "choose_sending_source", sourceArgs{Count: 2}, nil, q))
-		if err := e.svc.Click(ctx, e.a, card.ID, "own_names", tokenOf(t, e.a, card.ID), nil); err != nil {
-			t.Fatal(err)
-		}
-		s := mustSettle(t)(ask(t, e.svc, e.a, "choose_sending_source", sourceArgs{Count: 2}, []cards.Answer{{Card: card.ID, Answer: "already_warmed"}}, q))
-		if s.Via != cards.ViaConversation {
-			t.Errorf("answer via %q, want conversation", s.Via)
-		}
+		mustSettle(t)(ask(t, e.svc, e.a, "choose_sending_source", sourceArgs{Count: 2}, clicked(card.ID, "own_names", tokenOf(t, e.a, card.ID)), q))
+		mustRefuse(t, vibesell.ECONFLICT, []string{card.ID, `"own_names" (Send under my brand)`, "clicked in the card"})(
+			ask(t, e.svc, e.a, "choose_sending_source", sourceArgs{Count: 2}, []cards.Answer{{Card: card.ID, Answer: "already_warmed"}}, q))
 	})
 
 	t.Run("refused tokens", func(t *testing.T) {
 		card := mustCard(t)(ask(t, e.svc, e.a, "choose_sending_source", sourceArgs{Count: 3}, nil, q))
 		other := mustCard(t)(ask(t, e.svc, e.a, "choose_sending_source", sourceArgs{Count: 4}, nil, q))
 		theirs := mustCard(t)(ask(t, e.svc, e.b, "choose_sending_source", sourceArgs{Count: 3}, nil, q))
+		used := mustCard(t)(ask(t, e.svc, e.a, "choose_sending_source", sourceArgs{Count: 5}, nil, q))
+		usedToken := tokenOf(t, e.a, used.ID)
+		mustSettle(t)(ask(t, e.svc, e.a, "choose_sending_source", sourceArgs{Count: 5}, clicked(used.ID, "own_names", usedToken), q))
 		for name, token := range map[string]string{
-			"none":                "",
+			"made up":             "vsd_made-up",
 			"another card's":      tokenOf(t, e.a, other.ID),
 			"another workspace's": tokenOf(t, e.b, theirs.ID),
+			"used":                usedToken,
 		} {
 			t.Run(name, func(t *testing.T) {
-				if err := e.svc.Click(ctx, e.a, card.ID, "own_names", token, nil); vibesell.ErrorCode(err) != vibesell.EINVALID {
-					t.Errorf("err = %v, want refused as invalid", err)
-				}
+				mustRefuse(t, vibesell.EINVALID, []string{"out of date"})(ask(t, e.svc, e.a, "choose_sending_source", sourceArgs{Count: 3}, clicked(card.ID, "own_names", token), q))
 			})
 		}
-		s := mustSettle(t)(ask(t, e.svc, e.a, "choose_sending_source", sourceArgs{Count: 3}, []cards.Answer{{Card: card.ID, Answer: "own_names"}}, q))
-		if s.Via != cards.ViaConversation {
-			t.Errorf("after refused clicks, answer via %q, want conversation", s.Via)
+		// Nothing was bound: the card is still open, and the assistant's
+		// answer to it is relayed.
+		s := mustSettle(t)(ask(t, e.svc, e.a, "choose_sending_source", sourceArgs{Count: 3}, []cards.Answer{{Card: card.ID, Answer: "already_warmed"}}, q))
+		if s.Via != cards.ViaConversation || s.OnRecord {
+			t.Errorf("after refused clicks, answer via %q (on record %v), want conversation, new", s.Via, s.OnRecord)
 		}
 	})
 }

@@ -183,11 +183,34 @@ type DomainsChoice struct {
 	NextStep  string
 }
 
-// ProposeDomainsRequest is what propose_domains was asked.
+// ProposeDomainsRequest is what propose_domains was asked: the feature's
+// input and, in its canonical form, the identity of the cards it asks
+// (written with the tool's argument names, which the card's arguments
+// are).
 type ProposeDomainsRequest struct {
-	CompanyDomain string   // "" means the offer's
-	Count         int      // how many domains; 0 means the confirmed sizing's, or 1
-	Include       []string // names the person thought of, offered first when they can be had
+	CompanyDomain string   `json:"companyDomain,omitempty"` // "" means the offer's
+	Count         int      `json:"count,omitempty"`         // how many domains; 0 means the confirmed sizing's, or 1
+	Include       []string `json:"include,omitempty"`       // names the person thought of, offered first when they can be had
+}
+
+// canonical writes the request in one form: domain names as names
+// ("https://www.Acme.com/" is acme.com), each name once, so that the same
+// request written differently asks the same cards.
+//
+// Refusals (EINVALID): a name that is not a domain name.
+func (r ProposeDomainsRequest) canonical() (ProposeDomainsRequest, error) {
+	if strings.TrimSpace(r.CompanyDomain) != "" {
+		d, err := workspace.NormalizeDomain(r.CompanyDomain)
+		if err != nil {
+			return r, vibesell.Errorf(vibesell.EINVALID, "companyDomain %q is not a domain name; give it like acme.com.", r.CompanyDomain)
+		}
+		r.CompanyDomain = d
+	} else {
+		r.CompanyDomain = ""
+	}
+	include, err := normalizeNames(r.Include, "include")
+	r.Include = include
+	return r, err
 }
 
 // maxLookalikeChoices bounds the generated names offered on one card.
@@ -205,20 +228,21 @@ const MaxDomains = 10
 // Refusals (EINVALID): the workspace chose already-warmed addresses; no
 // company domain to start from; a malformed name;
 // fewer names available than domains asked for; those of package cards.
-func (s *Service) ProposeDomains(ctx context.Context, ws uuid.UUID, args any, answers []cards.Answer, req ProposeDomainsRequest) (Outcome[DomainsChoice], error) {
+func (s *Service) ProposeDomains(ctx context.Context, ws uuid.UUID, req ProposeDomainsRequest, answers []cards.Answer) (Outcome[DomainsChoice], error) {
+	req, err := req.canonical()
+	if err != nil {
+		return Outcome[DomainsChoice]{}, err
+	}
 	company, err := s.companyDomain(ctx, ws, req.CompanyDomain)
 	if err != nil {
 		return Outcome[DomainsChoice]{}, err
 	}
-	include, err := normalizeNames(req.Include, "include")
-	if err != nil {
-		return Outcome[DomainsChoice]{}, err
-	}
+	include := req.Include
 	n, err := s.domainCount(ctx, ws, req.Count, SourceOwnNames)
 	if err != nil {
 		return Outcome[DomainsChoice]{}, err
 	}
-	flow, err := s.cards.Begin(ctx, ws, vibesell.ToolProposeDomains, args, answers)
+	flow, err := s.cards.Begin(ctx, ws, vibesell.ToolProposeDomains, req, answers)
 	if err != nil {
 		return Outcome[DomainsChoice]{}, err
 	}

@@ -17,9 +17,10 @@ import (
 	"vibesell/store"
 )
 
-// ProposeEmailRequest is what propose_email was asked.
+// ProposeEmailRequest is what propose_email was asked: the feature's
+// input and the identity of the cards it asks.
 type ProposeEmailRequest struct {
-	SenderNames []string // the people the emails are signed by, "Ada Lovelace"
+	SenderNames []string `json:"senderNames"` // the people the emails are signed by, "Ada Lovelace"
 }
 
 // Address is one sending address to create.
@@ -114,7 +115,7 @@ func localParts(senders []sender, formats []string, m int) (parts, names []strin
 // Refusals (EINVALID): no chosen domains; a name without letters an
 // address can use; names that cannot make enough addresses; those of
 // package cards.
-func (s *Service) ProposeEmail(ctx context.Context, ws uuid.UUID, args any, answers []cards.Answer, req ProposeEmailRequest) (Outcome[EmailStep], error) {
+func (s *Service) ProposeEmail(ctx context.Context, ws uuid.UUID, req ProposeEmailRequest, answers []cards.Answer) (Outcome[EmailStep], error) {
 	var senders []sender
 	for _, raw := range req.SenderNames {
 		sn, err := splitName(raw)
@@ -159,7 +160,7 @@ func (s *Service) ProposeEmail(ctx context.Context, ws uuid.UUID, args any, answ
 		}
 		return spread[slices.Index(newNames, d.Name)]
 	}
-	flow, err := s.cards.Begin(ctx, ws, vibesell.ToolProposeEmail, args, answers)
+	flow, err := s.cards.Begin(ctx, ws, vibesell.ToolProposeEmail, req, answers)
 	if err != nil {
 		return Outcome[EmailStep]{}, err
 	}

@@ -53,7 +53,7 @@ func TestProposeEmail(t *testing.T) {
 		f := newFixture(t)
 		f.pickDomains(t, f.a, "getacme.com")
 		req := sending.ProposeEmailRequest{SenderNames: []string{"Ada Lovelace", "Grace Hopper"}}
-		o, err := f.svc.ProposeEmail(context.Background(), f.a.ID, emailArgs{req.SenderNames}, nil, req)
+		o, err := f.svc.ProposeEmail(context.Background(), f.a.ID, req, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -74,7 +74,7 @@ func TestProposeEmail(t *testing.T) {
 		} {
 			t.Run(names, func(t *testing.T) {
 				req := sending.ProposeEmailRequest{SenderNames: []string{names}}
-				_, err := f.svc.ProposeEmail(context.Background(), f.a.ID, emailArgs{req.SenderNames}, []cards.Answer{}, req)
+				_, err := f.svc.ProposeEmail(context.Background(), f.a.ID, req, []cards.Answer{})
 				if err == nil || !strings.Contains(err.Error(), want) {
 					t.Errorf("%v, want %q", err, want)
 				}

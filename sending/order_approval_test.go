@@ -204,12 +204,11 @@ func TestOrderApproval(t *testing.T) {
 			t.Errorf("start warmup: %v", err)
 		}
 		// The source answered again says the same: the order waits.
-		type noArgs struct{}
-		q, err := f.svc.ChooseSource(ctx, f.a.ID, noArgs{}, nil)
+		q, err := f.svc.ChooseSource(ctx, f.a.ID, sending.ChooseSourceRequest{}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		again, err := f.svc.ChooseSource(ctx, f.a.ID, noArgs{}, []cards.Answer{{Card: q.Card.ID, Answer: "own_names"}})
+		again, err := f.svc.ChooseSource(ctx, f.a.ID, sending.ChooseSourceRequest{}, []cards.Answer{{Card: q.Card.ID, Answer: "own_names"}})
 		if r := settledResult(t, "the source again", again, err); r.NextTool != vibesell.ToolListPendingApprovals || !strings.Contains(r.NextStep, a.ID) {
 			t.Errorf("the source again, with the order waiting: next %s %q", r.NextTool, r.NextStep)
 		}

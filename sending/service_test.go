@@ -79,14 +79,6 @@ func newFixtureHeld(t *testing.T, providers sending.Providers, freeMailboxes int
 	return fixture{pool: pool, clock: c, svc: svc, approvals: appr, a: pair.Acme, b: pair.Globex}
 }
 
-type domainsArgs struct {
-	CompanyDomain string `json:"companyDomain"`
-}
-
-type emailArgs struct {
-	SenderNames []string `json:"senderNames"`
-}
-
 // pick settles propose_domains on domain and propose_email on the first
 // style for ws.
 func (f fixture) pick(t *testing.T, ws workspace.Workspace, domain string) {
@@ -103,7 +95,7 @@ func (f fixture) pickDomains(t *testing.T, ws workspace.Workspace, names ...stri
 	req := sending.ProposeDomainsRequest{CompanyDomain: "acme.com", Count: len(names)}
 	var answers []cards.Answer
 	for {
-		o, err := f.svc.ProposeDomains(ctx, ws.ID, domainsArgs{"acme.com"}, answers, req)
+		o, err := f.svc.ProposeDomains(ctx, ws.ID, req, answers)
 		if err != nil {
 			t.Fatalf("propose domains %v: %v", names, err)
 		}
@@ -120,9 +112,9 @@ func (f fixture) planAddresses(t *testing.T, ws workspace.Workspace, answer stri
 	t.Helper()
 	ctx := context.Background()
 	req := sending.ProposeEmailRequest{SenderNames: senders}
-	e, err := f.svc.ProposeEmail(ctx, ws.ID, emailArgs{senders}, nil, req)
+	e, err := f.svc.ProposeEmail(ctx, ws.ID, req, nil)
 	card := askedCard(t, "propose email", e, err)
-	e, err = f.svc.ProposeEmail(ctx, ws.ID, emailArgs{senders}, []cards.Answer{{Card: card.ID, Answer: answer}}, req)
+	e, err = f.svc.ProposeEmail(ctx, ws.ID, req, []cards.Answer{{Card: card.ID, Answer: answer}})
 	settledResult(t, "settle email", e, err)
 	return e
 }
@@ -169,13 +161,12 @@ func sourceKind(s *sending.Source) sending.SourceKind {
 // chooseSource settles choose_sending_source on source for ws.
 func (f fixture) chooseSource(t *testing.T, ws workspace.Workspace, source sending.SourceKind) {
 	t.Helper()
-	type noArgs struct{}
 	ctx := context.Background()
-	q, err := f.svc.ChooseSource(ctx, ws.ID, noArgs{}, nil)
+	q, err := f.svc.ChooseSource(ctx, ws.ID, sending.ChooseSourceRequest{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.svc.ChooseSource(ctx, ws.ID, noArgs{}, []cards.Answer{{Card: q.Card.ID, Answer: string(source)}}); err != nil {
+	if _, err := f.svc.ChooseSource(ctx, ws.ID, sending.ChooseSourceRequest{}, []cards.Answer{{Card: q.Card.ID, Answer: string(source)}}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -243,7 +234,7 @@ func TestOrderedNamesReadAsTaken(t *testing.T) {
 		})
 	}
 	// Another workspace is not offered it either.
-	o, err := f.svc.ProposeDomains(context.Background(), f.b.ID, domainsArgs{"acme.com"}, nil, sending.ProposeDomainsRequest{CompanyDomain: "acme.com"})
+	o, err := f.svc.ProposeDomains(context.Background(), f.b.ID, sending.ProposeDomainsRequest{CompanyDomain: "acme.com"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,26 +252,25 @@ func TestAnOlderAnswerDoesNotUndoANewerOne(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
-	type noArgs struct{}
-	first, err := f.svc.ChooseSource(ctx, f.a.ID, noArgs{}, nil)
+	first, err := f.svc.ChooseSource(ctx, f.a.ID, sending.ChooseSourceRequest{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	old := []cards.Answer{{Card: first.Card.ID, Answer: "own_names"}}
-	if _, err := f.svc.ChooseSource(ctx, f.a.ID, noArgs{}, old); err != nil {
+	if _, err := f.svc.ChooseSource(ctx, f.a.ID, sending.ChooseSourceRequest{}, old); err != nil {
 		t.Fatal(err)
 	}
 	f.clock.Set(f.clock.Now().Add(time.Hour))
-	second, err := f.svc.ChooseSource(ctx, f.a.ID, noArgs{}, nil)
+	second, err := f.svc.ChooseSource(ctx, f.a.ID, sending.ChooseSourceRequest{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := f.svc.ChooseSource(ctx, f.a.ID, noArgs{}, []cards.Answer{{Card: second.Card.ID, Answer: "already_warmed"}})
+	o, err := f.svc.ChooseSource(ctx, f.a.ID, sending.ChooseSourceRequest{}, []cards.Answer{{Card: second.Card.ID, Answer: "already_warmed"}})
 	if got := settledResult(t, "newer answer", o, err).Source; got != sending.SourceAlreadyWarmed {
 		t.Fatalf("newer answer: source %q, want %q", got, sending.SourceAlreadyWarmed)
 	}
 	// The old card is replayed.
-	o, err = f.svc.ChooseSource(ctx, f.a.ID, noArgs{}, old)
+	o, err = f.svc.ChooseSource(ctx, f.a.ID, sending.ChooseSourceRequest{}, old)
 	if got := settledResult(t, "replayed old card", o, err).Source; got != sending.SourceAlreadyWarmed {
 		t.Errorf("replayed old card: source %q, want the later choice, %q", got, sending.SourceAlreadyWarmed)
 	}
@@ -359,12 +349,12 @@ func TestPlanOrderListsEveryBlocker(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	req := sending.ProposeDomainsRequest{CompanyDomain: "acme.com", Count: 2}
-	o, err := f.svc.ProposeDomains(ctx, f.a.ID, domainsArgs{"acme.com"}, nil, req)
+	o, err := f.svc.ProposeDomains(ctx, f.a.ID, req, nil)
 	askedCard(t, "propose", o, err)
 	var answers []cards.Answer
 	for o.Card != nil {
 		answers = append(answers, cards.Answer{Card: o.Card.ID, Answer: o.Card.Choices[0].ID})
-		if o, err = f.svc.ProposeDomains(ctx, f.a.ID, domainsArgs{"acme.com"}, answers, req); err != nil {
+		if o, err = f.svc.ProposeDomains(ctx, f.a.ID, req, answers); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -413,7 +403,7 @@ func TestAReplayedAnswerIsKeptWhileTheContextStands(t *testing.T) {
 	readNothing := false
 	for i := 0; i < 40 && !readNothing; i++ {
 		before := trips.Count()
-		got, err := svc.ChooseSource(ctx, ws.ID, noArgs{}, answer)
+		got, err := svc.ChooseSource(ctx, ws.ID, sending.ChooseSourceRequest{}, answer)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -434,17 +424,17 @@ func TestAReplayedAnswerIsKeptWhileTheContextStands(t *testing.T) {
 	// Another replica records a later choice.
 	c.Advance(time.Hour)
 	other := sending.New(sending.Deps{DB: pool, Clock: c, Config: sending.DefaultConfig(), Cards: cards.NewService(pool, c), Offers: workspaces})
-	q2, err := other.ChooseSource(ctx, ws.ID, noArgs{}, nil)
+	q2, err := other.ChooseSource(ctx, ws.ID, sending.ChooseSourceRequest{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := other.ChooseSource(ctx, ws.ID, noArgs{}, []cards.Answer{{Card: q2.Card.ID, Answer: "already_warmed"}}); err != nil {
+	if _, err := other.ChooseSource(ctx, ws.ID, sending.ChooseSourceRequest{}, []cards.Answer{{Card: q2.Card.ID, Answer: "already_warmed"}}); err != nil {
 		t.Fatal(err)
 	}
 	// Within a second the replay says the later choice stands.
 	var got sending.Outcome[sending.SourceChoice]
 	if waited := storetest.WaitFor(t, "the replay to read the later choice", func() bool {
-		if got, err = svc.ChooseSource(ctx, ws.ID, noArgs{}, answer); err != nil {
+		if got, err = svc.ChooseSource(ctx, ws.ID, sending.ChooseSourceRequest{}, answer); err != nil {
 			t.Fatal(err)
 		}
 		return got.Result.Source == sending.SourceAlreadyWarmed
@@ -479,7 +469,7 @@ func TestAnAnswerOnRecordIsReadInOneRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := trips.Count()
-	again, err := svc.ChooseSource(ctx, ws.ID, noArgs{}, answer)
+	again, err := svc.ChooseSource(ctx, ws.ID, sending.ChooseSourceRequest{}, answer)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -506,12 +496,12 @@ func TestAnAnswerOnRecordIsReadInOneRoundTrip(t *testing.T) {
 func chooseOwnNames(t *testing.T, svc *sending.Service, ws uuid.UUID) ([]cards.Answer, sending.Outcome[sending.SourceChoice]) {
 	t.Helper()
 	ctx := context.Background()
-	q, err := svc.ChooseSource(ctx, ws, noArgs{}, nil)
+	q, err := svc.ChooseSource(ctx, ws, sending.ChooseSourceRequest{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	answer := []cards.Answer{{Card: q.Card.ID, Answer: "own_names"}}
-	first, err := svc.ChooseSource(ctx, ws, noArgs{}, answer)
+	first, err := svc.ChooseSource(ctx, ws, sending.ChooseSourceRequest{}, answer)
 	if err != nil {
 		t.Fatal(err)
 	}

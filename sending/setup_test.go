@@ -57,12 +57,11 @@ func TestQueueSummaryReadsTheSetupInTheCallersBatch(t *testing.T) {
 		t.Fatalf("batch and Summary mismatch (-want +got):\n%s", diff)
 	}
 
-	type noArgs struct{}
-	q, err := f.svc.ChooseSource(ctx, f.a.ID, noArgs{}, nil)
+	q, err := f.svc.ChooseSource(ctx, f.a.ID, sending.ChooseSourceRequest{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.svc.ChooseSource(ctx, f.a.ID, noArgs{}, []cards.Answer{{Card: q.Card.ID, Answer: string(sending.SourceOwnNames)}}); err != nil {
+	if _, err := f.svc.ChooseSource(ctx, f.a.ID, sending.ChooseSourceRequest{}, []cards.Answer{{Card: q.Card.ID, Answer: string(sending.SourceOwnNames)}}); err != nil {
 		t.Fatal(err)
 	}
 	f.pick(t, f.a, "getacme.com")

@@ -66,13 +66,16 @@ func (s *Service) sourceQuestion(now time.Time) cards.Question {
 	}
 }
 
+// ChooseSourceRequest is what choose_sending_source was asked: nothing
+// but the answers, so every call asks the same cards.
+type ChooseSourceRequest struct{}
+
 // ChooseSource asks the person where their emails should go out from, or,
-// when the call carries the answer, records it. args are the call's
-// arguments (compared, without answers, with the card's).
+// when the call carries the answer, records it.
 //
 // Refusals: those of [cards.Service.Begin] and [cards.Flow.Ask].
-func (s *Service) ChooseSource(ctx context.Context, ws uuid.UUID, args any, answers []cards.Answer) (Outcome[SourceChoice], error) {
-	flow, err := s.cards.Begin(ctx, ws, vibesell.ToolChooseSendingSource, args, answers)
+func (s *Service) ChooseSource(ctx context.Context, ws uuid.UUID, req ChooseSourceRequest, answers []cards.Answer) (Outcome[SourceChoice], error) {
+	flow, err := s.cards.Begin(ctx, ws, vibesell.ToolChooseSendingSource, req, answers)
 	if err != nil {
 		return Outcome[SourceChoice]{}, err
 	}

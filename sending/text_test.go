@@ -129,12 +129,11 @@ func TestSendingTextsAgreeWithTheirCounts(t *testing.T) {
 			if !strings.Contains(st.NextStep, "it falls short") {
 				t.Errorf("a setup short of its sizing does not say so: %q", st.NextStep)
 			}
-			type noArgs struct{}
-			q, err := f.svc.ChooseSource(ctx, f.a.ID, noArgs{}, nil)
+			q, err := f.svc.ChooseSource(ctx, f.a.ID, sending.ChooseSourceRequest{}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			again, err := f.svc.ChooseSource(ctx, f.a.ID, noArgs{}, []cards.Answer{{Card: q.Card.ID, Answer: "own_names"}})
+			again, err := f.svc.ChooseSource(ctx, f.a.ID, sending.ChooseSourceRequest{}, []cards.Answer{{Card: q.Card.ID, Answer: "own_names"}})
 			src := settledResult(t, "source again", again, err)
 			add("source again", src.Meaning, src.Standing, src.NextStep)
 

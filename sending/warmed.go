@@ -104,9 +104,10 @@ func (s *Service) ListWarmed(ctx context.Context, ws uuid.UUID, limit int, curso
 	return page, nil
 }
 
-// ProposeWarmedRequest is what propose_warmed_domains was asked.
+// ProposeWarmedRequest is what propose_warmed_domains was asked: the
+// feature's input and the identity of the cards it asks.
 type ProposeWarmedRequest struct {
-	Count int // how many domains; 0 means the confirmed sizing's, or 1
+	Count int `json:"count,omitempty"` // how many domains; 0 means the confirmed sizing's, or 1
 }
 
 // ProposeWarmed offers domains from the warmed shelf and asks the person to
@@ -116,12 +117,12 @@ type ProposeWarmedRequest struct {
 //
 // Refusals (EINVALID): the workspace chose to send under its brand; fewer
 // domains on the shelf than asked for; those of package cards.
-func (s *Service) ProposeWarmed(ctx context.Context, ws uuid.UUID, args any, answers []cards.Answer, req ProposeWarmedRequest) (Outcome[DomainsChoice], error) {
+func (s *Service) ProposeWarmed(ctx context.Context, ws uuid.UUID, req ProposeWarmedRequest, answers []cards.Answer) (Outcome[DomainsChoice], error) {
 	n, err := s.domainCount(ctx, ws, req.Count, SourceAlreadyWarmed)
 	if err != nil {
 		return Outcome[DomainsChoice]{}, err
 	}
-	flow, err := s.cards.Begin(ctx, ws, vibesell.ToolProposeWarmedDomains, args, answers)
+	flow, err := s.cards.Begin(ctx, ws, vibesell.ToolProposeWarmedDomains, req, answers)
 	if err != nil {
 		return Outcome[DomainsChoice]{}, err
 	}

@@ -23,8 +23,6 @@ func choiceIDs(cs []cards.Choice) []string {
 	return out
 }
 
-type noArgs struct{}
-
 func TestWarmedDomains(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -74,7 +72,7 @@ func TestWarmedDomains(t *testing.T) {
 	t.Run("a domain sold meanwhile is asked again without it", func(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t)
-		q, err := f.svc.ProposeWarmed(ctx, f.a.ID, noArgs{}, nil, sending.ProposeWarmedRequest{})
+		q, err := f.svc.ProposeWarmed(ctx, f.a.ID, sending.ProposeWarmedRequest{}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -87,18 +85,18 @@ func TestWarmedDomains(t *testing.T) {
 			t.Errorf("the person reads %q", q.Card.Reason)
 		}
 		// Globex picks and orders bluecrestmail.com first.
-		oq, err := f.svc.ProposeWarmed(ctx, f.b.ID, noArgs{}, nil, sending.ProposeWarmedRequest{})
+		oq, err := f.svc.ProposeWarmed(ctx, f.b.ID, sending.ProposeWarmedRequest{}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := f.svc.ProposeWarmed(ctx, f.b.ID, noArgs{}, []cards.Answer{{Card: oq.Card.ID, Answer: "bluecrestmail.com"}}, sending.ProposeWarmedRequest{}); err != nil {
+		if _, err := f.svc.ProposeWarmed(ctx, f.b.ID, sending.ProposeWarmedRequest{}, []cards.Answer{{Card: oq.Card.ID, Answer: "bluecrestmail.com"}}); err != nil {
 			t.Fatal(err)
 		}
 		f.planAddresses(t, f.b, "full_name", "Gus Fring")
 		if _, err := f.svc.PlaceOrder(ctx, f.b.ID, nil); err != nil {
 			t.Fatal(err)
 		}
-		again, err := f.svc.ProposeWarmed(ctx, f.a.ID, noArgs{}, []cards.Answer{{Card: q.Card.ID, Answer: "bluecrestmail.com"}}, sending.ProposeWarmedRequest{})
+		again, err := f.svc.ProposeWarmed(ctx, f.a.ID, sending.ProposeWarmedRequest{}, []cards.Answer{{Card: q.Card.ID, Answer: "bluecrestmail.com"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -111,7 +109,7 @@ func TestWarmedDomains(t *testing.T) {
 		if page, err := f.svc.ListWarmed(ctx, f.a.ID, 0, ""); err != nil || page.Total != 7 {
 			t.Fatalf("shelf after the sale: %d %v", page.Total, err)
 		}
-		o, err := f.svc.ProposeWarmed(ctx, f.a.ID, noArgs{}, []cards.Answer{{Card: again.Card.ID, Answer: again.Card.Choices[0].ID}}, sending.ProposeWarmedRequest{})
+		o, err := f.svc.ProposeWarmed(ctx, f.a.ID, sending.ProposeWarmedRequest{}, []cards.Answer{{Card: again.Card.ID, Answer: again.Card.Choices[0].ID}})
 		p := settledResult(t, "settle", o, err).Picks[0]
 		if diff := cmp.Diff([]string{"warmed", "USD 10.00", "propose_email"}, []string{string(p.Origin), p.MailboxPrice.String(), o.Result.NextTool}); diff != "" {
 			t.Errorf("pick mismatch (-want +got):\n%s", diff)
@@ -128,11 +126,11 @@ func TestWarmedDomains(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t)
 		for _, ws := range []workspace.Workspace{f.a, f.b} {
-			q, err := f.svc.ProposeWarmed(ctx, ws.ID, noArgs{}, nil, sending.ProposeWarmedRequest{})
+			q, err := f.svc.ProposeWarmed(ctx, ws.ID, sending.ProposeWarmedRequest{}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := f.svc.ProposeWarmed(ctx, ws.ID, noArgs{}, []cards.Answer{{Card: q.Card.ID, Answer: "harborlinemail.com"}}, sending.ProposeWarmedRequest{}); err != nil {
+			if _, err := f.svc.ProposeWarmed(ctx, ws.ID, sending.ProposeWarmedRequest{}, []cards.Answer{{Card: q.Card.ID, Answer: "harborlinemail.com"}}); err != nil {
 				t.Fatal(err)
 			}
 			f.planAddresses(t, ws, "initial_last", "Sam Vimes")

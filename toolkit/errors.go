@@ -2,7 +2,6 @@ package toolkit
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -45,8 +44,7 @@ const maxText = 100_000
 // moments in (an IANA name), for the card to write them alike.
 const zoneMetaKey = "vibesell/timeZone"
 
-func (t Tool) handler(log *slog.Logger, gate Gate, resultMeta func(context.Context, auth.Principal, string, json.RawMessage) (map[string]any, error),
-	zone func(context.Context, uuid.UUID) (*time.Location, error)) server.ToolHandlerFunc {
+func (t Tool) handler(log *slog.Logger, gate Gate, zone func(context.Context, uuid.UUID) (*time.Location, error)) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if p, ok := auth.FromContext(ctx); ok && zone != nil {
 			ctx = vibesell.WithZone(ctx, func(ctx context.Context) (*time.Location, error) { return zone(ctx, p.WorkspaceID) })
@@ -57,23 +55,6 @@ func (t Tool) handler(log *slog.Logger, gate Gate, resultMeta func(context.Conte
 				res.Meta = mcp.NewMetaFromMap(map[string]any{})
 			}
 			res.Meta.AdditionalFields[zoneMetaKey] = loc.String()
-		}
-		if resultMeta == nil || res.IsError || res.StructuredContent == nil {
-			return res, nil
-		}
-		p, _ := auth.FromContext(ctx)
-		structured, _ := res.StructuredContent.(json.RawMessage)
-		add, err := resultMeta(ctx, p, t.Name(), structured)
-		if err != nil {
-			return t.internal(ctx, log, p, fmt.Errorf("result meta: %w", err), nil), nil
-		}
-		if len(add) > 0 {
-			if res.Meta == nil {
-				res.Meta = mcp.NewMetaFromMap(map[string]any{})
-			}
-			for k, v := range add {
-				res.Meta.AdditionalFields[k] = v
-			}
 		}
 		return res, nil
 	}

@@ -3,7 +3,6 @@ package toolkit
 import (
 	"context"
 	_ "embed"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -12,8 +11,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
-
-	"vibesell/auth"
 )
 
 // CardURI is the one MCP App every tool points at; the card renders any
@@ -43,11 +40,6 @@ type Options struct {
 	// make it (see [Gate]): where billing and OAuth refuse a tool the
 	// workspace's plan or the token's scope does not cover.
 	Gate Gate
-	// ResultMeta, when set, is asked after every successful call for what
-	// to add to the result's _meta (which hosts give the card, never the
-	// model): the catalog issues the card's one-time decision tokens for
-	// what the result shows. An error fails the call as internal.
-	ResultMeta func(ctx context.Context, p auth.Principal, tool string, structured json.RawMessage) (map[string]any, error)
 	// Zone, when set, reads the workspace's time zone, which texts write
 	// moments in (vibesell.FormatTimeFor); it is read only by a call whose
 	// text writes one, and the card is then told it in the result's
@@ -114,7 +106,7 @@ func NewServer(tools []Tool, opts *Options) *server.MCPServer {
 		seen[t.Name()] = true
 		def := t.def
 		def.Meta = cardMeta(t.appOnly)
-		serverTools = append(serverTools, server.ServerTool{Tool: def, Handler: t.handler(o.Logger, o.Gate, o.ResultMeta, o.Zone)})
+		serverTools = append(serverTools, server.ServerTool{Tool: def, Handler: t.handler(o.Logger, o.Gate, o.Zone)})
 	}
 	s.AddTools(serverTools...)
 

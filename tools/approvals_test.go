@@ -380,8 +380,8 @@ func TestDecideInCard(t *testing.T) {
 		card := f.approvalClient(f.ws)
 		var clicked cardDecisionOutput
 		card.Result("decide_in_card", map[string]any{"card": *q.Card, "answer": "own_names", "token": token}, &clicked)
-		if d := cmp.Diff(&clickedAnswerData{Card: *q.Card, Answer: "own_names"}, clicked.Answer); d != "" {
-			t.Fatalf("the click mismatch (-want +got):\n%s", d)
+		if clicked.Sending == nil || clicked.Sending.Kind != "sending_choice" {
+			t.Fatalf("the click returned %+v, want the sending_choice", clicked)
 		}
 		var settled sendingChoiceOutput
 		card.Result("choose_sending_source", map[string]any{"answers": []any{ans(*q.Card, "own_names")}}, &settled)
@@ -397,6 +397,123 @@ func TestDecideInCard(t *testing.T) {
 			if len(settled.Clicked) != 0 {
 				t.Errorf("a relayed answer is listed as clicked: %v", settled.Clicked)
 			}
+		}
+	})
+}
+
+// structuredOf returns a result's structuredContent as JSON.
+func structuredOf(t *testing.T, res *mcp.CallToolResult) []byte {
+	t.Helper()
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// A click on a choice is the person's answer: decide_in_card binds it in
+// one call and returns what the card's tool returns with it (the settled
+// kind, or the flow's next question with its own token), recorded as
+// clicked. The assistant relaying the same answer later changes nothing
+// and still reads as clicked; another answer is refused, naming the
+// clicked one.
+func TestClickBindsTheAnswer(t *testing.T) {
+	t.Parallel()
+	f := newApprovalFixture(t)
+	f.saveOffer(f.ws, "acme.com")
+	card := f.approvalClient(f.ws)
+	// click answers a choice result the model received, in one call of the
+	// card's own tool, with the token that result gave the card.
+	click := func(t *testing.T, res *mcp.CallToolResult, q choiceFields, answer string) (*mcp.CallToolResult, cardDecisionOutput) {
+		t.Helper()
+		token := tokensOf(t, res)[*q.Card]
+		if token == "" {
+			t.Fatalf("no token for card %s", *q.Card)
+		}
+		var out cardDecisionOutput
+		r := card.Call("decide_in_card", map[string]any{"card": *q.Card, "answer": answer, "token": token})
+		if r.IsError {
+			t.Fatalf("the click was refused: %s", toolkittest.TextOf(r))
+		}
+		if err := json.Unmarshal(structuredOf(t, r), &out); err != nil {
+			t.Fatal(err)
+		}
+		return r, out
+	}
+
+	t.Run("choose_sending_source", func(t *testing.T) {
+		var q sendingChoiceOutput
+		res := f.c.Call("choose_sending_source", map[string]any{})
+		if err := json.Unmarshal(structuredOf(t, res), &q); err != nil || q.Card == nil {
+			t.Fatalf("no question: %v", err)
+		}
+		r, out := click(t, res, q.choiceFields, "own_names")
+		if out.Sending == nil || out.Sending.Kind != "sending_choice" {
+			t.Fatalf("the click returned %+v, want the sending_choice", out)
+		}
+		// The settled result, as the tool itself returns it.
+		var model sendingChoiceOutput
+		md := f.c.Result("choose_sending_source", map[string]any{"answers": []any{ans(*q.Card, "own_names")}}, &model)
+		if diff := cmp.Diff(model, *out.Sending, cmp.AllowUnexported(sendingChoiceOutput{})); diff != "" {
+			t.Errorf("the click's result differs from the tool's (-tool +click):\n%s", diff)
+		}
+		if diff := cmp.Diff(md, toolkittest.TextOf(r)); diff != "" {
+			t.Errorf("the click's Markdown differs from the tool's (-tool +click):\n%s", diff)
+		}
+		if diff := cmp.Diff([]string{*q.Card}, model.Clicked); diff != "" {
+			t.Errorf("the same answer relayed: clicked cards (-want +got):\n%s", diff)
+		}
+		mustContain(t, f.c.Refusal("choose_sending_source", map[string]any{"answers": []any{ans(*q.Card, "already_warmed")}}),
+			"Card "+*q.Card+` already has the answer "own_names" (Send under my brand), which the person clicked in the card`)
+		var setup sendingSetupOutput
+		f.c.Result("get_sending_setup", map[string]any{}, &setup)
+		if setup.Source == nil || setup.Source.ID != "own_names" {
+			t.Errorf("the workspace's source is %+v after the refused answer, want the clicked own_names", setup.Source)
+		}
+	})
+
+	t.Run("propose_domains, one card after the other", func(t *testing.T) {
+		var q sendingChoiceOutput
+		res := f.c.Call("propose_domains", map[string]any{"count": 2})
+		if err := json.Unmarshal(structuredOf(t, res), &q); err != nil || q.Card == nil {
+			t.Fatalf("no question: %v", err)
+		}
+		first := *q.Card
+		r, out := click(t, res, q.choiceFields, q.Choices[0].ID)
+		if out.Sending == nil || out.Sending.Kind != "choice" || out.Sending.Card == nil {
+			t.Fatalf("the first click returned %+v, want the second question", out)
+		}
+		_, out = click(t, r, out.Sending.choiceFields, out.Sending.Choices[0].ID)
+		if out.Sending == nil || out.Sending.Kind != "sending_choice" {
+			t.Fatalf("the second click returned %+v, want the sending_choice", out)
+		}
+		if len(out.Sending.Domains) != 2 || len(out.Sending.Clicked) != 2 || out.Sending.Clicked[0] != first {
+			t.Errorf("settled with domains %v, clicked %v; want 2 domains, both clicked", out.Sending.Domains, out.Sending.Clicked)
+		}
+	})
+
+	t.Run("refused tokens bind nothing", func(t *testing.T) {
+		names := map[string]any{"senderNames": []string{"Ada Lovelace"}}
+		var q emailStepOutput
+		f.c.Result("propose_email", names, &q)
+		mustContain(t, card.Refusal("decide_in_card", map[string]any{"card": *q.Card, "answer": "first_name", "token": "vsd_made-up"}), "out of date")
+		mustContain(t, card.Refusal("decide_in_card", map[string]any{"card": "00000000000000ff", "answer": "first_name", "token": "vsd_made-up"}), "no such question")
+		f.c.Result("propose_email", withAnswers(names, ans(*q.Card, "first_name")), &q)
+		if q.Kind != "email_step" || len(q.Clicked) != 0 {
+			t.Errorf("relayed after refused clicks: %s, clicked %v; want an email_step, relayed", q.Kind, q.Clicked)
+		}
+	})
+
+	t.Run("an approval: the click decides", func(t *testing.T) {
+		a := f.openTestAction(7)
+		tokens := tokensOf(t, f.c.Call("list_pending_approvals", map[string]any{"approval": a.ID}))
+		var out cardDecisionOutput
+		card.Result("decide_in_card", map[string]any{"approval": a.ID, "decision": "approve", "token": tokens[a.ID]}, &out)
+		var relayed approvalOutput
+		md := f.c.Result("decide_approval", map[string]any{"approval": a.ID, "decision": "reject"}, &relayed)
+		mustContain(t, md, "Not recorded: this approval was already decided (approved by the person", "the first decision stands")
+		if relayed.Status == "rejected" || textOf(relayed.DecidedVia) != "card" {
+			t.Errorf("after the relayed reject: %s via %s, want the click's approval", relayed.Status, textOf(relayed.DecidedVia))
 		}
 	})
 }

@@ -2,13 +2,16 @@ package tools
 
 import (
 	"bytes"
+	"context"
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strings"
 	"text/template"
 
 	"vibesell"
+	"vibesell/auth"
 	"vibesell/sending"
 	"vibesell/toolkit"
 )
@@ -112,7 +115,33 @@ func define[In, Out any](d Deps, s toolkit.Spec[In, Out]) toolkit.Tool {
 		Idempotent: hint(e.Hints.Idempotent), OpenWorld: hint(e.Hints.OpenWorld)}
 	s.Requires = toolkit.Needs{Scope: e.Scope, Entitlement: e.Entitlement}
 	s.AppOnly = e.AppOnly
+	if _, ok := any(*new(Out)).(shows); ok {
+		s.Handler = withTokens(d, s.Handler)
+	}
 	return toolkit.Define(s)
+}
+
+// withTokens gives each result of h that shows something to decide in the
+// card (see [shows]) the card's one-time tokens for it, in its _meta.
+func withTokens[In, Out any](d Deps, h toolkit.Handler[In, Out]) toolkit.Handler[In, Out] {
+	return func(ctx context.Context, p auth.Principal, in In) (toolkit.Result[Out], error) {
+		res, err := h(ctx, p, in)
+		if err != nil {
+			return res, err
+		}
+		meta, err := decisionTokens(ctx, d, p.WorkspaceID, any(res.Data).(shows))
+		if err != nil {
+			return toolkit.Result[Out]{}, fmt.Errorf("issue the card's tokens: %w", err)
+		}
+		if len(meta) > 0 {
+			res.Meta = maps.Clone(res.Meta)
+			if res.Meta == nil {
+				res.Meta = map[string]any{}
+			}
+			maps.Copy(res.Meta, meta)
+		}
+		return res, nil
+	}
 }
 
 func hint(yes bool) toolkit.Hint {

@@ -1,13 +1,17 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 
+	"github.com/google/uuid"
+
 	"vibesell"
 	"vibesell/approvals"
 	"vibesell/auth"
+	"vibesell/cards"
 	"vibesell/proof"
 	"vibesell/toolkit"
 )
@@ -29,15 +33,11 @@ type decideInCardInput struct {
 	Answer   string `json:"answer,omitempty" jsonschema:"The choice id the person clicked, or the words they typed when the card allows it." example:"own_names" maxLength:"1000"`
 }
 
-type clickedAnswerData struct {
-	Card   string `json:"card" jsonschema:"the question answered"`
-	Answer string `json:"answer" jsonschema:"the answer clicked, which the card's tool binds when called with it (recorded as clicked)"`
-}
-
 type cardDecisionOutput struct {
-	Kind     string             `json:"kind" enum:"card_decision"`
-	Approval *approvalData      `json:"approval" jsonschema:"the approval as it stands after the click; null when a card was answered"`
-	Answer   *clickedAnswerData `json:"answer" jsonschema:"the answer recorded as clicked; null when an approval was decided"`
+	Kind     string               `json:"kind" enum:"card_decision"`
+	Approval *approvalData        `json:"approval" jsonschema:"the approval as it stands after the click; null when a card was answered"`
+	Sending  *sendingChoiceOutput `json:"sending" jsonschema:"a card of choose_sending_source, propose_domains or propose_warmed_domains answered: that tool's result with the answer bound, recorded as clicked (sending_choice once settled, or the flow's next question); null otherwise"`
+	Email    *emailStepOutput     `json:"email" jsonschema:"a card of propose_email answered: its result with the answer bound, recorded as clicked (email_step once settled, or the next question); null otherwise"`
 }
 
 func decideInCard(d Deps) toolkit.Tool {
@@ -55,18 +55,55 @@ func decideInCard(d Deps) toolkit.Tool {
 				data := toApprovalData(r.Approval)
 				return toolkit.Result[cardDecisionOutput]{Markdown: approvalMarkdown(r.Approval, clickLead(r)), Data: cardDecisionOutput{Approval: &data}}, nil
 			case in.Card != "" && in.Answer != "" && in.Approval == "" && in.Decision == "":
-				if err := d.Cards.Click(ctx, p.WorkspaceID, in.Card, in.Answer, in.Token, hostApps(ctx, d, p)); err != nil {
-					return toolkit.Result[cardDecisionOutput]{}, err
-				}
-				return toolkit.Result[cardDecisionOutput]{
-					Markdown: fmt.Sprintf("The person clicked the answer %q on card %s in the card; the card passes it on to the card's tool.", in.Answer, in.Card),
-					Data:     cardDecisionOutput{Answer: &clickedAnswerData{Card: in.Card, Answer: in.Answer}},
-				}, nil
+				return answerInCard(ctx, d, p, in)
 			}
 			return toolkit.Result[cardDecisionOutput]{}, vibesell.Errorf(vibesell.EINVALID,
 				"Pass either approval and decision, or card and answer, with the card's token.")
 		},
 	})
+}
+
+// answerInCard binds the answer clicked on a card: the card's tool runs
+// again for the card's request with the answer and its token (the token
+// is redeemed in the transaction that binds the answer), and its result
+// is the click's. One call per click, and the answer is the person's
+// from then on: the assistant relaying another one is refused.
+func answerInCard(ctx context.Context, d Deps, p auth.Principal, in decideInCardInput) (toolkit.Result[cardDecisionOutput], error) {
+	asked, err := d.Cards.FindAsked(ctx, p.WorkspaceID, in.Card)
+	if err != nil {
+		return toolkit.Result[cardDecisionOutput]{}, err
+	}
+	answers := []cards.Answer{{Card: in.Card, Answer: in.Answer, Token: in.Token, HostApps: hostApps(ctx, d, p)}}
+	ws := p.WorkspaceID
+	switch asked.Tool {
+	case vibesell.ToolChooseSendingSource:
+		return clickedOn(ctx, d, ws, asked, answers, chooseSource, func(o *sendingChoiceOutput) cardDecisionOutput { return cardDecisionOutput{Sending: o} })
+	case vibesell.ToolProposeDomains:
+		return clickedOn(ctx, d, ws, asked, answers, proposeDomainsFor, func(o *sendingChoiceOutput) cardDecisionOutput { return cardDecisionOutput{Sending: o} })
+	case vibesell.ToolProposeWarmedDomains:
+		return clickedOn(ctx, d, ws, asked, answers, proposeWarmed, func(o *sendingChoiceOutput) cardDecisionOutput { return cardDecisionOutput{Sending: o} })
+	case vibesell.ToolProposeEmail:
+		return clickedOn(ctx, d, ws, asked, answers, proposeEmailFor, func(o *emailStepOutput) cardDecisionOutput { return cardDecisionOutput{Email: o} })
+	}
+	return toolkit.Result[cardDecisionOutput]{}, fmt.Errorf("card %s: no tool %q answers cards", in.Card, asked.Tool)
+}
+
+// clickedOn runs the tool of the card asked, for the card's request (its
+// arguments, which are the request's canonical form) and answers.
+func clickedOn[Req, Out any](ctx context.Context, d Deps, ws uuid.UUID, asked cards.Asked, answers []cards.Answer,
+	run func(context.Context, Deps, uuid.UUID, Req, []cards.Answer) (toolkit.Result[Out], error),
+	wrap func(*Out) cardDecisionOutput) (toolkit.Result[cardDecisionOutput], error) {
+	var req Req
+	dec := json.NewDecoder(bytes.NewReader(asked.Arguments))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		return toolkit.Result[cardDecisionOutput]{}, fmt.Errorf("read the request of a %s card: %w", asked.Tool, err)
+	}
+	res, err := run(ctx, d, ws, req, answers)
+	if err != nil {
+		return toolkit.Result[cardDecisionOutput]{}, err
+	}
+	return toolkit.Result[cardDecisionOutput]{Markdown: res.Markdown, Data: wrap(&res.Data), Meta: res.Meta}, nil
 }
 
 // clickLead says whether the click was recorded.
@@ -94,56 +131,56 @@ func hostApps(ctx context.Context, d Deps, p auth.Principal) *bool {
 	return declared
 }
 
-// shown is what the tokens are for in a result: the approvals and the
-// question it shows.
-type shown struct {
-	Kind      string  `json:"kind"`
-	Approval  string  `json:"approval"`
-	Status    string  `json:"status"`
-	Card      *string `json:"card"`
-	Approvals []struct {
-		Approval string `json:"approval"`
-		Status   string `json:"status"`
-	} `json:"approvals"`
+// shows is a result that shows the person something to decide in the
+// card: pending approvals, an open question. Its result gives the card a
+// one-time token for each (decisionTokens).
+type shows interface {
+	shown() (pending []approvals.Approval, card *string)
 }
 
-// decisionTokens gives each result that shows a pending approval or an
-// open question the card's one-time tokens for them, under proof.MetaKey
-// in the result's _meta.
-func decisionTokens(d Deps) func(ctx context.Context, p auth.Principal, tool string, structured json.RawMessage) (map[string]any, error) {
-	return func(ctx context.Context, p auth.Principal, tool string, structured json.RawMessage) (map[string]any, error) {
-		var k struct {
-			Kind string `json:"kind"`
-		}
-		if err := json.Unmarshal(structured, &k); err != nil {
-			return nil, fmt.Errorf("read the result's kind: %w", err)
-		}
-		if k.Kind != "approval" && k.Kind != "approvals" && k.Kind != "choice" {
-			return nil, nil
-		}
-		var s shown
-		if err := json.Unmarshal(structured, &s); err != nil {
-			return nil, fmt.Errorf("read the result for its tokens: %w", err)
-		}
-		var tokens map[string]string
-		var err error
-		switch {
-		case s.Kind == "approval" && s.Status == string(approvals.Pending) && d.Approvals != nil:
-			tokens, err = d.Approvals.Tokens(ctx, p.WorkspaceID, approvals.Approval{ID: s.Approval, Status: approvals.Pending})
-		case s.Kind == "approvals" && d.Approvals != nil:
-			var pending []approvals.Approval
-			for _, a := range s.Approvals {
-				if a.Status == string(approvals.Pending) {
-					pending = append(pending, approvals.Approval{ID: a.Approval, Status: approvals.Pending})
-				}
-			}
-			tokens, err = d.Approvals.Tokens(ctx, p.WorkspaceID, pending...)
-		case s.Kind == "choice" && s.Card != nil && d.Cards != nil:
-			tokens, err = d.Cards.Tokens(ctx, p.WorkspaceID, *s.Card)
-		}
-		if err != nil || len(tokens) == 0 {
-			return nil, err
-		}
-		return map[string]any{proof.MetaKey: tokens}, nil
+func (o approvalOutput) shown() ([]approvals.Approval, *string) {
+	return []approvals.Approval{{ID: o.Approval, Status: approvals.Status(o.Status)}}, nil
+}
+
+func (o approvalsOutput) shown() ([]approvals.Approval, *string) {
+	var as []approvals.Approval
+	for _, a := range o.Approvals {
+		as = append(as, approvals.Approval{ID: a.Approval, Status: approvals.Status(a.Status)})
 	}
+	return as, nil
+}
+
+// shown of a result that asks (kind choice) is its card; a settled one
+// has none.
+func (f choiceFields) shown() ([]approvals.Approval, *string) { return nil, f.Card }
+
+// shown of a click is what the click's result shows: the flow's next
+// question, if it asks one.
+func (o cardDecisionOutput) shown() ([]approvals.Approval, *string) {
+	switch {
+	case o.Sending != nil:
+		return o.Sending.shown()
+	case o.Email != nil:
+		return o.Email.shown()
+	}
+	return nil, nil
+}
+
+// decisionTokens returns the _meta that gives the card its one-time
+// tokens (under proof.MetaKey) for what a result shows: each pending
+// approval and the open question. Nil when it shows none.
+func decisionTokens(ctx context.Context, d Deps, ws uuid.UUID, s shows) (map[string]any, error) {
+	pending, card := s.shown()
+	var tokens map[string]string
+	var err error
+	switch {
+	case card != nil && d.Cards != nil:
+		tokens, err = d.Cards.Tokens(ctx, ws, *card)
+	case len(pending) > 0 && d.Approvals != nil:
+		tokens, err = d.Approvals.Tokens(ctx, ws, pending...)
+	}
+	if err != nil || len(tokens) == 0 {
+		return nil, err
+	}
+	return map[string]any{proof.MetaKey: tokens}, nil
 }

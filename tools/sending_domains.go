@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/google/uuid"
+
 	"vibesell"
 	"vibesell/auth"
+	"vibesell/cards"
 	"vibesell/sending"
 	"vibesell/toolkit"
-	"vibesell/workspace"
 )
 
 func domainsSettled(tool string, o sending.Outcome[sending.DomainsChoice]) toolkit.Result[sendingChoiceOutput] {
@@ -60,18 +63,6 @@ func domainsSettled(tool string, o sending.Outcome[sending.DomainsChoice]) toolk
 	return toolkit.Result[sendingChoiceOutput]{Markdown: b.String(), Data: out}
 }
 
-// normalDomain writes a domain name the way it is stored ("https://www.Acme.com/"
-// is acme.com); what is not a domain name is left for the service to refuse.
-func normalDomain(s string) string {
-	if s == "" {
-		return s
-	}
-	if d, err := workspace.NormalizeDomain(s); err == nil {
-		return d
-	}
-	return s
-}
-
 // propose_domains
 
 type proposeDomainsInput struct {
@@ -85,23 +76,22 @@ func proposeDomains(d Deps) toolkit.Tool {
 	return define(d, toolkit.Spec[proposeDomainsInput, sendingChoiceOutput]{
 		Name: vibesell.ToolProposeDomains,
 		Handler: func(ctx context.Context, p auth.Principal, in proposeDomainsInput) (toolkit.Result[sendingChoiceOutput], error) {
-			// Domain names are compared as names: "AcmeOutbound.com" and
-			// "acmeoutbound.com" are the same arguments for a card.
-			in.CompanyDomain = normalDomain(in.CompanyDomain)
-			for i, n := range in.Include {
-				in.Include[i] = normalDomain(n)
-			}
-			o, err := d.Sending.ProposeDomains(ctx, p.WorkspaceID, in, toCardAnswers(in.Answers),
-				sending.ProposeDomainsRequest{CompanyDomain: in.CompanyDomain, Count: in.Count, Include: in.Include})
-			if err != nil {
-				return toolkit.Result[sendingChoiceOutput]{}, err
-			}
-			if o.Card != nil {
-				return sendingAsked(o.Card, o.Notes, o.Sandbox), nil
-			}
-			return domainsSettled(vibesell.ToolProposeDomains, o), nil
+			return proposeDomainsFor(ctx, d, p.WorkspaceID, sending.ProposeDomainsRequest{CompanyDomain: in.CompanyDomain, Count: in.Count, Include: in.Include}, toCardAnswers(in.Answers))
 		},
 	})
+}
+
+// proposeDomainsFor is propose_domains' result for req and answers: what
+// the tool returns, and what a click on its card returns.
+func proposeDomainsFor(ctx context.Context, d Deps, ws uuid.UUID, req sending.ProposeDomainsRequest, answers []cards.Answer) (toolkit.Result[sendingChoiceOutput], error) {
+	o, err := d.Sending.ProposeDomains(ctx, ws, req, answers)
+	if err != nil {
+		return toolkit.Result[sendingChoiceOutput]{}, err
+	}
+	if o.Card != nil {
+		return sendingAsked(o.Card, o.Notes, o.Sandbox), nil
+	}
+	return domainsSettled(vibesell.ToolProposeDomains, o), nil
 }
 
 // check_domains

@@ -5,8 +5,12 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/google/uuid"
+
 	"vibesell"
 	"vibesell/auth"
+	"vibesell/cards"
 	"vibesell/sending"
 	"vibesell/toolkit"
 )
@@ -46,32 +50,38 @@ func proposeEmail(d Deps) toolkit.Tool {
 	return define(d, toolkit.Spec[proposeEmailInput, emailStepOutput]{
 		Name: vibesell.ToolProposeEmail,
 		Handler: func(ctx context.Context, p auth.Principal, in proposeEmailInput) (toolkit.Result[emailStepOutput], error) {
-			o, err := d.Sending.ProposeEmail(ctx, p.WorkspaceID, in, toCardAnswers(in.Answers), sending.ProposeEmailRequest{SenderNames: in.SenderNames})
-			if err != nil {
-				return toolkit.Result[emailStepOutput]{}, err
-			}
-			if o.Card != nil {
-				return toolkit.Result[emailStepOutput]{Markdown: choiceMarkdown(o.Card, o.Notes), Data: emailStepOutput{Kind: kindChoice(), choiceFields: askedFields(o.Card), Sandbox: o.Sandbox}}, nil
-			}
-			s := o.Result
-			out := emailStepOutput{
-				Kind:         "email_step",
-				choiceFields: settledFields(vibesell.ToolProposeEmail, o.Arguments, o.Answers),
-				Style:        &s.Style, StyleLabel: &s.StyleLabel, Domains: s.Domains, Addresses: []addressData{},
-				MonthlyCost: moneyPtr(s.MonthlyCost), YearlyCost: moneyPtr(s.YearlyCost),
-				ReadyOn: dayPtr(&s.ReadyOn), FullVolumeOn: dayPtr(&s.FullVolumeOn), ChosenAt: &s.ChosenAt, Sandbox: o.Sandbox,
-				NextStep: stepData(s.NextTool, s.NextStep),
-			}
-			var b strings.Builder
-			fmt.Fprintf(&b, "## Sending addresses planned (%s)\n\nStyle: %s.\n\nThese %s will be created when the order is approved:\n",
-				vibesell.Plural(len(s.Addresses), "address", "addresses"), s.StyleLabel, pickText(len(s.Addresses) == 1, "address", "addresses"))
-			for _, a := range s.Addresses {
-				out.Addresses = append(out.Addresses, addressData{Address: a.Address, Domain: a.Domain, SenderName: strPtr(a.SenderName), Prewarmed: a.Prewarmed, MonthlyPrice: moneyOf(a.MonthlyPrice)})
-				fmt.Fprintf(&b, "- %s (%s per month%s)\n", a.Address, a.MonthlyPrice, sending.MailboxTraits(a.SenderName, a.Prewarmed))
-			}
-			fmt.Fprintf(&b, "\nCost once ordered: %s. If ordered today they are ready on %s and can all send at full volume from %s.\n%s\nNext: %s\n",
-				sending.Costs(s.YearlyCost, s.MonthlyCost, len(s.Domains), len(s.Addresses), s.Sandbox), formatDate(s.ReadyOn), formatDate(s.FullVolumeOn), notesMarkdown(o.Notes), s.NextStep)
-			return toolkit.Result[emailStepOutput]{Markdown: b.String(), Data: out}, nil
+			return proposeEmailFor(ctx, d, p.WorkspaceID, sending.ProposeEmailRequest{SenderNames: in.SenderNames}, toCardAnswers(in.Answers))
 		},
 	})
+}
+
+// proposeEmailFor is propose_email's result for req and answers: what the
+// tool returns, and what a click on its card returns.
+func proposeEmailFor(ctx context.Context, d Deps, ws uuid.UUID, req sending.ProposeEmailRequest, answers []cards.Answer) (toolkit.Result[emailStepOutput], error) {
+	o, err := d.Sending.ProposeEmail(ctx, ws, req, answers)
+	if err != nil {
+		return toolkit.Result[emailStepOutput]{}, err
+	}
+	if o.Card != nil {
+		return toolkit.Result[emailStepOutput]{Markdown: choiceMarkdown(o.Card, o.Notes), Data: emailStepOutput{Kind: kindChoice(), choiceFields: askedFields(o.Card), Sandbox: o.Sandbox}}, nil
+	}
+	s := o.Result
+	out := emailStepOutput{
+		Kind:         "email_step",
+		choiceFields: settledFields(vibesell.ToolProposeEmail, o.Arguments, o.Answers),
+		Style:        &s.Style, StyleLabel: &s.StyleLabel, Domains: s.Domains, Addresses: []addressData{},
+		MonthlyCost: moneyPtr(s.MonthlyCost), YearlyCost: moneyPtr(s.YearlyCost),
+		ReadyOn: dayPtr(&s.ReadyOn), FullVolumeOn: dayPtr(&s.FullVolumeOn), ChosenAt: &s.ChosenAt, Sandbox: o.Sandbox,
+		NextStep: stepData(s.NextTool, s.NextStep),
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "## Sending addresses planned (%s)\n\nStyle: %s.\n\nThese %s will be created when the order is approved:\n",
+		vibesell.Plural(len(s.Addresses), "address", "addresses"), s.StyleLabel, pickText(len(s.Addresses) == 1, "address", "addresses"))
+	for _, a := range s.Addresses {
+		out.Addresses = append(out.Addresses, addressData{Address: a.Address, Domain: a.Domain, SenderName: strPtr(a.SenderName), Prewarmed: a.Prewarmed, MonthlyPrice: moneyOf(a.MonthlyPrice)})
+		fmt.Fprintf(&b, "- %s (%s per month%s)\n", a.Address, a.MonthlyPrice, sending.MailboxTraits(a.SenderName, a.Prewarmed))
+	}
+	fmt.Fprintf(&b, "\nCost once ordered: %s. If ordered today they are ready on %s and can all send at full volume from %s.\n%s\nNext: %s\n",
+		sending.Costs(s.YearlyCost, s.MonthlyCost, len(s.Domains), len(s.Addresses), s.Sandbox), formatDate(s.ReadyOn), formatDate(s.FullVolumeOn), notesMarkdown(o.Notes), s.NextStep)
+	return toolkit.Result[emailStepOutput]{Markdown: b.String(), Data: out}, nil
 }

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/google/uuid"
+
 	"vibesell"
 	"vibesell/auth"
 	"vibesell/cards"
@@ -59,37 +62,44 @@ func chooseSendingSource(d Deps) toolkit.Tool {
 	return define(d, toolkit.Spec[chooseSourceInput, sendingChoiceOutput]{
 		Name: vibesell.ToolChooseSendingSource,
 		Handler: func(ctx context.Context, p auth.Principal, in chooseSourceInput) (toolkit.Result[sendingChoiceOutput], error) {
-			o, err := d.Sending.ChooseSource(ctx, p.WorkspaceID, in, toCardAnswers(in.Answers))
-			if err != nil {
-				return toolkit.Result[sendingChoiceOutput]{}, err
-			}
-			if o.Card != nil {
-				return sendingAsked(o.Card, o.Notes, o.Sandbox), nil
-			}
-			c := o.Result
-			out := sendingChoiceOutput{
-				Kind:         "sending_choice",
-				Sandbox:      o.Sandbox,
-				choiceFields: settledFields(vibesell.ToolChooseSendingSource, o.Arguments, o.Answers),
-				Decision:     strPtr("source"),
-				Meaning:      &c.Meaning,
-				ChosenAt:     &c.ChosenAt,
-				NextStep:     stepData(c.NextTool, c.NextStep),
-			}
-			if c.Source == sending.SourceOther {
-				out.Chosen = []chosenItem{{Label: c.Text}}
-			} else {
-				out.Chosen = []chosenItem{{ID: strPtr(string(c.Source)), Label: c.Label}}
-			}
-			var b strings.Builder
-			fmt.Fprintf(&b, "## Sending addresses: %s\n\n", c.Label)
-			if c.Source == sending.SourceOther {
-				fmt.Fprintf(&b, "The person answered in their own words: %q (card %s, recorded %s).\n\n", c.Text, c.Card, formatTime(c.ChosenAt))
-			} else {
-				fmt.Fprintf(&b, "Recorded the person's choice %q (choice id %s, card %s, %s).\n\n", c.Label, c.Source, c.Card, formatTime(c.ChosenAt))
-			}
-			fmt.Fprintf(&b, "%s %s\n%s\nNext: %s\n", c.Meaning, c.Standing, notesMarkdown(o.Notes), c.NextStep)
-			return toolkit.Result[sendingChoiceOutput]{Markdown: b.String(), Data: out}, nil
+			return chooseSource(ctx, d, p.WorkspaceID, sending.ChooseSourceRequest{}, toCardAnswers(in.Answers))
 		},
 	})
+}
+
+// chooseSource is choose_sending_source's result for req and answers:
+// what the tool returns, and what a click on its card returns
+// (decide_in_card).
+func chooseSource(ctx context.Context, d Deps, ws uuid.UUID, req sending.ChooseSourceRequest, answers []cards.Answer) (toolkit.Result[sendingChoiceOutput], error) {
+	o, err := d.Sending.ChooseSource(ctx, ws, req, answers)
+	if err != nil {
+		return toolkit.Result[sendingChoiceOutput]{}, err
+	}
+	if o.Card != nil {
+		return sendingAsked(o.Card, o.Notes, o.Sandbox), nil
+	}
+	c := o.Result
+	out := sendingChoiceOutput{
+		Kind:         "sending_choice",
+		Sandbox:      o.Sandbox,
+		choiceFields: settledFields(vibesell.ToolChooseSendingSource, o.Arguments, o.Answers),
+		Decision:     strPtr("source"),
+		Meaning:      &c.Meaning,
+		ChosenAt:     &c.ChosenAt,
+		NextStep:     stepData(c.NextTool, c.NextStep),
+	}
+	if c.Source == sending.SourceOther {
+		out.Chosen = []chosenItem{{Label: c.Text}}
+	} else {
+		out.Chosen = []chosenItem{{ID: strPtr(string(c.Source)), Label: c.Label}}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "## Sending addresses: %s\n\n", c.Label)
+	if c.Source == sending.SourceOther {
+		fmt.Fprintf(&b, "The person answered in their own words: %q (card %s, recorded %s).\n\n", c.Text, c.Card, formatTime(c.ChosenAt))
+	} else {
+		fmt.Fprintf(&b, "Recorded the person's choice %q (choice id %s, card %s, %s).\n\n", c.Label, c.Source, c.Card, formatTime(c.ChosenAt))
+	}
+	fmt.Fprintf(&b, "%s %s\n%s\nNext: %s\n", c.Meaning, c.Standing, notesMarkdown(o.Notes), c.NextStep)
+	return toolkit.Result[sendingChoiceOutput]{Markdown: b.String(), Data: out}, nil
 }

@@ -4,8 +4,12 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/google/uuid"
+
 	"vibesell"
 	"vibesell/auth"
+	"vibesell/cards"
 	"vibesell/sending"
 	"vibesell/toolkit"
 )
@@ -21,16 +25,22 @@ func proposeWarmedDomains(d Deps) toolkit.Tool {
 	return define(d, toolkit.Spec[proposeWarmedInput, sendingChoiceOutput]{
 		Name: vibesell.ToolProposeWarmedDomains,
 		Handler: func(ctx context.Context, p auth.Principal, in proposeWarmedInput) (toolkit.Result[sendingChoiceOutput], error) {
-			o, err := d.Sending.ProposeWarmed(ctx, p.WorkspaceID, in, toCardAnswers(in.Answers), sending.ProposeWarmedRequest{Count: in.Count})
-			if err != nil {
-				return toolkit.Result[sendingChoiceOutput]{}, err
-			}
-			if o.Card != nil {
-				return sendingAsked(o.Card, o.Notes, o.Sandbox), nil
-			}
-			return domainsSettled(vibesell.ToolProposeWarmedDomains, o), nil
+			return proposeWarmed(ctx, d, p.WorkspaceID, sending.ProposeWarmedRequest{Count: in.Count}, toCardAnswers(in.Answers))
 		},
 	})
+}
+
+// proposeWarmed is propose_warmed_domains' result for req and answers:
+// what the tool returns, and what a click on its card returns.
+func proposeWarmed(ctx context.Context, d Deps, ws uuid.UUID, req sending.ProposeWarmedRequest, answers []cards.Answer) (toolkit.Result[sendingChoiceOutput], error) {
+	o, err := d.Sending.ProposeWarmed(ctx, ws, req, answers)
+	if err != nil {
+		return toolkit.Result[sendingChoiceOutput]{}, err
+	}
+	if o.Card != nil {
+		return sendingAsked(o.Card, o.Notes, o.Sandbox), nil
+	}
+	return domainsSettled(vibesell.ToolProposeWarmedDomains, o), nil
 }
 
 // list_warmed_domains

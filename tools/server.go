@@ -15,7 +15,6 @@ func NewServer(d Deps, o *toolkit.Options) *server.MCPServer {
 		opts = *o
 	}
 	opts.Instructions = Instructions
-	opts.ResultMeta = decisionTokens(d)
 	if d.Workspaces != nil && opts.Zone == nil {
 		opts.Zone = d.Workspaces.Zone
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -14,17 +15,54 @@ import (
 )
 
 // answerClick sets a choice scenario's action: clicking the choice with id
-// (or, with text, sending the person's own words) must call the card's tool
-// with its arguments and the answers plus this one. The host answers with
-// what the real server returns for exactly that call, which this makes now.
+// (or, with text, sending the person's own words) must send exactly one
+// tools/call, the card's own tool with the answer and the token the
+// result gave the card, and show what it returns: the settled result,
+// made now by the real server. It returns the question's tool's result
+// for the same answer relayed afterwards (which must read as clicked),
+// for the scenarios that follow.
 func answerClick(s *server, sc *scenario, data map[string]any, id, text string) (json.RawMessage, map[string]any) {
 	s.t.Helper()
-	tool := str(data["tool"])
-	args := map[string]any{}
-	for k, v := range obj(data["arguments"]) {
-		args[k] = v
+	a, answer := choiceAction(s, sc, data, id, text)
+	token := tokenIn(sc.Result, str(data["card"]))
+	if token == "" {
+		s.t.Fatalf("%s: the result gives the card no token for card %s", sc.Name, str(data["card"]))
 	}
-	answers := append([]any{}, list(data["answers"])...)
+	click := map[string]any{"card": str(data["card"]), "answer": answer, "token": token}
+	a.Calls = []call{{Name: "decide_in_card", Arguments: click}}
+	clicked, decision := s.call("decide_in_card", click)
+	sc.Responses = map[string][]json.RawMessage{"decide_in_card": {clicked}}
+	if decision["sending"] == nil && decision["email"] == nil {
+		s.t.Fatalf("%s: the click returned no result of the question's tool: %v", sc.Name, decision)
+	}
+	raw, next := s.call(str(data["tool"]), answeredArgs(data, answer))
+	if !slices.Contains(list(next["clicked"]), data["card"]) {
+		s.t.Fatalf("%s: the answer relayed after the click does not read as clicked: %v", sc.Name, next["clicked"])
+	}
+	return raw, next
+}
+
+// relayClick sets a choice scenario's action for a host that gives the
+// card a token but cannot run the card's own tool (no app-only tools):
+// the card then calls the question's tool with its arguments and the
+// answers plus this one, which binds it as relayed.
+func relayClick(s *server, sc *scenario, data map[string]any, id string) (json.RawMessage, map[string]any) {
+	s.t.Helper()
+	a, answer := choiceAction(s, sc, data, id, "")
+	token := tokenIn(sc.Result, str(data["card"]))
+	args := answeredArgs(data, answer)
+	a.Calls = []call{{Name: "decide_in_card", Arguments: map[string]any{"card": str(data["card"]), "answer": answer, "token": token}}, {Name: str(data["tool"]), Arguments: args}}
+	raw, next := s.call(str(data["tool"]), args)
+	// The test host has no result for decide_in_card: it answers as a host
+	// without app-only tools does.
+	sc.Responses = map[string][]json.RawMessage{str(data["tool"]): {raw}}
+	return raw, next
+}
+
+// choiceAction is the click (or the words sent) that answers a choice
+// scenario, and the answer it sends.
+func choiceAction(s *server, sc *scenario, data map[string]any, id, text string) (*action, string) {
+	s.t.Helper()
 	a := &action{Message: yes()}
 	answer := text
 	if id != "" {
@@ -43,22 +81,20 @@ func answerClick(s *server, sc *scenario, data map[string]any, id, text string) 
 		a.Click = "Send answer"
 		a.MessageIncl = text
 	}
-	answers = append(answers, map[string]any{"card": str(data["card"]), "answer": answer})
-	args["answers"] = answers
-	sc.Responses = map[string][]json.RawMessage{}
-	// With the token the result gave it, the card first records the
-	// click; the tool's call then binds the answer as clicked.
-	if token := tokenIn(sc.Result, str(data["card"])); token != "" {
-		click := map[string]any{"card": str(data["card"]), "answer": answer, "token": token}
-		a.Calls = append(a.Calls, call{Name: "decide_in_card", Arguments: click})
-		clicked, _ := s.call("decide_in_card", click)
-		sc.Responses["decide_in_card"] = []json.RawMessage{clicked}
-	}
-	a.Calls = append(a.Calls, call{Name: tool, Arguments: args})
-	raw, next := s.call(tool, args)
-	sc.Responses[tool] = []json.RawMessage{raw}
 	sc.Expect.Action = a
-	return raw, next
+	return a, answer
+}
+
+// answeredArgs are the arguments the question's tool is called back with:
+// the card's, and its answers plus this one.
+func answeredArgs(data map[string]any, answer string) map[string]any {
+	args := map[string]any{}
+	for k, v := range obj(data["arguments"]) {
+		args[k] = v
+	}
+	answers := append([]any{}, list(data["answers"])...)
+	args["answers"] = append(answers, map[string]any{"card": str(data["card"]), "answer": answer})
+	return args
 }
 
 // choiceTexts is what a choice card must show: the question, why, and
@@ -147,6 +183,13 @@ func sendingScenarios(t *testing.T, s *server) []*scenario {
 	if next["provider"] == "sandbox" {
 		sc.Expect.Texts = append(sc.Expect.Texts, "Sandbox")
 	}
+	out = append(out, sc)
+
+	// A host without app-only tools: the same kind of click, relayed.
+	sc, data = s.scenario("choice-relayed", "propose_warmed_domains", nil)
+	sc.Expect.Texts, sc.Expect.Buttons = choiceTexts(data)
+	_, next = relayClick(s, sc, data, "keep")
+	sc.Expect.Action.After = []string{str(next["meaning"])}
 	out = append(out, sc)
 
 	// The addresses: answered in the person's own words.

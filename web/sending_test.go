@@ -43,13 +43,10 @@ func withSending(svc **sending.Service, real bool) func(*app, *web.Config) {
 func orderSetup(t *testing.T, svc *sending.Service, ws uuid.UUID) {
 	t.Helper()
 	ctx := context.Background()
-	type domainsArgs struct {
-		CompanyDomain string `json:"companyDomain"`
-	}
 	req := sending.ProposeDomainsRequest{CompanyDomain: "acme.com", Count: 1}
 	var answers []cards.Answer
 	for {
-		o, err := svc.ProposeDomains(ctx, ws, domainsArgs{"acme.com"}, answers, req)
+		o, err := svc.ProposeDomains(ctx, ws, req, answers)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -58,15 +55,12 @@ func orderSetup(t *testing.T, svc *sending.Service, ws uuid.UUID) {
 		}
 		answers = append(answers, cards.Answer{Card: o.Card.ID, Answer: o.Card.Choices[0].ID})
 	}
-	type emailArgs struct {
-		SenderNames []string `json:"senderNames"`
-	}
 	ereq := sending.ProposeEmailRequest{SenderNames: []string{"Ada Lovelace"}}
-	e, err := svc.ProposeEmail(ctx, ws, emailArgs{ereq.SenderNames}, nil, ereq)
+	e, err := svc.ProposeEmail(ctx, ws, ereq, nil)
 	if err != nil || e.Card == nil {
 		t.Fatalf("propose email: no card; settled %v, notes %q (%v)", e.Result != nil, e.Notes, err)
 	}
-	if _, err := svc.ProposeEmail(ctx, ws, emailArgs{ereq.SenderNames}, []cards.Answer{{Card: e.Card.ID, Answer: "first_name"}}, ereq); err != nil {
+	if _, err := svc.ProposeEmail(ctx, ws, ereq, []cards.Answer{{Card: e.Card.ID, Answer: "first_name"}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := svc.PlaceOrder(ctx, ws, nil); err != nil {

@@ -1117,12 +1117,181 @@ export interface DecideInCardResult {
     /** when it ended (done, not done or rejected); null until it has ended */
     finishedAt: string | null;
   } | null;
-  /** the answer recorded as clicked; null when an approval was decided */
-  answer: {
-    /** the question answered */
-    card: string;
-    /** the answer clicked, which the card's tool binds when called with it (recorded as clicked) */
-    answer: string;
+  /** a card of choose_sending_source, propose_domains or propose_warmed_domains answered: that tool's result with the answer bound, recorded as clicked (sending_choice once settled, or the flow's next question); null otherwise */
+  sending: {
+    /** choice: a question for the person (the card fields are set, the decision fields are null); sending_choice: the settled decision (the other way round) */
+    kind: "choice" | "sending_choice";
+    /** choice: the id of this question, 16 lowercase hex characters, to pass back with the answer; null once settled */
+    card: string | null;
+    /** the tool to call back with the answer (this one) */
+    tool: string;
+    /** the arguments to call back with, unchanged (without answers) */
+    arguments: Record<string, never>;
+    /** choice: the question to put to the person; null once settled */
+    question: string | null;
+    /** choice: what the answer decides, and that nothing is set up, reserved or billed by answering; null once settled */
+    reason: string | null;
+    /** choice: the answers the person can pick; null once settled */
+    choices: {
+      /** what to pass as the answer when the person picks this choice */
+      id: string;
+      /** the choice as the person sees it */
+      label: string;
+      /** what picking it means */
+      description?: string;
+    }[] | null;
+    /** choice: whether the person may answer in their own words instead of picking; null once settled */
+    allowFreeText: boolean | null;
+    /** the answers given so far (on a choice, to send back followed by the new one); on a settled result, the answers that settled it */
+    answers: {
+      /** the card answered */
+      card: string;
+      /** the choice id or the person's own words */
+      answer: string;
+    }[] | null;
+    /** the cards among answers whose answer the person clicked in the card themselves (proven by the card's one-time token); the others' answers were relayed by you */
+    clicked: string[] | null;
+    /** sending_choice: what was decided, one of source, domains or warmed_domains; null on a choice */
+    decision: string | null;
+    /** sending_choice: what the person picked, one item per question; null on a choice */
+    chosen: {
+      /** the choice id picked; null when the person answered in their own words */
+      id: string | null;
+      /** the choice as the person saw it, or their own words */
+      label: string;
+    }[] | null;
+    /** sending_choice about domains: the picked domains with their prices; null otherwise */
+    domains: {
+      /** the domain name */
+      domain: string;
+      /** new: registered for the workspace; warmed: taken off the warmed shelf */
+      origin: "new" | "warmed";
+      /** what the domain costs per year once ordered */
+      yearlyPrice: {
+        /** the amount as a decimal number with the currency's decimal places, e.g. 15.00; 0.00 means nothing to pay */
+        amount: string;
+        /** ISO 4217 currency code, e.g. USD */
+        currency: string;
+      };
+      /** what one mailbox on it costs per month once ordered */
+      mailboxPrice: {
+        /** the amount as a decimal number with the currency's decimal places, e.g. 15.00; 0.00 means nothing to pay */
+        amount: string;
+        /** ISO 4217 currency code, e.g. USD */
+        currency: string;
+      };
+      /** the mailboxes it will carry */
+      mailboxes: number;
+      /** the day it would be ready if ordered today, YYYY-MM-DD (UTC) */
+      readyOn: string;
+      /** warmed: the day it was registered, YYYY-MM-DD; null for new domains */
+      registeredOn: string | null;
+      /** warmed: its sending reputation from 0 to 100; null when not measured or new */
+      reputation: number | null;
+    }[] | null;
+    /** sending_choice about domains: what checked them, rdap or sandbox (sandbox: nothing real was checked); null otherwise */
+    provider: string | null;
+    /** sending_choice: what the decision means for the person; null on a choice */
+    meaning: string | null;
+    /** sending_choice: when the person answered; null on a choice */
+    chosenAt: string | null;
+    /** sending_choice: what to do next; null on a choice */
+    nextStep: {
+      /** the tool to call next; null when the next step is not a tool call */
+      tool: string | null;
+      /** why this is the next step, and what to do */
+      why: string;
+    } | null;
+    /** true when the setup runs in the sandbox: nothing real is checked, registered or charged */
+    sandbox: boolean;
+  } | null;
+  /** a card of propose_email answered: its result with the answer bound, recorded as clicked (email_step once settled, or the next question); null otherwise */
+  email: {
+    /** choice: a question for the person (the card fields are set, the address fields are null); email_step: the settled addresses (the other way round) */
+    kind: "choice" | "email_step";
+    /** choice: the id of this question, 16 lowercase hex characters, to pass back with the answer; null once settled */
+    card: string | null;
+    /** the tool to call back with the answer (this one) */
+    tool: string;
+    /** the arguments to call back with, unchanged (without answers) */
+    arguments: Record<string, never>;
+    /** choice: the question to put to the person; null once settled */
+    question: string | null;
+    /** choice: what the answer decides, and that nothing is set up, reserved or billed by answering; null once settled */
+    reason: string | null;
+    /** choice: the answers the person can pick; null once settled */
+    choices: {
+      /** what to pass as the answer when the person picks this choice */
+      id: string;
+      /** the choice as the person sees it */
+      label: string;
+      /** what picking it means */
+      description?: string;
+    }[] | null;
+    /** choice: whether the person may answer in their own words instead of picking; null once settled */
+    allowFreeText: boolean | null;
+    /** the answers given so far (on a choice, to send back followed by the new one); on a settled result, the answers that settled it */
+    answers: {
+      /** the card answered */
+      card: string;
+      /** the choice id or the person's own words */
+      answer: string;
+    }[] | null;
+    /** the cards among answers whose answer the person clicked in the card themselves (proven by the card's one-time token); the others' answers were relayed by you */
+    clicked: string[] | null;
+    /** email_step: the address style picked (a choice id, or own_words); null on a choice */
+    style: string | null;
+    /** email_step: the style as the person saw it, or their own words; null on a choice */
+    styleLabel: string | null;
+    /** email_step: the exact addresses that will be created when the order is approved; null on a choice */
+    addresses: {
+      /** the email address */
+      address: string;
+      /** its domain */
+      domain: string;
+      /** who it signs as; null when the person wrote the address themselves */
+      senderName: string | null;
+      /** true when it comes already warmed up (on a warmed-shelf domain) */
+      prewarmed: boolean;
+      /** what it costs per month once ordered */
+      monthlyPrice: {
+        /** the amount as a decimal number with the currency's decimal places, e.g. 15.00; 0.00 means nothing to pay */
+        amount: string;
+        /** ISO 4217 currency code, e.g. USD */
+        currency: string;
+      };
+    }[] | null;
+    /** email_step: the domains the addresses are on; null on a choice */
+    domains: string[] | null;
+    /** email_step: what the mailboxes cost per month once ordered; null on a choice */
+    monthlyCost: {
+      /** the amount as a decimal number with the currency's decimal places, e.g. 15.00; 0.00 means nothing to pay */
+      amount: string;
+      /** ISO 4217 currency code, e.g. USD */
+      currency: string;
+    } | null;
+    /** email_step: what the domains cost per year once ordered; null on a choice */
+    yearlyCost: {
+      /** the amount as a decimal number with the currency's decimal places, e.g. 15.00; 0.00 means nothing to pay */
+      amount: string;
+      /** ISO 4217 currency code, e.g. USD */
+      currency: string;
+    } | null;
+    /** email_step: the day the addresses would be ready if ordered today, YYYY-MM-DD (UTC); null on a choice */
+    readyOn: string | null;
+    /** email_step: the first day they could all send at full volume if ordered today, YYYY-MM-DD (UTC); null on a choice */
+    fullVolumeOn: string | null;
+    /** email_step: when the person answered; null on a choice */
+    chosenAt: string | null;
+    /** true when the setup runs in the sandbox: nothing real is created and the prices are never charged */
+    sandbox: boolean;
+    /** email_step: what to do next; null on a choice */
+    nextStep: {
+      /** the tool to call next; null when the next step is not a tool call */
+      tool: string | null;
+      /** why this is the next step, and what to do */
+      why: string;
+    } | null;
   } | null;
 }
 

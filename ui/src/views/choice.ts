@@ -1,11 +1,13 @@
-// A question for the person. Clicking a choice first records the click with
-// the card's own tool (decide_in_card) and the one-time token the server
-// sent the card, then calls the same tool through the host with the same
-// arguments and the answer appended (which binds it: as clicked after a
-// recorded click, as relayed otherwise), shows what the tool returns, and
-// tells the conversation what was chosen.
+// A question for the person. Clicking a choice sends one call: the card's
+// own tool (decide_in_card) with the answer and the one-time token the
+// server sent the card, which binds the answer (recorded as clicked) and
+// returns what the question's tool returns with it; the card shows that
+// and tells the conversation what was chosen. A host that cannot call the
+// card's own tool (or gave no token) gets the same answer through the
+// question's tool, with the same arguments and the answer appended
+// (recorded as relayed).
 
-import { CLICK_TOOL, Ctx, textOf } from "../ctx";
+import { CLICK_TOOL, Ctx, ToolResult, isRefusal, textOf } from "../ctx";
 import type { ChooseSendingSourceResult, ProposeEmailResult } from "../generated/types";
 import { h, icon, uid } from "../dom";
 import { button, card, notice } from "../ui";
@@ -19,30 +21,40 @@ export function choiceView(d: ChoiceData, ctx: Ctx): HTMLElement {
 
   async function answer(answerValue: string, said: string, pressed?: HTMLButtonElement): Promise<void> {
     errorBox.replaceChildren();
-    const args: Record<string, unknown> = { ...(d.arguments ?? {}) };
-    args.answers = [...(d.answers ?? []), { card: d.card, answer: answerValue }];
     pressed?.setAttribute("aria-pressed", "true");
     const token = d.card ? ctx.token(d.card) : undefined;
+    let result: ToolResult | undefined;
     let clicked = false;
     if (token) {
-      // Best effort: without it the answer still counts, recorded as relayed.
+      // A host without app-only tools answers without VibeSell's refusal
+      // code: the answer then goes the assistant's way below.
       try {
-        clicked = !(await ctx.call(CLICK_TOOL, { card: d.card, answer: answerValue, token })).isError;
+        result = await ctx.call(CLICK_TOOL, { card: d.card, answer: answerValue, token });
+        if (result.isError && !isRefusal(result)) result = undefined;
       } catch {
-        // The host has no app-only tools; the call below binds the answer.
+        result = undefined;
+      }
+      const sc = result?.structuredContent as { kind?: string; sending?: Record<string, unknown> | null; email?: Record<string, unknown> | null } | undefined;
+      const answered = sc?.kind === "card_decision" ? (sc.sending ?? sc.email) : undefined;
+      if (result && answered) {
+        result = { ...result, structuredContent: answered };
+        clicked = true;
       }
     }
-    let result;
-    try {
-      result = await ctx.call(d.tool, args);
-    } catch {
-      pressed?.setAttribute("aria-pressed", "false");
-      errorBox.replaceChildren(
-        notice("bad", "alert", h("p", null, "Your answer could not be sent from this card. Tell the assistant your answer instead: ", h("strong", null, said), ".")),
-      );
-      return;
+    if (!result) {
+      const args: Record<string, unknown> = { ...(d.arguments ?? {}) };
+      args.answers = [...(d.answers ?? []), { card: d.card, answer: answerValue }];
+      try {
+        result = await ctx.call(d.tool, args);
+      } catch {
+        pressed?.setAttribute("aria-pressed", "false");
+        errorBox.replaceChildren(
+          notice("bad", "alert", h("p", null, "Your answer could not be sent from this card. Tell the assistant your answer instead: ", h("strong", null, said), ".")),
+        );
+        return;
+      }
     }
-    if (result.isError) {
+    if (result.isError || !result.structuredContent) {
       pressed?.setAttribute("aria-pressed", "false");
       errorBox.replaceChildren(notice("bad", "alert", h("p", null, textOf(result) || "VibeSell did not accept this answer.")));
       return;
