@@ -509,11 +509,17 @@ func TestClickBindsTheAnswer(t *testing.T) {
 		tokens := tokensOf(t, f.c.Call("list_pending_approvals", map[string]any{"approval": a.ID}))
 		var out cardDecisionOutput
 		card.Result("decide_in_card", map[string]any{"approval": a.ID, "decision": "approve", "token": tokens[a.ID]}, &out)
-		var relayed approvalOutput
-		md := f.c.Result("decide_approval", map[string]any{"approval": a.ID, "decision": "reject"}, &relayed)
-		mustContain(t, md, "Not recorded: this approval was already decided (approved by the person", "the first decision stands")
-		if relayed.Status == "rejected" || textOf(relayed.DecidedVia) != "card" {
-			t.Errorf("after the relayed reject: %s via %s, want the click's approval", relayed.Status, textOf(relayed.DecidedVia))
+		// A different decision through the model is refused, naming the
+		// click on record.
+		msg := f.c.Refusal("decide_approval", map[string]any{"approval": a.ID, "decision": "reject"})
+		mustContain(t, msg, "Not recorded: approval "+a.ID+" was already approved by the person (the card in the conversation, by a click)", "that first decision stands")
+		var after approvalsOutput
+		f.c.Result("list_pending_approvals", map[string]any{"approval": a.ID}, &after)
+		if len(after.Approvals) != 1 {
+			t.Fatalf("read %d approvals, want the one", len(after.Approvals))
+		}
+		if got := after.Approvals[0]; got.Status == "rejected" || textOf(got.DecidedVia) != "card" {
+			t.Errorf("after the relayed reject: %s via %s, want the click's approval", got.Status, textOf(got.DecidedVia))
 		}
 	})
 }

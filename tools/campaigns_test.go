@@ -162,7 +162,7 @@ func TestCampaignTools(t *testing.T) {
 		// Known is not null: a staged campaign has sent nothing, and
 		// each count says 0; only opens, which are not measured, are null.
 		zero := countWithWhy{Value: new(0)}
-		zeros := countsData{Sent: zero, Delivered: zero, Replied: zero, PositiveReplies: zero, Bounced: zero, Unsubscribed: zero}
+		zeros := countsData{Sent: zero, Delivered: zero, Replied: zero, PositiveReplies: zero, Bounced: zero, Unsubscribed: zero, NotSentUnknown: zero}
 		wantMetrics := metricsData{countsData: zeros, Steps: []stepMetricsData{{Step: 1, countsData: zeros}}}
 		if d := cmp.Diff(wantMetrics, cp.Metrics, cmp.AllowUnexported(metricsData{}, stepMetricsData{}), cmpopts.IgnoreFields(metricsData{}, "Opens")); d != "" || cp.Metrics.Opens.Value != nil || cp.Metrics.Opens.Why == "" {
 			t.Errorf("metrics of a staged campaign (-want +got):\n%s\nopens %v, why %q", d, cp.Metrics.Opens.Value, cp.Metrics.Opens.Why)
