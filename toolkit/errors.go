@@ -35,10 +35,6 @@ import (
 var errNoWorkspace = vibesell.Errorf(vibesell.EUNAUTHORIZED,
 	"This connection is not linked to a workspace. Reconnect VibeSell in the connector settings and sign in, then try again.")
 
-// maxText is the design's ceiling for a result's text; above it hosts
-// truncate or reject, so it is worth a warning in the log.
-const maxText = 100_000
-
 func (t Tool) handler(log *slog.Logger, gate Gate, resultMeta func(context.Context, auth.Principal, string, json.RawMessage) (map[string]any, error)) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		res := t.call(ctx, log, gate, req.GetRawArguments())
@@ -81,9 +77,6 @@ func (t Tool) call(ctx context.Context, log *slog.Logger, gate Gate, raw any) (r
 	markdown, structured, meta, err := t.run(ctx, p, raw)
 	if err != nil {
 		return t.failure(ctx, log, p, err)
-	}
-	if len(markdown) > maxText {
-		log.WarnContext(ctx, "tool result text is too long", "tool", t.Name(), "workspace", p.WorkspaceID.String(), "chars", len(markdown))
 	}
 	res = &mcp.CallToolResult{
 		Content: []mcp.Content{mcp.NewTextContent(markdown)},
