@@ -187,7 +187,8 @@ type workspaceOutput struct {
 	Plan               *planData             `json:"plan" jsonschema:"the plan and its status; null while plans and billing are not available"`
 	Offer              *offerData            `json:"offer" jsonschema:"what the workspace sells and to whom; null when not saved yet"`
 	Playbook           *playbookData         `json:"playbook" jsonschema:"how the emails should sound; null when not saved yet"`
-	Memory             []memoryItem          `json:"memory" jsonschema:"facts and preferences to keep in mind, newest first"`
+	Memory             []memoryItem          `json:"memory" jsonschema:"the newest facts and preferences to keep in mind, newest first (at most 5; memoryTotal counts them all, and remember lists the rest page by page)"`
+	MemoryTotal        int                   `json:"memoryTotal" jsonschema:"how many facts and preferences the workspace remembers in all"`
 	OpenSupportTickets int                   `json:"openSupportTickets" jsonschema:"support tickets not yet answered"`
 	SendingSetup       *sendingSummaryData   `json:"sendingSetup" jsonschema:"the sending setup in short (get_sending_setup has the detail); null when it is not available"`
 	Audience           *audienceSummaryData  `json:"audience" jsonschema:"who to write to: the target, its confirmation, the leads and the last import; null when it is not available"`
@@ -196,8 +197,8 @@ type workspaceOutput struct {
 }
 
 // defaultContextCacheSize is how many workspaces' contexts one server
-// keeps: the ones read most recently. An entry is a few kilobytes (at most
-// 200 memories of up to 1,000 characters each).
+// keeps: the ones read most recently. An entry is a few kilobytes (the
+// newest 5 memories of up to 1,000 characters each, and the count).
 const defaultContextCacheSize = 1024
 
 func getWorkspaceContext(d Deps) toolkit.Tool {
@@ -222,6 +223,7 @@ func toWorkspaceOutput(c workspace.Context) workspaceOutput {
 		Offer:              toOfferData(c.Offer),
 		Playbook:           toPlaybookData(c.Playbook),
 		Memory:             toMemoryItems(c.Memories),
+		MemoryTotal:        c.MemoryCount,
 		OpenSupportTickets: c.OpenTickets,
 		NextStep:           toNextStepData(c.NextStep),
 	}
@@ -278,20 +280,30 @@ func workspaceMarkdown(o workspaceOutput) string {
 	} else {
 		b.WriteString("### Playbook\nNot saved yet.\n\n")
 	}
-	if len(o.Memory) > 0 {
-		fmt.Fprintf(&b, "### Remembered (%d)\n", len(o.Memory))
-		for _, m := range o.Memory {
-			fmt.Fprintf(&b, "- (%s) %s — id %s\n", m.About, m.Fact, m.ID)
-		}
-		b.WriteString("\n")
-	} else {
-		b.WriteString("### Remembered\nNothing yet.\n\n")
-	}
+	b.WriteString(rememberedMarkdown(o.Memory, o.MemoryTotal))
 	b.WriteString(sendingSummaryMarkdown(o.SendingSetup))
 	b.WriteString(audienceSummaryMarkdown(o.Audience))
 	b.WriteString(campaignsSummaryMarkdown(o.Campaigns))
 	fmt.Fprintf(&b, "Open support tickets: %d.\n\n", o.OpenSupportTickets)
 	b.WriteString(nextStepMarkdown(o.NextStep))
+	return b.String()
+}
+
+// rememberedMarkdown summarises what is remembered for the context: the
+// count, the newest facts, and the call that lists the rest.
+func rememberedMarkdown(newest []memoryItem, total int) string {
+	if total == 0 {
+		return "### Remembered\nNothing yet.\n\n"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "### Remembered (%s)\n", vibesell.Count(total))
+	if total > len(newest) {
+		fmt.Fprintf(&b, "The newest %d; call %s with no fact to list them all, page by page.\n", len(newest), vibesell.ToolRemember)
+	}
+	for _, m := range newest {
+		fmt.Fprintf(&b, "- (%s) %s — id %s\n", m.About, m.Fact, m.ID)
+	}
+	b.WriteString("\n")
 	return b.String()
 }
 
@@ -308,13 +320,17 @@ type rememberInput struct {
 	Fact   string `json:"fact,omitempty" jsonschema:"a fact or preference to keep, in the person's words; leave out to list what is remembered" example:"Prefers to be called Sam" maxLength:"1000"`
 	About  string `json:"about,omitempty" jsonschema:"what the fact is about: the person, their company, or a preference for how to work; default company" example:"person" enum:"person,company,preference"`
 	Forget string `json:"forget,omitempty" jsonschema:"the id of a remembered fact to forget (ids are in the list); leave out otherwise" example:"0b6f9a52-4d1e-4c55-9c1f-3f1e2d7c8a10"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"how many remembered facts to list per page; 10 when left out" example:"10" minimum:"1" maximum:"20"`
+	Cursor string `json:"cursor,omitempty" jsonschema:"where to continue the list: the nextCursor of the previous page; leave it out for the newest" example:"MjAyNi0xMi0wMlQwOTowMDowMFp8MGI2ZjlhNTItNGQxZS00YzU1LTljMWYtM2YxZTJkN2M4YTEw" maxLength:"200"`
 }
 
 type memoryOutput struct {
-	Kind     string       `json:"kind" enum:"memory"`
-	Action   string       `json:"action" jsonschema:"what this call did" enum:"remembered,forgotten,listed"`
-	Memory   *memoryItem  `json:"memory" jsonschema:"the fact remembered or forgotten by this call; null when only listing"`
-	Memories []memoryItem `json:"memories" jsonschema:"everything remembered now, newest first"`
+	Kind       string       `json:"kind" enum:"memory"`
+	Action     string       `json:"action" jsonschema:"what this call did" enum:"remembered,forgotten,listed"`
+	Memory     *memoryItem  `json:"memory" jsonschema:"the fact remembered or forgotten by this call; null when only listing"`
+	Memories   []memoryItem `json:"memories" jsonschema:"this page of what is remembered now, newest first (total counts them all)"`
+	Total      int          `json:"total" jsonschema:"how many facts the workspace remembers now (at most 200)"`
+	NextCursor *string      `json:"nextCursor" jsonschema:"pass as cursor for the next page; null on the last page"`
 }
 
 func remember(d Deps) toolkit.Tool {
@@ -325,7 +341,7 @@ func remember(d Deps) toolkit.Tool {
 			if err != nil {
 				return toolkit.Result[memoryOutput]{}, err
 			}
-			out := memoryOutput{Action: changed.Action, Memories: toMemoryItems(changed.Memories)}
+			out := memoryOutput{Action: changed.Action, Memories: toMemoryItems(changed.Memories), Total: changed.Total, NextCursor: strPtr(changed.Next)}
 			if changed.Memory != nil {
 				item := memoryItem(*changed.Memory)
 				out.Memory = &item
@@ -343,13 +359,23 @@ func memoryMarkdown(o memoryOutput) string {
 	case "remembered":
 		fmt.Fprintf(&b, "Remembered (%s): \"%s\" — id %s.\n\n", o.Memory.About, o.Memory.Fact, o.Memory.ID)
 	}
-	if len(o.Memories) == 0 {
+	switch {
+	case o.Total == 0:
 		b.WriteString("Nothing is remembered in this workspace.")
 		return b.String()
+	case len(o.Memories) == 0:
+		fmt.Fprintf(&b, "%s remembered; none on this page. Call %s with no fact and no cursor for the newest.\n", vibesell.Count(o.Total), vibesell.ToolRemember)
+		return b.String()
+	case len(o.Memories) == o.Total:
+		fmt.Fprintf(&b, "%s remembered, newest first:\n", vibesell.Count(o.Total))
+	default:
+		fmt.Fprintf(&b, "%s remembered; %d of them on this page, newest first:\n", vibesell.Count(o.Total), len(o.Memories))
 	}
-	fmt.Fprintf(&b, "%d remembered, newest first:\n", len(o.Memories))
 	for _, m := range o.Memories {
 		fmt.Fprintf(&b, "- (%s) %s — id %s\n", m.About, m.Fact, m.ID)
+	}
+	if o.NextCursor != nil {
+		fmt.Fprintf(&b, "\nMore on the next page: call %s with cursor %q.\n", vibesell.ToolRemember, *o.NextCursor)
 	}
 	return b.String()
 }

@@ -76,7 +76,7 @@ export interface GetWorkspaceContextResult {
     /** when the playbook was last saved */
     updatedAt: string;
   } | null;
-  /** facts and preferences to keep in mind, newest first */
+  /** the newest facts and preferences to keep in mind, newest first (at most 5; memoryTotal counts them all, and remember lists the rest page by page) */
   memory: {
     /** the memory id, to forget it */
     id: string;
@@ -87,6 +87,8 @@ export interface GetWorkspaceContextResult {
     /** when it was remembered */
     createdAt: string;
   }[] | null;
+  /** how many facts and preferences the workspace remembers in all */
+  memoryTotal: number;
   /** support tickets not yet answered */
   openSupportTickets: number;
   /** the sending setup in short (get_sending_setup has the detail); null when it is not available */
@@ -260,7 +262,7 @@ export interface RememberResult {
     /** when it was remembered */
     createdAt: string;
   } | null;
-  /** everything remembered now, newest first */
+  /** this page of what is remembered now, newest first (total counts them all) */
   memories: {
     /** the memory id, to forget it */
     id: string;
@@ -271,6 +273,10 @@ export interface RememberResult {
     /** when it was remembered */
     createdAt: string;
   }[] | null;
+  /** how many facts the workspace remembers now (at most 200) */
+  total: number;
+  /** pass as cursor for the next page; null on the last page */
+  nextCursor: string | null;
 }
 
 /** What save_offer returns. */
