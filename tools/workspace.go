@@ -125,6 +125,27 @@ func toOfferData(o *workspace.Offer) *offerData {
 	return out
 }
 
+// playbookSummaryData is the playbook in the context: the tone and the
+// angles, and how many objections, dos and don'ts it has. Whole, it is up
+// to 36,000 characters, more than the context may carry beside everything
+// else (vibesell.MaxResultStructured).
+type playbookSummaryData struct {
+	Tone            string    `json:"tone" jsonschema:"how the emails should sound"`
+	Angles          []string  `json:"angles" jsonschema:"angles to open with"`
+	ObjectionsCount int       `json:"objectionsCount" jsonschema:"how many objections it answers"`
+	DosCount        int       `json:"dosCount" jsonschema:"how many dos it has"`
+	DontsCount      int       `json:"dontsCount" jsonschema:"how many don'ts it has"`
+	UpdatedAt       time.Time `json:"updatedAt" jsonschema:"when the playbook was last saved"`
+}
+
+func toPlaybookSummary(p *workspace.Playbook) *playbookSummaryData {
+	if p == nil {
+		return nil
+	}
+	return &playbookSummaryData{Tone: p.Tone, Angles: nonNil(p.Angles), ObjectionsCount: len(p.Objections), DosCount: len(p.Dos),
+		DontsCount: len(p.Donts), UpdatedAt: p.UpdatedAt}
+}
+
 func toPlaybookData(p *workspace.Playbook) *playbookData {
 	if p == nil {
 		return nil
@@ -152,7 +173,9 @@ func nonNil(s []string) []string {
 	return s
 }
 
-func offerMarkdown(o *offerData) string {
+// offerMarkdown writes the offer; proof points longer than clipAt
+// characters are cut short (0: never), for the context, which summarises.
+func offerMarkdown(o *offerData, clipAt int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "- Company: %s", o.CompanyName)
 	if o.CompanyDomain != nil {
@@ -171,6 +194,9 @@ func offerMarkdown(o *offerData) string {
 	if len(o.ProofPoints) > 0 {
 		b.WriteString("- Proof points:\n")
 		for _, p := range o.ProofPoints {
+			if clipAt > 0 {
+				p = clip(p, clipAt)
+			}
 			fmt.Fprintf(&b, "  - %s\n", p)
 		}
 	}
@@ -186,7 +212,7 @@ type workspaceOutput struct {
 	Workspace          workspaceInfo         `json:"workspace" jsonschema:"the workspace this connection acts for"`
 	Plan               *planData             `json:"plan" jsonschema:"the plan and its status; null while plans and billing are not available"`
 	Offer              *offerData            `json:"offer" jsonschema:"what the workspace sells and to whom; null when not saved yet"`
-	Playbook           *playbookData         `json:"playbook" jsonschema:"how the emails should sound; null when not saved yet"`
+	Playbook           *playbookSummaryData  `json:"playbook" jsonschema:"how the emails should sound, in short (save_playbook returns it whole); null when not saved yet"`
 	Memory             []memoryItem          `json:"memory" jsonschema:"the newest facts and preferences to keep in mind, newest first (at most 5; memoryTotal counts them all, and remember lists the rest page by page)"`
 	MemoryTotal        int                   `json:"memoryTotal" jsonschema:"how many facts and preferences the workspace remembers in all"`
 	OpenSupportTickets int                   `json:"openSupportTickets" jsonschema:"support tickets not yet answered"`
@@ -221,7 +247,7 @@ func toWorkspaceOutput(c workspace.Context) workspaceOutput {
 	out := workspaceOutput{
 		Workspace:          workspaceInfo{ID: ws.ID, Slug: ws.Slug, Name: ws.Name, CreatedAt: ws.CreatedAt},
 		Offer:              toOfferData(c.Offer),
-		Playbook:           toPlaybookData(c.Playbook),
+		Playbook:           toPlaybookSummary(c.Playbook),
 		Memory:             toMemoryItems(c.Memories),
 		MemoryTotal:        c.MemoryCount,
 		OpenSupportTickets: c.OpenTickets,
@@ -240,8 +266,7 @@ func toWorkspaceOutput(c workspace.Context) workspaceOutput {
 	if who, ok := workspace.View[audience.ContextRows](c); ok {
 		out.Audience = &audienceSummaryData{Leads: who.Leads, LastImport: toImportData(who.LastImport)}
 		if t := who.Target; t.Description != nil || t.Filters != nil {
-			data := toTargetData(t)
-			out.Audience.Target = &data
+			out.Audience.Target = toTargetSummary(t)
 		}
 	}
 	return out
@@ -262,21 +287,28 @@ func toNextStepData(s workspace.NextStep) nextStepData {
 	return nextStepData{Tool: strPtr(s.Tool), Why: s.Why}
 }
 
+// contextClip is how much of each proof point, angle and other list item
+// the context's text shows: it summarises a workspace whose every part
+// may be at its longest, within the bound of one result
+// (vibesell.MaxResultText). The structuredContent keeps each whole, and
+// the tool that saved it shows it whole.
+const contextClip = 150
+
 func workspaceMarkdown(o workspaceOutput) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## Workspace %s (slug %s)\n\n", o.Workspace.Name, o.Workspace.Slug)
 	b.WriteString(planMarkdown(o.Plan))
 	if o.Offer != nil {
-		fmt.Fprintf(&b, "### Offer (saved %s)\n%s\n", vibesell.FormatTime(o.Offer.UpdatedAt), offerMarkdown(o.Offer))
+		fmt.Fprintf(&b, "### Offer (saved %s)\n%s\n", vibesell.FormatTime(o.Offer.UpdatedAt), offerMarkdown(o.Offer, contextClip))
 	} else {
 		b.WriteString("### Offer\nNot saved yet.\n\n")
 	}
 	if o.Playbook != nil {
 		fmt.Fprintf(&b, "### Playbook (saved %s)\n- Tone: %s\n", vibesell.FormatTime(o.Playbook.UpdatedAt), o.Playbook.Tone)
 		if len(o.Playbook.Angles) > 0 {
-			fmt.Fprintf(&b, "- Angles: %s\n", strings.Join(o.Playbook.Angles, "; "))
+			fmt.Fprintf(&b, "- Angles: %s\n", strings.Join(clipAll(o.Playbook.Angles, contextClip), "; "))
 		}
-		fmt.Fprintf(&b, "- Objections with answers: %d\n- Dos: %d, don'ts: %d\n\n", len(o.Playbook.Objections), len(o.Playbook.Dos), len(o.Playbook.Donts))
+		fmt.Fprintf(&b, "- Objections with answers: %d\n- Dos: %d, don'ts: %d\n\n", o.Playbook.ObjectionsCount, o.Playbook.DosCount, o.Playbook.DontsCount)
 	} else {
 		b.WriteString("### Playbook\nNot saved yet.\n\n")
 	}
@@ -417,7 +449,7 @@ func saveOffer(d Deps) toolkit.Tool {
 			}
 			data := toOfferData(&saved.Offer)
 			sender := senderData{PostalAddress: strPtr(saved.Sender.PostalAddress), SenderName: strPtr(saved.Sender.Name)}
-			md := "Saved the offer:\n\n" + offerMarkdown(data) + "\nWho the emails come from (for the workspace):\n" + senderMarkdown(sender) + "\n" + nextStepMarkdown(toNextStepData(saved.NextStep))
+			md := "Saved the offer:\n\n" + offerMarkdown(data, 0) + "\nWho the emails come from (for the workspace):\n" + senderMarkdown(sender) + "\n" + nextStepMarkdown(toNextStepData(saved.NextStep))
 			return toolkit.Result[offerOutput]{Markdown: md, Data: offerOutput{Offer: *data, Sender: sender}}, nil
 		},
 	})
@@ -451,28 +483,38 @@ func savePlaybook(d Deps) toolkit.Tool {
 				return toolkit.Result[playbookOutput]{}, err
 			}
 			data := toPlaybookData(&saved.Playbook)
+			// Each item is repeated cut to playbookClip characters: the
+			// assistant has just written them, and 60 items of up to
+			// 1,000 characters would not fit in a result.
 			var b strings.Builder
 			fmt.Fprintf(&b, "Saved the playbook.\n\n- Tone: %s\n", data.Tone)
 			if len(data.Angles) > 0 {
-				b.WriteString("- Angles:\n" + indent(bulletList(data.Angles)))
+				b.WriteString("- Angles:\n" + indent(bulletList(clipAll(data.Angles, playbookClip))))
 			}
 			if len(data.Objections) > 0 {
 				b.WriteString("- Objections:\n")
 				for _, o := range data.Objections {
-					fmt.Fprintf(&b, "  - \"%s\" → %s\n", o.Objection, o.Answer)
+					fmt.Fprintf(&b, "  - \"%s\" → %s\n", clip(o.Objection, playbookClip), clip(o.Answer, playbookClip))
 				}
 			}
 			if len(data.Dos) > 0 {
-				b.WriteString("- Do:\n" + indent(bulletList(data.Dos)))
+				b.WriteString("- Do:\n" + indent(bulletList(clipAll(data.Dos, playbookClip))))
 			}
 			if len(data.Donts) > 0 {
-				b.WriteString("- Don't:\n" + indent(bulletList(data.Donts)))
+				b.WriteString("- Don't:\n" + indent(bulletList(clipAll(data.Donts, playbookClip))))
+			}
+			if strings.Contains(b.String(), "…") {
+				fmt.Fprintf(&b, "\nItems longer than %d characters are cut short here (…); they are saved in full.\n", playbookClip)
 			}
 			b.WriteString("\n" + nextStepMarkdown(toNextStepData(saved.NextStep)))
 			return toolkit.Result[playbookOutput]{Markdown: b.String(), Data: playbookOutput{Playbook: *data}}, nil
 		},
 	})
 }
+
+// playbookClip is how much of each playbook item save_playbook's text
+// repeats.
+const playbookClip = 200
 
 func indent(s string) string {
 	lines := strings.SplitAfter(s, "\n")

@@ -56,23 +56,18 @@ export interface GetWorkspaceContextResult {
     /** when the offer was last saved */
     updatedAt: string;
   } | null;
-  /** how the emails should sound; null when not saved yet */
+  /** how the emails should sound, in short (save_playbook returns it whole); null when not saved yet */
   playbook: {
     /** how the emails should sound */
     tone: string;
     /** angles to open with */
     angles: string[] | null;
-    /** objections and their answers */
-    objections: {
-      /** what a buyer says */
-      objection: string;
-      /** how to answer it */
-      answer: string;
-    }[] | null;
-    /** what to do */
-    dos: string[] | null;
-    /** what never to do */
-    donts: string[] | null;
+    /** how many objections it answers */
+    objectionsCount: number;
+    /** how many dos it has */
+    dosCount: number;
+    /** how many don'ts it has */
+    dontsCount: number;
     /** when the playbook was last saved */
     updatedAt: string;
   } | null;
@@ -135,7 +130,7 @@ export interface GetWorkspaceContextResult {
   } | null;
   /** who to write to: the target, its confirmation, the leads and the last import; null when it is not available */
   audience: {
-    /** the target: the description, the filters and whether they are confirmed; null when nothing is saved yet */
+    /** the target: the description, the filters in words and whether they are confirmed; null when nothing is saved yet */
     target: {
       /** who the ideal customer is, in the person's words; null when not described yet */
       who: string | null;
@@ -143,34 +138,9 @@ export interface GetWorkspaceContextResult {
       problem: string | null;
       /** who not to write to, in the person's words; null when none were given */
       exclusions: string | null;
-      /** the target as filters the lead directory answers; null when none are saved yet */
+      /** the filters in words; null when none are saved yet */
       filters: {
-        /** words the job title contains (any of them) */
-        titles: string[] | null;
-        /** seniorities (any of them) */
-        seniorities: string[] | null;
-        /** departments (any of them) */
-        departments: string[] | null;
-        /** industries of the company (any of them) */
-        industries: string[] | null;
-        /** company size bands in employees (any of them) */
-        companySizes: string[] | null;
-        /** countries (any of them, or any of the regions) */
-        countries: {
-          /** ISO 3166 two-letter code, e.g. DE */
-          code: string;
-          /** the country's English name, e.g. Germany */
-          name: string;
-        }[] | null;
-        /** regions of the world (any of them, or any of the countries) */
-        regions: string[] | null;
-        /** company domains left out */
-        excludeCompanyDomains: string[] | null;
-        /** company names left out */
-        excludeCompanies: string[] | null;
-        /** leaves out leads of the workspace contacted in the last so many days; 0 means no such window */
-        notContactedDays: number;
-        /** the filters in words */
+        /** the filters in words (save_target_filters and confirm_target return each filter) */
         description: string;
       } | null;
       /** the filters' version, moved by every change; confirm_target takes it */
@@ -181,8 +151,6 @@ export interface GetWorkspaceContextResult {
       confirmedVersion: number | null;
       /** when the filters were last confirmed; null when never */
       confirmedAt: string | null;
-      /** true when this call changed confirmed filters, so they need a new confirmation */
-      confirmationWithdrawn: boolean;
     } | null;
     /** leads imported into the workspace */
     leads: number;
