@@ -175,8 +175,8 @@ func previewMarkdown(pv audience.Preview) string {
 
 type audienceSummaryData struct {
 	Target     *targetSummaryData `json:"target" jsonschema:"the target: the description, the filters in words and whether they are confirmed; null when nothing is saved yet"`
-	Leads      int         `json:"leads" jsonschema:"leads imported into the workspace"`
-	LastImport *importData `json:"lastImport" jsonschema:"the latest import and its progress; null when there was none"`
+	Leads      int                `json:"leads" jsonschema:"leads imported into the workspace"`
+	LastImport *importData        `json:"lastImport" jsonschema:"the latest import and its progress; null when there was none"`
 }
 
 // targetSummaryData is the target in the context: what targetData holds,
