@@ -875,8 +875,10 @@ export interface OrderSendingSetupResult {
   impact: {
     /** exactly what will happen, written by VibeSell */
     what: string;
-    /** each thing it acts on, one per item (for an order: every domain and every address, with its price) */
+    /** each thing it acts on, one per item (for an order: every domain and every address, with its price); in a list of approvals, only the first 5 (itemsTotal counts them all; list_pending_approvals with approval reads one whole) */
     items: string[] | null;
+    /** how many things it acts on in all */
+    itemsTotal: number;
     /** who is contacted, or that no one is */
     who: string;
     /** when it happens once approved, and when it is ready */
@@ -940,7 +942,7 @@ export type DecideApprovalResult = OrderSendingSetupResult;
 /** What list_pending_approvals returns. */
 export interface ListPendingApprovalsResult {
   kind: "approvals";
-  /** this page of approvals, newest first; with approval, exactly that one */
+  /** this page of approvals, newest first, each with the first 5 of its items; with approval, exactly that one, whole */
   approvals: {
     /** the approval id, to pass to decide_approval */
     approval: string;
@@ -954,8 +956,10 @@ export interface ListPendingApprovalsResult {
     impact: {
       /** exactly what will happen, written by VibeSell */
       what: string;
-      /** each thing it acts on, one per item (for an order: every domain and every address, with its price) */
+      /** each thing it acts on, one per item (for an order: every domain and every address, with its price); in a list of approvals, only the first 5 (itemsTotal counts them all; list_pending_approvals with approval reads one whole) */
       items: string[] | null;
+      /** how many things it acts on in all */
+      itemsTotal: number;
       /** who is contacted, or that no one is */
       who: string;
       /** when it happens once approved, and when it is ready */
@@ -1033,8 +1037,10 @@ export interface DecideInCardResult {
     impact: {
       /** exactly what will happen, written by VibeSell */
       what: string;
-      /** each thing it acts on, one per item (for an order: every domain and every address, with its price) */
+      /** each thing it acts on, one per item (for an order: every domain and every address, with its price); in a list of approvals, only the first 5 (itemsTotal counts them all; list_pending_approvals with approval reads one whole) */
       items: string[] | null;
+      /** how many things it acts on in all */
+      itemsTotal: number;
       /** who is contacted, or that no one is */
       who: string;
       /** when it happens once approved, and when it is ready */
