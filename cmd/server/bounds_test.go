@@ -90,11 +90,34 @@ func TestEveryResultIsBounded(t *testing.T) {
 	if done := approvalstest.Execute(t, f.pool, f.svc.approvals, order.Approval); done.Status != approvals.Done {
 		t.Fatalf("order: %s %v", done.Status, done.Outcome)
 	}
+	// More orders, placed at once: a setup of many domains, each page of
+	// which must stay within the bounds.
+	for round := range 6 {
+		f.settle("propose_domains", map[string]any{"count": 5, "companyDomain": fmt.Sprintf("anvil%dworks.com", round)}, "")
+		f.settle("propose_email", map[string]any{"senderNames": longTexts(5, 100, fmt.Sprint("Grace Hopper ", round))}, "first_name")
+		if _, err := f.svc.sending.PlaceOrder(ctx, acme, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.c.Call("start_warmup", nil)
 	if _, err := f.svc.sending.SandboxReady(ctx, acme); err != nil {
 		t.Fatal(err)
 	}
 	f.c.Call("start_warmup", nil)
-	f.call("get_sending_setup", nil, nil)
+	var setup struct {
+		DomainsTotal int     `json:"domainsTotal"`
+		NextCursor   *string `json:"nextCursor"`
+	}
+	f.call("get_sending_setup", nil, &setup)
+	for pages := 1; setup.NextCursor != nil; pages++ {
+		if pages > 20 {
+			t.Fatalf("more than 20 pages of %d domains", setup.DomainsTotal)
+		}
+		f.call("get_sending_setup", map[string]any{"cursor": *setup.NextCursor}, &setup)
+	}
+	if setup.DomainsTotal < 40 {
+		t.Errorf("the setup has %d domains, want 40", setup.DomainsTotal)
+	}
 
 	// Who to write to: the longest target and filters, and leads.
 	if _, err := audience.LoadSampleDirectory(ctx, f.pool); err != nil {

@@ -703,7 +703,7 @@ export interface GetSendingSetupResult {
     /** when it was confirmed */
     confirmedAt: string;
   } | null;
-  /** the picked and ordered domains */
+  /** the picked and ordered domains: this page of them, 5 at most (domainsTotal counts them all) */
   domains: {
     /** the domain name */
     domain: string;
@@ -742,7 +742,7 @@ export interface GetSendingSetupResult {
     /** when the sandbox shortcut made it ready at once, without waiting for its preparation (sandbox only); null when it was prepared the ordinary way */
     sandboxReadyAt: string | null;
   }[] | null;
-  /** the planned and ordered addresses */
+  /** the planned and ordered addresses on this page's domains */
   mailboxes: {
     /** the email address */
     address: string;
@@ -823,6 +823,12 @@ export interface GetSendingSetupResult {
     /** why this is the next step, and what to do */
     why: string;
   };
+  /** how many domains the setup has; domains holds this page of them */
+  domainsTotal: number;
+  /** how many mailboxes the setup has; mailboxes holds those on this page's domains */
+  mailboxesTotal: number;
+  /** pass as cursor for the next page of domains; null on the last page */
+  nextCursor: string | null;
 }
 
 /** What start_warmup returns. */
@@ -858,6 +864,14 @@ export interface StartWarmupResult {
     /** warmup emails across the mailboxes started */
     total: number;
   }[] | null;
+  /** how many mailboxes started now (started names the first 20; get_sending_setup lists every mailbox) */
+  startedTotal: number;
+  /** how many mailboxes were already warming up (alreadyWarming names the first 20) */
+  alreadyWarmingTotal: number;
+  /** how many mailboxes are still being prepared (notReady names the first 20) */
+  notReadyTotal: number;
+  /** how many mailboxes came already warmed up (prewarmed names the first 20) */
+  prewarmedTotal: number;
 }
 
 /** What order_sending_setup returns. */
