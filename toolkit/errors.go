@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -97,6 +98,12 @@ func (t Tool) failure(ctx context.Context, log *slog.Logger, p auth.Principal, e
 	// EINTERNAL is "our fault, never shown raw", even when someone
 	// wrapped it in the refusal type.
 	if errors.As(err, &refusal) && refusal.Code != vibesell.EINTERNAL && refusal.Message != "" {
+		// A refusal keeps the bound of every result too: one that names
+		// a list without bound fails loudly instead of being cut by the
+		// host.
+		if n := utf8.RuneCountInString(refusal.Message); n > vibesell.MaxResultText {
+			return t.internal(ctx, log, p, fmt.Errorf("refusal over bound: %d characters, the most a result may send is %d: %w", n, vibesell.MaxResultText, err), nil)
+		}
 		return refusalResult(refusal.Code, refusal.Message)
 	}
 	return t.internal(ctx, log, p, err, nil)

@@ -118,6 +118,7 @@ func TestInternalFailure(t *testing.T) {
 		// A result over the bounds is never sent: hosts would cut it.
 		{"long_text", "result over bound: the text is 25001 characters", false},
 		{"big_structured", "result over bound: structuredContent is 100031 bytes", false},
+		{"long_refusal", "refusal over bound: 25001 characters", false},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
 			b := setup(t)

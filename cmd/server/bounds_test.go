@@ -183,6 +183,21 @@ func TestEveryResultIsBounded(t *testing.T) {
 			t.Log(toolkittest.TextOf(res))
 		}
 	}
+	// A campaign that can launch, from every mailbox: its approvals.
+	f.call("save_sequence", map[string]any{"name": "Short", "steps": []map[string]any{
+		{"subject": "Lists at {{company|your team}}", "body": "Hi {{first_name|there}}, would a list of heads of sales help? Reply yes and I will send it."}}}, &seq)
+	f.call("approve_sequence", map[string]any{"sequence": seq.Sequence.Sequence, "version": seq.Sequence.Version}, nil)
+	f.call("check_first_email", map[string]any{"sequence": seq.Sequence.Sequence}, nil)
+	var launchable struct {
+		Campaign struct {
+			Campaign string `json:"campaign"`
+		} `json:"campaign"`
+	}
+	f.call("stage_campaign", map[string]any{"name": longText(100, "launchable"), "sequence": seq.Sequence.Sequence,
+		"windowStart": "00:00", "windowEnd": "24:00", "days": []string{"monday", "tuesday", "wednesday", "thursday", "friday"}, "dailyCap": 1}, &launchable)
+	if res := f.c.Call("launch_campaign", map[string]any{"campaign": launchable.Campaign.Campaign}); res.IsError {
+		t.Errorf("the short campaign cannot launch: %s", toolkittest.TextOf(res))
+	}
 	f.c.Call("stop_campaign", map[string]any{"campaign": cps[0]})
 	f.c.Call("resume_campaign", map[string]any{"campaign": cps[0]})
 

@@ -1394,8 +1394,10 @@ export interface StageCampaignResult {
     steps: number;
     /** the people it writes to */
     leads: number;
-    /** the addresses it sends from */
+    /** the addresses it sends from: the first 20 (mailboxesTotal counts them all; get_sending_setup lists every mailbox) */
     mailboxes: string[] | null;
+    /** how many addresses it sends from */
+    mailboxesTotal: number;
     /** when it sends */
     schedule: {
       /** start of the sending window, HH:MM in each lead's own time zone */
