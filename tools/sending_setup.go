@@ -107,8 +107,8 @@ func getSendingSetup(d Deps) toolkit.Tool {
 				if err != nil {
 					return toolkit.Result[sendingSetupOutput]{}, err
 				}
-				out.Connected = []connectedData{}
-				for _, m := range list {
+				out.Connected, out.ConnectedTotal = []connectedData{}, len(list)
+				for _, m := range list[:min(len(list), connectedListed)] {
 					out.Connected = append(out.Connected, connectedData{Address: m.Address, SenderName: strPtr(m.SenderName),
 						SMTP:        mailServerData{Host: m.SMTPHost, Port: m.SMTPPort, Security: m.SMTPSecurity},
 						IMAP:        mailServerData{Host: m.IMAPHost, Port: m.IMAPPort, Security: m.IMAPSecurity},
@@ -172,7 +172,13 @@ type sendingSetupOutput struct {
 	DomainsTotal   int             `json:"domainsTotal" jsonschema:"how many domains the setup has; domains holds this page of them"`
 	MailboxesTotal int             `json:"mailboxesTotal" jsonschema:"how many mailboxes the setup has; mailboxes holds those on this page's domains"`
 	NextCursor     *string         `json:"nextCursor" jsonschema:"pass as cursor for the next page of domains; null on the last page"`
+	ConnectedTotal int             `json:"connectedTotal" jsonschema:"how many of the person's own mailboxes are connected; connected holds the first 20 (the web app's Sending page lists them all)"`
 }
+
+// connectedListed is how many of the person's connected mailboxes
+// get_sending_setup shows: nothing bounds how many they connect in the
+// web app, and a result must stay within its bounds.
+const connectedListed = 20
 
 type connectedData struct {
 	Address     string         `json:"address" jsonschema:"the connected email address"`
@@ -388,6 +394,9 @@ func setupMarkdown(st sending.Setup, out sendingSetupOutput) string {
 		b.WriteString("\n### Connected mailboxes (the person's own)\n")
 		for _, m := range out.Connected {
 			fmt.Fprintf(&b, "- %s: sends through %s:%d, reads replies from %s:%d; connected %s.\n", m.Address, m.SMTP.Host, m.SMTP.Port, m.IMAP.Host, m.IMAP.Port, formatTime(m.ConnectedAt))
+		}
+		if out.ConnectedTotal > len(out.Connected) {
+			fmt.Fprintf(&b, "- and %s more, which the person sees on the web app's Sending page\n", vibesell.Count(out.ConnectedTotal-len(out.Connected)))
 		}
 	}
 	if out.Sandbox {

@@ -829,6 +829,8 @@ export interface GetSendingSetupResult {
   mailboxesTotal: number;
   /** pass as cursor for the next page of domains; null on the last page */
   nextCursor: string | null;
+  /** how many of the person's own mailboxes are connected; connected holds the first 20 (the web app's Sending page lists them all) */
+  connectedTotal: number;
 }
 
 /** What start_warmup returns. */

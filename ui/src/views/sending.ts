@@ -374,7 +374,7 @@ export function sendingSetupView(
       ),
       d.connected && d.connected.length
         ? section(
-            `Your own mailboxes (${count(d.connected.length)})`,
+            `Your own mailboxes (${count(d.connectedTotal)})`,
             rows(
               d.connected.map((c) =>
                 row(
