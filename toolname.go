@@ -54,3 +54,18 @@ const (
 	ToolOpenBillingPortal  = "open_billing_portal"
 	ToolUpgradePlan        = "upgrade_plan"
 )
+
+// The bounds of every tool result (shared/DESIGN.md), whatever the
+// workspace holds: hosts cut or drop results larger than this. A list a
+// tool returns is therefore paged or summarised, never whole; the toolkit
+// refuses to send a result over either bound (an internal failure under a
+// ref, so a list that grows without bound fails loudly in tests), and
+// toolkittest checks every result it sees against them.
+const (
+	// MaxResultText is the most characters (Unicode code points) of a
+	// result's text.
+	MaxResultText = 25_000
+	// MaxResultStructured is the most bytes of a result's
+	// structuredContent, encoded as JSON.
+	MaxResultStructured = 100_000
+)

@@ -21,6 +21,12 @@ type Waiting []Approval
 // list_pending_approvals.
 const maxWaiting = 20
 
+// namedWaiting is how many waiting approvals the next step names, each
+// with where it is decided; it counts the others. The step is repeated
+// wherever the context shows a step, and twenty named would take the
+// context past the bound of a result (vibesell.MaxResultText).
+const namedWaiting = 3
+
 const waitingSQL = `SELECT ` + columns + ` FROM approvals
 	WHERE workspace_id = $1 AND status = 'pending' ORDER BY created_at, id LIMIT $2`
 
@@ -37,7 +43,8 @@ func (s *Service) queueWaiting(b *pgx.Batch, ws uuid.UUID) func() ([]Approval, e
 		list     []Approval
 		complete bool
 	)
-	b.Queue(waitingSQL, ws, maxWaiting).Query(func(rows pgx.Rows) (err error) {
+	// One more than is kept, to tell that there are more.
+	b.Queue(waitingSQL, ws, maxWaiting+1).Query(func(rows pgx.Rows) (err error) {
 		list, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Approval, error) { return s.scanApproval(r) })
 		complete = err == nil
 		return err
@@ -70,13 +77,18 @@ func (s *Service) waitingNow(read []Approval) (Waiting, *workspace.NextStep) {
 // taken.
 func waitingStep(w Waiting) string {
 	var b strings.Builder
-	if len(w) == 1 {
+	others := fmt.Sprintf("; and %d more, which %s lists", len(w)-namedWaiting, vibesell.ToolListPendingApprovals)
+	switch {
+	case len(w) == 1:
 		b.WriteString("An approval is waiting for the person's decision: ")
-	} else {
+	case len(w) > maxWaiting:
+		fmt.Fprintf(&b, "More than %d approvals are waiting for the person's decision, the oldest first: ", maxWaiting)
+		others = "; and more, which " + vibesell.ToolListPendingApprovals + " lists"
+	default:
 		fmt.Fprintf(&b, "%s are waiting for the person's decision: ", vibesell.Plural(len(w), "approval", "approvals"))
 	}
 	var each []string
-	for _, a := range w {
+	for _, a := range w[:min(len(w), namedWaiting)] {
 		where := fmt.Sprintf("the person can decide in the card, in the conversation (%s) or in the web app at %s", vibesell.ToolDecideApproval, a.AppURL)
 		switch {
 		case !a.DecideHere:
@@ -87,6 +99,9 @@ func waitingStep(w Waiting) string {
 		each = append(each, fmt.Sprintf("%s (%s; expires %s): %s", a.ID, strings.TrimSuffix(a.Summary, "."), vibesell.FormatTime(a.ExpiresAt), where))
 	}
 	b.WriteString(strings.Join(each, "; "))
+	if len(w) > namedWaiting {
+		b.WriteString(others)
+	}
 	fmt.Fprintf(&b, ". Give the person the link and wait for their decision; do not ask for the same action again. %s shows the outcome once they have decided.", vibesell.ToolListPendingApprovals)
 	return b.String()
 }

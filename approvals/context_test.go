@@ -2,6 +2,7 @@ package approvals_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -97,6 +98,43 @@ func TestContextNamesTheApprovalsWaiting(t *testing.T) {
 			t.Errorf("after the expiry, the next step is pressing: %s", next.Why)
 		}
 	})
+}
+
+// However many approvals wait, the next step names the oldest few and
+// counts the rest: it is repeated wherever the context shows a step.
+func TestContextNamesAFewOfManyApprovalsWaiting(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := setup(t)
+	contexts := workspace.NewContextReader(workspace.NewService(e.pool, e.clock), 0, e.svc.ContextPart())
+	why := func(t *testing.T) string {
+		t.Helper()
+		c, err := contexts.Read(ctx, e.a.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.NextStep.Why
+	}
+	var opened []approvals.Approval
+	for i := range 5 {
+		opened = append(opened, e.open(t, e.a.ID, fmt.Sprint("anvil ", i), false))
+		e.clock.Advance(time.Second)
+	}
+	got := why(t)
+	for _, w := range []string{"5 approvals are waiting", opened[0].ID, opened[2].ID, "; and 2 more, which list_pending_approvals lists."} {
+		if !strings.Contains(got, w) {
+			t.Errorf("the next step lacks %q:\n%s", w, got)
+		}
+	}
+	if strings.Contains(got, opened[3].ID) {
+		t.Errorf("the next step names more than the oldest 3:\n%s", got)
+	}
+	for i := range 20 {
+		e.open(t, e.a.ID, fmt.Sprint("rocket ", i), false)
+	}
+	if got := why(t); !strings.HasPrefix(got, "More than 20 approvals are waiting") || !strings.Contains(got, "; and more, which list_pending_approvals lists.") {
+		t.Errorf("with 25 waiting, the next step says:\n%s", got)
+	}
 }
 
 // idsOf lists the ids of the approvals waiting, in order; nil for none.

@@ -249,12 +249,28 @@ func (f Filters) Describe() string {
 		parts = append(parts, "in "+vibesell.JoinOr(places))
 	}
 	if len(f.ExcludeCompanies)+len(f.ExcludeCompanyDomains) > 0 {
-		parts = append(parts, "not at "+vibesell.JoinOr(append(slices.Clone(f.ExcludeCompanies), f.ExcludeCompanyDomains...)))
+		parts = append(parts, "not at "+joinSome(append(slices.Clone(f.ExcludeCompanies), f.ExcludeCompanyDomains...), describedExclusions, "other company", "other companies"))
 	}
 	if f.NotContactedDays > 0 {
 		parts = append(parts, fmt.Sprintf("not contacted in the last %s", vibesell.Plural(f.NotContactedDays, "day", "days")))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// describedExclusions is how many of the companies left out the
+// description names: up to 100 names of up to 253 characters would make
+// it longer than any result may be, and who is left out matters less to
+// a reader than who is in. The filters themselves keep every one.
+const describedExclusions = 5
+
+// joinSome joins the first n items as alternatives and counts the rest:
+// "a, b or 3 other companies".
+func joinSome(items []string, n int, one, many string) string {
+	if len(items) <= n {
+		return vibesell.JoinOr(items)
+	}
+	rest := len(items) - n
+	return strings.Join(items[:n], ", ") + " or " + vibesell.Count(rest) + " " + plural(rest, one, many)
 }
 
 func quote(in []string) []string {

@@ -261,10 +261,10 @@ func chooseMailboxes(all []Mailbox, asked []string) ([]Mailbox, error) {
 	if len(unknown) > 0 || len(planned) > 0 {
 		var parts []string
 		if len(unknown) > 0 {
-			parts = append(parts, vibesell.JoinAnd(unknown)+" "+pick(len(unknown), "is not a mailbox", "are not mailboxes")+" of this workspace")
+			parts = append(parts, someNames(unknown)+" "+pick(len(unknown), "is not a mailbox", "are not mailboxes")+" of this workspace")
 		}
 		if len(planned) > 0 {
-			parts = append(parts, vibesell.JoinAnd(planned)+" "+pick(len(planned), "is", "are")+" only planned, not ordered")
+			parts = append(parts, someNames(planned)+" "+pick(len(planned), "is", "are")+" only planned, not ordered")
 		}
 		return nil, vibesell.Errorf(vibesell.EINVALID, "%s. Leave mailboxes out to use every ordered one, or see them with %s.",
 			capitalize(strings.Join(parts, "; ")), vibesell.ToolGetSendingSetup)

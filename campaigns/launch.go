@@ -332,7 +332,7 @@ func (s *Service) RequestLaunch(ctx context.Context, ws uuid.UUID, id, requested
 		Summary:     fmt.Sprintf("Launch campaign %q: %s to %s", c.Name, vibesell.Plural(len(q.Steps), "email", "emails"), vibesell.Plural(c.Leads, "person", "people")),
 		Impact: approvals.Impact{
 			What: fmt.Sprintf("Starts sending campaign %q (%s): sequence %q version %d, %s, to %s from %s.",
-				c.Name, c.ID, q.Name, q.Version, vibesell.Plural(len(q.Steps), "email", "emails"), vibesell.Plural(c.Leads, "person", "people"), vibesell.JoinAnd(c.Mailboxes)),
+				c.Name, c.ID, q.Name, q.Version, vibesell.Plural(len(q.Steps), "email", "emails"), vibesell.Plural(c.Leads, "person", "people"), someMailboxes(c.Mailboxes)),
 			Items: []string{
 				fmt.Sprintf("First email: %s", FormatIn(first, loc)),
 				fmt.Sprintf("Volume: up to %s a day (%d per mailbox, %s)", vibesell.Plural(perDay, "email", "emails"), c.Schedule.DailyCap, vibesell.Plural(len(c.Mailboxes), "mailbox", "mailboxes")),
@@ -632,4 +632,28 @@ func ResumeAction(s *Service) approvals.Executor {
 		}
 		return fmt.Sprintf("Resumed campaign %s.", a.Campaign), nil
 	}}
+}
+
+// namedMailboxes is how many of a campaign's addresses its launch's
+// impact names: a campaign sends from every ordered mailbox unless told
+// otherwise, up to 1,000, and the impact is shown in every list of
+// approvals.
+const namedMailboxes = 5
+
+// someMailboxes names a campaign's addresses, the first few of many and
+// how many there are.
+func someMailboxes(all []string) string {
+	if len(all) <= namedMailboxes {
+		return vibesell.JoinAnd(all)
+	}
+	return fmt.Sprintf("%s (%s and %s more)", vibesell.Plural(len(all), "mailbox", "mailboxes"), strings.Join(all[:namedMailboxes], ", "), vibesell.Count(len(all)-namedMailboxes))
+}
+
+// someNames names the first few of many and counts the rest: "a, b, c, d,
+// e and 95 more" (up to 100 addresses of up to 320 characters are given).
+func someNames(all []string) string {
+	if len(all) <= namedMailboxes {
+		return vibesell.JoinAnd(all)
+	}
+	return strings.Join(all[:namedMailboxes], ", ") + " and " + vibesell.Count(len(all)-namedMailboxes) + " more"
 }

@@ -64,6 +64,13 @@ type parsed struct{ subject, body Template }
 
 // parseSteps checks steps and parses their templates. The refusal names
 // the step and the mistake.
+// MaxBodyLength is the most characters a step's body has. Every step of
+// a sequence is shown whole for the person to approve, in one result of
+// at most 25,000 characters (vibesell.MaxResultText): seven steps of
+// 2,500 characters and subjects of 200 fit with room for the rest. A cold
+// email reads best under 150 words (about 900 characters).
+const MaxBodyLength = 2500
+
 func parseSteps(steps []Step) ([]parsed, error) {
 	if len(steps) < 1 || len(steps) > MaxSteps {
 		return nil, vibesell.Errorf(vibesell.EINVALID, "A sequence has 1 to %d steps; this one has %d.", MaxSteps, len(steps))
@@ -87,8 +94,8 @@ func parseSteps(steps []Step) ([]parsed, error) {
 			return nil, vibesell.Errorf(vibesell.EINVALID, "Step %d's subject is %d characters; keep it under 200 (under 60 reads best).", n, len([]rune(st.Subject)))
 		case st.Body == "":
 			return nil, vibesell.Errorf(vibesell.EINVALID, "Step %d needs a body.", n)
-		case len([]rune(st.Body)) > 5000:
-			return nil, vibesell.Errorf(vibesell.EINVALID, "Step %d's body is %s characters; a cold email is at most 5,000 (under 150 words reads best).", n, vibesell.Count(len([]rune(st.Body))))
+		case len([]rune(st.Body)) > MaxBodyLength:
+			return nil, vibesell.Errorf(vibesell.EINVALID, "Step %d's body is %s characters; a cold email is at most %s (under 150 words reads best).", n, vibesell.Count(len([]rune(st.Body))), vibesell.Count(MaxBodyLength))
 		}
 		var err error
 		if out[i].subject, err = ParseTemplate(st.Subject); err != nil {

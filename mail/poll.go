@@ -238,6 +238,7 @@ func (p *Poller) keep(ctx context.Context, workspaceID uuid.UUID, mailbox string
 	if reply.MessageID == "" {
 		reply.MessageID = fmt.Sprintf("<%d.%d@%s>", validity, uid, mailbox)
 	}
+	boundReply(&reply)
 	received := reply.Date
 	if received.IsZero() {
 		received = arrived
@@ -405,6 +406,30 @@ func MatchReply(ctx context.Context, db *pgxpool.Pool, workspaceID uuid.UUID, r 
 	}
 	_, err := scan("domain", cols+`lower(split_part(recipient, '@', 2)) = $2 ORDER BY claimed_at DESC, step DESC LIMIT 1`, domain)
 	return m, err
+}
+
+// The most characters of a reply's headers that are kept: what anyone
+// outside writes is shown in list_replies a page at a time, and a page
+// must stay within the bounds of a result whatever arrives. 998 is the
+// longest line RFC 5322 allows; 320 the longest address.
+const (
+	maxKeptHeader  = 998
+	maxKeptAddress = 320
+)
+
+// boundReply cuts the headers a reply is kept with to their bounds.
+func boundReply(r *Reply) {
+	r.Subject = excerpt(r.Subject, maxKeptHeader)
+	r.From = cut(r.From, maxKeptAddress)
+	r.MessageID = cut(r.MessageID, maxKeptHeader)
+}
+
+// cut keeps the first n characters of s.
+func cut(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n])
 }
 
 // excerpt is the first n characters of the sender's words, on one line.

@@ -34,7 +34,7 @@ type ReplyListOptions struct {
 	// Classification keeps the replies of one classification (one of
 	// [Classifications]); "" keeps all.
 	Classification string
-	Limit          int    // 1 to 50; default 20
+	Limit          int    // 1 to MaxReplyPage; default 20
 	Cursor         string // from a previous page's Next; "" for the newest
 }
 
@@ -80,14 +80,19 @@ type replyCursor struct {
 }
 
 // List returns the workspace's replies, newest first, a page at a time.
+// MaxReplyPage is the most replies a page holds: each carries what its
+// sender wrote (headers and an excerpt, bounded when kept), and a page
+// must stay within the bounds of one tool result.
+const MaxReplyPage = 20
+
 // Refusals: EINVALID for an unknown classification (the sentence lists
 // the known ones), a limit out of range, or a cursor this list did not give.
 func (r *Replies) List(ctx context.Context, ws uuid.UUID, o ReplyListOptions) (ReplyPage, error) {
 	if o.Limit == 0 {
 		o.Limit = 20
 	}
-	if o.Limit < 1 || o.Limit > 50 {
-		return ReplyPage{}, vibesell.Errorf(vibesell.EINVALID, "A page holds 1 to 50 replies; %d was asked for.", o.Limit)
+	if o.Limit < 1 || o.Limit > MaxReplyPage {
+		return ReplyPage{}, vibesell.Errorf(vibesell.EINVALID, "A page holds 1 to %d replies; %d was asked for.", MaxReplyPage, o.Limit)
 	}
 	if o.Classification != "" && !slices.Contains(Classifications(), o.Classification) {
 		return ReplyPage{}, vibesell.Errorf(vibesell.EINVALID, "%q is not a classification of replies. Use one of %s, or leave it out for every reply.",

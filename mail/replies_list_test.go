@@ -3,6 +3,7 @@ package mail_test
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -123,4 +124,41 @@ func TestListReplies(t *testing.T) {
 			t.Fatalf("Globex lists %d replies (%v)", len(p.Replies), err)
 		}
 	})
+}
+
+// What arrives is kept bounded: a reply's subject, sender and Message-ID
+// of any length are kept cut to what a page of replies can carry.
+func TestARepliesHeadersAreKeptBounded(t *testing.T) {
+	b := setup(t)
+	spring, sam := newCampaignID(), newLeadID()
+	toSam := b.sendTo(t, spring, sam, "Sam Okafor", "sam@acme-corp.example")
+	long := strings.Repeat("word ", 20_000)
+	raw := crlf(fmt.Sprintf(`
+From: sam@acme-corp.example
+To: Dana Reyes <dana@getacme.com>
+Subject: Re: %[1]s
+Date: Tue, 1 Dec 2026 09:10:00 +0000
+Message-ID: <%[2]s@example.test>
+In-Reply-To: %[3]s
+Content-Type: text/plain; charset=utf-8
+
+Yes, interested.
+`, long, strings.Repeat("m", 5000), toSam))
+	if err := b.sandbox.DeliverReply("dana@getacme.com", raw); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mail.NewPoller(b.db, b.suppressor, b.clock, nil).Poll(b.ctx, b.workspace, b.mailbox); err != nil {
+		t.Fatal(err)
+	}
+	page, err := mail.NewReplies(b.db).List(b.ctx, b.workspace, mail.ReplyListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Replies) != 1 {
+		t.Fatalf("%d replies kept, want 1", len(page.Replies))
+	}
+	r := page.Replies[0]
+	if n, m := len([]rune(r.Subject)), len([]rune(r.MessageID)); n > 998 || m > 998 || r.Classification != "interested" {
+		t.Errorf("kept a subject of %d characters and a Message-ID of %d (want at most 998 each), classified %s", n, m, r.Classification)
+	}
 }

@@ -11,12 +11,14 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/mark3labs/mcp-go/mcp"
 	validator "github.com/santhosh-tekuri/jsonschema/v6"
 
+	"vibesell"
 	"vibesell/auth"
 )
 
@@ -249,12 +251,30 @@ func define[In, Out any](s Spec[In, Out]) (Tool, error) {
 		if err := output.check(data); err != nil {
 			return "", nil, nil, fmt.Errorf("structuredContent does not match the output schema: %w", err)
 		}
+		if err := checkBounds(res.Markdown, data); err != nil {
+			return "", nil, nil, err
+		}
 		if last != nil {
 			last.Add(p.WorkspaceID, &rendered[Out]{data: res.Data, markdown: res.Markdown, encoded: data})
 		}
 		return res.Markdown, data, res.Meta, nil
 	}
 	return Tool{def: def, needs: s.Requires, appOnly: s.AppOnly, run: run}, nil
+}
+
+// checkBounds refuses a result over the bounds every result keeps
+// (vibesell.MaxResultText, vibesell.MaxResultStructured): hosts cut or drop
+// it, so it is never sent, and the call fails as an internal failure whose
+// ref the log explains. A tool whose list can grow pages or summarises it;
+// this is where one that does not is caught.
+func checkBounds(markdown string, structured []byte) error {
+	if n := utf8.RuneCountInString(markdown); n > vibesell.MaxResultText {
+		return fmt.Errorf("result over bound: the text is %d characters, the most a result may send is %d (page or summarise the list that grew)", n, vibesell.MaxResultText)
+	}
+	if n := len(structured); n > vibesell.MaxResultStructured {
+		return fmt.Errorf("result over bound: structuredContent is %d bytes, the most a result may send is %d (page or summarise the list that grew)", n, vibesell.MaxResultStructured)
+	}
+	return nil
 }
 
 // rendered is a result as sent: its Data, and the Markdown and JSON

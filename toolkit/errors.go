@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -35,10 +36,6 @@ import (
 // linking it to one.
 var errNoWorkspace = vibesell.Errorf(vibesell.EUNAUTHORIZED,
 	"This connection is not linked to a workspace. Reconnect VibeSell in the connector settings and sign in, then try again.")
-
-// maxText is the design's ceiling for a result's text; above it hosts
-// truncate or reject, so it is worth a warning in the log.
-const maxText = 100_000
 
 // zoneMetaKey names, in a result's _meta, the time zone its text writes
 // moments in (an IANA name), for the card to write them alike.
@@ -79,9 +76,6 @@ func (t Tool) call(ctx context.Context, log *slog.Logger, gate Gate, raw any) (r
 	if err != nil {
 		return t.failure(ctx, log, p, err)
 	}
-	if len(markdown) > maxText {
-		log.WarnContext(ctx, "tool result text is too long", "tool", t.Name(), "workspace", p.WorkspaceID.String(), "chars", len(markdown))
-	}
 	res = &mcp.CallToolResult{
 		Content: []mcp.Content{mcp.NewTextContent(markdown)},
 		// Already-encoded bytes: what output validation checked is what
@@ -101,6 +95,12 @@ func (t Tool) failure(ctx context.Context, log *slog.Logger, p auth.Principal, e
 	// EINTERNAL is "our fault, never shown raw", even when someone
 	// wrapped it in the refusal type.
 	if errors.As(err, &refusal) && refusal.Code != vibesell.EINTERNAL && refusal.Message != "" {
+		// A refusal keeps the bound of every result too: one that names
+		// a list without bound fails loudly instead of being cut by the
+		// host.
+		if n := utf8.RuneCountInString(refusal.Message); n > vibesell.MaxResultText {
+			return t.internal(ctx, log, p, fmt.Errorf("refusal over bound: %d characters, the most a result may send is %d: %w", n, vibesell.MaxResultText, err), nil)
+		}
 		return refusalResult(refusal.Code, refusal.Message)
 	}
 	return t.internal(ctx, log, p, err, nil)

@@ -115,6 +115,10 @@ func TestInternalFailure(t *testing.T) {
 		{"panic", "panic: assignment to entry in nil map", true},
 		{"bad_kind", "structuredContent does not match the output schema", false},
 		{"no_markdown", "handler returned a result without Markdown", false},
+		// A result over the bounds is never sent: hosts would cut it.
+		{"long_text", "result over bound: the text is 25001 characters", false},
+		{"big_structured", "result over bound: structuredContent is 100031 bytes", false},
+		{"long_refusal", "refusal over bound: 25001 characters", false},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
 			b := setup(t)
@@ -152,6 +156,16 @@ func TestInternalFailure(t *testing.T) {
 	second := refText.FindStringSubmatch(b.client.Refusal("behave", map[string]any{"mode": "fail"}))
 	if first[1] == second[1] {
 		t.Errorf("two failures got the same ref %s", first[1])
+	}
+}
+
+// A result at the bound is sent: the text's bound counts characters, not
+// bytes.
+func TestResultAtTheBound(t *testing.T) {
+	b := setup(t)
+	text := b.client.Result("behave", map[string]any{"mode": "at_bound"}, nil)
+	if n := len([]rune(text)); n != vibesell.MaxResultText {
+		t.Errorf("the text sent is %d characters, want %d", n, vibesell.MaxResultText)
 	}
 }
 

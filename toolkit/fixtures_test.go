@@ -149,6 +149,15 @@ func behave() Tool {
 				return Result[behaveOutput]{Markdown: "Done.", Data: behaveOutput{Kind: "campaign", Status: "pending"}}, nil
 			case "no_markdown":
 				return Result[behaveOutput]{Data: behaveOutput{Kind: "approval", Status: "pending"}}, nil
+			case "at_bound":
+				// Characters, not bytes: 25,000 two-byte characters fit.
+				return Result[behaveOutput]{Markdown: strings.Repeat("é", vibesell.MaxResultText), Data: behaveOutput{Kind: "approval", Status: "pending"}}, nil
+			case "long_text":
+				return Result[behaveOutput]{Markdown: strings.Repeat("a", vibesell.MaxResultText+1), Data: behaveOutput{Kind: "approval", Status: "pending"}}, nil
+			case "long_refusal":
+				return Result[behaveOutput]{}, vibesell.Errorf(vibesell.EINVALID, "%s", strings.Repeat("a", vibesell.MaxResultText+1))
+			case "big_structured":
+				return Result[behaveOutput]{Markdown: "Done.", Data: behaveOutput{Kind: "approval", Status: strings.Repeat("a", vibesell.MaxResultStructured)}}, nil
 			}
 			return Result[behaveOutput]{Markdown: "Waiting for a decision.", Data: behaveOutput{Kind: "approval", Status: "pending"}}, nil
 		},
@@ -156,7 +165,7 @@ func behave() Tool {
 }
 
 type behaveInput struct {
-	Mode string `json:"mode" jsonschema:"how the handler ends" example:"ok" enum:"ok,refuse,wrapped,internal_refusal,fail,panic,bad_kind,no_markdown"`
+	Mode string `json:"mode" jsonschema:"how the handler ends" example:"ok" enum:"ok,refuse,wrapped,internal_refusal,fail,panic,bad_kind,no_markdown,at_bound,long_text,big_structured,long_refusal"`
 }
 
 type behaveOutput struct {

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -21,7 +22,8 @@ import (
 
 type approvalImpact struct {
 	What        string    `json:"what" jsonschema:"exactly what will happen, written by VibeSell"`
-	Items       []string  `json:"items" jsonschema:"each thing it acts on, one per item (for an order: every domain and every address, with its price)"`
+	Items       []string  `json:"items" jsonschema:"each thing it acts on, one per item (for an order: every domain and every address, with its price); in a list of approvals, only the first 5 (itemsTotal counts them all; list_pending_approvals with approval reads one whole)"`
+	ItemsTotal  int       `json:"itemsTotal" jsonschema:"how many things it acts on in all"`
 	Who         string    `json:"who" jsonschema:"who is contacted, or that no one is"`
 	When        string    `json:"when" jsonschema:"when it happens once approved, and when it is ready"`
 	CostOnce    moneyData `json:"costOnce" jsonschema:"what is paid once, when it is carried out"`
@@ -61,7 +63,7 @@ type approvalOutput struct {
 
 type approvalsOutput struct {
 	Kind       string         `json:"kind" enum:"approvals"`
-	Approvals  []approvalData `json:"approvals" jsonschema:"this page of approvals, newest first; with approval, exactly that one"`
+	Approvals  []approvalData `json:"approvals" jsonschema:"this page of approvals, newest first, each with the first 5 of its items; with approval, exactly that one, whole"`
 	NextCursor *string        `json:"nextCursor" jsonschema:"pass as cursor for the next page; null on the last page"`
 }
 
@@ -73,7 +75,7 @@ func toApprovalData(a approvals.Approval) approvalData {
 	return approvalData{
 		Approval: a.ID, Action: a.Action, Status: string(a.Status), Summary: a.Summary,
 		Impact: approvalImpact{
-			What: a.Impact.What, Items: items, Who: a.Impact.Who, When: a.Impact.When,
+			What: a.Impact.What, Items: items, ItemsTotal: len(items), Who: a.Impact.Who, When: a.Impact.When,
 			CostOnce: moneyOf(a.Impact.CostOnce), CostMonthly: moneyOf(a.Impact.CostMonthly),
 			Renewal: a.Impact.Renewal, Undo: a.Impact.Undo,
 			Charged: strPtr(a.Impact.Charged), Sandbox: a.Impact.Sandbox, PersonOnly: strPtr(a.Impact.PersonOnly),
@@ -264,7 +266,7 @@ func decisionWord(a approvals.Approval) string {
 type listApprovalsInput struct {
 	Approval       string `json:"approval,omitempty" jsonschema:"One approval id, to read exactly that approval as it stands now, whatever its status, as a one-item list (includeDecided and limit are then not needed; cursor must be left out). Left out: the list, page by page." example:"ap_3f9a0c12d4e5b678" pattern:"^ap_[0-9a-f]{16}$"`
 	IncludeDecided bool   `json:"includeDecided,omitempty" jsonschema:"Also list approvals that have ended (done, not done, rejected), to look up an outcome. Left out or false: only those waiting for a decision or being carried out." example:"false"`
-	Limit          int    `json:"limit,omitempty" jsonschema:"How many approvals per page; 20 when left out." example:"20" minimum:"1" maximum:"50"`
+	Limit          int    `json:"limit,omitempty" jsonschema:"How many approvals per page; 20 when left out." example:"20" minimum:"1" maximum:"20"`
 	Cursor         string `json:"cursor,omitempty" jsonschema:"Where to continue: the nextCursor of the previous page. Leave it out for the first page." example:"MjAyNi0xMi0wMlQwOTowMDowMFp8YXBfM2Y5YTBjMTJkNGU1YjY3OA" maxLength:"200"`
 }
 
@@ -295,7 +297,7 @@ func listPendingApprovals(d Deps) toolkit.Tool {
 				fmt.Fprintf(&b, "## Approvals %s, newest first\n\n", what)
 			}
 			for _, a := range page.Approvals {
-				out.Approvals = append(out.Approvals, toApprovalData(a))
+				out.Approvals = append(out.Approvals, listedApproval(a))
 				fmt.Fprintf(&b, "- **%s** (%s): %s Cost: %s Status: %s", a.ID, a.Action, vibesell.Stop(a.Summary),
 					costText(a.Impact), vibesell.Stop(approvalStatusText(a)))
 				switch {
@@ -313,10 +315,28 @@ func listPendingApprovals(d Deps) toolkit.Tool {
 			if page.Next != "" {
 				fmt.Fprintf(&b, "\nMore on the next page: call list_pending_approvals with cursor %q.\n", page.Next)
 			}
+			if slices.ContainsFunc(out.Approvals, func(a approvalData) bool { return a.Impact.ItemsTotal > len(a.Impact.Items) }) {
+				fmt.Fprintf(&b, "\nA list carries the first %d things each approval acts on; list_pending_approvals with approval (its id) reads one whole.\n", listedItems)
+			}
 			b.WriteString("\nPut pending approvals to the person; never decide for them. Approve only what they approved, with decide_approval, and only where decideHere is true; otherwise give them the link.\n")
 			return toolkit.Result[approvalsOutput]{Markdown: b.String(), Data: out}, nil
 		},
 	})
+}
+
+// listedItems is how many of an approval's items a list carries: an
+// order acts on up to 60 domains and addresses, and a page of 20 must
+// stay within the bound of a result (vibesell.MaxResultStructured).
+const listedItems = 5
+
+// listedApproval is an approval as a list shows it: its first items, and
+// how many there are.
+func listedApproval(a approvals.Approval) approvalData {
+	d := toApprovalData(a)
+	if len(d.Impact.Items) > listedItems {
+		d.Impact.Items = d.Impact.Items[:listedItems]
+	}
+	return d
 }
 
 // readApproval answers list_pending_approvals for one approval id: that

@@ -216,10 +216,45 @@ func previewMarkdown(pv audience.Preview) string {
 // The audience's part of get_workspace_context.
 
 type audienceSummaryData struct {
-	Target     *targetData `json:"target" jsonschema:"the target: the description, the filters and whether they are confirmed; null when nothing is saved yet"`
-	Leads      int         `json:"leads" jsonschema:"leads imported into the workspace"`
-	LastImport *importData `json:"lastImport" jsonschema:"the latest import and its progress; null when there was none"`
+	Target     *targetSummaryData `json:"target" jsonschema:"the target: the description, the filters in words and whether they are confirmed; null when nothing is saved yet"`
+	Leads      int                `json:"leads" jsonschema:"leads imported into the workspace"`
+	LastImport *importData        `json:"lastImport" jsonschema:"the latest import and its progress; null when there was none"`
 }
+
+// targetSummaryData is the target in the context: what targetData holds,
+// with the filters in words only. The filters name up to 50 titles,
+// countries, companies and domains each, more than the context may carry
+// beside everything else (vibesell.MaxResultStructured);
+// save_target_filters and confirm_target return them each.
+type targetSummaryData struct {
+	Who              *string             `json:"who" jsonschema:"who the ideal customer is, in the person's words; null when not described yet"`
+	Problem          *string             `json:"problem" jsonschema:"which problem of theirs the offer solves; null when not described yet"`
+	Exclusions       *string             `json:"exclusions" jsonschema:"who not to write to, in the person's words; null when none were given"`
+	Filters          *filtersSummaryData `json:"filters" jsonschema:"the filters in words; null when none are saved yet"`
+	FiltersVersion   int                 `json:"filtersVersion" jsonschema:"the filters' version, moved by every change; confirm_target takes it"`
+	Confirmed        bool                `json:"confirmed" jsonschema:"true when the filters in force are the ones the person confirmed (pool, preview and import use them only then)"`
+	ConfirmedVersion *int                `json:"confirmedVersion" jsonschema:"the filters version last confirmed; null when never confirmed"`
+	ConfirmedAt      *time.Time          `json:"confirmedAt" jsonschema:"when the filters were last confirmed; null when never"`
+}
+
+type filtersSummaryData struct {
+	Description string `json:"description" jsonschema:"the filters in words (save_target_filters and confirm_target return each filter)"`
+}
+
+func toTargetSummary(t audience.Target) *targetSummaryData {
+	d := toTargetData(t)
+	out := &targetSummaryData{Who: d.Who, Problem: d.Problem, Exclusions: d.Exclusions, FiltersVersion: d.FiltersVersion,
+		Confirmed: d.Confirmed, ConfirmedVersion: d.ConfirmedVersion, ConfirmedAt: d.ConfirmedAt}
+	if d.Filters != nil {
+		out.Filters = &filtersSummaryData{Description: d.Filters.Description}
+	}
+	return out
+}
+
+// contextFilters is how much of the filters' description the context's
+// text shows (the filters may name 50 titles, 50 countries and more);
+// its structuredContent has them whole.
+const contextFilters = 1000
 
 func audienceSummaryMarkdown(a *audienceSummaryData) string {
 	if a == nil {
@@ -238,9 +273,9 @@ func audienceSummaryMarkdown(a *audienceSummaryData) string {
 		case t.Filters == nil:
 			fmt.Fprintf(&b, "- Filters: none yet (%s)\n", vibesell.ToolSaveTargetFilters)
 		case t.Confirmed:
-			fmt.Fprintf(&b, "- Filters (version %d, confirmed %s): %s\n", t.FiltersVersion, formatTime(*t.ConfirmedAt), t.Filters.Description)
+			fmt.Fprintf(&b, "- Filters (version %d, confirmed %s): %s\n", t.FiltersVersion, formatTime(*t.ConfirmedAt), clip(t.Filters.Description, contextFilters))
 		default:
-			fmt.Fprintf(&b, "- Filters (version %d, not confirmed: %s once the person agrees): %s\n", t.FiltersVersion, vibesell.ToolConfirmTarget, t.Filters.Description)
+			fmt.Fprintf(&b, "- Filters (version %d, not confirmed: %s once the person agrees): %s\n", t.FiltersVersion, vibesell.ToolConfirmTarget, clip(t.Filters.Description, contextFilters))
 		}
 	}
 	fmt.Fprintf(&b, "- Leads: %s\n", vibesell.Count(a.Leads))

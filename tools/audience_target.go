@@ -166,22 +166,35 @@ func saveTargetFilters(d Deps) toolkit.Tool {
 	})
 }
 
+// suppressedText says what save_target_filters suppressed, naming up to
+// suppressedNamed of each kind: a call suppresses up to 100 addresses of
+// up to 320 characters, too many to repeat in a result.
 func suppressedText(s audience.Suppressed) string {
 	var parts []string
 	if len(s.Addresses) > 0 {
-		parts = append(parts, vibesell.Plural(len(s.Addresses), "address", "addresses")+" ("+strings.Join(s.Addresses, ", ")+")")
+		parts = append(parts, vibesell.Plural(len(s.Addresses), "address", "addresses")+" ("+someOf(s.Addresses)+")")
 	}
 	if len(s.Domains) > 0 {
-		parts = append(parts, vibesell.Plural(len(s.Domains), "whole domain", "whole domains")+" ("+strings.Join(s.Domains, ", ")+")")
+		parts = append(parts, vibesell.Plural(len(s.Domains), "whole domain", "whole domains")+" ("+someOf(s.Domains)+")")
 	}
 	text := ""
 	if len(parts) > 0 {
 		text = "Suppressed for good: " + vibesell.JoinAnd(parts) + "; no import brings them back."
 	}
 	if len(s.Already) > 0 {
-		text = strings.TrimSpace(text + " Already suppressed: " + strings.Join(s.Already, ", ") + ".")
+		text = strings.TrimSpace(text + " Already suppressed: " + someOf(s.Already) + ".")
 	}
 	return text
+}
+
+const suppressedNamed = 5
+
+// someOf names the first suppressedNamed items and counts the rest.
+func someOf(items []string) string {
+	if len(items) <= suppressedNamed {
+		return strings.Join(items, ", ")
+	}
+	return strings.Join(items[:suppressedNamed], ", ") + " and " + vibesell.Count(len(items)-suppressedNamed) + " more"
 }
 
 // confirm_target

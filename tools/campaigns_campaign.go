@@ -65,7 +65,8 @@ type campaignData struct {
 	SequenceApproved    bool         `json:"sequenceApproved" jsonschema:"true when that version is approved"`
 	Steps               int          `json:"steps" jsonschema:"how many emails each lead gets at most"`
 	Leads               int          `json:"leads" jsonschema:"the people it writes to"`
-	Mailboxes           []string     `json:"mailboxes" jsonschema:"the addresses it sends from"`
+	Mailboxes           []string     `json:"mailboxes" jsonschema:"the addresses it sends from: the first 20 (mailboxesTotal counts them all; get_sending_setup lists every mailbox)"`
+	MailboxesTotal      int          `json:"mailboxesTotal" jsonschema:"how many addresses it sends from"`
 	Schedule            scheduleData `json:"schedule" jsonschema:"when it sends"`
 	Blockers            []string     `json:"blockers" jsonschema:"while staged: what launch_campaign would refuse for now, each with what to do; empty when it can be launched"`
 	CreatedAt           time.Time    `json:"createdAt" jsonschema:"when it was staged"`
@@ -98,7 +99,7 @@ func toCampaignData(sc campaigns.StagedCampaign, m campaigns.Metrics) campaignDa
 	}
 	out := campaignData{Campaign: c.ID, Name: c.Name, Status: c.Status, PausedReason: c.PausedReason, PausedAutomatically: c.PausedAutomatically,
 		Sequence: c.SequenceID, SequenceVersion: c.SequenceVersion, SequenceApproved: sc.Sequence.Approved(), Steps: len(sc.Sequence.Steps),
-		Leads: c.Leads, Mailboxes: c.Mailboxes, Blockers: blockers, CreatedAt: c.CreatedAt, LaunchedAt: c.LaunchedAt, FirstSendAt: c.FirstSendAt,
+		Leads: c.Leads, Mailboxes: c.Mailboxes[:min(len(c.Mailboxes), campaignMailboxesListed)], MailboxesTotal: len(c.Mailboxes), Blockers: blockers, CreatedAt: c.CreatedAt, LaunchedAt: c.LaunchedAt, FirstSendAt: c.FirstSendAt,
 		Schedule: scheduleData{WindowStart: campaigns.Clock(c.Schedule.WindowStart), WindowEnd: campaigns.Clock(c.Schedule.WindowEnd), Days: days,
 			DailyCap: c.Schedule.DailyCap, StopForCompany: c.Schedule.StopForCompany},
 		Metrics: metricsData{countsData: toCountsData(m.Counts, m.Why), RepliesNote: m.RepliesNote, Opens: count(m.Opens, m.OpensWhy), Steps: []stepMetricsData{}},
@@ -107,6 +108,21 @@ func toCampaignData(sc campaigns.StagedCampaign, m campaigns.Metrics) campaignDa
 		out.Metrics.Steps = append(out.Metrics.Steps, stepMetricsData{Step: s.Step, countsData: toCountsData(s.Counts, m.Why)})
 	}
 	return out
+}
+
+// campaignMailboxesListed is how many of a campaign's addresses its
+// result names: a campaign sends from every ordered mailbox unless told
+// otherwise, up to 1,000.
+const campaignMailboxesListed = 20
+
+// mailboxesText names the first addresses a campaign sends from and
+// counts the rest.
+func mailboxesText(all []string) string {
+	if len(all) <= campaignMailboxesListed {
+		return vibesell.JoinAnd(all)
+	}
+	return fmt.Sprintf("%s (%s and %s more; %s lists every mailbox)", vibesell.Plural(len(all), "mailbox", "mailboxes"),
+		strings.Join(all[:campaignMailboxesListed], ", "), vibesell.Count(len(all)-campaignMailboxesListed), vibesell.ToolGetSendingSetup)
 }
 
 func campaignMarkdown(lead string, sc campaigns.StagedCampaign, m campaigns.Metrics) string {
@@ -120,7 +136,7 @@ func campaignMarkdown(lead string, sc campaigns.StagedCampaign, m campaigns.Metr
 	}
 	fmt.Fprintf(&b, "Status: %s.\nSequence: %s version %d (%s, %s), %s.\nPeople: %s.\nFrom: %s.\nSchedule: %s.",
 		status, c.SequenceID, c.SequenceVersion, sc.Sequence.Name, vibesell.Plural(len(sc.Sequence.Steps), "step", "steps"), approved,
-		vibesell.Count(c.Leads), vibesell.JoinAnd(c.Mailboxes), c.Schedule.Describe())
+		vibesell.Count(c.Leads), mailboxesText(c.Mailboxes), c.Schedule.Describe())
 	switch {
 	case m.Sent == nil:
 		fmt.Fprintf(&b, "\nMetrics: not known. %s\nOpens: not measured. %s\n", m.Why, m.OpensWhy)

@@ -103,7 +103,7 @@ func sequenceMarkdown(lead string, s campaigns.Saved) string {
 
 type stepInput struct {
 	Subject          string `json:"subject,omitempty" jsonschema:"the subject line, with merge fields if wanted; leave empty for a follow-up with sameThread true" maxLength:"200"`
-	Body             string `json:"body" jsonschema:"the body in plain text; merge fields {{first_name}}, {{last_name}}, {{company}}, {{title}}, {{company_domain}}, with a fallback as {{first_name|there}}" minLength:"1" maxLength:"5000"`
+	Body             string `json:"body" jsonschema:"the body in plain text; merge fields {{first_name}}, {{last_name}}, {{company}}, {{title}}, {{company_domain}}, with a fallback as {{first_name|there}}" minLength:"1" maxLength:"2500"`
 	WaitBusinessDays int    `json:"waitBusinessDays,omitempty" jsonschema:"for a follow-up: business days to wait after the step before it, 1 to 30 (2 to 7 is usual); 0 or absent for step 1" minimum:"0" maximum:"30"`
 	SameThread       bool   `json:"sameThread,omitempty" jsonschema:"for a follow-up: true to reply in the thread of step 1 (subject Re: and step 1's subject)"`
 }

@@ -151,7 +151,7 @@ func TestCampaignTools(t *testing.T) {
 			"windowStart": "09:00", "windowEnd": "17:00", "days": workdays, "dailyCap": 20, "stopForCompany": true}, &staged)
 		cp := staged.Campaign
 		want := campaignData{Campaign: cp.Campaign, Name: "Heads of sales", Status: "staged", Sequence: seq.Sequence.Sequence, SequenceVersion: 2, SequenceApproved: true,
-			Steps: 1, Leads: 3, Mailboxes: []string{"sam@getacme.test"}, Schedule: scheduleData{WindowStart: "09:00", WindowEnd: "17:00", Days: workdays, DailyCap: 20, StopForCompany: true}}
+			Steps: 1, Leads: 3, Mailboxes: []string{"sam@getacme.test"}, MailboxesTotal: 1, Schedule: scheduleData{WindowStart: "09:00", WindowEnd: "17:00", Days: workdays, DailyCap: 20, StopForCompany: true}}
 		// The blocker is read in the text below, the metrics after.
 		if d := cmp.Diff(want, cp, cmpopts.IgnoreFields(campaignData{}, "Blockers", "CreatedAt", "Metrics")); d != "" {
 			t.Errorf("staged mismatch (-want +got):\n%s", d)

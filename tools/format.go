@@ -45,3 +45,22 @@ func pickText(cond bool, yes, no string) string {
 	}
 	return no
 }
+
+// clip cuts s to its first n characters, marked with an ellipsis, for a
+// text that repeats what was just saved: the saved value is whole, and
+// the text stays within the bound of a result however long each item is.
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return strings.TrimSpace(string(r[:n])) + "…"
+}
+
+func clipAll(items []string, n int) []string {
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = clip(it, n)
+	}
+	return out
+}

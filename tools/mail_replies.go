@@ -17,7 +17,7 @@ import (
 type listRepliesInput struct {
 	Campaign       string `json:"campaign,omitempty" jsonschema:"Only the replies to this campaign: its id, as get_campaign gives it. Left out: every campaign's replies, and those matched to none." example:"cp_3f9a0c12d4e5b678" maxLength:"100"`
 	Classification string `json:"classification,omitempty" enum:"interested,not_now,not_interested,out_of_office,unsubscribe,bounce,complaint,other" jsonschema:"Only the replies classified so. Left out: every classification." example:"interested"`
-	Limit          int    `json:"limit,omitempty" jsonschema:"How many replies per page; 20 when left out." example:"20" minimum:"1" maximum:"50"`
+	Limit          int    `json:"limit,omitempty" jsonschema:"How many replies per page; 20 when left out." example:"20" minimum:"1" maximum:"20"`
 	Cursor         string `json:"cursor,omitempty" jsonschema:"Where to continue: the nextCursor of the previous page. Leave it out for the first page." example:"eyJhIjoiMjAyNi0xMi0wMVQwOToxMDowMFoiLCJtIjoiZGFuYUBnZXRhY21lLmNvbSIsImkiOiI8YUBiPiJ9" maxLength:"600"`
 }
 
@@ -120,9 +120,12 @@ func repliesMarkdown(in listRepliesInput, page mail.ReplyPage) string {
 		return b.String()
 	}
 	fmt.Fprintf(&b, "## Replies%s, newest first\n\n", what)
+	// What the sender wrote is fenced, its rule cut to a length: a page
+	// of 20 stays within the bound of a result whatever arrived
+	// (structuredContent keeps each whole).
 	for i, r := range page.Replies {
 		fmt.Fprintf(&b, "### %d. %s, received %s\n\n", i+1, r.Classification, vibesell.FormatTime(r.ReceivedAt))
-		fmt.Fprintf(&b, "Why: %s.", r.Rule)
+		fmt.Fprintf(&b, "Why: %s.", clip(r.Rule, 200))
 		if r.ReturnsOn != nil {
 			fmt.Fprintf(&b, " Back on %s.", vibesell.FormatDate(*r.ReturnsOn))
 		}
@@ -137,9 +140,9 @@ func repliesMarkdown(in listRepliesInput, page mail.ReplyPage) string {
 			if r.CampaignName != nil {
 				name = fmt.Sprintf("%s (%s)", *r.CampaignName, r.Campaign)
 			}
-			lead := r.LeadEmail
+			lead := clip(r.LeadEmail, 120)
 			if r.LeadName != "" {
-				lead = r.LeadName + " <" + r.LeadEmail + ">"
+				lead = clip(r.LeadName, 120) + " <" + clip(r.LeadEmail, 120) + ">"
 			}
 			fmt.Fprintf(&b, " Answers step %d of campaign %s, sent to %s (lead %s), matched by %s.\n\n", *r.Step, name, lead, r.Lead, r.MatchedBy)
 		}

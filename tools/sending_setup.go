@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -76,45 +77,108 @@ func kindChoice() string { return "choice" }
 
 // get_sending_setup
 
+type getSendingSetupInput struct {
+	Limit  int    `json:"limit,omitempty" jsonschema:"How many domains per page, each with its mailboxes; 5 when left out." example:"5" minimum:"1" maximum:"5"`
+	Cursor string `json:"cursor,omitempty" jsonschema:"Where to continue: the nextCursor of the previous page (a domain name). Leave it out for the first page." example:"getacme.com" maxLength:"253"`
+}
+
+// setupPage is how many domains a page of get_sending_setup shows by
+// default and at most, each with its mailboxes (up to 5) and DNS records:
+// a workspace may order up to 1,000 mailboxes, and a page must stay
+// within the bounds of a result whatever the domains' names.
+const setupPage = 5
+
 func getSendingSetup(d Deps) toolkit.Tool {
-	return define(d, toolkit.Spec[struct{}, sendingSetupOutput]{
+	return define(d, toolkit.Spec[getSendingSetupInput, sendingSetupOutput]{
 		Name: vibesell.ToolGetSendingSetup,
-		Handler: func(ctx context.Context, p auth.Principal, _ struct{}) (toolkit.Result[sendingSetupOutput], error) {
+		Handler: func(ctx context.Context, p auth.Principal, in getSendingSetupInput) (toolkit.Result[sendingSetupOutput], error) {
 			st, err := d.Sending.GetSetup(ctx, p.WorkspaceID)
 			if err != nil {
 				return toolkit.Result[sendingSetupOutput]{}, err
 			}
-			out := toSetupOutput(st)
+			page, err := setupPageOf(st, in)
+			if err != nil {
+				return toolkit.Result[sendingSetupOutput]{}, err
+			}
+			out := toSetupOutput(page.Setup)
+			out.DomainsTotal, out.MailboxesTotal, out.NextCursor = len(st.Domains), len(st.Mailboxes), strPtr(page.next)
 			if d.Connections != nil {
 				list, err := d.Connections.List(ctx, p.WorkspaceID)
 				if err != nil {
 					return toolkit.Result[sendingSetupOutput]{}, err
 				}
-				out.Connected = []connectedData{}
-				for _, m := range list {
+				out.Connected, out.ConnectedTotal = []connectedData{}, len(list)
+				for _, m := range list[:min(len(list), connectedListed)] {
 					out.Connected = append(out.Connected, connectedData{Address: m.Address, SenderName: strPtr(m.SenderName),
 						SMTP:        mailServerData{Host: m.SMTPHost, Port: m.SMTPPort, Security: m.SMTPSecurity},
 						IMAP:        mailServerData{Host: m.IMAPHost, Port: m.IMAPPort, Security: m.IMAPSecurity},
 						ConnectedAt: m.ConnectedAt, CheckedAt: m.CheckedAt})
 				}
 			}
-			return toolkit.Result[sendingSetupOutput]{Markdown: setupMarkdown(st, out), Data: out}, nil
+			return toolkit.Result[sendingSetupOutput]{Markdown: setupMarkdown(page.Setup, out), Data: out}, nil
 		},
 	})
 }
 
-type sendingSetupOutput struct {
-	Kind          string          `json:"kind" enum:"sending_setup"`
-	Source        *sourceData     `json:"source" jsonschema:"where the emails go out from, as the person chose; null when not chosen yet"`
-	Sizing        *sizingSummary  `json:"sizing" jsonschema:"the confirmed sizing; null when none is confirmed"`
-	Domains       []setupDomain   `json:"domains" jsonschema:"the picked and ordered domains"`
-	Mailboxes     []setupMailbox  `json:"mailboxes" jsonschema:"the planned and ordered addresses"`
-	WarmupDays    int             `json:"warmupDays" jsonschema:"how many days a new mailbox warms up"`
-	ReadyToSendOn *string         `json:"readyToSendOn" jsonschema:"the first day every ordered address can send at full volume, YYYY-MM-DD (UTC); null when nothing is ordered yet or some addresses are not ordered"`
-	Sandbox       bool            `json:"sandbox" jsonschema:"true when any domain is handled by the sandbox (nothing real was registered or created)"`
-	Connected     []connectedData `json:"connected" jsonschema:"the person's own mailboxes connected in the web app (their settings, never a password); null when connecting mailboxes is not available on this server"`
-	NextStep      sendingStepData `json:"nextStep" jsonschema:"what the setup needs next"`
+type setupPageData struct {
+	sending.Setup        // its Domains and Mailboxes are the page's
+	first         int    // the page's first domain, from 0
+	next          string // the cursor of the next page; "" on the last
 }
+
+// setupPageOf cuts the setup's domains to one page, with the mailboxes on
+// them; the rest of the setup (sizing, dates, next step) is the whole
+// setup's. Refusals: EINVALID for a cursor that names no domain of it.
+func setupPageOf(st sending.Setup, in getSendingSetupInput) (setupPageData, error) {
+	limit := in.Limit
+	if limit == 0 {
+		limit = setupPage
+	}
+	start := 0
+	if in.Cursor != "" {
+		i := slices.IndexFunc(st.Domains, func(d sending.DomainStatus) bool { return d.Name == in.Cursor })
+		if i < 0 {
+			return setupPageData{}, vibesell.Errorf(vibesell.EINVALID, "The cursor %q is not a domain of this setup's pages. Leave it out to start from the first domain.", in.Cursor)
+		}
+		start = i + 1
+	}
+	end := min(start+limit, len(st.Domains))
+	p := setupPageData{Setup: st, first: start}
+	p.Domains = st.Domains[start:end]
+	if end < len(st.Domains) {
+		p.next = st.Domains[end-1].Name
+	}
+	if len(st.Domains) > limit {
+		on := map[string]bool{}
+		for _, d := range p.Domains {
+			on[d.Name] = true
+		}
+		p.Mailboxes = slices.DeleteFunc(slices.Clone(st.Mailboxes), func(m sending.MailboxStatus) bool { return !on[m.Domain] })
+	}
+	return p, nil
+}
+
+type sendingSetupOutput struct {
+	Kind           string          `json:"kind" enum:"sending_setup"`
+	Source         *sourceData     `json:"source" jsonschema:"where the emails go out from, as the person chose; null when not chosen yet"`
+	Sizing         *sizingSummary  `json:"sizing" jsonschema:"the confirmed sizing; null when none is confirmed"`
+	Domains        []setupDomain   `json:"domains" jsonschema:"the picked and ordered domains: this page of them, 5 at most (domainsTotal counts them all)"`
+	Mailboxes      []setupMailbox  `json:"mailboxes" jsonschema:"the planned and ordered addresses on this page's domains"`
+	WarmupDays     int             `json:"warmupDays" jsonschema:"how many days a new mailbox warms up"`
+	ReadyToSendOn  *string         `json:"readyToSendOn" jsonschema:"the first day every ordered address can send at full volume, YYYY-MM-DD (UTC); null when nothing is ordered yet or some addresses are not ordered"`
+	Sandbox        bool            `json:"sandbox" jsonschema:"true when any domain is handled by the sandbox (nothing real was registered or created)"`
+	Connected      []connectedData `json:"connected" jsonschema:"the person's own mailboxes connected in the web app (their settings, never a password); null when connecting mailboxes is not available on this server"`
+	NextStep       sendingStepData `json:"nextStep" jsonschema:"what the setup needs next"`
+	DomainsTotal   int             `json:"domainsTotal" jsonschema:"how many domains the setup has; domains holds this page of them"`
+	MailboxesTotal int             `json:"mailboxesTotal" jsonschema:"how many mailboxes the setup has; mailboxes holds those on this page's domains"`
+	NextCursor     *string         `json:"nextCursor" jsonschema:"pass as cursor for the next page of domains; null on the last page"`
+	ConnectedTotal int             `json:"connectedTotal" jsonschema:"how many of the person's own mailboxes are connected; connected holds the first 20 (the web app's Sending page lists them all)"`
+}
+
+// connectedListed is how many of the person's connected mailboxes
+// get_sending_setup shows: nothing bounds how many they connect in the
+// web app, and a result must stay within its bounds.
+const connectedListed = 20
 
 type connectedData struct {
 	Address     string         `json:"address" jsonschema:"the connected email address"`
@@ -267,7 +331,10 @@ func setupMarkdown(st sending.Setup, out sendingSetupOutput) string {
 	} else {
 		b.WriteString("Sizing: not confirmed yet.\n")
 	}
-	if len(st.Domains) > 0 {
+	switch {
+	case len(st.Domains) > 0 && out.DomainsTotal > len(st.Domains):
+		fmt.Fprintf(&b, "\n### Domains (%d on this page, of %d)\n", len(st.Domains), out.DomainsTotal)
+	case len(st.Domains) > 0:
 		b.WriteString("\n### Domains\n")
 	}
 	for _, d := range st.Domains {
@@ -298,7 +365,10 @@ func setupMarkdown(st sending.Setup, out sendingSetupOutput) string {
 			fmt.Fprintf(&b, "  - %s at %s: %s\n", c.Type, c.Host, verdict)
 		}
 	}
-	if len(st.Mailboxes) > 0 {
+	switch {
+	case len(st.Mailboxes) > 0 && out.MailboxesTotal > len(st.Mailboxes):
+		fmt.Fprintf(&b, "\n### Mailboxes on these domains (%d, of %d)\n", len(st.Mailboxes), out.MailboxesTotal)
+	case len(st.Mailboxes) > 0:
 		b.WriteString("\n### Mailboxes\n")
 	}
 	for _, m := range st.Mailboxes {
@@ -318,15 +388,21 @@ func setupMarkdown(st sending.Setup, out sendingSetupOutput) string {
 		}
 		b.WriteString("\n")
 	}
+	if out.NextCursor != nil {
+		fmt.Fprintf(&b, "\nMore domains and their mailboxes on the next page: call %s with cursor %q.\n", vibesell.ToolGetSendingSetup, *out.NextCursor)
+	}
 	if st.ReadyToSendOn != nil {
 		fmt.Fprintf(&b, "\nThe setup can send at full volume from %s.\n", formatDate(*st.ReadyToSendOn))
-	} else if len(st.Mailboxes) > 0 {
+	} else if out.MailboxesTotal > 0 {
 		b.WriteString("\nReady-to-send date: not available until every address is ordered.\n")
 	}
 	if len(out.Connected) > 0 {
 		b.WriteString("\n### Connected mailboxes (the person's own)\n")
 		for _, m := range out.Connected {
 			fmt.Fprintf(&b, "- %s: sends through %s:%d, reads replies from %s:%d; connected %s.\n", m.Address, m.SMTP.Host, m.SMTP.Port, m.IMAP.Host, m.IMAP.Port, formatTime(m.ConnectedAt))
+		}
+		if out.ConnectedTotal > len(out.Connected) {
+			fmt.Fprintf(&b, "- and %s more, which the person sees on the web app's Sending page\n", vibesell.Count(out.ConnectedTotal-len(out.Connected)))
 		}
 	}
 	if out.Sandbox {

@@ -22,7 +22,16 @@ type warmupOutput struct {
 	StartedOn      *string        `json:"startedOn" jsonschema:"the day warmup started for those started now, YYYY-MM-DD; null when none started now"`
 	FullVolumeOn   *string        `json:"fullVolumeOn" jsonschema:"the first day those started now can send at full volume, YYYY-MM-DD; null when none started now"`
 	Ramp           []rampDayData  `json:"ramp" jsonschema:"the warmup emails per day for those started now; null when none started now"`
+	// The lists above carry at most warmupListed addresses each: a
+	// workspace may have up to 1,000 mailboxes. These count them all.
+	StartedTotal        int `json:"startedTotal" jsonschema:"how many mailboxes started now (started names the first 20; get_sending_setup lists every mailbox)"`
+	AlreadyWarmingTotal int `json:"alreadyWarmingTotal" jsonschema:"how many mailboxes were already warming up (alreadyWarming names the first 20)"`
+	NotReadyTotal       int `json:"notReadyTotal" jsonschema:"how many mailboxes are still being prepared (notReady names the first 20)"`
+	PrewarmedTotal      int `json:"prewarmedTotal" jsonschema:"how many mailboxes came already warmed up (prewarmed names the first 20)"`
 }
+
+// warmupListed is how many addresses of each kind start_warmup names.
+const warmupListed = 20
 
 type notReadyData struct {
 	Address string `json:"address" jsonschema:"the address"`
@@ -46,16 +55,17 @@ func startWarmup(d Deps) toolkit.Tool {
 			}
 			out := warmupOutput{Kind: "warmup", Provider: w.Provider, Started: []string{}, AlreadyWarming: []string{}, NotReady: []notReadyData{}, Prewarmed: []string{},
 				StartedOn: dayPtr(w.StartedOn), FullVolumeOn: dayPtr(w.FullVolumeOn)}
-			for _, m := range w.Started {
+			out.StartedTotal, out.AlreadyWarmingTotal, out.NotReadyTotal, out.PrewarmedTotal = len(w.Started), len(w.AlreadyWarming), len(w.NotReady), len(w.Prewarmed)
+			for _, m := range w.Started[:min(len(w.Started), warmupListed)] {
 				out.Started = append(out.Started, m.Address)
 			}
-			for _, m := range w.AlreadyWarming {
+			for _, m := range w.AlreadyWarming[:min(len(w.AlreadyWarming), warmupListed)] {
 				out.AlreadyWarming = append(out.AlreadyWarming, m.Address)
 			}
-			for _, m := range w.NotReady {
+			for _, m := range w.NotReady[:min(len(w.NotReady), warmupListed)] {
 				out.NotReady = append(out.NotReady, notReadyData{Address: m.Address, ReadyOn: dayText(*m.ReadyAt)})
 			}
-			for _, m := range w.Prewarmed {
+			for _, m := range w.Prewarmed[:min(len(w.Prewarmed), warmupListed)] {
 				out.Prewarmed = append(out.Prewarmed, m.Address)
 			}
 			if w.Ramp != nil {
@@ -69,10 +79,19 @@ func startWarmup(d Deps) toolkit.Tool {
 	})
 }
 
+// addressesText names the addresses listed and counts the others of
+// total.
+func addressesText(listed []string, total int) string {
+	if total > len(listed) {
+		return strings.Join(listed, ", ") + fmt.Sprintf(" and %s more (get_sending_setup lists every mailbox)", vibesell.Count(total-len(listed)))
+	}
+	return strings.Join(listed, ", ")
+}
+
 func warmupMarkdown(w sending.Warmup, out warmupOutput) string {
 	var b strings.Builder
 	if len(out.Started) > 0 {
-		fmt.Fprintf(&b, "## Warmup started for %s\n\n%s\n\nThe ramp, per mailbox:\n", vibesell.Plural(len(out.Started), "mailbox", "mailboxes"), strings.Join(out.Started, ", "))
+		fmt.Fprintf(&b, "## Warmup started for %s\n\n%s\n\nThe ramp, per mailbox:\n", vibesell.Plural(out.StartedTotal, "mailbox", "mailboxes"), addressesText(out.Started, out.StartedTotal))
 		for _, r := range w.Ramp {
 			fmt.Fprintf(&b, "- Day %d, %s: %d warmup emails each (%d in all)\n", r.Day, formatDate(r.Date), r.PerMailbox, r.Total)
 		}
@@ -81,13 +100,16 @@ func warmupMarkdown(w sending.Warmup, out warmupOutput) string {
 		b.WriteString("## No new warmup started\n\nNo mailbox became ready since the last start.\n")
 	}
 	if len(out.AlreadyWarming) > 0 {
-		fmt.Fprintf(&b, "\nAlready warming up, left as they are: %s.\n", strings.Join(out.AlreadyWarming, ", "))
+		fmt.Fprintf(&b, "\nAlready warming up, left as they are: %s.\n", addressesText(out.AlreadyWarming, out.AlreadyWarmingTotal))
 	}
-	for _, m := range w.NotReady {
+	for _, m := range w.NotReady[:min(len(w.NotReady), warmupListed)] {
 		fmt.Fprintf(&b, "\n%s is still being prepared; it is ready on %s. Call start_warmup again on or after that day.\n", m.Address, formatDate(*m.ReadyAt))
 	}
+	if len(w.NotReady) > warmupListed {
+		fmt.Fprintf(&b, "\n%s more are still being prepared; get_sending_setup shows when each is ready.\n", vibesell.Count(len(w.NotReady)-warmupListed))
+	}
 	if len(out.Prewarmed) > 0 {
-		fmt.Fprintf(&b, "\nAlready warm, no warmup needed: %s.\n", strings.Join(out.Prewarmed, ", "))
+		fmt.Fprintf(&b, "\nAlready warm, no warmup needed: %s.\n", addressesText(out.Prewarmed, out.PrewarmedTotal))
 	}
 	if w.Provider == sending.SandboxName {
 		b.WriteString("\nSandbox: no real warmup emails are sent.\n")

@@ -126,6 +126,27 @@ func toOfferData(o *workspace.Offer) *offerData {
 	return out
 }
 
+// playbookSummaryData is the playbook in the context: the tone and the
+// angles, and how many objections, dos and don'ts it has. Whole, it is up
+// to 36,000 characters, more than the context may carry beside everything
+// else (vibesell.MaxResultStructured).
+type playbookSummaryData struct {
+	Tone            string    `json:"tone" jsonschema:"how the emails should sound"`
+	Angles          []string  `json:"angles" jsonschema:"angles to open with"`
+	ObjectionsCount int       `json:"objectionsCount" jsonschema:"how many objections it answers"`
+	DosCount        int       `json:"dosCount" jsonschema:"how many dos it has"`
+	DontsCount      int       `json:"dontsCount" jsonschema:"how many don'ts it has"`
+	UpdatedAt       time.Time `json:"updatedAt" jsonschema:"when the playbook was last saved"`
+}
+
+func toPlaybookSummary(p *workspace.Playbook) *playbookSummaryData {
+	if p == nil {
+		return nil
+	}
+	return &playbookSummaryData{Tone: p.Tone, Angles: nonNil(p.Angles), ObjectionsCount: len(p.Objections), DosCount: len(p.Dos),
+		DontsCount: len(p.Donts), UpdatedAt: p.UpdatedAt}
+}
+
 func toPlaybookData(p *workspace.Playbook) *playbookData {
 	if p == nil {
 		return nil
@@ -153,7 +174,9 @@ func nonNil(s []string) []string {
 	return s
 }
 
-func offerMarkdown(o *offerData) string {
+// offerMarkdown writes the offer; proof points longer than clipAt
+// characters are cut short (0: never), for the context, which summarises.
+func offerMarkdown(o *offerData, clipAt int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "- Company: %s", o.CompanyName)
 	if o.CompanyDomain != nil {
@@ -172,6 +195,9 @@ func offerMarkdown(o *offerData) string {
 	if len(o.ProofPoints) > 0 {
 		b.WriteString("- Proof points:\n")
 		for _, p := range o.ProofPoints {
+			if clipAt > 0 {
+				p = clip(p, clipAt)
+			}
 			fmt.Fprintf(&b, "  - %s\n", p)
 		}
 	}
@@ -187,8 +213,9 @@ type workspaceOutput struct {
 	Workspace          workspaceInfo         `json:"workspace" jsonschema:"the workspace this connection acts for"`
 	Plan               *planData             `json:"plan" jsonschema:"the plan and its status; null while plans and billing are not available"`
 	Offer              *offerData            `json:"offer" jsonschema:"what the workspace sells and to whom; null when not saved yet"`
-	Playbook           *playbookData         `json:"playbook" jsonschema:"how the emails should sound; null when not saved yet"`
-	Memory             []memoryItem          `json:"memory" jsonschema:"facts and preferences to keep in mind, newest first"`
+	Playbook           *playbookSummaryData  `json:"playbook" jsonschema:"how the emails should sound, in short (save_playbook returns it whole); null when not saved yet"`
+	Memory             []memoryItem          `json:"memory" jsonschema:"the newest facts and preferences to keep in mind, newest first (at most 5; memoryTotal counts them all, and remember lists the rest page by page)"`
+	MemoryTotal        int                   `json:"memoryTotal" jsonschema:"how many facts and preferences the workspace remembers in all"`
 	OpenSupportTickets int                   `json:"openSupportTickets" jsonschema:"support tickets not yet answered"`
 	SendingSetup       *sendingSummaryData   `json:"sendingSetup" jsonschema:"the sending setup in short (get_sending_setup has the detail); null when it is not available"`
 	Audience           *audienceSummaryData  `json:"audience" jsonschema:"who to write to: the target, its confirmation, the leads and the last import; null when it is not available"`
@@ -197,8 +224,8 @@ type workspaceOutput struct {
 }
 
 // defaultContextCacheSize is how many workspaces' contexts one server
-// keeps: the ones read most recently. An entry is a few kilobytes (at most
-// 200 memories of up to 1,000 characters each).
+// keeps: the ones read most recently. An entry is a few kilobytes (the
+// newest 5 memories of up to 1,000 characters each, and the count).
 const defaultContextCacheSize = 1024
 
 func getWorkspaceContext(d Deps) toolkit.Tool {
@@ -221,8 +248,9 @@ func toWorkspaceOutput(c workspace.Context) workspaceOutput {
 	out := workspaceOutput{
 		Workspace:          workspaceInfo{ID: ws.ID, Slug: ws.Slug, Name: ws.Name, CreatedAt: ws.CreatedAt},
 		Offer:              toOfferData(c.Offer),
-		Playbook:           toPlaybookData(c.Playbook),
+		Playbook:           toPlaybookSummary(c.Playbook),
 		Memory:             toMemoryItems(c.Memories),
+		MemoryTotal:        c.MemoryCount,
 		OpenSupportTickets: c.OpenTickets,
 		NextStep:           toNextStepData(c.NextStep),
 	}
@@ -241,8 +269,7 @@ func toWorkspaceOutput(c workspace.Context) workspaceOutput {
 	if who, ok := workspace.View[audience.ContextRows](c); ok {
 		out.Audience = &audienceSummaryData{Leads: who.Leads, LastImport: toImportData(who.LastImport)}
 		if t := who.Target; t.Description != nil || t.Filters != nil {
-			data := toTargetData(t)
-			out.Audience.Target = &data
+			out.Audience.Target = toTargetSummary(t)
 		}
 	}
 	return out
@@ -263,38 +290,55 @@ func toNextStepData(s workspace.NextStep) nextStepData {
 	return nextStepData{Tool: strPtr(s.Tool), Why: s.Why}
 }
 
+// contextClip is how much of each proof point, angle and other list item
+// the context's text shows: it summarises a workspace whose every part
+// may be at its longest, within the bound of one result
+// (vibesell.MaxResultText). The structuredContent keeps each whole, and
+// the tool that saved it shows it whole.
+const contextClip = 150
+
 func workspaceMarkdown(o workspaceOutput) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## Workspace %s (slug %s)\n\n", o.Workspace.Name, o.Workspace.Slug)
 	b.WriteString(planMarkdown(o.Plan))
 	if o.Offer != nil {
-		fmt.Fprintf(&b, "### Offer (saved %s)\n%s\n", vibesell.FormatTime(o.Offer.UpdatedAt), offerMarkdown(o.Offer))
+		fmt.Fprintf(&b, "### Offer (saved %s)\n%s\n", vibesell.FormatTime(o.Offer.UpdatedAt), offerMarkdown(o.Offer, contextClip))
 	} else {
 		b.WriteString("### Offer\nNot saved yet.\n\n")
 	}
 	if o.Playbook != nil {
 		fmt.Fprintf(&b, "### Playbook (saved %s)\n- Tone: %s\n", vibesell.FormatTime(o.Playbook.UpdatedAt), o.Playbook.Tone)
 		if len(o.Playbook.Angles) > 0 {
-			fmt.Fprintf(&b, "- Angles: %s\n", strings.Join(o.Playbook.Angles, "; "))
+			fmt.Fprintf(&b, "- Angles: %s\n", strings.Join(clipAll(o.Playbook.Angles, contextClip), "; "))
 		}
-		fmt.Fprintf(&b, "- Objections with answers: %d\n- Dos: %d, don'ts: %d\n\n", len(o.Playbook.Objections), len(o.Playbook.Dos), len(o.Playbook.Donts))
+		fmt.Fprintf(&b, "- Objections with answers: %d\n- Dos: %d, don'ts: %d\n\n", o.Playbook.ObjectionsCount, o.Playbook.DosCount, o.Playbook.DontsCount)
 	} else {
 		b.WriteString("### Playbook\nNot saved yet.\n\n")
 	}
-	if len(o.Memory) > 0 {
-		fmt.Fprintf(&b, "### Remembered (%d)\n", len(o.Memory))
-		for _, m := range o.Memory {
-			fmt.Fprintf(&b, "- (%s) %s — id %s\n", m.About, m.Fact, m.ID)
-		}
-		b.WriteString("\n")
-	} else {
-		b.WriteString("### Remembered\nNothing yet.\n\n")
-	}
+	b.WriteString(rememberedMarkdown(o.Memory, o.MemoryTotal))
 	b.WriteString(sendingSummaryMarkdown(o.SendingSetup))
 	b.WriteString(audienceSummaryMarkdown(o.Audience))
 	b.WriteString(campaignsSummaryMarkdown(o.Campaigns))
 	fmt.Fprintf(&b, "Open support tickets: %d.\n\n", o.OpenSupportTickets)
 	b.WriteString(nextStepMarkdown(o.NextStep))
+	return b.String()
+}
+
+// rememberedMarkdown summarises what is remembered for the context: the
+// count, the newest facts, and the call that lists the rest.
+func rememberedMarkdown(newest []memoryItem, total int) string {
+	if total == 0 {
+		return "### Remembered\nNothing yet.\n\n"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "### Remembered (%s)\n", vibesell.Count(total))
+	if total > len(newest) {
+		fmt.Fprintf(&b, "The newest %d; call %s with no fact to list them all, page by page.\n", len(newest), vibesell.ToolRemember)
+	}
+	for _, m := range newest {
+		fmt.Fprintf(&b, "- (%s) %s — id %s\n", m.About, m.Fact, m.ID)
+	}
+	b.WriteString("\n")
 	return b.String()
 }
 
@@ -311,13 +355,17 @@ type rememberInput struct {
 	Fact   string `json:"fact,omitempty" jsonschema:"a fact or preference to keep, in the person's words; leave out to list what is remembered" example:"Prefers to be called Sam" maxLength:"1000"`
 	About  string `json:"about,omitempty" jsonschema:"what the fact is about: the person, their company, or a preference for how to work; default company" example:"person" enum:"person,company,preference"`
 	Forget string `json:"forget,omitempty" jsonschema:"the id of a remembered fact to forget (ids are in the list); leave out otherwise" example:"0b6f9a52-4d1e-4c55-9c1f-3f1e2d7c8a10"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"how many remembered facts to list per page; 10 when left out" example:"10" minimum:"1" maximum:"20"`
+	Cursor string `json:"cursor,omitempty" jsonschema:"where to continue the list: the nextCursor of the previous page; leave it out for the newest" example:"MjAyNi0xMi0wMlQwOTowMDowMFp8MGI2ZjlhNTItNGQxZS00YzU1LTljMWYtM2YxZTJkN2M4YTEw" maxLength:"200"`
 }
 
 type memoryOutput struct {
-	Kind     string       `json:"kind" enum:"memory"`
-	Action   string       `json:"action" jsonschema:"what this call did" enum:"remembered,forgotten,listed"`
-	Memory   *memoryItem  `json:"memory" jsonschema:"the fact remembered or forgotten by this call; null when only listing"`
-	Memories []memoryItem `json:"memories" jsonschema:"everything remembered now, newest first"`
+	Kind       string       `json:"kind" enum:"memory"`
+	Action     string       `json:"action" jsonschema:"what this call did" enum:"remembered,forgotten,listed"`
+	Memory     *memoryItem  `json:"memory" jsonschema:"the fact remembered or forgotten by this call; null when only listing"`
+	Memories   []memoryItem `json:"memories" jsonschema:"this page of what is remembered now, newest first (total counts them all)"`
+	Total      int          `json:"total" jsonschema:"how many facts the workspace remembers now (at most 200)"`
+	NextCursor *string      `json:"nextCursor" jsonschema:"pass as cursor for the next page; null on the last page"`
 }
 
 func remember(d Deps) toolkit.Tool {
@@ -328,7 +376,7 @@ func remember(d Deps) toolkit.Tool {
 			if err != nil {
 				return toolkit.Result[memoryOutput]{}, err
 			}
-			out := memoryOutput{Action: changed.Action, Memories: toMemoryItems(changed.Memories)}
+			out := memoryOutput{Action: changed.Action, Memories: toMemoryItems(changed.Memories), Total: changed.Total, NextCursor: strPtr(changed.Next)}
 			if changed.Memory != nil {
 				item := memoryItem(*changed.Memory)
 				out.Memory = &item
@@ -346,13 +394,23 @@ func memoryMarkdown(o memoryOutput) string {
 	case "remembered":
 		fmt.Fprintf(&b, "Remembered (%s): \"%s\" — id %s.\n\n", o.Memory.About, o.Memory.Fact, o.Memory.ID)
 	}
-	if len(o.Memories) == 0 {
+	switch {
+	case o.Total == 0:
 		b.WriteString("Nothing is remembered in this workspace.")
 		return b.String()
+	case len(o.Memories) == 0:
+		fmt.Fprintf(&b, "%s remembered; none on this page. Call %s with no fact and no cursor for the newest.\n", vibesell.Count(o.Total), vibesell.ToolRemember)
+		return b.String()
+	case len(o.Memories) == o.Total:
+		fmt.Fprintf(&b, "%s remembered, newest first:\n", vibesell.Count(o.Total))
+	default:
+		fmt.Fprintf(&b, "%s remembered; %d of them on this page, newest first:\n", vibesell.Count(o.Total), len(o.Memories))
 	}
-	fmt.Fprintf(&b, "%d remembered, newest first:\n", len(o.Memories))
 	for _, m := range o.Memories {
 		fmt.Fprintf(&b, "- (%s) %s — id %s\n", m.About, m.Fact, m.ID)
+	}
+	if o.NextCursor != nil {
+		fmt.Fprintf(&b, "\nMore on the next page: call %s with cursor %q.\n", vibesell.ToolRemember, *o.NextCursor)
 	}
 	return b.String()
 }
@@ -394,7 +452,7 @@ func saveOffer(d Deps) toolkit.Tool {
 			}
 			data := toOfferData(&saved.Offer)
 			sender := senderData{PostalAddress: strPtr(saved.Sender.PostalAddress), SenderName: strPtr(saved.Sender.Name)}
-			md := "Saved the offer:\n\n" + offerMarkdown(data) + "\nWho the emails come from (for the workspace):\n" + senderMarkdown(sender) + "\n" + nextStepMarkdown(toNextStepData(saved.NextStep))
+			md := "Saved the offer:\n\n" + offerMarkdown(data, 0) + "\nWho the emails come from (for the workspace):\n" + senderMarkdown(sender) + "\n" + nextStepMarkdown(toNextStepData(saved.NextStep))
 			return toolkit.Result[offerOutput]{Markdown: md, Data: offerOutput{Offer: *data, Sender: sender}}, nil
 		},
 	})
@@ -428,28 +486,38 @@ func savePlaybook(d Deps) toolkit.Tool {
 				return toolkit.Result[playbookOutput]{}, err
 			}
 			data := toPlaybookData(&saved.Playbook)
+			// Each item is repeated cut to playbookClip characters: the
+			// assistant has just written them, and 60 items of up to
+			// 1,000 characters would not fit in a result.
 			var b strings.Builder
 			fmt.Fprintf(&b, "Saved the playbook.\n\n- Tone: %s\n", data.Tone)
 			if len(data.Angles) > 0 {
-				b.WriteString("- Angles:\n" + indent(bulletList(data.Angles)))
+				b.WriteString("- Angles:\n" + indent(bulletList(clipAll(data.Angles, playbookClip))))
 			}
 			if len(data.Objections) > 0 {
 				b.WriteString("- Objections:\n")
 				for _, o := range data.Objections {
-					fmt.Fprintf(&b, "  - \"%s\" → %s\n", o.Objection, o.Answer)
+					fmt.Fprintf(&b, "  - \"%s\" → %s\n", clip(o.Objection, playbookClip), clip(o.Answer, playbookClip))
 				}
 			}
 			if len(data.Dos) > 0 {
-				b.WriteString("- Do:\n" + indent(bulletList(data.Dos)))
+				b.WriteString("- Do:\n" + indent(bulletList(clipAll(data.Dos, playbookClip))))
 			}
 			if len(data.Donts) > 0 {
-				b.WriteString("- Don't:\n" + indent(bulletList(data.Donts)))
+				b.WriteString("- Don't:\n" + indent(bulletList(clipAll(data.Donts, playbookClip))))
+			}
+			if strings.Contains(b.String(), "…") {
+				fmt.Fprintf(&b, "\nItems longer than %d characters are cut short here (…); they are saved in full.\n", playbookClip)
 			}
 			b.WriteString("\n" + nextStepMarkdown(toNextStepData(saved.NextStep)))
 			return toolkit.Result[playbookOutput]{Markdown: b.String(), Data: playbookOutput{Playbook: *data}}, nil
 		},
 	})
 }
+
+// playbookClip is how much of each playbook item save_playbook's text
+// repeats.
+const playbookClip = 200
 
 func indent(s string) string {
 	lines := strings.SplitAfter(s, "\n")

@@ -2,7 +2,9 @@ package tools
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -148,7 +150,7 @@ func TestRemember(t *testing.T) {
 	md := b.c.Result("remember", map[string]any{"fact": "We never email on Fridays", "about": "preference"}, &out)
 	fact := memoryItem{About: "preference", Fact: "We never email on Fridays", CreatedAt: friday}
 	ids := cmpopts.IgnoreFields(memoryItem{}, "ID")
-	if diff := cmp.Diff(memoryOutput{Kind: "memory", Action: "remembered", Memory: &fact, Memories: []memoryItem{fact}}, out, ids); diff != "" {
+	if diff := cmp.Diff(memoryOutput{Kind: "memory", Action: "remembered", Memory: &fact, Memories: []memoryItem{fact}, Total: 1}, out, ids); diff != "" {
 		t.Fatalf("remember mismatch (-want +got):\n%s", diff)
 	}
 	mustContain(t, md, `Remembered (preference): "We never email on Fridays" — id `+out.Memory.ID.String(), "1 remembered, newest first:")
@@ -159,6 +161,40 @@ func TestRemember(t *testing.T) {
 		t.Errorf("forget mismatch (-want +got):\n%s", diff)
 	}
 	mustContain(t, b.c.Refusal("remember", map[string]any{"fact": "x", "forget": id}), "not both")
+}
+
+// However much is remembered, remember lists it a page at a time and the
+// context shows the count and the newest few, each saying how to read the
+// rest.
+func TestManyMemoriesArePagedAndSummarised(t *testing.T) {
+	t.Parallel()
+	b := setupWorkspace(t)
+	for i := range 12 {
+		b.deps.Clock.(*vibesell.ManualClock).Advance(time.Minute)
+		b.c.Result("remember", map[string]any{"fact": fmt.Sprintf("Fact number %d", i)}, nil)
+	}
+	var out memoryOutput
+	md := b.c.Result("remember", nil, &out)
+	if len(out.Memories) != 10 || out.Total != 12 || out.NextCursor == nil {
+		t.Fatalf("the first page: %d memories of %d, next cursor %v; want 10 of 12 and a next page", len(out.Memories), out.Total, out.NextCursor)
+	}
+	mustContain(t, md, "12 remembered; 10 of them on this page, newest first:", "- (company) Fact number 11", "call remember with cursor "+strconv.Quote(*out.NextCursor))
+	md = b.c.Result("remember", map[string]any{"cursor": *out.NextCursor}, &out)
+	if len(out.Memories) != 2 || out.NextCursor != nil || out.Memories[1].Fact != "Fact number 0" {
+		t.Errorf("the last page: %+v", out)
+	}
+	mustContain(t, md, "12 remembered; 2 of them on this page")
+	mustContain(t, b.c.Refusal("remember", map[string]any{"limit": 21}), "limit")
+
+	var ctx workspaceOutput
+	md = b.c.Result("get_workspace_context", nil, &ctx)
+	if len(ctx.Memory) != 5 || ctx.MemoryTotal != 12 || ctx.Memory[0].Fact != "Fact number 11" {
+		t.Errorf("the context holds %d memories of %d, the newest %q; want the newest 5 of 12", len(ctx.Memory), ctx.MemoryTotal, ctx.Memory[0].Fact)
+	}
+	mustContain(t, md, "### Remembered (12)\nThe newest 5; call remember with no fact to list them all, page by page.")
+	if strings.Contains(md, "Fact number 6") {
+		t.Errorf("the context shows more than the newest 5:\n%s", md)
+	}
 }
 
 // save_offer and save_playbook say what comes next: the other one while it

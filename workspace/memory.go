@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"strings"
 	"time"
@@ -24,9 +25,24 @@ type Memory struct {
 // MemoryAbout lists what a memory can be about.
 var MemoryAbout = []string{"person", "company", "preference"}
 
-// maxMemories bounds what one workspace keeps, so the context the assistant
-// reads stays small.
-const maxMemories = 200
+// What one workspace keeps is bounded: at most MaxMemories facts of at
+// most MaxFactLength characters each (200,000 characters in all). No
+// result shows them all at once: remember lists them a page at a time
+// (at most MaxMemoryPage, about 21,000 characters at the longest), and
+// the workspace context shows only the count and the newest
+// ContextMemories, so that every result stays within the bounds hosts
+// keep (25,000 characters of text).
+const (
+	MaxMemories     = 200
+	MaxFactLength   = 1000
+	MaxMemoryPage   = 20
+	ContextMemories = 5
+	// defaultMemoryPage is a page's size when none is asked for.
+	defaultMemoryPage = 10
+)
+
+// maxMemories is [MaxMemories], under the name the rules below use.
+const maxMemories = MaxMemories
 
 // Remember stores a fact. Refusals: EINVALID for an empty or over-long fact
 // or an unknown subject; ECONFLICT when the workspace already keeps the
@@ -36,8 +52,8 @@ func (s *Service) Remember(ctx context.Context, ws uuid.UUID, about, fact string
 	if fact == "" {
 		return Memory{}, vibesell.Errorf(vibesell.EINVALID, "There is nothing to remember: give the fact in a sentence, for example \"Prefers to be called Sam\".")
 	}
-	if len([]rune(fact)) > 1000 {
-		return Memory{}, vibesell.Errorf(vibesell.EINVALID, "That is %d characters; a memory can be at most 1,000. Keep the fact to a sentence or two.", len([]rune(fact)))
+	if len([]rune(fact)) > MaxFactLength {
+		return Memory{}, vibesell.Errorf(vibesell.EINVALID, "That is %d characters; a memory can be at most %s. Keep the fact to a sentence or two.", len([]rune(fact)), vibesell.Count(MaxFactLength))
 	}
 	m := Memory{ID: uuid.New(), About: about, Fact: fact}
 	// Locking the workspace row serialises concurrent calls of one
@@ -70,26 +86,47 @@ func (s *Service) Remember(ctx context.Context, ws uuid.UUID, about, fact string
 }
 
 // MemoryChange is one request about memories: a fact to keep, the id of
-// one to forget, or neither, to list them.
+// one to forget, or neither, to list them; and which page of what is
+// remembered afterwards to return.
 type MemoryChange struct {
 	Fact   string
 	About  string // person, company or preference; default company
 	Forget string // a memory's id
+	Limit  int    // the page's size, 1 to MaxMemoryPage; 0: the default (10)
+	Cursor string // from a previous page's Next; empty for the newest
 }
 
 // MemoryChanged is what a [MemoryChange] did.
 type MemoryChanged struct {
-	Action   string   // remembered, forgotten or listed
-	Memory   *Memory  // the fact remembered or forgotten; nil when listing
-	Memories []Memory // everything remembered now, newest first
+	Action string  // remembered, forgotten or listed
+	Memory *Memory // the fact remembered or forgotten; nil when listing
+	MemoryPage
+}
+
+// MemoryPage is one page of what a workspace remembers, newest first.
+type MemoryPage struct {
+	Memories []Memory // this page
+	Total    int      // how many the workspace remembers in all
+	Next     string   // the cursor of the next page; empty on the last page
 }
 
 // ChangeMemory remembers a fact, forgets one, or lists them, and returns
-// what is remembered afterwards. Refusals: EINVALID for both a fact and an
-// id, or an id that is not one; those of [Service.Remember] and
+// a page of what is remembered afterwards. Refusals: EINVALID for both a
+// fact and an id, an id that is not one, a limit out of range or a cursor
+// this list did not give; those of [Service.Remember] and
 // [Service.Forget].
 func (s *Service) ChangeMemory(ctx context.Context, ws uuid.UUID, c MemoryChange) (MemoryChanged, error) {
 	var out MemoryChanged
+	if c.Limit == 0 {
+		c.Limit = defaultMemoryPage
+	}
+	if c.Limit < 1 || c.Limit > MaxMemoryPage {
+		return MemoryChanged{}, vibesell.Errorf(vibesell.EINVALID, "limit: a page holds 1 to %d memories; %d was asked for.", MaxMemoryPage, c.Limit)
+	}
+	after, err := decodeMemoryCursor(c.Cursor)
+	if err != nil {
+		return MemoryChanged{}, err
+	}
 	switch {
 	case c.Fact != "" && c.Forget != "":
 		return MemoryChanged{}, vibesell.Errorf(vibesell.EINVALID, "Give either a fact to remember or the id of one to forget, not both.")
@@ -115,8 +152,7 @@ func (s *Service) ChangeMemory(ctx context.Context, ws uuid.UUID, c MemoryChange
 	default:
 		out.Action = "listed"
 	}
-	var err error
-	if out.Memories, err = s.Memories(ctx, ws); err != nil {
+	if out.MemoryPage, err = s.memoryPage(ctx, ws, c.Limit, after); err != nil {
 		return MemoryChanged{}, err
 	}
 	return out, nil
@@ -141,9 +177,83 @@ func (s *Service) Forget(ctx context.Context, ws, id uuid.UUID) (Memory, error) 
 const memoriesSQL = `SELECT id, about, fact, created_at FROM memories WHERE workspace_id = $1
 	ORDER BY created_at DESC, id LIMIT $2`
 
+// memoryCountSQL counts the memories of workspace $1.
+const memoryCountSQL = `SELECT count(*) FROM memories WHERE workspace_id = $1`
+
 // Memories lists the workspace's memories, newest first.
 func (s *Service) Memories(ctx context.Context, ws uuid.UUID) ([]Memory, error) {
 	return collectMemories(s.db.Query(ctx, memoriesSQL, ws, maxMemories))
+}
+
+// memoryCursor is where a page of memories starts: after this memory, in
+// the order of memoriesSQL (newest first, then by id).
+type memoryCursor struct {
+	at time.Time
+	id uuid.UUID
+}
+
+// memoryPage reads limit memories after after (nil: from the newest) and
+// the count, in one round trip.
+func (s *Service) memoryPage(ctx context.Context, ws uuid.UUID, limit int, after *memoryCursor) (MemoryPage, error) {
+	var (
+		p    MemoryPage
+		list []Memory
+	)
+	b := &pgx.Batch{}
+	if after == nil {
+		b.Queue(memoriesSQL, ws, limit+1).Query(func(rows pgx.Rows) (err error) {
+			list, err = collectMemories(rows, nil)
+			return err
+		})
+	} else {
+		b.Queue(`SELECT id, about, fact, created_at FROM memories WHERE workspace_id = $1
+			AND (created_at < $2 OR (created_at = $2 AND id > $3))
+			ORDER BY created_at DESC, id LIMIT $4`, ws, after.at, after.id, limit+1).Query(func(rows pgx.Rows) (err error) {
+			list, err = collectMemories(rows, nil)
+			return err
+		})
+	}
+	b.Queue(memoryCountSQL, ws).QueryRow(func(row pgx.Row) error { return row.Scan(&p.Total) })
+	if err := s.db.SendBatch(ctx, b).Close(); err != nil {
+		return MemoryPage{}, fmt.Errorf("list memories: %w", err)
+	}
+	if len(list) > limit {
+		list = list[:limit]
+		last := list[len(list)-1]
+		p.Next = encodeMemoryCursor(memoryCursor{at: last.CreatedAt, id: last.ID})
+	}
+	p.Memories = list
+	return p, nil
+}
+
+func encodeMemoryCursor(c memoryCursor) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(c.at.UTC().Format(time.RFC3339Nano) + "|" + c.id.String()))
+}
+
+// decodeMemoryCursor reads a cursor memoryPage gave; nil for none.
+// Refusals: EINVALID for any other.
+func decodeMemoryCursor(c string) (*memoryCursor, error) {
+	if c == "" {
+		return nil, nil
+	}
+	bad := vibesell.Errorf(vibesell.EINVALID, "The cursor %q is not one this list gave. Leave it out to start from the newest memory.", c)
+	raw, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil {
+		return nil, bad
+	}
+	at, id, ok := strings.Cut(string(raw), "|")
+	if !ok {
+		return nil, bad
+	}
+	t, err := time.Parse(time.RFC3339Nano, at)
+	if err != nil {
+		return nil, bad
+	}
+	u, err := uuid.Parse(id)
+	if err != nil {
+		return nil, bad
+	}
+	return &memoryCursor{at: t, id: u}, nil
 }
 
 // collectMemories reads the rows of memoriesSQL (nil when there are none),

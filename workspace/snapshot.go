@@ -11,17 +11,22 @@ import (
 // Snapshot is what the product knows about a workspace, read at once: what
 // get_workspace_context shows.
 type Snapshot struct {
-	Workspace   Workspace
-	Offer       *Offer    // nil: not saved yet
-	Playbook    *Playbook // nil: not saved yet
-	Memories    []Memory  // newest first; nil when there are none
+	Workspace Workspace
+	Offer     *Offer    // nil: not saved yet
+	Playbook  *Playbook // nil: not saved yet
+	// Memories are the newest [ContextMemories] facts, newest first (nil
+	// when there are none); MemoryCount counts them all. The context
+	// summarises what is remembered, so that it stays small whatever the
+	// workspace keeps; remember lists the rest a page at a time.
+	Memories    []Memory
+	MemoryCount int
 	OpenTickets int
 }
 
 // QueueSnapshot queues on b the reads of workspace ws's [Snapshot] (read
 // through a [ContextCache], with other packages' reads in the same batch):
 // the same queries, and the same scanning, as [Service.FindByID],
-// [Service.FindOffer], [Service.FindPlaybook], [Service.Memories] and
+// [Service.FindOffer], [Service.FindPlaybook], the newest of [Service.Memories] and
 // [Service.OpenTickets]. Once b has been sent and closed without error,
 // done returns the snapshot.
 //
@@ -54,9 +59,12 @@ func QueueSnapshot(b *pgx.Batch, ws uuid.UUID) (done func() (Snapshot, error)) {
 		snap.Playbook, err = scanPlaybook(row)
 		return err
 	})
-	b.Queue(memoriesSQL, ws, maxMemories).Query(func(rows pgx.Rows) (err error) {
+	b.Queue(memoriesSQL, ws, ContextMemories).Query(func(rows pgx.Rows) (err error) {
 		snap.Memories, err = collectMemories(rows, nil)
 		return err
+	})
+	b.Queue(memoryCountSQL, ws).QueryRow(func(row pgx.Row) error {
+		return row.Scan(&snap.MemoryCount)
 	})
 	b.Queue(openTicketsSQL, ws).QueryRow(func(row pgx.Row) (err error) {
 		snap.OpenTickets, err = scanOpenTickets(row)

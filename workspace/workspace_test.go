@@ -3,6 +3,8 @@ package workspace_test
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -335,7 +337,7 @@ func TestSnapshotReadsEverythingInOneRoundTrip(t *testing.T) {
 	playbook, _ := svc.FindPlaybook(ctx, a.ID)
 	memories, _ := svc.Memories(ctx, a.ID)
 	tickets, _ := svc.OpenTickets(ctx, a.ID)
-	want := workspace.Snapshot{Workspace: a, Offer: offer, Playbook: playbook, Memories: memories, OpenTickets: tickets}
+	want := workspace.Snapshot{Workspace: a, Offer: offer, Playbook: playbook, Memories: memories, MemoryCount: len(memories), OpenTickets: tickets}
 	if diff := cmp.Diff(want, snap); diff != "" {
 		t.Fatalf("snapshot and single reads mismatch (-want +got):\n%s", diff)
 	}
@@ -442,6 +444,8 @@ func TestChangeMemory(t *testing.T) {
 			{"a fact and a memory to forget", workspace.MemoryChange{Fact: "x", Forget: kept.Memory.ID.String()}, vibesell.EINVALID},
 			{"an id that is not one", workspace.MemoryChange{Forget: "nope"}, vibesell.EINVALID},
 			{"a memory forgotten already", workspace.MemoryChange{Forget: kept.Memory.ID.String()}, vibesell.ENOTFOUND},
+			{"a page too large", workspace.MemoryChange{Limit: workspace.MaxMemoryPage + 1}, vibesell.EINVALID},
+			{"a cursor the list did not give", workspace.MemoryChange{Cursor: "bm9wZQ"}, vibesell.EINVALID},
 		} {
 			t.Run(c.name, func(t *testing.T) {
 				if _, err := e.svc.ChangeMemory(ctx, e.a.ID, c.change); vibesell.ErrorCode(err) != c.code {
@@ -450,6 +454,70 @@ func TestChangeMemory(t *testing.T) {
 			})
 		}
 	})
+}
+
+// What is remembered is listed a page at a time, newest first, however
+// much the workspace keeps: every fact once, with the count on each page.
+func TestMemoriesArePaged(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := setup(t)
+	// Three facts a minute: a page may end between two of the same time.
+	var kept []workspace.Memory
+	for i := range 23 {
+		if i%3 == 0 {
+			e.clock.Advance(time.Minute)
+		}
+		m, err := e.svc.Remember(ctx, e.a.ID, "company", fmt.Sprintf("Fact %02d", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept = append(kept, m)
+	}
+	slices.SortFunc(kept, func(a, b workspace.Memory) int {
+		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID.String(), b.ID.String())
+	})
+	var want []string
+	for _, m := range kept {
+		want = append(want, m.Fact)
+	}
+	type page struct {
+		Facts []string
+		Total int
+		More  bool
+	}
+	var (
+		got    []page
+		cursor string
+	)
+	for range 5 {
+		c, err := e.svc.ChangeMemory(ctx, e.a.ID, workspace.MemoryChange{Limit: 10, Cursor: cursor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := page{Total: c.Total, More: c.Next != ""}
+		for _, m := range c.Memories {
+			p.Facts = append(p.Facts, m.Fact)
+		}
+		got = append(got, p)
+		if cursor = c.Next; cursor == "" {
+			break
+		}
+	}
+	wantPages := []page{{want[:10], 23, true}, {want[10:20], 23, true}, {want[20:], 23, false}}
+	if diff := cmp.Diff(wantPages, got); diff != "" {
+		t.Errorf("pages mismatch (-want +got):\n%s", diff)
+	}
+	first, err := e.svc.ChangeMemory(ctx, e.a.ID, workspace.MemoryChange{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first.Memories) != 10 || first.Next == "" {
+		t.Errorf("the default page holds %d memories (a next page: %v), want 10 and a next page", len(first.Memories), first.Next != "")
+	}
 }
 
 // Offers stored with a decimal price, before prices were kept in minor

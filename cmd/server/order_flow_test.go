@@ -66,7 +66,15 @@ func setupFlowWith(t *testing.T, more ...string) *flow {
 	if err != nil {
 		t.Fatal(err)
 	}
-	logger := slog.New(slog.DiscardHandler)
+	// Errors the server logs (an internal failure's cause, under its ref)
+	// are shown when the test fails.
+	logs := &toolkittest.LogBuffer{}
+	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelError}))
+	t.Cleanup(func() {
+		if t.Failed() && logs.String() != "" {
+			t.Logf("the server logged:\n%s", logs.String())
+		}
+	})
 	svc, err := newServices(cfg, pool, logger)
 	if err != nil {
 		t.Fatal(err)

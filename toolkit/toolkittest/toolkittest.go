@@ -9,7 +9,12 @@
 //     with a kind, valid against the outputSchema the tool advertised in
 //     tools/list;
 //   - a refusal (isError) has exactly one text block and no
-//     structuredContent.
+//     structuredContent;
+//   - either keeps within the bounds of every result: text of at most
+//     vibesell.MaxResultText characters, structuredContent of at most
+//     vibesell.MaxResultStructured bytes.
+//
+// The client also keeps, per tool, the largest result it saw ([Client.Largest]).
 package toolkittest
 
 import (
@@ -18,7 +23,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -26,6 +33,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 	validator "github.com/santhosh-tekuri/jsonschema/v6"
 
+	"vibesell"
 	"vibesell/auth"
 )
 
@@ -38,6 +46,39 @@ type Client struct {
 	listed map[string]json.RawMessage   // tool name → its definition as listed
 	output map[string]*validator.Schema // tool name → compiled outputSchema
 	rawOut map[string]json.RawMessage   // tool name → outputSchema as listed
+	sizes  *sizes                       // shared by the copies For makes
+}
+
+// Size is how large a result is: its text in characters, and its
+// structuredContent in bytes of JSON (0 for a refusal).
+type Size struct {
+	Text       int
+	Structured int
+}
+
+type sizes struct {
+	mu      sync.Mutex
+	largest map[string]Size
+}
+
+func (s *sizes) add(tool string, n Size) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l := s.largest[tool]
+	l.Text, l.Structured = max(l.Text, n.Text), max(l.Structured, n.Structured)
+	s.largest[tool] = l
+}
+
+// Largest returns, per tool called through c (or a copy For made), the
+// largest text and the largest structuredContent of its results so far.
+func (c *Client) Largest() map[string]Size {
+	c.sizes.mu.Lock()
+	defer c.sizes.mu.Unlock()
+	out := make(map[string]Size, len(c.sizes.largest))
+	for k, v := range c.sizes.largest {
+		out[k] = v
+	}
+	return out
 }
 
 // Connect starts an in-process client on s, completes the initialize
@@ -66,7 +107,8 @@ func Connect(t testing.TB, s *server.MCPServer, p auth.Principal) *Client {
 		t.Fatalf("toolkittest: initialize: %v", err)
 	}
 	tc := &Client{t: t, ctx: ctx, mcp: c, init: init,
-		listed: map[string]json.RawMessage{}, output: map[string]*validator.Schema{}, rawOut: map[string]json.RawMessage{}}
+		listed: map[string]json.RawMessage{}, output: map[string]*validator.Schema{}, rawOut: map[string]json.RawMessage{},
+		sizes: &sizes{largest: map[string]Size{}}}
 	tc.listTools()
 	return tc
 }
@@ -157,6 +199,21 @@ func (c *Client) check(name string, res *mcp.CallToolResult) {
 	}
 	if strings.TrimSpace(text.Text) == "" {
 		c.t.Fatalf("toolkittest: %s: empty text", name)
+	}
+	size := Size{Text: utf8.RuneCountInString(text.Text)}
+	if res.StructuredContent != nil {
+		data, err := json.Marshal(res.StructuredContent)
+		if err != nil {
+			c.t.Fatalf("toolkittest: %s: encode structuredContent: %v", name, err)
+		}
+		size.Structured = len(data)
+	}
+	c.sizes.add(name, size)
+	if size.Text > vibesell.MaxResultText {
+		c.t.Fatalf("toolkittest: %s: the text is %d characters, over the bound of %d", name, size.Text, vibesell.MaxResultText)
+	}
+	if size.Structured > vibesell.MaxResultStructured {
+		c.t.Fatalf("toolkittest: %s: structuredContent is %d bytes, over the bound of %d", name, size.Structured, vibesell.MaxResultStructured)
 	}
 	if res.IsError {
 		if res.StructuredContent != nil {

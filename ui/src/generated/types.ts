@@ -56,27 +56,22 @@ export interface GetWorkspaceContextResult {
     /** when the offer was last saved */
     updatedAt: string;
   } | null;
-  /** how the emails should sound; null when not saved yet */
+  /** how the emails should sound, in short (save_playbook returns it whole); null when not saved yet */
   playbook: {
     /** how the emails should sound */
     tone: string;
     /** angles to open with */
     angles: string[] | null;
-    /** objections and their answers */
-    objections: {
-      /** what a buyer says */
-      objection: string;
-      /** how to answer it */
-      answer: string;
-    }[] | null;
-    /** what to do */
-    dos: string[] | null;
-    /** what never to do */
-    donts: string[] | null;
+    /** how many objections it answers */
+    objectionsCount: number;
+    /** how many dos it has */
+    dosCount: number;
+    /** how many don'ts it has */
+    dontsCount: number;
     /** when the playbook was last saved */
     updatedAt: string;
   } | null;
-  /** facts and preferences to keep in mind, newest first */
+  /** the newest facts and preferences to keep in mind, newest first (at most 5; memoryTotal counts them all, and remember lists the rest page by page) */
   memory: {
     /** the memory id, to forget it */
     id: string;
@@ -87,6 +82,8 @@ export interface GetWorkspaceContextResult {
     /** when it was remembered */
     createdAt: string;
   }[] | null;
+  /** how many facts and preferences the workspace remembers in all */
+  memoryTotal: number;
   /** support tickets not yet answered */
   openSupportTickets: number;
   /** the sending setup in short (get_sending_setup has the detail); null when it is not available */
@@ -133,7 +130,7 @@ export interface GetWorkspaceContextResult {
   } | null;
   /** who to write to: the target, its confirmation, the leads and the last import; null when it is not available */
   audience: {
-    /** the target: the description, the filters and whether they are confirmed; null when nothing is saved yet */
+    /** the target: the description, the filters in words and whether they are confirmed; null when nothing is saved yet */
     target: {
       /** who the ideal customer is, in the person's words; null when not described yet */
       who: string | null;
@@ -141,34 +138,9 @@ export interface GetWorkspaceContextResult {
       problem: string | null;
       /** who not to write to, in the person's words; null when none were given */
       exclusions: string | null;
-      /** the target as filters the lead directory answers; null when none are saved yet */
+      /** the filters in words; null when none are saved yet */
       filters: {
-        /** words the job title contains (any of them) */
-        titles: string[] | null;
-        /** seniorities (any of them) */
-        seniorities: string[] | null;
-        /** departments (any of them) */
-        departments: string[] | null;
-        /** industries of the company (any of them) */
-        industries: string[] | null;
-        /** company size bands in employees (any of them) */
-        companySizes: string[] | null;
-        /** countries (any of them, or any of the regions) */
-        countries: {
-          /** ISO 3166 two-letter code, e.g. DE */
-          code: string;
-          /** the country's English name, e.g. Germany */
-          name: string;
-        }[] | null;
-        /** regions of the world (any of them, or any of the countries) */
-        regions: string[] | null;
-        /** company domains left out */
-        excludeCompanyDomains: string[] | null;
-        /** company names left out */
-        excludeCompanies: string[] | null;
-        /** leaves out leads of the workspace contacted in the last so many days; 0 means no such window */
-        notContactedDays: number;
-        /** the filters in words */
+        /** the filters in words (save_target_filters and confirm_target return each filter) */
         description: string;
       } | null;
       /** the filters' version, moved by every change; confirm_target takes it */
@@ -179,8 +151,6 @@ export interface GetWorkspaceContextResult {
       confirmedVersion: number | null;
       /** when the filters were last confirmed; null when never */
       confirmedAt: string | null;
-      /** true when this call changed confirmed filters, so they need a new confirmation */
-      confirmationWithdrawn: boolean;
     } | null;
     /** leads imported into the workspace */
     leads: number;
@@ -260,7 +230,7 @@ export interface RememberResult {
     /** when it was remembered */
     createdAt: string;
   } | null;
-  /** everything remembered now, newest first */
+  /** this page of what is remembered now, newest first (total counts them all) */
   memories: {
     /** the memory id, to forget it */
     id: string;
@@ -271,6 +241,10 @@ export interface RememberResult {
     /** when it was remembered */
     createdAt: string;
   }[] | null;
+  /** how many facts the workspace remembers now (at most 200) */
+  total: number;
+  /** pass as cursor for the next page; null on the last page */
+  nextCursor: string | null;
 }
 
 /** What save_offer returns. */
@@ -729,7 +703,7 @@ export interface GetSendingSetupResult {
     /** when it was confirmed */
     confirmedAt: string;
   } | null;
-  /** the picked and ordered domains */
+  /** the picked and ordered domains: this page of them, 5 at most (domainsTotal counts them all) */
   domains: {
     /** the domain name */
     domain: string;
@@ -768,7 +742,7 @@ export interface GetSendingSetupResult {
     /** when the sandbox shortcut made it ready at once, without waiting for its preparation (sandbox only); null when it was prepared the ordinary way */
     sandboxReadyAt: string | null;
   }[] | null;
-  /** the planned and ordered addresses */
+  /** the planned and ordered addresses on this page's domains */
   mailboxes: {
     /** the email address */
     address: string;
@@ -849,6 +823,14 @@ export interface GetSendingSetupResult {
     /** why this is the next step, and what to do */
     why: string;
   };
+  /** how many domains the setup has; domains holds this page of them */
+  domainsTotal: number;
+  /** how many mailboxes the setup has; mailboxes holds those on this page's domains */
+  mailboxesTotal: number;
+  /** pass as cursor for the next page of domains; null on the last page */
+  nextCursor: string | null;
+  /** how many of the person's own mailboxes are connected; connected holds the first 20 (the web app's Sending page lists them all) */
+  connectedTotal: number;
 }
 
 /** What start_warmup returns. */
@@ -884,6 +866,14 @@ export interface StartWarmupResult {
     /** warmup emails across the mailboxes started */
     total: number;
   }[] | null;
+  /** how many mailboxes started now (started names the first 20; get_sending_setup lists every mailbox) */
+  startedTotal: number;
+  /** how many mailboxes were already warming up (alreadyWarming names the first 20) */
+  alreadyWarmingTotal: number;
+  /** how many mailboxes are still being prepared (notReady names the first 20) */
+  notReadyTotal: number;
+  /** how many mailboxes came already warmed up (prewarmed names the first 20) */
+  prewarmedTotal: number;
 }
 
 /** What order_sending_setup returns. */
@@ -901,8 +891,10 @@ export interface OrderSendingSetupResult {
   impact: {
     /** exactly what will happen, written by VibeSell */
     what: string;
-    /** each thing it acts on, one per item (for an order: every domain and every address, with its price) */
+    /** each thing it acts on, one per item (for an order: every domain and every address, with its price); in a list of approvals, only the first 5 (itemsTotal counts them all; list_pending_approvals with approval reads one whole) */
     items: string[] | null;
+    /** how many things it acts on in all */
+    itemsTotal: number;
     /** who is contacted, or that no one is */
     who: string;
     /** when it happens once approved, and when it is ready */
@@ -966,7 +958,7 @@ export type DecideApprovalResult = OrderSendingSetupResult;
 /** What list_pending_approvals returns. */
 export interface ListPendingApprovalsResult {
   kind: "approvals";
-  /** this page of approvals, newest first; with approval, exactly that one */
+  /** this page of approvals, newest first, each with the first 5 of its items; with approval, exactly that one, whole */
   approvals: {
     /** the approval id, to pass to decide_approval */
     approval: string;
@@ -980,8 +972,10 @@ export interface ListPendingApprovalsResult {
     impact: {
       /** exactly what will happen, written by VibeSell */
       what: string;
-      /** each thing it acts on, one per item (for an order: every domain and every address, with its price) */
+      /** each thing it acts on, one per item (for an order: every domain and every address, with its price); in a list of approvals, only the first 5 (itemsTotal counts them all; list_pending_approvals with approval reads one whole) */
       items: string[] | null;
+      /** how many things it acts on in all */
+      itemsTotal: number;
       /** who is contacted, or that no one is */
       who: string;
       /** when it happens once approved, and when it is ready */
@@ -1059,8 +1053,10 @@ export interface DecideInCardResult {
     impact: {
       /** exactly what will happen, written by VibeSell */
       what: string;
-      /** each thing it acts on, one per item (for an order: every domain and every address, with its price) */
+      /** each thing it acts on, one per item (for an order: every domain and every address, with its price); in a list of approvals, only the first 5 (itemsTotal counts them all; list_pending_approvals with approval reads one whole) */
       items: string[] | null;
+      /** how many things it acts on in all */
+      itemsTotal: number;
       /** who is contacted, or that no one is */
       who: string;
       /** when it happens once approved, and when it is ready */
@@ -1584,8 +1580,10 @@ export interface StageCampaignResult {
     steps: number;
     /** the people it writes to */
     leads: number;
-    /** the addresses it sends from */
+    /** the addresses it sends from: the first 20 (mailboxesTotal counts them all; get_sending_setup lists every mailbox) */
     mailboxes: string[] | null;
+    /** how many addresses it sends from */
+    mailboxesTotal: number;
     /** when it sends */
     schedule: {
       /** start of the sending window, HH:MM in each lead's own time zone */

@@ -87,7 +87,8 @@ function impactBlock(im: Impact | string | null, status: string, titled = true):
   if (im === null || im === undefined) return [block(na())];
   if (typeof im === "string") return [block(h("p", { class: "pre" }, im))];
   const out: Child[] = [];
-  out.push(block(im.what ? h("p", null, im.what) : na(), im.items && im.items.length ? bullets(im.items) : null));
+  const more = im.items && im.itemsTotal > im.items.length ? h("p", { class: "muted small" }, `and ${im.itemsTotal - im.items.length} more`) : null;
+  out.push(block(im.what ? h("p", null, im.what) : na(), im.items && im.items.length ? bullets(im.items) : null, more));
   if ("costOnce" in im || "costMonthly" in im) {
     const sandbox = im.sandbox === true;
     out.push(

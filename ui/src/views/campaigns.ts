@@ -281,7 +281,7 @@ export function campaignView(d: StageCampaignResult): HTMLElement {
           ["Hours", allDay ? "All day, in each person's own time zone" : `${s.windowStart} to ${s.windowEnd}, in each person's own time zone`],
           ["Per mailbox", `At most ${plural(s.dailyCap, "email", "emails")} a day`],
           ["When someone replies", s.stopForCompany ? "Nobody else at their company gets another email" : "Only that person stops getting emails"],
-          ["Sending from", c.mailboxes && c.mailboxes.length ? c.mailboxes.join(", ") : null],
+          ["Sending from", c.mailboxes && c.mailboxes.length ? c.mailboxes.join(", ") + (c.mailboxesTotal > c.mailboxes.length ? ` and ${c.mailboxesTotal - c.mailboxes.length} more` : "") : null],
           ["Sequence", `Version ${c.sequenceVersion}, ${c.sequenceApproved ? "approved" : "not approved yet"}`],
           ["Staged", moment(c.createdAt)],
           ["Launched", c.launchedAt ? moment(c.launchedAt) : h("span", { class: "muted" }, "Not yet")],

@@ -280,6 +280,11 @@ function dnsLine(c: DNSCheck): HTMLElement {
   return h("li", null, h("div", { class: "main" }, h("span", { class: "dns-type" }, c.type), h("span", { class: "mono small muted" }, c.host)), h("div", { class: "side" }, verdict));
 }
 
+/** more counts what a list leaves out of total: "and 3 more". */
+function more(total: number, shown: number): Child {
+  return total > shown ? h("p", { class: "muted small" }, `and ${count(total - shown)} more`) : null;
+}
+
 export function sendingSetupView(
   d: GetSendingSetupResult,
   _ctx: Ctx,
@@ -305,7 +310,7 @@ export function sendingSetupView(
         ["Full volume from", d.readyToSendOn ? moment(d.readyToSendOn) : null],
       ]),
       section(
-        `Domains (${count(domains.length)})`,
+        `Domains (${count(d.domainsTotal)})`,
         d.domains === null
           ? na()
           : domains.length === 0
@@ -330,9 +335,10 @@ export function sendingSetupView(
                   ),
                 ),
               ),
+        more(d.domainsTotal, domains.length),
       ),
       section(
-        `Mailboxes (${count(mailboxes.length)})`,
+        `Mailboxes (${count(d.mailboxesTotal)})`,
         d.mailboxes === null
           ? na()
           : mailboxes.length === 0
@@ -364,10 +370,11 @@ export function sendingSetupView(
                   ),
                 ),
               ),
+        more(d.mailboxesTotal, mailboxes.length),
       ),
       d.connected && d.connected.length
         ? section(
-            `Your own mailboxes (${count(d.connected.length)})`,
+            `Your own mailboxes (${count(d.connectedTotal)})`,
             rows(
               d.connected.map((c) =>
                 row(
@@ -399,16 +406,16 @@ export function warmupView(
   return card({
     label: "Warmup",
     icon: "flame",
-    title: started.length ? `Warmup started for ${plural(started.length, "mailbox", "mailboxes")}` : "No new warmup started",
+    title: started.length ? `Warmup started for ${plural(d.startedTotal, "mailbox", "mailboxes")}` : "No new warmup started",
     lede: started.length && d.fullVolumeOn ? ["They can send at full volume from ", moment(d.fullVolumeOn), "."] : null,
     pill: started.length ? pill("Started", "ok", "check") : null,
     body: [
-      started.length ? section("Started now", bullets(started)) : null,
-      d.alreadyWarming && d.alreadyWarming.length ? section("Already warming up", bullets(d.alreadyWarming)) : null,
+      started.length ? section("Started now", bullets(started), more(d.startedTotal, started.length)) : null,
+      d.alreadyWarming && d.alreadyWarming.length ? section("Already warming up", bullets(d.alreadyWarming), more(d.alreadyWarmingTotal, d.alreadyWarming.length)) : null,
       d.notReady && d.notReady.length
         ? section("Still being prepared", rows(d.notReady.map((n) => row([h("p", { class: "mono" }, n.address)], [sub("ready ", moment(n.readyOn))]))))
         : null,
-      d.prewarmed && d.prewarmed.length ? section("Already warm, no warmup needed", bullets(d.prewarmed)) : null,
+      d.prewarmed && d.prewarmed.length ? section("Already warm, no warmup needed", bullets(d.prewarmed), more(d.prewarmedTotal, d.prewarmed.length)) : null,
       ramp && ramp.length
         ? section(
             "The ramp",

@@ -86,9 +86,10 @@ export function playbookView(d: SavePlaybookResult): HTMLElement {
 
 const aboutLabel: Record<string, string> = { person: "About the person", company: "About the company", preference: "Preference" };
 
-function memoryList(items: MemoryItem[] | null | undefined, limit = Infinity): Child {
+/** memoryList shows the facts given (a page, or the newest few) and counts the others of total. */
+function memoryList(items: MemoryItem[] | null | undefined, total: number, limit = Infinity): Child {
   if (items === null || items === undefined) return na();
-  if (items.length === 0) return h("p", { class: "muted" }, "Nothing remembered yet.");
+  if (total === 0) return h("p", { class: "muted" }, "Nothing remembered yet.");
   const shown = items.slice(0, limit);
   return [
     h(
@@ -98,7 +99,7 @@ function memoryList(items: MemoryItem[] | null | undefined, limit = Infinity): C
         h("li", null, h("div", { class: "main" }, h("p", null, m.fact), h("p", { class: "muted small" }, aboutLabel[m.about] ?? sentence(m.about), " · ", moment(m.createdAt)))),
       ),
     ),
-    items.length > shown.length ? h("p", { class: "muted small" }, `and ${plural(items.length - shown.length, "more fact", "more facts")}`) : null,
+    total > shown.length ? h("p", { class: "muted small" }, `and ${plural(total - shown.length, "more fact", "more facts")}`) : null,
   ];
 }
 
@@ -115,14 +116,14 @@ export function memoryView(d: RememberResult): HTMLElement {
     label = "Forgotten";
     p = pill("Forgotten", "muted", "x");
   }
-  const count = d.memories ? plural(d.memories.length, "fact", "facts") : null;
+  const count = plural(d.total, "fact", "facts");
   return card({
     label,
     icon: "bulb",
     title,
     lede: d.memory && d.action !== "listed" ? [aboutLabel[d.memory.about] ?? sentence(d.memory.about)] : null,
     pill: p,
-    body: [section(count ? `Remembered now (${count})` : "Remembered now", memoryList(d.memories))],
+    body: [section(`Remembered now (${count})`, memoryList(d.memories, d.total))],
   });
 }
 
@@ -195,7 +196,7 @@ export function workspaceView(
         "div",
         { class: "stats" },
         stat("Plan", d.plan ? d.plan.name : null, d.plan ? sentence(d.plan.status) : null),
-        stat("Facts remembered", d.memory ? d.memory.length : null),
+        stat("Facts remembered", d.memoryTotal),
         stat("Open support tickets", d.openSupportTickets),
       ),
       section("Offer", d.offer ? [offerFacts(d.offer), saved(d.offer.updatedAt)] : h("p", { class: "muted" }, "Not saved yet.")),
@@ -206,14 +207,14 @@ export function workspaceView(
               facts([
                 ["Tone", d.playbook.tone],
                 ["Angles", d.playbook.angles ? plural(d.playbook.angles.length, "angle", "angles") : null],
-                ["Objections", d.playbook.objections ? plural(d.playbook.objections.length, "objection", "objections") : null],
+                ["Objections", plural(d.playbook.objectionsCount, "objection", "objections")],
               ]),
               saved(d.playbook.updatedAt),
             ]
           : h("p", { class: "muted" }, "Not saved yet."),
       ),
       sendingSummary(d.sendingSetup),
-      section("Remembered", memoryList(d.memory, 5)),
+      section("Remembered", memoryList(d.memory, d.memoryTotal, 5)),
       // A step naming a tool is for the assistant ("Ask the person…").
       d.nextStep && !d.nextStep.tool ? notice("info", "arrow", h("p", { class: "strong" }, "Next step"), h("p", null, d.nextStep.why)) : null,
     ],
