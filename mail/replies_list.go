@@ -34,7 +34,7 @@ type ReplyListOptions struct {
 	// Classification keeps the replies of one classification (one of
 	// [Classifications]); "" keeps all.
 	Classification string
-	Limit          int    // 1 to MaxReplyPage; default 20
+	Limit          int    // 1 to MaxReplyPage; default MaxReplyPage
 	Cursor         string // from a previous page's Next; "" for the newest
 }
 
@@ -83,13 +83,13 @@ type replyCursor struct {
 // MaxReplyPage is the most replies a page holds: each carries what its
 // sender wrote (headers and an excerpt, bounded when kept), and a page
 // must stay within the bounds of one tool result.
-const MaxReplyPage = 20
+const MaxReplyPage = 10
 
 // Refusals: EINVALID for an unknown classification (the sentence lists
 // the known ones), a limit out of range, or a cursor this list did not give.
 func (r *Replies) List(ctx context.Context, ws uuid.UUID, o ReplyListOptions) (ReplyPage, error) {
 	if o.Limit == 0 {
-		o.Limit = 20
+		o.Limit = MaxReplyPage
 	}
 	if o.Limit < 1 || o.Limit > MaxReplyPage {
 		return ReplyPage{}, vibesell.Errorf(vibesell.EINVALID, "A page holds 1 to %d replies; %d was asked for.", MaxReplyPage, o.Limit)

@@ -17,7 +17,7 @@ import (
 type listRepliesInput struct {
 	Campaign       string `json:"campaign,omitempty" jsonschema:"Only the replies to this campaign: its id, as get_campaign gives it. Left out: every campaign's replies, and those matched to none." example:"cp_3f9a0c12d4e5b678" maxLength:"100"`
 	Classification string `json:"classification,omitempty" enum:"interested,not_now,not_interested,out_of_office,unsubscribe,bounce,complaint,other" jsonschema:"Only the replies classified so. Left out: every classification." example:"interested"`
-	Limit          int    `json:"limit,omitempty" jsonschema:"How many replies per page; 20 when left out." example:"20" minimum:"1" maximum:"20"`
+	Limit          int    `json:"limit,omitempty" jsonschema:"How many replies per page; 10 when left out." example:"10" minimum:"1" maximum:"10"`
 	Cursor         string `json:"cursor,omitempty" jsonschema:"Where to continue: the nextCursor of the previous page. Leave it out for the first page." example:"eyJhIjoiMjAyNi0xMi0wMVQwOToxMDowMFoiLCJtIjoiZGFuYUBnZXRhY21lLmNvbSIsImkiOiI8YUBiPiJ9" maxLength:"600"`
 }
 
@@ -74,6 +74,9 @@ func listReplies(d Deps) toolkit.Tool {
 	})
 }
 
+// repliesExcerptRunes is how much of a reply a page's text repeats.
+const repliesExcerptRunes = 400
+
 func toReplyRow(r mail.ListedReply) replyRow {
 	row := replyRow{
 		MessageID: r.MessageID, Mailbox: r.Mailbox, From: r.From, Subject: r.Subject, ReceivedAt: r.ReceivedAt, Step: r.Step,
@@ -120,9 +123,10 @@ func repliesMarkdown(in listRepliesInput, page mail.ReplyPage) string {
 		return b.String()
 	}
 	fmt.Fprintf(&b, "## Replies%s, newest first\n\n", what)
-	// What the sender wrote is fenced, its rule cut to a length: a page
-	// of 20 stays within the bound of a result whatever arrived
-	// (structuredContent keeps each whole).
+	// What the sender wrote is fenced and cut to a length, and so is its
+	// rule: a page of 10 stays within the bound of a result whatever
+	// arrived, a fence as long as the text included (structuredContent
+	// keeps each whole).
 	for i, r := range page.Replies {
 		fmt.Fprintf(&b, "### %d. %s, received %s\n\n", i+1, r.Classification, vibesell.FormatTime(r.ReceivedAt))
 		fmt.Fprintf(&b, "Why: %s.", clip(r.Rule, 200))
@@ -146,7 +150,7 @@ func repliesMarkdown(in listRepliesInput, page mail.ReplyPage) string {
 			}
 			fmt.Fprintf(&b, " Answers step %d of campaign %s, sent to %s (lead %s), matched by %s.\n\n", *r.Step, name, lead, r.Lead, r.MatchedBy)
 		}
-		b.WriteString(vibesell.FenceOutside("The reply", "From: "+r.From+"\nSubject: "+r.Subject+"\n\n"+r.Excerpt))
+		b.WriteString(vibesell.FenceOutside("The reply", "From: "+clip(r.From, 120)+"\nSubject: "+clip(r.Subject, 160)+"\n\n"+clip(r.Excerpt, repliesExcerptRunes)))
 		b.WriteString("\n")
 	}
 	if page.Next != "" {

@@ -179,7 +179,7 @@ func TestListRepliesFencesWhatLeadsWrote(t *testing.T) {
 	}
 	acme := toolkittest.Connect(t, NewServer(Deps{Clock: clock, Replies: mail.NewReplies(db)}, nil), workspacetest.Principal(ws.Acme))
 	var out repliesOutput
-	md := acme.Result(vibesell.ToolListReplies, map[string]any{"limit": 50}, &out)
+	md := acme.Result(vibesell.ToolListReplies, map[string]any{"limit": 10}, &out)
 	if len(out.Replies) != len(hostile) {
 		t.Fatalf("%d replies listed, want %d:\n%s", len(out.Replies), len(hostile), md)
 	}

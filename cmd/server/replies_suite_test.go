@@ -66,7 +66,7 @@ func TestSuiteHostileReplies(t *testing.T) {
 	listed, fences, cursor := 0, 0, ""
 	counts := tally{}
 	for page := 0; page < 100; page++ {
-		args := map[string]any{"limit": 20}
+		args := map[string]any{"limit": 10}
 		if cursor != "" {
 			args["cursor"] = cursor
 		}
