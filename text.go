@@ -75,3 +75,8 @@ func Stop(clause string) string {
 	}
 	return trimmed + "."
 }
+
+// PersonOpens writes a link the assistant hands on, saying that only the
+// person opens it: the assistant neither fetches it nor says it was
+// opened (checkout, the billing portal and the web app alike).
+func PersonOpens(url string) string { return url + " (only the person opens it)" }

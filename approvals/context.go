@@ -89,12 +89,12 @@ func waitingStep(w Waiting) string {
 	}
 	var each []string
 	for _, a := range w[:min(len(w), namedWaiting)] {
-		where := fmt.Sprintf("the person can decide in the card, in the conversation (%s) or in the web app at %s", vibesell.ToolDecideApproval, a.AppURL)
+		where := fmt.Sprintf("the person can decide in the card, in the conversation (%s) or in the web app at %s", vibesell.ToolDecideApproval, vibesell.PersonOpens(a.AppURL))
 		switch {
 		case !a.DecideHere:
-			where = "only a signed-in person can approve it, in the web app at " + a.AppURL
+			where = "only a signed-in person can approve it, in the web app at " + vibesell.PersonOpens(a.AppURL)
 		case a.ClickedOnly:
-			where = "the workspace wants it decided by the person's own click, in the card or in the web app at " + a.AppURL + " (a decision passed on through " + vibesell.ToolDecideApproval + " is refused)"
+			where = "the workspace wants it decided by the person's own click, in the card or in the web app at " + vibesell.PersonOpens(a.AppURL) + "; a decision passed on through " + vibesell.ToolDecideApproval + " is refused"
 		}
 		each = append(each, fmt.Sprintf("%s (%s; expires %s): %s", a.ID, strings.TrimSuffix(a.Summary, "."), vibesell.FormatTime(a.ExpiresAt), where))
 	}

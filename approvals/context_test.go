@@ -55,7 +55,7 @@ func TestContextNamesTheApprovalsWaiting(t *testing.T) {
 		}
 		want := workspace.NextStep{Pressing: true, Why: "An approval is waiting for the person's decision: " + paid.ID +
 			" (Order 2 anvil; expires " + vibesell.FormatTime(paid.ExpiresAt) + "): only a signed-in person can approve it, in the web app at " + paid.AppURL +
-			". Give the person the link and wait for their decision; do not ask for the same action again. list_pending_approvals shows the outcome once they have decided."}
+			" (only the person opens it). Give the person the link and wait for their decision; do not ask for the same action again. list_pending_approvals shows the outcome once they have decided."}
 		if diff := cmp.Diff(want, next); diff != "" {
 			t.Errorf("next step (-want +got):\n%s", diff)
 		}

@@ -35,7 +35,7 @@ func TestContextSaysTheClickOnlyRule(t *testing.T) {
 	}
 	why := next(t)
 	if !strings.Contains(why, "the workspace wants it decided by the person's own click, in the card or in the web app at "+free.AppURL+
-		" (a decision passed on through decide_approval is refused)") || strings.Contains(why, "in the conversation") {
+		" (only the person opens it); a decision passed on through decide_approval is refused") || strings.Contains(why, "in the conversation") {
 		t.Errorf("with the rule, the context says:\n%s", why)
 	}
 }

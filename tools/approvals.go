@@ -190,13 +190,13 @@ func personOnlyBecause(a approvals.Approval) string {
 func approvalNext(a approvals.Approval) string {
 	switch {
 	case a.Status == approvals.Pending && a.DecideHere && a.ClickedOnly:
-		return fmt.Sprintf("Put this to the person. This workspace wants approvals of this action made by the person themselves: they approve it by clicking Approve in the card, or in the web app at %s . Do not call decide_approval for it, to approve or to reject (it will refuse): if the person says no, they click Reject in the card or reject it in the web app.", a.AppURL)
+		return fmt.Sprintf("Put this to the person. This workspace wants approvals of this action made by the person themselves: they approve it by clicking Approve in the card, or in the web app at %s. Do not call decide_approval for it, to approve or to reject (it will refuse): if the person says no, they click Reject in the card or reject it in the web app.", vibesell.PersonOpens(a.AppURL))
 	case a.Status == approvals.Pending && !a.DecideHere:
-		return fmt.Sprintf("Only a signed-in person can approve this, in the VibeSell web app, because %s. Give the person this link: %s . Do not call decide_approval to approve it (it will refuse). If the person says no, call decide_approval with approval %q, decision \"reject\" and their reason.", personOnlyBecause(a), a.AppURL, a.ID)
+		return fmt.Sprintf("Only a signed-in person can approve this, in the VibeSell web app, because %s. Give the person this link: %s. Do not call decide_approval to approve it (it will refuse). If the person says no, call decide_approval with approval %q, decision \"reject\" and their reason.", personOnlyBecause(a), vibesell.PersonOpens(a.AppURL), a.ID)
 	case a.Status == approvals.Pending:
-		return fmt.Sprintf("Put this to the person and wait for their decision (they can also decide in the card, or in the web app at %s). When they decide, call decide_approval with approval %q and decision \"approve\" or \"reject\". Never decide for them.", a.AppURL, a.ID)
+		return fmt.Sprintf("Put this to the person and wait for their decision (they can also decide in the card, or in the web app at %s). When they decide, call decide_approval with approval %q and decision \"approve\" or \"reject\". Never decide for them.", vibesell.PersonOpens(a.AppURL), a.ID)
 	case a.Status == approvals.Approved:
-		return fmt.Sprintf("Nothing to do: it runs in the background. To see the outcome later, call list_pending_approvals, or the person can open %s .", a.AppURL)
+		return fmt.Sprintf("Nothing to do: it runs in the background. To see the outcome later, call list_pending_approvals, or the person can open %s.", vibesell.PersonOpens(a.AppURL))
 	case a.Status == approvals.Done:
 		return "Tell the person it is done."
 	case a.Status == approvals.Rejected:
@@ -302,11 +302,11 @@ func listPendingApprovals(d Deps) toolkit.Tool {
 					costText(a.Impact), vibesell.Stop(approvalStatusText(a)))
 				switch {
 				case a.Status == approvals.Pending && !a.DecideHere:
-					fmt.Fprintf(&b, " Expires %s. Only a signed-in person can approve it, at %s .", vibesell.FormatTime(a.ExpiresAt), a.AppURL)
+					fmt.Fprintf(&b, " Expires %s. Only a signed-in person can approve it, at %s.", vibesell.FormatTime(a.ExpiresAt), vibesell.PersonOpens(a.AppURL))
 				case a.Status == approvals.Pending && a.ClickedOnly:
-					fmt.Fprintf(&b, " Expires %s. The person approves it themselves, by a click in the card or at %s (decide_approval can only reject it).", vibesell.FormatTime(a.ExpiresAt), a.AppURL)
+					fmt.Fprintf(&b, " Expires %s. The person approves it themselves, by a click in the card or at %s; decide_approval can only reject it.", vibesell.FormatTime(a.ExpiresAt), vibesell.PersonOpens(a.AppURL))
 				case a.Status == approvals.Pending:
-					fmt.Fprintf(&b, " Expires %s. The person can decide in the card, in the conversation (decide_approval) or at %s .", vibesell.FormatTime(a.ExpiresAt), a.AppURL)
+					fmt.Fprintf(&b, " Expires %s. The person can decide in the card, in the conversation (decide_approval) or at %s.", vibesell.FormatTime(a.ExpiresAt), vibesell.PersonOpens(a.AppURL))
 				case a.DecidedVia != nil:
 					fmt.Fprintf(&b, " Decided %s.", viaText(a.DecidedVia))
 				}

@@ -396,7 +396,7 @@ func memoryMarkdown(o memoryOutput) string {
 	}
 	switch {
 	case o.Total == 0:
-		b.WriteString("Nothing is remembered in this workspace.")
+		fmt.Fprintf(&b, "Nothing is remembered in this workspace.\n\nNext: when the person says something worth keeping (how they like to work, a fact about their company), call %s with the fact.\n", vibesell.ToolRemember)
 		return b.String()
 	case len(o.Memories) == 0:
 		fmt.Fprintf(&b, "%s remembered; none on this page. Call %s with no fact and no cursor for the newest.\n", vibesell.Count(o.Total), vibesell.ToolRemember)
@@ -411,6 +411,8 @@ func memoryMarkdown(o memoryOutput) string {
 	}
 	if o.NextCursor != nil {
 		fmt.Fprintf(&b, "\nMore on the next page: call %s with cursor %q.\n", vibesell.ToolRemember, *o.NextCursor)
+	} else {
+		fmt.Fprintf(&b, "\nNext: keep these in mind in what you write; call %s with forget and a fact's id when the person says it no longer holds.\n", vibesell.ToolRemember)
 	}
 	return b.String()
 }
