@@ -283,51 +283,71 @@ func zipContents(content []byte) string {
 	return "a zip archive"
 }
 
-// sheetText reads sheet (from 0) of an .xlsx workbook as CSV text, with
-// the names of its sheets. Each row is a line: a line break inside a
-// cell becomes a space, so that the line numbers of the check are the
-// sheet's row numbers. Rows shorter than the header (Excel leaves out
-// the empty cells at a row's end) are filled with empty cells. The text
-// is bounded as a CSV file is, and the workbook's parts unpacked to at
-// most [maxWorkbookUnpacked].
+// sheetText reads sheet (from 0) of an .xlsx workbook as CSV text (see
+// [writeSheet]), with the names of its sheets. The text is bounded as a
+// CSV file is, and the workbook's parts unpacked to at most
+// [maxWorkbookUnpacked].
 func sheetText(workbook []byte, sheet int) ([]byte, []string, error) {
 	f, err := excelize.OpenReader(bytes.NewReader(workbook), excelize.Options{UnzipSizeLimit: maxWorkbookUnpacked, UnzipXMLSizeLimit: maxWorkbookPartBytes})
 	if err != nil {
 		return nil, nil, unreadableWorkbook()
 	}
 	defer f.Close()
-	list := f.GetSheetList()
-	var sheets []string
-	for _, name := range list[:min(len(list), maxSheets)] {
-		sheets = append(sheets, shorten(name, 100))
-	}
+	sheets := sheetNames(f)
 	if sheet < 0 || sheet >= len(sheets) {
 		if len(sheets) == 0 {
 			return nil, nil, unreadableWorkbook()
 		}
 		return nil, nil, vibesell.Errorf(vibesell.EINVALID, "The workbook has no sheet %d: it has %s. Choose one of them.", sheet+1, vibesell.Plural(len(sheets), "sheet", "sheets"))
 	}
-	rows, err := f.Rows(list[sheet])
+	var out bytes.Buffer
+	if err := writeSheet(&out, f, sheet, true); err != nil {
+		return nil, nil, err
+	}
+	return out.Bytes(), sheets, nil
+}
+
+// sheetNames are the names of a workbook's sheets, in its order: at most
+// [maxSheets], each cut to 100 characters.
+func sheetNames(f *excelize.File) []string {
+	list := f.GetSheetList()
+	var sheets []string
+	for _, name := range list[:min(len(list), maxSheets)] {
+		sheets = append(sheets, shorten(name, 100))
+	}
+	return sheets
+}
+
+// writeSheet writes sheet (from 0) of f to w as CSV, with commas. Each
+// row is a line: a line break inside a cell becomes a space, so that the
+// line numbers of a check are the sheet's row numbers, and an empty row
+// is an empty line. Rows shorter than the header (Excel leaves out the
+// empty cells at a row's end) are filled with empty cells. Bounded, as
+// an upload, a row has at most [MaxUploadColumns] cells and the text at
+// most [MaxUploadBytes]. Refusals: EINVALID.
+func writeSheet(w io.Writer, f *excelize.File, sheet int, bounded bool) error {
+	name := f.GetSheetList()[sheet]
+	rows, err := f.Rows(name)
 	if err != nil {
-		return nil, nil, unreadableWorkbook()
+		return unreadableWorkbook()
 	}
 	defer rows.Close()
-	var out bytes.Buffer
-	w := csv.NewWriter(&out)
+	counted := &countingWriter{w: w}
+	out := csv.NewWriter(counted)
 	line, header := 0, 0
 	cut := strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ")
 	for rows.Next() {
 		line++
 		cells, err := rows.Columns()
 		if err != nil {
-			return nil, nil, unreadableWorkbook()
+			return unreadableWorkbook()
 		}
 		for len(cells) > 0 && cells[len(cells)-1] == "" {
 			cells = cells[:len(cells)-1]
 		}
-		if len(cells) > MaxUploadColumns {
-			return nil, nil, vibesell.Errorf(vibesell.EINVALID, "Row %s of the sheet \u201c%s\u201d has %s columns; a file may have %d at most. Keep the columns about the leads (email, names, company…) and upload it again.",
-				vibesell.Count(line), sheets[sheet], vibesell.Count(len(cells)), MaxUploadColumns)
+		if bounded && len(cells) > MaxUploadColumns {
+			return vibesell.Errorf(vibesell.EINVALID, "Row %s of the sheet \u201c%s\u201d has %s columns; a file may have %d at most. Keep the columns about the leads (email, names, company…) and upload it again.",
+				vibesell.Count(line), shorten(name, 100), vibesell.Count(len(cells)), MaxUploadColumns)
 		}
 		if header == 0 {
 			header = len(cells)
@@ -338,17 +358,33 @@ func sheetText(workbook []byte, sheet int) ([]byte, []string, error) {
 		for len(cells) > 0 && len(cells) < header {
 			cells = append(cells, "")
 		}
-		if err := w.Write(cells); err != nil {
-			return nil, nil, fmt.Errorf("read sheet %d: %w", sheet, err)
+		if err := out.Write(cells); err != nil {
+			return fmt.Errorf("write sheet %d: %w", sheet, err)
 		}
-		if w.Flush(); out.Len() > MaxUploadBytes {
-			return nil, nil, tooBigAsText()
+		if bounded {
+			if out.Flush(); counted.n > MaxUploadBytes {
+				return tooBigAsText()
+			}
 		}
+	}
+	if out.Flush(); out.Error() != nil {
+		return fmt.Errorf("write sheet %d: %w", sheet, out.Error())
 	}
 	if rows.Error() != nil {
-		return nil, nil, unreadableWorkbook()
+		return unreadableWorkbook()
 	}
-	return out.Bytes(), sheets, nil
+	return nil
+}
+
+type countingWriter struct {
+	w io.Writer
+	n int
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += n
+	return n, err
 }
 
 func unreadableWorkbook() error {
