@@ -348,7 +348,7 @@ func (s *Service) CheckUpload(ctx context.Context, ws uuid.UUID, id string, mapp
 			if !ok {
 				why := "the email is empty"
 				if raw != "" {
-					why = fmt.Sprintf("'%s' is not an email address", shorten(raw, 100))
+					why = fmt.Sprintf("'%s' is not an email address%s", shorten(raw, 100), separatorHint(raw, u.Reading.Separator))
 				}
 				bad(line, why)
 				continue
@@ -385,6 +385,18 @@ func (s *Service) CheckUpload(ctx context.Context, ws uuid.UUID, id string, mapp
 		return Upload{}, err
 	}
 	return out, nil
+}
+
+// separatorHint says, of a cell that is not an address, that it holds
+// another separator than the one the file was read with: a row read as
+// one column, as a file with semicolons once was.
+func separatorHint(cell string, sep rune) string {
+	for _, other := range separators {
+		if other != sep && strings.ContainsRune(cell, other) {
+			return fmt.Sprintf(" (it holds %s, but the file's columns were read as separated by %s)", separatorNames[other], separatorNames[sep])
+		}
+	}
+	return ""
 }
 
 func checkMapping(header, mapping []string) error {

@@ -463,3 +463,22 @@ func TestBrowserReadsEveryFileASpreadsheetWrites(t *testing.T) {
 		t.Errorf("ERROR lines: %q", lines)
 	}
 }
+
+// A file whose header is one column is read with commas; a row holding
+// semicolons is then not an address, and its reason says why it may be.
+func TestACheckNamesASeparatorInACell(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	b := a.browser(t)
+	b.signIn("ada@acme.test")
+	up := b.upload(t, "europe.csv", "email\npriya@ledgerbase.example.com;Priya;Ledgerbase\n", b.Get("/app/leads").CSRF(t))
+	page := b.Get(up.Location)
+	if !strings.Contains(page.Body, "Read as UTF-8, columns separated by commas.") {
+		t.Errorf("the page does not say how the file was read:\n%.3000s", page.Body)
+	}
+	checked := b.Get(b.Post(up.Location+"/check", url.Values{"csrf": {page.CSRF(t)}, "col0": {"email"}}).Location)
+	want := "'priya@ledgerbase.example.com;Priya;Ledgerbase' is not an email address (it holds semicolons, but the file's columns were read as separated by commas)"
+	if !strings.Contains(html.UnescapeString(checked.Body), want) {
+		t.Errorf("the checked page does not say %q:\n%.3000s", want, checked.Body)
+	}
+}
