@@ -233,8 +233,9 @@ func (s *Service) upload(ctx context.Context, db store.DBTX, ws uuid.UUID, id st
 	}
 	u.Reading.Separator, _ = utf8.DecodeRuneInString(separator)
 	if columns > MaxUploadColumns {
-		return Upload{}, nil, vibesell.Errorf(vibesell.EINVALID, "The file %s (upload %s) has %s columns, more than the %d a file may have, so it cannot be checked or imported. Upload it again with only the columns about the leads.",
-			u.FileName, u.ID, vibesell.Count(columns), MaxUploadColumns)
+		// Said to a person on the upload's page as to the assistant: no id.
+		return Upload{}, nil, vibesell.Errorf(vibesell.EINVALID, "The file %s has %s columns, more than the %d a file may have, so it cannot be checked or imported. Upload it again with only the columns about the leads.",
+			u.FileName, vibesell.Count(columns), MaxUploadColumns)
 	}
 	if invalid != nil {
 		if err := json.Unmarshal(invalid, &u.InvalidLines); err != nil {

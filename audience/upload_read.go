@@ -78,7 +78,7 @@ const (
 )
 
 // What is answered for a file that is not read.
-const saveAsCSV = "Save the leads as a CSV file or an Excel workbook (.xlsx) (in Excel, Numbers or Google Sheets: Save as, Export or Download) and upload that."
+const saveAsCSV = "Save the leads as CSV or as an Excel workbook (.xlsx), with Save as, Export or Download in Excel, Numbers or Google Sheets, then upload that file."
 
 // readUpload turns an uploaded file into bounded UTF-8 text, with how
 // it was read: an .xlsx workbook from its first sheet, any other file as
