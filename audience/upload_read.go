@@ -184,8 +184,12 @@ func decodeText(content []byte, enc string) ([]byte, error) {
 	default:
 		return nil, fmt.Errorf("decode text: unknown encoding %q", enc)
 	}
+	size := len(content) + len(content)/8 // Windows-1252: most characters one byte, some two or three
+	if enc != EncodingWindows1252 {
+		size = len(content)/2 + len(content)/8 // UTF-16: most characters two bytes, read as one
+	}
 	var out bytes.Buffer
-	out.Grow(min(len(content)+len(content)/8, MaxUploadBytes+1))
+	out.Grow(min(size, MaxUploadBytes+1))
 	if _, err := out.ReadFrom(io.LimitReader(transform.NewReader(bytes.NewReader(content), dec), MaxUploadBytes+1)); err != nil {
 		return nil, fmt.Errorf("decode text from %s: %w", enc, err)
 	}
@@ -202,29 +206,49 @@ func tooBigAsText() error {
 // detectSeparator tells which of commas, semicolons and tabs separate the
 // columns of a text: the one that splits the header into the most
 // columns among those that split the next rows (up to 20) as the header
-// most often; commas when none splits the header.
+// most often; commas when none splits the header. It counts, in the
+// text's first MB, without parsing: a header of a million columns costs
+// no more than one of three (a quote, as in [tooManyColumns], turns
+// quoting on or off).
 func detectSeparator(text []byte) rune {
-	head := text[:min(len(text), 1<<20)]
-	if len(head) < len(text) {
-		if i := bytes.LastIndexByte(head, '\n'); i > 0 {
-			head = head[:i+1]
+	const rows = 21
+	var fields [rows][3]int // of each line, per separator, separators seen
+	line, quoted, empty := 0, false, true
+	for _, c := range text[:min(len(text), 1<<20)] {
+		if c == '"' {
+			quoted = !quoted
 		}
-	}
-	best, bestSame, bestCols := ',', -1, 1
-	for _, sep := range separators {
-		in := csv.NewReader(bytes.NewReader(head))
-		in.Comma, in.FieldsPerRecord, in.LazyQuotes, in.ReuseRecord = sep, -1, true, true
-		header, err := in.Read()
-		if err != nil || len(header) < 2 {
+		if quoted {
 			continue
 		}
-		cols, same := len(header), 0
-		for range 20 {
-			rec, err := in.Read()
-			if err != nil {
-				break
+		switch c {
+		case '\n':
+			if !empty {
+				line++
 			}
-			if len(rec) == cols {
+			empty = true
+		case '\r':
+		default:
+			empty = false
+			for i, sep := range separators {
+				if rune(c) == sep {
+					fields[line][i]++
+				}
+			}
+		}
+		if line == rows {
+			break
+		}
+	}
+	best, bestSame, bestCols := ',', -1, 0
+	for i, sep := range separators {
+		cols := fields[0][i]
+		if cols == 0 {
+			continue
+		}
+		same := 0
+		for _, f := range fields[1:min(line+1, rows)] {
+			if f[i] == cols {
 				same++
 			}
 		}
