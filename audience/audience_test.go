@@ -112,7 +112,7 @@ func TestDirectoryImport(t *testing.T) {
 	t.Parallel()
 	b := setup(t, audience.Config{})
 	rep := b.seed(t)
-	want := audience.DirectoryReport{Rows: 11, Added: 9, Duplicates: 1, Rejected: 1, RejectedLines: []int64{10}, UnknownColumns: []string{"favourite_colour"}}
+	want := audience.DirectoryReport{Read: "Read as UTF-8, columns separated by commas.", Rows: 11, Added: 9, Duplicates: 1, Rejected: 1, RejectedLines: []int64{10}, UnknownColumns: []string{"favourite_colour"}}
 	if d := cmp.Diff(want, rep); d != "" {
 		t.Errorf("report mismatch (-want +got):\n%s", d)
 	}
@@ -198,7 +198,7 @@ ivy@iota.test,Ivy,Ito,CTO,C-level,Engineering,Iota,iota.test,Software,11-50,JP
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d := cmp.Diff(audience.DirectoryReport{Rows: 3, Added: 1, Updated: 1, Unchanged: 1}, rep); d != "" {
+		if d := cmp.Diff(audience.DirectoryReport{Read: "Read as UTF-8, columns separated by commas.", Rows: 3, Added: 1, Updated: 1, Unchanged: 1}, rep); d != "" {
 			t.Errorf("report mismatch (-want +got):\n%s", d)
 		}
 		var got []string
@@ -269,7 +269,7 @@ func TestDirectoryImportStreamed(t *testing.T) {
 	audience.SetMaxHeldBytes(t, 300)
 	b := setup(t, audience.Config{})
 	rep := b.seed(t)
-	want := audience.DirectoryReport{Rows: 11, Added: 9, Duplicates: 1, Rejected: 1, RejectedLines: []int64{10}, UnknownColumns: []string{"favourite_colour"}}
+	want := audience.DirectoryReport{Read: "Read as UTF-8, columns separated by commas.", Rows: 11, Added: 9, Duplicates: 1, Rejected: 1, RejectedLines: []int64{10}, UnknownColumns: []string{"favourite_colour"}}
 	if d := cmp.Diff(want, rep); d != "" {
 		t.Errorf("report mismatch (-want +got):\n%s", d)
 	}

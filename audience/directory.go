@@ -48,6 +48,7 @@ const contactColumns = `email, email_domain, role_address, email_status, first_n
 
 // DirectoryReport says what one load of the directory did.
 type DirectoryReport struct {
+	Read           string   // how the file was read: its encoding and separator, or its sheet
 	Rows           int64    // data rows read
 	Added          int64    // contacts new to the directory
 	Updated        int64    // contacts already there, updated
@@ -63,7 +64,10 @@ type DirectoryReport struct {
 const MaxRejectedLines = 20
 
 // ImportDirectory loads a CSV into the lead directory. Its header names the
-// columns (email and any of [DirectoryColumns], in any order). The rows
+// columns (email and any of [DirectoryColumns], in any order). The file
+// is read as an upload is: UTF-8, UTF-16 or Windows-1252, with commas,
+// semicolons or tabs, or an .xlsx workbook's first sheet
+// ([directoryInput]); a file that is none of them is refused (EINVALID). The rows
 // are normalised as they are read and streamed with a binary COPY, in one
 // transaction, deduplicated by normalised address: stopped at any point,
 // it leaves the directory as it was, and run again it completes without
@@ -77,13 +81,19 @@ const MaxRejectedLines = 20
 // staging table first, then update the contacts that changed and add the
 // new ones.
 func ImportDirectory(ctx context.Context, db *pgxpool.Pool, r io.Reader, name string, progress func(rows int64)) (DirectoryReport, error) {
-	in := csv.NewReader(bufio.NewReaderSize(r, 1<<16))
+	text, how, err := directoryInput(r)
+	if err != nil {
+		return DirectoryReport{}, fmt.Errorf("%s: %w", name, err)
+	}
+	defer text.Close()
+	in := csv.NewReader(bufio.NewReaderSize(text, 1<<16))
+	in.Comma = how.Separator
 	in.FieldsPerRecord = -1
 	header, err := in.Read()
 	if err != nil {
 		return DirectoryReport{}, fmt.Errorf("%s: read the header line: %w", name, err)
 	}
-	var rep DirectoryReport
+	rep := DirectoryReport{Read: how.Said()}
 	src := &directoryRows{in: in, email: -1, columns: len(header), report: &rep, progress: progress, line: 1, seed: maphash.MakeSeed()}
 	for i := range src.at {
 		src.at[i] = -1

@@ -43,10 +43,11 @@ type InvalidLine struct {
 	Why  string `json:"why"`
 }
 
-// Upload is a CSV of leads a person uploaded in the web app.
+// Upload is a file of leads a person uploaded in the web app.
 type Upload struct {
 	ID         string
 	FileName   string
+	Reading    Reading // how the file was read
 	Header     []string
 	FirstRows  [][]string // the first rows as in the file
 	Suggested  []string   // a guess of the mapping, from the header's names
@@ -68,35 +69,119 @@ func newUploadID() string {
 	return "up_" + hex.EncodeToString(b[:])
 }
 
-// StoreUpload keeps an uploaded CSV. Refusals: EINVALID for an empty or
-// oversized file, one that is not UTF-8 text (naming what it seems to
-// be), one out of the bounds of [MaxUploadColumns], [MaxHeaderCellChars]
-// and [MaxUploadLineBytes], or one whose first line is not a header.
+// StoreUpload keeps an uploaded file of leads: a CSV or other text file
+// in any of the encodings spreadsheets write, with commas, semicolons or
+// tabs, or an .xlsx workbook (its first sheet); how it was read is kept
+// with it ([Reading]). Refusals: EINVALID for an empty or oversized file,
+// one that cannot be read (naming what it seems to be), one out of the
+// bounds of [MaxUploadColumns], [MaxHeaderCellChars] and
+// [MaxUploadLineBytes], or one whose first line is not a header.
 func (s *Service) StoreUpload(ctx context.Context, ws uuid.UUID, name string, content []byte) (Upload, error) {
 	if len(content) > MaxUploadBytes {
 		return Upload{}, vibesell.Errorf(vibesell.EINVALID, "The file is %s MB; files of up to %d MB can be uploaded. Split it and upload each part.", vibesell.Count(len(content)>>20), MaxUploadBytes>>20)
 	}
-	if err := checkUploadShape(content); err != nil {
+	text, r, err := readUpload(content)
+	if err != nil {
 		return Upload{}, err
 	}
-	header, err := csv.NewReader(bytes.NewReader(content)).Read()
-	if err != nil || len(header) == 0 {
-		return Upload{}, vibesell.Errorf(vibesell.EINVALID, "The file has no header line: its first line must name the columns (for example email,first_name,company). Export it as CSV and upload it again.")
-	}
-	for i := range header {
-		header[i] = strings.TrimSpace(strings.TrimPrefix(header[i], "\ufeff"))
-	}
-	if err := checkHeader(header); err != nil {
+	header, err := readHeader(text, r)
+	if err != nil {
 		return Upload{}, err
 	}
 	name = strings.TrimSpace(name)
 	if name == "" {
 		name = "upload.csv"
 	}
+	var workbook []byte
+	if r.Encoding == EncodingXLSX {
+		workbook = content // another of its sheets can be read
+	}
 	id := newUploadID()
-	if _, err := s.db.Exec(ctx, `INSERT INTO lead_uploads (workspace_id, id, file_name, content, header, uploaded_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-		ws, id, name, content, header, s.clock.Now()); err != nil {
+	if _, err := s.db.Exec(ctx, `INSERT INTO lead_uploads (workspace_id, id, file_name, content, header, uploaded_at, encoding, separator, workbook, sheets, sheet)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+		ws, id, name, text, header, s.clock.Now(), r.Encoding, string(r.Separator), workbook, r.Sheets, r.Sheet); err != nil {
 		return Upload{}, fmt.Errorf("store upload: %w", err)
+	}
+	return s.Upload(ctx, ws, id)
+}
+
+// readHeader reads the header of a file's text, and holds it to
+// [checkHeader]. Refusals: EINVALID.
+func readHeader(text []byte, r Reading) ([]string, error) {
+	header, err := newCSVReader(text, r).Read()
+	if err != nil || len(header) == 0 {
+		where := "its first line"
+		if r.Encoding == EncodingXLSX {
+			where = "the sheet's first row"
+		}
+		return nil, vibesell.Errorf(vibesell.EINVALID, "The file has no header line: %s must name the columns (for example email, first_name, company). Add it and upload the file again.", where)
+	}
+	for i := range header {
+		header[i] = strings.TrimSpace(strings.TrimPrefix(header[i], "\ufeff"))
+	}
+	if err := checkHeader(header); err != nil {
+		return nil, err
+	}
+	return header, nil
+}
+
+// newCSVReader reads the text of an upload as it was read at upload:
+// the preview, the check and the import all read it through this.
+func newCSVReader(text []byte, r Reading) *csv.Reader {
+	in := csv.NewReader(bytes.NewReader(text))
+	in.Comma = r.Separator
+	if in.Comma == 0 {
+		in.Comma = ','
+	}
+	in.FieldsPerRecord = -1
+	return in
+}
+
+// ReadSheet reads another sheet of an uploaded workbook (sheet from 0, in
+// the workbook's order) in place of the one read: its header and rows
+// replace the file's, and its mapping and check are cleared (an import
+// approved before is then refused as checked again). Refusals:
+// ENOTFOUND; EINVALID for an upload that is not a workbook, a sheet it
+// does not have, or a sheet out of the bounds of a file.
+func (s *Service) ReadSheet(ctx context.Context, ws uuid.UUID, id string, sheet int) (Upload, error) {
+	err := store.InTx(ctx, s.db, func(tx pgx.Tx) error {
+		var fileName string
+		var workbook []byte
+		err := tx.QueryRow(ctx, `SELECT file_name, workbook FROM lead_uploads WHERE workspace_id = $1 AND id = $2 FOR UPDATE`, ws, id).Scan(&fileName, &workbook)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return vibesell.Errorf(vibesell.ENOTFOUND, "There is no upload %s in this workspace. The person uploads a file at the leads page of the web app.", id)
+		}
+		if err != nil {
+			return err
+		}
+		if workbook == nil {
+			return vibesell.Errorf(vibesell.EINVALID, "The file %s is not an Excel workbook: it has no sheets to choose from.", fileName)
+		}
+		text, sheets, err := sheetText(workbook, sheet)
+		if err != nil {
+			return err
+		}
+		r := Reading{Encoding: EncodingXLSX, Separator: ',', Sheets: sheets, Sheet: sheet}
+		if err := checkText(text, r.Separator); err != nil {
+			return err
+		}
+		header, err := readHeader(text, r)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM lead_upload_rows WHERE workspace_id = $1 AND upload_id = $2`, ws, id); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, `UPDATE lead_uploads SET content = $3, header = $4, sheet = $5, mapping = NULL, rows_read = NULL, valid_rows = NULL,
+			duplicate_rows = NULL, invalid_rows = NULL, invalid_lines = NULL, checked_at = NULL WHERE workspace_id = $1 AND id = $2`,
+			ws, id, text, header, sheet)
+		return err
+	})
+	if err != nil {
+		if vibesell.ErrorCode(err) != vibesell.EINTERNAL {
+			return Upload{}, err
+		}
+		return Upload{}, fmt.Errorf("read sheet %d of upload %s: %w", sheet, id, err)
 	}
 	return s.Upload(ctx, ws, id)
 }
@@ -109,8 +194,7 @@ func (s *Service) Upload(ctx context.Context, ws uuid.UUID, id string) (Upload, 
 	if err != nil {
 		return Upload{}, err
 	}
-	in := csv.NewReader(bytes.NewReader(content))
-	in.FieldsPerRecord = -1
+	in := newCSVReader(content, u.Reading)
 	_, _ = in.Read()
 	for len(u.FirstRows) < UploadPreviewRows {
 		rec, err := in.Read()
@@ -134,17 +218,22 @@ func (s *Service) upload(ctx context.Context, db store.DBTX, ws uuid.UUID, id st
 	var u Upload
 	var content, invalid []byte
 	var columns int
+	var separator string
 	err := db.QueryRow(ctx, `SELECT id, file_name, substring(content FROM 1 FOR $3), header[1:$4], mapping[1:$4], cardinality(header), uploaded_at, checked_at,
-			coalesce(rows_read, 0), coalesce(valid_rows, 0), coalesce(duplicate_rows, 0), coalesce(invalid_rows, 0), invalid_lines
+			coalesce(rows_read, 0), coalesce(valid_rows, 0), coalesce(duplicate_rows, 0), coalesce(invalid_rows, 0), invalid_lines,
+			encoding, separator, coalesce(sheets, '{}'), sheet
 		FROM lead_uploads WHERE workspace_id = $1 AND id = $2`, ws, id, contentBytes, MaxUploadColumns).
-		Scan(&u.ID, &u.FileName, &content, &u.Header, &u.Mapping, &columns, &u.UploadedAt, &u.CheckedAt, &u.RowsRead, &u.Valid, &u.Duplicates, &u.Invalid, &invalid)
+		Scan(&u.ID, &u.FileName, &content, &u.Header, &u.Mapping, &columns, &u.UploadedAt, &u.CheckedAt, &u.RowsRead, &u.Valid, &u.Duplicates, &u.Invalid, &invalid,
+			&u.Reading.Encoding, &separator, &u.Reading.Sheets, &u.Reading.Sheet)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Upload{}, nil, vibesell.Errorf(vibesell.ENOTFOUND, "There is no upload %s in this workspace. The person uploads a file at the leads page of the web app.", id)
 	}
 	if err != nil {
 		return Upload{}, nil, fmt.Errorf("read upload %s: %w", id, err)
 	}
+	u.Reading.Separator, _ = utf8.DecodeRuneInString(separator)
 	if columns > MaxUploadColumns {
+		// Said to a person on the upload's page as to the assistant: no id.
 		return Upload{}, nil, vibesell.Errorf(vibesell.EINVALID, "The file %s has %s columns, more than the %d a file may have, so it cannot be checked or imported. Upload it again with only the columns about the leads.",
 			u.FileName, vibesell.Count(columns), MaxUploadColumns)
 	}
@@ -221,8 +310,7 @@ func (s *Service) CheckUpload(ctx context.Context, ws uuid.UUID, id string, mapp
 			}
 			return ""
 		}
-		in := csv.NewReader(bytes.NewReader(content))
-		in.FieldsPerRecord = -1
+		in := newCSVReader(content, u.Reading)
 		in.ReuseRecord = true
 		if _, err := in.Read(); err != nil {
 			return err
@@ -261,7 +349,7 @@ func (s *Service) CheckUpload(ctx context.Context, ws uuid.UUID, id string, mapp
 			if !ok {
 				why := "the email is empty"
 				if raw != "" {
-					why = fmt.Sprintf("'%s' is not an email address", shorten(raw, 100))
+					why = fmt.Sprintf("'%s' is not an email address%s", shorten(raw, 100), separatorHint(raw, u.Reading.Separator))
 				}
 				bad(line, why)
 				continue
@@ -298,6 +386,18 @@ func (s *Service) CheckUpload(ctx context.Context, ws uuid.UUID, id string, mapp
 		return Upload{}, err
 	}
 	return out, nil
+}
+
+// separatorHint says, of a cell that is not an address, that it holds
+// another separator than the one the file was read with: a row read as
+// one column, as a file with semicolons once was.
+func separatorHint(cell string, sep rune) string {
+	for _, other := range separators {
+		if other != sep && strings.ContainsRune(cell, other) {
+			return fmt.Sprintf(" (it holds %s, but the file's columns were read as separated by %s)", separatorNames[other], separatorNames[sep])
+		}
+	}
+	return ""
 }
 
 func checkMapping(header, mapping []string) error {

@@ -22,11 +22,6 @@ const (
 	MaxUploadLineBytes = 64 << 10
 )
 
-// What is answered for a file that is not UTF-8 text. Reading other
-// encodings and workbooks belongs to the leads' own issue; until then
-// each is refused with a sentence naming what the file seems to be.
-const saveAsCSV = "Export the leads as a CSV file in UTF-8 (in Excel or Numbers: Save as or Export, CSV UTF-8) and upload that."
-
 // signatures are the first bytes of the files people most often upload
 // by mistake, with what such a file is.
 var signatures = []struct {
@@ -38,45 +33,14 @@ var signatures = []struct {
 	{"GIF87a", "a GIF image"},
 	{"GIF89a", "a GIF image"},
 	{"%PDF-", "a PDF document"},
-	{"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an older Excel workbook (.xls) or another Office document"},
+	{"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an older Excel workbook (.xls), a workbook protected by a password, or another Office document"},
 	{"\x1f\x8b", "a gzip-compressed file"},
 	{"\x00\x00\xfe\xff", "UTF-32 text"},
 	{"\xff\xfe\x00\x00", "UTF-32 text"},
-	{"\xff\xfe", "UTF-16 text (as Excel's \"Unicode text\" saves)"},
-	{"\xfe\xff", "UTF-16 text"},
-}
-
-// checkUploadShape refuses, before anything parses it, a file that is
-// not UTF-8 text or that is out of the bounds above; it reads the file
-// once and keeps nothing of it. Refusals: EINVALID, saying what is wrong
-// and where.
-func checkUploadShape(content []byte) error {
-	if what := looksLike(content); what != "" {
-		return vibesell.Errorf(vibesell.EINVALID, "The file looks like %s, not a CSV file. %s", what, saveAsCSV)
-	}
-	if i := bytes.IndexFunc(content, func(r rune) bool { return r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r == 0x7f }); i >= 0 {
-		// Text begins as text: binary data is not UTF-8 within its first
-		// 4 KB (a character cut at their end does not count).
-		if head := content[:min(len(content), 4096)]; invalidUTF8(head) < len(head)-utf8.UTFMax {
-			return vibesell.Errorf(vibesell.EINVALID, "The file does not look like text: it holds bytes no text has, as an image or another binary file does. %s", saveAsCSV)
-		}
-		what := fmt.Sprintf("a control character (U+%04X)", content[i])
-		if content[i] == 0 {
-			what = "a NUL character (byte 0)"
-		}
-		return vibesell.Errorf(vibesell.EINVALID, "Line %s of the file holds %s, which text never has. Remove it, or export the file again as CSV, and upload it again.",
-			vibesell.Count(lineAt(content, i)), what)
-	}
-	if !utf8.Valid(content) {
-		i := invalidUTF8(content)
-		return vibesell.Errorf(vibesell.EINVALID, "The file is not UTF-8 text: line %s has a character in another encoding (such as Windows-1252 or Latin-1, which Excel's plain \"CSV\" uses). %s",
-			vibesell.Count(lineAt(content, i)), saveAsCSV)
-	}
-	return checkLines(content)
 }
 
 // looksLike names what a file that is not text seems to be, from its
-// first bytes; "" when it may be text.
+// first bytes (and a zip file's parts); "" when it may be text.
 func looksLike(content []byte) string {
 	for _, s := range signatures {
 		if bytes.HasPrefix(content, []byte(s.prefix)) {
@@ -84,38 +48,17 @@ func looksLike(content []byte) string {
 		}
 	}
 	if bytes.HasPrefix(content, []byte("PK\x03\x04")) {
-		head := content[:min(len(content), 4096)]
-		switch {
-		case bytes.Contains(head, []byte("xl/")):
-			return "an Excel workbook (.xlsx)"
-		case bytes.Contains(head, []byte("word/")):
-			return "a Word document (.docx)"
-		}
-		return "a zip archive"
-	}
-	// UTF-16 without its byte order mark: a NUL beside every ASCII letter.
-	head := content[:min(len(content), 512)]
-	var even, odd int
-	for i, c := range head {
-		if c == 0 {
-			if i%2 == 0 {
-				even++
-			} else {
-				odd++
-			}
-		}
-	}
-	if pairs := len(head) / 2; pairs >= 4 && (odd > pairs/2 && even == 0 || even > pairs/2 && odd == 0) {
-		return "UTF-16 text"
+		return zipContents(content)
 	}
 	return ""
 }
 
-// checkLines refuses a line with more than [MaxUploadColumns] fields or
-// longer than [MaxUploadLineBytes]. It follows CSV's quoting as
-// encoding/csv does: a quote opens a field only at its start, "" inside
-// it is a quote, and line breaks inside it belong to the line.
-func checkLines(content []byte) error {
+// checkLines refuses a line with more than [MaxUploadColumns] fields
+// (separated by sep) or longer than [MaxUploadLineBytes]. It follows
+// CSV's quoting as encoding/csv does: a quote opens a field only at its
+// start, "" inside it is a quote, and line breaks inside it belong to
+// the line.
+func checkLines(content []byte, sep byte) error {
 	line, start, startLine := 1, 0, 1 // the line of the file, where its row starts
 	fields, fieldStart, quoted := 1, true, false
 	for i := 0; i < len(content); i++ {
@@ -134,11 +77,11 @@ func checkLines(content []byte) error {
 			continue
 		case c == '"' && fieldStart:
 			quoted = true
-		case c == ',':
+		case c == sep:
 			fields++
 			fieldStart = true
 			if fields > MaxUploadColumns {
-				return tooManyColumns(content, start, startLine)
+				return tooManyColumns(content, sep, start, startLine)
 			}
 			continue
 		case c == '\n':
@@ -170,7 +113,7 @@ func checkLineLength(n, line int, quoted bool) error {
 
 // tooManyColumns words the refusal of a line of more than
 // [MaxUploadColumns] columns, with how many it has.
-func tooManyColumns(content []byte, start, line int) error {
+func tooManyColumns(content []byte, sep byte, start, line int) error {
 	n := 1
 	quoted := false
 	for _, c := range content[start:] {
@@ -180,7 +123,7 @@ func tooManyColumns(content []byte, start, line int) error {
 		if c == '\n' && !quoted {
 			break
 		}
-		if c == ',' && !quoted {
+		if c == sep && !quoted {
 			n++
 		}
 	}

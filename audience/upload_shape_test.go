@@ -7,7 +7,7 @@ import (
 	"vibesell"
 )
 
-// checkUploadShape on what the web tests do not send: text whose first
+// readUpload on what the web tests do not send: text whose first
 // 4 KB end inside a character is still text, quoting follows
 // encoding/csv (a quoted comma or line break is not a column or a line),
 // and a bare quote does not run a line to the end of the file.
@@ -26,7 +26,7 @@ func TestCheckUploadShape(t *testing.T) {
 		{"a form feed", "email\n\fana@alpha.test\n", "Line 2 of the file holds a control character (U+000C)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			err := checkUploadShape([]byte(c.content))
+			_, _, err := readUpload([]byte(c.content))
 			switch {
 			case c.want == "" && err != nil:
 				t.Errorf("refused: %v", err)

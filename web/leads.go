@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"vibesell"
@@ -23,6 +24,7 @@ func (s *server) leadRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET "+LeadsPath, s.signedIn(s.leadsPage))
 	mux.HandleFunc("POST "+LeadsPath+"/uploads", s.postFile(s.signedIn(s.storeUpload)))
 	mux.HandleFunc("GET "+LeadsPath+"/uploads/{id}", s.signedIn(s.uploadPage))
+	mux.HandleFunc("POST "+LeadsPath+"/uploads/{id}/sheet", s.post(s.signedIn(s.readSheet)))
 	mux.HandleFunc("POST "+LeadsPath+"/uploads/{id}/check", s.post(s.signedIn(s.checkUpload)))
 	mux.HandleFunc("POST "+LeadsPath+"/uploads/{id}/import", s.post(s.signedIn(s.importUpload)))
 	mux.HandleFunc("POST "+LeadsPath+"/suppressions", s.post(s.signedIn(s.suppress)))
@@ -86,7 +88,7 @@ func (s *server) showLeads(w http.ResponseWriter, r *http.Request, u auth.User, 
 func (s *server) storeUpload(w http.ResponseWriter, r *http.Request, u auth.User, ses auth.WebSession) {
 	f, h, err := r.FormFile("file")
 	if err != nil {
-		s.showLeads(w, r, u, ses, http.StatusUnprocessableEntity, "Choose a CSV file to upload.", "")
+		s.showLeads(w, r, u, ses, http.StatusUnprocessableEntity, "Choose a file to upload.", "")
 		return
 	}
 	defer f.Close()
@@ -126,6 +128,7 @@ type uploadData struct {
 	Fields     []string
 	Uploaded   string
 	Checked    string
+	SheetPath  string // where another sheet of a workbook is chosen
 	CheckPath  string
 	ImportPath string
 	Importable bool
@@ -146,7 +149,7 @@ func (s *server) showUpload(w http.ResponseWriter, r *http.Request, u auth.User,
 		mapping = up.Suggested
 	}
 	d := uploadData{U: up, Fields: audience.LeadFields, Uploaded: formatTime(up.UploadedAt, u.TimeZone),
-		CheckPath: LeadsPath + "/uploads/" + up.ID + "/check", ImportPath: LeadsPath + "/uploads/" + up.ID + "/import",
+		SheetPath: LeadsPath + "/uploads/" + up.ID + "/sheet", CheckPath: LeadsPath + "/uploads/" + up.ID + "/check", ImportPath: LeadsPath + "/uploads/" + up.ID + "/import",
 		Importable: up.Checked() && up.Valid > 0}
 	for i, h := range up.Header {
 		d.Columns = append(d.Columns, uploadColumn{Index: i, Name: h, Chosen: mapping[i]})
@@ -191,6 +194,26 @@ func (s *server) checkUpload(w http.ResponseWriter, r *http.Request, u auth.User
 		return
 	}
 	http.Redirect(w, r, LeadsPath+"/uploads/"+up.ID+"?checked=1", http.StatusSeeOther)
+}
+
+// readSheet reads the sheet chosen of an uploaded workbook in place of
+// the one shown.
+func (s *server) readSheet(w http.ResponseWriter, r *http.Request, u auth.User, ses auth.WebSession) {
+	sheet, err := strconv.Atoi(r.PostFormValue("sheet"))
+	if err != nil {
+		s.showUpload(w, r, u, ses, http.StatusUnprocessableEntity, "Choose one of the workbook's sheets.", false)
+		return
+	}
+	_, err = s.Audience.ReadSheet(r.Context(), u.WorkspaceID, r.PathValue("id"), sheet)
+	if vibesell.ErrorCode(err) == vibesell.EINVALID {
+		s.showUpload(w, r, u, ses, http.StatusUnprocessableEntity, vibesell.ErrorMessage(err), false)
+		return
+	}
+	if err != nil {
+		s.renderError(w, r, err, 0, "", "")
+		return
+	}
+	http.Redirect(w, r, LeadsPath+"/uploads/"+r.PathValue("id"), http.StatusSeeOther)
 }
 
 // importUpload asks for the approval to import the upload, and shows it:

@@ -21,6 +21,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/riverqueue/river"
+	"github.com/xuri/excelize/v2"
+	"golang.org/x/text/encoding/charmap"
 
 	"vibesell/approvals"
 	"vibesell/store/storetest"
@@ -216,12 +218,13 @@ func utf16LE(s string) string {
 	return b.String()
 }
 
-// xlsx is the start of an Excel workbook: a zip of its XML parts.
-func xlsx(t *testing.T) string {
+// zipOf is a zip file of the given parts, each holding the same small
+// XML: the start of an Office document.
+func zipOf(t *testing.T, names ...string) string {
 	t.Helper()
 	var b bytes.Buffer
 	z := zip.NewWriter(&b)
-	for _, name := range []string{"[Content_Types].xml", "xl/workbook.xml", "xl/worksheets/sheet1.xml"} {
+	for _, name := range names {
 		w, err := z.Create(name)
 		if err != nil {
 			t.Fatal(err)
@@ -236,8 +239,9 @@ func xlsx(t *testing.T) string {
 
 // An upload is refused at intake with a sentence saying what is wrong and
 // where, never kept and never an error of ours: more than 200 columns, a
-// column's name or a line too long, or a file that is not UTF-8 text
-// (named for what it seems to be). A file at the bounds is kept, and its
+// column's name or a line too long, or a file that is neither text nor
+// a workbook (named for what it seems to be), or a workbook that cannot
+// be read. A file at the bounds is kept, and its
 // page shows its 200 columns and the first rows cut to what a person reads.
 func TestUploadsOutOfBoundsAreRefused(t *testing.T) {
 	t.Parallel()
@@ -257,13 +261,16 @@ func TestUploadsOutOfBoundsAreRefused(t *testing.T) {
 		{"a column's name of 101 characters", "email," + strings.Repeat("n", 101) + "\nana@alpha.test,Ana\n", "Column 2 of the header is named with 101 characters; a column's name may have 100 at most."},
 		{"a line of 65 KB", "email,notes\nana@alpha.test," + strings.Repeat("x", 65<<10) + "\n", "Line 2 of the file is longer than 64 KB; a line may be 64 KB at most."},
 		{"a quote never closed", "email,notes\nana@alpha.test,\"" + strings.Repeat("x\n", 40<<10), "Line 2 of the file is longer than 64 KB (a quote opened on it may not be closed)"},
-		{"a Latin-1 header", "Pr\xe9nom,email\nAn\xe9,ana@alpha.test\n", "The file is not UTF-8 text: line 1 has a character in another encoding (such as Windows-1252 or Latin-1"},
-		{"UTF-16 with its mark", "\xff\xfe" + utf16LE("email,name\nana@alpha.test,Ana\n"), "The file looks like UTF-16 text"},
-		{"UTF-16 without its mark", utf16LE("email,name\nana@alpha.test,Ana\n"), "The file looks like UTF-16 text, not a CSV file."},
+		{"a row of 201 columns in UTF-16", "\xff\xfe" + utf16LE("email\tname\nana@alpha.test\tAna\n"+strings.Repeat("x\t", 200)+"x\n"), "Line 3 of the file has 201 columns; a file may have 200 at most."},
+		{"a line of 65 KB once read as Windows-1252", "email,notes\nana@alpha.test," + strings.Repeat("\xe9", 33<<10) + "\n", "Line 2 of the file is longer than 64 KB; a line may be 64 KB at most."},
+		{"a NUL in UTF-16", utf16LE("email,na\x00me\nana@alpha.test,Ana\n"), "Line 1 of the file holds a NUL character (byte 0), which text never has."},
+		{"UTF-32", "\xff\xfe\x00\x00" + strings.Repeat("e\x00\x00\x00", 10), "The file looks like UTF-32 text, which cannot be read as a list of leads."},
 		{"a NUL in a header cell", "email,na\x00me\nana@alpha.test,Ana\n", "Line 1 of the file holds a NUL character (byte 0), which text never has."},
 		{"random bytes", string(random), "The file does not look like text"},
-		{"a PNG image", "\x89PNG\r\n\x1a\n" + string(random[:4096]), "The file looks like a PNG image, not a CSV file."},
-		{"an Excel workbook", xlsx(t), "The file looks like an Excel workbook (.xlsx), not a CSV file."},
+		{"a PNG image", "\x89PNG\r\n\x1a\n" + string(random[:4096]), "The file looks like a PNG image, which cannot be read as a list of leads."},
+		{"a damaged Excel workbook", zipOf(t, "[Content_Types].xml", "xl/workbook.xml", "xl/worksheets/sheet1.xml"), "The file looks like an Excel workbook (.xlsx), but it cannot be read"},
+		{"a Word document", zipOf(t, "[Content_Types].xml", "word/document.xml"), "The file looks like a Word document (.docx), which cannot be read as a list of leads."},
+		{"an older Excel workbook", "\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + string(random[:4096]), "The file looks like an older Excel workbook (.xls), a workbook protected by a password, or another Office document"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := b.upload(t, "leads.csv", c.content, csrf)
@@ -285,7 +292,11 @@ func TestUploadsOutOfBoundsAreRefused(t *testing.T) {
 		for i := 3; i <= 200; i++ {
 			header += fmt.Sprintf(",c%d", i)
 		}
-		row := "ana@alpha.test," + strings.Repeat("long ", (64<<10-2000)/5) + strings.Repeat(",x", 198)
+		// Words and cells that do not repeat: every page is proofread.
+		row := "ana@alpha.test," + strings.Repeat("lorem ipsum ", (64<<10-3000)/12)
+		for i := range 198 {
+			row += fmt.Sprintf(",x%d", i)
+		}
 		up := b.upload(t, "wide.csv", header+"\n"+row+"\n", csrf)
 		if up.Status != http.StatusSeeOther {
 			t.Fatalf("a file at the bounds: %d, want 303\n%.3000s", up.Status, up.Body)
@@ -294,7 +305,7 @@ func TestUploadsOutOfBoundsAreRefused(t *testing.T) {
 		if n := strings.Count(page.Body, "<select "); page.Status != http.StatusOK || n != 200 {
 			t.Errorf("its page: %d with %d selects, want 200 with 200", page.Status, n)
 		}
-		if !strings.Contains(page.Body, "<td>"+strings.Repeat("long ", 23)+"long…</td>") {
+		if !strings.Contains(page.Body, "<td>"+strings.Repeat("lorem ipsum ", 9)+"lorem ipsum…</td>") {
 			t.Errorf("the long cell is not cut to 120 characters")
 		}
 		if len(page.Body) > 200<<10 {
@@ -331,5 +342,159 @@ func TestAWideUploadKeptBeforeTheBoundsIsRefused(t *testing.T) {
 	}
 	if lines := a.logs.errors(); len(lines) != 0 {
 		t.Errorf("ERROR lines: %q", lines)
+	}
+}
+
+// utf16BE is s as UTF-16, big endian.
+func utf16BE(s string) string {
+	var b strings.Builder
+	for _, u := range utf16.Encode([]rune(s)) {
+		b.WriteByte(byte(u >> 8))
+		b.WriteByte(byte(u))
+	}
+	return b.String()
+}
+
+// twoSheets is an .xlsx workbook whose first sheet holds notes and whose
+// second holds the leads, as excelize (and Excel) write it.
+func twoSheets(t *testing.T) []byte {
+	t.Helper()
+	f := excelize.NewFile()
+	defer f.Close()
+	if err := f.SetSheetName("Sheet1", "Notes"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.NewSheet("Leads"); err != nil {
+		t.Fatal(err)
+	}
+	for name, rows := range map[string][][]any{
+		"Notes": {{"Read me"}, {"The leads are on the next sheet."}},
+		"Leads": {{"Email", "First name", "Company", "Employees"}, {"jose@alpha.test", "José", "Crème & Co", 120}, {"priya@ledgerbase.example.com", "Priya"}},
+	} {
+		for i, row := range rows {
+			cell, _ := excelize.CoordinatesToCellName(1, i+1)
+			if err := f.SetSheetRow(name, cell, &row); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var b bytes.Buffer
+	if err := f.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// Every kind of file a spreadsheet writes, uploaded in a real browser:
+// each is read (the page says how: encoding and separator, or sheet) and
+// its first rows show José as written, or it is refused with a sentence
+// naming what it seems to be. Checked, each reads the same rows: no
+// error of ours, whatever the encoding.
+func TestBrowserReadsEveryFileASpreadsheetWrites(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	dir := t.TempDir()
+	const leads = "Email,First name,Company\r\njose@alpha.test,José,Crème & Co\r\npriya@ledgerbase.example.com,Priya,Ledgerbase\r\n"
+	cp1252, err := charmap.Windows1252.NewEncoder().String(leads)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tabs := strings.ReplaceAll(leads, ",", "\t")
+	png := "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89"
+	files := []struct {
+		name, content string
+		reading       string // what the page says of how it was read
+		refusal       string // or of why it was not
+	}{
+		{"excel.csv", cp1252, "Read as Western European (Windows-1252), columns separated by commas.", ""},
+		{"unicode.txt", "\xff\xfe" + utf16LE(tabs), "Read as Unicode (UTF-16, little-endian), columns separated by tabs.", ""},
+		{"unicode-be.csv", utf16BE(leads), "Read as Unicode (UTF-16, big-endian), columns separated by commas.", ""},
+		{"europe.csv", strings.ReplaceAll(leads, ",", ";"), "Read as UTF-8, columns separated by semicolons.", ""},
+		{"export.tsv", tabs, "Read as UTF-8, columns separated by tabs.", ""},
+		{"leads.xlsx", string(twoSheets(t)), "Read from the Excel workbook's sheet \u201cNotes\u201d.", ""},
+		{"photo.png", png, "", "The file looks like a PNG image, which cannot be read as a list of leads."},
+	}
+	for i, f := range files {
+		files[i].name = filepath.Join(dir, f.name)
+		if err := os.WriteFile(files[i].name, []byte(f.content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	ctx := webtest.ChromiumWithin(t, 2*time.Minute)
+	tab := webtest.NewTab(t, ctx)
+	step, text := tab.Step, tab.Text
+	step("open the leads page", chromedp.Navigate(a.srv.URL+"/app/leads"))
+	step("wait for the sign-in form", chromedp.WaitVisible(chromedp.ID("email")))
+	step("type the email", chromedp.SendKeys(chromedp.ID("email"), "ada@acme.test"))
+	step("type the password", chromedp.SendKeys(chromedp.ID("password"), password))
+	step("sign in", chromedp.Submit(chromedp.ID("password")))
+	step("wait for the leads page", chromedp.WaitVisible(chromedp.ID("file")))
+	upload := func(f string) {
+		t.Helper()
+		step("open the leads page", chromedp.Navigate(a.srv.URL+"/app/leads"))
+		step("wait for the upload form", chromedp.WaitVisible(chromedp.ID("file")))
+		step("choose "+filepath.Base(f), chromedp.SetUploadFiles(chromedp.ID("file"), []string{f}))
+		step("upload", chromedp.Submit(chromedp.ID("file")))
+		step("wait for the next page", chromedp.WaitVisible(chromedp.CSS("#reading, .alert")))
+	}
+	check := func() {
+		t.Helper()
+		step("check", chromedp.Submit(chromedp.ID("col0")))
+		step("wait for the result", chromedp.WaitVisible(chromedp.ID("valid")))
+		if got := []string{text("rows"), text("valid"), text("invalid")}; strings.Join(got, "|") != "2|2|0" {
+			t.Errorf("rows, valid, invalid: %v, want 2, 2, 0", got)
+		}
+	}
+	for _, f := range files {
+		upload(f.name)
+		base := filepath.Base(f.name)
+		if f.refusal != "" {
+			if got, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(".alert"))); err != nil || !strings.Contains(got, f.refusal) {
+				t.Errorf("%s: the page says %q (%v), want %q", base, got, err, f.refusal)
+			}
+			continue
+		}
+		tab.Screenshot("files-" + strings.TrimSuffix(base, filepath.Ext(base)))
+		if got := text("reading"); got != f.reading {
+			t.Errorf("%s: %q, want %q", base, got, f.reading)
+		}
+		if base == "leads.xlsx" {
+			if rows := text("first-rows"); !strings.Contains(rows, "The leads are on the next sheet.") {
+				t.Errorf("the first sheet's rows: %q", rows)
+			}
+			step("choose the second sheet", chromedp.SetValue(chromedp.ID("sheet"), "1"))
+			step("read it", chromedp.Click(chromedp.ID("read-sheet")))
+			step("wait for it", chromedp.WaitVisible(`//span[@id="reading"][contains(., "Leads")]`))
+			if got, want := text("reading"), "Read from the Excel workbook's sheet \u201cLeads\u201d."; got != want {
+				t.Errorf("after choosing the sheet: %q, want %q", got, want)
+			}
+		}
+		if rows := text("first-rows"); !strings.Contains(rows, "José Crème & Co") || !strings.Contains(rows, "Priya") {
+			t.Errorf("%s: the first rows read %q", base, rows)
+		}
+		check()
+	}
+	if lines := a.logs.errors(); len(lines) != 0 {
+		t.Errorf("ERROR lines: %q", lines)
+	}
+}
+
+// A file whose header is one column is read with commas; a row holding
+// semicolons is then not an address, and its reason says why it may be.
+func TestACheckNamesASeparatorInACell(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	b := a.browser(t)
+	b.signIn("ada@acme.test")
+	up := b.upload(t, "europe.csv", "email\npriya@ledgerbase.example.com;Priya;Ledgerbase\n", b.Get("/app/leads").CSRF(t))
+	page := b.Get(up.Location)
+	if !strings.Contains(page.Body, "Read as UTF-8, columns separated by commas.") {
+		t.Errorf("the page does not say how the file was read:\n%.3000s", page.Body)
+	}
+	checked := b.Get(b.Post(up.Location+"/check", url.Values{"csrf": {page.CSRF(t)}, "col0": {"email"}}).Location)
+	want := "'priya@ledgerbase.example.com;Priya;Ledgerbase' is not an email address (it holds semicolons, but the file's columns were read as separated by commas)"
+	if !strings.Contains(html.UnescapeString(checked.Body), want) {
+		t.Errorf("the checked page does not say %q:\n%.3000s", want, checked.Body)
 	}
 }

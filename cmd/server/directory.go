@@ -50,6 +50,9 @@ func (c console) directoryImport(ctx context.Context, path string) error {
 // directoryReportText says what a load did, for the operator.
 func directoryReportText(rep audience.DirectoryReport) string {
 	var b strings.Builder
+	if rep.Read != "" {
+		fmt.Fprintln(&b, rep.Read)
+	}
 	fmt.Fprintf(&b, "Read %s: %s new to the directory, %s updated, %s unchanged.\n", vibesell.Plural(int(rep.Rows), "row", "rows"),
 		vibesell.Plural(int(rep.Added), "contact", "contacts"), vibesell.Count(int(rep.Updated)), vibesell.Count(int(rep.Unchanged)))
 	if rep.Duplicates > 0 {

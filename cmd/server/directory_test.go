@@ -45,7 +45,8 @@ func TestDirectoryImportCommand(t *testing.T) {
 		return stdout.String(), stderr.String()
 	}
 	out, progress := load()
-	want := "Read 200,001 rows: 200,000 contacts new to the directory, 0 updated, 0 unchanged.\n" +
+	want := "Read as UTF-8, columns separated by commas.\n" +
+		"Read 200,001 rows: 200,000 contacts new to the directory, 0 updated, 0 unchanged.\n" +
 		"1 row repeated an address found later in the file; the later row was kept.\n" +
 		"Skipped 1 column not known to the directory: shoe_size. Known columns: email, first_name, last_name, title, seniority, department, company, company_domain, industry, company_size, country, time_zone, linkedin_url, email_status.\n"
 	if d := cmp.Diff(want, out); d != "" {
@@ -56,7 +57,7 @@ func TestDirectoryImportCommand(t *testing.T) {
 	}
 
 	out, _ = load()
-	if !strings.HasPrefix(out, "Read 200,001 rows: 0 contacts new to the directory, 0 updated, 200,000 unchanged.\n") {
+	if !strings.HasPrefix(out, "Read as UTF-8, columns separated by commas.\nRead 200,001 rows: 0 contacts new to the directory, 0 updated, 200,000 unchanged.\n") {
 		t.Errorf("rerun: %s", out)
 	}
 	db, err := pgxpool.New(context.Background(), url)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"archive/zip"
 	"bytes"
 	"context"
 	"fmt"
@@ -19,6 +20,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/xuri/excelize/v2"
 
 	"vibesell/auth"
 	"vibesell/store/storetest"
@@ -167,8 +170,10 @@ func TestSuiteWideUpload(t *testing.T) {
 		{"1,000,000 columns (2 MB)", wide, "The file's header has 1,000,000 columns"},
 		{"random bytes (2 MB)", random, "The file does not look like text"},
 		{"a PNG image", append([]byte("\x89PNG\r\n\x1a\n"), random[:64<<10]...), "The file looks like a PNG image"},
-		{"a Latin-1 header", []byte("Pr\xe9nom,email\n"), "The file is not UTF-8 text"},
-		{"UTF-16", []byte("\xff\xfee\x00m\x00a\x00i\x00l\x00\n\x00"), "The file looks like UTF-16 text"},
+		{"1,000,000 columns in UTF-16 (4 MB)", append([]byte("\xff\xfe"), utf16LE(wide)...), "The file's header has 1,000,000 columns"},
+		{"1,000,000 columns in Windows-1252 (2 MB)", append([]byte("Pr\xe9nom,"), wide...), "The file's header has 1,000,001 columns"},
+		{"a workbook with a row of 1,000 cells", wideWorkbook(t), "Row 1 of the sheet \u201cSheet1\u201d has 1,000 columns"},
+		{"a workbook unpacking to 256 MB", workbookBomb(t), "it may be damaged, protected by a password, or unpack to more than 128 MB"},
 		{"a NUL in a header cell", []byte("email,na\x00me\n"), "holds a NUL character"},
 	}
 	// A file at the bounds: 200 columns, six lines of almost 64 KB.
@@ -254,11 +259,69 @@ func TestSuiteWideUpload(t *testing.T) {
 	if len(errors) > 0 {
 		t.Errorf("bad input logged ERROR lines:\n%s", strings.Join(errors, "\n"))
 	}
-	// The files are 2 MB; each request may hold a few copies of its
-	// body while it is read, and Go keeps what it freed for a while.
-	if grew := (peak - start) >> 10; grew > 16*rounds {
-		t.Errorf("RSS grew by %d MB for %d rounds, want at most %d MB", grew, rounds, 16*rounds)
+	// The files are up to 4 MB; each request may hold a few copies of
+	// its body while it is read (and once decoded, its text), and Go
+	// keeps what it freed for a while: three times a round's bytes.
+	roundMB := 0
+	for _, f := range files {
+		roundMB += len(f.content)
 	}
+	roundMB = max(16, 3*roundMB>>20)
+	if grew := int((peak - start) >> 10); grew > roundMB*rounds {
+		t.Errorf("RSS grew by %d MB for %d rounds, want at most %d MB", grew, rounds, roundMB*rounds)
+	}
+}
+
+// utf16LE is b, ASCII, as UTF-16 little endian.
+func utf16LE(b []byte) []byte {
+	out := make([]byte, 0, 2*len(b))
+	for _, c := range b {
+		out = append(out, c, 0)
+	}
+	return out
+}
+
+// wideWorkbook is an .xlsx workbook whose first row has 1,000 cells.
+func wideWorkbook(t *testing.T) []byte {
+	t.Helper()
+	f := excelize.NewFile()
+	defer f.Close()
+	row := make([]any, 1000)
+	for i := range row {
+		row[i] = fmt.Sprintf("c%d", i)
+	}
+	if err := f.SetSheetRow("Sheet1", "A1", &row); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := f.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// workbookBomb is a small zip that says it is an .xlsx workbook and whose
+// sheet unpacks to 256 MB of spaces.
+func workbookBomb(t *testing.T) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	z := zip.NewWriter(&b)
+	for _, name := range []string{"[Content_Types].xml", "xl/workbook.xml"} {
+		w, _ := z.Create(name)
+		io.WriteString(w, `<?xml version="1.0"?><x/>`)
+	}
+	w, err := z.Create("xl/worksheets/sheet1.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spaces := bytes.Repeat([]byte(" "), 1<<20)
+	for range 256 {
+		w.Write(spaces)
+	}
+	if err := z.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
 }
 
 // startMeasured runs the built server as a process, for the test to read
