@@ -58,8 +58,13 @@ func ZoneRead(ctx context.Context) (*time.Location, bool) {
 // zone with UTC beside it, "Tue 1 Dec 2026, 15:05 America/Los_Angeles
 // (23:05 UTC)", or in UTC alone when that is the workspace's zone.
 func FormatTimeFor(ctx context.Context, t time.Time) string {
-	loc := ZoneOf(ctx)
-	if loc == time.UTC || loc.String() == "UTC" {
+	return FormatTimeBeside(t, ZoneOf(ctx))
+}
+
+// FormatTimeBeside writes a moment in loc with UTC beside it, as
+// FormatTimeFor does for a request's zone.
+func FormatTimeBeside(t time.Time, loc *time.Location) string {
+	if loc == nil || loc == time.UTC || loc.String() == "UTC" {
 		return FormatTime(t)
 	}
 	local, utc := t.In(loc), t.UTC()
@@ -68,4 +73,13 @@ func FormatTimeFor(ctx context.Context, t time.Time) string {
 		beside = utc.Format("Mon 2 Jan, 15:04") + " UTC"
 	}
 	return FormatTimeIn(t, loc) + " (" + beside + ")"
+}
+
+// InZone returns ctx whose moments are written in loc: for a text written
+// from data that carries its zone (a Markdown that must be a function of
+// its data alone), not from the request.
+func InZone(ctx context.Context, loc *time.Location) context.Context {
+	z := &zoneOnce{loc: loc}
+	z.once.Do(func() {})
+	return context.WithValue(ctx, zoneKey{}, z)
 }

@@ -1,6 +1,7 @@
 package approvals
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -59,7 +60,7 @@ func (s *Service) queueWaiting(b *pgx.Batch, ws uuid.UUID) func() ([]Approval, e
 
 // waitingNow leaves out what expired since it was read: such an approval
 // can no longer be decided.
-func (s *Service) waitingNow(read []Approval) (Waiting, *workspace.NextStep) {
+func (s *Service) waitingNow(ctx context.Context, read []Approval) (Waiting, *workspace.NextStep) {
 	now := s.clock.Now()
 	var w Waiting
 	for _, a := range read {
@@ -70,12 +71,12 @@ func (s *Service) waitingNow(read []Approval) (Waiting, *workspace.NextStep) {
 	if len(w) == 0 {
 		return w, nil
 	}
-	return w, &workspace.NextStep{Tool: "", Why: waitingStep(w), Pressing: true}
+	return w, &workspace.NextStep{Tool: "", Why: waitingStep(ctx, w), Pressing: true}
 }
 
 // waitingStep tells the assistant which decisions wait and where each is
 // taken.
-func waitingStep(w Waiting) string {
+func waitingStep(ctx context.Context, w Waiting) string {
 	var b strings.Builder
 	others := fmt.Sprintf("; and %d more, which %s lists", len(w)-namedWaiting, vibesell.ToolListPendingApprovals)
 	switch {
@@ -96,7 +97,7 @@ func waitingStep(w Waiting) string {
 		case a.ClickedOnly:
 			where = "the workspace wants it decided by the person's own click, in the card or in the web app at " + vibesell.PersonOpens(a.AppURL) + "; a decision passed on through " + vibesell.ToolDecideApproval + " is refused"
 		}
-		each = append(each, fmt.Sprintf("%s (%s; expires %s): %s", a.ID, strings.TrimSuffix(a.Summary, "."), vibesell.FormatTime(a.ExpiresAt), where))
+		each = append(each, fmt.Sprintf("%s (%s; expires %s): %s", a.ID, strings.TrimSuffix(a.Summary, "."), vibesell.FormatTimeFor(ctx, a.ExpiresAt), where))
 	}
 	b.WriteString(strings.Join(each, "; "))
 	if len(w) > namedWaiting {

@@ -300,12 +300,12 @@ func (s *Service) Relay(ctx context.Context, ws uuid.UUID, id string, r Relayed)
 	if err != nil || out.Taken {
 		return out, err
 	}
-	return Relay{}, errNotTaken(out.Approval)
+	return Relay{}, errNotTaken(ctx, out.Approval)
 }
 
 // errNotTaken is the refusal of a decision that came too late: the one on
 // record (or the end without one) stands, and nothing was recorded.
-func errNotTaken(a Approval) error {
+func errNotTaken(ctx context.Context, a Approval) error {
 	if a.DecidedAt == nil {
 		return vibesell.Errorf(vibesell.ECONFLICT,
 			"Not recorded: approval %s had already ended before anyone decided (%s). If the person still wants it, call %s again for a new approval.",
@@ -317,7 +317,7 @@ func errNotTaken(a Approval) error {
 	}
 	return vibesell.Errorf(vibesell.ECONFLICT,
 		"Not recorded: approval %s was already %s by %s (%s) on %s, and that first decision stands; it is %s now. Call %s with approval %q to read its outcome, and tell the person.",
-		a.ID, word, deref(a.DecidedBy), ViaLabels.Of(deref(a.DecidedVia)), vibesell.FormatTime(*a.DecidedAt),
+		a.ID, word, deref(a.DecidedBy), ViaLabels.Of(deref(a.DecidedVia)), vibesell.FormatTimeFor(ctx, *a.DecidedAt),
 		strings.ToLower(StatusLabels.Of(string(a.Status))), vibesell.ToolListPendingApprovals, a.ID)
 }
 

@@ -159,7 +159,7 @@ func (s *Service) Execute(ctx context.Context, ws uuid.UUID, id string, attempt,
 		now := s.clock.Now()
 		if !now.Before(a.ExpiresAt) {
 			return s.finish(ctx, a, "approved", NotDone, "not_done", fmt.Sprintf(
-				"Not carried out: the approval expired on %s before it could start. Nothing was done.", vibesell.FormatTime(a.ExpiresAt)))
+				"Not carried out: the approval expired on %s before it could start. Nothing was done.", vibesell.FormatTimeFor(ctx, a.ExpiresAt)))
 		}
 		if err := ex.Check(ctx, exn); err != nil {
 			if vibesell.ErrorCode(err) != vibesell.EINTERNAL {

@@ -136,7 +136,7 @@ func (s *Service) Remind(ctx context.Context, ws uuid.UUID, id, reminder string)
 	if !claimed {
 		return false, nil
 	}
-	subject, body := reminderText(a, reminder, s.clock.Now())
+	subject, body := reminderText(ctx, a, reminder, s.clock.Now())
 	if err := s.mailer.Send(ctx, ws, people, subject, body); err != nil {
 		s.logger.ErrorContext(ctx, "approval email not sent; it is not sent again", "approval", id, "reminder", reminder, "err", err)
 		return false, nil
@@ -146,11 +146,11 @@ func (s *Service) Remind(ctx context.Context, ws uuid.UUID, id, reminder string)
 
 // reminderText writes the email: what waits, what it will do, what it
 // costs, and the link to decide it, for a person.
-func reminderText(a Approval, reminder string, now time.Time) (subject, body string) {
+func reminderText(ctx context.Context, a Approval, reminder string, now time.Time) (subject, body string) {
 	subject = "Waiting for your approval: " + a.Summary
 	lead := "An action in your VibeSell workspace waits for a signed-in person's approval."
 	if reminder == ReminderExpiring {
-		subject = "Reminder, expires " + vibesell.FormatTime(a.ExpiresAt) + ": " + a.Summary
+		subject = "Reminder, expires " + vibesell.FormatTimeFor(ctx, a.ExpiresAt) + ": " + a.Summary
 		lead = "This approval still waits for a decision, and expires soon. If no one decides, nothing is done."
 	}
 	var b strings.Builder
@@ -168,6 +168,6 @@ func reminderText(a Approval, reminder string, now time.Time) (subject, body str
 		}
 	}
 	fmt.Fprintf(&b, "Cost: %s\nCan it be undone: %s\n", cost, a.Impact.Undo)
-	fmt.Fprintf(&b, "Decide by: %s\n\nApprove or reject it here: %s\n", vibesell.FormatTime(a.ExpiresAt), a.AppURL)
+	fmt.Fprintf(&b, "Decide by: %s\n\nApprove or reject it here: %s\n", vibesell.FormatTimeFor(ctx, a.ExpiresAt), a.AppURL)
 	return subject, b.String()
 }

@@ -1,6 +1,7 @@
 package billing
 
 import (
+	"context"
 	"fmt"
 
 	"vibesell"
@@ -11,14 +12,14 @@ import (
 // its status, and while a payment is failing, the step to fix it, before
 // anything else (sending and limits depend on the plan being paid).
 func (s *Service) ContextPart() workspace.Part {
-	return workspace.NewPart(s.QueueSummary, func(sum Summary) (Summary, *workspace.NextStep) {
+	return workspace.NewPart(s.QueueSummary, func(ctx context.Context, sum Summary) (Summary, *workspace.NextStep) {
 		if sum.PaymentFailedAt == nil {
 			return sum, nil
 		}
 		return sum, &workspace.NextStep{
 			Tool: vibesell.ToolOpenBillingPortal,
 			Why: fmt.Sprintf("A payment for the %s plan failed on %s and is still unpaid (Stripe is retrying; if it keeps failing the workspace falls back to the %s plan's limits). Call %s and give the person the link to update their card; only they open it.",
-				sum.Plan.Name, vibesell.FormatTime(*sum.PaymentFailedAt), s.freePlan().Name, vibesell.ToolOpenBillingPortal),
+				sum.Plan.Name, vibesell.FormatTimeFor(ctx, *sum.PaymentFailedAt), s.freePlan().Name, vibesell.ToolOpenBillingPortal),
 			Pressing: true,
 		}
 	})

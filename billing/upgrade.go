@@ -117,7 +117,7 @@ func (s *Service) RequestChange(ctx context.Context, ws uuid.UUID, planID, reque
 			return approvals.Approval{}, false, err
 		}
 		d.ChargeNow = inv.AmountDue
-		impact = upgradeImpact(from, to, d)
+		impact = upgradeImpact(ctx, from, to, d)
 	default:
 		d.How = changeAtPeriodEnd
 		impact = s.downgradeImpact(ctx, ws, from, to, d)
@@ -148,14 +148,14 @@ func limitChanges(from, to Plan) []string {
 	return items
 }
 
-func upgradeImpact(from, to Plan, d changeDetails) approvals.Impact {
+func upgradeImpact(ctx context.Context, from, to Plan, d changeDetails) approvals.Impact {
 	return approvals.Impact{
 		What: fmt.Sprintf("Moves the workspace from the %s plan (%s per month) to the %s plan (%s per month) right away. Stripe charges %s now to the card on file for the rest of the current period, and the new limits apply at once:",
 			from.Name, from.Price, to.Name, to.Price, d.ChargeNow),
 		Items: limitChanges(from, to),
 		Who:   "No one is contacted. The card on file is charged.",
 		When: fmt.Sprintf("As soon as it is approved, with the amount for the rest of the period worked out as of %s; from %s the plan renews at %s per month.",
-			vibesell.FormatTime(d.ProrationDate), vibesell.FormatDate(d.PeriodEnd), to.Price),
+			vibesell.FormatTimeFor(ctx, d.ProrationDate), vibesell.FormatDate(d.PeriodEnd), to.Price),
 		CostOnce:    d.ChargeNow,
 		CostMonthly: to.Price,
 		Renewal:     fmt.Sprintf("It renews every month at %s until cancelled in the billing portal.", to.Price),

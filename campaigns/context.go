@@ -1,6 +1,7 @@
 package campaigns
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -57,13 +58,13 @@ func (s *Service) QueueRows(b *pgx.Batch, ws uuid.UUID) (done func() (ContextRow
 // campaign to launch; then, with no campaign yet, the sequence to write,
 // approve or stage.
 func (s *Service) ContextPart() workspace.Part {
-	return workspace.NewPart(s.QueueRows, func(r ContextRows) (ContextRows, *workspace.NextStep) {
-		return r, r.NextStep()
+	return workspace.NewPart(s.QueueRows, func(ctx context.Context, r ContextRows) (ContextRows, *workspace.NextStep) {
+		return r, r.NextStep(ctx)
 	})
 }
 
 // NextStep is what the campaigns need next, or nil when nothing.
-func (r ContextRows) NextStep() *workspace.NextStep {
+func (r ContextRows) NextStep(ctx context.Context) *workspace.NextStep {
 	first := func(status string, automatic bool) *Campaign {
 		for i, c := range r.Campaigns {
 			if c.Status == status && c.PausedAutomatically == automatic {
@@ -86,7 +87,7 @@ func (r ContextRows) NextStep() *workspace.NextStep {
 		c := r.Campaigns[0]
 		return &workspace.NextStep{Tool: vibesell.ToolGetCampaign, Why: fmt.Sprintf(
 			"Campaign %s (%q) is %s. Call %s with campaign %s to see how it is doing (sent, replies, bounces).",
-			c.ID, c.Name, CampaignStatusText(c), vibesell.ToolGetCampaign, c.ID)}
+			c.ID, c.Name, CampaignStatusText(ctx, c), vibesell.ToolGetCampaign, c.ID)}
 	}
 	switch q := r.Sequence; {
 	case q == nil:
@@ -105,13 +106,13 @@ func (r ContextRows) NextStep() *workspace.NextStep {
 
 // CampaignStatusText says where a campaign stands, for the assistant:
 // "scheduled, first email due Tue 1 Dec 2026, 08:00 UTC", "paused: …".
-func CampaignStatusText(c Campaign) string {
+func CampaignStatusText(ctx context.Context, c Campaign) string {
 	switch {
 	case c.Status == Paused:
 		// The reason is a sentence of its own; the callers end this one.
 		return "paused: " + strings.TrimRight(*c.PausedReason, ".")
 	case c.Status == Scheduled && c.FirstSendAt != nil:
-		return "scheduled, first email due " + vibesell.FormatTime(*c.FirstSendAt)
+		return "scheduled, first email due " + vibesell.FormatTimeFor(ctx, *c.FirstSendAt)
 	}
 	return c.Status
 }

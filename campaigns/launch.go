@@ -516,7 +516,7 @@ func StopAction(s *Service) approvals.Executor {
 		if ex.Approval.DecidedBy != nil {
 			who = *ex.Approval.DecidedBy
 		}
-		paused, err := s.Pause(ctx, ex.Approval.WorkspaceID, a.Campaign, fmt.Sprintf("Stopped by %s on %s.", who, vibesell.FormatTime(s.clock.Now())), false)
+		paused, err := s.Pause(ctx, ex.Approval.WorkspaceID, a.Campaign, fmt.Sprintf("Stopped by %s on %s.", who, vibesell.FormatTimeFor(ctx, s.clock.Now())), false)
 		if err != nil {
 			return "", err
 		}

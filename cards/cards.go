@@ -375,7 +375,7 @@ func (f *Flow) Ask(ctx context.Context, q Question) (*Settled, *Card, error) {
 		text = choice.ID
 	}
 	if r.status == "answered" {
-		return f.onRecord(r, q, text)
+		return f.onRecord(ctx, r, q, text)
 	}
 	if choice == nil {
 		if !q.AllowFreeText {
@@ -410,7 +410,7 @@ func (f *Flow) Ask(ctx context.Context, q Question) (*Settled, *Card, error) {
 		return nil, nil, fmt.Errorf("card %s vanished while being answered", r.id)
 	case now.status == "answered":
 		f.s.keepAnswered(f.ws, now)
-		return f.onRecord(now, q, text)
+		return f.onRecord(ctx, now, q, text)
 	case now.status == "superseded":
 		card, err := f.issue(ctx, q, qh, now)
 		return nil, card, err
@@ -453,7 +453,7 @@ func (f *Flow) bind(ctx context.Context, r *row, given Answer, text, qh string) 
 
 // onRecord answers for a card that already has an answer: the same one
 // settles the question again, another is refused with the one on record.
-func (f *Flow) onRecord(r *row, q Question, text string) (*Settled, *Card, error) {
+func (f *Flow) onRecord(ctx context.Context, r *row, q Question, text string) (*Settled, *Card, error) {
 	if *r.answer == text {
 		return f.settle(r, q, text, *r.answeredAt, true), nil, nil
 	}
@@ -461,9 +461,9 @@ func (f *Flow) onRecord(r *row, q Question, text string) (*Settled, *Card, error
 	if c := q.match(*r.answer); c != nil {
 		recorded = fmt.Sprintf("%q (%s)", c.ID, c.Label)
 	}
-	given := "given " + vibesell.FormatTime(*r.answeredAt)
+	given := "given " + vibesell.FormatTimeFor(ctx, *r.answeredAt)
 	if r.answeredVia != nil && *r.answeredVia == ViaCard {
-		given = "which the person clicked in the card themselves (" + vibesell.FormatTime(*r.answeredAt) + ")"
+		given = "which the person clicked in the card themselves (" + vibesell.FormatTimeFor(ctx, *r.answeredAt) + ")"
 	}
 	return nil, nil, vibesell.Errorf(vibesell.ECONFLICT,
 		"Card %s already has the answer %s, %s; an answered card keeps its answer. If the person has changed their mind, call %s with the same arguments and without that answer: it asks the question again on a new card.",

@@ -88,13 +88,13 @@ func toApprovalData(a approvals.Approval) approvalData {
 
 // approvalMarkdown writes an approval for the assistant: what it would do,
 // where it stands, and exactly what to do next.
-func approvalMarkdown(a approvals.Approval, lead string) string {
+func approvalMarkdown(ctx context.Context, a approvals.Approval, lead string) string {
 	var b strings.Builder
 	if lead != "" {
 		b.WriteString(lead + "\n\n")
 	}
 	fmt.Fprintf(&b, "## Approval %s: %s\n\n", a.ID, a.Summary)
-	fmt.Fprintf(&b, "Status: %s\n\n", vibesell.Stop(approvalStatusText(a)))
+	fmt.Fprintf(&b, "Status: %s\n\n", vibesell.Stop(approvalStatusText(ctx, a)))
 	heading := "What will happen"
 	if a.Status != approvals.Pending {
 		heading = "What was asked"
@@ -107,7 +107,7 @@ func approvalMarkdown(a approvals.Approval, lead string) string {
 		fmt.Fprintf(&b, "Why only a person may approve it: %s\n", a.Impact.PersonOnly)
 	}
 	if a.Status == approvals.Pending {
-		fmt.Fprintf(&b, "Expires: %s. If no one decides by then, nothing is done.\n", vibesell.FormatTime(a.ExpiresAt))
+		fmt.Fprintf(&b, "Expires: %s. If no one decides by then, nothing is done.\n", vibesell.FormatTimeFor(ctx, a.ExpiresAt))
 	}
 	fmt.Fprintf(&b, "\nNext: %s\n", approvalNext(a))
 	return b.String()
@@ -130,12 +130,12 @@ func costText(im approvals.Impact) string {
 	return text
 }
 
-func approvalStatusText(a approvals.Approval) string {
+func approvalStatusText(ctx context.Context, a approvals.Approval) string {
 	switch a.Status {
 	case approvals.Pending:
 		return "pending, waiting for the person's decision"
 	case approvals.Approved:
-		return fmt.Sprintf("approved by %s (%s) on %s; VibeSell is carrying it out now", textOf(a.DecidedBy), viaText(a.DecidedVia), vibesell.FormatTime(*a.DecidedAt))
+		return fmt.Sprintf("approved by %s (%s) on %s; VibeSell is carrying it out now", textOf(a.DecidedBy), viaText(a.DecidedVia), vibesell.FormatTimeFor(ctx, *a.DecidedAt))
 	case approvals.Done:
 		return "done: " + clause(textOf(a.Outcome))
 	case approvals.Rejected:
@@ -223,7 +223,7 @@ func decideApproval(d Deps) toolkit.Tool {
 			if err != nil {
 				return toolkit.Result[approvalOutput]{}, err
 			}
-			return toolkit.Result[approvalOutput]{Markdown: approvalMarkdown(r.Approval, relayLead(r)), Data: approvalOutput{approvalData: toApprovalData(r.Approval)}}, nil
+			return toolkit.Result[approvalOutput]{Markdown: approvalMarkdown(ctx, r.Approval, relayLead(ctx, r)), Data: approvalOutput{approvalData: toApprovalData(r.Approval)}}, nil
 		},
 	})
 }
@@ -240,7 +240,7 @@ func personOf(p auth.Principal) string {
 
 // relayLead says whether the relayed decision was recorded, and if not,
 // what stands instead.
-func relayLead(r approvals.Relay) string {
+func relayLead(ctx context.Context, r approvals.Relay) string {
 	a := r.Approval
 	switch {
 	case r.Taken && r.Approve:
@@ -251,7 +251,7 @@ func relayLead(r approvals.Relay) string {
 		return fmt.Sprintf("Not recorded: this approval had already ended before anyone decided (%s).", textOf(a.Outcome))
 	}
 	return fmt.Sprintf("Not recorded: this approval was already decided (%s by %s, %s, %s); the first decision stands.",
-		decisionWord(a), textOf(a.DecidedBy), viaText(a.DecidedVia), vibesell.FormatTime(*a.DecidedAt))
+		decisionWord(a), textOf(a.DecidedBy), viaText(a.DecidedVia), vibesell.FormatTimeFor(ctx, *a.DecidedAt))
 }
 
 func decisionWord(a approvals.Approval) string {
@@ -299,14 +299,14 @@ func listPendingApprovals(d Deps) toolkit.Tool {
 			for _, a := range page.Approvals {
 				out.Approvals = append(out.Approvals, listedApproval(a))
 				fmt.Fprintf(&b, "- **%s** (%s): %s Cost: %s Status: %s", a.ID, a.Action, vibesell.Stop(a.Summary),
-					costText(a.Impact), vibesell.Stop(approvalStatusText(a)))
+					costText(a.Impact), vibesell.Stop(approvalStatusText(ctx, a)))
 				switch {
 				case a.Status == approvals.Pending && !a.DecideHere:
-					fmt.Fprintf(&b, " Expires %s. Only a signed-in person can approve it, at %s.", vibesell.FormatTime(a.ExpiresAt), vibesell.PersonOpens(a.AppURL))
+					fmt.Fprintf(&b, " Expires %s. Only a signed-in person can approve it, at %s.", vibesell.FormatTimeFor(ctx, a.ExpiresAt), vibesell.PersonOpens(a.AppURL))
 				case a.Status == approvals.Pending && a.ClickedOnly:
-					fmt.Fprintf(&b, " Expires %s. The person approves it themselves, by a click in the card or at %s; decide_approval can only reject it.", vibesell.FormatTime(a.ExpiresAt), vibesell.PersonOpens(a.AppURL))
+					fmt.Fprintf(&b, " Expires %s. The person approves it themselves, by a click in the card or at %s; decide_approval can only reject it.", vibesell.FormatTimeFor(ctx, a.ExpiresAt), vibesell.PersonOpens(a.AppURL))
 				case a.Status == approvals.Pending:
-					fmt.Fprintf(&b, " Expires %s. The person can decide in the card, in the conversation (decide_approval) or at %s.", vibesell.FormatTime(a.ExpiresAt), vibesell.PersonOpens(a.AppURL))
+					fmt.Fprintf(&b, " Expires %s. The person can decide in the card, in the conversation (decide_approval) or at %s.", vibesell.FormatTimeFor(ctx, a.ExpiresAt), vibesell.PersonOpens(a.AppURL))
 				case a.DecidedVia != nil:
 					fmt.Fprintf(&b, " Decided %s.", viaText(a.DecidedVia))
 				}
@@ -351,7 +351,7 @@ func readApproval(ctx context.Context, d Deps, p auth.Principal, in listApproval
 		return toolkit.Result[approvalsOutput]{}, err
 	}
 	return toolkit.Result[approvalsOutput]{
-		Markdown: approvalMarkdown(a, ""),
+		Markdown: approvalMarkdown(ctx, a, ""),
 		Data:     approvalsOutput{Approvals: []approvalData{toApprovalData(a)}},
 	}, nil
 }
@@ -364,7 +364,7 @@ type requestLeads struct {
 }
 
 // requestedApproval is the result of an approval-opening tool.
-func requestedApproval(a approvals.Approval, created bool, l requestLeads) (toolkit.Result[approvalOutput], error) {
+func requestedApproval(ctx context.Context, a approvals.Approval, created bool, l requestLeads) (toolkit.Result[approvalOutput], error) {
 	lead := l.asked
 	switch {
 	case !created && a.Status == approvals.Approved:
@@ -372,5 +372,5 @@ func requestedApproval(a approvals.Approval, created bool, l requestLeads) (tool
 	case !created:
 		lead = l.waiting
 	}
-	return toolkit.Result[approvalOutput]{Markdown: approvalMarkdown(a, lead), Data: approvalOutput{approvalData: toApprovalData(a)}}, nil
+	return toolkit.Result[approvalOutput]{Markdown: approvalMarkdown(ctx, a, lead), Data: approvalOutput{approvalData: toApprovalData(a)}}, nil
 }

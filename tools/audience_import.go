@@ -25,7 +25,7 @@ func importLeads(d Deps) toolkit.Tool {
 			if err != nil {
 				return toolkit.Result[approvalOutput]{}, err
 			}
-			return requestedApproval(a, created, requestLeads{
+			return requestedApproval(ctx, a, created, requestLeads{
 				asked:   "Nothing is imported yet: this asks for the person's approval.",
 				running: "This import is already approved and running; here is its approval.",
 				waiting: "This import is already waiting for a decision; here is the same approval. Nothing is imported yet.",

@@ -92,12 +92,12 @@ func estimateLeadPool(d Deps) toolkit.Tool {
 			for _, l := range pool.Loosened {
 				out.Loosened = append(out.Loosened, loosenedData(l))
 			}
-			return toolkit.Result[leadCountOutput]{Markdown: leadCountMarkdown(pool), Data: out}, nil
+			return toolkit.Result[leadCountOutput]{Markdown: leadCountMarkdown(ctx, pool), Data: out}, nil
 		},
 	})
 }
 
-func leadCountMarkdown(p audience.Pool) string {
+func leadCountMarkdown(ctx context.Context, p audience.Pool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## Lead pool for the confirmed target\n\nFilters (version %d): %s.\n\n", p.Target.FiltersVersion, p.Target.Filters.Describe())
 	fmt.Fprintf(&b, "- Matching the target: %s\n", vibesell.Plural(p.Matched, "contact", "contacts"))
@@ -109,7 +109,7 @@ func leadCountMarkdown(p audience.Pool) string {
 	fmt.Fprintf(&b, "- Minus invalid or role addresses (info@, sales@…): %s\n", vibesell.Count(p.Unusable))
 	fmt.Fprintf(&b, "- **Available to import: %s**\n\nEvery count is exact.\n", vibesell.Count(p.Available))
 	if im := p.LastImport; im != nil {
-		b.WriteString("\n" + importProgressText(*im) + "\n")
+		b.WriteString("\n" + importProgressText(ctx, *im) + "\n")
 	}
 	if p.Sample {
 		b.WriteString("\n" + sampleNote + "\n")
@@ -140,12 +140,12 @@ func leadCountMarkdown(p audience.Pool) string {
 var loosenedNames = map[string]string{"titles": "the title words", "seniorities": "the seniorities", "departments": "the departments",
 	"industries": "the industries", "companySizes": "the company sizes", "places": "the countries and regions"}
 
-func importProgressText(im audience.Import) string {
+func importProgressText(ctx context.Context, im audience.Import) string {
 	if im.FinishedAt == nil {
 		return fmt.Sprintf("Import %s is running: %s of %s imported so far (started %s).",
-			im.ApprovalID, vibesell.Count(im.Imported), vibesell.Count(im.Requested), vibesell.FormatTime(im.StartedAt))
+			im.ApprovalID, vibesell.Count(im.Imported), vibesell.Count(im.Requested), vibesell.FormatTimeFor(ctx, im.StartedAt))
 	}
-	return fmt.Sprintf("Last import (%s, finished %s): %s", im.ApprovalID, vibesell.FormatTime(*im.FinishedAt), audience.ImportDoneText(im))
+	return fmt.Sprintf("Last import (%s, finished %s): %s", im.ApprovalID, vibesell.FormatTimeFor(ctx, *im.FinishedAt), audience.ImportDoneText(im))
 }
 
 // preview_lead_sample

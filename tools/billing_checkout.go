@@ -43,12 +43,12 @@ func startCheckout(d Deps) toolkit.Tool {
 			} else {
 				out.Session, out.ExpiresAt = &c.SessionID, &c.ExpiresAt
 			}
-			return toolkit.Result[checkoutOutput]{Markdown: checkoutMarkdown(c), Data: out}, nil
+			return toolkit.Result[checkoutOutput]{Markdown: checkoutMarkdown(ctx, c), Data: out}, nil
 		},
 	})
 }
 
-func checkoutMarkdown(c billing.Checkout) string {
+func checkoutMarkdown(ctx context.Context, c billing.Checkout) string {
 	if c.Portal {
 		return fmt.Sprintf("The workspace already pays for the %s plan, so there is no new checkout (a second subscription would charge twice). "+
 			"Give the person their billing portal link, where they manage the subscription: %s\n\n"+
@@ -62,5 +62,5 @@ func checkoutMarkdown(c billing.Checkout) string {
 	return fmt.Sprintf("%s for the %s plan, %s per month: %s\n\n"+
 		"Give the person this link; only they open it and pay there. Nothing is charged until they do. The page works until %s.\n\n"+
 		"After they pay, the workspace moves to %s within a minute and renews every month until cancelled in the billing portal (%s). Call %s to confirm it.\n",
-		lead, c.Plan.Name, c.Plan.Price, c.URL, vibesell.FormatTime(c.ExpiresAt), c.Plan.Name, vibesell.ToolOpenBillingPortal, vibesell.ToolGetPlansAndBilling)
+		lead, c.Plan.Name, c.Plan.Price, c.URL, vibesell.FormatTimeFor(ctx, c.ExpiresAt), c.Plan.Name, vibesell.ToolOpenBillingPortal, vibesell.ToolGetPlansAndBilling)
 }

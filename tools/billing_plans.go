@@ -67,7 +67,7 @@ func getPlansAndBilling(d Deps) toolkit.Tool {
 				return toolkit.Result[plansOutput]{}, err
 			}
 			out := toPlansOutput(o)
-			return toolkit.Result[plansOutput]{Markdown: plansMarkdown(o), Data: out}, nil
+			return toolkit.Result[plansOutput]{Markdown: plansMarkdown(ctx, o), Data: out}, nil
 		},
 	})
 }
@@ -103,12 +103,12 @@ func toPlansOutput(o billing.Overview) plansOutput {
 	return out
 }
 
-func plansMarkdown(o billing.Overview) string {
+func plansMarkdown(ctx context.Context, o billing.Overview) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## Plan: %s (%s per month), %s\n\n", o.Current.Name, o.Current.Price, strings.ToLower(billing.StatusLabels.Of(o.Status)))
 	if o.PaymentFailedAt != nil {
 		fmt.Fprintf(&b, "**A payment failed on %s and is still unpaid.** The person should update the card in the billing portal: call %s and give them the link.\n\n",
-			vibesell.FormatTime(*o.PaymentFailedAt), vibesell.ToolOpenBillingPortal)
+			vibesell.FormatTimeFor(ctx, *o.PaymentFailedAt), vibesell.ToolOpenBillingPortal)
 	}
 	switch {
 	case o.CancelAtPeriodEnd && o.PeriodEnd != nil:

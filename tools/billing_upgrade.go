@@ -24,7 +24,7 @@ func upgradePlan(d Deps) toolkit.Tool {
 			case !created:
 				lead = "This change is already waiting for a decision; here is the same approval. Nothing is changed yet."
 			}
-			return toolkit.Result[approvalOutput]{Markdown: approvalMarkdown(a, lead), Data: approvalOutput{approvalData: toApprovalData(a)}}, nil
+			return toolkit.Result[approvalOutput]{Markdown: approvalMarkdown(ctx, a, lead), Data: approvalOutput{approvalData: toApprovalData(a)}}, nil
 		},
 	})
 }

@@ -125,11 +125,11 @@ func mailboxesText(all []string) string {
 		strings.Join(all[:campaignMailboxesListed], ", "), vibesell.Count(len(all)-campaignMailboxesListed), vibesell.ToolGetSendingSetup)
 }
 
-func campaignMarkdown(lead string, sc campaigns.StagedCampaign, m campaigns.Metrics) string {
+func campaignMarkdown(ctx context.Context, lead string, sc campaigns.StagedCampaign, m campaigns.Metrics) string {
 	c := sc.Campaign
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n\n## Campaign %s: %s\n\n", lead, c.ID, c.Name)
-	status := campaigns.CampaignStatusText(c)
+	status := campaigns.CampaignStatusText(ctx, c)
 	approved := "approved"
 	if !sc.Sequence.Approved() {
 		approved = "NOT approved"
@@ -224,7 +224,7 @@ func stageCampaign(d Deps) toolkit.Tool {
 				return toolkit.Result[campaignOutput]{}, err
 			}
 			lead := "Staged the campaign. Nothing is sent and nothing is scheduled."
-			return toolkit.Result[campaignOutput]{Markdown: campaignMarkdown(lead, sc, m), Data: campaignOutput{Campaign: toCampaignData(sc, m)}}, nil
+			return toolkit.Result[campaignOutput]{Markdown: campaignMarkdown(ctx, lead, sc, m), Data: campaignOutput{Campaign: toCampaignData(sc, m)}}, nil
 		},
 	})
 }
@@ -247,7 +247,7 @@ func getCampaign(d Deps) toolkit.Tool {
 			if err != nil {
 				return toolkit.Result[campaignOutput]{}, err
 			}
-			return toolkit.Result[campaignOutput]{Markdown: campaignMarkdown("Here is the campaign as it stands now.", sc, m), Data: campaignOutput{Campaign: toCampaignData(sc, m)}}, nil
+			return toolkit.Result[campaignOutput]{Markdown: campaignMarkdown(ctx, "Here is the campaign as it stands now.", sc, m), Data: campaignOutput{Campaign: toCampaignData(sc, m)}}, nil
 		},
 	})
 }

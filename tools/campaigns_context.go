@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -28,21 +29,21 @@ type campaignsSummaryData struct {
 	NextStep  nextStepData          `json:"nextStep" jsonschema:"what the campaigns need next (a person's decision waiting comes first)"`
 }
 
-func toCampaignsSummary(r campaigns.ContextRows, c workspace.Context) *campaignsSummaryData {
+func toCampaignsSummary(ctx context.Context, r campaigns.ContextRows, c workspace.Context) *campaignsSummaryData {
 	out := &campaignsSummaryData{Campaigns: []campaignSummaryData{}, Total: r.Total}
 	for _, cp := range r.Campaigns {
 		out.Campaigns = append(out.Campaigns, campaignSummaryData{Campaign: cp.ID, Name: cp.Name, Status: cp.Status,
 			PausedReason: cp.PausedReason, PausedAutomatically: cp.PausedAutomatically, Leads: cp.Leads, FirstSendAt: cp.FirstSendAt})
 	}
 	var own workspace.NextStep
-	if next := r.NextStep(); next != nil {
+	if next := r.NextStep(ctx); next != nil {
 		own = *next
 	}
 	out.NextStep = toNextStepData(c.StepOf(own))
 	return out
 }
 
-func campaignsSummaryMarkdown(s *campaignsSummaryData) string {
+func campaignsSummaryMarkdown(ctx context.Context, s *campaignsSummaryData) string {
 	if s == nil {
 		return ""
 	}
@@ -52,7 +53,7 @@ func campaignsSummaryMarkdown(s *campaignsSummaryData) string {
 		b.WriteString("None yet.\n")
 	}
 	for _, c := range s.Campaigns {
-		status := campaigns.CampaignStatusText(campaigns.Campaign{Status: c.Status, PausedReason: c.PausedReason, FirstSendAt: c.FirstSendAt})
+		status := campaigns.CampaignStatusText(ctx, campaigns.Campaign{Status: c.Status, PausedReason: c.PausedReason, FirstSendAt: c.FirstSendAt})
 		fmt.Fprintf(&b, "- %s %q: %s; %s\n", c.Campaign, c.Name, status, vibesell.Plural(c.Leads, "person", "people"))
 	}
 	if s.Total > len(s.Campaigns) {

@@ -31,7 +31,7 @@ func campaignAction(d Deps, s campaignActionSpec) toolkit.Tool {
 			if err != nil {
 				return toolkit.Result[approvalOutput]{}, err
 			}
-			return requestedApproval(a, created, requestLeads{
+			return requestedApproval(ctx, a, created, requestLeads{
 				asked:   "Nothing is done yet: this asks for the person's approval to " + s.what + ".",
 				running: "This is already approved and being carried out; here is its approval.",
 				waiting: "This is already waiting for a decision; here is the same approval. Nothing is done yet.",

@@ -201,7 +201,7 @@ func TestCampaignTools(t *testing.T) {
 		if out.Campaign.Status != "scheduled" || out.Campaign.FirstSendAt == nil {
 			t.Errorf("after launch: %s, with a first email due %v; want scheduled, with one", out.Campaign.Status, out.Campaign.FirstSendAt != nil)
 		}
-		mustContain(t, md, "Status: scheduled, first email due Tue 1 Dec 2026, 07:00 UTC.",
+		mustContain(t, md, "Status: scheduled, first email due Tue 1 Dec 2026, 08:00 Europe/Berlin (07:00 UTC).",
 			"Metrics, counted now: 0 sent, 0 delivered, 0 replied (0 positive), 0 bounced, 0 unsubscribed.\n- step 1: 0 sent",
 			"Next: list_replies shows the replies as they come in (call it again later); stop_campaign with campaign "+out.Campaign.Campaign+" asks the person's approval to stop it.")
 		// Each count is known, and 0; opens are not tracked.

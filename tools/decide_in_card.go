@@ -53,7 +53,7 @@ func decideInCard(d Deps) toolkit.Tool {
 					return toolkit.Result[cardDecisionOutput]{}, err
 				}
 				data := toApprovalData(r.Approval)
-				return toolkit.Result[cardDecisionOutput]{Markdown: approvalMarkdown(r.Approval, clickLead(r)), Data: cardDecisionOutput{Approval: &data}}, nil
+				return toolkit.Result[cardDecisionOutput]{Markdown: approvalMarkdown(ctx, r.Approval, clickLead(ctx, r)), Data: cardDecisionOutput{Approval: &data}}, nil
 			case in.Card != "" && in.Answer != "" && in.Approval == "" && in.Decision == "":
 				return answerInCard(ctx, d, p, in)
 			}
@@ -107,14 +107,14 @@ func clickedOn[Req, Out any](ctx context.Context, d Deps, ws uuid.UUID, asked ca
 }
 
 // clickLead says whether the click was recorded.
-func clickLead(r approvals.Relay) string {
+func clickLead(ctx context.Context, r approvals.Relay) string {
 	switch {
 	case r.Taken && r.Approve:
 		return "The person approved it with a click in the card; recorded."
 	case r.Taken:
 		return "The person rejected it with a click in the card; recorded. Nothing will be done."
 	}
-	return relayLead(r)
+	return relayLead(ctx, r)
 }
 
 // hostApps tells whether the MCP session of the call declared the MCP

@@ -69,7 +69,7 @@ func listReplies(d Deps) toolkit.Tool {
 			for _, r := range page.Replies {
 				out.Replies = append(out.Replies, toReplyRow(r))
 			}
-			return toolkit.Result[repliesOutput]{Markdown: repliesMarkdown(in, page), Data: out}, nil
+			return toolkit.Result[repliesOutput]{Markdown: repliesMarkdown(ctx, in, page), Data: out}, nil
 		},
 	})
 }
@@ -95,7 +95,7 @@ func toReplyRow(r mail.ListedReply) replyRow {
 	return row
 }
 
-func repliesMarkdown(in listRepliesInput, page mail.ReplyPage) string {
+func repliesMarkdown(ctx context.Context, in listRepliesInput, page mail.ReplyPage) string {
 	var b strings.Builder
 	var which []string
 	if in.Classification != "" {
@@ -128,7 +128,7 @@ func repliesMarkdown(in listRepliesInput, page mail.ReplyPage) string {
 	// arrived, a fence as long as the text included (structuredContent
 	// keeps each whole).
 	for i, r := range page.Replies {
-		fmt.Fprintf(&b, "### %d. %s, received %s\n\n", i+1, r.Classification, vibesell.FormatTime(r.ReceivedAt))
+		fmt.Fprintf(&b, "### %d. %s, received %s\n\n", i+1, r.Classification, vibesell.FormatTimeFor(ctx, r.ReceivedAt))
 		fmt.Fprintf(&b, "Why: %s.", clip(r.Rule, 200))
 		if r.ReturnsOn != nil {
 			fmt.Fprintf(&b, " Back on %s.", vibesell.FormatDate(*r.ReturnsOn))

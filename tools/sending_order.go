@@ -17,7 +17,7 @@ func orderSendingSetup(d Deps) toolkit.Tool {
 			if err != nil {
 				return toolkit.Result[approvalOutput]{}, err
 			}
-			return requestedApproval(a, created, requestLeads{
+			return requestedApproval(ctx, a, created, requestLeads{
 				asked:   "Nothing is ordered yet: this asks for the person's approval.",
 				running: "This order is already approved and being placed now; here is its approval.",
 				waiting: "This order is already waiting for a decision; here is the same approval. Nothing is ordered yet.",

@@ -211,6 +211,7 @@ type getWorkspaceContextInput struct{}
 type workspaceOutput struct {
 	Kind               string                `json:"kind" enum:"workspace"`
 	Workspace          workspaceInfo         `json:"workspace" jsonschema:"the workspace this connection acts for"`
+	TimeZone           string                `json:"timeZone" jsonschema:"the workspace's time zone (an IANA name such as Europe/Paris), which every date here is written in, with UTC beside it in the text"`
 	Plan               *planData             `json:"plan" jsonschema:"the plan and its status; null while plans and billing are not available"`
 	Offer              *offerData            `json:"offer" jsonschema:"what the workspace sells and to whom; null when not saved yet"`
 	Playbook           *playbookSummaryData  `json:"playbook" jsonschema:"how the emails should sound, in short (save_playbook returns it whole); null when not saved yet"`
@@ -245,8 +246,10 @@ func getWorkspaceContext(d Deps) toolkit.Tool {
 
 func toWorkspaceOutput(c workspace.Context) workspaceOutput {
 	ws := c.Workspace
+	ctx := vibesell.InZone(context.Background(), c.Zone)
 	out := workspaceOutput{
 		Workspace:          workspaceInfo{ID: ws.ID, Slug: ws.Slug, Name: ws.Name, CreatedAt: ws.CreatedAt},
+		TimeZone:           c.Zone.String(),
 		Offer:              toOfferData(c.Offer),
 		Playbook:           toPlaybookSummary(c.Playbook),
 		Memory:             toMemoryItems(c.Memories),
@@ -264,7 +267,7 @@ func toWorkspaceOutput(c workspace.Context) workspaceOutput {
 		out.SendingSetup = toSendingSummary(setup.Setup.WithOpen(waiting))
 	}
 	if r, ok := workspace.View[campaigns.ContextRows](c); ok {
-		out.Campaigns = toCampaignsSummary(r, c)
+		out.Campaigns = toCampaignsSummary(ctx, r, c)
 	}
 	if who, ok := workspace.View[audience.ContextRows](c); ok {
 		out.Audience = &audienceSummaryData{Leads: who.Leads, LastImport: toImportData(who.LastImport)}
@@ -275,13 +278,13 @@ func toWorkspaceOutput(c workspace.Context) workspaceOutput {
 	return out
 }
 
-func planMarkdown(p *planData) string {
+func planMarkdown(ctx context.Context, p *planData) string {
 	switch {
 	case p == nil:
 		return "Plan: not available (plans and billing are not set up in this workspace yet).\n\n"
 	case p.PaymentFailedAt != nil:
 		return fmt.Sprintf("Plan: %s, %s. **A payment failed on %s and is still unpaid**: call %s and give the person the link to update their card.\n\n",
-			p.Name, strings.ToLower(billing.StatusLabels.Of(p.Status)), vibesell.FormatTime(*p.PaymentFailedAt), vibesell.ToolOpenBillingPortal)
+			p.Name, strings.ToLower(billing.StatusLabels.Of(p.Status)), vibesell.FormatTimeFor(ctx, *p.PaymentFailedAt), vibesell.ToolOpenBillingPortal)
 	}
 	return fmt.Sprintf("Plan: %s, %s (%s has prices, limits and usage).\n\n", p.Name, strings.ToLower(billing.StatusLabels.Of(p.Status)), vibesell.ToolGetPlansAndBilling)
 }
@@ -298,16 +301,23 @@ func toNextStepData(s workspace.NextStep) nextStepData {
 const contextClip = 150
 
 func workspaceMarkdown(o workspaceOutput) string {
+	// A function of its data alone (it is kept while the data stands):
+	// its moments are in the zone the data carries.
+	loc, err := time.LoadLocation(o.TimeZone)
+	if err != nil {
+		loc = time.UTC
+	}
+	ctx := vibesell.InZone(context.Background(), loc)
 	var b strings.Builder
 	fmt.Fprintf(&b, "## Workspace %s (slug %s)\n\n", o.Workspace.Name, o.Workspace.Slug)
-	b.WriteString(planMarkdown(o.Plan))
+	b.WriteString(planMarkdown(ctx, o.Plan))
 	if o.Offer != nil {
-		fmt.Fprintf(&b, "### Offer (saved %s)\n%s\n", vibesell.FormatTime(o.Offer.UpdatedAt), offerMarkdown(o.Offer, contextClip))
+		fmt.Fprintf(&b, "### Offer (saved %s)\n%s\n", vibesell.FormatTimeFor(ctx, o.Offer.UpdatedAt), offerMarkdown(o.Offer, contextClip))
 	} else {
 		b.WriteString("### Offer\nNot saved yet.\n\n")
 	}
 	if o.Playbook != nil {
-		fmt.Fprintf(&b, "### Playbook (saved %s)\n- Tone: %s\n", vibesell.FormatTime(o.Playbook.UpdatedAt), o.Playbook.Tone)
+		fmt.Fprintf(&b, "### Playbook (saved %s)\n- Tone: %s\n", vibesell.FormatTimeFor(ctx, o.Playbook.UpdatedAt), o.Playbook.Tone)
 		if len(o.Playbook.Angles) > 0 {
 			fmt.Fprintf(&b, "- Angles: %s\n", strings.Join(clipAll(o.Playbook.Angles, contextClip), "; "))
 		}
@@ -318,7 +328,7 @@ func workspaceMarkdown(o workspaceOutput) string {
 	b.WriteString(rememberedMarkdown(o.Memory, o.MemoryTotal))
 	b.WriteString(sendingSummaryMarkdown(o.SendingSetup))
 	b.WriteString(audienceSummaryMarkdown(o.Audience))
-	b.WriteString(campaignsSummaryMarkdown(o.Campaigns))
+	b.WriteString(campaignsSummaryMarkdown(ctx, o.Campaigns))
 	fmt.Fprintf(&b, "Open support tickets: %d.\n\n", o.OpenSupportTickets)
 	b.WriteString(nextStepMarkdown(o.NextStep))
 	return b.String()
@@ -569,7 +579,7 @@ func contactSupport(d Deps) toolkit.Tool {
 				data.ReplyTo = &t.ReplyTo
 			}
 			next := ticketNext(t, d.PublicURL)
-			md := fmt.Sprintf("Opened support ticket %s (%s) on %s.\n\nReported: \"%s\"\n\n%s", data.Reference, t.Topic, vibesell.FormatTime(t.CreatedAt), t.Message, next)
+			md := fmt.Sprintf("Opened support ticket %s (%s) on %s.\n\nReported: \"%s\"\n\n%s", data.Reference, t.Topic, vibesell.FormatTimeFor(ctx, t.CreatedAt), t.Message, next)
 			return toolkit.Result[supportOutput]{Markdown: md, Data: supportOutput{Ticket: data, WhatNext: next}}, nil
 		},
 	})

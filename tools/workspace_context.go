@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"vibesell/audience"
 	"vibesell/sending"
 	"vibesell/workspace"
@@ -29,7 +30,7 @@ func newContextReader(d Deps) *workspace.ContextReader {
 	if d.Audience != nil {
 		// The target and the imports do not age, and have no next step
 		// of their own yet.
-		parts = append(parts, workspace.NewPart(d.Audience.QueueRows, func(r audience.ContextRows) (audience.ContextRows, *workspace.NextStep) {
+		parts = append(parts, workspace.NewPart(d.Audience.QueueRows, func(ctx context.Context, r audience.ContextRows) (audience.ContextRows, *workspace.NextStep) {
 			return r, nil
 		}))
 	}
@@ -53,7 +54,7 @@ type sendingPartView struct {
 // age; the states that follow from time are worked out on each read) to a
 // part of the context.
 func sendingPart(s *sending.Service) workspace.Part {
-	return workspace.NewPart(s.QueueRows, func(rows sending.Rows) (sendingPartView, *workspace.NextStep) {
+	return workspace.NewPart(s.QueueRows, func(ctx context.Context, rows sending.Rows) (sendingPartView, *workspace.NextStep) {
 		st := s.SetupFrom(rows)
 		next := workspace.NextStep{Tool: st.NextTool, Why: st.NextStep}
 		return sendingPartView{Setup: st, Next: next}, &next

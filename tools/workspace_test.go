@@ -309,3 +309,30 @@ func TestSaveOfferSetsTheSender(t *testing.T) {
 		}
 	})
 }
+
+// One time zone: the context writes its moments in the workspace's zone
+// with UTC beside them, and tells the card the zone; a test of this rule
+// for every moment any text writes is vibesell.FormatTimeFor's.
+func TestContextWritesMomentsInTheWorkspacesZone(t *testing.T) {
+	t.Parallel()
+	b := setupWorkspace(t)
+	b.c.Result("save_offer", offerArgs, nil)
+	var out workspaceOutput
+	md := b.c.Result("get_workspace_context", nil, &out)
+	if out.TimeZone != "UTC" || !strings.Contains(md, "### Offer (saved "+vibesell.FormatTime(friday)+")") {
+		t.Errorf("before any zone: timeZone %q, text:\n%s", out.TimeZone, md)
+	}
+	la := "America/Los_Angeles"
+	if _, err := b.deps.Workspaces.SetSender(t.Context(), b.two.Acme.ID, workspace.SenderChange{TimeZone: &la}, friday); err != nil {
+		t.Fatal(err)
+	}
+	loc, err := time.LoadLocation(la)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md = b.c.Result("get_workspace_context", nil, &out)
+	want := "### Offer (saved " + vibesell.FormatTimeIn(friday, loc) + " (" + friday.UTC().Format("15:04") + " UTC))"
+	if out.TimeZone != la || !strings.Contains(md, want) {
+		t.Errorf("in Los Angeles: timeZone %q, want %q; text lacks %q:\n%s", out.TimeZone, la, want, md)
+	}
+}

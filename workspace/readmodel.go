@@ -35,7 +35,7 @@ type PartRows interface {
 	// Now works out the part as it stands now: the view the adapters
 	// show (read back with [View]), and the part's next step, nil when it
 	// has none.
-	Now() (view any, next *NextStep)
+	Now(ctx context.Context) (view any, next *NextStep)
 }
 
 // NextStep is what the workspace needs next, written for the assistant.
@@ -51,13 +51,13 @@ type NextStep struct {
 // NewPart returns a Part from a feature's batched read and the function
 // that works its rows out now, so that a feature contributes its part
 // with the reads it already exports.
-func NewPart[R, V any](queue func(*pgx.Batch, uuid.UUID) func() (R, error), now func(R) (V, *NextStep)) Part {
+func NewPart[R, V any](queue func(*pgx.Batch, uuid.UUID) func() (R, error), now func(context.Context, R) (V, *NextStep)) Part {
 	return partFuncs[R, V]{queue: queue, now: now}
 }
 
 type partFuncs[R, V any] struct {
 	queue func(*pgx.Batch, uuid.UUID) func() (R, error)
-	now   func(R) (V, *NextStep)
+	now   func(context.Context, R) (V, *NextStep)
 }
 
 func (p partFuncs[R, V]) QueueContext(b *pgx.Batch, ws uuid.UUID) func() (PartRows, error) {
@@ -73,10 +73,12 @@ func (p partFuncs[R, V]) QueueContext(b *pgx.Batch, ws uuid.UUID) func() (PartRo
 
 type partRows[R, V any] struct {
 	rows R
-	now  func(R) (V, *NextStep)
+	now  func(context.Context, R) (V, *NextStep)
 }
 
-func (r partRows[R, V]) Now() (any, *NextStep) { return r.now(r.rows) }
+// Now works the part out for the call at hand: its texts write moments in
+// the call's time zone.
+func (r partRows[R, V]) Now(ctx context.Context) (any, *NextStep) { return r.now(ctx, r.rows) }
 
 // Context is a workspace's context as it stands now.
 type Context struct {
@@ -152,9 +154,11 @@ func (r *ContextReader) Read(ctx context.Context, ws uuid.UUID) (Context, error)
 		return Context{}, err
 	}
 	c := Context{Snapshot: rows.snapshot}
+	// The parts' texts write moments in the zone read with the rows.
+	ctx = vibesell.InZone(ctx, c.Zone)
 	var steps []NextStep
 	for _, p := range rows.parts {
-		view, next := p.Now()
+		view, next := p.Now(ctx)
 		c.views = append(c.views, view)
 		if next != nil {
 			steps = append(steps, *next)

@@ -34,7 +34,7 @@ func countPart(pressing bool) workspace.Part {
 			return n, nil
 		}
 	}
-	return workspace.NewPart(queue, func(n int) (countView, *workspace.NextStep) {
+	return workspace.NewPart(queue, func(_ context.Context, n int) (countView, *workspace.NextStep) {
 		if n == 0 {
 			return countView{}, nil
 		}

@@ -3,6 +3,7 @@ package workspace
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -21,6 +22,9 @@ type Snapshot struct {
 	Memories    []Memory
 	MemoryCount int
 	OpenTickets int
+	// Zone is the workspace's time zone, which its texts write moments
+	// in (UTC until its settings set one).
+	Zone *time.Location
 }
 
 // QueueSnapshot queues on b the reads of workspace ws's [Snapshot] (read
@@ -65,6 +69,18 @@ func QueueSnapshot(b *pgx.Batch, ws uuid.UUID) (done func() (Snapshot, error)) {
 	})
 	b.Queue(memoryCountSQL, ws).QueryRow(func(row pgx.Row) error {
 		return row.Scan(&snap.MemoryCount)
+	})
+	snap.Zone = time.UTC
+	b.Queue(zoneSQL, ws).QueryRow(func(row pgx.Row) error {
+		var name string
+		switch err := row.Scan(&name); {
+		case isNoRows(err):
+			return nil
+		case err != nil:
+			return fmt.Errorf("read time zone of workspace %s: %w", ws, err)
+		}
+		snap.Zone = Sender{TimeZone: name}.Location()
+		return nil
 	})
 	b.Queue(openTicketsSQL, ws).QueryRow(func(row pgx.Row) (err error) {
 		snap.OpenTickets, err = scanOpenTickets(row)

@@ -298,8 +298,12 @@ func TestSnapshotReadsEverythingInOneRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(workspace.Snapshot{Workspace: a}, snap); diff != "" {
+	if diff := cmp.Diff(workspace.Snapshot{Workspace: a, Zone: time.UTC}, snap, sameZone); diff != "" {
 		t.Fatalf("fresh workspace mismatch (-want +got):\n%s", diff)
+	}
+	la := "America/Los_Angeles"
+	if _, err := svc.SetSender(ctx, a.ID, workspace.SenderChange{TimeZone: &la}, friday); err != nil {
+		t.Fatal(err)
 	}
 
 	if _, err := svc.SaveOffer(ctx, a.ID, workspace.Offer{CompanyName: "Acme", CompanyDomain: "acme.com", Product: "Anvils",
@@ -337,8 +341,10 @@ func TestSnapshotReadsEverythingInOneRoundTrip(t *testing.T) {
 	playbook, _ := svc.FindPlaybook(ctx, a.ID)
 	memories, _ := svc.Memories(ctx, a.ID)
 	tickets, _ := svc.OpenTickets(ctx, a.ID)
-	want := workspace.Snapshot{Workspace: a, Offer: offer, Playbook: playbook, Memories: memories, MemoryCount: len(memories), OpenTickets: tickets}
-	if diff := cmp.Diff(want, snap); diff != "" {
+	sender, _ := svc.Sender(ctx, a.ID)
+	want := workspace.Snapshot{Workspace: a, Offer: offer, Playbook: playbook, Memories: memories, MemoryCount: len(memories), OpenTickets: tickets,
+		Zone: sender.Location()}
+	if diff := cmp.Diff(want, snap, sameZone); diff != "" {
 		t.Fatalf("snapshot and single reads mismatch (-want +got):\n%s", diff)
 	}
 	// The single reads read what was saved.
@@ -357,13 +363,13 @@ func TestSnapshotReadsEverythingInOneRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
+	if diff := cmp.Diff(want, got, sameZone); diff != "" {
 		t.Fatalf("a in a shared batch mismatch (-want +got):\n%s", diff)
 	}
 	if got, err = doneB(); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(workspace.Snapshot{Workspace: b}, got); diff != "" {
+	if diff := cmp.Diff(workspace.Snapshot{Workspace: b, Zone: time.UTC}, got, sameZone); diff != "" {
 		t.Fatalf("another workspace mismatch (-want +got):\n%s", diff)
 	}
 }
@@ -551,3 +557,6 @@ func TestStoredDecimalPricesAreConverted(t *testing.T) {
 		})
 	}
 }
+
+// sameZone compares time zones by name: each load is a value of its own.
+var sameZone = cmp.Comparer(func(a, b *time.Location) bool { return a.String() == b.String() })

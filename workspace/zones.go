@@ -120,9 +120,12 @@ func (s *Service) Zone(ctx context.Context, ws uuid.UUID) (*time.Location, error
 	return s.zones.Read(ctx, ws)
 }
 
+// zoneSQL reads a workspace's time zone: no row until its settings set one.
+const zoneSQL = `SELECT time_zone FROM workspace_senders WHERE workspace_id = $1`
+
 func readZone(b *pgx.Batch, ws uuid.UUID) func() (*time.Location, error) {
 	loc, readErr := time.UTC, error(nil)
-	b.Queue(`SELECT time_zone FROM workspace_senders WHERE workspace_id = $1`, ws).QueryRow(func(row pgx.Row) error {
+	b.Queue(zoneSQL, ws).QueryRow(func(row pgx.Row) error {
 		var name string
 		err := row.Scan(&name)
 		switch {

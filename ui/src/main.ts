@@ -150,7 +150,10 @@ function render(result: ToolResult): void {
 function view(result: ToolResult): HTMLElement {
   const data = result.structuredContent;
   // A result that names the workspace's time zone shows its moments in it.
-  setResultZone(data && typeof data === "object" ? (data as { timeZone?: unknown }).timeZone : undefined);
+  // (the structured timeZone of a kind that has one, else the zone the
+  // server says the result's text wrote its moments in).
+  const metaZone = (result._meta as Record<string, unknown> | undefined)?.["vibesell/timeZone"];
+  setResultZone((data && typeof data === "object" ? (data as { timeZone?: unknown }).timeZone : undefined) ?? metaZone);
   if (result.isError || !data || typeof data !== "object") {
     const text = textOf(result);
     return card({

@@ -17,6 +17,8 @@ export interface GetWorkspaceContextResult {
     /** when the workspace was created */
     createdAt: string;
   };
+  /** the workspace's time zone (an IANA name such as Europe/Paris), which every date here is written in, with UTC beside it in the text */
+  timeZone: string;
   /** the plan and its status; null while plans and billing are not available */
   plan: {
     /** the plan id (get_plans_and_billing lists the plans) */
