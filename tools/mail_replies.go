@@ -124,7 +124,8 @@ func repliesMarkdown(in listRepliesInput, page mail.ReplyPage) string {
 			if r.CampaignName != nil {
 				name = fmt.Sprintf("%s (%s)", *r.CampaignName, r.Campaign)
 			}
-			fmt.Fprintf(&b, " Answers step %d of campaign %s, sent to lead %s (%s), matched by %s.\n", *r.Step, name, r.Lead, r.LeadEmail, r.MatchedBy)
+			fmt.Fprintf(&b, " Answers step %d of campaign %s, sent to lead %s (%s), matched by %s; %s with lead %q shows that lead's story.\n",
+				*r.Step, name, r.Lead, r.LeadEmail, r.MatchedBy, vibesell.ToolGetLead, r.Lead)
 		}
 	}
 	if page.Next != "" {
