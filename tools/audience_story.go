@@ -219,4 +219,3 @@ func sourceText(st audience.Story) string {
 		return "the lead directory"
 	}
 }
-
