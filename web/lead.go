@@ -56,7 +56,8 @@ type leadList struct {
 // q (search), status, campaign, after (where the page starts).
 func (s *server) leadList(r *http.Request, u auth.User) (leadList, error) {
 	q := r.URL.Query()
-	query := audience.LeadQuery{Search: q.Get("q"), Status: q.Get("status"), Campaign: q.Get("campaign")}
+	// 25 a page: the upload and block forms below stay in reach.
+	query := audience.LeadQuery{Search: q.Get("q"), Status: q.Get("status"), Campaign: q.Get("campaign"), Limit: 25}
 	if !containsValue(audience.LeadStatuses, query.Status) {
 		query.Status = "" // an unknown status from an edited address: the whole list
 	}
