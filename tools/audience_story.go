@@ -30,7 +30,7 @@ type leadSentData struct {
 type leadNextData struct {
 	Step    int        `json:"step" jsonschema:"the step the lead gets next, from 1"`
 	Due     *time.Time `json:"due" jsonschema:"when it is due; null when the campaign is not running"`
-	Waiting *string    `json:"waiting" enum:"launch,paused" jsonschema:"why it waits: launch (the campaign is not launched yet) or paused; null when it is due"`
+	Waiting *string    `json:"waiting" jsonschema:"why it waits: launch (the campaign is not launched yet) or paused; null when it is due"`
 }
 
 type leadStopData struct {
@@ -71,7 +71,7 @@ type leadOutput struct {
 	ImportedAt   time.Time          `json:"importedAt" jsonschema:"when it was imported"`
 	Source       string             `json:"source" enum:"upload,directory,sample" jsonschema:"where it came from: a file a person uploaded, the lead directory, or the sample directory's made-up contacts"`
 	FileName     *string            `json:"fileName" jsonschema:"the uploaded file's name; null when not from an upload or not known"`
-	Suppressed   *string            `json:"suppressed" enum:"unsubscribe,hard_bounce,complaint,manual" jsonschema:"why its address is never written to again; null when it may be"`
+	Suppressed   *string            `json:"suppressed" jsonschema:"why its address is never written to again: unsubscribe, hard_bounce, complaint or manual (blocked by a person); null when it may be"`
 	RemovedAt    *time.Time         `json:"removedAt" jsonschema:"when a person removed it; null when not removed"`
 	RemovedBy    *string            `json:"removedBy" jsonschema:"who removed it; null when not removed"`
 	Campaigns    []leadCampaignData `json:"campaigns" jsonschema:"the campaigns it is in, oldest first"`

@@ -1305,8 +1305,8 @@ export interface GetLeadResult {
   source: "upload" | "directory" | "sample";
   /** the uploaded file's name; null when not from an upload or not known */
   fileName: string | null;
-  /** why its address is never written to again; null when it may be */
-  suppressed: "unsubscribe" | "hard_bounce" | "complaint" | "manual" | null;
+  /** why its address is never written to again: unsubscribe, hard_bounce, complaint or manual (blocked by a person); null when it may be */
+  suppressed: string | null;
   /** when a person removed it; null when not removed */
   removedAt: string | null;
   /** who removed it; null when not removed */
@@ -1343,7 +1343,7 @@ export interface GetLeadResult {
       /** when it is due; null when the campaign is not running */
       due: string | null;
       /** why it waits: launch (the campaign is not launched yet) or paused; null when it is due */
-      waiting: "launch" | "paused" | null;
+      waiting: string | null;
     } | null;
     /** why it stopped; null while the lead may still get emails */
     stopped: {
