@@ -18,6 +18,8 @@ import (
 	"vibesell/auth"
 	"vibesell/campaigns"
 	"vibesell/campaigns/campaignstest"
+	"vibesell/mail"
+	"vibesell/mail/mailtest"
 	"vibesell/store/storetest"
 	"vibesell/web"
 	"vibesell/web/webtest"
@@ -173,6 +175,42 @@ func TestLeadsListAndStory(t *testing.T) {
 			if !strings.Contains(p.Body, want) {
 				t.Errorf("the story does not say %q:\n%s", want, p.Body)
 			}
+		}
+	})
+	t.Run("a story with an email sent and a reply", func(t *testing.T) {
+		ctx := t.Context()
+		st, err := a.env.Audience.Story(ctx, a.ws.Acme.ID, "lead08@initech.test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sandbox, mb := mailtest.Sandbox(t, mail.Address{Name: "Sam Lee", Email: "sam@getacme.test"}, mail.SandboxConfig{Clock: a.env.Clock})
+		secret := mailtest.Secret(t)
+		suppressions := a.env.Audience.MailSuppressions()
+		res, err := mail.NewSender(a.pool, mail.NewKeys(a.pool, secret, a.env.Clock), suppressions, a.env.Clock).Send(ctx, mail.Outgoing{
+			Step:    mail.Step{WorkspaceID: a.ws.Acme.ID, CampaignID: a.campaign, LeadID: st.Lead.ID, Step: 1},
+			Mailbox: mb,
+			Message: mail.Message{To: mail.Address{Email: st.Lead.Email}, Subject: "Lists at Initech", Body: "Hi,\n\nWe build prospect lists.\n\nSam",
+				UnsubscribeURL: secret.UnsubscribeURL(a.srv.URL, a.ws.Acme.ID, st.Lead.Email), PostalAddress: "1 Market St, San Francisco"},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		reply := fmt.Sprintf("From: lead08@initech.test\r\nTo: sam@getacme.test\r\nSubject: Re: Lists at Initech\r\nDate: Tue, 1 Dec 2026 10:00:00 +0000\r\nMessage-ID: <r8@initech.test>\r\nIn-Reply-To: %s\r\n\r\nNot now, maybe next quarter.\r\n", res.MessageID)
+		if err := sandbox.DeliverReply(mb.Address.Email, []byte(reply)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := mail.NewPoller(a.pool, suppressions, a.env.Clock, nil).Poll(ctx, a.ws.Acme.ID, mb); err != nil {
+			t.Fatal(err)
+		}
+		p := ada.Get(fmt.Sprintf("/app/leads/%d", st.Lead.ID))
+		for _, want := range []string{"Replied", "sam@getacme.test</td><td>Delivered", "Stopped:</strong> They replied (lead08@initech.test), Tue 1 Dec 2026, 10:00 UTC.",
+			"Not now</strong>, from lead08@initech.test", "Not now, maybe next quarter."} {
+			if !strings.Contains(p.Body, want) {
+				t.Errorf("the story does not say %q:\n%s", want, p.Body)
+			}
+		}
+		if got := names(ada.Get("/app/leads?status=replied")); !cmp.Equal(got, []string{"Person08 Example"}) {
+			t.Errorf("replied leads: %q", got)
 		}
 	})
 	t.Run("removing", func(t *testing.T) {
