@@ -13,7 +13,7 @@ function campaign(c: Campaign): HTMLElement {
   const n = c.next;
   return section(
     c.name,
-    h("ul", { class: "rows" }, ...(c.sent ?? []).map((s) => h("li", null, `Email ${s.step}: `, leadStepLabels[s.outcome] ?? s.outcome, ", ", moment(s.at), ` from ${s.mailbox}`))),
+    h("ul", { class: "rows" }, ...(c.sent ?? []).map((s) => h("li", null, h("p", null, `Email ${s.step}: `, leadStepLabels[s.outcome] ?? s.outcome, ", ", moment(s.at), ` from ${s.mailbox}`)))),
     c.sentTotal === 0 ? h("p", { class: "muted small" }, "Nothing sent yet.") : null,
     n ? h("p", null, `Next: email ${n.step} of ${c.steps}`, n.due ? [", due ", moment(n.due)] : n.waiting === "launch" ? ", once the campaign is launched" : ", waiting while the campaign is paused") : null,
     c.stopped ? h("p", null, "Stopped: ", leadStopLabels[c.stopped.reason] ?? c.stopped.reason, c.stopped.by ? ` (${c.stopped.by})` : "", c.stopped.at ? [", ", moment(c.stopped.at)] : "") : null,
