@@ -557,6 +557,10 @@ func (g campaignGate) Check(ctx context.Context, tx pgx.Tx, outs []Outgoing) ([]
 // sending sends nothing more, read with its row locked for share.
 func (campaignGate) Stopped() string { return campaigns.StoppedSQL }
 
+// Removed is the campaigns' own rule: a lead a person removed gets no
+// step, read with its row locked for share.
+func (campaignGate) Removed() string { return campaigns.RemovedSQL }
+
 // Claimed counts the steps claimed against the plan's monthly emails (a
 // refusal pauses the campaign, with the limit as the reason).
 func (g campaignGate) Claimed(ctx context.Context, tx pgx.Tx, outs []Outgoing) error {

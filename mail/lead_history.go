@@ -23,13 +23,15 @@ type LeadHistory struct {
 // NewLeadHistory returns the reader.
 func NewLeadHistory(db *pgxpool.Pool) *LeadHistory { return &LeadHistory{db: db} }
 
-// LeadSends returns every step sent (or tried) to lead, oldest first.
+// LeadSends returns every step sent (or tried) to lead, oldest first;
+// not a step its removal held back before it went out.
 func (h *LeadHistory) LeadSends(ctx context.Context, ws uuid.UUID, lead int64) ([]campaigns.SentStep, error) {
 	rows, err := h.db.Query(ctx, `SELECT s.campaign_id, s.step, s.mailbox, coalesce(s.settled_at, s.claimed_at), s.status, s.attempts, s.retry_at,
 			EXISTS (SELECT 1 FROM mail_replies r WHERE r.workspace_id = s.workspace_id AND r.campaign_id = s.campaign_id
 				AND r.lead_id = s.lead_id AND r.step = s.step AND r.bounce = 'hard')
 		FROM mail_sends s WHERE s.workspace_id = $1 AND s.lead_id = $2 AND s.status <> 'claimed'
-		ORDER BY s.claimed_at, s.campaign_id, s.step`, ws, lead)
+		  AND s.error IS DISTINCT FROM $3
+		ORDER BY s.claimed_at, s.campaign_id, s.step`, ws, lead, removedAfterClaim)
 	if err != nil {
 		return nil, fmt.Errorf("read the sends of lead %d: %w", lead, err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"vibesell/audience"
 	"vibesell/campaigns"
+	vsmail "vibesell/mail"
 )
 
 // storyOf is a lead's story in short: its status, and per campaign the
@@ -182,4 +183,37 @@ func TestLeadStoryAndRemoval(t *testing.T) {
 			}
 		}
 	})
+}
+
+// A lead removed after its step was claimed, before the message went
+// out, gets nothing: the mark that precedes the message reads the removal
+// (it is the claim's last word); the campaign's other lead gets its email.
+func TestEngineRemovalBetweenClaimAndSend(t *testing.T) {
+	b := engineSetup(t, engineOptions{noGap: true})
+	leads := []campaigns.Lead{{Email: "p0@prospect0.test", FirstName: "Pat"}, {Email: "p1@prospect1.test", FirstName: "Lee"}}
+	b.launch(t, campaignSpec{leads: leads, mailboxes: []string{"sam@getacme.test"}, dailyCap: 5})
+	b.Clock.Set(time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC))
+	pat, err := b.Audience.Story(b.ctx, b.ws, "p0@prospect0.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	vsmail.SetAfterClaim(b.sender, func() {
+		if _, err := b.Audience.RemoveLead(b.ctx, b.ws, pat.Lead.ID, "ada@acme.test"); err != nil {
+			t.Error(err)
+		}
+	})
+	if res := b.tick(t); res.Sent != 1 || res.Held != 1 {
+		t.Errorf("sent %d and held %d after the removal, want 1 and 1", res.Sent, res.Held)
+	}
+	var to []string
+	for _, m := range b.delivered(t) {
+		to = append(to, m.to)
+	}
+	if d := cmp.Diff([]string{"p1@prospect1.test"}, to); d != "" {
+		t.Errorf("delivered to (-want +got):\n%s", d)
+	}
+	want := storyOf{Status: audience.LeadRemoved, Stop: "removed by ada@acme.test", Source: audience.SourceDirectory, Campaigns: 1}
+	if d := cmp.Diff(want, b.story(t, "p0@prospect0.test")); d != "" {
+		t.Errorf("Pat's story mismatch (-want +got):\n%s", d)
+	}
 }

@@ -27,7 +27,7 @@ export function leadView(d: GetLeadResult): HTMLElement {
     icon: "mail",
     title: d.name || d.email,
     pill: pill(leadStatusLabels[d.status] ?? d.status, d.status === "replied" ? "ok" : d.status === "emailed" ? "info" : "muted"),
-    lede: [d.email, d.company].filter(Boolean).join(" · "),
+    lede: [d.name ? d.email : "", d.company].filter(Boolean).join(" · "),
     body: [
       ...(d.campaigns ?? []).map(campaign),
       replies.length
