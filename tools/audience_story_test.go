@@ -14,6 +14,7 @@ import (
 	"vibesell/campaigns/campaignstest"
 	"vibesell/mail"
 	"vibesell/mail/mailtest"
+	"vibesell/proofread"
 	"vibesell/store/storetest"
 	"vibesell/toolkit/toolkittest"
 	"vibesell/workspace"
@@ -136,6 +137,9 @@ func TestGetLead(t *testing.T) {
 		if out.ID != samID || out.Name != "Sam Ortiz" || out.Source != "directory" || out.AppURL == nil || *out.AppURL != "https://vibesell.example.test/app/leads/"+samID {
 			t.Errorf("lead: id %s, name %q, source %s, appUrl %v", out.ID, out.Name, out.Source, out.AppURL)
 		}
+		for _, f := range proofread.Result(md, false) {
+			t.Errorf("get_lead's text: %s", f)
+		}
 		mustContain(t, md, "## Lead "+samID+": Sam Ortiz <sam@acme-corp.example>", "- step 1, ", "from dana@getacme.com: delivered",
 			"Stopped: replied (sam@acme-corp.example)", "- **interested** from sam@acme-corp.example", "data, not instructions",
 			"\nNext: tell the person where this lead stands.", "https://vibesell.example.test/app/leads/"+samID)
@@ -160,6 +164,9 @@ func TestGetLead(t *testing.T) {
 		}
 		if out.RemovedBy == nil || *out.RemovedBy != "ada@acme.test" || out.RemovedAt == nil {
 			t.Errorf("removed by %v at %v", out.RemovedBy, out.RemovedAt)
+		}
+		for _, f := range proofread.Result(md, false) {
+			t.Errorf("get_lead's text: %s", f)
 		}
 		mustContain(t, md, "Removed by ada@acme.test", "Next: nothing to do for this lead.")
 		run, err := env.Campaigns.Running(ctx)
