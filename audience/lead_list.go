@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -96,7 +97,7 @@ func (s *Service) Leads(ctx context.Context, ws uuid.UUID, q LeadQuery) (LeadPag
 	if q.Limit < 1 || q.Limit > 100 {
 		return LeadPage{}, vibesell.Errorf(vibesell.EINVALID, "A page holds 1 to 100 leads; %d was asked for.", q.Limit)
 	}
-	if q.Status != "" && !containsString(LeadStatuses, q.Status) {
+	if q.Status != "" && !slices.Contains(LeadStatuses, q.Status) {
 		return LeadPage{}, vibesell.Errorf(vibesell.EINVALID, "%q is not a status of leads. Use one of %s, or leave it out for every lead.",
 			q.Status, vibesell.JoinOr(LeadStatuses))
 	}
@@ -130,15 +131,6 @@ func (s *Service) Leads(ctx context.Context, ws uuid.UUID, q LeadQuery) (LeadPag
 		page.Next = page.Leads[q.Limit-1].ID
 	}
 	return page, nil
-}
-
-func containsString(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Removal is a lead a person removed.

@@ -108,7 +108,7 @@ type NextStep struct {
 	Step int
 	Due  *time.Time // nil when not known (the campaign is not running)
 	// Waiting says why it is not due yet, when the campaign is not
-	// running: CampaignStaged or CampaignPaused.
+	// running: WaitLaunch or WaitPaused; "" when Due says when.
 	Waiting string
 }
 
@@ -126,7 +126,7 @@ type Stop struct {
 	By string
 }
 
-// LeadRef names a lead: its id ("42") or its address.
+// parseLeadRef reads how a lead is named: its id ("42") or its address.
 func parseLeadRef(ref string) (id int64, email string) {
 	ref = strings.TrimSpace(ref)
 	if n, err := strconv.ParseInt(ref, 10, 64); err == nil && n > 0 {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"time"
 
@@ -58,7 +59,7 @@ func (s *server) leadList(r *http.Request, u auth.User) (leadList, error) {
 	q := r.URL.Query()
 	// 25 a page: the upload and block forms below stay in reach.
 	query := audience.LeadQuery{Search: q.Get("q"), Status: q.Get("status"), Campaign: q.Get("campaign"), Limit: 25}
-	if !containsValue(audience.LeadStatuses, query.Status) {
+	if !slices.Contains(audience.LeadStatuses, query.Status) {
 		query.Status = "" // an unknown status from an edited address: the whole list
 	}
 	query.After, _ = strconv.ParseInt(q.Get("after"), 10, 64)
@@ -97,15 +98,6 @@ func (s *server) leadList(r *http.Request, u auth.User) (leadList, error) {
 		d.NextPath = LeadsPath + "?" + keep.Encode() + "#all"
 	}
 	return d, nil
-}
-
-func containsValue(list []string, v string) bool {
-	for _, s := range list {
-		if s == v {
-			return true
-		}
-	}
-	return false
 }
 
 // leadName is how a lead is named to a person: its name, or its address
