@@ -101,6 +101,9 @@ func (s *Service) Leads(ctx context.Context, ws uuid.UUID, q LeadQuery) (LeadPag
 		return LeadPage{}, vibesell.Errorf(vibesell.EINVALID, "%q is not a status of leads. Use one of %s, or leave it out for every lead.",
 			q.Status, vibesell.JoinOr(LeadStatuses))
 	}
+	// A removed lead is told apart before any status is worked out: the
+	// removed ones are found by their own index, and the others never
+	// look at them.
 	after := q.After
 	if after <= 0 {
 		after = 1<<63 - 1
@@ -109,6 +112,7 @@ func (s *Service) Leads(ctx context.Context, ws uuid.UUID, q LeadQuery) (LeadPag
 		SELECT l.id, l.email, l.first_name, l.last_name, l.company, l.title, `+leadStatusSQL+` AS status, l.created_at
 		  FROM leads l
 		 WHERE l.workspace_id = $1 AND l.id < $2
+		   AND ($6 = '' OR ($6 = 'removed') = (l.removed_at IS NOT NULL))
 		   AND ($3 = '' OR l.email ILIKE $4 OR l.company ILIKE $4 OR (l.first_name || ' ' || l.last_name) ILIKE $4)
 		   AND ($5 = '' OR `+campaigns.InCampaignSQL("$5")+`)
 		) l WHERE ($6 = '' OR l.status = $6)

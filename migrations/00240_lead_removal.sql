@@ -8,11 +8,13 @@ ALTER TABLE leads
     ADD COLUMN removed_by text,
     ADD CONSTRAINT leads_removed_check CHECK ((removed_at IS NULL) = (removed_by IS NULL));
 ALTER TABLE campaign_leads ADD COLUMN removed_at timestamptz;
+CREATE INDEX leads_removed ON leads (workspace_id, id) WHERE removed_at IS NOT NULL;
 CREATE INDEX mail_sends_lead_idx ON mail_sends (workspace_id, lead_id);
 CREATE INDEX mail_replies_lead_idx ON mail_replies (workspace_id, lead_id) WHERE lead_id IS NOT NULL;
 
 -- +goose Down
 DROP INDEX mail_replies_lead_idx;
 DROP INDEX mail_sends_lead_idx;
+DROP INDEX leads_removed;
 ALTER TABLE campaign_leads DROP COLUMN removed_at;
 ALTER TABLE leads DROP CONSTRAINT leads_removed_check, DROP COLUMN removed_by, DROP COLUMN removed_at;
