@@ -1,6 +1,6 @@
 package vibesell
 
-// The 38 tool names: a public contract (shared/DESIGN.md), never renamed.
+// The 39 tool names: a public contract (shared/DESIGN.md), never renamed.
 // They are declared once, here, because features name the next tool to
 // call in what they write for the assistant, and the catalog (tools/)
 // defines each tool under the same constant.
@@ -25,7 +25,7 @@ const (
 
 	ToolDecideApproval       = "decide_approval"
 	ToolListPendingApprovals = "list_pending_approvals"
-	// ToolDecideInCard is not one of the 38: it is the card's own tool
+	// ToolDecideInCard is not one of the 39: it is the card's own tool
 	// (MCP Apps visibility ["app"]), hidden from the model, which decides
 	// an approval or answers a question only with the card's one-time
 	// token, so that the decision is recorded as clicked.
@@ -37,6 +37,7 @@ const (
 	ToolEstimateLeadPool  = "estimate_lead_pool"
 	ToolPreviewLeadSample = "preview_lead_sample"
 	ToolImportLeads       = "import_leads"
+	ToolGetLead           = "get_lead"
 
 	ToolSaveSequence         = "save_sequence"
 	ToolApproveSequence      = "approve_sequence"

@@ -32,10 +32,11 @@ func scanLead(r pgx.CollectableRow) (Lead, error) {
 }
 
 // ImportedLeads returns the workspace's imported leads that may be written
-// to: every lead not suppressed since its import, oldest first.
+// to: every lead not suppressed since its import nor removed, oldest
+// first.
 func (s *Service) ImportedLeads(ctx context.Context, ws uuid.UUID) ([]Lead, error) {
 	rows, err := s.db.Query(ctx, `SELECT `+leadColumns+` FROM leads l
-		WHERE l.workspace_id = $1 AND NOT `+leadSuppressedSQL+` ORDER BY l.id`, ws)
+		WHERE l.workspace_id = $1 AND l.removed_at IS NULL AND NOT `+leadSuppressedSQL+` ORDER BY l.id`, ws)
 	if err != nil {
 		return nil, fmt.Errorf("read leads of workspace %s: %w", ws, err)
 	}
@@ -51,7 +52,7 @@ func (s *Service) ImportedLeads(ctx context.Context, ws uuid.UUID) ([]Lead, erro
 func (s *Service) ImportedLead(ctx context.Context, ws uuid.UUID, email string) (Lead, error) {
 	email = strings.ToLower(strings.TrimSpace(email))
 	rows, err := s.db.Query(ctx, `SELECT `+leadColumns+` FROM leads l
-		WHERE l.workspace_id = $1 AND l.email = $2 AND NOT `+leadSuppressedSQL, ws, email)
+		WHERE l.workspace_id = $1 AND l.email = $2 AND l.removed_at IS NULL AND NOT `+leadSuppressedSQL, ws, email)
 	if err != nil {
 		return Lead{}, fmt.Errorf("read lead %s: %w", email, err)
 	}
@@ -61,7 +62,7 @@ func (s *Service) ImportedLead(ctx context.Context, ws uuid.UUID, email string) 
 	}
 	if len(out) == 0 {
 		return Lead{}, vibesell.Errorf(vibesell.ENOTFOUND,
-			"%s is not one of the workspace's imported leads (or it was suppressed). Name an imported lead's address, or leave lead out to use the first one.", email)
+			"%s is not one of the workspace's imported leads (or it was suppressed or removed). Name an imported lead's address, or leave lead out to use the first one.", email)
 	}
 	return out[0], nil
 }

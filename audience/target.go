@@ -42,6 +42,10 @@ type Service struct {
 	// afterBatch, when set (by tests), runs after each committed batch of
 	// an import; an error stops the import there, as a killed job would.
 	afterBatch func() error
+	// storyCampaigns and storyMail tell a lead's story's campaigns part
+	// (SetStorySources); nil: the story tells only the audience's part.
+	storyCampaigns LeadCampaigns
+	storyMail      LeadMail
 }
 
 // New returns the audience service. Imports open their approvals on

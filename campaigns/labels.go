@@ -28,4 +28,13 @@ var (
 		{Value: "unsubscribe_and_address", Text: "Unsubscribe line and postal address"},
 		{Value: "mailbox", Text: "Sending mailbox"},
 	}
+	// StepLabels say what became of a step sent to a lead.
+	StepLabels = vibesell.Labels{
+		{Value: StepSending, Text: "Being sent"},
+		{Value: StepDelivered, Text: "Delivered"},
+		{Value: StepBounced, Text: "Bounced"},
+		{Value: StepRetrying, Text: "Not sent yet, tried again"},
+		{Value: StepFailed, Text: "Could not be sent"},
+		{Value: StepUnknown, Text: "May not have arrived"},
+	}
 )

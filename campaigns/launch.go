@@ -18,10 +18,11 @@ import (
 	"vibesell/store"
 )
 
-// campaignLeads reads a campaign's leads as staged.
+// campaignLeads reads a campaign's leads as staged, less those a person
+// removed since: nothing more goes to them.
 func (s *Service) campaignLeads(ctx context.Context, ws uuid.UUID, id string) ([]Lead, error) {
 	rows, err := s.db.Query(ctx, `SELECT lead_id, email, fields, time_zone FROM campaign_leads
-		WHERE workspace_id = $1 AND campaign_id = $2 ORDER BY lead_id`, ws, id)
+		WHERE workspace_id = $1 AND campaign_id = $2 AND removed_at IS NULL ORDER BY lead_id`, ws, id)
 	if err != nil {
 		return nil, fmt.Errorf("read leads of campaign %s: %w", id, err)
 	}

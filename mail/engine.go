@@ -528,10 +528,19 @@ func (g campaignGate) Check(ctx context.Context, tx pgx.Tx, outs []Outgoing) ([]
 	}); err != nil {
 		return nil, fmt.Errorf("read the leads' replies: %w", err)
 	}
+	// A lead a person removed since the tick read the campaign's leads
+	// gets nothing more.
+	removed, err := campaigns.RemovedLeads(ctx, tx, ws, c.ID, leads)
+	if err != nil {
+		return nil, err
+	}
 	for i, o := range outs {
 		d := companyDomain(o.Message.To.Email)
-		if repliedLeads[o.LeadID] || (c.Schedule.StopForCompany && d != "" && repliedDomains[d]) {
+		switch {
+		case repliedLeads[o.LeadID] || (c.Schedule.StopForCompany && d != "" && repliedDomains[d]):
 			holds[i] = &Held{Reason: "the lead (or their company) replied"}
+		case removed[o.LeadID]:
+			holds[i] = &Held{Reason: "a person removed the lead"}
 		}
 	}
 	return holds, nil
@@ -540,6 +549,10 @@ func (g campaignGate) Check(ctx context.Context, tx pgx.Tx, outs []Outgoing) ([]
 // Stopped is the campaigns' own rule: a campaign no longer scheduled or
 // sending sends nothing more, read with its row locked for share.
 func (campaignGate) Stopped() string { return campaigns.StoppedSQL }
+
+// Removed is the campaigns' own rule: a lead a person removed gets no
+// step, read with its row locked for share.
+func (campaignGate) Removed() string { return campaigns.RemovedSQL }
 
 // Claimed counts the steps claimed against the plan's monthly emails (a
 // refusal pauses the campaign, with the limit as the reason).

@@ -59,6 +59,12 @@ type Gate interface {
 	// what it reads for share, so that a stop in flight is waited for.
 	// Empty: nothing stops a claimed step.
 	Stopped() string
+	// Removed is read in the same statement: a query of the (campaign id,
+	// lead id) pairs, among the text array $2 and the bigint array $3 in
+	// workspace $1, whose lead must get nothing more (a person removed
+	// it). It should lock what it reads for share, as Stopped. Empty:
+	// nothing removes a claimed step's lead.
+	Removed() string
 }
 
 // Held is a step a [Gate] held back, and why.
@@ -459,6 +465,14 @@ func (s *Sender) handOver(ctx context.Context, session *smtpSession, outs []Outg
 			<-room
 			continue
 		}
+		if errors.Is(p.markErr, errLeadRemoved) {
+			// Settled failed by the mark itself: nothing was sent, and the
+			// campaign's other leads go on.
+			results[i] = SendResult{MessageID: p.claim.messageID, Status: StatusFailed, Held: &Held{Reason: "a person removed the lead"}}
+			done[i] = true
+			<-room
+			continue
+		}
 		if p.markErr != nil {
 			failed, reached = fmt.Errorf("send: mark the step sending: %w", p.markErr), i
 			break
@@ -502,7 +516,8 @@ func (s *Sender) handOver(ctx context.Context, session *smtpSession, outs []Outg
 
 // mark marks the batch's steps sending, in one statement; a step someone
 // else claimed again meanwhile gets errClaimed, one of a campaign the
-// gate says is stopped errCampaignStopped.
+// gate says is stopped errCampaignStopped, one whose lead it says was
+// removed errLeadRemoved.
 func (s *Sender) mark(ctx context.Context, outs []Outgoing, batch []*pending, gate Gate) error {
 	n := len(batch)
 	campaigns, leads, steps, attempts := make([]string, n), make([]int64, n), make([]int32, n), make([]int32, n)
@@ -513,42 +528,56 @@ func (s *Sender) mark(ctx context.Context, outs []Outgoing, batch []*pending, ga
 	// A campaign stopped since its steps were claimed sends none of them:
 	// the gate's stop is read here, right before DATA. Such steps end
 	// failed, to be claimed again if the campaign resumes.
-	stopped := `SELECT NULL::text WHERE false`
+	// So does a step whose lead a person removed since: it ends failed,
+	// and the engine never claims it again (the lead is out of the
+	// campaign).
+	stopped, removed := `SELECT NULL::text WHERE false`, `SELECT NULL::text, NULL::bigint WHERE false`
 	if gate != nil {
 		if q := gate.Stopped(); q != "" {
 			stopped = q
+		}
+		if q := gate.Removed(); q != "" {
+			removed = q
 		}
 	}
 	rows, err := s.db.Query(ctx, `WITH u AS (
 			SELECT * FROM unnest($2::text[], $3::bigint[], $4::int[], $5::int[]) AS u (campaign_id, lead_id, step, attempts)),
 		stopped (id) AS (`+stopped+`),
+		removed (campaign_id, lead_id) AS (`+removed+`),
 		held AS (
-			UPDATE mail_sends m SET status = 'failed', error = 'not sent: its campaign was stopped after the step was claimed', settled_at = $6
+			UPDATE mail_sends m SET status = 'failed', settled_at = $6, error = CASE WHEN m.campaign_id IN (SELECT id FROM stopped)
+				THEN 'not sent: its campaign was stopped after the step was claimed' ELSE '`+removedAfterClaim+`' END
 			FROM u WHERE m.workspace_id = $1 AND m.campaign_id = u.campaign_id AND m.lead_id = u.lead_id AND m.step = u.step
-			  AND m.status = 'claimed' AND m.attempts = u.attempts AND m.campaign_id IN (SELECT id FROM stopped)
-			RETURNING m.campaign_id, m.lead_id, m.step, false AS marked),
+			  AND m.status = 'claimed' AND m.attempts = u.attempts
+			  AND (m.campaign_id IN (SELECT id FROM stopped) OR (m.campaign_id, m.lead_id) IN (SELECT campaign_id, lead_id FROM removed))
+			RETURNING m.campaign_id, m.lead_id, m.step, false AS marked, m.campaign_id NOT IN (SELECT id FROM stopped) AS lead_removed),
 		marked AS (
 			UPDATE mail_sends m SET status = 'sending'
 			FROM u WHERE m.workspace_id = $1 AND m.campaign_id = u.campaign_id AND m.lead_id = u.lead_id AND m.step = u.step
-			  AND m.status = 'claimed' AND m.attempts = u.attempts AND m.campaign_id NOT IN (SELECT id FROM stopped)
-			RETURNING m.campaign_id, m.lead_id, m.step, true AS marked)
+			  AND m.status = 'claimed' AND m.attempts = u.attempts
+			  AND m.campaign_id NOT IN (SELECT id FROM stopped) AND (m.campaign_id, m.lead_id) NOT IN (SELECT campaign_id, lead_id FROM removed)
+			RETURNING m.campaign_id, m.lead_id, m.step, true AS marked, false AS lead_removed)
 		SELECT * FROM marked UNION ALL SELECT * FROM held`, outs[0].WorkspaceID, campaigns, leads, steps, attempts, s.clock.Now())
 	if err == nil {
 		outcome := make(map[stepKey]bool, n) // true: marked; false: held
+		leadRemoved := make(map[stepKey]bool)
 		var (
-			k      stepKey
-			marked bool
+			k               stepKey
+			marked, removed bool
 		)
-		_, err = pgx.ForEachRow(rows, []any{&k.campaign, &k.lead, &k.step, &marked}, func() error {
-			outcome[k] = marked
+		_, err = pgx.ForEachRow(rows, []any{&k.campaign, &k.lead, &k.step, &marked, &removed}, func() error {
+			outcome[k], leadRemoved[k] = marked, removed
 			return nil
 		})
 		if err == nil {
 			for _, p := range batch {
 				o := outs[p.i]
-				switch marked, found := outcome[stepKey{o.CampaignID, o.LeadID, o.Step.Step}]; {
+				key := stepKey{o.CampaignID, o.LeadID, o.Step.Step}
+				switch marked, found := outcome[key]; {
 				case !found:
 					p.markErr = errClaimed
+				case !marked && leadRemoved[key]:
+					p.markErr = errLeadRemoved
 				case !marked:
 					p.markErr = errCampaignStopped
 				}
@@ -906,6 +935,15 @@ func submissionClient(e Endpoint, own bool, timeout time.Duration) (*gomail.Clie
 // errCampaignStopped says a step's campaign was stopped or paused after
 // the step was claimed and before it was marked: it is not sent.
 var errCampaignStopped = errors.New("the step's campaign was stopped")
+
+// removedAfterClaim is the ledger's error of a step whose lead was
+// removed between its claim and its message: it never went out, and
+// never will.
+const removedAfterClaim = "not sent: its lead was removed after the step was claimed"
+
+// errLeadRemoved says a step's lead was removed after the step was
+// claimed: the mark settled it failed, unsent.
+var errLeadRemoved = errors.New("the step's lead was removed")
 
 // errClaimed says a step's claim was taken over: its lease ended and
 // another worker claimed it again.

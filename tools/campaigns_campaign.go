@@ -176,6 +176,10 @@ func campaignMarkdown(ctx context.Context, lead string, sc campaigns.StagedCampa
 			fmt.Fprintf(&b, "\nBefore it can launch (%s):\n%s", vibesell.Plural(len(sc.Blockers), "thing", "things"), bulletList(sc.Blockers))
 		}
 	}
+	if c.Leads > 0 {
+		fmt.Fprintf(&b, "\nOne lead's story (each email sent, its replies, its next step, why it stopped): %s with the lead's id or email; %s with campaign %s names the leads who answered, by id.\n",
+			vibesell.ToolGetLead, vibesell.ToolListReplies, c.ID)
+	}
 	return b.String()
 }
 

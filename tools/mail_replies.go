@@ -148,7 +148,8 @@ func repliesMarkdown(ctx context.Context, in listRepliesInput, page mail.ReplyPa
 			if r.LeadName != "" {
 				lead = clip(r.LeadName, 120) + " <" + clip(r.LeadEmail, 120) + ">"
 			}
-			fmt.Fprintf(&b, " Answers step %d of campaign %s, sent to %s (lead %s), matched by %s.\n\n", *r.Step, name, lead, r.Lead, r.MatchedBy)
+			fmt.Fprintf(&b, " Answers step %d of campaign %s, sent to %s (lead %s), matched by %s; %s with lead %q shows that lead's story.\n\n",
+				*r.Step, name, lead, r.Lead, r.MatchedBy, vibesell.ToolGetLead, r.Lead)
 		}
 		b.WriteString(vibesell.FenceOutside("The reply", "From: "+clip(r.From, 120)+"\nSubject: "+clip(r.Subject, 160)+"\n\n"+clip(r.Excerpt, repliesExcerptRunes)))
 		b.WriteString("\n")

@@ -77,6 +77,7 @@ func Registry(d Deps) []toolkit.Tool {
 		estimateLeadPool(d),
 		previewLeadSample(d),
 		importLeads(d),
+		getLead(d),
 		// Campaigns.
 		saveSequence(d),
 		approveSequence(d),

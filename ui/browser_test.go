@@ -156,6 +156,7 @@ func TestCardInBrowser(t *testing.T) {
 	all = append(all, orderedScenarios(t, s)...)
 	all = append(all, featureScenarios(t)...)
 	all = append(all, repliesScenarios(t, s)...)
+	all = append(all, leadScenarios()...)
 	all = append(all, genericScenarios()...)
 
 	// Kinds with neither a tool nor a Go output type yet are drawn (their

@@ -17,6 +17,7 @@ import (
 
 	"vibesell"
 	"vibesell/approvals"
+	"vibesell/audience"
 	"vibesell/billing"
 	"vibesell/campaigns"
 	"vibesell/mail"
@@ -232,6 +233,9 @@ func labelTables() string {
 		{"billingStatusLabels", "billing.StatusLabels", billing.StatusLabels},
 		{"billingMetricLabels", "billing.MetricLabels", billing.MetricLabels},
 		{"replyClassificationLabels", "mail.ClassificationLabels", mail.ClassificationLabels},
+		{"leadStatusLabels", "audience.LeadStatusLabels", audience.LeadStatusLabels},
+		{"leadStopLabels", "audience.StopLabels", audience.StopLabels},
+		{"leadStepLabels", "campaigns.StepLabels", campaigns.StepLabels},
 		{"sandboxShortcutLabels", "sending.ShortcutLabels", sending.ShortcutLabels},
 	} {
 		fmt.Fprintf(&b, "\n/** %s */\nexport const %s: Readonly<Record<string, string>> = {\n", table.from, table.name)

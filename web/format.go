@@ -16,8 +16,12 @@ import (
 // parsePages parses each page together with the layout it fills in.
 func parsePages() (map[string]*template.Template, error) {
 	pages := map[string]*template.Template{}
-	for _, name := range []string{"signin", "approvals", "approval", "support", "error", "leads", "upload", "campaigns", "settings", "billing", "outbox", "sending"} {
-		t, err := template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
+	for _, name := range []string{"signin", "approvals", "approval", "support", "error", "leads", "upload", "campaigns", "settings", "billing", "outbox", "sending", "lead"} {
+		files := []string{"templates/layout.html", "templates/" + name + ".html"}
+		if name == "leads" {
+			files = append(files, "templates/leadlist.html") // the leads list, in a file of its own
+		}
+		t, err := template.New(name).Funcs(funcs).ParseFS(templateFS, files...)
 		if err != nil {
 			return nil, fmt.Errorf("web: parse %s: %w", name, err)
 		}

@@ -61,6 +61,7 @@ type leadsData struct {
 	ImportStarted            string
 	// Skipped says what the last import left out, each with its count.
 	Skipped string
+	List    leadList // every lead, a page at a time (lead.go)
 }
 
 func (s *server) leadsPage(w http.ResponseWriter, r *http.Request, u auth.User, ses auth.WebSession) {
@@ -74,6 +75,10 @@ func (s *server) showLeads(w http.ResponseWriter, r *http.Request, u auth.User, 
 		return
 	}
 	d := leadsData{UploadPath: LeadsPath + "/uploads", SuppressPath: LeadsPath + "/suppressions", MaxMB: audience.MaxUploadBytes >> 20, LastImport: last}
+	if d.List, err = s.leadList(r, u); err != nil {
+		s.renderError(w, r, err, 0, "", "")
+		return
+	}
 	refresh := 0
 	if last != nil {
 		d.ImportPath, d.ImportStarted = approvals.AppPath(last.ApprovalID), formatTime(last.StartedAt, u.TimeZone)

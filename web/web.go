@@ -183,6 +183,7 @@ func (s *server) routes() http.Handler {
 		mux.HandleFunc("GET /app/support", s.signedIn(s.supportPage))
 	}
 	s.leadRoutes(mux)
+	s.leadListRoutes(mux)
 	if s.Outbox != nil {
 		// The sandbox outbox: every message the sandbox mail server
 		// accepted for the workspace, and a form to answer one as its lead.

@@ -60,6 +60,7 @@ func NewWith(t testing.TB, pool *pgxpool.Pool, now time.Time, cfg campaigns.Conf
 	svc := campaigns.New(pool, clock, cfg, aud, campaigns.JoinMailboxes(append([]campaigns.Mailboxes{sending.CampaignMailboxes(snd)}, more...)...), ws, ap)
 	svc.SetCounter(mail.NewTallies(pool, aud.MailSuppressions()))
 	svc.SetComposer(mail.Preview{})
+	aud.SetStorySources(svc, mail.NewLeadHistory(pool))
 	ap.Register(vibesell.ToolLaunchCampaign, campaigns.LaunchAction(svc))
 	ap.Register(vibesell.ToolStopCampaign, campaigns.StopAction(svc))
 	ap.Register(vibesell.ToolResumeCampaign, campaigns.ResumeAction(svc))

@@ -116,6 +116,9 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 	s.approvals.Register(vibesell.ToolResumeCampaign, campaigns.ResumeAction(s.campaigns))
 	s.campaigns.SetCounter(mail.NewTallies(db, s.audience.MailSuppressions()))
 	s.campaigns.SetComposer(mail.Preview{})
+	// A lead's story (the leads page, get_lead) asks campaigns and the
+	// sending engine for their parts.
+	s.audience.SetStorySources(s.campaigns, mail.NewLeadHistory(db))
 	s.oauth, err = oauth.New(oauth.Config{
 		PublicURL: cfg.PublicURL.String(),
 		DB:        db,

@@ -84,6 +84,10 @@ const DOCUMENTED_REFUSALS = {
     pattern: /^(This card is out of date|Pass either approval and decision, or card and answer)/,
     why: "it decides only with the one-time token a result gave the card (never an example's); its description says any other is refused",
   },
+  get_lead: {
+    pattern: /^"[^"]*" is not one of the workspace's leads/,
+    why: "the example's lead id names no lead of this workspace (the script imports none); an unknown lead is refused as not found",
+  },
   ...Object.fromEntries(["get_campaign", "estimate_campaign_plan"].map((name) => [name, {
     pattern: /^This workspace has no campaign yet/,
     why: "with no campaign staged there is nothing to show or estimate; the refusal names stage_campaign",

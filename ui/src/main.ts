@@ -16,6 +16,7 @@ import { leadCountView, leadPreviewView, targetView } from "./views/audience";
 import { checkoutView, plansView, portalView } from "./views/billing";
 import { campaignEstimateView, campaignView, firstEmailView, sequenceView } from "./views/campaigns";
 import { choiceView } from "./views/choice";
+import { leadView } from "./views/lead";
 import { repliesView } from "./views/replies";
 import { genericView, loading } from "./views/generic";
 import { domainQuoteView, emailStepView, sendingChoiceView, sendingSetupView, sizingView, warmedShelfView, warmupView } from "./views/sending";
@@ -48,6 +49,7 @@ const views: Record<string, View> = {
   checkout: checkoutView,
   portal: portalView,
   replies: repliesView,
+  lead: leadView,
 };
 
 const root = document.getElementById("root") as HTMLElement;

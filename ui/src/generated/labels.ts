@@ -126,6 +126,38 @@ export const replyClassificationLabels: Readonly<Record<string, string>> = {
   "other": "Other",
 };
 
+/** audience.LeadStatusLabels */
+export const leadStatusLabels: Readonly<Record<string, string>> = {
+  "not_emailed": "Not emailed yet",
+  "emailed": "Emailed",
+  "replied": "Replied",
+  "blocked": "Never written to again",
+  "removed": "Removed",
+};
+
+/** audience.StopLabels */
+export const leadStopLabels: Readonly<Record<string, string>> = {
+  "replied": "They replied",
+  "colleague_replied": "A colleague at the same company replied",
+  "unsubscribed": "They unsubscribed",
+  "bounced": "The address bounced",
+  "suppressed": "The address is on the never-write-to list",
+  "removed": "Removed from the leads",
+  "failed": "An email could not be sent after every try",
+  "completed": "Every email of the sequence went out",
+  "campaign_finished": "The campaign finished",
+};
+
+/** campaigns.StepLabels */
+export const leadStepLabels: Readonly<Record<string, string>> = {
+  "sending": "Being sent",
+  "delivered": "Delivered",
+  "bounced": "Bounced",
+  "retrying": "Not sent yet, tried again",
+  "failed": "Could not be sent",
+  "unknown": "May not have arrived",
+};
+
 /** sending.ShortcutLabels */
 export const sandboxShortcutLabels: Readonly<Record<string, string>> = {
   "sandbox_ready": "Made ready and warm at once: a sandbox shortcut, not a real warmup",

@@ -1462,6 +1462,100 @@ export interface PreviewLeadSampleResult {
 /** What import_leads returns. */
 export type ImportLeadsResult = OrderSendingSetupResult;
 
+/** What get_lead returns. */
+export interface GetLeadResult {
+  kind: "lead";
+  /** the lead's id */
+  id: string;
+  /** the lead's address */
+  email: string;
+  /** first and last name; empty when the import had none */
+  name: string;
+  /** the company; empty when not known */
+  company: string;
+  /** the job title; empty when not known */
+  title: string;
+  /** where the lead stands: blocked means its address or domain is never written to again */
+  status: "not_emailed" | "emailed" | "replied" | "blocked" | "removed";
+  /** when it was imported */
+  importedAt: string;
+  /** where it came from: a file a person uploaded, the lead directory, or the sample directory's made-up contacts */
+  source: "upload" | "directory" | "sample";
+  /** the uploaded file's name; null when not from an upload or not known */
+  fileName: string | null;
+  /** why its address is never written to again: unsubscribe, hard_bounce, complaint or manual (blocked by a person); null when it may be */
+  suppressed: string | null;
+  /** when a person removed it; null when not removed */
+  removedAt: string | null;
+  /** who removed it; null when not removed */
+  removedBy: string | null;
+  /** the campaigns it is in, oldest first */
+  campaigns: {
+    /** the campaign id, for get_campaign */
+    id: string;
+    /** the campaign's name */
+    name: string;
+    /** the campaign's own status */
+    status: "staged" | "scheduled" | "sending" | "paused" | "finished";
+    /** emails in its sequence */
+    steps: number;
+    /** the steps sent to the lead, oldest first (the newest 50 at most) */
+    sent: {
+      /** the campaign id */
+      campaign: string;
+      /** the step of the sequence, from 1 */
+      step: number;
+      /** when it was sent (or last tried) */
+      at: string;
+      /** the sending address it went from */
+      mailbox: string;
+      /** what became of it: delivered (accepted, no bounce came back), bounced, retrying (not handed over yet, tried again), failed (never sent after every try), unknown (the connection broke while it was handed over), sending */
+      outcome: "sending" | "delivered" | "bounced" | "retrying" | "failed" | "unknown";
+    }[] | null;
+    /** every step sent to the lead in this campaign */
+    sentTotal: number;
+    /** the next step; null when nothing more will go out */
+    next: {
+      /** the step the lead gets next, from 1 */
+      step: number;
+      /** when it is due; null when the campaign is not running */
+      due: string | null;
+      /** why it waits: launch (the campaign is not launched yet) or paused; null when it is due */
+      waiting: string | null;
+    } | null;
+    /** why it stopped; null while the lead may still get emails */
+    stopped: {
+      /** why nothing more goes to the lead in this campaign */
+      reason: "replied" | "colleague_replied" | "unsubscribed" | "bounced" | "suppressed" | "removed" | "failed" | "completed" | "campaign_finished";
+      /** when; null when not known */
+      at: string | null;
+      /** who: the address that replied, or the person who removed the lead; null when no one */
+      by: string | null;
+    } | null;
+  }[] | null;
+  /** the replies to emails sent to it, newest first (20 at most) */
+  replies: {
+    /** the campaign id of the email it answers */
+    campaign: string;
+    /** the step it answers, from 1 */
+    step: number;
+    /** who wrote it */
+    from: string;
+    /** when it was written */
+    receivedAt: string;
+    /** what the reply says, as VibeSell's rules read it */
+    classification: "interested" | "not_now" | "not_interested" | "out_of_office" | "unsubscribe" | "bounce" | "complaint" | "other";
+    /** how it was matched: domain when a colleague at the lead's company wrote */
+    matchedBy: "thread" | "address" | "domain";
+    /** the start of what the sender wrote, on one line */
+    excerpt: string;
+  }[] | null;
+  /** every reply to emails sent to it */
+  repliesTotal: number;
+  /** the lead's page in the VibeSell web app, for the person to open (they can remove the lead there); null when not available */
+  appUrl: string | null;
+}
+
 /** What save_sequence returns. */
 export interface SaveSequenceResult {
   kind: "sequence";
@@ -1968,6 +2062,7 @@ export const toolNames: readonly string[] = [
   "estimate_lead_pool",
   "preview_lead_sample",
   "import_leads",
+  "get_lead",
   "save_sequence",
   "approve_sequence",
   "check_first_email",
