@@ -92,7 +92,7 @@ func getLead(d Deps) toolkit.Tool {
 			if d.PublicURL != "" {
 				out.AppURL = strPtr(strings.TrimRight(d.PublicURL, "/") + "/app/leads/" + out.ID)
 			}
-			return toolkit.Result[leadOutput]{Markdown: leadMarkdown(st, out.AppURL), Data: out}, nil
+			return toolkit.Result[leadOutput]{Markdown: leadMarkdown(ctx, st, out.AppURL), Data: out}, nil
 		},
 	})
 }
@@ -128,7 +128,7 @@ func toLeadOutput(st audience.Story) leadOutput {
 	return out
 }
 
-func leadMarkdown(st audience.Story, appURL *string) string {
+func leadMarkdown(ctx context.Context, st audience.Story, appURL *string) string {
 	l := st.Lead
 	var b strings.Builder
 	name := l.Name()
@@ -139,13 +139,13 @@ func leadMarkdown(st audience.Story, appURL *string) string {
 	if l.Company != "" {
 		fmt.Fprintf(&b, ", %s", l.Company)
 	}
-	fmt.Fprintf(&b, "\n\nStatus: %s.\nImported %s from %s.\n", audience.LeadStatusLabels.Of(l.Status), vibesell.FormatTime(l.AddedAt), sourceText(st))
+	fmt.Fprintf(&b, "\n\nStatus: %s.\nImported %s from %s.\n", audience.LeadStatusLabels.Of(l.Status), vibesell.FormatTimeFor(ctx, l.AddedAt), sourceText(st))
 	if st.Suppressed != nil {
 		fmt.Fprintf(&b, "Its address%s is never written to again (suppressed: %s) since %s.\n",
-			pickText(st.Suppressed.Domain, "'s whole domain", ""), st.Suppressed.Reason, vibesell.FormatTime(st.Suppressed.At))
+			pickText(st.Suppressed.Domain, "'s whole domain", ""), st.Suppressed.Reason, vibesell.FormatTimeFor(ctx, st.Suppressed.At))
 	}
 	if st.RemovedAt != nil {
-		fmt.Fprintf(&b, "Removed by %s, %s: nothing more goes to it in any campaign.\n", st.RemovedBy, vibesell.FormatTime(*st.RemovedAt))
+		fmt.Fprintf(&b, "Removed by %s, %s: nothing more goes to it in any campaign.\n", st.RemovedBy, vibesell.FormatTimeFor(ctx, *st.RemovedAt))
 	}
 	if len(st.Campaigns) == 0 {
 		b.WriteString("\nIt is in no campaign yet.\n")
@@ -159,12 +159,12 @@ func leadMarkdown(st audience.Story, appURL *string) string {
 			fmt.Fprintf(&b, "(%s left out; the newest %d follow.)\n", vibesell.Plural(older, "older step", "older steps"), len(c.Sent))
 		}
 		for _, s := range c.Sent {
-			fmt.Fprintf(&b, "- step %d, %s from %s: %s\n", s.Step, vibesell.FormatTime(s.At), s.Mailbox, s.Outcome)
+			fmt.Fprintf(&b, "- step %d, %s from %s: %s\n", s.Step, vibesell.FormatTimeFor(ctx, s.At), s.Mailbox, s.Outcome)
 		}
 		if n := c.Next; n != nil {
 			switch {
 			case n.Due != nil:
-				fmt.Fprintf(&b, "Next: step %d, due %s.\n", n.Step, vibesell.FormatTime(*n.Due))
+				fmt.Fprintf(&b, "Next: step %d, due %s.\n", n.Step, vibesell.FormatTimeFor(ctx, *n.Due))
 			case n.Waiting == audience.WaitLaunch:
 				fmt.Fprintf(&b, "Next: step %d, once the campaign is launched.\n", n.Step)
 			default:
@@ -177,7 +177,7 @@ func leadMarkdown(st audience.Story, appURL *string) string {
 				fmt.Fprintf(&b, " (%s)", s.By)
 			}
 			if s.At != nil {
-				fmt.Fprintf(&b, ", %s", vibesell.FormatTime(*s.At))
+				fmt.Fprintf(&b, ", %s", vibesell.FormatTimeFor(ctx, *s.At))
 			}
 			b.WriteString(". Nothing more goes to this lead in this campaign.\n")
 		}
@@ -185,7 +185,7 @@ func leadMarkdown(st audience.Story, appURL *string) string {
 	if st.RepliesTotal > 0 {
 		fmt.Fprintf(&b, "\n### Replies (%d), newest first\n", st.RepliesTotal)
 		for _, r := range st.Replies {
-			fmt.Fprintf(&b, "- **%s** from %s, %s, answering step %d of campaign %s: %q\n", r.Classification, r.From, vibesell.FormatTime(r.ReceivedAt),
+			fmt.Fprintf(&b, "- **%s** from %s, %s, answering step %d of campaign %s: %q\n", r.Classification, r.From, vibesell.FormatTimeFor(ctx, r.ReceivedAt),
 				r.Step, r.Campaign, r.Excerpt)
 		}
 		if st.RepliesTotal > len(st.Replies) {
