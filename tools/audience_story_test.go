@@ -189,7 +189,7 @@ func TestGetLead(t *testing.T) {
 	t.Run("list_replies and get_campaign point to it", func(t *testing.T) {
 		var replies repliesOutput
 		md := acme.Result(vibesell.ToolListReplies, nil, &replies)
-		mustContain(t, md, fmt.Sprintf("sent to lead %s (sam@acme-corp.example), matched by thread; get_lead with lead %q shows that lead's story.", samID, samID))
+		mustContain(t, md, fmt.Sprintf("sent to Sam Ortiz, Acme Corp <sam@acme-corp.example> (lead %s), matched by thread; get_lead with lead %q shows that lead's story.", samID, samID))
 		var c campaignOutput
 		md = acme.Result(vibesell.ToolGetCampaign, map[string]any{"campaign": campaign}, &c)
 		mustContain(t, md, "One lead's story (each email sent, its replies, its next step, why it stopped): get_lead with the lead's id or email")
