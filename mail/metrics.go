@@ -36,7 +36,7 @@ func NewTallies(db *pgxpool.Pool, unsubscribed UnsubscribedLister) *Tallies {
 // stopped before writing the outcome; a step that bounced for now and
 // waits for another try counts too), bounced (a
 // bounce came back for it), delivered (sent and not bounced), replied (a
-// person answered it: not an out-of-office reply, not a bounce), positive
+// person answered it: not an out-of-office or other automatic reply, not a bounce), positive
 // (the answer was interested) and unsubscribed (an unsubscribe request,
 // or the lead's address unsubscribed, counted at the last step it got).
 // Totals count each lead once for replies and unsubscribes.
@@ -45,7 +45,7 @@ func (t *Tallies) CampaignTallies(ctx context.Context, ws uuid.UUID, id string, 
 		SELECT s.lead_id, s.step, s.recipient,
 		       s.status IN ('sent', 'sending', 'unknown') OR (s.status = 'failed' AND s.error LIKE 'soft bounce:%'),
 		       coalesce(bool_or(r.classification = 'bounce'), false),
-		       coalesce(bool_or(r.classification NOT IN ('bounce', 'complaint', 'out_of_office')), false),
+		       coalesce(bool_or(r.classification NOT IN ('bounce', 'complaint', 'out_of_office', 'auto_reply')), false),
 		       coalesce(bool_or(r.classification = 'interested'), false),
 		       coalesce(bool_or(r.classification = 'unsubscribe'), false)
 		  FROM mail_sends s

@@ -18,12 +18,26 @@ import (
 
 // Classifications of a reply.
 const (
-	Interested    = "interested"
-	NotNow        = "not_now"
+	// Interested is a reply that wants a conversation: a meeting asked
+	// for or a time proposed, a question wanting an answer, interest.
+	Interested = "interested"
+	// Referral names someone else to talk to.
+	Referral = "referral"
+	NotNow   = "not_now"
+	// Objection gives a reason against buying that can be answered: the
+	// price, a tool already in use, no budget.
+	Objection     = "objection"
 	NotInterested = "not_interested"
-	OutOfOffice   = "out_of_office"
-	Unsubscribe   = "unsubscribe"
-	Bounce        = "bounce"
+	// WrongPerson says the lead is not the one who handles this.
+	WrongPerson = "wrong_person"
+	// LeftCompany says the lead no longer works there.
+	LeftCompany = "left_company"
+	OutOfOffice = "out_of_office"
+	// AutoReply is an automatic answer that is not an out-of-office: a
+	// ticket opened, a mailbox not read.
+	AutoReply   = "auto_reply"
+	Unsubscribe = "unsubscribe"
+	Bounce      = "bounce"
 	// Complaint is a feedback-loop report: the recipient marked the
 	// email as spam.
 	Complaint = "complaint"
