@@ -56,16 +56,18 @@ func Classify(r Reply) Verdict {
 		}
 		return Verdict{Classification: Bounce, Bounce: "soft", Rule: "a mail server's bounce gives no permanent status, so it counts as temporary"}
 	}
+	// text is what the rules below read: the sender's words.
+	text := r.Text
 	subject := strings.TrimSpace(r.Subject)
 	subjectOOO := outOfOfficeSubject.MatchString(subject)
 	autoSubject := autoReplySubject.MatchString(subject)
-	textOOO := outOfOfficeText.FindString(r.Text)
+	textOOO := outOfOfficeText.FindString(text)
 	// A lead who left says so in an automatic answer too, and that
 	// outweighs the automatic answer's being one.
-	if left, ok := leftSignal.find(r.Text, lowerSameLength(r.Text)); ok && (r.AutoSubmitted || subjectOOO || autoSubject) {
+	if left, ok := leftSignal.find(text, lowerSameLength(text)); ok && (r.AutoSubmitted || subjectOOO || autoSubject) {
 		return Verdict{Classification: LeftCompany, Rule: fmt.Sprintf("an automatic reply says %q (%s)", left, leftSignal.meaning)}
 	}
-	if subjectOOO || ((r.AutoSubmitted || autoSubject) && textOOO != "") || (textOOO != "" && len(r.Text) < 600 && containsReturn(r.Text)) {
+	if subjectOOO || ((r.AutoSubmitted || autoSubject) && textOOO != "") || (textOOO != "" && len(text) < 600 && containsReturn(text)) {
 		v := Verdict{Classification: OutOfOffice}
 		switch {
 		case subjectOOO:
@@ -75,13 +77,13 @@ func Classify(r Reply) Verdict {
 		default:
 			v.Rule = fmt.Sprintf("the reply says %q and when the sender is back", textOOO)
 		}
-		if on, ok := returnDate(r.Text, r.Date); ok {
+		if on, ok := returnDate(text, r.Date); ok {
 			v.ReturnsOn = &on
 		}
 		return v
 	}
 	if r.AutoSubmitted || autoSubject {
-		if w, ok := autoSignal.find(r.Text, lowerSameLength(r.Text)); ok {
+		if w, ok := autoSignal.find(text, lowerSameLength(text)); ok {
 			return Verdict{Classification: AutoReply, Rule: fmt.Sprintf("an automatic reply that says %q, not an out-of-office", w)}
 		}
 		if r.AutoSubmitted {
@@ -89,10 +91,10 @@ func Classify(r Reply) Verdict {
 		}
 		return Verdict{Classification: AutoReply, Rule: fmt.Sprintf("the subject %q is an automatic reply's, and it is not an out-of-office", r.Subject)}
 	}
-	if w, ok := autoSignal.find(r.Text, lowerSameLength(r.Text)); ok {
+	if w, ok := autoSignal.find(text, lowerSameLength(text)); ok {
 		return Verdict{Classification: AutoReply, Rule: fmt.Sprintf("the message says %q, as an automatic answer does", w)}
 	}
-	if v, ok := readWords(r.Text); ok {
+	if v, ok := readWords(text); ok {
 		return v
 	}
 	return Verdict{Classification: Other, Rule: "no rule matched the reply's words"}

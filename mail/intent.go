@@ -122,7 +122,7 @@ var (
 	}}
 	unsubscribeSignal = signal{meaning: "asks to hear no more", phrases: []string{
 		"unsubscribe", "remove me", "remove us", "remove my", "take me off", "off your list", "opt me out", "opt out", "opt-out", "stop emailing", "stop contacting", "stop sending", "stop writing", "do not contact", "don't contact", "do not email", "don't email", "do not send", "don't send me", "no more emails", "delete my data", "delete my details", "never contact me", "please stop",
-		"abmelden", "melden sie mich ab", "austragen", "tragen sie mich", "aus ihrem verteiler", "aus dem verteiler", "keine weiteren e-mails", "keine weiteren mails", "keine e-mails mehr", "keine mails mehr", "nicht mehr kontaktieren", "nicht mehr anschreiben", "löschen sie meine daten", "meine daten löschen", "entfernen sie mich",
+		"abmelden", "melden sie mich ab", "no me escriban", "no me escribáis", "borren mis datos", "plus recevoir", "austragen", "tragen sie mich", "aus ihrem verteiler", "aus dem verteiler", "keine weiteren e-mails", "keine weiteren mails", "keine e-mails mehr", "keine mails mehr", "nicht mehr kontaktieren", "nicht mehr anschreiben", "löschen sie meine daten", "meine daten löschen", "entfernen sie mich",
 		"désabonner", "désinscrire", "désinscription", "me retirer de", "retirez-moi", "ne plus recevoir", "ne me contactez plus", "arrêtez de m'écrire", "arrêtez de m'envoyer", "supprimer mes données", "supprimez mes coordonnées", "supprimez mon adresse",
 		"darme de baja", "dar de baja", "denme de baja", "dadme de baja", "borrar mis datos", "eliminar mis datos", "no me envíen", "no me envíes", "no me escriba", "no me escribas", "no me contacte", "no me contactes", "dejen de escribirme", "deja de escribirme", "quitarme de", "elimínenme", "eliminen mi correo",
 	}}
@@ -133,7 +133,7 @@ var (
 		"ya no trabaja", "ya no trabajo", "ya no forma parte", "dejó la empresa", "ha dejado la empresa", "he dejado la empresa", "ya no está en", "ya no pertenece", "ya no estoy en",
 	}}
 	wrongPersonSignal = signal{meaning: "the lead is not the one who handles this", phrases: []string{
-		"wrong person", "not the right person", "not the right contact", "not the best person", "not the correct person", "not the person you", "wrong contact", "wrong department", "i don't handle", "i do not handle", "not my area", "not my department", "not in my remit", "outside my remit", "not responsible for", "not involved in", "i'm not involved", "not the decision maker", "not the decision-maker", "don't make those decisions", "not my call",
+		"wrong person", "not the right person", "meant for someone else", "intended for someone else", "wrong recipient", "falsche empfänger", "falschen empfänger", "mauvais destinataire", "destinatario equivocado", "not the right contact", "not the best person", "not the correct person", "not the person you", "wrong contact", "wrong department", "i don't handle", "i do not handle", "not my area", "not my department", "not in my remit", "outside my remit", "not responsible for", "not involved in", "i'm not involved", "not the decision maker", "not the decision-maker", "don't make those decisions", "not my call",
 		"falsche ansprechpartner", "falscher ansprechpartner", "falsche ansprechpartnerin", "nicht der richtige ansprechpartner", "nicht die richtige ansprechpartnerin", "nicht die richtige person", "nicht zuständig", "nicht mein bereich", "nicht verantwortlich", "falsche person",
 		"pas la bonne personne", "pas le bon interlocuteur", "pas la bonne interlocutrice", "mauvais interlocuteur", "mauvaise personne", "je ne suis pas en charge", "pas en charge de", "ne m'occupe pas", "pas mon domaine", "pas de mon ressort", "pas responsable",
 		"no soy la persona", "persona equivocada", "no es mi área", "no me encargo", "no soy responsable", "no soy el responsable", "no soy la responsable", "no soy quien", "contacto equivocado", "no es mi departamento",
@@ -141,7 +141,7 @@ var (
 	// referralSignal hands the conversation to someone; it counts as a
 	// referral only when the reply names them ([namesSomeone]).
 	referralSignal = signal{meaning: "names someone else to talk to", phrases: []string{
-		"talk to", "speak to", "speak with", "reach out to", "get in touch with", "contact", "please email", "loop in", "looping in", "cc'd", "cc'ing", "cc:", "copied", "copying", "forwarded", "forwarding", "the right person", "right person is", "the person to talk", "handles", "is in charge", "owns this", "runs our", "is responsible", "who handles", "who owns", "better person", "better contact",
+		"talk to", "speak to", "owned by", "try", "would be the one", "the one to", "liegt bei", "am besten mit", "wenden sie sich bitte an", "wende dich bitte an", "voyez", "plutôt avec", "speak with", "reach out to", "get in touch with", "contact", "please email", "loop in", "looping in", "cc'd", "cc'ing", "cc:", "copied", "copying", "forwarded", "forwarding", "the right person", "right person is", "the person to talk", "handles", "is in charge", "owns this", "runs our", "is responsible", "who handles", "who owns", "better person", "better contact",
 		"wenden sie sich an", "wende dich an", "ansprechpartner ist", "ansprechpartnerin ist", "ist zuständig", "zuständig ist", "kümmert sich", "weitergeleitet", "leite ihre", "leite das", "in cc", "in kopie", "melden sie sich bei", "kontaktieren sie", "sprechen sie mit", "richtige ansprechpartner", "richtige ansprechpartnerin",
 		"contactez", "adressez-vous", "voir avec", "en copie", "je transfère", "j'ai transféré", "transmis à", "s'occupe de", "est en charge", "la bonne personne", "le bon interlocuteur", "la bonne interlocutrice",
 		"contacta con", "contacte con", "contactar con", "habla con", "hable con", "escribe a", "escriba a", "en copia", "he reenviado", "reenvío", "se encarga", "es la persona", "lleva este tema", "la persona adecuada",
@@ -159,13 +159,13 @@ var (
 	}}
 	whenLater           = word(`(?:` + months + `(?: \d{4})?|q[1-4](?: \d{4})?|next (?:year|quarter)|nächste[sn]? (?:jahr|quartal)|l'année prochaine|l'an prochain|el año que viene|el próximo año|after the holidays|nach den feiertagen|après les fêtes|después de las fiestas)`)
 	notInterestedSignal = signal{meaning: "not interested", phrases: []string{
-		"not interested", "no thanks", "no thank you", "no, thanks", "no, thank you", "not a fit", "not a good fit", "we're all set", "we are all set", "no need", "not for us", "no interest", "we'll pass", "i'll pass", "we will pass", "pass on this", "not looking", "don't need", "do not need", "not relevant", "not something we need", "doesn't fit", "does not fit", "please don't follow up", "we're good", "we are good", "not something we",
+		"not interested", "no thanks", "nope", "nah", "no thank you", "no, thanks", "no, thank you", "not a fit", "not a good fit", "we're all set", "we are all set", "no need", "not for us", "no interest", "we'll pass", "i'll pass", "we will pass", "pass on this", "not looking", "don't need", "do not need", "not relevant", "not something we need", "doesn't fit", "does not fit", "please don't follow up", "we're good", "we are good", "not something we",
 		"kein interesse", "nicht interessiert", "nicht interessant", "nein danke", "nein, danke", "kein bedarf", "keinen bedarf", "brauchen wir nicht", "benötigen wir nicht", "nicht relevant", "passt nicht", "kommt nicht in frage", "sind versorgt",
 		"pas intéressé", "pas intéressée", "pas intéressés", "ne m'intéresse pas", "ne nous intéresse pas", "non merci", "non, merci", "pas besoin", "aucun intérêt", "pas pertinent", "ne correspond pas",
 		"no me interesa", "no nos interesa", "no estoy interesado", "no estoy interesada", "no estamos interesados", "no gracias", "no, gracias", "no lo necesitamos", "no necesitamos", "sin interés", "no aplica", "no encaja",
 	}}
 	meetingSignal = signal{meaning: "a meeting asked for", phrases: []string{
-		"let's talk", "lets talk", "let's chat", "lets chat", "let's connect", "let's set up", "let's find a time", "let's schedule", "let's do", "happy to chat", "happy to talk", "happy to hop", "happy to take a call", "happy to meet", "happy to jump", "open to a call", "open to a chat", "open to chatting", "open to a conversation", "up for a call", "up for a chat", "book a", "book some time", "schedule a", "schedule some time", "set up a call", "set up a meeting", "set up time", "set something up", "hop on a call", "jump on a call", "get on a call", "grab time", "grab 15", "grab 20", "grab 30", "find a time", "find time", "what times work", "what time works", "when works", "when are you free", "when are you available", "are you free", "are you available", "your availability", "send me an invite", "send an invite", "send a calendar invite", "send over an invite", "send me a calendar", "calendar link", "my calendar", "calendly", "quick call", "a call", "walkthrough", "walk-through", "walk me through", "walk us through", "show me", "show us", "demo", "a meeting",
+		"let's talk", "lets talk", "let's chat", "lets chat", "let's connect", "let's set up", "let's find a time", "let's schedule", "let's do", "happy to chat", "happy to talk", "happy to hop", "happy to take a call", "happy to meet", "happy to jump", "open to a call", "open to a chat", "open to chatting", "open to a conversation", "up for a call", "up for a chat", "book a", "book some time", "schedule a", "schedule some time", "set up a call", "set up a meeting", "set up time", "set something up", "hop on a call", "jump on a call", "get on a call", "grab time", "grab 15", "grab 20", "grab 30", "find a time", "find time", "what times work", "what time works", "when works", "when are you free", "when are you available", "are you free", "are you available", "your availability", "send me an invite", "send an invite", "send a calendar invite", "send over an invite", "send me a calendar", "calendar link", "my calendar", "calendly", "quick call", "a call", "video call", "good to connect", "give me a ring", "give me a call", "call me", "kurzer call", "ein call", "einen call", "anrufen", "rufen sie", "walkthrough", "walk-through", "walk me through", "walk us through", "show me", "show us", "demo", "a meeting",
 		"termin", "gespräch", "telefonat", "telefonieren", "anruf", "kurz sprechen", "austauschen", "kennenlernen", "videocall", "zoom", "vorführung", "präsentation", "zeigen sie mir", "wann passt", "wann haben sie zeit", "hätten sie zeit", "haben sie zeit", "lassen sie uns", "lass uns", "gerne sprechen",
 		"rendez-vous", "rdv", "un appel", "un call", "échanger", "un échange", "une démo", "démonstration", "une présentation", "réunion", "visio", "vos disponibilités", "vos dispos", "êtes-vous disponible", "seriez-vous disponible", "discutons", "parlons-en", "en parler", "caler un", "planifier", "organiser un",
 		"reunión", "una llamada", "llamada", "hablemos", "charlar", "charlemos", "agendar", "te viene bien", "le viene bien", "qué día", "disponibilidad", "estás disponible", "está disponible", "videollamada", "coordinar", "podemos hablar", "hablar",
@@ -177,7 +177,7 @@ var (
 		word(clock),
 		word(`(?:tomorrow|morgen|demain|mañana|next week|nächste woche|semaine prochaine|la semana que viene|la próxima semana)`),
 	}}
-	offers          = regexp.MustCompile(`(?i)\?|work|free|availab|could you|can you|can we|how about|what about|does|would|open|suit|let's|happy|passt|geht|können|könnten|hätten|haben sie|wie wäre|convient|dispo|pouvez|pourriez|pourrait|peut-on|on peut|ça vous|me va|le va|te va|puede|podemos|podría|qué tal|le parece|te parece|vale`)
+	offers          = regexp.MustCompile(`(?i)\?|work|free|can do|i can|let me know|suits?\b|fine|hätte|wäre|zeit|erreichbar|availab|could you|can you|can we|how about|what about|does|would|open|suit|let's|happy|passt|geht|können|könnten|hätten|haben sie|wie wäre|convient|dispo|pouvez|pourriez|pourrait|peut-on|on peut|ça vous|me va|le va|te va|puede|podemos|podría|qué tal|le parece|te parece|vale`)
 	questionMeta    = regexp.MustCompile(`(?i)who (?:is this|are you|gave you|sent)|how did you (?:get|find)|where did you get|why (?:are|do) you (?:email|contact|writ|send)|is this (?:spam|automated|a bot|real)|wer sind sie|woher haben sie|wer hat ihnen|qui êtes-vous|qui etes-vous|comment avez-vous eu|où avez-vous|quién (?:es|eres)|de dónde (?:sacó|sacaste|ha sacado|tiene)|cómo (?:consiguió|consiguieron|obtuvo)|^\W*(?:what|was|quoi|qué)\W*$`)
 	objectionSignal = signal{meaning: "an objection", phrases: []string{
 		"too expensive", "too pricey", "out of our budget", "over our budget", "no budget", "don't have budget", "don't have the budget", "can't afford", "cannot afford", "we already use", "we already have", "we already work with", "already using", "we're using", "we are using", "we use", "happy with our current", "happy with what we have", "happy with our", "built our own", "in-house", "in house", "locked into", "under contract", "contract with", "don't see the value", "don't see how", "not convinced", "skeptical", "sceptical", "tried something similar", "didn't work for us",
@@ -186,7 +186,7 @@ var (
 		"demasiado caro", "muy caro", "no tenemos presupuesto", "sin presupuesto", "ya usamos", "ya tenemos", "ya trabajamos con", "ya utilizamos", "solución interna", "desarrollo propio", "internamente", "contrato con", "contentos con", "satisfechos con", "no veo el valor", "no me convence", "no estoy convencido", "escéptico",
 	}}
 	interestSignal = signal{meaning: "interest", phrases: []string{
-		"interested", "interesting", "intrigued", "curious", "good timing", "great timing", "perfect timing", "timely", "tell me more", "send more", "send me more", "send over", "send me", "more info", "more information", "more details", "learn more", "sounds good", "sounds great", "sounds interesting", "sounds promising", "worth a look", "worth exploring", "worth a conversation", "keen", "would love", "i'd love", "love to", "open to", "on our radar", "looking for something like", "looking for a solution", "we've been looking", "been meaning to", "exactly what", "relevant for us", "count me in", "yes please", "absolutely", "pricing", "how much",
+		"interested", "interesting", "deck", "one pager", "one-pager", "yes pls", "free trial", "trial", "zur richtigen zeit", "testversion", "probeversion", "intrigued", "curious", "good timing", "great timing", "perfect timing", "timely", "tell me more", "send more", "send me more", "send over", "send me", "more info", "more information", "more details", "learn more", "sounds good", "sounds great", "sounds interesting", "sounds promising", "worth a look", "worth exploring", "worth a conversation", "keen", "would love", "i'd love", "love to", "open to", "on our radar", "looking for something like", "looking for a solution", "we've been looking", "been meaning to", "exactly what", "relevant for us", "count me in", "yes please", "absolutely", "pricing", "how much",
 		"interessant", "interessiert", "klingt gut", "klingt spannend", "spannend", "gerne mehr", "mehr informationen", "mehr infos", "schicken sie mir", "senden sie mir", "schick mir", "genau das", "suchen gerade", "guter zeitpunkt", "perfektes timing", "unterlagen",
 		"intéressé", "intéressée", "intéressant", "m'intéresse", "nous intéresse", "curieux", "curieuse", "envoyez-moi", "envoyez moi", "plus d'infos", "plus d'informations", "en savoir plus", "volontiers", "avec plaisir", "bon timing", "tombe bien", "tombe à pic", "pertinent", "tarifs",
 		"me interesa", "nos interesa", "interesado", "interesada", "interesante", "envíame", "envíeme", "mándame", "mándeme", "más información", "más info", "más detalles", "suena bien", "suena interesante", "con gusto", "encantado", "encantada", "buen momento", "justo lo que", "me gustaría", "nos vendría bien", "precios",
@@ -200,7 +200,7 @@ var (
 )
 
 var emailAddress = regexp.MustCompile(`[\w.+-]+@[\w-]+\.[\w.-]+`)
-var colleague = word(`(?:colleague|coworker|co-worker|my boss|our cfo|our ceo|our cto|our coo|head of|vp of|director|manager|team lead|controller|kollegen?|kollegin|chef|chefin|leiter|leiterin|herrn?|frau|collègue|responsable|directeur|directrice|m\.|mme|compañer[oa]|colega|jef[ae]|director[a]?|responsable)`)
+var colleague = word(`(?:cfo|ceo|cto|coo|daf|controller|controlling|contrôleur|comptabilité|buchhaltung|einkauf|einkaufsleiter(?:in)?|compras|contabilidad|procurement|purchasing|finance team|accounting|colleague|coworker|co-worker|my boss|our cfo|our ceo|our cto|our coo|head of|vp of|director|manager|team lead|controller|kollegen?|kollegin|chef|chefin|leiter|leiterin|herrn?|frau|collègue|responsable|directeur|directrice|m\.|mme|compañer[oa]|colega|jef[ae]|director[a]?|responsable)`)
 var properName = regexp.MustCompile(`^[\s,:(]*(?:(?:my|our|unser(?:e|em|en)?|mein(?:e|em|en)?|notre|mon|ma|nuestr[oa]|mi|la|el|le|à|a|an|to|with|mit|con)\s+)*\p{Lu}\p{Ll}+`)
 
 // namesSomeone reports whether a hand-off names whom to talk to: an
@@ -230,6 +230,9 @@ func namesSomeone(text, lower string) bool {
 			}
 			if subjectFirst[p] {
 				before := text[max(0, start-30):start]
+				if colleague.MatchString(lowerSameLength(before)) {
+					return true
+				}
 				for _, w := range capitalWord.FindAllString(before, -1) {
 					if !notAName[w] {
 						return true
@@ -255,7 +258,7 @@ func clip(s string, n int) string {
 var capitalWord = regexp.MustCompile(`\p{Lu}\p{Ll}+`)
 
 // subjectFirst are the hand-offs whose person comes before them.
-var subjectFirst = map[string]bool{"handles": true, "is in charge": true, "is responsible": true, "owns this": true, "runs our": true, "right person is": true,
+var subjectFirst = map[string]bool{"handles": true, "would be the one": true, "the one to": true, "weitergeleitet": true, "is in charge": true, "is responsible": true, "owns this": true, "runs our": true, "right person is": true,
 	"ist zuständig": true, "zuständig ist": true, "kümmert sich": true, "ansprechpartner ist": true, "ansprechpartnerin ist": true,
 	"s'occupe de": true, "est en charge": true, "se encarga": true, "lleva este tema": true, "es la persona": true}
 
@@ -357,6 +360,10 @@ func sentences(text string) []string {
 	var out []string
 	start := 0
 	for _, loc := range sentenceEnd.FindAllStringIndex(text, -1) {
+		// "am 14. um 11 Uhr": a dot after a number ends no sentence.
+		if text[loc[0]] == '.' && loc[0] > 0 && text[loc[0]-1] >= '0' && text[loc[0]-1] <= '9' {
+			continue
+		}
 		if s := strings.TrimSpace(text[start:loc[1]]); s != "" {
 			out = append(out, s)
 		}
