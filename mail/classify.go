@@ -25,7 +25,7 @@ var outOfOfficeSubject = regexp.MustCompile(`(?i)^(out of (the )?office|ooo\b|ab
 // autoReplySubject is the subject of an automatic answer, out-of-office
 // or not: which one it is, its words say.
 var autoReplySubject = regexp.MustCompile(`(?i)^(automatic reply|auto(matic)?[- ]?reply|auto:|automatische antwort|réponse automatique|respuesta automática|autosvar)`)
-var outOfOfficeText = regexp.MustCompile(`(?i)(out of (the )?office|\bon (annual |parental |maternity |paternity |sick |medical )?leave\b|\bon vacation\b|\bon holiday\b|\baway from (the |my )?(office|desk)\b|\blimited access to (my )?e-?mail|\bi am away\b|\bi'm away\b|\bi am currently away\b|\bi'm currently away\b|nicht im büro|außer haus|abwesend|im urlaub|in elternzeit|\bnicht erreichbar\b|en congés?|\babsente?\b|en vacances|hors du bureau|en déplacement|fuera de la oficina|\bde vacaciones\b|\bausente\b|de baja (?:médica|por)|de permiso)`)
+var outOfOfficeText = regexp.MustCompile(`(?i)(out of (the )?office|\bon (annual |parental |maternity |paternity |sick |medical )?leave\b|\bon vacation\b|\bon holiday\b|\baway from (the |my )?(office|desk)\b|\blimited access to (my )?e-?mail|\booo\b|\bon a business trip\b|\btravell?ing\b|dienstreise|geschäftsreise|estoy fuera|\bi am away\b|\bi'm away\b|\bi am currently away\b|\bi'm currently away\b|nicht im büro|außer haus|abwesend|im urlaub|in elternzeit|\bnicht erreichbar\b|en congés?|\babsente?\b|en vacances|hors du bureau|en déplacement|fuera de la oficina|\bde vacaciones\b|\bausente\b|de baja (?:médica|por)|de permiso)`)
 
 var bounceSender = regexp.MustCompile(`^(mailer-daemon|postmaster)@`)
 
@@ -67,6 +67,12 @@ func Classify(r Reply) Verdict {
 	if left, ok := leftSignal.find(text, lowerSameLength(text)); ok && (r.AutoSubmitted || subjectOOO || autoSubject) {
 		return Verdict{Classification: LeftCompany, Rule: fmt.Sprintf("an automatic reply says %q (%s)", left, leftSignal.meaning)}
 	}
+	// An automatic reply that says when its sender is back is an
+	// out-of-office, whatever words it uses for being away.
+	returns, hasReturn := returnDate(text, r.Date)
+	if textOOO == "" && (r.AutoSubmitted || autoSubject) && hasReturn {
+		textOOO = "when the sender is back"
+	}
 	if subjectOOO || ((r.AutoSubmitted || autoSubject) && textOOO != "") || (textOOO != "" && len(text) < 600 && containsReturn(text)) {
 		v := Verdict{Classification: OutOfOffice}
 		switch {
@@ -77,8 +83,8 @@ func Classify(r Reply) Verdict {
 		default:
 			v.Rule = fmt.Sprintf("the reply says %q and when the sender is back", textOOO)
 		}
-		if on, ok := returnDate(text, r.Date); ok {
-			v.ReturnsOn = &on
+		if hasReturn {
+			v.ReturnsOn = &returns
 		}
 		return v
 	}

@@ -90,7 +90,7 @@ func TestClassifyCorpus(t *testing.T) {
 		t.Errorf("the corpus has %d replies, want at least 300", len(corpus))
 	}
 	type tally struct{ right, all int }
-	per := map[string]*tally{}
+	per, perFile := map[string]*tally{}, map[string]*tally{}
 	var right, wantsRight int
 	for _, c := range corpus {
 		if !slices.Contains(mail.Classifications(), c.label) {
@@ -107,7 +107,12 @@ func TestClassifyCorpus(t *testing.T) {
 			per[c.label] = &tally{}
 		}
 		per[c.label].all++
+		if perFile[c.file] == nil {
+			perFile[c.file] = &tally{}
+		}
+		perFile[c.file].all++
 		if v.Classification == c.label {
+			perFile[c.file].right++
 			per[c.label].right++
 			right++
 		} else {
@@ -122,6 +127,15 @@ func TestClassifyCorpus(t *testing.T) {
 		if p := per[class]; p != nil {
 			fmt.Fprintf(&report, "  %-15s %3d/%3d  %5.1f%%\n", class, p.right, p.all, 100*float64(p.right)/float64(p.all))
 		}
+	}
+	files := make([]string, 0, len(perFile))
+	for f := range perFile {
+		files = append(files, f)
+	}
+	slices.Sort(files)
+	for _, f := range files {
+		p := perFile[f]
+		fmt.Fprintf(&report, "  %-15s %3d/%3d  %5.1f%%\n", f, p.right, p.all, 100*float64(p.right)/float64(p.all))
 	}
 	overall := 100 * float64(right) / float64(len(corpus))
 	wants := 100 * float64(wantsRight) / float64(len(corpus))

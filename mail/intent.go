@@ -115,25 +115,28 @@ const (
 
 var (
 	complaintSignal = signal{meaning: "a complaint", phrases: []string{
-		"this is spam", "is spam", "pure spam", "stop spamming", "spamming me", "spamming us", "report you", "reporting you", "reported you", "reported this", "marked this as spam", "marking this as spam", "unsolicited", "harassment", "harassing me", "never opted in", "never signed up", "did not consent", "didn't consent", "without my consent",
+		"this is spam", "is spam", "as spam", "pure spam", "stop spamming", "spamming me", "spamming us", "report you", "reporting you", "reported you", "reported this", "marked this as spam", "marking this as spam", "unsolicited", "harassment", "harassing me", "never opted in", "never signed up", "did not consent", "didn't consent", "without my consent",
 		"ist spam", "reiner spam", "unerwünschte werbung", "ohne meine einwilligung", "ohne einwilligung", "werde ich melden", "melde ich", "belästigung", "abmahnung",
 		"c'est du spam", "du spam", "sans mon consentement", "démarchage abusif", "vous signaler", "harcèlement", "non sollicité", "non sollicités",
 		"esto es spam", "es spam", "sin mi consentimiento", "voy a denunciar", "voy a reportar", "acoso", "no solicitado", "no solicitados",
 	}}
 	unsubscribeSignal = signal{meaning: "asks to hear no more", phrases: []string{
-		"unsubscribe", "remove me", "remove us", "remove my", "take me off", "off your list", "opt me out", "opt out", "opt-out", "stop emailing", "stop contacting", "stop sending", "stop writing", "do not contact", "don't contact", "do not email", "don't email", "do not send", "don't send me", "no more emails", "delete my data", "delete my details", "never contact me", "please stop",
+		"unsubscribe", "remove me", "pls remove", "please remove", "eliminadme", "elimíname", "bórrame", "borradme", "de vuestra base de datos", "remove us", "remove my", "take me off", "off your list", "opt me out", "opt out", "opt-out", "stop emailing", "stop contacting", "stop sending", "stop writing", "do not contact", "don't contact", "do not email", "don't email", "do not send", "don't send me", "no more emails", "delete my data", "delete my details", "never contact me", "please stop",
 		"abmelden", "melden sie mich ab", "no me escriban", "no me escribáis", "borren mis datos", "plus recevoir", "austragen", "tragen sie mich", "aus ihrem verteiler", "aus dem verteiler", "keine weiteren e-mails", "keine weiteren mails", "keine e-mails mehr", "keine mails mehr", "nicht mehr kontaktieren", "nicht mehr anschreiben", "löschen sie meine daten", "meine daten löschen", "entfernen sie mich",
 		"désabonner", "désinscrire", "désinscription", "me retirer de", "retirez-moi", "ne plus recevoir", "ne me contactez plus", "arrêtez de m'écrire", "arrêtez de m'envoyer", "supprimer mes données", "supprimez mes coordonnées", "supprimez mon adresse",
 		"darme de baja", "dar de baja", "denme de baja", "dadme de baja", "borrar mis datos", "eliminar mis datos", "no me envíen", "no me envíes", "no me escriba", "no me escribas", "no me contacte", "no me contactes", "dejen de escribirme", "deja de escribirme", "quitarme de", "elimínenme", "eliminen mi correo",
 	}}
-	leftSignal = signal{meaning: "the lead left the company", phrases: []string{
+	leftSignal = signal{meaning: "the lead left the company", patterns: []*regexp.Regexp{
+		word(`left (?:in|last|back in|at the end of) (?:the )?(?:` + months + `|summer|spring|autumn|fall|winter|month|year|week)`),
+		word(`not (?:at|with) [\p{L}&.' -]{2,30} any ?more`),
+	}, phrases: []string{
 		"no longer with", "no longer works", "no longer working", "no longer employed", "left the company", "left the organization", "left the organisation", "left the firm", "left the business", "is no longer at", "am no longer at", "no longer part of", "i've moved on", "i have moved on", "moved on from", "my last day", "no longer in use", "has retired", "have retired",
 		"nicht mehr im unternehmen", "nicht mehr bei", "nicht mehr für", "unternehmen verlassen", "nicht mehr tätig", "ausgeschieden", "nicht mehr beschäftigt", "mein letzter arbeitstag", "nicht mehr besetzt",
 		"ne fait plus partie", "a quitté", "ai quitté", "ne travaille plus", "n'est plus chez", "n'est plus en poste", "ne suis plus chez", "plus en activité",
 		"ya no trabaja", "ya no trabajo", "ya no forma parte", "dejó la empresa", "ha dejado la empresa", "he dejado la empresa", "ya no está en", "ya no pertenece", "ya no estoy en",
 	}}
 	wrongPersonSignal = signal{meaning: "the lead is not the one who handles this", phrases: []string{
-		"wrong person", "not the right person", "meant for someone else", "intended for someone else", "wrong recipient", "falsche empfänger", "falschen empfänger", "mauvais destinataire", "destinatario equivocado", "not the right contact", "not the best person", "not the correct person", "not the person you", "wrong contact", "wrong department", "i don't handle", "i do not handle", "not my area", "not my department", "not in my remit", "outside my remit", "not responsible for", "not involved in", "i'm not involved", "not the decision maker", "not the decision-maker", "don't make those decisions", "not my call",
+		"wrong person", "not the right person", "confused with someone else", "nothing to do with", "nichts zu tun", "wrong guy", "wrong email address", "meant for someone else", "intended for someone else", "wrong recipient", "falsche empfänger", "falschen empfänger", "mauvais destinataire", "destinatario equivocado", "not the right contact", "not the best person", "not the correct person", "not the person you", "wrong contact", "wrong department", "i don't handle", "i do not handle", "not my area", "not my department", "not in my remit", "outside my remit", "not responsible for", "not involved in", "i'm not involved", "not the decision maker", "not the decision-maker", "don't make those decisions", "not my call",
 		"falsche ansprechpartner", "falscher ansprechpartner", "falsche ansprechpartnerin", "nicht der richtige ansprechpartner", "nicht die richtige ansprechpartnerin", "nicht die richtige person", "nicht zuständig", "nicht mein bereich", "nicht verantwortlich", "falsche person",
 		"pas la bonne personne", "pas le bon interlocuteur", "pas la bonne interlocutrice", "mauvais interlocuteur", "mauvaise personne", "je ne suis pas en charge", "pas en charge de", "ne m'occupe pas", "pas mon domaine", "pas de mon ressort", "pas responsable",
 		"no soy la persona", "persona equivocada", "no es mi área", "no me encargo", "no soy responsable", "no soy el responsable", "no soy la responsable", "no soy quien", "contacto equivocado", "no es mi departamento",
@@ -141,13 +144,13 @@ var (
 	// referralSignal hands the conversation to someone; it counts as a
 	// referral only when the reply names them ([namesSomeone]).
 	referralSignal = signal{meaning: "names someone else to talk to", phrases: []string{
-		"talk to", "speak to", "owned by", "try", "would be the one", "the one to", "liegt bei", "am besten mit", "wenden sie sich bitte an", "wende dich bitte an", "voyez", "plutôt avec", "speak with", "reach out to", "get in touch with", "contact", "please email", "loop in", "looping in", "cc'd", "cc'ing", "cc:", "copied", "copying", "forwarded", "forwarding", "the right person", "right person is", "the person to talk", "handles", "is in charge", "owns this", "runs our", "is responsible", "who handles", "who owns", "better person", "better contact",
+		"talk to", "speak to", "owned by", "try", "you probably want", "you'll want", "you want our", "want to talk to", "who runs", "zuständig", "schreiben sie ihm", "schreiben sie ihr", "direkt an", "en relation avec", "écrivez-lui", "lo lleva", "la lleva", "lleva el tema", "escríbele", "escríbale", "write to", "email him", "email her", "(cc)", "would be the one", "the one to", "liegt bei", "am besten mit", "wenden sie sich bitte an", "wende dich bitte an", "voyez", "plutôt avec", "speak with", "reach out to", "get in touch with", "contact", "please email", "loop in", "looping in", "cc'd", "cc'ing", "cc:", "copied", "copying", "forwarded", "forwarding", "the right person", "right person is", "the person to talk", "handles", "is in charge", "owns this", "runs our", "is responsible", "who handles", "who owns", "better person", "better contact",
 		"wenden sie sich an", "wende dich an", "ansprechpartner ist", "ansprechpartnerin ist", "ist zuständig", "zuständig ist", "kümmert sich", "weitergeleitet", "leite ihre", "leite das", "in cc", "in kopie", "melden sie sich bei", "kontaktieren sie", "sprechen sie mit", "richtige ansprechpartner", "richtige ansprechpartnerin",
 		"contactez", "adressez-vous", "voir avec", "en copie", "je transfère", "j'ai transféré", "transmis à", "s'occupe de", "est en charge", "la bonne personne", "le bon interlocuteur", "la bonne interlocutrice",
 		"contacta con", "contacte con", "contactar con", "habla con", "hable con", "escribe a", "escriba a", "en copia", "he reenviado", "reenvío", "se encarga", "es la persona", "lleva este tema", "la persona adecuada",
 	}}
 	notNowSignal = signal{meaning: "not now", phrases: []string{
-		"not right now", "not now", "not at the moment", "not at this time", "not this quarter", "not this year", "next quarter", "next year", "circle back", "reach out in", "reach back out", "check back", "check in again", "follow up in", "touch base in", "in a few months", "in a couple of months", "in a couple months", "not a good time", "bad time", "after the holidays", "after the new year", "not a priority", "revisit", "down the road", "later this year", "later in the year", "early next year", "ping me in", "ping me again", "try me in", "try me again", "try again in", "get back to me in", "budget resets", "no bandwidth", "timing isn't right", "timing is not right", "timing's not right", "timing is off", "on hold", "hiring freeze", "maybe later", "not yet",
+		"not right now", "not now", "not on our roadmap", "roadmap until", "next fiscal year", "new fiscal year", "hear from you then", "too early for us", "not at the moment", "not at this time", "not this quarter", "not this year", "next quarter", "next year", "circle back", "reach out in", "reach back out", "check back", "check in again", "follow up in", "touch base in", "in a few months", "in a couple of months", "in a couple months", "not a good time", "bad time", "after the holidays", "after the new year", "not a priority", "revisit", "down the road", "later this year", "later in the year", "early next year", "ping me in", "ping me again", "try me in", "try me again", "try again in", "get back to me in", "budget resets", "no bandwidth", "timing isn't right", "timing is not right", "timing's not right", "timing is off", "on hold", "hiring freeze", "maybe later", "not yet",
 		"nicht jetzt", "derzeit nicht", "aktuell nicht", "momentan nicht", "im moment nicht", "zurzeit nicht", "zur zeit nicht", "nächstes jahr", "nächsten jahr", "nächsten quartal", "nächstes quartal", "in ein paar monaten", "in einigen monaten", "später im jahr", "kein guter zeitpunkt", "ungünstiger zeitpunkt", "keine kapazitäten", "keine kapazität", "nach den feiertagen", "nach dem jahreswechsel", "melden sie sich gerne wieder", "melden sie sich nochmal", "gerne wieder",
 		"pas pour l'instant", "pas pour le moment", "pas maintenant", "pas en ce moment", "l'année prochaine", "l'an prochain", "trimestre prochain", "prochain trimestre", "dans quelques mois", "recontactez-moi", "revenez vers moi", "reprenez contact", "relancez-moi", "pas le bon moment", "après les fêtes", "début d'année", "plus tard dans l'année", "pas prioritaire", "pas une priorité",
 		"ahora no", "por ahora no", "de momento no", "en este momento no", "ahora mismo no", "el año que viene", "el próximo año", "el año próximo", "próximo trimestre", "dentro de unos meses", "en unos meses", "vuelve a escribirme", "vuelva a escribirme", "vuelve a contactarme", "vuelva a contactarme", "no es buen momento", "no es un buen momento", "después de las fiestas", "más adelante", "no es prioridad", "no es una prioridad",
@@ -158,14 +161,17 @@ var (
 		word(`(?:en|a partir de|para|hacia) (?:` + months + `|q[1-4])`),
 	}}
 	whenLater           = word(`(?:` + months + `(?: \d{4})?|q[1-4](?: \d{4})?|next (?:year|quarter)|nächste[sn]? (?:jahr|quartal)|l'année prochaine|l'an prochain|el año que viene|el próximo año|after the holidays|nach den feiertagen|après les fêtes|después de las fiestas)`)
-	notInterestedSignal = signal{meaning: "not interested", phrases: []string{
-		"not interested", "no thanks", "nope", "nah", "no thank you", "no, thanks", "no, thank you", "not a fit", "not a good fit", "we're all set", "we are all set", "no need", "not for us", "no interest", "we'll pass", "i'll pass", "we will pass", "pass on this", "not looking", "don't need", "do not need", "not relevant", "not something we need", "doesn't fit", "does not fit", "please don't follow up", "we're good", "we are good", "not something we",
+	notInterestedSignal = signal{meaning: "not interested", patterns: []*regexp.Regexp{
+		// "I'll pass", but not "I'll pass this along".
+		word(`(?:i'll|we'll|i will|we will) pass(?:\s*[.!,;]|\s*$| on (?:this|it|that)| for now)`),
+	}, phrases: []string{
+		"not interested", "no thanks", "not going to move forward", "won't be moving forward", "not moving forward", "not going to pursue", "decided not to", "don't have this problem", "don't have that problem", "no es para nosotros", "pas pour nous", "nope", "nah", "no thank you", "no, thanks", "no, thank you", "not a fit", "not a good fit", "we're all set", "we are all set", "no need", "not for us", "no interest", "pass on this", "not looking", "don't need", "do not need", "not relevant", "not something we need", "doesn't fit", "does not fit", "please don't follow up", "we're good", "we are good", "not something we",
 		"kein interesse", "nicht interessiert", "nicht interessant", "nein danke", "nein, danke", "kein bedarf", "keinen bedarf", "brauchen wir nicht", "benötigen wir nicht", "nicht relevant", "passt nicht", "kommt nicht in frage", "sind versorgt",
 		"pas intéressé", "pas intéressée", "pas intéressés", "ne m'intéresse pas", "ne nous intéresse pas", "non merci", "non, merci", "pas besoin", "aucun intérêt", "pas pertinent", "ne correspond pas",
 		"no me interesa", "no nos interesa", "no estoy interesado", "no estoy interesada", "no estamos interesados", "no gracias", "no, gracias", "no lo necesitamos", "no necesitamos", "sin interés", "no aplica", "no encaja",
 	}}
 	meetingSignal = signal{meaning: "a meeting asked for", phrases: []string{
-		"let's talk", "lets talk", "let's chat", "lets chat", "let's connect", "let's set up", "let's find a time", "let's schedule", "let's do", "happy to chat", "happy to talk", "happy to hop", "happy to take a call", "happy to meet", "happy to jump", "open to a call", "open to a chat", "open to chatting", "open to a conversation", "up for a call", "up for a chat", "book a", "book some time", "schedule a", "schedule some time", "set up a call", "set up a meeting", "set up time", "set something up", "hop on a call", "jump on a call", "get on a call", "grab time", "grab 15", "grab 20", "grab 30", "find a time", "find time", "what times work", "what time works", "when works", "when are you free", "when are you available", "are you free", "are you available", "your availability", "send me an invite", "send an invite", "send a calendar invite", "send over an invite", "send me a calendar", "calendar link", "my calendar", "calendly", "quick call", "a call", "video call", "good to connect", "give me a ring", "give me a call", "call me", "kurzer call", "ein call", "einen call", "anrufen", "rufen sie", "walkthrough", "walk-through", "walk me through", "walk us through", "show me", "show us", "demo", "a meeting",
+		"let's talk", "lets talk", "let's chat", "lets chat", "let's connect", "let's set up", "let's find a time", "let's schedule", "let's do", "happy to chat", "happy to talk", "happy to hop", "happy to take a call", "happy to meet", "happy to jump", "open to a call", "open to a chat", "open to chatting", "open to a conversation", "up for a call", "up for a chat", "book a", "book some time", "schedule a", "schedule some time", "set up a call", "set up a meeting", "set up time", "set something up", "hop on a call", "jump on a call", "get on a call", "grab time", "grab 15", "grab 20", "grab 30", "find a time", "find time", "what times work", "what time works", "when works", "when are you free", "when are you available", "are you free", "are you available", "your availability", "send me an invite", "send an invite", "send a calendar invite", "send over an invite", "send me a calendar", "calendar link", "my calendar", "calendly", "quick call", "a call", "when you're free", "when you are free", "when you have time", "let me know when", "a few slots", "some slots", "propose a time", "propose some times", "suggest a time", "termine vor", "termin vor", "termine vorschlagen", "austausch", "offen für", "proposez-moi", "proponme", "propón", "video call", "good to connect", "give me a ring", "give me a call", "call me", "kurzer call", "ein call", "einen call", "anrufen", "rufen sie", "walkthrough", "walk-through", "walk me through", "walk us through", "show me", "show us", "demo", "a meeting",
 		"termin", "gespräch", "telefonat", "telefonieren", "anruf", "kurz sprechen", "austauschen", "kennenlernen", "videocall", "zoom", "vorführung", "präsentation", "zeigen sie mir", "wann passt", "wann haben sie zeit", "hätten sie zeit", "haben sie zeit", "lassen sie uns", "lass uns", "gerne sprechen",
 		"rendez-vous", "rdv", "un appel", "un call", "échanger", "un échange", "une démo", "démonstration", "une présentation", "réunion", "visio", "vos disponibilités", "vos dispos", "êtes-vous disponible", "seriez-vous disponible", "discutons", "parlons-en", "en parler", "caler un", "planifier", "organiser un",
 		"reunión", "una llamada", "llamada", "hablemos", "charlar", "charlemos", "agendar", "te viene bien", "le viene bien", "qué día", "disponibilidad", "estás disponible", "está disponible", "videollamada", "coordinar", "podemos hablar", "hablar",
@@ -178,9 +184,9 @@ var (
 		word(`(?:tomorrow|morgen|demain|mañana|next week|nächste woche|semaine prochaine|la semana que viene|la próxima semana)`),
 	}}
 	offers          = regexp.MustCompile(`(?i)\?|work|free|can do|i can|let me know|suits?\b|fine|hätte|wäre|zeit|erreichbar|availab|could you|can you|can we|how about|what about|does|would|open|suit|let's|happy|passt|geht|können|könnten|hätten|haben sie|wie wäre|convient|dispo|pouvez|pourriez|pourrait|peut-on|on peut|ça vous|me va|le va|te va|puede|podemos|podría|qué tal|le parece|te parece|vale`)
-	questionMeta    = regexp.MustCompile(`(?i)who (?:is this|are you|gave you|sent)|how did you (?:get|find)|where did you get|why (?:are|do) you (?:email|contact|writ|send)|is this (?:spam|automated|a bot|real)|wer sind sie|woher haben sie|wer hat ihnen|qui êtes-vous|qui etes-vous|comment avez-vous eu|où avez-vous|quién (?:es|eres)|de dónde (?:sacó|sacaste|ha sacado|tiene)|cómo (?:consiguió|consiguieron|obtuvo)|^\W*(?:what|was|quoi|qué)\W*$`)
+	questionMeta    = regexp.MustCompile(`(?i)who (?:is this|are you|gave you|sent)|real person|a bot\b|\bai\b|automated|how did you (?:get|find)|where did you get|why (?:are|do) you (?:email|contact|writ|send)|is this (?:spam|automated|a bot|real)|wer sind sie|woher haben sie|wer hat ihnen|qui êtes-vous|qui etes-vous|comment avez-vous eu|où avez-vous|quién (?:es|eres)|de dónde (?:sacó|sacaste|ha sacado|tiene)|cómo (?:consiguió|consiguieron|obtuvo)|^\W*(?:what|was|quoi|qué)\W*$`)
 	objectionSignal = signal{meaning: "an objection", phrases: []string{
-		"too expensive", "too pricey", "out of our budget", "over our budget", "no budget", "don't have budget", "don't have the budget", "can't afford", "cannot afford", "we already use", "we already have", "we already work with", "already using", "we're using", "we are using", "we use", "happy with our current", "happy with what we have", "happy with our", "built our own", "in-house", "in house", "locked into", "under contract", "contract with", "don't see the value", "don't see how", "not convinced", "skeptical", "sceptical", "tried something similar", "didn't work for us",
+		"too expensive", "too pricey", "natively", "don't see why", "why we'd pay", "just renewed", "renewed with", "signed with", "never approve", "wouldn't approve", "would not approve", "out of our budget", "over our budget", "no budget", "don't have budget", "don't have the budget", "can't afford", "cannot afford", "we already use", "we already have", "we already work with", "already using", "we're using", "we are using", "we use", "happy with our current", "happy with what we have", "happy with our", "built our own", "in-house", "in house", "locked into", "under contract", "contract with", "don't see the value", "don't see how", "not convinced", "skeptical", "sceptical", "tried something similar", "didn't work for us",
 		"zu teuer", "kein budget", "nutzen bereits", "haben bereits", "setzen bereits", "verwenden bereits", "arbeiten bereits mit", "selbst entwickelt", "eigene lösung", "inhouse", "vertraglich gebunden", "vertrag mit", "mehrwert nicht", "keinen mehrwert", "zufrieden mit", "skeptisch",
 		"trop cher", "trop chère", "pas de budget", "pas le budget", "utilisons déjà", "avons déjà", "travaillons déjà avec", "solution interne", "en interne", "sous contrat", "contrat avec", "satisfaits de", "satisfait de", "pas convaincu", "ne vois pas l'intérêt", "sceptique",
 		"demasiado caro", "muy caro", "no tenemos presupuesto", "sin presupuesto", "ya usamos", "ya tenemos", "ya trabajamos con", "ya utilizamos", "solución interna", "desarrollo propio", "internamente", "contrato con", "contentos con", "satisfechos con", "no veo el valor", "no me convence", "no estoy convencido", "escéptico",
@@ -233,8 +239,10 @@ func namesSomeone(text, lower string) bool {
 				if colleague.MatchString(lowerSameLength(before)) {
 					return true
 				}
+				// German writes every noun with a capital: only a
+				// colleague's title names someone there.
 				for _, w := range capitalWord.FindAllString(before, -1) {
-					if !notAName[w] {
+					if !notAName[w] && !colleagueFirst[p] {
 						return true
 					}
 				}
@@ -258,9 +266,11 @@ func clip(s string, n int) string {
 var capitalWord = regexp.MustCompile(`\p{Lu}\p{Ll}+`)
 
 // subjectFirst are the hand-offs whose person comes before them.
-var subjectFirst = map[string]bool{"handles": true, "would be the one": true, "the one to": true, "weitergeleitet": true, "is in charge": true, "is responsible": true, "owns this": true, "runs our": true, "right person is": true,
+var subjectFirst = map[string]bool{"handles": true, "who runs": true, "who handles": true, "who owns": true, "zuständig": true, "(cc)": true, "would be the one": true, "the one to": true, "weitergeleitet": true, "is in charge": true, "is responsible": true, "owns this": true, "runs our": true, "right person is": true,
 	"ist zuständig": true, "zuständig ist": true, "kümmert sich": true, "ansprechpartner ist": true, "ansprechpartnerin ist": true,
 	"s'occupe de": true, "est en charge": true, "se encarga": true, "lleva este tema": true, "es la persona": true}
+
+var colleagueFirst = map[string]bool{"zuständig": true, "ist zuständig": true, "zuständig ist": true, "kümmert sich": true, "weitergeleitet": true}
 
 // notAName are capitalised words that start sentences or address the
 // reader, not people.
@@ -298,8 +308,16 @@ func readWords(own string) (Verdict, bool) {
 	if w, ok := unsubscribeSignal.find(text, lower); ok {
 		return said(Unsubscribe, w, "")
 	}
-	if w := strings.Trim(lower, " \t\n.!"); w == "stop" || w == "remove" || w == "baja" {
-		return said(Unsubscribe, strings.Trim(text, " \t\n.!"), "")
+	// A reply of a few words that says "remove" or "spam" says it to us.
+	if short := strings.Fields(lower); len(short) <= 5 {
+		for _, w := range short {
+			switch strings.Trim(w, ".!,") {
+			case "spam":
+				return said(Complaint, strings.Trim(text, " \t\n.!"), complaintSignal.meaning)
+			case "stop", "remove", "baja", "unsubscribe":
+				return said(Unsubscribe, strings.Trim(text, " \t\n.!"), "")
+			}
+		}
 	}
 	if w, ok := leftSignal.find(text, lower); ok {
 		if r, ok := referralSignal.find(text, lower); ok && namesSomeone(text, lower) {
@@ -332,7 +350,7 @@ func readWords(own string) (Verdict, bool) {
 	}
 	for _, s := range sentences(text) {
 		ls := lowerSameLength(s)
-		if w, ok := timeSignal.find(s, ls); ok && offers.MatchString(ls) {
+		if w, ok := timeSignal.find(s, ls); ok && (offers.MatchString(ls) || len(text) <= 40) {
 			return said(Interested, w, timeSignal.meaning)
 		}
 	}
