@@ -212,13 +212,16 @@ var emailAddress = regexp.MustCompile(`[\w.+-]+@[\w-]+\.[\w.-]+`)
 var colleague = word(`(?:cfo|ceo|cto|coo|daf|controller|controlling|contrôleur|comptabilité|buchhaltung|einkauf|einkaufsleiter(?:in)?|compras|contabilidad|procurement|purchasing|finance team|accounting|colleague|coworker|co-worker|my boss|our cfo|our ceo|our cto|our coo|head of|vp of|director|manager|team lead|controller|kollegen?|kollegin|chef|chefin|leiter|leiterin|herrn?|frau|collègue|responsable|directeur|directrice|m\.|mme|compañer[oa]|colega|jef[ae]|director[a]?|responsable)`)
 var properName = regexp.MustCompile(`^[\s,:(]*(?:(?:my|our|unser(?:e|em|en)?|mein(?:e|em|en)?|notre|mon|ma|nuestr[oa]|mi|la|el|le|à|a|an|to|with|mit|con)\s+)*\p{Lu}\p{Ll}+`)
 
-// namesSomeone reports whether a hand-off names whom to talk to: an
-// address, a colleague or a name after it ("talk to Maria", "cc'ing our
-// CFO"), or a name before one whose subject comes first ("Maria handles
-// this").
-func namesSomeone(text, lower string) bool {
-	if emailAddress.MatchString(text) {
-		return true
+// namesSomeone finds a hand-off that names whom to talk to: an address,
+// a colleague or a name after it ("talk to Maria", "cc'ing our CFO"), or
+// a name before one whose subject comes first ("Maria handles this"). It
+// returns the hand-off's words, or the address when the reply gives one.
+func namesSomeone(text, lower string) (string, bool) {
+	if _, ok := referralSignal.find(text, lower); !ok {
+		return "", false
+	}
+	if m := emailAddress.FindString(text); m != "" {
+		return m, true
 	}
 	for _, p := range referralSignal.phrases {
 		for i := 0; ; {
@@ -229,31 +232,31 @@ func namesSomeone(text, lower string) bool {
 			start, end := i+at, i+at+len(p)
 			after := clip(text[end:], 60)
 			if colleague.MatchString(lowerSameLength(after)) {
-				return true
+				return text[start:end], true
 			}
 			if m := properName.FindString(after); m != "" {
 				name := strings.Fields(m)
 				if !notAName[name[len(name)-1]] {
-					return true
+					return text[start:end], true
 				}
 			}
 			if subjectFirst[p] {
 				before := text[max(0, start-30):start]
 				if colleague.MatchString(lowerSameLength(before)) {
-					return true
+					return text[start:end], true
 				}
 				// German writes every noun with a capital: only a
 				// colleague's title names someone there.
 				for _, w := range capitalWord.FindAllString(before, -1) {
 					if !notAName[w] && !colleagueFirst[p] {
-						return true
+						return text[start:end], true
 					}
 				}
 			}
 			i = end
 		}
 	}
-	return false
+	return "", false
 }
 
 func clip(s string, n int) string {
@@ -298,12 +301,24 @@ func init() {
 func readWords(own string) (Verdict, bool) {
 	text := withoutSignature(apostrophes.Replace(own))
 	lower := lowerSameLength(text)
-	said := func(class, what, meaning string) (Verdict, bool) {
-		what = lowerSameLength(what)
+	verdict := func(class, what, meaning string) (Verdict, bool) {
 		if meaning == "" {
 			return Verdict{Classification: class, Rule: fmt.Sprintf("the reply says %q", what)}, true
 		}
 		return Verdict{Classification: class, Rule: fmt.Sprintf("the reply says %q (%s)", what, meaning)}, true
+	}
+	// said quotes the phrase that matched in lower case, as the rules
+	// list it.
+	said := func(class, what, meaning string) (Verdict, bool) {
+		return verdict(class, lowerSameLength(what), meaning)
+	}
+	// asked quotes a question as written, cut to a length a rule can
+	// show.
+	asked := func(question string) (Verdict, bool) {
+		if len(question) > 120 {
+			question = clip(question, 117) + "…"
+		}
+		return verdict(Interested, question, "a question wanting an answer")
 	}
 	if w, ok := complaintSignal.find(text, lower); ok {
 		return said(Complaint, w, complaintSignal.meaning)
@@ -323,13 +338,13 @@ func readWords(own string) (Verdict, bool) {
 		}
 	}
 	if w, ok := leftSignal.find(text, lower); ok {
-		if r, ok := referralSignal.find(text, lower); ok && namesSomeone(text, lower) {
-			return said(LeftCompany, w, leftSignal.meaning+", and names "+quoteShort(r)+" to talk to instead")
+		if who, ok := namesSomeone(text, lower); ok {
+			return said(LeftCompany, w, leftSignal.meaning+", and names someone to talk to instead: "+quoteShort(who))
 		}
 		return said(LeftCompany, w, leftSignal.meaning)
 	}
 	wrong, isWrong := wrongPersonSignal.find(text, lower)
-	if r, ok := referralSignal.find(text, lower); ok && namesSomeone(text, lower) {
+	if r, ok := namesSomeone(text, lower); ok {
 		if isWrong {
 			return said(Referral, r, "names someone else to talk to, after "+quoteShort(wrong))
 		}
@@ -359,7 +374,7 @@ func readWords(own string) (Verdict, bool) {
 	}
 	for _, s := range sentences(text) {
 		if (strings.HasSuffix(s, "?") || askingStart.MatchString(s)) && !questionMeta.MatchString(s) && len(strings.Fields(s)) > 1 {
-			return said(Interested, s, "a question wanting an answer")
+			return asked(s)
 		}
 	}
 	if w, ok := objectionSignal.find(text, lower); ok {

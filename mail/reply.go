@@ -38,8 +38,8 @@ const (
 	AutoReply   = "auto_reply"
 	Unsubscribe = "unsubscribe"
 	Bounce      = "bounce"
-	// Complaint is a feedback-loop report: the recipient marked the
-	// email as spam.
+	// Complaint is a feedback-loop report (the recipient marked the
+	// email as spam) or a reply that says as much.
 	Complaint = "complaint"
 	Other     = "other"
 )
