@@ -11,12 +11,14 @@ import (
 // lead proposes.
 func TestParseReplyCutsTheQuoteInEachLanguage(t *testing.T) {
 	for name, quote := range map[string]string{
-		"English":         "On Tue, Dec 1, 2026 at 9:02 AM Dana Reyes <dana@getacme.com> wrote:",
-		"German":          "Am Di., 1. Dez. 2026 um 09:02 Uhr schrieb Dana Reyes <dana@getacme.com>:",
-		"French":          "Le mar. 1 déc. 2026 à 09:02, Dana Reyes <dana@getacme.com> a écrit :",
-		"Spanish":         "El mar, 1 dic 2026 a las 9:02, Dana Reyes (<dana@getacme.com>) escribió:",
-		"Outlook, German": "Von: Dana Reyes <dana@getacme.com>\r\nGesendet: Dienstag, 1. Dezember 2026 09:02",
-		"Outlook, French": "De : Dana Reyes <dana@getacme.com>\r\nEnvoyé : mardi 1 décembre 2026 09:02",
+		"English":          "On Tue, Dec 1, 2026 at 9:02 AM Dana Reyes <dana@getacme.com> wrote:",
+		"German":           "Am Di., 1. Dez. 2026 um 09:02 Uhr schrieb Dana Reyes <dana@getacme.com>:",
+		"French":           "Le mar. 1 déc. 2026 à 09:02, Dana Reyes <dana@getacme.com> a écrit :",
+		"Spanish":          "El mar, 1 dic 2026 a las 9:02, Dana Reyes (<dana@getacme.com>) escribió:",
+		"English, wrapped": "On Tue, Dec 1, 2026 at 9:02 AM Dana Reyes <\r\ndana@getacme.com> wrote:",
+		"German, wrapped":  "Am Di., 1. Dez. 2026 um 09:02 Uhr schrieb Dana Reyes <\r\ndana@getacme.com>:",
+		"Outlook, German":  "Von: Dana Reyes <dana@getacme.com>\r\nGesendet: Dienstag, 1. Dezember 2026 09:02",
+		"Outlook, French":  "De : Dana Reyes <dana@getacme.com>\r\nEnvoyé : mardi 1 décembre 2026 09:02",
 	} {
 		t.Run(name, func(t *testing.T) {
 			raw := "From: lead@prospect.example\r\nSubject: Re: Acme\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nNo thanks.\r\n\r\n" + quote + "\r\nWould Thursday at 10 work for a call?\r\n"

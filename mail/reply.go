@@ -220,8 +220,9 @@ func stripHTML(s string) string {
 // quoteStart finds where the sender's own words end: the quoted message
 // or a forwarded one below them, as mail programs introduce it in
 // English, German, French and Spanish ("On … wrote:", "Am … schrieb …:",
-// "Le … a écrit :", "El … escribió:", and Outlook's header block).
-var quoteStart = regexp.MustCompile(`(?im)^(on .{1,200} wrote:\s*$|am .{1,200} schrieb .{0,200}:\s*$|le .{1,200} a écrit\s*:\s*$|el .{1,200} escribió:\s*$|-{2,} ?(original message|ursprüngliche nachricht|message d'origine|mensaje original) ?-{2,}|-{2,} ?(forwarded message|weitergeleitete nachricht|message transféré|mensaje reenviado) ?-{2,}|begin forwarded message:|(from|von|de) ?: .+\n(sent|date|gesendet|datum|envoyé|enviado|fecha) ?: )`)
+// "Le … a écrit :", "El … escribió:", on one line or wrapped onto a
+// second, and Outlook's header block).
+var quoteStart = regexp.MustCompile(`(?im)^(on .{1,200}(\n.{1,200})? wrote:\s*$|am .{1,200}(\n.{1,200})? schrieb .{0,200}(\n.{0,200})?:\s*$|le .{1,200}(\n.{1,200})? a écrit\s*:\s*$|el .{1,200}(\n.{1,200})? escribió:\s*$|-{2,} ?(original message|ursprüngliche nachricht|message d'origine|mensaje original) ?-{2,}|-{2,} ?(forwarded message|weitergeleitete nachricht|message transféré|mensaje reenviado) ?-{2,}|begin forwarded message:|(from|von|de) ?: .+\n(sent|date|gesendet|datum|envoyé|enviado|fecha) ?: )`)
 
 func newText(s string) string {
 	s = strings.ReplaceAll(s, "\r\n", "\n")
