@@ -73,7 +73,16 @@ func Classify(r Reply) Verdict {
 	if textOOO == "" && (r.AutoSubmitted || autoSubject) && hasReturn {
 		textOOO = "when the sender is back"
 	}
-	if subjectOOO || ((r.AutoSubmitted || autoSubject) && textOOO != "") || (textOOO != "" && len(text) < 600 && containsReturn(text)) {
+	// A person's short note that they are away is an out-of-office,
+	// unless it proposes the conversation anyway ("travelling until
+	// Wednesday, but could we talk Thursday?").
+	awayNote := textOOO != "" && len(text) < 600 && containsReturn(text)
+	if awayNote && !r.AutoSubmitted && !autoSubject {
+		if v, ok := readWords(text); ok && v.Classification == Interested {
+			return v
+		}
+	}
+	if subjectOOO || ((r.AutoSubmitted || autoSubject) && textOOO != "") || awayNote {
 		v := Verdict{Classification: OutOfOffice}
 		switch {
 		case subjectOOO:
