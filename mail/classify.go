@@ -59,8 +59,10 @@ func Classify(r Reply) Verdict {
 	// text is what the rules below read: the sender's words.
 	text := r.Text
 	subject := strings.TrimSpace(r.Subject)
-	subjectOOO := outOfOfficeSubject.MatchString(subject)
-	autoSubject := autoReplySubject.MatchString(subject)
+	// The rules quote what matched in the subject, never the whole
+	// subject: it is our words the assistant reads there.
+	oooStart, autoStart := outOfOfficeSubject.FindString(subject), autoReplySubject.FindString(subject)
+	subjectOOO, autoSubject := oooStart != "", autoStart != ""
 	textOOO := outOfOfficeText.FindString(text)
 	// A lead who left says so in an automatic answer too, and that
 	// outweighs the automatic answer's being one.
@@ -86,7 +88,7 @@ func Classify(r Reply) Verdict {
 		v := Verdict{Classification: OutOfOffice}
 		switch {
 		case subjectOOO:
-			v.Rule = fmt.Sprintf("the subject %q is an automatic reply's", r.Subject)
+			v.Rule = fmt.Sprintf("the subject starts %q, as an automatic reply's does", oooStart)
 		case r.AutoSubmitted || autoSubject:
 			v.Rule = fmt.Sprintf("an automatic reply that says %q", textOOO)
 		default:
@@ -104,7 +106,7 @@ func Classify(r Reply) Verdict {
 		if r.AutoSubmitted {
 			return Verdict{Classification: AutoReply, Rule: "the headers say a machine wrote it (Auto-Submitted), and it is not an out-of-office"}
 		}
-		return Verdict{Classification: AutoReply, Rule: fmt.Sprintf("the subject %q is an automatic reply's, and it is not an out-of-office", r.Subject)}
+		return Verdict{Classification: AutoReply, Rule: fmt.Sprintf("the subject starts %q, as an automatic reply's does, and it is not an out-of-office", autoStart)}
 	}
 	if w, ok := autoSignal.find(text, lowerSameLength(text)); ok {
 		return Verdict{Classification: AutoReply, Rule: fmt.Sprintf("the message says %q, as an automatic answer does", w)}
