@@ -312,13 +312,11 @@ func readWords(own string) (Verdict, bool) {
 	said := func(class, what, meaning string) (Verdict, bool) {
 		return verdict(class, lowerSameLength(what), meaning)
 	}
-	// asked quotes a question as written, cut to a length a rule can
-	// show.
-	asked := func(question string) (Verdict, bool) {
-		if len(question) > 120 {
-			question = clip(question, 117) + "…"
-		}
-		return verdict(Interested, question, "a question wanting an answer")
+	// asked names the question by its place, without quoting it: a rule
+	// is read as our words, and a phrase from the lists above is ours
+	// where a sentence of the reply is not.
+	asked := func(n, of int) (Verdict, bool) {
+		return Verdict{Classification: Interested, Rule: fmt.Sprintf("the reply asks a question wanting an answer (sentence %d of %d)", n, of)}, true
 	}
 	if w, ok := complaintSignal.find(text, lower); ok {
 		return said(Complaint, w, complaintSignal.meaning)
@@ -372,9 +370,10 @@ func readWords(own string) (Verdict, bool) {
 			return said(Interested, w, timeSignal.meaning)
 		}
 	}
-	for _, s := range sentences(text) {
+	all := sentences(text)
+	for i, s := range all {
 		if (strings.HasSuffix(s, "?") || askingStart.MatchString(s)) && !questionMeta.MatchString(s) && len(strings.Fields(s)) > 1 {
-			return asked(s)
+			return asked(i+1, len(all))
 		}
 	}
 	if w, ok := objectionSignal.find(text, lower); ok {
