@@ -72,9 +72,7 @@ func Classify(r Reply) Verdict {
 	// An automatic reply that says when its sender is back is an
 	// out-of-office, whatever words it uses for being away.
 	returns, hasReturn := returnDate(text, r.Date)
-	if textOOO == "" && (r.AutoSubmitted || autoSubject) && hasReturn {
-		textOOO = "when the sender is back"
-	}
+	saysBack := textOOO == "" && (r.AutoSubmitted || autoSubject) && hasReturn
 	// A person's short note that they are away is an out-of-office,
 	// unless it proposes the conversation anyway ("travelling until
 	// Wednesday, but could we talk Thursday?").
@@ -84,11 +82,13 @@ func Classify(r Reply) Verdict {
 			return v
 		}
 	}
-	if subjectOOO || ((r.AutoSubmitted || autoSubject) && textOOO != "") || awayNote {
+	if subjectOOO || ((r.AutoSubmitted || autoSubject) && textOOO != "") || saysBack || awayNote {
 		v := Verdict{Classification: OutOfOffice}
 		switch {
 		case subjectOOO:
 			v.Rule = fmt.Sprintf("the subject starts %q, as an automatic reply's does", oooStart)
+		case saysBack:
+			v.Rule = "an automatic reply that says when its sender is back"
 		case r.AutoSubmitted || autoSubject:
 			v.Rule = fmt.Sprintf("an automatic reply that says %q", textOOO)
 		default:
@@ -108,7 +108,10 @@ func Classify(r Reply) Verdict {
 		}
 		return Verdict{Classification: AutoReply, Rule: fmt.Sprintf("the subject starts %q, as an automatic reply's does, and it is not an out-of-office", autoStart)}
 	}
-	if w, ok := autoSignal.find(text, lowerSameLength(text)); ok {
+	// Without a header or a subject saying so, only a message that
+	// calls itself automatic is one: a person writes "we have received
+	// your proposal" too.
+	if w, ok := autoSignal.find(text, lowerSameLength(text)); ok && strings.Contains(lowerSameLength(w), "automat") {
 		return Verdict{Classification: AutoReply, Rule: fmt.Sprintf("the message says %q, as an automatic answer does", w)}
 	}
 	if v, ok := readWords(text); ok {
@@ -124,7 +127,7 @@ func orUnknown(s string) string {
 	return s
 }
 
-var returnWords = regexp.MustCompile(`(?i)(\b(back|return|returning|returns|until|till|through|zurück|wieder|bis|bis zum|retour|jusqu'au|jusqu’au|reviens|hasta|regreso|vuelvo|volveré|a partir del)\b|à partir du|de retour)`)
+var returnWords = regexp.MustCompile(`(?i)(\b(back|return|returning|returns|until|till|through|zurück|wieder|bis|bis zum|ab|retour|jusqu'au|jusqu’au|reviens|hasta|regreso|vuelvo|volveré|a partir del)\b|à partir du|de retour)`)
 
 func containsReturn(text string) bool { return returnWords.MatchString(text) }
 
