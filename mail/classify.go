@@ -23,25 +23,18 @@ type Verdict struct {
 	Bounce string
 }
 
-// phraseRule classifies a reply whose own words contain one of the
-// phrases. The rules are tried in order; the first that matches decides,
-// so "not interested" is read before "interested".
-type phraseRule struct {
-	classification string
-	phrases        []string
-}
+var outOfOfficeSubject = regexp.MustCompile(`(?i)^(out of (the )?office|ooo\b|abwesenheit|absence|absent|fuera de la oficina|ausente|vacaciones|urlaub|congés|en vacances)`)
 
-var phraseRules = []phraseRule{
-	{Unsubscribe, []string{"unsubscribe", "remove me", "take me off", "stop emailing", "stop contacting", "do not contact", "don't contact", "do not email", "don't email"}},
-	{NotInterested, []string{"not interested", "no thanks", "no thank you", "not a fit", "not a good fit", "we're all set", "we are all set", "we already have", "no need"}},
-	{NotNow, []string{"not right now", "not now", "next quarter", "next year", "circle back", "reach out in", "check back", "in a few months", "not a good time", "bad time", "after the holidays", "not a priority"}},
-	{Interested, []string{"interested", "let's talk", "lets talk", "let's chat", "happy to chat", "book a", "schedule a", "set up a call", "hop on a call", "sounds good", "tell me more", "send over", "send me more", "how much", "pricing", "when works", "demo"}},
-}
-
-var outOfOfficeSubject = regexp.MustCompile(`(?i)^(automatic reply|auto(matic)?[- ]?reply|auto:|out of (the )?office|ooo\b|abwesenheit|absence)`)
-var outOfOfficeText = regexp.MustCompile(`(?i)\b(out of (the )?office|on (annual |parental |sick )?leave|on vacation|on holiday|away from (the )?office|limited access to (my )?email)\b`)
+// autoReplySubject is the subject of an automatic answer, out-of-office
+// or not: which one it is, its words say.
+var autoReplySubject = regexp.MustCompile(`(?i)^(automatic reply|auto(matic)?[- ]?reply|auto:|automatische antwort|réponse automatique|respuesta automática|autosvar)`)
+var outOfOfficeText = regexp.MustCompile(`(?i)(out of (the )?office|\bon (annual |parental |maternity |paternity |sick |medical )?leave\b|\bon vacation\b|\bon holiday\b|\baway from (the |my )?(office|desk)\b|\blimited access to (my )?e-?mail|\booo\b|\bon a business trip\b|\btravell?ing\b|dienstreise|geschäftsreise|estoy fuera|\bi am away\b|\bi'm away\b|\bi am currently away\b|\bi'm currently away\b|nicht im büro|außer haus|abwesend|im urlaub|in elternzeit|\bnicht erreichbar\b|en congés?|\babsente?\b|en vacances|hors du bureau|en déplacement|fuera de la oficina|\bde vacaciones\b|\bausente\b|de baja (?:médica|por)|de permiso)`)
 
 var bounceSender = regexp.MustCompile(`^(mailer-daemon|postmaster)@`)
+
+// bounceSubject is a mail server's report of a failed delivery sent
+// without a delivery report or from an ordinary address.
+var bounceSubject = regexp.MustCompile(`(?i)^(undeliverable|undelivered mail|delivery status notification \(failure\)|delivery failure|mail delivery failed|returned mail|failure notice|unzustellbar|nicht zustellbar|non remis|non distribuable|échec de la remise|no se puede entregar|mensaje no entregado|no entregado)`)
 var statusCode = regexp.MustCompile(`\b([245])\.(\d{1,3})\.(\d{1,3})\b`)
 
 // Classify applies the rules to a reply, in order: a feedback-loop
@@ -60,7 +53,7 @@ func Classify(r Reply) Verdict {
 		return Verdict{Classification: Bounce, Bounce: "soft",
 			Rule: fmt.Sprintf("a delivery report says delivery to %s failed for now (status %s)", quoted(r.DSN.Recipient, plainAddress), quoted(r.DSN.Status, statusCodeOnly))}
 	}
-	if r.DSN != nil || bounceSender.MatchString(r.From) {
+	if r.DSN != nil || bounceSender.MatchString(r.From) || bounceSubject.MatchString(strings.TrimSpace(r.Subject)) {
 		if m := statusCode.FindString(r.Text); strings.HasPrefix(m, "5") {
 			return Verdict{Classification: Bounce, Bounce: "hard", Rule: fmt.Sprintf("a mail server's bounce gives the permanent status %s", m)}
 		}
@@ -75,35 +68,68 @@ func Classify(r Reply) Verdict {
 	if addressed {
 		said = "; the words after them speak to an assistant, and were not read"
 	}
-	subjectOOO := outOfOfficeSubject.FindString(strings.TrimSpace(r.Subject))
-	textOOO := outOfOfficeText.FindString(own)
-	if subjectOOO != "" || (r.AutoSubmitted && textOOO != "") || (textOOO != "" && len(own) < 600 && containsReturn(own)) {
+	// text is what the rules below read: the sender's own words.
+	text := own
+	subject := strings.TrimSpace(r.Subject)
+	// The rules quote what matched in the subject, never the whole
+	// subject: it is our words the assistant reads there.
+	oooStart, autoStart := outOfOfficeSubject.FindString(subject), autoReplySubject.FindString(subject)
+	subjectOOO, autoSubject := oooStart != "", autoStart != ""
+	textOOO := outOfOfficeText.FindString(text)
+	// A lead who left says so in an automatic answer too, and that
+	// outweighs the automatic answer's being one.
+	if left, ok := leftSignal.find(text, lowerSameLength(text)); ok && (r.AutoSubmitted || subjectOOO || autoSubject) {
+		return Verdict{Classification: LeftCompany, Rule: fmt.Sprintf("an automatic reply says %q (%s)", left, leftSignal.meaning)}
+	}
+	// An automatic reply that says when its sender is back is an
+	// out-of-office, whatever words it uses for being away.
+	returns, hasReturn := returnDate(text, r.Date)
+	saysBack := textOOO == "" && (r.AutoSubmitted || autoSubject) && hasReturn
+	// A person's short note that they are away is an out-of-office,
+	// unless it proposes the conversation anyway ("travelling until
+	// Wednesday, but could we talk Thursday?").
+	awayNote := textOOO != "" && len(text) < 600 && containsReturn(text)
+	if awayNote && !r.AutoSubmitted && !autoSubject {
+		if v, ok := readWords(text); ok && v.Classification == Interested {
+			v.Rule += said
+			return v
+		}
+	}
+	if subjectOOO || ((r.AutoSubmitted || autoSubject) && textOOO != "") || saysBack || awayNote {
 		v := Verdict{Classification: OutOfOffice}
 		switch {
-		case subjectOOO != "":
-			// The rule quotes what matched, never the whole subject: it
-			// is our words the assistant reads there.
-			v.Rule = fmt.Sprintf("the subject starts %q, as an automatic reply's does", subjectOOO)
-		case r.AutoSubmitted:
+		case subjectOOO:
+			v.Rule = fmt.Sprintf("the subject starts %q, as an automatic reply's does", oooStart)
+		case saysBack:
+			v.Rule = "an automatic reply that says when its sender is back"
+		case r.AutoSubmitted || autoSubject:
 			v.Rule = fmt.Sprintf("an automatic reply that says %q", textOOO)
 		default:
 			v.Rule = fmt.Sprintf("the reply says %q and when the sender is back", textOOO)
 		}
-		if on, ok := returnDate(own, r.Date); ok {
-			v.ReturnsOn = &on
+		if hasReturn {
+			v.ReturnsOn = &returns
 		}
 		return v
 	}
-	lower := strings.ToLower(strings.ReplaceAll(own, "’", "'"))
-	for _, rule := range phraseRules {
-		for _, p := range rule.phrases {
-			if containsWord(lower, p) {
-				return Verdict{Classification: rule.classification, Rule: fmt.Sprintf("the reply says %q%s", p, said)}
-			}
+	if r.AutoSubmitted || autoSubject {
+		if w, ok := autoSignal.find(text, lowerSameLength(text)); ok {
+			return Verdict{Classification: AutoReply, Rule: fmt.Sprintf("an automatic reply that says %q, not an out-of-office", w)}
 		}
+		if r.AutoSubmitted {
+			return Verdict{Classification: AutoReply, Rule: "the headers say a machine wrote it (Auto-Submitted), and it is not an out-of-office"}
+		}
+		return Verdict{Classification: AutoReply, Rule: fmt.Sprintf("the subject starts %q, as an automatic reply's does, and it is not an out-of-office", autoStart)}
 	}
-	if r.AutoSubmitted {
-		return Verdict{Classification: Other, Rule: "an automatic reply that is not an out-of-office"}
+	// Without a header or a subject saying so, only a message that
+	// calls itself automatic is one: a person writes "we have received
+	// your proposal" too.
+	if w, ok := autoSignal.find(text, lowerSameLength(text)); ok && strings.Contains(lowerSameLength(w), "automat") {
+		return Verdict{Classification: AutoReply, Rule: fmt.Sprintf("the message says %q, as an automatic answer does", w)}
+	}
+	if v, ok := readWords(text); ok {
+		v.Rule += said
+		return v
 	}
 	if addressed {
 		return Verdict{Classification: Other, Rule: "no rule matched the sender's own words; the words after them speak to an assistant, and were not read"}
@@ -183,34 +209,19 @@ func quoted(s string, form *regexp.Regexp) string {
 	return s
 }
 
-// containsWord finds the phrase on word boundaries, so "no need" is not
-// read in "know needs".
-func containsWord(text, phrase string) bool {
-	for i := 0; ; {
-		j := strings.Index(text[i:], phrase)
-		if j < 0 {
-			return false
-		}
-		start, end := i+j, i+j+len(phrase)
-		if (start == 0 || !isLetter(text[start-1])) && (end == len(text) || !isLetter(text[end])) {
-			return true
-		}
-		i = start + 1
-	}
-}
-
-func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
-
-var returnWords = regexp.MustCompile(`(?i)\b(back|return|returning|returns|until|till|through)\b`)
+var returnWords = regexp.MustCompile(`(?i)(\b(back|return|returning|returns|until|till|through|zurück|wieder|bis|bis zum|ab|retour|jusqu'au|jusqu’au|reviens|hasta|regreso|vuelvo|volveré|a partir del)\b|à partir du|de retour)`)
 
 func containsReturn(text string) bool { return returnWords.MatchString(text) }
 
-const monthNames = `(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)`
+const monthNames = `(jan(?:uary|uar|vier)?|feb(?:ruary|ruar)?|févr(?:ier)?|fév|mar(?:ch|s)?|märz|apr(?:il)?|avr(?:il)?|may|mai|june?|juni|juin|july?|juli|juil(?:let)?|aug(?:ust)?|août|sep(?:t(?:ember|embre)?)?|oct(?:ober|obre)?|okt(?:ober)?|nov(?:ember|embre)?|dec(?:ember)?|déc(?:embre)?|dez(?:ember)?|enero|ene|febrero|marzo|abril|mayo|junio|julio|agosto|ago|septiembre|setiembre|octubre|noviembre|diciembre|dic)`
 
 var (
-	dayMonth = regexp.MustCompile(`(?i)\b(\d{1,2})(?:st|nd|rd|th)?(?: of)? ` + monthNames + `\.?(?:,? (\d{4}))?\b`)
+	dayMonth = regexp.MustCompile(`(?i)\b(\d{1,2})(?:st|nd|rd|th|er|\.)?(?: of| de)? ` + monthNames + `\.?(?:,? (\d{4}))?\b`)
 	monthDay = regexp.MustCompile(`(?i)\b` + monthNames + `\.? (\d{1,2})(?:st|nd|rd|th)?(?:,? (\d{4}))?\b`)
 	isoDate  = regexp.MustCompile(`\b(\d{4})-(\d{2})-(\d{2})\b`)
+	// dottedDate is the day first, as Germany, France and Spain write
+	// it: 05.01.2027, 5/1/27, 05.01.
+	dottedDate = regexp.MustCompile(`\b(\d{1,2})[./](\d{1,2})[./](\d{2,4})?`)
 )
 
 // returnDate finds the first date after a word like "back" or "until":
@@ -260,6 +271,20 @@ func returnDate(text string, sent time.Time) (time.Time, bool) {
 		day, _ := strconv.Atoi(after[m[6]:m[7]])
 		consider(m[0], year, month, day)
 	}
+	if m := dottedDate.FindStringSubmatchIndex(after); m != nil {
+		day, _ := strconv.Atoi(after[m[2]:m[3]])
+		month, _ := strconv.Atoi(after[m[4]:m[5]])
+		year := 0
+		if m[6] >= 0 {
+			year, _ = strconv.Atoi(after[m[6]:m[7]])
+			if year < 100 {
+				year += 2000
+			}
+		}
+		if month <= 12 {
+			consider(m[0], year, month, day)
+		}
+	}
 	if best == nil {
 		return time.Time{}, false
 	}
@@ -275,9 +300,11 @@ func returnDate(text string, sent time.Time) (time.Time, bool) {
 
 func monthNumber(name string) int {
 	name = strings.ToLower(name)
-	for i, m := range []string{"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"} {
-		if strings.HasPrefix(name, m) {
-			return i + 1
+	for i, prefixes := range [][]string{{"jan", "ene"}, {"feb", "fév"}, {"mar", "mär"}, {"apr", "avr", "abr"}, {"may", "mai"}, {"jun", "juin"}, {"jul", "juil"}, {"aug", "août", "ago"}, {"sep", "set"}, {"oct", "okt"}, {"nov"}, {"dec", "déc", "dez", "dic"}} {
+		for _, p := range prefixes {
+			if strings.HasPrefix(name, p) {
+				return i + 1
+			}
 		}
 	}
 	return 0

@@ -48,7 +48,7 @@ func TestClassify(t *testing.T) {
 			mail.Verdict{Classification: mail.OutOfOffice, Rule: `an automatic reply that says "out of office"`, ReturnsOn: day(2026, 12, 9)}},
 		{"an automatic reply that is not an out-of-office",
 			mail.Reply{AutoSubmitted: true, Text: "We received your ticket #4411."},
-			mail.Verdict{Classification: mail.Other, Rule: "an automatic reply that is not an out-of-office"}},
+			mail.Verdict{Classification: mail.AutoReply, Rule: `an automatic reply that says "ticket #", not an out-of-office`}},
 		{"a bounce without a report, with a permanent status in its words",
 			mail.Reply{From: "postmaster@mx.example", Text: "550 5.1.10 RESOLVER.ADR.RecipientNotFound"},
 			mail.Verdict{Classification: mail.Bounce, Bounce: "hard", Rule: "a mail server's bounce gives the permanent status 5.1.10"}},

@@ -466,8 +466,9 @@ func senderName(run campaigns.Run, address string) string {
 
 // stopping is the replies that stop a lead's sequence: anything a person
 // wrote, an unsubscribe request and a hard bounce; not an out-of-office
-// reply, nor a soft bounce (the step is tried again).
-const stopping = `r.classification <> 'out_of_office' AND r.bounce IS DISTINCT FROM 'soft'`
+// reply nor another automatic answer (no person answered), nor a soft
+// bounce (the step is tried again).
+const stopping = `r.classification NOT IN ('out_of_office', 'auto_reply') AND r.bounce IS DISTINCT FROM 'soft'`
 
 // campaignGate is the last word on a campaign's sends, in the
 // transaction that claims them.

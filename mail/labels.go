@@ -7,9 +7,14 @@ import "vibesell"
 // from this table), in the order lists offer them.
 var ClassificationLabels = vibesell.Labels{
 	{Value: Interested, Text: "Interested"},
+	{Value: Referral, Text: "Referred someone else"},
 	{Value: NotNow, Text: "Not now"},
+	{Value: Objection, Text: "Objection"},
 	{Value: NotInterested, Text: "Not interested"},
+	{Value: WrongPerson, Text: "Wrong person"},
+	{Value: LeftCompany, Text: "Left the company"},
 	{Value: OutOfOffice, Text: "Out of office"},
+	{Value: AutoReply, Text: "Automatic reply"},
 	{Value: Unsubscribe, Text: "Asked to unsubscribe"},
 	{Value: Bounce, Text: "Bounced"},
 	{Value: Complaint, Text: "Marked as spam"},

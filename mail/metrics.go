@@ -38,7 +38,7 @@ func NewTallies(db *pgxpool.Pool, unsubscribed UnsubscribedLister) *Tallies {
 // outcome, so whether it left is not known), lost (those, settled by
 // [Sender.SettleLost] once their lease is over), bounced (a
 // bounce came back for it), delivered (sent and not bounced), replied (a
-// person answered it: not an out-of-office reply, not a bounce), positive
+// person answered it: not an out-of-office or other automatic reply, not a bounce), positive
 // (the answer was interested) and unsubscribed (an unsubscribe request,
 // or the lead's address unsubscribed, counted at the last step it got).
 // Totals count each lead once for replies and unsubscribes.
@@ -48,7 +48,7 @@ func (t *Tallies) CampaignTallies(ctx context.Context, ws uuid.UUID, id string, 
 		       s.status IN ('sent', 'unknown') OR (s.status = 'failed' AND s.error LIKE 'soft bounce:%'),
 		       s.status = 'lost',
 		       coalesce(bool_or(r.classification = 'bounce'), false),
-		       coalesce(bool_or(r.classification NOT IN ('bounce', 'complaint', 'out_of_office')), false),
+		       coalesce(bool_or(r.classification NOT IN ('bounce', 'complaint', 'out_of_office', 'auto_reply')), false),
 		       coalesce(bool_or(r.classification = 'interested'), false),
 		       coalesce(bool_or(r.classification = 'unsubscribe'), false)
 		  FROM mail_sends s

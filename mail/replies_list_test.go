@@ -59,10 +59,10 @@ func TestListReplies(t *testing.T) {
 		}
 		return out
 	}
-	samRow := row{"sam@acme-corp.example", strconv.FormatInt(sam, 10), "sam@acme-corp.example", spring, "interested", `the reply says "interested"`,
+	samRow := row{"sam@acme-corp.example", strconv.FormatInt(sam, 10), "sam@acme-corp.example", spring, "interested", `the reply says "thursday" (a time proposed)`,
 		"Yes, interested. Can you send over a few times for Thursday?"}
 	leeRow := row{"lee@bolt.example", strconv.FormatInt(lee, 10), "lee@bolt.example", spring, "not_interested", `the reply says "not interested"`, "Not interested, thanks."}
-	kimRow := row{"kim@corvid.example", strconv.FormatInt(kim, 10), "kim@corvid.example", autumn, "not_now", `the reply says "next quarter"`, "Please circle back next quarter."}
+	kimRow := row{"kim@corvid.example", strconv.FormatInt(kim, 10), "kim@corvid.example", autumn, "not_now", `the reply says "circle back" (not now, until next quarter)`, "Please circle back next quarter."}
 
 	t.Run("newest first, a page at a time", func(t *testing.T) {
 		first, err := replies.List(b.ctx, b.workspace, mail.ReplyListOptions{Limit: 2})
@@ -105,7 +105,7 @@ func TestListReplies(t *testing.T) {
 	})
 	t.Run("refusals say what is accepted", func(t *testing.T) {
 		_, err := replies.List(b.ctx, b.workspace, mail.ReplyListOptions{Classification: "positive"})
-		want := `"positive" is not a classification of replies. Use one of interested, not_now, not_interested, out_of_office, unsubscribe, bounce, complaint or other, or leave it out for every reply.`
+		want := `"positive" is not a classification of replies. Use one of interested, referral, not_now, objection, not_interested, wrong_person, left_company, out_of_office, auto_reply, unsubscribe, bounce, complaint or other, or leave it out for every reply.`
 		if vibesell.ErrorCode(err) != vibesell.EINVALID || vibesell.ErrorMessage(err) != want {
 			t.Errorf("classification: %v", err)
 		}

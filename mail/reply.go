@@ -18,14 +18,28 @@ import (
 
 // Classifications of a reply.
 const (
-	Interested    = "interested"
-	NotNow        = "not_now"
+	// Interested is a reply that wants a conversation: a meeting asked
+	// for or a time proposed, a question wanting an answer, interest.
+	Interested = "interested"
+	// Referral names someone else to talk to.
+	Referral = "referral"
+	NotNow   = "not_now"
+	// Objection gives a reason against buying that can be answered: the
+	// price, a tool already in use, no budget.
+	Objection     = "objection"
 	NotInterested = "not_interested"
-	OutOfOffice   = "out_of_office"
-	Unsubscribe   = "unsubscribe"
-	Bounce        = "bounce"
-	// Complaint is a feedback-loop report: the recipient marked the
-	// email as spam.
+	// WrongPerson says the lead is not the one who handles this.
+	WrongPerson = "wrong_person"
+	// LeftCompany says the lead no longer works there.
+	LeftCompany = "left_company"
+	OutOfOffice = "out_of_office"
+	// AutoReply is an automatic answer that is not an out-of-office: a
+	// ticket opened, a mailbox not read.
+	AutoReply   = "auto_reply"
+	Unsubscribe = "unsubscribe"
+	Bounce      = "bounce"
+	// Complaint is a feedback-loop report (the recipient marked the
+	// email as spam) or a reply that says as much.
 	Complaint = "complaint"
 	Other     = "other"
 )
@@ -204,8 +218,11 @@ func stripHTML(s string) string {
 }
 
 // quoteStart finds where the sender's own words end: the quoted message
-// or a forwarded one below them.
-var quoteStart = regexp.MustCompile(`(?im)^(on .{1,200} wrote:\s*$|-{2,} ?original message ?-{2,}|-{2,} ?forwarded message ?-{2,}|begin forwarded message:|from: .+\n(sent|date): )`)
+// or a forwarded one below them, as mail programs introduce it in
+// English, German, French and Spanish ("On … wrote:", "Am … schrieb …:",
+// "Le … a écrit :", "El … escribió:", on one line or wrapped onto a
+// second, and Outlook's header block).
+var quoteStart = regexp.MustCompile(`(?im)^(on .{1,200}(\n.{1,200})? wrote:\s*$|am .{1,200}(\n.{1,200})? schrieb .{0,200}(\n.{0,200})?:\s*$|le .{1,200}(\n.{1,200})? a écrit\s*:\s*$|el .{1,200}(\n.{1,200})? escribió:\s*$|-{2,} ?(original message|ursprüngliche nachricht|message d'origine|mensaje original) ?-{2,}|-{2,} ?(forwarded message|weitergeleitete nachricht|message transféré|mensaje reenviado) ?-{2,}|begin forwarded message:|(from|von|de) ?: .+\n(sent|date|gesendet|datum|envoyé|enviado|fecha) ?: )`)
 
 func newText(s string) string {
 	s = strings.ReplaceAll(s, "\r\n", "\n")

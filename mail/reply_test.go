@@ -299,20 +299,20 @@ Who is this?
 	}
 	want := []keptReply{
 		{From: "lee@bolt.example", Lead: "lee@bolt.example", MatchedBy: "address", Classification: mail.OutOfOffice,
-			Rule: `the subject starts "Automatic reply", as an automatic reply's does`, ReturnsOn: "2026-12-14"},
+			Rule: `an automatic reply that says "out of the office"`, ReturnsOn: "2026-12-14"},
 		{From: "mailer-daemon@mx.bolt.example", Lead: "ghost@bolt.example", MatchedBy: "thread", Classification: mail.Bounce, Bounce: "hard",
 			Rule: "a delivery report says the address ghost@bolt.example failed permanently (status 5.1.1)"},
 		{From: "mailer-daemon@googlemail.com", Lead: "lee@bolt.example", MatchedBy: "thread", Classification: mail.Bounce, Bounce: "soft",
 			Rule: "a delivery report says delivery to lee@bolt.example failed for now (status 4.2.2)"},
 		{From: "sam@acme-corp.example", Lead: "sam@acme-corp.example", MatchedBy: "thread", Classification: mail.Interested,
-			Rule: `the reply says "send over"`},
+			Rule: `the reply says "thursday" (a time proposed)`},
 		{From: "jordan@bolt.example", Lead: "lee@bolt.example", MatchedBy: "thread", Classification: mail.NotInterested,
 			Rule: `the reply says "we are all set"`},
 		{From: "kim@corvid.example", Lead: "kim@corvid.example", MatchedBy: "thread", Classification: mail.Unsubscribe,
 			Rule: `the reply says "remove me"`},
 		{From: "curious.person@gmail.com", MatchedBy: "none", Classification: mail.Other, Rule: "no rule matched the reply's words"},
 		{From: "priya@acme-corp.example", Lead: "sam@acme-corp.example", MatchedBy: "domain", Classification: mail.NotNow,
-			Rule: `the reply says "not right now"`},
+			Rule: `the reply says "not right now" (not now, until next quarter)`},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("kept replies (-want +got):\n%s", diff)

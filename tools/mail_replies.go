@@ -16,7 +16,7 @@ import (
 
 type listRepliesInput struct {
 	Campaign       string `json:"campaign,omitempty" jsonschema:"Only the replies to this campaign: its id, as get_campaign gives it. Left out: every campaign's replies, and those matched to none." example:"cp_3f9a0c12d4e5b678" maxLength:"100"`
-	Classification string `json:"classification,omitempty" enum:"interested,not_now,not_interested,out_of_office,unsubscribe,bounce,complaint,other" jsonschema:"Only the replies classified so. Left out: every classification." example:"interested"`
+	Classification string `json:"classification,omitempty" enum:"interested,referral,not_now,objection,not_interested,wrong_person,left_company,out_of_office,auto_reply,unsubscribe,bounce,complaint,other" jsonschema:"Only the replies classified so. Left out: every classification." example:"interested"`
 	Limit          int    `json:"limit,omitempty" jsonschema:"How many replies per page; 10 when left out." example:"10" minimum:"1" maximum:"10"`
 	Cursor         string `json:"cursor,omitempty" jsonschema:"Where to continue: the nextCursor of the previous page. Leave it out for the first page." example:"eyJhIjoiMjAyNi0xMi0wMVQwOToxMDowMFoiLCJtIjoiZGFuYUBnZXRhY21lLmNvbSIsImkiOiI8YUBiPiJ9" maxLength:"600"`
 }
@@ -42,7 +42,7 @@ type replyRow struct {
 	Campaign       *replyCampaign `json:"campaign" jsonschema:"the campaign of the email it answers; null when it matched no email sent"`
 	Step           *int           `json:"step" jsonschema:"the step of the sequence it answers, from 1; null when it matched no email sent"`
 	MatchedBy      string         `json:"matchedBy" enum:"thread,address,domain,none" jsonschema:"how it was matched to the email it answers: thread (its In-Reply-To or References), address (the lead's address), domain (someone else at the lead's company), none"`
-	Classification string         `json:"classification" enum:"interested,not_now,not_interested,out_of_office,unsubscribe,bounce,complaint,other" jsonschema:"what the reply says, as VibeSell's rules read it"`
+	Classification string         `json:"classification" enum:"interested,referral,not_now,objection,not_interested,wrong_person,left_company,out_of_office,auto_reply,unsubscribe,bounce,complaint,other" jsonschema:"what the reply says, as VibeSell's rules read it"`
 	Rule           string         `json:"rule" jsonschema:"the rule that decided the classification, in words that can be checked against the reply"`
 	ReturnsOn      *string        `json:"returnsOn" jsonschema:"out of office: the day the sender is back, YYYY-MM-DD; null when not said or not out of office"`
 	Bounce         *string        `json:"bounce" jsonschema:"a bounce: hard (the address is suppressed) or soft; null when not a bounce"`

@@ -100,7 +100,7 @@ func TestListReplies(t *testing.T) {
 	})
 	t.Run("an unknown classification is refused with the known ones", func(t *testing.T) {
 		got := acme.Refusal(vibesell.ToolListReplies, map[string]any{"classification": "positive"})
-		want := `The argument "classification" must be one of "interested", "not_now", "not_interested", "out_of_office", "unsubscribe", "bounce", "complaint" or "other", for example "interested"; you sent "positive".`
+		want := `The argument "classification" must be one of "interested", "referral", "not_now", "objection", "not_interested", "wrong_person", "left_company", "out_of_office", "auto_reply", "unsubscribe", "bounce", "complaint" or "other", for example "interested"; you sent "positive".`
 		if got != want {
 			t.Errorf("refusal:\n got %s\nwant %s", got, want)
 		}

@@ -117,9 +117,14 @@ export const billingMetricLabels: Readonly<Record<string, string>> = {
 /** mail.ClassificationLabels */
 export const replyClassificationLabels: Readonly<Record<string, string>> = {
   "interested": "Interested",
+  "referral": "Referred someone else",
   "not_now": "Not now",
+  "objection": "Objection",
   "not_interested": "Not interested",
+  "wrong_person": "Wrong person",
+  "left_company": "Left the company",
   "out_of_office": "Out of office",
+  "auto_reply": "Automatic reply",
   "unsubscribe": "Asked to unsubscribe",
   "bounce": "Bounced",
   "complaint": "Marked as spam",

@@ -1908,7 +1908,7 @@ export interface ListRepliesResult {
     /** how it was matched to the email it answers: thread (its In-Reply-To or References), address (the lead's address), domain (someone else at the lead's company), none */
     matchedBy: "thread" | "address" | "domain" | "none";
     /** what the reply says, as VibeSell's rules read it */
-    classification: "interested" | "not_now" | "not_interested" | "out_of_office" | "unsubscribe" | "bounce" | "complaint" | "other";
+    classification: "interested" | "referral" | "not_now" | "objection" | "not_interested" | "wrong_person" | "left_company" | "out_of_office" | "auto_reply" | "unsubscribe" | "bounce" | "complaint" | "other";
     /** the rule that decided the classification, in words that can be checked against the reply */
     rule: string;
     /** out of office: the day the sender is back, YYYY-MM-DD; null when not said or not out of office */
