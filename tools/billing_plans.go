@@ -143,7 +143,7 @@ func plansMarkdown(ctx context.Context, o billing.Overview) string {
 	}
 	switch {
 	case !o.Configured:
-		fmt.Fprintf(&b, "\nBilling is not configured on this server, so no plan can be bought, changed or managed here (%s, %s and %s refuse): the limits above are the ones the workspace has. Whoever runs this server can raise them, or set up billing with a Stripe key.\n",
+		fmt.Fprintf(&b, "\nBilling is not configured on this server, so no plan can be bought, changed or managed here (%s, %s and %s refuse): the limits above are the ones the workspace has. Whoever runs this server can raise them, or set up billing with a Stripe key.\n\nNext: tell the person the limits that matter for what they want to do; if one is in the way, they ask whoever runs this server to raise it.\n",
 			vibesell.ToolStartCheckout, vibesell.ToolUpgradePlan, vibesell.ToolOpenBillingPortal)
 	case o.Subscribed:
 		fmt.Fprintf(&b, "\nTo change plan, call %s with the plan id (the person approves it in the web app). To change the card, see invoices or cancel, call %s.\n",

@@ -52,6 +52,10 @@ const DOCUMENTED_REFUSALS = {
     pattern: /no ordered mailboxes|not ready/i,
     why: "it needs mailboxes ordered through an approved order_sending_setup and made ready by a job; its description says it refuses when none is ordered or ready",
   },
+  decide_approval: {
+    pattern: /^Not recorded: approval \S+ was already (approved|rejected)/,
+    why: "an approval is decided once: the run decides each one it opens, and a later decision (the second transport's, on the same workspace) is refused with the decision on record, as its description says",
+  },
   // The second transport's run acts on the workspace the first one left:
   // its filters have moved past the example's version, which is the point
   // of the version (the person confirms the filters they saw).
