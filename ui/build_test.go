@@ -45,9 +45,14 @@ import (
 // hand, addresses that break only after their punctuation, and the
 // campaign's results by step as a list where the table does not fit,
 // 68,079 bytes in all (the card 354,457).
+//
+// Raised to 74,000 the same day again when the branches met: the click
+// that binds in one call (issue 24), the lead's story (get_lead), the
+// workspace's time zone from a result's _meta, and the lost sends' line
+// brought ours to 71,056 bytes (the card 357,434, within its budget).
 const (
 	cardBudget = 365_000 // bytes of card.html
-	oursBudget = 71_000  // bytes of it built from src/
+	oursBudget = 74_000  // bytes of it built from src/
 )
 
 // TestCardIsUpToDate rebuilds the card from src/ and compares it byte for

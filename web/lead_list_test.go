@@ -269,7 +269,11 @@ func TestBrowserFindsAndRemovesALead(t *testing.T) {
 	step("wait for the list", chromedp.WaitVisible(chromedp.ID("leads")))
 	tab.Screenshot("leads-1-list")
 	step("search", chromedp.SendKeys(chromedp.ID("q"), "person42"))
+	// The list before the search may show the lead too: the search's page
+	// is told from it by its search field's value, which the server writes
+	// (typing changes the field's property, not its attribute).
 	step("show", chromedp.Click(chromedp.ID("show")))
+	step("wait for the search's page", chromedp.WaitVisible(`//input[@id="q"][@value="person42"]`))
 	step("wait for the result", chromedp.WaitVisible(`//table[@id="leads"]//a[contains(., "Person42")]`))
 	step("open the lead", chromedp.Click(`//table[@id="leads"]//a[contains(., "Person42")]`))
 	step("wait for its page", chromedp.WaitVisible(chromedp.ID("name")))
