@@ -3,15 +3,12 @@ package toolkit
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/mark3labs/mcp-go/mcp"
 
 	"vibesell/auth"
 	"vibesell/store/storetest"
@@ -43,7 +40,8 @@ func TestEveryToolResultSaysIsError(t *testing.T) {
 		session := b.initialize(t)
 		for i, c := range calls {
 			body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"behave","arguments":{"mode":%q}}}`, 10+i, c.mode)
-			checkIsError(t, c.mode, postRaw(t, b, session, body), c.want)
+			_, answer, _ := b.send(t, session, body)
+			checkIsError(t, c.mode, answer, c.want)
 		}
 	})
 
@@ -95,28 +93,4 @@ func checkIsError(t *testing.T, mode string, answer []byte, want bool) {
 	if diff := cmp.Diff(fmt.Sprint(want), string(raw)); diff != "" {
 		t.Errorf("%s: isError mismatch (-want +got):\n%s", mode, diff)
 	}
-}
-
-// postRaw sends body to /mcp in the session and returns the answer's bytes.
-func postRaw(t *testing.T, b *httpBundle, session, body string) []byte {
-	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, b.url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+b.token)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Session-Id", session)
-	req.Header.Set("Mcp-Protocol-Version", mcp.LATEST_LEGACY_PROTOCOL_VERSION)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	data, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
 }

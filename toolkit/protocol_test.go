@@ -47,6 +47,19 @@ func setupHTTP(t *testing.T) *httpBundle {
 // session when given, and returns the status and the JSON-RPC error.
 func (b *httpBundle) post(t *testing.T, session, body string) (int, *mcp.JSONRPCErrorDetails, http.Header) {
 	t.Helper()
+	status, data, header := b.send(t, session, body)
+	var answer struct {
+		Error *mcp.JSONRPCErrorDetails `json:"error"`
+	}
+	if len(data) > 0 && json.Unmarshal(data, &answer) != nil {
+		t.Fatalf("status %d, answer is not JSON: %s", status, data)
+	}
+	return status, answer.Error, header
+}
+
+// send sends body to /mcp as post does and returns the answer's bytes.
+func (b *httpBundle) send(t *testing.T, session, body string) (int, []byte, http.Header) {
+	t.Helper()
 	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, b.url, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
@@ -67,13 +80,7 @@ func (b *httpBundle) post(t *testing.T, session, body string) (int, *mcp.JSONRPC
 	if err != nil {
 		t.Fatal(err)
 	}
-	var answer struct {
-		Error *mcp.JSONRPCErrorDetails `json:"error"`
-	}
-	if len(data) > 0 && json.Unmarshal(data, &answer) != nil {
-		t.Fatalf("status %d, answer is not JSON: %s", res.StatusCode, data)
-	}
-	return res.StatusCode, answer.Error, res.Header
+	return res.StatusCode, data, res.Header
 }
 
 // initialize opens a session and returns its id.
