@@ -133,8 +133,8 @@ type importDetails struct {
 
 // ImportRequest is one call of import_leads.
 type ImportRequest struct {
-	Count       int    // the most leads to import, 1 to [MaxImport]; with Upload, 0 imports every row
-	Upload      string // an upload's id: import its rows instead of the target's contacts
+	Count  int    // the most leads to import, 1 to [MaxImport]; with Upload, 0 imports every row
+	Upload string // an upload's id: import its rows instead of the target's contacts
 	// KeepFlagged, with Upload, imports the rows the list check flagged
 	// too; by default they are skipped.
 	KeepFlagged bool
