@@ -14,7 +14,7 @@ import (
 type importLeadsInput struct {
 	Count       int    `json:"count,omitempty" jsonschema:"the most leads to import, as the person said; fewer are imported when fewer are available. Required for the target's contacts; with upload, leave it out to import every row" example:"500" minimum:"1" maximum:"100000"`
 	Upload      string `json:"upload,omitempty" jsonschema:"the id of a CSV file the person uploaded and checked in the web app, to import its rows instead of the target's contacts" example:"up_3f9c2a7b1d4e6f80" pattern:"^up_[0-9a-f]{16}$"`
-	KeepFlagged bool   `json:"keepFlagged,omitempty" jsonschema:"with upload: true imports the rows the file's check flagged too (a domain without mail servers, a disposable-address domain, a role address such as info@); by default they are skipped. Set it only when the person asked to keep them"`
+	KeepFlagged bool   `json:"keepFlagged,omitempty" jsonschema:"with upload: true imports the rows the file's check flagged too (a domain without mail servers, a disposable-address domain, a role address such as info@); by default they are skipped. Set it only when the person asked to keep them" example:"false"`
 }
 
 func importLeads(d Deps) toolkit.Tool {
