@@ -39,6 +39,8 @@ func mailDNS(t *testing.T) (addr string, asked func(name string) int) {
 		m.SetReply(req)
 		m.RecursionAvailable = true // a resolver answers, as SENDING_DNS_SERVER is
 		switch name := strings.ToLower(q.Name); {
+		case name == "fail.test.":
+			m.SetRcode(req, dns.RcodeServerFailure)
 		case name == "mx.test." && q.Qtype == dns.TypeMX:
 			m.Answer = append(m.Answer, &dns.MX{Hdr: hdr(q.Name, dns.TypeMX), Preference: 10, Mx: "mail.mx.test."})
 		case name == "nullmx.test." && q.Qtype == dns.TypeMX:
@@ -80,7 +82,8 @@ func TestUploadHygiene(t *testing.T) {
 		"eve@nullmx.test,Eve\n" + // 6: a null MX
 		"fay@mailinator.com,Fay\n" + // 7: disposable
 		"info@mx.test,\n" + // 8: a role address
-		"gus@MX.test,Gus\n" // 9: mail servers
+		"gus@MX.test,Gus\n" + // 9: mail servers
+		"hal@fail.test,Hal\n" // 10: the DNS fails: not flagged, said
 	up, err := b.svc.StoreUpload(ctx, acme, "list.csv", []byte(file))
 	if err != nil {
 		t.Fatal(err)
@@ -103,8 +106,8 @@ func TestUploadHygiene(t *testing.T) {
 	if d := cmp.Diff(wantCounts, checked.FlagCounts); d != "" {
 		t.Errorf("flag counts mismatch (-want +got):\n%s", d)
 	}
-	if checked.Valid != 8 || checked.Flagged != 5 {
-		t.Errorf("valid %d, flagged %d; want 8 and 5", checked.Valid, checked.Flagged)
+	if checked.Valid != 9 || checked.Flagged != 5 || checked.UnansweredDomains != 1 {
+		t.Errorf("valid %d, flagged %d, domains unanswered %d; want 9, 5 and 1", checked.Valid, checked.Flagged, checked.UnansweredDomains)
 	}
 
 	t.Run("each domain is asked once, and again from the cache not at all", func(t *testing.T) {
@@ -120,6 +123,9 @@ func TestUploadHygiene(t *testing.T) {
 		}
 		if n := asked("mx.test."); n != before {
 			t.Errorf("checking again asked mx.test %d more times; want its cached answer", n-before)
+		}
+		if n := asked("fail.test."); n < 2 {
+			t.Errorf("fail.test was asked %d times in two checks; a failure is not kept, so want it asked again", n)
 		}
 	})
 
@@ -145,13 +151,14 @@ func TestUploadHygiene(t *testing.T) {
 			t.Errorf("skip %s (%s), keep %s (%s): want two approvals, each with its choice in its arguments", skip.ID, skip.Arguments, keep.ID, keep.Arguments)
 		}
 		flags := "3 with a domain that has no mail server, 1 with a disposable-address domain and 1 with a role address (info@, sales@…)"
-		want := []string{"Rows in the file: 8", "Skipped: 5 flagged by the list check, as chosen: " + flags, "Imported: 3, every importable row",
-			"Plan: 3 of the 250 leads the Free plan allows this month (0 in use before it); 247 left after it"}
+		unanswered := "Domains not looked up (the DNS failed or did not answer in time): 1; rows at them are not flagged for mail servers"
+		want := []string{"Rows in the file: 9", "Skipped: 5 flagged by the list check, as chosen: " + flags, unanswered, "Imported: 4, every importable row",
+			"Plan: 4 of the 250 leads the Free plan allows this month (0 in use before it); 246 left after it"}
 		if d := cmp.Diff(want, skip.Impact.Items); d != "" {
 			t.Errorf("impact skipping mismatch (-want +got):\n%s", d)
 		}
-		want = []string{"Rows in the file: 8", "Flagged by the list check but imported, as chosen: " + flags, "Imported: 8, every importable row",
-			"Plan: 8 of the 250 leads the Free plan allows this month (0 in use before it); 242 left after it"}
+		want = []string{"Rows in the file: 9", "Flagged by the list check but imported, as chosen: " + flags, unanswered, "Imported: 9, every importable row",
+			"Plan: 9 of the 250 leads the Free plan allows this month (0 in use before it); 241 left after it"}
 		if d := cmp.Diff(want, keep.Impact.Items); d != "" {
 			t.Errorf("impact keeping mismatch (-want +got):\n%s", d)
 		}
@@ -178,7 +185,7 @@ func TestUploadHygiene(t *testing.T) {
 	}
 	t.Run("skipping imports the rows not flagged", func(t *testing.T) {
 		run(skip)
-		if d := cmp.Diff([]string{"ana@mx.test", "bob@aonly.test", "gus@mx.test"}, leads()); d != "" {
+		if d := cmp.Diff([]string{"ana@mx.test", "bob@aonly.test", "gus@mx.test", "hal@fail.test"}, leads()); d != "" {
 			t.Errorf("leads mismatch (-want +got):\n%s", d)
 		}
 		got, _ := b.approvals.Find(ctx, acme, skip.ID)
@@ -191,7 +198,7 @@ func TestUploadHygiene(t *testing.T) {
 	})
 	t.Run("keeping imports the flagged rows too", func(t *testing.T) {
 		run(keep)
-		want := []string{"ana@mx.test", "bob@aonly.test", "cid@nowhere.test", "dan@empty.test", "eve@nullmx.test", "fay@mailinator.com", "gus@mx.test", "info@mx.test"}
+		want := []string{"ana@mx.test", "bob@aonly.test", "cid@nowhere.test", "dan@empty.test", "eve@nullmx.test", "fay@mailinator.com", "gus@mx.test", "hal@fail.test", "info@mx.test"}
 		if d := cmp.Diff(want, leads()); d != "" {
 			t.Errorf("leads mismatch (-want +got):\n%s", d)
 		}

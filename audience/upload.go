@@ -64,6 +64,9 @@ type Upload struct {
 	Flagged      int
 	FlagCounts   []FlagCount
 	FlaggedLines []FlaggedLine
+	// UnansweredDomains counts the domains the DNS did not answer for in
+	// time: their rows are not flagged for their mail servers.
+	UnansweredDomains int
 }
 
 // Checked reports whether the upload was checked with a mapping: only then
@@ -272,10 +275,10 @@ func (s *Service) upload(ctx context.Context, db store.DBTX, ws uuid.UUID, id st
 	var separator string
 	err := db.QueryRow(ctx, `SELECT id, file_name, substring(content FROM 1 FOR $3), header[1:$4], mapping[1:$4], cardinality(header), uploaded_at, checked_at,
 			coalesce(rows_read, 0), coalesce(valid_rows, 0), coalesce(duplicate_rows, 0), coalesce(invalid_rows, 0), invalid_lines,
-			encoding, separator, coalesce(sheets, '{}'), sheet
+			coalesce(unanswered_domains, 0), encoding, separator, coalesce(sheets, '{}'), sheet
 		FROM lead_uploads WHERE workspace_id = $1 AND id = $2`, ws, id, contentBytes, MaxUploadColumns).
 		Scan(&u.ID, &u.FileName, &content, &u.Header, &u.Mapping, &columns, &u.UploadedAt, &u.CheckedAt, &u.RowsRead, &u.Valid, &u.Duplicates, &u.Invalid, &invalid,
-			&u.Reading.Encoding, &separator, &u.Reading.Sheets, &u.Reading.Sheet)
+			&u.UnansweredDomains, &u.Reading.Encoding, &separator, &u.Reading.Sheets, &u.Reading.Sheet)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Upload{}, nil, vibesell.Errorf(vibesell.ENOTFOUND, "There is no upload %s in this workspace. The person uploads a file at the leads page of the web app.", id)
 	}
@@ -428,6 +431,14 @@ func (s *Service) CheckUpload(ctx context.Context, ws uuid.UUID, id string, mapp
 				get(rec, "company"), normalDomainOrEmpty(get(rec, "company_domain")), countryOrRaw(get(rec, "country")), get(rec, "time_zone")})
 		}
 		states := s.mailStates(ctx, slices.Sorted(maps.Keys(lookup)))
+		unanswered := 0
+		if s.mailDomains != nil {
+			for d := range lookup {
+				if states[d] == mailUnknown {
+					unanswered++
+				}
+			}
+		}
 		for i, c := range checks {
 			var flag any // NULL: not flagged
 			switch {
@@ -450,8 +461,8 @@ func (s *Service) CheckUpload(ctx context.Context, ws uuid.UUID, id string, mapp
 		}
 		invalidJSON, _ := json.Marshal(append([]InvalidLine{}, lines...))
 		_, err = tx.Exec(ctx, `UPDATE lead_uploads SET mapping = $3, rows_read = $4, valid_rows = $5, duplicate_rows = $6, invalid_rows = $7,
-			invalid_lines = $8, checked_at = $9 WHERE workspace_id = $1 AND id = $2`,
-			ws, id, mapping, rowsRead, len(rows), duplicates, invalid, invalidJSON, s.clock.Now())
+			invalid_lines = $8, checked_at = $9, unanswered_domains = $10 WHERE workspace_id = $1 AND id = $2`,
+			ws, id, mapping, rowsRead, len(rows), duplicates, invalid, invalidJSON, s.clock.Now(), unanswered)
 		return err
 	})
 	if err != nil {
@@ -567,6 +578,10 @@ func (s *Service) requestUploadImport(ctx context.Context, ws uuid.UUID, r Impor
 	}
 	if !skip && len(flags) > 0 {
 		items = append(items, "Flagged by the list check but imported, as chosen: "+flagSkips(flags))
+	}
+	if u.UnansweredDomains > 0 {
+		items = append(items, fmt.Sprintf("Domains not looked up (the DNS failed or did not answer in time): %s; rows at them are not flagged for mail servers",
+			vibesell.Count(u.UnansweredDomains)))
 	}
 	if n < p.Available {
 		items = append(items, fmt.Sprintf("Imported: %s of the %s importable rows (the number asked for)", vibesell.Count(n), vibesell.Count(p.Available)))

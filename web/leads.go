@@ -137,6 +137,8 @@ type uploadData struct {
 	CheckPath  string
 	ImportPath string
 	Importable bool
+	// Unanswered says how many domains the list check could not look up.
+	Unanswered string
 }
 
 func (s *server) uploadPage(w http.ResponseWriter, r *http.Request, u auth.User, ses auth.WebSession) {
@@ -171,6 +173,12 @@ func (s *server) showUpload(w http.ResponseWriter, r *http.Request, u auth.User,
 	}
 	if up.CheckedAt != nil {
 		d.Checked = formatTime(*up.CheckedAt, u.TimeZone)
+	}
+	if n := up.UnansweredDomains; n > 0 {
+		d.Unanswered = "1 domain was not looked up (the DNS failed or did not answer in time), so its rows are not flagged for mail servers. Checking the file again asks once more."
+		if n > 1 {
+			d.Unanswered = vibesell.Count(n) + " domains were not looked up (the DNS failed or did not answer in time), so their rows are not flagged for mail servers. Checking the file again asks once more."
+		}
 	}
 	notice := ""
 	if justChecked {

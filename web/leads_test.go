@@ -140,7 +140,7 @@ func TestUploadFlags(t *testing.T) {
 	b := a.browser(t)
 	b.signIn("ada@acme.test")
 	leads := b.Get("/app/leads")
-	up := b.upload(t, "people.csv", "email,first_name\nana@alpha.test,Ana\ncid@nowhere.test,Cid\nfay@mailinator.com,Fay\ninfo@alpha.test,\ngus@alpha.test,Gus\n", leads.CSRF(t))
+	up := b.upload(t, "people.csv", "email,first_name\nana@alpha.test,Ana\ncid@nowhere.test,Cid\nfay@mailinator.com,Fay\ninfo@alpha.test,\ngus@alpha.test,Gus\nhal@fail.test,Hal\n", leads.CSRF(t))
 	if up.Status != http.StatusSeeOther {
 		t.Fatalf("upload: %d\n%s", up.Status, up.Body)
 	}
@@ -157,7 +157,8 @@ func TestUploadFlags(t *testing.T) {
 		"<tr><td>3</td><td data-verbatim>cid@nowhere.test</td><td>The domain has no mail server</td></tr>",
 		"<tr><td>4</td><td data-verbatim>fay@mailinator.com</td><td>A disposable-address domain</td></tr>",
 		"<tr><td>5</td><td data-verbatim>info@alpha.test</td><td>A role address (info@, sales@…), not a person</td></tr>",
-		"<legend>The 3 flagged rows</legend>", `<input type="radio" name="flagged" value="skip" checked> Skip them`,
+		"<legend>The 3 flagged rows</legend>",
+		"1 domain was not looked up (the DNS failed or did not answer in time), so its rows are not flagged for mail servers.", `<input type="radio" name="flagged" value="skip" checked> Skip them`,
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("checked page lacks %q:\n%s", want, page.Body)
@@ -179,7 +180,7 @@ func TestUploadFlags(t *testing.T) {
 }
 
 // mailDNS is a DNS server on 127.0.0.1 where alpha.test has a mail server
-// and no other name exists.
+// fail.test's lookups fail, and no other name exists.
 func mailDNS(t *testing.T) string {
 	t.Helper()
 	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
@@ -196,6 +197,8 @@ func mailDNS(t *testing.T) string {
 		case q.Name == "alpha.test." && q.Qtype == dns.TypeMX:
 			m.Answer = append(m.Answer, &dns.MX{Hdr: dns.RR_Header{Name: q.Name, Rrtype: dns.TypeMX, Class: dns.ClassINET, Ttl: 60}, Preference: 10, Mx: "mail.alpha.test."})
 		case q.Name == "alpha.test.":
+		case q.Name == "fail.test.":
+			m.SetRcode(req, dns.RcodeServerFailure)
 		default:
 			m.SetRcode(req, dns.RcodeNameError)
 		}
