@@ -183,7 +183,7 @@ func (s *Service) ReadSheet(ctx context.Context, ws uuid.UUID, id string, sheet 
 			return err
 		}
 		_, err = tx.Exec(ctx, `UPDATE lead_uploads SET content = $3, header = $4, sheet = $5, mapping = NULL, rows_read = NULL, valid_rows = NULL,
-			duplicate_rows = NULL, invalid_rows = NULL, invalid_lines = NULL, checked_at = NULL WHERE workspace_id = $1 AND id = $2`,
+			duplicate_rows = NULL, invalid_rows = NULL, invalid_lines = NULL, unanswered_domains = NULL, checked_at = NULL WHERE workspace_id = $1 AND id = $2`,
 			ws, id, text, header, sheet)
 		return err
 	})
