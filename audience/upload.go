@@ -345,6 +345,10 @@ func suggestMapping(header []string) []string {
 // upload kept before the bounds with more than [MaxUploadColumns] columns.
 func (s *Service) CheckUpload(ctx context.Context, ws uuid.UUID, id string, mapping []string) (Upload, error) {
 	var out Upload
+	// The domains are looked up before the transaction, so that no
+	// connection or lock is held while the DNS answers; one the file has
+	// only once read in it (another sheet read meanwhile) is looked up there.
+	states := s.uploadMailStates(ctx, ws, id, mapping)
 	err := store.InTx(ctx, s.db, func(tx pgx.Tx) error {
 		u, content, err := s.upload(ctx, tx, ws, id, MaxUploadBytes)
 		if err != nil {
@@ -430,7 +434,13 @@ func (s *Service) CheckUpload(ctx context.Context, ws uuid.UUID, id string, mapp
 			rows = append(rows, []any{ws, id, line, email, domain, role, get(rec, "first_name"), get(rec, "last_name"), get(rec, "title"),
 				get(rec, "company"), normalDomainOrEmpty(get(rec, "company_domain")), countryOrRaw(get(rec, "country")), get(rec, "time_zone")})
 		}
-		states := s.mailStates(ctx, slices.Sorted(maps.Keys(lookup)))
+		var missing []string
+		for d := range lookup {
+			if _, ok := states[d]; !ok {
+				missing = append(missing, d)
+			}
+		}
+		maps.Copy(states, s.mailStates(ctx, missing))
 		unanswered := 0
 		if s.mailDomains != nil {
 			for d := range lookup {
@@ -475,6 +485,37 @@ func (s *Service) CheckUpload(ctx context.Context, ws uuid.UUID, id string, mapp
 		return Upload{}, err
 	}
 	return out, nil
+}
+
+// uploadMailStates looks up the domains of an upload's addresses (not
+// those on the disposable list) read with mapping; none when there is no
+// DNS to ask, or the upload or mapping will be refused by the check.
+func (s *Service) uploadMailStates(ctx context.Context, ws uuid.UUID, id string, mapping []string) map[string]mailState {
+	states := map[string]mailState{}
+	if s.mailDomains == nil {
+		return states
+	}
+	u, content, err := s.upload(ctx, s.db, ws, id, MaxUploadBytes)
+	if err != nil || checkMapping(u.Header, mapping) != nil {
+		return states // the check refuses it (or fails) in the transaction, in its words
+	}
+	email := slices.Index(mapping, "email")
+	in := newCSVReader(content, u.Reading)
+	in.ReuseRecord = true
+	domains := map[string]bool{}
+	for first := true; ; first = false {
+		rec, err := in.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if first || err != nil || len(rec) != len(u.Header) {
+			continue
+		}
+		if _, domain, _, ok := normalEmail(rec[email]); ok && !isDisposable(domain) {
+			domains[domain] = true
+		}
+	}
+	return s.mailStates(ctx, slices.Sorted(maps.Keys(domains)))
 }
 
 // separatorHint says, of a cell that is not an address, that it holds
