@@ -775,7 +775,7 @@ func TestUploadedLeads(t *testing.T) {
 	}
 	want := []string{"Rows in the file: 7", "Skipped: 1 repeating an address found earlier in the file",
 		"Skipped: 2 invalid (lines 4, 6; the upload's page says why)", "Skipped: 1 suppressed (unsubscribed, bounced, complained or blocked)",
-		"Skipped: 1 with a role address (info@, sales@…)", "Imported: 2, every importable row",
+		"Skipped: 1 flagged by the list check, as chosen: 1 with a role address (info@, sales@…)", "Imported: 2, every importable row",
 		"Plan: 2 of the 250 leads the Free plan allows this month (0 in use before it); 248 left after it"}
 	if d := cmp.Diff(want, a.Impact.Items); d != "" {
 		t.Errorf("impact mismatch (-want +got):\n%s", d)

@@ -43,3 +43,13 @@ func SetMaxHeldBytes(tb testing.TB, n int) {
 	maxHeldBytes = n
 	tb.Cleanup(func() { maxHeldBytes = before })
 }
+
+// IsDisposable is isDisposable, for the list's tests.
+var IsDisposable = isDisposable
+
+// DisposableListSize is how many domains and wildcard domains the embedded
+// list holds.
+func DisposableListSize() (exact, wildcard int) {
+	e, w := loadDisposable()
+	return len(e), len(w)
+}

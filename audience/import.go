@@ -26,7 +26,7 @@ type Import struct {
 	Imported          int
 	SkippedExisting   int // already leads of the workspace
 	SkippedSuppressed int
-	SkippedInvalid    int // invalid or role addresses
+	SkippedInvalid    int // invalid or role addresses; of an upload, its flagged rows skipped
 	Sample            bool
 	StartedAt         time.Time
 	FinishedAt        *time.Time // nil: still running
@@ -36,7 +36,7 @@ type Import struct {
 	// Upload is true for an import of an uploaded file: its lines that
 	// failed the check (InvalidLines) or repeated an address
 	// (DuplicateLines) never became rows to import, and SkippedInvalid
-	// counts role addresses only.
+	// counts the rows the list check flagged, skipped as chosen.
 	Upload                       bool
 	InvalidLines, DuplicateLines int
 }
@@ -72,7 +72,7 @@ func (im Import) Skipped() []string {
 	if im.SkippedInvalid > 0 {
 		what := "with an invalid or role address"
 		if im.Upload {
-			what = "with a role address (info@, sales@…)"
+			what = "flagged by the list check (no mail server, disposable-address domain or role address)"
 		}
 		out = append(out, vibesell.Count(im.SkippedInvalid)+" "+what)
 	}
@@ -111,6 +111,9 @@ type importArguments struct {
 	Count          int    `json:"count"`
 	FiltersVersion int    `json:"filtersVersion,omitempty"`
 	Upload         string `json:"upload,omitempty"`
+	// SkipFlagged, for an upload, is the person's choice to skip the rows
+	// the list check flagged: part of what is approved.
+	SkipFlagged *bool `json:"skipFlagged,omitempty"`
 }
 
 // importDetails are exactly what an approval of import_leads covers.
@@ -123,12 +126,18 @@ type importDetails struct {
 	// at CheckedAt, instead of the directory's contacts.
 	Upload    string     `json:"upload,omitempty"`
 	CheckedAt *time.Time `json:"checkedAt,omitempty"`
+	// SkipFlagged skips the upload's flagged rows; nil (approved before
+	// flags) skips role addresses, as imports then did.
+	SkipFlagged *bool `json:"skipFlagged,omitempty"`
 }
 
 // ImportRequest is one call of import_leads.
 type ImportRequest struct {
-	Count       int    // the most leads to import, 1 to [MaxImport]; with Upload, 0 imports every row
-	Upload      string // an upload's id: import its rows instead of the target's contacts
+	Count  int    // the most leads to import, 1 to [MaxImport]; with Upload, 0 imports every row
+	Upload string // an upload's id: import its rows instead of the target's contacts
+	// KeepFlagged, with Upload, imports the rows the list check flagged
+	// too; by default they are skipped.
+	KeepFlagged bool
 	RequestedBy string // the signed-in person it is asked by or for (approvals.Request.RequestedBy); empty: no one known
 	// RequestedVia is where it was asked (approvals.ViaConversation by
 	// default, approvals.ViaWeb from the web app).
@@ -419,11 +428,11 @@ func (s *Service) importBatch(ctx context.Context, ws uuid.UUID, id string, d im
 		if d.Upload != "" {
 			// An upload's rows are read in the file's order; their cursor
 			// is the line, and they come from no directory contact.
-			args = append(args, d.Upload)
+			args = append(args, d.Upload, d.SkipFlagged == nil || *d.SkipFlagged)
 			source = `SELECT c.line::bigint, NULL::bigint, c.email, c.first_name, c.last_name, c.title, c.company, c.company_domain, c.country, c.time_zone,
 				` + suppressedSQL("$1") + `,
 				EXISTS (SELECT 1 FROM leads l WHERE l.workspace_id = $1 AND l.email = c.email),
-				c.role_address
+				$5::boolean AND ` + uploadFlagSQL + ` IS NOT NULL
 			FROM lead_upload_rows c
 			WHERE c.workspace_id = $1 AND c.upload_id = $4 AND c.line > $2
 			ORDER BY c.line LIMIT $3`

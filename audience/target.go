@@ -46,6 +46,10 @@ type Service struct {
 	// (SetStorySources); nil: the story tells only the audience's part.
 	storyCampaigns LeadCampaigns
 	storyMail      LeadMail
+	// mailDomains is the DNS the list check asks (SetMailDomains); nil:
+	// domains are not looked up. domains keeps its answers a while.
+	mailDomains MailDomains
+	domains     domainCache
 }
 
 // New returns the audience service. Imports open their approvals on

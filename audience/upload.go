@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -57,6 +58,15 @@ type Upload struct {
 	// Known once checked:
 	RowsRead, Valid, Duplicates, Invalid int
 	InvalidLines                         []InvalidLine
+	// Flagged counts the valid rows the list check flagged (each with one
+	// reason, counted in FlagCounts in [flagOrder]); FlaggedLines are the
+	// first [MaxInvalidLines] of them. Read by [Service.Upload] only.
+	Flagged      int
+	FlagCounts   []FlagCount
+	FlaggedLines []FlaggedLine
+	// UnansweredDomains counts the domains the DNS did not answer for in
+	// time: their rows are not flagged for their mail servers.
+	UnansweredDomains int
 }
 
 // Checked reports whether the upload was checked with a mapping: only then
@@ -173,7 +183,7 @@ func (s *Service) ReadSheet(ctx context.Context, ws uuid.UUID, id string, sheet 
 			return err
 		}
 		_, err = tx.Exec(ctx, `UPDATE lead_uploads SET content = $3, header = $4, sheet = $5, mapping = NULL, rows_read = NULL, valid_rows = NULL,
-			duplicate_rows = NULL, invalid_rows = NULL, invalid_lines = NULL, checked_at = NULL WHERE workspace_id = $1 AND id = $2`,
+			duplicate_rows = NULL, invalid_rows = NULL, invalid_lines = NULL, unanswered_domains = NULL, checked_at = NULL WHERE workspace_id = $1 AND id = $2`,
 			ws, id, text, header, sheet)
 		return err
 	})
@@ -207,7 +217,51 @@ func (s *Service) Upload(ctx context.Context, ws uuid.UUID, id string) (Upload, 
 		u.FirstRows = append(u.FirstRows, rec)
 	}
 	u.Suggested = suggestMapping(u.Header)
+	if u.Checked() {
+		if err := s.readFlags(ctx, ws, &u); err != nil {
+			return Upload{}, err
+		}
+	}
 	return u, nil
+}
+
+// readFlags reads how many rows of a checked upload carry each flag, and
+// the first of them.
+func (s *Service) readFlags(ctx context.Context, ws uuid.UUID, u *Upload) error {
+	counts := map[string]int{}
+	rows, err := s.db.Query(ctx, `SELECT flag, count(*) FROM lead_upload_rows WHERE workspace_id = $1 AND upload_id = $2 AND flag IS NOT NULL GROUP BY flag`, ws, u.ID)
+	if err != nil {
+		return fmt.Errorf("count flags of upload %s: %w", u.ID, err)
+	}
+	var flag string
+	var n int
+	if _, err := pgx.ForEachRow(rows, []any{&flag, &n}, func() error { counts[flag] = n; return nil }); err != nil {
+		return fmt.Errorf("count flags of upload %s: %w", u.ID, err)
+	}
+	u.FlagCounts = orderFlagCounts(counts)
+	for _, c := range u.FlagCounts {
+		u.Flagged += c.Count
+	}
+	rows, err = s.db.Query(ctx, `SELECT line, email, flag FROM lead_upload_rows WHERE workspace_id = $1 AND upload_id = $2 AND flag IS NOT NULL ORDER BY line LIMIT $3`,
+		ws, u.ID, MaxInvalidLines)
+	if err != nil {
+		return fmt.Errorf("read flagged rows of upload %s: %w", u.ID, err)
+	}
+	if u.FlaggedLines, err = pgx.CollectRows(rows, pgx.RowToStructByPos[FlaggedLine]); err != nil {
+		return fmt.Errorf("read flagged rows of upload %s: %w", u.ID, err)
+	}
+	return nil
+}
+
+// orderFlagCounts lists the non-zero counts in [flagOrder].
+func orderFlagCounts(counts map[string]int) []FlagCount {
+	var out []FlagCount
+	for _, f := range flagOrder {
+		if counts[f] > 0 {
+			out = append(out, FlagCount{Flag: f, Count: counts[f]})
+		}
+	}
+	return out
 }
 
 // upload reads an upload and the first contentBytes of its file (all of
@@ -221,10 +275,10 @@ func (s *Service) upload(ctx context.Context, db store.DBTX, ws uuid.UUID, id st
 	var separator string
 	err := db.QueryRow(ctx, `SELECT id, file_name, substring(content FROM 1 FOR $3), header[1:$4], mapping[1:$4], cardinality(header), uploaded_at, checked_at,
 			coalesce(rows_read, 0), coalesce(valid_rows, 0), coalesce(duplicate_rows, 0), coalesce(invalid_rows, 0), invalid_lines,
-			encoding, separator, coalesce(sheets, '{}'), sheet
+			coalesce(unanswered_domains, 0), encoding, separator, coalesce(sheets, '{}'), sheet
 		FROM lead_uploads WHERE workspace_id = $1 AND id = $2`, ws, id, contentBytes, MaxUploadColumns).
 		Scan(&u.ID, &u.FileName, &content, &u.Header, &u.Mapping, &columns, &u.UploadedAt, &u.CheckedAt, &u.RowsRead, &u.Valid, &u.Duplicates, &u.Invalid, &invalid,
-			&u.Reading.Encoding, &separator, &u.Reading.Sheets, &u.Reading.Sheet)
+			&u.UnansweredDomains, &u.Reading.Encoding, &separator, &u.Reading.Sheets, &u.Reading.Sheet)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Upload{}, nil, vibesell.Errorf(vibesell.ENOTFOUND, "There is no upload %s in this workspace. The person uploads a file at the leads page of the web app.", id)
 	}
@@ -281,12 +335,20 @@ func suggestMapping(header []string) []string {
 // field it fills or "" to skip it) and keeps its valid rows for
 // import_leads. A row is invalid without a usable email address or with
 // more or fewer fields than the header; an address seen earlier in the
-// file is a duplicate (the first row counts). Checking again with another
+// file is a duplicate (the first row counts). A valid row is flagged
+// (list hygiene) when its domain has no mail server (MX, else an address,
+// looked up through [Service.SetMailDomains]'s DNS), is a disposable-address
+// domain, or the address is a role's; the import's approval says whether
+// flagged rows are skipped. Checking again with another
 // mapping replaces the rows. Refusals: EINVALID for a mapping that does
 // not fit the header, fills a field twice or leaves out email, and for an
 // upload kept before the bounds with more than [MaxUploadColumns] columns.
 func (s *Service) CheckUpload(ctx context.Context, ws uuid.UUID, id string, mapping []string) (Upload, error) {
 	var out Upload
+	// The domains are looked up before the transaction, so that no
+	// connection or lock is held while the DNS answers; one the file has
+	// only once read in it (another sheet read meanwhile) is looked up there.
+	states := s.uploadMailStates(ctx, ws, id, mapping)
 	err := store.InTx(ctx, s.db, func(tx pgx.Tx) error {
 		u, content, err := s.upload(ctx, tx, ws, id, MaxUploadBytes)
 		if err != nil {
@@ -317,6 +379,12 @@ func (s *Service) CheckUpload(ctx context.Context, ws uuid.UUID, id string, mapp
 		}
 		seen := map[string]bool{}
 		var rows [][]any
+		type hygiene struct {
+			domain string
+			role   bool
+		}
+		var checks []hygiene
+		lookup := map[string]bool{} // domains to ask the DNS about
 		var rowsRead, duplicates, invalid int
 		var lines []InvalidLine
 		bad := func(line int, why string) {
@@ -359,21 +427,52 @@ func (s *Service) CheckUpload(ctx context.Context, ws uuid.UUID, id string, mapp
 				continue
 			}
 			seen[email] = true
+			checks = append(checks, hygiene{domain, role})
+			if !isDisposable(domain) {
+				lookup[domain] = true
+			}
 			rows = append(rows, []any{ws, id, line, email, domain, role, get(rec, "first_name"), get(rec, "last_name"), get(rec, "title"),
 				get(rec, "company"), normalDomainOrEmpty(get(rec, "company_domain")), countryOrRaw(get(rec, "country")), get(rec, "time_zone")})
+		}
+		var missing []string
+		for d := range lookup {
+			if _, ok := states[d]; !ok {
+				missing = append(missing, d)
+			}
+		}
+		maps.Copy(states, s.mailStates(ctx, missing))
+		unanswered := 0
+		if s.mailDomains != nil {
+			for d := range lookup {
+				if states[d] == mailUnknown {
+					unanswered++
+				}
+			}
+		}
+		for i, c := range checks {
+			var flag any // NULL: not flagged
+			switch {
+			case states[c.domain] == mailNone:
+				flag = FlagNoMailServer
+			case isDisposable(c.domain):
+				flag = FlagDisposable
+			case c.role:
+				flag = FlagRole
+			}
+			rows[i] = append(rows[i], flag)
 		}
 		if _, err := tx.Exec(ctx, `DELETE FROM lead_upload_rows WHERE workspace_id = $1 AND upload_id = $2`, ws, id); err != nil {
 			return err
 		}
 		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"lead_upload_rows"},
 			[]string{"workspace_id", "upload_id", "line", "email", "email_domain", "role_address", "first_name", "last_name", "title",
-				"company", "company_domain", "country", "time_zone"}, pgx.CopyFromRows(rows)); err != nil {
+				"company", "company_domain", "country", "time_zone", "flag"}, pgx.CopyFromRows(rows)); err != nil {
 			return err
 		}
 		invalidJSON, _ := json.Marshal(append([]InvalidLine{}, lines...))
 		_, err = tx.Exec(ctx, `UPDATE lead_uploads SET mapping = $3, rows_read = $4, valid_rows = $5, duplicate_rows = $6, invalid_rows = $7,
-			invalid_lines = $8, checked_at = $9 WHERE workspace_id = $1 AND id = $2`,
-			ws, id, mapping, rowsRead, len(rows), duplicates, invalid, invalidJSON, s.clock.Now())
+			invalid_lines = $8, checked_at = $9, unanswered_domains = $10 WHERE workspace_id = $1 AND id = $2`,
+			ws, id, mapping, rowsRead, len(rows), duplicates, invalid, invalidJSON, s.clock.Now(), unanswered)
 		return err
 	})
 	if err != nil {
@@ -386,6 +485,37 @@ func (s *Service) CheckUpload(ctx context.Context, ws uuid.UUID, id string, mapp
 		return Upload{}, err
 	}
 	return out, nil
+}
+
+// uploadMailStates looks up the domains of an upload's addresses (not
+// those on the disposable list) read with mapping; none when there is no
+// DNS to ask, or the upload or mapping will be refused by the check.
+func (s *Service) uploadMailStates(ctx context.Context, ws uuid.UUID, id string, mapping []string) map[string]mailState {
+	states := map[string]mailState{}
+	if s.mailDomains == nil {
+		return states
+	}
+	u, content, err := s.upload(ctx, s.db, ws, id, MaxUploadBytes)
+	if err != nil || checkMapping(u.Header, mapping) != nil {
+		return states // the check refuses it (or fails) in the transaction, in its words
+	}
+	email := slices.Index(mapping, "email")
+	in := newCSVReader(content, u.Reading)
+	in.ReuseRecord = true
+	domains := map[string]bool{}
+	for first := true; ; first = false {
+		rec, err := in.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if first || err != nil || len(rec) != len(u.Header) {
+			continue
+		}
+		if _, domain, _, ok := normalEmail(rec[email]); ok && !isDisposable(domain) {
+			domains[domain] = true
+		}
+	}
+	return s.mailStates(ctx, slices.Sorted(maps.Keys(domains)))
 }
 
 // separatorHint says, of a cell that is not an address, that it holds
@@ -444,22 +574,36 @@ func (s *Service) requestUploadImport(ctx context.Context, ws uuid.UUID, r Impor
 			u.FileName, s.cfg.UploadURL, u.ID)
 	}
 	var p Pool
+	counts := map[string]int{}
+	var noMail, disposable, role int
 	err = s.db.QueryRow(ctx, `
 		SELECT count(*),
 			count(*) FILTER (WHERE m.suppressed),
 			count(*) FILTER (WHERE NOT m.suppressed AND m.existing),
-			count(*) FILTER (WHERE NOT m.suppressed AND NOT m.existing AND m.role_address)
-		FROM (SELECT c.role_address, `+suppressedSQL("$1")+` AS suppressed,
+			count(*) FILTER (WHERE NOT m.suppressed AND NOT m.existing AND m.flag = 'no_mail_server'),
+			count(*) FILTER (WHERE NOT m.suppressed AND NOT m.existing AND m.flag = 'disposable'),
+			count(*) FILTER (WHERE NOT m.suppressed AND NOT m.existing AND m.flag = 'role')
+		FROM (SELECT `+uploadFlagSQL+` AS flag, `+suppressedSQL("$1")+` AS suppressed,
 		             EXISTS (SELECT 1 FROM leads l WHERE l.workspace_id = $1 AND l.email = c.email) AS existing
 		      FROM lead_upload_rows c WHERE c.workspace_id = $1 AND c.upload_id = $2) m`, ws, u.ID).
-		Scan(&p.Matched, &p.Suppressed, &p.AlreadyImported, &p.Unusable)
+		Scan(&p.Matched, &p.Suppressed, &p.AlreadyImported, &noMail, &disposable, &role)
 	if err != nil {
 		return approvals.Approval{}, false, fmt.Errorf("count upload %s: %w", u.ID, err)
 	}
+	counts[FlagNoMailServer], counts[FlagDisposable], counts[FlagRole] = noMail, disposable, role
+	flags := orderFlagCounts(counts)
+	skip := !r.KeepFlagged
+	if skip {
+		p.Unusable = noMail + disposable + role
+	}
 	p.Available = p.Matched - p.Suppressed - p.AlreadyImported - p.Unusable
 	if p.Available == 0 {
+		hint := ""
+		if skip && p.Unusable > 0 {
+			hint = " The flagged rows can be imported by choosing not to skip them."
+		}
 		return approvals.Approval{}, false, vibesell.Errorf(vibesell.EINVALID,
-			"No row of %s can be imported: of its %s, %s.", u.FileName, vibesell.Plural(u.RowsRead, "row", "rows"), vibesell.JoinAnd(uploadSkips(u, p)))
+			"No row of %s can be imported: of its %s, %s.%s", u.FileName, vibesell.Plural(u.RowsRead, "row", "rows"), vibesell.JoinAnd(uploadSkips(u, p, flags)), hint)
 	}
 	n := p.Available
 	if r.Count > 0 {
@@ -470,8 +614,15 @@ func (s *Service) requestUploadImport(ctx context.Context, ws uuid.UUID, r Impor
 		return approvals.Approval{}, false, err
 	}
 	items := []string{fmt.Sprintf("Rows in the file: %s", vibesell.Count(u.RowsRead))}
-	for _, skip := range uploadSkips(u, p) {
+	for _, skip := range uploadSkips(u, p, flags) {
 		items = append(items, "Skipped: "+skip)
+	}
+	if !skip && len(flags) > 0 {
+		items = append(items, "Flagged by the list check but imported, as chosen: "+flagSkips(flags))
+	}
+	if u.UnansweredDomains > 0 {
+		items = append(items, fmt.Sprintf("Domains not looked up (the DNS failed or did not answer in time): %s; rows at them are not flagged for mail servers",
+			vibesell.Count(u.UnansweredDomains)))
 	}
 	if n < p.Available {
 		items = append(items, fmt.Sprintf("Imported: %s of the %s importable rows (the number asked for)", vibesell.Count(n), vibesell.Count(p.Available)))
@@ -486,8 +637,8 @@ func (s *Service) requestUploadImport(ctx context.Context, ws uuid.UUID, r Impor
 	return s.openImport(ctx, approvals.Request{
 		WorkspaceID:  ws,
 		Action:       vibesell.ToolImportLeads,
-		Arguments:    importArguments{Count: r.Count, Upload: u.ID},
-		Details:      importDetails{Count: n, Upload: u.ID, CheckedAt: u.CheckedAt},
+		Arguments:    importArguments{Count: r.Count, Upload: u.ID, SkipFlagged: &skip},
+		Details:      importDetails{Count: n, Upload: u.ID, CheckedAt: u.CheckedAt, SkipFlagged: &skip},
 		Summary:      fmt.Sprintf("Import %s from the uploaded file %s", vibesell.Plural(n, "lead", "leads"), u.FileName),
 		Impact:       impact,
 		DecideHere:   true,
@@ -496,8 +647,13 @@ func (s *Service) requestUploadImport(ctx context.Context, ws uuid.UUID, r Impor
 	})
 }
 
-// uploadSkips writes each non-empty reason a row of an upload is skipped.
-func uploadSkips(u Upload, p Pool) []string {
+// uploadFlagSQL is the flag of an upload's row c; a row checked before
+// flags were kept is flagged for its role address only.
+const uploadFlagSQL = `coalesce(c.flag, CASE WHEN c.role_address THEN 'role' END)`
+
+// uploadSkips writes each non-empty reason a row of an upload is skipped;
+// p.Unusable counts the flagged rows skipped (flags).
+func uploadSkips(u Upload, p Pool, flags []FlagCount) []string {
 	var out []string
 	if u.Duplicates > 0 {
 		out = append(out, fmt.Sprintf("%s repeating an address found earlier in the file", vibesell.Count(u.Duplicates)))
@@ -520,7 +676,7 @@ func uploadSkips(u Upload, p Pool) []string {
 		out = append(out, fmt.Sprintf("%s suppressed (unsubscribed, bounced, complained or blocked)", vibesell.Count(p.Suppressed)))
 	}
 	if p.Unusable > 0 {
-		out = append(out, fmt.Sprintf("%s with a role address (info@, sales@…)", vibesell.Count(p.Unusable)))
+		out = append(out, fmt.Sprintf("%s flagged by the list check, as chosen: %s", vibesell.Count(p.Unusable), flagSkips(flags)))
 	}
 	return out
 }

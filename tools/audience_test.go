@@ -247,6 +247,22 @@ func TestAudienceTools(t *testing.T) {
 		b.globex.Refusal(vibesell.ToolImportLeads, map[string]any{"upload": up.ID})
 	})
 
+	t.Run("import_leads skips an upload's flagged rows unless keepFlagged", func(t *testing.T) {
+		up, err := b.deps.Audience.StoreUpload(t.Context(), b.ws.Acme.ID, "roles.csv", []byte("email\ninfo@omega.test\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.deps.Audience.CheckUpload(t.Context(), b.ws.Acme.ID, up.ID, []string{"email"}); err != nil {
+			t.Fatal(err)
+		}
+		msg := c.Refusal(vibesell.ToolImportLeads, map[string]any{"upload": up.ID})
+		mustContain(t, msg, "1 flagged by the list check, as chosen: 1 with a role address (info@, sales@…)",
+			"The flagged rows can be imported by choosing not to skip them.")
+		// Kept, the row is importable, and held to the plan.
+		msg = c.Refusal(vibesell.ToolImportLeads, map[string]any{"upload": up.ID, "keepFlagged": true})
+		mustContain(t, msg, "The Free plan allows 2 leads this month; 2 in use, so 1 more would go over.")
+	})
+
 	t.Run("a change after confirmation needs a new one, and says so", func(t *testing.T) {
 		var out targetOutput
 		md := c.Result(vibesell.ToolSaveTargetFilters, map[string]any{"seniorities": []string{"VP"}, "industries": []string{"Software"}}, &out)

@@ -137,6 +137,8 @@ type uploadData struct {
 	CheckPath  string
 	ImportPath string
 	Importable bool
+	// Unanswered says how many domains the list check could not look up.
+	Unanswered string
 }
 
 func (s *server) uploadPage(w http.ResponseWriter, r *http.Request, u auth.User, ses auth.WebSession) {
@@ -172,9 +174,15 @@ func (s *server) showUpload(w http.ResponseWriter, r *http.Request, u auth.User,
 	if up.CheckedAt != nil {
 		d.Checked = formatTime(*up.CheckedAt, u.TimeZone)
 	}
+	if n := up.UnansweredDomains; n > 0 {
+		d.Unanswered = "1 domain was not looked up (the DNS failed or did not answer in time), so its rows are not flagged for mail servers. Checking the file again asks once more."
+		if n > 1 {
+			d.Unanswered = vibesell.Count(n) + " domains were not looked up (the DNS failed or did not answer in time), so their rows are not flagged for mail servers. Checking the file again asks once more."
+		}
+	}
 	notice := ""
 	if justChecked {
-		notice = "Checked. The rows that cannot be imported are listed below with their line numbers."
+		notice = "Checked. The rows that cannot be imported, and those flagged by the list check, are listed below with their line numbers."
 	}
 	s.render(w, r, status, "upload", pageData{Title: up.FileName, User: &u, CSRF: ses.CSRF(), Message: message, Notice: notice, Body: d})
 }
@@ -224,8 +232,10 @@ func (s *server) readSheet(w http.ResponseWriter, r *http.Request, u auth.User, 
 // importUpload asks for the approval to import the upload, and shows it:
 // the person approves it there, as any other.
 func (s *server) importUpload(w http.ResponseWriter, r *http.Request, u auth.User, ses auth.WebSession) {
+	// The flagged rows are skipped unless the person chose to keep them:
+	// the choice is part of the approval.
 	a, _, err := s.Audience.RequestImport(r.Context(), u.WorkspaceID, audience.ImportRequest{
-		Upload: r.PathValue("id"), RequestedBy: u.Email, RequestedVia: approvals.ViaWeb})
+		Upload: r.PathValue("id"), KeepFlagged: r.PostFormValue("flagged") == "keep", RequestedBy: u.Email, RequestedVia: approvals.ViaWeb})
 	if vibesell.ErrorCode(err) == vibesell.EINVALID {
 		s.showUpload(w, r, u, ses, http.StatusUnprocessableEntity, vibesell.ErrorMessage(err), false)
 		return

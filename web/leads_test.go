@@ -9,6 +9,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"mime/multipart"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -20,11 +21,13 @@ import (
 	"unicode/utf16"
 
 	"github.com/chromedp/chromedp"
+	"github.com/miekg/dns"
 	"github.com/riverqueue/river"
 	"github.com/xuri/excelize/v2"
 	"golang.org/x/text/encoding/charmap"
 
 	"vibesell/approvals"
+	"vibesell/audience"
 	"vibesell/store/storetest"
 	"vibesell/web/webtest"
 )
@@ -106,7 +109,7 @@ func TestUploadingLeads(t *testing.T) {
 	if done := a.execute(t, strings.TrimPrefix(ask.Location, "/app/approvals/")); done.Status != approvals.Done {
 		t.Fatalf("the import: %s %v", done.Status, done.Outcome)
 	}
-	want := "Done: 2 imported; not imported: 1 invalid line of the file, 1 line repeating an address already in the file and 1 with a role address (info@, sales@…)."
+	want := "Done: 2 imported; not imported: 1 invalid line of the file, 1 line repeating an address already in the file and 1 flagged by the list check (no mail server, disposable-address domain or role address)."
 	if p := b.Get("/app/leads"); !strings.Contains(html.UnescapeString(p.Body), want) {
 		t.Errorf("the leads page does not say %q:\n%s", want, p.Body)
 	}
@@ -125,6 +128,88 @@ func TestUploadingLeads(t *testing.T) {
 	if bad.Status != http.StatusUnprocessableEntity || !strings.Contains(bad.Body, "neither an email address nor a domain") {
 		t.Errorf("block nonsense: %d", bad.Status)
 	}
+}
+
+// The list check on the upload's page: each flagged row with its reason
+// and the count per reason, looked up in a DNS server of the test's; the
+// person's choice to skip them or not is what the approval asks for.
+func TestUploadFlags(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	a.audience.SetMailDomains(audience.NewMailDomains(mailDNS(t)))
+	b := a.browser(t)
+	b.signIn("ada@acme.test")
+	leads := b.Get("/app/leads")
+	up := b.upload(t, "people.csv", "email,first_name\nana@alpha.test,Ana\ncid@nowhere.test,Cid\nfay@mailinator.com,Fay\ninfo@alpha.test,\ngus@alpha.test,Gus\nhal@fail.test,Hal\n", leads.CSRF(t))
+	if up.Status != http.StatusSeeOther {
+		t.Fatalf("upload: %d\n%s", up.Status, up.Body)
+	}
+	page := b.Get(up.Location)
+	checked := b.Post(up.Location+"/check", url.Values{"csrf": {page.CSRF(t)}, "col0": {"email"}, "col1": {"first_name"}})
+	if checked.Status != http.StatusSeeOther {
+		t.Fatalf("check: %d\n%s", checked.Status, checked.Body)
+	}
+	page = b.Get(checked.Location)
+	body := html.UnescapeString(page.Body)
+	for _, want := range []string{
+		"<dt>The domain has no mail server</dt><dd>1</dd>", "<dt>A disposable-address domain</dt><dd>1</dd>",
+		"<dt>A role address (info@, sales@…), not a person</dt><dd>1</dd>",
+		"<tr><td>3</td><td data-verbatim>cid@nowhere.test</td><td>The domain has no mail server</td></tr>",
+		"<tr><td>4</td><td data-verbatim>fay@mailinator.com</td><td>A disposable-address domain</td></tr>",
+		"<tr><td>5</td><td data-verbatim>info@alpha.test</td><td>A role address (info@, sales@…), not a person</td></tr>",
+		"<legend>The 3 flagged rows</legend>",
+		"1 domain was not looked up (the DNS failed or did not answer in time), so its rows are not flagged for mail servers.", `<input type="radio" name="flagged" value="skip" checked> Skip them`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("checked page lacks %q:\n%s", want, page.Body)
+		}
+	}
+	importPath := strings.TrimSuffix(checked.Location, "?checked=1") + "/import"
+	for _, c := range []struct{ flagged, want string }{
+		{"skip", "Skipped: 3 flagged by the list check, as chosen: 1 with a domain that has no mail server, 1 with a disposable-address domain and 1 with a role address (info@, sales@…)"},
+		{"keep", "Flagged by the list check but imported, as chosen: 1 with a domain that has no mail server"},
+	} {
+		ask := b.Post(importPath, url.Values{"csrf": {page.CSRF(t)}, "flagged": {c.flagged}})
+		if ask.Status != http.StatusSeeOther {
+			t.Fatalf("ask to import (%s): %d\n%s", c.flagged, ask.Status, ask.Body)
+		}
+		if ap := b.Get(ask.Location); !strings.Contains(html.UnescapeString(ap.Body), c.want) {
+			t.Errorf("the approval (%s) does not say %q:\n%s", c.flagged, c.want, ap.Body)
+		}
+	}
+}
+
+// mailDNS is a DNS server on 127.0.0.1 where alpha.test has a mail server
+// fail.test's lookups fail, and no other name exists.
+func mailDNS(t *testing.T) string {
+	t.Helper()
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := dns.NewServeMux()
+	mux.HandleFunc(".", func(w dns.ResponseWriter, req *dns.Msg) {
+		q := req.Question[0]
+		m := new(dns.Msg)
+		m.SetReply(req)
+		m.RecursionAvailable = true
+		switch {
+		case q.Name == "alpha.test." && q.Qtype == dns.TypeMX:
+			m.Answer = append(m.Answer, &dns.MX{Hdr: dns.RR_Header{Name: q.Name, Rrtype: dns.TypeMX, Class: dns.ClassINET, Ttl: 60}, Preference: 10, Mx: "mail.alpha.test."})
+		case q.Name == "alpha.test.":
+		case q.Name == "fail.test.":
+			m.SetRcode(req, dns.RcodeServerFailure)
+		default:
+			m.SetRcode(req, dns.RcodeNameError)
+		}
+		w.WriteMsg(m)
+	})
+	started := make(chan struct{})
+	srv := &dns.Server{PacketConn: pc, Handler: mux, NotifyStartedFunc: func() { close(started) }}
+	go srv.ActivateAndServe()
+	<-started
+	t.Cleanup(func() { srv.Shutdown() })
+	return pc.LocalAddr().String()
 }
 
 // A 100,000-row CSV uploaded through the page in a real browser: the
