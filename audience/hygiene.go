@@ -165,6 +165,11 @@ type domainCache struct {
 // looked up. Set it before the service is used.
 func (s *Service) SetMailDomains(d MailDomains) { s.mailDomains = d }
 
+// LooksUpMailServers says whether the list check asks the DNS for each
+// domain's mail servers: not in the sandbox, where nothing real is asked
+// unless a DNS server is configured.
+func (s *Service) LooksUpMailServers() bool { return s.mailDomains != nil }
+
 // mailStates looks each domain up (through the cache), at most
 // domainLookupWorkers at once and within domainCheckBudget all told; a
 // domain not answered in time is mailUnknown.

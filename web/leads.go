@@ -137,6 +137,9 @@ type uploadData struct {
 	CheckPath  string
 	ImportPath string
 	Importable bool
+	// MailServersChecked: the list check asks the DNS for each domain's
+	// mail servers (not in the sandbox without a DNS server).
+	MailServersChecked bool
 	// Unanswered says how many domains the list check could not look up.
 	Unanswered string
 }
@@ -171,6 +174,7 @@ func (s *server) showUpload(w http.ResponseWriter, r *http.Request, u auth.User,
 		}
 		d.Rows = append(d.Rows, cells)
 	}
+	d.MailServersChecked = s.Audience.LooksUpMailServers()
 	if up.CheckedAt != nil {
 		d.Checked = formatTime(*up.CheckedAt, u.TimeZone)
 	}

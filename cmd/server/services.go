@@ -102,8 +102,12 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 	s.approvals.Register(vibesell.ToolOrderSendingSetup, sending.NewOrderAction(s.sending))
 	s.audience = audience.New(db, clock, cfg.Audience, s.approvals)
 	s.audience.SetLeadLimit(s.billing.Limit(billing.Leads))
-	// The list check asks the same DNS as the sending setup's checks.
-	s.audience.SetMailDomains(audience.NewMailDomains(cfg.Sending.DNSServer))
+	// The list check asks the same DNS as the sending setup's checks; the
+	// sandbox asks nothing real (as the setup's checks there), unless a
+	// DNS server is named.
+	if cfg.Sending.Provider != sending.SandboxName || cfg.Sending.DNSServer != "" {
+		s.audience.SetMailDomains(audience.NewMailDomains(cfg.Sending.DNSServer))
+	}
 	s.approvals.Register(vibesell.ToolImportLeads, audience.ImportAction(s.audience))
 	mailboxes := sending.CampaignMailboxes(s.sending)
 	if s.connections != nil {
