@@ -184,6 +184,7 @@ func (p *Poller) Watch(ctx context.Context, workspaceID uuid.UUID, mb Mailbox, i
 		p.logger.Warn("mailbox read every interval only: IDLE is not available", "mailbox", mb.Address.Email, "interval", interval, "err", err)
 	} else {
 		defer release()
+		p.logger.Debug("reading replies as they arrive (IDLE)", "mailbox", mb.Address.Email)
 	}
 	ticker := time.NewTicker(interval)
 	defer ticker.Stop()

@@ -113,6 +113,9 @@ type Sandbox struct {
 	passwords map[string]string // address → password
 	inboxes   map[string]*imapmemserver.User
 	accepted  []Accepted
+	// closing is set once Close starts: the connections it cuts (a
+	// reader waiting in IDLE) end with errors that are expected then.
+	closing bool
 }
 
 // SandboxConfig says where the sandbox listens: loopback addresses only
@@ -174,7 +177,7 @@ func StartSandbox(cfg SandboxConfig) (*Sandbox, error) {
 	s.smtp.MaxRecipients = 50
 	s.smtp.ReadTimeout = time.Minute
 	s.smtp.WriteTimeout = time.Minute
-	s.smtp.ErrorLog = slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelWarn)
+	s.smtp.ErrorLog = serverLog{s}
 
 	s.imap = imapserver.New(&imapserver.Options{
 		NewSession: func(*imapserver.Conn) (imapserver.Session, *imapserver.GreetingData, error) {
@@ -182,7 +185,7 @@ func StartSandbox(cfg SandboxConfig) (*Sandbox, error) {
 		},
 		Caps:      imap.CapSet{imap.CapIMAP4rev1: {}, imap.CapIMAP4rev2: {}},
 		TLSConfig: tlsConfig,
-		Logger:    slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelWarn),
+		Logger:    serverLog{s},
 	})
 
 	go s.smtp.Serve(smtpListener)
@@ -239,7 +242,30 @@ func loopbackCertificate() (tls.Certificate, *x509.CertPool, error) {
 
 // Close stops both servers.
 func (s *Sandbox) Close() error {
+	s.mu.Lock()
+	s.closing = true
+	s.mu.Unlock()
 	return errors.Join(s.smtp.Close(), s.imap.Close())
+}
+
+// serverLog is the SMTP and IMAP servers' log: what goes wrong while they
+// serve is a warning; once Close has begun, a connection it cuts ends
+// with an error (a reply reader waiting in IDLE: "use of closed network
+// connection") that is part of a clean shutdown, so it is a debug line.
+type serverLog struct{ s *Sandbox }
+
+func (l serverLog) Printf(format string, args ...any) { l.log(fmt.Sprintf(format, args...)) }
+func (l serverLog) Println(args ...any)               { l.log(strings.TrimSuffix(fmt.Sprintln(args...), "\n")) }
+
+func (l serverLog) log(msg string) {
+	l.s.mu.Lock()
+	closing := l.s.closing
+	l.s.mu.Unlock()
+	level := slog.LevelWarn
+	if closing {
+		level = slog.LevelDebug
+	}
+	l.s.logger.Log(context.Background(), level, msg)
 }
 
 // CertificatePEM is the servers' certificate, for a client in another

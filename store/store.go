@@ -117,8 +117,10 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger) error
 	if err != nil {
 		return fmt.Errorf("apply migrations: %w", err)
 	}
+	// Each migration is a debug line; the operator hears one line saying
+	// how many were applied (none on a routine start).
 	for _, r := range results {
-		logger.Info("applied migration", "file", r.Source.Path, "took", r.Duration)
+		logger.Debug("applied migration", "file", r.Source.Path, "took", r.Duration)
 	}
 
 	migrator, err := rivermigrate.New(riverpgxv5.New(pool), &rivermigrate.Config{Logger: slog.New(warningsOnly{logger.Handler()})})
@@ -130,7 +132,10 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger) error
 		return fmt.Errorf("apply job queue migrations: %w", err)
 	}
 	for _, v := range res.Versions {
-		logger.Info("applied job queue migration", "version", v.Version)
+		logger.Debug("applied job queue migration", "version", v.Version)
+	}
+	if len(results) > 0 || len(res.Versions) > 0 {
+		logger.Info("applied database migrations", "schema", len(results), "job_queue", len(res.Versions))
 	}
 	return nil
 }

@@ -46,7 +46,10 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 		return err
 	}
 
-	if err := greetFirstStart(ctx, cfg, db, stdout); err != nil {
+	// The first start's banner (how to connect and sign in) is printed
+	// once everything has started, so it is the last thing on the screen.
+	banner, err := claimFirstStart(ctx, cfg, db)
+	if err != nil {
 		return err
 	}
 	if loaded, err := audience.LoadSampleDirectory(ctx, db); err != nil {
@@ -127,6 +130,7 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(listener) }()
+	io.WriteString(stdout, banner)
 	select {
 	case err := <-served:
 		stopJobs(jobs, cfg, logger)
@@ -268,12 +272,43 @@ func jobConfig(workers *river.Workers, periodic []*river.PeriodicJob, logger *sl
 		Queues:       map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 10}},
 		Workers:      workers,
 		PeriodicJobs: periodic,
-		Logger:       logger.With("component", "jobs"),
+		// River reports its routine (started, stopped, the producer's job
+		// counts every few seconds) at info: for the person running the
+		// server that is debug. Its warnings and errors stay as they are.
+		Logger: slog.New(infoAsDebug{logger.With("component", "jobs").Handler()}),
 		// Every job's timeout is at most the approvals' execution timeout
 		// (River's default job timeout is a minute), so this rescues a job
 		// whose worker died without ever rescuing one still running.
 		RescueStuckJobsAfter: approvals.RescueStuckJobsAfter,
 	}
+}
+
+// infoAsDebug passes a library's info records on at debug, for a library
+// whose info is routine progress.
+type infoAsDebug struct{ slog.Handler }
+
+func (h infoAsDebug) Enabled(ctx context.Context, l slog.Level) bool {
+	return h.Handler.Enabled(ctx, quieter(l))
+}
+
+func (h infoAsDebug) Handle(ctx context.Context, r slog.Record) error {
+	r.Level = quieter(r.Level)
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h infoAsDebug) WithAttrs(as []slog.Attr) slog.Handler {
+	return infoAsDebug{h.Handler.WithAttrs(as)}
+}
+
+func (h infoAsDebug) WithGroup(name string) slog.Handler {
+	return infoAsDebug{h.Handler.WithGroup(name)}
+}
+
+func quieter(l slog.Level) slog.Level {
+	if l == slog.LevelInfo {
+		return slog.LevelDebug
+	}
+	return l
 }
 
 func stopJobs(jobs *river.Client[pgx.Tx], cfg config, logger *slog.Logger) {
@@ -284,9 +319,10 @@ func stopJobs(jobs *river.Client[pgx.Tx], cfg config, logger *slog.Logger) {
 	}
 }
 
-// greetFirstStart creates the first workspace on an empty database and
-// prints, once for the installation, how to connect to it.
-func greetFirstStart(ctx context.Context, cfg config, db *pgxpool.Pool, stdout io.Writer) error {
+// claimFirstStart creates the first workspace on an empty database and
+// returns, once for the installation, the banner that says how to connect
+// to it ("" on every other start).
+func claimFirstStart(ctx context.Context, cfg config, db *pgxpool.Pool) (string, error) {
 	var ws workspace.Workspace
 	var token string
 	var first bool
@@ -305,12 +341,12 @@ func greetFirstStart(ctx context.Context, cfg config, db *pgxpool.Pool, stdout i
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("first start: %w", err)
+		return "", fmt.Errorf("first start: %w", err)
 	}
 	if !first {
-		return nil
+		return "", nil
 	}
-	fmt.Fprintf(stdout, `
+	return fmt.Sprintf(`
 VibeSell created your first workspace, %q (slug %s).
 
 Connect an MCP client to:
@@ -325,8 +361,7 @@ Approvals that cost money are decided in the web app. Create your account with:
 It prints your password; then sign in at:
   %s
 
-`, ws.Name, ws.Slug, cfg.link("/mcp"), token, ws.Slug, ws.Slug, cfg.link("/app/sign-in"))
-	return nil
+`, ws.Name, ws.Slug, cfg.link("/mcp"), token, ws.Slug, ws.Slug, cfg.link("/app/sign-in")), nil
 }
 
 // newMCPServer builds the MCP server with every tool of the product.
