@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
 	"vibesell"
 	"vibesell/auth"
 	"vibesell/sending"

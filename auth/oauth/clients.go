@@ -13,12 +13,12 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"vibesell/auth"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 
 	"vibesell"
+	"vibesell/auth"
 )
 
 // Client is an OAuth client: who asks to act for a person.
