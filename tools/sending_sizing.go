@@ -100,13 +100,6 @@ func sizingMarkdown(t sendingTerms, z sending.Sizing, confirmed bool) string {
 	return b.String()
 }
 
-func sizingArgsDoc(t sendingTerms) string {
-	return fmt.Sprintf("Give either dailyVolume, or leadCount with deadline (and optionally emailsPerLead, %d by default). "+
-		"Defaults: %d emails per mailbox per day, %d mailboxes per domain; sending days are %s. "+
-		"Prices: %s per new mailbox per month, %s per already-warmed mailbox per month, %s per domain per year. ",
-		sending.DefaultEmailsPerLead, t.perMailbox, t.perDomain, t.sendingDays, t.mailbox, t.warmed, t.domain)
-}
-
 func sizeSendingCapacity(d Deps) toolkit.Tool {
 	t := termsOf(d)
 	return define(d, toolkit.Spec[sizingInput, sizingOutput]{
