@@ -12,10 +12,11 @@ import "slices"
 //     picks and sizing, a support ticket). Nothing reaches beyond VibeSell,
 //     nothing costs money.
 //   - ScopeAct: set something going outside VibeSell or with money: put a
-//     paid order before a person, start warmup, decide an approval
-//     (later: launch a campaign, check out a plan). A person still approves
-//     what the design says a person approves; the scope is what a
-//     connection may ask for at all.
+//     paid order before a person, start warmup, import leads, launch, stop
+//     or resume a campaign, check out or change a plan, open the billing
+//     portal, decide an approval. A person still approves what the design
+//     says a person approves; the scope is what a connection may ask for
+//     at all.
 const (
 	ScopeRead  = "vibesell:read"
 	ScopeWrite = "vibesell:write"

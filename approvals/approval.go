@@ -83,6 +83,13 @@ type Impact struct {
 	PersonOnly string `json:"personOnly,omitempty"`
 }
 
+// Paid says whether the action costs money, once or every month: what
+// makes an approval a signed-in person's alone and asks them to agree to
+// the amounts.
+func (i Impact) Paid() bool {
+	return i.CostOnce.Minor > 0 || i.CostMonthly.Minor > 0
+}
+
 // Approval is one decision about one action.
 type Approval struct {
 	ID           string

@@ -235,7 +235,7 @@ func recordRefused(ctx context.Context, tx pgx.Tx, ws uuid.UUID, id string, now 
 
 // whyWeb says in a few words why an approval must be decided in the web app.
 func whyWeb(a Approval) string {
-	paid := a.Impact.CostOnce.Minor > 0 || a.Impact.CostMonthly.Minor > 0
+	paid := a.Impact.Paid()
 	switch {
 	case paid && a.Irreversible:
 		return "it costs money and cannot be undone"

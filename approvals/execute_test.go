@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"vibesell/approvals"
-
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivertest"
+
+	"vibesell/approvals"
 )
 
 func approve(t *testing.T, e *env, id string) approvals.Approval {

@@ -12,12 +12,12 @@ import (
 	"syscall"
 	"testing"
 	"time"
-	"vibesell"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 
+	"vibesell"
 	"vibesell/approvals"
 	"vibesell/store"
 	"vibesell/store/storetest"

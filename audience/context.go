@@ -3,10 +3,11 @@ package audience
 import (
 	"errors"
 	"fmt"
-	"vibesell/workspace"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+
+	"vibesell/workspace"
 )
 
 // ContextRows are what get_workspace_context shows of the audience: the

@@ -829,6 +829,3 @@ func DirectoryIsSample(ctx context.Context, db store.DBTX) (bool, error) {
 	}
 	return sample, nil
 }
-
-// sampleWords is what every text built on the sample directory says.
-const sampleWords = "This is the sample directory: made-up contacts on reserved domains (example.com, .example, .test) that can never receive email. An operator loads a real directory with `server directory import FILE`."

@@ -224,7 +224,7 @@ func (a *Accounts) SignInWithDevice(ctx context.Context, email, password, ip, de
 		}
 		minutes := max(1, int((wait+time.Minute-1)/time.Minute))
 		return User{}, WebSession{}, vibesell.Errorf(vibesell.ERATELIMITED,
-			"Too many failed sign-ins. Try again in %d minute%s.", minutes, plural(minutes))
+			"Too many failed sign-ins. Try again in %s.", vibesell.Plural(minutes, "minute", "minutes"))
 	}
 
 	var u User
@@ -304,13 +304,6 @@ func (a *Accounts) attemptSource(ctx context.Context, email, ip, device string, 
 		return ip, false, nil
 	}
 	return "device " + base64.RawURLEncoding.EncodeToString(sum[:12]), true, nil
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 func loadLocation(name string) *time.Location {

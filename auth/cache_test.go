@@ -3,10 +3,10 @@ package auth_test
 import (
 	"context"
 	"testing"
-	"vibesell"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"vibesell"
 	"vibesell/auth"
 	"vibesell/store/storetest"
 	"vibesell/workspace"

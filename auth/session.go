@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
-	"vibesell"
 
 	"github.com/google/uuid"
 	lru "github.com/hashicorp/golang-lru/v2"
@@ -18,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 
+	"vibesell"
 	"vibesell/store"
 )
 

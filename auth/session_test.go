@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-	"vibesell"
 
 	"github.com/google/go-cmp/cmp"
 
+	"vibesell"
 	"vibesell/auth"
 	"vibesell/store/storetest"
 	"vibesell/workspace"

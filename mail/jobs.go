@@ -3,9 +3,10 @@ package mail
 import (
 	"context"
 	"time"
-	"vibesell/store"
 
 	"github.com/riverqueue/river"
+
+	"vibesell/store"
 )
 
 // SendEvery is how often the engine sends what is due: with the default

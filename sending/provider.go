@@ -82,6 +82,3 @@ type Record struct {
 	Host  string // the name it is published at
 	Value string // for MX, the mail server's host name
 }
-
-// recordTypes is the order records are listed and checked in.
-var recordTypes = []string{"MX", "SPF", "DKIM", "DMARC"}

@@ -7,11 +7,12 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"vibesell"
-	"vibesell/approvals"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+
+	"vibesell"
+	"vibesell/approvals"
 )
 
 // DomainStatus is a domain of the setup as it stands now.

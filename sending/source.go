@@ -6,11 +6,11 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"vibesell"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"vibesell"
 	"vibesell/cards"
 	"vibesell/workspace"
 )

@@ -4,11 +4,12 @@ import (
 	"context"
 	"fmt"
 	"time"
-	"vibesell/store"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
+
+	"vibesell/store"
 )
 
 // The full-volume date an order promises holds only if the warmup starts

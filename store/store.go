@@ -17,7 +17,6 @@ import (
 	"github.com/pressly/goose/v3"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivermigrate"
-
 	pgxuuid "github.com/vgarvardt/pgx-google-uuid/v5"
 
 	"vibesell/migrations"

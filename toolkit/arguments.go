@@ -485,7 +485,7 @@ func form(s *jsonschema.Schema) string {
 		for i, v := range s.Enum {
 			texts[i] = jsonText(v)
 		}
-		return "one of " + orList(texts)
+		return "one of " + vibesell.JoinOr(texts)
 	}
 	if s.Const != nil {
 		return "exactly " + jsonText(*s.Const)
@@ -505,7 +505,7 @@ func form(s *jsonschema.Schema) string {
 		if len(s.PropertyOrder) == 0 {
 			return "an object"
 		}
-		return "an object with the fields " + andList(s.PropertyOrder)
+		return "an object with the fields " + vibesell.JoinAnd(s.PropertyOrder)
 	}
 	return "a valid value"
 }
@@ -638,16 +638,3 @@ func jsonText(v any) string {
 }
 
 func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
-
-// orList joins quoted values: "a", "b" or "c".
-func orList(items []string) string { return joinLast(items, " or ") }
-
-// andList joins names: card and answer.
-func andList(items []string) string { return joinLast(items, " and ") }
-
-func joinLast(items []string, last string) string {
-	if len(items) <= 1 {
-		return strings.Join(items, "")
-	}
-	return strings.Join(items[:len(items)-1], ", ") + last + items[len(items)-1]
-}

@@ -170,7 +170,7 @@ func define[In, Out any](s Spec[In, Out]) (Tool, error) {
 
 	inType, outType := reflect.TypeFor[In](), reflect.TypeFor[Out]()
 	if inType.Kind() != reflect.Struct || outType.Kind() != reflect.Struct {
-		return Tool{}, errors.New("In and Out must be struct types")
+		return Tool{}, errors.New("the tool's In and Out must be struct types")
 	}
 	inSchema, err := generateSchema(inType)
 	if err != nil {

@@ -2,8 +2,8 @@ package toolkit
 
 import (
 	"context"
-	"vibesell"
 
+	"vibesell"
 	"vibesell/auth"
 )
 

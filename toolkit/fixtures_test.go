@@ -144,6 +144,7 @@ func behave() Tool {
 				return Result[behaveOutput]{}, fmt.Errorf("find approval: %w", errors.New("connection refused to 10.0.0.7:5432"))
 			case "panic":
 				var m map[string]int
+				//lint:ignore SA5000 the nil map is the point: a real bug's panic, not a hand-made panic value
 				m["boom"]++ // a real bug, not a hand-made panic value
 			case "bad_kind":
 				return Result[behaveOutput]{Markdown: "Done.", Data: behaveOutput{Kind: "campaign", Status: "pending"}}, nil

@@ -130,16 +130,6 @@ func (m *sessionMemory) removeLocked(h *heldSession) string {
 	return h.id
 }
 
-// held reports how many sessions the book holds, in all and of workspace.
-func (m *sessionMemory) held(workspace uuid.UUID) (all, ofWorkspace int) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if own := m.byWorkspace[workspace]; own != nil {
-		ofWorkspace = own.Len()
-	}
-	return m.all.Len(), ofWorkspace
-}
-
 // forgetKey marks the request [forgetVia] makes: its session manager
 // forgets and ends nothing.
 type forgetKey struct{}

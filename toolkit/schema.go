@@ -292,7 +292,7 @@ func findKind(t reflect.Type, s *jsonschema.Schema) (kindField, error) {
 		}
 		return k, nil
 	}
-	return kindField{}, errors.New("Out needs a field `Kind string `json:\"kind\" enum:\"...\"``")
+	return kindField{}, errors.New("the tool's Out needs a field `Kind string `json:\"kind\" enum:\"...\"``")
 }
 
 // fill sets the kind on *v when the handler left it empty and the type

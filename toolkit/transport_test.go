@@ -10,13 +10,13 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"vibesell"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"vibesell"
 	"vibesell/auth"
 	"vibesell/toolkit/toolkittest"
 )

@@ -14,9 +14,11 @@ import (
 )
 
 // This file holds the approval tools: decide_approval and
-// list_pending_approvals, which any approval goes through, and
-// order_sending_setup, the first action that waits for one (with the
-// executor that carries it out once approved).
+// list_pending_approvals, which any approval goes through, and the text
+// every tool that opens an approval answers with. The actions that wait
+// for one live with their tools (order_sending_setup in sending_order.go)
+// and are carried out once approved by their feature's executor
+// (sending.NewOrderAction…, registered in cmd/server/services.go).
 
 // Output shapes of kinds approval and approvals.
 
@@ -175,7 +177,7 @@ func textOf(s *string) string {
 // be changed back, so it is not said to be final); a free action says
 // why in the impact (PersonOnly), shown above this sentence.
 func personOnlyBecause(a approvals.Approval) string {
-	paid := a.Impact.CostOnce.Minor > 0 || a.Impact.CostMonthly.Minor > 0
+	paid := a.Impact.Paid()
 	switch {
 	case paid && a.Irreversible:
 		return "it costs money and cannot be undone"

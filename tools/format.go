@@ -18,10 +18,6 @@ var (
 	formatTime = vibesell.FormatTime
 )
 
-// formatMoney writes an amount given as a decimal string ("1450.00") with
-// its currency code: "INR 1,450.00".
-func formatMoney(amount, currency string) string { return vibesell.FormatMoney(currency, amount) }
-
 // bulletList renders items as a Markdown list, or none when empty.
 func bulletList(items []string) string {
 	var b strings.Builder

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+
 	"vibesell"
 	"vibesell/auth"
 	"vibesell/toolkit"

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
 	"vibesell"
 	"vibesell/auth"
 	"vibesell/sending"
@@ -97,13 +98,6 @@ func sizingMarkdown(t sendingTerms, z sending.Sizing, confirmed bool) string {
 		b.WriteString("\nNothing was recorded. If the person agrees, call confirm_sizing with the same arguments to record it; the domain proposals then use these numbers.\n")
 	}
 	return b.String()
-}
-
-func sizingArgsDoc(t sendingTerms) string {
-	return fmt.Sprintf("Give either dailyVolume, or leadCount with deadline (and optionally emailsPerLead, %d by default). "+
-		"Defaults: %d emails per mailbox per day, %d mailboxes per domain; sending days are %s. "+
-		"Prices: %s per new mailbox per month, %s per already-warmed mailbox per month, %s per domain per year. ",
-		sending.DefaultEmailsPerLead, t.perMailbox, t.perDomain, t.sendingDays, t.mailbox, t.warmed, t.domain)
 }
 
 func sizeSendingCapacity(d Deps) toolkit.Tool {

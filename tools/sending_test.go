@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -172,16 +171,6 @@ func mustContain(t *testing.T, text string, wants ...string) {
 		}
 	}
 }
-
-func choiceIDs(cs []choiceItem) []string {
-	var out []string
-	for _, c := range cs {
-		out = append(out, c.ID)
-	}
-	return out
-}
-
-var hex16 = regexp.MustCompile(`^[0-9a-f]{16}$`)
 
 // outputSchema returns a tool's outputSchema as listed.
 func outputSchema(t *testing.T, c *toolkittest.Client, tool string) json.RawMessage {

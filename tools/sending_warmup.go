@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
 	"vibesell"
 	"vibesell/auth"
 	"vibesell/sending"

@@ -5,11 +5,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"vibesell/sending"
 
 	"github.com/google/go-cmp/cmp"
 
 	"vibesell"
+	"vibesell/sending"
 )
 
 // The tool names and kinds are the product's public contract

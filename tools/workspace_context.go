@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+
 	"vibesell/audience"
 	"vibesell/sending"
 	"vibesell/workspace"

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"testing"
 	"time"
-	"vibesell"
 
+	"vibesell"
 	"vibesell/approvals"
 )
 

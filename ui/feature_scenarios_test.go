@@ -226,7 +226,7 @@ func campaignScenarios(t *testing.T, f *features) []*scenario {
 	if a := f.env.Decide(t, f.ws.ID, str(launch["approval"]), true, approvals.ViaWeb); a.Status != approvals.Done {
 		t.Fatalf("the launch was not carried out: %s %v", a.Status, a.Outcome)
 	}
-	sc, data = f.scenario("campaign-scheduled", "get_campaign", map[string]any{"campaign": cp["campaign"]})
+	sc, _ = f.scenario("campaign-scheduled", "get_campaign", map[string]any{"campaign": cp["campaign"]})
 	// Nothing is sent yet: the engine's counts are true zeros, and opens
 	// are not tracked, so they say why instead of a number.
 	sc.Expect.Texts = []string{campaigns.StatusLabels.Of(campaigns.Scheduled), "The first email goes out", "Sent 0", "Opens Not available"}

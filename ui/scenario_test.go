@@ -8,9 +8,10 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"vibesell/proof"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"vibesell/proof"
 )
 
 // A scenario is one card the browser test shows: a tool's input and

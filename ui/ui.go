@@ -13,8 +13,8 @@
 //
 //	cd ui && npm ci && npm run build
 //
-// and commit src/ and card.html together. The browser tests (card_test.go)
-// load it in headless Chromium through a test host (harness/).
+// and commit src/ and card.html together. The browser tests
+// (browser_test.go) load it in headless Chromium through a test host (harness/).
 package ui
 
 import _ "embed"

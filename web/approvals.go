@@ -41,7 +41,7 @@ type ruleRow struct {
 }
 
 func (s *server) row(a approvals.Approval, u auth.User, now time.Time) approvalRow {
-	r := approvalRow{A: a, Path: approvals.AppPath(a.ID), Created: formatTime(a.CreatedAt, u.TimeZone), Paid: paid(a)}
+	r := approvalRow{A: a, Path: approvals.AppPath(a.ID), Created: formatTime(a.CreatedAt, u.TimeZone), Paid: a.Impact.Paid()}
 	if a.Status == approvals.Pending {
 		r.Expires = relative(a.ExpiresAt, now)
 	}
@@ -51,16 +51,12 @@ func (s *server) row(a approvals.Approval, u auth.User, now time.Time) approvalR
 	return r
 }
 
-func paid(a approvals.Approval) bool {
-	return a.Impact.CostOnce.Minor > 0 || a.Impact.CostMonthly.Minor > 0
-}
-
 // needsConfirm says whether approving asks the person to tick "I
 // understand": only when it costs money or cannot be undone, for what
 // only a person may approve. A free action reserved to a person says why
 // instead (Impact.PersonOnly).
 func needsConfirm(a approvals.Approval) bool {
-	return !a.DecideHere && (paid(a) || a.Irreversible)
+	return !a.DecideHere && (a.Impact.Paid() || a.Irreversible)
 }
 
 // confirmText is what the person ticks to approve: each amount they agree
@@ -68,7 +64,7 @@ func needsConfirm(a approvals.Approval) bool {
 // undone.
 func confirmText(a approvals.Approval) string {
 	var agree []string
-	if paid(a) {
+	if a.Impact.Paid() {
 		cost := fmt.Sprintf("this costs %s now and %s a month", formatMoney(a.Impact.CostOnce), formatMoney(a.Impact.CostMonthly))
 		if a.Impact.Sandbox {
 			cost = fmt.Sprintf("in the sandbox, %s now and %s a month are sandbox amounts: nothing is charged", formatMoney(a.Impact.CostOnce), formatMoney(a.Impact.CostMonthly))
@@ -226,7 +222,7 @@ func (s *server) showApproval(w http.ResponseWriter, r *http.Request, u auth.Use
 		Created:      formatTime(a.CreatedAt, u.TimeZone),
 		Expires:      formatTime(a.ExpiresAt, u.TimeZone),
 		ExpiresIn:    relative(a.ExpiresAt, now),
-		Paid:         paid(a),
+		Paid:         a.Impact.Paid(),
 		NeedsConfirm: needsConfirm(a),
 		Confirm:      confirmText(a),
 		ApprovePath:  approvals.AppPath(a.ID) + "/approve",

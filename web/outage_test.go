@@ -9,10 +9,10 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"vibesell"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"vibesell"
 	"vibesell/approvals"
 	"vibesell/auth"
 	"vibesell/store/storetest"

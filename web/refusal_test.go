@@ -9,11 +9,11 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"vibesell/store"
 
 	"github.com/google/go-cmp/cmp"
 
 	"vibesell"
+	"vibesell/store"
 )
 
 // Every refusal code has its status in one table; only what is not a

@@ -6,8 +6,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-	"vibesell"
 
+	"vibesell"
 	"vibesell/approvals"
 	"vibesell/workspace"
 )

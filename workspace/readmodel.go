@@ -13,8 +13,8 @@ import (
 // The workspace context (what get_workspace_context shows) is a read
 // model that every feature contributes a part to: the workspace's own
 // snapshot (offer, playbook, memory, tickets), then one [Part] per
-// feature (the sending setup, pending approvals, and later the audience,
-// campaigns and billing). All parts are read in one round trip, behind
+// feature (pending approvals, the sending setup, the audience, campaigns
+// and billing; tools/workspace_context.go lists them). All parts are read in one round trip, behind
 // the context stamp of [ContextCache]; each part works out what follows
 // from the time on every read, so what is kept never ages.
 

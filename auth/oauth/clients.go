@@ -13,12 +13,12 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"vibesell/auth"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 
 	"vibesell"
+	"vibesell/auth"
 )
 
 // Client is an OAuth client: who asks to act for a person.
@@ -249,8 +249,8 @@ func (s *Server) fetchMetadata(ctx context.Context, ip string, u *url.URL) (clie
 	}
 	if wait > 0 {
 		return clientMetadata{}, errorf(http.StatusTooManyRequests, "slow_down",
-			"Too many client metadata documents were fetched for your address: at most %d a minute. Try again in %d second%s.",
-			s.cfg.RateLimits.Metadata, wait, plural(wait))
+			"Too many client metadata documents were fetched for your address: at most %d a minute. Try again in %s.",
+			s.cfg.RateLimits.Metadata, vibesell.Plural(wait, "second", "seconds"))
 	}
 	select {
 	case f.slots <- struct{}{}:

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"vibesell"
 )
 
 // RateLimits bound how often one client address may call the registration
@@ -66,7 +68,7 @@ func (s *Server) limited(endpoint string, limit int, next http.HandlerFunc) http
 		if wait > 0 {
 			w.Header().Set("Retry-After", strconv.Itoa(wait))
 			writeJSON(w, http.StatusTooManyRequests, errorf(0, "slow_down",
-				"Too many requests from your address: at most %d a minute. Try again in %d second%s.", limit, wait, plural(wait)))
+				"Too many requests from your address: at most %d a minute. Try again in %s.", limit, vibesell.Plural(wait, "second", "seconds")))
 			return
 		}
 		next(w, r)
@@ -94,13 +96,6 @@ func (s *Server) count(ctx context.Context, what, ip string, limit int) (int, er
 		return 0, nil
 	}
 	return max(1, int((start.Add(rateWindow).Sub(now)+time.Second-1)/time.Second)), nil
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 func remoteIP(r *http.Request) string {

@@ -8,12 +8,12 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"vibesell"
 
 	"github.com/google/go-cmp/cmp"
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
+	"vibesell"
 	"vibesell/auth"
 	"vibesell/auth/oauth/oauthtest"
 	"vibesell/workspace"

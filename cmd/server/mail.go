@@ -13,12 +13,12 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"vibesell"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"vibesell"
 	"vibesell/billing"
 	"vibesell/mail"
 	"vibesell/outbound"

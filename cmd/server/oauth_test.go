@@ -11,13 +11,13 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"vibesell"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
+	"vibesell"
 	"vibesell/auth"
 	"vibesell/auth/oauth/oauthtest"
 	"vibesell/store/storetest"

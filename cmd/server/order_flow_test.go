@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"vibesell/approvals"
 	"vibesell/approvals/approvalstest"
@@ -21,8 +22,6 @@ import (
 	"vibesell/toolkit/toolkittest"
 	"vibesell/web/webtest"
 	"vibesell/workspace/workspacetest"
-
-	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // flow is the product as cmd/server wires it, on 127.0.0.1: the MCP tools

@@ -11,12 +11,12 @@ import (
 	"sync"
 	"testing"
 	"time"
-	"vibesell"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/mark3labs/mcp-go/server"
 
+	"vibesell"
 	"vibesell/auth"
 	"vibesell/store/storetest"
 	"vibesell/toolkit"

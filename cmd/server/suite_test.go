@@ -21,10 +21,10 @@ import (
 	"sync"
 	"testing"
 	"time"
-	"vibesell"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"vibesell"
 	"vibesell/auth"
 	"vibesell/store/storetest"
 	"vibesell/workspace"

@@ -4,10 +4,11 @@ import (
 	"context"
 	"sync/atomic"
 	"testing"
-	"vibesell/store"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"vibesell/store"
 )
 
 // RoundTrips counts the times a pool waits for PostgreSQL: a query, or a

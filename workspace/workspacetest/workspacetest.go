@@ -5,8 +5,8 @@ package workspacetest
 
 import (
 	"testing"
-	"vibesell"
 
+	"vibesell"
 	"vibesell/auth"
 	"vibesell/store"
 	"vibesell/workspace"
