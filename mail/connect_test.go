@@ -2,6 +2,7 @@ package mail_test
 
 import (
 	"bytes"
+	"fmt"
 	"net"
 	"net/netip"
 	"strconv"
@@ -166,7 +167,15 @@ func TestConnectedMailboxes(t *testing.T) {
 // what was refused; the check is limited per workspace.
 func TestConnectionChecksAreGuarded(t *testing.T) {
 	b := setup(t)
-	conns := mail.NewConnections(b.db, b.secret, b.clock, b.sandbox.Roots()) // production's guard
+	conns := mail.NewConnections(b.db, b.secret, b.clock, b.sandbox.Roots())
+	// Production's rules, and nothing off this machine even if they let an
+	// address through: a regression fails here without a packet leaving.
+	conns.UseGuard(outbound.New(outbound.Config{Reach: func(ap netip.AddrPort) error {
+		if !ap.Addr().IsLoopback() {
+			return fmt.Errorf("the test would have connected to %s, off this machine", ap)
+		}
+		return nil
+	}}))
 	request := func(host string, port int) mail.ConnectRequest {
 		s := mail.ServerSettings{Host: host, Port: port, Security: mail.SecuritySTARTTLS, Username: "dana", Password: "secret"}
 		return mail.ConnectRequest{Address: "dana@getacme.com", SMTP: s, IMAP: s}

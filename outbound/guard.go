@@ -51,6 +51,12 @@ type Config struct {
 	Timeout time.Duration
 	// Clock tells the time for the limit. Default: the system clock.
 	Clock vibesell.Clock
+	// Reach, when set, is asked after the guard's own check, right before
+	// connecting, and may refuse. Only tests set it, to refuse anything
+	// off this machine: a test that shows the guard refusing an outside
+	// address then fails, should the guard ever let one through, without
+	// a packet leaving the machine.
+	Reach func(netip.AddrPort) error
 }
 
 // Guard connects to outside addresses, refusing what is not public or not
@@ -61,6 +67,7 @@ type Guard struct {
 	allow     []netip.AddrPort
 	timeout   time.Duration
 	clock     vibesell.Clock
+	reach     func(netip.AddrPort) error
 
 	mu      sync.Mutex
 	buckets map[string]*bucket
@@ -69,7 +76,7 @@ type Guard struct {
 // New returns a guard with cfg's rules.
 func New(cfg Config) *Guard {
 	g := &Guard{ports: slices.Sorted(slices.Values(cfg.Ports)), perMinute: cfg.PerMinute, allow: cfg.Allow,
-		timeout: cfg.Timeout, clock: cfg.Clock, buckets: map[string]*bucket{}}
+		timeout: cfg.Timeout, clock: cfg.Clock, reach: cfg.Reach, buckets: map[string]*bucket{}}
 	if len(g.ports) == 0 {
 		g.ports = MailPorts
 	}
@@ -145,7 +152,13 @@ func (g *Guard) DialContext(ctx context.Context, key, network, addr string) (net
 			if err != nil {
 				return &Refusal{Code: vibesell.EINVALID, Reason: fmt.Sprintf("%q is not an address", address)}
 			}
-			return g.Check(ap)
+			if err := g.Check(ap); err != nil {
+				return err
+			}
+			if g.reach != nil {
+				return g.reach(ap)
+			}
+			return nil
 		},
 	}
 	return d.DialContext(ctx, network, addr)
