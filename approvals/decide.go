@@ -182,7 +182,7 @@ func (s *Service) Decide(ctx context.Context, ws uuid.UUID, id string, d Decisio
 	case refusedWeb:
 		return out, false, vibesell.Errorf(vibesell.EINVALID,
 			"This can only be approved by a signed-in person in the web app, because %s. Give the person this link to approve it there: %s. It can still be rejected here.",
-			whyWeb(out), out.AppURL)
+			out.WebOnlyBecause(), out.AppURL)
 	case refusedPolicy, refusedPolicyReject:
 		verb := "Approve"
 		if refused == refusedPolicyReject {
@@ -233,8 +233,9 @@ func recordRefused(ctx context.Context, tx pgx.Tx, ws uuid.UUID, id string, now 
 	return recordHost(ctx, tx, ws, id, now, "approve_refused", ptr(status), status, d.By, d.ByUser, d.Via, &why, d.HostApps)
 }
 
-// whyWeb says in a few words why an approval must be decided in the web app.
-func whyWeb(a Approval) string {
+// WebOnlyBecause says in a few words why an approval must be decided in
+// the web app, for a sentence that goes on "…because " it.
+func (a Approval) WebOnlyBecause() string {
 	paid := a.Impact.Paid()
 	switch {
 	case paid && a.Irreversible:

@@ -139,17 +139,11 @@ func approvalStatusText(ctx context.Context, a approvals.Approval) string {
 	case approvals.Approved:
 		return fmt.Sprintf("approved by %s (%s) on %s; VibeSell is carrying it out now", textOf(a.DecidedBy), viaText(a.DecidedVia), vibesell.FormatTimeFor(ctx, *a.DecidedAt))
 	case approvals.Done:
-		return "done: " + clause(textOf(a.Outcome))
+		return "done: " + textOf(a.Outcome)
 	case approvals.Rejected:
-		return "rejected: " + clause(textOf(a.Outcome))
+		return "rejected: " + textOf(a.Outcome)
 	}
-	return "not done: " + clause(textOf(a.Outcome))
-}
-
-// clause makes a stored sentence part of one that the caller ends: its
-// own full stop goes, so the sentence ends with one, not two.
-func clause(sentence string) string {
-	return strings.TrimRight(strings.TrimSpace(sentence), ".")
+	return "not done: " + textOf(a.Outcome)
 }
 
 // viaText says where a decision came from, for the assistant.
@@ -177,16 +171,11 @@ func textOf(s *string) string {
 // be changed back, so it is not said to be final); a free action says
 // why in the impact (PersonOnly), shown above this sentence.
 func personOnlyBecause(a approvals.Approval) string {
-	paid := a.Impact.Paid()
-	switch {
-	case paid && a.Irreversible:
-		return "it costs money and cannot be undone"
-	case paid:
-		return "it costs money"
-	case a.Irreversible:
-		return "it cannot be undone"
+	why := a.WebOnlyBecause()
+	if !a.Impact.Paid() && !a.Irreversible {
+		why += " (see why above)" // the impact says why this one is
 	}
-	return "it needs a signed-in person's decision (see why above)"
+	return why
 }
 
 func approvalNext(a approvals.Approval) string {

@@ -26,28 +26,8 @@ import (
 func TestCampaignsAndSettingsPages(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool := storetest.New(t)
-	env := campaignstest.New(t, pool, time.Date(2026, 12, 1, 7, 0, 0, 0, time.UTC), campaigns.Config{})
-	ws := workspacetest.Two(t, pool)
-	var h http.Handler
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
-	t.Cleanup(srv.Close)
-	accounts := auth.NewAccounts(pool, nil)
-	for _, u := range []auth.NewUser{
-		{WorkspaceID: ws.Acme.ID, Email: "ada@acme.test", Password: password, TimeZone: "Europe/Paris"},
-		{WorkspaceID: ws.Globex.ID, Email: "bob@globex.test", Password: password},
-	} {
-		if _, err := accounts.CreateUser(ctx, u); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var err error
-	h, err = web.New(web.Config{PublicURL: srv.URL, Accounts: accounts, Approvals: env.Approvals, Workspaces: env.Workspaces, Campaigns: env.Campaigns,
-		Clock: env.Clock, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := &app{srv: srv, pool: pool}
+	a, env, ws := campaignsWeb(t, false)
+	pool := a.pool
 	ada := a.browser(t)
 	ada.signIn("ada@acme.test")
 
@@ -150,4 +130,37 @@ func TestCampaignsAndSettingsPages(t *testing.T) {
 			t.Errorf("globex sees acme's campaign:\n%s", p.Body)
 		}
 	})
+}
+
+// campaignsWeb is the web app over campaignstest's services on a fresh
+// database, with Ada (Acme, her account in Europe/Paris) and Bob (Globex)
+// signed up; with the leads pages when withLeads.
+func campaignsWeb(t *testing.T, withLeads bool) (*app, *campaignstest.Env, workspacetest.Pair) {
+	t.Helper()
+	ctx := context.Background()
+	pool := storetest.New(t)
+	env := campaignstest.New(t, pool, time.Date(2026, 12, 1, 7, 0, 0, 0, time.UTC), campaigns.Config{})
+	ws := workspacetest.Two(t, pool)
+	var h http.Handler
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
+	t.Cleanup(srv.Close)
+	accounts := auth.NewAccounts(pool, nil)
+	for _, u := range []auth.NewUser{
+		{WorkspaceID: ws.Acme.ID, Email: "ada@acme.test", Password: password, TimeZone: "Europe/Paris"},
+		{WorkspaceID: ws.Globex.ID, Email: "bob@globex.test", Password: password},
+	} {
+		if _, err := accounts.CreateUser(ctx, u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := web.Config{PublicURL: srv.URL, Accounts: accounts, Approvals: env.Approvals, Workspaces: env.Workspaces, Campaigns: env.Campaigns,
+		Clock: env.Clock, Logger: slog.New(slog.DiscardHandler)}
+	if withLeads {
+		cfg.Audience = env.Audience
+	}
+	var err error
+	if h, err = web.New(cfg); err != nil {
+		t.Fatal(err)
+	}
+	return &app{srv: srv, pool: pool}, env, ws
 }

@@ -3,9 +3,7 @@ package web_test
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strings"
@@ -15,13 +13,10 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/google/go-cmp/cmp"
 
-	"vibesell/auth"
 	"vibesell/campaigns"
 	"vibesell/campaigns/campaignstest"
 	"vibesell/mail"
 	"vibesell/mail/mailtest"
-	"vibesell/store/storetest"
-	"vibesell/web"
 	"vibesell/web/webtest"
 	"vibesell/workspace"
 	"vibesell/workspace/workspacetest"
@@ -40,21 +35,7 @@ type leadsApp struct {
 func leadsSetup(t *testing.T) *leadsApp {
 	t.Helper()
 	ctx := context.Background()
-	pool := storetest.New(t)
-	env := campaignstest.New(t, pool, time.Date(2026, 12, 1, 7, 0, 0, 0, time.UTC), campaigns.Config{})
-	ws := workspacetest.Two(t, pool)
-	var h http.Handler
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
-	t.Cleanup(srv.Close)
-	accounts := auth.NewAccounts(pool, nil)
-	for _, u := range []auth.NewUser{
-		{WorkspaceID: ws.Acme.ID, Email: "ada@acme.test", Password: password, TimeZone: "Europe/Paris"},
-		{WorkspaceID: ws.Globex.ID, Email: "bob@globex.test", Password: password},
-	} {
-		if _, err := accounts.CreateUser(ctx, u); err != nil {
-			t.Fatal(err)
-		}
-	}
+	a, env, ws := campaignsWeb(t, true)
 	var leads []campaigns.Lead
 	for i := range 60 {
 		company := "Hooli"
@@ -83,12 +64,7 @@ func leadsSetup(t *testing.T) *leadsApp {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err = web.New(web.Config{PublicURL: srv.URL, Accounts: accounts, Approvals: env.Approvals, Workspaces: env.Workspaces,
-		Campaigns: env.Campaigns, Audience: env.Audience, Clock: env.Clock, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &leadsApp{app: &app{srv: srv, pool: pool}, env: env, ws: ws, campaign: c.Campaign.ID}
+	return &leadsApp{app: a, env: env, ws: ws, campaign: c.Campaign.ID}
 }
 
 var (

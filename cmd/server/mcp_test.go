@@ -53,9 +53,16 @@ func binary(t *testing.T) string {
 // startProcess runs the built server as its own process.
 func startProcess(t *testing.T, envs ...string) *testServer {
 	t.Helper()
-	addr := freeAddr(t)
+	s, _ := startProcessAt(t, freeAddr(t), append([]string{"LOG_LEVEL=warn"}, envs...)...)
+	return s
+}
+
+// startProcessAt runs the built server as its own process listening on
+// addr, and returns the process too, for a test that reads its memory.
+func startProcessAt(t *testing.T, addr string, envs ...string) (*testServer, *exec.Cmd) {
+	t.Helper()
 	cmd := exec.Command(binary(t))
-	cmd.Env = append(append(os.Environ(), "LISTEN_ADDR="+addr, "LOG_LEVEL=warn"), envs...)
+	cmd.Env = append(append(os.Environ(), "LISTEN_ADDR="+addr), envs...)
 	stderr := &syncBuffer{}
 	cmd.Stdout, cmd.Stderr = io.Discard, stderr
 	if err := cmd.Start(); err != nil {
@@ -72,7 +79,7 @@ func startProcess(t *testing.T, envs ...string) *testServer {
 		}
 	})
 	s.waitReady(t)
-	return s
+	return s, cmd
 }
 
 // rpc posts one JSON-RPC message to /mcp and returns the response and the

@@ -13,7 +13,6 @@ import (
 	"net/http/cookiejar"
 	"net/url"
 	"os"
-	"os/exec"
 	"regexp"
 	"strings"
 	"sync"
@@ -142,7 +141,8 @@ func TestSuiteWideUpload(t *testing.T) {
 		t.Fatal(err)
 	}
 	addr := freeAddr(t)
-	cmd, stderr := startMeasured(t, addr, "DATABASE_URL="+dbURL, "LOG_LEVEL=warn")
+	srv, cmd := startProcessAt(t, addr, "DATABASE_URL="+dbURL, "LOG_LEVEL=warn")
+	stderr := srv.stderr
 	base := "http://" + addr
 	u := signInUploader(t, base, email, password)
 
@@ -322,29 +322,4 @@ func workbookBomb(t *testing.T) []byte {
 		t.Fatal(err)
 	}
 	return b.Bytes()
-}
-
-// startMeasured runs the built server as a process, for the test to read
-// its memory and its log.
-func startMeasured(t *testing.T, addr string, envs ...string) (*exec.Cmd, *syncBuffer) {
-	t.Helper()
-	cmd := exec.Command(binary(t))
-	cmd.Env = append(append(os.Environ(), "LISTEN_ADDR="+addr), envs...)
-	stderr := &syncBuffer{}
-	cmd.Stdout, cmd.Stderr = io.Discard, stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	s := &testServer{addr: addr, stderr: stderr, done: make(chan error, 1)}
-	go func() { s.done <- cmd.Wait() }()
-	t.Cleanup(func() {
-		cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-s.done:
-		case <-time.After(30 * time.Second):
-			cmd.Process.Kill()
-		}
-	})
-	s.waitReady(t)
-	return cmd, stderr
 }
