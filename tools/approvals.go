@@ -206,7 +206,27 @@ type decideApprovalInput struct {
 
 func decideApproval(d Deps) toolkit.Tool {
 	return define(d, toolkit.Spec[decideApprovalInput, approvalOutput]{
-		Name: vibesell.ToolDecideApproval,
+		Name:        vibesell.ToolDecideApproval,
+		Title:       "Decide an approval",
+		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.Yes, Idempotent: toolkit.Yes, OpenWorld: toolkit.Yes},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeAct},
+		Description: `
+			Records the person's decision on an approval card (kind approval): approve or reject,
+			with an optional reason kept in its history. Approving starts the action (ordering,
+			importing, launching…): it runs once, in the background, and this call waits up to 5
+			seconds to report the outcome (status done or not_done; approved while still running).
+			Rejecting ends it; nothing is done. Call it only with a decision the person gave you;
+			never approve on your own initiative. A decision through this tool is always recorded as
+			relayed by you (the person's clicks in the card are recorded by the card itself).
+			Approvals with decideHere false (paid or irreversible, such as ordering domains and
+			mailboxes), or whose approveVia leaves out conversation (the workspace wants the person
+			to click), cannot be approved here: the call refuses and says where the person approves.
+			Rejecting here is allowed for decideHere false, but not when the workspace wants the
+			person to click: then the person rejects in the card or the web app too. A decision is
+			taken once: if the approval was already decided (by anyone, anywhere) or has expired,
+			the result reports what is on record and this decision is not recorded. Not for asking
+			(the action tools open approvals) or for finding approvals (list_pending_approvals).
+		`,
 		Handler: func(ctx context.Context, p auth.Principal, in decideApprovalInput) (toolkit.Result[approvalOutput], error) {
 			r, err := d.Approvals.Relay(ctx, p.WorkspaceID, in.Approval, approvals.Relayed{
 				Approve: in.Decision == "approve", Reason: in.Reason, Person: personOf(p), HostApps: hostApps(ctx, d, p),
@@ -263,7 +283,23 @@ type listApprovalsInput struct {
 
 func listPendingApprovals(d Deps) toolkit.Tool {
 	return define(d, toolkit.Spec[listApprovalsInput, approvalsOutput]{
-		Name: vibesell.ToolListPendingApprovals,
+		Name:        vibesell.ToolListPendingApprovals,
+		Title:       "List pending approvals",
+		Annotations: toolkit.Annotations{ReadOnly: toolkit.Yes, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeRead},
+		Description: `
+			Lists the workspace's approvals waiting for a person's decision, and those approved and
+			still being carried out, newest first, each with its id, status, summary, impact (what,
+			who, cost once and per month), expiry, whether it can be decided here (decideHere) and
+			its web app link. With includeDecided it also lists ended ones (done, not done,
+			rejected) with their outcome. Paginated: 20 per page by default, continue with
+			nextCursor. With approval (an id) it returns exactly that approval as it stands now,
+			whatever its status and however old, as a one-item list with no next page; an id that is
+			not an approval of this workspace is refused as not found. It reads only; approvals past
+			their expiry are shown as not done (expired). Use it to find an approval id for
+			decide_approval or to check an outcome. Not for deciding (decide_approval) or asking for
+			a new approval (the action tools, such as order_sending_setup).
+		`,
 		Handler: func(ctx context.Context, p auth.Principal, in listApprovalsInput) (toolkit.Result[approvalsOutput], error) {
 			if in.Approval != "" {
 				return readApproval(ctx, d, p, in)

@@ -47,7 +47,7 @@ func newApprovalFixture(t *testing.T) *approvalFixture {
 }
 
 func (f *approvalFixture) approvalClient(ws workspace.Workspace) *toolkittest.Client {
-	d := Deps{Clock: f.clock, Workspaces: f.workspaces, Sending: f.svc, Approvals: f.approvals, Cards: f.cards}
+	d := Deps{Workspaces: f.workspaces, Sending: f.svc, Approvals: f.approvals, Cards: f.cards}
 	return toolkittest.Connect(f.t, NewServer(d, nil), auth.Principal{WorkspaceID: ws.ID, WorkspaceSlug: ws.Slug})
 }
 
@@ -615,7 +615,7 @@ func TestSandboxOrderApprovalSaysNothingIsCharged(t *testing.T) {
 func TestApprovalsRecordThePersonOfAnOAuthConnection(t *testing.T) {
 	t.Parallel()
 	f := newApprovalFixture(t)
-	d := Deps{Clock: f.clock, Workspaces: f.workspaces, Sending: f.svc, Approvals: f.approvals}
+	d := Deps{Workspaces: f.workspaces, Sending: f.svc, Approvals: f.approvals}
 	c := toolkittest.Connect(t, NewServer(d, nil), auth.Principal{WorkspaceID: f.ws.ID, WorkspaceSlug: f.ws.Slug,
 		UserID: uuid.New(), UserEmail: "ada@acme.test", ClientName: "Claude", Scopes: []string{vibesell.ScopeAct}})
 	f.planSetup(c)

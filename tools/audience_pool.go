@@ -78,7 +78,19 @@ func toImportData(im *audience.Import) *importData {
 
 func estimateLeadPool(d Deps) toolkit.Tool {
 	return define(d, toolkit.Spec[struct{}, leadCountOutput]{
-		Name: vibesell.ToolEstimateLeadPool,
+		Name:        vibesell.ToolEstimateLeadPool,
+		Title:       "Count the lead pool",
+		Annotations: toolkit.Annotations{ReadOnly: toolkit.Yes, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeRead},
+		Description: `
+			Counts the contacts of the lead directory that match the confirmed target, and shows
+			each subtraction on the way to what an import can bring in: suppressed addresses and
+			domains, leads contacted within the target's window, contacts already imported into this
+			workspace, and invalid or role addresses. Every count is exact. It also shows the
+			progress of the latest import. It reads only, costs nothing and contacts no one. It
+			refuses until the filters are confirmed (confirm_target). Not for seeing the people
+			(preview_lead_sample) or importing them (import_leads).
+		`,
 		Handler: func(ctx context.Context, p auth.Principal, _ struct{}) (toolkit.Result[leadCountOutput], error) {
 			pool, err := d.Audience.EstimatePool(ctx, p.WorkspaceID)
 			if err != nil {
@@ -170,7 +182,19 @@ type leadPreviewOutput struct {
 
 func previewLeadSample(d Deps) toolkit.Tool {
 	return define(d, toolkit.Spec[struct{}, leadPreviewOutput]{
-		Name: vibesell.ToolPreviewLeadSample,
+		Name:        vibesell.ToolPreviewLeadSample,
+		Title:       "Preview the leads",
+		Annotations: toolkit.Annotations{ReadOnly: toolkit.Yes, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeRead},
+		Description: `
+			Shows up to 10 contacts an import of the confirmed target would bring in, with what a
+			salesperson checks: name, title, company, country and why they match. Addresses stay
+			masked until imported. The sample is not random: the same filters give the same people,
+			so the person can judge the filters, change them, and compare. It leaves out suppressed
+			contacts, leads already in the workspace and invalid or role addresses. It reads only,
+			costs nothing and contacts no one. It refuses until the filters are confirmed
+			(confirm_target). Not for counting (estimate_lead_pool) or importing (import_leads).
+		`,
 		Handler: func(ctx context.Context, p auth.Principal, _ struct{}) (toolkit.Result[leadPreviewOutput], error) {
 			pv, err := d.Audience.PreviewSample(ctx, p.WorkspaceID)
 			if err != nil {

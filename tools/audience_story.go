@@ -82,7 +82,20 @@ type leadOutput struct {
 
 func getLead(d Deps) toolkit.Tool {
 	return define(d, toolkit.Spec[getLeadInput, leadOutput]{
-		Name: vibesell.ToolGetLead,
+		Name:        vibesell.ToolGetLead,
+		Title:       "Get a lead's story",
+		Annotations: toolkit.Annotations{ReadOnly: toolkit.Yes, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeRead},
+		Description: `
+			Reads one lead's story as it stands now, by its id or email address: where it came from
+			(which uploaded file, or the lead directory, and when), the campaigns it is in, each
+			step sent (when, from which mailbox, delivered or bounced), the next step and when it is
+			due, the replies with their classification, and why it stopped (it replied, a colleague
+			at the same company replied, unsubscribed, bounced, suppressed, or a person removed it).
+			Bounded: the newest 50 steps per campaign and 20 replies, with the totals. It changes
+			nothing; a lead is removed by the person in the web app. Not for a campaign's totals
+			(get_campaign) or every reply (list_replies).
+		`,
 		Handler: func(ctx context.Context, p auth.Principal, in getLeadInput) (toolkit.Result[leadOutput], error) {
 			st, err := d.Audience.Story(ctx, p.WorkspaceID, in.Lead)
 			if err != nil {

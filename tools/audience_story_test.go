@@ -121,7 +121,7 @@ func TestGetLead(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	d := Deps{Clock: env.Clock, Workspaces: env.Workspaces, Audience: env.Audience, Campaigns: env.Campaigns, Approvals: env.Approvals,
+	d := Deps{Workspaces: env.Workspaces, Audience: env.Audience, Campaigns: env.Campaigns, Approvals: env.Approvals,
 		Replies: mail.NewReplies(pool), PublicURL: "https://vibesell.example.test"}
 	acme := toolkittest.Connect(t, NewServer(d, nil), workspacetest.Principal(ws.Acme))
 	samID, leeID := strconv.FormatInt(sam.Lead.ID, 10), strconv.FormatInt(lee.Lead.ID, 10)

@@ -111,7 +111,19 @@ type saveTargetInput struct {
 
 func saveTarget(d Deps) toolkit.Tool {
 	return define(d, toolkit.Spec[saveTargetInput, targetOutput]{
-		Name: vibesell.ToolSaveTarget,
+		Name:        vibesell.ToolSaveTarget,
+		Title:       "Save the target",
+		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.Yes, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeWrite},
+		Description: `
+			Saves who the person wants to reach, in their own words: who the ideal customer is,
+			which problem of theirs the offer solves, and who to leave out. It replaces the
+			description saved before and leaves the filters and their confirmation as they are. It
+			changes only VibeSell's notes and costs nothing. Use the person's words; do not invent.
+			Next, turn the description into filters the lead directory can answer with
+			save_target_filters. Not for what is sold (save_offer) or for the filters themselves
+			(save_target_filters).
+		`,
 		Handler: func(ctx context.Context, p auth.Principal, in saveTargetInput) (toolkit.Result[targetOutput], error) {
 			t, err := d.Audience.SaveDescription(ctx, p.WorkspaceID, audience.Description{Who: in.Who, Problem: in.Problem, Exclusions: in.Exclusions})
 			if err != nil {
@@ -140,7 +152,24 @@ type saveTargetFiltersInput struct {
 
 func saveTargetFilters(d Deps) toolkit.Tool {
 	return define(d, toolkit.Spec[saveTargetFiltersInput, targetOutput]{
-		Name: vibesell.ToolSaveTargetFilters,
+		Name:        vibesell.ToolSaveTargetFilters,
+		Title:       "Save the target's filters",
+		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.Yes, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeWrite},
+		Description: `
+			Saves the target as filters the lead directory can answer: job title words, seniorities,
+			departments, industries, company size bands, countries and regions, companies to leave
+			out, and leaving out leads contacted in the last N days. Within one filter any value
+			matches (VP or Head); across filters all must (a VP or Head, in Software, in Europe). It
+			replaces the filters saved before, so pass every filter each time. A value the directory
+			does not know is refused with the closest known ones ("'Saas' is not an industry we
+			know; did you mean 'Software'?"): ask the person which they mean, never pick for them.
+			Changing confirmed filters withdraws the confirmation: pool, preview and import wait for
+			a new confirm_target. suppress adds addresses or whole domains the workspace never
+			writes to, for good (no import ever brings them back). It changes only VibeSell's
+			records and costs nothing. Not for the description in words (save_target) or for
+			counting (estimate_lead_pool).
+		`,
 		Handler: func(ctx context.Context, p auth.Principal, in saveTargetFiltersInput) (toolkit.Result[targetOutput], error) {
 			saved, err := d.Audience.SaveFilters(ctx, p.WorkspaceID, audience.Filters{Titles: in.Titles, Seniorities: in.Seniorities,
 				Departments: in.Departments, Industries: in.Industries, CompanySizes: in.CompanySizes, Countries: in.Countries,
@@ -205,7 +234,19 @@ type confirmTargetInput struct {
 
 func confirmTarget(d Deps) toolkit.Tool {
 	return define(d, toolkit.Spec[confirmTargetInput, targetOutput]{
-		Name: vibesell.ToolConfirmTarget,
+		Name:        vibesell.ToolConfirmTarget,
+		Title:       "Confirm the target",
+		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeWrite},
+		Description: `
+			Locks the target's filters as the ones the lead pool, the preview and imports use, once
+			the person has seen them and agreed. Pass the filtersVersion they saw: if the filters
+			changed since, it refuses and gives the current ones to show again. Confirming the
+			confirmed version again changes nothing. Any later change of the filters
+			(save_target_filters) withdraws the confirmation. It changes only VibeSell's records and
+			costs nothing. Call it only with the person's agreement. Not for saving filters
+			(save_target_filters).
+		`,
 		Handler: func(ctx context.Context, p auth.Principal, in confirmTargetInput) (toolkit.Result[targetOutput], error) {
 			t, err := d.Audience.Confirm(ctx, p.WorkspaceID, in.FiltersVersion)
 			if err != nil {

@@ -67,7 +67,7 @@ func newAudienceBundle(t *testing.T, cfg audience.Config, freeLeads int) *audien
 	}).Limit(billing.Leads))
 	ap.Register(vibesell.ToolImportLeads, audience.ImportAction(svc))
 	b := &audienceBundle{t: t, ws: workspacetest.Two(t, pool), approvals: ap,
-		deps: Deps{Clock: clock, Workspaces: workspace.NewService(pool, vibesell.SystemClock{}), Approvals: ap, Audience: svc}}
+		deps: Deps{Workspaces: workspace.NewService(pool, vibesell.SystemClock{}), Approvals: ap, Audience: svc}}
 	b.acme = toolkittest.Connect(t, NewServer(b.deps, nil), workspacetest.Principal(b.ws.Acme))
 	b.globex = toolkittest.Connect(t, NewServer(b.deps, nil), workspacetest.Principal(b.ws.Globex))
 	if _, err := audience.ImportDirectory(t.Context(), pool, strings.NewReader(directoryCSV), "directory.csv", nil); err != nil {
@@ -384,7 +384,7 @@ func TestAudienceToolsOnTheSampleDirectory(t *testing.T) {
 	svc := audience.New(pool, clock, audience.Config{}, ap)
 	ap.Register(vibesell.ToolImportLeads, audience.ImportAction(svc))
 	ws := workspacetest.Two(t, pool)
-	c := toolkittest.Connect(t, NewServer(Deps{Clock: clock, Approvals: ap, Audience: svc}, nil), workspacetest.Principal(ws.Acme))
+	c := toolkittest.Connect(t, NewServer(Deps{Approvals: ap, Audience: svc}, nil), workspacetest.Principal(ws.Acme))
 	var saved targetOutput
 	c.Result(vibesell.ToolSaveTargetFilters, map[string]any{"regions": []string{"Europe"}, "seniorities": []string{"VP"}}, &saved)
 	c.Result(vibesell.ToolConfirmTarget, map[string]any{"filtersVersion": saved.Target.FiltersVersion}, nil)

@@ -30,7 +30,21 @@ type checkoutOutput struct {
 
 func startCheckout(d Deps) toolkit.Tool {
 	return define(d, toolkit.Spec[planInput, checkoutOutput]{
-		Name: vibesell.ToolStartCheckout,
+		Name:        vibesell.ToolStartCheckout,
+		Title:       "Subscribe to a plan",
+		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.Yes},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeAct},
+		Description: `
+			Gives the link to Stripe's payment page (Checkout) for subscribing the workspace to a
+			paid plan, monthly. Only the person opens it and pays there; nothing is charged by this
+			call. Once they pay, the workspace is on the plan within a minute (Stripe tells
+			VibeSell) and it renews every month until cancelled in the billing portal. The page
+			stays open about a day; calling again for the same plan returns the same page, never a
+			second one. A workspace already subscribed gets its billing portal link instead (to
+			change plan use upgrade_plan). Refuses an unknown plan, the free plan, or when billing
+			is not configured on this server. Use after the person picked a plan from
+			get_plans_and_billing; never pick for them.
+		`,
 		Handler: func(ctx context.Context, p auth.Principal, in planInput) (toolkit.Result[checkoutOutput], error) {
 			c, err := d.Billing.StartCheckout(ctx, p.WorkspaceID, in.Plan)
 			if err != nil {

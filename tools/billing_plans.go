@@ -60,7 +60,20 @@ type plansOutput struct {
 
 func getPlansAndBilling(d Deps) toolkit.Tool {
 	return define(d, toolkit.Spec[struct{}, plansOutput]{
-		Name: vibesell.ToolGetPlansAndBilling,
+		Name:        vibesell.ToolGetPlansAndBilling,
+		Title:       "Plans and billing",
+		Annotations: toolkit.Annotations{ReadOnly: toolkit.Yes, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.Yes},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeRead},
+		Description: `
+			Shows every plan with its monthly price and limits (mailboxes, leads imported per month,
+			active campaigns, emails per month), the plan the workspace is on and its status
+			(active, past due after a failed payment, ending at the period's end), usage against
+			each limit (null where this server does not count it yet, with why), and the next
+			invoice's date and amount as Stripe previews it. It reads only and costs nothing; it
+			asks Stripe for the next invoice. On a server where billing is not configured it refuses
+			and says so. To subscribe use start_checkout; to change a paid plan upgrade_plan; to
+			change the card, see invoices or cancel, open_billing_portal.
+		`,
 		Handler: func(ctx context.Context, p auth.Principal, _ struct{}) (toolkit.Result[plansOutput], error) {
 			o, err := d.Billing.Overview(ctx, p.WorkspaceID)
 			if err != nil {

@@ -17,7 +17,18 @@ type portalOutput struct {
 
 func openBillingPortal(d Deps) toolkit.Tool {
 	return define(d, toolkit.Spec[struct{}, portalOutput]{
-		Name: vibesell.ToolOpenBillingPortal,
+		Name:        vibesell.ToolOpenBillingPortal,
+		Title:       "Open the billing portal",
+		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.Yes},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeAct},
+		Description: `
+			Gives a link to Stripe's billing portal for this workspace, where the person changes the
+			card, downloads invoices or cancels the subscription. Only the person opens it; the link
+			works for a short while, so make a new one when needed. It changes nothing itself and
+			costs nothing. Refuses when billing is not configured on this server. Not for
+			subscribing (start_checkout) or for changing plan (upgrade_plan, which the person
+			approves in the web app).
+		`,
 		Handler: func(ctx context.Context, p auth.Principal, _ struct{}) (toolkit.Result[portalOutput], error) {
 			portal, err := d.Billing.OpenPortal(ctx, p.WorkspaceID)
 			if err != nil {

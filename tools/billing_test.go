@@ -49,7 +49,7 @@ func newBillingFixture(t *testing.T, configured bool) *billingFixture {
 	appr.Register(vibesell.ToolUpgradePlan, f.billing.ChangeExecutor())
 	f.ws = workspacetest.Two(t, pool)
 	f.workspaces = workspace.NewService(pool, f.clock)
-	d := Deps{Clock: f.clock, Workspaces: f.workspaces, Approvals: appr, Billing: f.billing}
+	d := Deps{Workspaces: f.workspaces, Approvals: appr, Billing: f.billing}
 	f.c = toolkittest.Connect(t, NewServer(d, nil), workspacetest.Principal(f.ws.Acme))
 	return f
 }
@@ -199,7 +199,7 @@ func TestBillingTools(t *testing.T) {
 			t.Fatalf("next step %q (%s), want %s, saying the payment failed:\n%s", textOf(ctxOut.NextStep.Tool), ctxOut.NextStep.Why, vibesell.ToolOpenBillingPortal, md)
 		}
 		// Globex's context shows none of it.
-		g := toolkittest.Connect(t, NewServer(Deps{Clock: f.clock, Workspaces: f.workspaces, Billing: f.billing}, nil), workspacetest.Principal(f.ws.Globex))
+		g := toolkittest.Connect(t, NewServer(Deps{Workspaces: f.workspaces, Billing: f.billing}, nil), workspacetest.Principal(f.ws.Globex))
 		var other workspaceOutput
 		g.Result(vibesell.ToolGetWorkspaceContext, nil, &other)
 		if d := cmp.Diff(&planData{ID: "free", Name: "Free", Status: "active"}, other.Plan); d != "" {

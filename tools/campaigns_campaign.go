@@ -203,7 +203,21 @@ type stageCampaignInput struct {
 
 func stageCampaign(d Deps) toolkit.Tool {
 	return define(d, toolkit.Spec[stageCampaignInput, campaignOutput]{
-		Name: vibesell.ToolStageCampaign,
+		Name:        vibesell.ToolStageCampaign,
+		Title:       "Stage a campaign",
+		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.No, OpenWorld: toolkit.No},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeWrite},
+		Description: `
+			Puts a campaign together without sending anything: the workspace's imported leads, one
+			version of a sequence, the mailboxes to send from, and a schedule (a sending window and
+			days of the week read in each lead's own time zone, a daily cap per mailbox never above
+			what a warm mailbox may send, and whether a reply stops the whole company).
+			postalAddress, senderName and timeZone, when given, are saved for the whole workspace
+			(every email carries the postal address and the sender's name). The result lists
+			everything that still blocks the launch. Staging changes nothing outside VibeSell, sends
+			nothing and costs nothing; pass campaign to change a staged campaign instead of making
+			another. Not for launching (launch_campaign) or reading a campaign (get_campaign).
+		`,
 		Handler: func(ctx context.Context, p auth.Principal, in stageCampaignInput) (toolkit.Result[campaignOutput], error) {
 			start, err := campaigns.ParseClock(in.WindowStart)
 			if err != nil {
@@ -241,7 +255,18 @@ type getCampaignInput struct {
 
 func getCampaign(d Deps) toolkit.Tool {
 	return define(d, toolkit.Spec[getCampaignInput, campaignOutput]{
-		Name: vibesell.ToolGetCampaign,
+		Name:        vibesell.ToolGetCampaign,
+		Title:       "Get a campaign",
+		Annotations: toolkit.Annotations{ReadOnly: toolkit.Yes, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeRead},
+		Description: `
+			Reads a campaign as it stands now: its status (staged, scheduled, sending, paused with
+			why, finished), its sequence version, people, mailboxes and schedule, what still blocks
+			a staged campaign's launch, and its metrics (sent, delivered, replied, positive replies,
+			bounced, unsubscribed, in total and per step; opens only when tracking is on). A metric
+			not known is null with the reason, never 0. It changes nothing. Not for the time a
+			campaign takes (estimate_campaign_plan).
+		`,
 		Handler: func(ctx context.Context, p auth.Principal, in getCampaignInput) (toolkit.Result[campaignOutput], error) {
 			sc, err := d.Campaigns.Campaign(ctx, p.WorkspaceID, in.Campaign)
 			if err != nil {
@@ -290,7 +315,17 @@ func dayOf(t *time.Time) *string {
 
 func estimateCampaignPlan(d Deps) toolkit.Tool {
 	return define(d, toolkit.Spec[getCampaignInput, campaignEstimateOutput]{
-		Name: vibesell.ToolEstimateCampaignPlan,
+		Name:        vibesell.ToolEstimateCampaignPlan,
+		Title:       "Estimate a campaign's plan",
+		Annotations: toolkit.Annotations{ReadOnly: toolkit.Yes, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeRead},
+		Description: `
+			Works out, with today's sending capacity, how long a campaign takes: emails per mailbox
+			per day, the sending days until every person has had the first email, the dates of the
+			first and the last email in the workspace's time zone, and the replies to expect as a
+			range, with the reply rates assumed (an installation's setting, never a promise). It
+			changes nothing. Not for the campaign's status (get_campaign).
+		`,
 		Handler: func(ctx context.Context, p auth.Principal, in getCampaignInput) (toolkit.Result[campaignEstimateOutput], error) {
 			e, err := d.Campaigns.EstimatePlan(ctx, p.WorkspaceID, in.Campaign)
 			if err != nil {

@@ -43,7 +43,22 @@ type checkFirstEmailInput struct {
 
 func checkFirstEmail(d Deps) toolkit.Tool {
 	return define(d, toolkit.Spec[checkFirstEmailInput, firstEmailOutput]{
-		Name: vibesell.ToolCheckFirstEmail,
+		Name:        vibesell.ToolCheckFirstEmail,
+		Title:       "Check the first email",
+		Annotations: toolkit.Annotations{ReadOnly: toolkit.Yes, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeRead},
+		Description: `
+			Composes step 1 of a sequence with the sending engine's own code, as it goes out to one
+			real imported lead (the person may name the lead): the From line, the subject, the text
+			part and the HTML part, footer included (the lead's personal unsubscribe link is shown
+			as a placeholder). Then checks it the way a deliverability expert would: spam-trigger
+			phrases, links and their domains, images, length, personalisation coverage across the
+			leads, subject length and capitals, the sender, postal address and unsubscribe link in
+			both parts, merge fields left unresolved, and whether a mailbox is ready to send. Each
+			finding names the parts it checked and is pass, warn or fail with why it matters and how
+			to fix it; a fail blocks launch_campaign. It sends nothing and changes nothing. Not for
+			saving edits (save_sequence).
+		`,
 		Handler: func(ctx context.Context, p auth.Principal, in checkFirstEmailInput) (toolkit.Result[firstEmailOutput], error) {
 			fe, err := d.Campaigns.CheckFirstEmail(ctx, p.WorkspaceID, campaigns.CheckRequest{Sequence: in.Sequence, Version: in.Version, Lead: in.Lead})
 			if err != nil {

@@ -116,7 +116,21 @@ type saveSequenceInput struct {
 
 func saveSequence(d Deps) toolkit.Tool {
 	return define(d, toolkit.Spec[saveSequenceInput, sequenceOutput]{
-		Name: vibesell.ToolSaveSequence,
+		Name:        vibesell.ToolSaveSequence,
+		Title:       "Save the email sequence",
+		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeWrite},
+		Description: `
+			Saves what the campaign says: the emails of a sequence in order, each with a subject and
+			a plain-text body with merge fields ({{first_name}}, {{company}}, with a fallback as
+			{{first_name|there}}), and for each follow-up how many business days it waits and
+			whether it replies in the same thread. Each save is a new version (nothing changes when
+			the steps are those of the latest version); a new version needs its own approval with
+			approve_sequence. The result says, for each merge field, how many imported leads lack it
+			and what they would receive. An unknown merge field or a broken {{ is refused. It sends
+			nothing and costs nothing. Not for approving (approve_sequence) or for checking the
+			first email (check_first_email).
+		`,
 		Handler: func(ctx context.Context, p auth.Principal, in saveSequenceInput) (toolkit.Result[sequenceOutput], error) {
 			steps := make([]campaigns.Step, len(in.Steps))
 			for i, st := range in.Steps {
@@ -157,7 +171,18 @@ type approveSequenceInput struct {
 
 func approveSequence(d Deps) toolkit.Tool {
 	return define(d, toolkit.Spec[approveSequenceInput, sequenceOutput]{
-		Name: vibesell.ToolApproveSequence,
+		Name:        vibesell.ToolApproveSequence,
+		Title:       "Approve a sequence version",
+		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeWrite},
+		Description: `
+			Records that the person read one exact version of a sequence and agrees to send it. Call
+			it only after showing them every step of that version and hearing their yes; never
+			approve for them. A version edited since (a newer version exists) is refused: show the
+			newer one. Approving an approved version again changes nothing. It sends nothing: a
+			campaign (stage_campaign, launch_campaign) sends only an approved version. Not for
+			saving edits (save_sequence).
+		`,
 		Handler: func(ctx context.Context, p auth.Principal, in approveSequenceInput) (toolkit.Result[sequenceOutput], error) {
 			saved, err := d.Campaigns.ApproveSequence(ctx, p.WorkspaceID, in.Sequence, in.Version, relayedBy(p))
 			if err != nil {

@@ -31,7 +31,7 @@ func newCampaignsBundle(t *testing.T) *campaignsBundle {
 	// Tue 1 Dec 2026, 07:00 UTC: 08:00 in Berlin.
 	env := campaignstest.New(t, pool, time.Date(2026, 12, 1, 7, 0, 0, 0, time.UTC), campaigns.Config{})
 	b := &campaignsBundle{env: env, ws: workspacetest.Two(t, pool)}
-	deps := Deps{Clock: env.Clock, Workspaces: env.Workspaces, Sending: env.Sending, Approvals: env.Approvals, Audience: env.Audience, Campaigns: env.Campaigns}
+	deps := Deps{Workspaces: env.Workspaces, Sending: env.Sending, Approvals: env.Approvals, Audience: env.Audience, Campaigns: env.Campaigns}
 	b.acme = toolkittest.Connect(t, NewServer(deps, nil), workspacetest.Principal(b.ws.Acme))
 	b.globex = toolkittest.Connect(t, NewServer(deps, nil), workspacetest.Principal(b.ws.Globex))
 	workers := river.NewWorkers()

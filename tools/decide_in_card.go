@@ -42,7 +42,23 @@ type cardDecisionOutput struct {
 
 func decideInCard(d Deps) toolkit.Tool {
 	return define(d, toolkit.Spec[decideInCardInput, cardDecisionOutput]{
-		Name: vibesell.ToolDecideInCard,
+		Name:        vibesell.ToolDecideInCard,
+		Title:       "Decide in the card",
+		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.Yes, Idempotent: toolkit.No, OpenWorld: toolkit.Yes},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeAct},
+		AppOnly:     true,
+		Description: `
+			For the VibeSell card only (hidden from the model): records the person's click in the
+			card, proven by the one-time token the card received with the result it shows. With
+			approval and decision it approves or rejects the approval, recorded as clicked in the
+			card; with card and answer it binds the answer to the card, recorded as clicked, and
+			returns what the card's tool returns with that answer (the settled result, or the next
+			question), so the card needs no second call. A clicked answer stands: the same answer
+			relayed later changes nothing, another is refused. A token works once, for its own
+			approval or card in its own workspace, for 30 minutes; any other is refused. The
+			assistant decides with decide_approval and answers by calling the card's tool with
+			answers: those are recorded as relayed.
+		`,
 		Handler: func(ctx context.Context, p auth.Principal, in decideInCardInput) (toolkit.Result[cardDecisionOutput], error) {
 			switch {
 			case in.Approval != "" && in.Decision != "" && in.Card == "" && in.Answer == "":

@@ -6,9 +6,11 @@
 // business rule: preconditions, terms, next steps and executors live in
 // the feature packages.
 //
-// A tool's Go spec names it and carries its handler and its argument and
-// result types; what a host and the assistant read about it besides the
-// schemas (title, description, the four hints, the OAuth scope) is in
-// catalog.json, one entry per tool, read by define. A description may
-// quote the server's configured terms as [[.MailboxPrice]] and the like.
+// A tool's spec, beside its handler, is its whole contract: the name, the
+// title, the four behaviour hints, the OAuth scope a call needs, whether
+// only the card may call it, the argument and result types, and the
+// description, written as wrapped prose that may quote the server's
+// configured terms as [[.MailboxPrice]] and the like (see define). The
+// snapshots in testdata/toolsnaps are what hosts are shown of it, so a
+// change to any of it is a reviewed diff.
 package tools

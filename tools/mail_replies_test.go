@@ -58,7 +58,7 @@ func TestListReplies(t *testing.T) {
 	if _, err := mail.NewPoller(db, suppressions, clock, nil).Poll(ctx, ws.Acme.ID, mb); err != nil {
 		t.Fatal(err)
 	}
-	d := Deps{Clock: clock, Replies: mail.NewReplies(db)}
+	d := Deps{Replies: mail.NewReplies(db)}
 	acme := toolkittest.Connect(t, NewServer(d, nil), workspacetest.Principal(ws.Acme))
 
 	t.Run("newest first with the lead, the campaign, the classification and its rule", func(t *testing.T) {
@@ -177,7 +177,7 @@ func TestListRepliesFencesWhatLeadsWrote(t *testing.T) {
 	if _, err := mail.NewPoller(db, suppressions, clock, nil).Poll(ctx, ws.Acme.ID, mb); err != nil {
 		t.Fatal(err)
 	}
-	acme := toolkittest.Connect(t, NewServer(Deps{Clock: clock, Replies: mail.NewReplies(db)}, nil), workspacetest.Principal(ws.Acme))
+	acme := toolkittest.Connect(t, NewServer(Deps{Replies: mail.NewReplies(db)}, nil), workspacetest.Principal(ws.Acme))
 	var out repliesOutput
 	md := acme.Result(vibesell.ToolListReplies, map[string]any{"limit": 10}, &out)
 	if len(out.Replies) != len(hostile) {

@@ -28,7 +28,7 @@ func TestSendingSetupListsConnectedMailboxes(t *testing.T) {
 		SMTP: mb.SMTP.Settings(), IMAP: mb.IMAP.Settings()}); err != nil {
 		t.Fatal(err)
 	}
-	d := Deps{Clock: f.clock, Workspaces: f.workspaces, Sending: f.svc, Approvals: f.approvals, Connections: conns}
+	d := Deps{Workspaces: f.workspaces, Sending: f.svc, Approvals: f.approvals, Connections: conns}
 	c := toolkittest.Connect(t, NewServer(d, nil), workspacetest.Principal(f.ws))
 	var raw json.RawMessage
 	md := c.Result(vibesell.ToolGetSendingSetup, nil, &raw)

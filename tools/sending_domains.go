@@ -74,7 +74,28 @@ type proposeDomainsInput struct {
 
 func proposeDomains(d Deps) toolkit.Tool {
 	return define(d, toolkit.Spec[proposeDomainsInput, sendingChoiceOutput]{
-		Name: vibesell.ToolProposeDomains,
+		Name:        vibesell.ToolProposeDomains,
+		Title:       "Propose lookalike domains",
+		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.Yes},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeWrite},
+		Description: `
+			Offers new sending domains that look like the company's own domain (for example
+			getacme.com or acmehq.com for acme.com), so cold email never risks the reputation of the
+			main domain, and asks the person to pick. Only names the availability check passes right
+			now are offered, each with its yearly price ([[.DomainPrice]] per year; only [[.TLDs]]
+			names are sold). Returns one question card (kind choice) per domain to pick; put each to
+			the person and call again with the same arguments and the answers. Once every pick is
+			settled it records them as the picked domains (replacing earlier picks not yet ordered)
+			and returns kind sending_choice with the domains, their prices and the next step
+			(propose_email). If an offered name is taken in the meantime, the tool asks again with a
+			new card and says what changed. Picking registers, reserves and bills nothing: that
+			happens only when order_sending_setup is approved. Use it after choose_sending_source
+			settled on own_names; if the source on record is already_warmed, its first card asks the
+			person whether to switch (keeping it settles the call with nothing picked, kind
+			sending_choice with decision source, since the two would mix). Not for already-warmed
+			domains (propose_warmed_domains), and not to check names without picking
+			(check_domains).
+		`,
 		Handler: func(ctx context.Context, p auth.Principal, in proposeDomainsInput) (toolkit.Result[sendingChoiceOutput], error) {
 			return proposeDomainsFor(ctx, d, p.WorkspaceID, sending.ProposeDomainsRequest{CompanyDomain: in.CompanyDomain, Count: in.Count, Include: in.Include}, toCardAnswers(in.Answers))
 		},
@@ -117,7 +138,20 @@ type quoteData struct {
 
 func checkDomains(d Deps) toolkit.Tool {
 	return define(d, toolkit.Spec[checkDomainsInput, domainQuoteOutput]{
-		Name: vibesell.ToolCheckDomains,
+		Name:        vibesell.ToolCheckDomains,
+		Title:       "Check domain names",
+		Annotations: toolkit.Annotations{ReadOnly: toolkit.Yes, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.Yes},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeRead},
+		Description: `
+			Checks whether domain names can be registered now and what each costs per year
+			([[.DomainPrice]] for [[.TLDs]] names; other endings are not sold). For each name:
+			available yes, no, or unknown (null, when the registry did not answer in time; unknown
+			never means taken), the yearly price and currency, and why a name cannot be had. Up to
+			20 names per call. It asks the domain registries (RDAP) or, in the sandbox, answers from
+			the sandbox; it reserves, registers and bills nothing, and records nothing. Use it when
+			the person suggests names of their own. To have lookalikes of the brand proposed and
+			picked, use propose_domains instead.
+		`,
 		Handler: func(ctx context.Context, p auth.Principal, in checkDomainsInput) (toolkit.Result[domainQuoteOutput], error) {
 			q, err := d.Sending.CheckDomains(ctx, p.WorkspaceID, in.Names)
 			if err != nil {

@@ -48,7 +48,25 @@ type addressData struct {
 
 func proposeEmail(d Deps) toolkit.Tool {
 	return define(d, toolkit.Spec[proposeEmailInput, emailStepOutput]{
-		Name: vibesell.ToolProposeEmail,
+		Name:        vibesell.ToolProposeEmail,
+		Title:       "Propose the sending addresses",
+		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeWrite},
+		Description: `
+			Proposes the exact sending addresses on the picked domains, built from the senders'
+			names in a few styles (for Ada Lovelace: ada@, ada.lovelace@, a.lovelace@ and so on, as
+			many per domain as it carries: the confirmed sizing's number, else [[.PerDomain]]; a
+			warmed domain's own number), and asks the person which style they want; they may also
+			write the addresses themselves ("ada@ and sales@"). Returns a question card (kind
+			choice); put it to the person and call again with the same arguments and the answers.
+			Once settled it records the addresses as planned (replacing earlier planned ones) and
+			returns kind email_step: the exact addresses that will be created, their monthly cost
+			([[.MailboxPrice]] per new mailbox, [[.WarmedPrice]] per already-warmed one), and the
+			next step (order_sending_setup, after confirm_sizing when no sizing is confirmed).
+			Nothing is created or billed by answering. Use it after propose_domains or
+			propose_warmed_domains settled. Not for checking or picking domains (check_domains,
+			propose_domains).
+		`,
 		Handler: func(ctx context.Context, p auth.Principal, in proposeEmailInput) (toolkit.Result[emailStepOutput], error) {
 			return proposeEmailFor(ctx, d, p.WorkspaceID, sending.ProposeEmailRequest{SenderNames: in.SenderNames}, toCardAnswers(in.Answers))
 		},

@@ -90,7 +90,22 @@ const setupPage = 5
 
 func getSendingSetup(d Deps) toolkit.Tool {
 	return define(d, toolkit.Spec[getSendingSetupInput, sendingSetupOutput]{
-		Name: vibesell.ToolGetSendingSetup,
+		Name:        vibesell.ToolGetSendingSetup,
+		Title:       "Get the sending setup",
+		Annotations: toolkit.Annotations{ReadOnly: toolkit.Yes, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.Yes},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeRead},
+		Description: `
+			Shows the workspace's sending setup as it is now: the source chosen, the confirmed
+			sizing, each domain and mailbox with its status (chosen or planned, preparing, ready,
+			warming, warm; five domains a page with their mailboxes, and a cursor for the next
+			page), each ordered domain's DNS records (MX, SPF, DKIM, DMARC) with whether each checks
+			out (null when a lookup could not complete), warmup progress, the date the setup can
+			send at full volume, and the next step. When the picks fall short of (or exceed) the
+			confirmed sizing, or an order is waiting for approval, the next step says so and what to
+			do. It reads only (the DNS lookups are made now); nothing is changed or billed. Dates
+			are days in UTC. For a short summary of the whole workspace use get_workspace_context;
+			to change the setup use the tools the next step names.
+		`,
 		Handler: func(ctx context.Context, p auth.Principal, in getSendingSetupInput) (toolkit.Result[sendingSetupOutput], error) {
 			st, err := d.Sending.GetSetup(ctx, p.WorkspaceID)
 			if err != nil {

@@ -103,7 +103,23 @@ func sizingMarkdown(t sendingTerms, z sending.Sizing, confirmed bool) string {
 func sizeSendingCapacity(d Deps) toolkit.Tool {
 	t := termsOf(d)
 	return define(d, toolkit.Spec[sizingInput, sizingOutput]{
-		Name: vibesell.ToolSizeSendingCapacity,
+		Name:        vibesell.ToolSizeSendingCapacity,
+		Title:       "Size the sending capacity",
+		Annotations: toolkit.Annotations{ReadOnly: toolkit.Yes, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeRead},
+		Description: `
+			Works out the mailboxes and domains needed for a sending volume, what they cost per
+			month and per year, and the first day full volume is possible if ordered today (new
+			addresses: about [[.Prep]] of preparation, [[.DaysOff]] not counted, then
+			[[.WarmupDays]] days of warmup; already-warmed addresses: handed over in about
+			[[.WarmedPrep]], at full volume). Give either dailyVolume, or leadCount with deadline
+			(and optionally emailsPerLead, [[.EmailsPerLead]] by default). Defaults: [[.PerMailbox]]
+			emails per mailbox per day, [[.PerDomain]] mailboxes per domain; sending days are
+			[[.SendingDays]]. Prices: [[.MailboxPrice]] per new mailbox per month, [[.WarmedPrice]]
+			per already-warmed mailbox per month, [[.DomainPrice]] per domain per year. It
+			calculates only: nothing is recorded, reserved or billed. To record the result once the
+			person agrees, call confirm_sizing with the same arguments.
+		`,
 		Handler: func(ctx context.Context, p auth.Principal, in sizingInput) (toolkit.Result[sizingOutput], error) {
 			z, err := d.Sending.Size(ctx, p.WorkspaceID, sizingRequest(in))
 			if err != nil {
@@ -117,7 +133,23 @@ func sizeSendingCapacity(d Deps) toolkit.Tool {
 func confirmSizing(d Deps) toolkit.Tool {
 	t := termsOf(d)
 	return define(d, toolkit.Spec[sizingInput, sizingOutput]{
-		Name: vibesell.ToolConfirmSizing,
+		Name:        vibesell.ToolConfirmSizing,
+		Title:       "Confirm the sizing",
+		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeWrite},
+		Description: `
+			Records the sending capacity the person agreed to, worked out as size_sending_capacity
+			does from the same arguments and today's date, replacing the sizing recorded before.
+			Give either dailyVolume, or leadCount with deadline (and optionally emailsPerLead,
+			[[.EmailsPerLead]] by default). Defaults: [[.PerMailbox]] emails per mailbox per day,
+			[[.PerDomain]] mailboxes per domain; sending days are [[.SendingDays]]. Prices:
+			[[.MailboxPrice]] per new mailbox per month, [[.WarmedPrice]] per already-warmed mailbox
+			per month, [[.DomainPrice]] per domain per year. The recorded sizing sets how many
+			domains propose_domains and propose_warmed_domains ask for, and its mailboxes are spread
+			over the new domains picked (so the picks add up to it). It records a plan only: nothing
+			is ordered, reserved or billed. Call size_sending_capacity first to show the person the
+			numbers; call this only once they agree.
+		`,
 		Handler: func(ctx context.Context, p auth.Principal, in sizingInput) (toolkit.Result[sizingOutput], error) {
 			z, err := d.Sending.ConfirmSizing(ctx, p.WorkspaceID, sizingRequest(in))
 			if err != nil {

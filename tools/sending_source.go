@@ -60,7 +60,26 @@ type chooseSourceInput struct {
 
 func chooseSendingSource(d Deps) toolkit.Tool {
 	return define(d, toolkit.Spec[chooseSourceInput, sendingChoiceOutput]{
-		Name: vibesell.ToolChooseSendingSource,
+		Name:        vibesell.ToolChooseSendingSource,
+		Title:       "Choose the sending addresses",
+		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeWrite},
+		Description: `
+			Asks the person where their cold emails should go out from, and records their answer.
+			The first call returns a question card (kind choice) with two options: already_warmed
+			("Start sooner": addresses already prepared and warmed up, not under the brand's name,
+			[[.WarmedPrice]] per mailbox per month) and own_names ("Send under my brand": addresses
+			created on lookalike domains of the brand, ready after about [[.Prep]] of preparation,
+			[[.DaysOff]] not counted, then [[.WarmupDays]] days of warmup; [[.DomainPrice]] per
+			domain per year and [[.MailboxPrice]] per mailbox per month); the person may also answer
+			in their own words. Put the question to the person, then call again with answers to
+			record it: the result (kind sending_choice) says what was chosen, what it means and the
+			next tool. Use it when the sending setup has no source yet (get_workspace_context and
+			get_sending_setup show it), or when the person wants to change it. Answering records a
+			choice only: nothing is set up, reserved or billed. Not for picking the domains
+			themselves: that is propose_domains (own names) or propose_warmed_domains (already
+			warmed).
+		`,
 		Handler: func(ctx context.Context, p auth.Principal, in chooseSourceInput) (toolkit.Result[sendingChoiceOutput], error) {
 			return chooseSource(ctx, d, p.WorkspaceID, sending.ChooseSourceRequest{}, toCardAnswers(in.Answers))
 		},

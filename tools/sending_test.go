@@ -135,7 +135,7 @@ func newSendingFixture(t *testing.T, opts *sending.Providers) *sendingFixture {
 }
 
 func (f *sendingFixture) client(svc *sending.Service, ws workspace.Workspace) *toolkittest.Client {
-	d := Deps{Clock: f.clock, Workspaces: f.workspaces, Sending: svc}
+	d := Deps{Workspaces: f.workspaces, Sending: svc}
 	return toolkittest.Connect(f.t, NewServer(d, nil), auth.Principal{WorkspaceID: ws.ID, WorkspaceSlug: ws.Slug})
 }
 

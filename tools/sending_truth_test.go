@@ -27,7 +27,7 @@ func TestSendingResultsSayWhatIsTrueNow(t *testing.T) {
 	f.avail.all = true
 	f.saveOffer(f.ws, "acme.com")
 	// The context shows the approvals waiting, as the server wires it.
-	c := toolkittest.Connect(t, NewServer(Deps{Clock: f.clock, Workspaces: f.workspaces, Sending: f.svc, Approvals: f.approvals}, nil),
+	c := toolkittest.Connect(t, NewServer(Deps{Workspaces: f.workspaces, Sending: f.svc, Approvals: f.approvals}, nil),
 		auth.Principal{WorkspaceID: f.ws.ID, WorkspaceSlug: f.ws.Slug})
 
 	var q sendingChoiceOutput

@@ -23,7 +23,27 @@ type proposeWarmedInput struct {
 
 func proposeWarmedDomains(d Deps) toolkit.Tool {
 	return define(d, toolkit.Spec[proposeWarmedInput, sendingChoiceOutput]{
-		Name: vibesell.ToolProposeWarmedDomains,
+		Name:        vibesell.ToolProposeWarmedDomains,
+		Title:       "Propose already-warmed domains",
+		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.Yes},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeWrite},
+		Description: `
+			Offers domains from the warmed shelf (registered months ago, with mailboxes that have
+			been warming up since, not under the brand's name) and asks the person to pick. Each
+			choice shows the domain's age, reputation (0 to 100), mailboxes and price:
+			[[.WarmedPrice]] per mailbox per month plus [[.DomainPrice]] per domain per year.
+			Returns one question card (kind choice) per domain to pick; put each to the person and
+			call again with the same arguments and the answers. Once settled it records the picks
+			(replacing earlier warmed picks not yet ordered) and returns kind sending_choice with
+			the next step (propose_email). If a domain leaves the shelf in the meantime, the tool
+			asks again with a new card and says what changed. Picking reserves and bills nothing;
+			the domain stays on the shelf for others until order_sending_setup is approved. Use it
+			after choose_sending_source settled on already_warmed; if the source on record is
+			own_names, its first card asks the person whether to switch (keeping it settles the call
+			with nothing picked, kind sending_choice with decision source, since the two would mix).
+			To just look at the shelf use list_warmed_domains; for new domains under the brand use
+			propose_domains.
+		`,
 		Handler: func(ctx context.Context, p auth.Principal, in proposeWarmedInput) (toolkit.Result[sendingChoiceOutput], error) {
 			return proposeWarmed(ctx, d, p.WorkspaceID, sending.ProposeWarmedRequest{Count: in.Count}, toCardAnswers(in.Answers))
 		},
@@ -73,7 +93,19 @@ type warmedDomainRow struct {
 
 func listWarmedDomains(d Deps) toolkit.Tool {
 	return define(d, toolkit.Spec[listWarmedInput, warmedShelfOutput]{
-		Name: vibesell.ToolListWarmedDomains,
+		Name:        vibesell.ToolListWarmedDomains,
+		Title:       "List already-warmed domains",
+		Annotations: toolkit.Annotations{ReadOnly: toolkit.Yes, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.Yes},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeRead},
+		Description: `
+			Shows what is on the warmed shelf now: domains registered months ago whose mailboxes
+			have been warming up, not under the brand's name. For each: the domain, its age, how
+			many mailboxes it comes with, its reputation (0 to 100, null when not measured), and its
+			price ([[.WarmedPrice]] per mailbox per month plus [[.DomainPrice]] per year for the
+			domain). Paginated: 20 per page by default, continue with nextCursor. It reads only;
+			nothing is reserved or billed. To have the person pick from the shelf, use
+			propose_warmed_domains; for new domains under the brand, propose_domains.
+		`,
 		Handler: func(ctx context.Context, p auth.Principal, in listWarmedInput) (toolkit.Result[warmedShelfOutput], error) {
 			page, err := d.Sending.ListWarmed(ctx, p.WorkspaceID, in.Limit, in.Cursor)
 			if err != nil {

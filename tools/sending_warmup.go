@@ -48,7 +48,24 @@ type rampDayData struct {
 
 func startWarmup(d Deps) toolkit.Tool {
 	return define(d, toolkit.Spec[struct{}, warmupOutput]{
-		Name: vibesell.ToolStartWarmup,
+		Name:        vibesell.ToolStartWarmup,
+		Title:       "Start the warmup",
+		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.Yes},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeAct},
+		Description: `
+			Starts warming up every ordered mailbox that is ready and not warming yet: for the next
+			[[.WarmupDays]] days each sends a few warmup emails a day, [[.RampStart]] on day 1 and
+			[[.RampStep]] more each day up to [[.PerMailbox]] (the confirmed sizing's emails per
+			mailbox), so mailbox providers learn to trust it before campaigns go out. The result
+			lists the mailboxes started, already warming, still being prepared (with their ready
+			day) and already warm, and the ramp (warmup emails per day). Calling it again starts
+			only mailboxes that became ready since; it never restarts a warmup. The warmup also
+			starts by itself within [[.WarmupSweepMinutes]] minutes of a mailbox being ready, so
+			calling this only starts it sooner. It costs nothing extra (warmup is included in the
+			mailbox price). It refuses when no mailbox is ordered or none is ready yet, and says
+			when they will be. Already-warmed mailboxes need no warmup. To see progress use
+			get_sending_setup.
+		`,
 		Handler: func(ctx context.Context, p auth.Principal, _ struct{}) (toolkit.Result[warmupOutput], error) {
 			w, err := d.Sending.StartWarmup(ctx, p.WorkspaceID)
 			if err != nil {

@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"vibesell"
 	"vibesell/approvals"
 	"vibesell/audience"
 	"vibesell/auth"
@@ -17,7 +16,6 @@ import (
 // Deps are what the product's tools call into. cmd/server builds it once at
 // start; each area's tools take the services they need from it.
 type Deps struct {
-	Clock      vibesell.Clock
 	Workspaces *workspace.Service
 	Sending    *sending.Service
 	Approvals  *approvals.Service
@@ -44,8 +42,10 @@ type Deps struct {
 }
 
 // Registry returns every tool of the product. It is the one list: a tool
-// that is not here is not served. The names and kinds are a public contract
-// (see shared/DESIGN.md), checked by TestRegistryContract.
+// that is not here is not served. The tools' names and the kinds their
+// results carry are a public contract: assistants, hosts and the card call
+// and read them by name, so none is ever renamed and a new one is added to
+// the contract on purpose. TestRegistryContract holds the list.
 func Registry(d Deps) []toolkit.Tool {
 	return []toolkit.Tool{
 		// The workspace.

@@ -12,9 +12,10 @@ import (
 	"vibesell/sending"
 )
 
-// The tool names and kinds are the product's public contract
-// (shared/DESIGN.md): a registered tool may only use these, and none may be
-// renamed.
+// The tool names and kinds are the product's public contract: assistants,
+// hosts and the card call and read them by name. A registered tool may
+// only use these, and none may be renamed; a new one is added here on
+// purpose, with the change that needs it.
 var (
 	contractTools = []string{
 		"approve_sequence", "check_domains", "check_first_email", "choose_sending_source", "confirm_sizing",
@@ -101,27 +102,9 @@ func TestInstructionsTeachTheProtocol(t *testing.T) {
 	}
 }
 
-// catalog.json describes exactly the tools of the registry: an entry no
-// tool uses is a text nobody reads and nobody keeps true.
-func TestCatalogDescribesEveryToolOnce(t *testing.T) {
-	var defined []string
-	for _, tool := range Registry(Deps{}) {
-		defined = append(defined, tool.Name())
-	}
-	var listed []string
-	for name := range catalog {
-		listed = append(listed, name)
-	}
-	slices.Sort(defined)
-	slices.Sort(listed)
-	if diff := cmp.Diff(listed, defined); diff != "" {
-		t.Errorf("catalog.json and the registry differ (-catalog +registry):\n%s", diff)
-	}
-}
-
 // Descriptions quote this server's terms, not the defaults they were
 // written with.
-func TestCatalogQuotesTheConfiguredTerms(t *testing.T) {
+func TestDescriptionsQuoteTheConfiguredTerms(t *testing.T) {
 	c := sending.DefaultConfig()
 	c.MailboxPrice, c.WarmupDays = 725, 9
 	d := Deps{Sending: sending.New(sending.Deps{Config: c})}
@@ -137,19 +120,31 @@ func TestCatalogQuotesTheConfiguredTerms(t *testing.T) {
 	}
 }
 
-func TestCatalogRefusesAMistake(t *testing.T) {
-	for name, raw := range map[string]string{
-		"unknown field":   `[{"name": "x", "title": "X", "scope": "vibesell:read", "hint": {}, "description": "d"}]`,
-		"listed twice":    `[{"name": "x", "title": "X", "scope": "vibesell:read", "description": "d"}, {"name": "x", "title": "X", "scope": "vibesell:read", "description": "d"}]`,
-		"broken template": `[{"name": "x", "title": "X", "scope": "vibesell:read", "description": "[[.Price"}]`,
+// A description is written wrapped and read as one paragraph.
+func TestDescriptionsAreOneParagraph(t *testing.T) {
+	got := describe(Deps{}, "x", `
+		Costs [[.MailboxPrice]]
+		a month.
+	`)
+	if want := "Costs USD 5.00 a month."; got != want {
+		t.Errorf("description %q, want %q", got, want)
+	}
+}
+
+// A term that is broken or that no server configures stops the server at
+// start-up instead of reaching the assistant.
+func TestDescriptionsRefuseABrokenTerm(t *testing.T) {
+	for name, written := range map[string]string{
+		"broken term":  "Costs [[.MailboxPrice a month.",
+		"unknown term": "Costs [[.Price]] a month.",
 	} {
 		t.Run(name, func(t *testing.T) {
 			defer func() {
 				if recover() == nil {
-					t.Error("the catalog was read without a complaint")
+					t.Error("the description was filled in without a complaint")
 				}
 			}()
-			mustReadCatalog([]byte(raw))
+			describe(Deps{}, "x", written)
 		})
 	}
 }

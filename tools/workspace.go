@@ -232,7 +232,22 @@ const defaultContextCacheSize = 1024
 func getWorkspaceContext(d Deps) toolkit.Tool {
 	contexts := newContextReader(d)
 	return define(d, toolkit.Spec[getWorkspaceContextInput, workspaceOutput]{
-		Name: vibesell.ToolGetWorkspaceContext,
+		Name:        vibesell.ToolGetWorkspaceContext,
+		Title:       "Get workspace context",
+		Annotations: toolkit.Annotations{ReadOnly: toolkit.Yes, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeRead},
+		Description: `
+			Shows everything VibeSell knows about this workspace: its name, plan, the saved offer
+			(what they sell, to whom, the price), the playbook (tone, angles, objections), the facts
+			remembered about the person and company (how many, and the newest five; remember lists
+			the rest), open support tickets, the sending setup in short (source, domains, mailboxes,
+			the day it can send), who to write to (the target, whether its filters are confirmed,
+			the number of leads and the last import), the campaigns (each with its status, and why
+			it is paused), and the recommended next step. Call it at the start of a conversation and
+			whenever you are unsure what is already set up. It reads only; it changes and costs
+			nothing. To change the offer use save_offer, the playbook save_playbook, a fact
+			remember.
+		`,
 		Handler: func(ctx context.Context, p auth.Principal, _ getWorkspaceContextInput) (toolkit.Result[workspaceOutput], error) {
 			c, err := contexts.Read(ctx, p.WorkspaceID)
 			if err != nil {
@@ -380,7 +395,20 @@ type memoryOutput struct {
 
 func remember(d Deps) toolkit.Tool {
 	return define(d, toolkit.Spec[rememberInput, memoryOutput]{
-		Name: vibesell.ToolRemember,
+		Name:        vibesell.ToolRemember,
+		Title:       "Remember a fact",
+		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.Yes, Idempotent: toolkit.No, OpenWorld: toolkit.No},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeWrite},
+		Description: `
+			Keeps a fact or preference about the person or their company for later conversations
+			("calls me Sam", "we never email on Fridays"), lists what is remembered, or forgets one
+			fact by its id. With fact: stores it (up to 1,000 characters; a workspace keeps at most
+			200). With forget: deletes that fact. With neither: lists what is remembered, newest
+			first, a page at a time (limit, at most 20; cursor for the next page). Every call
+			returns the first page of what is remembered afterwards, or the page cursor asks for.
+			Give fact or forget, not both. It changes only VibeSell's notes and costs nothing. Not
+			for the offer or the playbook: use save_offer and save_playbook for those.
+		`,
 		Handler: func(ctx context.Context, p auth.Principal, in rememberInput) (toolkit.Result[memoryOutput], error) {
 			changed, err := d.Workspaces.ChangeMemory(ctx, p.WorkspaceID, workspace.MemoryChange(in))
 			if err != nil {
@@ -450,7 +478,21 @@ type saveOfferInput struct {
 
 func saveOffer(d Deps) toolkit.Tool {
 	return define(d, toolkit.Spec[saveOfferInput, offerOutput]{
-		Name: vibesell.ToolSaveOffer,
+		Name:        vibesell.ToolSaveOffer,
+		Title:       "Save the offer",
+		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.Yes, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeWrite},
+		Description: `
+			Saves what the workspace sells: the company, what it sells, to whom, the value for the
+			buyer, proof points, the call to action, and the price if the person gave one. It
+			replaces the offer saved before (one offer per workspace), so pass every field each
+			time. It also sets the workspace's postal address (postalAddress, which every cold email
+			carries by law; no campaign launches without it) and default sender name (senderName)
+			when given; left out, they keep what is saved (stage_campaign and the web app's settings
+			set them too). Use the person's own words; do not invent proof points or a price. It
+			changes only VibeSell's notes and costs nothing. Not for tone or objections: those go in
+			save_playbook.
+		`,
 		Handler: func(ctx context.Context, p auth.Principal, in saveOfferInput) (toolkit.Result[offerOutput], error) {
 			o := workspace.Offer{CompanyName: in.CompanyName, CompanyDomain: in.CompanyDomain, Product: in.Product,
 				Audience: in.Audience, Value: in.Value, ProofPoints: in.ProofPoints, CallToAction: in.CallToAction}
@@ -487,7 +529,17 @@ type savePlaybookInput struct {
 
 func savePlaybook(d Deps) toolkit.Tool {
 	return define(d, toolkit.Spec[savePlaybookInput, playbookOutput]{
-		Name: vibesell.ToolSavePlaybook,
+		Name:        vibesell.ToolSavePlaybook,
+		Title:       "Save the playbook",
+		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.Yes, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeWrite},
+		Description: `
+			Saves how the workspace's emails should sound and argue: the tone, the angles to open
+			with, objections buyers raise with their answers, and dos and don'ts. It replaces the
+			playbook saved before (one per workspace), so pass everything each time. Use what the
+			person said; do not invent objections. It changes only VibeSell's notes and costs
+			nothing. Not for what they sell or to whom: that is save_offer.
+		`,
 		Handler: func(ctx context.Context, p auth.Principal, in savePlaybookInput) (toolkit.Result[playbookOutput], error) {
 			pb := workspace.Playbook{Tone: in.Tone, Angles: in.Angles, Dos: in.Dos, Donts: in.Donts}
 			for _, o := range in.Objections {
@@ -567,7 +619,18 @@ type supportOutput struct {
 
 func contactSupport(d Deps) toolkit.Tool {
 	return define(d, toolkit.Spec[contactSupportInput, supportOutput]{
-		Name: vibesell.ToolContactSupport,
+		Name:        vibesell.ToolContactSupport,
+		Title:       "Contact support",
+		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.No, OpenWorld: toolkit.No},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeWrite},
+		Description: `
+			Opens a support ticket with the people who run this VibeSell server: what went wrong or
+			what the person needs, in their words, the topic, and optionally an email address to
+			answer at. Use it when the person asks for help from a human, reports a bug, or a result
+			says something went wrong on our side more than once (include the ref). Each call opens
+			a new ticket, so call it once per problem. It costs nothing. Not for facts to keep in
+			mind: that is remember.
+		`,
 		Handler: func(ctx context.Context, p auth.Principal, in contactSupportInput) (toolkit.Result[supportOutput], error) {
 			t, err := d.Workspaces.OpenTicket(ctx, p.WorkspaceID, in.Topic, in.Message, in.ReplyTo)
 			if err != nil {

@@ -26,6 +26,7 @@ type workspaceBundle struct {
 	c, other *toolkittest.Client
 	two      workspacetest.Pair
 	deps     Deps
+	clock    *vibesell.ManualClock
 }
 
 func setupWorkspace(t *testing.T) workspaceBundle {
@@ -37,12 +38,12 @@ func setupWorkspace(t *testing.T) workspaceBundle {
 		t.Fatal(err)
 	}
 	appr.Register("test_action", approvals.ExecutorFuncs{})
-	d := Deps{Clock: clock, Workspaces: workspace.NewService(pool, clock), Approvals: appr, PublicURL: appURL}
+	d := Deps{Workspaces: workspace.NewService(pool, clock), Approvals: appr, PublicURL: appURL}
 	two := workspacetest.Two(t, pool)
 	connect := func(ws workspace.Workspace) *toolkittest.Client {
 		return toolkittest.Connect(t, NewServer(d, nil), workspacetest.Principal(ws))
 	}
-	return workspaceBundle{c: connect(two.Acme), other: connect(two.Globex), two: two, deps: d}
+	return workspaceBundle{c: connect(two.Acme), other: connect(two.Globex), two: two, deps: d, clock: clock}
 }
 
 var offerArgs = map[string]any{
@@ -170,7 +171,7 @@ func TestManyMemoriesArePagedAndSummarised(t *testing.T) {
 	t.Parallel()
 	b := setupWorkspace(t)
 	for i := range 12 {
-		b.deps.Clock.(*vibesell.ManualClock).Advance(time.Minute)
+		b.clock.Advance(time.Minute)
 		b.c.Result("remember", map[string]any{"fact": fmt.Sprintf("Fact number %d", i)}, nil)
 	}
 	var out memoryOutput

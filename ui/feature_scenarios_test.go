@@ -56,7 +56,7 @@ func newFeatures(t *testing.T) *features {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deps := tools.Deps{Clock: e.Clock, Workspaces: e.Workspaces, Sending: e.Sending, Approvals: e.Approvals,
+	deps := tools.Deps{Workspaces: e.Workspaces, Sending: e.Sending, Approvals: e.Approvals,
 		Audience: e.Audience, Campaigns: e.Campaigns, Billing: bill, PublicURL: publicURL}
 	c := toolkittest.Connect(t, tools.NewServer(deps, &toolkit.Options{CardHTML: ui.CardHTML}), auth.Principal{WorkspaceID: ws.ID, WorkspaceSlug: ws.Slug})
 	return &features{server: newServer(t, &env{c: c, ws: ws, approvals: e.Approvals}), env: e, billing: bill, stripe: fake}

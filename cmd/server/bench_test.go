@@ -76,7 +76,6 @@ func BenchmarkToolCalls(b *testing.B) {
 	clock := vibesell.SystemClock{}
 	workspaces := workspace.NewService(pool, vibesell.SystemClock{})
 	deps := tools.Deps{
-		Clock:      clock,
 		Workspaces: workspaces,
 		Sending:    sending.New(sending.Deps{DB: pool, Clock: clock, Config: sending.DefaultConfig(), Cards: cards.NewService(pool, clock), Offers: workspaces, Contexts: workspaces}),
 	}
