@@ -94,21 +94,17 @@ type Spec[In, Out any] struct {
 }
 
 // Needs is what a tool needs beyond a workspace, declared in its [Spec] so
-// that billing and OAuth gate every tool in one place ([Options].Gate)
-// instead of in each handler.
+// that every tool is gated in one place ([Options].Gate) instead of in
+// each handler.
 type Needs struct {
 	// Scope is the OAuth scope a token must carry to call the tool (the
 	// catalog's vibesell.Scope* values). Every tool states one.
 	Scope string `json:"scope"`
-	// Entitlement is the plan entitlement the workspace must have, empty
-	// when every plan may call the tool.
-	Entitlement string `json:"entitlement,omitempty"`
 }
 
 // Gate decides whether p may call a tool that needs n. It returns nil to
 // let the call through, a *vibesell.Error to refuse it (unauthorized for a
-// missing scope, payment_required for a missing entitlement), which the
-// client gets like any other refusal, or any other error when it could not
+// missing scope), which the client gets like any other refusal, or any other error when it could not
 // decide (an internal failure, logged under a ref).
 type Gate func(ctx context.Context, p auth.Principal, tool string, n Needs) error
 

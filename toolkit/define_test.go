@@ -63,7 +63,7 @@ func TestDefineRefusesMistakes(t *testing.T) {
 	})
 	t.Run("no scope", func(t *testing.T) {
 		s := spec[docIn, docOut]()
-		s.Requires = Needs{Entitlement: "sending"}
+		s.Requires = Needs{}
 		mustPanic(t, "Requires.Scope is required", func() { Define(s) })
 	})
 	t.Run("no description", func(t *testing.T) {

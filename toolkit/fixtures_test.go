@@ -100,7 +100,7 @@ func tagLeads() Tool {
 		Title:       "Tag leads",
 		Description: "Tags leads.",
 		Annotations: Annotations{ReadOnly: No, Destructive: No, Idempotent: Yes, OpenWorld: No},
-		Requires:    Needs{Scope: vibesell.ScopeWrite, Entitlement: "leads"},
+		Requires:    Needs{Scope: vibesell.ScopeWrite},
 		Handler: func(ctx context.Context, p auth.Principal, in tagInput) (Result[tagOutput], error) {
 			return Result[tagOutput]{Markdown: "Tagged.", Data: tagOutput{Tagged: len(in.Names), Note: in.Note}}, nil
 		},

@@ -13,9 +13,9 @@ import (
 	"vibesell/toolkit/toolkittest"
 )
 
-// The gate is the one place billing and OAuth refuse a tool: it sees every
-// call with what the tool's spec declares, before the handler runs, and
-// its refusal reaches the client like any other.
+// The gate is the one place a tool is refused before its handler runs: it
+// sees every call with what the tool's spec declares, and its refusal,
+// whatever its code, reaches the client like any other.
 func TestGateDecidesEveryCall(t *testing.T) {
 	type asked struct {
 		Tool  string
@@ -32,7 +32,7 @@ func TestGateDecidesEveryCall(t *testing.T) {
 				return errors.New("the gate was not given the caller")
 			}
 			switch {
-			case n.Entitlement == "leads":
+			case tool == "tag_leads":
 				return vibesell.Errorf(vibesell.EPAYMENTREQUIRED, "Tagging leads is part of the Growth plan. Upgrade to use it.")
 			case tool == "behave":
 				return vibesell.Errorf(vibesell.EUNAUTHORIZED, "This connection may only read. Reconnect VibeSell and allow it to act.")
@@ -48,7 +48,7 @@ func TestGateDecidesEveryCall(t *testing.T) {
 		args       map[string]any
 		code, text string
 	}{
-		{"a missing entitlement is payment required", "tag_leads", map[string]any{"names": []string{"ada@acme.com"}},
+		{"a refusal for the plan is payment required", "tag_leads", map[string]any{"names": []string{"ada@acme.com"}},
 			vibesell.EPAYMENTREQUIRED, "Tagging leads is part of the Growth plan. Upgrade to use it."},
 		{"a missing scope is unauthorized", "behave", map[string]any{"mode": "ok"},
 			vibesell.EUNAUTHORIZED, "This connection may only read. Reconnect VibeSell and allow it to act."},
@@ -71,7 +71,7 @@ func TestGateDecidesEveryCall(t *testing.T) {
 	})
 
 	want := []asked{
-		{"tag_leads", Needs{Scope: vibesell.ScopeWrite, Entitlement: "leads"}},
+		{"tag_leads", Needs{Scope: vibesell.ScopeWrite}},
 		{"behave", Needs{Scope: vibesell.ScopeRead}},
 		{"save_contact", Needs{Scope: vibesell.ScopeRead}},
 		{"ping", Needs{Scope: vibesell.ScopeRead}},

@@ -37,8 +37,8 @@ type Options struct {
 	// card that completes the MCP Apps handshake and lists the result.
 	CardHTML string
 	// Gate, when set, is asked before every call whether the caller may
-	// make it (see [Gate]): where billing and OAuth refuse a tool the
-	// workspace's plan or the token's scope does not cover.
+	// make it (see [Gate]): where a tool the token's scope does not cover
+	// is refused.
 	Gate Gate
 	// Zone, when set, reads the workspace's time zone, which texts write
 	// moments in (vibesell.FormatTimeFor); it is read only by a call whose

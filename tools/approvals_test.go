@@ -559,30 +559,6 @@ func TestListPendingApprovals(t *testing.T) {
 	})
 }
 
-// The approval tools' hints, as clients read them.
-func TestApprovalToolsAnnotations(t *testing.T) {
-	t.Parallel()
-	f := newApprovalFixture(t)
-	for tool, want := range map[string]map[string]any{
-		"decide_approval":        {"readOnlyHint": false, "destructiveHint": true, "idempotentHint": true, "openWorldHint": true},
-		"list_pending_approvals": {"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false},
-		"order_sending_setup":    {"readOnlyHint": false, "destructiveHint": false, "idempotentHint": true, "openWorldHint": true},
-	} {
-		t.Run(tool, func(t *testing.T) {
-			var def struct {
-				Annotations map[string]any `json:"annotations"`
-			}
-			if err := json.Unmarshal(f.c.Tool(tool), &def); err != nil {
-				t.Fatal(err)
-			}
-			delete(def.Annotations, "title")
-			if diff := cmp.Diff(want, def.Annotations); diff != "" {
-				t.Errorf("annotations mismatch (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
 // In the sandbox the order's approval says what a real order would charge
 // when, and that nothing is charged; it is not marked irreversible, as
 // nothing real is registered.

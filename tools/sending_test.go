@@ -397,43 +397,10 @@ func TestGetSendingSetupChecksDNSWithTheResolver(t *testing.T) {
 	mustContain(t, md, "DKIM at s1._domainkey.getacme.com: checks out", "DMARC at _dmarc.tryacme.com: not published as expected")
 }
 
-func TestSendingToolsAnnotations(t *testing.T) {
+// The choice tools say they return both kinds.
+func TestChoiceToolsReturnBothKinds(t *testing.T) {
 	t.Parallel()
 	f := newSendingFixture(t, nil)
-	for tool, want := range map[string][4]bool{ // readOnly, destructive, idempotent, openWorld
-		"choose_sending_source":  {false, false, true, false},
-		"propose_domains":        {false, false, true, true},
-		"propose_warmed_domains": {false, false, true, true},
-		"propose_email":          {false, false, true, false},
-		"check_domains":          {true, false, true, true},
-		"list_warmed_domains":    {true, false, true, true},
-		"size_sending_capacity":  {true, false, true, false},
-		"confirm_sizing":         {false, false, true, false},
-		"get_sending_setup":      {true, false, true, true},
-		"start_warmup":           {false, false, true, true},
-	} {
-		var def struct {
-			Annotations struct {
-				ReadOnly    bool `json:"readOnlyHint"`
-				Destructive bool `json:"destructiveHint"`
-				Idempotent  bool `json:"idempotentHint"`
-				OpenWorld   bool `json:"openWorldHint"`
-			} `json:"annotations"`
-			OutputSchema struct {
-				Properties map[string]struct {
-					Enum []string `json:"enum"`
-				} `json:"properties"`
-			} `json:"outputSchema"`
-		}
-		if err := json.Unmarshal(f.c.Tool(tool), &def); err != nil {
-			t.Fatal(err)
-		}
-		a := def.Annotations
-		if got := [4]bool{a.ReadOnly, a.Destructive, a.Idempotent, a.OpenWorld}; got != want {
-			t.Errorf("%s annotations %v, want %v", tool, got, want)
-		}
-	}
-	// The choice tools say they return both kinds.
 	var def struct {
 		OutputSchema struct {
 			Properties map[string]json.RawMessage `json:"properties"`
