@@ -34,8 +34,8 @@ func define[In, Out any](d Deps, s toolkit.Spec[In, Out]) toolkit.Tool {
 	return toolkit.Define(s)
 }
 
-// describe is the description as hosts show it: written, one paragraph
-// with the configured terms filled in.
+// describe turns a description as written into the one hosts show: one
+// paragraph, with the configured terms filled in.
 func describe(d Deps, tool, written string) string {
 	t, err := template.New(tool).Delims("[[", "]]").Option("missingkey=error").Parse(strings.Join(strings.Fields(written), " "))
 	if err != nil {
