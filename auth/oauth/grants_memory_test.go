@@ -87,9 +87,9 @@ func (r *grantReplica) caughtUp(marker string, resets int) bool {
 // after the change coming back (PostgreSQL delivers notifications in the
 // order their transactions committed, so the change's own came first), a
 // reconnection, or notifications no longer fresh. The product promises
-// the event within a second (store.Notifications.Fresh, held to it in
-// store's tests); WaitFor allows 10 s, so a loaded machine slows the test
-// without failing it. No request is made to a replica before the one
+// the event within a second (store.Notifications.Fresh trusts no
+// heartbeat older than that); WaitFor allows 10 s, so a loaded machine
+// slows the test without failing it. No request is made to a replica before the one
 // checked, so none has read the database on its behalf.
 func refusedEverywhere(t *testing.T, what, token string, replicas ...*grantReplica) {
 	t.Helper()
