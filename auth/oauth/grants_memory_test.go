@@ -89,8 +89,8 @@ func (r *grantReplica) caughtUp(marker string, resets int) bool {
 // reconnection, or notifications no longer fresh. The product promises
 // the event within a second (store.Notifications.Fresh trusts no
 // heartbeat older than that); WaitFor allows 10 s, so a loaded machine
-// slows the test without failing it. No request is made to a replica before the one
-// checked, so none has read the database on its behalf.
+// slows the test without failing it. No request is made to a replica
+// before the one checked, so none has read the database on its behalf.
 func refusedEverywhere(t *testing.T, what, token string, replicas ...*grantReplica) {
 	t.Helper()
 	resets := make([]int, len(replicas))
