@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/uuid"
 
 	"vibesell"
 	"vibesell/approvals"
@@ -23,13 +24,10 @@ func TestContextNamesTheApprovalsWaiting(t *testing.T) {
 	e := setup(t)
 	// Contexts are kept between reads: what follows from the time must be
 	// worked out on each read all the same.
-	contexts := workspace.NewContextReader(workspace.NewService(e.pool, e.clock), 10, e.svc.ContextPart())
+	contexts := e.contexts(10)
 	read := func(t *testing.T, ws workspace.Workspace) (approvals.Waiting, workspace.NextStep) {
 		t.Helper()
-		c, err := contexts.Read(ctx, ws.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := contexts(t, ws.ID)
 		waiting, ok := workspace.View[approvals.Waiting](c)
 		if !ok {
 			t.Fatal("the approvals contributed no view")
@@ -104,17 +102,8 @@ func TestContextNamesTheApprovalsWaiting(t *testing.T) {
 // counts the rest: it is repeated wherever the context shows a step.
 func TestContextNamesAFewOfManyApprovalsWaiting(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	e := setup(t)
-	contexts := workspace.NewContextReader(workspace.NewService(e.pool, e.clock), 0, e.svc.ContextPart())
-	why := func(t *testing.T) string {
-		t.Helper()
-		c, err := contexts.Read(ctx, e.a.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c.NextStep.Why
-	}
+	why := e.nextStepWhy(0)
 	var opened []approvals.Approval
 	for i := range 5 {
 		opened = append(opened, e.open(t, e.a.ID, fmt.Sprint("anvil ", i), false))
@@ -144,4 +133,28 @@ func idsOf(w approvals.Waiting) []string {
 		ids = append(ids, a.ID)
 	}
 	return ids
+}
+
+// contexts returns a reader of a workspace's context with the approvals'
+// part, keeping keep contexts between reads.
+func (e *env) contexts(keep int) func(t *testing.T, ws uuid.UUID) workspace.Context {
+	r := workspace.NewContextReader(workspace.NewService(e.pool, e.clock), keep, e.svc.ContextPart())
+	return func(t *testing.T, ws uuid.UUID) workspace.Context {
+		t.Helper()
+		c, err := r.Read(context.Background(), ws)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+}
+
+// nextStepWhy returns a reader of why Acme's context names its next step,
+// keeping keep contexts between reads.
+func (e *env) nextStepWhy(keep int) func(t *testing.T) string {
+	read := e.contexts(keep)
+	return func(t *testing.T) string {
+		t.Helper()
+		return read(t, e.a.ID).NextStep.Why
+	}
 }

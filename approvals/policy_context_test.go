@@ -4,8 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-
-	"vibesell/workspace"
 )
 
 // A workspace's click-only rule changes where a waiting approval is
@@ -16,15 +14,7 @@ func TestContextSaysTheClickOnlyRule(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	e := setup(t)
-	contexts := workspace.NewContextReader(workspace.NewService(e.pool, e.clock), 10, e.svc.ContextPart())
-	next := func(t *testing.T) string {
-		t.Helper()
-		c, err := contexts.Read(ctx, e.a.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c.NextStep.Why
-	}
+	next := e.nextStepWhy(10)
 	free := e.open(t, e.a.ID, "rocket", true)
 	if why := next(t); !strings.Contains(why, "in the conversation (decide_approval)") {
 		t.Fatalf("without the rule, the context says:\n%s", why)

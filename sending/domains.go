@@ -238,20 +238,9 @@ func (s *Service) ProposeDomains(ctx context.Context, ws uuid.UUID, req ProposeD
 		return Outcome[DomainsChoice]{}, err
 	}
 	include := req.Include
-	n, err := s.domainCount(ctx, ws, req.Count, SourceOwnNames)
-	if err != nil {
-		return Outcome[DomainsChoice]{}, err
-	}
-	flow, err := s.cards.Begin(ctx, ws, vibesell.ToolProposeDomains, req, answers)
-	if err != nil {
-		return Outcome[DomainsChoice]{}, err
-	}
-	if card, kept, err := s.confirmSource(ctx, ws, flow, SourceOwnNames); err != nil {
-		return Outcome[DomainsChoice]{}, err
-	} else if card != nil {
-		return asked[DomainsChoice](s, flow, card, nil), nil
-	} else if kept != nil {
-		return settled(s, flow, *kept, nil), nil
+	n, flow, done, err := s.beginPicks(ctx, ws, vibesell.ToolProposeDomains, req, req.Count, SourceOwnNames, answers)
+	if flow == nil {
+		return done, err
 	}
 
 	taken, err := s.orderedDomains(ctx, ws)

@@ -236,6 +236,30 @@ func (s *Service) hasSizing(ctx context.Context, ws uuid.UUID) (bool, error) {
 // keepSource is the answer that keeps the source on record.
 const keepSource = "keep"
 
+// beginPicks begins tool's flow of picking domains of source's kind: how
+// many (count, or the sizing's) and, before any pick, whether the
+// workspace's source agrees (confirmSource). Without a flow (nil), done is
+// the outcome to give at once: the person is asked about the source or
+// keeps the one on record, or err refuses.
+func (s *Service) beginPicks(ctx context.Context, ws uuid.UUID, tool string, req any, count int, source SourceKind, answers []cards.Answer) (n int, flow *cards.Flow, done Outcome[DomainsChoice], err error) {
+	if n, err = s.domainCount(ctx, ws, count, source); err != nil {
+		return 0, nil, done, err
+	}
+	if flow, err = s.cards.Begin(ctx, ws, tool, req, answers); err != nil {
+		return 0, nil, done, err
+	}
+	card, kept, err := s.confirmSource(ctx, ws, flow, source)
+	switch {
+	case err != nil:
+		return 0, nil, done, err
+	case card != nil:
+		return 0, nil, asked[DomainsChoice](s, flow, card, nil), nil
+	case kept != nil:
+		return 0, nil, settled(s, flow, *kept, nil), nil
+	}
+	return n, flow, done, nil
+}
+
 // confirmSource makes sure picks of want's kind agree with the source the
 // workspace chose: mixed, the setup would send under both. When the other
 // source is on record it asks the person first, in flow, whether to switch

@@ -118,20 +118,9 @@ type ProposeWarmedRequest struct {
 // Refusals (EINVALID): the workspace chose to send under its brand; fewer
 // domains on the shelf than asked for; those of package cards.
 func (s *Service) ProposeWarmed(ctx context.Context, ws uuid.UUID, req ProposeWarmedRequest, answers []cards.Answer) (Outcome[DomainsChoice], error) {
-	n, err := s.domainCount(ctx, ws, req.Count, SourceAlreadyWarmed)
-	if err != nil {
-		return Outcome[DomainsChoice]{}, err
-	}
-	flow, err := s.cards.Begin(ctx, ws, vibesell.ToolProposeWarmedDomains, req, answers)
-	if err != nil {
-		return Outcome[DomainsChoice]{}, err
-	}
-	if card, kept, err := s.confirmSource(ctx, ws, flow, SourceAlreadyWarmed); err != nil {
-		return Outcome[DomainsChoice]{}, err
-	} else if card != nil {
-		return asked[DomainsChoice](s, flow, card, nil), nil
-	} else if kept != nil {
-		return settled(s, flow, *kept, nil), nil
+	n, flow, done, err := s.beginPicks(ctx, ws, vibesell.ToolProposeWarmedDomains, req, req.Count, SourceAlreadyWarmed, answers)
+	if flow == nil {
+		return done, err
 	}
 	items, err := s.shelfNow(ctx)
 	if err != nil {

@@ -18,7 +18,9 @@ import (
 // every tool that opens an approval answers with. The actions that wait
 // for one live with their tools (order_sending_setup in sending_order.go)
 // and are carried out once approved by their feature's executor
-// (sending.NewOrderAction…, registered in cmd/server/services.go).
+// (sending.NewOrderAction, audience.ImportAction, campaigns.LaunchAction…,
+// registered in cmd/server/services.go; billing's plan change in
+// cmd/server/billing.go).
 
 // Output shapes of kinds approval and approvals.
 

@@ -79,51 +79,17 @@ func (s *Server) exchangeCode(ctx context.Context, c Client, r *http.Request) (t
 	if err := s.checkResource(r.PostForm["resource"], true); err != nil {
 		return tokenResponse{}, err
 	}
-	now := s.clock.Now()
-	sum := sha256.Sum256([]byte(code))
-	// The code is consumed only by a request that passes every check: a
-	// request with a wrong verifier, client or redirect_uri (someone who
-	// saw the code in a log) leaves it for the real client's redeem. The
-	// row is locked while it is checked, so two redeems are one after the
-	// other.
-	var grantID uuid.UUID
-	var refusal error
-	err := store.InTx(ctx, s.db, func(tx pgx.Tx) error {
-		var redirectURI, challenge, grantClient string
-		var used, live bool
-		err := tx.QueryRow(ctx, `SELECT k.grant_id, k.redirect_uri, k.code_challenge, g.client_id, k.used_at IS NOT NULL, k.expires_at > $2
+	var redirectURI, challenge, grantClient string
+	return s.redeem(ctx, oneTime{
+		what: "authorization code", secret: code, unknown: errUnknownCode,
+		read: `SELECT k.grant_id, k.used_at IS NOT NULL, k.expires_at > $2, k.redirect_uri, k.code_challenge, g.client_id
 			FROM oauth_codes k JOIN oauth_grants g ON g.id = k.grant_id
 			WHERE k.code_hash = $1 AND g.revoked_at IS NULL
-			FOR UPDATE OF k`, sum[:], now).Scan(&grantID, &redirectURI, &challenge, &grantClient, &used, &live)
-		if errors.Is(err, pgx.ErrNoRows) || err == nil && !used && !live {
-			refusal = errUnknownCode
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("read authorization code: %w", err)
-		}
-		if refusal = checkCodeRequest(c, r, grantClient, redirectURI, challenge); refusal != nil {
-			return nil
-		}
-		if used {
-			// The same code, with its verifier, a second time: it was
-			// likely stolen along with the verifier, so the tokens issued
-			// for it stop working (RFC 6749 §4.1.2).
-			refusal = errUnknownCode
-			return s.revokeWhere(ctx, tx, `id = $1`, "authorization code used twice", grantID)
-		}
-		if _, err := tx.Exec(ctx, `UPDATE oauth_codes SET used_at = $2 WHERE code_hash = $1`, sum[:], now); err != nil {
-			return fmt.Errorf("take authorization code: %w", err)
-		}
-		return nil
+			FOR UPDATE OF k`,
+		more:  []any{&redirectURI, &challenge, &grantClient},
+		check: func() error { return checkCodeRequest(c, r, grantClient, redirectURI, challenge) },
+		take:  `UPDATE oauth_codes SET used_at = $2 WHERE code_hash = $1`,
 	})
-	if err != nil {
-		return tokenResponse{}, err
-	}
-	if refusal != nil {
-		return tokenResponse{}, refusal
-	}
-	return s.issue(ctx, grantID, now)
 }
 
 var errUnknownCode = errorf(http.StatusBadRequest, "invalid_grant", "This authorization code is unknown, expired or already used. Start the authorization again.")
@@ -161,39 +127,74 @@ func (s *Server) refresh(ctx context.Context, c Client, r *http.Request) (tokenR
 	if _, err := scopesOf(r.PostForm.Get("scope")); err != nil {
 		return tokenResponse{}, err
 	}
+	var grantClient string
+	return s.redeem(ctx, oneTime{
+		what: "refresh token", secret: rt, unknown: errUnknownRefresh,
+		read: `SELECT t.grant_id, t.used_at IS NOT NULL, t.expires_at > $2, g.client_id
+			FROM oauth_refresh_tokens t JOIN oauth_grants g ON g.id = t.grant_id
+			WHERE t.token_hash = $1 AND g.revoked_at IS NULL
+			FOR UPDATE OF t`,
+		more: []any{&grantClient},
+		check: func() error {
+			if grantClient != c.ID {
+				return errorf(http.StatusBadRequest, "invalid_grant", "This refresh token was issued to another client.")
+			}
+			return nil
+		},
+		take: `UPDATE oauth_refresh_tokens SET used_at = $2 WHERE token_hash = $1`,
+	})
+}
+
+var errUnknownRefresh = errorf(http.StatusBadRequest, "invalid_grant",
+	"This refresh token is unknown, expired, already used or its connection was disconnected. Connect again.")
+
+// oneTime is a secret a grant hands out to be redeemed once: an
+// authorization code or a refresh token.
+type oneTime struct {
+	what    string // "authorization code": for errors and the revocation's reason
+	secret  string // as the client sent it; stored as its SHA-256
+	unknown error  // the refusal of one unknown, expired, already used or of an ended grant
+	// read selects, by the secret's hash ($1) at now ($2), with its row
+	// locked: the grant, whether the secret was used, whether it is
+	// still live, then what check needs, scanned into more.
+	read  string
+	more  []any
+	check func() error // the request against what the secret was issued for
+	take  string       // marks the secret used: $1 its hash, $2 now
+}
+
+// redeem uses the secret up and issues tokens for its grant. Only a
+// request that passes every check uses it: a request with a wrong
+// verifier, client or redirect_uri (someone who saw the secret in a log)
+// leaves it for the real client. The row is locked while it is checked,
+// so two redeems are one after the other. One used a second time, after
+// passing every check, means two parties hold it (a code stolen along
+// with its verifier, RFC 6749 §4.1.2; a rotated refresh token come back,
+// OAuth 2.1 §4.3.1), so its whole grant ends.
+func (s *Server) redeem(ctx context.Context, o oneTime) (tokenResponse, error) {
 	now := s.clock.Now()
-	sum := sha256.Sum256([]byte(rt))
-	// As with codes: only a request that passes every check uses the
-	// refresh token up, so one presented with another client_id leaves it
-	// working for its own client.
+	sum := sha256.Sum256([]byte(o.secret))
 	var grantID uuid.UUID
 	var refusal error
 	err := store.InTx(ctx, s.db, func(tx pgx.Tx) error {
-		var grantClient string
 		var used, live bool
-		err := tx.QueryRow(ctx, `SELECT t.grant_id, g.client_id, t.used_at IS NOT NULL, t.expires_at > $2
-			FROM oauth_refresh_tokens t JOIN oauth_grants g ON g.id = t.grant_id
-			WHERE t.token_hash = $1 AND g.revoked_at IS NULL
-			FOR UPDATE OF t`, sum[:], now).Scan(&grantID, &grantClient, &used, &live)
+		err := tx.QueryRow(ctx, o.read, sum[:], now).Scan(append([]any{&grantID, &used, &live}, o.more...)...)
 		if errors.Is(err, pgx.ErrNoRows) || err == nil && !used && !live {
-			refusal = errUnknownRefresh
+			refusal = o.unknown
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("read refresh token: %w", err)
+			return fmt.Errorf("read %s: %w", o.what, err)
 		}
-		if grantClient != c.ID {
-			refusal = errorf(http.StatusBadRequest, "invalid_grant", "This refresh token was issued to another client.")
+		if refusal = o.check(); refusal != nil {
 			return nil
 		}
 		if used {
-			// Refresh tokens rotate: an old one coming back means two
-			// parties hold it, so the whole grant ends (OAuth 2.1 §4.3.1).
-			refusal = errUnknownRefresh
-			return s.revokeWhere(ctx, tx, `id = $1`, "refresh token used twice", grantID)
+			refusal = o.unknown
+			return s.revokeWhere(ctx, tx, `id = $1`, o.what+" used twice", grantID)
 		}
-		if _, err := tx.Exec(ctx, `UPDATE oauth_refresh_tokens SET used_at = $2 WHERE token_hash = $1`, sum[:], now); err != nil {
-			return fmt.Errorf("take refresh token: %w", err)
+		if _, err := tx.Exec(ctx, o.take, sum[:], now); err != nil {
+			return fmt.Errorf("take %s: %w", o.what, err)
 		}
 		return nil
 	})
@@ -205,9 +206,6 @@ func (s *Server) refresh(ctx context.Context, c Client, r *http.Request) (tokenR
 	}
 	return s.issue(ctx, grantID, now)
 }
-
-var errUnknownRefresh = errorf(http.StatusBadRequest, "invalid_grant",
-	"This refresh token is unknown, expired, already used or its connection was disconnected. Connect again.")
 
 // issue signs an access token for the grant and stores a new refresh
 // token.

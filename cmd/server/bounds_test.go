@@ -32,11 +32,9 @@ import (
 // send one); the largest result of each tool is logged.
 func TestEveryResultIsBounded(t *testing.T) {
 	t.Parallel()
-	// Billing is configured (on the free plan, which never reaches
-	// Stripe: its address is a closed port) with the unbilled limits, so
-	// that get_plans_and_billing answers.
-	f := setupFlowWith(t, "STRIPE_SECRET_KEY", "sk_test_bounds", "STRIPE_API_BASE", "http://127.0.0.1:9",
-		"BILLING_FREE_LIMITS", "mailboxes=1000,leads=1000000,campaigns=1000,emails=10000000")
+	// Billing is configured, with the unbilled limits, so that
+	// get_plans_and_billing answers.
+	f := setupBilledFlow(t, "mailboxes=1000,leads=1000000,campaigns=1000,emails=10000000")
 	ctx := context.Background()
 	acme := f.two.Acme.ID
 	t.Cleanup(func() { logLargest(t, f.c) })

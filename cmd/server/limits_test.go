@@ -20,10 +20,7 @@ import (
 // refused with the limit, the usage and the way up.
 func TestLimitsAreCountedAndHeld(t *testing.T) {
 	t.Parallel()
-	// A Stripe key makes billing configured; a workspace on the free plan
-	// never reaches Stripe, so the API address is a closed port.
-	f := setupFlowWith(t, "STRIPE_SECRET_KEY", "sk_test_limits", "STRIPE_API_BASE", "http://127.0.0.1:9",
-		"BILLING_FREE_LIMITS", "mailboxes=3,leads=2,campaigns=1")
+	f := setupBilledFlow(t, "mailboxes=3,leads=2,campaigns=1")
 	ctx := context.Background()
 	acme := f.two.Acme.ID
 

@@ -101,29 +101,9 @@ func TestSuiteSessionMemoryComesBack(t *testing.T) {
 func TestSessionMemoryIsFreed(t *testing.T) {
 	f := setupSessions(t)
 	e := startMCP(t, f.tokens, f.sessions, time.Second)
-	heap := func() uint64 {
-		runtime.GC()
-		var m runtime.MemStats
-		runtime.ReadMemStats(&m)
-		return m.HeapAlloc
-	}
-	for range 20 {
-		e.initialize(t, f.acmeToken)
-	}
-	start := heap()
 	const initializes = 1000
-	caps := `{"experimental":{"padding":"` + strings.Repeat("x", 20_000) + `"}}`
-	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":` + caps +
-		`,"clientInfo":{"name":"memory-test","version":"1"}}}`
-	ids := make([]string, 0, initializes)
-	for range initializes {
-		status, id, b := e.send(t, http.MethodPost, f.acmeToken, "", body)
-		if status != http.StatusOK {
-			t.Fatalf("initialize: %d %s", status, b)
-		}
-		ids = append(ids, id)
-	}
-	peak := heap()
+	start, ids := floodInitializes(t, e, f.acmeToken, initializes)
+	peak := heapAlloc()
 	storetest.WaitFor(t, "the sweeper to drop every session", func() bool {
 		for _, id := range ids {
 			if !e.dropped(id) {
@@ -132,7 +112,7 @@ func TestSessionMemoryIsFreed(t *testing.T) {
 		}
 		return true
 	})
-	after := heap()
+	after := heapAlloc()
 	t.Logf("%d initializes of 20 KB: heap %d KB before, %d KB after them, %d KB once swept", initializes, start>>10, peak>>10, after>>10)
 	if after > start*12/10+1<<20 {
 		t.Errorf("heap %d KB before, %d KB once swept: the sessions' memory was kept", start>>10, after>>10)
@@ -147,28 +127,43 @@ func TestSessionMemoryOfSessionsMadeRoomForIsFreed(t *testing.T) {
 	f := setupSessions(t)
 	f.sessions.SetLimits(auth.SessionLimits{PerWorkspace: 10})
 	e := startMCP(t, f.tokens, f.sessions, time.Hour, toolkit.SessionMemoryLimits{PerWorkspace: 1_000_000, PerReplica: 1_000_000})
-	heap := func() uint64 {
-		runtime.GC()
-		var m runtime.MemStats
-		runtime.ReadMemStats(&m)
-		return m.HeapAlloc
-	}
-	for range 20 {
-		e.initialize(t, f.acmeToken)
-	}
-	start := heap()
 	const initializes = 1000
-	caps := `{"experimental":{"padding":"` + strings.Repeat("x", 20_000) + `"}}`
-	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":` + caps +
-		`,"clientInfo":{"name":"memory-test","version":"1"}}}`
-	for range initializes {
-		if status, _, b := e.send(t, http.MethodPost, f.acmeToken, "", body); status != http.StatusOK {
-			t.Fatalf("initialize: %d %s", status, b)
-		}
-	}
-	after := heap()
+	start, _ := floodInitializes(t, e, f.acmeToken, initializes)
+	after := heapAlloc()
 	t.Logf("%d initializes of 20 KB, the workspace keeping 10 sessions: heap %d KB before, %d KB after them", initializes, start>>10, after>>10)
 	if after > start*12/10+1<<20 {
 		t.Errorf("heap %d KB before, %d KB after: the sessions deleted to make room kept their memory", start>>10, after>>10)
 	}
+}
+
+// heapAlloc is this process's live heap, collected first.
+func heapAlloc() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// floodInitializes warms e up with 20 small initializes, reads the heap,
+// then initializes n sessions with token, each carrying 20 KB of
+// capabilities. It returns the heap before the flood and the sessions'
+// ids.
+func floodInitializes(t *testing.T, e *mcpEndpoint, token string, n int) (start uint64, ids []string) {
+	t.Helper()
+	for range 20 {
+		e.initialize(t, token)
+	}
+	start = heapAlloc()
+	caps := `{"experimental":{"padding":"` + strings.Repeat("x", 20_000) + `"}}`
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":` + caps +
+		`,"clientInfo":{"name":"memory-test","version":"1"}}}`
+	ids = make([]string, 0, n)
+	for range n {
+		status, id, b := e.send(t, http.MethodPost, token, "", body)
+		if status != http.StatusOK {
+			t.Fatalf("initialize: %d %s", status, b)
+		}
+		ids = append(ids, id)
+	}
+	return start, ids
 }

@@ -45,6 +45,15 @@ func setupFlow(t *testing.T) *flow {
 	return setupFlowWith(t)
 }
 
+// setupBilledFlow is setupFlow with billing configured and the free
+// plan's limits set to freeLimits (BILLING_FREE_LIMITS). A workspace on
+// the free plan never reaches Stripe, so the API address is a closed port.
+func setupBilledFlow(t *testing.T, freeLimits string) *flow {
+	t.Helper()
+	return setupFlowWith(t, "STRIPE_SECRET_KEY", "sk_test_flow", "STRIPE_API_BASE", "http://127.0.0.1:9",
+		"BILLING_FREE_LIMITS", freeLimits)
+}
+
 // setupFlowWith is setupFlow with more of the environment, as name,
 // value pairs.
 func setupFlowWith(t *testing.T, more ...string) *flow {

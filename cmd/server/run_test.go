@@ -71,9 +71,25 @@ func TestConfigRefusesBadValuesNamingTheVariable(t *testing.T) {
 		{"OAUTH_REGISTER_LIMIT", "0"},
 		{"OAUTH_TOKEN_LIMIT", "fast"},
 		{"OAUTH_METADATA_LIMIT", "-3"},
+		{"MAIL_SECRET_KEY", "too-short"},
+		{"MAIL_SANDBOX_SMTP_ADDR", "0.0.0.0:2525"},
+		{"MAIL_SANDBOX_IMAP_ADDR", "mail.example.com:143"},
+		{"MAIL_SANDBOX_IMAP_ADDR", "127.0.0.1"},
+		{"MAIL_DKIM_KEY", "dsa"},
+		{"MAIL_BOUNCE_LIMIT", "0"},
+		{"MAIL_BOUNCE_LIMIT", "two"},
+		{"MAIL_COMPLAINT_LIMIT", "0"},
+		{"MAIL_COMPLAINT_LIMIT", "0.3 percent"},
+		{"OUTBOUND_MAIL_PORTS", "587,smtp"},
+		{"OUTBOUND_MAIL_PORTS", "0"},
+		{"OUTBOUND_CONNECTIONS_PER_MINUTE", "0"},
+		{"OUTBOUND_CONNECTIONS_PER_MINUTE", "many"},
 	}
 	for _, c := range cases {
-		configRefusal(t, c.name, c.value)
+		msg := configRefusal(t, c.name, c.value)
+		if c.name == "MAIL_SECRET_KEY" && strings.Contains(msg, c.value) {
+			t.Errorf("the message shows the secret: %q", msg)
+		}
 	}
 }
 
