@@ -23,7 +23,7 @@ func TestContextNamesTheApprovalsWaiting(t *testing.T) {
 	e := setup(t)
 	// Contexts are kept between reads: what follows from the time must be
 	// worked out on each read all the same.
-	contexts := workspace.NewContextReader(workspace.NewService(e.pool, e.clock), 10, e.svc.ContextPart())
+	contexts := workspace.NewContextReader(workspace.ContextReaderDeps{Workspaces: workspace.New(workspace.Deps{DB: e.pool, Clock: e.clock}), Kept: 10, Parts: []workspace.Part{e.svc.ContextPart()}})
 	read := func(t *testing.T, ws workspace.Workspace) (approvals.Waiting, workspace.NextStep) {
 		t.Helper()
 		c, err := contexts.Read(ctx, ws.ID)
@@ -106,7 +106,7 @@ func TestContextNamesAFewOfManyApprovalsWaiting(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	e := setup(t)
-	contexts := workspace.NewContextReader(workspace.NewService(e.pool, e.clock), 0, e.svc.ContextPart())
+	contexts := workspace.NewContextReader(workspace.ContextReaderDeps{Workspaces: workspace.New(workspace.Deps{DB: e.pool, Clock: e.clock}), Parts: []workspace.Part{e.svc.ContextPart()}})
 	why := func(t *testing.T) string {
 		t.Helper()
 		c, err := contexts.Read(ctx, e.a.ID)

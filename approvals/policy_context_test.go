@@ -16,7 +16,7 @@ func TestContextSaysTheClickOnlyRule(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	e := setup(t)
-	contexts := workspace.NewContextReader(workspace.NewService(e.pool, e.clock), 10, e.svc.ContextPart())
+	contexts := workspace.NewContextReader(workspace.ContextReaderDeps{Workspaces: workspace.New(workspace.Deps{DB: e.pool, Clock: e.clock}), Kept: 10, Parts: []workspace.Part{e.svc.ContextPart()}})
 	next := func(t *testing.T) string {
 		t.Helper()
 		c, err := contexts.Read(ctx, e.a.ID)

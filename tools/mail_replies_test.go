@@ -29,7 +29,7 @@ func TestListReplies(t *testing.T) {
 	ws := workspacetest.Two(t, db)
 	sandbox, mb := mailtest.Sandbox(t, mail.Address{Name: "Dana Reyes", Email: "dana@getacme.com"}, mail.SandboxConfig{Clock: clock})
 	secret := mailtest.Secret(t)
-	suppressions := audience.New(db, clock, audience.Config{}, nil).MailSuppressions()
+	suppressions := audience.New(audience.Deps{DB: db, Clock: clock}).MailSuppressions()
 	sender := mail.NewSender(db, mail.NewKeys(db, secret, clock), suppressions, clock)
 	campaign := "cp_00000000000000e1"
 	leads := []struct {
@@ -149,7 +149,7 @@ func TestListRepliesFencesWhatLeadsWrote(t *testing.T) {
 	ws := workspacetest.Two(t, db)
 	sandbox, mb := mailtest.Sandbox(t, mail.Address{Name: "Dana Reyes", Email: "dana@getacme.com"}, mail.SandboxConfig{Clock: clock})
 	secret := mailtest.Secret(t)
-	suppressions := audience.New(db, clock, audience.Config{}, nil).MailSuppressions()
+	suppressions := audience.New(audience.Deps{DB: db, Clock: clock}).MailSuppressions()
 	sender := mail.NewSender(db, mail.NewKeys(db, secret, clock), suppressions, clock)
 	campaign := "cp_00000000000000e2"
 	hostile := mailtest.HostileReplies()
