@@ -149,7 +149,7 @@ func New(d Deps) *Server {
 		cfg:            cfg,
 		issuer:         issuer,
 		resource:       issuer + "/mcp",
-		keys:           NewKeys(cfg.DB, cfg.Clock),
+		keys:           newKeys(cfg.DB, cfg.Clock),
 		fetcher:        newFetcher(cfg.ClientMetadata),
 		db:             cfg.DB,
 		clock:          cfg.Clock,
