@@ -151,8 +151,11 @@ type Event struct {
 	LastAt  *time.Time
 }
 
-// Config configures a [Service].
-type Config struct {
+// Deps is what [New] needs.
+type Deps struct {
+	DB *pgxpool.Pool
+	// Clock tells expiries and dates decisions.
+	Clock vibesell.Clock
 	// PublicURL is the address people reach the server at, e.g.
 	// https://vibesell.example.com; each approval's AppURL is built from it.
 	PublicURL string
@@ -172,7 +175,7 @@ type Config struct {
 	RemindBefore time.Duration
 }
 
-// DefaultRelayWait is [Config].RelayWait when not set.
+// DefaultRelayWait is [Deps].RelayWait when not set.
 const DefaultRelayWait = 5 * time.Second
 
 // Service opens, decides, lists and executes approvals.
@@ -190,12 +193,14 @@ type Service struct {
 	executors map[string]Executor
 }
 
-// NewService returns a Service on db, whose clock tells expiries and
-// dates decisions.
-func NewService(db *pgxpool.Pool, clock vibesell.Clock, cfg Config) (*Service, error) {
+// New returns the approvals' Service on d.DB. It panics when d.PublicURL
+// is not an absolute http(s) URL: cmd/server checks PUBLIC_URL when it
+// reads it, so only a mistake in the program's wiring gets here.
+func New(d Deps) *Service {
+	cfg := d
 	u, err := url.Parse(cfg.PublicURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("approvals: PublicURL %q is not an absolute http(s) URL", cfg.PublicURL)
+		panic(fmt.Sprintf("approvals: PublicURL %q is not an absolute http(s) URL", cfg.PublicURL))
 	}
 	if cfg.RelayWait == 0 {
 		cfg.RelayWait = DefaultRelayWait
@@ -207,22 +212,23 @@ func NewService(db *pgxpool.Pool, clock vibesell.Clock, cfg Config) (*Service, e
 		cfg.RemindBefore = DefaultRemindBefore
 	}
 	// An insert-only client: it enqueues in the caller's transaction and
-	// never works jobs itself.
-	jobs, err := river.NewClient(riverpgxv5.New(db), &river.Config{Logger: cfg.Logger})
+	// never works jobs itself. River refuses only a configuration it
+	// cannot run, which this one is not.
+	jobs, err := river.NewClient(riverpgxv5.New(d.DB), &river.Config{Logger: cfg.Logger})
 	if err != nil {
-		return nil, fmt.Errorf("approvals: job client: %w", err)
+		panic(fmt.Sprintf("approvals: job client: %v", err))
 	}
 	return &Service{
-		db:           db,
+		db:           d.DB,
 		publicURL:    strings.TrimRight(cfg.PublicURL, "/"),
-		clock:        clock,
+		clock:        d.Clock,
 		logger:       cfg.Logger,
 		relayWait:    cfg.RelayWait,
 		mailer:       cfg.Mailer,
 		remindBefore: cfg.RemindBefore,
 		jobs:         jobs,
 		executors:    map[string]Executor{},
-	}, nil
+	}
 }
 
 // AppPath is the web app's path of an approval's page. The web app serves
@@ -359,22 +365,31 @@ func (s *Service) Events(ctx context.Context, ws uuid.UUID, id string) ([]Event,
 	return events, nil
 }
 
-// record appends one line to the audit trail.
-func record(ctx context.Context, tx store.DBTX, ws uuid.UUID, id string, at time.Time, event string, from *string, to string,
-	actor string, actorUser *uuid.UUID, via string, reason *string) error {
-	return recordHost(ctx, tx, ws, id, at, event, from, to, actor, actorUser, via, reason, nil)
+// entry is one line of an approval's audit trail, as [record] writes it.
+type entry struct {
+	ws        uuid.UUID
+	id        string // the approval's
+	at        time.Time
+	event     string
+	from      *string // nil when the approval is opened
+	to        string
+	actor     string
+	actorUser *uuid.UUID
+	via       string
+	reason    *string
+	// hostApps is whether the decision's host declared the MCP Apps
+	// extension; nil when no host decided.
+	hostApps *bool
 }
 
-// recordHost is record with whether the decision's host declared the MCP
-// Apps extension.
-func recordHost(ctx context.Context, tx store.DBTX, ws uuid.UUID, id string, at time.Time, event string, from *string, to string,
-	actor string, actorUser *uuid.UUID, via string, reason *string, hostApps *bool) error {
+// record appends e to the audit trail.
+func record(ctx context.Context, tx store.DBTX, e entry) error {
 	_, err := tx.Exec(ctx, `INSERT INTO approval_events
 		(workspace_id, approval_id, at, event, from_status, to_status, actor, actor_user, via, reason, host_apps)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-		ws, id, at, event, from, to, actor, actorUser, via, reason, hostApps)
+		e.ws, e.id, e.at, e.event, e.from, e.to, e.actor, e.actorUser, e.via, e.reason, e.hostApps)
 	if err != nil {
-		return fmt.Errorf("record %s of %s: %w", event, id, err)
+		return fmt.Errorf("record %s of %s: %w", e.event, e.id, err)
 	}
 	return nil
 }

@@ -138,7 +138,7 @@ func idsOf(w approvals.Waiting) []string {
 // contexts returns a reader of a workspace's context with the approvals'
 // part, keeping keep contexts between reads.
 func (e *env) contexts(keep int) func(t *testing.T, ws uuid.UUID) workspace.Context {
-	r := workspace.NewContextReader(workspace.NewService(e.pool, e.clock), keep, e.svc.ContextPart())
+	r := workspace.NewContextReader(workspace.ContextReaderDeps{Workspaces: workspace.New(workspace.Deps{DB: e.pool, Clock: e.clock}), Kept: keep, Parts: []workspace.Part{e.svc.ContextPart()}})
 	return func(t *testing.T, ws uuid.UUID) workspace.Context {
 		t.Helper()
 		c, err := r.Read(context.Background(), ws)

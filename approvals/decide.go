@@ -149,7 +149,8 @@ func (s *Service) Decide(ctx context.Context, ws uuid.UUID, id string, d Decisio
 				ws, id, now, d.By, d.ByUser, d.Via, reason, d.HostApps); err != nil {
 				return err
 			}
-			if err := recordHost(ctx, tx, ws, id, now, "approved", ptr(status), "approved", d.By, d.ByUser, d.Via, reason, d.HostApps); err != nil {
+			if err := record(ctx, tx, entry{ws: ws, id: id, at: now, event: "approved", from: ptr(status), to: "approved",
+				actor: d.By, actorUser: d.ByUser, via: d.Via, reason: reason, hostApps: d.HostApps}); err != nil {
 				return err
 			}
 			if _, err := s.jobs.InsertTx(ctx, tx, ExecuteArgs{WorkspaceID: ws, ApprovalID: id}, nil); err != nil {
@@ -167,7 +168,8 @@ func (s *Service) Decide(ctx context.Context, ws uuid.UUID, id string, d Decisio
 				ws, id, now, d.By, d.ByUser, d.Via, reason, outcome, d.HostApps); err != nil {
 				return err
 			}
-			if err := recordHost(ctx, tx, ws, id, now, "rejected", ptr(status), "rejected", d.By, d.ByUser, d.Via, reason, d.HostApps); err != nil {
+			if err := record(ctx, tx, entry{ws: ws, id: id, at: now, event: "rejected", from: ptr(status), to: "rejected",
+				actor: d.By, actorUser: d.ByUser, via: d.Via, reason: reason, hostApps: d.HostApps}); err != nil {
 				return err
 			}
 			taken = true
@@ -230,7 +232,8 @@ func recordRefused(ctx context.Context, tx pgx.Tx, ws uuid.UUID, id string, now 
 	if tag.RowsAffected() > 0 {
 		return nil
 	}
-	return recordHost(ctx, tx, ws, id, now, "approve_refused", ptr(status), status, d.By, d.ByUser, d.Via, &why, d.HostApps)
+	return record(ctx, tx, entry{ws: ws, id: id, at: now, event: "approve_refused", from: ptr(status), to: status,
+		actor: d.By, actorUser: d.ByUser, via: d.Via, reason: &why, hostApps: d.HostApps})
 }
 
 // WebOnlyBecause says in a few words why an approval must be decided in
@@ -291,7 +294,7 @@ type Relay struct {
 }
 
 // Relay takes a decision relayed by the assistant, recorded as such.
-// Approving waits up to [Config].RelayWait for the action to end, so that
+// Approving waits up to [Deps].RelayWait for the action to end, so that
 // the answer usually says what was done. Refusals: those of
 // [Service.Decide]; ECONFLICT when the approval was decided before or
 // ended undecided, naming what stands and the call that reads it.

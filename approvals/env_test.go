@@ -69,10 +69,7 @@ func setup(t *testing.T) *env {
 
 func newService(t testing.TB, pool *pgxpool.Pool, clock vibesell.Clock) *approvals.Service {
 	t.Helper()
-	svc, err := approvals.NewService(pool, clock, approvals.Config{PublicURL: publicURL + "/", Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc := approvals.New(approvals.Deps{DB: pool, Clock: clock, PublicURL: publicURL + "/", Logger: slog.New(slog.DiscardHandler)})
 	return svc
 }
 

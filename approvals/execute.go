@@ -180,7 +180,8 @@ func (s *Service) Execute(ctx context.Context, ws uuid.UUID, id string, attempt,
 				return err
 			}
 			marked = true
-			return record(ctx, tx, ws, id, now, "executing", ptr("approved"), "executing", ActorVibeSell, nil, ViaSystem, nil)
+			return record(ctx, tx, entry{ws: ws, id: id, at: now, event: "executing", from: ptr("approved"), to: "executing",
+				actor: ActorVibeSell, via: ViaSystem})
 		})
 		if err != nil {
 			return fmt.Errorf("mark %s executing: %w", id, err)
@@ -212,7 +213,8 @@ func (s *Service) finish(ctx context.Context, a Approval, from string, to Status
 		if err != nil || tag.RowsAffected() == 0 {
 			return err
 		}
-		return record(ctx, tx, a.WorkspaceID, a.ID, now, event, &from, string(to), ActorVibeSell, nil, ViaSystem, &outcome)
+		return record(ctx, tx, entry{ws: a.WorkspaceID, id: a.ID, at: now, event: event, from: &from, to: string(to),
+			actor: ActorVibeSell, via: ViaSystem, reason: &outcome})
 	})
 	if err != nil {
 		return fmt.Errorf("record outcome of %s: %w", a.ID, err)

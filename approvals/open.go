@@ -155,8 +155,8 @@ func (s *Service) open(ctx context.Context, r Request, args []byte, hash [32]byt
 				WHERE workspace_id = $1 AND id = $2 AND status = 'pending'`, r.WorkspaceID, existing.ID, now, outcome); err != nil {
 				return err
 			}
-			if err := record(ctx, tx, r.WorkspaceID, existing.ID, now, "superseded", ptr("pending"), "not_done",
-				"VibeSell", nil, ViaSystem, ptr("What it would do changed; replaced by "+id+".")); err != nil {
+			if err := record(ctx, tx, entry{ws: r.WorkspaceID, id: existing.ID, at: now, event: "superseded", from: ptr("pending"), to: "not_done",
+				actor: "VibeSell", via: ViaSystem, reason: ptr("What it would do changed; replaced by " + id + ".")}); err != nil {
 				return err
 			}
 		}
@@ -171,8 +171,8 @@ func (s *Service) open(ctx context.Context, r Request, args []byte, hash [32]byt
 		if tag.RowsAffected() == 0 {
 			return errRaced
 		}
-		if err := record(ctx, tx, r.WorkspaceID, id, now, "opened", nil, "pending",
-			r.RequestedBy, nil, r.RequestedVia, nil); err != nil {
+		if err := record(ctx, tx, entry{ws: r.WorkspaceID, id: id, at: now, event: "opened", to: "pending",
+			actor: r.RequestedBy, via: r.RequestedVia}); err != nil {
 			return err
 		}
 		out, err = s.scanApproval(tx.QueryRow(ctx, `SELECT `+columns+` FROM approvals WHERE workspace_id = $1 AND id = $2`,

@@ -206,10 +206,7 @@ func TestClickedDecisions(t *testing.T) {
 // test works the execution itself.
 func noWait(t *testing.T, e *env) *approvals.Service {
 	t.Helper()
-	svc, err := approvals.NewService(e.pool, e.clock, approvals.Config{PublicURL: publicURL, RelayWait: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc := approvals.New(approvals.Deps{DB: e.pool, Clock: e.clock, PublicURL: publicURL, RelayWait: -1})
 	svc.Register(testAction, e.exec)
 	return svc
 }

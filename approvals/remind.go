@@ -17,7 +17,7 @@ import (
 
 // Mailer is the product's mail path to a workspace's own people (not a
 // campaign's leads): cmd/server builds one on the accounts and the mail
-// package. Reminders are sent only with one ([Config].Mailer).
+// package. Reminders are sent only with one ([Deps].Mailer).
 type Mailer interface {
 	// People returns the email addresses of the workspace's people.
 	People(ctx context.Context, ws uuid.UUID) ([]string, error)
@@ -25,12 +25,7 @@ type Mailer interface {
 	Send(ctx context.Context, ws uuid.UUID, to []string, subject, body string) error
 }
 
-// SetMailer gives the service its mail path after it was made (the mail
-// server starts after the services). Call it before serving and before
-// the workers start.
-func (s *Service) SetMailer(m Mailer) { s.mailer = m }
-
-// DefaultRemindBefore is [Config].RemindBefore when not set.
+// DefaultRemindBefore is [Deps].RemindBefore when not set.
 const DefaultRemindBefore = 24 * time.Hour
 
 // The emails about an approval only a signed-in person may approve.
@@ -96,7 +91,7 @@ func (s *Service) enqueueReminders(ctx context.Context, tx pgx.Tx, a Approval) e
 // ReminderOpened or ReminderExpiring) and reports whether it sent it. It
 // sends nothing when the approval is no longer pending, when this
 // reminder was claimed before (by any replica), when the workspace has
-// no people, or without a [Config].Mailer. The claim is committed before
+// no people, or without a [Deps].Mailer. The claim is committed before
 // sending: a failure after it is not retried, as a lost reminder is
 // better than two.
 func (s *Service) Remind(ctx context.Context, ws uuid.UUID, id, reminder string) (bool, error) {

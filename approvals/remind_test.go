@@ -64,11 +64,8 @@ func TestRemindersAreSentOnce(t *testing.T) {
 	}
 	t.Cleanup(second.Close)
 	replica := func(pool *pgxpool.Pool) *approvals.Service {
-		svc, err := approvals.NewService(pool, e.clock, approvals.Config{PublicURL: publicURL, Logger: slog.New(slog.DiscardHandler),
+		svc := approvals.New(approvals.Deps{DB: pool, Clock: e.clock, PublicURL: publicURL, Logger: slog.New(slog.DiscardHandler),
 			Mailer: box, RemindBefore: 30 * time.Minute})
-		if err != nil {
-			t.Fatal(err)
-		}
 		svc.Register(testAction, e.exec)
 		return svc
 	}

@@ -45,21 +45,24 @@ func setup(t *testing.T, cfg audience.Config) *bundle {
 // setupPlans builds audience held to the default plans, with the free
 // plan allowing freeLeads leads a month.
 func setupPlans(t *testing.T, cfg audience.Config, freeLeads int) *bundle {
+	return setupWith(t, cfg, freeLeads, nil)
+}
+
+// setupWith is [setupPlans] with the list check asking domains.
+func setupWith(t *testing.T, cfg audience.Config, freeLeads int, domains audience.MailDomains) *bundle {
 	t.Helper()
 	pool := storetest.New(t)
 	clock := vibesell.NewManualClock(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
-	ap, err := approvals.NewService(pool, clock, approvals.Config{PublicURL: "https://vibesell.example.test", Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ap := approvals.New(approvals.Deps{DB: pool, Clock: clock, PublicURL: "https://vibesell.example.test", Logger: slog.New(slog.DiscardHandler)})
 	bc := billing.DefaultConfig()
 	bc.Plans[0].Limits.LeadsPerMonth = freeLeads
-	bill := billing.New(pool, billing.Options{
+	bill := billing.New(billing.Deps{
+		DB:     pool,
 		Config: bc, Stripe: billingtest.NewFakeStripe(clock, bc.Plans), Approvals: ap, PublicURL: "https://vibesell.example.test", Clock: clock,
 		Logger: slog.New(slog.DiscardHandler), Meters: map[billing.Metric]billing.Meter{billing.Leads: billing.Counted},
 	})
-	b := &bundle{pool: pool, clock: clock, approvals: ap, billing: bill, svc: audience.New(pool, clock, cfg, ap), ws: workspacetest.Two(t, pool)}
-	b.svc.SetLeadLimit(bill.Limit(billing.Leads))
+	svc := audience.New(audience.Deps{DB: pool, Clock: clock, Config: cfg, Approvals: ap, LeadLimit: bill.Limit(billing.Leads), MailDomains: domains})
+	b := &bundle{pool: pool, clock: clock, approvals: ap, billing: bill, svc: svc, ws: workspacetest.Two(t, pool)}
 	ap.Register(vibesell.ToolImportLeads, audience.ImportAction(b.svc))
 	return b
 }

@@ -222,7 +222,7 @@ func BenchmarkEstimateLeadPool(b *testing.B) {
 	}
 	ws := benchWorkspace(b, pool)
 	clock := vibesell.NewManualClock(time.Now())
-	svc := audience.New(pool, clock, audience.Config{}, nil)
+	svc := audience.New(audience.Deps{DB: pool, Clock: clock})
 	confirm := func(filters audience.Filters) {
 		saved, err := svc.SaveFilters(ctx, ws, filters, []string{"company7.test", "person12@company12.test"})
 		if err != nil {

@@ -160,11 +160,6 @@ type domainCache struct {
 	answers map[string]domainAnswer
 }
 
-// SetMailDomains turns on the list check's DNS lookups (MX, else an
-// address) through d. Without it (tests of other things) domains are not
-// looked up. Set it before the service is used.
-func (s *Service) SetMailDomains(d MailDomains) { s.mailDomains = d }
-
 // LooksUpMailServers says whether the list check asks the DNS for each
 // domain's mail servers: not in the sandbox, where nothing real is asked
 // unless a DNS server is configured.

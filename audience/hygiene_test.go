@@ -12,6 +12,7 @@ import (
 
 	"vibesell/approvals"
 	"vibesell/audience"
+	"vibesell/billing"
 )
 
 // mailDNS is a DNS server on 127.0.0.1 for the list check: mx.test has
@@ -68,11 +69,10 @@ func mailDNS(t *testing.T) (addr string, asked func(name string) int) {
 
 func TestUploadHygiene(t *testing.T) {
 	t.Parallel()
-	b := setup(t, audience.Config{})
+	server, asked := mailDNS(t)
+	b := setupWith(t, audience.Config{}, billing.DefaultConfig().Plans[0].Limits.LeadsPerMonth, audience.NewMailDomains(server))
 	ctx := t.Context()
 	acme := b.ws.Acme.ID
-	server, asked := mailDNS(t)
-	b.svc.SetMailDomains(audience.NewMailDomains(server))
 
 	file := "email,first_name\n" +
 		"ana@mx.test,Ana\n" + // 2: mail servers

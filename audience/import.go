@@ -81,7 +81,7 @@ func (im Import) Skipped() []string {
 
 // LeadLimit is the plan's limit on the leads a workspace imports per
 // calendar month; billing's (billing.Service.Limit(billing.Leads)) is
-// one, wired in cmd/server with [Service.SetLeadLimit].
+// one, wired in cmd/server as [Deps].LeadLimit.
 type LeadLimit interface {
 	// Check refuses (EPAYMENTREQUIRED, written for the assistant: the
 	// limit, the usage and the way up) when the plan does not allow n
@@ -98,12 +98,6 @@ type LeadLimit interface {
 	// Use counts n more leads in tx, the transaction that adds them.
 	Use(ctx context.Context, tx pgx.Tx, ws uuid.UUID, n int) error
 }
-
-// SetLeadLimit holds imports to the plan: an import is refused when it is
-// asked for above the plan's monthly leads, and stops at the limit if
-// another import took the room meanwhile. Without it (tests of other
-// things) imports are not limited. Set it before the service is used.
-func (s *Service) SetLeadLimit(l LeadLimit) { s.limit = l }
 
 // importArguments identify an import: the same number asked for, of the
 // same confirmed filters, is one approval while it waits.

@@ -19,7 +19,8 @@ import (
 // sent, the next one and when it is due, the replies, and why it stopped.
 // The audience feature owns the lead's life (it imports, suppresses and
 // removes it) and assembles the story, asking the campaigns feature and
-// the sending engine for their parts through [StorySources].
+// the sending engine for their parts ([Deps].StoryCampaigns and
+// StoryMail).
 
 // LeadCampaigns is what the story asks of the campaigns feature
 // (campaigns.Service).
@@ -33,10 +34,6 @@ type LeadMail interface {
 	LeadReplies(ctx context.Context, ws uuid.UUID, lead int64) ([]campaigns.LeadReply, error)
 	CompanyStop(ctx context.Context, ws uuid.UUID, campaign string, lead int64, email string) (*campaigns.LeadReply, error)
 }
-
-// SetStorySources gives the story its campaigns and sending engine; until
-// then a story tells only the audience's part.
-func (s *Service) SetStorySources(c LeadCampaigns, m LeadMail) { s.storyCampaigns, s.storyMail = c, m }
 
 // Where a lead came from.
 const (

@@ -42,22 +42,46 @@ type Service struct {
 	// afterBatch, when set (by tests), runs after each committed batch of
 	// an import; an error stops the import there, as a killed job would.
 	afterBatch func() error
-	// storyCampaigns and storyMail tell a lead's story's campaigns part
-	// (SetStorySources); nil: the story tells only the audience's part.
+	// storyCampaigns and storyMail tell a lead's story's campaigns part;
+	// nil: the story tells only the audience's part.
 	storyCampaigns LeadCampaigns
 	storyMail      LeadMail
-	// mailDomains is the DNS the list check asks (SetMailDomains); nil:
-	// domains are not looked up. domains keeps its answers a while.
+	// mailDomains is the DNS the list check asks; nil: domains are not
+	// looked up. domains keeps its answers a while.
 	mailDomains MailDomains
 	domains     domainCache
 }
 
-// New returns the audience service. Imports open their approvals on
-// approvals, which must have [ImportAction] registered under
-// [vibesell.ToolImportLeads].
-func New(db *pgxpool.Pool, clock vibesell.Clock, cfg Config, ap *approvals.Service) *Service {
-	if clock == nil {
-		clock = vibesell.SystemClock{}
+// Deps is what [New] needs.
+type Deps struct {
+	DB *pgxpool.Pool
+	// Clock dates imports and suppressions. Default: the system clock.
+	Clock  vibesell.Clock
+	Config Config
+	// Approvals opens the imports' approvals; it must have [ImportAction]
+	// registered under [vibesell.ToolImportLeads].
+	Approvals *approvals.Service
+	// LeadLimit holds imports to the plan: an import is refused when it
+	// is asked for above the plan's monthly leads, and stops at the limit
+	// if another import took the room meanwhile. Nil (tests of other
+	// things): imports are not limited.
+	LeadLimit LeadLimit
+	// MailDomains is the DNS the list check asks for each domain's mail
+	// servers (MX, else an address). Nil (tests of other things, the
+	// sandbox): domains are not looked up.
+	MailDomains MailDomains
+	// StoryCampaigns and StoryMail tell the campaigns' and the sending
+	// engine's parts of a lead's story. Nil: a story tells only the
+	// audience's part.
+	StoryCampaigns LeadCampaigns
+	StoryMail      LeadMail
+}
+
+// New returns the audience service.
+func New(d Deps) *Service {
+	cfg := d.Config
+	if d.Clock == nil {
+		d.Clock = vibesell.SystemClock{}
 	}
 	if cfg.Currency == "" {
 		cfg.Currency = "USD"
@@ -65,7 +89,8 @@ func New(db *pgxpool.Pool, clock vibesell.Clock, cfg Config, ap *approvals.Servi
 	if cfg.ImportBatch <= 0 {
 		cfg.ImportBatch = 1000
 	}
-	return &Service{db: db, clock: clock, cfg: cfg, approvals: ap}
+	return &Service{db: d.DB, clock: d.Clock, cfg: cfg, approvals: d.Approvals, limit: d.LeadLimit,
+		mailDomains: d.MailDomains, storyCampaigns: d.StoryCampaigns, storyMail: d.StoryMail}
 }
 
 // Description is the ideal customer in the person's words.

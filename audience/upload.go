@@ -337,7 +337,7 @@ func suggestMapping(header []string) []string {
 // more or fewer fields than the header; an address seen earlier in the
 // file is a duplicate (the first row counts). A valid row is flagged
 // (list hygiene) when its domain has no mail server (MX, else an address,
-// looked up through [Service.SetMailDomains]'s DNS), is a disposable-address
+// looked up through [Deps].MailDomains), is a disposable-address
 // domain, or the address is a role's; the import's approval says whether
 // flagged rows are skipped. Checking again with another
 // mapping replaces the rows. Refusals: EINVALID for a mapping that does

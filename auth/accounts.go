@@ -33,12 +33,20 @@ type Accounts struct {
 	clock vibesell.Clock
 }
 
-// NewAccounts returns Accounts on db; a nil clock is the system clock.
-func NewAccounts(db *pgxpool.Pool, clock vibesell.Clock) *Accounts {
-	if clock == nil {
-		clock = vibesell.SystemClock{}
+// AccountsDeps is what [NewAccounts] needs.
+type AccountsDeps struct {
+	DB *pgxpool.Pool
+	// Clock tells the time of sign-ins and expiries. Default: the system
+	// clock.
+	Clock vibesell.Clock
+}
+
+// NewAccounts returns the Accounts on d.DB.
+func NewAccounts(d AccountsDeps) *Accounts {
+	if d.Clock == nil {
+		d.Clock = vibesell.SystemClock{}
 	}
-	return &Accounts{db: db, clock: clock}
+	return &Accounts{db: d.DB, clock: d.Clock}
 }
 
 // User is a person signed in to the web app, with the workspace they have

@@ -25,7 +25,7 @@ func setupAccounts(t *testing.T) (*auth.Accounts, *vibesell.ManualClock, auth.Us
 	t.Helper()
 	ctx := context.Background()
 	pool := storetest.New(t)
-	ws := workspace.NewService(pool, vibesell.SystemClock{})
+	ws := workspace.New(workspace.Deps{DB: pool, Clock: vibesell.SystemClock{}})
 	acme, err := ws.Create(ctx, "Acme")
 	if err != nil {
 		t.Fatal(err)
@@ -35,7 +35,7 @@ func setupAccounts(t *testing.T) (*auth.Accounts, *vibesell.ManualClock, auth.Us
 		t.Fatal(err)
 	}
 	c := vibesell.NewManualClock(time.Now())
-	acc := auth.NewAccounts(pool, c)
+	acc := auth.NewAccounts(auth.AccountsDeps{DB: pool, Clock: c})
 	u, err := acc.CreateUser(ctx, auth.NewUser{WorkspaceID: acme.ID, Email: " Ada@Acme.test ", Name: "Ada", Password: password, TimeZone: "Europe/Paris"})
 	if err != nil {
 		t.Fatal(err)

@@ -26,9 +26,8 @@ func newReplica(t *testing.T, url string) *replica {
 	r := &replica{}
 	r.pool, r.trips = storetest.NewCountedOn(t, url)
 	notes := storetest.StartNotifications(t, r.pool)
-	r.tokens, r.sessions = auth.NewTokens(r.pool), auth.NewSessions(r.pool)
-	r.tokens.KeepInMemory(notes, 100)
-	r.sessions.KeepInMemory(notes, 100)
+	r.tokens = auth.NewTokens(auth.TokensDeps{DB: r.pool, Notes: notes, Kept: 100})
+	r.sessions = auth.NewSessions(auth.SessionsDeps{DB: r.pool, Notes: notes, Kept: 100})
 	return r
 }
 
@@ -43,7 +42,7 @@ func setupReplicas(t *testing.T) (a, b *replica, ws workspace.Workspace) {
 	t.Helper()
 	url := storetest.NewURL(t)
 	a, b = newReplica(t, url), newReplica(t, url)
-	ws, err := workspace.NewService(a.pool, vibesell.SystemClock{}).Create(context.Background(), "Acme")
+	ws, err := workspace.New(workspace.Deps{DB: a.pool, Clock: vibesell.SystemClock{}}).Create(context.Background(), "Acme")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +118,7 @@ func TestSessionsAreKeptInMemoryAndEndedEverywhere(t *testing.T) {
 		}
 	}
 	// Kept in memory, a session is still only its own workspace's.
-	globex, err := workspace.NewService(a.pool, vibesell.SystemClock{}).Create(ctx, "Globex")
+	globex, err := workspace.New(workspace.Deps{DB: a.pool, Clock: vibesell.SystemClock{}}).Create(ctx, "Globex")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,7 +41,7 @@ func TestAnOutageIsAnsweredWithARefAndLoggedOnce(t *testing.T) {
 			}
 			t.Cleanup(pool.Close)
 			logs := &countErrors{}
-			h := auth.RequireBearer(auth.NewTokens(pool), slog.New(logs), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			h := auth.RequireBearer(auth.NewTokens(auth.TokensDeps{DB: pool}), slog.New(logs), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				t.Error("a request went through without its token checked")
 			}))
 			answer := regexp.MustCompile(`^VibeSell cannot reach its database at the moment \(ref [0-9a-f]{8}\)\. Try again in a minute\.\n$`)

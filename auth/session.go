@@ -28,7 +28,7 @@ type Sessions struct {
 	db     *pgxpool.Pool
 	limits SessionLimits
 	// With notes, the sessions checked lately are kept in memory; see
-	// [Sessions.KeepInMemory].
+	// [SessionsDeps].Notes.
 	notes *store.Notifications
 	known *lru.Cache[string, *knownSession]
 	// ended are told of each session that ends; see [Sessions.OnEnd].
@@ -53,40 +53,49 @@ type SessionLimits struct {
 	InfoBytes int
 }
 
-// DefaultSessionLimits are the limits of [NewSessions].
+// DefaultSessionLimits are the limits of [NewSessions] where
+// [SessionsDeps].Limits leaves a field zero.
 var DefaultSessionLimits = SessionLimits{PerWorkspace: 1000, InfoBytes: 16 << 10}
 
-// NewSessions returns a Sessions on db with [DefaultSessionLimits].
-func NewSessions(db *pgxpool.Pool) *Sessions { return &Sessions{db: db, limits: DefaultSessionLimits} }
-
-// SetLimits replaces the limits; zero fields keep theirs.
-func (s *Sessions) SetLimits(l SessionLimits) {
-	if l.PerWorkspace > 0 {
-		s.limits.PerWorkspace = l.PerWorkspace
-	}
-	if l.InfoBytes > 0 {
-		s.limits.InfoBytes = l.InfoBytes
-	}
+// SessionsDeps is what [NewSessions] needs.
+type SessionsDeps struct {
+	DB *pgxpool.Pool
+	// Limits bound what sessions keep; zero fields are
+	// [DefaultSessionLimits]'.
+	Limits SessionLimits
+	// Notes, when set, make Check answer the last Kept sessions it checked
+	// from memory, without a database round trip, while notes are fresh:
+	// a session ended on any replica is seen ended everywhere within a
+	// second, and while notifications are lost every check reads the
+	// database. Nil: every check reads the database.
+	Notes *store.Notifications
+	Kept  int
 }
 
-// KeepInMemory makes Check answer the last size sessions it checked from
-// memory, without a database round trip, while notes are fresh: a session
-// ended on any replica is seen ended everywhere within a second, and while
-// notifications are lost every check reads the database. Call it once,
-// before serving.
-func (s *Sessions) KeepInMemory(notes *store.Notifications, size int) {
-	s.known, _ = lru.New[string, *knownSession](max(size, 1))
-	s.notes = notes
-	notes.Subscribe(store.SessionsChannel, func(id string) {
-		s.known.Remove(id)
-		s.tellEnded([]string{id})
-	}, s.known.Purge)
+// NewSessions returns the Sessions on d.DB.
+func NewSessions(d SessionsDeps) *Sessions {
+	s := &Sessions{db: d.DB, limits: DefaultSessionLimits}
+	if d.Limits.PerWorkspace > 0 {
+		s.limits.PerWorkspace = d.Limits.PerWorkspace
+	}
+	if d.Limits.InfoBytes > 0 {
+		s.limits.InfoBytes = d.Limits.InfoBytes
+	}
+	if d.Notes != nil {
+		s.known, _ = lru.New[string, *knownSession](max(d.Kept, 1))
+		s.notes = d.Notes
+		d.Notes.Subscribe(store.SessionsChannel, func(id string) {
+			s.known.Remove(id)
+			s.tellEnded([]string{id})
+		}, s.known.Purge)
+	}
+	return s
 }
 
 // OnEnd makes fn hear of every session that ends or is deleted, so that
 // what a replica keeps of it in memory goes at once: those this replica
 // ends ([Sessions.Terminate]) or deletes to make room ([Sessions.Open]),
-// as it does so, and, with [Sessions.KeepInMemory], those any replica
+// as it does so, and, with [SessionsDeps].Notes, those any replica
 // ends, as their notifications arrive (a notification that is lost
 // leaves the memory to its idle limit). fn must be quick and may hear of
 // a session twice. Call it before serving.

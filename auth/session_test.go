@@ -22,7 +22,7 @@ func TestSessionsAreCappedPerWorkspace(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool := storetest.New(t)
-	ws := workspace.NewService(pool, vibesell.SystemClock{})
+	ws := workspace.New(workspace.Deps{DB: pool, Clock: vibesell.SystemClock{}})
 	acme, err := ws.Create(ctx, "Acme")
 	if err != nil {
 		t.Fatal(err)
@@ -31,8 +31,7 @@ func TestSessionsAreCappedPerWorkspace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := auth.NewSessions(pool)
-	s.SetLimits(auth.SessionLimits{PerWorkspace: 3})
+	s := auth.NewSessions(auth.SessionsDeps{DB: pool, Limits: auth.SessionLimits{PerWorkspace: 3}})
 	open := func(w workspace.Workspace) string {
 		t.Helper()
 		id, err := s.Open(ctx, w.ID)
@@ -79,11 +78,11 @@ func TestSessionInfoIsStoredWithinItsLimit(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool := storetest.New(t)
-	acme, err := workspace.NewService(pool, vibesell.SystemClock{}).Create(ctx, "Acme")
+	acme, err := workspace.New(workspace.Deps{DB: pool, Clock: vibesell.SystemClock{}}).Create(ctx, "Acme")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := auth.NewSessions(pool)
+	s := auth.NewSessions(auth.SessionsDeps{DB: pool})
 	id, err := s.Open(ctx, acme.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -123,7 +122,7 @@ func TestSessionKeepsWhetherTheHostDeclaredApps(t *testing.T) {
 	pool := storetest.New(t)
 	two := workspacetest.Two(t, pool)
 	acme, globex := two.Acme, two.Globex
-	s := auth.NewSessions(pool)
+	s := auth.NewSessions(auth.SessionsDeps{DB: pool})
 	apps := map[string]any{"extensions": map[string]any{auth.AppsExtension: map[string]any{"mimeTypes": []string{"text/html;profile=mcp-app"}}},
 		"experimental": map[string]any{"blob": strings.Repeat("x", 1<<20)}}
 	for _, c := range []struct {

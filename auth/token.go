@@ -31,7 +31,7 @@ const tokenPrefix = "vs_"
 type Tokens struct {
 	db *pgxpool.Pool
 	// With notes, the tokens checked lately are kept in memory and
-	// answered from there while notes are fresh; see [Tokens.KeepInMemory].
+	// answered from there while notes are fresh; see [TokensDeps].Notes.
 	notes *store.Notifications
 	known *lru.Cache[[sha256.Size]byte, *knownToken]
 }
@@ -42,25 +42,34 @@ type knownToken struct {
 	usedAt atomic.Int64
 }
 
-// NewTokens returns a Tokens on db.
-func NewTokens(db *pgxpool.Pool) *Tokens { return &Tokens{db: db} }
+// TokensDeps is what [NewTokens] needs.
+type TokensDeps struct {
+	DB *pgxpool.Pool
+	// Notes, when set, make Authenticate answer the last Kept tokens it
+	// checked from memory, without a database round trip, while notes are
+	// fresh: a revoked token (on any replica) is refused everywhere within
+	// a second, and while notifications are lost every check reads the
+	// database. Nil: every check reads the database.
+	Notes *store.Notifications
+	Kept  int
+}
 
-// KeepInMemory makes Authenticate answer the last size tokens it checked
-// from memory, without a database round trip, while notes are fresh: a
-// revoked token (on any replica) is refused everywhere within a second,
-// and while notifications are lost every check reads the database. Call
-// it once, before serving.
-func (t *Tokens) KeepInMemory(notes *store.Notifications, size int) {
-	t.known, _ = lru.New[[sha256.Size]byte, *knownToken](max(size, 1))
-	t.notes = notes
-	notes.Subscribe(store.TokensChannel, func(payload string) {
-		var sum [sha256.Size]byte
-		if n, err := hex.Decode(sum[:], []byte(payload)); err != nil || n != len(sum) {
-			t.known.Purge() // "*", or a payload this version does not know: forget all
-			return
-		}
-		t.known.Remove(sum)
-	}, t.known.Purge)
+// NewTokens returns the Tokens on d.DB.
+func NewTokens(d TokensDeps) *Tokens {
+	t := &Tokens{db: d.DB}
+	if d.Notes != nil {
+		t.known, _ = lru.New[[sha256.Size]byte, *knownToken](max(d.Kept, 1))
+		t.notes = d.Notes
+		d.Notes.Subscribe(store.TokensChannel, func(payload string) {
+			var sum [sha256.Size]byte
+			if n, err := hex.Decode(sum[:], []byte(payload)); err != nil || n != len(sum) {
+				t.known.Purge() // "*", or a payload this version does not know: forget all
+				return
+			}
+			t.known.Remove(sum)
+		}, t.known.Purge)
+	}
+	return t
 }
 
 type execer interface {

@@ -27,8 +27,9 @@ import (
 	"vibesell/store"
 )
 
-// Options configure a [Service].
-type Options struct {
+// Deps is what [New] needs.
+type Deps struct {
+	DB     *pgxpool.Pool
 	Config Config
 	// Stripe overrides the Stripe client built from Config (tests pass
 	// billingtest.FakeStripe). Without either a key or this, billing is
@@ -59,8 +60,9 @@ type Service struct {
 	meters    map[Metric]Meter
 }
 
-// New returns the billing service on db.
-func New(db *pgxpool.Pool, o Options) *Service {
+// New returns the billing service on d.DB.
+func New(d Deps) *Service {
+	o := d
 	if len(o.Config.Plans) == 0 {
 		o.Config.Plans = DefaultConfig().Plans
 	}
@@ -74,7 +76,7 @@ func New(db *pgxpool.Pool, o Options) *Service {
 		o.Logger = slog.Default()
 	}
 	return &Service{
-		db: db, cfg: o.Config, stripe: o.Stripe, approvals: o.Approvals,
+		db: o.DB, cfg: o.Config, stripe: o.Stripe, approvals: o.Approvals,
 		publicURL: strings.TrimRight(o.PublicURL, "/"), clock: o.Clock, logger: o.Logger, meters: o.Meters,
 	}
 }

@@ -54,11 +54,9 @@ func setup(t testing.TB) *bundle {
 	cfg := billing.DefaultConfig()
 	cfg.WebhookSecret = webhookSecret
 	b.stripe = billingtest.NewFakeStripe(b.clock, cfg.Plans)
-	b.approvals, err = approvals.NewService(pool, b.clock, approvals.Config{PublicURL: publicURL, Logger: slog.New(slog.DiscardHandler), RelayWait: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.billing = billing.New(pool, billing.Options{
+	b.approvals = approvals.New(approvals.Deps{DB: pool, Clock: b.clock, PublicURL: publicURL, Logger: slog.New(slog.DiscardHandler), RelayWait: -1})
+	b.billing = billing.New(billing.Deps{
+		DB:     pool,
 		Config: cfg, Stripe: b.stripe, Approvals: b.approvals, PublicURL: publicURL, Clock: b.clock,
 		Logger: slog.New(slog.DiscardHandler),
 		Meters: map[billing.Metric]billing.Meter{
@@ -288,7 +286,7 @@ func TestNotConfigured(t *testing.T) {
 	ctx := context.Background()
 	cfg := billing.DefaultConfig()
 	cfg.WebhookSecret = webhookSecret // set, but no Stripe key
-	svc := billing.New(b.pool, billing.Options{Config: cfg, Approvals: b.approvals, PublicURL: publicURL, Clock: b.clock,
+	svc := billing.New(billing.Deps{DB: b.pool, Config: cfg, Approvals: b.approvals, PublicURL: publicURL, Clock: b.clock,
 		Meters: map[billing.Metric]billing.Meter{billing.Leads: billing.Counted}})
 	if svc.Configured() {
 		t.Fatal("a service without a key or a Stripe says it is configured")

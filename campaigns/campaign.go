@@ -439,9 +439,6 @@ func ProgressText(p Progress, total int) string {
 	return fmt.Sprintf("of the %s in the campaign, %s", vibesell.Plural(total, "person", "people"), vibesell.JoinAnd(parts))
 }
 
-// SetCounter makes metrics come from c: what the sending engine recorded.
-func (s *Service) SetCounter(c Counter) { s.counter = c }
-
 const opensWhy = "Open tracking is off: tracking pixels hurt deliverability and miscount (mail apps preload images), so opens are not measured."
 
 // MetricsOf returns a campaign's metrics, read now from what the sending

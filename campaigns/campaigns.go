@@ -98,7 +98,7 @@ type Senders interface {
 // CampaignLimit is the plan's limit on campaigns running at once
 // (scheduled or sending; [Running] counts them); billing's
 // (billing.Service.Limit(billing.ActiveCampaigns)) is one, wired in
-// cmd/server with [Service.SetCampaignLimit].
+// cmd/server as [Deps].Limit.
 type CampaignLimit interface {
 	// Check refuses (EPAYMENTREQUIRED, written for the assistant: the
 	// limit, the usage and the way up) when the plan does not allow n more
@@ -121,11 +121,6 @@ func Running(ctx context.Context, db store.DBTX, ws uuid.UUID) (int, error) {
 	}
 	return n, nil
 }
-
-// SetCampaignLimit holds launches and resumes to the plan. Without it
-// (tests of other things) they are not limited. Set it before the
-// service is used.
-func (s *Service) SetCampaignLimit(l CampaignLimit) { s.limit = l }
 
 // Config is what an installation decides about campaigns.
 type Config struct {
@@ -157,10 +152,33 @@ type Service struct {
 	limit     CampaignLimit // nil: not held to a plan
 }
 
-// New returns the campaigns service. Launch, stop and resume open their
-// approvals on ap, which must have [LaunchAction], [StopAction] and
-// [ResumeAction] registered under their tool names.
-func New(db *pgxpool.Pool, clock vibesell.Clock, cfg Config, leads Leads, mailboxes Mailboxes, senders Senders, ap *approvals.Service) *Service {
+// Deps is what [New] needs.
+type Deps struct {
+	DB *pgxpool.Pool
+	// Clock tells the time of launches and sends. Default: the system
+	// clock.
+	Clock     vibesell.Clock
+	Config    Config
+	Leads     Leads
+	Mailboxes Mailboxes
+	Senders   Senders
+	// Approvals opens the approvals of launch, stop and resume; it must
+	// have [LaunchAction], [StopAction] and [ResumeAction] registered
+	// under their tool names.
+	Approvals *approvals.Service
+	// Limit holds launches and resumes to the plan. Nil (tests of other
+	// things): they are not limited.
+	Limit CampaignLimit
+	// Counter makes metrics come from what the sending engine recorded.
+	// Nil: a server without the engine.
+	Counter Counter
+	// Composer composes previews as the sending engine composes emails.
+	Composer Composer
+}
+
+// New returns the campaigns service.
+func New(d Deps) *Service {
+	cfg, clock := d.Config, d.Clock
 	if clock == nil {
 		clock = vibesell.SystemClock{}
 	}
@@ -173,7 +191,8 @@ func New(db *pgxpool.Pool, clock vibesell.Clock, cfg Config, leads Leads, mailbo
 	if cfg.Currency == "" {
 		cfg.Currency = "USD"
 	}
-	return &Service{db: db, clock: clock, cfg: cfg, leads: leads, mailboxes: mailboxes, senders: senders, approvals: ap}
+	return &Service{db: d.DB, clock: clock, cfg: cfg, leads: d.Leads, mailboxes: d.Mailboxes, senders: d.Senders, approvals: d.Approvals,
+		limit: d.Limit, counter: d.Counter, composer: d.Composer}
 }
 
 // Config returns the service's configuration, defaults filled in.

@@ -502,8 +502,9 @@ func waitForLockWait(t *testing.T, pool *pgxpool.Pool) {
 // is refused with the limit, the usage and the way up.
 func TestLaunchHeldToPlan(t *testing.T) {
 	t.Parallel()
-	b := setup(t, campaigns.Config{})
-	b.HoldToPlans(t, billing.Limits{Mailboxes: 3, LeadsPerMonth: 250, ActiveCampaigns: 1, EmailsPerMonth: 1000})
+	pool := storetest.New(t)
+	env, _ := campaignstest.NewHeldToPlans(t, pool, now, campaigns.Config{}, billing.Limits{Mailboxes: 3, LeadsPerMonth: 250, ActiveCampaigns: 1, EmailsPerMonth: 1000})
+	b := bundle{Env: env, ws: workspacetest.Two(t, pool)}
 	ctx, acme := t.Context(), b.ws.Acme.ID
 	first := launchable(t, b)
 	second := stage(t, b, b.ws.Acme, campaigns.StageRequest{Name: "Heads of sales, again", Sequence: first.campaign.Campaign.SequenceID, DailyCap: 20})

@@ -63,9 +63,6 @@ type Composer interface {
 	Compose(r Run, step int, lead Lead, mailbox string) Composed
 }
 
-// SetComposer makes previews come from c.
-func (s *Service) SetComposer(c Composer) { s.composer = c }
-
 // UnsubscribePreview stands for each lead's own unsubscribe link in a
 // preview: the engine puts the real one in each email.
 const UnsubscribePreview = "(their personal unsubscribe link)"

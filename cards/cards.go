@@ -155,13 +155,20 @@ type cardKey struct {
 // each, so 20 MB at most.
 const answeredKept = 10_000
 
-// NewService returns a Service on db; clock stamps cards and answers.
-func NewService(db *pgxpool.Pool, clock vibesell.Clock) *Service {
-	if clock == nil {
-		clock = vibesell.SystemClock{}
+// Deps is what [New] needs.
+type Deps struct {
+	DB *pgxpool.Pool
+	// Clock stamps cards and answers. Default: the system clock.
+	Clock vibesell.Clock
+}
+
+// New returns the cards' Service on d.DB.
+func New(d Deps) *Service {
+	if d.Clock == nil {
+		d.Clock = vibesell.SystemClock{}
 	}
 	answered, _ := lru.New[cardKey, *row](answeredKept)
-	return &Service{db: db, clock: clock, answered: answered}
+	return &Service{db: d.DB, clock: d.Clock, answered: answered}
 }
 
 // keepAnswered remembers r, when it is answered, for later calls. r must

@@ -51,7 +51,7 @@ func setup(t *testing.T) env {
 func newEnv(t *testing.T, pool *pgxpool.Pool) env {
 	t.Helper()
 	two := workspacetest.Two(t, pool)
-	return env{pool: pool, svc: cards.NewService(pool, vibesell.NewManualClock(now)), a: two.Acme.ID, b: two.Globex.ID}
+	return env{pool: pool, svc: cards.New(cards.Deps{DB: pool, Clock: vibesell.NewManualClock(now)}), a: two.Acme.ID, b: two.Globex.ID}
 }
 
 type sourceArgs struct {
@@ -571,7 +571,7 @@ func TestConcurrentCallsShareOneCard(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
 	pool2 := connectAgain(t, e.pool)
-	svcs := []*cards.Service{e.svc, cards.NewService(pool2, vibesell.NewManualClock(now))}
+	svcs := []*cards.Service{e.svc, cards.New(cards.Deps{DB: pool2, Clock: vibesell.NewManualClock(now)})}
 	o := newOutcome()
 	var wg sync.WaitGroup
 	start := make(chan struct{})
@@ -607,7 +607,7 @@ func connectAgain(t *testing.T, pool *pgxpool.Pool) *pgxpool.Pool {
 func TestTwoReplicasBindOnce(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
-	other := cards.NewService(connectAgain(t, e.pool), vibesell.NewManualClock(now))
+	other := cards.New(cards.Deps{DB: connectAgain(t, e.pool), Clock: vibesell.NewManualClock(now)})
 	q := sourceQuestion()
 	card := mustCard(t)(ask(t, e.svc, e.a, "choose_sending_source", sourceArgs{}, nil, q))
 	o := raceAnswers(t, []*cards.Service{e.svc, other}, e.a, card.ID, q, func(i int) string {
@@ -639,7 +639,7 @@ func helperProcess() {
 		os.Exit(2)
 	}
 	defer pool.Close()
-	svc := cards.NewService(pool, vibesell.NewManualClock(now))
+	svc := cards.New(cards.Deps{DB: pool, Clock: vibesell.NewManualClock(now)})
 	results := make([]string, 16)
 	var wg sync.WaitGroup
 	for i := range results {
@@ -771,7 +771,7 @@ func TestAnsweredCardsAreKeptInMemory(t *testing.T) {
 		mustRefuse(t, vibesell.EINVALID, []string{"Card " + card.ID + " is not a question choose_sending_source asked in this workspace"})(ask(t, e.svc, e.b, "choose_sending_source", sourceArgs{}, answer, q))
 	})
 	// Another replica reads the card once, then keeps it too.
-	replica := cards.NewService(pool, vibesell.NewManualClock(now))
+	replica := cards.New(cards.Deps{DB: pool, Clock: vibesell.NewManualClock(now)})
 	costs("the answer on another replica", 1, func() {
 		mustSettle(t)(ask(t, replica, e.a, "choose_sending_source", sourceArgs{}, answer, q))
 	})

@@ -130,7 +130,7 @@ func newWorkspace(t *testing.T, dbURL, name string) (workspace.Workspace, string
 	if err != nil {
 		t.Fatal(err)
 	}
-	token, err := auth.NewTokens(pool).Create(ctx, ws.ID)
+	token, err := auth.NewTokens(auth.TokensDeps{DB: pool}).Create(ctx, ws.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

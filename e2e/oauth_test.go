@@ -96,7 +96,7 @@ func runOAuthScript(t *testing.T, bin string, serverEnv []string, scriptArgs ...
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = auth.NewAccounts(pool, nil).CreateUser(ctx, auth.NewUser{WorkspaceID: ws.ID, Email: email, Password: password})
+	_, err = auth.NewAccounts(auth.AccountsDeps{DB: pool}).CreateUser(ctx, auth.NewUser{WorkspaceID: ws.ID, Email: email, Password: password})
 	pool.Close()
 	if err != nil {
 		t.Fatal(err)

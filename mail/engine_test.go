@@ -94,7 +94,7 @@ func engineSetup(t testing.TB, o engineOptions) *engineBundle {
 	if o.emailsLimit > 0 {
 		cfg.Plans[0].Limits.EmailsPerMonth = o.emailsLimit
 	}
-	bill := billing.New(pool, billing.Options{Config: cfg, Approvals: env.Approvals, PublicURL: "https://vibesell.example.test", Clock: env.Clock,
+	bill := billing.New(billing.Deps{DB: pool, Config: cfg, Approvals: env.Approvals, PublicURL: "https://vibesell.example.test", Clock: env.Clock,
 		Logger: slog.New(slog.DiscardHandler), Meters: map[billing.Metric]billing.Meter{billing.Emails: billing.Counted}})
 	sources := vsmail.Sources{vsmail.SandboxMailboxes(sandbox, func(ctx context.Context, ws uuid.UUID) ([]vsmail.OrderedMailbox, error) {
 		list, err := env.Sending.ReadyMailboxes(ctx, ws)
@@ -124,7 +124,6 @@ func engineSetup(t testing.TB, o engineOptions) *engineBundle {
 		}
 	}
 	sender := vsmail.NewSender(pool, keys, suppressions, env.Clock)
-	env.Campaigns.SetCounter(vsmail.NewTallies(pool, suppressions))
 	engine := vsmail.NewEngine(pool, sender, sources, env.Campaigns, billingEmails{bill}, secret, env.Clock,
 		vsmail.EngineConfig{PublicURL: "https://vibesell.example.test", NoGap: o.noGap})
 	return &engineBundle{Env: env, ctx: ctx, ws: ws.ID, sandbox: sandbox, sources: sources, engine: engine, sender: sender, provider: provider, conns: conns,

@@ -20,8 +20,8 @@ func TestOrderPublishesTheEnginesDKIMKey(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	asked := map[string]uuid.UUID{}
-	svc := sending.New(sending.Deps{DB: f.pool, Clock: f.clock, Config: sending.DefaultConfig(), Cards: cards.NewService(f.pool, f.clock),
-		Offers:    workspace.NewService(f.pool, f.clock),
+	svc := sending.New(sending.Deps{DB: f.pool, Clock: f.clock, Config: sending.DefaultConfig(), Cards: cards.New(cards.Deps{DB: f.pool, Clock: f.clock}),
+		Offers:    workspace.New(workspace.Deps{DB: f.pool, Clock: f.clock}),
 		Providers: sending.Providers{Availability: sendingtest.FreeNames{}},
 		DKIMRecord: func(ctx context.Context, ws uuid.UUID, domain string) (sending.Record, error) {
 			asked[domain] = ws

@@ -57,10 +57,7 @@ func newFixtureHeld(t *testing.T, providers sending.Providers, freeMailboxes int
 	pool := storetest.New(t)
 	c := vibesell.NewManualClock(time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC))
 	pair := workspacetest.Two(t, pool)
-	appr, err := approvals.NewService(pool, c, approvals.Config{PublicURL: "http://127.0.0.1:1", Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	appr := approvals.New(approvals.Deps{DB: pool, Clock: c, PublicURL: "http://127.0.0.1:1", Logger: slog.New(slog.DiscardHandler)})
 	if providers.Availability == nil {
 		providers.Availability = sendingtest.FreeNames{}
 	}
@@ -68,13 +65,14 @@ func newFixtureHeld(t *testing.T, providers sending.Providers, freeMailboxes int
 	if freeMailboxes > 0 {
 		cfg := billing.DefaultConfig()
 		cfg.Plans[0].Limits.Mailboxes = freeMailboxes
-		limit = billing.New(pool, billing.Options{
+		limit = billing.New(billing.Deps{
+			DB:     pool,
 			Config: cfg, Stripe: billingtest.NewFakeStripe(c, cfg.Plans), Approvals: appr, PublicURL: "https://vibesell.example.test", Clock: c,
 			Logger: slog.New(slog.DiscardHandler), Meters: map[billing.Metric]billing.Meter{billing.Mailboxes: billing.MeterFunc(sending.OrderedMailboxes)},
 		}).Limit(billing.Mailboxes)
 	}
-	svc := sending.New(sending.Deps{DB: pool, Clock: c, Config: sending.DefaultConfig(), Cards: cards.NewService(pool, c),
-		Offers: workspace.NewService(pool, vibesell.SystemClock{}), Approvals: appr, Providers: providers, Limit: limit})
+	svc := sending.New(sending.Deps{DB: pool, Clock: c, Config: sending.DefaultConfig(), Cards: cards.New(cards.Deps{DB: pool, Clock: c}),
+		Offers: workspace.New(workspace.Deps{DB: pool, Clock: vibesell.SystemClock{}}), Approvals: appr, Providers: providers, Limit: limit})
 	appr.Register(vibesell.ToolOrderSendingSetup, sending.NewOrderAction(svc))
 	return fixture{pool: pool, clock: c, svc: svc, approvals: appr, a: pair.Acme, b: pair.Globex}
 }
@@ -392,9 +390,8 @@ func TestAReplayedAnswerIsKeptWhileTheContextStands(t *testing.T) {
 	notes := storetest.StartNotifications(t, pool)
 	c := vibesell.NewManualClock(time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC))
 	ws := workspacetest.Two(t, pool).Acme
-	workspaces := workspace.NewService(pool, vibesell.SystemClock{})
-	workspaces.KeepContextsFresh(notes)
-	svc := sending.New(sending.Deps{DB: pool, Clock: c, Config: sending.DefaultConfig(), Cards: cards.NewService(pool, c),
+	workspaces := workspace.New(workspace.Deps{DB: pool, Clock: vibesell.SystemClock{}, Notes: notes})
+	svc := sending.New(sending.Deps{DB: pool, Clock: c, Config: sending.DefaultConfig(), Cards: cards.New(cards.Deps{DB: pool, Clock: c}),
 		Offers: workspaces, Contexts: workspaces})
 	answer, first := chooseOwnNames(t, svc, ws.ID)
 	// A replay reads the record at most once, keeps it, and then, once no
@@ -423,7 +420,7 @@ func TestAReplayedAnswerIsKeptWhileTheContextStands(t *testing.T) {
 
 	// Another replica records a later choice.
 	c.Advance(time.Hour)
-	other := sending.New(sending.Deps{DB: pool, Clock: c, Config: sending.DefaultConfig(), Cards: cards.NewService(pool, c), Offers: workspaces})
+	other := sending.New(sending.Deps{DB: pool, Clock: c, Config: sending.DefaultConfig(), Cards: cards.New(cards.Deps{DB: pool, Clock: c}), Offers: workspaces})
 	q2, err := other.ChooseSource(ctx, ws.ID, sending.ChooseSourceRequest{}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -460,8 +457,8 @@ func TestAnAnswerOnRecordIsReadInOneRoundTrip(t *testing.T) {
 	pool, trips := storetest.NewCounted(t)
 	c := vibesell.NewManualClock(time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC))
 	ws := workspacetest.Two(t, pool).Acme
-	svc := sending.New(sending.Deps{DB: pool, Clock: c, Config: sending.DefaultConfig(), Cards: cards.NewService(pool, c),
-		Offers: workspace.NewService(pool, vibesell.SystemClock{})})
+	svc := sending.New(sending.Deps{DB: pool, Clock: c, Config: sending.DefaultConfig(), Cards: cards.New(cards.Deps{DB: pool, Clock: c}),
+		Offers: workspace.New(workspace.Deps{DB: pool, Clock: vibesell.SystemClock{}})})
 	answer, first := chooseOwnNames(t, svc, ws.ID)
 	// xmin changes with a write to the row, xmax with a lock taken on it.
 	var xmin, xmax string

@@ -126,8 +126,7 @@ func (s *Service) sourceOnRecord(ctx context.Context, ws uuid.UUID, ans *cards.S
 	if !ans.OnRecord || s.contexts == nil {
 		return Rows{}, false
 	}
-	// Made on first use: the replica's notifications are wired by then
-	// (workspace.Service.KeepContextsFresh comes before any call).
+	// Made on first use: a replica that never replays keeps nothing.
 	s.sourcesOnce.Do(func() {
 		s.sources = workspace.NewContextCache(s.contexts, sourcesKept, s.QueueRows)
 	})

@@ -27,14 +27,14 @@ func TestEveryToolResultSaysIsError(t *testing.T) {
 	t.Run("streamable HTTP", func(t *testing.T) {
 		db := storetest.New(t)
 		pair := workspacetest.Two(t, db)
-		tokens := auth.NewTokens(db)
+		tokens := auth.NewTokens(auth.TokensDeps{DB: db})
 		token, err := tokens.Create(t.Context(), pair.Acme.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
 		logger := slog.New(slog.DiscardHandler)
 		s := NewServer([]Tool{behave()}, &Options{Logger: logger})
-		ts := httptest.NewServer(NewHTTPHandler(s, HTTPOptions{Tokens: tokens, Sessions: auth.NewSessions(db), Logger: logger}))
+		ts := httptest.NewServer(NewHTTPHandler(s, HTTPOptions{Tokens: tokens, Sessions: auth.NewSessions(auth.SessionsDeps{DB: db}), Logger: logger}))
 		t.Cleanup(ts.Close)
 		b := &httpBundle{url: ts.URL + "/mcp", token: token}
 		session := b.initialize(t)

@@ -53,21 +53,19 @@ func newAudienceBundle(t *testing.T, cfg audience.Config, freeLeads int) *audien
 	t.Helper()
 	pool := storetest.New(t)
 	clock := vibesell.NewManualClock(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
-	ap, err := approvals.NewService(pool, clock, approvals.Config{PublicURL: "https://vibesell.example.test", Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ap := approvals.New(approvals.Deps{DB: pool, Clock: clock, PublicURL: "https://vibesell.example.test", Logger: slog.New(slog.DiscardHandler)})
 	cfg.UploadURL = "https://vibesell.example.test/app/leads"
-	svc := audience.New(pool, clock, cfg, ap)
 	bc := billing.DefaultConfig()
 	bc.Plans[0].Limits.LeadsPerMonth = freeLeads
-	svc.SetLeadLimit(billing.New(pool, billing.Options{
+	bill := billing.New(billing.Deps{
+		DB:     pool,
 		Config: bc, Stripe: billingtest.NewFakeStripe(clock, bc.Plans), Approvals: ap, PublicURL: "https://vibesell.example.test", Clock: clock,
 		Logger: slog.New(slog.DiscardHandler), Meters: map[billing.Metric]billing.Meter{billing.Leads: billing.Counted},
-	}).Limit(billing.Leads))
+	})
+	svc := audience.New(audience.Deps{DB: pool, Clock: clock, Config: cfg, Approvals: ap, LeadLimit: bill.Limit(billing.Leads)})
 	ap.Register(vibesell.ToolImportLeads, audience.ImportAction(svc))
 	b := &audienceBundle{t: t, ws: workspacetest.Two(t, pool), approvals: ap,
-		deps: Deps{Workspaces: workspace.NewService(pool, vibesell.SystemClock{}), Approvals: ap, Audience: svc}}
+		deps: Deps{Workspaces: workspace.New(workspace.Deps{DB: pool, Clock: vibesell.SystemClock{}}), Approvals: ap, Audience: svc}}
 	b.acme = toolkittest.Connect(t, NewServer(b.deps, nil), workspacetest.Principal(b.ws.Acme))
 	b.globex = toolkittest.Connect(t, NewServer(b.deps, nil), workspacetest.Principal(b.ws.Globex))
 	if _, err := audience.ImportDirectory(t.Context(), pool, strings.NewReader(directoryCSV), "directory.csv", nil); err != nil {
@@ -377,11 +375,8 @@ func TestAudienceToolsOnTheSampleDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	clock := vibesell.NewManualClock(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
-	ap, err := approvals.NewService(pool, clock, approvals.Config{PublicURL: "https://vibesell.example.test", Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc := audience.New(pool, clock, audience.Config{}, ap)
+	ap := approvals.New(approvals.Deps{DB: pool, Clock: clock, PublicURL: "https://vibesell.example.test", Logger: slog.New(slog.DiscardHandler)})
+	svc := audience.New(audience.Deps{DB: pool, Clock: clock, Approvals: ap})
 	ap.Register(vibesell.ToolImportLeads, audience.ImportAction(svc))
 	ws := workspacetest.Two(t, pool)
 	c := toolkittest.Connect(t, NewServer(Deps{Approvals: ap, Audience: svc}, nil), workspacetest.Principal(ws.Acme))

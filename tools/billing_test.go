@@ -36,19 +36,16 @@ func newBillingFixture(t *testing.T, configured bool) *billingFixture {
 	pool := storetest.New(t)
 	f := &billingFixture{clock: vibesell.NewManualClock(time.Date(2026, 12, 1, 15, 20, 0, 0, time.UTC))}
 	cfg := billing.DefaultConfig()
-	appr, err := approvals.NewService(pool, f.clock, approvals.Config{PublicURL: "https://vibesell.example.test", Logger: slog.New(slog.DiscardHandler), RelayWait: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := billing.Options{Config: cfg, Approvals: appr, PublicURL: "https://vibesell.example.test", Clock: f.clock, Logger: slog.New(slog.DiscardHandler)}
+	appr := approvals.New(approvals.Deps{DB: pool, Clock: f.clock, PublicURL: "https://vibesell.example.test", Logger: slog.New(slog.DiscardHandler), RelayWait: -1})
+	opts := billing.Deps{DB: pool, Config: cfg, Approvals: appr, PublicURL: "https://vibesell.example.test", Clock: f.clock, Logger: slog.New(slog.DiscardHandler)}
 	if configured {
 		f.stripe = billingtest.NewFakeStripe(f.clock, cfg.Plans)
 		opts.Stripe = f.stripe
 	}
-	f.billing = billing.New(pool, opts)
+	f.billing = billing.New(opts)
 	appr.Register(vibesell.ToolUpgradePlan, f.billing.ChangeExecutor())
 	f.ws = workspacetest.Two(t, pool)
-	f.workspaces = workspace.NewService(pool, f.clock)
+	f.workspaces = workspace.New(workspace.Deps{DB: pool, Clock: f.clock})
 	d := Deps{Workspaces: f.workspaces, Approvals: appr, Billing: f.billing}
 	f.c = toolkittest.Connect(t, NewServer(d, nil), workspacetest.Principal(f.ws.Acme))
 	return f

@@ -207,7 +207,7 @@ func repliesRead(t *testing.T, campaign string, answers []leadAnswer) (Deps, wor
 	ws := workspacetest.Two(t, db)
 	sandbox, mb := mailtest.Sandbox(t, mail.Address{Name: "Dana Reyes", Email: "dana@getacme.com"}, mail.SandboxConfig{Clock: clock})
 	secret := mailtest.Secret(t)
-	suppressions := audience.New(db, clock, audience.Config{}, nil).MailSuppressions()
+	suppressions := audience.New(audience.Deps{DB: db, Clock: clock}).MailSuppressions()
 	sender := mail.NewSender(db, mail.NewKeys(db, secret, clock), suppressions, clock)
 	for _, a := range answers {
 		res, err := sender.Send(ctx, mail.Outgoing{

@@ -97,7 +97,7 @@ func newSendingFixture(t *testing.T, opts *sending.Providers) *sendingFixture {
 	if f.opts.Availability == nil {
 		f.opts.Availability = f.avail
 	}
-	f.workspaces = workspace.NewService(pool, f.clock)
+	f.workspaces = workspace.New(workspace.Deps{DB: pool, Clock: f.clock})
 	var err error
 	if f.ws, err = f.workspaces.Create(context.Background(), "Acme Sales"); err != nil {
 		t.Fatal(err)
@@ -105,12 +105,9 @@ func newSendingFixture(t *testing.T, opts *sending.Providers) *sendingFixture {
 	if f.other, err = f.workspaces.Create(context.Background(), "Globex"); err != nil {
 		t.Fatal(err)
 	}
-	appr, err := approvals.NewService(pool, f.clock, approvals.Config{PublicURL: appURL, Logger: slog.New(slog.DiscardHandler), RelayWait: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	appr := approvals.New(approvals.Deps{DB: pool, Clock: f.clock, PublicURL: appURL, Logger: slog.New(slog.DiscardHandler), RelayWait: -1})
 	f.approvals = appr
-	f.cards = cards.NewService(pool, f.clock)
+	f.cards = cards.New(cards.Deps{DB: pool, Clock: f.clock})
 	deps := sending.Deps{DB: pool, Clock: f.clock, Config: sending.DefaultConfig(), Cards: f.cards,
 		Offers: f.workspaces, Approvals: f.approvals, Providers: f.opts}
 	f.svc = sending.New(deps)
@@ -126,7 +123,7 @@ func newSendingFixture(t *testing.T, opts *sending.Providers) *sendingFixture {
 		}
 		t.Cleanup(second.Close)
 		d := deps
-		d.DB, d.Cards, d.Offers = second, cards.NewService(second, f.clock), workspace.NewService(second, f.clock)
+		d.DB, d.Cards, d.Offers = second, cards.New(cards.Deps{DB: second, Clock: f.clock}), workspace.New(workspace.Deps{DB: second, Clock: f.clock})
 		return sending.New(d)
 	}
 	appr.Register(vibesell.ToolOrderSendingSetup, sending.NewOrderAction(f.svc))

@@ -41,7 +41,7 @@ func newContextReader(d Deps) *workspace.ContextReader {
 	if d.Billing != nil {
 		parts = append(parts, d.Billing.ContextPart())
 	}
-	return workspace.NewContextReader(d.Workspaces, size, parts...)
+	return workspace.NewContextReader(workspace.ContextReaderDeps{Workspaces: d.Workspaces, Kept: size, Parts: parts})
 }
 
 // sendingPartView is the sending setup's share of the context, worked out

@@ -33,12 +33,9 @@ func setupWorkspace(t *testing.T) workspaceBundle {
 	t.Helper()
 	pool := storetest.New(t)
 	clock := vibesell.NewManualClock(friday)
-	appr, err := approvals.NewService(pool, clock, approvals.Config{PublicURL: appURL, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	appr := approvals.New(approvals.Deps{DB: pool, Clock: clock, PublicURL: appURL, Logger: slog.New(slog.DiscardHandler)})
 	appr.Register("test_action", approvals.ExecutorFuncs{})
-	d := Deps{Workspaces: workspace.NewService(pool, clock), Approvals: appr, PublicURL: appURL}
+	d := Deps{Workspaces: workspace.New(workspace.Deps{DB: pool, Clock: clock}), Approvals: appr, PublicURL: appURL}
 	two := workspacetest.Two(t, pool)
 	connect := func(ws workspace.Workspace) *toolkittest.Client {
 		return toolkittest.Connect(t, NewServer(d, nil), workspacetest.Principal(ws))

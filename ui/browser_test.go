@@ -74,18 +74,15 @@ func connect(t *testing.T) *env {
 	t.Helper()
 	pool := storetest.New(t)
 	ctx := context.Background()
-	svc := workspace.NewService(pool, vibesell.SystemClock{})
+	svc := workspace.New(workspace.Deps{DB: pool, Clock: vibesell.SystemClock{}})
 	ws, err := svc.Create(ctx, "Acme Analytics")
 	if err != nil {
 		t.Fatal(err)
 	}
 	clock := &clock{}
 	logger := slog.New(slog.DiscardHandler)
-	appr, err := approvals.NewService(pool, clock, approvals.Config{PublicURL: publicURL, Logger: logger})
-	if err != nil {
-		t.Fatal(err)
-	}
-	choices := cards.NewService(pool, clock)
+	appr := approvals.New(approvals.Deps{DB: pool, Clock: clock, PublicURL: publicURL, Logger: logger})
+	choices := cards.New(cards.Deps{DB: pool, Clock: clock})
 	send := sending.New(sending.Deps{DB: pool, Clock: clock, Config: sending.DefaultConfig(), Cards: choices, Offers: svc, Approvals: appr})
 	appr.Register(vibesell.ToolOrderSendingSetup, sending.NewOrderAction(send))
 	appr.Register(testAction, approvals.ExecutorFuncs{ExecuteFunc: func(ctx context.Context, ex approvals.Execution) (string, error) {

@@ -50,7 +50,7 @@ func newFeatures(t *testing.T) *features {
 	e.Approvals.Register(vibesell.ToolImportLeads, audience.ImportAction(e.Audience))
 	cfg := billing.DefaultConfig()
 	fake := billingtest.NewFakeStripe(e.Clock, cfg.Plans)
-	bill := billing.New(pool, billing.Options{Config: cfg, Approvals: e.Approvals, PublicURL: publicURL, Clock: e.Clock,
+	bill := billing.New(billing.Deps{DB: pool, Config: cfg, Approvals: e.Approvals, PublicURL: publicURL, Clock: e.Clock,
 		Logger: slog.New(slog.DiscardHandler), Stripe: fake, Meters: map[billing.Metric]billing.Meter{billing.Leads: billing.Counted}})
 	ws, err := e.Workspaces.Create(ctx, "Acme Analytics")
 	if err != nil {

@@ -26,7 +26,7 @@ func repliesScenarios(t *testing.T, s *server) []*scenario {
 	ctx := context.Background()
 	sandbox, mb := mailtest.Sandbox(t, mail.Address{Name: "Dana Reyes", Email: "dana@getacme.com"}, mail.SandboxConfig{})
 	secret := mailtest.Secret(t)
-	suppressions := audience.New(s.pool, s.clock, audience.Config{}, nil).MailSuppressions()
+	suppressions := audience.New(audience.Deps{DB: s.pool, Clock: s.clock}).MailSuppressions()
 	sender := mail.NewSender(s.pool, mail.NewKeys(s.pool, secret, s.clock), suppressions, s.clock)
 	campaign := "cp_0123456789abcdef" // made up: the replies list says it is unknown
 	for i, l := range []struct{ email, text string }{

@@ -23,11 +23,11 @@ func billingApp(t *testing.T) (*app, *billing.Service, *billingtest.FakeStripe) 
 	t.Helper()
 	var svc *billing.Service
 	var fake *billingtest.FakeStripe
-	a := setup(t, func(a *app, cfg *web.Config) {
+	a := setup(t, func(a *app, cfg *web.Deps) {
 		clock := vibesell.NewManualClock(time.Date(2026, 12, 1, 15, 20, 0, 0, time.UTC))
 		plans := billing.DefaultConfig()
 		fake = billingtest.NewFakeStripe(clock, plans.Plans)
-		svc = billing.New(a.pool, billing.Options{Config: plans, Stripe: fake, Approvals: a.approvals, PublicURL: cfg.PublicURL,
+		svc = billing.New(billing.Deps{DB: a.pool, Config: plans, Stripe: fake, Approvals: a.approvals, PublicURL: cfg.PublicURL,
 			Clock: clock, Logger: slog.New(slog.DiscardHandler)})
 		cfg.Billing = svc
 	})

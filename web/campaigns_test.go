@@ -144,7 +144,7 @@ func campaignsWeb(t *testing.T, withLeads bool) (*app, *campaignstest.Env, works
 	var h http.Handler
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
 	t.Cleanup(srv.Close)
-	accounts := auth.NewAccounts(pool, nil)
+	accounts := auth.NewAccounts(auth.AccountsDeps{DB: pool})
 	for _, u := range []auth.NewUser{
 		{WorkspaceID: ws.Acme.ID, Email: "ada@acme.test", Password: password, TimeZone: "Europe/Paris"},
 		{WorkspaceID: ws.Globex.ID, Email: "bob@globex.test", Password: password},
@@ -153,14 +153,11 @@ func campaignsWeb(t *testing.T, withLeads bool) (*app, *campaignstest.Env, works
 			t.Fatal(err)
 		}
 	}
-	cfg := web.Config{PublicURL: srv.URL, Accounts: accounts, Approvals: env.Approvals, Workspaces: env.Workspaces, Campaigns: env.Campaigns,
+	cfg := web.Deps{PublicURL: srv.URL, Accounts: accounts, Approvals: env.Approvals, Workspaces: env.Workspaces, Campaigns: env.Campaigns,
 		Clock: env.Clock, Logger: slog.New(slog.DiscardHandler)}
 	if withLeads {
 		cfg.Audience = env.Audience
 	}
-	var err error
-	if h, err = web.New(cfg); err != nil {
-		t.Fatal(err)
-	}
+	h = web.New(cfg)
 	return &app{srv: srv, pool: pool}, env, ws
 }

@@ -29,6 +29,7 @@ import (
 	"vibesell/approvals"
 	"vibesell/audience"
 	"vibesell/store/storetest"
+	"vibesell/web"
 	"vibesell/web/webtest"
 )
 
@@ -135,8 +136,11 @@ func TestUploadingLeads(t *testing.T) {
 // person's choice to skip them or not is what the approval asks for.
 func TestUploadFlags(t *testing.T) {
 	t.Parallel()
-	a := setup(t)
-	a.audience.SetMailDomains(audience.NewMailDomains(mailDNS(t)))
+	a := setup(t, func(a *app, cfg *web.Deps) {
+		a.audience = audience.New(audience.Deps{DB: a.pool, Config: audience.Config{UploadURL: a.srv.URL + web.LeadsPath}, Approvals: a.approvals,
+			MailDomains: audience.NewMailDomains(mailDNS(t))})
+		cfg.Audience = a.audience
+	})
 	b := a.browser(t)
 	b.signIn("ada@acme.test")
 	leads := b.Get("/app/leads")

@@ -33,15 +33,9 @@ func TestADatabaseOutageIsAnsweredAndLoggedOnce(t *testing.T) {
 			t.Cleanup(pool.Close)
 			logs := &errorLog{}
 			logger := slog.New(logs)
-			svc, err := approvals.NewService(pool, vibesell.SystemClock{}, approvals.Config{PublicURL: "http://127.0.0.1", Logger: logger})
-			if err != nil {
-				t.Fatal(err)
-			}
-			h, err := web.New(web.Config{PublicURL: "http://127.0.0.1", Accounts: auth.NewAccounts(pool, nil), Approvals: svc,
+			svc := approvals.New(approvals.Deps{DB: pool, Clock: vibesell.SystemClock{}, PublicURL: "http://127.0.0.1", Logger: logger})
+			h := web.New(web.Deps{PublicURL: "http://127.0.0.1", Accounts: auth.NewAccounts(auth.AccountsDeps{DB: pool}), Approvals: svc,
 				Logger: logger, RequestTimeout: 200 * time.Millisecond})
-			if err != nil {
-				t.Fatal(err)
-			}
 			start := time.Now()
 			const requests = 20
 			refs := map[string]bool{}

@@ -45,7 +45,7 @@ func setupOutbox(t *testing.T, withSandbox bool) *outboxBundle {
 	b := &outboxBundle{}
 	secret := mailtest.Secret(t)
 	b.secret = secret
-	b.app = setup(t, func(a *app, cfg *web.Config) {
+	b.app = setup(t, func(a *app, cfg *web.Deps) {
 		keys := mail.NewKeys(a.pool, secret, nil)
 		b.outbox = mail.NewOutbox(a.pool, keyDNS{keys: keys, ws: a.acme.ID}, nil, nil)
 		b.sender = mail.NewSender(a.pool, keys, a.audience.MailSuppressions(), nil)

@@ -46,7 +46,7 @@ func TestRefusalsAnswerByTheirCode(t *testing.T) {
 		t.Run(vibesell.ErrorCode(c.err), func(t *testing.T) {
 			var log bytes.Buffer
 			logger := slog.New(slog.NewTextHandler(&log, nil))
-			s := &server{Config: Config{Logger: logger}, pages: pages, outages: store.NewOutageLog(logger)}
+			s := &server{Deps: Deps{Logger: logger}, pages: pages, outages: store.NewOutageLog(logger)}
 			rec := httptest.NewRecorder()
 			s.renderError(rec, httptest.NewRequest(http.MethodGet, "/app/approvals/ap_1", nil), c.err, 0, "", "")
 			body := rec.Body.String()

@@ -22,7 +22,7 @@ func TestRenderingIsBoundedAndHonoursTheDeadline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &server{Config: Config{Logger: slog.New(slog.DiscardHandler)}, pages: pages}
+	s := &server{Deps: Deps{Logger: slog.New(slog.DiscardHandler)}, pages: pages}
 	type answer struct {
 		Status   int
 		Internal bool // the sentence of an internal failure, not a page

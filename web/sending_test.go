@@ -26,14 +26,14 @@ func (vendor) Name() string { return "vendor" }
 
 // withSending wires a sending service into the app; real says it orders
 // from a provider that is not the sandbox.
-func withSending(svc **sending.Service, real bool) func(*app, *web.Config) {
-	return func(a *app, cfg *web.Config) {
+func withSending(svc **sending.Service, real bool) func(*app, *web.Deps) {
+	return func(a *app, cfg *web.Deps) {
 		providers := sending.Providers{Availability: sendingtest.FreeNames{}}
 		if real {
 			providers.Provisioner = vendor{sending.NewSandbox(nil, sending.DefaultConfig())}
 		}
-		*svc = sending.New(sending.Deps{DB: a.pool, Config: sending.DefaultConfig(), Cards: cards.NewService(a.pool, nil),
-			Offers: workspace.NewService(a.pool, vibesell.SystemClock{}), Providers: providers})
+		*svc = sending.New(sending.Deps{DB: a.pool, Config: sending.DefaultConfig(), Cards: cards.New(cards.Deps{DB: a.pool, Clock: nil}),
+			Offers: workspace.New(workspace.Deps{DB: a.pool, Clock: vibesell.SystemClock{}}), Providers: providers})
 		cfg.Sending = *svc
 	}
 }
@@ -142,7 +142,7 @@ func TestConnectAMailbox(t *testing.T) {
 	sandbox, mb := mailtest.Sandbox(t, mail.Address{Email: "dana@getacme.com"}, mail.SandboxConfig{})
 	secret := mailtest.Secret(t)
 	var svc *sending.Service
-	a := setup(t, withSending(&svc, false), func(a *app, cfg *web.Config) {
+	a := setup(t, withSending(&svc, false), func(a *app, cfg *web.Deps) {
 		cfg.Connections = mail.NewConnections(a.pool, secret, nil, sandbox.Roots())
 		cfg.Connections.UseGuard(mailtest.Guard(t, sandbox)) // the sandbox listens on loopback
 	})

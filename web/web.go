@@ -14,7 +14,6 @@ package web
 import (
 	"context"
 	"embed"
-	"errors"
 	"fmt"
 	"html/template"
 	"log/slog"
@@ -41,8 +40,8 @@ import (
 // Prefix is the path the web app is mounted at: mux.Handle(web.Prefix, h).
 const Prefix = "/app/"
 
-// Config is what [New] needs.
-type Config struct {
+// Deps is what [New] needs.
+type Deps struct {
 	// PublicURL is the address people reach the server at (PUBLIC_URL),
 	// e.g. https://vibesell.example.com. Its scheme decides whether cookies
 	// are Secure; its origin is the only one allowed to POST.
@@ -89,7 +88,7 @@ type Config struct {
 }
 
 type server struct {
-	Config
+	Deps
 	base          string // PublicURL without a trailing slash
 	origin        string // scheme://host of PublicURL
 	secure        bool
@@ -107,14 +106,19 @@ type server struct {
 //go:embed templates/*.html
 var templateFS embed.FS
 
-// New returns the web app's handler, to be mounted at [Prefix].
-func New(cfg Config) (http.Handler, error) {
+// New returns the web app's handler, to be mounted at [Prefix]. It panics
+// without Accounts and Approvals, or when PublicURL is not an absolute
+// http(s) URL (cmd/server checks PUBLIC_URL when it reads it), or when an
+// embedded page does not parse: mistakes of the program, not of its
+// configuration.
+func New(d Deps) http.Handler {
+	cfg := d
 	u, err := url.Parse(cfg.PublicURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("web: PublicURL %q is not an absolute http(s) URL", cfg.PublicURL)
+		panic(fmt.Sprintf("web: PublicURL %q is not an absolute http(s) URL", cfg.PublicURL))
 	}
 	if cfg.Accounts == nil || cfg.Approvals == nil {
-		return nil, errors.New("web: Accounts and Approvals are required")
+		panic("web: Accounts and Approvals are required")
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = vibesell.SystemClock{}
@@ -134,7 +138,7 @@ func New(cfg Config) (http.Handler, error) {
 		cfg.RequestTimeout = 15 * time.Second
 	}
 	s := &server{
-		Config:      cfg,
+		Deps:        cfg,
 		base:        strings.TrimRight(cfg.PublicURL, "/"),
 		origin:      u.Scheme + "://" + u.Host,
 		secure:      u.Scheme == "https",
@@ -152,15 +156,15 @@ func New(cfg Config) (http.Handler, error) {
 		s.deviceCookie = "__Secure-vibesell_device"
 	}
 	if err := s.cop.AddTrustedOrigin(s.origin); err != nil {
-		return nil, fmt.Errorf("web: %w", err)
+		panic(fmt.Sprintf("web: %v", err))
 	}
 	if s.pages, err = parsePages(); err != nil {
-		return nil, err
+		panic(err)
 	}
 	if err := s.parseOAuthPages(); err != nil {
-		return nil, err
+		panic(err)
 	}
-	return s.routes(), nil
+	return s.routes()
 }
 
 // routes lists every page and action of the web app.
@@ -460,7 +464,7 @@ func stripBidi(b []byte) []byte {
 	return out
 }
 
-// ClientIPFromHeader returns a [Config].ClientIP for a server behind a
+// ClientIPFromHeader returns a [Deps].ClientIP for a server behind a
 // reverse proxy that puts the client's address in header (X-Forwarded-For,
 // Fly-Client-IP, X-Real-IP…): the last address in it, the one the nearest
 // proxy added. Use it only when such a proxy is always in front: a client

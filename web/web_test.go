@@ -78,7 +78,7 @@ func (l *errorLog) errors() []string {
 // testAction orders a thing; the web tests only need it to end done.
 const testAction = "test_order"
 
-func setup(t *testing.T, options ...func(*app, *web.Config)) *app {
+func setup(t *testing.T, options ...func(*app, *web.Deps)) *app {
 	t.Helper()
 	ctx := context.Background()
 	pool := storetest.New(t)
@@ -88,17 +88,14 @@ func setup(t *testing.T, options ...func(*app, *web.Config)) *app {
 
 	logs := &errorLog{}
 	logger := slog.New(logs)
-	svc, err := approvals.NewService(pool, vibesell.SystemClock{}, approvals.Config{PublicURL: srv.URL, Logger: logger})
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc := approvals.New(approvals.Deps{DB: pool, Clock: vibesell.SystemClock{}, PublicURL: srv.URL, Logger: logger})
 	svc.Register(testAction, approvals.ExecutorFuncs{ExecuteFunc: func(ctx context.Context, ex approvals.Execution) (string, error) {
 		var args struct{ Item string }
 		_ = json.Unmarshal(ex.Approval.Arguments, &args)
 		return "Ordered the " + args.Item + ".", nil
 	}})
-	accounts := auth.NewAccounts(pool, nil)
-	ws := workspace.NewService(pool, vibesell.SystemClock{})
+	accounts := auth.NewAccounts(auth.AccountsDeps{DB: pool})
+	ws := workspace.New(workspace.Deps{DB: pool, Clock: vibesell.SystemClock{}})
 	two := workspacetest.Two(t, pool)
 	a := &app{srv: srv, pool: pool, approvals: svc, accounts: accounts, workspaces: ws, acme: two.Acme, globex: two.Globex, logs: logs}
 	for _, u := range []auth.NewUser{
@@ -114,16 +111,14 @@ func setup(t *testing.T, options ...func(*app, *web.Config)) *app {
 	if _, err := ws.SetSender(ctx, a.acme.ID, workspace.SenderChange{TimeZone: &paris}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	a.audience = audience.New(pool, nil, audience.Config{UploadURL: srv.URL + web.LeadsPath}, svc)
-	svc.Register(vibesell.ToolImportLeads, audience.ImportAction(a.audience))
-	cfg := web.Config{PublicURL: srv.URL, Accounts: accounts, Approvals: svc, Workspaces: ws, Audience: a.audience, Logger: logger}
+	a.audience = audience.New(audience.Deps{DB: pool, Config: audience.Config{UploadURL: srv.URL + web.LeadsPath}, Approvals: svc})
+	cfg := web.Deps{PublicURL: srv.URL, Accounts: accounts, Approvals: svc, Workspaces: ws, Audience: a.audience, Logger: logger}
 	for _, o := range options {
 		o(a, &cfg)
 	}
-	h, err = web.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// After the options: one may build the audience its own way.
+	svc.Register(vibesell.ToolImportLeads, audience.ImportAction(a.audience))
+	h = web.New(cfg)
 	return a
 }
 
@@ -224,10 +219,7 @@ func TestSignInSetsASafeSessionCookie(t *testing.T) {
 func TestSessionCookiesAreSecureOverHTTPS(t *testing.T) {
 	t.Parallel()
 	a := setup(t)
-	h, err := web.New(web.Config{PublicURL: "https://vibesell.example.test", Accounts: a.accounts, Approvals: a.approvals, Workspaces: a.workspaces})
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := web.New(web.Deps{PublicURL: "https://vibesell.example.test", Accounts: a.accounts, Approvals: a.approvals, Workspaces: a.workspaces})
 	get := httptest.NewRecorder()
 	h.ServeHTTP(get, httptest.NewRequest(http.MethodGet, "https://vibesell.example.test/app/sign-in", nil))
 	token := webtest.Page{Body: get.Body.String()}.CSRF(t)

@@ -20,7 +20,7 @@ func newSharedApp(t *testing.T) (*app, workspace.Workspace) {
 	if _, err := a.accounts.AddMember(context.Background(), a.globex.ID, "ada@acme.test"); err != nil {
 		t.Fatal(err)
 	}
-	initech, err := workspace.NewService(a.pool, vibesell.SystemClock{}).Create(context.Background(), "Initech")
+	initech, err := workspace.New(workspace.Deps{DB: a.pool, Clock: vibesell.SystemClock{}}).Create(context.Background(), "Initech")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,14 +48,6 @@ type stamped[T any] struct {
 	confirmed bool
 }
 
-// KeepContextsFresh makes the context caches made after it answer from
-// memory, without reading the stamp, while notes are fresh: every
-// replica hears of a moved stamp within a second (the
-// notify_context_stamp trigger, migration 00047), and while notifications
-// are lost each read reads the stamp as before. Call it once, before
-// making the caches.
-func (s *Service) KeepContextsFresh(notes *store.Notifications) { s.notes = notes }
-
 // NewContextCache returns a cache of the contexts of up to size
 // workspaces, the most recently read ones, read with read on the service's
 // database. With a size of 0 or less it keeps nothing: every Read reads

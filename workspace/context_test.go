@@ -274,7 +274,7 @@ func TestContextCacheServesWhatTheDatabaseHolds(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool, trips := storetest.NewCounted(t)
-	replicaA, replicaB := workspace.NewService(pool, vibesell.SystemClock{}), workspace.NewService(pool, vibesell.SystemClock{})
+	replicaA, replicaB := workspace.New(workspace.Deps{DB: pool, Clock: vibesell.SystemClock{}}), workspace.New(workspace.Deps{DB: pool, Clock: vibesell.SystemClock{}})
 	ws, err := replicaA.Create(ctx, "Acme")
 	if err != nil {
 		t.Fatal(err)
@@ -346,7 +346,7 @@ func TestContextCacheRefusalsAndNoCache(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool := storetest.New(t)
-	svc := workspace.NewService(pool, vibesell.SystemClock{})
+	svc := workspace.New(workspace.Deps{DB: pool, Clock: vibesell.SystemClock{}})
 
 	var reads atomic.Int32
 	cache := workspace.NewContextCache(svc, 8, countingRead(&reads))
@@ -430,8 +430,8 @@ func TestContextCacheWithNotifications(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool, trips := storetest.NewCounted(t)
-	replicaA, replicaB := workspace.NewService(pool, vibesell.SystemClock{}), workspace.NewService(pool, vibesell.SystemClock{})
-	replicaA.KeepContextsFresh(storetest.StartNotifications(t, pool))
+	replicaA := workspace.New(workspace.Deps{DB: pool, Clock: vibesell.SystemClock{}, Notes: storetest.StartNotifications(t, pool)})
+	replicaB := workspace.New(workspace.Deps{DB: pool, Clock: vibesell.SystemClock{}})
 	ws, err := replicaA.Create(ctx, "Acme")
 	if err != nil {
 		t.Fatal(err)

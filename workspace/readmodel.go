@@ -120,10 +120,19 @@ type contextRows struct {
 	parts    []PartRows
 }
 
-// NewContextReader returns a reader of the workspace snapshot and parts,
-// keeping the contexts of up to size workspaces (none with size 0 or
-// less; see [NewContextCache]).
-func NewContextReader(s *Service, size int, parts ...Part) *ContextReader {
+// ContextReaderDeps is what [NewContextReader] needs.
+type ContextReaderDeps struct {
+	Workspaces *Service
+	// Kept is how many workspaces' contexts are kept, the most recently
+	// read ones (none with 0 or less; see [NewContextCache]).
+	Kept int
+	// Parts are the features' parts of the context, in the order shown.
+	Parts []Part
+}
+
+// NewContextReader returns a reader of the workspace snapshot and parts.
+func NewContextReader(d ContextReaderDeps) *ContextReader {
+	s, size, parts := d.Workspaces, d.Kept, d.Parts
 	return &ContextReader{cache: NewContextCache(s, size, func(b *pgx.Batch, ws uuid.UUID) func() (contextRows, error) {
 		snapshot := QueueSnapshot(b, ws)
 		dones := make([]func() (PartRows, error), len(parts))

@@ -50,7 +50,7 @@ func TestContextReaderComposesTheParts(t *testing.T) {
 	ctx := context.Background()
 	pool, trips := storetest.NewCounted(t)
 	clock := vibesell.NewManualClock(friday)
-	svc := workspace.NewService(pool, clock)
+	svc := workspace.New(workspace.Deps{DB: pool, Clock: clock})
 	two := workspacetest.Two(t, pool)
 	ws := two.Acme.ID
 
@@ -66,8 +66,8 @@ func TestContextReaderComposesTheParts(t *testing.T) {
 		}
 		return c
 	}
-	calm := workspace.NewContextReader(svc, 0, countPart(false))
-	urgent := workspace.NewContextReader(svc, 0, countPart(true))
+	calm := workspace.NewContextReader(workspace.ContextReaderDeps{Workspaces: svc, Parts: []workspace.Part{countPart(false)}})
+	urgent := workspace.NewContextReader(workspace.ContextReaderDeps{Workspaces: svc, Parts: []workspace.Part{countPart(true)}})
 
 	t.Run("nothing saved", func(t *testing.T) {
 		c := read(t, calm)
@@ -113,7 +113,7 @@ func TestContextReaderComposesTheParts(t *testing.T) {
 		if c.NextStep.Tool != vibesell.ToolRemember {
 			t.Errorf("next step with the offer and the playbook saved: %q (%s), want %q", c.NextStep.Tool, c.NextStep.Why, vibesell.ToolRemember)
 		}
-		c = read(t, workspace.NewContextReader(svc, 0))
+		c = read(t, workspace.NewContextReader(workspace.ContextReaderDeps{Workspaces: svc}))
 		want := workspace.NextStep{Why: "The offer and the playbook are saved. The next part is the sending setup: the addresses the emails go out from."}
 		if diff := cmp.Diff(want, c.NextStep); diff != "" {
 			t.Errorf("without parts, next step mismatch (-want +got):\n%s", diff)

@@ -32,16 +32,29 @@ type Service struct {
 	db    *pgxpool.Pool
 	clock vibesell.Clock
 	// notes, when set, tell the context caches of a moved stamp; see
-	// [Service.KeepContextsFresh].
+	// [Deps].Notes.
 	notes *store.Notifications
 
 	zonesOnce sync.Once
 	zones     *ContextCache[*time.Location]
 }
 
-// NewService returns a Service on db, whose clock dates what is saved.
-func NewService(db *pgxpool.Pool, clock vibesell.Clock) *Service {
-	return &Service{db: db, clock: clock}
+// Deps is what [New] needs.
+type Deps struct {
+	DB *pgxpool.Pool
+	// Clock dates what is saved.
+	Clock vibesell.Clock
+	// Notes, when set, make the context caches answer from memory, without
+	// reading the stamp, while notes are fresh: every replica hears of a
+	// moved stamp within a second (the notify_context_stamp trigger,
+	// migration 00047), and while notifications are lost each read reads
+	// the stamp as before. Nil: every read reads the stamp.
+	Notes *store.Notifications
+}
+
+// New returns the workspaces' Service on d.DB.
+func New(d Deps) *Service {
+	return &Service{db: d.DB, clock: d.Clock, notes: d.Notes}
 }
 
 var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)

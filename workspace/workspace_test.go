@@ -40,7 +40,7 @@ func setup(t *testing.T) bundle {
 	pool := storetest.New(t)
 	clock := vibesell.NewManualClock(friday)
 	two := workspacetest.Two(t, pool)
-	return bundle{pool: pool, svc: workspace.NewService(pool, clock), clock: clock, a: two.Acme, b: two.Globex}
+	return bundle{pool: pool, svc: workspace.New(workspace.Deps{DB: pool, Clock: clock}), clock: clock, a: two.Acme, b: two.Globex}
 }
 
 func TestMemoriesAreKeptPerWorkspace(t *testing.T) {
@@ -290,7 +290,7 @@ func TestSnapshotReadsEverythingInOneRoundTrip(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool, trips := storetest.NewCounted(t)
-	svc := workspace.NewService(pool, vibesell.NewManualClock(friday))
+	svc := workspace.New(workspace.Deps{DB: pool, Clock: vibesell.NewManualClock(friday)})
 	two := workspacetest.Two(t, pool)
 	a, b := two.Acme, two.Globex
 

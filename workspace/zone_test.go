@@ -15,7 +15,7 @@ func TestZoneIsTheSettingsZoneAndKept(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	e := setup(t)
-	svc := workspace.NewService(e.pool, vibesell.SystemClock{})
+	svc := workspace.New(workspace.Deps{DB: e.pool, Clock: vibesell.SystemClock{}})
 	loc, err := svc.Zone(ctx, e.a.ID)
 	if err != nil || loc.String() != "UTC" {
 		t.Fatalf("before any settings: %v (%v), want UTC", loc, err)

@@ -114,8 +114,7 @@ func zoneSuggestions(given string, now time.Time, n int) []string {
 // until they do). Each replica keeps it while the workspace's context
 // stamp stands, so the texts of a call read it without a round trip.
 func (s *Service) Zone(ctx context.Context, ws uuid.UUID) (*time.Location, error) {
-	// Made on first use, after KeepContextsFresh has wired the
-	// notifications that keep it.
+	// Made on first use: a replica that never tells a zone keeps none.
 	s.zonesOnce.Do(func() { s.zones = NewContextCache(s, 10_000, readZone) })
 	return s.zones.Read(ctx, ws)
 }

@@ -115,7 +115,7 @@ func registerWithRedirect(t testing.TB, c *raw, name, redirect string) string {
 func TestBrowserPicksTheWorkspace(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
-	if _, err := auth.NewAccounts(e.pool, nil).AddMember(context.Background(), e.globex.ID, "ada@acme.test"); err != nil {
+	if _, err := auth.NewAccounts(auth.AccountsDeps{DB: e.pool}).AddMember(context.Background(), e.globex.ID, "ada@acme.test"); err != nil {
 		t.Fatal(err)
 	}
 	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

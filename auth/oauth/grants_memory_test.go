@@ -41,15 +41,12 @@ func newGrantReplica(t *testing.T, url string) *grantReplica {
 	t.Helper()
 	r := &grantReplica{heard: map[string]bool{}}
 	r.pool, r.trips = storetest.NewCountedOn(t, url)
-	var err error
-	if r.oauth, err = oauth.New(oauth.Config{PublicURL: "https://vibesell.example", DB: r.pool, Logger: slog.New(slog.DiscardHandler)}); err != nil {
-		t.Fatal(err)
-	}
+	r.notes = storetest.StartNotifications(t, r.pool)
+	r.oauth = oauth.New(oauth.Deps{PublicURL: "https://vibesell.example", DB: r.pool, Logger: slog.New(slog.DiscardHandler),
+		Notes: r.notes, GrantsKept: 100})
 	if err := r.oauth.Keys().Ensure(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	r.notes = storetest.StartNotifications(t, r.pool)
-	r.oauth.KeepGrantsInMemory(r.notes, 100)
 	r.notes.Subscribe(store.GrantsChannel, func(payload string) {
 		r.mu.Lock()
 		defer r.mu.Unlock()
@@ -116,11 +113,11 @@ func TestGrantsAreKeptInMemoryAndRevokedEverywhere(t *testing.T) {
 	ctx := context.Background()
 	url := storetest.NewURL(t)
 	one, two := newGrantReplica(t, url), newGrantReplica(t, url)
-	acme, err := workspace.NewService(one.pool, vibesell.SystemClock{}).Create(ctx, "Acme")
+	acme, err := workspace.New(workspace.Deps{DB: one.pool, Clock: vibesell.SystemClock{}}).Create(ctx, "Acme")
 	if err != nil {
 		t.Fatal(err)
 	}
-	accounts := auth.NewAccounts(one.pool, nil)
+	accounts := auth.NewAccounts(auth.AccountsDeps{DB: one.pool})
 	ada, err := accounts.CreateUser(ctx, auth.NewUser{WorkspaceID: acme.ID, Email: "ada@acme.test", Password: password})
 	if err != nil {
 		t.Fatal(err)

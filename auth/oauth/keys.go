@@ -44,8 +44,9 @@ type Keys struct {
 	byKID map[string]*ecdsa.PublicKey
 }
 
-// NewKeys returns Keys on db; a nil clock is the system clock.
-func NewKeys(db *pgxpool.Pool, clock vibesell.Clock) *Keys {
+// newKeys returns the Keys on db ([Server.Keys]); a nil clock is the
+// system clock.
+func newKeys(db *pgxpool.Pool, clock vibesell.Clock) *Keys {
 	if clock == nil {
 		clock = vibesell.SystemClock{}
 	}

@@ -84,18 +84,15 @@ func setup(t testing.TB, opts ...options) *env {
 	logger := slog.New(slog.DiscardHandler)
 
 	var err error
-	e.oauth, err = oauth.New(oauth.Config{PublicURL: e.publicURL, DB: e.pool, Clock: e.clock, Logger: logger, ClientMetadata: o.clientFetches,
+	e.oauth = oauth.New(oauth.Deps{PublicURL: e.publicURL, DB: e.pool, Clock: e.clock, Logger: logger, ClientMetadata: o.clientFetches,
 		RateLimits: o.rateLimits, ClientIP: o.clientIP})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if err := e.oauth.Keys().Ensure(ctx); err != nil {
 		t.Fatal(err)
 	}
-	accounts := auth.NewAccounts(e.pool, nil)
-	e.tokens = auth.NewTokens(e.pool)
+	accounts := auth.NewAccounts(auth.AccountsDeps{DB: e.pool})
+	e.tokens = auth.NewTokens(auth.TokensDeps{DB: e.pool})
 	if o.replicaOf == nil {
-		ws := workspace.NewService(e.pool, vibesell.SystemClock{})
+		ws := workspace.New(workspace.Deps{DB: e.pool, Clock: vibesell.SystemClock{}})
 		if e.acme, err = ws.Create(ctx, "Acme Sales"); err != nil {
 			t.Fatal(err)
 		}
@@ -109,14 +106,8 @@ func setup(t testing.TB, opts ...options) *env {
 			t.Fatal(err)
 		}
 	}
-	appr, err := approvals.NewService(e.pool, vibesell.SystemClock{}, approvals.Config{PublicURL: e.publicURL, Logger: logger})
-	if err != nil {
-		t.Fatal(err)
-	}
-	webApp, err := web.New(web.Config{PublicURL: e.publicURL, Accounts: accounts, Approvals: appr, Logger: logger, OAuth: e.oauth})
-	if err != nil {
-		t.Fatal(err)
-	}
+	appr := approvals.New(approvals.Deps{DB: e.pool, Clock: vibesell.SystemClock{}, PublicURL: e.publicURL, Logger: logger})
+	webApp := web.New(web.Deps{PublicURL: e.publicURL, Accounts: accounts, Approvals: appr, Logger: logger, OAuth: e.oauth})
 
 	mcpTools := []toolkit.Tool{
 		sayTool("whoami", vibesell.ScopeRead, func(p auth.Principal) string {

@@ -133,15 +133,9 @@ type knownGrant struct {
 	usedAt atomic.Int64
 }
 
-// KeepGrantsInMemory makes Authenticate answer for the last size grants it
-// checked from memory, without a database round trip, while notes are
-// fresh: an access token is self-contained (its signature is checked with
-// the keys kept in memory), so only its grant was read on every request.
-// A grant revoked on any replica (a disconnect, a refresh token used
-// twice), a person disabled or removed from the workspace, are seen by
-// every replica within a second; while notifications are lost, every
-// check reads the database. Call it once, before serving.
-func (s *Server) KeepGrantsInMemory(notes *store.Notifications, size int) {
+// keepGrantsInMemory keeps the last size grants checked while notes are
+// fresh ([Deps].Notes).
+func (s *Server) keepGrantsInMemory(notes *store.Notifications, size int) {
 	s.grants, _ = lru.New[uuid.UUID, *knownGrant](max(size, 1))
 	s.notes = notes
 	notes.Subscribe(store.GrantsChannel, func(payload string) {
@@ -157,7 +151,7 @@ func (s *Server) KeepGrantsInMemory(notes *store.Notifications, size int) {
 // Authenticate returns who an access token acts for, with the scopes the
 // person granted: the token must be valid (see verify) and its grant still
 // connected, with its person still in the workspace. The grant is read
-// from the database, or, with [Server.KeepGrantsInMemory], from memory
+// from the database, or, with [Deps].Notes, from memory
 // while notifications are fresh, so that a disconnect on one replica holds
 // on all of them within a second.
 func (s *Server) Authenticate(ctx context.Context, token string) (auth.Principal, error) {

@@ -67,8 +67,8 @@ const (
 	PathConsent = "/app/connect/"
 )
 
-// Config is what [New] needs.
-type Config struct {
+// Deps is what [New] needs.
+type Deps struct {
 	// PublicURL is PUBLIC_URL: the issuer, and with /mcp the one resource
 	// that tokens are for.
 	PublicURL string
@@ -86,11 +86,22 @@ type Config struct {
 	// limits. Default: the connection's remote address; behind a trusted
 	// reverse proxy, the web app's web.ClientIPFromHeader.
 	ClientIP func(*http.Request) string
+	// Notes, when set, make Authenticate answer for the last GrantsKept
+	// grants it checked from memory, without a database round trip,
+	// while notes are fresh: an access token is self-contained (its
+	// signature is checked with the keys kept in memory), so only its
+	// grant was read on every request. A grant revoked on any replica (a
+	// disconnect, a refresh token used twice), a person disabled or
+	// removed from the workspace, are seen by every replica within a
+	// second; while notifications are lost, every check reads the
+	// database. Nil: every check reads the database.
+	Notes      *store.Notifications
+	GrantsKept int
 }
 
 // Server is the authorization server and the resource server's checks.
 type Server struct {
-	cfg      Config
+	cfg      Deps
 	issuer   string
 	resource string
 	keys     *Keys
@@ -100,7 +111,7 @@ type Server struct {
 	log      *slog.Logger
 	clientIP func(*http.Request) string
 	// With notes, the grants checked lately are kept in memory; see
-	// [Server.KeepGrantsInMemory].
+	// [Deps].Notes.
 	notes  *store.Notifications
 	grants *lru.Cache[uuid.UUID, *knownGrant]
 	// verifiedTokens are access tokens whose signature, issuer and
@@ -108,14 +119,18 @@ type Server struct {
 	verifiedTokens *lru.Cache[[sha256.Size]byte, verified]
 }
 
-// New returns a Server. Call [Server.Keys].Ensure once at start.
-func New(cfg Config) (*Server, error) {
+// New returns a Server. Call [Server.Keys].Ensure once at start. It
+// panics without a DB or when PublicURL is not an absolute http(s) URL
+// without a query or fragment: cmd/server checks PUBLIC_URL when it reads
+// it, so only a mistake in the program's wiring gets here.
+func New(d Deps) *Server {
+	cfg := d
 	u, err := url.Parse(cfg.PublicURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("oauth: PublicURL %q is not an absolute http(s) URL", cfg.PublicURL)
+		panic(fmt.Sprintf("oauth: PublicURL %q is not an absolute http(s) URL", cfg.PublicURL))
 	}
 	if cfg.DB == nil {
-		return nil, errors.New("oauth: DB is required")
+		panic("oauth: DB is required")
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = vibesell.SystemClock{}
@@ -129,18 +144,22 @@ func New(cfg Config) (*Server, error) {
 	cfg.RateLimits = cfg.RateLimits.withDefaults()
 	issuer := strings.TrimRight(cfg.PublicURL, "/")
 	verifiedTokens, _ := lru.New[[sha256.Size]byte, verified](tokensVerifiedKept)
-	return &Server{
+	s := &Server{
 		verifiedTokens: verifiedTokens,
 		cfg:            cfg,
 		issuer:         issuer,
 		resource:       issuer + "/mcp",
-		keys:           NewKeys(cfg.DB, cfg.Clock),
+		keys:           newKeys(cfg.DB, cfg.Clock),
 		fetcher:        newFetcher(cfg.ClientMetadata),
 		db:             cfg.DB,
 		clock:          cfg.Clock,
 		log:            cfg.Logger,
 		clientIP:       cfg.ClientIP,
-	}, nil
+	}
+	if d.Notes != nil {
+		s.keepGrantsInMemory(d.Notes, d.GrantsKept)
+	}
+	return s
 }
 
 // Keys are the server's signing keys.

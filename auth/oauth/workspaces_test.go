@@ -29,10 +29,10 @@ func TestConsentPicksOneOfThePersonsWorkspaces(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
 	ctx := context.Background()
-	if _, err := auth.NewAccounts(e.pool, nil).AddMember(ctx, e.globex.ID, "ada@acme.test"); err != nil {
+	if _, err := auth.NewAccounts(auth.AccountsDeps{DB: e.pool}).AddMember(ctx, e.globex.ID, "ada@acme.test"); err != nil {
 		t.Fatal(err)
 	}
-	initech, err := workspace.NewService(e.pool, vibesell.SystemClock{}).Create(ctx, "Initech")
+	initech, err := workspace.New(workspace.Deps{DB: e.pool, Clock: vibesell.SystemClock{}}).Create(ctx, "Initech")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@
 package campaignstest
 
 import (
+	"context"
 	"log/slog"
 	"strings"
 	"testing"
@@ -49,38 +50,67 @@ func New(t testing.TB, pool *pgxpool.Pool, now time.Time, cfg campaigns.Config) 
 // mailboxes of more sources (people's own, connected).
 func NewWith(t testing.TB, pool *pgxpool.Pool, now time.Time, cfg campaigns.Config, sendingCfg sending.Config, more ...campaigns.Mailboxes) *Env {
 	t.Helper()
-	clock := vibesell.NewManualClock(now)
-	ap, err := approvals.NewService(pool, clock, approvals.Config{PublicURL: "https://vibesell.example.test", Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ws := workspace.NewService(pool, clock)
-	aud := audience.New(pool, clock, audience.Config{}, ap)
-	snd := sending.New(sending.Deps{DB: pool, Clock: clock, Config: sendingCfg, Cards: cards.NewService(pool, clock), Offers: ws, Approvals: ap})
-	svc := campaigns.New(pool, clock, cfg, aud, campaigns.JoinMailboxes(append([]campaigns.Mailboxes{sending.CampaignMailboxes(snd)}, more...)...), ws, ap)
-	svc.SetCounter(mail.NewTallies(pool, aud.MailSuppressions()))
-	svc.SetComposer(mail.Preview{})
-	aud.SetStorySources(svc, mail.NewLeadHistory(pool))
-	ap.Register(vibesell.ToolLaunchCampaign, campaigns.LaunchAction(svc))
-	ap.Register(vibesell.ToolStopCampaign, campaigns.StopAction(svc))
-	ap.Register(vibesell.ToolResumeCampaign, campaigns.ResumeAction(svc))
-	return &Env{Pool: pool, Clock: clock, Campaigns: svc, Approvals: ap, Audience: aud, Sending: snd, Workspaces: ws}
+	env, _ := build(pool, now, cfg, sendingCfg, nil, more)
+	return env
 }
 
-// HoldToPlans holds launches and resumes to billing's default plans, with
-// the free plan's limits set to free, and returns that billing (a fake
-// Stripe behind it, so a refusal names the plan to move to).
-func (e *Env) HoldToPlans(t testing.TB, free billing.Limits) *billing.Service {
+// NewHeldToPlans is [New] with launches and resumes held to billing's
+// default plans, the free plan's limits set to free, and returns that
+// billing too (a fake Stripe behind it, so a refusal names the plan to
+// move to).
+func NewHeldToPlans(t testing.TB, pool *pgxpool.Pool, now time.Time, cfg campaigns.Config, free billing.Limits) (*Env, *billing.Service) {
 	t.Helper()
-	cfg := billing.DefaultConfig()
-	cfg.Plans[0].Limits = free
-	bill := billing.New(e.Pool, billing.Options{
-		Config: cfg, Stripe: billingtest.NewFakeStripe(e.Clock, cfg.Plans), Approvals: e.Approvals, PublicURL: "https://vibesell.example.test",
-		Clock: e.Clock, Logger: slog.New(slog.DiscardHandler),
-		Meters: map[billing.Metric]billing.Meter{billing.ActiveCampaigns: billing.MeterFunc(campaigns.Running)},
+	return build(pool, now, cfg, sending.Config{}, &free, nil)
+}
+
+// build builds the services, held to billing's plans with these free
+// limits unless free is nil.
+func build(pool *pgxpool.Pool, now time.Time, cfg campaigns.Config, sendingCfg sending.Config, free *billing.Limits, more []campaigns.Mailboxes) (*Env, *billing.Service) {
+	e := &Env{Pool: pool, Clock: vibesell.NewManualClock(now)}
+	clock := e.Clock
+	e.Approvals = approvals.New(approvals.Deps{DB: pool, Clock: clock, PublicURL: "https://vibesell.example.test", Logger: slog.New(slog.DiscardHandler)})
+	var bill *billing.Service
+	var limit campaigns.CampaignLimit
+	if free != nil {
+		bc := billing.DefaultConfig()
+		bc.Plans[0].Limits = *free
+		bill = billing.New(billing.Deps{
+			DB:     pool,
+			Config: bc, Stripe: billingtest.NewFakeStripe(clock, bc.Plans), Approvals: e.Approvals, PublicURL: "https://vibesell.example.test",
+			Clock: clock, Logger: slog.New(slog.DiscardHandler),
+			Meters: map[billing.Metric]billing.Meter{billing.ActiveCampaigns: billing.MeterFunc(campaigns.Running)},
+		})
+		limit = bill.Limit(billing.ActiveCampaigns)
+	}
+	e.Workspaces = workspace.New(workspace.Deps{DB: pool, Clock: clock})
+	e.Audience = audience.New(audience.Deps{DB: pool, Clock: clock, Approvals: e.Approvals,
+		StoryCampaigns: leadCampaigns{e}, StoryMail: mail.NewLeadHistory(pool)})
+	e.Sending = sending.New(sending.Deps{DB: pool, Clock: clock, Config: sendingCfg, Cards: cards.New(cards.Deps{DB: pool, Clock: clock}),
+		Offers: e.Workspaces, Approvals: e.Approvals})
+	e.Campaigns = campaigns.New(campaigns.Deps{
+		DB:        pool,
+		Clock:     clock,
+		Config:    cfg,
+		Leads:     e.Audience,
+		Mailboxes: campaigns.JoinMailboxes(append([]campaigns.Mailboxes{sending.CampaignMailboxes(e.Sending)}, more...)...),
+		Senders:   e.Workspaces,
+		Approvals: e.Approvals,
+		Limit:     limit,
+		Counter:   mail.NewTallies(pool, e.Audience.MailSuppressions()),
+		Composer:  mail.Preview{},
 	})
-	e.Campaigns.SetCampaignLimit(bill.Limit(billing.ActiveCampaigns))
-	return bill
+	e.Approvals.Register(vibesell.ToolLaunchCampaign, campaigns.LaunchAction(e.Campaigns))
+	e.Approvals.Register(vibesell.ToolStopCampaign, campaigns.StopAction(e.Campaigns))
+	e.Approvals.Register(vibesell.ToolResumeCampaign, campaigns.ResumeAction(e.Campaigns))
+	return e, bill
+}
+
+// leadCampaigns is the campaigns' part of a lead's story, for the
+// audience, which is built before the campaigns that read its leads.
+type leadCampaigns struct{ e *Env }
+
+func (l leadCampaigns) LeadCampaigns(ctx context.Context, ws uuid.UUID, lead int64) ([]campaigns.LeadCampaign, error) {
+	return l.e.Campaigns.LeadCampaigns(ctx, ws, lead)
 }
 
 // AddLeads writes leads as an import of the workspace would have.

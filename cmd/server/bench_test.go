@@ -74,20 +74,16 @@ func BenchmarkToolCalls(b *testing.B) {
 	// Sending, get_workspace_context would skip the sending setup's reads
 	// and the benchmark would measure less than the server does.
 	clock := vibesell.SystemClock{}
-	workspaces := workspace.NewService(pool, vibesell.SystemClock{})
+	notes := storetest.StartNotifications(b, pool)
+	workspaces := workspace.New(workspace.Deps{DB: pool, Clock: vibesell.SystemClock{}, Notes: notes})
 	deps := tools.Deps{
 		Workspaces: workspaces,
-		Sending:    sending.New(sending.Deps{DB: pool, Clock: clock, Config: sending.DefaultConfig(), Cards: cards.NewService(pool, clock), Offers: workspaces, Contexts: workspaces}),
+		Sending:    sending.New(sending.Deps{DB: pool, Clock: clock, Config: sending.DefaultConfig(), Cards: cards.New(cards.Deps{DB: pool, Clock: clock}), Offers: workspaces, Contexts: workspaces}),
 	}
 	// The served one keeps tokens, sessions and contexts in memory, kept
 	// true by notifications, as serve wires it; the other reads them all
 	// on every call. Approvals too: the context reads the approvals waiting.
-	var err error
-	if deps.Approvals, err = approvals.NewService(pool, clock, approvals.Config{PublicURL: "http://127.0.0.1", Logger: logger}); err != nil {
-		b.Fatal(err)
-	}
-	notes := storetest.StartNotifications(b, pool)
-	workspaces.KeepContextsFresh(notes)
+	deps.Approvals = approvals.New(approvals.Deps{DB: pool, Clock: clock, PublicURL: "http://127.0.0.1", Logger: logger})
 	endpoint := startBenchServer(b, pool, deps, notes, logger)
 	uncached := deps
 	uncached.ContextCacheSize = -1
@@ -176,11 +172,8 @@ type benchTarget struct{ name, tool, endpoint string }
 // With notes, tokens and sessions are kept in memory as serve keeps them.
 func startBenchServer(b *testing.B, pool *pgxpool.Pool, deps tools.Deps, notes *store.Notifications, logger *slog.Logger) string {
 	b.Helper()
-	tokens, sessions := auth.NewTokens(pool), auth.NewSessions(pool)
-	if notes != nil {
-		tokens.KeepInMemory(notes, tokensKept)
-		sessions.KeepInMemory(notes, sessionsKept)
-	}
+	tokens := auth.NewTokens(auth.TokensDeps{DB: pool, Notes: notes, Kept: tokensKept})
+	sessions := auth.NewSessions(auth.SessionsDeps{DB: pool, Notes: notes, Kept: sessionsKept})
 	mcpServer := tools.NewServer(deps, &toolkit.Options{
 		Echo:          true,
 		Logger:        logger,
@@ -213,7 +206,7 @@ type benchClient struct {
 func newBenchClient(b *testing.B, pool *pgxpool.Pool, httpClient *http.Client, endpoint string, i int) *benchClient {
 	b.Helper()
 	ctx := context.Background()
-	svc := workspace.NewService(pool, vibesell.SystemClock{})
+	svc := workspace.New(workspace.Deps{DB: pool, Clock: vibesell.SystemClock{}})
 	ws, err := svc.Create(ctx, fmt.Sprintf("Bench %02d", i))
 	if err != nil {
 		b.Fatal(err)
@@ -240,7 +233,7 @@ func newBenchClient(b *testing.B, pool *pgxpool.Pool, httpClient *http.Client, e
 			b.Fatal(err)
 		}
 	}
-	token, err := auth.NewTokens(pool).Create(ctx, ws.ID)
+	token, err := auth.NewTokens(auth.TokensDeps{DB: pool}).Create(ctx, ws.ID)
 	if err != nil {
 		b.Fatal(err)
 	}

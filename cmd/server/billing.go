@@ -17,7 +17,8 @@ import (
 // month, campaigns running) and the executor of plan changes. The
 // features it limits are built after it and hold to its limits.
 func newBilling(cfg config, db *pgxpool.Pool, clock vibesell.Clock, logger *slog.Logger, appr *approvals.Service) *billing.Service {
-	svc := billing.New(db, billing.Options{
+	svc := billing.New(billing.Deps{
+		DB:        db,
 		Config:    cfg.Billing,
 		Approvals: appr,
 		PublicURL: cfg.PublicURL.String(),

@@ -34,7 +34,7 @@ type config struct {
 	PGBinDir        string
 	ShutdownTimeout time.Duration
 	ReadTimeout     time.Duration
-	// WebRequestTimeout bounds one web app request (see web.Config).
+	// WebRequestTimeout bounds one web app request (see web.Deps).
 	WebRequestTimeout time.Duration
 	Sessions          auth.SessionLimits
 	// SessionMemoryTTL: see toolkit.HTTPOptions.

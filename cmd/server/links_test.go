@@ -80,10 +80,7 @@ func TestEveryProcessHandsOutTheLinksOfTheRunningServer(t *testing.T) {
 	t.Run("stdio approval links", func(t *testing.T) {
 		// The approval is opened by another process whose own address is
 		// wrong on purpose: the link is built by the process that shows it.
-		other, err := approvals.NewService(pool, vibesell.SystemClock{}, approvals.Config{PublicURL: "http://wrong.invalid"})
-		if err != nil {
-			t.Fatal(err)
-		}
+		other := approvals.New(approvals.Deps{DB: pool, Clock: vibesell.SystemClock{}, PublicURL: "http://wrong.invalid"})
 		other.Register("order_sending_setup", approvals.ExecutorFuncs{})
 		usd := vibesell.NewMoney(1500, "USD")
 		a, _, err := other.Open(ctx, approvals.Request{

@@ -159,8 +159,8 @@ func TestMCPSessionsAcrossTwoProcesses(t *testing.T) {
 		t.Fatal(err)
 	}
 	wsB, _ := workspace.Create(ctx, pool, "Replica B")
-	tokenA, _ := auth.NewTokens(pool).Create(ctx, wsA.ID)
-	tokenB, _ := auth.NewTokens(pool).Create(ctx, wsB.ID)
+	tokenA, _ := auth.NewTokens(auth.TokensDeps{DB: pool}).Create(ctx, wsA.ID)
+	tokenB, _ := auth.NewTokens(auth.TokensDeps{DB: pool}).Create(ctx, wsB.ID)
 
 	one := startProcess(t, "DATABASE_URL="+url)
 	two := startProcess(t, "DATABASE_URL="+url)
@@ -178,7 +178,7 @@ func TestMCPSessionsAcrossTwoProcesses(t *testing.T) {
 		t.Fatalf("second process answered %v", out)
 	}
 
-	stored, err := auth.NewSessions(pool).Find(ctx, wsA.ID, session)
+	stored, err := auth.NewSessions(auth.SessionsDeps{DB: pool}).Find(ctx, wsA.ID, session)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +228,7 @@ func TestMCPNeedsABearerTokenAndChecksOrigin(t *testing.T) {
 	pool := connect(t, url)
 	ctx := context.Background()
 	ws, _ := workspace.Create(ctx, pool, "Guarded")
-	token, _ := auth.NewTokens(pool).Create(ctx, ws.ID)
+	token, _ := auth.NewTokens(auth.TokensDeps{DB: pool}).Create(ctx, ws.ID)
 	s := startServer(t, "DATABASE_URL", url, "LOG_LEVEL", "warn", "PUBLIC_URL", "https://vibesell.example.com", "ALLOWED_ORIGINS", "https://claude.ai")
 	s.waitReady(t)
 	init := map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize",

@@ -125,7 +125,7 @@ func TestSessionMemoryIsFreed(t *testing.T) {
 // TTL (an hour here). Not parallel: it measures this process's heap.
 func TestSessionMemoryOfSessionsMadeRoomForIsFreed(t *testing.T) {
 	f := setupSessions(t)
-	f.sessions.SetLimits(auth.SessionLimits{PerWorkspace: 10})
+	f.sessions = auth.NewSessions(auth.SessionsDeps{DB: f.pool, Limits: auth.SessionLimits{PerWorkspace: 10}})
 	e := startMCP(t, f.tokens, f.sessions, time.Hour, toolkit.SessionMemoryLimits{PerWorkspace: 1_000_000, PerReplica: 1_000_000})
 	const initializes = 1000
 	start, _ := floodInitializes(t, e, f.acmeToken, initializes)

@@ -19,10 +19,7 @@ func (c console) cmdOAuthRotateKeys(*flag.FlagSet) func(context.Context, []strin
 
 func (c console) oauthRotateKeys(ctx context.Context, _ []string) error {
 	return withDatabase(ctx, c.cfg, c.logger, false, func(db *pgxpool.Pool) error {
-		s, err := oauth.New(oauth.Config{PublicURL: c.cfg.PublicURL.String(), DB: db, Logger: c.logger})
-		if err != nil {
-			return err
-		}
+		s := oauth.New(oauth.Deps{PublicURL: c.cfg.PublicURL.String(), DB: db, Logger: c.logger})
 		kid, err := s.Keys().Rotate(ctx)
 		if err != nil {
 			return err

@@ -71,7 +71,7 @@ func TestClaudeStyleClientConnectsWithOAuth(t *testing.T) {
 		}
 	}
 
-	token, _ := auth.NewTokens(pool).Create(ctx, ws.ID)
+	token, _ := auth.NewTokens(auth.TokensDeps{DB: pool}).Create(ctx, ws.ID)
 	if resp, _ := rpc(t, s.addr, token, "", map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize",
 		"params": map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "t", "version": "1"}}}); resp.StatusCode != 200 {
 		t.Errorf("a workspace token beside OAuth: %d", resp.StatusCode)
@@ -209,11 +209,11 @@ func personInWorkspace(t *testing.T, workspaceName, email, password string) (str
 	url := storetest.NewURL(t)
 	pool := connect(t, url)
 	ctx := context.Background()
-	ws, err := workspace.NewService(pool, vibesell.SystemClock{}).Create(ctx, workspaceName)
+	ws, err := workspace.New(workspace.Deps{DB: pool, Clock: vibesell.SystemClock{}}).Create(ctx, workspaceName)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := auth.NewAccounts(pool, nil).CreateUser(ctx, auth.NewUser{WorkspaceID: ws.ID, Email: email, Password: password}); err != nil {
+	if _, err := auth.NewAccounts(auth.AccountsDeps{DB: pool}).CreateUser(ctx, auth.NewUser{WorkspaceID: ws.ID, Email: email, Password: password}); err != nil {
 		t.Fatal(err)
 	}
 	return url, pool, ws

@@ -83,13 +83,11 @@ func setupFlowWith(t *testing.T, more ...string) *flow {
 			t.Logf("the server logged:\n%s", logs.String())
 		}
 	})
-	svc, err := newServices(cfg, pool, logger)
+	svc, err := newServices(cfg, pool, nil, logger)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h, err = routes(cfg, pool, svc, cfg.Mail.Secret, logger); err != nil {
-		t.Fatal(err)
-	}
+	h = routes(cfg, pool, svc, cfg.Mail.Secret, logger)
 	f := &flow{pool: pool, svc: svc, web: srv, two: workspacetest.Two(t, pool), test: t, mailSecret: *cfg.Mail.Secret}
 	if _, err := svc.accounts.CreateUser(context.Background(), auth.NewUser{WorkspaceID: f.two.Acme.ID, Email: "ada@acme.test", Password: flowPassword}); err != nil {
 		t.Fatal(err)

@@ -34,7 +34,7 @@ func startProbeTarget(t *testing.T) *probeTarget {
 	url := storetest.NewURL(t)
 	pool := connect(t, url)
 	p := &probeTarget{}
-	ws := workspace.NewService(pool, vibesell.SystemClock{})
+	ws := workspace.New(workspace.Deps{DB: pool, Clock: vibesell.SystemClock{}})
 	var err error
 	if p.acme, err = ws.Create(ctx, "Acme"); err != nil {
 		t.Fatal(err)
@@ -42,7 +42,7 @@ func startProbeTarget(t *testing.T) *probeTarget {
 	if p.globex, err = ws.Create(ctx, "Globex"); err != nil {
 		t.Fatal(err)
 	}
-	tokens := auth.NewTokens(pool)
+	tokens := auth.NewTokens(auth.TokensDeps{DB: pool})
 	if p.acmeToken, err = tokens.Create(ctx, p.acme.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -55,10 +55,7 @@ func startProbeTarget(t *testing.T) *probeTarget {
 	if _, err := tokens.Revoke(ctx, p.revoked); err != nil {
 		t.Fatal(err)
 	}
-	svc, err := approvals.NewService(pool, vibesell.SystemClock{}, approvals.Config{PublicURL: "http://127.0.0.1"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc := approvals.New(approvals.Deps{DB: pool, Clock: vibesell.SystemClock{}, PublicURL: "http://127.0.0.1"})
 	svc.Register("probe", approvals.ExecutorFuncs{ExecuteFunc: func(context.Context, approvals.Execution) (string, error) { return "Done.", nil }})
 	ap, _, err := svc.Open(ctx, approvals.Request{WorkspaceID: p.globex.ID, Action: "probe", Arguments: map[string]string{"x": "y"},
 		Summary: "Globex's secret order", Impact: approvals.Impact{What: "Orders the secret thing.", Who: "No one.", When: "Now.", Renewal: "None.", Undo: "Yes.",

@@ -30,7 +30,7 @@ func TestEveryCommandLineInTheREADMERuns(t *testing.T) {
 	f := setupFlow(t)
 	ctx := context.Background()
 	// The README's examples name the workspace the first start creates.
-	first, err := workspace.NewService(f.pool, vibesell.SystemClock{}).Create(ctx, "My workspace")
+	first, err := workspace.New(workspace.Deps{DB: f.pool, Clock: vibesell.SystemClock{}}).Create(ctx, "My workspace")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestEveryCommandLineInTheREADMERuns(t *testing.T) {
 	if err := os.WriteFile(csv, []byte("email,first_name,company\nada@acme.example,Ada,Acme\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	tokens := auth.NewTokens(f.pool)
+	tokens := auth.NewTokens(auth.TokensDeps{DB: f.pool})
 	emails := 0
 	// values gives each placeholder the README uses a value that works.
 	values := map[string]func() string{

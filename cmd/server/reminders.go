@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -29,21 +31,32 @@ func remindByMail(db *pgxpool.Pool, svc *services, m *mailEngine, logger *slog.L
 	if err != nil {
 		return fmt.Errorf("the approvals' sandbox mailbox: %w", err)
 	}
-	svc.approvals.SetMailer(approvalMail{people: svc.accounts, notices: mail.NewNotices(db, box.SMTP, reminderSender, svc.clock)})
+	svc.approvalMail.notices.Store(mail.NewNotices(db, box.SMTP, reminderSender, svc.clock))
 	return nil
 }
 
 // approvalMail is the approvals' mail path: the workspace's people from
-// the accounts, sent as notices.
+// the accounts, sent as notices through the sandbox mail server. The
+// approvals are built before that server starts (its outbox reads the
+// sending setup, which opens approvals), so the notices come once it runs
+// ([remindByMail]); until then, and on a server without it, no one is
+// emailed, as the approvals do without a mailer.
 type approvalMail struct {
 	people  *auth.Accounts
-	notices *mail.Notices
+	notices atomic.Pointer[mail.Notices]
 }
 
-func (a approvalMail) People(ctx context.Context, ws uuid.UUID) ([]string, error) {
+func (a *approvalMail) People(ctx context.Context, ws uuid.UUID) ([]string, error) {
+	if a.notices.Load() == nil {
+		return nil, nil
+	}
 	return a.people.MemberEmails(ctx, ws)
 }
 
-func (a approvalMail) Send(ctx context.Context, ws uuid.UUID, to []string, subject, body string) error {
-	return a.notices.Send(ctx, ws, to, subject, body)
+func (a *approvalMail) Send(ctx context.Context, ws uuid.UUID, to []string, subject, body string) error {
+	n := a.notices.Load()
+	if n == nil {
+		return errors.New("no mail server for VibeSell's own emails")
+	}
+	return n.Send(ctx, ws, to, subject, body)
 }

@@ -35,7 +35,7 @@ func TestApprovalEmailsGoThroughTheSandboxMailServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	logger := slog.New(slog.DiscardHandler)
-	svc, err := newServices(cfg, pool, logger)
+	svc, err := newServices(cfg, pool, nil, logger)
 	if err != nil {
 		t.Fatal(err)
 	}

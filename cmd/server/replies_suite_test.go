@@ -49,7 +49,7 @@ func TestSuiteHostileReplies(t *testing.T) {
 			}
 		}
 	}
-	suppressions := audience.New(pool, clock, audience.Config{}, nil).MailSuppressions()
+	suppressions := audience.New(audience.Deps{DB: pool, Clock: clock}).MailSuppressions()
 	if _, err := mail.NewPoller(pool, suppressions, clock, nil).Poll(ctx, acme.ID, mb); err != nil {
 		t.Fatal(err)
 	}

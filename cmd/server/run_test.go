@@ -144,7 +144,7 @@ func TestWorkspaceAndTokenCommands(t *testing.T) {
 
 	ctx := context.Background()
 	pool := connect(t, url)
-	p, err := auth.NewTokens(pool).Authenticate(ctx, token)
+	p, err := auth.NewTokens(auth.TokensDeps{DB: pool}).Authenticate(ctx, token)
 	if err != nil {
 		t.Fatalf("the printed token does not authenticate: %v", err)
 	}
@@ -272,7 +272,7 @@ func TestServeGreetsOnceAndShutsDownCleanly(t *testing.T) {
 	if m == nil {
 		t.Fatalf("greeting has no token:\n%s", greeting)
 	}
-	if _, err := auth.NewTokens(connect(t, url)).Authenticate(context.Background(), m[1]); err != nil {
+	if _, err := auth.NewTokens(auth.TokensDeps{DB: connect(t, url)}).Authenticate(context.Background(), m[1]); err != nil {
 		t.Fatalf("greeting token does not authenticate: %v", err)
 	}
 	s.stop(t)

@@ -106,11 +106,11 @@ func TestGateRefusesBeyondThePrincipalsScopes(t *testing.T) {
 		t.Fatal(err)
 	}
 	logger := slog.New(slog.DiscardHandler)
-	svc, err := newServices(cfg, pool, logger)
+	svc, err := newServices(cfg, pool, nil, logger)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ws, err := workspace.NewService(pool, vibesell.SystemClock{}).Create(context.Background(), "Gated")
+	ws, err := workspace.New(workspace.Deps{DB: pool, Clock: vibesell.SystemClock{}}).Create(context.Background(), "Gated")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -59,12 +59,12 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 			"contacts", audience.SampleSize)
 	}
 
-	svc, err := newServices(cfg, db, logger)
+	// The services subscribe to notes as they are built, before notes run.
+	notes := store.NewNotifications(db, logger.With("component", "notifications"))
+	svc, err := newServices(cfg, db, notes, logger)
 	if err != nil {
 		return err
 	}
-	notes := store.NewNotifications(db, logger.With("component", "notifications"))
-	svc.keepInMemory(notes)
 	notesCtx, stopNotes := context.WithCancel(context.WithoutCancel(ctx))
 	notesDone := make(chan struct{})
 	go func() {
@@ -90,10 +90,7 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 	if err := remindByMail(db, svc, mailParts, logger); err != nil {
 		return err
 	}
-	handler, err := routes(cfg, db, svc, mailParts.Secret, logger)
-	if err != nil {
-		return err
-	}
+	handler := routes(cfg, db, svc, mailParts.Secret, logger)
 	// The sending engine sends with the job workers; its watchers read
 	// replies until the server stops.
 	stopWatching, err := mailParts.runEngine(cfg, db, svc, logger)
@@ -151,8 +148,8 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 // routes lists everything the HTTP server answers. mailSecret signs the
 // unsubscribe links in every message sent; without one no link can be
 // made, so none is answered.
-func routes(cfg config, db *pgxpool.Pool, svc *services, mailSecret *mail.Secret, logger *slog.Logger) (http.Handler, error) {
-	webApp, err := web.New(web.Config{
+func routes(cfg config, db *pgxpool.Pool, svc *services, mailSecret *mail.Secret, logger *slog.Logger) http.Handler {
+	webApp := web.New(web.Deps{
 		PublicURL:   cfg.PublicURL.String(),
 		Accounts:    svc.accounts,
 		Approvals:   svc.approvals,
@@ -170,9 +167,6 @@ func routes(cfg config, db *pgxpool.Pool, svc *services, mailSecret *mail.Secret
 
 		RequestTimeout: cfg.WebRequestTimeout,
 	})
-	if err != nil {
-		return nil, err
-	}
 	mux := http.NewServeMux()
 	mux.Handle(web.Prefix, webApp)
 	mux.Handle(billing.WebhookPath, svc.billing.WebhookHandler())
@@ -214,7 +208,7 @@ func routes(cfg config, db *pgxpool.Pool, svc *services, mailSecret *mail.Secret
 		}
 		io.WriteString(w, "ready\n")
 	})
-	return forbidFraming(mux), nil
+	return forbidFraming(mux)
 }
 
 // forbidFraming is the one rule for framing: no page of the server may be
@@ -401,7 +395,7 @@ func serveStdio(ctx context.Context, cfg config, logger *slog.Logger, slug strin
 		if err != nil {
 			return err
 		}
-		svc, err := newServices(cfg, db, logger)
+		svc, err := newServices(cfg, db, nil, logger)
 		if err != nil {
 			return err
 		}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 
 	"github.com/google/uuid"
@@ -47,6 +46,9 @@ type services struct {
 	tokens     *auth.Tokens
 	oauth      *oauth.Server
 	replies    *mail.Replies
+	// approvalMail emails the approvals' reminders once the sandbox mail
+	// server runs (remindByMail).
+	approvalMail *approvalMail
 	// outbox keeps what the sandbox mail server accepts (serve attaches
 	// the sandbox to it when there is one).
 	outbox *mail.Outbox
@@ -55,28 +57,39 @@ type services struct {
 	connections *mail.Connections
 }
 
-func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, error) {
+// Sizes of what each replica keeps in memory for requests.
+const (
+	tokensKept   = 10_000
+	sessionsKept = 100_000
+	grantsKept   = 10_000
+)
+
+// newServices builds the services on db, each given at once all it needs.
+// With notes (serve), the tokens, the OAuth grants, the sessions and the
+// workspace contexts answer from memory while notes are fresh; nil
+// (stdio, the console commands, tests) reads them on every request.
+func newServices(cfg config, db *pgxpool.Pool, notes *store.Notifications, logger *slog.Logger) (*services, error) {
 	clock := vibesell.SystemClock{}
 	s := &services{
+		notes:      notes,
 		clock:      clock,
 		publicURL:  cfg.PublicURL.String(),
-		workspaces: workspace.NewService(db, clock),
-		accounts:   auth.NewAccounts(db, clock),
-		sessions:   auth.NewSessions(db),
-		tokens:     auth.NewTokens(db),
-		cards:      cards.NewService(db, clock),
+		workspaces: workspace.New(workspace.Deps{DB: db, Clock: clock, Notes: notes}),
+		accounts:   auth.NewAccounts(auth.AccountsDeps{DB: db, Clock: clock}),
+		sessions:   auth.NewSessions(auth.SessionsDeps{DB: db, Limits: cfg.Sessions, Notes: notes, Kept: sessionsKept}),
+		tokens:     auth.NewTokens(auth.TokensDeps{DB: db, Notes: notes, Kept: tokensKept}),
+		cards:      cards.New(cards.Deps{DB: db, Clock: clock}),
 		replies:    mail.NewReplies(db),
 	}
-	s.sessions.SetLimits(cfg.Sessions)
-	var err error
-	s.approvals, err = approvals.NewService(db, clock, approvals.Config{
+	s.approvalMail = &approvalMail{people: s.accounts}
+	s.approvals = approvals.New(approvals.Deps{
+		DB:           db,
+		Clock:        clock,
 		PublicURL:    cfg.PublicURL.String(),
 		Logger:       logger.With("component", "approvals"),
+		Mailer:       s.approvalMail,
 		RemindBefore: cfg.ApprovalReminder,
 	})
-	if err != nil {
-		return nil, fmt.Errorf("approvals: %w", err)
-	}
 	s.billing = newBilling(cfg, db, clock, logger, s.approvals)
 	secret, err := mailSecret(cfg, logger)
 	if err != nil {
@@ -100,14 +113,25 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 	})
 	s.outbox = mail.NewOutbox(db, s.sending, clock, logger.With("component", "outbox"))
 	s.approvals.Register(vibesell.ToolOrderSendingSetup, sending.NewOrderAction(s.sending))
-	s.audience = audience.New(db, clock, cfg.Audience, s.approvals)
-	s.audience.SetLeadLimit(s.billing.Limit(billing.Leads))
 	// The list check asks the same DNS as the sending setup's checks; the
 	// sandbox asks nothing real (as the setup's checks there), unless a
 	// DNS server is named.
+	var mailDomains audience.MailDomains
 	if cfg.Sending.Provider != sending.SandboxName || cfg.Sending.DNSServer != "" {
-		s.audience.SetMailDomains(audience.NewMailDomains(cfg.Sending.DNSServer))
+		mailDomains = audience.NewMailDomains(cfg.Sending.DNSServer)
 	}
+	s.audience = audience.New(audience.Deps{
+		DB:          db,
+		Clock:       clock,
+		Config:      cfg.Audience,
+		Approvals:   s.approvals,
+		LeadLimit:   s.billing.Limit(billing.Leads),
+		MailDomains: mailDomains,
+		// A lead's story (the leads page, get_lead) asks campaigns and
+		// the sending engine for their parts.
+		StoryCampaigns: leadCampaigns{s},
+		StoryMail:      mail.NewLeadHistory(db),
+	})
 	s.approvals.Register(vibesell.ToolImportLeads, audience.ImportAction(s.audience))
 	mailboxes := sending.CampaignMailboxes(s.sending)
 	if s.connections != nil {
@@ -115,17 +139,22 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 		// of a warm ordered one.
 		mailboxes = campaigns.JoinMailboxes(mailboxes, s.connections.CampaignMailboxes(s.sending.Config().EmailsPerMailbox))
 	}
-	s.campaigns = campaigns.New(db, clock, cfg.Campaigns, s.audience, mailboxes, s.workspaces, s.approvals)
-	s.campaigns.SetCampaignLimit(s.billing.Limit(billing.ActiveCampaigns))
+	s.campaigns = campaigns.New(campaigns.Deps{
+		DB:        db,
+		Clock:     clock,
+		Config:    cfg.Campaigns,
+		Leads:     s.audience,
+		Mailboxes: mailboxes,
+		Senders:   s.workspaces,
+		Approvals: s.approvals,
+		Limit:     s.billing.Limit(billing.ActiveCampaigns),
+		Counter:   mail.NewTallies(db, s.audience.MailSuppressions()),
+		Composer:  mail.Preview{},
+	})
 	s.approvals.Register(vibesell.ToolLaunchCampaign, campaigns.LaunchAction(s.campaigns))
 	s.approvals.Register(vibesell.ToolStopCampaign, campaigns.StopAction(s.campaigns))
 	s.approvals.Register(vibesell.ToolResumeCampaign, campaigns.ResumeAction(s.campaigns))
-	s.campaigns.SetCounter(mail.NewTallies(db, s.audience.MailSuppressions()))
-	s.campaigns.SetComposer(mail.Preview{})
-	// A lead's story (the leads page, get_lead) asks campaigns and the
-	// sending engine for their parts.
-	s.audience.SetStorySources(s.campaigns, mail.NewLeadHistory(db))
-	s.oauth, err = oauth.New(oauth.Config{
+	s.oauth = oauth.New(oauth.Deps{
 		PublicURL: cfg.PublicURL.String(),
 		DB:        db,
 		Clock:     clock,
@@ -135,35 +164,25 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 		RateLimits:     cfg.OAuthLimits,
 		ClientIP:       cfg.clientIP(),
 		ClientMetadata: cfg.ClientMetadata,
+		Notes:          notes,
+		GrantsKept:     grantsKept,
 	})
 	if cfg.ClientMetadata.AllowLoopback {
 		logger.Warn("test build: client ID metadata documents may be fetched from loopback addresses; never run this build in production")
 	}
-	if err != nil {
-		return nil, fmt.Errorf("oauth: %w", err)
-	}
 	return s, nil
+}
+
+// leadCampaigns is the campaigns' part of a lead's story. The audience is
+// built before the campaigns, which read its leads, and tells stories
+// only once both exist: the one cycle among the services.
+type leadCampaigns struct{ s *services }
+
+func (l leadCampaigns) LeadCampaigns(ctx context.Context, ws uuid.UUID, lead int64) ([]campaigns.LeadCampaign, error) {
+	return l.s.campaigns.LeadCampaigns(ctx, ws, lead)
 }
 
 func (s *services) toolDeps() tools.Deps {
 	return tools.Deps{Workspaces: s.workspaces, Sending: s.sending, Approvals: s.approvals, PublicURL: s.publicURL, Audience: s.audience, Campaigns: s.campaigns, Billing: s.billing,
 		Cards: s.cards, Sessions: s.sessions, Replies: s.replies, Connections: s.connections}
-}
-
-// Sizes of what each replica keeps in memory for requests.
-const (
-	tokensKept   = 10_000
-	sessionsKept = 100_000
-	grantsKept   = 10_000
-)
-
-// keepInMemory makes the tokens, the OAuth grants, the sessions and the
-// workspace contexts answer from memory while notes are fresh. It must run before the MCP
-// server is built (its context cache subscribes when made).
-func (s *services) keepInMemory(notes *store.Notifications) {
-	s.notes = notes
-	s.tokens.KeepInMemory(notes, tokensKept)
-	s.oauth.KeepGrantsInMemory(notes, grantsKept)
-	s.sessions.KeepInMemory(notes, sessionsKept)
-	s.workspaces.KeepContextsFresh(notes)
 }

@@ -118,8 +118,8 @@ func setupSessions(t *testing.T) *sessionFixture {
 	t.Helper()
 	ctx := context.Background()
 	f := &sessionFixture{pool: storetest.New(t)}
-	f.tokens, f.sessions = auth.NewTokens(f.pool), auth.NewSessions(f.pool)
-	ws := workspace.NewService(f.pool, vibesell.SystemClock{})
+	f.tokens, f.sessions = auth.NewTokens(auth.TokensDeps{DB: f.pool}), auth.NewSessions(auth.SessionsDeps{DB: f.pool})
+	ws := workspace.New(workspace.Deps{DB: f.pool, Clock: vibesell.SystemClock{}})
 	var err error
 	if f.acme, err = ws.Create(ctx, "Acme"); err != nil {
 		t.Fatal(err)
@@ -213,7 +213,7 @@ func TestASessionCheckOnAStoppedDatabaseIsAnOutage(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(dead.Close)
-	e := startMCP(t, f.tokens, auth.NewSessions(dead), 0)
+	e := startMCP(t, f.tokens, auth.NewSessions(auth.SessionsDeps{DB: dead}), 0)
 	status, _, body := e.send(t, http.MethodPost, f.acmeToken, id, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
 	if status != http.StatusServiceUnavailable || !regexp.MustCompile(`\(ref [0-9a-f]{8}\)`).MatchString(body) {
 		t.Errorf("%d %s", status, body)
@@ -226,7 +226,7 @@ func TestASessionCheckOnAStoppedDatabaseIsAnOutage(t *testing.T) {
 func TestSessionsEndedAreForgottenAtOnce(t *testing.T) {
 	t.Parallel()
 	f := setupSessions(t)
-	f.sessions.SetLimits(auth.SessionLimits{PerWorkspace: 3})
+	f.sessions = auth.NewSessions(auth.SessionsDeps{DB: f.pool, Limits: auth.SessionLimits{PerWorkspace: 3}})
 	e := startMCP(t, f.tokens, f.sessions, time.Hour)
 	var ids []string
 	for range 8 {

@@ -276,11 +276,11 @@ func TestSuiteDatabaseOutage(t *testing.T) {
 func workspaceWithToken(t *testing.T, pool *pgxpool.Pool, name string) (workspace.Workspace, string) {
 	t.Helper()
 	ctx := context.Background()
-	ws, err := workspace.NewService(pool, vibesell.SystemClock{}).Create(ctx, name)
+	ws, err := workspace.New(workspace.Deps{DB: pool, Clock: vibesell.SystemClock{}}).Create(ctx, name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	token, err := auth.NewTokens(pool).Create(ctx, ws.ID)
+	token, err := auth.NewTokens(auth.TokensDeps{DB: pool}).Create(ctx, ws.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -137,7 +137,7 @@ func TestSuiteWideUpload(t *testing.T) {
 	pool := connect(t, dbURL)
 	ws, _ := workspaceWithToken(t, pool, "Uploads")
 	const email, password = "ada@uploads.test", "correct horse battery staple"
-	if _, err := auth.NewAccounts(pool, nil).CreateUser(ctx, auth.NewUser{WorkspaceID: ws.ID, Email: email, Password: password}); err != nil {
+	if _, err := auth.NewAccounts(auth.AccountsDeps{DB: pool}).CreateUser(ctx, auth.NewUser{WorkspaceID: ws.ID, Email: email, Password: password}); err != nil {
 		t.Fatal(err)
 	}
 	addr := freeAddr(t)

@@ -21,7 +21,7 @@ func (c console) cmdSupportList(fs *flag.FlagSet) func(context.Context, []string
 
 func (c console) supportList(ctx context.Context, slug string) error {
 	return withDatabase(ctx, c.cfg, c.logger, false, func(db *pgxpool.Pool) error {
-		svc := workspace.NewService(db, vibesell.SystemClock{})
+		svc := workspace.New(workspace.Deps{DB: db, Clock: vibesell.SystemClock{}})
 		var tickets []workspace.Ticket
 		var err error
 		if slug == "" {

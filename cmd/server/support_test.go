@@ -25,7 +25,7 @@ func TestSupportListPrintsTheTickets(t *testing.T) {
 	}
 	pool := connect(t, dbURL)
 	two := workspacetest.Two(t, pool)
-	svc := workspace.NewService(pool, vibesell.SystemClock{})
+	svc := workspace.New(workspace.Deps{DB: pool, Clock: vibesell.SystemClock{}})
 	acme, err := svc.OpenTicket(ctx, two.Acme.ID, "bug", "The card stays blank\nafter Approve", "sam@acme.test")
 	if err != nil {
 		t.Fatal(err)

@@ -23,7 +23,7 @@ func (c console) cmdTokenCreate(fs *flag.FlagSet) func(context.Context, []string
 			if err != nil {
 				return err
 			}
-			token, err := auth.NewTokens(db).Create(ctx, ws.ID)
+			token, err := auth.NewTokens(auth.TokensDeps{DB: db}).Create(ctx, ws.ID)
 			if err != nil {
 				return err
 			}
@@ -52,7 +52,7 @@ func (c console) cmdTokenList(fs *flag.FlagSet) func(context.Context, []string) 
 func (c console) cmdTokenRevoke(*flag.FlagSet) func(context.Context, []string) error {
 	return func(ctx context.Context, args []string) error {
 		return withDatabase(ctx, c.cfg, c.logger, false, func(db *pgxpool.Pool) error {
-			id, err := auth.NewTokens(db).Revoke(ctx, args[0])
+			id, err := auth.NewTokens(auth.TokensDeps{DB: db}).Revoke(ctx, args[0])
 			if err != nil {
 				return err
 			}
@@ -65,7 +65,7 @@ func (c console) cmdTokenRevoke(*flag.FlagSet) func(context.Context, []string) e
 // listTokens prints one line per token: its id, when it was created and
 // when it was last used or revoked.
 func listTokens(ctx context.Context, db *pgxpool.Pool, ws workspace.Workspace, stdout io.Writer) error {
-	infos, err := auth.NewTokens(db).List(ctx, ws.ID)
+	infos, err := auth.NewTokens(auth.TokensDeps{DB: db}).List(ctx, ws.ID)
 	if err != nil {
 		return err
 	}

@@ -48,7 +48,7 @@ func (c console) userCreate(ctx context.Context, slug, email, name, timeZone str
 		if err != nil {
 			return err
 		}
-		accounts := auth.NewAccounts(db, nil)
+		accounts := auth.NewAccounts(auth.AccountsDeps{DB: db})
 		if u, err := accounts.AddMember(ctx, ws.ID, email); !errors.Is(err, auth.ErrNoAccount) {
 			if err != nil {
 				return err

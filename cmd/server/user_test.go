@@ -22,7 +22,7 @@ func TestUserCreateAddsAnExistingPersonToAnotherWorkspace(t *testing.T) {
 	url := storetest.NewURL(t)
 	pool := connect(t, url)
 	ctx := context.Background()
-	wss := workspace.NewService(pool, vibesell.SystemClock{})
+	wss := workspace.New(workspace.Deps{DB: pool, Clock: vibesell.SystemClock{}})
 	acme, err := wss.Create(ctx, "Acme Sales")
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +52,7 @@ func TestUserCreateAddsAnExistingPersonToAnotherWorkspace(t *testing.T) {
 			strings.Contains(out, "Password") {
 			t.Fatalf("adding the person printed:\n%s", out)
 		}
-		u, _, err := auth.NewAccounts(pool, nil).SignIn(ctx, "ada@example.com", password, "127.0.0.1")
+		u, _, err := auth.NewAccounts(auth.AccountsDeps{DB: pool}).SignIn(ctx, "ada@example.com", password, "127.0.0.1")
 		if err != nil {
 			t.Fatalf("sign in with the first password: %v", err)
 		}
@@ -79,7 +79,7 @@ func TestUserCreateTakesThePasswordFromStandardInput(t *testing.T) {
 	url := storetest.NewURL(t)
 	pool := connect(t, url)
 	ctx := context.Background()
-	acme, err := workspace.NewService(pool, vibesell.SystemClock{}).Create(ctx, "Acme Sales")
+	acme, err := workspace.New(workspace.Deps{DB: pool, Clock: vibesell.SystemClock{}}).Create(ctx, "Acme Sales")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestUserCreateTakesThePasswordFromStandardInput(t *testing.T) {
 	if strings.Contains(out, "Password") {
 		t.Errorf("a password was printed:\n%s", out)
 	}
-	u, _, err := auth.NewAccounts(pool, nil).SignIn(ctx, "ada@example.com", password, "127.0.0.1")
+	u, _, err := auth.NewAccounts(auth.AccountsDeps{DB: pool}).SignIn(ctx, "ada@example.com", password, "127.0.0.1")
 	if err != nil {
 		t.Fatalf("sign in with the password given on standard input: %v", err)
 	}

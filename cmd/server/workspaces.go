@@ -18,7 +18,7 @@ import (
 func (c console) cmdWorkspaceCreate(*flag.FlagSet) func(context.Context, []string) error {
 	return func(ctx context.Context, args []string) error {
 		return withDatabase(ctx, c.cfg, c.logger, false, func(db *pgxpool.Pool) error {
-			ws, err := workspace.NewService(db, vibesell.SystemClock{}).Create(ctx, args[0])
+			ws, err := workspace.New(workspace.Deps{DB: db, Clock: vibesell.SystemClock{}}).Create(ctx, args[0])
 			if err != nil {
 				return err
 			}
@@ -33,7 +33,7 @@ func (c console) cmdWorkspaceCreate(*flag.FlagSet) func(context.Context, []strin
 func (c console) cmdWorkspaceList(*flag.FlagSet) func(context.Context, []string) error {
 	return func(ctx context.Context, _ []string) error {
 		return withDatabase(ctx, c.cfg, c.logger, false, func(db *pgxpool.Pool) error {
-			list, err := workspace.NewService(db, vibesell.SystemClock{}).List(ctx)
+			list, err := workspace.New(workspace.Deps{DB: db, Clock: vibesell.SystemClock{}}).List(ctx)
 			if err != nil {
 				return err
 			}
@@ -57,7 +57,7 @@ const knownWorkspacesShown = 10
 // findWorkspace is FindBySlug for the operator's commands: an unknown slug
 // is refused with the slugs that exist, so a typo is fixed at once.
 func findWorkspace(ctx context.Context, db *pgxpool.Pool, slug string) (workspace.Workspace, error) {
-	workspaces := workspace.NewService(db, vibesell.SystemClock{})
+	workspaces := workspace.New(workspace.Deps{DB: db, Clock: vibesell.SystemClock{}})
 	ws, err := workspaces.FindBySlug(ctx, slug)
 	if vibesell.ErrorCode(err) != vibesell.ENOTFOUND {
 		return ws, err

@@ -17,7 +17,7 @@ func TestWorkspaceListAndUnknownSlugs(t *testing.T) {
 	t.Parallel()
 	url := storetest.NewURL(t)
 	getenv := env("DATABASE_URL", url, "LOG_LEVEL", "error")
-	workspaces := workspace.NewService(connect(t, url), vibesell.SystemClock{})
+	workspaces := workspace.New(workspace.Deps{DB: connect(t, url), Clock: vibesell.SystemClock{}})
 	ctx := context.Background()
 
 	// Each command that takes --workspace, given the slug "acme".
