@@ -53,18 +53,19 @@ func (s *Service) PlanOrder(ctx context.Context, ws uuid.UUID) (OrderPlan, error
 	}
 	var blocked OrderBlocked
 	if st.Source == nil {
-		blocked.add("no sending source is chosen", "call "+vibesell.ToolChooseSendingSource)
+		blocked.add("no sending source is chosen", vibesell.Next{Do: "Choose where the emails go out from.", Tool: vibesell.ToolChooseSendingSource})
 	}
 	if st.Sizing == nil {
-		blocked.add("no sizing is confirmed", fmt.Sprintf("call %s, then %s once the person agrees", vibesell.ToolSizeSendingCapacity, vibesell.ToolConfirmSizing))
+		blocked.add("no sizing is confirmed", stepsSizing...)
 	}
 	if chosen := st.DomainCount(DomainChosen); chosen == 0 {
 		if ordered := len(st.Domains); ordered > 0 && len(blocked.Blockers) == 0 {
 			return OrderPlan{}, allOrdered{vibesell.Errorf(vibesell.ECONFLICT,
-				"Everything picked is already ordered (%s). Call %s to follow it; to add more, pick domains with %s or %s first.",
-				vibesell.Plural(ordered, "domain", "domains"), vibesell.ToolGetSendingSetup, vibesell.ToolProposeDomains, vibesell.ToolProposeWarmedDomains)}
+				"Everything picked is already ordered (%s).", vibesell.Plural(ordered, "domain", "domains")).Then(
+				vibesell.Next{Do: "Follow the order.", Tool: vibesell.ToolGetSendingSetup},
+				stepPickNew, stepPickWarmed)}
 		}
-		blocked.add("no domains are picked", fmt.Sprintf("call %s or %s", vibesell.ToolProposeDomains, vibesell.ToolProposeWarmedDomains))
+		blocked.add("no domains are picked", stepPickNew, stepPickWarmed)
 		return OrderPlan{}, &blocked
 	}
 	plan, err := s.readPlan(ctx, s.db, ws)
@@ -133,7 +134,7 @@ func (s *Service) checkPlan(ctx context.Context, ws uuid.UUID, plan OrderPlan, b
 	var newNames []string
 	for _, d := range plan.Domains {
 		if !slices.ContainsFunc(plan.Mailboxes, func(m Mailbox) bool { return m.Domain == d.Name }) {
-			blocked.add(d.Name+" has no addresses yet", "call "+vibesell.ToolProposeEmail)
+			blocked.add(d.Name+" has no addresses yet", stepAddresses)
 		}
 		if d.Origin == OriginNew {
 			newNames = append(newNames, d.Name)
@@ -147,9 +148,9 @@ func (s *Service) checkPlan(ctx context.Context, ws uuid.UUID, plan OrderPlan, b
 		for _, c := range quotes.Quotes {
 			switch {
 			case c.Available == nil:
-				blocked.add(fmt.Sprintf("%s could not be checked just now (%s)", c.Domain, c.Reason), "")
+				blocked.add(fmt.Sprintf("%s could not be checked just now (%s)", c.Domain, c.Reason))
 			case !*c.Available:
-				blocked.add(c.Domain+" was registered by someone else since it was picked", "call "+vibesell.ToolProposeDomains+" to pick another")
+				blocked.add(c.Domain+" was registered by someone else since it was picked", vibesell.Next{Do: "Pick another lookalike domain.", Tool: vibesell.ToolProposeDomains})
 			}
 		}
 	}
@@ -159,7 +160,7 @@ func (s *Service) checkPlan(ctx context.Context, ws uuid.UUID, plan OrderPlan, b
 	}
 	for _, d := range plan.Domains {
 		if d.Origin == OriginWarmed && !slices.ContainsFunc(shelf, func(it ShelfItem) bool { return it.Domain == d.Name }) {
-			blocked.add(d.Name+" is no longer on offer among the already-warmed domains", "call "+vibesell.ToolProposeWarmedDomains+" to pick another")
+			blocked.add(d.Name+" is no longer on offer among the already-warmed domains", vibesell.Next{Do: "Pick another already-warmed domain.", Tool: vibesell.ToolProposeWarmedDomains})
 		}
 	}
 	return nil
@@ -173,28 +174,38 @@ func (e allOrdered) Error() string { return e.refusal.Message }
 
 func (e allOrdered) Unwrap() error { return e.refusal }
 
+// The steps that get an order past what is missing.
+var (
+	stepPickNew    = vibesell.Next{Do: "Pick lookalike domains of the brand.", Tool: vibesell.ToolProposeDomains}
+	stepPickWarmed = vibesell.Next{Do: "Or pick already-warmed domains.", Tool: vibesell.ToolProposeWarmedDomains}
+	stepAddresses  = vibesell.Next{Do: "Choose the addresses on the picked domains.", Tool: vibesell.ToolProposeEmail}
+	stepsSizing    = []vibesell.Next{
+		{Do: "Work out how many addresses the sending needs, from the person's daily volume (or lead count and deadline).", Tool: vibesell.ToolSizeSendingCapacity},
+		{Do: "Confirm the sizing once the person agrees.", Tool: vibesell.ToolConfirmSizing},
+	}
+)
+
 // errNothingToOrder refuses an order with nothing picked.
 var errNothingToOrder = vibesell.Errorf(vibesell.EINVALID,
-	"There is nothing to order: no domains are picked. Call %s or %s to pick domains, then %s to choose the addresses.",
-	vibesell.ToolProposeDomains, vibesell.ToolProposeWarmedDomains, vibesell.ToolProposeEmail)
+	"There is nothing to order: no domains are picked.").Then(stepPickNew, stepPickWarmed, stepAddresses)
 
 // OrderBlocked is the refusal that lists everything standing between the
 // setup and an order, every one at once.
 type OrderBlocked struct {
-	// Blockers are written for the assistant: each names the tool that
-	// fixes it, "getacme.com has no addresses yet (call propose_email)".
-	Blockers []string
-	// Reasons are the same for a person, without tool names.
-	Reasons []string
+	Blockers []Blocker
 }
 
-func (e *OrderBlocked) add(what, fix string) {
-	line := what
-	if fix != "" {
-		line += " (" + fix + ")"
-	}
-	if !slices.Contains(e.Blockers, line) {
-		e.Blockers, e.Reasons = append(e.Blockers, line), append(e.Reasons, what)
+// Blocker is one thing that stands between the setup and an order: what,
+// for a person ("getacme.com has no addresses yet"), and the steps that
+// clear it, none when only time does.
+type Blocker struct {
+	What string
+	Next []vibesell.Next
+}
+
+func (e *OrderBlocked) add(what string, next ...vibesell.Next) {
+	if !slices.ContainsFunc(e.Blockers, func(b Blocker) bool { return b.What == what }) {
+		e.Blockers = append(e.Blockers, Blocker{What: what, Next: next})
 	}
 }
 
@@ -203,8 +214,20 @@ func (e *OrderBlocked) Error() string { return e.refusal().Message }
 // Unwrap makes it a refusal (EINVALID) for vibesell.ErrorCode and friends.
 func (e *OrderBlocked) Unwrap() error { return e.refusal() }
 
+// refusal lists the blockers in one sentence and their steps once each:
+// two domains without addresses are one step.
 func (e *OrderBlocked) refusal() *vibesell.Error {
-	return vibesell.Errorf(vibesell.EINVALID, "The sending setup cannot be ordered yet: %s.", strings.Join(e.Blockers, "; "))
+	what := make([]string, len(e.Blockers))
+	var next []vibesell.Next
+	for i, b := range e.Blockers {
+		what[i] = b.What
+		for _, n := range b.Next {
+			if !slices.ContainsFunc(next, func(m vibesell.Next) bool { return m.Do == n.Do && m.Tool == n.Tool }) {
+				next = append(next, n)
+			}
+		}
+	}
+	return &vibesell.Error{Code: vibesell.EINVALID, Message: fmt.Sprintf("The sending setup cannot be ordered yet: %s.", strings.Join(what, "; ")), Next: next}
 }
 
 // PlaceOptions make an order safe to run from an approval. A nil
