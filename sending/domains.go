@@ -285,8 +285,9 @@ func (s *Service) ProposeDomains(ctx context.Context, ws uuid.UUID, req ProposeD
 	}
 	if len(offered) < n {
 		return Outcome[DomainsChoice]{}, vibesell.Errorf(vibesell.EINVALID,
-			"Only %s that look like %s can be registered right now, and %d %s asked for. Ask for fewer with count, or add names the person likes with include (check them first with %s).",
-			vibesell.Plural(len(offered), "name", "names"), company, n, pickWord(n == 1, "was", "were"), vibesell.ToolCheckDomains)
+			"Only %s that look like %s can be registered right now, and %d %s asked for. Ask for fewer with count, or add names the person likes with include.",
+			vibesell.Plural(len(offered), "name", "names"), company, n, pickWord(n == 1, "was", "were")).Then(
+			vibesell.Next{Do: "Check the names the person likes before adding them.", Tool: vibesell.ToolCheckDomains})
 	}
 
 	readyOn := s.timeline(s.clock.Now(), SourceOwnNames).ReadyOn
@@ -376,7 +377,8 @@ func (s *Service) companyDomain(ctx context.Context, ws uuid.UUID, given string)
 	}
 	if offer == nil || offer.CompanyDomain == "" {
 		return "", vibesell.Errorf(vibesell.EINVALID,
-			"There is no company domain to build lookalike domains from. Pass companyDomain (like acme.com), or save it in the offer with %s.", vibesell.ToolSaveOffer)
+			"There is no company domain to build lookalike domains from. Pass companyDomain (like acme.com), or save it in the offer.").Then(
+			vibesell.Next{Do: "Save the company's domain in the offer.", Tool: vibesell.ToolSaveOffer})
 	}
 	return offer.CompanyDomain, nil
 }

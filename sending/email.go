@@ -141,8 +141,7 @@ func (s *Service) ProposeEmail(ctx context.Context, ws uuid.UUID, req ProposeEma
 	}
 	if len(domains) == 0 {
 		return Outcome[EmailStep]{}, vibesell.Errorf(vibesell.EINVALID,
-			"No sending domains are picked yet (or all are already ordered). Call %s for new domains under your brand, or %s for already-warmed ones, first.",
-			vibesell.ToolProposeDomains, vibesell.ToolProposeWarmedDomains)
+			"No sending domains are picked yet (or all are already ordered).").Then(stepPickNew, stepPickWarmed)
 	}
 	var newNames []string
 	for _, d := range domains {
@@ -354,7 +353,8 @@ func (s *Service) recordAddresses(ctx context.Context, ws uuid.UUID, domains []s
 			return fmt.Errorf("read chosen domains: %w", err)
 		}
 		if still != len(domains) {
-			return vibesell.Errorf(vibesell.ECONFLICT, "The picked domains changed while this question was open. Call %s again to see addresses on the domains picked now.", vibesell.ToolProposeEmail)
+			return vibesell.Errorf(vibesell.ECONFLICT, "The picked domains changed while this question was open.").Then(
+				vibesell.Next{Do: "Ask again, for addresses on the domains picked now.", Tool: vibesell.ToolProposeEmail})
 		}
 		list := make([]string, len(addrs))
 		for i, a := range addrs {

@@ -175,6 +175,15 @@ func (st Setup) WithOpen(open []approvals.Approval) Setup {
 	return st
 }
 
+// pendingOrderSentence says, for a person, where an open order's approval
+// stands.
+func pendingOrderSentence(a approvals.Approval) string {
+	if a.Status != approvals.Pending {
+		return fmt.Sprintf("The order was approved (approval %s) and is being placed now.", a.ID)
+	}
+	return fmt.Sprintf("The order is waiting for the person's decision (approval %s, %q), in the web app at %s .", a.ID, a.Summary, a.AppURL)
+}
+
 // pendingOrderStep is the next step while an order approval is open: the
 // person decides it, where they can.
 func pendingOrderStep(a approvals.Approval) (string, string) {
