@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 )
 
@@ -50,6 +51,28 @@ type Next struct {
 }
 
 func (e *Error) Error() string { return e.Message }
+
+// Blocker is one of several things that stand in the way at once (of an
+// order, of a launch): what, for a person, and the steps that clear it,
+// none when only time does.
+type Blocker struct {
+	What string
+	Next []Next
+}
+
+// StepsOf lists the steps of blockers once each, in order: two domains
+// without addresses are one step to take.
+func StepsOf(blockers []Blocker) []Next {
+	var out []Next
+	for _, b := range blockers {
+		for _, n := range b.Next {
+			if !slices.ContainsFunc(out, func(m Next) bool { return m.Do == n.Do && m.Tool == n.Tool && maps.Equal(m.Args, n.Args) }) {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
 
 // Errorf returns a refusal with the given code and a formatted message.
 func Errorf(code, format string, args ...any) *Error {

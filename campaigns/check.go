@@ -98,7 +98,7 @@ func (s *Service) CheckFirstEmail(ctx context.Context, ws uuid.UUID, r CheckRequ
 		}
 	case len(leads) == 0:
 		return FirstEmail{}, vibesell.Errorf(vibesell.EINVALID,
-			"The workspace has no imported lead to render the first email for; import leads first (%s).", vibesell.ToolImportLeads)
+			"The workspace has no imported lead to render the first email for.").Then(vibesell.Next{Do: "Import leads first.", Tool: vibesell.ToolImportLeads})
 	default:
 		lead = leads[0]
 	}

@@ -191,21 +191,15 @@ var errNothingToOrder = vibesell.Errorf(vibesell.EINVALID,
 
 // OrderBlocked is the refusal that lists everything standing between the
 // setup and an order, every one at once.
+// Each blocker is a clause ("getacme.com has no addresses yet") and the
+// steps that clear it.
 type OrderBlocked struct {
-	Blockers []Blocker
-}
-
-// Blocker is one thing that stands between the setup and an order: what,
-// for a person ("getacme.com has no addresses yet"), and the steps that
-// clear it, none when only time does.
-type Blocker struct {
-	What string
-	Next []vibesell.Next
+	Blockers []vibesell.Blocker
 }
 
 func (e *OrderBlocked) add(what string, next ...vibesell.Next) {
-	if !slices.ContainsFunc(e.Blockers, func(b Blocker) bool { return b.What == what }) {
-		e.Blockers = append(e.Blockers, Blocker{What: what, Next: next})
+	if !slices.ContainsFunc(e.Blockers, func(b vibesell.Blocker) bool { return b.What == what }) {
+		e.Blockers = append(e.Blockers, vibesell.Blocker{What: what, Next: next})
 	}
 }
 
@@ -214,20 +208,13 @@ func (e *OrderBlocked) Error() string { return e.refusal().Message }
 // Unwrap makes it a refusal (EINVALID) for vibesell.ErrorCode and friends.
 func (e *OrderBlocked) Unwrap() error { return e.refusal() }
 
-// refusal lists the blockers in one sentence and their steps once each:
-// two domains without addresses are one step.
+// refusal lists the blockers in one sentence and their steps once each.
 func (e *OrderBlocked) refusal() *vibesell.Error {
 	what := make([]string, len(e.Blockers))
-	var next []vibesell.Next
 	for i, b := range e.Blockers {
 		what[i] = b.What
-		for _, n := range b.Next {
-			if !slices.ContainsFunc(next, func(m vibesell.Next) bool { return m.Do == n.Do && m.Tool == n.Tool }) {
-				next = append(next, n)
-			}
-		}
 	}
-	return &vibesell.Error{Code: vibesell.EINVALID, Message: fmt.Sprintf("The sending setup cannot be ordered yet: %s.", strings.Join(what, "; ")), Next: next}
+	return &vibesell.Error{Code: vibesell.EINVALID, Message: fmt.Sprintf("The sending setup cannot be ordered yet: %s.", strings.Join(what, "; ")), Next: vibesell.StepsOf(e.Blockers)}
 }
 
 // PlaceOptions make an order safe to run from an approval. A nil

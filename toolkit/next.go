@@ -53,3 +53,13 @@ func StepText(n vibesell.Next) string {
 	}
 	return n.Do + " " + call + "."
 }
+
+// BlockerText writes one blocker for the assistant on one line: what
+// stands in the way, then each step as the call that clears it.
+func BlockerText(b vibesell.Blocker) string {
+	out := b.What
+	for _, n := range b.Next {
+		out += " " + StepText(n)
+	}
+	return out
+}
