@@ -2,6 +2,7 @@ package toolkit
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 
 	"vibesell"
@@ -62,4 +63,14 @@ func BlockerText(b vibesell.Blocker) string {
 		out += " " + StepText(n)
 	}
 	return out
+}
+
+// ForAssistant is what the assistant reads of err: a refusal with its
+// steps ([RefusalText]), or the generic sentence of an internal error.
+func ForAssistant(err error) string {
+	var refusal *vibesell.Error
+	if errors.As(err, &refusal) {
+		return RefusalText(refusal)
+	}
+	return vibesell.ErrorMessage(err)
 }
