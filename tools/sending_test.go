@@ -639,7 +639,7 @@ func TestSendingToolsContract(t *testing.T) {
 			[]string{"Nothing is ordered yet: this asks for the person's approval.", "This reaches 90 of the 353 emails a day"},
 			refusal{})
 		other := f.client(f.svc, f.other)
-		mustContain(t, other.Refusal(vibesell.ToolOrderSendingSetup, nil), "cannot be ordered yet: no sending source is chosen (call choose_sending_source)")
+		mustContain(t, other.Refusal(vibesell.ToolOrderSendingSetup, nil), "cannot be ordered yet: no sending source is chosen", "Call choose_sending_source.")
 		mustContain(t, c.Result(vibesell.ToolGetSendingSetup, nil, nil), "Do not order again: the order is waiting for the person's decision")
 	})
 	t.Run(vibesell.ToolStartWarmup, func(t *testing.T) {
