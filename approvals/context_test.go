@@ -11,6 +11,7 @@ import (
 
 	"vibesell"
 	"vibesell/approvals"
+	"vibesell/toolkit"
 	"vibesell/workspace"
 )
 
@@ -34,7 +35,10 @@ func TestContextNamesTheApprovalsWaiting(t *testing.T) {
 		if !ok {
 			t.Fatal("the approvals contributed no view")
 		}
-		return waiting, c.NextStep
+		// The step as the assistant reads it: why, then the calls.
+		next := c.NextStep
+		next.Why, next.Next = toolkit.GuidanceText(next.Why, next.Next), nil
+		return waiting, next
 	}
 
 	t.Run("nothing waiting", func(t *testing.T) {
@@ -42,8 +46,8 @@ func TestContextNamesTheApprovalsWaiting(t *testing.T) {
 		if d := cmp.Diff([]string(nil), idsOf(waiting)); d != "" {
 			t.Errorf("waiting mismatch (-want +got):\n%s", d)
 		}
-		if next.Pressing || next.Tool != vibesell.ToolSaveOffer {
-			t.Errorf("with nothing waiting, next %s (pressing %v), want %s, not pressing", next.Tool, next.Pressing, vibesell.ToolSaveOffer)
+		if next.Pressing || !strings.Contains(next.Why, "Call "+vibesell.ToolSaveOffer+".") {
+			t.Errorf("with nothing waiting, next %s (pressing %v), want %s, not pressing", next.Why, next.Pressing, vibesell.ToolSaveOffer)
 		}
 	})
 
@@ -55,7 +59,8 @@ func TestContextNamesTheApprovalsWaiting(t *testing.T) {
 		}
 		want := workspace.NextStep{Pressing: true, Why: "An approval is waiting for the person's decision: " + paid.ID +
 			" (Order 2 anvil; expires " + vibesell.FormatTime(paid.ExpiresAt) + "): only a signed-in person can approve it, in the web app at " + paid.AppURL +
-			" (only the person opens it). Give the person the link and wait for their decision; do not ask for the same action again. list_pending_approvals shows the outcome once they have decided."}
+			" (only the person opens it). Give the person the link and wait for their decision; do not ask for the same action again." +
+			" See the outcome once they have decided, and every approval waiting. Call list_pending_approvals."}
 		if diff := cmp.Diff(want, next); diff != "" {
 			t.Errorf("next step (-want +got):\n%s", diff)
 		}
@@ -64,7 +69,7 @@ func TestContextNamesTheApprovalsWaiting(t *testing.T) {
 	free := e.open(t, e.a.ID, "rocket", true)
 	t.Run("two waiting, one decidable here", func(t *testing.T) {
 		_, next := read(t, e.a)
-		for _, w := range []string{"2 approvals are waiting", paid.ID, free.ID, "in the card, in the conversation (decide_approval) or in the web app at " + free.AppURL} {
+		for _, w := range []string{"2 approvals are waiting", paid.ID, free.ID, "in the card, in the conversation or in the web app at " + free.AppURL, "Call decide_approval."} {
 			if !strings.Contains(next.Why, w) {
 				t.Errorf("the next step lacks %q:\n%s", w, next.Why)
 			}
@@ -113,7 +118,7 @@ func TestContextNamesAFewOfManyApprovalsWaiting(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return c.NextStep.Why
+		return toolkit.GuidanceText(c.NextStep.Why, c.NextStep.Next)
 	}
 	var opened []approvals.Approval
 	for i := range 5 {
@@ -121,7 +126,7 @@ func TestContextNamesAFewOfManyApprovalsWaiting(t *testing.T) {
 		e.clock.Advance(time.Second)
 	}
 	got := why(t)
-	for _, w := range []string{"5 approvals are waiting", opened[0].ID, opened[2].ID, "; and 2 more, which list_pending_approvals lists."} {
+	for _, w := range []string{"5 approvals are waiting", opened[0].ID, opened[2].ID, "; and 2 more.", "every approval waiting. Call list_pending_approvals."} {
 		if !strings.Contains(got, w) {
 			t.Errorf("the next step lacks %q:\n%s", w, got)
 		}
@@ -132,7 +137,7 @@ func TestContextNamesAFewOfManyApprovalsWaiting(t *testing.T) {
 	for i := range 20 {
 		e.open(t, e.a.ID, fmt.Sprint("rocket ", i), false)
 	}
-	if got := why(t); !strings.HasPrefix(got, "More than 20 approvals are waiting") || !strings.Contains(got, "; and more, which list_pending_approvals lists.") {
+	if got := why(t); !strings.HasPrefix(got, "More than 20 approvals are waiting") || !strings.Contains(got, "; and more.") || !strings.Contains(got, "Call list_pending_approvals.") {
 		t.Errorf("with 25 waiting, the next step says:\n%s", got)
 	}
 }

@@ -340,7 +340,8 @@ func (s *Service) campaign(ctx context.Context, db store.DBTX, ws uuid.UUID, id 
 	case id == "":
 		row = db.QueryRow(ctx, `SELECT `+campaignColumns+` FROM campaigns c WHERE workspace_id = $1 ORDER BY created_at DESC, id LIMIT 1`, ws)
 	case !campaignIDPattern.MatchString(id):
-		return Campaign{}, vibesell.Errorf(vibesell.ENOTFOUND, "%q is not a campaign id; they look like cp_ and 16 hexadecimal characters (stage_campaign returns them).", id)
+		return Campaign{}, vibesell.Errorf(vibesell.ENOTFOUND, "%q is not a campaign id; they look like cp_ and 16 hexadecimal characters.", id).Then(
+			vibesell.Next{Do: "See the latest campaign and its id.", Tool: vibesell.ToolGetCampaign})
 	default:
 		sql := `SELECT ` + campaignColumns + ` FROM campaigns c WHERE workspace_id = $1 AND id = $2`
 		if lock {

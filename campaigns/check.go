@@ -32,6 +32,8 @@ type Finding struct {
 	Finding string // what was found
 	Why     string // why it matters
 	Fix     string // how to fix it; "" on a pass
+	// FixBy are the steps that take the fix, when a tool takes it.
+	FixBy []vibesell.Next
 }
 
 // FirstEmail is the first step composed for one lead, as the sending
@@ -174,7 +176,8 @@ func checkUnresolved(subject, body Rendered) Finding {
 	}
 	f.Status = Fail
 	f.Finding = fmt.Sprintf("This lead has no value for %s, and the sequence gives no fallback.", vibesell.JoinAnd(missing))
-	f.Fix = fmt.Sprintf("Give each a fallback, such as {{%s|there}}, with %s (a new version, to approve again).", strings.Trim(missing[0], "{}"), vibesell.ToolSaveSequence)
+	f.Fix = fmt.Sprintf("Give each a fallback, such as {{%s|there}}, in a new version, to approve again.", strings.Trim(missing[0], "{}"))
+	f.FixBy = []vibesell.Next{{Do: "Save the new version.", Tool: vibesell.ToolSaveSequence}}
 	return f
 }
 
@@ -379,14 +382,15 @@ func checkCompliance(sender workspace.Sender, e Composed) Finding {
 	if len(missing) > 0 {
 		f.Status = Fail
 		f.Finding = fmt.Sprintf("The workspace has no %s, so the email cannot carry what the law asks of it.", vibesell.JoinAnd(missing))
-		f.Fix = fmt.Sprintf("Ask the person for their %s and pass %s to %s (it is saved for the whole workspace).",
-			vibesell.JoinAnd(missing), vibesell.JoinAnd(args), vibesell.ToolStageCampaign)
+		f.Fix = fmt.Sprintf("Ask the person for their %s (it is saved for the whole workspace).", vibesell.JoinAnd(missing))
+		f.FixBy = []vibesell.Next{{Do: fmt.Sprintf("Stage the campaign with %s.", vibesell.JoinAnd(args)), Tool: vibesell.ToolStageCampaign}}
 		return f
 	}
 	if !strings.Contains(e.Text, address) || !strings.Contains(e.Text, UnsubscribePreview) || !strings.Contains(e.HTML, html.EscapeString(UnsubscribePreview)) {
 		f.Status = Fail
 		f.Finding = "The composed email lacks the postal address or the unsubscribe link in one of its parts."
-		f.Fix = fmt.Sprintf("This is VibeSell's fault, not the sequence's: tell the person, and report it with %s.", vibesell.ToolContactSupport)
+		f.Fix = "This is VibeSell's fault, not the sequence's: tell the person, and report it."
+		f.FixBy = []vibesell.Next{{Do: "Report it.", Tool: vibesell.ToolContactSupport}}
 		return f
 	}
 	f.Status = Pass
@@ -410,10 +414,12 @@ func checkMailbox(mailboxes []Mailbox) Finding {
 		f.Status, f.Finding = Pass, fmt.Sprintf("Ready to send: %s.", vibesell.JoinAnd(warm))
 	case len(warming) > 0:
 		f.Status, f.Finding = Fail, fmt.Sprintf("No mailbox has finished its warmup yet (%s).", vibesell.JoinAnd(warming))
-		f.Fix = fmt.Sprintf("Wait until the warmup ends; %s says when each mailbox can send.", vibesell.ToolGetSendingSetup)
+		f.Fix = "Wait until the warmup ends."
+		f.FixBy = []vibesell.Next{{Do: "See when each mailbox can send.", Tool: vibesell.ToolGetSendingSetup}}
 	default:
 		f.Status, f.Finding = Fail, "The workspace has no mailbox to send from."
-		f.Fix = fmt.Sprintf("Set up sending first (%s).", vibesell.ToolChooseSendingSource)
+		f.Fix = "Set up sending first."
+		f.FixBy = []vibesell.Next{{Do: "Choose where the emails go out from.", Tool: vibesell.ToolChooseSendingSource}}
 	}
 	return f
 }

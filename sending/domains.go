@@ -179,8 +179,7 @@ type DomainsChoice struct {
 	Provider  string
 	ChosenAt  time.Time
 	Meaning   string
-	NextTool  string
-	NextStep  string
+	Next      workspace.NextStep
 }
 
 // ProposeDomainsRequest is what propose_domains was asked: the feature's
@@ -470,7 +469,7 @@ func (s *Service) recordPicks(ctx context.Context, ws uuid.UUID, origin Origin, 
 			return fmt.Errorf("read chosen domains: %w", err)
 		}
 		if newer {
-			notes = append(notes, "These answers are older than the domains on record, which were picked later; the later picks stand. get_sending_setup shows them.")
+			notes = append(notes, "These answers are older than the domains on record, which were picked later; the later picks stand (the sending setup shows them).")
 			return nil
 		}
 		names := make([]string, len(picks))
@@ -523,6 +522,7 @@ func (s *Service) explainDomains(c *DomainsChoice) {
 	}
 	c.Meaning = fmt.Sprintf("Your addresses will be on %s: %s. Nothing is registered or billed yet; once ordered: %s.",
 		what, vibesell.JoinAnd(names), Costs(yearly, monthly, len(names), mailboxes, s.Sandbox()))
-	c.NextTool = vibesell.ToolProposeEmail
-	c.NextStep = fmt.Sprintf("Call %s with the names of the people who will send, to choose the exact addresses on %s.", vibesell.ToolProposeEmail, pickWord(len(names) == 1, "this domain", "these domains"))
+	c.Next = workspace.NextStep{Next: []vibesell.Next{{
+		Do:   fmt.Sprintf("Choose the exact addresses on %s, with the names of the people who will send.", pickWord(len(names) == 1, "this domain", "these domains")),
+		Tool: vibesell.ToolProposeEmail}}}
 }

@@ -15,6 +15,7 @@ import (
 	"vibesell"
 	"vibesell/cards"
 	"vibesell/store"
+	"vibesell/workspace"
 )
 
 // ProposeEmailRequest is what propose_email was asked: the feature's
@@ -45,8 +46,7 @@ type EmailStep struct {
 	FullVolumeOn time.Time
 	ChosenAt     time.Time
 	Sandbox      bool // nothing is real or charged
-	NextTool     string
-	NextStep     string
+	Next         workspace.NextStep
 }
 
 // sender is a name split for addresses: lower-case ASCII letters and digits.
@@ -344,7 +344,7 @@ func (s *Service) recordAddresses(ctx context.Context, ws uuid.UUID, domains []s
 			return fmt.Errorf("read planned addresses: %w", err)
 		}
 		if newer {
-			notes = append(notes, "This answer is older than the addresses on record, which were chosen later; the later addresses stand. get_sending_setup shows them.")
+			notes = append(notes, "This answer is older than the addresses on record, which were chosen later; the later addresses stand (the sending setup shows them).")
 			return nil
 		}
 		var still int
@@ -403,14 +403,14 @@ func (s *Service) explainEmail(step *EmailStep, domains []Domain, hasSizing bool
 			step.FullVolumeOn = t.FullVolumeOn
 		}
 	}
-	step.NextTool = vibesell.ToolOrderSendingSetup
 	step.Sandbox = s.Sandbox()
-	step.NextStep = fmt.Sprintf("Call %s to ask for approval to set up %s and %s: %s. Nothing is registered, created or billed until a person approves it.",
-		vibesell.ToolOrderSendingSetup, vibesell.Plural(len(domains), "domain", "domains"), vibesell.Plural(len(step.Addresses), "mailbox", "mailboxes"),
-		Costs(step.YearlyCost, step.MonthlyCost, len(domains), len(step.Addresses), step.Sandbox))
+	order := vibesell.Next{Do: fmt.Sprintf("Ask for approval to set up %s and %s: %s.",
+		vibesell.Plural(len(domains), "domain", "domains"), vibesell.Plural(len(step.Addresses), "mailbox", "mailboxes"),
+		Costs(step.YearlyCost, step.MonthlyCost, len(domains), len(step.Addresses), step.Sandbox)), Tool: vibesell.ToolOrderSendingSetup}
+	step.Next = workspace.NextStep{Why: "Nothing is registered, created or billed until a person approves the order.", Next: []vibesell.Next{order}}
 	if !hasSizing {
-		step.NextTool = vibesell.ToolSizeSendingCapacity
-		step.NextStep = fmt.Sprintf("Before ordering, confirm the sizing: call %s with the person's daily volume (or lead count and deadline), then %s once they agree. ", vibesell.ToolSizeSendingCapacity, vibesell.ToolConfirmSizing) + step.NextStep
+		step.Next.Why = "Before ordering, confirm the sizing. " + step.Next.Why
+		step.Next.Next = append(slices.Clip(stepsSizing), order)
 	}
 }
 

@@ -498,8 +498,8 @@ func TestAnAnswerOnRecordIsReadInOneRoundTrip(t *testing.T) {
 	if diff := cmp.Diff(first, again); diff != "" {
 		t.Errorf("the answer again (-first +again):\n%s", diff)
 	}
-	if !strings.Contains(again.Result.NextStep, vibesell.ToolSizeSendingCapacity) {
-		t.Errorf("next step without a sizing does not offer one: %q", again.Result.NextStep)
+	if !strings.Contains(nextText(again.Result.Next), vibesell.ToolSizeSendingCapacity) {
+		t.Errorf("next step without a sizing does not offer one: %q", nextText(again.Result.Next))
 	}
 }
 

@@ -74,3 +74,16 @@ func ForAssistant(err error) string {
 	}
 	return vibesell.ErrorMessage(err)
 }
+
+// GuidanceText writes a next step for the assistant in one paragraph: why,
+// then each step as the call that takes it.
+func GuidanceText(why string, steps []vibesell.Next) string {
+	parts := make([]string, 0, len(steps)+1)
+	if why != "" {
+		parts = append(parts, why)
+	}
+	for _, n := range steps {
+		parts = append(parts, StepText(n))
+	}
+	return strings.Join(parts, " ")
+}

@@ -290,7 +290,7 @@ func planMarkdown(ctx context.Context, p *planData) string {
 }
 
 func toNextStepData(s workspace.NextStep) nextStepData {
-	return nextStepData{Tool: strPtr(s.Tool), Why: s.Why}
+	return nextStepData{Tool: strPtr(s.Tool()), Why: nextText(s)}
 }
 
 // contextClip is how much of each proof point, angle and other list item
@@ -353,9 +353,6 @@ func rememberedMarkdown(newest []memoryItem, total int) string {
 }
 
 func nextStepMarkdown(s nextStepData) string {
-	if s.Tool != nil {
-		return fmt.Sprintf("**Next step:** %s (tool %s)\n", s.Why, *s.Tool)
-	}
 	return fmt.Sprintf("**Next step:** %s\n", s.Why)
 }
 
