@@ -76,7 +76,7 @@ func (r ContextRows) NextStep(ctx context.Context) *workspace.NextStep {
 	if c := first(Paused, true); c != nil {
 		return &workspace.NextStep{Pressing: true, Why: fmt.Sprintf(
 			"VibeSell paused campaign %s (%q) to protect the mailboxes: %s Tell the person.", c.ID, c.Name, *c.PausedReason),
-			Next: []vibesell.Next{vibesell.Call("If they want it to carry on, ask to resume it; only they can approve that, in the web app.", vibesell.ToolResumeCampaign, "campaign", c.ID)}}
+			Next: []vibesell.Next{vibesell.Call("If they want it to carry on, ask to resume it, which only they can approve, in the web app.", vibesell.ToolResumeCampaign, "campaign", c.ID)}}
 	}
 	if c := first(Staged, false); c != nil {
 		return &workspace.NextStep{Why: fmt.Sprintf("Campaign %s (%q) is staged, not launched.", c.ID, c.Name), Next: []vibesell.Next{

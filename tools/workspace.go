@@ -353,6 +353,9 @@ func rememberedMarkdown(newest []memoryItem, total int) string {
 }
 
 func nextStepMarkdown(s nextStepData) string {
+	if s.Tool != nil {
+		return fmt.Sprintf("**Next step:** %s (tool %s)\n", s.Why, *s.Tool)
+	}
 	return fmt.Sprintf("**Next step:** %s\n", s.Why)
 }
 
