@@ -61,10 +61,10 @@ const (
 
 // The bounds of every tool result, whatever the workspace holds: hosts cut
 // or drop results larger than this. A list a tool returns is therefore
-// paged or summarised, never whole; the toolkit
-// refuses to send a result over either bound (an internal failure under a
-// ref, so a list that grows without bound fails loudly in tests), and
-// toolkittest checks every result it sees against them.
+// paged or summarised, never whole; the toolkit refuses to send a result
+// over either bound (an internal failure under a ref, so a list that grows
+// without bound fails loudly in tests), and toolkittest checks every
+// result it sees against them.
 const (
 	// MaxResultText is the most characters (Unicode code points) of a
 	// result's text.
