@@ -87,8 +87,23 @@ func (e *Error) Then(steps ...Next) *Error {
 	return &c
 }
 
-// Call is the step of calling tool with args (key, value pairs), for a
-// person do.
+// With returns a copy of n with more arguments (name, value pairs): a
+// step written once, given the arguments of the case at hand.
+func (n Next) With(args ...any) Next {
+	out := Call(n.Do, n.Tool, args...)
+	for k, v := range n.Args {
+		if _, ok := out.Args[k]; !ok {
+			if out.Args == nil {
+				out.Args = map[string]any{}
+			}
+			out.Args[k] = v
+		}
+	}
+	return out
+}
+
+// Call is the step do, taken by calling tool with args: name, value
+// pairs, as in log/slog ("campaign", c.ID).
 func Call(do, tool string, args ...any) Next {
 	n := Next{Do: do, Tool: tool}
 	for i := 0; i+1 < len(args); i += 2 {

@@ -286,7 +286,7 @@ func (s *Service) ProposeDomains(ctx context.Context, ws uuid.UUID, req ProposeD
 		return Outcome[DomainsChoice]{}, vibesell.Errorf(vibesell.EINVALID,
 			"Only %s that look like %s can be registered right now, and %d %s asked for. Ask for fewer with count, or add names the person likes with include.",
 			vibesell.Plural(len(offered), "name", "names"), company, n, pickWord(n == 1, "was", "were")).Then(
-			vibesell.Next{Do: "Check the names the person likes before adding them.", Tool: vibesell.ToolCheckDomains})
+			stepCheckNames)
 	}
 
 	readyOn := s.timeline(s.clock.Now(), SourceOwnNames).ReadyOn
@@ -377,7 +377,7 @@ func (s *Service) companyDomain(ctx context.Context, ws uuid.UUID, given string)
 	if offer == nil || offer.CompanyDomain == "" {
 		return "", vibesell.Errorf(vibesell.EINVALID,
 			"There is no company domain to build lookalike domains from. Pass companyDomain (like acme.com), or save it in the offer.").Then(
-			vibesell.Next{Do: "Save the company's domain in the offer.", Tool: vibesell.ToolSaveOffer})
+			stepSaveDomain)
 	}
 	return offer.CompanyDomain, nil
 }
@@ -522,7 +522,5 @@ func (s *Service) explainDomains(c *DomainsChoice) {
 	}
 	c.Meaning = fmt.Sprintf("Your addresses will be on %s: %s. Nothing is registered or billed yet; once ordered: %s.",
 		what, vibesell.JoinAnd(names), Costs(yearly, monthly, len(names), mailboxes, s.Sandbox()))
-	c.Next = workspace.NextStep{Next: []vibesell.Next{{
-		Do:   fmt.Sprintf("Choose the exact addresses on %s, with the names of the people who will send.", pickWord(len(names) == 1, "this domain", "these domains")),
-		Tool: vibesell.ToolProposeEmail}}}
+	c.Next = workspace.NextStep{Next: []vibesell.Next{stepAddresses}}
 }

@@ -354,7 +354,7 @@ func (s *Service) recordAddresses(ctx context.Context, ws uuid.UUID, domains []s
 		}
 		if still != len(domains) {
 			return vibesell.Errorf(vibesell.ECONFLICT, "The picked domains changed while this question was open.").Then(
-				vibesell.Next{Do: "Ask again, for addresses on the domains picked now.", Tool: vibesell.ToolProposeEmail})
+				stepAddresses)
 		}
 		list := make([]string, len(addrs))
 		for i, a := range addrs {
@@ -404,13 +404,12 @@ func (s *Service) explainEmail(step *EmailStep, domains []Domain, hasSizing bool
 		}
 	}
 	step.Sandbox = s.Sandbox()
-	order := vibesell.Next{Do: fmt.Sprintf("Ask for approval to set up %s and %s: %s.",
+	step.Next = workspace.NextStep{Why: fmt.Sprintf("The order sets up %s and %s: %s. Nothing is registered, created or billed until a person approves it.",
 		vibesell.Plural(len(domains), "domain", "domains"), vibesell.Plural(len(step.Addresses), "mailbox", "mailboxes"),
-		Costs(step.YearlyCost, step.MonthlyCost, len(domains), len(step.Addresses), step.Sandbox)), Tool: vibesell.ToolOrderSendingSetup}
-	step.Next = workspace.NextStep{Why: "Nothing is registered, created or billed until a person approves the order.", Next: []vibesell.Next{order}}
+		Costs(step.YearlyCost, step.MonthlyCost, len(domains), len(step.Addresses), step.Sandbox)), Next: []vibesell.Next{stepOrder}}
 	if !hasSizing {
 		step.Next.Why = "Before ordering, confirm the sizing. " + step.Next.Why
-		step.Next.Next = append(slices.Clip(stepsSizing), order)
+		step.Next.Next = append(slices.Clip(stepsSizing), stepOrder)
 	}
 }
 

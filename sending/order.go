@@ -53,7 +53,7 @@ func (s *Service) PlanOrder(ctx context.Context, ws uuid.UUID) (OrderPlan, error
 	}
 	var blocked OrderBlocked
 	if st.Source == nil {
-		blocked.add("no sending source is chosen", vibesell.Next{Do: "Choose where the emails go out from.", Tool: vibesell.ToolChooseSendingSource})
+		blocked.add("no sending source is chosen", stepChooseSource)
 	}
 	if st.Sizing == nil {
 		blocked.add("no sizing is confirmed", stepsSizing...)
@@ -62,7 +62,7 @@ func (s *Service) PlanOrder(ctx context.Context, ws uuid.UUID) (OrderPlan, error
 		if ordered := len(st.Domains); ordered > 0 && len(blocked.Blockers) == 0 {
 			return OrderPlan{}, allOrdered{vibesell.Errorf(vibesell.ECONFLICT,
 				"Everything picked is already ordered (%s).", vibesell.Plural(ordered, "domain", "domains")).Then(
-				vibesell.Next{Do: "Follow the order.", Tool: vibesell.ToolGetSendingSetup},
+				stepSeeSetup,
 				stepPickNew, stepPickWarmed)}
 		}
 		blocked.add("no domains are picked", stepPickNew, stepPickWarmed)
@@ -150,7 +150,7 @@ func (s *Service) checkPlan(ctx context.Context, ws uuid.UUID, plan OrderPlan, b
 			case c.Available == nil:
 				blocked.add(fmt.Sprintf("%s could not be checked just now (%s)", c.Domain, c.Reason))
 			case !*c.Available:
-				blocked.add(c.Domain+" was registered by someone else since it was picked", vibesell.Next{Do: "Pick another lookalike domain.", Tool: vibesell.ToolProposeDomains})
+				blocked.add(c.Domain+" was registered by someone else since it was picked", stepPickNew)
 			}
 		}
 	}
@@ -160,7 +160,7 @@ func (s *Service) checkPlan(ctx context.Context, ws uuid.UUID, plan OrderPlan, b
 	}
 	for _, d := range plan.Domains {
 		if d.Origin == OriginWarmed && !slices.ContainsFunc(shelf, func(it ShelfItem) bool { return it.Domain == d.Name }) {
-			blocked.add(d.Name+" is no longer on offer among the already-warmed domains", vibesell.Next{Do: "Pick another already-warmed domain.", Tool: vibesell.ToolProposeWarmedDomains})
+			blocked.add(d.Name+" is no longer on offer among the already-warmed domains", stepPickWarmed)
 		}
 	}
 	return nil
@@ -173,17 +173,6 @@ type allOrdered struct{ refusal *vibesell.Error }
 func (e allOrdered) Error() string { return e.refusal.Message }
 
 func (e allOrdered) Unwrap() error { return e.refusal }
-
-// The steps that get an order past what is missing.
-var (
-	stepPickNew    = vibesell.Next{Do: "Pick lookalike domains of the brand.", Tool: vibesell.ToolProposeDomains}
-	stepPickWarmed = vibesell.Next{Do: "Or pick already-warmed domains.", Tool: vibesell.ToolProposeWarmedDomains}
-	stepAddresses  = vibesell.Next{Do: "Choose the addresses on the picked domains.", Tool: vibesell.ToolProposeEmail}
-	stepsSizing    = []vibesell.Next{
-		{Do: "Work out how many addresses the sending needs, from the person's daily volume (or lead count and deadline).", Tool: vibesell.ToolSizeSendingCapacity},
-		{Do: "Confirm the sizing once the person agrees.", Tool: vibesell.ToolConfirmSizing},
-	}
-)
 
 // errNothingToOrder refuses an order with nothing picked.
 var errNothingToOrder = vibesell.Errorf(vibesell.EINVALID,

@@ -258,7 +258,7 @@ func TestOrderApproval(t *testing.T) {
 		f.approve(t, a)
 		avail.take("getacme.com")
 		done := f.execute(t, a)
-		want := "Not carried out: The sending setup cannot be ordered yet: getacme.com was registered by someone else since it was picked. Pick another lookalike domain."
+		want := "Not carried out: The sending setup cannot be ordered yet: getacme.com was registered by someone else since it was picked. Pick lookalike domains of the brand, with their prices."
 		if diff := cmp.Diff(ending{approvals.NotDone, &want}, ending{done.Status, done.Outcome}); diff != "" {
 			t.Fatalf("after executing mismatch (-want +got):\n%s", diff)
 		}

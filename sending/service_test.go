@@ -363,10 +363,10 @@ func TestPlanOrderListsEveryBlocker(t *testing.T) {
 	if !errors.As(err, &blocked) || vibesell.ErrorCode(err) != vibesell.EINVALID {
 		t.Fatalf("PlanOrder = %v, want an OrderBlocked refusal", err)
 	}
-	addresses := []vibesell.Next{{Do: "Choose the addresses on the picked domains.", Tool: vibesell.ToolProposeEmail}}
+	addresses := []vibesell.Next{{Do: "Choose the senders' addresses, from their names.", Tool: vibesell.ToolProposeEmail}}
 	want := &sending.OrderBlocked{
 		Blockers: []vibesell.Blocker{
-			{What: "no sending source is chosen", Next: []vibesell.Next{{Do: "Choose where the emails go out from.", Tool: vibesell.ToolChooseSendingSource}}},
+			{What: "no sending source is chosen", Next: []vibesell.Next{{Do: "Choose where the emails go out from: already-warmed addresses (sooner) or new addresses under the brand.", Tool: vibesell.ToolChooseSendingSource}}},
 			{What: "no sizing is confirmed", Next: []vibesell.Next{
 				{Do: "Work out how many addresses the sending needs, from the person's daily volume (or lead count and deadline).", Tool: vibesell.ToolSizeSendingCapacity},
 				{Do: "Confirm the sizing once the person agrees.", Tool: vibesell.ToolConfirmSizing},

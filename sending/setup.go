@@ -188,14 +188,14 @@ func pendingOrderSentence(a approvals.Approval) string {
 // pendingOrderStep is the next step while an order approval is open: the
 // person decides it, where they can.
 func pendingOrderStep(a approvals.Approval) workspace.NextStep {
-	follow := vibesell.Call("Follow the order.", vibesell.ToolListPendingApprovals, "approval", a.ID)
+	follow := stepFollowOrder.With("approval", a.ID)
 	if a.Status != approvals.Pending {
-		return workspace.NextStep{Why: fmt.Sprintf("The order was approved (approval %s) and is being placed now.", a.ID), Next: []vibesell.Next{
-			follow, {Do: "See the domains once they are ordered.", Tool: vibesell.ToolGetSendingSetup}}}
+		return workspace.NextStep{Why: fmt.Sprintf("The order was approved (approval %s) and is being placed now; the sending setup shows the domains once they are ordered.", a.ID),
+			Next: []vibesell.Next{follow, stepSeeSetup}}
 	}
 	return workspace.NextStep{Why: fmt.Sprintf("Do not order again: the order is waiting for the person's decision (approval %s, %q). Only a signed-in person can approve it, in the web app at %s . Nothing is ordered until then.",
 		a.ID, a.Summary, a.AppURL), Next: []vibesell.Next{
-		follow, vibesell.Call("The person may also reject it here.", vibesell.ToolDecideApproval, "approval", a.ID, "decision", "reject")}}
+		follow, stepRejectOrder.With("approval", a.ID, "decision", "reject")}}
 }
 
 // Summary reads the sending setup without checking DNS: what the workspace
@@ -357,7 +357,7 @@ func (s *Service) next(st Setup, now time.Time) workspace.NextStep {
 }
 
 // stepsSizingThenOrder confirm the sizing, then ask for the order.
-var stepsSizingThenOrder = append(slices.Clip(stepsSizing), vibesell.Next{Do: "Then ask for approval of the order.", Tool: vibesell.ToolOrderSendingSetup})
+var stepsSizingThenOrder = append(slices.Clip(stepsSizing), stepOrder)
 
 func (s *Service) nextStep(st Setup, now time.Time) workspace.NextStep {
 	step := func(why string, next ...vibesell.Next) workspace.NextStep {
@@ -386,46 +386,41 @@ func (s *Service) nextStep(st Setup, now time.Time) workspace.NextStep {
 	}
 	switch {
 	case len(st.Domains) == 0 && st.Source == nil:
-		return step("Nothing is chosen yet.", vibesell.Next{Do: "Ask the person where their emails should go out from: already-warmed addresses (sooner) or new addresses under their brand.", Tool: vibesell.ToolChooseSendingSource})
+		return step("Nothing is chosen yet.", stepChooseSource)
 	case len(st.Domains) == 0 && st.Source.Source == SourceOther:
 		return step(fmt.Sprintf("The person described their own arrangement (%q).", st.Source.Text),
-			vibesell.Next{Do: "Pass it on so someone can help.", Tool: vibesell.ToolContactSupport},
-			vibesell.Next{Do: "Or ask again, if they now prefer one of the two options.", Tool: vibesell.ToolChooseSendingSource})
+			stepSupport, stepChooseSource)
 	case len(st.Domains) == 0 && st.Source.Source == SourceAlreadyWarmed:
-		return step("The person chose already-warmed addresses.", vibesell.Next{Do: "Offer the person domains from the warmed shelf.", Tool: vibesell.ToolProposeWarmedDomains})
+		return step("The person chose already-warmed addresses.", stepPickWarmed)
 	case len(st.Domains) == 0:
-		return step("The person chose new addresses under their brand.", vibesell.Next{Do: "Offer the person lookalike domains of their brand.", Tool: vibesell.ToolProposeDomains})
+		return step("The person chose new addresses under their brand.", stepPickNew)
 	case withoutAddresses > 0:
-		return step(fmt.Sprintf("The picked %s no addresses yet.", pickWord(withoutAddresses == 1, "domain has", "domains have")),
-			vibesell.Next{Do: fmt.Sprintf("Choose the addresses on the picked %s, with the senders' names.", pickWord(withoutAddresses == 1, "domain", "domains")), Tool: vibesell.ToolProposeEmail})
+		return step(fmt.Sprintf("The picked %s no addresses yet.", pickWord(withoutAddresses == 1, "domain has", "domains have")), stepAddresses)
 	case states[MailboxPlanned] > 0 && st.Sizing == nil:
 		return step("Before ordering, confirm the sizing.", stepsSizingThenOrder...)
 	case states[MailboxPlanned] > 0 && st.Capacity != nil && st.Capacity.Off():
-		fix := vibesell.ToolProposeDomains
+		fix := stepPickNew
 		if st.Source != nil && st.Source.Source == SourceAlreadyWarmed {
-			fix = vibesell.ToolProposeWarmedDomains
+			fix = stepPickWarmed
 		}
-		return step("The picks and the confirmed sizing disagree. "+st.Capacity.Sentence(),
-			vibesell.Call("Pick domains to match the sizing.", fix, "count", st.Capacity.WantDomains),
-			vibesell.Next{Do: "Then choose their addresses.", Tool: vibesell.ToolProposeEmail},
-			vibesell.Next{Do: "Or size again.", Tool: vibesell.ToolConfirmSizing},
-			vibesell.Next{Do: "Ask for the order only if the person wants to order as it is.", Tool: vibesell.ToolOrderSendingSetup})
+		return step("The picks and the confirmed sizing disagree. "+st.Capacity.Sentence()+
+			" Pick domains to match the sizing and choose their addresses, or confirm the sizing again; order only if the person wants to order as it is.",
+			fix.With("count", st.Capacity.WantDomains), stepAddresses, stepConfirmSizing, stepOrder)
 	case states[MailboxPlanned] > 0:
-		return step("Nothing is registered or billed until a person approves.",
-			vibesell.Next{Do: fmt.Sprintf("Ask for approval to set up the %s planned.", pickWord(states[MailboxPlanned] == 1, "address", "addresses")), Tool: vibesell.ToolOrderSendingSetup})
+		return step(fmt.Sprintf("The %s planned; nothing is registered or billed until a person approves the order.", pickWord(states[MailboxPlanned] == 1, "address is", "addresses are")), stepOrder)
 	case states[MailboxReady] > 0:
 		return step(fmt.Sprintf("%s ready to warm up; the warmup starts by itself within %d minutes.",
 			vibesell.Plural(states[MailboxReady], "mailbox is", "mailboxes are"), int(WarmupSweepEvery.Minutes())),
-			vibesell.Next{Do: "Or start it at once.", Tool: vibesell.ToolStartWarmup})
+			stepStartWarmup)
 	case states[MailboxPreparing] > 0 && states[MailboxWarming] == 0 && states[MailboxWarm] == 0:
 		preparing := addressesCounted(states[MailboxPreparing])
 		first := "the first are ready"
 		if preparing.n == 1 {
 			first = "it is ready"
 		}
-		return step(fmt.Sprintf("%s %s being prepared; %s on %s, and %s warmup starts by itself that day. Nothing needs doing meanwhile.",
-			capital(preparing.The()), preparing.Are(), first, vibesell.FormatDate(*firstReady), preparing.pick("its", "their")),
-			vibesell.Next{Do: fmt.Sprintf("Or start a warmup straight away once %s %s ready.", preparing.They(), preparing.Are()), Tool: vibesell.ToolStartWarmup})
+		return step(fmt.Sprintf("%s %s being prepared; %s on %s, and %s warmup starts by itself that day. Nothing needs doing meanwhile (or start the warmup straight away once %s %s ready).",
+			capital(preparing.The()), preparing.Are(), first, vibesell.FormatDate(*firstReady), preparing.pick("its", "their"), preparing.They(), preparing.Are()),
+			stepStartWarmup)
 	case states[MailboxPreparing] > 0 || states[MailboxWarming] > 0:
 		when := ""
 		if st.ReadyToSendOn != nil {

@@ -194,7 +194,7 @@ func sourceLabel(source SourceKind) string {
 func (s *Service) explainSource(c *SourceChoice, st Setup) {
 	var sizing []vibesell.Next
 	if st.Sizing == nil {
-		sizing = append(sizing, vibesell.Next{Do: "If the person does not know yet how many addresses they need, work it out from their daily volume or their lead count and deadline.", Tool: vibesell.ToolSizeSendingCapacity})
+		sizing = append(sizing, stepSize) // if the person does not know yet how many they need
 	}
 	c.Standing = st.Standing()
 	origin := OriginNew
@@ -202,15 +202,13 @@ func (s *Service) explainSource(c *SourceChoice, st Setup) {
 	case SourceAlreadyWarmed:
 		origin = OriginWarmed
 		c.Meaning = "Your emails will go out from addresses that are already prepared and warmed up, on domains that are not under your brand's name, so you can start sooner."
-		c.Next = workspace.NextStep{Next: append([]vibesell.Next{{Do: "Offer the person domains from the warmed shelf.", Tool: vibesell.ToolProposeWarmedDomains}}, sizing...)}
+		c.Next = workspace.NextStep{Next: append([]vibesell.Next{stepPickWarmed}, sizing...)}
 	case SourceOwnNames:
 		c.Meaning = "Your emails will go out from new addresses created for you on lookalike domains of your brand, after preparation and warmup."
-		c.Next = workspace.NextStep{Next: append([]vibesell.Next{{Do: "Offer the person lookalike domains of their brand's domain, with their prices.", Tool: vibesell.ToolProposeDomains}}, sizing...)}
+		c.Next = workspace.NextStep{Next: append([]vibesell.Next{stepPickNew}, sizing...)}
 	default:
 		c.Meaning = fmt.Sprintf("You described your own arrangement: %q. VibeSell sets up either already-warmed addresses or new addresses under your brand; it does not set anything up for other arrangements by itself.", c.Text)
-		c.Next = workspace.NextStep{Next: []vibesell.Next{
-			{Do: "Pass on the person's words so someone can help with that arrangement.", Tool: vibesell.ToolContactSupport},
-			{Do: "If the person meant one of the two options after all, ask again (without answers).", Tool: vibesell.ToolChooseSendingSource}}}
+		c.Next = workspace.NextStep{Why: "If the person meant one of the two options after all, ask again (without answers).", Next: []vibesell.Next{stepSupport, stepChooseSource}}
 		return
 	}
 	// Domains of this source are picked or ordered already: the next step
@@ -273,11 +271,11 @@ func (s *Service) confirmSource(ctx context.Context, ws uuid.UUID, flow *cards.F
 		if src.Source == SourceOwnNames {
 			kept.Meaning = "You keep sending under your brand, from new addresses on lookalike domains, so no already-warmed domains are picked: the two would mix. Nothing was picked, set up, reserved or billed."
 			kept.Next = workspace.NextStep{Why: "The person keeps their source.", Next: []vibesell.Next{
-				{Do: "Pick lookalike domains.", Tool: vibesell.ToolProposeDomains}, {Do: "Or see where the setup stands.", Tool: vibesell.ToolGetSendingSetup}}}
+				stepPickNew, stepSeeSetup}}
 		} else {
 			kept.Meaning = "You keep already-warmed addresses, so no new domains under your brand are picked: the two would mix. Nothing was picked, set up, reserved or billed."
 			kept.Next = workspace.NextStep{Why: "The person keeps their source.", Next: []vibesell.Next{
-				{Do: "Pick already-warmed domains.", Tool: vibesell.ToolProposeWarmedDomains}, {Do: "Or see where the setup stands.", Tool: vibesell.ToolGetSendingSetup}}}
+				stepPickWarmed, stepSeeSetup}}
 		}
 		return nil, kept, nil
 	}

@@ -141,7 +141,7 @@ func (s *Service) ProposeWarmed(ctx context.Context, ws uuid.UUID, req ProposeWa
 		return Outcome[DomainsChoice]{}, vibesell.Errorf(vibesell.EINVALID,
 			"Only %s already warmed up %s on offer right now, fewer than the %d asked for. Ask for fewer with count, or add new domains under your brand.",
 			vibesell.Plural(len(items), "domain", "domains"), pickWord(len(items) == 1, "is", "are"), n).Then(
-			vibesell.Next{Do: "Add new domains under the brand.", Tool: vibesell.ToolProposeDomains})
+			stepPickNew)
 	}
 	sandbox := s.shelf.Name() == SandboxName
 	var picks []DomainPick

@@ -107,11 +107,11 @@ func (s *Service) StartWarmup(ctx context.Context, ws uuid.UUID) (Warmup, error)
 		}
 		if pending != nil {
 			return Warmup{}, vibesell.Errorf(vibesell.EINVALID, "There are no ordered mailboxes to warm up yet. %s Once ordered, the warmup starts by itself when the mailboxes are ready.", pendingOrderSentence(*pending)).Then(
-				vibesell.Call("Follow the order's approval.", vibesell.ToolListPendingApprovals, "approval", pending.ID))
+				stepFollowOrder.With("approval", pending.ID))
 		}
 		return Warmup{}, vibesell.Errorf(vibesell.EINVALID,
 			"There are no ordered mailboxes to warm up yet: warmup can start once the mailboxes are ordered and ready.").Then(
-			vibesell.Next{Do: "Order the sending setup first.", Tool: vibesell.ToolOrderSendingSetup})
+			stepOrder)
 	}
 	if len(w.Started)+len(w.AlreadyWarming) == 0 && len(w.NotReady) > 0 {
 		first := *w.NotReady[0].ReadyAt
@@ -121,8 +121,8 @@ func (s *Service) StartWarmup(ctx context.Context, ws uuid.UUID) (Warmup, error)
 			}
 		}
 		return Warmup{}, vibesell.Errorf(vibesell.EINVALID,
-			"None of the mailboxes is ready to warm up yet: the first are ready on %s, and their warmup starts by itself that day.", vibesell.FormatDate(first)).Then(
-			vibesell.Next{Do: fmt.Sprintf("Or start it at once on or after %s.", vibesell.FormatDate(first)), Tool: vibesell.ToolStartWarmup})
+			"None of the mailboxes is ready to warm up yet: the first are ready on %s, and their warmup starts by itself that day (or start it at once on or after that day).", vibesell.FormatDate(first)).Then(
+			stepStartWarmup)
 	}
 	if len(w.Started) > 0 {
 		per := s.cfg.EmailsPerMailbox
