@@ -241,7 +241,7 @@ func chooseMailboxes(all []Mailbox, asked []string) ([]Mailbox, error) {
 		}
 		if len(out) == 0 {
 			return nil, vibesell.Errorf(vibesell.EINVALID,
-				"The workspace has no ordered mailbox to send from yet.").Then(vibesell.Next{Do: "Set up sending first.", Tool: vibesell.ToolGetSendingSetup})
+				"The workspace has no ordered mailbox to send from yet.").Then(stepSeeMailboxes)
 		}
 		return out, nil
 	}
@@ -267,7 +267,7 @@ func chooseMailboxes(all []Mailbox, asked []string) ([]Mailbox, error) {
 			parts = append(parts, someNames(planned)+" "+pick(len(planned), "is", "are")+" only planned, not ordered")
 		}
 		return nil, vibesell.Errorf(vibesell.EINVALID, "%s. Leave mailboxes out to use every ordered one.",
-			capitalize(strings.Join(parts, "; "))).Then(vibesell.Next{Do: "See the workspace's mailboxes.", Tool: vibesell.ToolGetSendingSetup})
+			capitalize(strings.Join(parts, "; "))).Then(stepSeeMailboxes)
 	}
 	return out, nil
 }
@@ -341,7 +341,7 @@ func (s *Service) campaign(ctx context.Context, db store.DBTX, ws uuid.UUID, id 
 		row = db.QueryRow(ctx, `SELECT `+campaignColumns+` FROM campaigns c WHERE workspace_id = $1 ORDER BY created_at DESC, id LIMIT 1`, ws)
 	case !campaignIDPattern.MatchString(id):
 		return Campaign{}, vibesell.Errorf(vibesell.ENOTFOUND, "%q is not a campaign id; they look like cp_ and 16 hexadecimal characters.", id).Then(
-			vibesell.Next{Do: "See the latest campaign and its id.", Tool: vibesell.ToolGetCampaign})
+			stepSeeCampaign)
 	default:
 		sql := `SELECT ` + campaignColumns + ` FROM campaigns c WHERE workspace_id = $1 AND id = $2`
 		if lock {
@@ -353,7 +353,7 @@ func (s *Service) campaign(ctx context.Context, db store.DBTX, ws uuid.UUID, id 
 	if errors.Is(err, pgx.ErrNoRows) {
 		if id == "" {
 			return Campaign{}, vibesell.Errorf(vibesell.ENOTFOUND, "This workspace has no campaign yet.").Then(
-				vibesell.Next{Do: "Stage one.", Tool: vibesell.ToolStageCampaign})
+				stepStage)
 		}
 		return Campaign{}, vibesell.Errorf(vibesell.ENOTFOUND, "There is no campaign %s in this workspace.", id)
 	}

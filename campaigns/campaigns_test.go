@@ -182,7 +182,7 @@ func TestLaunchBlockersAllAtOnce(t *testing.T) {
 		"(5) {{first_name}} has no fallback, and 1 of 3 leads have no value for it",
 		`(6) The first-email check fails: Spam-trigger phrases: "cash", "click here", "free" and "guaranteed"`,
 		// The steps follow, for the assistant as the calls that take them.
-		"- See the check and what fixes each finding. Call check_first_email with {\"sequence\":\"" + saved.Sequence.ID + "\",\"version\":1}.",
+		"- See the first-email check and what fixes each finding. Call check_first_email with {\"sequence\":\"" + saved.Sequence.ID + "\",\"version\":1}.",
 		"1 link, including the link shortener bit.ly",
 		`The subject "FREE LISTS!!!" is mostly capitals`,
 		"(7) A workspace may schedule at most 20 emails a day across its campaigns on this installation; this one would bring it to 60",

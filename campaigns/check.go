@@ -100,7 +100,7 @@ func (s *Service) CheckFirstEmail(ctx context.Context, ws uuid.UUID, r CheckRequ
 		}
 	case len(leads) == 0:
 		return FirstEmail{}, vibesell.Errorf(vibesell.EINVALID,
-			"The workspace has no imported lead to render the first email for.").Then(vibesell.Next{Do: "Import leads first.", Tool: vibesell.ToolImportLeads})
+			"The workspace has no imported lead to render the first email for.").Then(stepImportLeads)
 	default:
 		lead = leads[0]
 	}
@@ -177,7 +177,7 @@ func checkUnresolved(subject, body Rendered) Finding {
 	f.Status = Fail
 	f.Finding = fmt.Sprintf("This lead has no value for %s, and the sequence gives no fallback.", vibesell.JoinAnd(missing))
 	f.Fix = fmt.Sprintf("Give each a fallback, such as {{%s|there}}, in a new version, to approve again.", strings.Trim(missing[0], "{}"))
-	f.FixBy = []vibesell.Next{{Do: "Save the new version.", Tool: vibesell.ToolSaveSequence}}
+	f.FixBy = []vibesell.Next{stepWrite}
 	return f
 }
 
@@ -382,15 +382,15 @@ func checkCompliance(sender workspace.Sender, e Composed) Finding {
 	if len(missing) > 0 {
 		f.Status = Fail
 		f.Finding = fmt.Sprintf("The workspace has no %s, so the email cannot carry what the law asks of it.", vibesell.JoinAnd(missing))
-		f.Fix = fmt.Sprintf("Ask the person for their %s (it is saved for the whole workspace).", vibesell.JoinAnd(missing))
-		f.FixBy = []vibesell.Next{{Do: fmt.Sprintf("Stage the campaign with %s.", vibesell.JoinAnd(args)), Tool: vibesell.ToolStageCampaign}}
+		f.Fix = fmt.Sprintf("Ask the person for their %s, and stage the campaign with %s (it is saved for the whole workspace).", vibesell.JoinAnd(missing), vibesell.JoinAnd(args))
+		f.FixBy = []vibesell.Next{{Tool: stepStage.Tool}} // the fix says what
 		return f
 	}
 	if !strings.Contains(e.Text, address) || !strings.Contains(e.Text, UnsubscribePreview) || !strings.Contains(e.HTML, html.EscapeString(UnsubscribePreview)) {
 		f.Status = Fail
 		f.Finding = "The composed email lacks the postal address or the unsubscribe link in one of its parts."
 		f.Fix = "This is VibeSell's fault, not the sequence's: tell the person, and report it."
-		f.FixBy = []vibesell.Next{{Do: "Report it.", Tool: vibesell.ToolContactSupport}}
+		f.FixBy = []vibesell.Next{stepReport}
 		return f
 	}
 	f.Status = Pass
@@ -415,11 +415,12 @@ func checkMailbox(mailboxes []Mailbox) Finding {
 	case len(warming) > 0:
 		f.Status, f.Finding = Fail, fmt.Sprintf("No mailbox has finished its warmup yet (%s).", vibesell.JoinAnd(warming))
 		f.Fix = "Wait until the warmup ends."
-		f.FixBy = []vibesell.Next{{Do: "See when each mailbox can send.", Tool: vibesell.ToolGetSendingSetup}}
+		f.FixBy = []vibesell.Next{stepSeeMailboxes}
 	default:
 		f.Status, f.Finding = Fail, "The workspace has no mailbox to send from."
 		f.Fix = "Set up sending first."
-		f.FixBy = []vibesell.Next{{Do: "Choose where the emails go out from.", Tool: vibesell.ToolChooseSendingSource}}
+		f.Fix = ""
+		f.FixBy = []vibesell.Next{stepSetUpSending}
 	}
 	return f
 }

@@ -76,31 +76,27 @@ func (r ContextRows) NextStep(ctx context.Context) *workspace.NextStep {
 	if c := first(Paused, true); c != nil {
 		return &workspace.NextStep{Pressing: true, Why: fmt.Sprintf(
 			"VibeSell paused campaign %s (%q) to protect the mailboxes: %s Tell the person.", c.ID, c.Name, *c.PausedReason),
-			Next: []vibesell.Next{vibesell.Call("If they want it to carry on, ask to resume it, which only they can approve, in the web app.", vibesell.ToolResumeCampaign, "campaign", c.ID)}}
+			Next: []vibesell.Next{stepResume.With("campaign", c.ID)}}
 	}
 	if c := first(Staged, false); c != nil {
 		return &workspace.NextStep{Why: fmt.Sprintf("Campaign %s (%q) is staged, not launched.", c.ID, c.Name), Next: []vibesell.Next{
-			vibesell.Call("Ask for the person's approval to launch it; the answer lists anything still in the way.", vibesell.ToolLaunchCampaign, "campaign", c.ID),
-			vibesell.Call("Or see what is in the way first.", vibesell.ToolGetCampaign, "campaign", c.ID)}}
+			stepLaunch.With("campaign", c.ID), stepSeeCampaign.With("campaign", c.ID)}}
 	}
 	if len(r.Campaigns) > 0 {
 		c := r.Campaigns[0]
 		return &workspace.NextStep{Why: fmt.Sprintf("Campaign %s (%q) is %s.", c.ID, c.Name, CampaignStatusText(ctx, c)), Next: []vibesell.Next{
-			vibesell.Call("See how it is doing (sent, replies, bounces).", vibesell.ToolGetCampaign, "campaign", c.ID)}}
+			stepSeeCampaign.With("campaign", c.ID)}}
 	}
 	switch q := r.Sequence; {
 	case q == nil:
 		return &workspace.NextStep{Why: "No campaign yet.", Next: []vibesell.Next{
-			{Do: "Write the emails (merge fields such as {{first_name|there}}) and show them to the person.", Tool: vibesell.ToolSaveSequence},
-			{Do: "Approve the version they agree to.", Tool: vibesell.ToolApproveSequence},
-			{Do: "Then stage the campaign with the imported leads and ready mailboxes.", Tool: vibesell.ToolStageCampaign}}}
+			stepWrite, stepApprove, stepStage}}
 	case !q.Approved():
 		return &workspace.NextStep{Why: fmt.Sprintf("Sequence %s version %d is not approved yet.", q.ID, q.Version), Next: []vibesell.Next{
-			vibesell.Call("Show the person its steps, and approve that version once they agree.", vibesell.ToolApproveSequence, "sequence", q.ID, "version", q.Version),
-			{Do: "Then stage the campaign.", Tool: vibesell.ToolStageCampaign}}}
+			stepApprove.With("sequence", q.ID, "version", q.Version), stepStage.With("sequence", q.ID)}}
 	}
 	return &workspace.NextStep{Why: fmt.Sprintf("Sequence %s version %d is approved; nothing is sent until a launch is approved.", r.Sequence.ID, r.Sequence.Version), Next: []vibesell.Next{
-		vibesell.Call("Stage the campaign: bind the sequence to the imported leads and ready mailboxes with a schedule.", vibesell.ToolStageCampaign, "sequence", r.Sequence.ID)}}
+		stepStage.With("sequence", r.Sequence.ID)}}
 }
 
 // CampaignStatusText says where a campaign stands, for the assistant:

@@ -63,7 +63,7 @@ func (s *Service) blockers(ctx context.Context, ws uuid.UUID, c Campaign, q Sequ
 	}
 	var out []vibesell.Blocker
 	block := func(what string, next ...vibesell.Next) { out = append(out, vibesell.Blocker{What: what, Next: next}) }
-	restage := func(do string) vibesell.Next { return vibesell.Call(do, vibesell.ToolStageCampaign, "campaign", c.ID) }
+	restage := func(do string) vibesell.Next { n := stepStage.With("campaign", c.ID); n.Do = do; return n }
 	if sender.PostalAddress == "" {
 		block("The workspace has no postal address, which the law asks every cold email to carry.",
 			restage("Ask the person for the postal address, and stage the campaign again with it as postalAddress."))
@@ -109,12 +109,12 @@ func (s *Service) blockers(ctx context.Context, ws uuid.UUID, c Campaign, q Sequ
 		} else {
 			block(fmt.Sprintf("The campaign sends sequence %s version %d, which is not approved, and only the latest version (%d) can be approved now.",
 				q.ID, q.Version, latest.Version),
-				vibesell.Call(fmt.Sprintf("Show the person version %d's steps, and approve it once they agree.", latest.Version), vibesell.ToolApproveSequence, "sequence", q.ID, "version", latest.Version),
+				stepApprove.With("sequence", q.ID, "version", latest.Version),
 				onLatest)
 		}
 	default:
 		block(fmt.Sprintf("Sequence %s version %d is not approved.", q.ID, q.Version),
-			vibesell.Call("Show the person its steps, and approve it once they agree.", vibesell.ToolApproveSequence, "sequence", q.ID, "version", q.Version))
+			stepApprove.With("sequence", q.ID, "version", q.Version))
 	}
 	if len(gone) > 0 {
 		block(fmt.Sprintf("%s %s no longer among the workspace's mailboxes.", vibesell.JoinAnd(gone), pick(len(gone), "is", "are")),
@@ -122,7 +122,7 @@ func (s *Service) blockers(ctx context.Context, ws uuid.UUID, c Campaign, q Sequ
 	}
 	if len(cold) > 0 {
 		block(fmt.Sprintf("Not warm yet: %s. A mailbox sends a campaign only once its warmup is over.", vibesell.JoinAnd(cold)),
-			vibesell.Next{Do: "See when each mailbox is warm.", Tool: vibesell.ToolGetSendingSetup})
+			stepSeeMailboxes)
 	}
 	if len(over) > 0 {
 		block(fmt.Sprintf("The daily cap of %d emails per mailbox is above what %s may send at its warmup stage.", c.Schedule.DailyCap, vibesell.JoinAnd(over)),
@@ -130,7 +130,7 @@ func (s *Service) blockers(ctx context.Context, ws uuid.UUID, c Campaign, q Sequ
 	}
 	if len(leads) == 0 {
 		block("The campaign has no leads.",
-			vibesell.Next{Do: "Import leads.", Tool: vibesell.ToolImportLeads}, restage("Then stage the campaign again."))
+			stepImportLeads, restage("Then stage the campaign again."))
 	}
 	ps, err := parseSteps(q.Steps)
 	if err != nil {
@@ -146,9 +146,8 @@ func (s *Service) blockers(ctx context.Context, ws uuid.UUID, c Campaign, q Sequ
 			}
 		}
 		if lacking > 0 {
-			block(fmt.Sprintf("{{%s}} has no fallback, and %s of %s no value for it.", f, vibesell.Count(lacking), vibesell.Plural(len(leads), "lead has", "leads have")),
-				vibesell.Call(fmt.Sprintf("Give it one (e.g. {{%s|there}}) in a new version of the sequence.", f), vibesell.ToolSaveSequence, "sequence", q.ID),
-				vibesell.Next{Do: "Approve the new version.", Tool: vibesell.ToolApproveSequence},
+			block(fmt.Sprintf("{{%s}} has no fallback, and %s of %s no value for it: give it one, such as {{%s|there}}.", f, vibesell.Count(lacking), vibesell.Plural(len(leads), "lead has", "leads have"), f),
+				stepWrite.With("sequence", q.ID), stepApprove.With("sequence", q.ID),
 				restage("Then stage the campaign again (it takes the latest version)."))
 		}
 	}
@@ -167,7 +166,7 @@ func (s *Service) blockers(ctx context.Context, ws uuid.UUID, c Campaign, q Sequ
 		}
 		if len(failed) > 0 {
 			block(fmt.Sprintf("The first-email check fails: %s.", strings.Join(failed, "; ")),
-				vibesell.Call("See the check and what fixes each finding.", vibesell.ToolCheckFirstEmail, "sequence", q.ID, "version", q.Version))
+				stepCheckFirst.With("sequence", q.ID, "version", q.Version))
 		}
 	}
 	perDay := c.Schedule.DailyCap * len(c.Mailboxes)
@@ -311,7 +310,7 @@ func (s *Service) RequestLaunch(ctx context.Context, ws uuid.UUID, id, requested
 	}
 	if c.Status != Staged {
 		return approvals.Approval{}, false, vibesell.Errorf(vibesell.ECONFLICT, "Campaign %s is %s, not staged: it was launched already.", c.ID, c.Status).Then(
-			vibesell.Call("See where it stands.", vibesell.ToolGetCampaign, "campaign", c.ID))
+			stepSeeCampaign.With("campaign", c.ID))
 	}
 	q, err := s.Sequence(ctx, ws, c.SequenceID, c.SequenceVersion)
 	if err != nil {

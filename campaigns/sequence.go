@@ -262,7 +262,7 @@ func (s *Service) Sequence(ctx context.Context, ws uuid.UUID, id string, version
 	q, err := s.sequence(ctx, s.db, ws, id, version)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Sequence{}, vibesell.Errorf(vibesell.ENOTFOUND, "Sequence %s has no version %d.", id, version).Then(
-			vibesell.Next{Do: "See its versions.", Tool: vibesell.ToolGetCampaign})
+			stepSeeCampaign)
 	}
 	return q, refusalOrWrap(err, "read sequence %s", id)
 }
@@ -292,8 +292,8 @@ func (s *Service) sequence(ctx context.Context, db store.DBTX, ws uuid.UUID, id 
 // after the other).
 func latestVersion(ctx context.Context, db store.DBTX, ws uuid.UUID, id string, lock bool) (Sequence, error) {
 	if !sequenceIDPattern.MatchString(id) {
-		return Sequence{}, vibesell.Errorf(vibesell.ENOTFOUND, "%q is not a sequence id; they look like sq_ and 16 hexadecimal characters.", id).Then(
-			vibesell.Next{Do: "Saving a sequence returns its id.", Tool: vibesell.ToolSaveSequence})
+		return Sequence{}, vibesell.Errorf(vibesell.ENOTFOUND, "%q is not a sequence id; they look like sq_ and 16 hexadecimal characters, and saving the emails returns one.", id).Then(
+			stepWrite)
 	}
 	sql := `SELECT ` + sequenceColumns + ` FROM sequence_versions v WHERE workspace_id = $1 AND sequence_id = $2 ORDER BY version DESC LIMIT 1`
 	if lock {
@@ -301,8 +301,8 @@ func latestVersion(ctx context.Context, db store.DBTX, ws uuid.UUID, id string, 
 	}
 	q, err := scanSequence(db.QueryRow(ctx, sql, ws, id))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Sequence{}, vibesell.Errorf(vibesell.ENOTFOUND, "There is no sequence %s in this workspace.", id).Then(
-			vibesell.Next{Do: "Start one (leave sequence out).", Tool: vibesell.ToolSaveSequence})
+		return Sequence{}, vibesell.Errorf(vibesell.ENOTFOUND, "There is no sequence %s in this workspace; saving the emails without a sequence starts one.", id).Then(
+			stepWrite)
 	}
 	return q, err
 }
