@@ -541,7 +541,7 @@ func TestImport(t *testing.T) {
 		b.seed(t)
 		b.confirm(t, vpSoftwareEurope)
 		_, _, err := b.svc.RequestImport(t.Context(), b.ws.Acme.ID, audience.ImportRequest{Count: 4})
-		want := "The Free plan allows 3 leads this month; 0 in use, so 4 more would go over. The Starter plan allows 2,500 leads for USD 49.00 per month.\n\nNext:\n- Subscribe to the Starter plan. Call start_checkout with {\"plan\":\"starter\"}."
+		want := "The Free plan allows 3 leads this month; 0 in use, so 4 more would go over. The Starter plan allows 2,500 leads for USD 49.00 per month.\n\nNext:\n- Subscribe to the Starter plan. Call start_checkout with plan starter."
 		if d := cmp.Diff([]string{vibesell.EPAYMENTREQUIRED, want}, []string{vibesell.ErrorCode(err), toolkit.ForAssistant(err)}); d != "" {
 			t.Errorf("refusal mismatch (-want +got):\n%s", d)
 		}

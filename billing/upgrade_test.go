@@ -242,7 +242,7 @@ func TestUpgrade(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
 		cases := []struct{ plan, code, says string }{
-			{"growth", vibesell.EINVALID, "no paid subscription to change yet.\n\nNext:\n- Subscribe to the Growth plan. Call start_checkout with {\"plan\":\"growth\"}."},
+			{"growth", vibesell.EINVALID, "no paid subscription to change yet.\n\nNext:\n- Subscribe to the Growth plan. Call start_checkout with plan growth."},
 			{"free", vibesell.ECONFLICT, "already on the Free plan"},
 			{"gold", vibesell.EINVALID, `There is no plan "gold"`},
 		}

@@ -182,7 +182,7 @@ func TestLaunchBlockersAllAtOnce(t *testing.T) {
 		"(5) {{first_name}} has no fallback, and 1 of 3 leads have no value for it",
 		`(6) The first-email check fails: Spam-trigger phrases: "cash", "click here", "free" and "guaranteed"`,
 		// The steps follow, for the assistant as the calls that take them.
-		"- See the first-email check and what fixes each finding. Call check_first_email with {\"sequence\":\"" + saved.Sequence.ID + "\",\"version\":1}.",
+		"- See the first-email check and what fixes each finding. Call check_first_email with sequence " + saved.Sequence.ID + " and version 1.",
 		"1 link, including the link shortener bit.ly",
 		`The subject "FREE LISTS!!!" is mostly capitals`,
 		"(7) A workspace may schedule at most 20 emails a day across its campaigns on this installation; this one would bring it to 60",
@@ -250,8 +250,8 @@ func TestLaunchBlockerOfAnOlderVersionGetsOut(t *testing.T) {
 		return toolkit.ForAssistant(err)
 	}
 	for _, w := range []string{"sends sequence " + q.Sequence.ID + " version 1, which is not approved, and only the latest version (2) can be approved now",
-		"approve it once they agree. Call approve_sequence with {\"sequence\":\"" + q.Sequence.ID + "\",\"version\":2}.\n- Stage the campaign again with the same settings, leaving sequenceVersion out (it takes the latest version). Call stage_campaign with {\"campaign\":\"" + c.Campaign.ID + "\"}."} {
-		if msg := blocker(); !strings.Contains(msg, w) || strings.Contains(msg, "\"version\":1}") {
+		"approve it once they agree. Call approve_sequence with sequence " + q.Sequence.ID + " and version 2.\n- Stage the campaign again with the same settings, leaving sequenceVersion out (it takes the latest version). Call stage_campaign with campaign " + c.Campaign.ID + "."} {
+		if msg := blocker(); !strings.Contains(msg, w) || strings.Contains(msg, "and version 1.") {
 			t.Errorf("the refusal lacks %q (or loops):\n%s", w, msg)
 		}
 	}
@@ -262,7 +262,7 @@ func TestLaunchBlockerOfAnOlderVersionGetsOut(t *testing.T) {
 	if _, err := b.Campaigns.ApproveSequence(ctx, acme, q.Sequence.ID, 2, "ada"); err != nil {
 		t.Fatal(err)
 	}
-	if msg, w := blocker(), "version 2 is the latest and is approved."; !strings.Contains(msg, w) || !strings.Contains(msg, "Call stage_campaign with {\"campaign\":\""+c.Campaign.ID+"\"}.") {
+	if msg, w := blocker(), "version 2 is the latest and is approved."; !strings.Contains(msg, w) || !strings.Contains(msg, "Call stage_campaign with campaign "+c.Campaign.ID+".") {
 		t.Errorf("the refusal lacks %q:\n%s", w, msg)
 	}
 	r.Campaign = c.Campaign.ID
@@ -561,7 +561,7 @@ func TestLaunchHeldToPlan(t *testing.T) {
 	t.Run("asking for another launch is refused for the plan", func(t *testing.T) {
 		third := stage(t, b, b.ws.Acme, campaigns.StageRequest{Name: "Third", Sequence: first.campaign.Campaign.SequenceID, DailyCap: 20})
 		_, _, err := b.Campaigns.RequestLaunch(ctx, acme, third.Campaign.ID, "")
-		want := "The Free plan allows 1 active campaign; 1 in use, so 1 more would go over. The Starter plan allows 5 active campaigns for USD 49.00 per month.\n\nNext:\n- Subscribe to the Starter plan. Call start_checkout with {\"plan\":\"starter\"}."
+		want := "The Free plan allows 1 active campaign; 1 in use, so 1 more would go over. The Starter plan allows 5 active campaigns for USD 49.00 per month.\n\nNext:\n- Subscribe to the Starter plan. Call start_checkout with plan starter."
 		if d := cmp.Diff([]string{vibesell.EPAYMENTREQUIRED, want}, []string{vibesell.ErrorCode(err), toolkit.ForAssistant(err)}); d != "" {
 			t.Errorf("refusal mismatch (-want +got):\n%s", d)
 		}

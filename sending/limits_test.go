@@ -26,7 +26,7 @@ func TestOrderHeldToPlan(t *testing.T) {
 		f := newFixtureHeld(t, sending.Providers{}, 2)
 		f.planned(t, f.a, 90) // three addresses
 		_, _, err := f.svc.RequestOrder(ctx, f.a.ID, "")
-		want := "The Free plan allows 2 mailboxes; 0 in use, so 3 more would go over. The Starter plan allows 15 mailboxes for USD 49.00 per month.\n\nNext:\n- Subscribe to the Starter plan. Call start_checkout with {\"plan\":\"starter\"}."
+		want := "The Free plan allows 2 mailboxes; 0 in use, so 3 more would go over. The Starter plan allows 15 mailboxes for USD 49.00 per month.\n\nNext:\n- Subscribe to the Starter plan. Call start_checkout with plan starter."
 		if d := cmp.Diff([]string{vibesell.EPAYMENTREQUIRED, want}, []string{vibesell.ErrorCode(err), toolkit.ForAssistant(err)}); d != "" {
 			t.Errorf("refusal (-want +got):\n%s", d)
 		}

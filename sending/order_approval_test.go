@@ -145,7 +145,7 @@ func TestOrderApproval(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st.Next.Tool() != vibesell.ToolProposeDomains || !strings.Contains(nextText(st.Next), short) || !strings.Contains(nextText(st.Next), `Call propose_domains with {"count":4}`) {
+		if st.Next.Tool() != vibesell.ToolProposeDomains || !strings.Contains(nextText(st.Next), short) || !strings.Contains(nextText(st.Next), `Call propose_domains with count 4.`) {
 			t.Errorf("next step %s: %q", st.Next.Tool(), nextText(st.Next))
 		}
 		// 3 mailboxes reach 90 of 353 a day; the sizing has 12 on 4 domains.

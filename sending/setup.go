@@ -182,7 +182,7 @@ func pendingOrderSentence(a approvals.Approval) string {
 	if a.Status != approvals.Pending {
 		return fmt.Sprintf("The order was approved (approval %s) and is being placed now.", a.ID)
 	}
-	return fmt.Sprintf("An order was asked for already: the order is waiting for the person's decision (approval %s, %q), in the web app at %s .", a.ID, a.Summary, a.AppURL)
+	return fmt.Sprintf("An order was asked for already: the order is waiting for the person's decision (approval %s, %q), in the web app at %s.", a.ID, a.Summary, vibesell.PersonOpens(a.AppURL))
 }
 
 // pendingOrderStep is the next step while an order approval is open: the

@@ -90,7 +90,7 @@ func TestRefusal(t *testing.T) {
 		"wrapped": {true, 1, "Campaign Spring is already sending. Pause it first.", vibesell.ECONFLICT, nil},
 		// The steps follow the sentence, each as the tool to call and the
 		// arguments the refusal knows.
-		"steps": {true, 1, "Campaign Spring is already sending.\n\nNext:\n- Pause it first. Call pause_campaign with {\"campaign\":\"c_1\"}.\n- Ask the owner.\n- Call get_campaign.", vibesell.ECONFLICT, nil},
+		"steps": {true, 1, "Campaign Spring is already sending.\n\nNext:\n- Pause it first. Call pause_campaign with campaign c_1.\n- Ask the owner.\n- Call get_campaign.", vibesell.ECONFLICT, nil},
 	} {
 		t.Run(mode, func(t *testing.T) {
 			res := b.client.For(t).Call("behave", map[string]any{"mode": mode})

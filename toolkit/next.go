@@ -1,9 +1,13 @@
 package toolkit
 
 import (
-	"encoding/json"
 	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"vibesell"
 )
@@ -12,6 +16,21 @@ import (
 // once, for a person, with the tool that does it beside the sentence
 // ([vibesell.Next]); the text the assistant reads names the tool here, and
 // only here, so that no sentence a person reads carries a tool name.
+
+// argsText writes arguments in prose, by name in a stable order: "sequence
+// sq_1 and version 2"; a text with spaces is quoted so that it reads as one
+// value.
+func argsText(args map[string]any) string {
+	parts := make([]string, 0, len(args))
+	for _, name := range slices.Sorted(maps.Keys(args)) {
+		v := fmt.Sprint(args[name])
+		if s, ok := args[name].(string); ok && (s == "" || strings.ContainsFunc(s, unicode.IsSpace)) {
+			v = strconv.Quote(s)
+		}
+		parts = append(parts, name+" "+v)
+	}
+	return vibesell.JoinAnd(parts)
+}
 
 // RefusalText is a refusal as the assistant reads it: the sentence, then
 // each step as the tool to call and its arguments.
@@ -35,19 +54,15 @@ func StepsText(steps []vibesell.Next) string {
 }
 
 // StepText writes one step for the assistant: what to do, then the call
-// that does it, `Pick other domains. Call propose_domains with
-// {"companyDomain":"acme.com"}.`
+// that does it, "Pick other domains. Call propose_domains with
+// companyDomain acme.com."
 func StepText(n vibesell.Next) string {
 	if n.Tool == "" {
 		return n.Do
 	}
 	call := "Call " + n.Tool
 	if len(n.Args) > 0 {
-		// Keys sorted and values exact: the arguments as they go in the call.
-		args, err := json.Marshal(n.Args)
-		if err == nil {
-			call += " with " + string(args)
-		}
+		call += " with " + argsText(n.Args)
 	}
 	if n.Do == "" {
 		return call + "."

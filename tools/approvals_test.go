@@ -265,7 +265,7 @@ func TestDecideApproval(t *testing.T) {
 			t.Fatalf("a late decision: isError %v, meta %v; want a conflict refusal", res.IsError, res.Meta)
 		}
 		mustContain(t, toolkittest.TextOf(res), "Not recorded: approval "+a.ID+" was already approved by the person (the conversation, relayed by the assistant)",
-			"it is done now", `Call list_pending_approvals with {"approval":"`+a.ID+`"}`)
+			"it is done now", "Call list_pending_approvals with approval "+a.ID+".")
 		if f.executed.Load() != 1 {
 			t.Errorf("after a late decision: executed %d times", f.executed.Load())
 		}
