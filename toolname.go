@@ -1,9 +1,12 @@
 package vibesell
 
-// The 39 tool names: a public contract (shared/DESIGN.md), never renamed.
-// They are declared once, here, because features name the next tool to
-// call in what they write for the assistant, and the catalog (tools/)
-// defines each tool under the same constant.
+// The 39 tool names: a public contract, never renamed (an assistant and
+// the connectors people set up call them by name; the snapshots in
+// tools/testdata/toolsnaps/ fail on any change, see README.md). They are
+// declared once, here, because a feature names the tool that takes a
+// next step in a [Next] (never in a sentence: the toolkit writes the call
+// for the assistant, the web app a link for a person), and the catalog
+// (tools/) defines each tool under the same constant.
 const (
 	ToolGetWorkspaceContext = "get_workspace_context"
 	ToolRemember            = "remember"
@@ -56,12 +59,12 @@ const (
 	ToolUpgradePlan        = "upgrade_plan"
 )
 
-// The bounds of every tool result (shared/DESIGN.md), whatever the
-// workspace holds: hosts cut or drop results larger than this. A list a
-// tool returns is therefore paged or summarised, never whole; the toolkit
-// refuses to send a result over either bound (an internal failure under a
-// ref, so a list that grows without bound fails loudly in tests), and
-// toolkittest checks every result it sees against them.
+// The bounds of every tool result, whatever the workspace holds: hosts cut
+// or drop results larger than this. A list a tool returns is therefore
+// paged or summarised, never whole; the toolkit refuses to send a result
+// over either bound (an internal failure under a ref, so a list that grows
+// without bound fails loudly in tests), and toolkittest checks every
+// result it sees against them.
 const (
 	// MaxResultText is the most characters (Unicode code points) of a
 	// result's text.

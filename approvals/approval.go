@@ -264,7 +264,8 @@ func (s *Service) executor(action string) (Executor, bool) {
 // workspace (including one of another workspace).
 func errNotFound(id string) error {
 	return vibesell.Errorf(vibesell.ENOTFOUND,
-		"There is no approval %s in this workspace. Call %s to see the approvals waiting for a decision.", id, vibesell.ToolListPendingApprovals)
+		"There is no approval %s in this workspace.", id).Then(
+		vibesell.Next{Do: "See the approvals waiting for a decision.", Tool: vibesell.ToolListPendingApprovals})
 }
 
 // newID returns "ap_" and 16 lowercase hex characters.

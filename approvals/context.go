@@ -71,31 +71,34 @@ func (s *Service) waitingNow(ctx context.Context, read []Approval) (Waiting, *wo
 	if len(w) == 0 {
 		return w, nil
 	}
-	return w, &workspace.NextStep{Tool: "", Why: waitingStep(ctx, w), Pressing: true}
+	return w, waitingStep(ctx, w)
 }
 
 // waitingStep tells the assistant which decisions wait and where each is
-// taken.
-func waitingStep(ctx context.Context, w Waiting) string {
+// taken: the person's step first, in the web app or the card.
+func waitingStep(ctx context.Context, w Waiting) *workspace.NextStep {
 	var b strings.Builder
-	others := fmt.Sprintf("; and %d more, which %s lists", len(w)-namedWaiting, vibesell.ToolListPendingApprovals)
+	others := fmt.Sprintf("; and %d more", len(w)-namedWaiting)
 	switch {
 	case len(w) == 1:
 		b.WriteString("An approval is waiting for the person's decision: ")
 	case len(w) > maxWaiting:
 		fmt.Fprintf(&b, "More than %d approvals are waiting for the person's decision, the oldest first: ", maxWaiting)
-		others = "; and more, which " + vibesell.ToolListPendingApprovals + " lists"
+		others = "; and more"
 	default:
 		fmt.Fprintf(&b, "%s are waiting for the person's decision: ", vibesell.Plural(len(w), "approval", "approvals"))
 	}
 	var each []string
+	relayed := false
 	for _, a := range w[:min(len(w), namedWaiting)] {
-		where := fmt.Sprintf("the person can decide in the card, in the conversation (%s) or in the web app at %s", vibesell.ToolDecideApproval, vibesell.PersonOpens(a.AppURL))
+		where := "the person can decide in the card, in the conversation or in the web app at " + vibesell.PersonOpens(a.AppURL)
 		switch {
 		case !a.DecideHere:
 			where = "only a signed-in person can approve it, in the web app at " + vibesell.PersonOpens(a.AppURL)
 		case a.ClickedOnly:
-			where = "the workspace wants it decided by the person's own click, in the card or in the web app at " + vibesell.PersonOpens(a.AppURL) + "; a decision passed on through " + vibesell.ToolDecideApproval + " is refused"
+			where = "the workspace wants it decided by the person's own click, in the card or in the web app at " + vibesell.PersonOpens(a.AppURL) + "; a decision passed on from the conversation is refused"
+		default:
+			relayed = true
 		}
 		each = append(each, fmt.Sprintf("%s (%s; expires %s): %s", a.ID, strings.TrimSuffix(a.Summary, "."), vibesell.FormatTimeFor(ctx, a.ExpiresAt), where))
 	}
@@ -103,6 +106,12 @@ func waitingStep(ctx context.Context, w Waiting) string {
 	if len(w) > namedWaiting {
 		b.WriteString(others)
 	}
-	fmt.Fprintf(&b, ". Give the person the link and wait for their decision; do not ask for the same action again. %s shows the outcome once they have decided.", vibesell.ToolListPendingApprovals)
-	return b.String()
+	b.WriteString(".")
+	step := &workspace.NextStep{Why: b.String(), Pressing: true,
+		Next: []vibesell.Next{{Do: "Give the person the link and wait for their decision; do not ask for the same action again."}}}
+	if relayed {
+		step.Next = append(step.Next, vibesell.Next{Do: "Pass on a decision the person gives in the conversation.", Tool: vibesell.ToolDecideApproval})
+	}
+	step.Next = append(step.Next, vibesell.Next{Do: "See the outcome once they have decided, and every approval waiting.", Tool: vibesell.ToolListPendingApprovals})
+	return step
 }

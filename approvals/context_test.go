@@ -12,6 +12,7 @@ import (
 
 	"vibesell"
 	"vibesell/approvals"
+	"vibesell/toolkit"
 	"vibesell/workspace"
 )
 
@@ -32,7 +33,10 @@ func TestContextNamesTheApprovalsWaiting(t *testing.T) {
 		if !ok {
 			t.Fatal("the approvals contributed no view")
 		}
-		return waiting, c.NextStep
+		// The step as the assistant reads it: why, then the calls.
+		next := c.NextStep
+		next.Why, next.Next = toolkit.GuidanceText(next.Why, next.Next), nil
+		return waiting, next
 	}
 
 	t.Run("nothing waiting", func(t *testing.T) {
@@ -40,8 +44,8 @@ func TestContextNamesTheApprovalsWaiting(t *testing.T) {
 		if d := cmp.Diff([]string(nil), idsOf(waiting)); d != "" {
 			t.Errorf("waiting mismatch (-want +got):\n%s", d)
 		}
-		if next.Pressing || next.Tool != vibesell.ToolSaveOffer {
-			t.Errorf("with nothing waiting, next %s (pressing %v), want %s, not pressing", next.Tool, next.Pressing, vibesell.ToolSaveOffer)
+		if next.Pressing || !strings.Contains(next.Why, "Call "+vibesell.ToolSaveOffer+".") {
+			t.Errorf("with nothing waiting, next %s (pressing %v), want %s, not pressing", next.Why, next.Pressing, vibesell.ToolSaveOffer)
 		}
 	})
 
@@ -53,7 +57,8 @@ func TestContextNamesTheApprovalsWaiting(t *testing.T) {
 		}
 		want := workspace.NextStep{Pressing: true, Why: "An approval is waiting for the person's decision: " + paid.ID +
 			" (Order 2 anvil; expires " + vibesell.FormatTime(paid.ExpiresAt) + "): only a signed-in person can approve it, in the web app at " + paid.AppURL +
-			" (only the person opens it). Give the person the link and wait for their decision; do not ask for the same action again. list_pending_approvals shows the outcome once they have decided."}
+			" (only the person opens it). Give the person the link and wait for their decision; do not ask for the same action again." +
+			" See the outcome once they have decided, and every approval waiting. Call list_pending_approvals."}
 		if diff := cmp.Diff(want, next); diff != "" {
 			t.Errorf("next step (-want +got):\n%s", diff)
 		}
@@ -62,7 +67,7 @@ func TestContextNamesTheApprovalsWaiting(t *testing.T) {
 	free := e.open(t, e.a.ID, "rocket", true)
 	t.Run("two waiting, one decidable here", func(t *testing.T) {
 		_, next := read(t, e.a)
-		for _, w := range []string{"2 approvals are waiting", paid.ID, free.ID, "in the card, in the conversation (decide_approval) or in the web app at " + free.AppURL} {
+		for _, w := range []string{"2 approvals are waiting", paid.ID, free.ID, "in the card, in the conversation or in the web app at " + free.AppURL, "Call decide_approval."} {
 			if !strings.Contains(next.Why, w) {
 				t.Errorf("the next step lacks %q:\n%s", w, next.Why)
 			}
@@ -103,14 +108,14 @@ func TestContextNamesTheApprovalsWaiting(t *testing.T) {
 func TestContextNamesAFewOfManyApprovalsWaiting(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
-	why := e.nextStepWhy(0)
+	why := e.nextStepText(0)
 	var opened []approvals.Approval
 	for i := range 5 {
 		opened = append(opened, e.open(t, e.a.ID, fmt.Sprint("anvil ", i), false))
 		e.clock.Advance(time.Second)
 	}
 	got := why(t)
-	for _, w := range []string{"5 approvals are waiting", opened[0].ID, opened[2].ID, "; and 2 more, which list_pending_approvals lists."} {
+	for _, w := range []string{"5 approvals are waiting", opened[0].ID, opened[2].ID, "; and 2 more.", "every approval waiting. Call list_pending_approvals."} {
 		if !strings.Contains(got, w) {
 			t.Errorf("the next step lacks %q:\n%s", w, got)
 		}
@@ -121,7 +126,7 @@ func TestContextNamesAFewOfManyApprovalsWaiting(t *testing.T) {
 	for i := range 20 {
 		e.open(t, e.a.ID, fmt.Sprint("rocket ", i), false)
 	}
-	if got := why(t); !strings.HasPrefix(got, "More than 20 approvals are waiting") || !strings.Contains(got, "; and more, which list_pending_approvals lists.") {
+	if got := why(t); !strings.HasPrefix(got, "More than 20 approvals are waiting") || !strings.Contains(got, "; and more.") || !strings.Contains(got, "Call list_pending_approvals.") {
 		t.Errorf("with 25 waiting, the next step says:\n%s", got)
 	}
 }
@@ -135,10 +140,11 @@ func idsOf(w approvals.Waiting) []string {
 	return ids
 }
 
-// contexts returns a reader of a workspace's context with the approvals'
-// part, keeping keep contexts between reads.
+// contexts returns a reader of workspace contexts made of the approvals'
+// part alone, keeping keep contexts between reads.
 func (e *env) contexts(keep int) func(t *testing.T, ws uuid.UUID) workspace.Context {
-	r := workspace.NewContextReader(workspace.ContextReaderDeps{Workspaces: workspace.New(workspace.Deps{DB: e.pool, Clock: e.clock}), Kept: keep, Parts: []workspace.Part{e.svc.ContextPart()}})
+	r := workspace.NewContextReader(workspace.ContextReaderDeps{Workspaces: workspace.New(workspace.Deps{DB: e.pool, Clock: e.clock}),
+		Kept: keep, Parts: []workspace.Part{e.svc.ContextPart()}})
 	return func(t *testing.T, ws uuid.UUID) workspace.Context {
 		t.Helper()
 		c, err := r.Read(context.Background(), ws)
@@ -149,12 +155,13 @@ func (e *env) contexts(keep int) func(t *testing.T, ws uuid.UUID) workspace.Cont
 	}
 }
 
-// nextStepWhy returns a reader of why Acme's context names its next step,
-// keeping keep contexts between reads.
-func (e *env) nextStepWhy(keep int) func(t *testing.T) string {
+// nextStepText returns a reader of Acme's next step as the assistant reads
+// it (why, then the calls), keeping keep contexts between reads.
+func (e *env) nextStepText(keep int) func(t *testing.T) string {
 	read := e.contexts(keep)
 	return func(t *testing.T) string {
 		t.Helper()
-		return read(t, e.a.ID).NextStep.Why
+		c := read(t, e.a.ID)
+		return toolkit.GuidanceText(c.NextStep.Why, c.NextStep.Next)
 	}
 }

@@ -320,9 +320,10 @@ func errNotTaken(ctx context.Context, a Approval) error {
 		word = "rejected"
 	}
 	return vibesell.Errorf(vibesell.ECONFLICT,
-		"Not recorded: approval %s was already %s by %s (%s) on %s, and that first decision stands; it is %s now. Call %s with approval %q to read its outcome, and tell the person.",
+		"Not recorded: approval %s was already %s by %s (%s) on %s, and that first decision stands; it is %s now.",
 		a.ID, word, deref(a.DecidedBy), ViaLabels.Of(deref(a.DecidedVia)), vibesell.FormatTimeFor(ctx, *a.DecidedAt),
-		strings.ToLower(StatusLabels.Of(string(a.Status))), vibesell.ToolListPendingApprovals, a.ID)
+		strings.ToLower(StatusLabels.Of(string(a.Status)))).Then(
+		vibesell.Call("Read its outcome, and tell the person.", vibesell.ToolListPendingApprovals, "approval", a.ID))
 }
 
 func deref(s *string) string {

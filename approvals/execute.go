@@ -163,7 +163,7 @@ func (s *Service) Execute(ctx context.Context, ws uuid.UUID, id string, attempt,
 		}
 		if err := ex.Check(ctx, exn); err != nil {
 			if vibesell.ErrorCode(err) != vibesell.EINTERNAL {
-				return s.finish(ctx, a, "approved", NotDone, "not_done", "Not carried out: "+vibesell.ErrorMessage(err))
+				return s.finish(ctx, a, "approved", NotDone, "not_done", "Not carried out: "+vibesell.ErrorForPerson(err))
 			}
 			if lastAttempt {
 				return s.finishFailed(ctx, a, resumed, err)
@@ -196,7 +196,7 @@ func (s *Service) Execute(ctx context.Context, ws uuid.UUID, id string, attempt,
 	case err == nil:
 		return s.finish(ctx, a, "executing", Done, "done", text)
 	case vibesell.ErrorCode(err) != vibesell.EINTERNAL:
-		return s.finish(ctx, a, "executing", NotDone, "not_done", "Not carried out: "+vibesell.ErrorMessage(err))
+		return s.finish(ctx, a, "executing", NotDone, "not_done", "Not carried out: "+vibesell.ErrorForPerson(err))
 	case lastAttempt:
 		return s.finishFailed(ctx, a, true, err)
 	}

@@ -14,9 +14,9 @@ func TestContextSaysTheClickOnlyRule(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	e := setup(t)
-	next := e.nextStepWhy(10)
+	next := e.nextStepText(10)
 	free := e.open(t, e.a.ID, "rocket", true)
-	if why := next(t); !strings.Contains(why, "in the conversation (decide_approval)") {
+	if why := next(t); !strings.Contains(why, "in the conversation or in the web app") || !strings.Contains(why, "Call decide_approval.") {
 		t.Fatalf("without the rule, the context says:\n%s", why)
 	}
 	if _, err := e.pool.Exec(ctx, `INSERT INTO approval_policies (workspace_id, action, set_by, set_at) VALUES ($1, $2, 'ada@acme.test', now())`,
@@ -25,7 +25,7 @@ func TestContextSaysTheClickOnlyRule(t *testing.T) {
 	}
 	why := next(t)
 	if !strings.Contains(why, "the workspace wants it decided by the person's own click, in the card or in the web app at "+free.AppURL+
-		" (only the person opens it); a decision passed on through decide_approval is refused") || strings.Contains(why, "in the conversation") {
+		" (only the person opens it); a decision passed on from the conversation is refused") || strings.Contains(why, "in the conversation") || strings.Contains(why, "decide_approval") {
 		t.Errorf("with the rule, the context says:\n%s", why)
 	}
 }

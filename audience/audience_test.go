@@ -22,6 +22,7 @@ import (
 	"vibesell/billing"
 	"vibesell/billing/billingtest"
 	"vibesell/store/storetest"
+	"vibesell/toolkit"
 	"vibesell/workspace/workspacetest"
 )
 
@@ -543,14 +544,16 @@ func TestImport(t *testing.T) {
 		b.seed(t)
 		b.confirm(t, vpSoftwareEurope)
 		_, _, err := b.svc.RequestImport(t.Context(), b.ws.Acme.ID, audience.ImportRequest{Count: 4})
-		want := `The Free plan allows 3 leads this month; 0 in use, so 4 more would go over. The Starter plan allows 2,500 leads for USD 49.00 per month: subscribe with start_checkout (plan "starter").`
-		if d := cmp.Diff([]string{vibesell.EPAYMENTREQUIRED, want}, []string{vibesell.ErrorCode(err), vibesell.ErrorMessage(err)}); d != "" {
+		want := "The Free plan allows 3 leads this month; 0 in use, so 4 more would go over. The Starter plan allows 2,500 leads for USD 49.00 per month.\n\nNext:\n- Subscribe to the Starter plan. Call start_checkout with plan starter."
+		if d := cmp.Diff([]string{vibesell.EPAYMENTREQUIRED, want}, []string{vibesell.ErrorCode(err), toolkit.ForAssistant(err)}); d != "" {
 			t.Errorf("refusal mismatch (-want +got):\n%s", d)
 		}
-		// Asked for in the web app, it speaks to the person.
+		// Asked for in the web app, the same refusal speaks to the person:
+		// its sentence and its step, which the web app links to the
+		// billing page, name no tool.
 		_, _, err = b.svc.RequestImport(t.Context(), b.ws.Acme.ID, audience.ImportRequest{Count: 4, RequestedVia: approvals.ViaWeb})
-		want = `The Free plan allows 3 leads this month; 0 in use, so 4 more would go over. The Starter plan allows 2,500 leads for USD 49.00 per month: change plan on the billing page, https://vibesell.example.test/app/billing .`
-		if d := cmp.Diff([]string{vibesell.EPAYMENTREQUIRED, want}, []string{vibesell.ErrorCode(err), vibesell.ErrorMessage(err)}); d != "" {
+		want = `The Free plan allows 3 leads this month; 0 in use, so 4 more would go over. The Starter plan allows 2,500 leads for USD 49.00 per month. Subscribe to the Starter plan.`
+		if d := cmp.Diff([]string{vibesell.EPAYMENTREQUIRED, want}, []string{vibesell.ErrorCode(err), vibesell.ErrorForPerson(err)}); d != "" {
 			t.Errorf("refusal in the web app mismatch (-want +got):\n%s", d)
 		}
 	})

@@ -83,13 +83,10 @@ func (im Import) Skipped() []string {
 // calendar month; billing's (billing.Service.Limit(billing.Leads)) is
 // one, wired in cmd/server as [Deps].LeadLimit.
 type LeadLimit interface {
-	// Check refuses (EPAYMENTREQUIRED, written for the assistant: the
-	// limit, the usage and the way up) when the plan does not allow n
-	// more leads this month.
+	// Check refuses (EPAYMENTREQUIRED: the limit, the usage, and the
+	// plan to change to as its step) when the plan does not allow n more
+	// leads this month.
 	Check(ctx context.Context, ws uuid.UUID, n int) error
-	// CheckForPerson refuses the same way, written for a person (an
-	// import asked for in the web app).
-	CheckForPerson(ctx context.Context, ws uuid.UUID, n int) error
 	// Describe writes for a person what n more leads use of the plan.
 	Describe(ctx context.Context, ws uuid.UUID, n int) (string, error)
 	// Left holds the workspace's plan locked until tx ends and says how
@@ -168,11 +165,12 @@ func (s *Service) RequestImport(ctx context.Context, ws uuid.UUID, r ImportReque
 	}
 	if p.Available == 0 {
 		return approvals.Approval{}, false, vibesell.Errorf(vibesell.EINVALID,
-			"No contact can be imported: %s the target, and %s. Widen the filters with %s (then confirm them again).",
-			vibesell.Plural(p.Matched, "contact matches", "contacts match"), vibesell.JoinAnd(subtractions(p, *t.Filters, true)), vibesell.ToolSaveTargetFilters)
+			"No contact can be imported: %s the target, and %s.",
+			vibesell.Plural(p.Matched, "contact matches", "contacts match"), vibesell.JoinAnd(subtractions(p, *t.Filters, true))).Then(
+			vibesell.Next{Do: "Widen the filters, then confirm them again.", Tool: vibesell.ToolSaveTargetFilters})
 	}
 	n := min(r.Count, p.Available)
-	planLine, err := s.checkPlan(ctx, ws, n, r.RequestedVia)
+	planLine, err := s.checkPlan(ctx, ws, n)
 	if err != nil {
 		return approvals.Approval{}, false, err
 	}
@@ -206,18 +204,13 @@ func (s *Service) importImpact(what string, items []string) approvals.Impact {
 }
 
 // checkPlan refuses n more leads when the plan does not allow them this
-// month (in a person's words when asked for in the web app), and
-// otherwise writes what they use of it for the impact; "" when imports
-// are not limited.
-func (s *Service) checkPlan(ctx context.Context, ws uuid.UUID, n int, via string) (string, error) {
+// month, and otherwise writes what they use of it for the impact; "" when
+// imports are not limited.
+func (s *Service) checkPlan(ctx context.Context, ws uuid.UUID, n int) (string, error) {
 	if s.limit == nil {
 		return "", nil
 	}
-	check := s.limit.Check
-	if via == approvals.ViaWeb {
-		check = s.limit.CheckForPerson
-	}
-	if err := check(ctx, ws, n); err != nil {
+	if err := s.limit.Check(ctx, ws, n); err != nil {
 		return "", err
 	}
 	return s.limit.Describe(ctx, ws, n)
@@ -311,8 +304,8 @@ func (a importAction) Check(ctx context.Context, ex approvals.Execution) error {
 		}
 		if u.CheckedAt == nil || d.CheckedAt == nil || !u.CheckedAt.Equal(*d.CheckedAt) {
 			return vibesell.Errorf(vibesell.ECONFLICT,
-				"the uploaded file was checked again with another mapping after this import was approved, so nothing was imported. Call %s again with upload %s.",
-				vibesell.ToolImportLeads, d.Upload)
+				"the uploaded file was checked again with another mapping after this import was approved, so nothing was imported.").Then(
+				vibesell.Call("Ask for the import of the file again.", vibesell.ToolImportLeads, "upload", d.Upload))
 		}
 		return nil
 	}
@@ -322,8 +315,9 @@ func (a importAction) Check(ctx context.Context, ex approvals.Execution) error {
 	}
 	if !t.Confirmed() || t.FiltersVersion != d.FiltersVersion || !reflect.DeepEqual(*t.Filters, d.Filters) {
 		return vibesell.Errorf(vibesell.ECONFLICT,
-			"the target's filters changed after this import was approved, so nothing was imported. Confirm the target again (%s), then call %s again.",
-			vibesell.ToolConfirmTarget, vibesell.ToolImportLeads)
+			"the target's filters changed after this import was approved, so nothing was imported.").Then(
+			vibesell.Next{Do: "Confirm the target again.", Tool: vibesell.ToolConfirmTarget},
+			vibesell.Next{Do: "Ask for the import again.", Tool: vibesell.ToolImportLeads})
 	}
 	return nil
 }

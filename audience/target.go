@@ -281,7 +281,8 @@ func (s *Service) Confirm(ctx context.Context, ws uuid.UUID, version int) (Targe
 			return err
 		}
 		if t.Filters == nil {
-			return vibesell.Errorf(vibesell.EINVALID, "There are no filters to confirm yet: save them with %s first.", vibesell.ToolSaveTargetFilters)
+			return vibesell.Errorf(vibesell.EINVALID, "There are no filters to confirm yet.").Then(
+				vibesell.Next{Do: "Save the target's filters first.", Tool: vibesell.ToolSaveTargetFilters})
 		}
 		if version > t.FiltersVersion || version < 1 {
 			// Not a change since: a version that never was.
@@ -321,15 +322,17 @@ func (s *Service) confirmedFilters(ctx context.Context, db store.DBTX, ws uuid.U
 	switch {
 	case t.Filters == nil:
 		return Target{}, vibesell.Errorf(vibesell.EINVALID,
-			"There is no target to count yet: save the filters with %s and confirm them with %s first.", vibesell.ToolSaveTargetFilters, vibesell.ToolConfirmTarget)
+			"There is no target to count yet.").Then(
+			vibesell.Next{Do: "Save the target's filters.", Tool: vibesell.ToolSaveTargetFilters},
+			vibesell.Next{Do: "Confirm them once the person agrees.", Tool: vibesell.ToolConfirmTarget})
 	case !t.Confirmed():
 		why := "are not confirmed yet"
 		if t.ConfirmedVersion != nil {
 			why = fmt.Sprintf("changed after they were confirmed (version %d confirmed, version %d now)", *t.ConfirmedVersion, t.FiltersVersion)
 		}
 		return Target{}, vibesell.Errorf(vibesell.EINVALID,
-			"The target's filters %s: show the person the filters (%s) and call %s with version %d once they agree.",
-			why, t.Filters.Describe(), vibesell.ToolConfirmTarget, t.FiltersVersion)
+			"The target's filters %s: %s.", why, t.Filters.Describe()).Then(
+			vibesell.Call("Confirm the filters once the person agrees with them.", vibesell.ToolConfirmTarget, "filtersVersion", t.FiltersVersion))
 	}
 	return t, nil
 }

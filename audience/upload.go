@@ -609,7 +609,7 @@ func (s *Service) requestUploadImport(ctx context.Context, ws uuid.UUID, r Impor
 	if r.Count > 0 {
 		n = min(n, r.Count)
 	}
-	planLine, err := s.checkPlan(ctx, ws, n, r.RequestedVia)
+	planLine, err := s.checkPlan(ctx, ws, n)
 	if err != nil {
 		return approvals.Approval{}, false, err
 	}

@@ -126,8 +126,8 @@ func (s *Service) unknownPlan(id string) error {
 	for _, p := range s.cfg.Plans {
 		ids = append(ids, p.ID)
 	}
-	return vibesell.Errorf(vibesell.EINVALID, "There is no plan %q. The plans are %s; get_plans_and_billing lists them with their prices and limits.",
-		id, vibesell.JoinAnd(ids))
+	return vibesell.Errorf(vibesell.EINVALID, "There is no plan %q. The plans are %s.", id, vibesell.JoinAnd(ids)).Then(
+		vibesell.Next{Do: "See the plans with their prices and limits.", Tool: vibesell.ToolGetPlansAndBilling})
 }
 
 // Account is a workspace's billing as recorded.

@@ -23,6 +23,7 @@ import (
 	"vibesell/billing/billingtest"
 	"vibesell/store"
 	"vibesell/store/storetest"
+	"vibesell/toolkit"
 	"vibesell/workspace/workspacetest"
 )
 
@@ -408,15 +409,15 @@ func TestLimits(t *testing.T) {
 		b := setup(t)
 		b.mailboxes[b.ws.Acme.ID] = 2
 		err := pgx.BeginFunc(ctx, b.pool, func(tx pgx.Tx) error { return b.billing.Use(ctx, tx, b.ws.Acme.ID, billing.Mailboxes, 3) })
-		want := `The Free plan allows 3 mailboxes; 2 in use, so 3 more would go over. The Starter plan allows 15 mailboxes for USD 49.00 per month: subscribe with start_checkout (plan "starter").`
-		if vibesell.ErrorCode(err) != vibesell.EPAYMENTREQUIRED || vibesell.ErrorMessage(err) != want {
+		want := "The Free plan allows 3 mailboxes; 2 in use, so 3 more would go over. The Starter plan allows 15 mailboxes for USD 49.00 per month.\n\nNext:\n- Subscribe to the Starter plan. Call start_checkout with plan starter."
+		if vibesell.ErrorCode(err) != vibesell.EPAYMENTREQUIRED || toolkit.ForAssistant(err) != want {
 			t.Fatalf("got %v\nwant %s", err, want)
 		}
 		b.subscribe(t, b.ws.Acme.ID, "starter")
 		b.mailboxes[b.ws.Acme.ID] = 14
 		err = pgx.BeginFunc(ctx, b.pool, func(tx pgx.Tx) error { return b.billing.Use(ctx, tx, b.ws.Acme.ID, billing.Mailboxes, 2) })
-		want = `The Starter plan allows 15 mailboxes; 14 in use, so 2 more would go over. The Growth plan allows 45 mailboxes for USD 149.00 per month: change plan with upgrade_plan (plan "growth").`
-		if vibesell.ErrorMessage(err) != want {
+		want = "The Starter plan allows 15 mailboxes; 14 in use, so 2 more would go over. The Growth plan allows 45 mailboxes for USD 149.00 per month.\n\nNext:\n- Change to the Growth plan. Call upgrade_plan with plan growth."
+		if toolkit.ForAssistant(err) != want {
 			t.Fatalf("got %v\nwant %s", err, want)
 		}
 	})

@@ -54,7 +54,8 @@ func (s *Service) StartCheckout(ctx context.Context, ws uuid.UUID, planID string
 	}
 	if plan.Free() {
 		return Checkout{}, vibesell.Errorf(vibesell.EINVALID,
-			"The %s plan needs no checkout: a workspace is on it whenever it has no paid subscription. To leave a paid plan, call upgrade_plan with plan %q.", plan.Name, plan.ID)
+			"The %s plan needs no checkout: a workspace is on it whenever it has no paid subscription.", plan.Name).Then(
+			vibesell.Call(fmt.Sprintf("To leave a paid plan, change to the %s plan.", plan.Name), vibesell.ToolUpgradePlan, "plan", plan.ID))
 	}
 	var out Checkout
 	var account Account

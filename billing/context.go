@@ -17,9 +17,9 @@ func (s *Service) ContextPart() workspace.Part {
 			return sum, nil
 		}
 		return sum, &workspace.NextStep{
-			Tool: vibesell.ToolOpenBillingPortal,
-			Why: fmt.Sprintf("A payment for the %s plan failed on %s and is still unpaid (Stripe is retrying; if it keeps failing the workspace falls back to the %s plan's limits). Call %s and give the person the link to update their card; only they open it.",
-				sum.Plan.Name, vibesell.FormatTimeFor(ctx, *sum.PaymentFailedAt), s.freePlan().Name, vibesell.ToolOpenBillingPortal),
+			Why: fmt.Sprintf("A payment for the %s plan failed on %s and is still unpaid (Stripe is retrying; if it keeps failing the workspace falls back to the %s plan's limits).",
+				sum.Plan.Name, vibesell.FormatTimeFor(ctx, *sum.PaymentFailedAt), s.freePlan().Name),
+			Next:     []vibesell.Next{{Do: "Give the person the link to the billing portal to update their card; only they open it.", Tool: vibesell.ToolOpenBillingPortal}},
 			Pressing: true,
 		}
 	})

@@ -136,10 +136,6 @@ func (s *Service) counted(ctx context.Context, db store.DBTX, ws uuid.UUID, m Me
 //
 // Refusals: EPAYMENTREQUIRED with the limit, the usage and the way up.
 func (s *Service) Use(ctx context.Context, tx pgx.Tx, ws uuid.UUID, m Metric, n int) error {
-	return s.use(ctx, tx, ws, m, n, forAssistant)
-}
-
-func (s *Service) use(ctx context.Context, tx pgx.Tx, ws uuid.UUID, m Metric, n int, reader reader) error {
 	if n <= 0 {
 		return nil
 	}
@@ -150,7 +146,7 @@ func (s *Service) use(ctx context.Context, tx pgx.Tx, ws uuid.UUID, m Metric, n 
 	plan := s.planOf(account)
 	limit := plan.Limits.of(m)
 	if used+n > limit {
-		return s.overLimit(account, plan, m, used, n, limit, reader)
+		return s.overLimit(account, plan, m, used, n, limit)
 	}
 	if m.counted(s.meters) {
 		if _, err := tx.Exec(ctx, `INSERT INTO billing_usage AS u (workspace_id, metric, period, used) VALUES ($1, $2, $3, $4)
@@ -198,12 +194,8 @@ func (s *Service) lockUsage(ctx context.Context, tx pgx.Tx, ws uuid.UUID, m Metr
 // asked to approve something the plan would not allow. It is only a
 // forecast; the transaction that uses must still call [Service.Use].
 //
-// Refusals: EPAYMENTREQUIRED, worded as Use's.
+// Refusals: EPAYMENTREQUIRED, as Use's.
 func (s *Service) Check(ctx context.Context, ws uuid.UUID, m Metric, n int) error {
-	return s.check(ctx, ws, m, n, forAssistant)
-}
-
-func (s *Service) check(ctx context.Context, ws uuid.UUID, m Metric, n int, r reader) error {
 	if n <= 0 {
 		return nil
 	}
@@ -225,28 +217,20 @@ func (s *Service) check(ctx context.Context, ws uuid.UUID, m Metric, n int, r re
 	}
 	plan := s.planOf(account)
 	if limit := plan.Limits.of(m); used+n > limit {
-		return s.overLimit(account, plan, m, used, n, limit, r)
+		return s.overLimit(account, plan, m, used, n, limit)
 	}
 	return nil
 }
 
-// reader is who reads a refusal: the assistant (it names the tool that
-// changes the plan) or a person (the approval's outcome in the web app:
-// the billing page instead).
-type reader bool
-
-const (
-	forAssistant reader = false
-	forPerson    reader = true
-)
-
-// overLimit writes the refusal: the limit, the usage and the way up.
-func (s *Service) overLimit(a Account, plan Plan, m Metric, used, n, limit int, r reader) error {
+// overLimit writes the refusal: the limit, the usage and the way up, the
+// plan to change to as its step (the assistant's tool, the person's
+// billing page).
+func (s *Service) overLimit(a Account, plan Plan, m Metric, used, n, limit int) error {
 	period := ""
 	if m.monthly() {
 		period = " this month"
 	}
-	msg := fmt.Sprintf("The %s plan allows %s%s; %s in use, so %s more would go over.",
+	refusal := vibesell.Errorf(vibesell.EPAYMENTREQUIRED, "The %s plan allows %s%s; %s in use, so %s more would go over.",
 		plan.Name, m.noun(limit), period, vibesell.Count(used), vibesell.Count(n))
 	var up *Plan
 	for _, p := range s.cfg.Plans {
@@ -257,22 +241,19 @@ func (s *Service) overLimit(a Account, plan Plan, m Metric, used, n, limit int, 
 	}
 	switch {
 	case !s.Configured():
-		msg += " Billing is not configured on this server: whoever runs it can raise the limits."
-	case up == nil && r == forPerson:
-		msg += " No plan allows that many; contact support to talk about more."
+		refusal.Message += " Billing is not configured on this server: whoever runs it can raise the limits."
 	case up == nil:
-		msg += fmt.Sprintf(" No plan allows that many; contact support (%s) to talk about more.", vibesell.ToolContactSupport)
-	case r == forPerson:
-		msg += fmt.Sprintf(" The %s plan allows %s for %s per month: change plan on the billing page, %s .",
-			up.Name, m.noun(up.Limits.of(m)), up.Price, s.link(BillingPath))
-	case a.Subscribed():
-		msg += fmt.Sprintf(" The %s plan allows %s for %s per month: change plan with %s (plan %q).",
-			up.Name, m.noun(up.Limits.of(m)), up.Price, vibesell.ToolUpgradePlan, up.ID)
+		refusal.Message += " No plan allows that many."
+		refusal.Next = []vibesell.Next{{Do: "Contact support to talk about more.", Tool: vibesell.ToolContactSupport}}
 	default:
-		msg += fmt.Sprintf(" The %s plan allows %s for %s per month: subscribe with %s (plan %q).",
-			up.Name, m.noun(up.Limits.of(m)), up.Price, vibesell.ToolStartCheckout, up.ID)
+		refusal.Message += fmt.Sprintf(" The %s plan allows %s for %s per month.", up.Name, m.noun(up.Limits.of(m)), up.Price)
+		if a.Subscribed() {
+			refusal.Next = []vibesell.Next{vibesell.Call(fmt.Sprintf("Change to the %s plan.", up.Name), vibesell.ToolUpgradePlan, "plan", up.ID)}
+		} else {
+			refusal.Next = []vibesell.Next{vibesell.Call(fmt.Sprintf("Subscribe to the %s plan.", up.Name), vibesell.ToolStartCheckout, "plan", up.ID)}
+		}
 	}
-	return vibesell.Errorf(vibesell.EPAYMENTREQUIRED, "%s", msg)
+	return refusal
 }
 
 // Limit is one limit of the plan, as a feature that uses it sees it: the
@@ -287,25 +268,17 @@ type Limit struct {
 // Limit returns the limit m of every workspace's plan.
 func (s *Service) Limit(m Metric) Limit { return Limit{s, m} }
 
-// Check refuses, for the assistant, when the workspace's plan does not
-// allow n more now: when an action is asked for, before a person is asked
-// to approve it. See [Service.Check].
+// Check refuses when the workspace's plan does not allow n more now: when
+// an action is asked for, before a person is asked to approve it. See
+// [Service.Check].
 func (l Limit) Check(ctx context.Context, ws uuid.UUID, n int) error {
-	return l.s.check(ctx, ws, l.m, n, forAssistant)
-}
-
-// CheckForPerson is [Limit.Check] worded for a person, for an action
-// asked for in the web app.
-func (l Limit) CheckForPerson(ctx context.Context, ws uuid.UUID, n int) error {
-	return l.s.check(ctx, ws, l.m, n, forPerson)
+	return l.s.Check(ctx, ws, l.m, n)
 }
 
 // Use records n more in tx, the transaction that carries the action out,
-// or refuses when the plan does not allow them; see [Service.Use]. Its
-// refusal is worded for a person, who reads it as the outcome of what
-// they approved.
+// or refuses when the plan does not allow them; see [Service.Use].
 func (l Limit) Use(ctx context.Context, tx pgx.Tx, ws uuid.UUID, n int) error {
-	return l.s.use(ctx, tx, ws, l.m, n, forPerson)
+	return l.s.Use(ctx, tx, ws, l.m, n)
 }
 
 // Left locks the workspace's billing until tx ends, as [Limit.Use] does,

@@ -246,7 +246,8 @@ func (s *stripeAPI) ChangeNow(ctx context.Context, sub Subscription, price strin
 		var se *stripe.Error
 		if errors.As(err, &se) && se.Type == stripe.ErrorTypeCard {
 			return Subscription{}, vibesell.Errorf(vibesell.EPAYMENTREQUIRED,
-				"the card on file was declined (%s), so the plan was not changed. Update the card in the billing portal (open_billing_portal), then ask for the change again.", se.Msg)
+				"the card on file was declined (%s), so the plan was not changed.", se.Msg).Then(
+				vibesell.Next{Do: "Update the card in the billing portal, then ask for the change again.", Tool: vibesell.ToolOpenBillingPortal})
 		}
 		return Subscription{}, fmt.Errorf("stripe: change subscription %s: %w", sub.ID, err)
 	}

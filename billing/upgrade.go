@@ -71,7 +71,8 @@ func (s *Service) RequestChange(ctx context.Context, ws uuid.UUID, planID, reque
 		return approvals.Approval{}, false, vibesell.Errorf(vibesell.ECONFLICT, "The workspace is already on the %s plan.", to.Name)
 	case !a.Subscribed():
 		return approvals.Approval{}, false, vibesell.Errorf(vibesell.EINVALID,
-			"The workspace has no paid subscription to change yet. Call %s with plan %q to subscribe to %s.", vibesell.ToolStartCheckout, to.ID, to.Name)
+			"The workspace has no paid subscription to change yet.").Then(
+			vibesell.Call(fmt.Sprintf("Subscribe to the %s plan.", to.Name), vibesell.ToolStartCheckout, "plan", to.ID))
 	case from.ID == to.ID && !a.CancelAtPeriodEnd:
 		return approvals.Approval{}, false, vibesell.Errorf(vibesell.ECONFLICT, "The workspace is already on the %s plan.", to.Name)
 	case a.PendingPlanID == to.ID || (to.Free() && a.CancelAtPeriodEnd):
@@ -79,11 +80,12 @@ func (s *Service) RequestChange(ctx context.Context, ws uuid.UUID, planID, reque
 			"The workspace already moves to the %s plan on %s.", to.Name, vibesell.FormatDate(*a.PeriodEnd))
 	case a.CancelAtPeriodEnd || a.PendingPlanID != "":
 		return approvals.Approval{}, false, vibesell.Errorf(vibesell.ECONFLICT,
-			"A change of plan is already scheduled for the end of this period. Undo it in the billing portal (%s) first, then ask again.", vibesell.ToolOpenBillingPortal)
+			"A change of plan is already scheduled for the end of this period.").Then(
+			vibesell.Next{Do: "Undo it in the billing portal first, then ask again.", Tool: vibesell.ToolOpenBillingPortal})
 	case a.Status != "active" && a.Status != "trialing":
 		return approvals.Approval{}, false, vibesell.Errorf(vibesell.EPAYMENTREQUIRED,
-			"The subscription's last payment failed (status %s), so the plan cannot be changed now. Update the card in the billing portal (%s) first.",
-			strings.ReplaceAll(a.Status, "_", " "), vibesell.ToolOpenBillingPortal)
+			"The subscription's last payment failed (status %s), so the plan cannot be changed now.",
+			strings.ReplaceAll(a.Status, "_", " ")).Then(vibesell.Next{Do: "Update the card in the billing portal first.", Tool: vibesell.ToolOpenBillingPortal})
 	}
 	now := s.clock.Now()
 	d := changeDetails{

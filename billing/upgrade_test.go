@@ -15,6 +15,7 @@ import (
 	"vibesell"
 	"vibesell/approvals"
 	"vibesell/billing/billingtest"
+	"vibesell/toolkit"
 )
 
 // approveAndRun approves the approval in the web app and works its
@@ -241,14 +242,14 @@ func TestUpgrade(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
 		cases := []struct{ plan, code, says string }{
-			{"growth", vibesell.EINVALID, `no paid subscription to change yet. Call start_checkout with plan "growth"`},
+			{"growth", vibesell.EINVALID, "no paid subscription to change yet.\n\nNext:\n- Subscribe to the Growth plan. Call start_checkout with plan growth."},
 			{"free", vibesell.ECONFLICT, "already on the Free plan"},
 			{"gold", vibesell.EINVALID, `There is no plan "gold"`},
 		}
 		for _, c := range cases {
 			t.Run(c.plan, func(t *testing.T) {
 				_, _, err := b.billing.RequestChange(ctx, b.ws.Acme.ID, c.plan, "the assistant")
-				if vibesell.ErrorCode(err) != c.code || !strings.Contains(vibesell.ErrorMessage(err), c.says) {
+				if vibesell.ErrorCode(err) != c.code || !strings.Contains(toolkit.ForAssistant(err), c.says) {
 					t.Errorf("%v, want %s saying %q", err, c.code, c.says)
 				}
 			})

@@ -107,7 +107,7 @@ type SenderWriter interface {
 type StagedCampaign struct {
 	Campaign Campaign
 	Sequence Sequence
-	Blockers []string // what launch_campaign would refuse for now; empty when it can ask for approval
+	Blockers []vibesell.Blocker // what launch_campaign would refuse for now; empty when it can ask for approval
 }
 
 // Stage binds the workspace's imported leads, one version of a sequence
@@ -241,7 +241,7 @@ func chooseMailboxes(all []Mailbox, asked []string) ([]Mailbox, error) {
 		}
 		if len(out) == 0 {
 			return nil, vibesell.Errorf(vibesell.EINVALID,
-				"The workspace has no ordered mailbox to send from yet. Set one up first (%s shows where it stands).", vibesell.ToolGetSendingSetup)
+				"The workspace has no ordered mailbox to send from yet.").Then(stepSeeMailboxes)
 		}
 		return out, nil
 	}
@@ -266,8 +266,8 @@ func chooseMailboxes(all []Mailbox, asked []string) ([]Mailbox, error) {
 		if len(planned) > 0 {
 			parts = append(parts, someNames(planned)+" "+pick(len(planned), "is", "are")+" only planned, not ordered")
 		}
-		return nil, vibesell.Errorf(vibesell.EINVALID, "%s. Leave mailboxes out to use every ordered one, or see them with %s.",
-			capitalize(strings.Join(parts, "; ")), vibesell.ToolGetSendingSetup)
+		return nil, vibesell.Errorf(vibesell.EINVALID, "%s. Leave mailboxes out to use every ordered one.",
+			capitalize(strings.Join(parts, "; "))).Then(stepSeeMailboxes)
 	}
 	return out, nil
 }
@@ -340,7 +340,8 @@ func (s *Service) campaign(ctx context.Context, db store.DBTX, ws uuid.UUID, id 
 	case id == "":
 		row = db.QueryRow(ctx, `SELECT `+campaignColumns+` FROM campaigns c WHERE workspace_id = $1 ORDER BY created_at DESC, id LIMIT 1`, ws)
 	case !campaignIDPattern.MatchString(id):
-		return Campaign{}, vibesell.Errorf(vibesell.ENOTFOUND, "%q is not a campaign id; they look like cp_ and 16 hexadecimal characters (stage_campaign returns them).", id)
+		return Campaign{}, vibesell.Errorf(vibesell.ENOTFOUND, "%q is not a campaign id; they look like cp_ and 16 hexadecimal characters.", id).Then(
+			stepSeeCampaign)
 	default:
 		sql := `SELECT ` + campaignColumns + ` FROM campaigns c WHERE workspace_id = $1 AND id = $2`
 		if lock {
@@ -351,7 +352,8 @@ func (s *Service) campaign(ctx context.Context, db store.DBTX, ws uuid.UUID, id 
 	c, err := scanCampaign(row)
 	if errors.Is(err, pgx.ErrNoRows) {
 		if id == "" {
-			return Campaign{}, vibesell.Errorf(vibesell.ENOTFOUND, "This workspace has no campaign yet; %s stages one.", vibesell.ToolStageCampaign)
+			return Campaign{}, vibesell.Errorf(vibesell.ENOTFOUND, "This workspace has no campaign yet.").Then(
+				stepStage)
 		}
 		return Campaign{}, vibesell.Errorf(vibesell.ENOTFOUND, "There is no campaign %s in this workspace.", id)
 	}

@@ -18,6 +18,7 @@ import (
 	"vibesell/campaigns"
 	"vibesell/campaigns/campaignstest"
 	"vibesell/store/storetest"
+	"vibesell/toolkit"
 	"vibesell/workspace"
 	"vibesell/workspace/workspacetest"
 )
@@ -179,7 +180,9 @@ func TestLaunchBlockersAllAtOnce(t *testing.T) {
 		"(3) Sequence " + saved.Sequence.ID + " version 1 is not approved",
 		"(4) Not warm yet: sam@getacme.test (warming).",
 		"(5) {{first_name}} has no fallback, and 1 of 3 leads have no value for it",
-		`(6) The first-email check fails (check_first_email shows it): Spam-trigger phrases: "cash", "click here", "free" and "guaranteed"`,
+		`(6) The first-email check fails: Spam-trigger phrases: "cash", "click here", "free" and "guaranteed"`,
+		// The steps follow, for the assistant as the calls that take them.
+		"- See the first-email check and what fixes each finding. Call check_first_email with sequence " + saved.Sequence.ID + " and version 1.",
 		"1 link, including the link shortener bit.ly",
 		`The subject "FREE LISTS!!!" is mostly capitals`,
 		"(7) A workspace may schedule at most 20 emails a day across its campaigns on this installation; this one would bring it to 60",
@@ -188,8 +191,8 @@ func TestLaunchBlockersAllAtOnce(t *testing.T) {
 		t.Fatalf("launch: %v", err)
 	}
 	for _, w := range want {
-		if !strings.Contains(err.Error(), w) {
-			t.Errorf("the refusal lacks %q:\n%s", w, err)
+		if !strings.Contains(toolkit.ForAssistant(err), w) {
+			t.Errorf("the refusal lacks %q:\n%s", w, toolkit.ForAssistant(err))
 		}
 	}
 	if len(c.Blockers) != 7 {
@@ -208,7 +211,11 @@ func TestLaunchBlockersAllAtOnce(t *testing.T) {
 		}
 		addr := "Globex Ltd, 1 Main Street, Springfield, USA"
 		g := stage(t, b, b.ws.Globex, campaigns.StageRequest{Sequence: q.Sequence.ID, DailyCap: 10, Sender: workspace.SenderChange{PostalAddress: &addr}})
-		if d := cmp.Diff([]string{"The campaign has no leads: import them (import_leads), then stage the campaign again."}, g.Blockers); d != "" {
+		want := []vibesell.Blocker{{What: "The campaign has no leads.", Next: []vibesell.Next{
+			{Do: "Import leads.", Tool: vibesell.ToolImportLeads},
+			{Do: "Then stage the campaign again.", Tool: vibesell.ToolStageCampaign, Args: map[string]any{"campaign": g.Campaign.ID}},
+		}}}
+		if d := cmp.Diff(want, g.Blockers); d != "" {
 			t.Errorf("blockers mismatch (-want +got):\n%s", d)
 		}
 	})
@@ -240,11 +247,11 @@ func TestLaunchBlockerOfAnOlderVersionGetsOut(t *testing.T) {
 		if vibesell.ErrorCode(err) != vibesell.EINVALID {
 			t.Fatalf("launch: %v", err)
 		}
-		return err.Error()
+		return toolkit.ForAssistant(err)
 	}
 	for _, w := range []string{"sends sequence " + q.Sequence.ID + " version 1, which is not approved, and only the latest version (2) can be approved now",
-		"call approve_sequence with version 2, then call stage_campaign again with campaign " + c.Campaign.ID} {
-		if msg := blocker(); !strings.Contains(msg, w) || strings.Contains(msg, "approve_sequence with that version") {
+		"approve it once they agree. Call approve_sequence with sequence " + q.Sequence.ID + " and version 2.\n- Stage the campaign again with the same settings, leaving sequenceVersion out (it takes the latest version). Call stage_campaign with campaign " + c.Campaign.ID + "."} {
+		if msg := blocker(); !strings.Contains(msg, w) || strings.Contains(msg, "and version 1.") {
 			t.Errorf("the refusal lacks %q (or loops):\n%s", w, msg)
 		}
 	}
@@ -255,7 +262,7 @@ func TestLaunchBlockerOfAnOlderVersionGetsOut(t *testing.T) {
 	if _, err := b.Campaigns.ApproveSequence(ctx, acme, q.Sequence.ID, 2, "ada"); err != nil {
 		t.Fatal(err)
 	}
-	if msg, w := blocker(), "version 2 is the latest and is approved: call stage_campaign again with campaign "+c.Campaign.ID; !strings.Contains(msg, w) {
+	if msg, w := blocker(), "version 2 is the latest and is approved."; !strings.Contains(msg, w) || !strings.Contains(msg, "Call stage_campaign with campaign "+c.Campaign.ID+".") {
 		t.Errorf("the refusal lacks %q:\n%s", w, msg)
 	}
 	r.Campaign = c.Campaign.ID
@@ -543,7 +550,7 @@ func TestLaunchHeldToPlan(t *testing.T) {
 	if d := cmp.Diff([]approvals.Status{approvals.Done, approvals.NotDone}, statuses); d != "" {
 		t.Fatalf("launches mismatch (-want +got):\n%s", d)
 	}
-	want := "Not carried out: The Free plan allows 1 active campaign; 1 in use, so 1 more would go over. The Starter plan allows 5 active campaigns for USD 49.00 per month: change plan on the billing page, https://vibesell.example.test/app/billing ."
+	want := "Not carried out: The Free plan allows 1 active campaign; 1 in use, so 1 more would go over. The Starter plan allows 5 active campaigns for USD 49.00 per month. Subscribe to the Starter plan."
 	if refused != want {
 		t.Errorf("outcome of the launch over the plan:\n got %q\nwant %q", refused, want)
 	}
@@ -555,12 +562,13 @@ func TestLaunchHeldToPlan(t *testing.T) {
 	t.Run("asking for another launch is refused for the plan", func(t *testing.T) {
 		third := stage(t, b, b.ws.Acme, campaigns.StageRequest{Name: "Third", Sequence: first.campaign.Campaign.SequenceID, DailyCap: 20})
 		_, _, err := b.Campaigns.RequestLaunch(ctx, acme, third.Campaign.ID, "")
-		want := `The Free plan allows 1 active campaign; 1 in use, so 1 more would go over. The Starter plan allows 5 active campaigns for USD 49.00 per month: subscribe with start_checkout (plan "starter").`
-		if d := cmp.Diff([]string{vibesell.EPAYMENTREQUIRED, want}, []string{vibesell.ErrorCode(err), vibesell.ErrorMessage(err)}); d != "" {
+		want := "The Free plan allows 1 active campaign; 1 in use, so 1 more would go over. The Starter plan allows 5 active campaigns for USD 49.00 per month.\n\nNext:\n- Subscribe to the Starter plan. Call start_checkout with plan starter."
+		if d := cmp.Diff([]string{vibesell.EPAYMENTREQUIRED, want}, []string{vibesell.ErrorCode(err), toolkit.ForAssistant(err)}); d != "" {
 			t.Errorf("refusal mismatch (-want +got):\n%s", d)
 		}
+		plan := vibesell.Blocker{What: vibesell.ErrorMessage(err), Next: vibesell.ErrorNext(err)}
 		got, err := b.Campaigns.Campaign(ctx, acme, third.Campaign.ID)
-		if err != nil || !slices.Contains(got.Blockers, want) {
+		if err != nil || !slices.ContainsFunc(got.Blockers, func(b vibesell.Blocker) bool { return cmp.Equal(b, plan) }) {
 			t.Errorf("the campaign's blockers do not name the plan: %q %v", got.Blockers, err)
 		}
 	})

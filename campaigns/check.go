@@ -32,6 +32,8 @@ type Finding struct {
 	Finding string // what was found
 	Why     string // why it matters
 	Fix     string // how to fix it; "" on a pass
+	// FixBy are the steps that take the fix, when a tool takes it.
+	FixBy []vibesell.Next
 }
 
 // FirstEmail is the first step composed for one lead, as the sending
@@ -95,7 +97,7 @@ func (s *Service) CheckFirstEmail(ctx context.Context, ws uuid.UUID, r CheckRequ
 		}
 	case len(leads) == 0:
 		return FirstEmail{}, vibesell.Errorf(vibesell.EINVALID,
-			"The workspace has no imported lead to render the first email for; import leads first (%s).", vibesell.ToolImportLeads)
+			"The workspace has no imported lead to render the first email for.").Then(stepImportLeads)
 	default:
 		lead = leads[0]
 	}
@@ -171,7 +173,8 @@ func checkUnresolved(subject, body Rendered) Finding {
 	}
 	f.Status = Fail
 	f.Finding = fmt.Sprintf("This lead has no value for %s, and the sequence gives no fallback.", vibesell.JoinAnd(missing))
-	f.Fix = fmt.Sprintf("Give each a fallback, such as {{%s|there}}, with %s (a new version, to approve again).", strings.Trim(missing[0], "{}"), vibesell.ToolSaveSequence)
+	f.Fix = fmt.Sprintf("Give each a fallback, such as {{%s|there}}, in a new version, to approve again.", strings.Trim(missing[0], "{}"))
+	f.FixBy = []vibesell.Next{stepWrite}
 	return f
 }
 
@@ -376,14 +379,15 @@ func checkCompliance(sender workspace.Sender, e Composed) Finding {
 	if len(missing) > 0 {
 		f.Status = Fail
 		f.Finding = fmt.Sprintf("The workspace has no %s, so the email cannot carry what the law asks of it.", vibesell.JoinAnd(missing))
-		f.Fix = fmt.Sprintf("Ask the person for their %s and pass %s to %s (it is saved for the whole workspace).",
-			vibesell.JoinAnd(missing), vibesell.JoinAnd(args), vibesell.ToolStageCampaign)
+		f.Fix = fmt.Sprintf("Ask the person for their %s, and stage the campaign with %s (it is saved for the whole workspace).", vibesell.JoinAnd(missing), vibesell.JoinAnd(args))
+		f.FixBy = []vibesell.Next{{Tool: stepStage.Tool}} // the fix says what
 		return f
 	}
 	if !strings.Contains(e.Text, address) || !strings.Contains(e.Text, UnsubscribePreview) || !strings.Contains(e.HTML, html.EscapeString(UnsubscribePreview)) {
 		f.Status = Fail
 		f.Finding = "The composed email lacks the postal address or the unsubscribe link in one of its parts."
-		f.Fix = fmt.Sprintf("This is VibeSell's fault, not the sequence's: tell the person, and report it with %s.", vibesell.ToolContactSupport)
+		f.Fix = "This is VibeSell's fault, not the sequence's: tell the person, and report it."
+		f.FixBy = []vibesell.Next{stepReport}
 		return f
 	}
 	f.Status = Pass
@@ -407,10 +411,13 @@ func checkMailbox(mailboxes []Mailbox) Finding {
 		f.Status, f.Finding = Pass, fmt.Sprintf("Ready to send: %s.", vibesell.JoinAnd(warm))
 	case len(warming) > 0:
 		f.Status, f.Finding = Fail, fmt.Sprintf("No mailbox has finished its warmup yet (%s).", vibesell.JoinAnd(warming))
-		f.Fix = fmt.Sprintf("Wait until the warmup ends; %s says when each mailbox can send.", vibesell.ToolGetSendingSetup)
+		f.Fix = "Wait until the warmup ends."
+		f.FixBy = []vibesell.Next{stepSeeMailboxes}
 	default:
 		f.Status, f.Finding = Fail, "The workspace has no mailbox to send from."
-		f.Fix = fmt.Sprintf("Set up sending first (%s).", vibesell.ToolChooseSendingSource)
+		f.Fix = "Set up sending first."
+		f.Fix = ""
+		f.FixBy = []vibesell.Next{stepSetUpSending}
 	}
 	return f
 }

@@ -74,34 +74,29 @@ func (r ContextRows) NextStep(ctx context.Context) *workspace.NextStep {
 		return nil
 	}
 	if c := first(Paused, true); c != nil {
-		return &workspace.NextStep{Tool: vibesell.ToolResumeCampaign, Pressing: true, Why: fmt.Sprintf(
-			"VibeSell paused campaign %s (%q) to protect the mailboxes: %s Tell the person; if they want it to carry on, call %s with campaign %s, which only they can approve, in the web app.",
-			c.ID, c.Name, *c.PausedReason, vibesell.ToolResumeCampaign, c.ID)}
+		return &workspace.NextStep{Pressing: true, Why: fmt.Sprintf(
+			"VibeSell paused campaign %s (%q) to protect the mailboxes: %s Tell the person.", c.ID, c.Name, *c.PausedReason),
+			Next: []vibesell.Next{stepResume.With("campaign", c.ID)}}
 	}
 	if c := first(Staged, false); c != nil {
-		return &workspace.NextStep{Tool: vibesell.ToolLaunchCampaign, Why: fmt.Sprintf(
-			"Campaign %s (%q) is staged, not launched. Call %s with campaign %s to ask for the person's approval; it lists anything still in the way (%s shows it too).",
-			c.ID, c.Name, vibesell.ToolLaunchCampaign, c.ID, vibesell.ToolGetCampaign)}
+		return &workspace.NextStep{Why: fmt.Sprintf("Campaign %s (%q) is staged, not launched.", c.ID, c.Name), Next: []vibesell.Next{
+			stepLaunch.With("campaign", c.ID), stepSeeCampaign.With("campaign", c.ID)}}
 	}
 	if len(r.Campaigns) > 0 {
 		c := r.Campaigns[0]
-		return &workspace.NextStep{Tool: vibesell.ToolGetCampaign, Why: fmt.Sprintf(
-			"Campaign %s (%q) is %s. Call %s with campaign %s to see how it is doing (sent, replies, bounces).",
-			c.ID, c.Name, CampaignStatusText(ctx, c), vibesell.ToolGetCampaign, c.ID)}
+		return &workspace.NextStep{Why: fmt.Sprintf("Campaign %s (%q) is %s.", c.ID, c.Name, CampaignStatusText(ctx, c)), Next: []vibesell.Next{
+			stepSeeCampaign.With("campaign", c.ID)}}
 	}
 	switch q := r.Sequence; {
 	case q == nil:
-		return &workspace.NextStep{Tool: vibesell.ToolSaveSequence, Why: fmt.Sprintf(
-			"No campaign yet. Write the emails with %s (merge fields such as {{first_name|there}}), show them to the person and approve the version they agree to (%s), then stage the campaign with the imported leads and ready mailboxes (%s).",
-			vibesell.ToolSaveSequence, vibesell.ToolApproveSequence, vibesell.ToolStageCampaign)}
+		return &workspace.NextStep{Why: "No campaign yet.", Next: []vibesell.Next{
+			stepWrite, stepApprove, stepStage}}
 	case !q.Approved():
-		return &workspace.NextStep{Tool: vibesell.ToolApproveSequence, Why: fmt.Sprintf(
-			"Sequence %s version %d is not approved yet. Show the person its steps; once they agree, call %s with that version, then %s.",
-			q.ID, q.Version, vibesell.ToolApproveSequence, vibesell.ToolStageCampaign)}
+		return &workspace.NextStep{Why: fmt.Sprintf("Sequence %s version %d is not approved yet.", q.ID, q.Version), Next: []vibesell.Next{
+			stepApprove.With("sequence", q.ID, "version", q.Version), stepStage.With("sequence", q.ID)}}
 	}
-	return &workspace.NextStep{Tool: vibesell.ToolStageCampaign, Why: fmt.Sprintf(
-		"Sequence %s version %d is approved. Call %s to bind it to the imported leads and ready mailboxes with a schedule; nothing is sent until a launch is approved.",
-		r.Sequence.ID, r.Sequence.Version, vibesell.ToolStageCampaign)}
+	return &workspace.NextStep{Why: fmt.Sprintf("Sequence %s version %d is approved; nothing is sent until a launch is approved.", r.Sequence.ID, r.Sequence.Version), Next: []vibesell.Next{
+		stepStage.With("sequence", r.Sequence.ID)}}
 }
 
 // CampaignStatusText says where a campaign stands, for the assistant:

@@ -46,8 +46,9 @@ func (s *Service) campaignLeads(ctx context.Context, ws uuid.UUID, id string) ([
 }
 
 // blockers lists everything that stops campaign c from launching now,
-// each a sentence saying what to do; empty when it may be launched.
-func (s *Service) blockers(ctx context.Context, ws uuid.UUID, c Campaign, q Sequence) ([]string, error) {
+// each a sentence and the steps that clear it; empty when it may be
+// launched.
+func (s *Service) blockers(ctx context.Context, ws uuid.UUID, c Campaign, q Sequence) ([]vibesell.Blocker, error) {
 	sender, err := s.senders.Sender(ctx, ws)
 	if err != nil {
 		return nil, err
@@ -60,9 +61,12 @@ func (s *Service) blockers(ctx context.Context, ws uuid.UUID, c Campaign, q Sequ
 	if err != nil {
 		return nil, err
 	}
-	var out []string
+	var out []vibesell.Blocker
+	block := func(what string, next ...vibesell.Next) { out = append(out, vibesell.Blocker{What: what, Next: next}) }
+	restage := func(do string) vibesell.Next { n := stepStage.With("campaign", c.ID); n.Do = do; return n }
 	if sender.PostalAddress == "" {
-		out = append(out, fmt.Sprintf("The workspace has no postal address, which the law asks every cold email to carry: ask the person for it and pass it as postalAddress to %s with campaign %s.", vibesell.ToolStageCampaign, c.ID))
+		block("The workspace has no postal address, which the law asks every cold email to carry.",
+			restage("Ask the person for the postal address, and stage the campaign again with it as postalAddress."))
 	}
 	var mailboxes []Mailbox
 	var gone, cold, over, unnamed []string
@@ -85,8 +89,8 @@ func (s *Service) blockers(ctx context.Context, ws uuid.UUID, c Campaign, q Sequ
 		}
 	}
 	if sender.Name == "" && len(unnamed) > 0 {
-		out = append(out, fmt.Sprintf("No sender name for %s and no default for the workspace: ask the person which name their emails come from and pass it as senderName to %s with campaign %s.",
-			vibesell.JoinAnd(unnamed), vibesell.ToolStageCampaign, c.ID))
+		block(fmt.Sprintf("No sender name for %s and no default for the workspace.", vibesell.JoinAnd(unnamed)),
+			restage("Ask the person which name their emails come from, and stage the campaign again with it as senderName."))
 	}
 	switch {
 	case q.Approved():
@@ -98,28 +102,35 @@ func (s *Service) blockers(ctx context.Context, ws uuid.UUID, c Campaign, q Sequ
 		if err != nil {
 			return nil, fmt.Errorf("read sequence %s version %d: %w", q.ID, q.LatestVersion, err)
 		}
-		restage := fmt.Sprintf("call %s again with campaign %s and the same settings, leaving sequenceVersion out (it takes the latest version)", vibesell.ToolStageCampaign, c.ID)
+		onLatest := restage("Stage the campaign again with the same settings, leaving sequenceVersion out (it takes the latest version).")
 		if latest.Approved() {
-			out = append(out, fmt.Sprintf("The campaign sends sequence %s version %d, which is not approved; version %d is the latest and is approved: %s.",
-				q.ID, q.Version, latest.Version, restage))
+			block(fmt.Sprintf("The campaign sends sequence %s version %d, which is not approved; version %d is the latest and is approved.",
+				q.ID, q.Version, latest.Version), onLatest)
 		} else {
-			out = append(out, fmt.Sprintf("The campaign sends sequence %s version %d, which is not approved, and only the latest version (%d) can be approved now: show the person version %d's steps, once they agree call %s with version %d, then %s.",
-				q.ID, q.Version, latest.Version, latest.Version, vibesell.ToolApproveSequence, latest.Version, restage))
+			block(fmt.Sprintf("The campaign sends sequence %s version %d, which is not approved, and only the latest version (%d) can be approved now.",
+				q.ID, q.Version, latest.Version),
+				stepApprove.With("sequence", q.ID, "version", latest.Version),
+				onLatest)
 		}
 	default:
-		out = append(out, fmt.Sprintf("Sequence %s version %d is not approved: show the person its steps, and once they agree call %s with that version.", q.ID, q.Version, vibesell.ToolApproveSequence))
+		block(fmt.Sprintf("Sequence %s version %d is not approved.", q.ID, q.Version),
+			stepApprove.With("sequence", q.ID, "version", q.Version))
 	}
 	if len(gone) > 0 {
-		out = append(out, fmt.Sprintf("%s %s no longer among the workspace's mailboxes: stage the campaign again with mailboxes it has.", vibesell.JoinAnd(gone), pick(len(gone), "is", "are")))
+		block(fmt.Sprintf("%s %s no longer among the workspace's mailboxes.", vibesell.JoinAnd(gone), pick(len(gone), "is", "are")),
+			restage("Stage the campaign again with mailboxes it has."))
 	}
 	if len(cold) > 0 {
-		out = append(out, fmt.Sprintf("Not warm yet: %s. A mailbox sends a campaign only once its warmup is over (%s says when).", vibesell.JoinAnd(cold), vibesell.ToolGetSendingSetup))
+		block(fmt.Sprintf("Not warm yet: %s. A mailbox sends a campaign only once its warmup is over.", vibesell.JoinAnd(cold)),
+			stepSeeMailboxes)
 	}
 	if len(over) > 0 {
-		out = append(out, fmt.Sprintf("The daily cap of %d emails per mailbox is above what %s may send at its warmup stage: stage it again with a lower dailyCap.", c.Schedule.DailyCap, vibesell.JoinAnd(over)))
+		block(fmt.Sprintf("The daily cap of %d emails per mailbox is above what %s may send at its warmup stage.", c.Schedule.DailyCap, vibesell.JoinAnd(over)),
+			restage("Stage the campaign again with a lower dailyCap."))
 	}
 	if len(leads) == 0 {
-		out = append(out, fmt.Sprintf("The campaign has no leads: import them (%s), then stage the campaign again.", vibesell.ToolImportLeads))
+		block("The campaign has no leads.",
+			stepImportLeads, restage("Then stage the campaign again."))
 	}
 	ps, err := parseSteps(q.Steps)
 	if err != nil {
@@ -135,8 +146,9 @@ func (s *Service) blockers(ctx context.Context, ws uuid.UUID, c Campaign, q Sequ
 			}
 		}
 		if lacking > 0 {
-			out = append(out, fmt.Sprintf("{{%s}} has no fallback, and %s of %s no value for it: give it one (e.g. {{%s|there}}) with %s, approve the new version, then stage the campaign again with campaign %s (which takes the latest version).",
-				f, vibesell.Count(lacking), vibesell.Plural(len(leads), "lead has", "leads have"), f, vibesell.ToolSaveSequence, c.ID))
+			block(fmt.Sprintf("{{%s}} has no fallback, and %s of %s no value for it: give it one, such as {{%s|there}}.", f, vibesell.Count(lacking), vibesell.Plural(len(leads), "lead has", "leads have"), f),
+				stepWrite.With("sequence", q.ID), stepApprove.With("sequence", q.ID),
+				restage("Then stage the campaign again (it takes the latest version)."))
 		}
 	}
 	if len(leads) > 0 {
@@ -149,11 +161,12 @@ func (s *Service) blockers(ctx context.Context, ws uuid.UUID, c Campaign, q Sequ
 			// Address, sender, mailboxes and fields are blockers of their
 			// own above.
 			if f.Status == Fail && !slices.Contains([]string{"merge_fields", "unsubscribe_and_address", "mailbox"}, f.Check) {
-				failed = append(failed, strings.TrimSuffix(f.Finding, ".")+" ("+f.Fix+")")
+				failed = append(failed, strings.TrimSuffix(f.Finding, "."))
 			}
 		}
 		if len(failed) > 0 {
-			out = append(out, fmt.Sprintf("The first-email check fails (%s shows it): %s.", vibesell.ToolCheckFirstEmail, strings.Join(failed, "; ")))
+			block(fmt.Sprintf("The first-email check fails: %s.", strings.Join(failed, "; ")),
+				stepCheckFirst.With("sequence", q.ID, "version", q.Version))
 		}
 	}
 	perDay := c.Schedule.DailyCap * len(c.Mailboxes)
@@ -163,8 +176,9 @@ func (s *Service) blockers(ctx context.Context, ws uuid.UUID, c Campaign, q Sequ
 		return nil, fmt.Errorf("count scheduled volume: %w", err)
 	}
 	if perDay+others > s.cfg.MaxDailyEmails {
-		out = append(out, fmt.Sprintf("A workspace may schedule at most %s emails a day across its campaigns on this installation; this one would bring it to %s (%s from campaigns already running): lower dailyCap or use fewer mailboxes.",
-			vibesell.Count(s.cfg.MaxDailyEmails), vibesell.Count(perDay+others), vibesell.Count(others)))
+		block(fmt.Sprintf("A workspace may schedule at most %s emails a day across its campaigns on this installation; this one would bring it to %s (%s from campaigns already running).",
+			vibesell.Count(s.cfg.MaxDailyEmails), vibesell.Count(perDay+others), vibesell.Count(others)),
+			restage("Stage the campaign again with a lower dailyCap or fewer mailboxes."))
 	}
 	return out, nil
 }
@@ -173,7 +187,7 @@ func (s *Service) blockers(ctx context.Context, ws uuid.UUID, c Campaign, q Sequ
 // stop it from launching at all, and the plan's limit on running
 // campaigns. An approved launch is held to the plan in the transaction
 // that launches it instead ([CampaignLimit].Use), in a person's words.
-func (s *Service) launchBlockers(ctx context.Context, ws uuid.UUID, c Campaign, q Sequence) ([]string, error) {
+func (s *Service) launchBlockers(ctx context.Context, ws uuid.UUID, c Campaign, q Sequence) ([]vibesell.Blocker, error) {
 	out, err := s.blockers(ctx, ws, c, q)
 	if err != nil {
 		return nil, err
@@ -183,7 +197,7 @@ func (s *Service) launchBlockers(ctx context.Context, ws uuid.UUID, c Campaign, 
 		return nil, err
 	}
 	if over != nil {
-		out = append(out, over.Message)
+		out = append(out, vibesell.Blocker{What: over.Message, Next: over.Next})
 	}
 	return out, nil
 }
@@ -295,7 +309,8 @@ func (s *Service) RequestLaunch(ctx context.Context, ws uuid.UUID, id, requested
 		return approvals.Approval{}, false, err
 	}
 	if c.Status != Staged {
-		return approvals.Approval{}, false, vibesell.Errorf(vibesell.ECONFLICT, "Campaign %s is %s, not staged: it was launched already. %s shows where it stands.", c.ID, c.Status, vibesell.ToolGetCampaign)
+		return approvals.Approval{}, false, vibesell.Errorf(vibesell.ECONFLICT, "Campaign %s is %s, not staged: it was launched already.", c.ID, c.Status).Then(
+			stepSeeCampaign.With("campaign", c.ID))
 	}
 	q, err := s.Sequence(ctx, ws, c.SequenceID, c.SequenceVersion)
 	if err != nil {
@@ -313,11 +328,11 @@ func (s *Service) RequestLaunch(ctx context.Context, ws uuid.UUID, id, requested
 		return approvals.Approval{}, false, over
 	}
 	if over != nil {
-		blockers = append(blockers, over.Message)
+		blockers = append(blockers, vibesell.Blocker{What: over.Message, Next: over.Next})
 	}
 	if len(blockers) > 0 {
-		return approvals.Approval{}, false, vibesell.Errorf(vibesell.EINVALID, "Campaign %s cannot launch yet (%s to fix): %s",
-			c.ID, vibesell.Plural(len(blockers), "thing", "things"), strings.Join(numbered(blockers), " "))
+		return approvals.Approval{}, false, &vibesell.Error{Code: vibesell.EINVALID, Message: fmt.Sprintf("Campaign %s cannot launch yet (%s to fix): %s",
+			c.ID, vibesell.Plural(len(blockers), "thing", "things"), strings.Join(numbered(blockers), " ")), Next: vibesell.StepsOf(blockers)}
 	}
 	first, loc, err := s.firstSend(ctx, ws, c, s.clock.Now())
 	if err != nil {
@@ -354,10 +369,10 @@ func (s *Service) RequestLaunch(ctx context.Context, ws uuid.UUID, id, requested
 	return a, created, err
 }
 
-func numbered(items []string) []string {
-	out := make([]string, len(items))
-	for i, s := range items {
-		out[i] = fmt.Sprintf("(%d) %s", i+1, s)
+func numbered(blockers []vibesell.Blocker) []string {
+	out := make([]string, len(blockers))
+	for i, b := range blockers {
+		out[i] = fmt.Sprintf("(%d) %s", i+1, b.What)
 	}
 	return out
 }
@@ -394,7 +409,7 @@ func LaunchAction(s *Service) approvals.Executor {
 				return err
 			}
 			if len(blockers) > 0 {
-				return vibesell.Errorf(vibesell.EINVALID, "Not launched: since the approval, %s", strings.Join(numbered(blockers), " "))
+				return &vibesell.Error{Code: vibesell.EINVALID, Message: "Not launched: since the approval, " + strings.Join(numbered(blockers), " "), Next: vibesell.StepsOf(blockers)}
 			}
 			return nil
 		},

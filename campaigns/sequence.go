@@ -261,7 +261,8 @@ func (s *Service) Sequence(ctx context.Context, ws uuid.UUID, id string, version
 	}
 	q, err := s.sequence(ctx, s.db, ws, id, version)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Sequence{}, vibesell.Errorf(vibesell.ENOTFOUND, "Sequence %s has no version %d; get_campaign or save_sequence show its versions.", id, version)
+		return Sequence{}, vibesell.Errorf(vibesell.ENOTFOUND, "Sequence %s has no version %d.", id, version).Then(
+			stepSeeCampaign)
 	}
 	return q, refusalOrWrap(err, "read sequence %s", id)
 }
@@ -291,7 +292,8 @@ func (s *Service) sequence(ctx context.Context, db store.DBTX, ws uuid.UUID, id 
 // after the other).
 func latestVersion(ctx context.Context, db store.DBTX, ws uuid.UUID, id string, lock bool) (Sequence, error) {
 	if !sequenceIDPattern.MatchString(id) {
-		return Sequence{}, vibesell.Errorf(vibesell.ENOTFOUND, "%q is not a sequence id; they look like sq_ and 16 hexadecimal characters (save_sequence returns them).", id)
+		return Sequence{}, vibesell.Errorf(vibesell.ENOTFOUND, "%q is not a sequence id; they look like sq_ and 16 hexadecimal characters, and saving the emails returns one.", id).Then(
+			stepWrite)
 	}
 	sql := `SELECT ` + sequenceColumns + ` FROM sequence_versions v WHERE workspace_id = $1 AND sequence_id = $2 ORDER BY version DESC LIMIT 1`
 	if lock {
@@ -299,7 +301,8 @@ func latestVersion(ctx context.Context, db store.DBTX, ws uuid.UUID, id string, 
 	}
 	q, err := scanSequence(db.QueryRow(ctx, sql, ws, id))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Sequence{}, vibesell.Errorf(vibesell.ENOTFOUND, "There is no sequence %s in this workspace; save_sequence without sequence starts one.", id)
+		return Sequence{}, vibesell.Errorf(vibesell.ENOTFOUND, "There is no sequence %s in this workspace; saving the emails without a sequence starts one.", id).Then(
+			stepWrite)
 	}
 	return q, err
 }

@@ -179,8 +179,7 @@ type DomainsChoice struct {
 	Provider  string
 	ChosenAt  time.Time
 	Meaning   string
-	NextTool  string
-	NextStep  string
+	Next      workspace.NextStep
 }
 
 // ProposeDomainsRequest is what propose_domains was asked: the feature's
@@ -274,8 +273,9 @@ func (s *Service) ProposeDomains(ctx context.Context, ws uuid.UUID, req ProposeD
 	}
 	if len(offered) < n {
 		return Outcome[DomainsChoice]{}, vibesell.Errorf(vibesell.EINVALID,
-			"Only %s that look like %s can be registered right now, and %d %s asked for. Ask for fewer with count, or add names the person likes with include (check them first with %s).",
-			vibesell.Plural(len(offered), "name", "names"), company, n, pickWord(n == 1, "was", "were"), vibesell.ToolCheckDomains)
+			"Only %s that look like %s can be registered right now, and %d %s asked for. Ask for fewer with count, or add names the person likes with include.",
+			vibesell.Plural(len(offered), "name", "names"), company, n, pickWord(n == 1, "was", "were")).Then(
+			stepCheckNames)
 	}
 
 	readyOn := s.timeline(s.clock.Now(), SourceOwnNames).ReadyOn
@@ -365,7 +365,8 @@ func (s *Service) companyDomain(ctx context.Context, ws uuid.UUID, given string)
 	}
 	if offer == nil || offer.CompanyDomain == "" {
 		return "", vibesell.Errorf(vibesell.EINVALID,
-			"There is no company domain to build lookalike domains from. Pass companyDomain (like acme.com), or save it in the offer with %s.", vibesell.ToolSaveOffer)
+			"There is no company domain to build lookalike domains from. Pass companyDomain (like acme.com), or save it in the offer.").Then(
+			stepSaveDomain)
 	}
 	return offer.CompanyDomain, nil
 }
@@ -457,7 +458,7 @@ func (s *Service) recordPicks(ctx context.Context, ws uuid.UUID, origin Origin, 
 			return fmt.Errorf("read chosen domains: %w", err)
 		}
 		if newer {
-			notes = append(notes, "These answers are older than the domains on record, which were picked later; the later picks stand. get_sending_setup shows them.")
+			notes = append(notes, "These answers are older than the domains on record, which were picked later; the later picks stand (the sending setup shows them).")
 			return nil
 		}
 		names := make([]string, len(picks))
@@ -510,6 +511,5 @@ func (s *Service) explainDomains(c *DomainsChoice) {
 	}
 	c.Meaning = fmt.Sprintf("Your addresses will be on %s: %s. Nothing is registered or billed yet; once ordered: %s.",
 		what, vibesell.JoinAnd(names), Costs(yearly, monthly, len(names), mailboxes, s.Sandbox()))
-	c.NextTool = vibesell.ToolProposeEmail
-	c.NextStep = fmt.Sprintf("Call %s with the names of the people who will send, to choose the exact addresses on %s.", vibesell.ToolProposeEmail, pickWord(len(names) == 1, "this domain", "these domains"))
+	c.Next = workspace.NextStep{Next: []vibesell.Next{stepAddresses}}
 }

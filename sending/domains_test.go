@@ -86,8 +86,8 @@ func TestProposeDomains(t *testing.T) {
 		}
 		meaning := "Your addresses will be on new domains registered for you: " + pick1 + " and " + pick2 + ". Nothing is registered or billed yet; once ordered: " +
 			"USD 30.00 per year for the domains and USD 30.00 per month for 6 mailboxes; ordering charges the first year and the first month (USD 60.00 in all). These are sandbox amounts: nothing is charged."
-		if c.Meaning != meaning || c.NextTool != vibesell.ToolProposeEmail {
-			t.Errorf("meaning %q, want %q; next %s", c.Meaning, meaning, c.NextTool)
+		if c.Meaning != meaning || c.Next.Tool() != vibesell.ToolProposeEmail {
+			t.Errorf("meaning %q, want %q; next %s", c.Meaning, meaning, c.Next.Tool())
 		}
 	})
 
@@ -194,7 +194,7 @@ func TestProposeDomains(t *testing.T) {
 		keep := []cards.Answer{{Card: o.Card.ID, Answer: "keep"}}
 		kept, err := f.svc.ProposeDomains(ctx, f.a.ID, req, keep)
 		if r := settledResult(t, "keeping already-warmed addresses", kept, err); r.Decision != sending.DecisionSource || r.Kept != sending.SourceAlreadyWarmed ||
-			len(r.Picks) != 0 || r.NextTool != vibesell.ToolProposeWarmedDomains || !strings.Contains(r.Meaning, "the two would mix") {
+			len(r.Picks) != 0 || r.Next.Tool() != vibesell.ToolProposeWarmedDomains || !strings.Contains(r.Meaning, "the two would mix") {
 			t.Errorf("keeping already-warmed addresses: %+v", r)
 		}
 		// Asked again and switched: the domains are proposed, and the source is recorded.
@@ -247,7 +247,7 @@ func TestProposeWarmedFollowsTheSource(t *testing.T) {
 	}
 	kept, err := f.svc.ProposeWarmed(ctx, f.a.ID, sending.ProposeWarmedRequest{}, []cards.Answer{{Card: o.Card.ID, Answer: "keep"}})
 	if r := settledResult(t, "keeping the brand", kept, err); r.Decision != sending.DecisionSource || r.Kept != sending.SourceOwnNames ||
-		r.KeptLabel != "Keep send under my brand" || r.NextTool != vibesell.ToolProposeDomains || !strings.Contains(r.Meaning, "You keep sending under your brand") {
+		r.KeptLabel != "Keep send under my brand" || r.Next.Tool() != vibesell.ToolProposeDomains || !strings.Contains(r.Meaning, "You keep sending under your brand") {
 		t.Errorf("keeping the brand: %+v", r)
 	}
 	if diff := cmp.Diff([]cards.Answer{{Card: o.Card.ID, Answer: "keep", Via: cards.ViaConversation}}, kept.Answers); diff != "" {

@@ -15,6 +15,7 @@ import (
 	"vibesell"
 	"vibesell/cards"
 	"vibesell/store"
+	"vibesell/workspace"
 )
 
 // ProposeEmailRequest is what propose_email was asked: the feature's
@@ -45,8 +46,7 @@ type EmailStep struct {
 	FullVolumeOn time.Time
 	ChosenAt     time.Time
 	Sandbox      bool // nothing is real or charged
-	NextTool     string
-	NextStep     string
+	Next         workspace.NextStep
 }
 
 // sender is a name split for addresses: lower-case ASCII letters and digits.
@@ -141,8 +141,7 @@ func (s *Service) ProposeEmail(ctx context.Context, ws uuid.UUID, req ProposeEma
 	}
 	if len(domains) == 0 {
 		return Outcome[EmailStep]{}, vibesell.Errorf(vibesell.EINVALID,
-			"No sending domains are picked yet (or all are already ordered). Call %s for new domains under your brand, or %s for already-warmed ones, first.",
-			vibesell.ToolProposeDomains, vibesell.ToolProposeWarmedDomains)
+			"No sending domains are picked yet (or all are already ordered).").Then(stepPickNew, stepPickWarmed)
 	}
 	var newNames []string
 	for _, d := range domains {
@@ -345,7 +344,7 @@ func (s *Service) recordAddresses(ctx context.Context, ws uuid.UUID, domains []s
 			return fmt.Errorf("read planned addresses: %w", err)
 		}
 		if newer {
-			notes = append(notes, "This answer is older than the addresses on record, which were chosen later; the later addresses stand. get_sending_setup shows them.")
+			notes = append(notes, "This answer is older than the addresses on record, which were chosen later; the later addresses stand (the sending setup shows them).")
 			return nil
 		}
 		var still int
@@ -354,7 +353,8 @@ func (s *Service) recordAddresses(ctx context.Context, ws uuid.UUID, domains []s
 			return fmt.Errorf("read chosen domains: %w", err)
 		}
 		if still != len(domains) {
-			return vibesell.Errorf(vibesell.ECONFLICT, "The picked domains changed while this question was open. Call %s again to see addresses on the domains picked now.", vibesell.ToolProposeEmail)
+			return vibesell.Errorf(vibesell.ECONFLICT, "The picked domains changed while this question was open.").Then(
+				stepAddresses)
 		}
 		list := make([]string, len(addrs))
 		for i, a := range addrs {
@@ -403,14 +403,13 @@ func (s *Service) explainEmail(step *EmailStep, domains []Domain, hasSizing bool
 			step.FullVolumeOn = t.FullVolumeOn
 		}
 	}
-	step.NextTool = vibesell.ToolOrderSendingSetup
 	step.Sandbox = s.Sandbox()
-	step.NextStep = fmt.Sprintf("Call %s to ask for approval to set up %s and %s: %s. Nothing is registered, created or billed until a person approves it.",
-		vibesell.ToolOrderSendingSetup, vibesell.Plural(len(domains), "domain", "domains"), vibesell.Plural(len(step.Addresses), "mailbox", "mailboxes"),
-		Costs(step.YearlyCost, step.MonthlyCost, len(domains), len(step.Addresses), step.Sandbox))
+	step.Next = workspace.NextStep{Why: fmt.Sprintf("The order sets up %s and %s: %s. Nothing is registered, created or billed until a person approves it.",
+		vibesell.Plural(len(domains), "domain", "domains"), vibesell.Plural(len(step.Addresses), "mailbox", "mailboxes"),
+		Costs(step.YearlyCost, step.MonthlyCost, len(domains), len(step.Addresses), step.Sandbox)), Next: []vibesell.Next{stepOrder}}
 	if !hasSizing {
-		step.NextTool = vibesell.ToolSizeSendingCapacity
-		step.NextStep = fmt.Sprintf("Before ordering, confirm the sizing: call %s with the person's daily volume (or lead count and deadline), then %s once they agree. ", vibesell.ToolSizeSendingCapacity, vibesell.ToolConfirmSizing) + step.NextStep
+		step.Next.Why = "Before ordering, confirm the sizing. " + step.Next.Why
+		step.Next.Next = append(slices.Clip(stepsSizing), stepOrder)
 	}
 }
 

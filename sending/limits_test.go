@@ -10,6 +10,7 @@ import (
 	"vibesell"
 	"vibesell/approvals"
 	"vibesell/sending"
+	"vibesell/toolkit"
 )
 
 // An order is held to the plan's mailboxes: refused when asked for above
@@ -25,8 +26,8 @@ func TestOrderHeldToPlan(t *testing.T) {
 		f := newFixtureHeld(t, sending.Providers{}, 2)
 		f.planned(t, f.a, 90) // three addresses
 		_, _, err := f.svc.RequestOrder(ctx, f.a.ID, "")
-		want := `The Free plan allows 2 mailboxes; 0 in use, so 3 more would go over. The Starter plan allows 15 mailboxes for USD 49.00 per month: subscribe with start_checkout (plan "starter").`
-		if d := cmp.Diff([]string{vibesell.EPAYMENTREQUIRED, want}, []string{vibesell.ErrorCode(err), vibesell.ErrorMessage(err)}); d != "" {
+		want := "The Free plan allows 2 mailboxes; 0 in use, so 3 more would go over. The Starter plan allows 15 mailboxes for USD 49.00 per month.\n\nNext:\n- Subscribe to the Starter plan. Call start_checkout with plan starter."
+		if d := cmp.Diff([]string{vibesell.EPAYMENTREQUIRED, want}, []string{vibesell.ErrorCode(err), toolkit.ForAssistant(err)}); d != "" {
 			t.Errorf("refusal (-want +got):\n%s", d)
 		}
 	})
@@ -50,7 +51,7 @@ func TestOrderHeldToPlan(t *testing.T) {
 		}
 		f.approve(t, a)
 		done := f.execute(t, a)
-		want := "Not carried out: The Free plan allows 3 mailboxes; 1 in use, so 3 more would go over. The Starter plan allows 15 mailboxes for USD 49.00 per month: change plan on the billing page, https://vibesell.example.test/app/billing ."
+		want := "Not carried out: The Free plan allows 3 mailboxes; 1 in use, so 3 more would go over. The Starter plan allows 15 mailboxes for USD 49.00 per month. Subscribe to the Starter plan."
 		if done.Status != approvals.NotDone || done.Outcome == nil || *done.Outcome != want {
 			t.Errorf("outcome: %s %v\nwant %q", done.Status, done.Outcome, want)
 		}

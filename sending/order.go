@@ -53,18 +53,19 @@ func (s *Service) PlanOrder(ctx context.Context, ws uuid.UUID) (OrderPlan, error
 	}
 	var blocked OrderBlocked
 	if st.Source == nil {
-		blocked.add("no sending source is chosen", "call "+vibesell.ToolChooseSendingSource)
+		blocked.add("no sending source is chosen", stepChooseSource)
 	}
 	if st.Sizing == nil {
-		blocked.add("no sizing is confirmed", fmt.Sprintf("call %s, then %s once the person agrees", vibesell.ToolSizeSendingCapacity, vibesell.ToolConfirmSizing))
+		blocked.add("no sizing is confirmed", stepsSizing...)
 	}
 	if chosen := st.DomainCount(DomainChosen); chosen == 0 {
 		if ordered := len(st.Domains); ordered > 0 && len(blocked.Blockers) == 0 {
 			return OrderPlan{}, allOrdered{vibesell.Errorf(vibesell.ECONFLICT,
-				"Everything picked is already ordered (%s). Call %s to follow it; to add more, pick domains with %s or %s first.",
-				vibesell.Plural(ordered, "domain", "domains"), vibesell.ToolGetSendingSetup, vibesell.ToolProposeDomains, vibesell.ToolProposeWarmedDomains)}
+				"Everything picked is already ordered (%s).", vibesell.Plural(ordered, "domain", "domains")).Then(
+				stepSeeSetup,
+				stepPickNew, stepPickWarmed)}
 		}
-		blocked.add("no domains are picked", fmt.Sprintf("call %s or %s", vibesell.ToolProposeDomains, vibesell.ToolProposeWarmedDomains))
+		blocked.add("no domains are picked", stepPickNew, stepPickWarmed)
 		return OrderPlan{}, &blocked
 	}
 	plan, err := s.readPlan(ctx, s.db, ws)
@@ -133,7 +134,7 @@ func (s *Service) checkPlan(ctx context.Context, ws uuid.UUID, plan OrderPlan, b
 	var newNames []string
 	for _, d := range plan.Domains {
 		if !slices.ContainsFunc(plan.Mailboxes, func(m Mailbox) bool { return m.Domain == d.Name }) {
-			blocked.add(d.Name+" has no addresses yet", "call "+vibesell.ToolProposeEmail)
+			blocked.add(d.Name+" has no addresses yet", stepAddresses)
 		}
 		if d.Origin == OriginNew {
 			newNames = append(newNames, d.Name)
@@ -147,9 +148,9 @@ func (s *Service) checkPlan(ctx context.Context, ws uuid.UUID, plan OrderPlan, b
 		for _, c := range quotes.Quotes {
 			switch {
 			case c.Available == nil:
-				blocked.add(fmt.Sprintf("%s could not be checked just now (%s)", c.Domain, c.Reason), "")
+				blocked.add(fmt.Sprintf("%s could not be checked just now (%s)", c.Domain, c.Reason))
 			case !*c.Available:
-				blocked.add(c.Domain+" was registered by someone else since it was picked", "call "+vibesell.ToolProposeDomains+" to pick another")
+				blocked.add(c.Domain+" was registered by someone else since it was picked", stepPickNew)
 			}
 		}
 	}
@@ -159,7 +160,7 @@ func (s *Service) checkPlan(ctx context.Context, ws uuid.UUID, plan OrderPlan, b
 	}
 	for _, d := range plan.Domains {
 		if d.Origin == OriginWarmed && !slices.ContainsFunc(shelf, func(it ShelfItem) bool { return it.Domain == d.Name }) {
-			blocked.add(d.Name+" is no longer on offer among the already-warmed domains", "call "+vibesell.ToolProposeWarmedDomains+" to pick another")
+			blocked.add(d.Name+" is no longer on offer among the already-warmed domains", stepPickWarmed)
 		}
 	}
 	return nil
@@ -175,26 +176,19 @@ func (e allOrdered) Unwrap() error { return e.refusal }
 
 // errNothingToOrder refuses an order with nothing picked.
 var errNothingToOrder = vibesell.Errorf(vibesell.EINVALID,
-	"There is nothing to order: no domains are picked. Call %s or %s to pick domains, then %s to choose the addresses.",
-	vibesell.ToolProposeDomains, vibesell.ToolProposeWarmedDomains, vibesell.ToolProposeEmail)
+	"There is nothing to order: no domains are picked.").Then(stepPickNew, stepPickWarmed, stepAddresses)
 
 // OrderBlocked is the refusal that lists everything standing between the
 // setup and an order, every one at once.
+// Each blocker is a clause ("getacme.com has no addresses yet") and the
+// steps that clear it.
 type OrderBlocked struct {
-	// Blockers are written for the assistant: each names the tool that
-	// fixes it, "getacme.com has no addresses yet (call propose_email)".
-	Blockers []string
-	// Reasons are the same for a person, without tool names.
-	Reasons []string
+	Blockers []vibesell.Blocker
 }
 
-func (e *OrderBlocked) add(what, fix string) {
-	line := what
-	if fix != "" {
-		line += " (" + fix + ")"
-	}
-	if !slices.Contains(e.Blockers, line) {
-		e.Blockers, e.Reasons = append(e.Blockers, line), append(e.Reasons, what)
+func (e *OrderBlocked) add(what string, next ...vibesell.Next) {
+	if !slices.ContainsFunc(e.Blockers, func(b vibesell.Blocker) bool { return b.What == what }) {
+		e.Blockers = append(e.Blockers, vibesell.Blocker{What: what, Next: next})
 	}
 }
 
@@ -203,8 +197,13 @@ func (e *OrderBlocked) Error() string { return e.refusal().Message }
 // Unwrap makes it a refusal (EINVALID) for vibesell.ErrorCode and friends.
 func (e *OrderBlocked) Unwrap() error { return e.refusal() }
 
+// refusal lists the blockers in one sentence and their steps once each.
 func (e *OrderBlocked) refusal() *vibesell.Error {
-	return vibesell.Errorf(vibesell.EINVALID, "The sending setup cannot be ordered yet: %s.", strings.Join(e.Blockers, "; "))
+	what := make([]string, len(e.Blockers))
+	for i, b := range e.Blockers {
+		what[i] = b.What
+	}
+	return &vibesell.Error{Code: vibesell.EINVALID, Message: fmt.Sprintf("The sending setup cannot be ordered yet: %s.", strings.Join(what, "; ")), Next: vibesell.StepsOf(e.Blockers)}
 }
 
 // PlaceOptions make an order safe to run from an approval. A nil

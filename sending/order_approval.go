@@ -253,7 +253,7 @@ func (o *OrderAction) Check(ctx context.Context, ex approvals.Execution) error {
 	}
 	plan, err := o.s.PlanOrder(ctx, ex.Approval.WorkspaceID)
 	if err != nil {
-		return forPerson(err)
+		return asApproved(err)
 	}
 	if !detailsOf(plan).equal(want) {
 		return errOrderChanged
@@ -287,19 +287,16 @@ func (o *OrderAction) Execute(ctx context.Context, ex approvals.Execution) (stri
 		},
 	})
 	if err != nil {
-		return "", forPerson(err)
+		return "", asApproved(err)
 	}
 	return orderDoneText(detailsOf(plan), plan.ReadyOn, o.s.clock.Now()), nil
 }
 
-// forPerson rewords the refusals written for the assistant (they name the
-// tools that fix them) for the approval's outcome, which a person reads.
-func forPerson(err error) error {
-	var blocked *OrderBlocked
-	switch {
-	case errors.As(err, &blocked):
-		return vibesell.Errorf(vibesell.EINVALID, "the sending setup cannot be ordered as approved any more: %s. Nothing was ordered.", strings.Join(blocked.Reasons, "; "))
-	case errors.Is(err, errNothingToOrder), errors.As(err, new(allOrdered)):
+// asApproved says why an approved order cannot be placed: with nothing
+// left to order, someone ordered or dropped the picks since the approval,
+// which is a change of the setup, not a request to pick again.
+func asApproved(err error) error {
+	if errors.Is(err, errNothingToOrder) || errors.As(err, new(allOrdered)) {
 		return errOrderChanged
 	}
 	return err

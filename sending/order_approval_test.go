@@ -145,8 +145,8 @@ func TestOrderApproval(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st.NextTool != vibesell.ToolProposeDomains || !strings.Contains(st.NextStep, short) || !strings.Contains(st.NextStep, "with count 4") {
-			t.Errorf("next step %s: %q", st.NextTool, st.NextStep)
+		if st.Next.Tool() != vibesell.ToolProposeDomains || !strings.Contains(nextText(st.Next), short) || !strings.Contains(nextText(st.Next), `Call propose_domains with count 4.`) {
+			t.Errorf("next step %s: %q", st.Next.Tool(), nextText(st.Next))
 		}
 		// 3 mailboxes reach 90 of 353 a day; the sizing has 12 on 4 domains.
 		want := &sending.Capacity{Needed: 353, Reach: 90, Mailboxes: 3, Want: 12, WantDomains: 4}
@@ -179,8 +179,8 @@ func TestOrderApproval(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := "This has 2 mailboxes, more than the 1 the confirmed sizing needs for 30 emails a day"; !strings.Contains(st.NextStep, want) {
-			t.Errorf("next step %q lacks %q", st.NextStep, want)
+		if want := "This has 2 mailboxes, more than the 1 the confirmed sizing needs for 30 emails a day"; !strings.Contains(nextText(st.Next), want) {
+			t.Errorf("next step %q lacks %q", nextText(st.Next), want)
 		}
 	})
 
@@ -196,8 +196,8 @@ func TestOrderApproval(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st.NextTool != vibesell.ToolListPendingApprovals || !strings.Contains(st.NextStep, a.ID) || !strings.Contains(st.NextStep, a.AppURL) {
-			t.Errorf("next step %s: %q", st.NextTool, st.NextStep)
+		if st.Next.Tool() != vibesell.ToolListPendingApprovals || !strings.Contains(nextText(st.Next), a.ID) || !strings.Contains(nextText(st.Next), a.AppURL) {
+			t.Errorf("next step %s: %q", st.Next.Tool(), nextText(st.Next))
 		}
 		_, err = f.svc.StartWarmup(ctx, f.a.ID)
 		if err == nil || !strings.Contains(err.Error(), a.ID) || !strings.Contains(err.Error(), a.AppURL) {
@@ -209,12 +209,12 @@ func TestOrderApproval(t *testing.T) {
 			t.Fatal(err)
 		}
 		again, err := f.svc.ChooseSource(ctx, f.a.ID, sending.ChooseSourceRequest{}, []cards.Answer{{Card: q.Card.ID, Answer: "own_names"}})
-		if r := settledResult(t, "the source again", again, err); r.NextTool != vibesell.ToolListPendingApprovals || !strings.Contains(r.NextStep, a.ID) {
-			t.Errorf("the source again, with the order waiting: next %s %q", r.NextTool, r.NextStep)
+		if r := settledResult(t, "the source again", again, err); r.Next.Tool() != vibesell.ToolListPendingApprovals || !strings.Contains(nextText(r.Next), a.ID) {
+			t.Errorf("the source again, with the order waiting: next %s %q", r.Next.Tool(), nextText(r.Next))
 		}
 		// Globex has no order waiting.
-		if st, err := f.svc.GetSetup(ctx, f.b.ID); err != nil || st.NextTool != vibesell.ToolChooseSendingSource {
-			t.Errorf("Globex: %s %v", st.NextTool, err)
+		if st, err := f.svc.GetSetup(ctx, f.b.ID); err != nil || st.Next.Tool() != vibesell.ToolChooseSendingSource {
+			t.Errorf("Globex: %s %v", st.Next.Tool(), err)
 		}
 	})
 
@@ -258,7 +258,7 @@ func TestOrderApproval(t *testing.T) {
 		f.approve(t, a)
 		avail.take("getacme.com")
 		done := f.execute(t, a)
-		want := "Not carried out: the sending setup cannot be ordered as approved any more: getacme.com was registered by someone else since it was picked. Nothing was ordered."
+		want := "Not carried out: The sending setup cannot be ordered yet: getacme.com was registered by someone else since it was picked. Pick lookalike domains of the brand, with their prices."
 		if diff := cmp.Diff(ending{approvals.NotDone, &want}, ending{done.Status, done.Outcome}); diff != "" {
 			t.Fatalf("after executing mismatch (-want +got):\n%s", diff)
 		}

@@ -67,8 +67,8 @@ func TestSandboxReady(t *testing.T) {
 			t.Errorf("after the shortcut mismatch (-want +got):\n%s", diff)
 		}
 		st, _ := f.svc.Summary(ctx, f.a.ID)
-		if st.ReadyToSendOn == nil || st.ReadyToSendOn.Format("2006-01-02") != "2026-12-04" || st.NextTool != "" {
-			t.Errorf("ready to send on %v, next %q", st.ReadyToSendOn, st.NextTool)
+		if st.ReadyToSendOn == nil || st.ReadyToSendOn.Format("2006-01-02") != "2026-12-04" || st.Next.Tool() != "" {
+			t.Errorf("ready to send on %v, next %q", st.ReadyToSendOn, st.Next.Tool())
 		}
 		w, err := f.svc.StartWarmup(ctx, f.a.ID)
 		if err != nil || len(w.Started) != 0 || len(w.Prewarmed) != 3 {

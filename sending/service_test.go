@@ -361,20 +361,32 @@ func TestPlanOrderListsEveryBlocker(t *testing.T) {
 	if !errors.As(err, &blocked) || vibesell.ErrorCode(err) != vibesell.EINVALID {
 		t.Fatalf("PlanOrder = %v, want an OrderBlocked refusal", err)
 	}
+	addresses := []vibesell.Next{{Do: "Choose the senders' addresses, from their names.", Tool: vibesell.ToolProposeEmail}}
 	want := &sending.OrderBlocked{
-		Blockers: []string{
-			"no sending source is chosen (call choose_sending_source)",
-			"no sizing is confirmed (call size_sending_capacity, then confirm_sizing once the person agrees)",
-			"getacme.com has no addresses yet (call propose_email)",
-			"tryacme.com has no addresses yet (call propose_email)",
+		Blockers: []vibesell.Blocker{
+			{What: "no sending source is chosen", Next: []vibesell.Next{{Do: "Choose where the emails go out from: already-warmed addresses (sooner) or new addresses under the brand.", Tool: vibesell.ToolChooseSendingSource}}},
+			{What: "no sizing is confirmed", Next: []vibesell.Next{
+				{Do: "Work out how many addresses the sending needs, from the person's daily volume (or lead count and deadline).", Tool: vibesell.ToolSizeSendingCapacity},
+				{Do: "Confirm the sizing once the person agrees.", Tool: vibesell.ToolConfirmSizing},
+			}},
+			{What: "getacme.com has no addresses yet", Next: addresses},
+			{What: "tryacme.com has no addresses yet", Next: addresses},
 		},
-		Reasons: []string{"no sending source is chosen", "no sizing is confirmed", "getacme.com has no addresses yet", "tryacme.com has no addresses yet"},
 	}
 	if diff := cmp.Diff(want, blocked); diff != "" {
 		t.Errorf("blockers mismatch (-want +got):\n%s", diff)
 	}
 	if !strings.HasPrefix(err.Error(), "The sending setup cannot be ordered yet: no sending source is chosen") {
 		t.Errorf("message %q", err)
+	}
+	// The refusal takes each step once: two domains without addresses
+	// are one call to propose_email.
+	var tools []string
+	for _, n := range vibesell.ErrorNext(err) {
+		tools = append(tools, n.Tool)
+	}
+	if d := cmp.Diff([]string{vibesell.ToolChooseSendingSource, vibesell.ToolSizeSendingCapacity, vibesell.ToolConfirmSizing, vibesell.ToolProposeEmail}, tools); d != "" {
+		t.Errorf("the refusal's steps (-want +got):\n%s", d)
 	}
 }
 
@@ -483,8 +495,8 @@ func TestAnAnswerOnRecordIsReadInOneRoundTrip(t *testing.T) {
 	if diff := cmp.Diff(first, again); diff != "" {
 		t.Errorf("the answer again (-first +again):\n%s", diff)
 	}
-	if !strings.Contains(again.Result.NextStep, vibesell.ToolSizeSendingCapacity) {
-		t.Errorf("next step without a sizing does not offer one: %q", again.Result.NextStep)
+	if !strings.Contains(nextText(again.Result.Next), vibesell.ToolSizeSendingCapacity) {
+		t.Errorf("next step without a sizing does not offer one: %q", nextText(again.Result.Next))
 	}
 }
 

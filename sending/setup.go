@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -13,6 +14,7 @@ import (
 
 	"vibesell"
 	"vibesell/approvals"
+	"vibesell/workspace"
 )
 
 // DomainStatus is a domain of the setup as it stands now.
@@ -44,11 +46,10 @@ type Setup struct {
 	Domains       []DomainStatus
 	Mailboxes     []MailboxStatus
 	WarmupDays    int
-	ReadyToSendOn *time.Time // every ordered address at full volume; nil when nothing is ordered or some are not
-	Capacity      *Capacity  // the picks against the confirmed sizing; nil without either
-	Sandbox       bool       // some domain is the sandbox's: nothing of it is real
-	NextTool      string     // "" when the setup needs nothing more
-	NextStep      string
+	ReadyToSendOn *time.Time         // every ordered address at full volume; nil when nothing is ordered or some are not
+	Capacity      *Capacity          // the picks against the confirmed sizing; nil without either
+	Sandbox       bool               // some domain is the sandbox's: nothing of it is real
+	Next          workspace.NextStep // no step when the setup needs nothing more
 }
 
 // DomainCount is how many domains are in state now.
@@ -144,7 +145,7 @@ func (s *Service) GetSetup(ctx context.Context, ws uuid.UUID) (Setup, error) {
 // for a decision: read only when the setup has something to order, so a
 // setup past its order reads nothing more.
 func (s *Service) withPendingOrder(ctx context.Context, ws uuid.UUID, st Setup) (Setup, error) {
-	if st.NextTool != vibesell.ToolOrderSendingSetup && st.MailboxCount(MailboxPlanned) == 0 {
+	if st.Next.Tool() != vibesell.ToolOrderSendingSetup && st.MailboxCount(MailboxPlanned) == 0 {
 		return st, nil
 	}
 	pending, err := s.PendingOrder(ctx, ws)
@@ -160,14 +161,14 @@ func (s *Service) withPendingOrder(ctx context.Context, ws uuid.UUID, st Setup) 
 // approval (a campaign's, the plan's) is not the setup's to name: the
 // setup's own step stands.
 func (st Setup) WithOpen(open []approvals.Approval) Setup {
-	if st.NextTool != vibesell.ToolOrderSendingSetup && st.MailboxCount(MailboxPlanned) == 0 {
+	if st.Next.Tool() != vibesell.ToolOrderSendingSetup && st.MailboxCount(MailboxPlanned) == 0 {
 		return st
 	}
 	for _, a := range open {
 		if a.Action == vibesell.ToolOrderSendingSetup && !a.Final() {
-			st.NextTool, st.NextStep = pendingOrderStep(a)
+			st.Next = pendingOrderStep(a)
 			if c := st.Capacity; c != nil && c.Off() {
-				st.NextStep += " Meanwhile, the picks and the confirmed sizing disagree: " + c.Sentence()
+				st.Next.Why += " Meanwhile, the picks and the confirmed sizing disagree: " + c.Sentence()
 			}
 			return st
 		}
@@ -175,15 +176,26 @@ func (st Setup) WithOpen(open []approvals.Approval) Setup {
 	return st
 }
 
+// pendingOrderSentence says, for a person, where an open order's approval
+// stands.
+func pendingOrderSentence(a approvals.Approval) string {
+	if a.Status != approvals.Pending {
+		return fmt.Sprintf("The order was approved (approval %s) and is being placed now.", a.ID)
+	}
+	return fmt.Sprintf("An order was asked for already: the order is waiting for the person's decision (approval %s, %q), in the web app at %s.", a.ID, a.Summary, vibesell.PersonOpens(a.AppURL))
+}
+
 // pendingOrderStep is the next step while an order approval is open: the
 // person decides it, where they can.
-func pendingOrderStep(a approvals.Approval) (string, string) {
+func pendingOrderStep(a approvals.Approval) workspace.NextStep {
+	follow := stepFollowOrder.With("approval", a.ID)
 	if a.Status != approvals.Pending {
-		return vibesell.ToolListPendingApprovals, fmt.Sprintf("The order was approved (approval %s) and is being placed now. Call %s with approval %s to follow it; get_sending_setup shows the domains once they are ordered.",
-			a.ID, vibesell.ToolListPendingApprovals, a.ID)
+		return workspace.NextStep{Why: fmt.Sprintf("The order was approved (approval %s) and is being placed now; the sending setup shows the domains once they are ordered.", a.ID),
+			Next: []vibesell.Next{follow, stepSeeSetup}}
 	}
-	return vibesell.ToolListPendingApprovals, fmt.Sprintf("Do not order again: the order is waiting for the person's decision (approval %s, %q). Only a signed-in person can approve it, in the web app at %s ; they may also reject it here with %s. Nothing is ordered until then; %s shows whether it was decided.",
-		a.ID, a.Summary, a.AppURL, vibesell.ToolDecideApproval, vibesell.ToolListPendingApprovals)
+	return workspace.NextStep{Why: fmt.Sprintf("Do not order again: the order is waiting for the person's decision (approval %s, %q). Only a signed-in person can approve it, in the web app at %s . Nothing is ordered until then.",
+		a.ID, a.Summary, a.AppURL), Next: []vibesell.Next{
+		follow, stepRejectOrder.With("approval", a.ID, "decision", "reject")}}
 }
 
 // Summary reads the sending setup without checking DNS: what the workspace
@@ -309,7 +321,7 @@ func (s *Service) setup(r setupRows, now time.Time) Setup {
 		st.ReadyToSendOn = &ready
 	}
 	st.Capacity = capacityOf(r.sizing, r.domains, r.mailboxes, s.cfg)
-	st.NextTool, st.NextStep = s.next(st, now)
+	st.Next = s.next(st, now)
 	return st
 }
 
@@ -332,18 +344,25 @@ func (s *Service) mailboxFullVolume(m Mailbox, now time.Time) time.Time {
 	return s.cfg.onOrAfterBusinessDay(start.AddDate(0, 0, s.cfg.WarmupDays))
 }
 
-// next says what the setup needs next: the tool to call and why. Once the
-// picks are ordered, a setup that sends less than the confirmed sizing
-// needs says so in every step: the setup falls short whatever its state.
-func (s *Service) next(st Setup, now time.Time) (string, string) {
-	tool, why := s.nextStep(st, now)
+// next says what the setup needs next: why, and the steps that do it.
+// Once the picks are ordered, a setup that sends less than the confirmed
+// sizing needs says so in every step: the setup falls short whatever its
+// state.
+func (s *Service) next(st Setup, now time.Time) workspace.NextStep {
+	step := s.nextStep(st, now)
 	if c := st.Capacity; c != nil && c.Short() && st.MailboxCount(MailboxPlanned) == 0 && st.DomainCount(DomainChosen) == 0 {
-		why += " " + c.Sentence()
+		step.Why += " " + c.Sentence()
 	}
-	return tool, why
+	return step
 }
 
-func (s *Service) nextStep(st Setup, now time.Time) (string, string) {
+// stepsSizingThenOrder confirm the sizing, then ask for the order.
+var stepsSizingThenOrder = append(slices.Clip(stepsSizing), stepOrder)
+
+func (s *Service) nextStep(st Setup, now time.Time) workspace.NextStep {
+	step := func(why string, next ...vibesell.Next) workspace.NextStep {
+		return workspace.NextStep{Why: why, Next: next}
+	}
 	states := map[MailboxState]int{}
 	var firstReady *time.Time
 	for _, m := range st.Mailboxes {
@@ -367,44 +386,48 @@ func (s *Service) nextStep(st Setup, now time.Time) (string, string) {
 	}
 	switch {
 	case len(st.Domains) == 0 && st.Source == nil:
-		return vibesell.ToolChooseSendingSource, fmt.Sprintf("Call %s to ask the person where their emails should go out from: already-warmed addresses (sooner) or new addresses under their brand.", vibesell.ToolChooseSendingSource)
+		return step("Nothing is chosen yet.", stepChooseSource)
 	case len(st.Domains) == 0 && st.Source.Source == SourceOther:
-		return vibesell.ToolContactSupport, fmt.Sprintf("The person described their own arrangement (%q). Call %s so someone can help, or %s again if they now prefer one of the two options.", st.Source.Text, vibesell.ToolContactSupport, vibesell.ToolChooseSendingSource)
+		return step(fmt.Sprintf("The person described their own arrangement (%q).", st.Source.Text),
+			stepSupport, stepChooseSource)
 	case len(st.Domains) == 0 && st.Source.Source == SourceAlreadyWarmed:
-		return vibesell.ToolProposeWarmedDomains, fmt.Sprintf("Call %s to offer the person domains from the warmed shelf.", vibesell.ToolProposeWarmedDomains)
+		return step("The person chose already-warmed addresses.", stepPickWarmed)
 	case len(st.Domains) == 0:
-		return vibesell.ToolProposeDomains, fmt.Sprintf("Call %s to offer the person lookalike domains of their brand.", vibesell.ToolProposeDomains)
+		return step("The person chose new addresses under their brand.", stepPickNew)
 	case withoutAddresses > 0:
-		return vibesell.ToolProposeEmail, fmt.Sprintf("Call %s with the senders' names to choose the addresses on the picked %s.", vibesell.ToolProposeEmail, pickWord(withoutAddresses == 1, "domain", "domains"))
+		return step(fmt.Sprintf("The picked %s no addresses yet.", pickWord(withoutAddresses == 1, "domain has", "domains have")), stepAddresses)
 	case states[MailboxPlanned] > 0 && st.Sizing == nil:
-		return vibesell.ToolSizeSendingCapacity, fmt.Sprintf("Before ordering, confirm the sizing: call %s with the person's daily volume (or lead count and deadline), then %s once they agree. Then call %s to ask for approval of the order.", vibesell.ToolSizeSendingCapacity, vibesell.ToolConfirmSizing, vibesell.ToolOrderSendingSetup)
+		return step("Before ordering, confirm the sizing.", stepsSizingThenOrder...)
 	case states[MailboxPlanned] > 0 && st.Capacity != nil && st.Capacity.Off():
-		fix := vibesell.ToolProposeDomains
+		fix := stepPickNew
 		if st.Source != nil && st.Source.Source == SourceAlreadyWarmed {
-			fix = vibesell.ToolProposeWarmedDomains
+			fix = stepPickWarmed
 		}
-		return fix, fmt.Sprintf("The picks and the confirmed sizing disagree. %s Call %s with count %d (then %s) to match the sizing, or %s to size again; call %s only if the person wants to order as it is.",
-			st.Capacity.Sentence(), fix, st.Capacity.WantDomains, vibesell.ToolProposeEmail, vibesell.ToolConfirmSizing, vibesell.ToolOrderSendingSetup)
+		return step("The picks and the confirmed sizing disagree. "+st.Capacity.Sentence()+
+			" Pick domains to match the sizing and choose their addresses, or confirm the sizing again; order only if the person wants to order as it is.",
+			fix.With("count", st.Capacity.WantDomains), stepAddresses, stepConfirmSizing, stepOrder)
 	case states[MailboxPlanned] > 0:
-		return vibesell.ToolOrderSendingSetup, fmt.Sprintf("Call %s to ask for approval to set up the %s planned. Nothing is registered or billed until a person approves.", vibesell.ToolOrderSendingSetup, pickWord(states[MailboxPlanned] == 1, "address", "addresses"))
+		return step(fmt.Sprintf("The %s planned; nothing is registered or billed until a person approves the order.", pickWord(states[MailboxPlanned] == 1, "address is", "addresses are")), stepOrder)
 	case states[MailboxReady] > 0:
-		return vibesell.ToolStartWarmup, fmt.Sprintf("%s ready to warm up; the warmup starts by itself within %d minutes. Call %s to start it at once.",
-			vibesell.Plural(states[MailboxReady], "mailbox is", "mailboxes are"), int(WarmupSweepEvery.Minutes()), vibesell.ToolStartWarmup)
+		return step(fmt.Sprintf("%s ready to warm up; the warmup starts by itself within %d minutes.",
+			vibesell.Plural(states[MailboxReady], "mailbox is", "mailboxes are"), int(WarmupSweepEvery.Minutes())),
+			stepStartWarmup)
 	case states[MailboxPreparing] > 0 && states[MailboxWarming] == 0 && states[MailboxWarm] == 0:
 		preparing := addressesCounted(states[MailboxPreparing])
 		first := "the first are ready"
 		if preparing.n == 1 {
 			first = "it is ready"
 		}
-		return vibesell.ToolStartWarmup, fmt.Sprintf("%s %s being prepared; %s on %s, and %s warmup starts by itself that day. Nothing needs calling meanwhile (%s starts a warmup straight away once %s %s ready).",
-			capital(preparing.The()), preparing.Are(), first, vibesell.FormatDate(*firstReady), preparing.pick("its", "their"), vibesell.ToolStartWarmup, preparing.They(), preparing.Are())
+		return step(fmt.Sprintf("%s %s being prepared; %s on %s, and %s warmup starts by itself that day. Nothing needs doing meanwhile (or start the warmup straight away once %s %s ready).",
+			capital(preparing.The()), preparing.Are(), first, vibesell.FormatDate(*firstReady), preparing.pick("its", "their"), preparing.They(), preparing.Are()),
+			stepStartWarmup)
 	case states[MailboxPreparing] > 0 || states[MailboxWarming] > 0:
 		when := ""
 		if st.ReadyToSendOn != nil {
 			when = fmt.Sprintf(" The setup can send at full volume from %s.", vibesell.FormatDate(*st.ReadyToSendOn))
 		}
 		all := addressesCounted(len(st.Mailboxes))
-		return "", fmt.Sprintf("Nothing to do for the sending setup right now: %s %s being prepared or warming up.", all.The(), all.Are()) + when + " Meanwhile, the campaign can be prepared."
+		return step(fmt.Sprintf("Nothing to do for the sending setup right now: %s %s being prepared or warming up.", all.The(), all.Are()) + when + " Meanwhile, the campaign can be prepared.")
 	}
-	return "", "The sending setup is ready: every address can send at full volume."
+	return step("The sending setup is ready: every address can send at full volume.")
 }

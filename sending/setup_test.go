@@ -7,13 +7,13 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"vibesell"
 	"vibesell/cards"
 	"vibesell/sending"
+	"vibesell/workspace"
 )
 
 // summaryIn sends a batch holding workspace ws's summary reads on db, and
@@ -42,9 +42,10 @@ func TestQueueSummaryReadsTheSetupInTheCallersBatch(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 
-	// Nothing chosen yet (the next step's words are the summary's own).
-	fresh := sending.Setup{WarmupDays: 21, Sandbox: true, NextTool: vibesell.ToolChooseSendingSource}
-	ignoreNextStep := cmpopts.IgnoreFields(sending.Setup{}, "NextStep")
+	// Nothing chosen yet (the next step's words are the summary's own;
+	// its tool is compared).
+	fresh := sending.Setup{WarmupDays: 21, Sandbox: true, Next: workspace.NextStep{Next: []vibesell.Next{{Tool: vibesell.ToolChooseSendingSource}}}}
+	ignoreNextStep := cmp.Comparer(func(a, b workspace.NextStep) bool { return a.Tool() == b.Tool() })
 	st := summaryIn(t, f.pool, f.svc, f.a.ID)
 	if diff := cmp.Diff(fresh, st, ignoreNextStep); diff != "" {
 		t.Fatalf("nothing chosen yet mismatch (-want +got):\n%s", diff)
@@ -97,7 +98,7 @@ func TestQueueSummaryReadsTheSetupInTheCallersBatch(t *testing.T) {
 		NextTool  string
 	}
 	shapeOf := func(st sending.Setup) shape {
-		s := shape{Source: sourceKind(st.Source), Sized: st.Sizing != nil, Domains: len(st.Domains), Ready: st.ReadyToSendOn != nil, NextTool: st.NextTool}
+		s := shape{Source: sourceKind(st.Source), Sized: st.Sizing != nil, Domains: len(st.Domains), Ready: st.ReadyToSendOn != nil, NextTool: st.Next.Tool()}
 		for _, m := range st.Mailboxes {
 			s.Mailboxes = append(s.Mailboxes, m.State)
 		}
@@ -173,7 +174,7 @@ func TestSetupFromOrderToFullVolume(t *testing.T) {
 			t.Fatal(err)
 		}
 		m := st.Mailboxes[0]
-		s := state{Domain: string(st.Domains[0].State), Mailbox: string(m.State), DNSOK: st.Domains[0].Checks[0].OK != nil && *st.Domains[0].Checks[0].OK, Next: st.NextTool}
+		s := state{Domain: string(st.Domains[0].State), Mailbox: string(m.State), DNSOK: st.Domains[0].Checks[0].OK != nil && *st.Domains[0].Checks[0].OK, Next: st.Next.Tool()}
 		if m.WarmupDay != nil {
 			s.WarmupDay, s.Today, s.Done = *m.WarmupDay, *m.TodayVolume, *m.WarmupDone
 		}

@@ -24,8 +24,7 @@ type SourceChoice struct {
 	ChosenAt time.Time
 	Meaning  string // what the choice means, for the person
 	Standing string // what the setup holds now: nothing yet, or what is picked and ordered
-	NextTool string
-	NextStep string
+	Next     workspace.NextStep
 }
 
 // sandboxPrices is what a question showing prices adds in the sandbox.
@@ -192,9 +191,9 @@ func sourceLabel(source SourceKind) string {
 // setup as it stands now (st): an answer given again once the setup is
 // ordered, ready or warm says so, and its next step is the setup's.
 func (s *Service) explainSource(c *SourceChoice, st Setup) {
-	sizing := ""
+	var sizing []vibesell.Next
 	if st.Sizing == nil {
-		sizing = fmt.Sprintf(" If the person does not know yet how many addresses they need, %s works it out from their daily volume or their lead count and deadline.", vibesell.ToolSizeSendingCapacity)
+		sizing = append(sizing, stepSize) // if the person does not know yet how many they need
 	}
 	c.Standing = st.Standing()
 	origin := OriginNew
@@ -202,16 +201,13 @@ func (s *Service) explainSource(c *SourceChoice, st Setup) {
 	case SourceAlreadyWarmed:
 		origin = OriginWarmed
 		c.Meaning = "Your emails will go out from addresses that are already prepared and warmed up, on domains that are not under your brand's name, so you can start sooner."
-		c.NextTool = vibesell.ToolProposeWarmedDomains
-		c.NextStep = fmt.Sprintf("Call %s to offer the person domains from the warmed shelf.%s", vibesell.ToolProposeWarmedDomains, sizing)
+		c.Next = workspace.NextStep{Next: append([]vibesell.Next{stepPickWarmed}, sizing...)}
 	case SourceOwnNames:
 		c.Meaning = "Your emails will go out from new addresses created for you on lookalike domains of your brand, after preparation and warmup."
-		c.NextTool = vibesell.ToolProposeDomains
-		c.NextStep = fmt.Sprintf("Call %s to offer the person lookalike domains of their brand's domain, with their prices.%s", vibesell.ToolProposeDomains, sizing)
+		c.Next = workspace.NextStep{Next: append([]vibesell.Next{stepPickNew}, sizing...)}
 	default:
 		c.Meaning = fmt.Sprintf("You described your own arrangement: %q. VibeSell sets up either already-warmed addresses or new addresses under your brand; it does not set anything up for other arrangements by itself.", c.Text)
-		c.NextTool = vibesell.ToolContactSupport
-		c.NextStep = fmt.Sprintf("Call %s with the person's words so someone can help with that arrangement. If the person meant one of the two options after all, call %s again without answers to ask again.", vibesell.ToolContactSupport, vibesell.ToolChooseSendingSource)
+		c.Next = workspace.NextStep{Why: "If the person meant one of the two options after all, ask again (without answers).", Next: []vibesell.Next{stepSupport, stepChooseSource}}
 		return
 	}
 	// Domains of this source are picked or ordered already: the next step
@@ -220,7 +216,7 @@ func (s *Service) explainSource(c *SourceChoice, st Setup) {
 		if st.DomainCount(DomainChosen) < len(st.Domains) {
 			c.Meaning = strings.Replace(strings.Replace(c.Meaning, "will go out", "go out", 1), ", after preparation and warmup", "", 1)
 		}
-		c.NextTool, c.NextStep = st.NextTool, st.NextStep
+		c.Next = st.Next
 	}
 }
 
@@ -297,12 +293,12 @@ func (s *Service) confirmSource(ctx context.Context, ws uuid.UUID, flow *cards.F
 		kept := &DomainsChoice{Decision: DecisionSource, Kept: src.Source, KeptLabel: keepLabel(src.Source), ChosenAt: ans.AnsweredAt, Picks: []DomainPick{}}
 		if src.Source == SourceOwnNames {
 			kept.Meaning = "You keep sending under your brand, from new addresses on lookalike domains, so no already-warmed domains are picked: the two would mix. Nothing was picked, set up, reserved or billed."
-			kept.NextTool = vibesell.ToolProposeDomains
-			kept.NextStep = fmt.Sprintf("The person keeps their source. Call %s to pick lookalike domains, or %s to see where the setup stands.", vibesell.ToolProposeDomains, vibesell.ToolGetSendingSetup)
+			kept.Next = workspace.NextStep{Why: "The person keeps their source.", Next: []vibesell.Next{
+				stepPickNew, stepSeeSetup}}
 		} else {
 			kept.Meaning = "You keep already-warmed addresses, so no new domains under your brand are picked: the two would mix. Nothing was picked, set up, reserved or billed."
-			kept.NextTool = vibesell.ToolProposeWarmedDomains
-			kept.NextStep = fmt.Sprintf("The person keeps their source. Call %s to pick already-warmed domains, or %s to see where the setup stands.", vibesell.ToolProposeWarmedDomains, vibesell.ToolGetSendingSetup)
+			kept.Next = workspace.NextStep{Why: "The person keeps their source.", Next: []vibesell.Next{
+				stepPickWarmed, stepSeeSetup}}
 		}
 		return nil, kept, nil
 	}

@@ -86,9 +86,9 @@ func TestSendingTextsAgreeWithTheirCounts(t *testing.T) {
 			}
 			add("sizing", z.Layout(), sending.Costs(z.YearlyCost, z.MonthlyCost, z.Domains, z.Mailboxes, true))
 			d := f.pickDomains(t, f.a, c.domains...).Result
-			add("domains", d.Meaning, d.NextStep)
+			add("domains", d.Meaning, nextText(d.Next))
 			e := f.planAddresses(t, f.a, "first_name", "Ada Lovelace")
-			add("addresses", e.Result.NextStep)
+			add("addresses", nextText(e.Result.Next))
 			add("addresses' notes", e.Notes...)
 			if len(e.Result.Addresses) != c.mailboxes {
 				t.Fatalf("planned %d addresses, want the sizing's %d", len(e.Result.Addresses), c.mailboxes)
@@ -97,7 +97,7 @@ func TestSendingTextsAgreeWithTheirCounts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			add("planned setup", st.Standing(), st.NextStep)
+			add("planned setup", st.Standing(), nextText(st.Next))
 
 			a, _, err := f.svc.RequestOrder(ctx, f.a.ID, "")
 			if err != nil {
@@ -111,7 +111,7 @@ func TestSendingTextsAgreeWithTheirCounts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			add("ordered setup", st.Standing(), st.NextStep)
+			add("ordered setup", st.Standing(), nextText(st.Next))
 			r, err := f.svc.SandboxReady(ctx, f.a.ID)
 			if err != nil {
 				t.Fatal(err)
@@ -125,9 +125,9 @@ func TestSendingTextsAgreeWithTheirCounts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			add("ready setup", st.Standing(), st.NextStep)
-			if !strings.Contains(st.NextStep, "it falls short") {
-				t.Errorf("a setup short of its sizing does not say so: %q", st.NextStep)
+			add("ready setup", st.Standing(), nextText(st.Next))
+			if !strings.Contains(nextText(st.Next), "it falls short") {
+				t.Errorf("a setup short of its sizing does not say so: %q", nextText(st.Next))
 			}
 			q, err := f.svc.ChooseSource(ctx, f.a.ID, sending.ChooseSourceRequest{}, nil)
 			if err != nil {
@@ -135,7 +135,7 @@ func TestSendingTextsAgreeWithTheirCounts(t *testing.T) {
 			}
 			again, err := f.svc.ChooseSource(ctx, f.a.ID, sending.ChooseSourceRequest{}, []cards.Answer{{Card: q.Card.ID, Answer: "own_names"}})
 			src := settledResult(t, "source again", again, err)
-			add("source again", src.Meaning, src.Standing, src.NextStep)
+			add("source again", src.Meaning, src.Standing, nextText(src.Next))
 
 			for _, text := range texts {
 				for _, p := range agreementProblems(text, len(c.domains), c.mailboxes) {

@@ -128,8 +128,9 @@ func (s *Service) ProposeWarmed(ctx context.Context, ws uuid.UUID, req ProposeWa
 	}
 	if len(items) < n {
 		return Outcome[DomainsChoice]{}, vibesell.Errorf(vibesell.EINVALID,
-			"Only %s already warmed up %s on offer right now, fewer than the %d asked for. Ask for fewer with count, or add new domains under your brand with %s.",
-			vibesell.Plural(len(items), "domain", "domains"), pickWord(len(items) == 1, "is", "are"), n, vibesell.ToolProposeDomains)
+			"Only %s already warmed up %s on offer right now, fewer than the %d asked for. Ask for fewer with count, or add new domains under your brand.",
+			vibesell.Plural(len(items), "domain", "domains"), pickWord(len(items) == 1, "is", "are"), n).Then(
+			stepPickNew)
 	}
 	sandbox := s.shelf.Name() == SandboxName
 	var picks []DomainPick

@@ -111,7 +111,7 @@ func TestWarmedDomains(t *testing.T) {
 		}
 		o, err := f.svc.ProposeWarmed(ctx, f.a.ID, sending.ProposeWarmedRequest{}, []cards.Answer{{Card: again.Card.ID, Answer: again.Card.Choices[0].ID}})
 		p := settledResult(t, "settle", o, err).Picks[0]
-		if diff := cmp.Diff([]string{"warmed", "USD 10.00", "propose_email"}, []string{string(p.Origin), p.MailboxPrice.String(), o.Result.NextTool}); diff != "" {
+		if diff := cmp.Diff([]string{"warmed", "USD 10.00", "propose_email"}, []string{string(p.Origin), p.MailboxPrice.String(), o.Result.Next.Tool()}); diff != "" {
 			t.Errorf("pick mismatch (-want +got):\n%s", diff)
 		}
 		if p.Reputation == nil {

@@ -106,11 +106,12 @@ func (s *Service) StartWarmup(ctx context.Context, ws uuid.UUID) (Warmup, error)
 			return Warmup{}, err
 		}
 		if pending != nil {
-			_, step := pendingOrderStep(*pending)
-			return Warmup{}, vibesell.Errorf(vibesell.EINVALID, "There are no ordered mailboxes to warm up yet. %s Once ordered, the warmup starts by itself when the mailboxes are ready.", step)
+			return Warmup{}, vibesell.Errorf(vibesell.EINVALID, "There are no ordered mailboxes to warm up yet. %s Once ordered, the warmup starts by itself when the mailboxes are ready.", pendingOrderSentence(*pending)).Then(
+				stepFollowOrder.With("approval", pending.ID))
 		}
 		return Warmup{}, vibesell.Errorf(vibesell.EINVALID,
-			"There are no ordered mailboxes to warm up yet. Order the sending setup with %s first; warmup can start once the mailboxes are ready.", vibesell.ToolOrderSendingSetup)
+			"There are no ordered mailboxes to warm up yet: warmup can start once the mailboxes are ordered and ready.").Then(
+			stepOrder)
 	}
 	if len(w.Started)+len(w.AlreadyWarming) == 0 && len(w.NotReady) > 0 {
 		first := *w.NotReady[0].ReadyAt
@@ -120,7 +121,8 @@ func (s *Service) StartWarmup(ctx context.Context, ws uuid.UUID) (Warmup, error)
 			}
 		}
 		return Warmup{}, vibesell.Errorf(vibesell.EINVALID,
-			"None of the mailboxes is ready to warm up yet: the first are ready on %s, and their warmup starts by itself that day (or call %s again on or after that day).", vibesell.FormatDate(first), vibesell.ToolStartWarmup)
+			"None of the mailboxes is ready to warm up yet: the first are ready on %s, and their warmup starts by itself that day (or start it at once on or after that day).", vibesell.FormatDate(first)).Then(
+			stepStartWarmup)
 	}
 	if len(w.Started) > 0 {
 		per := s.cfg.EmailsPerMailbox

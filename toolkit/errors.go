@@ -21,8 +21,9 @@ import (
 // the client sees:
 //
 //   - a result: one text block (the Markdown) and structuredContent;
-//   - a refusal (*vibesell.Error): isError and the sentence, nothing else
-//     but the refusal's code under _meta["vibesell/refusal"], for the card;
+//   - a refusal (*vibesell.Error): isError and the sentence with its next
+//     steps written as the tools to call ([RefusalText]), nothing else but
+//     the refusal's code under _meta["vibesell/refusal"], for the card;
 //   - anything else, a panic included: isError and a generic sentence with
 //     a ref (code "internal"); the cause goes to the log under the same
 //     ref, never to the assistant.
@@ -98,10 +99,11 @@ func (t Tool) failure(ctx context.Context, log *slog.Logger, p auth.Principal, e
 		// A refusal keeps the bound of every result too: one that names
 		// a list without bound fails loudly instead of being cut by the
 		// host.
-		if n := utf8.RuneCountInString(refusal.Message); n > vibesell.MaxResultText {
+		text := RefusalText(refusal)
+		if n := utf8.RuneCountInString(text); n > vibesell.MaxResultText {
 			return t.internal(ctx, log, p, fmt.Errorf("refusal over bound: %d characters, the most a result may send is %d: %w", n, vibesell.MaxResultText, err), nil)
 		}
-		return refusalResult(refusal.Code, refusal.Message)
+		return refusalResult(refusal.Code, text)
 	}
 	return t.internal(ctx, log, p, err, nil)
 }

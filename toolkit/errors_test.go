@@ -88,6 +88,9 @@ func TestRefusal(t *testing.T) {
 	for mode, want := range map[string]refusalSeen{
 		"refuse":  {true, 1, "MC9999 is not a design we carry. Ask for the catalogue to see what we have.", vibesell.ENOTFOUND, nil},
 		"wrapped": {true, 1, "Campaign Spring is already sending. Pause it first.", vibesell.ECONFLICT, nil},
+		// The steps follow the sentence, each as the tool to call and the
+		// arguments the refusal knows.
+		"steps": {true, 1, "Campaign Spring is already sending.\n\nNext:\n- Pause it first. Call pause_campaign with campaign c_1.\n- Ask the owner.\n- Call get_campaign.", vibesell.ECONFLICT, nil},
 	} {
 		t.Run(mode, func(t *testing.T) {
 			res := b.client.For(t).Call("behave", map[string]any{"mode": mode})

@@ -136,6 +136,9 @@ func behave() Tool {
 			switch in.Mode {
 			case "refuse":
 				return Result[behaveOutput]{}, vibesell.Errorf(vibesell.ENOTFOUND, "MC9999 is not a design we carry. Ask for the catalogue to see what we have.")
+			case "steps":
+				return Result[behaveOutput]{}, vibesell.Errorf(vibesell.ECONFLICT, "Campaign Spring is already sending.").Then(
+					vibesell.Call("Pause it first.", "pause_campaign", "campaign", "c_1"), vibesell.Next{Do: "Ask the owner."}, vibesell.Next{Tool: "get_campaign"})
 			case "wrapped":
 				return Result[behaveOutput]{}, fmt.Errorf("launch campaign: %w", vibesell.Errorf(vibesell.ECONFLICT, "Campaign Spring is already sending. Pause it first."))
 			case "internal_refusal":
@@ -166,7 +169,7 @@ func behave() Tool {
 }
 
 type behaveInput struct {
-	Mode string `json:"mode" jsonschema:"how the handler ends" example:"ok" enum:"ok,refuse,wrapped,internal_refusal,fail,panic,bad_kind,no_markdown,at_bound,long_text,big_structured,long_refusal"`
+	Mode string `json:"mode" jsonschema:"how the handler ends" example:"ok" enum:"ok,refuse,steps,wrapped,internal_refusal,fail,panic,bad_kind,no_markdown,at_bound,long_text,big_structured,long_refusal"`
 }
 
 type behaveOutput struct {

@@ -76,8 +76,8 @@ func TestOrderSendingSetupListsEveryMissingStep(t *testing.T) {
 	t.Parallel()
 	f := newApprovalFixture(t)
 	msg := f.c.Refusal("order_sending_setup", nil)
-	mustContain(t, msg, "cannot be ordered yet", "no sending source is chosen (call choose_sending_source)",
-		"no sizing is confirmed (call size_sending_capacity", "no domains are picked (call propose_domains or propose_warmed_domains)")
+	mustContain(t, msg, "cannot be ordered yet", "no sending source is chosen", "Call choose_sending_source.",
+		"no sizing is confirmed", "Call size_sending_capacity.", "no domains are picked", "Call propose_domains.", "Call propose_warmed_domains.")
 	if strings.Count(msg, "There is nothing to order") != 0 {
 		t.Errorf("the refusal repeats itself:\n%s", msg)
 	}
@@ -87,7 +87,7 @@ func TestOrderSendingSetupListsEveryMissingStep(t *testing.T) {
 	f.c.Result("propose_domains", map[string]any{"companyDomain": "acme.com"}, &q)
 	f.c.Result("propose_domains", map[string]any{"companyDomain": "acme.com", "answers": []any{ans(*q.Card, "getacme.com")}}, &q)
 	msg = f.c.Refusal("order_sending_setup", nil)
-	mustContain(t, msg, "no sending source is chosen", "no sizing is confirmed", "getacme.com has no addresses yet (call propose_email)")
+	mustContain(t, msg, "no sending source is chosen", "no sizing is confirmed", "getacme.com has no addresses yet", "Call propose_email.")
 	if strings.Count(msg, "getacme.com has no addresses") != 1 {
 		t.Errorf("a blocker is listed twice:\n%s", msg)
 	}
@@ -265,7 +265,7 @@ func TestDecideApproval(t *testing.T) {
 			t.Fatalf("a late decision: isError %v, meta %v; want a conflict refusal", res.IsError, res.Meta)
 		}
 		mustContain(t, toolkittest.TextOf(res), "Not recorded: approval "+a.ID+" was already approved by the person (the conversation, relayed by the assistant)",
-			"it is done now", "Call list_pending_approvals with approval")
+			"it is done now", "Call list_pending_approvals with approval "+a.ID+".")
 		if f.executed.Load() != 1 {
 			t.Errorf("after a late decision: executed %d times", f.executed.Load())
 		}
@@ -274,7 +274,7 @@ func TestDecideApproval(t *testing.T) {
 		mustContain(t, f.c.Refusal("decide_approval", map[string]any{"approval": a.ID, "decision": "maybe"}), `"decision"`, "approve", "reject")
 		other := f.approvalClient(f.other)
 		mustContain(t, other.Refusal("decide_approval", map[string]any{"approval": a.ID, "decision": "reject"}),
-			"There is no approval "+a.ID+" in this workspace. Call list_pending_approvals")
+			"There is no approval "+a.ID+" in this workspace.", "Call list_pending_approvals.")
 	})
 }
 

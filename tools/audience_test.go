@@ -135,7 +135,7 @@ func TestAudienceTools(t *testing.T) {
 		md := c.Result(vibesell.ToolSaveTargetFilters, vpOrHeadInSoftware, &saved)
 		mustContain(t, md, "not confirmed", "call confirm_target with filtersVersion 1")
 		msg := c.Refusal(vibesell.ToolEstimateLeadPool, nil)
-		mustContain(t, msg, "are not confirmed yet", "confirm_target with version 1")
+		mustContain(t, msg, "are not confirmed yet", `Call confirm_target with filtersVersion 1.`)
 		c.Refusal(vibesell.ToolPreviewLeadSample, nil)
 		c.Refusal(vibesell.ToolImportLeads, map[string]any{"count": 5})
 	})
@@ -221,7 +221,7 @@ func TestAudienceTools(t *testing.T) {
 
 	t.Run("above the plan it is refused with the limit, the usage and the way up", func(t *testing.T) {
 		res := c.Call(vibesell.ToolImportLeads, map[string]any{"count": 1})
-		want := `The Free plan allows 2 leads this month; 2 in use, so 1 more would go over. The Starter plan allows 2,500 leads for USD 49.00 per month: subscribe with start_checkout (plan "starter").`
+		want := "The Free plan allows 2 leads this month; 2 in use, so 1 more would go over. The Starter plan allows 2,500 leads for USD 49.00 per month.\n\nNext:\n- Subscribe to the Starter plan. Call start_checkout with plan starter."
 		if d := cmp.Diff([]any{true, want, vibesell.EPAYMENTREQUIRED}, []any{res.IsError, toolkittest.TextOf(res), res.Meta.AdditionalFields["vibesell/refusal"]}); d != "" {
 			t.Errorf("refusal mismatch (-want +got):\n%s", d)
 		}

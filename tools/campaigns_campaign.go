@@ -87,16 +87,23 @@ func count(v *int, why string) countWithWhy {
 	return countWithWhy{Value: v, Why: why}
 }
 
+// blockerLines writes each blocker with the calls that clear it; never
+// nil, an empty list in the data.
+func blockerLines(blockers []vibesell.Blocker) []string {
+	out := make([]string, len(blockers))
+	for i, b := range blockers {
+		out[i] = toolkit.BlockerText(b)
+	}
+	return out
+}
+
 func toCampaignData(sc campaigns.StagedCampaign, m campaigns.Metrics) campaignData {
 	c := sc.Campaign
 	days := make([]string, len(c.Schedule.Days))
 	for i, d := range c.Schedule.Days {
 		days[i] = strings.ToLower(d.String())
 	}
-	blockers := sc.Blockers
-	if blockers == nil {
-		blockers = []string{}
-	}
+	blockers := blockerLines(sc.Blockers)
 	out := campaignData{Campaign: c.ID, Name: c.Name, Status: c.Status, PausedReason: c.PausedReason, PausedAutomatically: c.PausedAutomatically,
 		Sequence: c.SequenceID, SequenceVersion: c.SequenceVersion, SequenceApproved: sc.Sequence.Approved(), Steps: len(sc.Sequence.Steps),
 		Leads: c.Leads, Mailboxes: c.Mailboxes[:min(len(c.Mailboxes), campaignMailboxesListed)], MailboxesTotal: len(c.Mailboxes), Blockers: blockers, CreatedAt: c.CreatedAt, LaunchedAt: c.LaunchedAt, FirstSendAt: c.FirstSendAt,
@@ -173,7 +180,7 @@ func campaignMarkdown(ctx context.Context, lead string, sc campaigns.StagedCampa
 			fmt.Fprintf(&b, "\nNothing blocks the launch. Next: %s shows the days it takes and the replies to expect; %s asks the person's approval to launch (only a signed-in person in the web app can approve it).\n",
 				vibesell.ToolEstimateCampaignPlan, vibesell.ToolLaunchCampaign)
 		} else {
-			fmt.Fprintf(&b, "\nBefore it can launch (%s):\n%s", vibesell.Plural(len(sc.Blockers), "thing", "things"), bulletList(sc.Blockers))
+			fmt.Fprintf(&b, "\nBefore it can launch (%s):\n%s", vibesell.Plural(len(sc.Blockers), "thing", "things"), bulletList(blockerLines(sc.Blockers)))
 		}
 	}
 	if c.Leads > 0 {

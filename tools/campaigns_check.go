@@ -67,12 +67,16 @@ func checkFirstEmail(d Deps) toolkit.Tool {
 			out := firstEmailOutput{Sequence: fe.Sequence.ID, Version: fe.Sequence.Version, Approved: fe.Sequence.Approved(), Lead: fe.Lead.Email,
 				LeadName: leadName(fe.Lead), From: fe.Email.From, Subject: fe.Email.Subject, Text: fe.Email.Text, HTML: fe.Email.HTML, Findings: []findingData{}, Verdict: fe.Verdict}
 			for _, f := range fe.Findings {
-				out.Findings = append(out.Findings, findingData(f))
+				out.Findings = append(out.Findings, findingData{Check: f.Check, Checked: f.Checked, Status: f.Status, Finding: f.Finding, Why: f.Why, Fix: fixText(f)})
 			}
 			return toolkit.Result[firstEmailOutput]{Markdown: firstEmailMarkdown(fe), Data: out}, nil
 		},
 	})
 }
+
+// fixText is a finding's fix for the assistant, with the calls that take
+// it.
+func fixText(f campaigns.Finding) string { return toolkit.GuidanceText(f.Fix, f.FixBy) }
 
 func leadName(l campaigns.Lead) string {
 	name := strings.TrimSpace(l.FirstName + " " + l.LastName)
@@ -95,8 +99,8 @@ func firstEmailMarkdown(fe campaigns.FirstEmail) string {
 	b.WriteString("## Checks\n")
 	for _, f := range fe.Findings {
 		fmt.Fprintf(&b, "- %s, %s (checked: %s): %s %s", strings.ToUpper(f.Status), strings.ReplaceAll(f.Check, "_", " "), f.Checked, f.Finding, f.Why)
-		if f.Fix != "" {
-			fmt.Fprintf(&b, " Fix: %s", f.Fix)
+		if fix := fixText(f); fix != "" {
+			fmt.Fprintf(&b, " Fix: %s", fix)
 		}
 		b.WriteString("\n")
 	}

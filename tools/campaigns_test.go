@@ -140,7 +140,7 @@ func TestCampaignTools(t *testing.T) {
 		}
 		mustContain(t, md, "```text\n由紀, <b>Gamma</b> & Co\n```\n", "for that lead (yuki@gamma.test), as it goes out", "From: Sam Lee <sam@getacme.test>", "### Text part (text/plain)", "### HTML part (text/html)",
 			"FAIL, unsubscribe and address (checked: the From line and the footers of the text part and of the HTML part, as composed for sending): The workspace has no postal address",
-			"Fix: Ask the person for their postal address and pass postalAddress to stage_campaign", "Verdict: fail.")
+			"Fix: Ask the person for their postal address, and stage the campaign with postalAddress (it is saved for the whole workspace). Call stage_campaign.", "Verdict: fail.")
 		msg := c.Refusal(vibesell.ToolCheckFirstEmail, map[string]any{"sequence": seq.Sequence.Sequence, "lead": "nobody@else.test"})
 		mustContain(t, msg, "nobody@else.test is not one of the workspace's imported leads")
 	})

@@ -27,7 +27,7 @@ func domainsSettled(tool string, o sending.Outcome[sending.DomainsChoice]) toolk
 		Provider:     strPtr(c.Provider),
 		Meaning:      &c.Meaning,
 		ChosenAt:     &c.ChosenAt,
-		NextStep:     stepData(c.NextTool, c.NextStep),
+		NextStep:     stepData(c.Next),
 	}
 	var b strings.Builder
 	if c.Decision == sending.DecisionSource {
@@ -36,7 +36,7 @@ func domainsSettled(tool string, o sending.Outcome[sending.DomainsChoice]) toolk
 		out.Chosen = []chosenItem{{ID: strPtr("keep"), Label: c.KeptLabel}}
 		out.Domains, out.Provider = nil, nil
 		fmt.Fprintf(&b, "## Sending addresses: %s\n\nRecorded the person's answer %q (%s). No domains were picked.\n\n%s\n%s\nNext: %s\n",
-			c.KeptLabel, c.KeptLabel, formatTime(c.ChosenAt), c.Meaning, notesMarkdown(o.Notes), c.NextStep)
+			c.KeptLabel, c.KeptLabel, formatTime(c.ChosenAt), c.Meaning, notesMarkdown(o.Notes), nextText(c.Next))
 		return toolkit.Result[sendingChoiceOutput]{Markdown: b.String(), Data: out}
 	}
 	title := "New sending domains"
@@ -59,7 +59,7 @@ func domainsSettled(tool string, o sending.Outcome[sending.DomainsChoice]) toolk
 		}
 		b.WriteString(".\n")
 	}
-	fmt.Fprintf(&b, "\n%s\n%s%s\nNext: %s\n", c.Meaning, sandboxLine(c.Provider), notesMarkdown(o.Notes), c.NextStep)
+	fmt.Fprintf(&b, "\n%s\n%s%s\nNext: %s\n", c.Meaning, sandboxLine(c.Provider), notesMarkdown(o.Notes), nextText(c.Next))
 	return toolkit.Result[sendingChoiceOutput]{Markdown: b.String(), Data: out}
 }
 

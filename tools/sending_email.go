@@ -90,7 +90,7 @@ func proposeEmailFor(ctx context.Context, d Deps, ws uuid.UUID, req sending.Prop
 		Style:        &s.Style, StyleLabel: &s.StyleLabel, Domains: s.Domains, Addresses: []addressData{},
 		MonthlyCost: moneyPtr(s.MonthlyCost), YearlyCost: moneyPtr(s.YearlyCost),
 		ReadyOn: dayPtr(&s.ReadyOn), FullVolumeOn: dayPtr(&s.FullVolumeOn), ChosenAt: &s.ChosenAt, Sandbox: o.Sandbox,
-		NextStep: stepData(s.NextTool, s.NextStep),
+		NextStep: stepData(s.Next),
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "## Sending addresses planned (%s)\n\nStyle: %s.\n\nThese %s will be created when the order is approved:\n",
@@ -100,6 +100,6 @@ func proposeEmailFor(ctx context.Context, d Deps, ws uuid.UUID, req sending.Prop
 		fmt.Fprintf(&b, "- %s (%s per month%s)\n", a.Address, a.MonthlyPrice, sending.MailboxTraits(a.SenderName, a.Prewarmed))
 	}
 	fmt.Fprintf(&b, "\nCost once ordered: %s. If ordered today they are ready on %s and can all send at full volume from %s.\n%s\nNext: %s\n",
-		sending.Costs(s.YearlyCost, s.MonthlyCost, len(s.Domains), len(s.Addresses), s.Sandbox), formatDate(s.ReadyOn), formatDate(s.FullVolumeOn), notesMarkdown(o.Notes), s.NextStep)
+		sending.Costs(s.YearlyCost, s.MonthlyCost, len(s.Domains), len(s.Addresses), s.Sandbox), formatDate(s.ReadyOn), formatDate(s.FullVolumeOn), notesMarkdown(o.Notes), nextText(s.Next))
 	return toolkit.Result[emailStepOutput]{Markdown: b.String(), Data: out}, nil
 }

@@ -11,6 +11,7 @@ import (
 	"vibesell/auth"
 	"vibesell/sending"
 	"vibesell/toolkit"
+	"vibesell/workspace"
 )
 
 // sendingTerms are the numbers and prices the descriptions quote, from the
@@ -69,9 +70,13 @@ type sendingStepData struct {
 	Why  string  `json:"why" jsonschema:"why this is the next step, and what to do"`
 }
 
-func stepData(tool, why string) *sendingStepData {
-	return &sendingStepData{Tool: strPtr(tool), Why: why}
+func stepData(n workspace.NextStep) *sendingStepData {
+	return &sendingStepData{Tool: strPtr(n.Tool()), Why: nextText(n)}
 }
+
+// nextText writes a next step for the assistant: why, and each step as
+// the call that takes it.
+func nextText(n workspace.NextStep) string { return toolkit.GuidanceText(n.Why, n.Next) }
 
 func kindChoice() string { return "choice" }
 
@@ -270,7 +275,7 @@ type warmupState struct {
 
 func toSetupOutput(st sending.Setup) sendingSetupOutput {
 	out := sendingSetupOutput{Kind: "sending_setup", Domains: []setupDomain{}, Mailboxes: []setupMailbox{}, WarmupDays: st.WarmupDays,
-		ReadyToSendOn: dayPtr(st.ReadyToSendOn), Sandbox: st.Sandbox, NextStep: *stepData(st.NextTool, st.NextStep)}
+		ReadyToSendOn: dayPtr(st.ReadyToSendOn), Sandbox: st.Sandbox, NextStep: *stepData(st.Next)}
 	if st.Source != nil {
 		out.Source = &sourceData{ID: string(st.Source.Source), Label: sourceLabel(st.Source.Source), Text: strPtr(st.Source.Text), ChosenAt: st.Source.ChosenAt}
 	}
@@ -423,7 +428,7 @@ func setupMarkdown(st sending.Setup, out sendingSetupOutput) string {
 	if out.Sandbox {
 		b.WriteString("\nSandbox: these domains and mailboxes exist only in the sandbox; no real domain was registered and no real DNS was checked.\n")
 	}
-	fmt.Fprintf(&b, "\nNext: %s\n", st.NextStep)
+	fmt.Fprintf(&b, "\nNext: %s\n", nextText(st.Next))
 	return b.String()
 }
 
@@ -455,7 +460,7 @@ type mailboxCounts struct {
 }
 
 func toSendingSummary(st sending.Setup) *sendingSummaryData {
-	out := &sendingSummaryData{SizingConfirmed: st.Sizing != nil, ReadyToSendOn: dayPtr(st.ReadyToSendOn), NextStep: *stepData(st.NextTool, st.NextStep)}
+	out := &sendingSummaryData{SizingConfirmed: st.Sizing != nil, ReadyToSendOn: dayPtr(st.ReadyToSendOn), NextStep: *stepData(st.Next)}
 	if st.Source != nil {
 		out.Source = strPtr(string(st.Source.Source))
 	}

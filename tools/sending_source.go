@@ -105,7 +105,7 @@ func chooseSource(ctx context.Context, d Deps, ws uuid.UUID, req sending.ChooseS
 		Decision:     strPtr("source"),
 		Meaning:      &c.Meaning,
 		ChosenAt:     &c.ChosenAt,
-		NextStep:     stepData(c.NextTool, c.NextStep),
+		NextStep:     stepData(c.Next),
 	}
 	if c.Source == sending.SourceOther {
 		out.Chosen = []chosenItem{{Label: c.Text}}
@@ -119,6 +119,6 @@ func chooseSource(ctx context.Context, d Deps, ws uuid.UUID, req sending.ChooseS
 	} else {
 		fmt.Fprintf(&b, "Recorded the person's choice %q (choice id %s, card %s, %s).\n\n", c.Label, c.Source, c.Card, formatTime(c.ChosenAt))
 	}
-	fmt.Fprintf(&b, "%s %s\n%s\nNext: %s\n", c.Meaning, c.Standing, notesMarkdown(o.Notes), c.NextStep)
+	fmt.Fprintf(&b, "%s %s\n%s\nNext: %s\n", c.Meaning, c.Standing, notesMarkdown(o.Notes), nextText(c.Next))
 	return toolkit.Result[sendingChoiceOutput]{Markdown: b.String(), Data: out}, nil
 }

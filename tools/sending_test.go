@@ -532,7 +532,7 @@ func TestSendingToolsContract(t *testing.T) {
 		var q sendingChoiceOutput
 		c.Result(vibesell.ToolChooseSendingSource, nil, &q)
 		check(t, vibesell.ToolChooseSendingSource, map[string]any{"answers": []any{ans(*q.Card, "own_names")}}, "sending_choice",
-			[]string{"## Sending addresses: Send under my brand", "Next: Call propose_domains"},
+			[]string{"## Sending addresses: Send under my brand", "Next: Pick lookalike domains of the brand, with their prices. Call propose_domains."},
 			refusal{map[string]any{"answers": []any{ans(*q.Card, "already_warmed")}}, "already has the answer"})
 	})
 	t.Run(vibesell.ToolListWarmedDomains, func(t *testing.T) {
@@ -551,7 +551,7 @@ func TestSendingToolsContract(t *testing.T) {
 		// and the settled answers keep the switch card's answer.
 		var kept sendingChoiceOutput
 		mustContain(t, c.Result(vibesell.ToolProposeWarmedDomains, map[string]any{"answers": []any{ans(*sw.Card, "keep")}}, &kept),
-			"No domains were picked", "Next: The person keeps their source. Call propose_domains")
+			"No domains were picked", "Next: The person keeps their source. Pick lookalike domains of the brand, with their prices. Call propose_domains.")
 		if diff := cmp.Diff([]answerItem{{Card: *sw.Card, Answer: "keep"}}, kept.Answers); diff != "" || kept.Kind != "sending_choice" || textOf(kept.Decision) != "source" {
 			t.Errorf("kept: kind %s, decision %s, answers mismatch (-want +got):\n%s", kept.Kind, textOf(kept.Decision), diff)
 		}
@@ -582,7 +582,7 @@ func TestSendingToolsContract(t *testing.T) {
 		var q sendingChoiceOutput
 		c.Result(vibesell.ToolProposeDomains, args, &q)
 		check(t, vibesell.ToolProposeDomains, withAnswers(args, ans(*q.Card, "getacme.com")), "sending_choice",
-			[]string{"1. **getacme.com**: USD 15.00 per year, 3 mailboxes at USD 5.00 each per month", "USD 15.00 per year for the domain and", "Next: Call propose_email"},
+			[]string{"1. **getacme.com**: USD 15.00 per year, 3 mailboxes at USD 5.00 each per month", "USD 15.00 per year for the domain and", "Next: Choose the senders' addresses, from their names. Call propose_email."},
 			refusal{map[string]any{"companyDomain": "acme"}, `companyDomain "acme" is not a domain name`})
 	})
 	t.Run(vibesell.ToolProposeEmail, func(t *testing.T) {
@@ -603,7 +603,7 @@ func TestSendingToolsContract(t *testing.T) {
 			[]string{"Nothing is ordered yet: this asks for the person's approval.", "This reaches 90 of the 353 emails a day"},
 			refusal{})
 		other := f.client(f.svc, f.other)
-		mustContain(t, other.Refusal(vibesell.ToolOrderSendingSetup, nil), "cannot be ordered yet: no sending source is chosen (call choose_sending_source)")
+		mustContain(t, other.Refusal(vibesell.ToolOrderSendingSetup, nil), "cannot be ordered yet: no sending source is chosen", "Call choose_sending_source.")
 		mustContain(t, c.Result(vibesell.ToolGetSendingSetup, nil, nil), "Do not order again: the order is waiting for the person's decision")
 	})
 	t.Run(vibesell.ToolStartWarmup, func(t *testing.T) {

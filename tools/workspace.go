@@ -305,7 +305,7 @@ func planMarkdown(ctx context.Context, p *planData) string {
 }
 
 func toNextStepData(s workspace.NextStep) nextStepData {
-	return nextStepData{Tool: strPtr(s.Tool), Why: s.Why}
+	return nextStepData{Tool: strPtr(s.Tool()), Why: nextText(s)}
 }
 
 // contextClip is how much of each proof point, angle and other list item

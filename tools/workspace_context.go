@@ -57,7 +57,7 @@ type sendingPartView struct {
 func sendingPart(s *sending.Service) workspace.Part {
 	return workspace.NewPart(s.QueueRows, func(ctx context.Context, rows sending.Rows) (sendingPartView, *workspace.NextStep) {
 		st := s.SetupFrom(rows)
-		next := workspace.NextStep{Tool: st.NextTool, Why: st.NextStep}
+		next := st.Next
 		return sendingPartView{Setup: st, Next: next}, &next
 	})
 }

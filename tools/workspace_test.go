@@ -207,7 +207,7 @@ func TestSaveOfferAndPlaybookGiveTheNextStep(t *testing.T) {
 		"**Next step:** The offer is saved. Ask the person how their emails should sound", "(tool save_playbook)")
 	md = b.c.Result("save_playbook", playbookArgs, nil)
 	mustContain(t, md, "Saved the playbook.", `"Too pricey" → Pays back in a month`,
-		"**Next step:** The offer and the playbook are saved. Call get_workspace_context for what the workspace needs next. (tool get_workspace_context)")
+		"**Next step:** The offer and the playbook are saved. See what the workspace needs next. Call get_workspace_context. (tool get_workspace_context)")
 
 	md = b.other.Result("save_playbook", playbookArgs, nil)
 	mustContain(t, md, "**Next step:** Nothing is known yet about what this workspace sells.", "(tool save_offer)")

@@ -282,7 +282,7 @@ func (s *server) decide(approve bool) signedInHandler {
 		})
 		switch code := vibesell.ErrorCode(err); {
 		case code == vibesell.EINVALID:
-			s.showApproval(w, r, u, ses, http.StatusUnprocessableEntity, "", vibesell.ErrorMessage(err), reason)
+			s.showApproval(w, r, u, ses, http.StatusUnprocessableEntity, "", vibesell.ErrorForPerson(err), reason)
 			return
 		case err != nil:
 			s.renderError(w, r, err, 0, "", "")

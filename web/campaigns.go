@@ -125,7 +125,7 @@ func (s *server) saveSettings(w http.ResponseWriter, r *http.Request, u auth.Use
 		}
 		typed := workspace.Sender{PostalAddress: *c.PostalAddress, Name: *c.Name, TimeZone: *c.TimeZone}
 		s.render(w, r, http.StatusUnprocessableEntity, "settings", pageData{Title: "Settings", User: &u, CSRF: ses.CSRF(),
-			Message: vibesell.ErrorMessage(err), Body: settingsData{Sender: typed, Zones: workspace.TimeZones(s.Clock.Now())}})
+			Message: vibesell.ErrorForPerson(err), Body: settingsData{Sender: typed, Zones: workspace.TimeZones(s.Clock.Now())}})
 		return
 	}
 	http.Redirect(w, r, "/app/settings?saved=1", http.StatusSeeOther)

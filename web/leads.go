@@ -106,7 +106,7 @@ func (s *server) storeUpload(w http.ResponseWriter, r *http.Request, u auth.User
 	}
 	up, err := s.Audience.StoreUpload(r.Context(), u.WorkspaceID, h.Filename, content)
 	if vibesell.ErrorCode(err) == vibesell.EINVALID {
-		s.showLeads(w, r, u, ses, http.StatusUnprocessableEntity, vibesell.ErrorMessage(err), "")
+		s.showLeads(w, r, u, ses, http.StatusUnprocessableEntity, vibesell.ErrorForPerson(err), "")
 		return
 	}
 	if err != nil {
@@ -203,7 +203,7 @@ func (s *server) checkUpload(w http.ResponseWriter, r *http.Request, u auth.User
 	}
 	_, err = s.Audience.CheckUpload(r.Context(), u.WorkspaceID, up.ID, mapping)
 	if vibesell.ErrorCode(err) == vibesell.EINVALID {
-		s.showUpload(w, r, u, ses, http.StatusUnprocessableEntity, vibesell.ErrorMessage(err), false)
+		s.showUpload(w, r, u, ses, http.StatusUnprocessableEntity, vibesell.ErrorForPerson(err), false)
 		return
 	}
 	if err != nil {
@@ -223,7 +223,7 @@ func (s *server) readSheet(w http.ResponseWriter, r *http.Request, u auth.User, 
 	}
 	_, err = s.Audience.ReadSheet(r.Context(), u.WorkspaceID, r.PathValue("id"), sheet)
 	if vibesell.ErrorCode(err) == vibesell.EINVALID {
-		s.showUpload(w, r, u, ses, http.StatusUnprocessableEntity, vibesell.ErrorMessage(err), false)
+		s.showUpload(w, r, u, ses, http.StatusUnprocessableEntity, vibesell.ErrorForPerson(err), false)
 		return
 	}
 	if err != nil {
@@ -241,7 +241,7 @@ func (s *server) importUpload(w http.ResponseWriter, r *http.Request, u auth.Use
 	a, _, err := s.Audience.RequestImport(r.Context(), u.WorkspaceID, audience.ImportRequest{
 		Upload: r.PathValue("id"), KeepFlagged: r.PostFormValue("flagged") == "keep", RequestedBy: u.Email, RequestedVia: approvals.ViaWeb})
 	if vibesell.ErrorCode(err) == vibesell.EINVALID {
-		s.showUpload(w, r, u, ses, http.StatusUnprocessableEntity, vibesell.ErrorMessage(err), false)
+		s.showUpload(w, r, u, ses, http.StatusUnprocessableEntity, vibesell.ErrorForPerson(err), false)
 		return
 	}
 	if err != nil {
@@ -259,7 +259,7 @@ func (s *server) suppress(w http.ResponseWriter, r *http.Request, u auth.User, s
 	}
 	got, err := s.Audience.Suppress(r.Context(), u.WorkspaceID, entries, audience.ReasonManual)
 	if vibesell.ErrorCode(err) == vibesell.EINVALID {
-		s.showLeads(w, r, u, ses, http.StatusUnprocessableEntity, vibesell.ErrorMessage(err), "")
+		s.showLeads(w, r, u, ses, http.StatusUnprocessableEntity, vibesell.ErrorForPerson(err), "")
 		return
 	}
 	if err != nil {

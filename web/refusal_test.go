@@ -66,3 +66,35 @@ func TestRefusalsAnswerByTheirCode(t *testing.T) {
 		})
 	}
 }
+
+// A refusal's steps are links to the pages that do them, in a person's
+// words: the tool that does it in the conversation never shows.
+func TestRefusalStepsAreLinks(t *testing.T) {
+	t.Parallel()
+	pages, err := parsePages()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &server{Deps: Deps{Logger: slog.New(slog.DiscardHandler)}, pages: pages, outages: store.NewOutageLog(slog.New(slog.DiscardHandler))}
+	refusal := vibesell.Errorf(vibesell.EPAYMENTREQUIRED, "The Free plan allows 3 mailboxes; 0 in use, so 4 more would go over.").Then(
+		vibesell.Call("Subscribe to the Starter plan.", vibesell.ToolStartCheckout, "plan", "starter"),
+		vibesell.Next{Do: "Work out the sizing again.", Tool: vibesell.ToolSizeSendingCapacity},
+		vibesell.Next{Tool: vibesell.ToolGetWorkspaceContext})
+	rec := httptest.NewRecorder()
+	s.renderError(rec, httptest.NewRequest(http.MethodGet, "/app/leads", nil), refusal, 0, "", "")
+	body := rec.Body.String()
+	for _, want := range []string{
+		"The Free plan allows 3 mailboxes; 0 in use, so 4 more would go over.",
+		`<li><a href="/app/billing">Subscribe to the Starter plan.</a></li>`,
+		"<li>Work out the sizing again.</li>",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the page does not show %q:\n%s", want, body)
+		}
+	}
+	for _, tool := range []string{vibesell.ToolStartCheckout, vibesell.ToolSizeSendingCapacity, vibesell.ToolGetWorkspaceContext} {
+		if strings.Contains(body, tool) {
+			t.Errorf("the page names the tool %s", tool)
+		}
+	}
+}

@@ -156,7 +156,7 @@ func (s *server) connectMailbox(w http.ResponseWriter, r *http.Request, u auth.U
 	_, err := s.Connections.Connect(r.Context(), u.WorkspaceID, mail.ConnectRequest{Address: form.Address, SenderName: form.SenderName,
 		SMTP: settings[0], IMAP: settings[1]})
 	if vibesell.ErrorCode(err) == vibesell.EINVALID {
-		s.renderSending(w, r, u, ses, http.StatusUnprocessableEntity, "", vibesell.ErrorMessage(err), form)
+		s.renderSending(w, r, u, ses, http.StatusUnprocessableEntity, "", vibesell.ErrorForPerson(err), form)
 		return
 	}
 	if err != nil {

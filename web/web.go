@@ -357,14 +357,17 @@ func (s *server) renderError(w http.ResponseWriter, r *http.Request, err error, 
 		case ans.message == "":
 			status, title, message = ans.status, ans.title, vibesell.ErrorMessage(err)
 		default:
+			// The table's own sentence: the refusal's steps are not for
+			// this page either.
 			status, title, message = ans.status, ans.title, ans.message
+			err = nil
 		}
 	}
 	// The error page is written even when the request's time is up (a
 	// query that timed out lands here): it is small, and gets a second.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), time.Second)
 	defer cancel()
-	s.renderWithin(ctx, w, r, status, "error", pageData{Title: title, Message: message})
+	s.renderWithin(ctx, w, r, status, "error", pageData{Title: title, Message: message, Next: s.nextLinks(err)})
 }
 
 // pageData is what every template gets.
@@ -373,6 +376,9 @@ type pageData struct {
 	User    *auth.User
 	CSRF    string
 	Message string // an error or notice shown at the top
+	// Next are a refusal's steps, under its Message: what to do, each a
+	// link to the page that does it.
+	Next    []nextLink
 	Notice  string
 	Refresh int  // seconds; 0 for none
 	Support bool // the app has a Support page

@@ -166,7 +166,8 @@ func (s *Service) Forget(ctx context.Context, ws, id uuid.UUID) (Memory, error) 
 		ws, id).Scan(&m.About, &m.Fact, &m.CreatedAt)
 	if err != nil {
 		if isNoRows(err) {
-			return Memory{}, vibesell.Errorf(vibesell.ENOTFOUND, "There is no memory %s in this workspace. Call %s with no arguments to list them.", id, vibesell.ToolRemember)
+			return Memory{}, vibesell.Errorf(vibesell.ENOTFOUND, "There is no memory %s in this workspace.", id).Then(
+				vibesell.Next{Do: "List what is remembered.", Tool: vibesell.ToolRemember})
 		}
 		return Memory{}, fmt.Errorf("forget: %w", err)
 	}

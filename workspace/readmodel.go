@@ -38,14 +38,26 @@ type PartRows interface {
 	Now(ctx context.Context) (view any, next *NextStep)
 }
 
-// NextStep is what the workspace needs next, written for the assistant.
+// NextStep is what the workspace needs next: why, in sentences that name
+// no tool, and the steps that do it, the one to take now first (none when
+// the next step is the person's, outside the conversation). The tools
+// write each step as the tool to call.
 type NextStep struct {
-	Tool string // the tool to call next; "" when the next step is not a tool call
 	Why  string
+	Next []vibesell.Next
 	// Pressing steps (a person's decision is waiting) come before the
 	// offer and the playbook; the others after them, in the order of the
 	// parts.
 	Pressing bool
+}
+
+// Tool is the tool of the step to take now; "" when it is not a tool
+// call.
+func (s NextStep) Tool() string {
+	if len(s.Next) == 0 {
+		return ""
+	}
+	return s.Next[0].Tool
 }
 
 // NewPart returns a Part from a feature's batched read and the function
@@ -191,12 +203,16 @@ func nextStep(snap Snapshot, steps []NextStep) NextStep {
 	}
 	switch {
 	case snap.Offer == nil:
-		return NextStep{Tool: vibesell.ToolSaveOffer, Why: "Nothing is known yet about what this workspace sells. Ask the person what they sell, to whom, the value for the buyer, proof points and the call to action, then save it with " + vibesell.ToolSaveOffer + "."}
+		return NextStep{Why: "Nothing is known yet about what this workspace sells.", Next: []vibesell.Next{{
+			Do:   "Ask the person what they sell, to whom, the value for the buyer, proof points and the call to action, then save it as the offer.",
+			Tool: vibesell.ToolSaveOffer}}}
 	case snap.Playbook == nil:
-		return NextStep{Tool: vibesell.ToolSavePlaybook, Why: "The offer is saved. Ask the person how their emails should sound (tone, angles, objections they hear, dos and don'ts), then save it with " + vibesell.ToolSavePlaybook + "."}
+		return NextStep{Why: "The offer is saved.", Next: []vibesell.Next{{
+			Do:   "Ask the person how their emails should sound (tone, angles, objections they hear, dos and don'ts), then save it as the playbook.",
+			Tool: vibesell.ToolSavePlaybook}}}
 	}
 	for _, s := range steps {
-		if s.Tool != "" {
+		if s.Tool() != "" {
 			return s
 		}
 	}
@@ -211,7 +227,7 @@ func nextStep(snap Snapshot, steps []NextStep) NextStep {
 // what every feature needs next.
 func savedNext(hasOffer, hasPlaybook bool) NextStep {
 	if hasOffer && hasPlaybook {
-		return NextStep{Tool: vibesell.ToolGetWorkspaceContext, Why: "The offer and the playbook are saved. Call " + vibesell.ToolGetWorkspaceContext + " for what the workspace needs next."}
+		return NextStep{Why: "The offer and the playbook are saved.", Next: []vibesell.Next{{Do: "See what the workspace needs next.", Tool: vibesell.ToolGetWorkspaceContext}}}
 	}
 	return nextStep(Snapshot{Offer: ifSaved[Offer](hasOffer), Playbook: ifSaved[Playbook](hasPlaybook)}, nil)
 }

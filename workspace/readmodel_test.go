@@ -38,7 +38,7 @@ func countPart(pressing bool) workspace.Part {
 		if n == 0 {
 			return countView{}, nil
 		}
-		return countView{Memories: n}, &workspace.NextStep{Tool: vibesell.ToolRemember, Why: "Memories to review.", Pressing: pressing}
+		return countView{Memories: n}, &workspace.NextStep{Why: "Memories to review.", Next: []vibesell.Next{{Tool: vibesell.ToolRemember}}, Pressing: pressing}
 	})
 }
 
@@ -78,19 +78,19 @@ func TestContextReaderComposesTheParts(t *testing.T) {
 		if diff := cmp.Diff(countView{}, v); diff != "" {
 			t.Errorf("the part's view mismatch (-want +got):\n%s", diff)
 		}
-		if c.NextStep.Tool != vibesell.ToolSaveOffer {
-			t.Errorf("next step: %q (%s), want %q", c.NextStep.Tool, c.NextStep.Why, vibesell.ToolSaveOffer)
+		if c.NextStep.Tool() != vibesell.ToolSaveOffer {
+			t.Errorf("next step: %q (%s), want %q", c.NextStep.Tool(), c.NextStep.Why, vibesell.ToolSaveOffer)
 		}
 	})
 	if _, err := svc.Remember(ctx, ws, "person", "Prefers Sam"); err != nil {
 		t.Fatal(err)
 	}
 	t.Run("a pressing step comes before the offer", func(t *testing.T) {
-		want := workspace.NextStep{Tool: vibesell.ToolRemember, Why: "Memories to review.", Pressing: true}
+		want := workspace.NextStep{Why: "Memories to review.", Next: []vibesell.Next{{Tool: vibesell.ToolRemember}}, Pressing: true}
 		if diff := cmp.Diff(want, read(t, urgent).NextStep); diff != "" {
 			t.Errorf("next step mismatch (-want +got):\n%s", diff)
 		}
-		if got := read(t, calm).NextStep.Tool; got != vibesell.ToolSaveOffer {
+		if got := read(t, calm).NextStep.Tool(); got != vibesell.ToolSaveOffer {
 			t.Errorf("a step that is not pressing came before the offer: %s", got)
 		}
 	})
@@ -98,7 +98,7 @@ func TestContextReaderComposesTheParts(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Run("then the playbook", func(t *testing.T) {
-		if got := read(t, calm).NextStep.Tool; got != vibesell.ToolSavePlaybook {
+		if got := read(t, calm).NextStep.Tool(); got != vibesell.ToolSavePlaybook {
 			t.Errorf("next step with the offer saved: %s", got)
 		}
 	})
@@ -110,8 +110,8 @@ func TestContextReaderComposesTheParts(t *testing.T) {
 		if c.Offer == nil || c.Playbook == nil || len(c.Memories) != 1 {
 			t.Errorf("with the offer and the playbook saved: offer read %v, playbook read %v, %d memories; want both and 1 memory", c.Offer != nil, c.Playbook != nil, len(c.Memories))
 		}
-		if c.NextStep.Tool != vibesell.ToolRemember {
-			t.Errorf("next step with the offer and the playbook saved: %q (%s), want %q", c.NextStep.Tool, c.NextStep.Why, vibesell.ToolRemember)
+		if c.NextStep.Tool() != vibesell.ToolRemember {
+			t.Errorf("next step with the offer and the playbook saved: %q (%s), want %q", c.NextStep.Tool(), c.NextStep.Why, vibesell.ToolRemember)
 		}
 		c = read(t, workspace.NewContextReader(workspace.ContextReaderDeps{Workspaces: svc}))
 		want := workspace.NextStep{Why: "The offer and the playbook are saved. The next part is the sending setup: the addresses the emails go out from."}

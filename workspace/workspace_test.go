@@ -141,8 +141,8 @@ func TestOffer(t *testing.T) {
 		if diff := cmp.Diff(want, saved.Offer); diff != "" {
 			t.Errorf("saved mismatch (-want +got):\n%s", diff)
 		}
-		if saved.NextStep.Tool != vibesell.ToolSavePlaybook {
-			t.Errorf("next step without a playbook: %q, want %q", saved.NextStep.Tool, vibesell.ToolSavePlaybook)
+		if saved.NextStep.Tool() != vibesell.ToolSavePlaybook {
+			t.Errorf("next step without a playbook: %q, want %q", saved.NextStep.Tool(), vibesell.ToolSavePlaybook)
 		}
 		got, err := e.svc.FindOffer(ctx, e.a.ID)
 		if err != nil {
@@ -174,8 +174,8 @@ func TestOffer(t *testing.T) {
 		if diff := cmp.Diff(&replaced, got); diff != "" {
 			t.Errorf("replacement mismatch (-want +got):\n%s", diff)
 		}
-		if saved.NextStep.Tool != vibesell.ToolGetWorkspaceContext {
-			t.Errorf("next step with both saved: %q, want %q", saved.NextStep.Tool, vibesell.ToolGetWorkspaceContext)
+		if saved.NextStep.Tool() != vibesell.ToolGetWorkspaceContext {
+			t.Errorf("next step with both saved: %q, want %q", saved.NextStep.Tool(), vibesell.ToolGetWorkspaceContext)
 		}
 	})
 	t.Run("refusals", func(t *testing.T) {

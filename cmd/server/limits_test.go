@@ -49,7 +49,7 @@ func TestLimitsAreCountedAndHeld(t *testing.T) {
 	}
 	t.Run("an import above the plan is refused with the limit, the usage and the way up", func(t *testing.T) {
 		got := f.c.Refusal("import_leads", map[string]any{"count": 3})
-		want := `The Free plan allows 2 leads this month; 0 in use, so 3 more would go over. The Starter plan allows 2,500 leads for USD 49.00 per month: subscribe with start_checkout (plan "starter").`
+		want := "The Free plan allows 2 leads this month; 0 in use, so 3 more would go over. The Starter plan allows 2,500 leads for USD 49.00 per month.\n\nNext:\n- Subscribe to the Starter plan. Call start_checkout with plan starter."
 		if got != want {
 			t.Errorf("refusal:\n got %q\nwant %q", got, want)
 		}
@@ -89,7 +89,7 @@ func TestLimitsAreCountedAndHeld(t *testing.T) {
 		f.answer("propose_domains", map[string]any{}, "")
 		f.answer("propose_email", map[string]any{"senderNames": []string{"Ada Lovelace"}}, "first_name")
 		got := f.c.Refusal("order_sending_setup", nil)
-		want := `The Free plan allows 3 mailboxes; 3 in use, so 3 more would go over. The Starter plan allows 15 mailboxes for USD 49.00 per month: subscribe with start_checkout (plan "starter").`
+		want := "The Free plan allows 3 mailboxes; 3 in use, so 3 more would go over. The Starter plan allows 15 mailboxes for USD 49.00 per month.\n\nNext:\n- Subscribe to the Starter plan. Call start_checkout with plan starter."
 		if got != want {
 			t.Errorf("refusal:\n got %q\nwant %q", got, want)
 		}
