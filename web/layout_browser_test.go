@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -192,6 +195,9 @@ func setupEveryPage(t *testing.T) *everyPage {
 		t.Fatal(err)
 	}
 	mux.Handle(web.Prefix, h)
+	for _, p := range oauth.Paths {
+		mux.Handle(p, oauthServer.Handler())
+	}
 	mail.UnsubscribeRoutes(mux, secret, env.Audience.MailSuppressions(), logger)
 
 	// The lead with a story, and an upload waiting to be checked, made
@@ -209,6 +215,27 @@ func setupEveryPage(t *testing.T) *everyPage {
 	if up.Status != http.StatusSeeOther {
 		t.Fatalf("upload: %d\n%s", up.Status, up.Body)
 	}
+	// An app asks to connect, twice: the first is connected (listed on
+	// the connected apps), the second waits on its consent page.
+	connect := func() (string, webtest.Page) {
+		t.Helper()
+		client := registerClient(t, srv.URL, "Northwind Revenue Operations Assistant for Claude Desktop (Alexandra's laptop)")
+		verifier := strings.Repeat("v", 43)
+		sum := sha256.Sum256([]byte(verifier))
+		q := url.Values{"response_type": {"code"}, "client_id": {client}, "redirect_uri": {appCallback}, "state": {"st"},
+			"code_challenge": {base64.RawURLEncoding.EncodeToString(sum[:])}, "code_challenge_method": {"S256"},
+			"resource": {srv.URL + "/mcp"}, "scope": {"vibesell:read vibesell:write vibesell:act"}}
+		to := b.Get(oauth.PathAuthorize + "?" + q.Encode())
+		if to.Status != http.StatusSeeOther || !strings.HasPrefix(to.Location, oauth.PathConsent) {
+			t.Fatalf("authorize: %d %s\n%s", to.Status, to.Location, to.Body)
+		}
+		return to.Location, b.Get(to.Location)
+	}
+	connected, consentPage := connect()
+	if p := b.Post(connected, url.Values{"csrf": {consentPage.CSRF(t)}, "decision": {"allow"}, "workspace": {nw.ID.String()}}); p.Status != http.StatusSeeOther {
+		t.Fatalf("allow the app: %d\n%s", p.Status, p.Body)
+	}
+	consent, _ := connect()
 
 	return &everyPage{srv: srv, pages: []visit{
 		{"approvals", "/app/approvals"},
@@ -224,11 +251,36 @@ func setupEveryPage(t *testing.T) *everyPage {
 		{"support", "/app/support"},
 		{"billing", "/app/billing"},
 		{"connections", "/app/connections"},
+		{"connect-app", consent},
 		{"not-found", "/app/no-such-page"},
 	}, open: []visit{
 		{"sign-in", "/app/sign-in"},
 		{"unsubscribe", strings.TrimPrefix(secret.UnsubscribeURL(srv.URL, nw.ID, leads[0].Email), srv.URL)},
 	}}
+}
+
+const appCallback = "https://claude.ai/api/mcp/auth_callback"
+
+// registerClient registers an app as MCP clients do (dynamic client
+// registration) and returns its client id.
+func registerClient(t *testing.T, base, name string) string {
+	t.Helper()
+	body, err := json.Marshal(map[string]any{"client_name": name, "redirect_uris": []string{appCallback}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Post(base+oauth.PathRegister, "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var client struct {
+		ID string `json:"client_id"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&client); err != nil || resp.StatusCode != http.StatusCreated {
+		t.Fatalf("register %s: %d (%v)", name, resp.StatusCode, err)
+	}
+	return client.ID
 }
 
 // Every page fits every screen from 360 to 1,440 pixels wide, with
@@ -306,7 +358,7 @@ func TestBrowserEveryPageFitsEveryScreen(t *testing.T) {
 	keyboard(t, tab, e.srv.URL+"/app/approvals", "Skip to content", "Sign out", "Approvals", "Leads", "Campaigns", "Outbox", "Billing", "Connected apps", "Save")
 	keyboard(t, tab, e.srv.URL+e.pages[1].path, "Skip to content", "Sign out", "Approvals", "Approve", "Reject")
 	tab.Step("resize", chromedp.EmulateViewport(390, 800))
-	keyboard(t, tab, e.srv.URL+e.pages[1].path, "Skip to content", "Menu", "Approve", "Reject")
+	keyboard(t, tab, e.srv.URL+e.pages[1].path, "Skip to content", "Menu", "Approvals", "Connected apps", "Sign out", "Approve", "Reject")
 	t.Logf("%d pages at %d widths in %s; screenshots in %s", len(e.pages)+len(e.open), len(widths), time.Since(start).Round(time.Second), artifacts)
 }
 
@@ -409,7 +461,8 @@ func menuOpens(t *testing.T, tab *webtest.Tab, base string, width int64, file st
 }
 
 // keyboard tabs through the page from its top and checks that the focus
-// reaches each of want, in that order, showing an outline each time.
+// reaches each of want, in that order, showing an outline each time. It
+// opens the small screens' menu with Enter when it reaches it.
 func keyboard(t *testing.T, tab *webtest.Tab, page string, want ...string) {
 	t.Helper()
 	tab.Step("open "+page, chromedp.Navigate(page))
@@ -419,12 +472,13 @@ func keyboard(t *testing.T, tab *webtest.Tab, page string, want ...string) {
 		tab.Step("press Tab", chromedp.KeyEvent(kb.Tab))
 		type focused struct {
 			Name    string `json:"name"`
+			Tag     string `json:"tag"`
 			Outline bool   `json:"outline"`
 		}
 		focus, err := chromedp.Run(tab.Ctx, chromedp.Evaluate[focused](`(() => {
 			const el = document.activeElement, s = getComputedStyle(el);
 			const label = el.labels && el.labels.length ? el.labels[0].textContent : "";
-			return {name: (label || el.textContent || el.value || "").trim().replace(/\s+/g, " "),
+			return {name: (label || el.textContent || el.value || "").trim().replace(/\s+/g, " "), tag: el.tagName,
 				outline: s.outlineStyle !== "none" && parseFloat(s.outlineWidth) >= 2};
 		})()`))
 		if err != nil {
@@ -433,6 +487,9 @@ func keyboard(t *testing.T, tab *webtest.Tab, page string, want ...string) {
 		reached = append(reached, focus.Name)
 		if !focus.Outline {
 			t.Errorf("%s: the focus on %q shows no outline", page, focus.Name)
+		}
+		if focus.Tag == "SUMMARY" {
+			tab.Step("press Enter on "+focus.Name, chromedp.KeyEvent(kb.Enter))
 		}
 		if strings.HasPrefix(focus.Name, want[next]) {
 			if next++; next == len(want) {
