@@ -12,6 +12,7 @@ import (
 
 	"vibesell"
 	"vibesell/approvals"
+	"vibesell/web"
 	"vibesell/workspace"
 )
 
@@ -197,6 +198,28 @@ func TestDatesAreInTheWorkspacesTimeZone(t *testing.T) {
 		page := html.UnescapeString(b.Get(path).Body)
 		if !strings.Contains(page, asked) || strings.Contains(page, "Europe/Paris") {
 			t.Errorf("%s does not show %q (the workspace's zone), or shows the account's:\n%s", path, asked, page)
+		}
+	}
+}
+
+// The app has an icon: every page links it, and it is served to anyone,
+// signed in or not, so that no page's visit asks for an icon in vain.
+func TestFaviconIsServedAndLinked(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	b := a.browser(t)
+	icon := b.Get(web.FaviconPath)
+	if icon.Status != http.StatusOK || icon.Header.Get("Content-Type") != "image/svg+xml" || !strings.HasPrefix(icon.Body, "<svg") {
+		t.Fatalf("the icon: %d %q\n%s", icon.Status, icon.Header.Get("Content-Type"), icon.Body)
+	}
+	link := `<link rel="icon" href="` + web.FaviconPath + `" type="image/svg+xml">`
+	if p := b.Get("/app/sign-in"); !strings.Contains(p.Body, link) {
+		t.Errorf("the sign-in page does not link the icon:\n%s", p.Body)
+	}
+	b.signIn("ada@acme.test")
+	for _, path := range []string{"/app/approvals", "/app/leads", "/app/support", "/app/no-such-page"} {
+		if p := b.Get(path); !strings.Contains(p.Body, link) {
+			t.Errorf("%s does not link the icon", path)
 		}
 	}
 }

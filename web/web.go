@@ -106,6 +106,21 @@ type server struct {
 //go:embed templates/*.html
 var templateFS embed.FS
 
+//go:embed static/favicon.svg
+var favicon []byte
+
+// FaviconPath is where the app's icon is served; every page links it.
+const FaviconPath = "/app/favicon.svg"
+
+// Favicon serves the app's icon, an SVG. The app serves it at
+// [FaviconPath]; a server may also mount it at /favicon.ico, which
+// browsers ask for on pages that link no icon.
+func Favicon(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "image/svg+xml")
+	w.Header().Set("Cache-Control", "public, max-age=86400")
+	_, _ = w.Write(favicon)
+}
+
 // New returns the web app's handler, to be mounted at [Prefix]. It panics
 // without Accounts and Approvals, or when PublicURL is not an absolute
 // http(s) URL (cmd/server checks PUBLIC_URL when it reads it), or when an
@@ -174,6 +189,7 @@ func (s *server) routes() http.Handler {
 	mux.HandleFunc("GET /app/{$}", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/app/approvals", http.StatusSeeOther)
 	})
+	mux.HandleFunc("GET "+FaviconPath, Favicon)
 	mux.HandleFunc("GET /app/sign-in", s.signInPage)
 	mux.HandleFunc("POST /app/sign-in", s.post(s.signIn))
 	mux.HandleFunc("POST /app/sign-out", s.post(s.signedIn(s.signOut)))

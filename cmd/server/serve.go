@@ -171,6 +171,9 @@ func routes(cfg config, db *pgxpool.Pool, svc *services, mailSecret *mail.Secret
 	mux.Handle(web.Prefix, webApp)
 	mux.Handle(billing.WebhookPath, svc.billing.WebhookHandler())
 	mux.HandleFunc("GET /{$}", toTheWebApp)
+	// Browsers ask for /favicon.ico on pages that link no icon (the
+	// unsubscribe page): the app's icon answers instead of a 404.
+	mux.HandleFunc("GET /favicon.ico", web.Favicon)
 	mcpServer := newMCPServer(svc, logger)
 	mux.Handle("/mcp", toolkit.NewHTTPHandler(mcpServer, toolkit.HTTPOptions{
 		Tokens:         svc.tokens,
