@@ -61,6 +61,13 @@ func TestFirstStartShowsTheWayIntoTheWebApp(t *testing.T) {
 	if !strings.Contains(string(body), "No account yet?") {
 		t.Fatalf("/ led to a page that does not say how to get an account:\n%s", body)
 	}
+	// A browser asks for /favicon.ico on a page that links no icon.
+	if icon, err := browser.Get("http://" + s.addr + "/favicon.ico"); err != nil || icon.StatusCode != http.StatusOK ||
+		icon.Header.Get("Content-Type") != "image/svg+xml" {
+		t.Fatalf("/favicon.ico: %v %v", err, icon)
+	} else {
+		icon.Body.Close()
+	}
 	csrf := csrfInForm.FindStringSubmatch(string(body))
 	if csrf == nil {
 		t.Fatalf("no sign-in form at the end of /:\n%s", body)
