@@ -13,7 +13,7 @@ import (
 
 	"vibesell"
 	"vibesell/campaigns"
-	"vibesell/mail"
+	"vibesell/replies"
 	"vibesell/store"
 )
 
@@ -39,8 +39,8 @@ var LeadStatuses = []string{LeadNotEmailed, LeadEmailed, LeadReplied, LeadBlocke
 // conditions.
 const leadStatusSQL = `CASE WHEN l.removed_at IS NOT NULL THEN 'removed'
 	WHEN ` + leadSuppressedSQL + ` THEN 'blocked'
-	WHEN ` + mail.LeadRepliedSQL + ` THEN 'replied'
-	WHEN ` + mail.LeadEmailedSQL + ` THEN 'emailed'
+	WHEN ` + replies.LeadRepliedSQL + ` THEN 'replied'
+	WHEN ` + replies.LeadEmailedSQL + ` THEN 'emailed'
 	ELSE 'not_emailed' END`
 
 // LeadQuery narrows and pages [Service.Leads]. The zero value is the

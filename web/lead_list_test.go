@@ -15,8 +15,11 @@ import (
 
 	"vibesell/campaigns"
 	"vibesell/campaigns/campaignstest"
+	"vibesell/delivery"
 	"vibesell/mail"
-	"vibesell/mail/mailtest"
+	"vibesell/replies"
+	"vibesell/sandboxmail"
+	"vibesell/sandboxmail/sandboxmailtest"
 	"vibesell/web/webtest"
 	"vibesell/workspace"
 	"vibesell/workspace/workspacetest"
@@ -159,11 +162,11 @@ func TestLeadsListAndStory(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sandbox, mb := mailtest.Sandbox(t, mail.Address{Name: "Sam Lee", Email: "sam@getacme.test"}, mail.SandboxConfig{Clock: a.env.Clock})
-		secret := mailtest.Secret(t)
+		sandbox, mb := sandboxmailtest.Sandbox(t, mail.Address{Name: "Sam Lee", Email: "sam@getacme.test"}, sandboxmail.SandboxConfig{Clock: a.env.Clock})
+		secret := sandboxmailtest.Secret(t)
 		suppressions := a.env.Audience.MailSuppressions()
-		res, err := mail.NewSender(a.pool, mail.NewKeys(a.pool, secret, a.env.Clock), suppressions, a.env.Clock).Send(ctx, mail.Outgoing{
-			Step:    mail.Step{WorkspaceID: a.ws.Acme.ID, CampaignID: a.campaign, LeadID: st.Lead.ID, Step: 1},
+		res, err := delivery.NewSender(a.pool, mail.NewKeys(a.pool, secret, a.env.Clock), suppressions, a.env.Clock).Send(ctx, delivery.Outgoing{
+			Step:    delivery.Step{WorkspaceID: a.ws.Acme.ID, CampaignID: a.campaign, LeadID: st.Lead.ID, Step: 1},
 			Mailbox: mb,
 			Message: mail.Message{To: mail.Address{Email: st.Lead.Email}, Subject: "Lists at Initech", Body: "Hi,\n\nWe build prospect lists.\n\nSam",
 				UnsubscribeURL: secret.UnsubscribeURL(a.srv.URL, a.ws.Acme.ID, st.Lead.Email), PostalAddress: "1 Market St, San Francisco"},
@@ -175,7 +178,7 @@ func TestLeadsListAndStory(t *testing.T) {
 		if err := sandbox.DeliverReply(mb.Address.Email, []byte(reply)); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := mail.NewPoller(a.pool, suppressions, a.env.Clock, nil).Poll(ctx, a.ws.Acme.ID, mb); err != nil {
+		if _, err := replies.NewPoller(a.pool, suppressions, a.env.Clock, nil).Poll(ctx, a.ws.Acme.ID, mb); err != nil {
 			t.Fatal(err)
 		}
 		p := ada.Get(fmt.Sprintf("/app/leads/%d", st.Lead.ID))

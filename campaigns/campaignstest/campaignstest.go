@@ -21,7 +21,8 @@ import (
 	"vibesell/billing/billingtest"
 	"vibesell/campaigns"
 	"vibesell/cards"
-	"vibesell/mail"
+	"vibesell/delivery"
+	"vibesell/replies"
 	"vibesell/sending"
 	"vibesell/workspace"
 )
@@ -58,9 +59,9 @@ func NewWith(t testing.TB, pool *pgxpool.Pool, now time.Time, cfg campaigns.Conf
 	aud := audience.New(pool, clock, audience.Config{}, ap)
 	snd := sending.New(sending.Deps{DB: pool, Clock: clock, Config: sendingCfg, Cards: cards.NewService(pool, clock), Offers: ws, Approvals: ap})
 	svc := campaigns.New(pool, clock, cfg, aud, campaigns.JoinMailboxes(append([]campaigns.Mailboxes{sending.CampaignMailboxes(snd)}, more...)...), ws, ap)
-	svc.SetCounter(mail.NewTallies(pool, aud.MailSuppressions()))
-	svc.SetComposer(mail.Preview{})
-	aud.SetStorySources(svc, mail.NewLeadHistory(pool))
+	svc.SetCounter(delivery.NewTallies(pool, aud.MailSuppressions()))
+	svc.SetComposer(delivery.Preview{})
+	aud.SetStorySources(svc, replies.NewLeadHistory(pool))
 	ap.Register(vibesell.ToolLaunchCampaign, campaigns.LaunchAction(svc))
 	ap.Register(vibesell.ToolStopCampaign, campaigns.StopAction(svc))
 	ap.Register(vibesell.ToolResumeCampaign, campaigns.ResumeAction(svc))

@@ -10,6 +10,7 @@ import (
 
 	"vibesell/auth"
 	"vibesell/mail"
+	"vibesell/notices"
 )
 
 // reminderSender is the address the approvals' emails come from, a
@@ -29,7 +30,7 @@ func remindByMail(db *pgxpool.Pool, svc *services, m *mailEngine, logger *slog.L
 	if err != nil {
 		return fmt.Errorf("the approvals' sandbox mailbox: %w", err)
 	}
-	svc.approvals.SetMailer(approvalMail{people: svc.accounts, notices: mail.NewNotices(db, box.SMTP, reminderSender, svc.clock)})
+	svc.approvals.SetMailer(approvalMail{people: svc.accounts, notices: notices.NewNotices(db, box.SMTP, reminderSender, svc.clock)})
 	return nil
 }
 
@@ -37,7 +38,7 @@ func remindByMail(db *pgxpool.Pool, svc *services, m *mailEngine, logger *slog.L
 // the accounts, sent as notices.
 type approvalMail struct {
 	people  *auth.Accounts
-	notices *mail.Notices
+	notices *notices.Notices
 }
 
 func (a approvalMail) People(ctx context.Context, ws uuid.UUID) ([]string, error) {

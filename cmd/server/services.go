@@ -16,8 +16,12 @@ import (
 	"vibesell/billing"
 	"vibesell/campaigns"
 	"vibesell/cards"
+	"vibesell/delivery"
 	"vibesell/mail"
+	"vibesell/mailboxes"
 	"vibesell/outbound"
+	"vibesell/replies"
+	"vibesell/sandboxmail"
 	"vibesell/sending"
 	"vibesell/store"
 	"vibesell/tools"
@@ -30,7 +34,7 @@ import (
 // the jobs.
 type services struct {
 	// engine sends campaigns; nil until serve wires it (and in stdio).
-	engine *mail.Engine
+	engine *delivery.Engine
 	// notes keep what requests need in memory; nil outside serve.
 	notes      *store.Notifications
 	clock      vibesell.Clock
@@ -46,13 +50,13 @@ type services struct {
 	sessions   *auth.Sessions
 	tokens     *auth.Tokens
 	oauth      *oauth.Server
-	replies    *mail.Replies
+	replies    *replies.Replies
 	// outbox keeps what the sandbox mail server accepts (serve attaches
 	// the sandbox to it when there is one).
-	outbox *mail.Outbox
+	outbox *sandboxmail.Outbox
 	// connections are the mailboxes people connected; nil without a mail
 	// secret to seal their passwords with.
-	connections *mail.Connections
+	connections *mailboxes.Connections
 }
 
 func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, error) {
@@ -65,7 +69,7 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 		sessions:   auth.NewSessions(db),
 		tokens:     auth.NewTokens(db),
 		cards:      cards.NewService(db, clock),
-		replies:    mail.NewReplies(db),
+		replies:    replies.NewReplies(db),
 	}
 	s.sessions.SetLimits(cfg.Sessions)
 	var err error
@@ -84,7 +88,7 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 	}
 	var dkimRecord sending.DKIMRecordFunc
 	if secret != nil {
-		s.connections = mail.NewConnections(db, *secret, clock, nil)
+		s.connections = mailboxes.NewConnections(db, *secret, clock, nil)
 		guard := cfg.Mail.Outbound
 		guard.Clock = clock
 		s.connections.UseGuard(outbound.New(guard))
@@ -98,7 +102,7 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 		DB: db, Clock: clock, Config: cfg.Sending, Cards: s.cards, Offers: s.workspaces, Contexts: s.workspaces, Approvals: s.approvals,
 		Limit: s.billing.Limit(billing.Mailboxes), DKIMRecord: dkimRecord,
 	})
-	s.outbox = mail.NewOutbox(db, s.sending, clock, logger.With("component", "outbox"))
+	s.outbox = sandboxmail.NewOutbox(db, s.sending, clock, logger.With("component", "outbox"))
 	s.approvals.Register(vibesell.ToolOrderSendingSetup, sending.NewOrderAction(s.sending))
 	s.audience = audience.New(db, clock, cfg.Audience, s.approvals)
 	s.audience.SetLeadLimit(s.billing.Limit(billing.Leads))
@@ -120,11 +124,11 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 	s.approvals.Register(vibesell.ToolLaunchCampaign, campaigns.LaunchAction(s.campaigns))
 	s.approvals.Register(vibesell.ToolStopCampaign, campaigns.StopAction(s.campaigns))
 	s.approvals.Register(vibesell.ToolResumeCampaign, campaigns.ResumeAction(s.campaigns))
-	s.campaigns.SetCounter(mail.NewTallies(db, s.audience.MailSuppressions()))
-	s.campaigns.SetComposer(mail.Preview{})
+	s.campaigns.SetCounter(delivery.NewTallies(db, s.audience.MailSuppressions()))
+	s.campaigns.SetComposer(delivery.Preview{})
 	// A lead's story (the leads page, get_lead) asks campaigns and the
 	// sending engine for their parts.
-	s.audience.SetStorySources(s.campaigns, mail.NewLeadHistory(db))
+	s.audience.SetStorySources(s.campaigns, replies.NewLeadHistory(db))
 	s.oauth, err = oauth.New(oauth.Config{
 		PublicURL: cfg.PublicURL.String(),
 		DB:        db,

@@ -1,0 +1,72 @@
+package delivery_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"vibesell/mail"
+	"vibesell/notices"
+	"vibesell/sandboxmail"
+	"vibesell/workspace"
+)
+
+// A notice to a workspace's people goes through SMTP submission, one
+// message per person, reaches the sandbox like any message, and shows in
+// that workspace's outbox only.
+func TestNoticesReachTheSandbox(t *testing.T) {
+	b := setup(t)
+	other, err := workspace.Create(b.ctx, b.db, "Globex")
+	if err != nil {
+		t.Fatal(err)
+	}
+	outbox := sandboxmail.NewOutbox(b.db, keyRecords{keys: b.keys}, b.clock, nil)
+	outbox.Attach(b.sandbox)
+	keep := outbox.Keep
+	b.onAccept.Store(&keep)
+
+	from := mail.Address{Name: "VibeSell", Email: "approvals@vibesell.test"}
+	box, err := b.sandbox.AddMailbox(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := notices.NewNotices(b.db, box.SMTP, from, b.clock)
+	body := "Order the sending setup\n\nApprove or reject it here: https://vibesell.example.test/app/approvals/ap_0123456789abcdef\n"
+	to := []string{"ada@acme.test", "sam@acme.test"}
+	if err := n.Send(b.ctx, b.workspace, to, "Waiting for your approval: Order the sending setup", body); err != nil {
+		t.Fatal(err)
+	}
+	got := b.sandbox.Accepted()
+	if len(got) != 2 {
+		t.Fatalf("the sandbox accepted %d messages, want 2", len(got))
+	}
+	for i, to := range to {
+		raw := string(got[i].Raw)
+		if diff := cmp.Diff([]string{from.Email, to}, append([]string{got[i].From}, got[i].Recipients...)); diff != "" {
+			t.Errorf("message %d's envelope mismatch (-want +got):\n%s", i, diff)
+		}
+		for _, must := range []string{"Subject: Waiting for your approval: Order the sending setup", "https://vibesell.example.test/app/approvals/ap_0123456789abcdef"} {
+			if !strings.Contains(raw, must) {
+				t.Errorf("message %d does not hold %q:\n%s", i, must, raw)
+			}
+		}
+	}
+
+	page, err := outbox.List(b.ctx, b.workspace, 0, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shown []string
+	for _, m := range page.Messages {
+		shown = append(shown, m.Recipients[0]+": "+m.Subject)
+	}
+	want := []string{"sam@acme.test: Waiting for your approval: Order the sending setup", "ada@acme.test: Waiting for your approval: Order the sending setup"}
+	if diff := cmp.Diff(want, shown); diff != "" {
+		t.Errorf("the workspace's outbox mismatch (-want +got):\n%s", diff)
+	}
+	theirs, err := outbox.List(b.ctx, other.ID, 0, 20)
+	if err != nil || len(theirs.Messages) != 0 {
+		t.Errorf("another workspace's outbox shows %d messages (%v)", len(theirs.Messages), err)
+	}
+}

@@ -1,9 +1,0 @@
-package mail_test
-
-import (
-	"testing"
-
-	"vibesell/store/storetest"
-)
-
-func TestMain(m *testing.M) { storetest.Main(m) }
