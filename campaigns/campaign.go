@@ -202,7 +202,7 @@ func (s *Service) Stage(ctx context.Context, ws uuid.UUID, r StageRequest) (Stag
 		}
 		ids, emails, fields, zones := make([]int64, len(leads)), make([]string, len(leads)), make([]string, len(leads)), make([]string, len(leads))
 		for i, l := range leads {
-			raw, err := json.Marshal(l.values())
+			raw, err := json.Marshal(l.MergeFields())
 			if err != nil {
 				return err
 			}
@@ -380,7 +380,7 @@ type Tally struct {
 // leads stands now.
 type Counter interface {
 	CampaignTallies(ctx context.Context, ws uuid.UUID, id string, steps int) (Tally, []Tally, error)
-	CampaignProgress(ctx context.Context, ws uuid.UUID, c Campaign, leads []Lead, steps int) (Progress, error)
+	CampaignProgress(ctx context.Context, ws uuid.UUID, c Campaign, leads []vibesell.Lead, steps int) (Progress, error)
 }
 
 // Progress is where a launched campaign's leads stand, as the sending

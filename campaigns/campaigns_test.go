@@ -40,9 +40,9 @@ func setup(t *testing.T, cfg campaigns.Config) bundle {
 }
 
 var (
-	ana  = campaigns.Lead{Email: "ana@alpha.test", FirstName: "Ana", LastName: "Silva", Company: "Alpha", CompanyDomain: "alpha.test", Country: "DE", TimeZone: "Europe/Berlin"}
-	ben  = campaigns.Lead{Email: "ben@beta.test", FirstName: "", LastName: "Berg", Company: "Beta", CompanyDomain: "beta.test", Country: "US", TimeZone: "America/New_York"}
-	yuki = campaigns.Lead{Email: "yuki@gamma.test", FirstName: "由紀", LastName: "", Company: "", CompanyDomain: "gamma.test", Country: "JP", TimeZone: ""}
+	ana  = vibesell.Lead{Email: "ana@alpha.test", FirstName: "Ana", LastName: "Silva", Company: "Alpha", CompanyDomain: "alpha.test", Country: "DE", TimeZone: "Europe/Berlin"}
+	ben  = vibesell.Lead{Email: "ben@beta.test", FirstName: "", LastName: "Berg", Company: "Beta", CompanyDomain: "beta.test", Country: "US", TimeZone: "America/New_York"}
+	yuki = vibesell.Lead{Email: "yuki@gamma.test", FirstName: "由紀", LastName: "", Company: "", CompanyDomain: "gamma.test", Country: "JP", TimeZone: ""}
 )
 
 var goodSteps = []campaigns.Step{

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"time"
+	"vibesell"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -28,7 +29,7 @@ type Run struct {
 	// now, in the campaign's order; one the setup no longer has is left
 	// out.
 	Mailboxes []Mailbox
-	Leads     []Lead
+	Leads     []vibesell.Lead
 	parsed    []parsed
 	location  *time.Location
 }
@@ -97,7 +98,7 @@ func (s *Service) fillRun(ctx context.Context, r *Run) error {
 
 // Location is the time zone the campaign's window is read in for l: the
 // lead's own, or the workspace's when it is unknown.
-func (r Run) Location(l Lead) *time.Location {
+func (r Run) Location(l vibesell.Lead) *time.Location {
 	if l.TimeZone != "" {
 		if loc, err := time.LoadLocation(l.TimeZone); err == nil {
 			return loc
@@ -130,14 +131,14 @@ type Email struct {
 }
 
 // Email fills step (1-based) in for l.
-func (r Run) Email(step int, l Lead) Email {
+func (r Run) Email(step int, l vibesell.Lead) Email {
 	p := r.parsed[step-1]
-	subject := p.subject.Render(l.values())
+	subject := p.subject.Render(l.MergeFields())
 	if step > 1 && r.Sequence.Steps[step-1].SameThread {
-		subject = r.parsed[0].subject.Render(l.values())
+		subject = r.parsed[0].subject.Render(l.MergeFields())
 		subject.Text = "Re: " + subject.Text
 	}
-	body := p.body.Render(l.values())
+	body := p.body.Render(l.MergeFields())
 	return Email{Subject: subject.Text, Body: body.Text, SameThread: step > 1 && r.Sequence.Steps[step-1].SameThread,
 		Unresolved: append(subject.Unresolved, body.Unresolved...)}
 }

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"testing"
 	"time"
+	"vibesell"
 
 	"github.com/google/go-cmp/cmp"
 
-	"vibesell/campaigns"
 	"vibesell/replies"
 )
 
@@ -16,7 +16,7 @@ import (
 // neither stops the lead's sequence nor counts as a reply.
 func TestAutoReplyNeitherStopsNorCounts(t *testing.T) {
 	b := engineSetup(t, engineOptions{noGap: true})
-	leads := []campaigns.Lead{
+	leads := []vibesell.Lead{
 		{Email: "ana@alpha.test", FirstName: "Ana", Company: "Alpha"},
 		{Email: "cid@gamma.test", FirstName: "Cid", Company: "Gamma"},
 	}

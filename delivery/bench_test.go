@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"testing"
 	"time"
+	"vibesell"
 
 	gomail "github.com/wneessen/go-mail"
 
@@ -124,9 +125,9 @@ func benchmarkEngine(b *testing.B, algorithm string) {
 	const perMailbox = 500
 	n := b.N
 	eb := engineSetup(b, engineOptions{noGap: true, fullVolume: perMailbox, dkim: algorithm})
-	var leads []campaigns.Lead
+	var leads []vibesell.Lead
 	for i := range n {
-		leads = append(leads, campaigns.Lead{Email: fmt.Sprintf("lead%d@prospect%d.test", i, i%97), FirstName: "Pat", Company: "Prospect"})
+		leads = append(leads, vibesell.Lead{Email: fmt.Sprintf("lead%d@prospect%d.test", i, i%97), FirstName: "Pat", Company: "Prospect"})
 	}
 	var mailboxes []string
 	for i := range (n + perMailbox - 1) / perMailbox {

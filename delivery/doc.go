@@ -34,7 +34,7 @@
 // while the session hands over the ones marked; at most [MarkAhead]
 // steps of a session are marked and not yet handed over. The mark reads
 // the gate's stop again ([Gate.Stopped]; for campaigns,
-// [campaigns.StoppedSQL] locks every campaign of the steps for share): a
+// [campaigns.StoppedCampaigns] locks every campaign of the steps for share): a
 // stop that committed after the claim, or is being committed during the
 // mark, sends none of the steps not yet marked (they end failed, to be
 // claimed again if the campaign resumes); at most the [MarkAhead] steps

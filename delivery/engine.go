@@ -152,7 +152,7 @@ type ledgerRow struct {
 
 // due is one (lead, step) the engine may send now.
 type due struct {
-	lead    campaigns.Lead
+	lead    vibesell.Lead
 	step    int
 	mailbox string // "" until assigned
 	prior   []ledgerRow
@@ -308,7 +308,7 @@ func (r *TickResult) add(o TickResult) {
 
 // next works out lead l's due step now, if any, and whether the lead has a
 // step still to come at all.
-func (e *Engine) next(run campaigns.Run, l campaigns.Lead, rows []ledgerRow, now time.Time) (*due, bool) {
+func (e *Engine) next(run campaigns.Run, l vibesell.Lead, rows []ledgerRow, now time.Time) (*due, bool) {
 	loc := run.Location(l)
 	steps := len(run.Sequence.Steps)
 	mailbox := ""
@@ -551,11 +551,15 @@ func (g campaignGate) Check(ctx context.Context, tx pgx.Tx, outs []Outgoing) ([]
 
 // Stopped is the campaigns' own rule: a campaign no longer scheduled or
 // sending sends nothing more, read with its row locked for share.
-func (campaignGate) Stopped() string { return campaigns.StoppedSQL }
+func (campaignGate) Stopped(ctx context.Context, tx pgx.Tx, ws uuid.UUID, ids []string) (map[string]bool, error) {
+	return campaigns.StoppedCampaigns(ctx, tx, ws, ids)
+}
 
 // Removed is the campaigns' own rule: a lead a person removed gets no
 // step, read with its row locked for share.
-func (campaignGate) Removed() string { return campaigns.RemovedSQL }
+func (campaignGate) Removed(ctx context.Context, tx pgx.Tx, ws uuid.UUID, pairs []campaigns.CampaignLead) (map[campaigns.CampaignLead]bool, error) {
+	return campaigns.RemovedFrom(ctx, tx, ws, pairs)
+}
 
 // Claimed counts the steps claimed against the plan's monthly emails (a
 // refusal pauses the campaign, with the limit as the reason).
@@ -605,7 +609,7 @@ func (e *Engine) stoppedLeads(ctx context.Context, run campaigns.Run) (map[int64
 
 // stoppedIn are the leads of campaign c a reply stopped (with their whole
 // company when the campaign says so).
-func stoppedIn(ctx context.Context, db *pgxpool.Pool, ws uuid.UUID, c campaigns.Campaign, leads []campaigns.Lead) (map[int64]bool, error) {
+func stoppedIn(ctx context.Context, db *pgxpool.Pool, ws uuid.UUID, c campaigns.Campaign, leads []vibesell.Lead) (map[int64]bool, error) {
 	rows, err := db.Query(ctx, `SELECT DISTINCT r.lead_id, lower(split_part(s.recipient, '@', 2)) FROM mail_replies r
 		JOIN mail_sends s ON s.workspace_id = r.workspace_id AND s.campaign_id = r.campaign_id AND s.lead_id = r.lead_id AND s.step = r.step
 		WHERE r.workspace_id = $1 AND r.campaign_id = $2 AND `+stopping, ws, c.ID)

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"vibesell"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
@@ -147,7 +148,7 @@ var twoSteps = []campaigns.Step{
 }
 
 type campaignSpec struct {
-	leads          []campaigns.Lead
+	leads          []vibesell.Lead
 	mailboxes      []string
 	dailyCap       int
 	stopForCompany bool
@@ -236,10 +237,10 @@ func (b *engineBundle) delivered(t testing.TB) []accepted {
 func TestEngineSimulatedWeek(t *testing.T) {
 	b := engineSetup(t, engineOptions{})
 	zones := map[string]string{}
-	var leads []campaigns.Lead
+	var leads []vibesell.Lead
 	for i, zone := range []string{"Europe/Berlin", "America/New_York", "Asia/Tokyo", "", "America/Los_Angeles", "Europe/Berlin", "Australia/Sydney", "", "Asia/Kolkata", "America/New_York"} {
 		email := fmt.Sprintf("lead%d@company%d.test", i, i)
-		leads = append(leads, campaigns.Lead{Email: email, FirstName: fmt.Sprintf("Lead%d", i), Company: fmt.Sprintf("Company %d", i), TimeZone: zone})
+		leads = append(leads, vibesell.Lead{Email: email, FirstName: fmt.Sprintf("Lead%d", i), Company: fmt.Sprintf("Company %d", i), TimeZone: zone})
 		zones[email] = zone
 		if zone == "" {
 			zones[email] = "UTC" // the workspace's
@@ -344,7 +345,7 @@ func TestEngineSimulatedWeek(t *testing.T) {
 // and the engine stops that lead and their company; the metrics count it.
 func TestEngineFullPath(t *testing.T) {
 	b := engineSetup(t, engineOptions{noGap: true})
-	leads := []campaigns.Lead{
+	leads := []vibesell.Lead{
 		{Email: "ana@alpha.test", FirstName: "Ana", Company: "Alpha"},
 		{Email: "bob@alpha.test", FirstName: "Bob", Company: "Alpha"},
 		{Email: "cid@gamma.test", FirstName: "Cid", Company: "Gamma"},
@@ -466,9 +467,9 @@ func mustMailbox(t testing.TB, b *engineBundle, address string) mail.Mailbox {
 // person resumes it, and then it sends again.
 func TestEngineAutoPause(t *testing.T) {
 	b := engineSetup(t, engineOptions{noGap: true})
-	var leads []campaigns.Lead
+	var leads []vibesell.Lead
 	for i := range 10 {
-		leads = append(leads, campaigns.Lead{Email: fmt.Sprintf("p%d@prospect%d.test", i, i), FirstName: "Pat"})
+		leads = append(leads, vibesell.Lead{Email: fmt.Sprintf("p%d@prospect%d.test", i, i), FirstName: "Pat"})
 	}
 	id := b.launch(t, campaignSpec{leads: leads[:5], mailboxes: []string{"sam@getacme.test"}, dailyCap: 5})
 	b.Clock.Set(time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC))
@@ -551,7 +552,7 @@ Message-ID: %s
 // limit as the reason, and nothing beyond the limit goes out.
 func TestEngineEmailsLimit(t *testing.T) {
 	b := engineSetup(t, engineOptions{noGap: true, emailsLimit: 2})
-	leads := []campaigns.Lead{{Email: "a@a.test"}, {Email: "b@b.test"}, {Email: "c@c.test"}}
+	leads := []vibesell.Lead{{Email: "a@a.test"}, {Email: "b@b.test"}, {Email: "c@c.test"}}
 	id := b.launch(t, campaignSpec{leads: leads, mailboxes: []string{"sam@getacme.test"}, dailyCap: 10})
 	b.Clock.Set(time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC))
 	res := b.tick(t)
@@ -599,7 +600,7 @@ Message-ID: %[4]s
 // address is suppressed, and nothing more goes to it.
 func TestEngineSoftBounceRetries(t *testing.T) {
 	b := engineSetup(t, engineOptions{noGap: true})
-	id := b.launch(t, campaignSpec{leads: []campaigns.Lead{{Email: "full@prospect.test", FirstName: "Flo"}}, mailboxes: []string{"sam@getacme.test"}, dailyCap: 10})
+	id := b.launch(t, campaignSpec{leads: []vibesell.Lead{{Email: "full@prospect.test", FirstName: "Flo"}}, mailboxes: []string{"sam@getacme.test"}, dailyCap: 10})
 	b.Clock.Set(time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC))
 	mb := mustMailbox(t, b, "sam@getacme.test")
 	var sends []time.Time
@@ -649,7 +650,7 @@ func TestEngineSoftBounceRetries(t *testing.T) {
 // campaign finishes.
 func TestEngineUnsubscribes(t *testing.T) {
 	b := engineSetup(t, engineOptions{noGap: true})
-	leads := []campaigns.Lead{{Email: "ana@alpha.test", FirstName: "Ana"}, {Email: "ben@beta.test", FirstName: "Ben"}}
+	leads := []vibesell.Lead{{Email: "ana@alpha.test", FirstName: "Ana"}, {Email: "ben@beta.test", FirstName: "Ben"}}
 	id := b.launch(t, campaignSpec{leads: leads, mailboxes: []string{"sam@getacme.test"}, dailyCap: 10})
 	b.Clock.Set(time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC))
 	if res := b.tick(t); res.Sent != 2 {
@@ -742,9 +743,9 @@ Message-ID: %s
 // the last 100 emails pauses the mailbox and its campaign, saying why.
 func TestEngineComplaints(t *testing.T) {
 	b := engineSetup(t, engineOptions{noGap: true})
-	var leads []campaigns.Lead
+	var leads []vibesell.Lead
 	for i := range 5 {
-		leads = append(leads, campaigns.Lead{Email: fmt.Sprintf("p%d@prospect%d.test", i, i), FirstName: "Pat"})
+		leads = append(leads, vibesell.Lead{Email: fmt.Sprintf("p%d@prospect%d.test", i, i), FirstName: "Pat"})
 	}
 	id := b.launch(t, campaignSpec{leads: leads, mailboxes: []string{"sam@getacme.test"}, dailyCap: 5})
 	b.Clock.Set(time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC))
@@ -808,7 +809,7 @@ func TestEngineComplaints(t *testing.T) {
 // campaign resumes.
 func TestEngineStopBetweenClaimAndSend(t *testing.T) {
 	b := engineSetup(t, engineOptions{noGap: true})
-	leads := []campaigns.Lead{{Email: "p0@prospect0.test", FirstName: "Pat"}, {Email: "p1@prospect1.test", FirstName: "Lee"}}
+	leads := []vibesell.Lead{{Email: "p0@prospect0.test", FirstName: "Pat"}, {Email: "p1@prospect1.test", FirstName: "Lee"}}
 	id := b.launch(t, campaignSpec{leads: leads, mailboxes: []string{"sam@getacme.test"}, dailyCap: 5})
 	b.Clock.Set(time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC))
 	delivery.SetAfterClaim(b.sender, func() {
@@ -830,7 +831,7 @@ func TestEngineStopBetweenClaimAndSend(t *testing.T) {
 // already sees stopped.
 func TestEngineStopInFlightAtTheMarkIsWaitedFor(t *testing.T) {
 	b := engineSetup(t, engineOptions{noGap: true})
-	leads := []campaigns.Lead{{Email: "p0@prospect0.test", FirstName: "Pat"}, {Email: "p1@prospect1.test", FirstName: "Lee"}}
+	leads := []vibesell.Lead{{Email: "p0@prospect0.test", FirstName: "Pat"}, {Email: "p1@prospect1.test", FirstName: "Lee"}}
 	id := b.launch(t, campaignSpec{leads: leads, mailboxes: []string{"sam@getacme.test"}, dailyCap: 5})
 	b.Clock.Set(time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC))
 	var once sync.Once
@@ -880,7 +881,7 @@ func TestEngineStopInFlightAtTheMarkIsWaitedFor(t *testing.T) {
 // of that domain), and its replies are read from its own IMAP server.
 func TestEngineSendsFromAConnectedMailbox(t *testing.T) {
 	b := engineSetup(t, engineOptions{noGap: true, own: true})
-	leads := []campaigns.Lead{{Email: "p0@prospect0.test", FirstName: "Pat"}, {Email: "p1@prospect1.test", FirstName: "Lee"}}
+	leads := []vibesell.Lead{{Email: "p0@prospect0.test", FirstName: "Pat"}, {Email: "p1@prospect1.test", FirstName: "Lee"}}
 	b.launch(t, campaignSpec{leads: leads, mailboxes: []string{"dana@own.test"}, dailyCap: 5})
 	b.Clock.Set(time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC))
 	if res := b.tick(t); res.Sent != 2 {

@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"testing"
 	"time"
+	"vibesell"
 
 	"github.com/google/go-cmp/cmp"
 
 	"vibesell/audience"
-	"vibesell/campaigns"
 	"vibesell/delivery"
 )
 
@@ -58,7 +58,7 @@ func (b *engineBundle) story(t *testing.T, lead string) storyOf {
 // The leads list pages, searches and filters the same leads.
 func TestLeadStoryAndRemoval(t *testing.T) {
 	b := engineSetup(t, engineOptions{noGap: true})
-	leads := []campaigns.Lead{
+	leads := []vibesell.Lead{
 		{Email: "ana@alpha.test", FirstName: "Ana", Company: "Alpha"},
 		{Email: "bo@alpha.test", FirstName: "Bo", Company: "Alpha"},
 		{Email: "ben@beta.test", FirstName: "Ben", Company: "Beta"},
@@ -190,7 +190,7 @@ func TestLeadStoryAndRemoval(t *testing.T) {
 // (it is the claim's last word); the campaign's other lead gets its email.
 func TestEngineRemovalBetweenClaimAndSend(t *testing.T) {
 	b := engineSetup(t, engineOptions{noGap: true})
-	leads := []campaigns.Lead{{Email: "p0@prospect0.test", FirstName: "Pat"}, {Email: "p1@prospect1.test", FirstName: "Lee"}}
+	leads := []vibesell.Lead{{Email: "p0@prospect0.test", FirstName: "Pat"}, {Email: "p1@prospect1.test", FirstName: "Lee"}}
 	b.launch(t, campaignSpec{leads: leads, mailboxes: []string{"sam@getacme.test"}, dailyCap: 5})
 	b.Clock.Set(time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC))
 	pat, err := b.Audience.Story(b.ctx, b.ws, "p0@prospect0.test")

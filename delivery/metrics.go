@@ -3,6 +3,7 @@ package delivery
 import (
 	"context"
 	"fmt"
+	"vibesell"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -160,7 +161,7 @@ func (t *Tallies) CampaignTallies(ctx context.Context, ws uuid.UUID, id string, 
 // from what the engine works from (the ledger, the replies that stop a
 // lead, the suppression list): no email yet, due step k+1 after k, every
 // step had, or stopped.
-func (t *Tallies) CampaignProgress(ctx context.Context, ws uuid.UUID, c campaigns.Campaign, leads []campaigns.Lead, steps int) (campaigns.Progress, error) {
+func (t *Tallies) CampaignProgress(ctx context.Context, ws uuid.UUID, c campaigns.Campaign, leads []vibesell.Lead, steps int) (campaigns.Progress, error) {
 	p := campaigns.Progress{FollowUps: make([]int, max(steps, 1))}
 	ledger, err := readLedger(ctx, t.db, ws, c.ID)
 	if err != nil {

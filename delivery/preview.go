@@ -2,6 +2,7 @@ package delivery
 
 import (
 	"strings"
+	"vibesell"
 
 	"vibesell/campaigns"
 	"vibesell/mail"
@@ -12,7 +13,7 @@ import (
 // sends, before its threading headers and Message-ID. A from without a
 // name takes the campaign's sender name for that mailbox. The engine and
 // check_first_email's preview ([Preview]) both make their email here.
-func MessageFor(run campaigns.Run, step int, lead campaigns.Lead, from mail.Address, unsubscribeURL string) (mail.Message, campaigns.Email) {
+func MessageFor(run campaigns.Run, step int, lead vibesell.Lead, from mail.Address, unsubscribeURL string) (mail.Message, campaigns.Email) {
 	if from.Name == "" {
 		from.Name = senderName(run, from.Email)
 	}
@@ -33,7 +34,7 @@ func MessageFor(run campaigns.Run, step int, lead campaigns.Lead, from mail.Addr
 type Preview struct{}
 
 // Compose implements [campaigns.Composer].
-func (Preview) Compose(run campaigns.Run, step int, lead campaigns.Lead, mailbox string) campaigns.Composed {
+func (Preview) Compose(run campaigns.Run, step int, lead vibesell.Lead, mailbox string) campaigns.Composed {
 	m, _ := MessageFor(run, step, lead, mail.Address{Email: mailbox}, campaigns.UnsubscribePreview)
 	text, html := mail.Parts(m)
 	return campaigns.Composed{From: addressText(m.From), FromName: m.From.Name, To: addressText(m.To), Subject: m.Subject, Text: text, HTML: html}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"vibesell"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -76,7 +77,7 @@ func sentParts(t *testing.T, raw []byte) (campaigns.Composed, string) {
 // link, which the preview shows as a placeholder.
 func TestFirstEmailPreviewIsTheSentEmail(t *testing.T) {
 	b := engineSetup(t, engineOptions{noGap: true})
-	leads := []campaigns.Lead{{Email: "ana@alpha.test", FirstName: "Ana", LastName: "Ortiz", Company: "Alpha & Sons"}}
+	leads := []vibesell.Lead{{Email: "ana@alpha.test", FirstName: "Ana", LastName: "Ortiz", Company: "Alpha & Sons"}}
 	id := b.launch(t, campaignSpec{leads: leads, mailboxes: []string{"sam@getacme.test"}, dailyCap: 10})
 	c := b.campaign(t, id)
 	preview, err := b.Campaigns.CheckFirstEmail(b.ctx, b.ws, campaigns.CheckRequest{Sequence: c.Campaign.SequenceID, Version: c.Campaign.SequenceVersion, Lead: "ana@alpha.test"})

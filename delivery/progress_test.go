@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"vibesell"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -16,7 +17,7 @@ import (
 // a reply stopped (here Ana and, at her company, Bob).
 func TestPlanAndResumeCountWhoIsLeft(t *testing.T) {
 	b := engineSetup(t, engineOptions{noGap: true})
-	leads := []campaigns.Lead{
+	leads := []vibesell.Lead{
 		{Email: "ana@alpha.test", FirstName: "Ana", Company: "Alpha"},
 		{Email: "bob@alpha.test", FirstName: "Bob", Company: "Alpha"},
 		{Email: "cid@gamma.test", FirstName: "Cid", Company: "Gamma"},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -14,6 +15,7 @@ import (
 	gomail "github.com/wneessen/go-mail"
 
 	"vibesell"
+	"vibesell/campaigns"
 	"vibesell/mail"
 	"vibesell/store"
 )
@@ -51,18 +53,17 @@ type Gate interface {
 	// *[Held] error holds every one of them back (the claim rolls back).
 	Claimed(ctx context.Context, tx pgx.Tx, outs []Outgoing) error
 	// Stopped is read again right before each step's DATA, in the
-	// statement that marks it sending, since a stop may come after the
-	// claim: a query of the campaign ids, among the text array $2 in
-	// workspace $1, whose steps must not go out any more. It should lock
-	// what it reads for share, so that a stop in flight is waited for.
-	// Empty: nothing stops a claimed step.
-	Stopped() string
-	// Removed is read in the same statement: a query of the (campaign id,
-	// lead id) pairs, among the text array $2 and the bigint array $3 in
-	// workspace $1, whose lead must get nothing more (a person removed
-	// it). It should lock what it reads for share, as Stopped. Empty:
-	// nothing removes a claimed step's lead.
-	Removed() string
+	// transaction that marks it sending, since a stop may come after the
+	// claim: of the campaign ids of workspace ws, those whose steps must
+	// not go out any more. It should lock what it reads for share in tx,
+	// so that a stop in flight is waited for, and one after waits for the
+	// mark to commit.
+	Stopped(ctx context.Context, tx pgx.Tx, ws uuid.UUID, campaignIDs []string) (map[string]bool, error)
+	// Removed is read in the same transaction: of the (campaign, lead)
+	// pairs of workspace ws, those whose lead must get nothing more (a
+	// person removed it). It should lock what it reads for share, as
+	// Stopped.
+	Removed(ctx context.Context, tx pgx.Tx, ws uuid.UUID, pairs []campaigns.CampaignLead) (map[campaigns.CampaignLead]bool, error)
 }
 
 // Held is a step a [Gate] held back, and why.
@@ -518,10 +519,10 @@ func (s *Sender) handOver(ctx context.Context, session *smtpSession, outs []Outg
 // removed errLeadRemoved.
 func (s *Sender) mark(ctx context.Context, outs []Outgoing, batch []*pending, gate Gate) error {
 	n := len(batch)
-	campaigns, leads, steps, attempts := make([]string, n), make([]int64, n), make([]int32, n), make([]int32, n)
+	campaignIDs, leads, steps, attempts := make([]string, n), make([]int64, n), make([]int32, n), make([]int32, n)
 	for j, p := range batch {
 		o := outs[p.i]
-		campaigns[j], leads[j], steps[j], attempts[j] = o.CampaignID, o.LeadID, int32(o.Step.Step), int32(p.claim.attempts)
+		campaignIDs[j], leads[j], steps[j], attempts[j] = o.CampaignID, o.LeadID, int32(o.Step.Step), int32(p.claim.attempts)
 	}
 	// A campaign stopped since its steps were claimed sends none of them:
 	// the gate's stop is read here, right before DATA. Such steps end
@@ -529,64 +530,86 @@ func (s *Sender) mark(ctx context.Context, outs []Outgoing, batch []*pending, ga
 	// So does a step whose lead a person removed since: it ends failed,
 	// and the engine never claims it again (the lead is out of the
 	// campaign).
-	stopped, removed := `SELECT NULL::text WHERE false`, `SELECT NULL::text, NULL::bigint WHERE false`
-	if gate != nil {
-		if q := gate.Stopped(); q != "" {
-			stopped = q
-		}
-		if q := gate.Removed(); q != "" {
-			removed = q
-		}
-	}
-	rows, err := s.db.Query(ctx, `WITH u AS (
-			SELECT * FROM unnest($2::text[], $3::bigint[], $4::int[], $5::int[]) AS u (campaign_id, lead_id, step, attempts)),
-		stopped (id) AS (`+stopped+`),
-		removed (campaign_id, lead_id) AS (`+removed+`),
-		held AS (
-			UPDATE mail_sends m SET status = 'failed', settled_at = $6, error = CASE WHEN m.campaign_id IN (SELECT id FROM stopped)
-				THEN 'not sent: its campaign was stopped after the step was claimed' ELSE '`+RemovedAfterClaim+`' END
-			FROM u WHERE m.workspace_id = $1 AND m.campaign_id = u.campaign_id AND m.lead_id = u.lead_id AND m.step = u.step
-			  AND m.status = 'claimed' AND m.attempts = u.attempts
-			  AND (m.campaign_id IN (SELECT id FROM stopped) OR (m.campaign_id, m.lead_id) IN (SELECT campaign_id, lead_id FROM removed))
-			RETURNING m.campaign_id, m.lead_id, m.step, false AS marked, m.campaign_id NOT IN (SELECT id FROM stopped) AS lead_removed),
-		marked AS (
-			UPDATE mail_sends m SET status = 'sending'
-			FROM u WHERE m.workspace_id = $1 AND m.campaign_id = u.campaign_id AND m.lead_id = u.lead_id AND m.step = u.step
-			  AND m.status = 'claimed' AND m.attempts = u.attempts
-			  AND m.campaign_id NOT IN (SELECT id FROM stopped) AND (m.campaign_id, m.lead_id) NOT IN (SELECT campaign_id, lead_id FROM removed)
-			RETURNING m.campaign_id, m.lead_id, m.step, true AS marked, false AS lead_removed)
-		SELECT * FROM marked UNION ALL SELECT * FROM held`, outs[0].WorkspaceID, campaigns, leads, steps, attempts, s.clock.Now())
-	if err == nil {
-		outcome := make(map[stepKey]bool, n) // true: marked; false: held
-		leadRemoved := make(map[stepKey]bool)
-		var (
-			k               stepKey
-			marked, removed bool
-		)
-		_, err = pgx.ForEachRow(rows, []any{&k.campaign, &k.lead, &k.step, &marked, &removed}, func() error {
-			outcome[k], leadRemoved[k] = marked, removed
-			return nil
-		})
-		if err == nil {
-			for _, p := range batch {
-				o := outs[p.i]
-				key := stepKey{o.CampaignID, o.LeadID, o.Step.Step}
-				switch marked, found := outcome[key]; {
-				case !found:
-					p.markErr = errClaimed
-				case !marked && leadRemoved[key]:
-					p.markErr = errLeadRemoved
-				case !marked:
-					p.markErr = errCampaignStopped
+	ws := outs[0].WorkspaceID
+	stopping, removing := make([]bool, n), make([]bool, n)
+	err := store.InTx(ctx, s.db, func(tx pgx.Tx) error {
+		if gate != nil {
+			var ids []string
+			pairs := make([]campaigns.CampaignLead, n)
+			for j := range batch {
+				if !slices.Contains(ids, campaignIDs[j]) {
+					ids = append(ids, campaignIDs[j])
 				}
+				pairs[j] = campaigns.CampaignLead{CampaignID: campaignIDs[j], LeadID: leads[j]}
 			}
-			return nil
+			stopped, err := gate.Stopped(ctx, tx, ws, ids)
+			if err != nil {
+				return err
+			}
+			removed, err := gate.Removed(ctx, tx, ws, pairs)
+			if err != nil {
+				return err
+			}
+			for j := range batch {
+				stopping[j], removing[j] = stopped[campaignIDs[j]], removed[pairs[j]]
+			}
 		}
+		rows, err := tx.Query(ctx, `WITH u AS (
+				SELECT * FROM unnest($2::text[], $3::bigint[], $4::int[], $5::int[], $6::bool[], $7::bool[])
+				    AS u (campaign_id, lead_id, step, attempts, stopped, removed)),
+			held AS (
+				UPDATE mail_sends m SET status = 'failed', settled_at = $8, error = CASE WHEN u.stopped THEN $9 ELSE $10 END
+				FROM u WHERE m.workspace_id = $1 AND m.campaign_id = u.campaign_id AND m.lead_id = u.lead_id AND m.step = u.step
+				  AND m.status = 'claimed' AND m.attempts = u.attempts AND (u.stopped OR u.removed)
+				RETURNING m.campaign_id, m.lead_id, m.step, false AS marked, NOT u.stopped AS lead_removed),
+			marked AS (
+				UPDATE mail_sends m SET status = 'sending'
+				FROM u WHERE m.workspace_id = $1 AND m.campaign_id = u.campaign_id AND m.lead_id = u.lead_id AND m.step = u.step
+				  AND m.status = 'claimed' AND m.attempts = u.attempts AND NOT u.stopped AND NOT u.removed
+				RETURNING m.campaign_id, m.lead_id, m.step, true AS marked, false AS lead_removed)
+			SELECT * FROM marked UNION ALL SELECT * FROM held`, ws, campaignIDs, leads, steps, attempts, stopping, removing, s.clock.Now(),
+			"not sent: its campaign was stopped after the step was claimed", RemovedAfterClaim)
+		if err != nil {
+			return err
+		}
+		return readMarks(rows, outs, batch)
+	})
+	if err == nil {
+		return nil
 	}
 	for _, p := range batch {
 		p.markErr = err
 	}
 	return err
+}
+
+// readMarks reads what the mark did to each step of the batch.
+func readMarks(rows pgx.Rows, outs []Outgoing, batch []*pending) error {
+	outcome := make(map[stepKey]bool, len(batch)) // true: marked; false: held
+	leadRemoved := make(map[stepKey]bool)
+	var (
+		k               stepKey
+		marked, removed bool
+	)
+	if _, err := pgx.ForEachRow(rows, []any{&k.campaign, &k.lead, &k.step, &marked, &removed}, func() error {
+		outcome[k], leadRemoved[k] = marked, removed
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, p := range batch {
+		o := outs[p.i]
+		key := stepKey{o.CampaignID, o.LeadID, o.Step.Step}
+		switch marked, found := outcome[key]; {
+		case !found:
+			p.markErr = errClaimed
+		case !marked && leadRemoved[key]:
+			p.markErr = errLeadRemoved
+		case !marked:
+			p.markErr = errCampaignStopped
+		}
+	}
+	return nil
 }
 
 // stepKey names a step within a workspace.

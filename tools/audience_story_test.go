@@ -73,8 +73,8 @@ func TestGetLead(t *testing.T) {
 	ws := workspacetest.Two(t, pool)
 	acmeID := ws.Acme.ID
 	env.AddLeads(t, acmeID,
-		campaigns.Lead{Email: "sam@acme-corp.example", FirstName: "Sam", LastName: "Ortiz", Company: "Acme Corp"},
-		campaigns.Lead{Email: "lee@bolt.example", FirstName: "Lee", Company: "Bolt"})
+		vibesell.Lead{Email: "sam@acme-corp.example", FirstName: "Sam", LastName: "Ortiz", Company: "Acme Corp"},
+		vibesell.Lead{Email: "lee@bolt.example", FirstName: "Lee", Company: "Bolt"})
 	env.AddMailbox(t, acmeID, "dana@getacme.com", "Dana Reyes", campaignstest.Warm)
 	q, err := env.Campaigns.SaveSequence(ctx, acmeID, campaigns.SaveRequest{Steps: []campaigns.Step{
 		{Subject: "Onboarding", Body: "Hi {{first_name|there}},\n\nA question.\n\nDana"},

@@ -59,7 +59,7 @@ func checkFirstEmail(d Deps) toolkit.Tool {
 	})
 }
 
-func leadName(l campaigns.Lead) string {
+func leadName(l vibesell.Lead) string {
 	name := strings.TrimSpace(l.FirstName + " " + l.LastName)
 	if name == "" {
 		name = l.Email

@@ -9,7 +9,6 @@ import (
 
 	"vibesell"
 	"vibesell/approvals"
-	"vibesell/campaigns"
 	"vibesell/campaigns/campaignstest"
 )
 
@@ -21,7 +20,7 @@ func TestCampaignsInTheWorkspaceContext(t *testing.T) {
 	b := newCampaignsBundle(t)
 	c := b.acme
 	acme := b.ws.Acme.ID
-	b.env.AddLeads(t, acme, campaigns.Lead{Email: "ana@alpha.test", FirstName: "Ana", Company: "Alpha", TimeZone: "Europe/Berlin"})
+	b.env.AddLeads(t, acme, vibesell.Lead{Email: "ana@alpha.test", FirstName: "Ana", Company: "Alpha", TimeZone: "Europe/Berlin"})
 	b.env.AddMailbox(t, acme, "sam@getacme.test", "Sam Lee", campaignstest.Warm)
 	read := func(t *testing.T) (workspaceOutput, string) {
 		t.Helper()

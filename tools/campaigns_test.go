@@ -61,9 +61,9 @@ func TestCampaignTools(t *testing.T) {
 	c := b.acme
 	acme := b.ws.Acme.ID
 	b.env.AddLeads(t, acme,
-		campaigns.Lead{Email: "ana@alpha.test", FirstName: "Ana", Company: "Alpha", TimeZone: "Europe/Berlin"},
-		campaigns.Lead{Email: "yuki@gamma.test", FirstName: "由紀", Company: "<b>Gamma</b> & Co", TimeZone: "Asia/Tokyo"},
-		campaigns.Lead{Email: "lee@delta.test", Company: "Delta", TimeZone: "America/New_York"})
+		vibesell.Lead{Email: "ana@alpha.test", FirstName: "Ana", Company: "Alpha", TimeZone: "Europe/Berlin"},
+		vibesell.Lead{Email: "yuki@gamma.test", FirstName: "由紀", Company: "<b>Gamma</b> & Co", TimeZone: "Asia/Tokyo"},
+		vibesell.Lead{Email: "lee@delta.test", Company: "Delta", TimeZone: "America/New_York"})
 	b.env.AddMailbox(t, acme, "sam@getacme.test", "Sam Lee", campaignstest.Warm)
 
 	steps := []map[string]any{

@@ -169,8 +169,8 @@ func campaignScenarios(t *testing.T, f *features) []*scenario {
 	t.Helper()
 	var out []*scenario
 	f.env.AddLeads(t, f.ws.ID,
-		campaigns.Lead{Email: "ana@alpha.test", FirstName: "Ana", LastName: "Costa", Company: "Alpha", TimeZone: "Europe/Berlin"},
-		campaigns.Lead{Email: "lee@delta.test", Company: "Delta", TimeZone: "America/New_York"})
+		vibesell.Lead{Email: "ana@alpha.test", FirstName: "Ana", LastName: "Costa", Company: "Alpha", TimeZone: "Europe/Berlin"},
+		vibesell.Lead{Email: "lee@delta.test", Company: "Delta", TimeZone: "America/New_York"})
 	f.env.AddMailbox(t, f.ws.ID, "sam@getacme.test", "Sam Lee", campaignstest.Warm)
 
 	steps := []any{

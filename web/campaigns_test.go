@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"vibesell"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -69,7 +70,7 @@ func TestCampaignsAndSettingsPages(t *testing.T) {
 		if p := ada.Get("/app/campaigns"); !strings.Contains(p.Body, "No campaign yet.") {
 			t.Errorf("empty:\n%s", p.Body)
 		}
-		env.AddLeads(t, ws.Acme.ID, campaigns.Lead{Email: "ana@alpha.test", FirstName: "Ana", Company: "Alpha"})
+		env.AddLeads(t, ws.Acme.ID, vibesell.Lead{Email: "ana@alpha.test", FirstName: "Ana", Company: "Alpha"})
 		env.AddMailbox(t, ws.Acme.ID, "sam@getacme.test", "Sam", campaignstest.Warm)
 		q, err := env.Campaigns.SaveSequence(ctx, ws.Acme.ID, campaigns.SaveRequest{Name: "Lists", Steps: []campaigns.Step{
 			{Subject: "Lists at {{company|your team}}", Body: "Hi {{first_name|there}}"},

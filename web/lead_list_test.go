@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"vibesell"
 
 	"github.com/chromedp/chromedp"
 	"github.com/google/go-cmp/cmp"
@@ -39,17 +40,17 @@ func leadsSetup(t *testing.T) *leadsApp {
 	t.Helper()
 	ctx := context.Background()
 	a, env, ws := campaignsWeb(t, true)
-	var leads []campaigns.Lead
+	var leads []vibesell.Lead
 	for i := range 60 {
 		company := "Hooli"
 		if i < 10 {
 			company = "Initech"
 		}
-		leads = append(leads, campaigns.Lead{Email: fmt.Sprintf("lead%02d@%s.test", i, strings.ToLower(company)), FirstName: fmt.Sprintf("Person%02d", i),
+		leads = append(leads, vibesell.Lead{Email: fmt.Sprintf("lead%02d@%s.test", i, strings.ToLower(company)), FirstName: fmt.Sprintf("Person%02d", i),
 			LastName: "Example", Company: company, Title: "Head of sales"})
 	}
 	env.AddLeads(t, ws.Acme.ID, leads...)
-	env.AddLeads(t, ws.Globex.ID, campaigns.Lead{Email: "zed@globex-lead.test", FirstName: "Zed", Company: "Elsewhere"})
+	env.AddLeads(t, ws.Globex.ID, vibesell.Lead{Email: "zed@globex-lead.test", FirstName: "Zed", Company: "Elsewhere"})
 	env.AddMailbox(t, ws.Acme.ID, "sam@getacme.test", "Sam Lee", campaignstest.Warm)
 	q, err := env.Campaigns.SaveSequence(ctx, ws.Acme.ID, campaigns.SaveRequest{Steps: []campaigns.Step{
 		{Subject: "Lists at {{company|your team}}", Body: "Hi {{first_name|there}},\n\nWe build prospect lists.\n\nSam"},

@@ -85,7 +85,7 @@ func (e *Env) HoldToPlans(t testing.TB, free billing.Limits) *billing.Service {
 }
 
 // AddLeads writes leads as an import of the workspace would have.
-func (e *Env) AddLeads(t testing.TB, ws uuid.UUID, leads ...campaigns.Lead) {
+func (e *Env) AddLeads(t testing.TB, ws uuid.UUID, leads ...vibesell.Lead) {
 	t.Helper()
 	for _, l := range leads {
 		if _, err := e.Pool.Exec(t.Context(), `INSERT INTO leads (workspace_id, email, first_name, last_name, title, company, company_domain, country, time_zone, approval_id, created_at)
