@@ -118,7 +118,7 @@ type StagedCampaign struct {
 // or not ordered; ENOTFOUND for an unknown sequence.
 func (s *Service) Stage(ctx context.Context, ws uuid.UUID, r StageRequest) (StagedCampaign, error) {
 	if r.WindowEnd <= r.WindowStart || r.WindowStart < 0 || r.WindowEnd > 24*60 {
-		return StagedCampaign{}, vibesell.Errorf(vibesell.EINVALID, "The sending window %s to %s is empty; give a start before its end, anything from 00:00 to 24:00.", Clock(r.WindowStart), Clock(r.WindowEnd))
+		return StagedCampaign{}, vibesell.Errorf(vibesell.EINVALID, "The sending window %s to %s is empty; give a start before its end, anything from 00:00 to 24:00.", TimeOfDay(r.WindowStart), TimeOfDay(r.WindowEnd))
 	}
 	if len(r.Days) == 0 {
 		return StagedCampaign{}, vibesell.Errorf(vibesell.EINVALID, "days is empty; give the days of the week to send on, e.g. [\"monday\", \"tuesday\", \"wednesday\", \"thursday\", \"friday\"].")

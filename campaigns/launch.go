@@ -337,7 +337,7 @@ func (s *Service) RequestLaunch(ctx context.Context, ws uuid.UUID, id, requested
 			Items: []string{
 				fmt.Sprintf("First email: %s", FormatIn(first, loc)),
 				fmt.Sprintf("Volume: up to %s a day (%d per mailbox, %s)", vibesell.Plural(perDay, "email", "emails"), c.Schedule.DailyCap, vibesell.Plural(len(c.Mailboxes), "mailbox", "mailboxes")),
-				fmt.Sprintf("Window: %s to %s, %s, in each person's own time zone", Clock(c.Schedule.WindowStart), Clock(c.Schedule.WindowEnd), DayNames(c.Schedule.Days)),
+				fmt.Sprintf("Window: %s to %s, %s, in each person's own time zone", TimeOfDay(c.Schedule.WindowStart), TimeOfDay(c.Schedule.WindowEnd), DayNames(c.Schedule.Days)),
 				fmt.Sprintf("Stops for a person when they reply%s", map[bool]string{true: ", and for their whole company", false: ""}[c.Schedule.StopForCompany]),
 			},
 			Who:         fmt.Sprintf("%s imported into the workspace, each written to by name from the approved sequence.", vibesell.Plural(c.Leads, "person", "people")),

@@ -60,12 +60,12 @@ func TestWorkerProcess(t *testing.T) {
 	secret, _ := mail.NewSecret(testSecretKey)
 	roots := x509.NewCertPool()
 	roots.AppendCertsFromPEM(job.CertPEM)
-	mailbox := mail.Mailbox{
+	mailbox := mail.Account{
 		Address: mail.Address{Name: "Dana Reyes", Email: job.Username},
 		SMTP:    mail.Endpoint{Addr: job.SMTPAddr, Username: job.Username, Password: job.Password, RootCAs: roots},
 	}
 	clock := vibesell.NewManualClock(job.Now)
-	sender := delivery.NewSender(db, mail.NewKeys(db, secret, clock), &tableSuppressor{db: db}, clock)
+	sender := delivery.NewDispatcher(db, mail.NewKeys(db, secret, clock), &tableSuppressor{db: db}, clock)
 	var outs []delivery.Outgoing
 	for i, lead := range job.Leads {
 		outs = append(outs, delivery.Outgoing{

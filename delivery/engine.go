@@ -28,7 +28,7 @@ import (
 // the step before, only inside the campaign's window and days in the
 // lead's time zone), hands each to a mailbox (a lead keeps the mailbox of
 // its first email; a new lead goes to the mailbox with the most room
-// today), and sends them through [Sender], mailbox by mailbox over one
+// today), and sends them through [Dispatcher], mailbox by mailbox over one
 // SMTP session, within each mailbox's daily caps and pace. The last word
 // on each send is the gate, in the transaction that claims it: the
 // campaign still running, the lead not stopped by a reply, the mailbox
@@ -76,7 +76,7 @@ type EngineConfig struct {
 // Engine schedules and sends the campaigns' emails.
 type Engine struct {
 	db        *pgxpool.Pool
-	sender    *Sender
+	sender    *Dispatcher
 	sources   mailboxes.MailboxSource
 	campaigns Campaigns
 	usage     Usage
@@ -86,7 +86,7 @@ type Engine struct {
 }
 
 // NewEngine returns the engine. usage may be nil (nothing is counted).
-func NewEngine(db *pgxpool.Pool, sender *Sender, sources mailboxes.MailboxSource, camps Campaigns, usage Usage, secret mail.Secret, clock vibesell.Clock, cfg EngineConfig) *Engine {
+func NewEngine(db *pgxpool.Pool, sender *Dispatcher, sources mailboxes.MailboxSource, camps Campaigns, usage Usage, secret mail.Secret, clock vibesell.Clock, cfg EngineConfig) *Engine {
 	if clock == nil {
 		clock = vibesell.SystemClock{}
 	}
@@ -160,7 +160,7 @@ type due struct {
 
 // mailboxDay is a mailbox's room for this campaign now.
 type mailboxDay struct {
-	mb       mail.Mailbox
+	mb       mail.Account
 	room     int // emails it may still send today for this campaign
 	nextAt   time.Time
 	sentHere int
@@ -657,7 +657,7 @@ func (e *Engine) mailboxDays(ctx context.Context, run campaigns.Run, now time.Ti
 		if i < 0 || j < 0 || run.Mailboxes[j].DailyLimit <= 0 {
 			continue // not reachable, gone from the setup, or not allowed to send at its warmup stage
 		}
-		out[a] = &mailboxDay{mb: all[i].Mailbox, room: min(c.Schedule.DailyCap, run.Mailboxes[j].DailyLimit)}
+		out[a] = &mailboxDay{mb: all[i].Account, room: min(c.Schedule.DailyCap, run.Mailboxes[j].DailyLimit)}
 	}
 	if len(out) == 0 {
 		return out, nil

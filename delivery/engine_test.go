@@ -41,7 +41,7 @@ type engineBundle struct {
 	sandbox *sandboxmail.Sandbox
 	sources mailboxes.MailboxSource
 	engine  *delivery.Engine
-	sender  *delivery.Sender
+	sender  *delivery.Dispatcher
 	// provider is the own mailbox's provider (engineOptions.own).
 	provider *sandboxmail.Sandbox
 	conns    *mailboxes.Connections
@@ -111,7 +111,7 @@ func engineSetup(t testing.TB, o engineOptions) *engineBundle {
 	})}
 	var provider *sandboxmail.Sandbox
 	if o.own {
-		var mb mail.Mailbox
+		var mb mail.Account
 		provider, mb = sandboxmailtest.Sandbox(t, mail.Address{Name: "Dana Reyes", Email: "dana@own.test"}, sandboxmail.SandboxConfig{Clock: env.Clock})
 		conns = mailboxes.NewConnections(pool, secret, env.Clock, provider.Roots())
 		conns.UseGuard(sandboxmailtest.Guard(t, provider)) // the provider listens on loopback
@@ -128,7 +128,7 @@ func engineSetup(t testing.TB, o engineOptions) *engineBundle {
 			t.Fatal(err)
 		}
 	}
-	sender := delivery.NewSender(pool, keys, suppressions, env.Clock)
+	sender := delivery.NewDispatcher(pool, keys, suppressions, env.Clock)
 	env.Campaigns.SetCounter(delivery.NewTallies(pool, suppressions))
 	engine := delivery.NewEngine(pool, sender, sources, env.Campaigns, billingEmails{bill}, secret, env.Clock,
 		delivery.EngineConfig{PublicURL: "https://vibesell.example.test", NoGap: o.noGap})
@@ -449,7 +449,7 @@ func (b *engineBundle) finishedMetrics(t *testing.T, id string) []counts {
 	return out
 }
 
-func mustMailbox(t testing.TB, b *engineBundle, address string) mail.Mailbox {
+func mustMailbox(t testing.TB, b *engineBundle, address string) mail.Account {
 	t.Helper()
 	list, err := b.sources.Mailboxes(b.ctx, b.ws)
 	if err != nil {
@@ -459,7 +459,7 @@ func mustMailbox(t testing.TB, b *engineBundle, address string) mail.Mailbox {
 	if i < 0 {
 		t.Fatalf("no mailbox %s", address)
 	}
-	return list[i].Mailbox
+	return list[i].Account
 }
 
 // A hard bounce suppresses its address at once; past 2% of the last sends

@@ -32,7 +32,7 @@ func (SendDueArgs) InsertOpts() river.InsertOpts {
 const SettleLostEvery = 5 * time.Minute
 
 // SettleLostArgs is the periodic job that settles the steps a stopped
-// worker left marked sending ([Sender.SettleLost]).
+// worker left marked sending ([Dispatcher.SettleLost]).
 type SettleLostArgs struct{}
 
 // Kind names the job in River.

@@ -37,7 +37,7 @@ func NewTallies(db *pgxpool.Pool, unsubscribed UnsubscribedLister) *Tallies {
 // bounced for now and waits for another try counts too; never a step
 // still marked sending, nor one lost: a worker stopped before writing its
 // outcome, so whether it left is not known), lost (those, settled by
-// [Sender.SettleLost] once their lease is over), bounced (a
+// [Dispatcher.SettleLost] once their lease is over), bounced (a
 // bounce came back for it), delivered (sent and not bounced), replied (a
 // person answered it: not an out-of-office or other automatic reply, not a bounce), positive
 // (the answer was interested) and unsubscribed (an unsubscribe request,

@@ -30,7 +30,7 @@ const (
 	// StatusLost is a step a worker marked sending and stopped before
 	// writing what happened: whether it left is not known ("not sent
 	// (unknown)"). It is never sent again, and never counted as sent or
-	// delivered; see [Sender.SettleLost].
+	// delivered; see [Dispatcher.SettleLost].
 	StatusLost = "lost"
 )
 
@@ -83,11 +83,11 @@ func (h *Held) Error() string { return "held back: " + h.Reason }
 // message. The message's Message-ID is the ledger's, not the caller's.
 type Outgoing struct {
 	Step
-	Mailbox mail.Mailbox
+	Mailbox mail.Account
 	Message mail.Message
 }
 
-// SendResult is what one call of [Sender.Send] did.
+// SendResult is what one call of [Dispatcher.Send] did.
 type SendResult struct {
 	MessageID string
 	// Status is the ledger's status after the call.
@@ -103,10 +103,10 @@ type SendResult struct {
 	Held *Held
 }
 
-// Sender sends a campaign step at most once: it claims the step's ledger
+// Dispatcher sends a campaign step at most once: it claims the step's ledger
 // row (committed) before the message is handed to the SMTP server, and
 // records the outcome after.
-type Sender struct {
+type Dispatcher struct {
 	db         *pgxpool.Pool
 	keys       *mail.Keys
 	suppressor mail.Suppressor
@@ -120,12 +120,12 @@ type Sender struct {
 	afterClaim func()
 }
 
-// NewSender returns the send primitive.
-func NewSender(db *pgxpool.Pool, keys *mail.Keys, suppressor mail.Suppressor, clock vibesell.Clock) *Sender {
+// NewDispatcher returns the send primitive.
+func NewDispatcher(db *pgxpool.Pool, keys *mail.Keys, suppressor mail.Suppressor, clock vibesell.Clock) *Dispatcher {
 	if clock == nil {
 		clock = vibesell.SystemClock{}
 	}
-	return &Sender{db: db, keys: keys, suppressor: suppressor, clock: clock, timeout: 30 * time.Second, ahead: MarkAhead}
+	return &Dispatcher{db: db, keys: keys, suppressor: suppressor, clock: clock, timeout: 30 * time.Second, ahead: MarkAhead}
 }
 
 // MarkAhead is how many steps of one SMTP session may be marked sending
@@ -140,7 +140,7 @@ const MarkAhead = 4
 // Send sends the step unless it was already claimed. An error is returned
 // when the outcome could not be settled as sent; the ledger row then says
 // whether a retry may send it (failed) or must not (unknown, sending).
-func (s *Sender) Send(ctx context.Context, out Outgoing) (SendResult, error) {
+func (s *Dispatcher) Send(ctx context.Context, out Outgoing) (SendResult, error) {
 	results, err := s.SendBatch(ctx, []Outgoing{out})
 	if len(results) == 0 {
 		return SendResult{}, err
@@ -148,14 +148,14 @@ func (s *Sender) Send(ctx context.Context, out Outgoing) (SendResult, error) {
 	return results[0], err
 }
 
-// SendBatch is [Sender.SendGated] with no gate.
-func (s *Sender) SendBatch(ctx context.Context, outs []Outgoing) ([]SendResult, error) {
+// SendBatch is [Dispatcher.SendGated] with no gate.
+func (s *Dispatcher) SendBatch(ctx context.Context, outs []Outgoing) ([]SendResult, error) {
 	return s.SendGated(ctx, outs, nil)
 }
 
 // ClaimLease is how long a claimed step may wait to be handed over: a
 // step claimed longer ago was left by a worker that stopped, and
-// [Sender.ReleaseStale] lets it be claimed again.
+// [Dispatcher.ReleaseStale] lets it be claimed again.
 const ClaimLease = 10 * time.Minute
 
 // claimChunk is how many steps one transaction claims.
@@ -165,12 +165,12 @@ const claimChunk = 50
 // in order. The steps are claimed a chunk at a time, in one transaction
 // with gate (status claimed), the next chunk while one is sent; each is
 // marked sending, committed, before its message is handed over (see
-// [Sender.handOver]), and the chunk's outcomes are settled together. It
+// [Dispatcher.handOver]), and the chunk's outcomes are settled together. It
 // stops at the first step that fails and returns the results of the steps
 // it reached (the steps claimed or marked after it, never handed over,
 // are released as failed); running the batch again sends only what was
 // not claimed, or failed before it was handed over.
-func (s *Sender) SendGated(ctx context.Context, outs []Outgoing, gate Gate) ([]SendResult, error) {
+func (s *Dispatcher) SendGated(ctx context.Context, outs []Outgoing, gate Gate) ([]SendResult, error) {
 	if len(outs) == 0 {
 		return nil, nil
 	}
@@ -268,13 +268,13 @@ func (cc claimedChunk) stops() bool {
 	return false
 }
 
-func (s *Sender) sendChunk(ctx context.Context, session *smtpSession, outs []Outgoing, gate Gate) ([]SendResult, error) {
+func (s *Dispatcher) sendChunk(ctx context.Context, session *smtpSession, outs []Outgoing, gate Gate) ([]SendResult, error) {
 	return s.sendClaimed(ctx, session, outs, gate, s.claimChunk(ctx, outs, gate))
 }
 
 // claimChunk checks the chunk's recipients against the suppression list
 // and claims the rest, with the gate.
-func (s *Sender) claimChunk(ctx context.Context, outs []Outgoing, gate Gate) claimedChunk {
+func (s *Dispatcher) claimChunk(ctx context.Context, outs []Outgoing, gate Gate) claimedChunk {
 	results := make([]SendResult, len(outs))
 	if _, ok := s.suppressor.(SuppressedIn); ok {
 		// Read in the claim's transaction.
@@ -307,7 +307,7 @@ func (s *Sender) claimChunk(ctx context.Context, outs []Outgoing, gate Gate) cla
 }
 
 // sendClaimed sends what the chunk's claim took.
-func (s *Sender) sendClaimed(ctx context.Context, session *smtpSession, outs []Outgoing, gate Gate, cc claimedChunk) ([]SendResult, error) {
+func (s *Dispatcher) sendClaimed(ctx context.Context, session *smtpSession, outs []Outgoing, gate Gate, cc claimedChunk) ([]SendResult, error) {
 	results, claims, tried, err := cc.results, cc.claims, cc.tried, cc.err
 	if results == nil {
 		return nil, err
@@ -366,10 +366,10 @@ type pending struct {
 // sending (those composed while the mark before was being committed, in
 // one statement), while this one hands the marked ones to the SMTP
 // server. A step is handed over only once its mark is committed, and at
-// most [Sender.ahead] steps are marked and not yet handed over, which is
+// most [Dispatcher.ahead] steps are marked and not yet handed over, which is
 // the most a worker that dies loses. What was claimed and not handed over
 // when a step fails is released, to be tried again.
-func (s *Sender) handOver(ctx context.Context, session *smtpSession, outs []Outgoing, claims map[int]claimed, results []SendResult, gate Gate) ([]SendResult, error) {
+func (s *Dispatcher) handOver(ctx context.Context, session *smtpSession, outs []Outgoing, claims map[int]claimed, results []SendResult, gate Gate) ([]SendResult, error) {
 	order := make([]int, 0, len(claims))
 	for i := range outs {
 		if _, ok := claims[i]; ok {
@@ -517,7 +517,7 @@ func (s *Sender) handOver(ctx context.Context, session *smtpSession, outs []Outg
 // else claimed again meanwhile gets errClaimed, one of a campaign the
 // gate says is stopped errCampaignStopped, one whose lead it says was
 // removed errLeadRemoved.
-func (s *Sender) mark(ctx context.Context, outs []Outgoing, batch []*pending, gate Gate) error {
+func (s *Dispatcher) mark(ctx context.Context, outs []Outgoing, batch []*pending, gate Gate) error {
 	n := len(batch)
 	campaignIDs, leads, steps, attempts := make([]string, n), make([]int64, n), make([]int32, n), make([]int32, n)
 	for j, p := range batch {
@@ -627,7 +627,7 @@ type settle struct {
 }
 
 // settle writes the outcomes of a chunk in one statement.
-func (s *Sender) settle(ctx context.Context, settles []settle) error {
+func (s *Dispatcher) settle(ctx context.Context, settles []settle) error {
 	if len(settles) == 0 {
 		return nil
 	}
@@ -649,7 +649,7 @@ func (s *Sender) settle(ctx context.Context, settles []settle) error {
 // (marked sending or not), as failed, so that a retry claims them again
 // at once. The attempt fences them: a step whose claim ended and was
 // taken again is someone else's.
-func (s *Sender) release(ctx context.Context, outs []Outgoing, which []int, claims map[int]claimed) error {
+func (s *Dispatcher) release(ctx context.Context, outs []Outgoing, which []int, claims map[int]claimed) error {
 	if len(which) == 0 {
 		return nil
 	}
@@ -673,7 +673,7 @@ func (s *Sender) release(ctx context.Context, outs []Outgoing, which []int, clai
 // than [ClaimLease] ago and never marked sending: a worker claimed them
 // and stopped before handing them over, so nothing went out. They become
 // failed, to be tried again.
-func (s *Sender) ReleaseStale(ctx context.Context) (int, error) {
+func (s *Dispatcher) ReleaseStale(ctx context.Context) (int, error) {
 	now := s.clock.Now()
 	tag, err := s.db.Exec(ctx, `UPDATE mail_sends SET status = 'failed', error = 'claimed by a worker that stopped before sending it', settled_at = $1
 		WHERE status = 'claimed' AND claimed_at < $2`, now, now.Add(-ClaimLease))
@@ -694,7 +694,7 @@ const SendingLease = 20 * time.Minute
 // before its chunk was settled), so whether each left is not known. They
 // become lost ("not sent (unknown)"): never sent again (at most once), and
 // never counted as sent or delivered. It returns how many it settled.
-func (s *Sender) SettleLost(ctx context.Context) (int, error) {
+func (s *Dispatcher) SettleLost(ctx context.Context) (int, error) {
 	now := s.clock.Now()
 	tag, err := s.db.Exec(ctx, `UPDATE mail_sends SET status = 'lost', settled_at = $1,
 		error = 'not known to have been sent: the worker sending it stopped before recording what happened'
@@ -709,7 +709,7 @@ func (s *Sender) SettleLost(ctx context.Context) (int, error) {
 // before anything was handed over, so sending them again cannot
 // duplicate them), in one transaction with the gate. A row someone else
 // has is not sent: its result says so.
-func (s *Sender) claim(ctx context.Context, outs []Outgoing, results []SendResult, gate Gate) (claims map[int]claimed, tried int, err error) {
+func (s *Dispatcher) claim(ctx context.Context, outs []Outgoing, results []SendResult, gate Gate) (claims map[int]claimed, tried int, err error) {
 	var candidates []int
 	for i := range outs {
 		if !results[i].Suppressed {
@@ -832,7 +832,7 @@ func (s *Sender) claim(ctx context.Context, outs []Outgoing, results []SendResul
 }
 
 // compose builds and signs the step's message.
-func (s *Sender) compose(ctx context.Context, out Outgoing) (*gomail.Msg, error) {
+func (s *Dispatcher) compose(ctx context.Context, out Outgoing) (*gomail.Msg, error) {
 	out.Message.From = out.Mailbox.Address
 	if out.Mailbox.Own {
 		return mail.Compose(out.Message, mail.DKIMKey{}) // its provider signs it

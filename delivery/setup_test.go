@@ -33,10 +33,10 @@ type bundle struct {
 	workspace  uuid.UUID
 	secret     mail.Secret
 	sandbox    *sandboxmail.Sandbox
-	mailbox    mail.Mailbox
+	mailbox    mail.Account
 	keys       *mail.Keys
 	suppressor *tableSuppressor
-	sender     *delivery.Sender
+	sender     *delivery.Dispatcher
 	// onAccept, when set, runs as the sandbox accepts each message.
 	onAccept atomic.Pointer[func(sandboxmail.Accepted)]
 }
@@ -82,7 +82,7 @@ func setup(t testing.TB) *bundle {
 	keys := mail.NewKeys(db, secret, clock)
 	b.db, b.clock, b.workspace, b.secret = db, clock, ws.ID, secret
 	b.sandbox, b.mailbox, b.keys, b.suppressor = sandbox, mailbox, keys, suppressor
-	b.sender = delivery.NewSender(db, keys, suppressor, clock)
+	b.sender = delivery.NewDispatcher(db, keys, suppressor, clock)
 	return b
 }
 

@@ -56,9 +56,10 @@ func (e Endpoint) Connect(ctx context.Context, own bool) (net.Conn, error) {
 	return d.DialContext(ctx, "tcp", e.Addr)
 }
 
-// Mailbox is one sending address with its SMTP submission and IMAP
+// Account is a mailbox as the wire reaches it: one sending address with
+// its SMTP submission and IMAP
 // endpoints.
-type Mailbox struct {
+type Account struct {
 	Address Address
 	SMTP    Endpoint
 	IMAP    Endpoint
@@ -152,7 +153,7 @@ func Submission(e Endpoint, own bool, timeout time.Duration) (*gomail.Client, er
 // TLS on port 993) through its endpoint's dial, and logs in. The
 // connection closes when ctx ends or release is called. A login the
 // server refused is ErrLoginRefused.
-func DialIMAP(ctx context.Context, mb Mailbox, handler *imapclient.UnilateralDataHandler) (c *imapclient.Client, release func(), err error) {
+func DialIMAP(ctx context.Context, mb Account, handler *imapclient.UnilateralDataHandler) (c *imapclient.Client, release func(), err error) {
 	host, _, err := net.SplitHostPort(mb.IMAP.Addr)
 	if err != nil {
 		return nil, nil, fmt.Errorf("imap endpoint %q: %w", mb.IMAP.Addr, err)

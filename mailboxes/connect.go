@@ -243,12 +243,12 @@ func whatFailed(err error) string {
 
 // mailboxOf is the mailbox of workspace ws with r's settings, its servers
 // reached through the guard as ws.
-func (c *Connections) mailboxOf(ws uuid.UUID, r ConnectRequest) mail.Mailbox {
+func (c *Connections) mailboxOf(ws uuid.UUID, r ConnectRequest) mail.Account {
 	dial := c.guard.For(ws.String())
 	endpoint := func(s mail.ServerSettings) mail.Endpoint {
 		return mail.Endpoint{Addr: s.Addr(), Username: s.Username, Password: s.Password, RootCAs: c.roots, ImplicitTLS: s.Security == mail.SecurityTLS, Dial: dial}
 	}
-	return mail.Mailbox{Address: mail.Address{Name: r.SenderName, Email: r.Address}, SMTP: endpoint(r.SMTP), IMAP: endpoint(r.IMAP), Own: true}
+	return mail.Account{Address: mail.Address{Name: r.SenderName, Email: r.Address}, SMTP: endpoint(r.SMTP), IMAP: endpoint(r.IMAP), Own: true}
 }
 
 // List returns the workspace's connected mailboxes, without their
@@ -268,7 +268,7 @@ func (c *Connections) List(ctx context.Context, ws uuid.UUID) ([]ConnectedMailbo
 // Mailboxes returns the workspace's connected mailboxes with their
 // endpoints and opened passwords, for the engine to send from and read
 // replies of. What it returns must never be logged or shown.
-func (c *Connections) Mailboxes(ctx context.Context, ws uuid.UUID) ([]mail.Mailbox, error) {
+func (c *Connections) Mailboxes(ctx context.Context, ws uuid.UUID) ([]mail.Account, error) {
 	rows, err := c.db.Query(ctx, `SELECT `+connectedColumns+`, passwords FROM mail_connected_mailboxes WHERE workspace_id = $1 ORDER BY address`, ws)
 	if err != nil {
 		return nil, fmt.Errorf("read connected mailboxes: %w", err)
@@ -287,7 +287,7 @@ func (c *Connections) Mailboxes(ctx context.Context, ws uuid.UUID) ([]mail.Mailb
 	if err != nil {
 		return nil, fmt.Errorf("read connected mailboxes: %w", err)
 	}
-	out := make([]mail.Mailbox, 0, len(list))
+	out := make([]mail.Account, 0, len(list))
 	for _, x := range list {
 		plain, err := c.secret.OpenCredentials(x.sealed, connectionAAD(ws, x.Address))
 		if err != nil {
@@ -341,7 +341,7 @@ func (s connectedSource) Mailboxes(ctx context.Context, ws uuid.UUID) ([]Workspa
 			return nil, err
 		}
 		for _, m := range list {
-			out = append(out, WorkspaceMailbox{WorkspaceID: w, Mailbox: m})
+			out = append(out, WorkspaceMailbox{WorkspaceID: w, Account: m})
 		}
 	}
 	return out, nil

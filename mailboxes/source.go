@@ -14,7 +14,7 @@ import (
 // endpoints.
 type WorkspaceMailbox struct {
 	WorkspaceID uuid.UUID
-	mail.Mailbox
+	mail.Account
 }
 
 // MailboxSource is one place the mailboxes a workspace can send from come
@@ -91,7 +91,7 @@ func (s sandboxSource) Mailboxes(ctx context.Context, ws uuid.UUID) ([]Workspace
 		if err != nil {
 			return nil, fmt.Errorf("sandbox mailbox %s: %w", o.Address.Email, err)
 		}
-		out = append(out, WorkspaceMailbox{WorkspaceID: o.WorkspaceID, Mailbox: mb})
+		out = append(out, WorkspaceMailbox{WorkspaceID: o.WorkspaceID, Account: mb})
 	}
 	return out, nil
 }

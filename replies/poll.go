@@ -55,7 +55,7 @@ func NewPoller(db *pgxpool.Pool, suppressor mail.Suppressor, clock vibesell.Cloc
 // Poll reads what arrived in the mailbox's inbox since the last poll and
 // returns how many new messages it kept. Reading a message twice (a poll
 // that failed before its mark was saved) keeps it once.
-func (p *Poller) Poll(ctx context.Context, workspaceID uuid.UUID, mb mail.Mailbox) (int, error) {
+func (p *Poller) Poll(ctx context.Context, workspaceID uuid.UUID, mb mail.Account) (int, error) {
 	c, release, err := mail.DialIMAP(ctx, mb, nil)
 	if err != nil {
 		return 0, err
@@ -112,7 +112,7 @@ func (p *Poller) Poll(ctx context.Context, workspaceID uuid.UUID, mb mail.Mailbo
 // IDLE), and every interval in any case, which is the only trigger with a
 // server without IDLE or once the IDLE connection is lost. after, when
 // set, hears the outcome of every poll.
-func (p *Poller) Watch(ctx context.Context, workspaceID uuid.UUID, mb mail.Mailbox, interval time.Duration, after func(kept int, err error)) {
+func (p *Poller) Watch(ctx context.Context, workspaceID uuid.UUID, mb mail.Account, interval time.Duration, after func(kept int, err error)) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	wake := make(chan struct{}, 1)
@@ -153,7 +153,7 @@ func (p *Poller) Watch(ctx context.Context, workspaceID uuid.UUID, mb mail.Mailb
 
 // idle opens a connection that only waits in IDLE on the inbox and calls
 // announce when the server reports a new message count.
-func (p *Poller) idle(ctx context.Context, mb mail.Mailbox, announce func(*imapclient.UnilateralDataMailbox)) (release func(), err error) {
+func (p *Poller) idle(ctx context.Context, mb mail.Account, announce func(*imapclient.UnilateralDataMailbox)) (release func(), err error) {
 	c, release, err := mail.DialIMAP(ctx, mb, &imapclient.UnilateralDataHandler{Mailbox: announce})
 	if err != nil {
 		return nil, err

@@ -33,7 +33,7 @@ type watchKey struct {
 }
 
 type watcher struct {
-	mb     mail.Mailbox
+	mb     mail.Account
 	cancel context.CancelFunc
 }
 
@@ -68,12 +68,12 @@ func (w *Watchers) Sync(ctx context.Context) (int, error) {
 			cur.cancel()
 		}
 		wctx, cancel := context.WithCancel(ctx)
-		w.running[k] = &watcher{mb: m.Mailbox, cancel: cancel}
+		w.running[k] = &watcher{mb: m.Account, cancel: cancel}
 		w.wg.Add(1)
-		go func(ws uuid.UUID, mb mail.Mailbox) {
+		go func(ws uuid.UUID, mb mail.Account) {
 			defer w.wg.Done()
 			w.poller.Watch(wctx, ws, mb, w.interval, nil)
-		}(m.WorkspaceID, m.Mailbox)
+		}(m.WorkspaceID, m.Account)
 	}
 	for k, cur := range w.running {
 		if !seen[k] {

@@ -232,21 +232,21 @@ func (s *Sandbox) IMAPAddr() string { return s.imapAddr }
 
 // AddMailbox creates the mailbox (or gives it a new password) and returns
 // how to reach it.
-func (s *Sandbox) AddMailbox(addr mail.Address) (mail.Mailbox, error) {
+func (s *Sandbox) AddMailbox(addr mail.Address) (mail.Account, error) {
 	email := strings.ToLower(addr.Email)
 	b := make([]byte, 18)
 	rand.Read(b)
 	password := hex.EncodeToString(b)
 	user := imapmemserver.NewUser(email, password)
 	if err := user.Create("INBOX", nil); err != nil {
-		return mail.Mailbox{}, fmt.Errorf("sandbox inbox for %s: %w", email, err)
+		return mail.Account{}, fmt.Errorf("sandbox inbox for %s: %w", email, err)
 	}
 	s.mu.Lock()
 	s.passwords[email] = password
 	s.inboxes[email] = user
 	s.mu.Unlock()
 	s.memory.AddUser(user)
-	return mail.Mailbox{
+	return mail.Account{
 		Address: addr,
 		SMTP:    mail.Endpoint{Addr: s.smtpAddr, Username: email, Password: password, RootCAs: s.roots},
 		IMAP:    mail.Endpoint{Addr: s.imapAddr, Username: email, Password: password, RootCAs: s.roots},
@@ -255,7 +255,7 @@ func (s *Sandbox) AddMailbox(addr mail.Address) (mail.Mailbox, error) {
 
 // Mailbox returns how to reach the mailbox, creating it the first time:
 // its inbox and password then stay for as long as the sandbox runs.
-func (s *Sandbox) Mailbox(addr mail.Address) (mail.Mailbox, error) {
+func (s *Sandbox) Mailbox(addr mail.Address) (mail.Account, error) {
 	email := strings.ToLower(addr.Email)
 	s.opening.Lock()
 	defer s.opening.Unlock()
@@ -265,7 +265,7 @@ func (s *Sandbox) Mailbox(addr mail.Address) (mail.Mailbox, error) {
 	if !ok {
 		return s.AddMailbox(addr)
 	}
-	return mail.Mailbox{
+	return mail.Account{
 		Address: addr,
 		SMTP:    mail.Endpoint{Addr: s.smtpAddr, Username: email, Password: password, RootCAs: s.roots},
 		IMAP:    mail.Endpoint{Addr: s.imapAddr, Username: email, Password: password, RootCAs: s.roots},

@@ -106,7 +106,7 @@ func TestGetLead(t *testing.T) {
 	sandbox, mb := sandboxmailtest.Sandbox(t, mail.Address{Name: "Dana Reyes", Email: "dana@getacme.com"}, sandboxmail.SandboxConfig{Clock: env.Clock})
 	secret := sandboxmailtest.Secret(t)
 	suppressions := env.Audience.MailSuppressions()
-	sender := delivery.NewSender(pool, mail.NewKeys(pool, secret, env.Clock), suppressions, env.Clock)
+	sender := delivery.NewDispatcher(pool, mail.NewKeys(pool, secret, env.Clock), suppressions, env.Clock)
 	res, err := sender.Send(ctx, delivery.Outgoing{
 		Step:    delivery.Step{WorkspaceID: acmeID, CampaignID: campaign, LeadID: sam.Lead.ID, Step: 1},
 		Mailbox: mb,

@@ -30,7 +30,7 @@ func repliesScenarios(t *testing.T, s *server) []*scenario {
 	sandbox, mb := sandboxmailtest.Sandbox(t, mail.Address{Name: "Dana Reyes", Email: "dana@getacme.com"}, sandboxmail.SandboxConfig{})
 	secret := sandboxmailtest.Secret(t)
 	suppressions := audience.New(s.pool, s.clock, audience.Config{}, nil).MailSuppressions()
-	sender := delivery.NewSender(s.pool, mail.NewKeys(s.pool, secret, s.clock), suppressions, s.clock)
+	sender := delivery.NewDispatcher(s.pool, mail.NewKeys(s.pool, secret, s.clock), suppressions, s.clock)
 	campaign := "cp_0123456789abcdef" // made up: the replies list says it is unknown
 	for i, l := range []struct{ email, text string }{
 		{"sam@acme-corp.example", "Yes, interested. Could you send over a few times for Thursday?"},

@@ -166,7 +166,7 @@ func TestLeadsListAndStory(t *testing.T) {
 		sandbox, mb := sandboxmailtest.Sandbox(t, mail.Address{Name: "Sam Lee", Email: "sam@getacme.test"}, sandboxmail.SandboxConfig{Clock: a.env.Clock})
 		secret := sandboxmailtest.Secret(t)
 		suppressions := a.env.Audience.MailSuppressions()
-		res, err := delivery.NewSender(a.pool, mail.NewKeys(a.pool, secret, a.env.Clock), suppressions, a.env.Clock).Send(ctx, delivery.Outgoing{
+		res, err := delivery.NewDispatcher(a.pool, mail.NewKeys(a.pool, secret, a.env.Clock), suppressions, a.env.Clock).Send(ctx, delivery.Outgoing{
 			Step:    delivery.Step{WorkspaceID: a.ws.Acme.ID, CampaignID: a.campaign, LeadID: st.Lead.ID, Step: 1},
 			Mailbox: mb,
 			Message: mail.Message{To: mail.Address{Email: st.Lead.Email}, Subject: "Lists at Initech", Body: "Hi,\n\nWe build prospect lists.\n\nSam",

@@ -37,9 +37,9 @@ func (k keyDNS) PublishedTXT(ctx context.Context, ws uuid.UUID, name string) ([]
 type outboxBundle struct {
 	*app
 	sandbox *sandboxmail.Sandbox
-	mailbox mail.Mailbox
+	mailbox mail.Account
 	outbox  *sandboxmail.Outbox
-	sender  *delivery.Sender
+	sender  *delivery.Dispatcher
 	secret  mail.Secret
 }
 
@@ -51,7 +51,7 @@ func setupOutbox(t *testing.T, withSandbox bool) *outboxBundle {
 	b.app = setup(t, func(a *app, cfg *web.Config) {
 		keys := mail.NewKeys(a.pool, secret, nil)
 		b.outbox = sandboxmail.NewOutbox(a.pool, keyDNS{keys: keys, ws: a.acme.ID}, nil, nil)
-		b.sender = delivery.NewSender(a.pool, keys, a.audience.MailSuppressions(), nil)
+		b.sender = delivery.NewDispatcher(a.pool, keys, a.audience.MailSuppressions(), nil)
 		cfg.Outbox = b.outbox
 	})
 	if !withSandbox {

@@ -277,7 +277,7 @@ func (m *mailEngine) wireEngine(cfg config, db *pgxpool.Pool, svc *services, log
 	if err := keys.MakeWith(cfg.Mail.DKIMKey); err != nil {
 		return err
 	}
-	sender := delivery.NewSender(db, keys, suppressions, clock)
+	sender := delivery.NewDispatcher(db, keys, suppressions, clock)
 	m.Engine = delivery.NewEngine(db, sender, sources, svc.campaigns, emailUsage{svc.billing}, *m.Secret, clock, delivery.EngineConfig{
 		PublicURL:      cfg.PublicURL.String(),
 		BounceLimit:    cfg.Mail.BounceLimit,

@@ -84,7 +84,7 @@ func TestTheSandboxKeepsWhatItAcceptsInTheOutbox(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sender := delivery.NewSender(f.pool, mail.NewKeys(f.pool, *engine.Secret, nil), f.svc.audience.MailSuppressions(), nil)
+	sender := delivery.NewDispatcher(f.pool, mail.NewKeys(f.pool, *engine.Secret, nil), f.svc.audience.MailSuppressions(), nil)
 	_, err = sender.Send(ctx, delivery.Outgoing{
 		Step:    delivery.Step{WorkspaceID: f.two.Acme.ID, CampaignID: "cp_00000000000000c1", LeadID: 1, Step: 1},
 		Mailbox: mb,

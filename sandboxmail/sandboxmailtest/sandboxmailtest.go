@@ -16,7 +16,7 @@ import (
 // Sandbox starts the sandbox mail server on free loopback ports for the
 // test, with the mailbox address in it, and stops it when the test ends.
 // cfg's addresses may be left empty.
-func Sandbox(t testing.TB, address mail.Address, cfg sandboxmail.SandboxConfig) (*sandboxmail.Sandbox, mail.Mailbox) {
+func Sandbox(t testing.TB, address mail.Address, cfg sandboxmail.SandboxConfig) (*sandboxmail.Sandbox, mail.Account) {
 	t.Helper()
 	if cfg.SMTPAddr == "" {
 		cfg.SMTPAddr = "127.0.0.1:0"
