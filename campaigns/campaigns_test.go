@@ -16,7 +16,7 @@ import (
 	"vibesell/approvals"
 	"vibesell/billing"
 	"vibesell/campaigns"
-	"vibesell/campaigns/campaignstest"
+	"vibesell/featuretest"
 	"vibesell/store/storetest"
 	"vibesell/workspace"
 	"vibesell/workspace/workspacetest"
@@ -25,7 +25,7 @@ import (
 func TestMain(m *testing.M) { storetest.Main(m) }
 
 type bundle struct {
-	*campaignstest.Env
+	*featuretest.Env
 	ws workspacetest.Pair
 }
 
@@ -35,7 +35,7 @@ var now = time.Date(2026, 12, 1, 7, 0, 0, 0, time.UTC)
 func setup(t *testing.T, cfg campaigns.Config) bundle {
 	t.Helper()
 	pool := storetest.New(t)
-	b := bundle{Env: campaignstest.New(t, pool, now, cfg), ws: workspacetest.Two(t, pool)}
+	b := bundle{Env: featuretest.New(t, pool, now, cfg), ws: workspacetest.Two(t, pool)}
 	return b
 }
 
@@ -162,8 +162,8 @@ func TestLaunchBlockersAllAtOnce(t *testing.T) {
 	ctx := t.Context()
 	acme := b.ws.Acme.ID
 	b.AddLeads(t, acme, ana, ben, yuki)
-	b.AddMailbox(t, acme, "sam@getacme.test", "", campaignstest.Warming)
-	b.AddMailbox(t, acme, "kim@getacme.test", "", campaignstest.Warm)
+	b.AddMailbox(t, acme, "sam@getacme.test", "", featuretest.Warming)
+	b.AddMailbox(t, acme, "kim@getacme.test", "", featuretest.Warm)
 	saved, err := b.Campaigns.SaveSequence(ctx, acme, campaigns.SaveRequest{Steps: []campaigns.Step{
 		{Subject: "FREE LISTS!!!", Body: "Hi {{first_name}}, get guaranteed cash now: click here https://bit.ly/x"}}})
 	if err != nil {
@@ -198,7 +198,7 @@ func TestLaunchBlockersAllAtOnce(t *testing.T) {
 
 	t.Run("no leads", func(t *testing.T) {
 		globex := b.ws.Globex.ID
-		b.AddMailbox(t, globex, "eve@getglobex.test", "Eve", campaignstest.Warm)
+		b.AddMailbox(t, globex, "eve@getglobex.test", "Eve", featuretest.Warm)
 		q, err := b.Campaigns.SaveSequence(ctx, globex, campaigns.SaveRequest{Steps: goodSteps})
 		if err != nil {
 			t.Fatal(err)
@@ -223,7 +223,7 @@ func TestLaunchBlockerOfAnOlderVersionGetsOut(t *testing.T) {
 	ctx := t.Context()
 	acme := b.ws.Acme.ID
 	b.AddLeads(t, acme, ana, ben, yuki)
-	b.AddMailbox(t, acme, "sam@getacme.test", "Sam Lee", campaignstest.Warm)
+	b.AddMailbox(t, acme, "sam@getacme.test", "Sam Lee", featuretest.Warm)
 	q, err := b.Campaigns.SaveSequence(ctx, acme, campaigns.SaveRequest{Steps: goodSteps})
 	if err != nil {
 		t.Fatal(err)
@@ -275,7 +275,7 @@ func launchable(t *testing.T, b bundle) launched {
 	ctx := t.Context()
 	acme := b.ws.Acme.ID
 	b.AddLeads(t, acme, ana, ben, yuki)
-	b.AddMailbox(t, acme, "sam@getacme.test", "Sam Lee", campaignstest.Warm)
+	b.AddMailbox(t, acme, "sam@getacme.test", "Sam Lee", featuretest.Warm)
 	q, err := b.Campaigns.SaveSequence(ctx, acme, campaigns.SaveRequest{Steps: goodSteps})
 	if err != nil {
 		t.Fatal(err)
@@ -612,9 +612,9 @@ func TestLaunchOfAnotherStaging(t *testing.T) {
 // a send's transaction, against the same transaction with a bare SELECT.
 func BenchmarkSendAllowed(b *testing.B) {
 	pool := storetest.New(b)
-	env := campaignstest.New(b, pool, now, campaigns.Config{})
+	env := featuretest.New(b, pool, now, campaigns.Config{})
 	ws := workspacetest.Two(b, pool)
-	env.AddMailbox(b, ws.Acme.ID, "sam@getacme.test", "Sam", campaignstest.Warm)
+	env.AddMailbox(b, ws.Acme.ID, "sam@getacme.test", "Sam", featuretest.Warm)
 	q, err := env.Campaigns.SaveSequence(b.Context(), ws.Acme.ID, campaigns.SaveRequest{Steps: goodSteps})
 	if err != nil {
 		b.Fatal(err)

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"slices"
 	"time"
-	"vibesell"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"vibesell"
 	"vibesell/workspace"
 )
 

@@ -171,12 +171,6 @@ func RemovedFrom(ctx context.Context, tx pgx.Tx, ws uuid.UUID, pairs []CampaignL
 	return out, nil
 }
 
-// InCampaignSQL is true for a lead l (of workspace $1) that campaign
-// param (a placeholder such as "$2") writes to: the leads list's filter.
-func InCampaignSQL(param string) string {
-	return `EXISTS (SELECT 1 FROM campaign_leads cl WHERE cl.workspace_id = $1 AND cl.lead_id = l.id AND cl.campaign_id = ` + param + `)`
-}
-
 // SentStep is one step of a campaign sent (or being sent) to a lead, as
 // the sending engine's ledger has it.
 type SentStep struct {

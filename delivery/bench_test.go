@@ -7,10 +7,10 @@ import (
 	"strconv"
 	"testing"
 	"time"
-	"vibesell"
 
 	gomail "github.com/wneessen/go-mail"
 
+	"vibesell"
 	"vibesell/campaigns"
 	"vibesell/delivery"
 	"vibesell/mail"

@@ -10,17 +10,17 @@ import (
 	"sync"
 	"testing"
 	"time"
-	"vibesell"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"vibesell"
 	"vibesell/approvals"
 	"vibesell/billing"
 	"vibesell/campaigns"
-	"vibesell/campaigns/campaignstest"
 	"vibesell/delivery"
+	"vibesell/featuretest"
 	"vibesell/mail"
 	"vibesell/mailboxes"
 	"vibesell/replies"
@@ -35,7 +35,7 @@ import (
 // with what it stands on, the sandbox mail server its mailboxes live in,
 // the audience's suppression list and billing's monthly emails.
 type engineBundle struct {
-	*campaignstest.Env
+	*featuretest.Env
 	ctx     context.Context
 	ws      uuid.UUID
 	sandbox *sandboxmail.Sandbox
@@ -79,7 +79,7 @@ func engineSetup(t testing.TB, o engineOptions) *engineBundle {
 	if o.own {
 		more = append(more, laterConnections{&conns})
 	}
-	env := campaignstest.NewWith(t, pool, engineStart, campaigns.Config{MaxDailyEmails: 1_000_000}, sending.Config{EmailsPerMailbox: o.fullVolume}, more...)
+	env := featuretest.NewWith(t, pool, engineStart, campaigns.Config{MaxDailyEmails: 1_000_000}, sending.Config{EmailsPerMailbox: o.fullVolume}, more...)
 	ctx := t.Context()
 	ws, err := workspace.Create(ctx, pool, "Acme Sales")
 	if err != nil {
@@ -162,7 +162,7 @@ func (b *engineBundle) launch(t testing.TB, s campaignSpec) string {
 	b.AddLeads(t, b.ws, s.leads...)
 	for _, m := range s.mailboxes {
 		if m != "dana@own.test" { // connected, not ordered
-			b.AddMailbox(t, b.ws, m, "Sam Lee", campaignstest.Warm)
+			b.AddMailbox(t, b.ws, m, "Sam Lee", featuretest.Warm)
 		}
 	}
 	q, err := b.Campaigns.SaveSequence(b.ctx, b.ws, campaigns.SaveRequest{Steps: twoSteps})

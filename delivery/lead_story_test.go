@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"testing"
 	"time"
-	"vibesell"
 
 	"github.com/google/go-cmp/cmp"
 
+	"vibesell"
 	"vibesell/audience"
 	"vibesell/delivery"
 )

@@ -3,12 +3,12 @@ package delivery
 import (
 	"context"
 	"fmt"
-	"vibesell"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"vibesell"
 	"vibesell/campaigns"
 )
 

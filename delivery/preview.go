@@ -2,8 +2,8 @@ package delivery
 
 import (
 	"strings"
-	"vibesell"
 
+	"vibesell"
 	"vibesell/campaigns"
 	"vibesell/mail"
 )

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"vibesell"
 
 	"github.com/google/go-cmp/cmp"
 
+	"vibesell"
 	"vibesell/campaigns"
 )
 

@@ -5,10 +5,10 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"vibesell"
 
 	"github.com/google/go-cmp/cmp"
 
+	"vibesell"
 	"vibesell/campaigns"
 )
 

@@ -122,16 +122,3 @@ func (h *LeadHistory) CompanyStop(ctx context.Context, ws uuid.UUID, campaign st
 	}
 	return &r, nil
 }
-
-// LeadEmailedSQL is true for a lead l of workspace $1 that the engine
-// sent at least one email (the leads list's statuses). OFFSET 0 keeps it
-// a lookup per lead (by mail_sends_lead_idx): a page of 25 leads reads 25
-// index entries, where the planner's hashed alternative reads every send
-// of the workspace.
-const LeadEmailedSQL = `EXISTS (SELECT 1 FROM mail_sends s WHERE s.workspace_id = $1 AND s.lead_id = l.id AND s.status IN ('sent', 'unknown', 'sending') OFFSET 0)`
-
-// LeadRepliedSQL is true for a lead l of workspace $1 whose email someone
-// answered in words (not a bounce, an out-of-office or a complaint).
-// It is a lookup per lead, as LeadEmailedSQL.
-const LeadRepliedSQL = `EXISTS (SELECT 1 FROM mail_replies r WHERE r.workspace_id = $1 AND r.lead_id = l.id
-	AND r.classification IN ('interested', 'not_now', 'not_interested', 'unsubscribe', 'other') OFFSET 0)`

@@ -11,8 +11,8 @@ import (
 
 	"vibesell"
 	"vibesell/campaigns"
-	"vibesell/campaigns/campaignstest"
 	"vibesell/delivery"
+	"vibesell/featuretest"
 	"vibesell/mail"
 	"vibesell/proofread"
 	"vibesell/replies"
@@ -69,13 +69,13 @@ func TestGetLead(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool := storetest.New(t)
-	env := campaignstest.New(t, pool, time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC), campaigns.Config{})
+	env := featuretest.New(t, pool, time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC), campaigns.Config{})
 	ws := workspacetest.Two(t, pool)
 	acmeID := ws.Acme.ID
 	env.AddLeads(t, acmeID,
 		vibesell.Lead{Email: "sam@acme-corp.example", FirstName: "Sam", LastName: "Ortiz", Company: "Acme Corp"},
 		vibesell.Lead{Email: "lee@bolt.example", FirstName: "Lee", Company: "Bolt"})
-	env.AddMailbox(t, acmeID, "dana@getacme.com", "Dana Reyes", campaignstest.Warm)
+	env.AddMailbox(t, acmeID, "dana@getacme.com", "Dana Reyes", featuretest.Warm)
 	q, err := env.Campaigns.SaveSequence(ctx, acmeID, campaigns.SaveRequest{Steps: []campaigns.Step{
 		{Subject: "Onboarding", Body: "Hi {{first_name|there}},\n\nA question.\n\nDana"},
 		{Body: "Hi {{first_name|there}}, a nudge.", WaitBusinessDays: 2, SameThread: true},

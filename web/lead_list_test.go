@@ -9,14 +9,14 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"vibesell"
 
 	"github.com/chromedp/chromedp"
 	"github.com/google/go-cmp/cmp"
 
+	"vibesell"
 	"vibesell/campaigns"
-	"vibesell/campaigns/campaignstest"
 	"vibesell/delivery"
+	"vibesell/featuretest"
 	"vibesell/mail"
 	"vibesell/replies"
 	"vibesell/sandboxmail"
@@ -31,7 +31,7 @@ import (
 // with all of them, not launched.
 type leadsApp struct {
 	*app
-	env      *campaignstest.Env
+	env      *featuretest.Env
 	ws       workspacetest.Pair
 	campaign string
 }
@@ -51,7 +51,7 @@ func leadsSetup(t *testing.T) *leadsApp {
 	}
 	env.AddLeads(t, ws.Acme.ID, leads...)
 	env.AddLeads(t, ws.Globex.ID, vibesell.Lead{Email: "zed@globex-lead.test", FirstName: "Zed", Company: "Elsewhere"})
-	env.AddMailbox(t, ws.Acme.ID, "sam@getacme.test", "Sam Lee", campaignstest.Warm)
+	env.AddMailbox(t, ws.Acme.ID, "sam@getacme.test", "Sam Lee", featuretest.Warm)
 	q, err := env.Campaigns.SaveSequence(ctx, ws.Acme.ID, campaigns.SaveRequest{Steps: []campaigns.Step{
 		{Subject: "Lists at {{company|your team}}", Body: "Hi {{first_name|there}},\n\nWe build prospect lists.\n\nSam"},
 		{Body: "Hi {{first_name|there}}, a quick nudge.", WaitBusinessDays: 2, SameThread: true},

@@ -1,9 +1,11 @@
-// Package campaignstest builds the campaigns service on a test database
+// Package featuretest builds the campaigns service on a test database
 // with the real services it reads (audience's leads, sending's mailboxes,
-// the workspace's sender, the sending engine's counts), and writes the rows those features would have
-// written by the time a campaign is staged: imported leads and ordered
-// mailboxes.
-package campaignstest
+// the workspace's sender, the sending engine's counts), and writes the
+// rows those features would have written by the time a campaign is
+// staged: imported leads and ordered mailboxes. It wires the features as
+// the server does, so it stands with the adapters, above every feature it
+// imports; the features' own tests import it from there.
+package featuretest
 
 import (
 	"log/slog"
