@@ -21,28 +21,34 @@ import (
 // campaignLeads reads a campaign's leads as staged, less those a person
 // removed since: nothing more goes to them.
 func (s *Service) campaignLeads(ctx context.Context, ws uuid.UUID, id string) ([]vibesell.Lead, error) {
-	rows, err := s.db.Query(ctx, `SELECT lead_id, email, fields, time_zone FROM campaign_leads
+	rows, err := s.db.Query(ctx, `SELECT `+campaignLeadColumns+` FROM campaign_leads
 		WHERE workspace_id = $1 AND campaign_id = $2 AND removed_at IS NULL ORDER BY lead_id`, ws, id)
 	if err != nil {
 		return nil, fmt.Errorf("read leads of campaign %s: %w", id, err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (vibesell.Lead, error) {
-		var l vibesell.Lead
-		var raw []byte
-		if err := r.Scan(&l.ID, &l.Email, &raw, &l.TimeZone); err != nil {
-			return l, err
-		}
-		var v map[string]string
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return l, err
-		}
-		l.FirstName, l.LastName, l.Company, l.Title, l.CompanyDomain = v["first_name"], v["last_name"], v["company"], v["title"], v["company_domain"]
-		return l, nil
-	})
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (vibesell.Lead, error) { return scanCampaignLead(r) })
 	if err != nil {
 		return nil, fmt.Errorf("read leads of campaign %s: %w", id, err)
 	}
 	return out, nil
+}
+
+const campaignLeadColumns = `lead_id, email, fields, time_zone`
+
+// scanCampaignLead reads a lead as the campaign keeps it (its fields as
+// they were at launch); extra columns come first.
+func scanCampaignLead(r pgx.Row, extra ...any) (vibesell.Lead, error) {
+	var l vibesell.Lead
+	var raw []byte
+	if err := r.Scan(append(extra, &l.ID, &l.Email, &raw, &l.TimeZone)...); err != nil {
+		return l, err
+	}
+	var v map[string]string
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return l, err
+	}
+	l.FirstName, l.LastName, l.Company, l.Title, l.CompanyDomain = v["first_name"], v["last_name"], v["company"], v["title"], v["company_domain"]
+	return l, nil
 }
 
 // blockers lists everything that stops campaign c from launching now,

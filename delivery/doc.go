@@ -7,8 +7,11 @@
 // # The schedule
 //
 // [Engine.Tick] (a River job every 30 seconds) reads every running
-// campaign and sends what is due: a lead's first step once the campaign
-// is launched, each follow-up its business days after the step before,
+// campaign and what it needs, in the same few queries however many
+// campaigns run, and sends what campaigns says is due
+// ([campaigns.Run.Due], a function of the campaign, the ledger and the
+// clock): a lead's first step once the campaign is launched, each
+// follow-up its business days after the step before,
 // only inside the campaign's window and days in the lead's time zone (the
 // workspace's when unknown). A lead keeps the mailbox of its first email
 // (a same-thread follow-up carries In-Reply-To and References); a new lead

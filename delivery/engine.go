@@ -23,13 +23,11 @@ import (
 )
 
 // The engine sends what running campaigns have due. Each tick it reads
-// every running campaign, works out which (lead, step) pairs are due now
-// (the first step once launched, each follow-up its business days after
-// the step before, only inside the campaign's window and days in the
-// lead's time zone), hands each to a mailbox (a lead keeps the mailbox of
-// its first email; a new lead goes to the mailbox with the most room
-// today), and sends them through [Dispatcher], mailbox by mailbox over one
-// SMTP session, within each mailbox's daily caps and pace. The last word
+// every running campaign and the facts the schedule needs (the ledger,
+// the replies that stop leads, each mailbox's sends today, pace and
+// health) in a fixed number of queries, asks each campaign what is due
+// now and from which mailbox ([campaigns.Run.Due]), and sends it through
+// [Dispatcher], mailbox by mailbox over one SMTP session. The last word
 // on each send is the gate, in the transaction that claims it: the
 // campaign still running, the lead not stopped by a reply, the mailbox
 // healthy, the plan's monthly emails.
@@ -120,123 +118,62 @@ type TickResult struct {
 	Paused                         []string // campaigns paused by this tick
 }
 
-// Tick sends everything due now.
+// Tick sends everything due now. It reads what every running campaign
+// needs in a fixed number of queries, whatever their number ([Engine.read]),
+// asks each campaign what is due ([campaigns.Run.Due]), and sends it.
 func (e *Engine) Tick(ctx context.Context) (TickResult, error) {
 	var res TickResult
 	if _, err := e.sender.ReleaseStale(ctx); err != nil {
 		return res, err
 	}
 	runs, err := e.campaigns.Running(ctx)
+	if err != nil || len(runs) == 0 {
+		return res, err
+	}
+	now := e.clock.Now()
+	t, err := e.read(ctx, runs, now)
 	if err != nil {
 		return res, err
 	}
 	var errs []error
 	for _, run := range runs {
-		if err := e.tickCampaign(ctx, run, &res); err != nil {
+		if err := e.tickCampaign(ctx, run, t, now, &res); err != nil {
 			errs = append(errs, fmt.Errorf("campaign %s: %w", run.Campaign.ID, err))
 		}
 	}
 	return res, errors.Join(errs...)
 }
 
-// ledgerRow is one step of one lead as the ledger has it.
-type ledgerRow struct {
-	step      int
-	status    string
-	claimedAt time.Time
-	mailbox   string
-	messageID string
-	retryAt   *time.Time
-	attempts  int
-}
-
-// due is one (lead, step) the engine may send now.
-type due struct {
-	lead    vibesell.Lead
-	step    int
-	mailbox string // "" until assigned
-	prior   []ledgerRow
-}
-
-// mailboxDay is a mailbox's room for this campaign now.
-type mailboxDay struct {
-	mb       mail.Account
-	room     int // emails it may still send today for this campaign
-	nextAt   time.Time
-	sentHere int
-}
-
-func (e *Engine) tickCampaign(ctx context.Context, run campaigns.Run, res *TickResult) error {
-	now := e.clock.Now()
+func (e *Engine) tickCampaign(ctx context.Context, run campaigns.Run, t *tick, now time.Time, res *TickResult) error {
 	ws, c := run.WorkspaceID, run.Campaign
-	if paused, err := e.checkHealth(ctx, run, now); err != nil || paused {
+	if t.stale {
+		// A pause earlier in this tick changed what the health reads say.
+		if err := e.readHealth(ctx, t); err != nil {
+			return err
+		}
+	}
+	if paused, err := e.checkHealth(ctx, run, t, now); err != nil || paused {
 		if paused {
 			res.Paused = append(res.Paused, c.ID)
 		}
 		return err
 	}
-	ledger, err := e.ledger(ctx, ws, c.ID)
-	if err != nil {
+	if err := t.sourceErrs[ws]; err != nil {
 		return err
 	}
-	stopped, err := e.stoppedLeads(ctx, run)
-	if err != nil {
-		return err
-	}
-	days, err := e.mailboxDays(ctx, run, now)
-	if err != nil {
-		return err
-	}
-
-	var dues []due
-	open := 0 // leads with a step still to come
-	for _, l := range run.Leads {
-		if stopped[l.ID] {
-			continue
-		}
-		d, pending := e.next(run, l, ledger[l.ID], now)
-		if pending {
-			open++
-		}
-		if d != nil {
-			dues = append(dues, *d)
-		}
-	}
-	if open == 0 {
+	key := campaignKey{ws, c.ID}
+	due := run.Due(campaigns.DueFacts{
+		Now:         now,
+		Ledger:      t.ledger[key],
+		Stopped:     stoppedFrom(c, run.Leads, t.replied[key]),
+		Mailboxes:   t.today(run, now),
+		MaxAttempts: e.cfg.MaxAttempts,
+		Paced:       e.cfg.MaxGap > 0,
+	})
+	if due.Open == 0 {
 		return e.campaigns.Finish(ctx, ws, c.ID)
 	}
-	// Follow-ups first (they keep their mailbox and their day), then new
-	// leads in their order.
-	slices.SortStableFunc(dues, func(a, b due) int { return b.step - a.step })
-
-	// Assign: a lead keeps its mailbox; a new lead takes the mailbox with
-	// the most room left after what is assigned already.
-	perMailbox := map[string][]due{}
-	for _, d := range dues {
-		if d.mailbox == "" {
-			best := ""
-			for _, a := range c.Mailboxes {
-				md := days[a]
-				if md == nil || md.room-len(perMailbox[a]) <= 0 {
-					continue
-				}
-				if best == "" || md.room-len(perMailbox[a]) > days[best].room-len(perMailbox[best]) {
-					best = a
-				}
-			}
-			if best == "" {
-				continue
-			}
-			d.mailbox = best
-		}
-		md := days[d.mailbox]
-		if md == nil || len(perMailbox[d.mailbox]) >= md.room {
-			continue
-		}
-		perMailbox[d.mailbox] = append(perMailbox[d.mailbox], d)
-	}
-
-	if c.Status == campaigns.Scheduled && len(perMailbox) > 0 {
+	if c.Status == campaigns.Scheduled && len(due.Mailboxes) > 0 {
 		// Its first emails go now. (Marked here, not in the claims: they
 		// run at once and hold the campaign's row for share.)
 		if err := store.InTx(ctx, e.db, func(tx pgx.Tx) error { return campaigns.MarkSending(ctx, tx, ws, c.ID) }); err != nil {
@@ -254,9 +191,9 @@ func (e *Engine) tickCampaign(ctx context.Context, run campaigns.Run, res *TickR
 		wg         sync.WaitGroup
 	)
 	slots := make(chan struct{}, e.cfg.Parallel)
-	for _, a := range c.Mailboxes {
-		list, md := perMailbox[a], days[a]
-		if len(list) == 0 || md == nil {
+	for _, m := range due.Mailboxes {
+		acct, ok := t.accounts[mailboxKey{ws, m.Mailbox}]
+		if !ok || m.Waiting {
 			continue
 		}
 		slots <- struct{}{}
@@ -271,22 +208,23 @@ func (e *Engine) tickCampaign(ctx context.Context, run campaigns.Run, res *TickR
 		go func() {
 			defer func() { <-slots; wg.Done() }()
 			var mine TickResult
-			halt, err := e.sendFrom(ctx, run, md, list, now, &mine)
+			out, err := e.sendFrom(ctx, run, acct, m.Steps, &mine)
 			mu.Lock()
 			defer mu.Unlock()
 			res.add(mine)
 			suppressed += mine.Suppressed
+			t.sent(run, m.Mailbox, out)
 			if err != nil {
 				errs = append(errs, err)
 			}
-			halted = halted || halt || err != nil
+			halted = halted || out.stop || err != nil
 		}()
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	if open == suppressed {
+	if due.Open == suppressed {
 		// Every lead left is on the suppression list: nothing more will
 		// ever go out.
 		return e.campaigns.Finish(ctx, ws, c.ID)
@@ -306,96 +244,42 @@ func (r *TickResult) add(o TickResult) {
 	}
 }
 
-// next works out lead l's due step now, if any, and whether the lead has a
-// step still to come at all.
-func (e *Engine) next(run campaigns.Run, l vibesell.Lead, rows []ledgerRow, now time.Time) (*due, bool) {
-	loc := run.Location(l)
-	steps := len(run.Sequence.Steps)
-	mailbox := ""
-	if len(rows) > 0 {
-		mailbox = rows[0].mailbox
-	}
-	// A failed step is tried again after its back-off, up to MaxAttempts.
-	for _, r := range rows {
-		if r.status != StatusFailed {
-			continue
-		}
-		if r.attempts >= e.cfg.MaxAttempts {
-			return nil, false
-		}
-		if r.retryAt != nil && now.Before(*r.retryAt) || !run.InWindow(now, loc) {
-			return nil, true
-		}
-		return &due{lead: l, step: r.step, mailbox: mailbox, prior: before(rows, r.step)}, true
-	}
-	last := 0
-	var lastAt time.Time
-	if len(rows) > 0 {
-		last, lastAt = rows[len(rows)-1].step, rows[len(rows)-1].claimedAt
-	}
-	if last >= steps {
-		return nil, false
-	}
-	step := last + 1
-	var at time.Time
-	if step == 1 {
-		if run.Campaign.FirstSendAt != nil {
-			at = *run.Campaign.FirstSendAt
-		}
-	} else {
-		at = run.Due(step, lastAt, loc)
-	}
-	if now.Before(at) || !run.InWindow(now, loc) {
-		return nil, true
-	}
-	if len(run.Email(step, l).Unresolved) > 0 {
-		return nil, false // launch refuses this; never send an email with a hole
-	}
-	return &due{lead: l, step: step, mailbox: mailbox, prior: rows}, true
-}
-
-func before(rows []ledgerRow, step int) []ledgerRow {
-	var out []ledgerRow
-	for _, r := range rows {
-		if r.step < step {
-			out = append(out, r)
-		}
-	}
-	return out
+// sentFrom is what one mailbox's session did that the rest of the tick
+// must know: whether the campaign must stop for now, how many steps it
+// claimed that count against the mailbox's day, and the end of the gap it
+// set.
+type sentFrom struct {
+	stop    bool
+	counted int
+	nextAt  *time.Time
 }
 
 // sendFrom sends list from one mailbox over one SMTP session, one at a
-// time within its pace, and says whether the campaign must stop for now.
-func (e *Engine) sendFrom(ctx context.Context, run campaigns.Run, md *mailboxDay, list []due, now time.Time, res *TickResult) (bool, error) {
+// time within its pace.
+func (e *Engine) sendFrom(ctx context.Context, run campaigns.Run, acct mail.Account, list []campaigns.DueStep, res *TickResult) (sentFrom, error) {
 	ws, c := run.WorkspaceID, run.Campaign
-	if now.Before(md.nextAt) {
-		return false, nil
-	}
-	if e.cfg.MaxGap > 0 {
-		list = list[:1] // one email a tick from a paced mailbox: the gap follows it
-	}
-	from := md.mb.Address
+	var out sentFrom
+	from := acct.Address
 	if from.Name == "" {
 		from.Name = senderName(run, from.Email)
 	}
 	outs := make([]Outgoing, 0, len(list))
 	for _, d := range list {
-		msg, email := MessageFor(run, d.step, d.lead, from, e.secret.UnsubscribeURL(e.cfg.PublicURL, ws, d.lead.Email))
-		if email.SameThread && len(d.prior) > 0 {
-			for _, p := range d.prior {
-				msg.References = append(msg.References, p.messageID)
+		msg, email := MessageFor(run, d.Step, d.Lead, from, e.secret.UnsubscribeURL(e.cfg.PublicURL, ws, d.Lead.Email))
+		if email.SameThread && len(d.Prior) > 0 {
+			for _, p := range d.Prior {
+				msg.References = append(msg.References, p.MessageID)
 			}
-			msg.InReplyTo = d.prior[len(d.prior)-1].messageID
+			msg.InReplyTo = d.Prior[len(d.Prior)-1].MessageID
 		}
-		mb := md.mb
+		mb := acct
 		mb.Address = from
 		outs = append(outs, Outgoing{
-			Step:    Step{WorkspaceID: ws, CampaignID: c.ID, LeadID: d.lead.ID, Step: d.step},
+			Step:    Step{WorkspaceID: ws, CampaignID: c.ID, LeadID: d.Lead.ID, Step: d.Step},
 			Mailbox: mb, Message: msg,
 		})
 	}
 	results, sendErr := e.sender.SendGated(ctx, outs, campaignGate{e, run})
-	stop := false
 	sent := 0
 	for _, r := range results {
 		switch {
@@ -403,13 +287,14 @@ func (e *Engine) sendFrom(ctx context.Context, run campaigns.Run, md *mailboxDay
 			res.Held++
 			if r.Held.Pause != "" {
 				if paused, err := e.pause(ctx, ws, c.ID, r.Held.Pause); err != nil {
-					return true, err
+					out.stop = true
+					return out, err
 				} else if paused {
 					res.Paused = append(res.Paused, c.ID)
 				}
 			}
 			if r.Held.Stop {
-				stop = true
+				out.stop = true
 			}
 		case r.Suppressed:
 			res.Suppressed++
@@ -418,18 +303,22 @@ func (e *Engine) sendFrom(ctx context.Context, run campaigns.Run, md *mailboxDay
 			res.Sent++
 			sent++
 		}
-		if stop {
+		if r.Held == nil && !r.Suppressed && !r.Duplicate && r.Status != "" && r.Status != StatusFailed {
+			out.counted++
+		}
+		if out.stop {
 			break
 		}
 	}
 	if sendErr != nil && (len(results) == 0 || (results[len(results)-1].Status != StatusFailed && results[len(results)-1].Status != StatusUnknown)) {
-		return true, sendErr // the ledger could not be read or written: not a send that failed
+		out.stop = true
+		return out, sendErr // the ledger could not be read or written: not a send that failed
 	}
 	if sendErr != nil {
 		res.Failed++
-		e.cfg.Logger.Warn("a send failed; the step is tried again after its back-off", "campaign", c.ID, "mailbox", md.mb.Address.Email, "err", sendErr)
+		e.cfg.Logger.Warn("a send failed; the step is tried again after its back-off", "campaign", c.ID, "mailbox", acct.Address.Email, "err", sendErr)
 		if err := e.backOff(ctx, ws, c.ID); err != nil {
-			return stop, err
+			return out, err
 		}
 	}
 	if sent > 0 || sendErr != nil {
@@ -437,13 +326,15 @@ func (e *Engine) sendFrom(ctx context.Context, run campaigns.Run, md *mailboxDay
 		if e.cfg.MaxGap > e.cfg.MinGap {
 			gap += rand.N(e.cfg.MaxGap - e.cfg.MinGap)
 		}
+		next := e.clock.Now().Add(gap)
 		if _, err := e.db.Exec(ctx, `INSERT INTO mail_mailboxes (workspace_id, mailbox, next_at) VALUES ($1, $2, $3)
 			ON CONFLICT (workspace_id, mailbox) DO UPDATE SET next_at = EXCLUDED.next_at`,
-			ws, strings.ToLower(md.mb.Address.Email), e.clock.Now().Add(gap)); err != nil {
-			return stop, fmt.Errorf("pace mailbox %s: %w", md.mb.Address.Email, err)
+			ws, strings.ToLower(acct.Address.Email), next); err != nil {
+			return out, fmt.Errorf("pace mailbox %s: %w", acct.Address.Email, err)
 		}
+		out.nextAt = &next
 	}
-	return stop, nil
+	return out, nil
 }
 
 // backOff gives the campaign's failed steps that have no next try yet one,
@@ -576,130 +467,6 @@ func (g campaignGate) Claimed(ctx context.Context, tx pgx.Tx, outs []Outgoing) e
 	return nil
 }
 
-func (e *Engine) ledger(ctx context.Context, ws uuid.UUID, campaign string) (map[int64][]ledgerRow, error) {
-	return readLedger(ctx, e.db, ws, campaign)
-}
-
-// readLedger reads a campaign's ledger, each lead's steps in order: what
-// the engine works from and what [Tallies.CampaignProgress] reports.
-func readLedger(ctx context.Context, db *pgxpool.Pool, ws uuid.UUID, campaign string) (map[int64][]ledgerRow, error) {
-	rows, err := db.Query(ctx, `SELECT lead_id, step, status, claimed_at, mailbox, message_id, retry_at, attempts
-		FROM mail_sends WHERE workspace_id = $1 AND campaign_id = $2 ORDER BY lead_id, step`, ws, campaign)
-	if err != nil {
-		return nil, fmt.Errorf("read the ledger: %w", err)
-	}
-	out := map[int64][]ledgerRow{}
-	var lead int64
-	var r ledgerRow
-	_, err = pgx.ForEachRow(rows, []any{&lead, &r.step, &r.status, &r.claimedAt, &r.mailbox, &r.messageID, &r.retryAt, &r.attempts}, func() error {
-		out[lead] = append(out[lead], r)
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("read the ledger: %w", err)
-	}
-	return out, nil
-}
-
-// stoppedLeads are the campaign's leads a reply stopped (with their whole
-// company when the campaign says so).
-func (e *Engine) stoppedLeads(ctx context.Context, run campaigns.Run) (map[int64]bool, error) {
-	return stoppedIn(ctx, e.db, run.WorkspaceID, run.Campaign, run.Leads)
-}
-
-// stoppedIn are the leads of campaign c a reply stopped (with their whole
-// company when the campaign says so).
-func stoppedIn(ctx context.Context, db *pgxpool.Pool, ws uuid.UUID, c campaigns.Campaign, leads []vibesell.Lead) (map[int64]bool, error) {
-	rows, err := db.Query(ctx, `SELECT DISTINCT r.lead_id, lower(split_part(s.recipient, '@', 2)) FROM mail_replies r
-		JOIN mail_sends s ON s.workspace_id = r.workspace_id AND s.campaign_id = r.campaign_id AND s.lead_id = r.lead_id AND s.step = r.step
-		WHERE r.workspace_id = $1 AND r.campaign_id = $2 AND `+stopping, ws, c.ID)
-	if err != nil {
-		return nil, fmt.Errorf("read the replies: %w", err)
-	}
-	out := map[int64]bool{}
-	domains := map[string]bool{}
-	var lead int64
-	var domain string
-	if _, err := pgx.ForEachRow(rows, []any{&lead, &domain}, func() error {
-		out[lead] = true
-		if !mail.Freemail(domain) {
-			domains[domain] = true
-		}
-		return nil
-	}); err != nil {
-		return nil, fmt.Errorf("read the replies: %w", err)
-	}
-	if c.Schedule.StopForCompany && len(domains) > 0 {
-		for _, l := range leads {
-			if d := mail.CompanyDomain(l.Email); d != "" && domains[d] {
-				out[l.ID] = true
-			}
-		}
-	}
-	return out, nil
-}
-
-// mailboxDays reads, for each of the campaign's mailboxes that can send
-// now, its endpoints, its pace and its room today: the campaign's daily
-// cap less what the campaign sent from it today, and never more than its
-// warmup stage allows less what it sent today for any campaign. The day is
-// the workspace's.
-func (e *Engine) mailboxDays(ctx context.Context, run campaigns.Run, now time.Time) (map[string]*mailboxDay, error) {
-	ws, c := run.WorkspaceID, run.Campaign
-	all, err := e.sources.Mailboxes(ctx, ws)
-	if err != nil {
-		return nil, fmt.Errorf("read the mailboxes' endpoints: %w", err)
-	}
-	out := map[string]*mailboxDay{}
-	for _, a := range c.Mailboxes {
-		i := slices.IndexFunc(all, func(m mailboxes.WorkspaceMailbox) bool { return strings.EqualFold(m.Address.Email, a) })
-		j := slices.IndexFunc(run.Mailboxes, func(m campaigns.Mailbox) bool { return m.Address == a })
-		if i < 0 || j < 0 || run.Mailboxes[j].DailyLimit <= 0 {
-			continue // not reachable, gone from the setup, or not allowed to send at its warmup stage
-		}
-		out[a] = &mailboxDay{mb: all[i].Account, room: min(c.Schedule.DailyCap, run.Mailboxes[j].DailyLimit)}
-	}
-	if len(out) == 0 {
-		return out, nil
-	}
-	y, m, d := now.In(run.WorkspaceLocation()).Date()
-	dayStart := time.Date(y, m, d, 0, 0, 0, 0, run.WorkspaceLocation())
-	rows, err := e.db.Query(ctx, `SELECT mailbox, count(*) FILTER (WHERE campaign_id = $3), count(*) FROM mail_sends
-		WHERE workspace_id = $1 AND mailbox = ANY($2) AND claimed_at >= $4 AND status <> 'failed' GROUP BY mailbox`,
-		ws, c.Mailboxes, c.ID, dayStart)
-	if err != nil {
-		return nil, fmt.Errorf("count today's sends: %w", err)
-	}
-	var mailbox string
-	var here, total int
-	if _, err := pgx.ForEachRow(rows, []any{&mailbox, &here, &total}, func() error {
-		md := out[mailbox]
-		if md == nil {
-			return nil
-		}
-		j := slices.IndexFunc(run.Mailboxes, func(m campaigns.Mailbox) bool { return m.Address == mailbox })
-		md.room = max(0, min(c.Schedule.DailyCap-here, run.Mailboxes[j].DailyLimit-total))
-		md.sentHere = here
-		return nil
-	}); err != nil {
-		return nil, fmt.Errorf("count today's sends: %w", err)
-	}
-	rows, err = e.db.Query(ctx, `SELECT mailbox, next_at FROM mail_mailboxes WHERE workspace_id = $1 AND mailbox = ANY($2)`, ws, c.Mailboxes)
-	if err != nil {
-		return nil, fmt.Errorf("read the mailboxes' pace: %w", err)
-	}
-	var next time.Time
-	if _, err := pgx.ForEachRow(rows, []any{&mailbox, &next}, func() error {
-		if md := out[mailbox]; md != nil {
-			md.nextAt = next
-		}
-		return nil
-	}); err != nil {
-		return nil, fmt.Errorf("read the mailboxes' pace: %w", err)
-	}
-	return out, nil
-}
-
 // pause pauses the campaign automatically for reason.
 func (e *Engine) pause(ctx context.Context, ws uuid.UUID, campaign, reason string) (bool, error) {
 	var paused bool
@@ -711,103 +478,6 @@ func (e *Engine) pause(ctx context.Context, ws uuid.UUID, campaign, reason strin
 	if paused {
 		e.cfg.Logger.Warn("paused a campaign", "campaign", campaign, "reason", reason)
 	}
-	return paused, err
-}
-
-// checkHealth pauses what bounces too much before anything is sent: each
-// of the campaign's mailboxes over its latest sends (pausing every
-// campaign that sends from it), and the campaign over its own. A mailbox
-// paused before that sends for a running campaign again was resumed by a
-// person (only a person resumes an automatic pause, or launches a
-// campaign): its pause ends and its bounce rate is counted afresh.
-func (e *Engine) checkHealth(ctx context.Context, run campaigns.Run, now time.Time) (bool, error) {
-	ws, c := run.WorkspaceID, run.Campaign
-	type state struct {
-		paused     bool
-		windowFrom time.Time
-	}
-	states := map[string]state{}
-	rows, err := e.db.Query(ctx, `SELECT mailbox, paused_reason IS NOT NULL, coalesce(window_from, 'epoch'::timestamptz) FROM mail_mailboxes
-		WHERE workspace_id = $1 AND mailbox = ANY($2)`, ws, c.Mailboxes)
-	if err != nil {
-		return false, fmt.Errorf("read the mailboxes' health: %w", err)
-	}
-	var mailbox string
-	var st state
-	if _, err := pgx.ForEachRow(rows, []any{&mailbox, &st.paused, &st.windowFrom}, func() error {
-		states[mailbox] = st
-		return nil
-	}); err != nil {
-		return false, fmt.Errorf("read the mailboxes' health: %w", err)
-	}
-	var campaignFrom time.Time
-	err = e.db.QueryRow(ctx, `SELECT coalesce((SELECT window_from FROM mail_campaign_health WHERE workspace_id = $1 AND campaign_id = $2), 'epoch'::timestamptz)`,
-		ws, c.ID).Scan(&campaignFrom)
-	if err != nil {
-		return false, fmt.Errorf("read the campaign's health: %w", err)
-	}
-	for _, a := range c.Mailboxes {
-		st := states[a]
-		if st.paused {
-			var running bool
-			err := store.InTx(ctx, e.db, func(tx pgx.Tx) error {
-				var err error
-				if running, err = campaigns.SendAllowed(ctx, tx, ws, c.ID); err != nil || !running {
-					return err
-				}
-				_, err = tx.Exec(ctx, `UPDATE mail_mailboxes SET paused_reason = NULL, paused_at = NULL, window_from = $3
-					WHERE workspace_id = $1 AND mailbox = $2`, ws, a, now)
-				return err
-			})
-			if err != nil || !running {
-				return !running, err
-			}
-			st.windowFrom = now
-		}
-		h, err := bounceHealth(ctx, e.db, ws, "mailbox", a, st.windowFrom, limits{e.cfg.BounceLimit, e.cfg.ComplaintLimit}, "sent from "+a)
-		if err != nil {
-			return false, err
-		}
-		if !h.OverLimit {
-			continue
-		}
-		reason := "VibeSell paused mailbox " + a + " for its " + h.Why + ": " + h.Reason
-		var paused []string
-		err = store.InTx(ctx, e.db, func(tx pgx.Tx) error {
-			if _, err := tx.Exec(ctx, `INSERT INTO mail_mailboxes (workspace_id, mailbox, next_at, paused_reason, paused_at) VALUES ($1, $2, $3, $4, $3)
-				ON CONFLICT (workspace_id, mailbox) DO UPDATE SET paused_reason = EXCLUDED.paused_reason, paused_at = EXCLUDED.paused_at`,
-				ws, a, now, reason); err != nil {
-				return fmt.Errorf("pause mailbox %s: %w", a, err)
-			}
-			var err error
-			if paused, err = campaigns.PauseUsing(ctx, tx, ws, a, reason, now); err != nil {
-				return err
-			}
-			for _, id := range paused {
-				if err := restartBounceWindow(ctx, tx, ws, id, now); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return false, err
-		}
-		e.cfg.Logger.Warn("paused a mailbox for its "+h.Why+", and the campaigns sending from it", "mailbox", a, "campaigns", paused)
-		return true, nil
-	}
-	h, err := bounceHealth(ctx, e.db, ws, "campaign_id", c.ID, campaignFrom, limits{e.cfg.BounceLimit, e.cfg.ComplaintLimit}, "of this campaign")
-	if err != nil || !h.OverLimit {
-		return false, err
-	}
-	var paused bool
-	err = store.InTx(ctx, e.db, func(tx pgx.Tx) error {
-		var err error
-		if paused, err = campaigns.PauseInTx(ctx, tx, ws, c.ID, "VibeSell paused the campaign for its "+h.Why+": "+h.Reason, now); err != nil {
-			return err
-		}
-		return restartBounceWindow(ctx, tx, ws, c.ID, now)
-	})
 	return paused, err
 }
 

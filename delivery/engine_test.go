@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"vibesell"
 	"vibesell/approvals"
@@ -27,6 +28,7 @@ import (
 	"vibesell/sandboxmail"
 	"vibesell/sandboxmail/sandboxmailtest"
 	"vibesell/sending"
+	"vibesell/store"
 	"vibesell/store/storetest"
 	"vibesell/workspace"
 )
@@ -61,6 +63,8 @@ type engineOptions struct {
 	// own connects dana@own.test, a person's own mailbox at a provider of
 	// their own (a second sandbox, b.provider).
 	own bool
+	// tracer, when set, sees every query on the test's database.
+	tracer pgx.QueryTracer
 }
 
 // laterConnections gives campaigns the connected mailboxes of
@@ -74,6 +78,18 @@ func (l laterConnections) Mailboxes(ctx context.Context, ws uuid.UUID) ([]campai
 func engineSetup(t testing.TB, o engineOptions) *engineBundle {
 	t.Helper()
 	pool := storetest.New(t)
+	if o.tracer != nil {
+		cfg, err := pgxpool.ParseConfig(pool.Config().ConnString())
+		if err != nil {
+			t.Fatal(err)
+		}
+		store.Configure(cfg)
+		cfg.ConnConfig.Tracer = o.tracer
+		if pool, err = pgxpool.NewWithConfig(t.Context(), cfg); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(pool.Close)
+	}
 	var conns *mailboxes.Connections
 	var more []campaigns.Mailboxes
 	if o.own {

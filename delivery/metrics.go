@@ -163,14 +163,16 @@ func (t *Tallies) CampaignTallies(ctx context.Context, ws uuid.UUID, id string, 
 // step had, or stopped.
 func (t *Tallies) CampaignProgress(ctx context.Context, ws uuid.UUID, c campaigns.Campaign, leads []vibesell.Lead, steps int) (campaigns.Progress, error) {
 	p := campaigns.Progress{FollowUps: make([]int, max(steps, 1))}
-	ledger, err := readLedger(ctx, t.db, ws, c.ID)
+	key := campaignKey{ws, c.ID}
+	ledgers, err := readLedgers(ctx, t.db, []campaignKey{key})
 	if err != nil {
 		return p, err
 	}
-	stopped, err := stoppedIn(ctx, t.db, ws, c, leads)
+	replied, err := readReplied(ctx, t.db, []campaignKey{key})
 	if err != nil {
 		return p, err
 	}
+	ledger, stopped := ledgers[key], stoppedFrom(c, leads, replied[key])
 	unsubscribed := map[string]bool{}
 	if t.unsubscribed != nil && len(leads) > 0 {
 		addresses := make([]string, len(leads))
@@ -185,7 +187,7 @@ func (t *Tallies) CampaignProgress(ctx context.Context, ws uuid.UUID, c campaign
 		rows := ledger[l.ID]
 		last := 0
 		if len(rows) > 0 {
-			last = rows[len(rows)-1].step
+			last = rows[len(rows)-1].Step
 		}
 		switch {
 		case last >= steps:
