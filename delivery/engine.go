@@ -75,7 +75,7 @@ type EngineConfig struct {
 type Engine struct {
 	db        *pgxpool.Pool
 	sender    *Dispatcher
-	sources   mailboxes.MailboxSource
+	sources   mailboxes.Source
 	campaigns Campaigns
 	usage     Usage
 	secret    mail.Secret
@@ -84,7 +84,7 @@ type Engine struct {
 }
 
 // NewEngine returns the engine. usage may be nil (nothing is counted).
-func NewEngine(db *pgxpool.Pool, sender *Dispatcher, sources mailboxes.MailboxSource, camps Campaigns, usage Usage, secret mail.Secret, clock vibesell.Clock, cfg EngineConfig) *Engine {
+func NewEngine(db *pgxpool.Pool, sender *Dispatcher, sources mailboxes.Source, camps Campaigns, usage Usage, secret mail.Secret, clock vibesell.Clock, cfg EngineConfig) *Engine {
 	if clock == nil {
 		clock = vibesell.SystemClock{}
 	}

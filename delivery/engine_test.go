@@ -41,7 +41,7 @@ type engineBundle struct {
 	ctx     context.Context
 	ws      uuid.UUID
 	sandbox *sandboxmail.Sandbox
-	sources mailboxes.MailboxSource
+	sources mailboxes.Source
 	engine  *delivery.Engine
 	sender  *delivery.Dispatcher
 	// provider is the own mailbox's provider (engineOptions.own).
@@ -101,7 +101,7 @@ func engineSetup(t testing.TB, o engineOptions) *engineBundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sandbox, err := sandboxmail.StartSandbox(sandboxmail.SandboxConfig{SMTPAddr: "127.0.0.1:0", IMAPAddr: "127.0.0.1:0", Clock: env.Clock})
+	sandbox, err := sandboxmail.Start(sandboxmail.Config{SMTPAddr: "127.0.0.1:0", IMAPAddr: "127.0.0.1:0", Clock: env.Clock})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func engineSetup(t testing.TB, o engineOptions) *engineBundle {
 	var provider *sandboxmail.Sandbox
 	if o.own {
 		var mb mail.Account
-		provider, mb = sandboxmailtest.Sandbox(t, mail.Address{Name: "Dana Reyes", Email: "dana@own.test"}, sandboxmail.SandboxConfig{Clock: env.Clock})
+		provider, mb = sandboxmailtest.Sandbox(t, mail.Address{Name: "Dana Reyes", Email: "dana@own.test"}, sandboxmail.Config{Clock: env.Clock})
 		conns = mailboxes.NewConnections(pool, secret, env.Clock, provider.Roots())
 		conns.UseGuard(sandboxmailtest.Guard(t, provider)) // the provider listens on loopback
 		if _, err := conns.Connect(ctx, ws.ID, mailboxes.ConnectRequest{Address: "dana@own.test", SenderName: "Dana Reyes",
@@ -415,7 +415,7 @@ func TestEngineFullPath(t *testing.T) {
 		t.Errorf("classified %s (%s), want interested", classification, rule)
 	}
 	// The reply names the lead it answers as the campaign has them.
-	if page, err := replies.NewReplies(b.Pool).List(b.ctx, b.ws, replies.ReplyListOptions{}); err != nil || len(page.Replies) != 1 || page.Replies[0].LeadName != "Ana, Alpha" {
+	if page, err := replies.NewReplies(b.Pool).List(b.ctx, b.ws, replies.ListOptions{}); err != nil || len(page.Replies) != 1 || page.Replies[0].LeadName != "Ana, Alpha" {
 		t.Errorf("the reply listed: %+v, %v; want it to name Ana, Alpha", page.Replies, err)
 	}
 

@@ -31,7 +31,7 @@ func TestNoticesReachTheSandbox(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := notices.NewNotices(b.db, box.SMTP, from, b.clock)
+	n := notices.New(b.db, box.SMTP, from, b.clock)
 	body := "Order the sending setup\n\nApprove or reject it here: https://vibesell.example.test/app/approvals/ap_0123456789abcdef\n"
 	to := []string{"ada@acme.test", "sam@acme.test"}
 	if err := n.Send(b.ctx, b.workspace, to, "Waiting for your approval: Order the sending setup", body); err != nil {

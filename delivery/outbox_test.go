@@ -113,7 +113,7 @@ func TestOutbox(t *testing.T) {
 		if n, err := replies.NewPoller(b.db, b.suppressor, b.clock, nil).Poll(b.ctx, b.workspace, b.mailbox); err != nil || n != 1 {
 			t.Fatalf("poll: %d kept (%v)", n, err)
 		}
-		listed, err := replies.NewReplies(b.db).List(b.ctx, b.workspace, replies.ReplyListOptions{})
+		listed, err := replies.NewReplies(b.db).List(b.ctx, b.workspace, replies.ListOptions{})
 		if err != nil || len(listed.Replies) != 1 {
 			t.Fatalf("replies: %d (%v); want 1", len(listed.Replies), err)
 		}

@@ -52,7 +52,7 @@ func TestListReplies(t *testing.T) {
 	}
 	list := replies.NewReplies(b.db)
 	type row struct{ From, Lead, LeadEmail, Campaign, Classification, Rule, Excerpt string }
-	rows := func(p replies.ReplyPage) []row {
+	rows := func(p replies.Page) []row {
 		out := []row{}
 		for _, r := range p.Replies {
 			out = append(out, row{r.From, r.Lead, r.LeadEmail, r.Campaign, r.Classification, r.Rule, r.Excerpt})
@@ -65,7 +65,7 @@ func TestListReplies(t *testing.T) {
 	kimRow := row{"kim@corvid.example", strconv.FormatInt(kim, 10), "kim@corvid.example", autumn, "not_now", `the reply says "circle back" (not now, until next quarter)`, "Please circle back next quarter."}
 
 	t.Run("newest first, a page at a time", func(t *testing.T) {
-		first, err := list.List(b.ctx, b.workspace, replies.ReplyListOptions{Limit: 2})
+		first, err := list.List(b.ctx, b.workspace, replies.ListOptions{Limit: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -75,7 +75,7 @@ func TestListReplies(t *testing.T) {
 		if first.Next == "" {
 			t.Fatal("no cursor after a full page")
 		}
-		second, err := list.List(b.ctx, b.workspace, replies.ReplyListOptions{Limit: 2, Cursor: first.Next})
+		second, err := list.List(b.ctx, b.workspace, replies.ListOptions{Limit: 2, Cursor: first.Next})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -88,14 +88,14 @@ func TestListReplies(t *testing.T) {
 		}
 	})
 	t.Run("filtered by campaign and by classification", func(t *testing.T) {
-		p, err := list.List(b.ctx, b.workspace, replies.ReplyListOptions{Campaign: spring})
+		p, err := list.List(b.ctx, b.workspace, replies.ListOptions{Campaign: spring})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if diff := cmp.Diff([]row{leeRow, samRow}, rows(p)); diff != "" {
 			t.Errorf("spring (-want +got):\n%s", diff)
 		}
-		p, err = list.List(b.ctx, b.workspace, replies.ReplyListOptions{Campaign: spring, Classification: replies.Interested})
+		p, err = list.List(b.ctx, b.workspace, replies.ListOptions{Campaign: spring, Classification: replies.Interested})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -104,12 +104,12 @@ func TestListReplies(t *testing.T) {
 		}
 	})
 	t.Run("refusals say what is accepted", func(t *testing.T) {
-		_, err := list.List(b.ctx, b.workspace, replies.ReplyListOptions{Classification: "positive"})
+		_, err := list.List(b.ctx, b.workspace, replies.ListOptions{Classification: "positive"})
 		want := `"positive" is not a classification of replies. Use one of interested, referral, not_now, objection, not_interested, wrong_person, left_company, out_of_office, auto_reply, unsubscribe, bounce, complaint or other, or leave it out for every reply.`
 		if vibesell.ErrorCode(err) != vibesell.EINVALID || vibesell.ErrorMessage(err) != want {
 			t.Errorf("classification: %v", err)
 		}
-		_, err = list.List(b.ctx, b.workspace, replies.ReplyListOptions{Cursor: "bm90IGEgY3Vyc29y"})
+		_, err = list.List(b.ctx, b.workspace, replies.ListOptions{Cursor: "bm90IGEgY3Vyc29y"})
 		if vibesell.ErrorCode(err) != vibesell.EINVALID {
 			t.Errorf("cursor: %v", err)
 		}
@@ -119,7 +119,7 @@ func TestListReplies(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := list.List(b.ctx, other.ID, replies.ReplyListOptions{})
+		p, err := list.List(b.ctx, other.ID, replies.ListOptions{})
 		if err != nil || len(p.Replies) != 0 {
 			t.Fatalf("Globex lists %d replies (%v)", len(p.Replies), err)
 		}
@@ -150,7 +150,7 @@ Yes, interested.
 	if _, err := replies.NewPoller(b.db, b.suppressor, b.clock, nil).Poll(b.ctx, b.workspace, b.mailbox); err != nil {
 		t.Fatal(err)
 	}
-	page, err := replies.NewReplies(b.db).List(b.ctx, b.workspace, replies.ReplyListOptions{})
+	page, err := replies.NewReplies(b.db).List(b.ctx, b.workspace, replies.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

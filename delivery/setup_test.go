@@ -62,7 +62,7 @@ func setup(t testing.TB) *bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sandbox, err := sandboxmail.StartSandbox(sandboxmail.SandboxConfig{
+	sandbox, err := sandboxmail.Start(sandboxmail.Config{
 		SMTPAddr: "127.0.0.1:0", IMAPAddr: "127.0.0.1:0", Clock: clock,
 		OnAccept: func(a sandboxmail.Accepted) {
 			if f := b.onAccept.Load(); f != nil {

@@ -319,7 +319,7 @@ func (c *Connections) Disconnect(ctx context.Context, ws uuid.UUID, address stri
 
 // Source is the connected mailboxes as a source of the engine's: they send
 // and are read like the mailboxes ordered through the sending setup.
-func (c *Connections) Source() MailboxSource { return connectedSource{c} }
+func (c *Connections) Source() Source { return connectedSource{c} }
 
 type connectedSource struct{ c *Connections }
 

@@ -17,11 +17,11 @@ type WorkspaceMailbox struct {
 	mail.Account
 }
 
-// MailboxSource is one place the mailboxes a workspace can send from come
+// Source is one place the mailboxes a workspace can send from come
 // from, with their SMTP and IMAP endpoints: the mailboxes ordered through
 // the sending setup (their provider gives the endpoints), and in time the
 // mailboxes people connect with their own settings.
-type MailboxSource interface {
+type Source interface {
 	// Mailboxes returns workspace ws's mailboxes, or every workspace's
 	// when ws is uuid.Nil. A mailbox not ready to send yet is left out.
 	Mailboxes(ctx context.Context, ws uuid.UUID) ([]WorkspaceMailbox, error)
@@ -29,7 +29,7 @@ type MailboxSource interface {
 
 // Sources reads every source in turn; an address two sources both give
 // is the first's.
-type Sources []MailboxSource
+type Sources []Source
 
 // Mailboxes returns what every source gives.
 func (ss Sources) Mailboxes(ctx context.Context, ws uuid.UUID) ([]WorkspaceMailbox, error) {
@@ -71,7 +71,7 @@ type OrderedFunc func(ctx context.Context, ws uuid.UUID) ([]OrderedMailbox, erro
 // SandboxMailboxes is the source of the mailboxes ordered from a provider
 // whose mailboxes live in the sandbox mail server: each is opened there
 // (made the first time) and reached at the sandbox's endpoints.
-func SandboxMailboxes(sb *sandboxmail.Sandbox, ordered OrderedFunc) MailboxSource {
+func SandboxMailboxes(sb *sandboxmail.Sandbox, ordered OrderedFunc) Source {
 	return sandboxSource{sb, ordered}
 }
 

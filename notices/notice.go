@@ -27,9 +27,9 @@ type Notices struct {
 	clock    vibesell.Clock
 }
 
-// NewNotices returns a Notices that submits to e as from, and records on
+// New returns a Notices that submits to e as from, and records on
 // db whose each message is.
-func NewNotices(db *pgxpool.Pool, e mail.Endpoint, from mail.Address, clock vibesell.Clock) *Notices {
+func New(db *pgxpool.Pool, e mail.Endpoint, from mail.Address, clock vibesell.Clock) *Notices {
 	if clock == nil {
 		clock = vibesell.SystemClock{}
 	}

@@ -25,9 +25,9 @@ type Replies struct {
 // NewReplies returns the replies reader.
 func NewReplies(db *pgxpool.Pool) *Replies { return &Replies{db: db} }
 
-// ReplyListOptions narrow and page [Replies.List]. The zero value lists
+// ListOptions narrow and page [Replies.List]. The zero value lists
 // the 20 newest replies of every campaign.
-type ReplyListOptions struct {
+type ListOptions struct {
 	// Campaign keeps the replies matched to this campaign id; "" keeps all.
 	Campaign string
 	// Classification keeps the replies of one classification (one of
@@ -66,8 +66,8 @@ type ListedReply struct {
 	Excerpt        string
 }
 
-// ReplyPage is one page of replies, newest first.
-type ReplyPage struct {
+// Page is one page of replies, newest first.
+type Page struct {
 	Replies []ListedReply
 	Next    string // the cursor of the next page; "" on the last page
 }
@@ -86,15 +86,15 @@ const MaxReplyPage = 10
 
 // Refusals: EINVALID for an unknown classification (the sentence lists
 // the known ones), a limit out of range, or a cursor this list did not give.
-func (r *Replies) List(ctx context.Context, ws uuid.UUID, o ReplyListOptions) (ReplyPage, error) {
+func (r *Replies) List(ctx context.Context, ws uuid.UUID, o ListOptions) (Page, error) {
 	if o.Limit == 0 {
 		o.Limit = MaxReplyPage
 	}
 	if o.Limit < 1 || o.Limit > MaxReplyPage {
-		return ReplyPage{}, vibesell.Errorf(vibesell.EINVALID, "A page holds 1 to %d replies; %d was asked for.", MaxReplyPage, o.Limit)
+		return Page{}, vibesell.Errorf(vibesell.EINVALID, "A page holds 1 to %d replies; %d was asked for.", MaxReplyPage, o.Limit)
 	}
 	if o.Classification != "" && !slices.Contains(Classifications(), o.Classification) {
-		return ReplyPage{}, vibesell.Errorf(vibesell.EINVALID, "%q is not a classification of replies. Use one of %s, or leave it out for every reply.",
+		return Page{}, vibesell.Errorf(vibesell.EINVALID, "%q is not a classification of replies. Use one of %s, or leave it out for every reply.",
 			o.Classification, vibesell.JoinOr(Classifications()))
 	}
 	// The first page starts after every real reply.
@@ -102,7 +102,7 @@ func (r *Replies) List(ctx context.Context, ws uuid.UUID, o ReplyListOptions) (R
 	if o.Cursor != "" {
 		c, ok := decodeReplyCursor(o.Cursor)
 		if !ok {
-			return ReplyPage{}, vibesell.Errorf(vibesell.EINVALID,
+			return Page{}, vibesell.Errorf(vibesell.EINVALID,
 				"The cursor %q is not one this list gave. Leave it out to start from the newest reply.", o.Cursor)
 		}
 		after = c
@@ -128,7 +128,7 @@ func (r *Replies) List(ctx context.Context, ws uuid.UUID, o ReplyListOptions) (R
 		 LIMIT $7`,
 		ws, o.Campaign, o.Classification, after.At, after.Mailbox, after.MessageID, o.Limit+1)
 	if err != nil {
-		return ReplyPage{}, fmt.Errorf("list replies: %w", err)
+		return Page{}, fmt.Errorf("list replies: %w", err)
 	}
 	list, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (ListedReply, error) {
 		var l ListedReply
@@ -137,9 +137,9 @@ func (r *Replies) List(ctx context.Context, ws uuid.UUID, o ReplyListOptions) (R
 		return l, err
 	})
 	if err != nil {
-		return ReplyPage{}, fmt.Errorf("list replies: %w", err)
+		return Page{}, fmt.Errorf("list replies: %w", err)
 	}
-	page := ReplyPage{Replies: list}
+	page := Page{Replies: list}
 	if len(list) > o.Limit {
 		page.Replies = list[:o.Limit]
 		last := page.Replies[o.Limit-1]

@@ -18,7 +18,7 @@ import (
 // a reply read twice is kept once.
 type Watchers struct {
 	poller   *Poller
-	sources  mailboxes.MailboxSource
+	sources  mailboxes.Source
 	interval time.Duration
 	logger   *slog.Logger
 
@@ -40,7 +40,7 @@ type watcher struct {
 // NewWatchers returns the watchers of every mailbox sources give; each
 // reads its inbox as the server announces new mail (IDLE) and every
 // interval in any case.
-func NewWatchers(poller *Poller, sources mailboxes.MailboxSource, interval time.Duration, logger *slog.Logger) *Watchers {
+func NewWatchers(poller *Poller, sources mailboxes.Source, interval time.Duration, logger *slog.Logger) *Watchers {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}

@@ -68,9 +68,9 @@ type Sandbox struct {
 	closing bool
 }
 
-// SandboxConfig says where the sandbox listens: loopback addresses only
+// Config says where the sandbox listens: loopback addresses only
 // ("127.0.0.1:0" picks a free port).
-type SandboxConfig struct {
+type Config struct {
 	SMTPAddr string
 	IMAPAddr string
 	Clock    vibesell.Clock
@@ -80,8 +80,8 @@ type SandboxConfig struct {
 	OnAccept func(Accepted)
 }
 
-// StartSandbox listens and serves until Close.
-func StartSandbox(cfg SandboxConfig) (*Sandbox, error) {
+// Start listens and serves until Close.
+func Start(cfg Config) (*Sandbox, error) {
 	if cfg.Clock == nil {
 		cfg.Clock = vibesell.SystemClock{}
 	}

@@ -103,7 +103,7 @@ func TestGetLead(t *testing.T) {
 	}
 
 	// The engine's first email to Sam, and Sam's answer.
-	sandbox, mb := sandboxmailtest.Sandbox(t, mail.Address{Name: "Dana Reyes", Email: "dana@getacme.com"}, sandboxmail.SandboxConfig{Clock: env.Clock})
+	sandbox, mb := sandboxmailtest.Sandbox(t, mail.Address{Name: "Dana Reyes", Email: "dana@getacme.com"}, sandboxmail.Config{Clock: env.Clock})
 	secret := sandboxmailtest.Secret(t)
 	suppressions := env.Audience.MailSuppressions()
 	sender := delivery.NewDispatcher(pool, mail.NewKeys(pool, secret, env.Clock), suppressions, env.Clock)

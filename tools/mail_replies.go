@@ -60,7 +60,7 @@ func listReplies(d Deps) toolkit.Tool {
 	return define(d, toolkit.Spec[listRepliesInput, repliesOutput]{
 		Name: vibesell.ToolListReplies,
 		Handler: func(ctx context.Context, p auth.Principal, in listRepliesInput) (toolkit.Result[repliesOutput], error) {
-			page, err := d.Replies.List(ctx, p.WorkspaceID, replies.ReplyListOptions{
+			page, err := d.Replies.List(ctx, p.WorkspaceID, replies.ListOptions{
 				Campaign: in.Campaign, Classification: in.Classification, Limit: in.Limit, Cursor: in.Cursor})
 			if err != nil {
 				return toolkit.Result[repliesOutput]{}, err
@@ -95,7 +95,7 @@ func toReplyRow(r replies.ListedReply) replyRow {
 	return row
 }
 
-func repliesMarkdown(ctx context.Context, in listRepliesInput, page replies.ReplyPage) string {
+func repliesMarkdown(ctx context.Context, in listRepliesInput, page replies.Page) string {
 	var b strings.Builder
 	var which []string
 	if in.Classification != "" {

@@ -22,7 +22,7 @@ import (
 func TestSendingSetupListsConnectedMailboxes(t *testing.T) {
 	t.Parallel()
 	f := newApprovalFixture(t)
-	sandbox, mb := sandboxmailtest.Sandbox(t, mail.Address{Email: "dana@getacme.com"}, sandboxmail.SandboxConfig{})
+	sandbox, mb := sandboxmailtest.Sandbox(t, mail.Address{Email: "dana@getacme.com"}, sandboxmail.Config{})
 	secret := sandboxmailtest.Secret(t)
 	conns := f.connections(secret, sandbox.Roots())
 	conns.UseGuard(sandboxmailtest.Guard(t, sandbox)) // the sandbox listens on loopback

@@ -27,7 +27,7 @@ func repliesScenarios(t *testing.T, s *server) []*scenario {
 	out = append(out, sc)
 
 	ctx := context.Background()
-	sandbox, mb := sandboxmailtest.Sandbox(t, mail.Address{Name: "Dana Reyes", Email: "dana@getacme.com"}, sandboxmail.SandboxConfig{})
+	sandbox, mb := sandboxmailtest.Sandbox(t, mail.Address{Name: "Dana Reyes", Email: "dana@getacme.com"}, sandboxmail.Config{})
 	secret := sandboxmailtest.Secret(t)
 	suppressions := audience.New(s.pool, s.clock, audience.Config{}, nil).MailSuppressions()
 	sender := delivery.NewDispatcher(s.pool, mail.NewKeys(s.pool, secret, s.clock), suppressions, s.clock)

@@ -163,7 +163,7 @@ func TestLeadsListAndStory(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sandbox, mb := sandboxmailtest.Sandbox(t, mail.Address{Name: "Sam Lee", Email: "sam@getacme.test"}, sandboxmail.SandboxConfig{Clock: a.env.Clock})
+		sandbox, mb := sandboxmailtest.Sandbox(t, mail.Address{Name: "Sam Lee", Email: "sam@getacme.test"}, sandboxmail.Config{Clock: a.env.Clock})
 		secret := sandboxmailtest.Secret(t)
 		suppressions := a.env.Audience.MailSuppressions()
 		res, err := delivery.NewDispatcher(a.pool, mail.NewKeys(a.pool, secret, a.env.Clock), suppressions, a.env.Clock).Send(ctx, delivery.Outgoing{

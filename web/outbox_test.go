@@ -57,7 +57,7 @@ func setupOutbox(t *testing.T, withSandbox bool) *outboxBundle {
 	if !withSandbox {
 		return b
 	}
-	sandbox, mb := sandboxmailtest.Sandbox(t, mail.Address{Name: "Dana Reyes", Email: "dana@getacme.com"}, sandboxmail.SandboxConfig{OnAccept: b.outbox.Keep})
+	sandbox, mb := sandboxmailtest.Sandbox(t, mail.Address{Name: "Dana Reyes", Email: "dana@getacme.com"}, sandboxmail.Config{OnAccept: b.outbox.Keep})
 	b.outbox.Attach(sandbox)
 	b.mailbox = mb
 	b.sandbox = sandbox
@@ -118,7 +118,7 @@ func TestBrowserOutboxAndReplyAsLead(t *testing.T) {
 	if read := tab.Text("main"); !strings.Contains(read, `Interested sam@acme-corp.example`) || !strings.Contains(read, `“Interested! Can we talk on Thursday?” Why: the reply says "can we talk" (a meeting asked for).`) {
 		t.Errorf("the outbox after the reply was read:\n%s", read)
 	}
-	page, err := replies.NewReplies(b.pool).List(context.Background(), b.acme.ID, replies.ReplyListOptions{})
+	page, err := replies.NewReplies(b.pool).List(context.Background(), b.acme.ID, replies.ListOptions{})
 	if err != nil || len(page.Replies) != 1 {
 		t.Fatalf("replies: %d (%v); want 1", len(page.Replies), err)
 	}

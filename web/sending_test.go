@@ -141,7 +141,7 @@ func TestSendingPageWithARealProviderHasNoShortcut(t *testing.T) {
 // password back.
 func TestConnectAMailbox(t *testing.T) {
 	t.Parallel()
-	sandbox, mb := sandboxmailtest.Sandbox(t, mail.Address{Email: "dana@getacme.com"}, sandboxmail.SandboxConfig{})
+	sandbox, mb := sandboxmailtest.Sandbox(t, mail.Address{Email: "dana@getacme.com"}, sandboxmail.Config{})
 	secret := sandboxmailtest.Secret(t)
 	var svc *sending.Service
 	a := setup(t, withSending(&svc, false), func(a *app, cfg *web.Config) {

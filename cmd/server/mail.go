@@ -169,7 +169,7 @@ func startMail(cfg config, outbox *sandboxmail.Outbox, logger *slog.Logger) (*ma
 	}
 	m := &mailEngine{Secret: secret}
 	if mailboxesInSandbox(cfg.Sending) {
-		sandbox, err := sandboxmail.StartSandbox(sandboxmail.SandboxConfig{
+		sandbox, err := sandboxmail.Start(sandboxmail.Config{
 			SMTPAddr: cfg.Mail.SandboxSMTPAddr,
 			IMAPAddr: cfg.Mail.SandboxIMAPAddr,
 			Logger:   logger.With("component", "sandbox-mail"),

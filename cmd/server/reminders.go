@@ -30,7 +30,7 @@ func remindByMail(db *pgxpool.Pool, svc *services, m *mailEngine, logger *slog.L
 	if err != nil {
 		return fmt.Errorf("the approvals' sandbox mailbox: %w", err)
 	}
-	svc.approvals.SetMailer(approvalMail{people: svc.accounts, notices: notices.NewNotices(db, box.SMTP, reminderSender, svc.clock)})
+	svc.approvals.SetMailer(approvalMail{people: svc.accounts, notices: notices.New(db, box.SMTP, reminderSender, svc.clock)})
 	return nil
 }
 

@@ -16,7 +16,7 @@ import (
 // Sandbox starts the sandbox mail server on free loopback ports for the
 // test, with the mailbox address in it, and stops it when the test ends.
 // cfg's addresses may be left empty.
-func Sandbox(t testing.TB, address mail.Address, cfg sandboxmail.SandboxConfig) (*sandboxmail.Sandbox, mail.Account) {
+func Sandbox(t testing.TB, address mail.Address, cfg sandboxmail.Config) (*sandboxmail.Sandbox, mail.Account) {
 	t.Helper()
 	if cfg.SMTPAddr == "" {
 		cfg.SMTPAddr = "127.0.0.1:0"
@@ -24,7 +24,7 @@ func Sandbox(t testing.TB, address mail.Address, cfg sandboxmail.SandboxConfig) 
 	if cfg.IMAPAddr == "" {
 		cfg.IMAPAddr = "127.0.0.1:0"
 	}
-	s, err := sandboxmail.StartSandbox(cfg)
+	s, err := sandboxmail.Start(cfg)
 	if err != nil {
 		t.Fatalf("mailtest: start the sandbox: %v", err)
 	}
