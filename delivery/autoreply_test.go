@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"vibesell"
+	"vibesell/delivery/deliverytest"
 	"vibesell/replies"
 )
 
@@ -34,7 +35,7 @@ func TestAutoReplyNeitherStopsNorCounts(t *testing.T) {
 	}
 	reply := fmt.Sprintf("From: Alpha Support <ana@alpha.test>\nTo: sam@getacme.test\nSubject: Re: %s\nDate: Tue, 1 Dec 2026 10:00:00 +0000\nMessage-ID: <auto1@alpha.test>\nIn-Reply-To: %s\nAuto-Submitted: auto-replied\n\nWe have received your request. Your ticket number is 4411. Please do not reply to this message.\n",
 		toAna.subject, toAna.messageID)
-	if err := b.sandbox.DeliverReply("sam@getacme.test", crlf(reply)); err != nil {
+	if err := b.sandbox.DeliverReply("sam@getacme.test", deliverytest.CRLF(reply)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := b.poller.Poll(b.ctx, b.ws, mustMailbox(t, b, "sam@getacme.test")); err != nil {

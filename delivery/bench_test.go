@@ -13,6 +13,7 @@ import (
 	"vibesell"
 	"vibesell/campaigns"
 	"vibesell/delivery"
+	"vibesell/delivery/deliverytest"
 	"vibesell/mail"
 )
 
@@ -23,28 +24,28 @@ import (
 //
 //	go test ./mail/ -run '^$' -bench BenchmarkSend -benchtime 300x
 func BenchmarkSend(b *testing.B) {
-	bn := setup(b)
-	if _, err := bn.keys.Record(bn.ctx, bn.workspace, "getacme.com"); err != nil {
+	bn := deliverytest.Setup(b)
+	if _, err := bn.Keys.Record(bn.Ctx, bn.Workspace, "getacme.com"); err != nil {
 		b.Fatal(err)
 	}
-	host, portText, _ := net.SplitHostPort(bn.mailbox.SMTP.Addr)
+	host, portText, _ := net.SplitHostPort(bn.Mailbox.SMTP.Addr)
 	port, _ := strconv.Atoi(portText)
 	client, err := gomail.NewClient(host, gomail.WithPort(port), gomail.WithTLSPolicy(gomail.TLSMandatory),
-		gomail.WithTLSConfig(&tls.Config{RootCAs: bn.mailbox.SMTP.RootCAs, ServerName: host}),
-		gomail.WithSMTPAuth(gomail.SMTPAuthPlain), gomail.WithUsername(bn.mailbox.SMTP.Username), gomail.WithPassword(bn.mailbox.SMTP.Password))
+		gomail.WithTLSConfig(&tls.Config{RootCAs: bn.Mailbox.SMTP.RootCAs, ServerName: host}),
+		gomail.WithSMTPAuth(gomail.SMTPAuthPlain), gomail.WithUsername(bn.Mailbox.SMTP.Username), gomail.WithPassword(bn.Mailbox.SMTP.Password))
 	if err != nil {
 		b.Fatal(err)
 	}
-	key, err := bn.keys.Signer(bn.ctx, bn.workspace, "getacme.com")
+	key, err := bn.Keys.Signer(bn.Ctx, bn.Workspace, "getacme.com")
 	if err != nil {
 		b.Fatal(err)
 	}
 	// The bare loops send the same message, built and signed the same way:
 	// what they leave out is the ledger and the suppression check.
 	bareMessage := func() *gomail.Msg {
-		out := bn.outgoing(newCampaignID(), newLeadID(), 1)
-		out.Message.From = bn.mailbox.Address
-		out.Message.MessageID = mail.NewMessageID(bn.mailbox.Address.Email)
+		out := bn.Outgoing(deliverytest.NewCampaignID(), deliverytest.NewLeadID(), 1)
+		out.Message.From = bn.Mailbox.Address
+		out.Message.MessageID = mail.NewMessageID(bn.Mailbox.Address.Email)
 		m, err := mail.Compose(out.Message, key)
 		if err != nil {
 			b.Fatal(err)
@@ -56,7 +57,7 @@ func BenchmarkSend(b *testing.B) {
 	}
 
 	b.Run("bare go-mail, one connection", func(b *testing.B) {
-		if err := client.DialWithContext(bn.ctx); err != nil {
+		if err := client.DialWithContext(bn.Ctx); err != nil {
 			b.Fatal(err)
 		}
 		defer client.Close()
@@ -69,23 +70,23 @@ func BenchmarkSend(b *testing.B) {
 	})
 	b.Run("bare go-mail, a connection per message", func(b *testing.B) {
 		for b.Loop() {
-			if err := client.DialAndSendWithContext(bn.ctx, bareMessage()); err != nil {
+			if err := client.DialAndSendWithContext(bn.Ctx, bareMessage()); err != nil {
 				b.Fatal(err)
 			}
 		}
 		perSecond(b)
 	})
 	b.Run("engine, one connection per batch of 50", func(b *testing.B) {
-		campaign := newCampaignID()
+		campaign := deliverytest.NewCampaignID()
 		batch := make([]delivery.Outgoing, 0, 50)
 		flush := func() {
-			if _, err := bn.sender.SendBatch(bn.ctx, batch); err != nil {
+			if _, err := bn.Dispatcher.SendBatch(bn.Ctx, batch); err != nil {
 				b.Fatal(err)
 			}
 			batch = batch[:0]
 		}
 		for b.Loop() {
-			batch = append(batch, bn.outgoing(campaign, newLeadID(), 1))
+			batch = append(batch, bn.Outgoing(campaign, deliverytest.NewLeadID(), 1))
 			if len(batch) == cap(batch) {
 				flush()
 			}
@@ -94,9 +95,9 @@ func BenchmarkSend(b *testing.B) {
 		perSecond(b)
 	})
 	b.Run("engine, a connection per message", func(b *testing.B) {
-		campaign := newCampaignID()
+		campaign := deliverytest.NewCampaignID()
 		for b.Loop() {
-			if _, err := bn.sender.Send(bn.ctx, bn.outgoing(campaign, newLeadID(), 1)); err != nil {
+			if _, err := bn.Dispatcher.Send(bn.Ctx, bn.Outgoing(campaign, deliverytest.NewLeadID(), 1)); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -139,7 +140,7 @@ func benchmarkEngine(b *testing.B, algorithm string) {
 	// The bare loop: the same message, built and signed the same way,
 	// from the first mailbox, over one connection.
 	mb := mustMailbox(b, eb, mailboxes[0])
-	secret, _ := mail.NewSecret(testSecretKey)
+	secret, _ := mail.NewSecret(deliverytest.SecretKey)
 	key, err := eb.keys.Signer(eb.ctx, eb.ws, "getacme.test")
 	if err != nil {
 		b.Fatal(err)

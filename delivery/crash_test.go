@@ -19,6 +19,7 @@ import (
 	"vibesell"
 	"vibesell/campaigns"
 	"vibesell/delivery"
+	"vibesell/delivery/deliverytest"
 	"vibesell/mail"
 	"vibesell/sandboxmail"
 	"vibesell/store"
@@ -57,7 +58,7 @@ func TestWorkerProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	secret, _ := mail.NewSecret(testSecretKey)
+	secret, _ := mail.NewSecret(deliverytest.SecretKey)
 	roots := x509.NewCertPool()
 	roots.AppendCertsFromPEM(job.CertPEM)
 	mailbox := mail.Account{
@@ -65,7 +66,7 @@ func TestWorkerProcess(t *testing.T) {
 		SMTP:    mail.Endpoint{Addr: job.SMTPAddr, Username: job.Username, Password: job.Password, RootCAs: roots},
 	}
 	clock := vibesell.NewManualClock(job.Now)
-	sender := delivery.NewDispatcher(db, mail.NewKeys(db, secret, clock), &tableSuppressor{db: db}, clock)
+	sender := delivery.NewDispatcher(db, mail.NewKeys(db, secret, clock), deliverytest.ExistingSuppressor(db), clock)
 	var outs []delivery.Outgoing
 	for i, lead := range job.Leads {
 		outs = append(outs, delivery.Outgoing{
@@ -95,20 +96,20 @@ func TestAWorkerKilledMidBatch(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a worker process")
 	}
-	b := setup(t)
-	if _, err := b.keys.Record(b.ctx, b.workspace, "getacme.com"); err != nil {
+	b := deliverytest.Setup(t)
+	if _, err := b.Keys.Record(b.Ctx, b.Workspace, "getacme.com"); err != nil {
 		t.Fatal(err)
 	}
 	job := batch{
-		DatabaseURL: b.dbURL, Workspace: b.workspace, Campaign: newCampaignID(),
-		SMTPAddr: b.mailbox.SMTP.Addr, Username: b.mailbox.SMTP.Username, Password: b.mailbox.SMTP.Password,
-		CertPEM: b.sandbox.CertificatePEM(), Now: b.clock.Now(),
+		DatabaseURL: b.DBURL, Workspace: b.Workspace, Campaign: deliverytest.NewCampaignID(),
+		SMTPAddr: b.Mailbox.SMTP.Addr, Username: b.Mailbox.SMTP.Username, Password: b.Mailbox.SMTP.Password,
+		CertPEM: b.Sandbox.CertificatePEM(), Now: b.Clock.Now(),
 	}
 	// Three sent (the third killed in DATA), [delivery.MarkAhead]-1 marked
 	// ahead of it, two claimed and not begun.
 	lost := delivery.MarkAhead - 1
 	for i := range 3 + lost + 2 {
-		job.Leads = append(job.Leads, newLeadID())
+		job.Leads = append(job.Leads, deliverytest.NewLeadID())
 		job.Emails = append(job.Emails, fmt.Sprintf("lead%d@prospect.example", i+1))
 	}
 	spec, _ := json.Marshal(job)
@@ -119,14 +120,14 @@ func TestAWorkerKilledMidBatch(t *testing.T) {
 	var waitErr error
 	exited := make(chan struct{})
 	kill := func(a sandboxmail.Accepted) {
-		if len(b.sandbox.Accepted()) != 3 {
+		if len(b.Sandbox.Accepted()) != 3 {
 			return
 		}
 		// Killed and gone before the server answers the end of DATA, once
 		// the steps it may mark ahead of this one are marked.
 		for range 1000 {
 			var sending int
-			if err := b.db.QueryRow(b.ctx, `SELECT count(*) FROM mail_sends WHERE status = 'sending'`).Scan(&sending); err != nil || sending == 3+lost {
+			if err := b.DB.QueryRow(b.Ctx, `SELECT count(*) FROM mail_sends WHERE status = 'sending'`).Scan(&sending); err != nil || sending == 3+lost {
 				break
 			}
 			time.Sleep(10 * time.Millisecond)
@@ -134,7 +135,7 @@ func TestAWorkerKilledMidBatch(t *testing.T) {
 		process.Load().Kill()
 		<-exited
 	}
-	b.onAccept.Store(&kill)
+	b.OnAccept.Store(&kill)
 	if err := worker.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -145,9 +146,9 @@ func TestAWorkerKilledMidBatch(t *testing.T) {
 	case <-exited:
 	case <-time.After(2 * time.Minute):
 		worker.Process.Kill()
-		t.Fatalf("the worker neither finished nor was killed; %d accepted", len(b.sandbox.Accepted()))
+		t.Fatalf("the worker neither finished nor was killed; %d accepted", len(b.Sandbox.Accepted()))
 	}
-	b.onAccept.Store(nil)
+	b.OnAccept.Store(nil)
 	if waitErr == nil {
 		t.Fatal("the worker finished its batch: it was never killed")
 	}
@@ -159,7 +160,7 @@ func TestAWorkerKilledMidBatch(t *testing.T) {
 	// end.
 	var outs []delivery.Outgoing
 	for i, lead := range job.Leads {
-		out := b.outgoing(job.Campaign, lead, 1)
+		out := b.Outgoing(job.Campaign, lead, 1)
 		out.Message.To = mail.Address{Email: job.Emails[i]}
 		outs = append(outs, out)
 	}
@@ -170,7 +171,7 @@ func TestAWorkerKilledMidBatch(t *testing.T) {
 		}
 		return out
 	}
-	results, err := b.sender.SendBatch(b.ctx, outs)
+	results, err := b.Dispatcher.SendBatch(b.Ctx, outs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,11 +188,11 @@ func TestAWorkerKilledMidBatch(t *testing.T) {
 
 	// Once the lease is over, the claims the dead worker never began are
 	// released, and the next run sends them, once.
-	b.clock.Advance(delivery.ClaimLease + time.Minute)
-	if n, err := b.sender.ReleaseStale(b.ctx); err != nil || n != 2 {
+	b.Clock.Advance(delivery.ClaimLease + time.Minute)
+	if n, err := b.Dispatcher.ReleaseStale(b.Ctx); err != nil || n != 2 {
 		t.Fatalf("released %d stale claims (%v), want 2", n, err)
 	}
-	if results, err = b.sender.SendBatch(b.ctx, outs); err != nil {
+	if results, err = b.Dispatcher.SendBatch(b.Ctx, outs); err != nil {
 		t.Fatal(err)
 	}
 	begun, notBegun := job.Emails[:3+lost], job.Emails[3+lost:]
@@ -202,7 +203,7 @@ func TestAWorkerKilledMidBatch(t *testing.T) {
 		t.Errorf("after the lease (-want +got):\n%s", diff)
 	}
 	var got []string
-	for _, a := range b.sandbox.Accepted() {
+	for _, a := range b.Sandbox.Accepted() {
 		got = append(got, a.Recipients...)
 	}
 	sort.Strings(got)
@@ -216,10 +217,10 @@ func TestAWorkerKilledMidBatch(t *testing.T) {
 	// never counted as sent or delivered, and once its lease is over it is
 	// settled as lost ("not sent (unknown)"), counted as such, and still
 	// never sent again.
-	tallies := delivery.NewTallies(b.db, nil)
+	tallies := delivery.NewTallies(b.DB, nil)
 	count := func(when string, want campaigns.Tally) {
 		t.Helper()
-		total, _, err := tallies.CampaignTallies(b.ctx, b.workspace, job.Campaign, 1)
+		total, _, err := tallies.CampaignTallies(b.Ctx, b.Workspace, job.Campaign, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -228,15 +229,15 @@ func TestAWorkerKilledMidBatch(t *testing.T) {
 		}
 	}
 	count("before the lease", campaigns.Tally{Sent: len(notBegun), Delivered: len(notBegun)})
-	if n, err := b.sender.SettleLost(b.ctx); err != nil || n != 0 {
+	if n, err := b.Dispatcher.SettleLost(b.Ctx); err != nil || n != 0 {
 		t.Fatalf("settled %d steps as lost within their lease (%v), want none", n, err)
 	}
-	b.clock.Advance(delivery.SendingLease)
-	if n, err := b.sender.SettleLost(b.ctx); err != nil || n != len(begun) {
+	b.Clock.Advance(delivery.SendingLease)
+	if n, err := b.Dispatcher.SettleLost(b.Ctx); err != nil || n != len(begun) {
 		t.Fatalf("settled %d steps as lost (%v), want the %d the dead worker marked", n, err, len(begun))
 	}
 	count("after the lease", campaigns.Tally{Sent: len(notBegun), Delivered: len(notBegun), Lost: len(begun)})
-	if results, err = b.sender.SendBatch(b.ctx, outs); err != nil {
+	if results, err = b.Dispatcher.SendBatch(b.Ctx, outs); err != nil {
 		t.Fatal(err)
 	}
 	for _, email := range begun {
@@ -248,7 +249,7 @@ func TestAWorkerKilledMidBatch(t *testing.T) {
 	if diff := cmp.Diff(want, statuses(results)); diff != "" {
 		t.Errorf("the batch run once more (-want +got):\n%s", diff)
 	}
-	if n := len(b.sandbox.Accepted()); n != len(wantGot) {
+	if n := len(b.Sandbox.Accepted()); n != len(wantGot) {
 		t.Errorf("%d messages accepted in all, want %d: a lost step was sent again", n, len(wantGot))
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"vibesell/billing"
 	"vibesell/campaigns"
 	"vibesell/delivery"
+	"vibesell/delivery/deliverytest"
 	"vibesell/featuretest"
 	"vibesell/mail"
 	"vibesell/mailboxes"
@@ -106,7 +107,7 @@ func engineSetup(t testing.TB, o engineOptions) *engineBundle {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sandbox.Close() })
-	secret, err := mail.NewSecret(testSecretKey)
+	secret, err := mail.NewSecret(deliverytest.SecretKey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -389,7 +390,7 @@ func TestEngineFullPath(t *testing.T) {
 	defer watchers.Stop()
 	reply := fmt.Sprintf("From: Ana <ana@alpha.test>\nTo: sam@getacme.test\nSubject: Re: %s\nDate: Tue, 1 Dec 2026 10:00:00 +0000\nMessage-ID: <r1@alpha.test>\nIn-Reply-To: %s\n\nInterested, let's talk on Thursday.\n",
 		toAna.subject, toAna.messageID)
-	if err := b.sandbox.DeliverReply("sam@getacme.test", crlf(reply)); err != nil {
+	if err := b.sandbox.DeliverReply("sam@getacme.test", deliverytest.CRLF(reply)); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(30 * time.Second)
@@ -527,7 +528,7 @@ Message-ID: %s
 
 --b1--
 `, bounced.messageID)
-	if err := b.sandbox.DeliverReply("sam@getacme.test", crlf(dsn)); err != nil {
+	if err := b.sandbox.DeliverReply("sam@getacme.test", deliverytest.CRLF(dsn)); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := b.poller.Poll(b.ctx, b.ws, mustMailbox(t, b, "sam@getacme.test")); err != nil || n != 1 {
@@ -580,7 +581,7 @@ func TestEngineEmailsLimit(t *testing.T) {
 }
 
 func dsn(n int, recipient, status, messageID string) []byte {
-	return crlf(fmt.Sprintf(`From: Mail Delivery Subsystem <mailer-daemon@mx.prospect.test>
+	return deliverytest.CRLF(fmt.Sprintf(`From: Mail Delivery Subsystem <mailer-daemon@mx.prospect.test>
 To: sam@getacme.test
 Subject: Delivery Status Notification
 Date: Tue, 1 Dec 2026 10:00:00 +0000
@@ -682,7 +683,7 @@ func TestEngineUnsubscribes(t *testing.T) {
 		}
 	}
 	reply := fmt.Sprintf("From: ben@beta.test\nTo: sam@getacme.test\nSubject: Re: hi\nDate: Tue, 1 Dec 2026 11:00:00 +0000\nMessage-ID: <u1@beta.test>\nIn-Reply-To: %s\n\nPlease remove me from your list.\n", toBen.messageID)
-	if err := b.sandbox.DeliverReply("sam@getacme.test", crlf(reply)); err != nil {
+	if err := b.sandbox.DeliverReply("sam@getacme.test", deliverytest.CRLF(reply)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := b.poller.Poll(b.ctx, b.ws, mustMailbox(t, b, "sam@getacme.test")); err != nil {
@@ -776,7 +777,7 @@ func TestEngineComplaints(t *testing.T) {
 	complain := func(t *testing.T, n int, recipient string, headersOnly bool) {
 		t.Helper()
 		report := arf(fmt.Sprintf("arf%d", n), recipient, sent[recipient].messageID, headersOnly)
-		if err := b.sandbox.DeliverReply("sam@getacme.test", crlf(report)); err != nil {
+		if err := b.sandbox.DeliverReply("sam@getacme.test", deliverytest.CRLF(report)); err != nil {
 			t.Fatal(err)
 		}
 		if got, err := b.poller.Poll(b.ctx, b.ws, mb); err != nil || got != 1 {

@@ -7,18 +7,19 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"vibesell/delivery"
+	"vibesell/delivery/deliverytest"
 )
 
 func TestMailboxBounces(t *testing.T) {
-	b := setup(t)
-	campaign := newCampaignID()
+	b := deliverytest.Setup(t)
+	campaign := deliverytest.NewCampaignID()
 	// Fifty sends recorded as sent, two of which bounce for good and one
 	// of which bounces for now.
 	for i := range 50 {
-		lead := newLeadID()
-		_, err := b.db.Exec(b.ctx, `INSERT INTO mail_sends (workspace_id, campaign_id, lead_id, step, message_id, mailbox, recipient, status, claimed_at, settled_at)
+		lead := deliverytest.NewLeadID()
+		_, err := b.DB.Exec(b.Ctx, `INSERT INTO mail_sends (workspace_id, campaign_id, lead_id, step, message_id, mailbox, recipient, status, claimed_at, settled_at)
 		                             VALUES ($1, $2, $3, 1, $4, 'dana@getacme.com', $5, 'sent', now(), now())`,
-			b.workspace, campaign, lead, fmt.Sprintf("<%d@getacme.com>", i), fmt.Sprintf("lead%d@prospect.example", i))
+			b.Workspace, campaign, lead, fmt.Sprintf("<%d@getacme.com>", i), fmt.Sprintf("lead%d@prospect.example", i))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -26,16 +27,16 @@ func TestMailboxBounces(t *testing.T) {
 		if bounce == "" {
 			continue
 		}
-		_, err = b.db.Exec(b.ctx, `INSERT INTO mail_replies (workspace_id, mailbox, message_id, from_address, subject, received_at, campaign_id, lead_id, step,
+		_, err = b.DB.Exec(b.Ctx, `INSERT INTO mail_replies (workspace_id, mailbox, message_id, from_address, subject, received_at, campaign_id, lead_id, step,
 		                                                    matched_by, classification, rule, bounce, excerpt)
 		                           VALUES ($1, 'dana@getacme.com', $2, 'mailer-daemon@mx.example', 'Undelivered', now(), $3, $4, 1, 'thread', 'bounce', 'test', $5, '')`,
-			b.workspace, fmt.Sprintf("<dsn%d@mx.example>", i), campaign, lead, bounce)
+			b.Workspace, fmt.Sprintf("<dsn%d@mx.example>", i), campaign, lead, bounce)
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
 	t.Run("under the limit", func(t *testing.T) {
-		got, err := delivery.MailboxBounces(b.ctx, b.db, b.workspace, "dana@getacme.com", 0.05)
+		got, err := delivery.MailboxBounces(b.Ctx, b.DB, b.Workspace, "dana@getacme.com", 0.05)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -44,7 +45,7 @@ func TestMailboxBounces(t *testing.T) {
 		}
 	})
 	t.Run("over the limit, with the reason in words", func(t *testing.T) {
-		got, err := delivery.MailboxBounces(b.ctx, b.db, b.workspace, "dana@getacme.com", 0.02)
+		got, err := delivery.MailboxBounces(b.Ctx, b.DB, b.Workspace, "dana@getacme.com", 0.02)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 	"vibesell"
 	"vibesell/audience"
 	"vibesell/delivery"
+	"vibesell/delivery/deliverytest"
 )
 
 // storyOf is a lead's story in short: its status, and per campaign the
@@ -84,7 +85,7 @@ func TestLeadStoryAndRemoval(t *testing.T) {
 		}
 	}
 	reply := fmt.Sprintf("From: ana@alpha.test\nTo: sam@getacme.test\nSubject: Re: Lists\nDate: Tue, 1 Dec 2026 11:00:00 +0000\nMessage-ID: <a1@alpha.test>\nIn-Reply-To: %s\n\nYes, interested. Send a few times for Thursday?\n", toAna)
-	if err := b.sandbox.DeliverReply("sam@getacme.test", crlf(reply)); err != nil {
+	if err := b.sandbox.DeliverReply("sam@getacme.test", deliverytest.CRLF(reply)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := b.poller.Poll(b.ctx, b.ws, mustMailbox(t, b, "sam@getacme.test")); err != nil {

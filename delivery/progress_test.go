@@ -10,6 +10,7 @@ import (
 
 	"vibesell"
 	"vibesell/campaigns"
+	"vibesell/delivery/deliverytest"
 )
 
 // After sends and a reply, the plan and the resume count only the people
@@ -39,7 +40,7 @@ func TestPlanAndResumeCountWhoIsLeft(t *testing.T) {
 	} {
 		reply := fmt.Sprintf("From: %s\nTo: sam@getacme.test\nSubject: Re: %s\nDate: Tue, 1 Dec 2026 10:0%d:00 +0000\nMessage-ID: <r%d@reply.test>\nIn-Reply-To: %s\n\n%s\n",
 			r.from, sent[r.from].subject, i, i, sent[r.from].messageID, r.text)
-		if err := b.sandbox.DeliverReply("sam@getacme.test", crlf(reply)); err != nil {
+		if err := b.sandbox.DeliverReply("sam@getacme.test", deliverytest.CRLF(reply)); err != nil {
 			t.Fatal(err)
 		}
 	}

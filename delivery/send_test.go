@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"vibesell/delivery"
+	"vibesell/delivery/deliverytest"
 	"vibesell/mail"
 	"vibesell/sandboxmail"
 )
@@ -48,10 +49,10 @@ func readMessage(t *testing.T, raw []byte) received {
 	return out
 }
 
-func (b *bundle) ledger(t *testing.T, campaign string, lead int64, step int) (status string, attempts int) {
+func ledger(t *testing.T, b *deliverytest.Bundle, campaign string, lead int64, step int) (status string, attempts int) {
 	t.Helper()
-	err := b.db.QueryRow(b.ctx, `SELECT status, attempts FROM mail_sends WHERE workspace_id = $1 AND campaign_id = $2 AND lead_id = $3 AND step = $4`,
-		b.workspace, campaign, lead, step).Scan(&status, &attempts)
+	err := b.DB.QueryRow(b.Ctx, `SELECT status, attempts FROM mail_sends WHERE workspace_id = $1 AND campaign_id = $2 AND lead_id = $3 AND step = $4`,
+		b.Workspace, campaign, lead, step).Scan(&status, &attempts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,33 +61,33 @@ func (b *bundle) ledger(t *testing.T, campaign string, lead int64, step int) (st
 
 func TestSend(t *testing.T) {
 	t.Run("a domain whose key is Ed25519 signs with it, verified against its record (RFC 8463)", func(t *testing.T) {
-		b := setup(t)
-		if err := b.keys.MakeWith(mail.Ed25519); err != nil {
+		b := deliverytest.Setup(t)
+		if err := b.Keys.MakeWith(mail.Ed25519); err != nil {
 			t.Fatal(err)
 		}
-		rec, err := b.keys.Record(b.ctx, b.workspace, "getacme.com")
+		rec, err := b.Keys.Record(b.Ctx, b.Workspace, "getacme.com")
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !strings.HasPrefix(rec.Value, "v=DKIM1; k=ed25519; p=") || len(rec.Value) != len("v=DKIM1; k=ed25519; p=")+44 {
 			t.Errorf("record %q", rec.Value)
 		}
-		if _, err := b.sender.Send(b.ctx, b.outgoing(newCampaignID(), newLeadID(), 1)); err != nil {
+		if _, err := b.Dispatcher.Send(b.Ctx, b.Outgoing(deliverytest.NewCampaignID(), deliverytest.NewLeadID(), 1)); err != nil {
 			t.Fatal(err)
 		}
-		verdicts := verify(t, b.sandbox.Accepted()[0].Raw, b.dnsFor(t, "getacme.com"))
+		verdicts := deliverytest.Verify(t, b.Sandbox.Accepted()[0].Raw, b.DNSFor(t, "getacme.com"))
 		if len(verdicts) != 1 || verdicts[0].Err != nil || verdicts[0].Domain != "getacme.com" {
 			t.Fatalf("DKIM verdicts: %v", verdicts)
 		}
 	})
 	t.Run("the message arrives signed, with its headers, the unsubscribe line and the postal address", func(t *testing.T) {
-		b := setup(t)
-		campaign, lead := newCampaignID(), newLeadID()
-		res, err := b.sender.Send(b.ctx, b.outgoing(campaign, lead, 1))
+		b := deliverytest.Setup(t)
+		campaign, lead := deliverytest.NewCampaignID(), deliverytest.NewLeadID()
+		res, err := b.Dispatcher.Send(b.Ctx, b.Outgoing(campaign, lead, 1))
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := b.sandbox.Accepted()
+		got := b.Sandbox.Accepted()
 		if len(got) != 1 {
 			t.Fatalf("the sandbox accepted %d messages, want 1", len(got))
 		}
@@ -94,7 +95,7 @@ func TestSend(t *testing.T) {
 			t.Errorf("recipients mismatch (-want +got):\n%s", diff)
 		}
 
-		verdicts := verify(t, got[0].Raw, b.dnsFor(t, "getacme.com"))
+		verdicts := deliverytest.Verify(t, got[0].Raw, b.DNSFor(t, "getacme.com"))
 		if len(verdicts) != 1 || verdicts[0].Err != nil || verdicts[0].Domain != "getacme.com" {
 			t.Fatalf("DKIM verdicts: %v", verdicts)
 		}
@@ -116,7 +117,7 @@ func TestSend(t *testing.T) {
 		for _, k := range []string{"From", "Message-Id", "List-Unsubscribe", "List-Unsubscribe-Post"} {
 			headers[k] = msg.header.Get(k)
 		}
-		url := b.secret.UnsubscribeURL("https://vibesell.example.com", b.workspace, "sam@acme-corp.example")
+		url := b.Secret.UnsubscribeURL("https://vibesell.example.com", b.Workspace, "sam@acme-corp.example")
 		want := map[string]string{
 			"From":                  `"Dana Reyes" <dana@getacme.com>`,
 			"Message-Id":            res.MessageID,
@@ -140,35 +141,35 @@ func TestSend(t *testing.T) {
 	})
 
 	t.Run("a changed subject no longer verifies", func(t *testing.T) {
-		b := setup(t)
-		if _, err := b.sender.Send(b.ctx, b.outgoing(newCampaignID(), newLeadID(), 1)); err != nil {
+		b := deliverytest.Setup(t)
+		if _, err := b.Dispatcher.Send(b.Ctx, b.Outgoing(deliverytest.NewCampaignID(), deliverytest.NewLeadID(), 1)); err != nil {
 			t.Fatal(err)
 		}
-		raw := bytes.Replace(b.sandbox.Accepted()[0].Raw, []byte("Subject: Quick question"), []byte("Subject: Urgent question"), 1)
-		verdicts := verify(t, raw, b.dnsFor(t, "getacme.com"))
+		raw := bytes.Replace(b.Sandbox.Accepted()[0].Raw, []byte("Subject: Quick question"), []byte("Subject: Urgent question"), 1)
+		verdicts := deliverytest.Verify(t, raw, b.DNSFor(t, "getacme.com"))
 		if len(verdicts) != 1 || verdicts[0].Err == nil {
 			t.Fatalf("a tampered message verified: %v", verdicts)
 		}
 	})
 
 	t.Run("a follow-up is threaded under the earlier steps", func(t *testing.T) {
-		b := setup(t)
-		campaign, lead := newCampaignID(), newLeadID()
-		first, err := b.sender.Send(b.ctx, b.outgoing(campaign, lead, 1))
+		b := deliverytest.Setup(t)
+		campaign, lead := deliverytest.NewCampaignID(), deliverytest.NewLeadID()
+		first, err := b.Dispatcher.Send(b.Ctx, b.Outgoing(campaign, lead, 1))
 		if err != nil {
 			t.Fatal(err)
 		}
-		followUp := b.outgoing(campaign, lead, 2)
+		followUp := b.Outgoing(campaign, lead, 2)
 		followUp.Message.Subject = "Re: Quick question about Acme's onboarding"
 		followUp.Message.InReplyTo = first.MessageID
-		second, err := b.sender.Send(b.ctx, followUp)
+		second, err := b.Dispatcher.Send(b.Ctx, followUp)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if second.MessageID == first.MessageID {
 			t.Fatal("the follow-up reused the first Message-ID")
 		}
-		msg := readMessage(t, b.sandbox.Accepted()[1].Raw)
+		msg := readMessage(t, b.Sandbox.Accepted()[1].Raw)
 		got := []string{msg.header.Get("In-Reply-To"), msg.header.Get("References")}
 		if diff := cmp.Diff([]string{first.MessageID, first.MessageID}, got); diff != "" {
 			t.Errorf("threading headers mismatch (-want +got):\n%s", diff)
@@ -178,13 +179,13 @@ func TestSend(t *testing.T) {
 
 func TestExactlyOnce(t *testing.T) {
 	t.Run("a retry of a sent step sends nothing", func(t *testing.T) {
-		b := setup(t)
-		campaign, lead := newCampaignID(), newLeadID()
-		first, err := b.sender.Send(b.ctx, b.outgoing(campaign, lead, 1))
+		b := deliverytest.Setup(t)
+		campaign, lead := deliverytest.NewCampaignID(), deliverytest.NewLeadID()
+		first, err := b.Dispatcher.Send(b.Ctx, b.Outgoing(campaign, lead, 1))
 		if err != nil {
 			t.Fatal(err)
 		}
-		again, err := b.sender.Send(b.ctx, b.outgoing(campaign, lead, 1))
+		again, err := b.Dispatcher.Send(b.Ctx, b.Outgoing(campaign, lead, 1))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -192,19 +193,19 @@ func TestExactlyOnce(t *testing.T) {
 		if diff := cmp.Diff(want, again); diff != "" {
 			t.Errorf("retry mismatch (-want +got):\n%s", diff)
 		}
-		if n := len(b.sandbox.Accepted()); n != 1 {
+		if n := len(b.Sandbox.Accepted()); n != 1 {
 			t.Errorf("the sandbox accepted %d messages, want 1", n)
 		}
 	})
 
 	t.Run("eight workers racing for one step send it once", func(t *testing.T) {
-		b := setup(t)
-		campaign, lead := newCampaignID(), newLeadID()
+		b := deliverytest.Setup(t)
+		campaign, lead := deliverytest.NewCampaignID(), deliverytest.NewLeadID()
 		var wg sync.WaitGroup
 		results := make([]delivery.SendResult, 8)
 		for i := range results {
 			wg.Go(func() {
-				res, err := b.sender.Send(b.ctx, b.outgoing(campaign, lead, 1))
+				res, err := b.Dispatcher.Send(b.Ctx, b.Outgoing(campaign, lead, 1))
 				if err != nil {
 					t.Error(err)
 				}
@@ -212,7 +213,7 @@ func TestExactlyOnce(t *testing.T) {
 			})
 		}
 		wg.Wait()
-		if n := len(b.sandbox.Accepted()); n != 1 {
+		if n := len(b.Sandbox.Accepted()); n != 1 {
 			t.Errorf("the sandbox accepted %d messages, want 1", n)
 		}
 		sent := 0
@@ -229,15 +230,15 @@ func TestExactlyOnce(t *testing.T) {
 	t.Run("a step claimed by a worker that died is not sent again", func(t *testing.T) {
 		// A worker that dies between SMTP DATA and the ledger write
 		// leaves its row claimed and unsettled, exactly like this.
-		b := setup(t)
-		campaign, lead := newCampaignID(), newLeadID()
-		_, err := b.db.Exec(b.ctx, `INSERT INTO mail_sends (workspace_id, campaign_id, lead_id, step, message_id, mailbox, recipient, status, claimed_at)
+		b := deliverytest.Setup(t)
+		campaign, lead := deliverytest.NewCampaignID(), deliverytest.NewLeadID()
+		_, err := b.DB.Exec(b.Ctx, `INSERT INTO mail_sends (workspace_id, campaign_id, lead_id, step, message_id, mailbox, recipient, status, claimed_at)
 		                             VALUES ($1, $2, $3, 1, '<lost@getacme.com>', 'dana@getacme.com', 'sam@acme-corp.example', 'sending', now())`,
-			b.workspace, campaign, lead)
+			b.Workspace, campaign, lead)
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := b.sender.Send(b.ctx, b.outgoing(campaign, lead, 1))
+		res, err := b.Dispatcher.Send(b.Ctx, b.Outgoing(campaign, lead, 1))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -245,36 +246,36 @@ func TestExactlyOnce(t *testing.T) {
 		if diff := cmp.Diff(want, res); diff != "" {
 			t.Errorf("send mismatch (-want +got):\n%s", diff)
 		}
-		if n := len(b.sandbox.Accepted()); n != 0 {
+		if n := len(b.Sandbox.Accepted()); n != 0 {
 			t.Errorf("the sandbox accepted %d messages, want 0", n)
 		}
 	})
 
 	t.Run("a step refused before DATA is retried and sent once", func(t *testing.T) {
-		b := setup(t)
-		campaign, lead := newCampaignID(), newLeadID()
-		wrong := b.outgoing(campaign, lead, 1)
+		b := deliverytest.Setup(t)
+		campaign, lead := deliverytest.NewCampaignID(), deliverytest.NewLeadID()
+		wrong := b.Outgoing(campaign, lead, 1)
 		wrong.Mailbox.SMTP.Password = "not-the-password"
-		res, err := b.sender.Send(b.ctx, wrong)
+		res, err := b.Dispatcher.Send(b.Ctx, wrong)
 		if err == nil || res.Status != delivery.StatusFailed {
 			t.Fatalf("send with a wrong password: %s, %v; want failed, with an error", res.Status, err)
 		}
-		res, err = b.sender.Send(b.ctx, b.outgoing(campaign, lead, 1))
+		res, err = b.Dispatcher.Send(b.Ctx, b.Outgoing(campaign, lead, 1))
 		if err != nil {
 			t.Fatal(err)
 		}
-		status, attempts := b.ledger(t, campaign, lead, 1)
-		if diff := cmp.Diff([]any{delivery.StatusSent, 2, 1}, []any{status, attempts, len(b.sandbox.Accepted())}); diff != "" {
+		status, attempts := ledger(t, b, campaign, lead, 1)
+		if diff := cmp.Diff([]any{delivery.StatusSent, 2, 1}, []any{status, attempts, len(b.Sandbox.Accepted())}); diff != "" {
 			t.Errorf("status, attempts, accepted mismatch (-want +got):\n%s", diff)
 		}
 	})
 
 	t.Run("the steps marked ahead of one that fails are given back and sent once by the retry", func(t *testing.T) {
-		b := setup(t)
-		campaign := newCampaignID()
+		b := deliverytest.Setup(t)
+		campaign := deliverytest.NewCampaignID()
 		var outs []delivery.Outgoing
 		for i := range delivery.MarkAhead + 2 {
-			out := b.outgoing(campaign, newLeadID(), 1)
+			out := b.Outgoing(campaign, deliverytest.NewLeadID(), 1)
 			out.Message.To.Email = fmt.Sprintf("lead%d@acme-corp.example", i+1)
 			outs = append(outs, out)
 		}
@@ -287,20 +288,20 @@ func TestExactlyOnce(t *testing.T) {
 		wait := func(sandboxmail.Accepted) {
 			for range 1000 {
 				var sending int
-				if err := b.db.QueryRow(b.ctx, `SELECT count(*) FROM mail_sends WHERE status = 'sending'`).Scan(&sending); err != nil || sending == delivery.MarkAhead {
+				if err := b.DB.QueryRow(b.Ctx, `SELECT count(*) FROM mail_sends WHERE status = 'sending'`).Scan(&sending); err != nil || sending == delivery.MarkAhead {
 					return
 				}
 				time.Sleep(10 * time.Millisecond)
 			}
 		}
-		b.onAccept.Store(&wait)
-		if _, err := b.sender.SendBatch(b.ctx, batch); err == nil {
+		b.OnAccept.Store(&wait)
+		if _, err := b.Dispatcher.SendBatch(b.Ctx, batch); err == nil {
 			t.Fatal("the batch went through with a sender the server refuses")
 		}
-		b.onAccept.Store(nil)
+		b.OnAccept.Store(nil)
 		var statuses []string
 		for _, out := range outs {
-			status, _ := b.ledger(t, campaign, out.LeadID, 1)
+			status, _ := ledger(t, b, campaign, out.LeadID, 1)
 			statuses = append(statuses, status)
 		}
 		want := []string{delivery.StatusSent}
@@ -310,11 +311,11 @@ func TestExactlyOnce(t *testing.T) {
 		if diff := cmp.Diff(want, statuses); diff != "" {
 			t.Errorf("the ledger after the refusal (-want +got):\n%s", diff)
 		}
-		if _, err := b.sender.SendBatch(b.ctx, outs); err != nil {
+		if _, err := b.Dispatcher.SendBatch(b.Ctx, outs); err != nil {
 			t.Fatal(err)
 		}
 		var got []string
-		for _, a := range b.sandbox.Accepted() {
+		for _, a := range b.Sandbox.Accepted() {
 			got = append(got, a.Recipients...)
 		}
 		var wantGot []string
@@ -327,17 +328,17 @@ func TestExactlyOnce(t *testing.T) {
 	})
 
 	t.Run("a suppressed address is neither claimed nor sent", func(t *testing.T) {
-		b := setup(t)
-		if err := b.suppressor.Suppress(b.ctx, b.workspace, "Sam@acme-corp.example", "unsubscribed"); err != nil {
+		b := deliverytest.Setup(t)
+		if err := b.Suppressor.Suppress(b.Ctx, b.Workspace, "Sam@acme-corp.example", "unsubscribed"); err != nil {
 			t.Fatal(err)
 		}
-		res, err := b.sender.Send(b.ctx, b.outgoing(newCampaignID(), newLeadID(), 1))
+		res, err := b.Dispatcher.Send(b.Ctx, b.Outgoing(deliverytest.NewCampaignID(), deliverytest.NewLeadID(), 1))
 		if err != nil {
 			t.Fatal(err)
 		}
 		var rows int
-		b.db.QueryRow(b.ctx, `SELECT count(*) FROM mail_sends`).Scan(&rows)
-		if diff := cmp.Diff([]any{true, 0, 0}, []any{res.Suppressed, rows, len(b.sandbox.Accepted())}); diff != "" {
+		b.DB.QueryRow(b.Ctx, `SELECT count(*) FROM mail_sends`).Scan(&rows)
+		if diff := cmp.Diff([]any{true, 0, 0}, []any{res.Suppressed, rows, len(b.Sandbox.Accepted())}); diff != "" {
 			t.Errorf("suppressed, ledger rows, accepted mismatch (-want +got):\n%s", diff)
 		}
 	})

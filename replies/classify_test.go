@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"vibesell/delivery/deliverytest"
 	"vibesell/mail"
 	"vibesell/replies"
 	"vibesell/sandboxmail/sandboxmailtest"
@@ -70,7 +71,7 @@ func TestClassify(t *testing.T) {
 }
 
 func TestParseReplyKeepsOnlyTheSendersWords(t *testing.T) {
-	raw := crlf(`
+	raw := deliverytest.CRLF(`
 From: "Sam" <SAM@Acme-Corp.example>
 Subject: =?utf-8?q?Re:_Caf=C3=A9?=
 Message-ID: <a@b>
@@ -143,9 +144,4 @@ func TestClassifyRuleQuotesNoFreeText(t *testing.T) {
 			t.Errorf("rule %q quotes a report's free text", v.Rule)
 		}
 	}
-}
-
-// crlf turns a message written with \n into the wire form.
-func crlf(s string) []byte {
-	return []byte(strings.ReplaceAll(strings.TrimLeft(s, "\n"), "\n", "\r\n"))
 }

@@ -1,4 +1,4 @@
-package delivery_test
+package notices_test
 
 import (
 	"strings"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"vibesell/delivery/deliverytest"
 	"vibesell/mail"
 	"vibesell/notices"
 	"vibesell/sandboxmail"
@@ -16,28 +17,28 @@ import (
 // message per person, reaches the sandbox like any message, and shows in
 // that workspace's outbox only.
 func TestNoticesReachTheSandbox(t *testing.T) {
-	b := setup(t)
-	other, err := workspace.Create(b.ctx, b.db, "Globex")
+	b := deliverytest.Setup(t)
+	other, err := workspace.Create(b.Ctx, b.DB, "Globex")
 	if err != nil {
 		t.Fatal(err)
 	}
-	outbox := sandboxmail.NewOutbox(b.db, keyRecords{keys: b.keys}, b.clock, nil)
-	outbox.Attach(b.sandbox)
+	outbox := sandboxmail.NewOutbox(b.DB, deliverytest.KeyRecords{Keys: b.Keys}, b.Clock, nil)
+	outbox.Attach(b.Sandbox)
 	keep := outbox.Keep
-	b.onAccept.Store(&keep)
+	b.OnAccept.Store(&keep)
 
 	from := mail.Address{Name: "VibeSell", Email: "approvals@vibesell.test"}
-	box, err := b.sandbox.AddMailbox(from)
+	box, err := b.Sandbox.AddMailbox(from)
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := notices.New(b.db, box.SMTP, from, b.clock)
+	n := notices.New(b.DB, box.SMTP, from, b.Clock)
 	body := "Order the sending setup\n\nApprove or reject it here: https://vibesell.example.test/app/approvals/ap_0123456789abcdef\n"
 	to := []string{"ada@acme.test", "sam@acme.test"}
-	if err := n.Send(b.ctx, b.workspace, to, "Waiting for your approval: Order the sending setup", body); err != nil {
+	if err := n.Send(b.Ctx, b.Workspace, to, "Waiting for your approval: Order the sending setup", body); err != nil {
 		t.Fatal(err)
 	}
-	got := b.sandbox.Accepted()
+	got := b.Sandbox.Accepted()
 	if len(got) != 2 {
 		t.Fatalf("the sandbox accepted %d messages, want 2", len(got))
 	}
@@ -53,7 +54,7 @@ func TestNoticesReachTheSandbox(t *testing.T) {
 		}
 	}
 
-	page, err := outbox.List(b.ctx, b.workspace, 0, 20)
+	page, err := outbox.List(b.Ctx, b.Workspace, 0, 20)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +66,7 @@ func TestNoticesReachTheSandbox(t *testing.T) {
 	if diff := cmp.Diff(want, shown); diff != "" {
 		t.Errorf("the workspace's outbox mismatch (-want +got):\n%s", diff)
 	}
-	theirs, err := outbox.List(b.ctx, other.ID, 0, 20)
+	theirs, err := outbox.List(b.Ctx, other.ID, 0, 20)
 	if err != nil || len(theirs.Messages) != 0 {
 		t.Errorf("another workspace's outbox shows %d messages (%v)", len(theirs.Messages), err)
 	}

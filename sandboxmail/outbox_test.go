@@ -1,7 +1,6 @@
-package delivery_test
+package sandboxmail_test
 
 import (
-	"context"
 	"strconv"
 	"strings"
 	"testing"
@@ -10,48 +9,28 @@ import (
 	"github.com/google/uuid"
 
 	"vibesell"
-	"vibesell/mail"
+	"vibesell/delivery/deliverytest"
 	"vibesell/replies"
 	"vibesell/sandboxmail"
 	"vibesell/workspace"
 )
 
-// keyRecords publishes each workspace's DKIM keys as its sending setup
-// does once a domain is ready: the DNS seam of the outbox's verdict.
-type keyRecords struct {
-	keys    *mail.Keys
-	domains map[uuid.UUID][]string
-}
-
-func (k keyRecords) PublishedTXT(ctx context.Context, ws uuid.UUID, name string) ([]string, error) {
-	for _, d := range k.domains[ws] {
-		rec, err := k.keys.Record(ctx, ws, d)
-		if err != nil {
-			return nil, err
-		}
-		if rec.Host == name {
-			return []string{rec.Value}, nil
-		}
-	}
-	return nil, nil
-}
-
 func TestOutbox(t *testing.T) {
-	b := setup(t)
-	other, err := workspace.Create(b.ctx, b.db, "Globex")
+	b := deliverytest.Setup(t)
+	other, err := workspace.Create(b.Ctx, b.DB, "Globex")
 	if err != nil {
 		t.Fatal(err)
 	}
-	records := keyRecords{keys: b.keys, domains: map[uuid.UUID][]string{b.workspace: {"getacme.com"}}}
-	outbox := sandboxmail.NewOutbox(b.db, records, b.clock, nil)
-	outbox.Attach(b.sandbox)
+	records := deliverytest.KeyRecords{Keys: b.Keys, Domains: map[uuid.UUID][]string{b.Workspace: {"getacme.com"}}}
+	outbox := sandboxmail.NewOutbox(b.DB, records, b.Clock, nil)
+	outbox.Attach(b.Sandbox)
 	keep := outbox.Keep
-	b.onAccept.Store(&keep)
-	campaign, lead := newCampaignID(), newLeadID()
-	messageID := b.sendTo(t, campaign, lead, "Sam Okafor", "sam@acme-corp.example")
+	b.OnAccept.Store(&keep)
+	campaign, lead := deliverytest.NewCampaignID(), deliverytest.NewLeadID()
+	messageID := b.SendTo(t, campaign, lead, "Sam Okafor", "sam@acme-corp.example")
 
 	t.Run("every message as sent, with a verified signature", func(t *testing.T) {
-		page, err := outbox.List(b.ctx, b.workspace, 0, 20)
+		page, err := outbox.List(b.Ctx, b.Workspace, 0, 20)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,8 +61,8 @@ func TestOutbox(t *testing.T) {
 		}
 	})
 	t.Run("a key the setup did not publish fails", func(t *testing.T) {
-		unpublished := sandboxmail.NewOutbox(b.db, keyRecords{keys: b.keys}, b.clock, nil)
-		page, err := unpublished.List(b.ctx, b.workspace, 0, 20)
+		unpublished := sandboxmail.NewOutbox(b.DB, deliverytest.KeyRecords{Keys: b.Keys}, b.Clock, nil)
+		page, err := unpublished.List(b.Ctx, b.Workspace, 0, 20)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,28 +71,28 @@ func TestOutbox(t *testing.T) {
 		}
 	})
 	t.Run("another workspace sees none and cannot answer it", func(t *testing.T) {
-		page, err := outbox.List(b.ctx, other.ID, 0, 20)
+		page, err := outbox.List(b.Ctx, other.ID, 0, 20)
 		if err != nil || len(page.Messages) != 0 {
 			t.Fatalf("Globex's outbox: %d messages (%v)", len(page.Messages), err)
 		}
-		mine, _ := outbox.List(b.ctx, b.workspace, 0, 20)
-		_, err = outbox.ReplyAsLead(b.ctx, other.ID, mine.Messages[0].ID, "Interested!")
+		mine, _ := outbox.List(b.Ctx, b.Workspace, 0, 20)
+		_, err = outbox.ReplyAsLead(b.Ctx, other.ID, mine.Messages[0].ID, "Interested!")
 		if vibesell.ErrorCode(err) != vibesell.ENOTFOUND {
 			t.Errorf("Globex answering Acme's message: %v", err)
 		}
 	})
 	t.Run("a reply as the lead is read, matched and classified", func(t *testing.T) {
-		page, _ := outbox.List(b.ctx, b.workspace, 0, 20)
-		if _, err := outbox.ReplyAsLead(b.ctx, b.workspace, page.Messages[0].ID, "  "); vibesell.ErrorCode(err) != vibesell.EINVALID {
+		page, _ := outbox.List(b.Ctx, b.Workspace, 0, 20)
+		if _, err := outbox.ReplyAsLead(b.Ctx, b.Workspace, page.Messages[0].ID, "  "); vibesell.ErrorCode(err) != vibesell.EINVALID {
 			t.Errorf("an empty reply: %v", err)
 		}
-		if _, err := outbox.ReplyAsLead(b.ctx, b.workspace, page.Messages[0].ID, "Sounds good, let's talk on Thursday."); err != nil {
+		if _, err := outbox.ReplyAsLead(b.Ctx, b.Workspace, page.Messages[0].ID, "Sounds good, let's talk on Thursday."); err != nil {
 			t.Fatal(err)
 		}
-		if n, err := replies.NewPoller(b.db, b.suppressor, b.clock, nil).Poll(b.ctx, b.workspace, b.mailbox); err != nil || n != 1 {
+		if n, err := replies.NewPoller(b.DB, b.Suppressor, b.Clock, nil).Poll(b.Ctx, b.Workspace, b.Mailbox); err != nil || n != 1 {
 			t.Fatalf("poll: %d kept (%v)", n, err)
 		}
-		listed, err := replies.NewReplies(b.db).List(b.ctx, b.workspace, replies.ListOptions{})
+		listed, err := replies.NewReplies(b.DB).List(b.Ctx, b.Workspace, replies.ListOptions{})
 		if err != nil || len(listed.Replies) != 1 {
 			t.Fatalf("replies: %d (%v); want 1", len(listed.Replies), err)
 		}
@@ -123,7 +102,7 @@ func TestOutbox(t *testing.T) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("reply mismatch (-want +got):\n%s", diff)
 		}
-		after, err := outbox.List(b.ctx, b.workspace, 0, 20)
+		after, err := outbox.List(b.Ctx, b.Workspace, 0, 20)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -137,19 +116,19 @@ func TestOutbox(t *testing.T) {
 		}
 	})
 	t.Run("a message no send claimed is in no outbox", func(t *testing.T) {
-		outbox.Keep(sandboxmail.Accepted{From: "dana@getacme.com", Recipients: []string{"x@example.test"}, At: b.clock.Now(),
-			Raw: crlf("From: dana@getacme.com\nTo: x@example.test\nSubject: By hand\nMessage-ID: <by-hand@getacme.com>\n\nHello\n")})
+		outbox.Keep(sandboxmail.Accepted{From: "dana@getacme.com", Recipients: []string{"x@example.test"}, At: b.Clock.Now(),
+			Raw: deliverytest.CRLF("From: dana@getacme.com\nTo: x@example.test\nSubject: By hand\nMessage-ID: <by-hand@getacme.com>\n\nHello\n")})
 		var n int
-		if err := b.db.QueryRow(b.ctx, `SELECT count(*) FROM mail_outbox WHERE message_id = '<by-hand@getacme.com>'`).Scan(&n); err != nil || n != 0 {
+		if err := b.DB.QueryRow(b.Ctx, `SELECT count(*) FROM mail_outbox WHERE message_id = '<by-hand@getacme.com>'`).Scan(&n); err != nil || n != 0 {
 			t.Errorf("kept %d (%v)", n, err)
 		}
 	})
 	t.Run("without the sandbox there is nothing to answer", func(t *testing.T) {
-		real := sandboxmail.NewOutbox(b.db, records, b.clock, nil)
+		real := sandboxmail.NewOutbox(b.DB, records, b.Clock, nil)
 		if real.Sandbox() {
 			t.Fatal("an outbox with no sandbox says it has one")
 		}
-		if _, err := real.ReplyAsLead(b.ctx, b.workspace, 1, "Hi"); vibesell.ErrorCode(err) != vibesell.EINVALID {
+		if _, err := real.ReplyAsLead(b.Ctx, b.Workspace, 1, "Hi"); vibesell.ErrorCode(err) != vibesell.EINVALID {
 			t.Errorf("reply without a sandbox: %v", err)
 		}
 	})

@@ -1,4 +1,4 @@
-package delivery_test
+package replies_test
 
 import (
 	"context"
@@ -6,21 +6,22 @@ import (
 	"testing"
 	"time"
 
+	"vibesell/delivery/deliverytest"
 	"vibesell/replies"
 )
 
 // With an interval of an hour, only the server's IDLE announcement can
 // make the watcher read a reply within the test's bound.
 func TestWatchReadsARepliesAsTheServerAnnouncesIt(t *testing.T) {
-	b := setup(t)
-	sent := b.sendTo(t, newCampaignID(), newLeadID(), "Sam Okafor", "sam@acme-corp.example")
+	b := deliverytest.Setup(t)
+	sent := b.SendTo(t, deliverytest.NewCampaignID(), deliverytest.NewLeadID(), "Sam Okafor", "sam@acme-corp.example")
 
-	ctx, cancel := context.WithCancel(b.ctx)
+	ctx, cancel := context.WithCancel(b.Ctx)
 	polls := make(chan string, 10)
 	stopped := make(chan struct{})
 	go func() {
 		defer close(stopped)
-		replies.NewPoller(b.db, b.suppressor, b.clock, nil).Watch(ctx, b.workspace, b.mailbox, time.Hour, func(kept int, err error) {
+		replies.NewPoller(b.DB, b.Suppressor, b.Clock, nil).Watch(ctx, b.Workspace, b.Mailbox, time.Hour, func(kept int, err error) {
 			polls <- fmt.Sprintf("kept %d, error %v", kept, err)
 		})
 	}()
@@ -42,7 +43,7 @@ func TestWatchReadsARepliesAsTheServerAnnouncesIt(t *testing.T) {
 	deliver := func(n int) {
 		t.Helper()
 		reply := fmt.Sprintf("From: sam@acme-corp.example\nTo: dana@getacme.com\nSubject: Re: hi\nDate: Tue, 1 Dec 2026 10:00:00 +0000\nMessage-ID: <r%d@acme-corp.example>\nIn-Reply-To: %s\n\nHappy to chat next week.\n", n, sent)
-		if err := b.sandbox.DeliverReply("dana@getacme.com", crlf(reply)); err != nil {
+		if err := b.Sandbox.DeliverReply("dana@getacme.com", deliverytest.CRLF(reply)); err != nil {
 			t.Fatal(err)
 		}
 	}

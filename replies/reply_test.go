@@ -1,34 +1,15 @@
-package delivery_test
+package replies_test
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
-	"vibesell/mail"
+	"vibesell/delivery/deliverytest"
 	"vibesell/replies"
 )
-
-// sendTo sends step 1 of campaign to a lead and returns its Message-ID.
-func (b *bundle) sendTo(t *testing.T, campaign string, lead int64, name, email string) string {
-	t.Helper()
-	out := b.outgoing(campaign, lead, 1)
-	out.Message.To = mail.Address{Name: name, Email: email}
-	out.Message.UnsubscribeURL = b.secret.UnsubscribeURL("https://vibesell.example.com", b.workspace, email)
-	res, err := b.sender.Send(b.ctx, out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res.MessageID
-}
-
-// crlf turns a message written with \n into the wire form.
-func crlf(s string) []byte {
-	return []byte(strings.ReplaceAll(strings.TrimLeft(s, "\n"), "\n", "\r\n"))
-}
 
 type keptReply struct {
 	From           string
@@ -41,8 +22,8 @@ type keptReply struct {
 }
 
 func TestReplies(t *testing.T) {
-	b := setup(t)
-	campaign := newCampaignID()
+	b := deliverytest.Setup(t)
+	campaign := deliverytest.NewCampaignID()
 	leads := map[string]int64{}
 	ids := map[string]string{}
 	for _, l := range []struct{ name, email string }{
@@ -51,8 +32,8 @@ func TestReplies(t *testing.T) {
 		{"Gus Host", "ghost@bolt.example"},
 		{"Kim Vance", "kim@corvid.example"},
 	} {
-		leads[l.email] = newLeadID()
-		ids[l.email] = b.sendTo(t, campaign, leads[l.email], l.name, l.email)
+		leads[l.email] = deliverytest.NewLeadID()
+		ids[l.email] = b.SendTo(t, campaign, leads[l.email], l.name, l.email)
 	}
 	leadName := map[int64]string{}
 	for email, id := range leads {
@@ -263,13 +244,13 @@ Who is this?
 `,
 	}
 	for _, m := range corpus {
-		if err := b.sandbox.DeliverReply("dana@getacme.com", crlf(m)); err != nil {
+		if err := b.Sandbox.DeliverReply("dana@getacme.com", deliverytest.CRLF(m)); err != nil {
 			t.Fatal(err)
 		}
 	}
 
-	poller := replies.NewPoller(b.db, b.suppressor, b.clock, nil)
-	n, err := poller.Poll(b.ctx, b.workspace, b.mailbox)
+	poller := replies.NewPoller(b.DB, b.Suppressor, b.Clock, nil)
+	n, err := poller.Poll(b.Ctx, b.Workspace, b.Mailbox)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,8 +258,8 @@ Who is this?
 		t.Errorf("the poll kept %d replies, want %d", n, len(corpus))
 	}
 
-	rows, err := b.db.Query(b.ctx, `SELECT from_address, lead_id, matched_by, classification, rule, returns_on, coalesce(bounce, '')
-	                                  FROM mail_replies WHERE workspace_id = $1 ORDER BY received_at, message_id`, b.workspace)
+	rows, err := b.DB.Query(b.Ctx, `SELECT from_address, lead_id, matched_by, classification, rule, returns_on, coalesce(bounce, '')
+	                                  FROM mail_replies WHERE workspace_id = $1 ORDER BY received_at, message_id`, b.Workspace)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,12 +301,12 @@ Who is this?
 	}
 
 	wantSuppressed := []string{"ghost@bolt.example hard_bounce", "kim@corvid.example unsubscribed"}
-	if diff := cmp.Diff(wantSuppressed, b.suppressor.list(t, b.workspace)); diff != "" {
+	if diff := cmp.Diff(wantSuppressed, b.Suppressor.List(t, b.Workspace)); diff != "" {
 		t.Errorf("suppressed (-want +got):\n%s", diff)
 	}
 
 	t.Run("a second poll keeps nothing new", func(t *testing.T) {
-		n, err := poller.Poll(b.ctx, b.workspace, b.mailbox)
+		n, err := poller.Poll(b.Ctx, b.Workspace, b.Mailbox)
 		if err != nil || n != 0 {
 			t.Fatalf("second poll kept %d, %v", n, err)
 		}
@@ -333,10 +314,10 @@ Who is this?
 
 	t.Run("a reply delivered later is read by the next poll", func(t *testing.T) {
 		late := fmt.Sprintf("From: lee@bolt.example\nTo: dana@getacme.com\nSubject: Re: hi\nDate: Thu, 3 Dec 2026 10:00:00 +0000\nMessage-ID: <late@bolt.example>\nIn-Reply-To: %s\n\nBack now - happy to chat next week.\n", ids["lee@bolt.example"])
-		if err := b.sandbox.DeliverReply("dana@getacme.com", crlf(late)); err != nil {
+		if err := b.Sandbox.DeliverReply("dana@getacme.com", deliverytest.CRLF(late)); err != nil {
 			t.Fatal(err)
 		}
-		n, err := poller.Poll(b.ctx, b.workspace, b.mailbox)
+		n, err := poller.Poll(b.Ctx, b.Workspace, b.Mailbox)
 		if err != nil || n != 1 {
 			t.Fatalf("poll kept %d, %v", n, err)
 		}

@@ -1,4 +1,4 @@
-package delivery_test
+package mailboxes_test
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 
 	"vibesell"
 	"vibesell/delivery"
+	"vibesell/delivery/deliverytest"
 	"vibesell/mail"
 	"vibesell/mailboxes"
 	"vibesell/outbound"
@@ -26,83 +27,83 @@ import (
 // The connection check signs in to real servers: the in-process sandbox's
 // SMTP submission and IMAP, with good and bad passwords.
 func TestConnectedMailboxes(t *testing.T) {
-	b := setup(t)
-	conns := mailboxes.NewConnections(b.db, b.secret, b.clock, b.sandbox.Roots())
-	conns.UseGuard(sandboxmailtest.Guard(t, b.sandbox)) // the sandbox listens on loopback
-	other, err := workspace.Create(b.ctx, b.db, "Globex")
+	b := deliverytest.Setup(t)
+	conns := mailboxes.NewConnections(b.DB, b.Secret, b.Clock, b.Sandbox.Roots())
+	conns.UseGuard(sandboxmailtest.Guard(t, b.Sandbox)) // the sandbox listens on loopback
+	other, err := workspace.Create(b.Ctx, b.DB, "Globex")
 	if err != nil {
 		t.Fatal(err)
 	}
-	good := b.mailbox.SMTP.Password
+	good := b.Mailbox.SMTP.Password
 	request := func(smtpPassword, imapPassword string) mailboxes.ConnectRequest {
-		r := mailboxes.ConnectRequest{Address: "Dana@GetAcme.com", SenderName: "Dana Reyes", SMTP: b.mailbox.SMTP.Settings(), IMAP: b.mailbox.IMAP.Settings()}
+		r := mailboxes.ConnectRequest{Address: "Dana@GetAcme.com", SenderName: "Dana Reyes", SMTP: b.Mailbox.SMTP.Settings(), IMAP: b.Mailbox.IMAP.Settings()}
 		r.SMTP.Password, r.IMAP.Password = smtpPassword, imapPassword
 		return r
 	}
 
 	t.Run("a wrong password is refused, naming the server, and nothing is saved", func(t *testing.T) {
-		_, err := conns.Connect(b.ctx, b.workspace, request("wrong-password", good))
+		_, err := conns.Connect(b.Ctx, b.Workspace, request("wrong-password", good))
 		msg := vibesell.ErrorMessage(err)
-		if vibesell.ErrorCode(err) != vibesell.EINVALID || !strings.HasPrefix(msg, "VibeSell could not sign in to the sending server "+b.sandbox.SMTPAddr()+" as dana@getacme.com: the server did not accept the username and password.") ||
+		if vibesell.ErrorCode(err) != vibesell.EINVALID || !strings.HasPrefix(msg, "VibeSell could not sign in to the sending server "+b.Sandbox.SMTPAddr()+" as dana@getacme.com: the server did not accept the username and password.") ||
 			strings.Contains(msg, "wrong-password") || !strings.HasSuffix(msg, "nothing was saved.") {
 			t.Errorf("bad SMTP password: %v", err)
 		}
-		_, err = conns.Connect(b.ctx, b.workspace, request(good, "wrong-password"))
+		_, err = conns.Connect(b.Ctx, b.Workspace, request(good, "wrong-password"))
 		msg = vibesell.ErrorMessage(err)
-		if vibesell.ErrorCode(err) != vibesell.EINVALID || !strings.HasPrefix(msg, "VibeSell could not sign in to the reading server "+b.sandbox.IMAPAddr()+" as dana@getacme.com: the server did not accept the username and password.") || strings.Contains(msg, "wrong-password") {
+		if vibesell.ErrorCode(err) != vibesell.EINVALID || !strings.HasPrefix(msg, "VibeSell could not sign in to the reading server "+b.Sandbox.IMAPAddr()+" as dana@getacme.com: the server did not accept the username and password.") || strings.Contains(msg, "wrong-password") {
 			t.Errorf("bad IMAP password: %v", err)
 		}
 		tls := request(good, good)
 		tls.SMTP.Security = mail.SecurityTLS
-		if _, err := conns.Connect(b.ctx, b.workspace, tls); vibesell.ErrorCode(err) != vibesell.EINVALID {
+		if _, err := conns.Connect(b.Ctx, b.Workspace, tls); vibesell.ErrorCode(err) != vibesell.EINVALID {
 			t.Errorf("implicit TLS against a STARTTLS server: %v", err)
 		}
-		if list, err := conns.List(b.ctx, b.workspace); err != nil || len(list) != 0 {
+		if list, err := conns.List(b.Ctx, b.Workspace); err != nil || len(list) != 0 {
 			t.Errorf("saved after failed checks: %q (%v); want none", addresses(list), err)
 		}
 	})
 	t.Run("production's rules refuse loopback, even on an allowed port", func(t *testing.T) {
-		_, err := mailboxes.NewConnections(b.db, b.secret, b.clock, b.sandbox.Roots()).Connect(b.ctx, b.workspace, request(good, good))
-		want := "VibeSell did not connect to the sending server " + b.sandbox.SMTPAddr() + ": port " + strconv.Itoa(b.mailbox.SMTP.Settings().Port) +
+		_, err := mailboxes.NewConnections(b.DB, b.Secret, b.Clock, b.Sandbox.Roots()).Connect(b.Ctx, b.Workspace, request(good, good))
+		want := "VibeSell did not connect to the sending server " + b.Sandbox.SMTPAddr() + ": port " + strconv.Itoa(b.Mailbox.SMTP.Settings().Port) +
 			" is not one VibeSell connects to (only 25, 143, 465, 587 and 993). Use the server name and port your mail provider gives; nothing was saved."
 		if vibesell.ErrorMessage(err) != want {
 			t.Errorf("the default guard:\n got %v\nwant %s", err, want)
 		}
-		prod := mailboxes.NewConnections(b.db, b.secret, b.clock, b.sandbox.Roots())
-		prod.UseGuard(outbound.New(outbound.Config{Ports: []int{b.mailbox.SMTP.Settings().Port, b.mailbox.IMAP.Settings().Port}}))
-		_, err = prod.Connect(b.ctx, b.workspace, request(good, good))
-		want = "VibeSell did not connect to the sending server " + b.sandbox.SMTPAddr() + ": 127.0.0.1 is a loopback address (this machine), not on the public internet." +
+		prod := mailboxes.NewConnections(b.DB, b.Secret, b.Clock, b.Sandbox.Roots())
+		prod.UseGuard(outbound.New(outbound.Config{Ports: []int{b.Mailbox.SMTP.Settings().Port, b.Mailbox.IMAP.Settings().Port}}))
+		_, err = prod.Connect(b.Ctx, b.Workspace, request(good, good))
+		want = "VibeSell did not connect to the sending server " + b.Sandbox.SMTPAddr() + ": 127.0.0.1 is a loopback address (this machine), not on the public internet." +
 			" Use the server name and port your mail provider gives; nothing was saved."
 		if vibesell.ErrorMessage(err) != want || vibesell.ErrorCode(err) != vibesell.EINVALID {
 			t.Errorf("loopback on a mail port:\n got %v\nwant %s", err, want)
 		}
 	})
 	t.Run("missing settings are all named at once", func(t *testing.T) {
-		_, err := conns.Connect(b.ctx, b.workspace, mailboxes.ConnectRequest{Address: "dana", SMTP: mail.ServerSettings{Host: "smtp.example.com", Port: 587, Security: "ssl", Username: "d", Password: "p"}})
+		_, err := conns.Connect(b.Ctx, b.Workspace, mailboxes.ConnectRequest{Address: "dana", SMTP: mail.ServerSettings{Host: "smtp.example.com", Port: 587, Security: "ssl", Username: "d", Password: "p"}})
 		want := "The mailbox was not connected: the email address is not one (write it as name@example.com), the sending (SMTP) security must be STARTTLS or TLS and the reading (IMAP) server is missing or not a host name (like mail.example.com)."
 		if vibesell.ErrorMessage(err) != want {
 			t.Errorf("refusal:\n got %v\nwant %s", err, want)
 		}
 	})
 	t.Run("good settings are checked, saved sealed, and listed without passwords", func(t *testing.T) {
-		m, err := conns.Connect(b.ctx, b.workspace, request(good, good))
+		m, err := conns.Connect(b.Ctx, b.Workspace, request(good, good))
 		if err != nil {
 			t.Fatal(err)
 		}
 		want := mailboxes.ConnectedMailbox{Address: "dana@getacme.com", SenderName: "Dana Reyes", SMTPHost: "127.0.0.1", SMTPPort: m.SMTPPort,
 			SMTPSecurity: "starttls", SMTPUsername: "dana@getacme.com", IMAPHost: "127.0.0.1", IMAPPort: m.IMAPPort, IMAPSecurity: "starttls",
-			IMAPUsername: "dana@getacme.com", CheckedAt: b.clock.Now(), ConnectedAt: b.clock.Now()}
+			IMAPUsername: "dana@getacme.com", CheckedAt: b.Clock.Now(), ConnectedAt: b.Clock.Now()}
 		if diff := cmp.Diff(want, m, cmpopts.EquateApproxTime(0)); diff != "" {
 			t.Errorf("connected mismatch (-want +got):\n%s", diff)
 		}
 		var sealed []byte
-		if err := b.db.QueryRow(b.ctx, `SELECT passwords FROM mail_connected_mailboxes WHERE workspace_id = $1`, b.workspace).Scan(&sealed); err != nil {
+		if err := b.DB.QueryRow(b.Ctx, `SELECT passwords FROM mail_connected_mailboxes WHERE workspace_id = $1`, b.Workspace).Scan(&sealed); err != nil {
 			t.Fatal(err)
 		}
 		if bytes.Contains(sealed, []byte(good)) {
 			t.Error("the password is stored in the clear")
 		}
-		list, err := conns.List(b.ctx, b.workspace)
+		list, err := conns.List(b.Ctx, b.Workspace)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -111,7 +112,7 @@ func TestConnectedMailboxes(t *testing.T) {
 		}
 	})
 	t.Run("the engine gets endpoints it can send and read with", func(t *testing.T) {
-		boxes, err := conns.Mailboxes(b.ctx, b.workspace)
+		boxes, err := conns.Mailboxes(b.Ctx, b.Workspace)
 		if err != nil || len(boxes) != 1 {
 			t.Fatalf("mailboxes: %d (%v); want 1", len(boxes), err)
 		}
@@ -122,27 +123,27 @@ func TestConnectedMailboxes(t *testing.T) {
 			SMTPPassword, IMAPPassword string
 			ImplicitTLS                bool
 		}
-		want := endpoints{Address: mail.Address{Name: "Dana Reyes", Email: "dana@getacme.com"}, SMTP: b.sandbox.SMTPAddr(), IMAP: b.sandbox.IMAPAddr(), SMTPPassword: good, IMAPPassword: good}
+		want := endpoints{Address: mail.Address{Name: "Dana Reyes", Email: "dana@getacme.com"}, SMTP: b.Sandbox.SMTPAddr(), IMAP: b.Sandbox.IMAPAddr(), SMTPPassword: good, IMAPPassword: good}
 		got := endpoints{Address: mb.Address, SMTP: mb.SMTP.Addr, IMAP: mb.IMAP.Addr, SMTPPassword: mb.SMTP.Password, IMAPPassword: mb.IMAP.Password, ImplicitTLS: mb.SMTP.ImplicitTLS}
 		if d := cmp.Diff(want, got); d != "" {
 			t.Fatalf("mailbox mismatch (-want +got):\n%s", d)
 		}
-		if _, err := replies.NewPoller(b.db, b.suppressor, b.clock, nil).Poll(b.ctx, b.workspace, mb); err != nil {
+		if _, err := replies.NewPoller(b.DB, b.Suppressor, b.Clock, nil).Poll(b.Ctx, b.Workspace, mb); err != nil {
 			t.Errorf("reading with the connected mailbox: %v", err)
 		}
-		out := b.outgoing(newCampaignID(), newLeadID(), 1)
+		out := b.Outgoing(deliverytest.NewCampaignID(), deliverytest.NewLeadID(), 1)
 		out.Mailbox = mb
-		if res, err := b.sender.Send(b.ctx, out); err != nil || res.Status != delivery.StatusSent {
+		if res, err := b.Dispatcher.Send(b.Ctx, out); err != nil || res.Status != delivery.StatusSent {
 			t.Errorf("sending from the connected mailbox: %s (%v); want sent", res.Status, err)
 		}
 	})
 	t.Run("another workspace sees none of it", func(t *testing.T) {
-		list, err := conns.List(b.ctx, other.ID)
-		boxes, err2 := conns.Mailboxes(b.ctx, other.ID)
+		list, err := conns.List(b.Ctx, other.ID)
+		boxes, err2 := conns.Mailboxes(b.Ctx, other.ID)
 		if err != nil || err2 != nil || len(list) != 0 || len(boxes) != 0 {
 			t.Errorf("Globex: %d listed, %d mailboxes (%v, %v)", len(list), len(boxes), err, err2)
 		}
-		if err := conns.Disconnect(b.ctx, other.ID, "dana@getacme.com"); vibesell.ErrorCode(err) != vibesell.ENOTFOUND {
+		if err := conns.Disconnect(b.Ctx, other.ID, "dana@getacme.com"); vibesell.ErrorCode(err) != vibesell.ENOTFOUND {
 			t.Errorf("Globex disconnecting Acme's mailbox: %v", err)
 		}
 	})
@@ -151,15 +152,15 @@ func TestConnectedMailboxes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := mailboxes.NewConnections(b.db, otherKey, b.clock, b.sandbox.Roots()).Mailboxes(b.ctx, b.workspace); err == nil || !strings.Contains(err.Error(), "MAIL_SECRET_KEY") {
+		if _, err := mailboxes.NewConnections(b.DB, otherKey, b.Clock, b.Sandbox.Roots()).Mailboxes(b.Ctx, b.Workspace); err == nil || !strings.Contains(err.Error(), "MAIL_SECRET_KEY") {
 			t.Errorf("opened with another key: %v", err)
 		}
 	})
 	t.Run("disconnected", func(t *testing.T) {
-		if err := conns.Disconnect(b.ctx, b.workspace, "dana@getacme.com"); err != nil {
+		if err := conns.Disconnect(b.Ctx, b.Workspace, "dana@getacme.com"); err != nil {
 			t.Fatal(err)
 		}
-		if list, _ := conns.List(b.ctx, b.workspace); len(list) != 0 {
+		if list, _ := conns.List(b.Ctx, b.Workspace); len(list) != 0 {
 			t.Errorf("still listed: %q", addresses(list))
 		}
 	})
@@ -169,8 +170,8 @@ func TestConnectedMailboxes(t *testing.T) {
 // mail server's, are refused at dial time, before any packet leaves, with
 // what was refused; the check is limited per workspace.
 func TestConnectionChecksAreGuarded(t *testing.T) {
-	b := setup(t)
-	conns := mailboxes.NewConnections(b.db, b.secret, b.clock, b.sandbox.Roots())
+	b := deliverytest.Setup(t)
+	conns := mailboxes.NewConnections(b.DB, b.Secret, b.Clock, b.Sandbox.Roots())
 	// Production's rules, and nothing off this machine even if they let an
 	// address through: a regression fails here without a packet leaving.
 	conns.UseGuard(outbound.New(outbound.Config{Reach: func(ap netip.AddrPort) error {
@@ -197,7 +198,7 @@ func TestConnectionChecksAreGuarded(t *testing.T) {
 		{"224.0.0.1", 25, "224.0.0.1 is a multicast address"},
 		{"mail.example.com", 8080, "port 8080 is not one VibeSell connects to (only 25, 143, 465, 587 and 993)"},
 	} {
-		_, err := conns.Connect(b.ctx, b.workspace, request(tc.host, tc.port))
+		_, err := conns.Connect(b.Ctx, b.Workspace, request(tc.host, tc.port))
 		addr := net.JoinHostPort(tc.host, strconv.Itoa(tc.port))
 		if msg := vibesell.ErrorMessage(err); !strings.HasPrefix(msg, "VibeSell did not connect to the sending server "+addr+": "+tc.why) {
 			t.Errorf("%s: %v\nwant it to say %q", addr, err, tc.why)
@@ -205,25 +206,25 @@ func TestConnectionChecksAreGuarded(t *testing.T) {
 	}
 
 	t.Run("limited per workspace", func(t *testing.T) {
-		limited := mailboxes.NewConnections(b.db, b.secret, b.clock, b.sandbox.Roots())
+		limited := mailboxes.NewConnections(b.DB, b.Secret, b.Clock, b.Sandbox.Roots())
 		var allow []netip.AddrPort
-		for _, a := range []string{b.sandbox.SMTPAddr(), b.sandbox.IMAPAddr()} {
+		for _, a := range []string{b.Sandbox.SMTPAddr(), b.Sandbox.IMAPAddr()} {
 			allow = append(allow, netip.MustParseAddrPort(a))
 		}
-		limited.UseGuard(outbound.New(outbound.Config{Allow: allow, PerMinute: 2, Clock: b.clock}))
-		r := mailboxes.ConnectRequest{Address: "dana@getacme.com", SMTP: b.mailbox.SMTP.Settings(), IMAP: b.mailbox.IMAP.Settings()}
-		if _, err := limited.Connect(b.ctx, b.workspace, r); err != nil {
+		limited.UseGuard(outbound.New(outbound.Config{Allow: allow, PerMinute: 2, Clock: b.Clock}))
+		r := mailboxes.ConnectRequest{Address: "dana@getacme.com", SMTP: b.Mailbox.SMTP.Settings(), IMAP: b.Mailbox.IMAP.Settings()}
+		if _, err := limited.Connect(b.Ctx, b.Workspace, r); err != nil {
 			t.Fatalf("first check (two connections): %v", err)
 		}
-		_, err := limited.Connect(b.ctx, b.workspace, r)
+		_, err := limited.Connect(b.Ctx, b.Workspace, r)
 		if vibesell.ErrorCode(err) != vibesell.ERATELIMITED || !strings.Contains(vibesell.ErrorMessage(err), "too many connections to outside servers in the last minute (at most 2)") {
 			t.Errorf("third connection: %v", err)
 		}
-		other, err := workspace.Create(b.ctx, b.db, "Globex")
+		other, err := workspace.Create(b.Ctx, b.DB, "Globex")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := limited.Connect(b.ctx, other.ID, r); err != nil {
+		if _, err := limited.Connect(b.Ctx, other.ID, r); err != nil {
 			t.Errorf("another workspace: %v", err)
 		}
 	})
@@ -247,9 +248,9 @@ func TestConnectionChecksAreGuarded(t *testing.T) {
 			}
 		}()
 		ap := netip.MustParseAddrPort(ln.Addr().String())
-		probe := mailboxes.NewConnections(b.db, b.secret, b.clock, b.sandbox.Roots())
+		probe := mailboxes.NewConnections(b.DB, b.Secret, b.Clock, b.Sandbox.Roots())
 		probe.UseGuard(outbound.New(outbound.Config{Allow: []netip.AddrPort{ap}}))
-		_, err = probe.Connect(b.ctx, b.workspace, request(ap.Addr().String(), int(ap.Port())))
+		_, err = probe.Connect(b.Ctx, b.Workspace, request(ap.Addr().String(), int(ap.Port())))
 		msg := vibesell.ErrorMessage(err)
 		local := <-ours
 		if vibesell.ErrorCode(err) != vibesell.EINVALID || strings.Contains(msg, "SECRET") || strings.Contains(msg, "10.9.8.7") || strings.Contains(msg, local) ||
@@ -264,11 +265,11 @@ func TestConnectionChecksAreGuarded(t *testing.T) {
 // machine (its name rebound, its row changed) gets no connection from the
 // engine or the reply watcher.
 func TestConnectedMailboxesAreDialledThroughTheGuard(t *testing.T) {
-	b := setup(t)
-	conns := mailboxes.NewConnections(b.db, b.secret, b.clock, b.sandbox.Roots())
-	conns.UseGuard(sandboxmailtest.Guard(t, b.sandbox))
-	if _, err := conns.Connect(b.ctx, b.workspace, mailboxes.ConnectRequest{Address: "dana@getacme.com",
-		SMTP: b.mailbox.SMTP.Settings(), IMAP: b.mailbox.IMAP.Settings()}); err != nil {
+	b := deliverytest.Setup(t)
+	conns := mailboxes.NewConnections(b.DB, b.Secret, b.Clock, b.Sandbox.Roots())
+	conns.UseGuard(sandboxmailtest.Guard(t, b.Sandbox))
+	if _, err := conns.Connect(b.Ctx, b.Workspace, mailboxes.ConnectRequest{Address: "dana@getacme.com",
+		SMTP: b.Mailbox.SMTP.Settings(), IMAP: b.Mailbox.IMAP.Settings()}); err != nil {
 		t.Fatal(err)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -288,20 +289,20 @@ func TestConnectedMailboxesAreDialledThroughTheGuard(t *testing.T) {
 		}
 	}()
 	internal := netip.MustParseAddrPort(ln.Addr().String()).Port()
-	if _, err := b.db.Exec(b.ctx, `UPDATE mail_connected_mailboxes SET smtp_port = $2, imap_port = $2 WHERE workspace_id = $1`, b.workspace, int(internal)); err != nil {
+	if _, err := b.DB.Exec(b.Ctx, `UPDATE mail_connected_mailboxes SET smtp_port = $2, imap_port = $2 WHERE workspace_id = $1`, b.Workspace, int(internal)); err != nil {
 		t.Fatal(err)
 	}
-	boxes, err := conns.Mailboxes(b.ctx, b.workspace)
+	boxes, err := conns.Mailboxes(b.Ctx, b.Workspace)
 	if err != nil || len(boxes) != 1 {
 		t.Fatalf("mailboxes: %d (%v)", len(boxes), err)
 	}
-	_, err = replies.NewPoller(b.db, b.suppressor, b.clock, nil).Poll(b.ctx, b.workspace, boxes[0])
+	_, err = replies.NewPoller(b.DB, b.Suppressor, b.Clock, nil).Poll(b.Ctx, b.Workspace, boxes[0])
 	if outbound.Refused(err) == nil {
 		t.Errorf("reading replies: %v, want the guard's refusal", err)
 	}
-	out := b.outgoing(newCampaignID(), newLeadID(), 1)
+	out := b.Outgoing(deliverytest.NewCampaignID(), deliverytest.NewLeadID(), 1)
 	out.Mailbox = boxes[0]
-	res, err := b.sender.Send(b.ctx, out)
+	res, err := b.Dispatcher.Send(b.Ctx, out)
 	if outbound.Refused(err) == nil || res.Status != delivery.StatusFailed {
 		t.Errorf("sending: %s (%v), want failed with the guard's refusal", res.Status, err)
 	}

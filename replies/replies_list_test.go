@@ -1,4 +1,4 @@
-package delivery_test
+package replies_test
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"vibesell"
+	"vibesell/delivery/deliverytest"
 	"vibesell/replies"
 	"vibesell/workspace"
 )
@@ -17,7 +18,7 @@ import (
 // replyFrom is a reply in the thread of the message id, sent at minute m
 // after nine.
 func replyFrom(from, messageID string, m int, text string) []byte {
-	return crlf(fmt.Sprintf(`
+	return deliverytest.CRLF(fmt.Sprintf(`
 From: %[1]s
 To: Dana Reyes <dana@getacme.com>
 Subject: Re: Quick question about Acme's onboarding
@@ -32,25 +33,25 @@ Content-Type: text/plain; charset=utf-8
 }
 
 func TestListReplies(t *testing.T) {
-	b := setup(t)
-	spring, autumn := newCampaignID(), newCampaignID()
-	sam, lee, kim := newLeadID(), newLeadID(), newLeadID()
-	toSam := b.sendTo(t, spring, sam, "Sam Okafor", "sam@acme-corp.example")
-	toLee := b.sendTo(t, spring, lee, "Lee Park", "lee@bolt.example")
-	toKim := b.sendTo(t, autumn, kim, "Kim Vance", "kim@corvid.example")
+	b := deliverytest.Setup(t)
+	spring, autumn := deliverytest.NewCampaignID(), deliverytest.NewCampaignID()
+	sam, lee, kim := deliverytest.NewLeadID(), deliverytest.NewLeadID(), deliverytest.NewLeadID()
+	toSam := b.SendTo(t, spring, sam, "Sam Okafor", "sam@acme-corp.example")
+	toLee := b.SendTo(t, spring, lee, "Lee Park", "lee@bolt.example")
+	toKim := b.SendTo(t, autumn, kim, "Kim Vance", "kim@corvid.example")
 	for _, raw := range [][]byte{
 		replyFrom("sam@acme-corp.example", toSam, 10, "Yes, interested. Can you send over a few times for Thursday?"),
 		replyFrom("lee@bolt.example", toLee, 20, "Not interested, thanks."),
 		replyFrom("kim@corvid.example", toKim, 30, "Please circle back next quarter."),
 	} {
-		if err := b.sandbox.DeliverReply("dana@getacme.com", raw); err != nil {
+		if err := b.Sandbox.DeliverReply("dana@getacme.com", raw); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := replies.NewPoller(b.db, b.suppressor, b.clock, nil).Poll(b.ctx, b.workspace, b.mailbox); err != nil {
+	if _, err := replies.NewPoller(b.DB, b.Suppressor, b.Clock, nil).Poll(b.Ctx, b.Workspace, b.Mailbox); err != nil {
 		t.Fatal(err)
 	}
-	list := replies.NewReplies(b.db)
+	list := replies.NewReplies(b.DB)
 	type row struct{ From, Lead, LeadEmail, Campaign, Classification, Rule, Excerpt string }
 	rows := func(p replies.Page) []row {
 		out := []row{}
@@ -65,7 +66,7 @@ func TestListReplies(t *testing.T) {
 	kimRow := row{"kim@corvid.example", strconv.FormatInt(kim, 10), "kim@corvid.example", autumn, "not_now", `the reply says "circle back" (not now, until next quarter)`, "Please circle back next quarter."}
 
 	t.Run("newest first, a page at a time", func(t *testing.T) {
-		first, err := list.List(b.ctx, b.workspace, replies.ListOptions{Limit: 2})
+		first, err := list.List(b.Ctx, b.Workspace, replies.ListOptions{Limit: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -75,7 +76,7 @@ func TestListReplies(t *testing.T) {
 		if first.Next == "" {
 			t.Fatal("no cursor after a full page")
 		}
-		second, err := list.List(b.ctx, b.workspace, replies.ListOptions{Limit: 2, Cursor: first.Next})
+		second, err := list.List(b.Ctx, b.Workspace, replies.ListOptions{Limit: 2, Cursor: first.Next})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -88,14 +89,14 @@ func TestListReplies(t *testing.T) {
 		}
 	})
 	t.Run("filtered by campaign and by classification", func(t *testing.T) {
-		p, err := list.List(b.ctx, b.workspace, replies.ListOptions{Campaign: spring})
+		p, err := list.List(b.Ctx, b.Workspace, replies.ListOptions{Campaign: spring})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if diff := cmp.Diff([]row{leeRow, samRow}, rows(p)); diff != "" {
 			t.Errorf("spring (-want +got):\n%s", diff)
 		}
-		p, err = list.List(b.ctx, b.workspace, replies.ListOptions{Campaign: spring, Classification: replies.Interested})
+		p, err = list.List(b.Ctx, b.Workspace, replies.ListOptions{Campaign: spring, Classification: replies.Interested})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -104,22 +105,22 @@ func TestListReplies(t *testing.T) {
 		}
 	})
 	t.Run("refusals say what is accepted", func(t *testing.T) {
-		_, err := list.List(b.ctx, b.workspace, replies.ListOptions{Classification: "positive"})
+		_, err := list.List(b.Ctx, b.Workspace, replies.ListOptions{Classification: "positive"})
 		want := `"positive" is not a classification of replies. Use one of interested, referral, not_now, objection, not_interested, wrong_person, left_company, out_of_office, auto_reply, unsubscribe, bounce, complaint or other, or leave it out for every reply.`
 		if vibesell.ErrorCode(err) != vibesell.EINVALID || vibesell.ErrorMessage(err) != want {
 			t.Errorf("classification: %v", err)
 		}
-		_, err = list.List(b.ctx, b.workspace, replies.ListOptions{Cursor: "bm90IGEgY3Vyc29y"})
+		_, err = list.List(b.Ctx, b.Workspace, replies.ListOptions{Cursor: "bm90IGEgY3Vyc29y"})
 		if vibesell.ErrorCode(err) != vibesell.EINVALID {
 			t.Errorf("cursor: %v", err)
 		}
 	})
 	t.Run("another workspace sees none of them", func(t *testing.T) {
-		other, err := workspace.Create(b.ctx, b.db, "Globex")
+		other, err := workspace.Create(b.Ctx, b.DB, "Globex")
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := list.List(b.ctx, other.ID, replies.ListOptions{})
+		p, err := list.List(b.Ctx, other.ID, replies.ListOptions{})
 		if err != nil || len(p.Replies) != 0 {
 			t.Fatalf("Globex lists %d replies (%v)", len(p.Replies), err)
 		}
@@ -129,11 +130,11 @@ func TestListReplies(t *testing.T) {
 // What arrives is kept bounded: a reply's subject, sender and Message-ID
 // of any length are kept cut to what a page of replies can carry.
 func TestARepliesHeadersAreKeptBounded(t *testing.T) {
-	b := setup(t)
-	spring, sam := newCampaignID(), newLeadID()
-	toSam := b.sendTo(t, spring, sam, "Sam Okafor", "sam@acme-corp.example")
+	b := deliverytest.Setup(t)
+	spring, sam := deliverytest.NewCampaignID(), deliverytest.NewLeadID()
+	toSam := b.SendTo(t, spring, sam, "Sam Okafor", "sam@acme-corp.example")
 	long := strings.Repeat("word ", 20_000)
-	raw := crlf(fmt.Sprintf(`
+	raw := deliverytest.CRLF(fmt.Sprintf(`
 From: sam@acme-corp.example
 To: Dana Reyes <dana@getacme.com>
 Subject: Re: %[1]s
@@ -144,13 +145,13 @@ Content-Type: text/plain; charset=utf-8
 
 Yes, interested.
 `, long, strings.Repeat("m", 5000), toSam))
-	if err := b.sandbox.DeliverReply("dana@getacme.com", raw); err != nil {
+	if err := b.Sandbox.DeliverReply("dana@getacme.com", raw); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := replies.NewPoller(b.db, b.suppressor, b.clock, nil).Poll(b.ctx, b.workspace, b.mailbox); err != nil {
+	if _, err := replies.NewPoller(b.DB, b.Suppressor, b.Clock, nil).Poll(b.Ctx, b.Workspace, b.Mailbox); err != nil {
 		t.Fatal(err)
 	}
-	page, err := replies.NewReplies(b.db).List(b.ctx, b.workspace, replies.ListOptions{})
+	page, err := replies.NewReplies(b.DB).List(b.Ctx, b.Workspace, replies.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
