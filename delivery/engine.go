@@ -147,7 +147,7 @@ func (e *Engine) Tick(ctx context.Context) (TickResult, error) {
 func (e *Engine) tickCampaign(ctx context.Context, run campaigns.Run, t *tick, now time.Time, res *TickResult) error {
 	ws, c := run.WorkspaceID, run.Campaign
 	if t.stale {
-		// A pause earlier in this tick changed what the health reads say.
+		// A pause or a send earlier in this tick moved what the health says.
 		if err := e.readHealth(ctx, t); err != nil {
 			return err
 		}

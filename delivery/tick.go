@@ -21,8 +21,8 @@ import (
 // and pace, and the bounce health of its mailboxes and of itself, each in
 // one query across all the campaigns (the endpoints once per workspace).
 // What the tick's own sends change (a mailbox's count today, its gap) is
-// kept up to date as it goes; a pause made by the tick reads the health
-// again before the next campaign.
+// kept up to date as it goes; after a pause or a send, the next campaign
+// reads the health again (three queries).
 
 type campaignKey struct {
 	ws uuid.UUID
@@ -196,10 +196,14 @@ func (t *tick) today(run campaigns.Run, now time.Time) map[string]campaigns.Mail
 }
 
 // sent keeps what a mailbox's session did for the campaigns after it in
-// this tick: its count today, and its gap.
+// this tick: its count today, and its gap. Its sends also move the
+// mailbox's and the campaign's latest sends, which the bounce health
+// counts: the next campaign reads the health again, as it would have
+// before anything was read ahead.
 func (t *tick) sent(run campaigns.Run, mailbox string, out sentFrom) {
 	k := mailboxKey{run.WorkspaceID, mailbox}
 	if out.counted > 0 {
+		t.stale = true
 		c := t.counts[k]
 		if c == nil {
 			c = &sentToday{byCampaign: map[string]int{}}

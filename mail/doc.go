@@ -3,6 +3,6 @@
 // installation's [Secret]), reading one that came in ([ParseReply]), the
 // signed one-click unsubscribe links and their page, and a mailbox's SMTP
 // and IMAP endpoints with the clients that speak to them. It knows nothing
-// of campaigns: [delivery] sends, [replies] reads, [sandboxmail] is the
-// server a new installation sends to.
+// of campaigns: [vibesell/delivery] sends, [vibesell/replies] reads, and
+// [vibesell/sandboxmail] is the server a new installation sends to.
 package mail
