@@ -13,7 +13,6 @@ import (
 
 	"vibesell"
 	"vibesell/campaigns"
-	"vibesell/mail"
 	"vibesell/store"
 )
 
@@ -34,13 +33,20 @@ const (
 // LeadStatuses are the statuses, in the order the list offers them.
 var LeadStatuses = []string{LeadNotEmailed, LeadEmailed, LeadReplied, LeadBlocked, LeadRemoved}
 
-// leadStatusSQL is the status of a lead l of workspace $1: the features
-// that own the facts (the sending engine's ledger and replies) lend their
-// conditions.
+// leadStatusSQL is the status of a lead l of workspace $1. It reads the
+// sending engine's ledger and the replies kept (the list filters and pages
+// on the status, so it is read in the same statement): a lead was emailed
+// once a send went out (or may have), and replied once someone answered
+// in words (not a bounce, an out-of-office or a complaint). OFFSET 0
+// keeps each a lookup per lead (by mail_sends_lead_idx and its replies
+// twin): a page of 25 leads reads 25 index entries, where the planner's
+// hashed alternative reads every send of the workspace.
 const leadStatusSQL = `CASE WHEN l.removed_at IS NOT NULL THEN 'removed'
 	WHEN ` + leadSuppressedSQL + ` THEN 'blocked'
-	WHEN ` + mail.LeadRepliedSQL + ` THEN 'replied'
-	WHEN ` + mail.LeadEmailedSQL + ` THEN 'emailed'
+	WHEN EXISTS (SELECT 1 FROM mail_replies r WHERE r.workspace_id = $1 AND r.lead_id = l.id
+		AND r.classification IN ('interested', 'not_now', 'not_interested', 'unsubscribe', 'other') OFFSET 0) THEN 'replied'
+	WHEN EXISTS (SELECT 1 FROM mail_sends s WHERE s.workspace_id = $1 AND s.lead_id = l.id
+		AND s.status IN ('sent', 'unknown', 'sending') OFFSET 0) THEN 'emailed'
 	ELSE 'not_emailed' END`
 
 // LeadQuery narrows and pages [Service.Leads]. The zero value is the
@@ -114,7 +120,7 @@ func (s *Service) Leads(ctx context.Context, ws uuid.UUID, q LeadQuery) (LeadPag
 		 WHERE l.workspace_id = $1 AND l.id < $2
 		   AND ($6 = '' OR ($6 = 'removed') = (l.removed_at IS NOT NULL))
 		   AND ($3 = '' OR l.email ILIKE $4 OR l.company ILIKE $4 OR (l.first_name || ' ' || l.last_name) ILIKE $4)
-		   AND ($5 = '' OR `+campaigns.InCampaignSQL("$5")+`)
+		   AND ($5 = '' OR EXISTS (SELECT 1 FROM campaign_leads cl WHERE cl.workspace_id = $1 AND cl.lead_id = l.id AND cl.campaign_id = $5))
 		) l WHERE ($6 = '' OR l.status = $6)
 		ORDER BY l.id DESC LIMIT $7`,
 		ws, after, strings.TrimSpace(q.Search), likePattern(q.Search), q.Campaign, q.Status, q.Limit+1)

@@ -118,7 +118,7 @@ type StagedCampaign struct {
 // or not ordered; ENOTFOUND for an unknown sequence.
 func (s *Service) Stage(ctx context.Context, ws uuid.UUID, r StageRequest) (StagedCampaign, error) {
 	if r.WindowEnd <= r.WindowStart || r.WindowStart < 0 || r.WindowEnd > 24*60 {
-		return StagedCampaign{}, vibesell.Errorf(vibesell.EINVALID, "The sending window %s to %s is empty; give a start before its end, anything from 00:00 to 24:00.", Clock(r.WindowStart), Clock(r.WindowEnd))
+		return StagedCampaign{}, vibesell.Errorf(vibesell.EINVALID, "The sending window %s to %s is empty; give a start before its end, anything from 00:00 to 24:00.", TimeOfDay(r.WindowStart), TimeOfDay(r.WindowEnd))
 	}
 	if len(r.Days) == 0 {
 		return StagedCampaign{}, vibesell.Errorf(vibesell.EINVALID, "days is empty; give the days of the week to send on, e.g. [\"monday\", \"tuesday\", \"wednesday\", \"thursday\", \"friday\"].")
@@ -202,7 +202,7 @@ func (s *Service) Stage(ctx context.Context, ws uuid.UUID, r StageRequest) (Stag
 		}
 		ids, emails, fields, zones := make([]int64, len(leads)), make([]string, len(leads)), make([]string, len(leads)), make([]string, len(leads))
 		for i, l := range leads {
-			raw, err := json.Marshal(l.values())
+			raw, err := json.Marshal(l.MergeFields())
 			if err != nil {
 				return err
 			}
@@ -382,7 +382,7 @@ type Tally struct {
 // leads stands now.
 type Counter interface {
 	CampaignTallies(ctx context.Context, ws uuid.UUID, id string, steps int) (Tally, []Tally, error)
-	CampaignProgress(ctx context.Context, ws uuid.UUID, c Campaign, leads []Lead, steps int) (Progress, error)
+	CampaignProgress(ctx context.Context, ws uuid.UUID, c Campaign, leads []vibesell.Lead, steps int) (Progress, error)
 }
 
 // Progress is where a launched campaign's leads stand, as the sending

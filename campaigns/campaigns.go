@@ -22,31 +22,13 @@ import (
 	"vibesell/workspace"
 )
 
-// Lead is an imported lead a campaign can write to.
-type Lead struct {
-	ID            int64
-	Email         string
-	FirstName     string
-	LastName      string
-	Title         string
-	Company       string
-	CompanyDomain string
-	Country       string
-	TimeZone      string // IANA name; "" when unknown
-}
-
-// values are the lead's merge fields.
-func (l Lead) values() map[string]string {
-	return map[string]string{"first_name": l.FirstName, "last_name": l.LastName, "company": l.Company, "title": l.Title, "company_domain": l.CompanyDomain}
-}
-
 // Leads reads the workspace's imported leads (the audience feature).
 type Leads interface {
 	// ImportedLeads returns every imported lead that may be written to
 	// (not suppressed), oldest first.
-	ImportedLeads(ctx context.Context, ws uuid.UUID) ([]Lead, error)
+	ImportedLeads(ctx context.Context, ws uuid.UUID) ([]vibesell.Lead, error)
 	// ImportedLead returns the one with that address; ENOTFOUND otherwise.
-	ImportedLead(ctx context.Context, ws uuid.UUID, email string) (Lead, error)
+	ImportedLead(ctx context.Context, ws uuid.UUID, email string) (vibesell.Lead, error)
 }
 
 // Mailbox is a sending address of the workspace, as the sending feature

@@ -16,7 +16,7 @@ import (
 	"vibesell/approvals"
 	"vibesell/billing"
 	"vibesell/campaigns"
-	"vibesell/campaigns/campaignstest"
+	"vibesell/featuretest"
 	"vibesell/store/storetest"
 	"vibesell/toolkit"
 	"vibesell/workspace"
@@ -26,7 +26,7 @@ import (
 func TestMain(m *testing.M) { storetest.Main(m) }
 
 type bundle struct {
-	*campaignstest.Env
+	*featuretest.Env
 	ws workspacetest.Pair
 }
 
@@ -36,14 +36,14 @@ var now = time.Date(2026, 12, 1, 7, 0, 0, 0, time.UTC)
 func setup(t *testing.T, cfg campaigns.Config) bundle {
 	t.Helper()
 	pool := storetest.New(t)
-	b := bundle{Env: campaignstest.New(t, pool, now, cfg), ws: workspacetest.Two(t, pool)}
+	b := bundle{Env: featuretest.New(t, pool, now, cfg), ws: workspacetest.Two(t, pool)}
 	return b
 }
 
 var (
-	ana  = campaigns.Lead{Email: "ana@alpha.test", FirstName: "Ana", LastName: "Silva", Company: "Alpha", CompanyDomain: "alpha.test", Country: "DE", TimeZone: "Europe/Berlin"}
-	ben  = campaigns.Lead{Email: "ben@beta.test", FirstName: "", LastName: "Berg", Company: "Beta", CompanyDomain: "beta.test", Country: "US", TimeZone: "America/New_York"}
-	yuki = campaigns.Lead{Email: "yuki@gamma.test", FirstName: "由紀", LastName: "", Company: "", CompanyDomain: "gamma.test", Country: "JP", TimeZone: ""}
+	ana  = vibesell.Lead{Email: "ana@alpha.test", FirstName: "Ana", LastName: "Silva", Company: "Alpha", CompanyDomain: "alpha.test", Country: "DE", TimeZone: "Europe/Berlin"}
+	ben  = vibesell.Lead{Email: "ben@beta.test", FirstName: "", LastName: "Berg", Company: "Beta", CompanyDomain: "beta.test", Country: "US", TimeZone: "America/New_York"}
+	yuki = vibesell.Lead{Email: "yuki@gamma.test", FirstName: "由紀", LastName: "", Company: "", CompanyDomain: "gamma.test", Country: "JP", TimeZone: ""}
 )
 
 var goodSteps = []campaigns.Step{
@@ -163,8 +163,8 @@ func TestLaunchBlockersAllAtOnce(t *testing.T) {
 	ctx := t.Context()
 	acme := b.ws.Acme.ID
 	b.AddLeads(t, acme, ana, ben, yuki)
-	b.AddMailbox(t, acme, "sam@getacme.test", "", campaignstest.Warming)
-	b.AddMailbox(t, acme, "kim@getacme.test", "", campaignstest.Warm)
+	b.AddMailbox(t, acme, "sam@getacme.test", "", featuretest.Warming)
+	b.AddMailbox(t, acme, "kim@getacme.test", "", featuretest.Warm)
 	saved, err := b.Campaigns.SaveSequence(ctx, acme, campaigns.SaveRequest{Steps: []campaigns.Step{
 		{Subject: "FREE LISTS!!!", Body: "Hi {{first_name}}, get guaranteed cash now: click here https://bit.ly/x"}}})
 	if err != nil {
@@ -201,7 +201,7 @@ func TestLaunchBlockersAllAtOnce(t *testing.T) {
 
 	t.Run("no leads", func(t *testing.T) {
 		globex := b.ws.Globex.ID
-		b.AddMailbox(t, globex, "eve@getglobex.test", "Eve", campaignstest.Warm)
+		b.AddMailbox(t, globex, "eve@getglobex.test", "Eve", featuretest.Warm)
 		q, err := b.Campaigns.SaveSequence(ctx, globex, campaigns.SaveRequest{Steps: goodSteps})
 		if err != nil {
 			t.Fatal(err)
@@ -230,7 +230,7 @@ func TestLaunchBlockerOfAnOlderVersionGetsOut(t *testing.T) {
 	ctx := t.Context()
 	acme := b.ws.Acme.ID
 	b.AddLeads(t, acme, ana, ben, yuki)
-	b.AddMailbox(t, acme, "sam@getacme.test", "Sam Lee", campaignstest.Warm)
+	b.AddMailbox(t, acme, "sam@getacme.test", "Sam Lee", featuretest.Warm)
 	q, err := b.Campaigns.SaveSequence(ctx, acme, campaigns.SaveRequest{Steps: goodSteps})
 	if err != nil {
 		t.Fatal(err)
@@ -282,7 +282,7 @@ func launchable(t *testing.T, b bundle) launched {
 	ctx := t.Context()
 	acme := b.ws.Acme.ID
 	b.AddLeads(t, acme, ana, ben, yuki)
-	b.AddMailbox(t, acme, "sam@getacme.test", "Sam Lee", campaignstest.Warm)
+	b.AddMailbox(t, acme, "sam@getacme.test", "Sam Lee", featuretest.Warm)
 	q, err := b.Campaigns.SaveSequence(ctx, acme, campaigns.SaveRequest{Steps: goodSteps})
 	if err != nil {
 		t.Fatal(err)
@@ -510,7 +510,7 @@ func waitForLockWait(t *testing.T, pool *pgxpool.Pool) {
 func TestLaunchHeldToPlan(t *testing.T) {
 	t.Parallel()
 	pool := storetest.New(t)
-	env, _ := campaignstest.NewHeldToPlans(t, pool, now, campaigns.Config{}, billing.Limits{Mailboxes: 3, LeadsPerMonth: 250, ActiveCampaigns: 1, EmailsPerMonth: 1000})
+	env, _ := featuretest.NewHeldToPlans(t, pool, now, campaigns.Config{}, billing.Limits{Mailboxes: 3, LeadsPerMonth: 250, ActiveCampaigns: 1, EmailsPerMonth: 1000})
 	b := bundle{Env: env, ws: workspacetest.Two(t, pool)}
 	ctx, acme := t.Context(), b.ws.Acme.ID
 	first := launchable(t, b)
@@ -621,9 +621,9 @@ func TestLaunchOfAnotherStaging(t *testing.T) {
 // a send's transaction, against the same transaction with a bare SELECT.
 func BenchmarkSendAllowed(b *testing.B) {
 	pool := storetest.New(b)
-	env := campaignstest.New(b, pool, now, campaigns.Config{})
+	env := featuretest.New(b, pool, now, campaigns.Config{})
 	ws := workspacetest.Two(b, pool)
-	env.AddMailbox(b, ws.Acme.ID, "sam@getacme.test", "Sam", campaignstest.Warm)
+	env.AddMailbox(b, ws.Acme.ID, "sam@getacme.test", "Sam", featuretest.Warm)
 	q, err := env.Campaigns.SaveSequence(b.Context(), ws.Acme.ID, campaigns.SaveRequest{Steps: goodSteps})
 	if err != nil {
 		b.Fatal(err)

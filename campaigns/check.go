@@ -40,7 +40,7 @@ type Finding struct {
 // engine sends it, with the checks.
 type FirstEmail struct {
 	Sequence Sequence
-	Lead     Lead
+	Lead     vibesell.Lead
 	Email    Composed
 	Findings []Finding
 	Verdict  string // fail when any finding fails, else warn when any warns, else pass
@@ -62,7 +62,7 @@ type Composed struct {
 // wired in cmd/server), so that what check_first_email shows is the
 // email that goes out, part for part.
 type Composer interface {
-	Compose(r Run, step int, lead Lead, mailbox string) Composed
+	Compose(r Run, step int, lead vibesell.Lead, mailbox string) Composed
 }
 
 // UnsubscribePreview stands for each lead's own unsubscribe link in a
@@ -89,7 +89,7 @@ func (s *Service) CheckFirstEmail(ctx context.Context, ws uuid.UUID, r CheckRequ
 	if err != nil {
 		return FirstEmail{}, err
 	}
-	var lead Lead
+	var lead vibesell.Lead
 	switch {
 	case r.Lead != "":
 		if lead, err = s.leads.ImportedLead(ctx, ws, r.Lead); err != nil {
@@ -112,7 +112,7 @@ func (s *Service) CheckFirstEmail(ctx context.Context, ws uuid.UUID, r CheckRequ
 	return s.firstEmail(q, lead, leads, sender, mailboxes)
 }
 
-func (s *Service) firstEmail(q Sequence, lead Lead, leads []Lead, sender workspace.Sender, mailboxes []Mailbox) (FirstEmail, error) {
+func (s *Service) firstEmail(q Sequence, lead vibesell.Lead, leads []vibesell.Lead, sender workspace.Sender, mailboxes []Mailbox) (FirstEmail, error) {
 	if s.composer == nil {
 		return FirstEmail{}, errors.New("campaigns: no composer: the first email cannot be shown as it is sent")
 	}
@@ -120,8 +120,8 @@ func (s *Service) firstEmail(q Sequence, lead Lead, leads []Lead, sender workspa
 	if err != nil {
 		return FirstEmail{}, fmt.Errorf("parse stored sequence %s: %w", q.ID, err)
 	}
-	subject := ps[0].subject.Render(lead.values())
-	body := ps[0].body.Render(lead.values())
+	subject := ps[0].subject.Render(lead.MergeFields())
+	body := ps[0].body.Render(lead.MergeFields())
 	// The mailbox it would go from: the first warm one, else the first
 	// there is.
 	mailbox := ""
@@ -295,7 +295,7 @@ func checkLength(body string) Finding {
 	return f
 }
 
-func checkPersonalisation(p parsed, leads []Lead) Finding {
+func checkPersonalisation(p parsed, leads []vibesell.Lead) Finding {
 	f := Finding{Check: "personalisation", Checked: "the merge fields of the subject and the body, against every imported lead", Why: "An email that names the person or their company reads as written for them; without it, it reads as a mass mailing."}
 	uses := append(p.subject.Uses(), p.body.Uses()...)
 	if len(uses) == 0 {
@@ -311,7 +311,7 @@ func checkPersonalisation(p parsed, leads []Lead) Finding {
 	for _, l := range leads {
 		ok := true
 		for _, u := range uses {
-			if Value(l.values()[u.Field]) == "" {
+			if Value(l.MergeFields()[u.Field]) == "" {
 				ok = false
 			}
 		}

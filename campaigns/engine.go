@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"vibesell"
 	"vibesell/workspace"
 )
 
@@ -28,13 +29,15 @@ type Run struct {
 	// now, in the campaign's order; one the setup no longer has is left
 	// out.
 	Mailboxes []Mailbox
-	Leads     []Lead
+	Leads     []vibesell.Lead
 	parsed    []parsed
 	location  *time.Location
 }
 
 // Running returns every running campaign of every workspace, oldest
-// launch first.
+// launch first. It reads them in a fixed number of queries whatever their
+// number (the campaigns, their sequences, their leads), and once per
+// workspace its sender and its sending setup's mailboxes.
 func (s *Service) Running(ctx context.Context) ([]Run, error) {
 	rows, err := s.db.Query(ctx, `SELECT c.workspace_id, `+campaignColumns+` FROM campaigns c
 		WHERE c.status IN ('scheduled', 'sending') ORDER BY c.launched_at, c.id`)
@@ -53,15 +56,129 @@ func (s *Service) Running(ctx context.Context) ([]Run, error) {
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read running campaigns: %w", err)
 	}
+	if len(runs) == 0 {
+		return nil, nil
+	}
+	if err := s.runSequences(ctx, runs); err != nil {
+		return nil, err
+	}
+	if err := s.runLeads(ctx, runs); err != nil {
+		return nil, err
+	}
+	type setup struct {
+		sender    workspace.Sender
+		mailboxes []Mailbox
+	}
+	setups := map[uuid.UUID]*setup{}
 	for i := range runs {
-		if err := s.fillRun(ctx, &runs[i]); err != nil {
-			return nil, err
+		r := &runs[i]
+		ws, c := r.WorkspaceID, r.Campaign
+		st := setups[ws]
+		if st == nil {
+			st = &setup{}
+			if st.sender, err = s.senders.Sender(ctx, ws); err != nil {
+				return nil, fmt.Errorf("campaign %s: %w", c.ID, err)
+			}
+			if st.mailboxes, err = s.mailboxes.Mailboxes(ctx, ws); err != nil {
+				return nil, fmt.Errorf("campaign %s: %w", c.ID, err)
+			}
+			setups[ws] = st
+		}
+		r.Sender, r.location = st.sender, st.sender.Location()
+		for _, a := range c.Mailboxes {
+			if j := slices.IndexFunc(st.mailboxes, func(m Mailbox) bool { return m.Address == a }); j >= 0 {
+				r.Mailboxes = append(r.Mailboxes, st.mailboxes[j])
+			}
 		}
 	}
 	return runs, nil
 }
 
-// reorder scans a leading workspace id before the campaign's columns.
+// runSequences reads the sequence version of every run in one query.
+func (s *Service) runSequences(ctx context.Context, runs []Run) error {
+	wss, ids, versions := make([]uuid.UUID, len(runs)), make([]string, len(runs)), make([]int32, len(runs))
+	for i, r := range runs {
+		wss[i], ids[i], versions[i] = r.WorkspaceID, r.Campaign.SequenceID, int32(r.Campaign.SequenceVersion)
+	}
+	rows, err := s.db.Query(ctx, `SELECT v.workspace_id, `+sequenceColumns+` FROM sequence_versions v
+		WHERE (v.workspace_id, v.sequence_id, v.version) IN (SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[]))`, wss, ids, versions)
+	if err != nil {
+		return fmt.Errorf("read the running campaigns' sequences: %w", err)
+	}
+	type key struct {
+		ws      uuid.UUID
+		id      string
+		version int
+	}
+	seqs := map[key]Sequence{}
+	for rows.Next() {
+		var ws uuid.UUID
+		q, err := scanSequence(reorder{rows, &ws})
+		if err != nil {
+			rows.Close()
+			return fmt.Errorf("read the running campaigns' sequences: %w", err)
+		}
+		seqs[key{ws, q.ID, q.Version}] = q
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read the running campaigns' sequences: %w", err)
+	}
+	for i := range runs {
+		r := &runs[i]
+		c := r.Campaign
+		q, ok := seqs[key{r.WorkspaceID, c.SequenceID, c.SequenceVersion}]
+		if !ok {
+			// No such version (or none named): read it the long way, which
+			// says what is wrong.
+			if q, err = s.Sequence(ctx, r.WorkspaceID, c.SequenceID, c.SequenceVersion); err != nil {
+				return fmt.Errorf("campaign %s: %w", c.ID, err)
+			}
+		}
+		r.Sequence = q
+		if r.parsed, err = parseSteps(q.Steps); err != nil {
+			return fmt.Errorf("campaign %s: parse its sequence: %w", c.ID, err)
+		}
+	}
+	return nil
+}
+
+// runLeads reads the leads of every run in one query.
+func (s *Service) runLeads(ctx context.Context, runs []Run) error {
+	type key struct {
+		ws uuid.UUID
+		id string
+	}
+	wss, ids := make([]uuid.UUID, len(runs)), make([]string, len(runs))
+	index := make(map[key]int, len(runs))
+	for i, r := range runs {
+		wss[i], ids[i] = r.WorkspaceID, r.Campaign.ID
+		index[key{r.WorkspaceID, r.Campaign.ID}] = i
+	}
+	rows, err := s.db.Query(ctx, `SELECT workspace_id, campaign_id, `+campaignLeadColumns+` FROM campaign_leads
+		WHERE (workspace_id, campaign_id) IN (SELECT * FROM unnest($1::uuid[], $2::text[])) AND removed_at IS NULL
+		ORDER BY workspace_id, campaign_id, lead_id`, wss, ids)
+	if err != nil {
+		return fmt.Errorf("read the running campaigns' leads: %w", err)
+	}
+	for rows.Next() {
+		var k key
+		l, err := scanCampaignLead(rows, &k.ws, &k.id)
+		if err != nil {
+			rows.Close()
+			return fmt.Errorf("read the running campaigns' leads: %w", err)
+		}
+		if i, ok := index[k]; ok {
+			runs[i].Leads = append(runs[i].Leads, l)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read the running campaigns' leads: %w", err)
+	}
+	return nil
+}
+
+// reorder scans leading columns (a workspace id, and more) before a
+// campaign's, a sequence's or a lead's own.
 type reorder struct {
 	pgx.Row
 	ws *uuid.UUID
@@ -69,35 +186,9 @@ type reorder struct {
 
 func (r reorder) Scan(dest ...any) error { return r.Row.Scan(append([]any{r.ws}, dest...)...) }
 
-func (s *Service) fillRun(ctx context.Context, r *Run) error {
-	ws, c := r.WorkspaceID, r.Campaign
-	var err error
-	if r.Sequence, err = s.Sequence(ctx, ws, c.SequenceID, c.SequenceVersion); err != nil {
-		return fmt.Errorf("campaign %s: %w", c.ID, err)
-	}
-	if r.parsed, err = parseSteps(r.Sequence.Steps); err != nil {
-		return fmt.Errorf("campaign %s: parse its sequence: %w", c.ID, err)
-	}
-	if r.Sender, err = s.senders.Sender(ctx, ws); err != nil {
-		return fmt.Errorf("campaign %s: %w", c.ID, err)
-	}
-	r.location = r.Sender.Location()
-	all, err := s.mailboxes.Mailboxes(ctx, ws)
-	if err != nil {
-		return fmt.Errorf("campaign %s: %w", c.ID, err)
-	}
-	for _, a := range c.Mailboxes {
-		if i := slices.IndexFunc(all, func(m Mailbox) bool { return m.Address == a }); i >= 0 {
-			r.Mailboxes = append(r.Mailboxes, all[i])
-		}
-	}
-	r.Leads, err = s.campaignLeads(ctx, ws, c.ID)
-	return err
-}
-
 // Location is the time zone the campaign's window is read in for l: the
 // lead's own, or the workspace's when it is unknown.
-func (r Run) Location(l Lead) *time.Location {
+func (r Run) Location(l vibesell.Lead) *time.Location {
 	if l.TimeZone != "" {
 		if loc, err := time.LoadLocation(l.TimeZone); err == nil {
 			return loc
@@ -130,22 +221,22 @@ type Email struct {
 }
 
 // Email fills step (1-based) in for l.
-func (r Run) Email(step int, l Lead) Email {
+func (r Run) Email(step int, l vibesell.Lead) Email {
 	p := r.parsed[step-1]
-	subject := p.subject.Render(l.values())
+	subject := p.subject.Render(l.MergeFields())
 	if step > 1 && r.Sequence.Steps[step-1].SameThread {
-		subject = r.parsed[0].subject.Render(l.values())
+		subject = r.parsed[0].subject.Render(l.MergeFields())
 		subject.Text = "Re: " + subject.Text
 	}
-	body := p.body.Render(l.values())
+	body := p.body.Render(l.MergeFields())
 	return Email{Subject: subject.Text, Body: body.Text, SameThread: step > 1 && r.Sequence.Steps[step-1].SameThread,
 		Unresolved: append(subject.Unresolved, body.Unresolved...)}
 }
 
-// Due says when step (1-based, 2 or more) of the sequence falls due for a
+// stepDue says when step (1-based, 2 or more) of the sequence falls due for a
 // lead in loc whose step before went out at prev: its wait in business
 // days after that day, from the start of the window.
-func (r Run) Due(step int, prev time.Time, loc *time.Location) time.Time {
+func (r Run) stepDue(step int, prev time.Time, loc *time.Location) time.Time {
 	y, m, d := prev.In(loc).Date()
 	day := addBusinessDays(time.Date(y, m, d, 0, 0, 0, 0, loc), r.Sequence.Steps[step-1].WaitBusinessDays)
 	return r.Campaign.Schedule.Next(day, loc)

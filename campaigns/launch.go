@@ -20,29 +20,35 @@ import (
 
 // campaignLeads reads a campaign's leads as staged, less those a person
 // removed since: nothing more goes to them.
-func (s *Service) campaignLeads(ctx context.Context, ws uuid.UUID, id string) ([]Lead, error) {
-	rows, err := s.db.Query(ctx, `SELECT lead_id, email, fields, time_zone FROM campaign_leads
+func (s *Service) campaignLeads(ctx context.Context, ws uuid.UUID, id string) ([]vibesell.Lead, error) {
+	rows, err := s.db.Query(ctx, `SELECT `+campaignLeadColumns+` FROM campaign_leads
 		WHERE workspace_id = $1 AND campaign_id = $2 AND removed_at IS NULL ORDER BY lead_id`, ws, id)
 	if err != nil {
 		return nil, fmt.Errorf("read leads of campaign %s: %w", id, err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Lead, error) {
-		var l Lead
-		var raw []byte
-		if err := r.Scan(&l.ID, &l.Email, &raw, &l.TimeZone); err != nil {
-			return l, err
-		}
-		var v map[string]string
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return l, err
-		}
-		l.FirstName, l.LastName, l.Company, l.Title, l.CompanyDomain = v["first_name"], v["last_name"], v["company"], v["title"], v["company_domain"]
-		return l, nil
-	})
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (vibesell.Lead, error) { return scanCampaignLead(r) })
 	if err != nil {
 		return nil, fmt.Errorf("read leads of campaign %s: %w", id, err)
 	}
 	return out, nil
+}
+
+const campaignLeadColumns = `lead_id, email, fields, time_zone`
+
+// scanCampaignLead reads a lead as the campaign keeps it (its fields as
+// they were at launch); extra columns come first.
+func scanCampaignLead(r pgx.Row, extra ...any) (vibesell.Lead, error) {
+	var l vibesell.Lead
+	var raw []byte
+	if err := r.Scan(append(extra, &l.ID, &l.Email, &raw, &l.TimeZone)...); err != nil {
+		return l, err
+	}
+	var v map[string]string
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return l, err
+	}
+	l.FirstName, l.LastName, l.Company, l.Title, l.CompanyDomain = v["first_name"], v["last_name"], v["company"], v["title"], v["company_domain"]
+	return l, nil
 }
 
 // blockers lists everything that stops campaign c from launching now,
@@ -141,7 +147,7 @@ func (s *Service) blockers(ctx context.Context, ws uuid.UUID, c Campaign, q Sequ
 	for _, f := range noFallbackFields(ps) {
 		lacking := 0
 		for _, l := range leads {
-			if Value(l.values()[f]) == "" {
+			if Value(l.MergeFields()[f]) == "" {
 				lacking++
 			}
 		}
@@ -352,7 +358,7 @@ func (s *Service) RequestLaunch(ctx context.Context, ws uuid.UUID, id, requested
 			Items: []string{
 				fmt.Sprintf("First email: %s", FormatIn(first, loc)),
 				fmt.Sprintf("Volume: up to %s a day (%d per mailbox, %s)", vibesell.Plural(perDay, "email", "emails"), c.Schedule.DailyCap, vibesell.Plural(len(c.Mailboxes), "mailbox", "mailboxes")),
-				fmt.Sprintf("Window: %s to %s, %s, in each person's own time zone", Clock(c.Schedule.WindowStart), Clock(c.Schedule.WindowEnd), DayNames(c.Schedule.Days)),
+				fmt.Sprintf("Window: %s to %s, %s, in each person's own time zone", TimeOfDay(c.Schedule.WindowStart), TimeOfDay(c.Schedule.WindowEnd), DayNames(c.Schedule.Days)),
 				fmt.Sprintf("Stops for a person when they reply%s", map[bool]string{true: ", and for their whole company", false: ""}[c.Schedule.StopForCompany]),
 			},
 			Who:         fmt.Sprintf("%s imported into the workspace, each written to by name from the approved sequence.", vibesell.Plural(c.Leads, "person", "people")),
@@ -457,16 +463,30 @@ func SendAllowed(ctx context.Context, tx pgx.Tx, ws uuid.UUID, id string) (bool,
 	return status == Scheduled || status == Sending, nil
 }
 
-// StoppedSQL is the query the sending engine reads right before a
-// message's DATA, in the statement that marks its step sending: of the
-// campaigns whose ids are in the text array $2 in workspace $1, the ids
-// of those that may not send any more (stopped, paused, finished, or with
-// no row). It locks every one of those rows for share, as [SendAllowed]
-// does: a stop or pause in flight is waited for and then read, and a stop
-// that comes after waits for the mark to commit.
-const StoppedSQL = `SELECT u.id FROM unnest($2::text[]) AS u (id)
-	LEFT JOIN (SELECT c.id, c.status FROM campaigns c WHERE c.workspace_id = $1 AND c.id = ANY($2::text[]) FOR SHARE) c ON c.id = u.id
-	WHERE c.status IS NULL OR c.status NOT IN ('` + Scheduled + `', '` + Sending + `')`
+// StoppedCampaigns returns, of the campaigns ids of workspace ws, those
+// that may not send any more (stopped, paused, finished, or with no row):
+// what the sending engine reads right before a message's DATA, in the
+// transaction that marks its step sending. It locks every one of those
+// rows for share in tx, as [SendAllowed] does: a stop or pause in flight
+// is waited for and then read, and a stop that comes after waits for tx
+// to commit.
+func StoppedCampaigns(ctx context.Context, tx pgx.Tx, ws uuid.UUID, ids []string) (map[string]bool, error) {
+	rows, err := tx.Query(ctx, `SELECT u.id FROM unnest($2::text[]) AS u (id)
+		LEFT JOIN (SELECT c.id, c.status FROM campaigns c WHERE c.workspace_id = $1 AND c.id = ANY($2::text[]) FOR SHARE) c ON c.id = u.id
+		WHERE c.status IS NULL OR c.status NOT IN ($3, $4)`, ws, ids, Scheduled, Sending)
+	if err != nil {
+		return nil, fmt.Errorf("read the stopped campaigns: %w", err)
+	}
+	ids, err = pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("read the stopped campaigns: %w", err)
+	}
+	out := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		out[id] = true
+	}
+	return out, nil
+}
 
 // Pause pauses a scheduled or sending campaign at once, for reason: what
 // the engine calls when deliverability needs it (automatic: a person must

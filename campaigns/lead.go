@@ -135,23 +135,40 @@ func RemovedLeads(ctx context.Context, tx pgx.Tx, ws uuid.UUID, campaign string,
 	return out, nil
 }
 
-// RemovedSQL is the query the sending engine reads right before a
-// message's DATA, in the statement that marks its step sending (beside
-// [StoppedSQL]): of the (campaign id, lead id) pairs in the text array $2
-// and the bigint array $3 of workspace $1, those whose lead was taken out
-// of the campaign. It locks every pair's row for share (a removal in
-// flight is waited for, then read) and filters after the lock, so a row
-// removed meanwhile is read as it is now.
-const RemovedSQL = `SELECT x.campaign_id, x.lead_id FROM (
-	SELECT cl.campaign_id, cl.lead_id, cl.removed_at FROM campaign_leads cl
-	 WHERE cl.workspace_id = $1 AND (cl.campaign_id, cl.lead_id) IN (SELECT * FROM unnest($2::text[], $3::bigint[]))
-	   FOR SHARE) x
-	WHERE x.removed_at IS NOT NULL`
+// CampaignLead is one lead in one campaign.
+type CampaignLead struct {
+	CampaignID string
+	LeadID     int64
+}
 
-// InCampaignSQL is true for a lead l (of workspace $1) that campaign
-// param (a placeholder such as "$2") writes to: the leads list's filter.
-func InCampaignSQL(param string) string {
-	return `EXISTS (SELECT 1 FROM campaign_leads cl WHERE cl.workspace_id = $1 AND cl.lead_id = l.id AND cl.campaign_id = ` + param + `)`
+// RemovedFrom returns, of the pairs of workspace ws, those whose lead was
+// taken out of its campaign: what the sending engine reads right before a
+// message's DATA, in the transaction that marks its step sending (beside
+// [StoppedCampaigns]). It locks every pair's row for share in tx (a
+// removal in flight is waited for, then read) and filters after the lock,
+// so a row removed meanwhile is read as it is now.
+func RemovedFrom(ctx context.Context, tx pgx.Tx, ws uuid.UUID, pairs []CampaignLead) (map[CampaignLead]bool, error) {
+	ids, leads := make([]string, len(pairs)), make([]int64, len(pairs))
+	for i, p := range pairs {
+		ids[i], leads[i] = p.CampaignID, p.LeadID
+	}
+	rows, err := tx.Query(ctx, `SELECT x.campaign_id, x.lead_id FROM (
+		SELECT cl.campaign_id, cl.lead_id, cl.removed_at FROM campaign_leads cl
+		 WHERE cl.workspace_id = $1 AND (cl.campaign_id, cl.lead_id) IN (SELECT * FROM unnest($2::text[], $3::bigint[]))
+		   FOR SHARE) x
+		WHERE x.removed_at IS NOT NULL`, ws, ids, leads)
+	if err != nil {
+		return nil, fmt.Errorf("read the removed leads: %w", err)
+	}
+	out := map[CampaignLead]bool{}
+	var k CampaignLead
+	if _, err := pgx.ForEachRow(rows, []any{&k.CampaignID, &k.LeadID}, func() error {
+		out[k] = true
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("read the removed leads: %w", err)
+	}
+	return out, nil
 }
 
 // SentStep is one step of a campaign sent (or being sent) to a lead, as

@@ -56,8 +56,8 @@ func ParseClock(s string) (int, error) {
 	return h*60 + m, nil
 }
 
-// Clock writes minutes after midnight as HH:MM.
-func Clock(minutes int) string { return fmt.Sprintf("%02d:%02d", minutes/60, minutes%60) }
+// TimeOfDay writes minutes after midnight as HH:MM.
+func TimeOfDay(minutes int) string { return fmt.Sprintf("%02d:%02d", minutes/60, minutes%60) }
 
 func isoDay(d time.Weekday) int {
 	if d == time.Sunday {
@@ -130,7 +130,7 @@ func addBusinessDays(day time.Time, n int) time.Time {
 // day".
 func (s Schedule) Describe() string {
 	out := fmt.Sprintf("%s to %s, %s, in each person's own time zone; at most %s per mailbox a day",
-		Clock(s.WindowStart), Clock(s.WindowEnd), DayNames(s.Days), vibesell.Plural(s.DailyCap, "email", "emails"))
+		TimeOfDay(s.WindowStart), TimeOfDay(s.WindowEnd), DayNames(s.Days), vibesell.Plural(s.DailyCap, "email", "emails"))
 	if s.StopForCompany {
 		out += "; a reply stops everyone at that person's company"
 	}

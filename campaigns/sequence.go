@@ -244,7 +244,7 @@ func (s *Service) fieldReport(ctx context.Context, ws uuid.UUID, q Sequence) ([]
 	}
 	for k := range out {
 		for _, l := range leads {
-			if Value(l.values()[out[k].Field]) == "" {
+			if Value(l.MergeFields()[out[k].Field]) == "" {
 				out[k].Lacking++
 			}
 		}

@@ -11,18 +11,19 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
 
+	"vibesell/delivery/deliverytest"
 	"vibesell/mail"
 	"vibesell/workspace"
 )
 
 func TestKeys(t *testing.T) {
 	t.Run("a domain gets one key, published under vs1, that signs its mail", func(t *testing.T) {
-		b := setup(t)
-		first, err := b.keys.Record(b.ctx, b.workspace, "getacme.com")
+		b := deliverytest.Setup(t)
+		first, err := b.Keys.Record(b.Ctx, b.Workspace, "getacme.com")
 		if err != nil {
 			t.Fatal(err)
 		}
-		again, err := b.keys.Record(b.ctx, b.workspace, "getacme.com")
+		again, err := b.Keys.Record(b.Ctx, b.Workspace, "getacme.com")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -40,14 +41,14 @@ func TestKeys(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		key, err := b.keys.Signer(b.ctx, b.workspace, "getacme.com")
+		key, err := b.Keys.Signer(b.Ctx, b.Workspace, "getacme.com")
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !key.Signer.Public().(*rsa.PublicKey).Equal(pub) {
 			t.Error("the published key is not the signing key's")
 		}
-		other, err := b.keys.Record(b.ctx, b.workspace, "tryacme.com")
+		other, err := b.Keys.Record(b.Ctx, b.Workspace, "tryacme.com")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -57,13 +58,13 @@ func TestKeys(t *testing.T) {
 	})
 
 	t.Run("the private key is stored sealed and opens only with the configured secret", func(t *testing.T) {
-		b := setup(t)
-		key, err := b.keys.Signer(b.ctx, b.workspace, "getacme.com")
+		b := deliverytest.Setup(t)
+		key, err := b.Keys.Signer(b.Ctx, b.Workspace, "getacme.com")
 		if err != nil {
 			t.Fatal(err)
 		}
 		var stored []byte
-		if err := b.db.QueryRow(b.ctx, `SELECT private_key FROM mail_dkim_keys WHERE workspace_id = $1`, b.workspace).Scan(&stored); err != nil {
+		if err := b.DB.QueryRow(b.Ctx, `SELECT private_key FROM mail_dkim_keys WHERE workspace_id = $1`, b.Workspace).Scan(&stored); err != nil {
 			t.Fatal(err)
 		}
 		plain := x509.MarshalPKCS1PrivateKey(key.Signer.(*rsa.PrivateKey))
@@ -71,31 +72,31 @@ func TestKeys(t *testing.T) {
 			t.Fatal("the private key is stored in the clear")
 		}
 		wrong, _ := mail.NewSecret(bytes.Repeat([]byte("w"), 32))
-		if _, err := mail.NewKeys(b.db, wrong, b.clock).Signer(b.ctx, b.workspace, "getacme.com"); err == nil {
+		if _, err := mail.NewKeys(b.DB, wrong, b.Clock).Signer(b.Ctx, b.Workspace, "getacme.com"); err == nil {
 			t.Error("another secret opened the key")
 		}
 		// A sealed key moved to another domain's row does not open.
-		_, err = b.db.Exec(b.ctx, `INSERT INTO mail_dkim_keys (workspace_id, domain, selector, private_key, public_key, created_at)
-		                           SELECT workspace_id, 'stolen.example', selector, private_key, public_key, created_at FROM mail_dkim_keys WHERE workspace_id = $1`, b.workspace)
+		_, err = b.DB.Exec(b.Ctx, `INSERT INTO mail_dkim_keys (workspace_id, domain, selector, private_key, public_key, created_at)
+		                           SELECT workspace_id, 'stolen.example', selector, private_key, public_key, created_at FROM mail_dkim_keys WHERE workspace_id = $1`, b.Workspace)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := b.keys.Signer(b.ctx, b.workspace, "stolen.example"); err == nil {
+		if _, err := b.Keys.Signer(b.Ctx, b.Workspace, "stolen.example"); err == nil {
 			t.Error("a key copied to another domain opened")
 		}
 	})
 
 	t.Run("another workspace's domain of the same name has its own key", func(t *testing.T) {
-		b := setup(t)
-		mine, err := b.keys.Record(b.ctx, b.workspace, "getacme.com")
+		b := deliverytest.Setup(t)
+		mine, err := b.Keys.Record(b.Ctx, b.Workspace, "getacme.com")
 		if err != nil {
 			t.Fatal(err)
 		}
-		other, err := workspace.Create(b.ctx, b.db, "Other Co")
+		other, err := workspace.Create(b.Ctx, b.DB, "Other Co")
 		if err != nil {
 			t.Fatal(err)
 		}
-		theirs, err := b.keys.Record(b.ctx, other.ID, "getacme.com")
+		theirs, err := b.Keys.Record(b.Ctx, other.ID, "getacme.com")
 		if err != nil {
 			t.Fatal(err)
 		}

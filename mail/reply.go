@@ -16,34 +16,6 @@ import (
 	_ "github.com/emersion/go-message/charset" // replies come in every charset
 )
 
-// Classifications of a reply.
-const (
-	// Interested is a reply that wants a conversation: a meeting asked
-	// for or a time proposed, a question wanting an answer, interest.
-	Interested = "interested"
-	// Referral names someone else to talk to.
-	Referral = "referral"
-	NotNow   = "not_now"
-	// Objection gives a reason against buying that can be answered: the
-	// price, a tool already in use, no budget.
-	Objection     = "objection"
-	NotInterested = "not_interested"
-	// WrongPerson says the lead is not the one who handles this.
-	WrongPerson = "wrong_person"
-	// LeftCompany says the lead no longer works there.
-	LeftCompany = "left_company"
-	OutOfOffice = "out_of_office"
-	// AutoReply is an automatic answer that is not an out-of-office: a
-	// ticket opened, a mailbox not read.
-	AutoReply   = "auto_reply"
-	Unsubscribe = "unsubscribe"
-	Bounce      = "bounce"
-	// Complaint is a feedback-loop report (the recipient marked the
-	// email as spam) or a reply that says as much.
-	Complaint = "complaint"
-	Other     = "other"
-)
-
 // Reply is an incoming message, read for what the engine needs.
 type Reply struct {
 	MessageID  string
@@ -99,7 +71,7 @@ func ParseReply(raw []byte) (Reply, error) {
 		MessageID:     h.messageID("Message-Id"),
 		Subject:       h.text("Subject"),
 		InReplyTo:     h.messageID("In-Reply-To"),
-		References:    messageIDs(e.Header.Get("References")),
+		References:    MessageIDs(e.Header.Get("References")),
 		AutoSubmitted: autoSubmitted(e.Header),
 	}
 	if from, err := mail.ParseAddress(h.text("From")); err == nil {
@@ -184,7 +156,7 @@ func (h mailHeader) text(key string) string {
 }
 
 func (h mailHeader) messageID(key string) string {
-	ids := messageIDs(h.Get(key))
+	ids := MessageIDs(h.Get(key))
 	if len(ids) == 0 {
 		return ""
 	}
@@ -193,7 +165,8 @@ func (h mailHeader) messageID(key string) string {
 
 var messageIDPattern = regexp.MustCompile(`<[^<>\s]+>`)
 
-func messageIDs(v string) []string { return messageIDPattern.FindAllString(v, -1) }
+// MessageIDs are the Message-IDs a header value names, in order.
+func MessageIDs(v string) []string { return messageIDPattern.FindAllString(v, -1) }
 
 func autoSubmitted(h message.Header) bool {
 	if v := strings.ToLower(h.Get("Auto-Submitted")); v != "" && v != "no" {

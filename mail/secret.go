@@ -71,6 +71,17 @@ func (s Secret) sealed(plain, aad []byte) ([]byte, error) { return sealWith(s.se
 
 func (s Secret) opened(sealed, aad []byte) ([]byte, error) { return openWith(s.seal, sealed, aad) }
 
+// SealCredentials encrypts a connected mailbox's passwords with the
+// credentials key; aad binds them to their row.
+func (s Secret) SealCredentials(plain, aad []byte) ([]byte, error) {
+	return sealWith(s.creds, plain, aad)
+}
+
+// OpenCredentials opens what [Secret.SealCredentials] sealed.
+func (s Secret) OpenCredentials(sealed, aad []byte) ([]byte, error) {
+	return openWith(s.creds, sealed, aad)
+}
+
 func sealWith(key, plain, aad []byte) ([]byte, error) {
 	gcm, err := gcmOf(key)
 	if err != nil {

@@ -13,13 +13,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
 
+	"vibesell/delivery/deliverytest"
 	"vibesell/mail"
 )
 
-func (b *bundle) unsubscribeServer(t *testing.T) *httptest.Server {
+func unsubscribeServer(t *testing.T, b *deliverytest.Bundle) *httptest.Server {
 	t.Helper()
 	mux := http.NewServeMux()
-	mail.UnsubscribeRoutes(mux, b.secret, b.suppressor, slog.New(slog.DiscardHandler))
+	mail.UnsubscribeRoutes(mux, b.Secret, b.Suppressor, slog.New(slog.DiscardHandler))
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv
@@ -41,22 +42,22 @@ func TestUnsubscribe(t *testing.T) {
 	}
 
 	t.Run("the one-click POST suppresses the address before it answers", func(t *testing.T) {
-		b := setup(t)
-		srv := b.unsubscribeServer(t)
-		link := b.secret.UnsubscribeURL(srv.URL, b.workspace, "Sam@Acme-Corp.example")
+		b := deliverytest.Setup(t)
+		srv := unsubscribeServer(t, b)
+		link := b.Secret.UnsubscribeURL(srv.URL, b.Workspace, "Sam@Acme-Corp.example")
 		status, body := oneClick(t, link)
 		if status != http.StatusOK || !strings.Contains(body, "sam@acme-corp.example will not get any more emails") {
 			t.Fatalf("POST answered %d:\n%s", status, body)
 		}
-		if diff := cmp.Diff([]string{"sam@acme-corp.example unsubscribed"}, b.suppressor.list(t, b.workspace)); diff != "" {
+		if diff := cmp.Diff([]string{"sam@acme-corp.example unsubscribed"}, b.Suppressor.List(t, b.Workspace)); diff != "" {
 			t.Errorf("suppressed (-want +got):\n%s", diff)
 		}
 	})
 
 	t.Run("the link opened in a browser shows one button and suppresses nothing until it is pressed", func(t *testing.T) {
-		b := setup(t)
-		srv := b.unsubscribeServer(t)
-		link := b.secret.UnsubscribeURL(srv.URL, b.workspace, "sam@acme-corp.example")
+		b := deliverytest.Setup(t)
+		srv := unsubscribeServer(t, b)
+		link := b.Secret.UnsubscribeURL(srv.URL, b.Workspace, "sam@acme-corp.example")
 		resp, err := client.Get(link)
 		if err != nil {
 			t.Fatal(err)
@@ -71,7 +72,7 @@ func TestUnsubscribe(t *testing.T) {
 		if strings.Contains(string(page), "<script") {
 			t.Error("the page needs JavaScript")
 		}
-		if got := b.suppressor.list(t, b.workspace); len(got) != 0 {
+		if got := b.Suppressor.List(t, b.Workspace); len(got) != 0 {
 			t.Fatalf("opening the link suppressed %v", got)
 		}
 		// The button posts the page's form back to the same address.
@@ -80,21 +81,21 @@ func TestUnsubscribe(t *testing.T) {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
-		if diff := cmp.Diff([]string{"sam@acme-corp.example unsubscribed"}, b.suppressor.list(t, b.workspace)); diff != "" {
+		if diff := cmp.Diff([]string{"sam@acme-corp.example unsubscribed"}, b.Suppressor.List(t, b.Workspace)); diff != "" {
 			t.Errorf("suppressed (-want +got):\n%s", diff)
 		}
 	})
 
 	t.Run("a token cannot unsubscribe anyone else", func(t *testing.T) {
-		b := setup(t)
-		srv := b.unsubscribeServer(t)
-		token := b.secret.UnsubscribeToken(b.workspace, "sam@acme-corp.example")
+		b := deliverytest.Setup(t)
+		srv := unsubscribeServer(t, b)
+		token := b.Secret.UnsubscribeToken(b.Workspace, "sam@acme-corp.example")
 		payload, mac, _ := strings.Cut(token, ".")
 		otherSecret, _ := mail.NewSecret(bytes.Repeat([]byte("x"), 32))
 		forged := map[string]string{
-			"another address, same signature":   payloadOf(b.secret.UnsubscribeToken(b.workspace, "ceo@acme-corp.example")) + "." + mac,
-			"another workspace, same signature": payloadOf(b.secret.UnsubscribeToken(uuid.New(), "sam@acme-corp.example")) + "." + mac,
-			"signed with another secret":        otherSecret.UnsubscribeToken(b.workspace, "sam@acme-corp.example"),
+			"another address, same signature":   payloadOf(b.Secret.UnsubscribeToken(b.Workspace, "ceo@acme-corp.example")) + "." + mac,
+			"another workspace, same signature": payloadOf(b.Secret.UnsubscribeToken(uuid.New(), "sam@acme-corp.example")) + "." + mac,
+			"signed with another secret":        otherSecret.UnsubscribeToken(b.Workspace, "sam@acme-corp.example"),
 			"cut short":                         token[:len(token)-4],
 			"no signature":                      payload,
 		}
@@ -104,7 +105,7 @@ func TestUnsubscribe(t *testing.T) {
 				t.Errorf("%s: POST answered %d:\n%s", name, status, body)
 			}
 		}
-		if got := b.suppressor.list(t, b.workspace); len(got) != 0 {
+		if got := b.Suppressor.List(t, b.Workspace); len(got) != 0 {
 			t.Errorf("forged tokens suppressed %v", got)
 		}
 	})

@@ -22,7 +22,7 @@ type Capacity struct {
 
 // capacityOf compares the picks with sizing z; nil without a sizing or
 // without picks.
-func capacityOf(z *Sizing, domains []Domain, mailboxes []Mailbox, cfg Config) *Capacity {
+func capacityOf(z *Sizing, domains []Domain, mailboxes []MailboxOrder, cfg Config) *Capacity {
 	if z == nil || len(domains) == 0 {
 		return nil
 	}

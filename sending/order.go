@@ -22,7 +22,7 @@ import (
 // on its approval; [Service.PlaceOrder] carries it out.
 type OrderPlan struct {
 	Domains      []Domain
-	Mailboxes    []Mailbox
+	Mailboxes    []MailboxOrder
 	YearlyCost   vibesell.Money // the domains, per year
 	MonthlyCost  vibesell.Money // the mailboxes, per month
 	ReadyOn      time.Time
@@ -85,7 +85,7 @@ func (s *Service) PlanOrder(ctx context.Context, ws uuid.UUID) (OrderPlan, error
 // pool, or the transaction that holds the setup's lock.
 func (s *Service) readPlan(ctx context.Context, db store.DBTX, ws uuid.UUID) (OrderPlan, error) {
 	var domains []Domain
-	var mailboxes []Mailbox
+	var mailboxes []MailboxOrder
 	b := &pgx.Batch{}
 	b.Queue(domainsSQL, ws).Query(func(rows pgx.Rows) (err error) {
 		domains, err = collectDomains(rows, nil)
@@ -133,7 +133,7 @@ func (s *Service) readPlan(ctx context.Context, db store.DBTX, ws uuid.UUID) (Or
 func (s *Service) checkPlan(ctx context.Context, ws uuid.UUID, plan OrderPlan, blocked *OrderBlocked) error {
 	var newNames []string
 	for _, d := range plan.Domains {
-		if !slices.ContainsFunc(plan.Mailboxes, func(m Mailbox) bool { return m.Domain == d.Name }) {
+		if !slices.ContainsFunc(plan.Mailboxes, func(m MailboxOrder) bool { return m.Domain == d.Name }) {
 			blocked.add(d.Name+" has no addresses yet", stepAddresses)
 		}
 		if d.Origin == OriginNew {

@@ -257,8 +257,9 @@ func (d Domain) State(now time.Time) DomainState {
 	return DomainReady
 }
 
-// Mailbox is a sending address of the workspace.
-type Mailbox struct {
+// MailboxOrder is a sending address of the workspace as its setup has it:
+// planned, ordered from a provider, or warming, with its price.
+type MailboxOrder struct {
 	Address         string
 	Domain          string
 	SenderName      string
@@ -278,7 +279,7 @@ type Mailbox struct {
 // State is where the mailbox stands at now: planned (chosen, not ordered),
 // preparing, ready (prepared, warmup not started), warming, or warm (ready
 // to send at full volume).
-func (m Mailbox) State(now time.Time, cfg Config) MailboxState {
+func (m MailboxOrder) State(now time.Time, cfg Config) MailboxState {
 	switch {
 	case m.Status == MailboxPlanned:
 		return MailboxPlanned
@@ -297,7 +298,7 @@ func (m Mailbox) State(now time.Time, cfg Config) MailboxState {
 }
 
 // warmupEnds is when the mailbox's warmup completes (zero when not started).
-func (m Mailbox) warmupEnds(cfg Config) time.Time {
+func (m MailboxOrder) warmupEnds(cfg Config) time.Time {
 	if m.WarmupStartedAt == nil {
 		return time.Time{}
 	}
@@ -348,18 +349,18 @@ const mailboxesSQL = `
 	WHERE m.workspace_id = $1
 	ORDER BY d.status DESC, d.chosen_at, d.position, m.domain, m.planned_at, m.position, m.address`
 
-func (s *Service) mailboxes(ctx context.Context, db store.DBTX, ws uuid.UUID) ([]Mailbox, error) {
+func (s *Service) mailboxes(ctx context.Context, db store.DBTX, ws uuid.UUID) ([]MailboxOrder, error) {
 	return collectMailboxes(db.Query(ctx, mailboxesSQL, ws))
 }
 
 // collectMailboxes reads the rows of mailboxesSQL, or the error of the
 // query that gave them.
-func collectMailboxes(rows pgx.Rows, err error) ([]Mailbox, error) {
+func collectMailboxes(rows pgx.Rows, err error) ([]MailboxOrder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read sending mailboxes: %w", err)
 	}
-	mailboxes, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Mailbox, error) {
-		var m Mailbox
+	mailboxes, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (MailboxOrder, error) {
+		var m MailboxOrder
 		err := r.Scan(&m.Address, &m.Domain, &m.SenderName, &m.Status, &m.Prewarmed, &m.MonthlyPrice.Currency, &m.MonthlyPrice.Minor,
 			&m.Card, &m.Provider, &m.OrderedAt, &m.ReadyAt, &m.WarmupStartedAt, &m.SandboxReadyAt)
 		return m, err

@@ -31,7 +31,7 @@ type DomainStatus struct {
 
 // MailboxStatus is a mailbox of the setup as it stands now.
 type MailboxStatus struct {
-	Mailbox
+	MailboxOrder
 	State        MailboxState
 	WarmupDay    *int       // warming: which day of the warmup today is
 	WarmupDone   *int       // warming: how far the warmup is, 0 to 100 (percent)
@@ -279,7 +279,7 @@ type setupRows struct {
 	source    *Source
 	sizing    *Sizing
 	domains   []Domain
-	mailboxes []Mailbox
+	mailboxes []MailboxOrder
 }
 
 // setup works out the setup at now from its rows: each domain's and
@@ -299,7 +299,7 @@ func (s *Service) setup(r setupRows, now time.Time) Setup {
 	allOrdered := len(r.mailboxes) > 0
 	var ready time.Time
 	for _, m := range r.mailboxes {
-		ms := MailboxStatus{Mailbox: m, State: m.State(now, s.cfg)}
+		ms := MailboxStatus{MailboxOrder: m, State: m.State(now, s.cfg)}
 		if m.Status == MailboxPlanned {
 			allOrdered = false
 		} else {
@@ -328,7 +328,7 @@ func (s *Service) setup(r setupRows, now time.Time) Setup {
 // mailboxFullVolume is the first business day m can send at full volume:
 // on handover for a prewarmed one; when its warmup ends otherwise,
 // counting from today (or its ready day) when warmup has not started.
-func (s *Service) mailboxFullVolume(m Mailbox, now time.Time) time.Time {
+func (s *Service) mailboxFullVolume(m MailboxOrder, now time.Time) time.Time {
 	switch {
 	case m.SandboxReadyAt != nil:
 		return day(*m.SandboxReadyAt)

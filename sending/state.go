@@ -35,7 +35,7 @@ const (
 )
 
 // MailboxState is where a mailbox stands. A mailbox is stored planned,
-// ordered or warming; [Mailbox.State] works out the rest from the clock.
+// ordered or warming; [MailboxOrder.State] works out the rest from the clock.
 type MailboxState string
 
 // The states of a mailbox.

@@ -23,11 +23,11 @@ type RampDay struct {
 
 // Warmup is what start_warmup did.
 type Warmup struct {
-	Started        []Mailbox // warmup started now
-	AlreadyWarming []Mailbox // started before; left as they are
-	NotReady       []Mailbox // still being prepared
-	Prewarmed      []Mailbox // already warm; they need no warmup
-	Ramp           []RampDay // for the mailboxes started now; nil when none were
+	Started        []MailboxOrder // warmup started now
+	AlreadyWarming []MailboxOrder // started before; left as they are
+	NotReady       []MailboxOrder // still being prepared
+	Prewarmed      []MailboxOrder // already warm; they need no warmup
+	Ramp           []RampDay      // for the mailboxes started now; nil when none were
 	StartedOn      *time.Time
 	FullVolumeOn   *time.Time // when those started now can send at full volume
 	Provider       string

@@ -11,10 +11,13 @@ import (
 
 	"vibesell"
 	"vibesell/campaigns"
-	"vibesell/campaigns/campaignstest"
+	"vibesell/delivery"
+	"vibesell/featuretest"
 	"vibesell/mail"
-	"vibesell/mail/mailtest"
 	"vibesell/proofread"
+	"vibesell/replies"
+	"vibesell/sandboxmail"
+	"vibesell/sandboxmail/sandboxmailtest"
 	"vibesell/store/storetest"
 	"vibesell/toolkit/toolkittest"
 	"vibesell/workspace"
@@ -66,13 +69,13 @@ func TestGetLead(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool := storetest.New(t)
-	env := campaignstest.New(t, pool, time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC), campaigns.Config{})
+	env := featuretest.New(t, pool, time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC), campaigns.Config{})
 	ws := workspacetest.Two(t, pool)
 	acmeID := ws.Acme.ID
 	env.AddLeads(t, acmeID,
-		campaigns.Lead{Email: "sam@acme-corp.example", FirstName: "Sam", LastName: "Ortiz", Company: "Acme Corp"},
-		campaigns.Lead{Email: "lee@bolt.example", FirstName: "Lee", Company: "Bolt"})
-	env.AddMailbox(t, acmeID, "dana@getacme.com", "Dana Reyes", campaignstest.Warm)
+		vibesell.Lead{Email: "sam@acme-corp.example", FirstName: "Sam", LastName: "Ortiz", Company: "Acme Corp"},
+		vibesell.Lead{Email: "lee@bolt.example", FirstName: "Lee", Company: "Bolt"})
+	env.AddMailbox(t, acmeID, "dana@getacme.com", "Dana Reyes", featuretest.Warm)
 	q, err := env.Campaigns.SaveSequence(ctx, acmeID, campaigns.SaveRequest{Steps: []campaigns.Step{
 		{Subject: "Onboarding", Body: "Hi {{first_name|there}},\n\nA question.\n\nDana"},
 		{Body: "Hi {{first_name|there}}, a nudge.", WaitBusinessDays: 2, SameThread: true},
@@ -100,12 +103,12 @@ func TestGetLead(t *testing.T) {
 	}
 
 	// The engine's first email to Sam, and Sam's answer.
-	sandbox, mb := mailtest.Sandbox(t, mail.Address{Name: "Dana Reyes", Email: "dana@getacme.com"}, mail.SandboxConfig{Clock: env.Clock})
-	secret := mailtest.Secret(t)
+	sandbox, mb := sandboxmailtest.Sandbox(t, mail.Address{Name: "Dana Reyes", Email: "dana@getacme.com"}, sandboxmail.Config{Clock: env.Clock})
+	secret := sandboxmailtest.Secret(t)
 	suppressions := env.Audience.MailSuppressions()
-	sender := mail.NewSender(pool, mail.NewKeys(pool, secret, env.Clock), suppressions, env.Clock)
-	res, err := sender.Send(ctx, mail.Outgoing{
-		Step:    mail.Step{WorkspaceID: acmeID, CampaignID: campaign, LeadID: sam.Lead.ID, Step: 1},
+	sender := delivery.NewDispatcher(pool, mail.NewKeys(pool, secret, env.Clock), suppressions, env.Clock)
+	res, err := sender.Send(ctx, delivery.Outgoing{
+		Step:    delivery.Step{WorkspaceID: acmeID, CampaignID: campaign, LeadID: sam.Lead.ID, Step: 1},
 		Mailbox: mb,
 		Message: mail.Message{To: mail.Address{Email: "sam@acme-corp.example"}, Subject: "Onboarding", Body: "Hi Sam,\n\nA question.\n\nDana",
 			UnsubscribeURL: secret.UnsubscribeURL("https://vibesell.example.test", acmeID, "sam@acme-corp.example"), PostalAddress: "1 Market St, San Francisco"},
@@ -117,12 +120,12 @@ func TestGetLead(t *testing.T) {
 	if err := sandbox.DeliverReply(mb.Address.Email, []byte(reply)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := mail.NewPoller(pool, suppressions, env.Clock, nil).Poll(ctx, acmeID, mb); err != nil {
+	if _, err := replies.NewPoller(pool, suppressions, env.Clock, nil).Poll(ctx, acmeID, mb); err != nil {
 		t.Fatal(err)
 	}
 
 	d := Deps{Workspaces: env.Workspaces, Audience: env.Audience, Campaigns: env.Campaigns, Approvals: env.Approvals,
-		Replies: mail.NewReplies(pool), PublicURL: "https://vibesell.example.test"}
+		Replies: replies.NewReplies(pool), PublicURL: "https://vibesell.example.test"}
 	acme := toolkittest.Connect(t, NewServer(d, nil), workspacetest.Principal(ws.Acme))
 	samID, leeID := strconv.FormatInt(sam.Lead.ID, 10), strconv.FormatInt(lee.Lead.ID, 10)
 

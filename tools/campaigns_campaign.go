@@ -107,7 +107,7 @@ func toCampaignData(sc campaigns.StagedCampaign, m campaigns.Metrics) campaignDa
 	out := campaignData{Campaign: c.ID, Name: c.Name, Status: c.Status, PausedReason: c.PausedReason, PausedAutomatically: c.PausedAutomatically,
 		Sequence: c.SequenceID, SequenceVersion: c.SequenceVersion, SequenceApproved: sc.Sequence.Approved(), Steps: len(sc.Sequence.Steps),
 		Leads: c.Leads, Mailboxes: c.Mailboxes[:min(len(c.Mailboxes), campaignMailboxesListed)], MailboxesTotal: len(c.Mailboxes), Blockers: blockers, CreatedAt: c.CreatedAt, LaunchedAt: c.LaunchedAt, FirstSendAt: c.FirstSendAt,
-		Schedule: scheduleData{WindowStart: campaigns.Clock(c.Schedule.WindowStart), WindowEnd: campaigns.Clock(c.Schedule.WindowEnd), Days: days,
+		Schedule: scheduleData{WindowStart: campaigns.TimeOfDay(c.Schedule.WindowStart), WindowEnd: campaigns.TimeOfDay(c.Schedule.WindowEnd), Days: days,
 			DailyCap: c.Schedule.DailyCap, StopForCompany: c.Schedule.StopForCompany},
 		Metrics: metricsData{countsData: toCountsData(m.Counts, m.Why), RepliesNote: m.RepliesNote, Opens: count(m.Opens, m.OpensWhy), Steps: []stepMetricsData{}},
 	}

@@ -78,7 +78,7 @@ func checkFirstEmail(d Deps) toolkit.Tool {
 // it.
 func fixText(f campaigns.Finding) string { return toolkit.GuidanceText(f.Fix, f.FixBy) }
 
-func leadName(l campaigns.Lead) string {
+func leadName(l vibesell.Lead) string {
 	name := strings.TrimSpace(l.FirstName + " " + l.LastName)
 	if name == "" {
 		name = l.Email

@@ -9,8 +9,7 @@ import (
 
 	"vibesell"
 	"vibesell/approvals"
-	"vibesell/campaigns"
-	"vibesell/campaigns/campaignstest"
+	"vibesell/featuretest"
 )
 
 // get_workspace_context shows the campaigns, each with its status (and
@@ -21,8 +20,8 @@ func TestCampaignsInTheWorkspaceContext(t *testing.T) {
 	b := newCampaignsBundle(t)
 	c := b.acme
 	acme := b.ws.Acme.ID
-	b.env.AddLeads(t, acme, campaigns.Lead{Email: "ana@alpha.test", FirstName: "Ana", Company: "Alpha", TimeZone: "Europe/Berlin"})
-	b.env.AddMailbox(t, acme, "sam@getacme.test", "Sam Lee", campaignstest.Warm)
+	b.env.AddLeads(t, acme, vibesell.Lead{Email: "ana@alpha.test", FirstName: "Ana", Company: "Alpha", TimeZone: "Europe/Berlin"})
+	b.env.AddMailbox(t, acme, "sam@getacme.test", "Sam Lee", featuretest.Warm)
 	read := func(t *testing.T) (workspaceOutput, string) {
 		t.Helper()
 		var out workspaceOutput

@@ -12,14 +12,14 @@ import (
 	"vibesell"
 	"vibesell/approvals"
 	"vibesell/campaigns"
-	"vibesell/campaigns/campaignstest"
+	"vibesell/featuretest"
 	"vibesell/store/storetest"
 	"vibesell/toolkit/toolkittest"
 	"vibesell/workspace/workspacetest"
 )
 
 type campaignsBundle struct {
-	env    *campaignstest.Env
+	env    *featuretest.Env
 	ws     workspacetest.Pair
 	acme   *toolkittest.Client
 	globex *toolkittest.Client
@@ -29,7 +29,7 @@ func newCampaignsBundle(t *testing.T) *campaignsBundle {
 	t.Helper()
 	pool := storetest.New(t)
 	// Tue 1 Dec 2026, 07:00 UTC: 08:00 in Berlin.
-	env := campaignstest.New(t, pool, time.Date(2026, 12, 1, 7, 0, 0, 0, time.UTC), campaigns.Config{})
+	env := featuretest.New(t, pool, time.Date(2026, 12, 1, 7, 0, 0, 0, time.UTC), campaigns.Config{})
 	b := &campaignsBundle{env: env, ws: workspacetest.Two(t, pool)}
 	deps := Deps{Workspaces: env.Workspaces, Sending: env.Sending, Approvals: env.Approvals, Audience: env.Audience, Campaigns: env.Campaigns}
 	b.acme = toolkittest.Connect(t, NewServer(deps, nil), workspacetest.Principal(b.ws.Acme))
@@ -61,10 +61,10 @@ func TestCampaignTools(t *testing.T) {
 	c := b.acme
 	acme := b.ws.Acme.ID
 	b.env.AddLeads(t, acme,
-		campaigns.Lead{Email: "ana@alpha.test", FirstName: "Ana", Company: "Alpha", TimeZone: "Europe/Berlin"},
-		campaigns.Lead{Email: "yuki@gamma.test", FirstName: "由紀", Company: "<b>Gamma</b> & Co", TimeZone: "Asia/Tokyo"},
-		campaigns.Lead{Email: "lee@delta.test", Company: "Delta", TimeZone: "America/New_York"})
-	b.env.AddMailbox(t, acme, "sam@getacme.test", "Sam Lee", campaignstest.Warm)
+		vibesell.Lead{Email: "ana@alpha.test", FirstName: "Ana", Company: "Alpha", TimeZone: "Europe/Berlin"},
+		vibesell.Lead{Email: "yuki@gamma.test", FirstName: "由紀", Company: "<b>Gamma</b> & Co", TimeZone: "Asia/Tokyo"},
+		vibesell.Lead{Email: "lee@delta.test", Company: "Delta", TimeZone: "America/New_York"})
+	b.env.AddMailbox(t, acme, "sam@getacme.test", "Sam Lee", featuretest.Warm)
 
 	steps := []map[string]any{
 		{"subject": "Lists at {{company|your team}}", "body": "Hi {{first_name|there}},\n\nYour reps at {{company}} build prospect lists by hand. We do it for them, checked and ready each Monday, so they spend the week selling.\n\nTeams like yours save about six hours a week per rep. Worth a short call next week?\n\nSam"},

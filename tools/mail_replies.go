@@ -8,7 +8,7 @@ import (
 
 	"vibesell"
 	"vibesell/auth"
-	"vibesell/mail"
+	"vibesell/replies"
 	"vibesell/toolkit"
 )
 
@@ -78,7 +78,7 @@ func listReplies(d Deps) toolkit.Tool {
 			campaign's counts (get_campaign).
 		`,
 		Handler: func(ctx context.Context, p auth.Principal, in listRepliesInput) (toolkit.Result[repliesOutput], error) {
-			page, err := d.Replies.List(ctx, p.WorkspaceID, mail.ReplyListOptions{
+			page, err := d.Replies.List(ctx, p.WorkspaceID, replies.ListOptions{
 				Campaign: in.Campaign, Classification: in.Classification, Limit: in.Limit, Cursor: in.Cursor})
 			if err != nil {
 				return toolkit.Result[repliesOutput]{}, err
@@ -95,7 +95,7 @@ func listReplies(d Deps) toolkit.Tool {
 // repliesExcerptRunes is how much of a reply a page's text repeats.
 const repliesExcerptRunes = 400
 
-func toReplyRow(r mail.ListedReply) replyRow {
+func toReplyRow(r replies.ListedReply) replyRow {
 	row := replyRow{
 		MessageID: r.MessageID, Mailbox: r.Mailbox, From: r.From, Subject: r.Subject, ReceivedAt: r.ReceivedAt, Step: r.Step,
 		MatchedBy: r.MatchedBy, Classification: r.Classification, Rule: r.Rule, Bounce: r.Bounce, Excerpt: r.Excerpt,
@@ -113,7 +113,7 @@ func toReplyRow(r mail.ListedReply) replyRow {
 	return row
 }
 
-func repliesMarkdown(ctx context.Context, in listRepliesInput, page mail.ReplyPage) string {
+func repliesMarkdown(ctx context.Context, in listRepliesInput, page replies.Page) string {
 	var b strings.Builder
 	var which []string
 	if in.Classification != "" {

@@ -10,7 +10,9 @@ import (
 
 	"vibesell"
 	"vibesell/mail"
-	"vibesell/mail/mailtest"
+	"vibesell/mailboxes"
+	"vibesell/sandboxmail"
+	"vibesell/sandboxmail/sandboxmailtest"
 	"vibesell/toolkit/toolkittest"
 	"vibesell/workspace/workspacetest"
 )
@@ -20,11 +22,11 @@ import (
 func TestSendingSetupListsConnectedMailboxes(t *testing.T) {
 	t.Parallel()
 	f := newApprovalFixture(t)
-	sandbox, mb := mailtest.Sandbox(t, mail.Address{Email: "dana@getacme.com"}, mail.SandboxConfig{})
-	secret := mailtest.Secret(t)
+	sandbox, mb := sandboxmailtest.Sandbox(t, mail.Address{Email: "dana@getacme.com"}, sandboxmail.Config{})
+	secret := sandboxmailtest.Secret(t)
 	conns := f.connections(secret, sandbox.Roots())
-	conns.UseGuard(mailtest.Guard(t, sandbox)) // the sandbox listens on loopback
-	if _, err := conns.Connect(context.Background(), f.ws.ID, mail.ConnectRequest{Address: "dana@getacme.com",
+	conns.UseGuard(sandboxmailtest.Guard(t, sandbox)) // the sandbox listens on loopback
+	if _, err := conns.Connect(context.Background(), f.ws.ID, mailboxes.ConnectRequest{Address: "dana@getacme.com",
 		SMTP: mb.SMTP.Settings(), IMAP: mb.IMAP.Settings()}); err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,8 @@ import (
 	"vibesell/billing"
 	"vibesell/campaigns"
 	"vibesell/cards"
-	"vibesell/mail"
+	"vibesell/mailboxes"
+	"vibesell/replies"
 	"vibesell/sending"
 	"vibesell/toolkit"
 	"vibesell/workspace"
@@ -27,10 +28,10 @@ type Deps struct {
 	// extension, recorded beside each decision. Nil: not recorded.
 	Sessions *auth.Sessions
 	// Replies reads the replies the engine kept (list_replies).
-	Replies *mail.Replies
+	Replies *replies.Replies
 	// Connections lists the person's connected mailboxes in
 	// get_sending_setup; nil: not available.
-	Connections *mail.Connections
+	Connections *mailboxes.Connections
 	// PublicURL is the address people reach the server at: links to the
 	// web app start with it. Empty: results name the page without a link.
 	PublicURL string

@@ -19,7 +19,7 @@ import (
 	"vibesell/billing"
 	"vibesell/billing/billingtest"
 	"vibesell/campaigns"
-	"vibesell/campaigns/campaignstest"
+	"vibesell/featuretest"
 	"vibesell/store"
 	"vibesell/store/storetest"
 	"vibesell/toolkit"
@@ -33,7 +33,7 @@ import (
 // with the sample lead directory loaded and Stripe faked at its seam.
 type features struct {
 	*server
-	env     *campaignstest.Env
+	env     *featuretest.Env
 	billing *billing.Service
 	stripe  *billingtest.FakeStripe
 }
@@ -46,7 +46,7 @@ func newFeatures(t *testing.T) *features {
 		t.Fatal(err)
 	}
 	// Tue 1 Dec 2026, 07:00 UTC: 08:00 in Berlin.
-	e := campaignstest.New(t, pool, time.Date(2026, 12, 1, 7, 0, 0, 0, time.UTC), campaigns.Config{})
+	e := featuretest.New(t, pool, time.Date(2026, 12, 1, 7, 0, 0, 0, time.UTC), campaigns.Config{})
 	e.Approvals.Register(vibesell.ToolImportLeads, audience.ImportAction(e.Audience))
 	cfg := billing.DefaultConfig()
 	fake := billingtest.NewFakeStripe(e.Clock, cfg.Plans)
@@ -169,9 +169,9 @@ func campaignScenarios(t *testing.T, f *features) []*scenario {
 	t.Helper()
 	var out []*scenario
 	f.env.AddLeads(t, f.ws.ID,
-		campaigns.Lead{Email: "ana@alpha.test", FirstName: "Ana", LastName: "Costa", Company: "Alpha", TimeZone: "Europe/Berlin"},
-		campaigns.Lead{Email: "lee@delta.test", Company: "Delta", TimeZone: "America/New_York"})
-	f.env.AddMailbox(t, f.ws.ID, "sam@getacme.test", "Sam Lee", campaignstest.Warm)
+		vibesell.Lead{Email: "ana@alpha.test", FirstName: "Ana", LastName: "Costa", Company: "Alpha", TimeZone: "Europe/Berlin"},
+		vibesell.Lead{Email: "lee@delta.test", Company: "Delta", TimeZone: "America/New_York"})
+	f.env.AddMailbox(t, f.ws.ID, "sam@getacme.test", "Sam Lee", featuretest.Warm)
 
 	steps := []any{
 		map[string]any{"subject": "Lists at {{company|your team}}", "body": "Hi {{first_name|there}},\n\nYour reps at {{company|your company}} build prospect lists by hand. We do it for them, checked and ready each Monday.\n\nWorth a short call next week?\n\nSam"},

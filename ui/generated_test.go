@@ -20,7 +20,7 @@ import (
 	"vibesell/audience"
 	"vibesell/billing"
 	"vibesell/campaigns"
-	"vibesell/mail"
+	"vibesell/replies"
 	"vibesell/sending"
 	"vibesell/tools"
 )
@@ -232,7 +232,7 @@ func labelTables() string {
 		{"campaignCheckLabels", "campaigns.CheckLabels", campaigns.CheckLabels},
 		{"billingStatusLabels", "billing.StatusLabels", billing.StatusLabels},
 		{"billingMetricLabels", "billing.MetricLabels", billing.MetricLabels},
-		{"replyClassificationLabels", "mail.ClassificationLabels", mail.ClassificationLabels},
+		{"replyClassificationLabels", "replies.ClassificationLabels", replies.ClassificationLabels},
 		{"leadStatusLabels", "audience.LeadStatusLabels", audience.LeadStatusLabels},
 		{"leadStopLabels", "audience.StopLabels", audience.StopLabels},
 		{"leadStepLabels", "campaigns.StepLabels", campaigns.StepLabels},

@@ -6,8 +6,11 @@ import (
 	"testing"
 
 	"vibesell/audience"
+	"vibesell/delivery"
 	"vibesell/mail"
-	"vibesell/mail/mailtest"
+	"vibesell/replies"
+	"vibesell/sandboxmail"
+	"vibesell/sandboxmail/sandboxmailtest"
 )
 
 // repliesScenarios show list_replies before any reply, and with replies the
@@ -24,17 +27,17 @@ func repliesScenarios(t *testing.T, s *server) []*scenario {
 	out = append(out, sc)
 
 	ctx := context.Background()
-	sandbox, mb := mailtest.Sandbox(t, mail.Address{Name: "Dana Reyes", Email: "dana@getacme.com"}, mail.SandboxConfig{})
-	secret := mailtest.Secret(t)
+	sandbox, mb := sandboxmailtest.Sandbox(t, mail.Address{Name: "Dana Reyes", Email: "dana@getacme.com"}, sandboxmail.Config{})
+	secret := sandboxmailtest.Secret(t)
 	suppressions := audience.New(audience.Deps{DB: s.pool, Clock: s.clock}).MailSuppressions()
-	sender := mail.NewSender(s.pool, mail.NewKeys(s.pool, secret, s.clock), suppressions, s.clock)
+	sender := delivery.NewDispatcher(s.pool, mail.NewKeys(s.pool, secret, s.clock), suppressions, s.clock)
 	campaign := "cp_0123456789abcdef" // made up: the replies list says it is unknown
 	for i, l := range []struct{ email, text string }{
 		{"sam@acme-corp.example", "Yes, interested. Could you send over a few times for Thursday?"},
 		{"lee@bolt.example", "Not interested, thanks. Please take me off your list."},
 	} {
-		res, err := sender.Send(ctx, mail.Outgoing{
-			Step:    mail.Step{WorkspaceID: s.ws.ID, CampaignID: campaign, LeadID: int64(i + 1), Step: 1},
+		res, err := sender.Send(ctx, delivery.Outgoing{
+			Step:    delivery.Step{WorkspaceID: s.ws.ID, CampaignID: campaign, LeadID: int64(i + 1), Step: 1},
 			Mailbox: mb,
 			Message: mail.Message{To: mail.Address{Email: l.email}, Subject: "Onboarding", Body: "Hi,\n\nA question.\n\nDana", PostalAddress: "1 Market St",
 				UnsubscribeURL: secret.UnsubscribeURL(publicURL, s.ws.ID, l.email)},
@@ -47,7 +50,7 @@ func repliesScenarios(t *testing.T, s *server) []*scenario {
 			t.Fatal(err)
 		}
 	}
-	if _, err := mail.NewPoller(s.pool, suppressions, s.clock, nil).Poll(ctx, s.ws.ID, mb); err != nil {
+	if _, err := replies.NewPoller(s.pool, suppressions, s.clock, nil).Poll(ctx, s.ws.ID, mb); err != nil {
 		t.Fatal(err)
 	}
 	sc, data := s.scenario("replies", "list_replies", nil)
@@ -62,8 +65,8 @@ func repliesScenarios(t *testing.T, s *server) []*scenario {
 
 	// An out-of-office reply names the day its sender is back, a calendar
 	// day the card writes in its one date style.
-	res, err := sender.Send(ctx, mail.Outgoing{
-		Step:    mail.Step{WorkspaceID: s.ws.ID, CampaignID: campaign, LeadID: 3, Step: 1},
+	res, err := sender.Send(ctx, delivery.Outgoing{
+		Step:    delivery.Step{WorkspaceID: s.ws.ID, CampaignID: campaign, LeadID: 3, Step: 1},
 		Mailbox: mb,
 		Message: mail.Message{To: mail.Address{Email: "kim@crane.example"}, Subject: "Onboarding", Body: "Hi,\n\nA question.\n\nDana", PostalAddress: "1 Market St",
 			UnsubscribeURL: secret.UnsubscribeURL(publicURL, s.ws.ID, "kim@crane.example")},
@@ -76,7 +79,7 @@ func repliesScenarios(t *testing.T, s *server) []*scenario {
 	if err := sandbox.DeliverReply(mb.Address.Email, []byte(reply)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := mail.NewPoller(s.pool, suppressions, s.clock, nil).Poll(ctx, s.ws.ID, mb); err != nil {
+	if _, err := replies.NewPoller(s.pool, suppressions, s.clock, nil).Poll(ctx, s.ws.ID, mb); err != nil {
 		t.Fatal(err)
 	}
 	sc, _ = s.scenario("replies-out-of-office", "list_replies", nil)

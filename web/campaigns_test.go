@@ -12,9 +12,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"vibesell"
 	"vibesell/auth"
 	"vibesell/campaigns"
-	"vibesell/campaigns/campaignstest"
+	"vibesell/featuretest"
 	"vibesell/store/storetest"
 	"vibesell/web"
 	"vibesell/workspace"
@@ -69,8 +70,8 @@ func TestCampaignsAndSettingsPages(t *testing.T) {
 		if p := ada.Get("/app/campaigns"); !strings.Contains(p.Body, "No campaign yet.") {
 			t.Errorf("empty:\n%s", p.Body)
 		}
-		env.AddLeads(t, ws.Acme.ID, campaigns.Lead{Email: "ana@alpha.test", FirstName: "Ana", Company: "Alpha"})
-		env.AddMailbox(t, ws.Acme.ID, "sam@getacme.test", "Sam", campaignstest.Warm)
+		env.AddLeads(t, ws.Acme.ID, vibesell.Lead{Email: "ana@alpha.test", FirstName: "Ana", Company: "Alpha"})
+		env.AddMailbox(t, ws.Acme.ID, "sam@getacme.test", "Sam", featuretest.Warm)
 		q, err := env.Campaigns.SaveSequence(ctx, ws.Acme.ID, campaigns.SaveRequest{Name: "Lists", Steps: []campaigns.Step{
 			{Subject: "Lists at {{company|your team}}", Body: "Hi {{first_name|there}}"},
 			{Body: "A nudge", WaitBusinessDays: 3, SameThread: true}}})
@@ -132,14 +133,14 @@ func TestCampaignsAndSettingsPages(t *testing.T) {
 	})
 }
 
-// campaignsWeb is the web app over campaignstest's services on a fresh
+// campaignsWeb is the web app over featuretest's services on a fresh
 // database, with Ada (Acme, her account in Europe/Paris) and Bob (Globex)
 // signed up; with the leads pages when withLeads.
-func campaignsWeb(t *testing.T, withLeads bool) (*app, *campaignstest.Env, workspacetest.Pair) {
+func campaignsWeb(t *testing.T, withLeads bool) (*app, *featuretest.Env, workspacetest.Pair) {
 	t.Helper()
 	ctx := context.Background()
 	pool := storetest.New(t)
-	env := campaignstest.New(t, pool, time.Date(2026, 12, 1, 7, 0, 0, 0, time.UTC), campaigns.Config{})
+	env := featuretest.New(t, pool, time.Date(2026, 12, 1, 7, 0, 0, 0, time.UTC), campaigns.Config{})
 	ws := workspacetest.Two(t, pool)
 	var h http.Handler
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))

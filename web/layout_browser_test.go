@@ -31,9 +31,11 @@ import (
 	"vibesell/billing"
 	"vibesell/billing/billingtest"
 	"vibesell/campaigns"
-	"vibesell/campaigns/campaignstest"
+	"vibesell/delivery"
+	"vibesell/featuretest"
 	"vibesell/mail"
-	"vibesell/mail/mailtest"
+	"vibesell/sandboxmail"
+	"vibesell/sandboxmail/sandboxmailtest"
 	"vibesell/store/storetest"
 	"vibesell/web"
 	"vibesell/web/webtest"
@@ -64,7 +66,7 @@ func setupEveryPage(t *testing.T) *everyPage {
 	t.Helper()
 	ctx := context.Background()
 	pool := storetest.New(t)
-	env := campaignstest.New(t, pool, time.Now().UTC().Truncate(time.Second), campaigns.Config{})
+	env := featuretest.New(t, pool, time.Now().UTC().Truncate(time.Second), campaigns.Config{})
 	mux := http.NewServeMux()
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
@@ -97,9 +99,9 @@ func setupEveryPage(t *testing.T) *everyPage {
 
 	// Leads with long names, companies and addresses, and a campaign of
 	// three steps to them.
-	var leads []campaigns.Lead
+	var leads []vibesell.Lead
 	for i := range 30 {
-		leads = append(leads, campaigns.Lead{
+		leads = append(leads, vibesell.Lead{
 			Email:     fmt.Sprintf("maximilian.alexander.featherstonehaugh-%02d@worldwide-enterprise-solutions-consulting.example", i),
 			FirstName: "Maximilian Alexander", LastName: fmt.Sprintf("Featherstonehaugh-Montgomery %02d", i),
 			Company: "Worldwide Enterprise Solutions and Consulting Incorporated of Greater Manchester", Title: "Senior Vice President of Global Revenue Operations and Strategy",
@@ -107,7 +109,7 @@ func setupEveryPage(t *testing.T) *everyPage {
 	}
 	env.AddLeads(t, nw.ID, leads...)
 	mailbox := "dana.reyes-montgomery.outbound@getnorthwind-international.example"
-	env.AddMailbox(t, nw.ID, mailbox, "Dana Reyes-Montgomery", campaignstest.Warm)
+	env.AddMailbox(t, nw.ID, mailbox, "Dana Reyes-Montgomery", featuretest.Warm)
 	q, err := env.Campaigns.SaveSequence(ctx, nw.ID, campaigns.SaveRequest{Steps: []campaigns.Step{
 		{Subject: "Shorter onboarding at {{company|your team}}, a question about your logistics partners", Body: "Hi {{first_name|there}},\n\nSee https://www.getnorthwind-international.example/case-studies/cross-border-logistics-onboarding-in-half-the-time?utm_source=email&utm_campaign=q1\n\nDana"},
 		{Body: "Hi {{first_name|there}}, a quick nudge.", WaitBusinessDays: 2, SameThread: true},
@@ -160,16 +162,16 @@ func setupEveryPage(t *testing.T) *everyPage {
 
 	// The outbox: emails as the sandbox accepted them, an unsubscribe
 	// link and a long URL in their bodies.
-	secret := mailtest.Secret(t)
+	secret := sandboxmailtest.Secret(t)
 	keys := mail.NewKeys(pool, secret, nil)
-	outbox := mail.NewOutbox(pool, keyDNS{keys: keys, ws: nw.ID}, nil, nil)
-	sender := mail.NewSender(pool, keys, env.Audience.MailSuppressions(), nil)
-	sandbox, sandboxMailbox := mailtest.Sandbox(t, mail.Address{Name: "Dana Reyes-Montgomery", Email: "dana.reyes-montgomery.outbound@getacme.com"}, mail.SandboxConfig{OnAccept: outbox.Keep})
+	outbox := sandboxmail.NewOutbox(pool, keyDNS{keys: keys, ws: nw.ID}, nil, nil)
+	sender := delivery.NewDispatcher(pool, keys, env.Audience.MailSuppressions(), nil)
+	sandbox, sandboxMailbox := sandboxmailtest.Sandbox(t, mail.Address{Name: "Dana Reyes-Montgomery", Email: "dana.reyes-montgomery.outbound@getacme.com"}, sandboxmail.Config{OnAccept: outbox.Keep})
 	outbox.Attach(sandbox)
 	for i := range 3 {
 		to := leads[i].Email
-		if _, err := sender.Send(ctx, mail.Outgoing{
-			Step:    mail.Step{WorkspaceID: nw.ID, CampaignID: c.Campaign.ID, LeadID: int64(i + 1), Step: 1},
+		if _, err := sender.Send(ctx, delivery.Outgoing{
+			Step:    delivery.Step{WorkspaceID: nw.ID, CampaignID: c.Campaign.ID, LeadID: int64(i + 1), Step: 1},
 			Mailbox: sandboxMailbox,
 			Message: mail.Message{To: mail.Address{Name: leads[i].FirstName + " " + leads[i].LastName, Email: to},
 				Subject:       "Shorter onboarding at Worldwide Enterprise Solutions and Consulting Incorporated of Greater Manchester",

@@ -12,7 +12,7 @@ import (
 	"vibesell/audience"
 	"vibesell/auth"
 	"vibesell/campaigns"
-	"vibesell/mail"
+	"vibesell/replies"
 )
 
 // The leads list (on the leads page) and each lead's page: its story, and
@@ -206,7 +206,7 @@ func (s *server) showLead(w http.ResponseWriter, r *http.Request, u auth.User, s
 		d.Campaigns = append(d.Campaigns, sc)
 	}
 	for _, rp := range st.Replies {
-		d.Replies = append(d.Replies, storyReply{From: rp.From, At: formatTime(rp.ReceivedAt, loc), Classification: mail.ClassificationLabels.Of(rp.Classification),
+		d.Replies = append(d.Replies, storyReply{From: rp.From, At: formatTime(rp.ReceivedAt, loc), Classification: replies.ClassificationLabels.Of(rp.Classification),
 			Excerpt: rp.Excerpt, Step: rp.Step, Campaign: names[rp.Campaign]})
 	}
 	d.MoreReplies = st.RepliesTotal - len(st.Replies)

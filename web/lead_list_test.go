@@ -13,10 +13,14 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/google/go-cmp/cmp"
 
+	"vibesell"
 	"vibesell/campaigns"
-	"vibesell/campaigns/campaignstest"
+	"vibesell/delivery"
+	"vibesell/featuretest"
 	"vibesell/mail"
-	"vibesell/mail/mailtest"
+	"vibesell/replies"
+	"vibesell/sandboxmail"
+	"vibesell/sandboxmail/sandboxmailtest"
 	"vibesell/web/webtest"
 	"vibesell/workspace"
 	"vibesell/workspace/workspacetest"
@@ -27,7 +31,7 @@ import (
 // with all of them, not launched.
 type leadsApp struct {
 	*app
-	env      *campaignstest.Env
+	env      *featuretest.Env
 	ws       workspacetest.Pair
 	campaign string
 }
@@ -36,18 +40,18 @@ func leadsSetup(t *testing.T) *leadsApp {
 	t.Helper()
 	ctx := context.Background()
 	a, env, ws := campaignsWeb(t, true)
-	var leads []campaigns.Lead
+	var leads []vibesell.Lead
 	for i := range 60 {
 		company := "Hooli"
 		if i < 10 {
 			company = "Initech"
 		}
-		leads = append(leads, campaigns.Lead{Email: fmt.Sprintf("lead%02d@%s.test", i, strings.ToLower(company)), FirstName: fmt.Sprintf("Person%02d", i),
+		leads = append(leads, vibesell.Lead{Email: fmt.Sprintf("lead%02d@%s.test", i, strings.ToLower(company)), FirstName: fmt.Sprintf("Person%02d", i),
 			LastName: "Example", Company: company, Title: "Head of sales"})
 	}
 	env.AddLeads(t, ws.Acme.ID, leads...)
-	env.AddLeads(t, ws.Globex.ID, campaigns.Lead{Email: "zed@globex-lead.test", FirstName: "Zed", Company: "Elsewhere"})
-	env.AddMailbox(t, ws.Acme.ID, "sam@getacme.test", "Sam Lee", campaignstest.Warm)
+	env.AddLeads(t, ws.Globex.ID, vibesell.Lead{Email: "zed@globex-lead.test", FirstName: "Zed", Company: "Elsewhere"})
+	env.AddMailbox(t, ws.Acme.ID, "sam@getacme.test", "Sam Lee", featuretest.Warm)
 	q, err := env.Campaigns.SaveSequence(ctx, ws.Acme.ID, campaigns.SaveRequest{Steps: []campaigns.Step{
 		{Subject: "Lists at {{company|your team}}", Body: "Hi {{first_name|there}},\n\nWe build prospect lists.\n\nSam"},
 		{Body: "Hi {{first_name|there}}, a quick nudge.", WaitBusinessDays: 2, SameThread: true},
@@ -159,11 +163,11 @@ func TestLeadsListAndStory(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sandbox, mb := mailtest.Sandbox(t, mail.Address{Name: "Sam Lee", Email: "sam@getacme.test"}, mail.SandboxConfig{Clock: a.env.Clock})
-		secret := mailtest.Secret(t)
+		sandbox, mb := sandboxmailtest.Sandbox(t, mail.Address{Name: "Sam Lee", Email: "sam@getacme.test"}, sandboxmail.Config{Clock: a.env.Clock})
+		secret := sandboxmailtest.Secret(t)
 		suppressions := a.env.Audience.MailSuppressions()
-		res, err := mail.NewSender(a.pool, mail.NewKeys(a.pool, secret, a.env.Clock), suppressions, a.env.Clock).Send(ctx, mail.Outgoing{
-			Step:    mail.Step{WorkspaceID: a.ws.Acme.ID, CampaignID: a.campaign, LeadID: st.Lead.ID, Step: 1},
+		res, err := delivery.NewDispatcher(a.pool, mail.NewKeys(a.pool, secret, a.env.Clock), suppressions, a.env.Clock).Send(ctx, delivery.Outgoing{
+			Step:    delivery.Step{WorkspaceID: a.ws.Acme.ID, CampaignID: a.campaign, LeadID: st.Lead.ID, Step: 1},
 			Mailbox: mb,
 			Message: mail.Message{To: mail.Address{Email: st.Lead.Email}, Subject: "Lists at Initech", Body: "Hi,\n\nWe build prospect lists.\n\nSam",
 				UnsubscribeURL: secret.UnsubscribeURL(a.srv.URL, a.ws.Acme.ID, st.Lead.Email), PostalAddress: "1 Market St, San Francisco"},
@@ -175,7 +179,7 @@ func TestLeadsListAndStory(t *testing.T) {
 		if err := sandbox.DeliverReply(mb.Address.Email, []byte(reply)); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := mail.NewPoller(a.pool, suppressions, a.env.Clock, nil).Poll(ctx, a.ws.Acme.ID, mb); err != nil {
+		if _, err := replies.NewPoller(a.pool, suppressions, a.env.Clock, nil).Poll(ctx, a.ws.Acme.ID, mb); err != nil {
 			t.Fatal(err)
 		}
 		p := ada.Get(fmt.Sprintf("/app/leads/%d", st.Lead.ID))

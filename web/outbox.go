@@ -7,18 +7,19 @@ import (
 
 	"vibesell"
 	"vibesell/auth"
-	"vibesell/mail"
+	"vibesell/replies"
+	"vibesell/sandboxmail"
 )
 
 type outboxRow struct {
-	M        mail.OutboxMessage
+	M        sandboxmail.OutboxMessage
 	Accepted string
 	Raw      string
 	Replies  []outboxReply
 }
 
 type outboxReply struct {
-	R          mail.OutboxReply
+	R          sandboxmail.OutboxReply
 	Received   string
 	Classified string
 }
@@ -45,7 +46,7 @@ func (s *server) outboxPage(w http.ResponseWriter, r *http.Request, u auth.User,
 		for _, m := range page.Messages {
 			row := outboxRow{M: m, Accepted: formatTime(m.AcceptedAt, u.TimeZone), Raw: string(m.Raw)}
 			for _, r := range m.Replies {
-				row.Replies = append(row.Replies, outboxReply{R: r, Received: formatTime(r.ReceivedAt, u.TimeZone), Classified: mail.ClassificationLabels.Of(r.Classification)})
+				row.Replies = append(row.Replies, outboxReply{R: r, Received: formatTime(r.ReceivedAt, u.TimeZone), Classified: replies.ClassificationLabels.Of(r.Classification)})
 			}
 			d.Messages = append(d.Messages, row)
 		}

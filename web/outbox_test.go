@@ -10,8 +10,11 @@ import (
 	"github.com/google/uuid"
 
 	"vibesell"
+	"vibesell/delivery"
 	"vibesell/mail"
-	"vibesell/mail/mailtest"
+	"vibesell/replies"
+	"vibesell/sandboxmail"
+	"vibesell/sandboxmail/sandboxmailtest"
 	"vibesell/web"
 	"vibesell/web/webtest"
 )
@@ -33,28 +36,28 @@ func (k keyDNS) PublishedTXT(ctx context.Context, ws uuid.UUID, name string) ([]
 
 type outboxBundle struct {
 	*app
-	sandbox *mail.Sandbox
-	mailbox mail.Mailbox
-	outbox  *mail.Outbox
-	sender  *mail.Sender
+	sandbox *sandboxmail.Sandbox
+	mailbox mail.Account
+	outbox  *sandboxmail.Outbox
+	sender  *delivery.Dispatcher
 	secret  mail.Secret
 }
 
 func setupOutbox(t *testing.T, withSandbox bool) *outboxBundle {
 	t.Helper()
 	b := &outboxBundle{}
-	secret := mailtest.Secret(t)
+	secret := sandboxmailtest.Secret(t)
 	b.secret = secret
 	b.app = setup(t, func(a *app, cfg *web.Deps) {
 		keys := mail.NewKeys(a.pool, secret, nil)
-		b.outbox = mail.NewOutbox(a.pool, keyDNS{keys: keys, ws: a.acme.ID}, nil, nil)
-		b.sender = mail.NewSender(a.pool, keys, a.audience.MailSuppressions(), nil)
+		b.outbox = sandboxmail.NewOutbox(a.pool, keyDNS{keys: keys, ws: a.acme.ID}, nil, nil)
+		b.sender = delivery.NewDispatcher(a.pool, keys, a.audience.MailSuppressions(), nil)
 		cfg.Outbox = b.outbox
 	})
 	if !withSandbox {
 		return b
 	}
-	sandbox, mb := mailtest.Sandbox(t, mail.Address{Name: "Dana Reyes", Email: "dana@getacme.com"}, mail.SandboxConfig{OnAccept: b.outbox.Keep})
+	sandbox, mb := sandboxmailtest.Sandbox(t, mail.Address{Name: "Dana Reyes", Email: "dana@getacme.com"}, sandboxmail.Config{OnAccept: b.outbox.Keep})
 	b.outbox.Attach(sandbox)
 	b.mailbox = mb
 	b.sandbox = sandbox
@@ -64,8 +67,8 @@ func setupOutbox(t *testing.T, withSandbox bool) *outboxBundle {
 // send sends step 1 of a campaign of Acme's to Sam.
 func (b *outboxBundle) send(t *testing.T, lead int64) {
 	t.Helper()
-	_, err := b.sender.Send(context.Background(), mail.Outgoing{
-		Step:    mail.Step{WorkspaceID: b.acme.ID, CampaignID: "cp_00000000000000e2", LeadID: lead, Step: 1},
+	_, err := b.sender.Send(context.Background(), delivery.Outgoing{
+		Step:    delivery.Step{WorkspaceID: b.acme.ID, CampaignID: "cp_00000000000000e2", LeadID: lead, Step: 1},
 		Mailbox: b.mailbox,
 		Message: mail.Message{To: mail.Address{Name: "Sam Okafor", Email: "sam@acme-corp.example"}, Subject: "Onboarding at Acme Corp",
 			Body: "Hi Sam,\n\nWould a shorter onboarding help?\n\nDana", PostalAddress: "1 Market St, San Francisco",
@@ -105,7 +108,7 @@ func TestBrowserOutboxAndReplyAsLead(t *testing.T) {
 	step("wait for the notice", chromedp.WaitVisible(`//div[@class="notice"][contains(., "is in the sending mailbox's inbox")]`))
 	tab.Screenshot("outbox-replied")
 
-	poller := mail.NewPoller(b.pool, b.audience.MailSuppressions(), vibesell.SystemClock{}, nil)
+	poller := replies.NewPoller(b.pool, b.audience.MailSuppressions(), vibesell.SystemClock{}, nil)
 	if n, err := poller.Poll(context.Background(), b.acme.ID, b.mailbox); err != nil || n != 1 {
 		t.Fatalf("poll after the reply: %d (%v)", n, err)
 	}
@@ -115,7 +118,7 @@ func TestBrowserOutboxAndReplyAsLead(t *testing.T) {
 	if read := tab.Text("main"); !strings.Contains(read, `Interested sam@acme-corp.example`) || !strings.Contains(read, `“Interested! Can we talk on Thursday?” Why: the reply says "can we talk" (a meeting asked for).`) {
 		t.Errorf("the outbox after the reply was read:\n%s", read)
 	}
-	page, err := mail.NewReplies(b.pool).List(context.Background(), b.acme.ID, mail.ReplyListOptions{})
+	page, err := replies.NewReplies(b.pool).List(context.Background(), b.acme.ID, replies.ListOptions{})
 	if err != nil || len(page.Replies) != 1 {
 		t.Fatalf("replies: %d (%v); want 1", len(page.Replies), err)
 	}

@@ -9,6 +9,7 @@ import (
 	"vibesell"
 	"vibesell/auth"
 	"vibesell/mail"
+	"vibesell/mailboxes"
 	"vibesell/sending"
 )
 
@@ -42,7 +43,7 @@ type sendingView struct {
 }
 
 type connectedRow struct {
-	M         mail.ConnectedMailbox
+	M         mailboxes.ConnectedMailbox
 	Connected string
 }
 
@@ -153,7 +154,7 @@ func (s *server) connectMailbox(w http.ResponseWriter, r *http.Request, u auth.U
 		port, _ := strconv.Atoi(strings.TrimSpace(f.Port))
 		settings[i] = mail.ServerSettings{Host: f.Host, Port: port, Security: f.Security, Username: f.Username, Password: v(f.Name + "_password")}
 	}
-	_, err := s.Connections.Connect(r.Context(), u.WorkspaceID, mail.ConnectRequest{Address: form.Address, SenderName: form.SenderName,
+	_, err := s.Connections.Connect(r.Context(), u.WorkspaceID, mailboxes.ConnectRequest{Address: form.Address, SenderName: form.SenderName,
 		SMTP: settings[0], IMAP: settings[1]})
 	if vibesell.ErrorCode(err) == vibesell.EINVALID {
 		s.renderSending(w, r, u, ses, http.StatusUnprocessableEntity, "", vibesell.ErrorForPerson(err), form)

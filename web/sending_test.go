@@ -12,7 +12,9 @@ import (
 	"vibesell"
 	"vibesell/cards"
 	"vibesell/mail"
-	"vibesell/mail/mailtest"
+	"vibesell/mailboxes"
+	"vibesell/sandboxmail"
+	"vibesell/sandboxmail/sandboxmailtest"
 	"vibesell/sending"
 	"vibesell/sending/sendingtest"
 	"vibesell/web"
@@ -139,12 +141,12 @@ func TestSendingPageWithARealProviderHasNoShortcut(t *testing.T) {
 // password back.
 func TestConnectAMailbox(t *testing.T) {
 	t.Parallel()
-	sandbox, mb := mailtest.Sandbox(t, mail.Address{Email: "dana@getacme.com"}, mail.SandboxConfig{})
-	secret := mailtest.Secret(t)
+	sandbox, mb := sandboxmailtest.Sandbox(t, mail.Address{Email: "dana@getacme.com"}, sandboxmail.Config{})
+	secret := sandboxmailtest.Secret(t)
 	var svc *sending.Service
 	a := setup(t, withSending(&svc, false), func(a *app, cfg *web.Deps) {
-		cfg.Connections = mail.NewConnections(a.pool, secret, nil, sandbox.Roots())
-		cfg.Connections.UseGuard(mailtest.Guard(t, sandbox)) // the sandbox listens on loopback
+		cfg.Connections = mailboxes.NewConnections(a.pool, secret, nil, sandbox.Roots())
+		cfg.Connections.UseGuard(sandboxmailtest.Guard(t, sandbox)) // the sandbox listens on loopback
 	})
 	ada := a.browser(t)
 	ada.SignIn("ada@acme.test", password, "/app/sending")

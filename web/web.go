@@ -31,7 +31,8 @@ import (
 	"vibesell/auth/oauth"
 	"vibesell/billing"
 	"vibesell/campaigns"
-	"vibesell/mail"
+	"vibesell/mailboxes"
+	"vibesell/sandboxmail"
 	"vibesell/sending"
 	"vibesell/store"
 	"vibesell/workspace"
@@ -77,10 +78,10 @@ type Deps struct {
 	Sending *sending.Service
 	// Connections lets a person connect existing mailboxes on the sending
 	// page; nil leaves the form out.
-	Connections *mail.Connections
+	Connections *mailboxes.Connections
 	// Outbox shows what the sandbox mail server accepted (/app/outbox);
 	// nil leaves the page out.
-	Outbox *mail.Outbox
+	Outbox *sandboxmail.Outbox
 	// ClientIP returns the address a request comes from, for the sign-in
 	// limits. Default: the connection's remote address. Behind a trusted
 	// reverse proxy, pass a function that reads its forwarding header.

@@ -20,8 +20,12 @@ import (
 
 	"vibesell"
 	"vibesell/billing"
+	"vibesell/delivery"
 	"vibesell/mail"
+	"vibesell/mailboxes"
 	"vibesell/outbound"
+	"vibesell/replies"
+	"vibesell/sandboxmail"
 	"vibesell/sending"
 )
 
@@ -102,7 +106,7 @@ func loadMailConfig(getenv func(string) string) (mailConfig, error) {
 	if c.BounceLimit, err = percentSetting(getenv, "MAIL_BOUNCE_LIMIT", 0.02, "2 or 2.5"); err != nil {
 		return c, err
 	}
-	if c.ComplaintLimit, err = percentSetting(getenv, "MAIL_COMPLAINT_LIMIT", mail.DefaultComplaintLimit, "0.3 or 1"); err != nil {
+	if c.ComplaintLimit, err = percentSetting(getenv, "MAIL_COMPLAINT_LIMIT", delivery.DefaultComplaintLimit, "0.3 or 1"); err != nil {
 		return c, err
 	}
 	if c.Outbound, err = loadOutbound(getenv); err != nil {
@@ -142,12 +146,12 @@ type mailEngine struct {
 	// Engine sends what running campaigns have due (a River job); nil
 	// when nothing can be sent (no mailbox source, or no secret to sign
 	// unsubscribe links with).
-	Engine *mail.Engine
+	Engine *delivery.Engine
 	// Watchers read the replies of every mailbox.
-	Watchers *mail.Watchers
+	Watchers *replies.Watchers
 	// Sandbox is the in-process mail server sandbox mailboxes send to; nil
 	// when mailboxes come from a real provider.
-	Sandbox *mail.Sandbox
+	Sandbox *sandboxmail.Sandbox
 	// Secret seals DKIM keys and signs unsubscribe links; nil when none is
 	// configured or kept.
 	Secret *mail.Secret
@@ -158,14 +162,14 @@ type mailEngine struct {
 // Every sending provider today creates its mailboxes in the sandbox (the
 // rdap provider only checks domain names), so the sandbox mail server
 // always runs; a provider with real mailboxes will not start it.
-func startMail(cfg config, outbox *mail.Outbox, logger *slog.Logger) (*mailEngine, error) {
+func startMail(cfg config, outbox *sandboxmail.Outbox, logger *slog.Logger) (*mailEngine, error) {
 	secret, err := mailSecret(cfg, logger)
 	if err != nil {
 		return nil, err
 	}
 	m := &mailEngine{Secret: secret}
 	if mailboxesInSandbox(cfg.Sending) {
-		sandbox, err := mail.StartSandbox(mail.SandboxConfig{
+		sandbox, err := sandboxmail.Start(sandboxmail.Config{
 			SMTPAddr: cfg.Mail.SandboxSMTPAddr,
 			IMAPAddr: cfg.Mail.SandboxIMAPAddr,
 			Logger:   logger.With("component", "sandbox-mail"),
@@ -255,9 +259,9 @@ func writeNewMailSecret(dataDir, path string) error {
 // mailboxes ordered through the sending setup (today in the sandbox mail
 // server) and the mailboxes people connected of their own.
 func (m *mailEngine) wireEngine(cfg config, db *pgxpool.Pool, svc *services, logger *slog.Logger) error {
-	var sources mail.Sources
+	var sources mailboxes.Sources
 	if m.Sandbox != nil {
-		sources = append(sources, mail.SandboxMailboxes(m.Sandbox, readyMailboxes(svc.sending)))
+		sources = append(sources, mailboxes.SandboxMailboxes(m.Sandbox, readyMailboxes(svc.sending)))
 	}
 	if svc.connections != nil {
 		sources = append(sources, svc.connections.Source())
@@ -273,29 +277,29 @@ func (m *mailEngine) wireEngine(cfg config, db *pgxpool.Pool, svc *services, log
 	if err := keys.MakeWith(cfg.Mail.DKIMKey); err != nil {
 		return err
 	}
-	sender := mail.NewSender(db, keys, suppressions, clock)
-	m.Engine = mail.NewEngine(db, sender, sources, svc.campaigns, emailUsage{svc.billing}, *m.Secret, clock, mail.EngineConfig{
+	sender := delivery.NewDispatcher(db, keys, suppressions, clock)
+	m.Engine = delivery.NewEngine(db, sender, sources, svc.campaigns, emailUsage{svc.billing}, *m.Secret, clock, delivery.EngineConfig{
 		PublicURL:      cfg.PublicURL.String(),
 		BounceLimit:    cfg.Mail.BounceLimit,
 		ComplaintLimit: cfg.Mail.ComplaintLimit,
 		Logger:         logger.With("component", "sending-engine"),
 	})
-	poller := mail.NewPoller(db, suppressions, clock, logger.With("component", "replies"))
-	m.Watchers = mail.NewWatchers(poller, sources, 5*time.Minute, logger.With("component", "replies"))
+	poller := replies.NewPoller(db, suppressions, clock, logger.With("component", "replies"))
+	m.Watchers = replies.NewWatchers(poller, sources, 5*time.Minute, logger.With("component", "replies"))
 	return nil
 }
 
 // readyMailboxes lists the sending setup's ready mailboxes for the sandbox
 // source: every provider today makes its mailboxes in the sandbox.
-func readyMailboxes(send *sending.Service) mail.OrderedFunc {
-	return func(ctx context.Context, ws uuid.UUID) ([]mail.OrderedMailbox, error) {
+func readyMailboxes(send *sending.Service) mailboxes.OrderedFunc {
+	return func(ctx context.Context, ws uuid.UUID) ([]mailboxes.OrderedMailbox, error) {
 		list, err := send.ReadyMailboxes(ctx, ws)
 		if err != nil {
 			return nil, err
 		}
-		out := make([]mail.OrderedMailbox, len(list))
+		out := make([]mailboxes.OrderedMailbox, len(list))
 		for i, r := range list {
-			out[i] = mail.OrderedMailbox{WorkspaceID: r.WorkspaceID, Address: mail.Address{Name: r.SenderName, Email: r.Address}, Provider: r.Provider}
+			out[i] = mailboxes.OrderedMailbox{WorkspaceID: r.WorkspaceID, Address: mail.Address{Name: r.SenderName, Email: r.Address}, Provider: r.Provider}
 		}
 		return out, nil
 	}

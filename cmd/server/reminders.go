@@ -12,6 +12,7 @@ import (
 
 	"vibesell/auth"
 	"vibesell/mail"
+	"vibesell/notices"
 )
 
 // reminderSender is the address the approvals' emails come from, a
@@ -31,7 +32,7 @@ func remindByMail(db *pgxpool.Pool, svc *services, m *mailEngine, logger *slog.L
 	if err != nil {
 		return fmt.Errorf("the approvals' sandbox mailbox: %w", err)
 	}
-	svc.approvalMail.notices.Store(mail.NewNotices(db, box.SMTP, reminderSender, svc.clock))
+	svc.approvalMail.notices.Store(notices.New(db, box.SMTP, reminderSender, svc.clock))
 	return nil
 }
 
@@ -43,7 +44,7 @@ func remindByMail(db *pgxpool.Pool, svc *services, m *mailEngine, logger *slog.L
 // emailed, as the approvals do without a mailer.
 type approvalMail struct {
 	people  *auth.Accounts
-	notices atomic.Pointer[mail.Notices]
+	notices atomic.Pointer[notices.Notices]
 }
 
 func (a *approvalMail) People(ctx context.Context, ws uuid.UUID) ([]string, error) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"vibesell/delivery"
 	"vibesell/mail"
 	"vibesell/sending"
 )
@@ -83,9 +84,9 @@ func TestTheSandboxKeepsWhatItAcceptsInTheOutbox(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sender := mail.NewSender(f.pool, mail.NewKeys(f.pool, *engine.Secret, nil), f.svc.audience.MailSuppressions(), nil)
-	_, err = sender.Send(ctx, mail.Outgoing{
-		Step:    mail.Step{WorkspaceID: f.two.Acme.ID, CampaignID: "cp_00000000000000c1", LeadID: 1, Step: 1},
+	sender := delivery.NewDispatcher(f.pool, mail.NewKeys(f.pool, *engine.Secret, nil), f.svc.audience.MailSuppressions(), nil)
+	_, err = sender.Send(ctx, delivery.Outgoing{
+		Step:    delivery.Step{WorkspaceID: f.two.Acme.ID, CampaignID: "cp_00000000000000c1", LeadID: 1, Step: 1},
 		Mailbox: mb,
 		Message: mail.Message{To: mail.Address{Email: "sam@acme-corp.example"}, Subject: "Hello", Body: "Hi Sam", PostalAddress: "1 Market St",
 			UnsubscribeURL: engine.Secret.UnsubscribeURL("https://vibesell.example.test", f.two.Acme.ID, "sam@acme-corp.example")},

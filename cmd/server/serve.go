@@ -23,6 +23,7 @@ import (
 	"vibesell/auth"
 	"vibesell/auth/oauth"
 	"vibesell/billing"
+	"vibesell/delivery"
 	"vibesell/mail"
 	"vibesell/sending"
 	"vibesell/store"
@@ -254,7 +255,7 @@ func newJobClient(db *pgxpool.Pool, svc *services, logger *slog.Logger) (*river.
 	periodic = append(periodic, sending.AddWorkers(workers, svc.sending)...)
 	periodic = append(periodic, oauth.AddWorkers(workers, svc.oauth)...)
 	if svc.engine != nil {
-		periodic = append(periodic, mail.AddWorkers(workers, svc.engine)...)
+		periodic = append(periodic, delivery.AddWorkers(workers, svc.engine)...)
 	}
 	client, err := river.NewClient(riverpgxv5.New(db), jobConfig(workers, periodic, logger))
 	if err != nil {

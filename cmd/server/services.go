@@ -15,8 +15,12 @@ import (
 	"vibesell/billing"
 	"vibesell/campaigns"
 	"vibesell/cards"
+	"vibesell/delivery"
 	"vibesell/mail"
+	"vibesell/mailboxes"
 	"vibesell/outbound"
+	"vibesell/replies"
+	"vibesell/sandboxmail"
 	"vibesell/sending"
 	"vibesell/store"
 	"vibesell/tools"
@@ -29,7 +33,7 @@ import (
 // the jobs.
 type services struct {
 	// engine sends campaigns; nil until serve wires it (and in stdio).
-	engine *mail.Engine
+	engine *delivery.Engine
 	// notes keep what requests need in memory; nil outside serve.
 	notes      *store.Notifications
 	clock      vibesell.Clock
@@ -45,16 +49,16 @@ type services struct {
 	sessions   *auth.Sessions
 	tokens     *auth.Tokens
 	oauth      *oauth.Server
-	replies    *mail.Replies
+	replies    *replies.Replies
 	// approvalMail emails the approvals' reminders once the sandbox mail
 	// server runs (remindByMail).
 	approvalMail *approvalMail
 	// outbox keeps what the sandbox mail server accepts (serve attaches
 	// the sandbox to it when there is one).
-	outbox *mail.Outbox
+	outbox *sandboxmail.Outbox
 	// connections are the mailboxes people connected; nil without a mail
 	// secret to seal their passwords with.
-	connections *mail.Connections
+	connections *mailboxes.Connections
 }
 
 // Sizes of what each replica keeps in memory for requests.
@@ -79,7 +83,7 @@ func newServices(cfg config, db *pgxpool.Pool, notes *store.Notifications, logge
 		sessions:   auth.NewSessions(auth.SessionsDeps{DB: db, Limits: cfg.Sessions, Notes: notes, Kept: sessionsKept}),
 		tokens:     auth.NewTokens(auth.TokensDeps{DB: db, Notes: notes, Kept: tokensKept}),
 		cards:      cards.New(cards.Deps{DB: db, Clock: clock}),
-		replies:    mail.NewReplies(db),
+		replies:    replies.NewReplies(db),
 	}
 	s.approvalMail = &approvalMail{people: s.accounts}
 	s.approvals = approvals.New(approvals.Deps{
@@ -97,7 +101,7 @@ func newServices(cfg config, db *pgxpool.Pool, notes *store.Notifications, logge
 	}
 	var dkimRecord sending.DKIMRecordFunc
 	if secret != nil {
-		s.connections = mail.NewConnections(db, *secret, clock, nil)
+		s.connections = mailboxes.NewConnections(db, *secret, clock, nil)
 		guard := cfg.Mail.Outbound
 		guard.Clock = clock
 		s.connections.UseGuard(outbound.New(guard))
@@ -111,7 +115,7 @@ func newServices(cfg config, db *pgxpool.Pool, notes *store.Notifications, logge
 		DB: db, Clock: clock, Config: cfg.Sending, Cards: s.cards, Offers: s.workspaces, Contexts: s.workspaces, Approvals: s.approvals,
 		Limit: s.billing.Limit(billing.Mailboxes), DKIMRecord: dkimRecord,
 	})
-	s.outbox = mail.NewOutbox(db, s.sending, clock, logger.With("component", "outbox"))
+	s.outbox = sandboxmail.NewOutbox(db, s.sending, clock, logger.With("component", "outbox"))
 	s.approvals.Register(vibesell.ToolOrderSendingSetup, sending.NewOrderAction(s.sending))
 	// The list check asks the same DNS as the sending setup's checks; the
 	// sandbox asks nothing real (as the setup's checks there), unless a
@@ -130,7 +134,7 @@ func newServices(cfg config, db *pgxpool.Pool, notes *store.Notifications, logge
 		// A lead's story (the leads page, get_lead) asks campaigns and
 		// the sending engine for their parts.
 		StoryCampaigns: leadCampaigns{s},
-		StoryMail:      mail.NewLeadHistory(db),
+		StoryMail:      replies.NewLeadHistory(db),
 	})
 	s.approvals.Register(vibesell.ToolImportLeads, audience.ImportAction(s.audience))
 	mailboxes := sending.CampaignMailboxes(s.sending)
@@ -148,8 +152,8 @@ func newServices(cfg config, db *pgxpool.Pool, notes *store.Notifications, logge
 		Senders:   s.workspaces,
 		Approvals: s.approvals,
 		Limit:     s.billing.Limit(billing.ActiveCampaigns),
-		Counter:   mail.NewTallies(db, s.audience.MailSuppressions()),
-		Composer:  mail.Preview{},
+		Counter:   delivery.NewTallies(db, s.audience.MailSuppressions()),
+		Composer:  delivery.Preview{},
 	})
 	s.approvals.Register(vibesell.ToolLaunchCampaign, campaigns.LaunchAction(s.campaigns))
 	s.approvals.Register(vibesell.ToolStopCampaign, campaigns.StopAction(s.campaigns))

@@ -1,5 +1,0 @@
-package mail
-
-// SetAfterClaim makes s run f once each chunk's claim has committed and
-// before its steps are marked: the moment a stop can fall between.
-func SetAfterClaim(s *Sender, f func()) { s.afterClaim = f }

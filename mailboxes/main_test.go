@@ -1,0 +1,9 @@
+package mailboxes_test
+
+import (
+	"testing"
+
+	"vibesell/store/storetest"
+)
+
+func TestMain(m *testing.M) { storetest.Main(m) }

@@ -1,0 +1,73 @@
+package notices_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"vibesell/delivery/deliverytest"
+	"vibesell/mail"
+	"vibesell/notices"
+	"vibesell/sandboxmail"
+	"vibesell/workspace"
+)
+
+// A notice to a workspace's people goes through SMTP submission, one
+// message per person, reaches the sandbox like any message, and shows in
+// that workspace's outbox only.
+func TestNoticesReachTheSandbox(t *testing.T) {
+	b := deliverytest.Setup(t)
+	other, err := workspace.Create(b.Ctx, b.DB, "Globex")
+	if err != nil {
+		t.Fatal(err)
+	}
+	outbox := sandboxmail.NewOutbox(b.DB, deliverytest.KeyRecords{Keys: b.Keys}, b.Clock, nil)
+	outbox.Attach(b.Sandbox)
+	keep := outbox.Keep
+	b.OnAccept.Store(&keep)
+
+	from := mail.Address{Name: "VibeSell", Email: "approvals@vibesell.test"}
+	box, err := b.Sandbox.AddMailbox(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := notices.New(b.DB, box.SMTP, from, b.Clock)
+	body := "Order the sending setup\n\nApprove or reject it here: https://vibesell.example.test/app/approvals/ap_0123456789abcdef\n"
+	to := []string{"ada@acme.test", "sam@acme.test"}
+	if err := n.Send(b.Ctx, b.Workspace, to, "Waiting for your approval: Order the sending setup", body); err != nil {
+		t.Fatal(err)
+	}
+	got := b.Sandbox.Accepted()
+	if len(got) != 2 {
+		t.Fatalf("the sandbox accepted %d messages, want 2", len(got))
+	}
+	for i, to := range to {
+		raw := string(got[i].Raw)
+		if diff := cmp.Diff([]string{from.Email, to}, append([]string{got[i].From}, got[i].Recipients...)); diff != "" {
+			t.Errorf("message %d's envelope mismatch (-want +got):\n%s", i, diff)
+		}
+		for _, must := range []string{"Subject: Waiting for your approval: Order the sending setup", "https://vibesell.example.test/app/approvals/ap_0123456789abcdef"} {
+			if !strings.Contains(raw, must) {
+				t.Errorf("message %d does not hold %q:\n%s", i, must, raw)
+			}
+		}
+	}
+
+	page, err := outbox.List(b.Ctx, b.Workspace, 0, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shown []string
+	for _, m := range page.Messages {
+		shown = append(shown, m.Recipients[0]+": "+m.Subject)
+	}
+	want := []string{"sam@acme.test: Waiting for your approval: Order the sending setup", "ada@acme.test: Waiting for your approval: Order the sending setup"}
+	if diff := cmp.Diff(want, shown); diff != "" {
+		t.Errorf("the workspace's outbox mismatch (-want +got):\n%s", diff)
+	}
+	theirs, err := outbox.List(b.Ctx, other.ID, 0, 20)
+	if err != nil || len(theirs.Messages) != 0 {
+		t.Errorf("another workspace's outbox shows %d messages (%v)", len(theirs.Messages), err)
+	}
+}
