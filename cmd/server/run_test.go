@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -199,15 +200,23 @@ type testServer struct {
 	stderr *syncBuffer
 	cancel context.CancelFunc
 	done   chan error
+	// restart starts the server again on a fresh address: the one
+	// freeAddr found can be taken by another process before the server
+	// binds it, on a machine busy with other tests.
+	restart func(t *testing.T)
 }
 
 func startServer(t *testing.T, pairs ...string) *testServer {
 	t.Helper()
-	s := &testServer{addr: freeAddr(t), stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan error, 1)}
-	ctx, cancel := context.WithCancel(context.Background())
-	s.cancel = cancel
-	getenv := env(append(pairs, "LISTEN_ADDR", s.addr)...)
-	go func() { s.done <- run(ctx, []string{"server"}, getenv, strings.NewReader(""), s.stdout, s.stderr) }()
+	s := &testServer{stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan error, 1)}
+	s.restart = func(t *testing.T) {
+		s.addr = freeAddr(t)
+		ctx, cancel := context.WithCancel(context.Background())
+		s.cancel = cancel
+		getenv := env(append(pairs, "LISTEN_ADDR", s.addr)...)
+		go func() { s.done <- run(ctx, []string{"server"}, getenv, strings.NewReader(""), s.stdout, s.stderr) }()
+	}
+	s.restart(t)
 	t.Cleanup(func() { s.stop(t) })
 	return s
 }
@@ -215,9 +224,14 @@ func startServer(t *testing.T, pairs ...string) *testServer {
 func (s *testServer) waitReady(t *testing.T) {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
+	for tries := 1; time.Now().Before(deadline); {
 		select {
 		case err := <-s.done:
+			if errors.Is(err, syscall.EADDRINUSE) && tries < 3 {
+				tries++
+				s.restart(t)
+				continue
+			}
 			s.done <- err
 			t.Fatalf("server exited before becoming ready: %v\n%s", err, s.stderr)
 		default:
