@@ -64,7 +64,7 @@ func (s *Service) loosen(ctx context.Context, ws uuid.UUID, f Filters) ([]Loosen
 	}
 	q := &countQuery{}
 	matched, _ := q.matches(without, false)
-	sql := q.sql("SELECT " + strings.Join(matched, ", ") + " FROM " + fromMatches)
+	sql := q.sql("SELECT " + strings.Join(matched, ", ") + " FROM " + q.fromMatches())
 	dest := make([]any, len(out))
 	for i := range out {
 		dest[i] = &out[i].Matched

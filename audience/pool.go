@@ -96,26 +96,27 @@ func (s *Service) countPool(ctx context.Context, db store.DBTX, ws uuid.UUID, f 
 func (s *Service) poolCounts(ws uuid.UUID, f Filters) (string, []any) {
 	q := &countQuery{args: []any{ws, s.windowStart(f)}}
 	matched, unusable := q.matches([]Filters{f}, true)
-	// The workspace's contacts: every one is a lead or suppressed, or both.
-	q.with("m", `SELECT c.email, `+unusableSQL+` AS unusable, `+suppressedSQL("$1")+` AS suppressed
-		FROM directory_contacts c
-		WHERE c.id IN (
-			SELECT d.id FROM leads l JOIN directory_contacts d ON d.email = l.email WHERE l.workspace_id = $1
-			UNION ALL
-			SELECT d.id FROM suppressions s JOIN directory_contacts d ON d.email = s.value WHERE s.workspace_id = $1 AND s.kind = 'address'
-			UNION ALL
-			SELECT d.id FROM suppressions s JOIN directory_contacts d ON d.email_domain COLLATE "C" = s.value WHERE s.workspace_id = $1 AND s.kind = 'domain')
-		  AND `+f.whereWith(q.param))
-	q.with("ws", `SELECT count(*) FILTER (WHERE m.suppressed) AS suppressed,
-			count(*) FILTER (WHERE NOT m.suppressed AND l.last_contacted_at >= $2) AS contacted_in_window,
-			count(*) FILTER (WHERE NOT m.suppressed AND l.email IS NOT NULL AND NOT coalesce(l.last_contacted_at >= $2, false)) AS already_imported,
-			count(*) FILTER (WHERE m.unusable) AS unusable
-		FROM m LEFT JOIN leads l ON l.workspace_id = $1 AND l.email = m.email`)
+	// The workspace's contacts matching the filters, found from its side:
+	// its leads by address (with whether each is suppressed), then the
+	// suppressed contacts that are not its leads, by address or domain.
+	where := func() string { return f.whereWith(q.param) }
+	contact := `SELECT c.id, ` + unusableSQL + ` AS unusable FROM directory_contacts c `
+	notLead := ` AND NOT EXISTS (SELECT 1 FROM leads l WHERE l.workspace_id = $1 AND l.email = c.email)`
+	q.with("lm", `SELECT `+unusableSQL+` AS unusable, `+suppressedSQL("$1")+` AS suppressed, l.last_contacted_at
+		FROM leads l JOIN directory_contacts c ON c.email = l.email WHERE l.workspace_id = $1 AND `+where())
+	q.with("sm", contact+`JOIN suppressions s ON c.email = s.value WHERE s.workspace_id = $1 AND s.kind = 'address' AND `+where()+notLead+`
+		UNION
+		`+contact+`JOIN suppressions s ON c.email_domain COLLATE "C" = s.value WHERE s.workspace_id = $1 AND s.kind = 'domain' AND `+where()+notLead)
+	q.with("ws", `SELECT (SELECT count(*) FROM sm) + count(*) FILTER (WHERE lm.suppressed) AS suppressed,
+			count(*) FILTER (WHERE NOT lm.suppressed AND lm.last_contacted_at >= $2) AS contacted_in_window,
+			count(*) FILTER (WHERE NOT lm.suppressed AND NOT coalesce(lm.last_contacted_at >= $2, false)) AS already_imported,
+			(SELECT count(*) FILTER (WHERE sm.unusable) FROM sm) + count(*) FILTER (WHERE lm.unusable) AS unusable
+		FROM lm`)
 	// The unusable that are not leads nor suppressed: the others were
 	// counted above.
 	return q.sql(`SELECT NOT EXISTS (SELECT 1 FROM directory_loads WHERE source = 'file'), ` + matched[0] +
 		`, ws.suppressed, ws.contacted_in_window, ws.already_imported, ` + unusable[0] + ` - ws.unusable
-		FROM ` + fromMatches + `, ws`), q.args
+		FROM ` + q.fromMatches() + `, ws`), q.args
 }
 
 func scanPoolCounts(row pgx.Row, p *Pool) error {

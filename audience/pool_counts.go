@@ -30,7 +30,8 @@ import (
 type countQuery struct {
 	args     []any
 	ctes     []string
-	titlesAt string // the parameter of the title patterns, once set
+	titlesAt string   // the parameter of the title patterns, once set
+	from     []string // the tables of the counts, one row each
 }
 
 func (q *countQuery) param(v any) string { return paramOf(&q.args)(v) }
@@ -59,7 +60,7 @@ func (q *countQuery) titleCond(f Filters) string {
 		q.with("titles", `SELECT coalesce(array_agg(t.title), '{}') AS list FROM directory_titles t
 			WHERE t.title COLLATE "default" ILIKE ANY(`+q.titlesAt+`::text[])`)
 	}
-	return `c.title COLLATE "C" = ANY((SELECT list FROM titles))`
+	return `c.title COLLATE "C" = ANY((SELECT list FROM titles)::text[])`
 }
 
 // unusableSQL is true for a directory contact c an import cannot use.
@@ -68,24 +69,26 @@ const unusableSQL = `(c.email_status = 'invalid' OR c.role_address)`
 // matches adds what counts the directory's contacts matching each of fs
 // (before anything is subtracted for a workspace), and returns for each
 // the expression of its count; with unusable, also of those of them an
-// import cannot use. The expressions read the tables seg, tit and exc,
-// which the body's FROM names ([fromMatches]). Each table is read once
-// for all of fs: the counts per segment, the title index for the
-// matching titles, and the contacts of the companies left out.
+// import cannot use. The expressions read tables of one row each, which
+// the body's FROM names ([countQuery.fromMatches]): the counts per
+// segment, read once for all of fs; for each of fs with titles, its
+// count by title; the contacts of the companies left out, read once.
 func (q *countQuery) matches(fs []Filters, unusable bool) (matched, unused []string) {
-	var segSums, titConds, titCounts, excConds, excCounts []string
+	var segConds, segSums, titConds, titCounts, excConds, excCounts []string
+	var titled Filters // one of fs with titles: they all have the same
 	for i, f := range fs {
 		seg := "(" + strings.Join(append([]string{"true"}, f.segmentConds(q.param)...), " AND ") + ")"
 		m, u := fmt.Sprintf("m%d", i), fmt.Sprintf("u%d", i)
 		var me, ue string
 		if len(f.Titles) == 0 {
+			segConds = append(segConds, seg)
 			segSums = append(segSums, fmt.Sprintf("coalesce(sum(c.contacts) FILTER (WHERE %s), 0)::bigint AS %s", seg, m))
 			if unusable {
 				segSums = append(segSums, fmt.Sprintf("coalesce(sum(c.unusable) FILTER (WHERE %s), 0)::bigint AS %s", seg, u))
 			}
 			me, ue = "seg."+m, "seg."+u
 		} else {
-			q.titleCond(f)
+			titled = f
 			titConds = append(titConds, seg)
 			titCounts = append(titCounts, fmt.Sprintf("count(*) FILTER (WHERE %s) AS %s", seg, m))
 			if unusable {
@@ -109,16 +112,24 @@ func (q *countQuery) matches(fs []Filters, unusable bool) (matched, unused []str
 		unused = append(unused, ue)
 	}
 	// Where a list is empty, its table is a row of nothing.
-	q.with("seg", "SELECT "+orNothing(segSums)+onlyIf(len(segSums) > 0, " FROM directory_segments c"))
-	q.with("tit", "SELECT "+orNothing(titCounts)+onlyIf(len(titCounts) > 0,
-		` FROM directory_contacts c WHERE c.title COLLATE "C" = ANY((SELECT list FROM titles)) AND (`+strings.Join(titConds, " OR ")+")"))
+	q.with("seg", "SELECT "+orNothing(segSums)+onlyIf(len(segSums) > 0, " FROM directory_segments c WHERE "+strings.Join(segConds, " OR ")))
+	if len(titCounts) > 0 {
+		// One count alone lets the planner find its titles and segments
+		// in the title index (or its segments in the segment index);
+		// several are counted in one pass over their titles' contacts,
+		// each counting those of its segments.
+		q.with("tit", "SELECT "+strings.Join(titCounts, ", ")+" FROM directory_contacts c WHERE "+q.titleCond(titled)+" AND ("+
+			strings.Join(titConds, " OR ")+")")
+		q.from = append(q.from, "tit")
+	}
 	q.with("exc", "SELECT "+orNothing(excCounts)+onlyIf(len(excCounts) > 0,
 		" FROM directory_contacts c WHERE "+strings.Join(excConds, " OR ")))
+	q.from = append(q.from, "seg", "exc")
 	return matched, unused
 }
 
-// fromMatches names the tables of [countQuery.matches] in a FROM.
-const fromMatches = "seg, tit, exc"
+// fromMatches names the tables [countQuery.matches] added, for a FROM.
+func (q *countQuery) fromMatches() string { return strings.Join(q.from, ", ") }
 
 func orNothing(columns []string) string {
 	if len(columns) == 0 {
