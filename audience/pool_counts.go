@@ -71,28 +71,41 @@ const unusableSQL = `(c.email_status = 'invalid' OR c.role_address)`
 // the expression of its count; with unusable, also of those of them an
 // import cannot use. The expressions read tables of one row each, which
 // the body's FROM names ([countQuery.fromMatches]): the counts per
-// segment, read once for all of fs; for each of fs with titles, its
-// count by title; the contacts of the companies left out, read once.
+// segment, for those of fs without titles; the contacts of the matching
+// titles, for those with; the contacts of the companies left out. Each
+// is read once for all of fs.
 func (q *countQuery) matches(fs []Filters, unusable bool) (matched, unused []string) {
 	var segConds, segSums, titConds, titCounts, excConds, excCounts []string
 	var titled Filters // one of fs with titles: they all have the same
+	// Each table's WHERE keeps the rows of any of fs, and a FILTER those of
+	// each one; with one, the WHERE is enough.
+	filter := func(cond string) string {
+		if len(fs) == 1 {
+			return ""
+		}
+		return " FILTER (WHERE " + cond + ")"
+	}
 	for i, f := range fs {
 		seg := "(" + strings.Join(append([]string{"true"}, f.segmentConds(q.param)...), " AND ") + ")"
 		m, u := fmt.Sprintf("m%d", i), fmt.Sprintf("u%d", i)
 		var me, ue string
 		if len(f.Titles) == 0 {
 			segConds = append(segConds, seg)
-			segSums = append(segSums, fmt.Sprintf("coalesce(sum(c.contacts) FILTER (WHERE %s), 0)::bigint AS %s", seg, m))
+			segSums = append(segSums, fmt.Sprintf("coalesce(sum(c.contacts)%s, 0)::bigint AS %s", filter(seg), m))
 			if unusable {
-				segSums = append(segSums, fmt.Sprintf("coalesce(sum(c.unusable) FILTER (WHERE %s), 0)::bigint AS %s", seg, u))
+				segSums = append(segSums, fmt.Sprintf("coalesce(sum(c.unusable)%s, 0)::bigint AS %s", filter(seg), u))
 			}
 			me, ue = "seg."+m, "seg."+u
 		} else {
 			titled = f
 			titConds = append(titConds, seg)
-			titCounts = append(titCounts, fmt.Sprintf("count(*) FILTER (WHERE %s) AS %s", seg, m))
+			titCounts = append(titCounts, fmt.Sprintf("count(*)%s AS %s", filter(seg), m))
 			if unusable {
-				titCounts = append(titCounts, fmt.Sprintf("count(*) FILTER (WHERE %s AND %s) AS %s", seg, unusableSQL, u))
+				cond := unusableSQL
+				if len(fs) > 1 {
+					cond = seg + " AND " + unusableSQL
+				}
+				titCounts = append(titCounts, fmt.Sprintf("count(*) FILTER (WHERE %s) AS %s", cond, u))
 			}
 			me, ue = "tit."+m, "tit."+u
 		}
