@@ -18,6 +18,11 @@ CREATE TABLE directory_segments (
     unusable     bigint NOT NULL,
     PRIMARY KEY (industry, seniority, country, company_size, department)
 );
+-- A filter without an industry finds its segments by its other columns.
+CREATE INDEX directory_segments_seniority ON directory_segments (seniority);
+CREATE INDEX directory_segments_country ON directory_segments (country);
+CREATE INDEX directory_segments_company_size ON directory_segments (company_size);
+CREATE INDEX directory_segments_department ON directory_segments (department);
 
 -- Every distinct job title of the directory: a title filter is matched
 -- against these first (ILIKE, as the filter says), then the contacts of
