@@ -134,9 +134,10 @@ type directoryCost struct{ table, segment, address, rest time.Duration }
 // directoryFloor measures the least any load of the directory as it is
 // designed costs, whatever the loader does: the loaded contacts, read
 // back in binary in their order on disk, are COPYed into a new table of
-// the same columns and constraints (FREEZE, as a load does), then the two
-// indexes the requirements need are built on it, as a load builds
-// them. Rolled back.
+// the same columns and constraints (FREEZE, as a load does), then every
+// index of the directory is built on it, and the counts per segment and
+// distinct titles made from it, as a load builds and makes them. Rolled
+// back.
 func directoryFloor(b *testing.B, pool *pgxpool.Pool) directoryCost {
 	b.Helper()
 	ctx := context.Background()
@@ -289,6 +290,9 @@ func BenchmarkEstimateLeadPool(b *testing.B) {
 			}
 			if testing.Verbose() {
 				b.Log("plan:\n" + audience.ExplainPool(ctx, b, pool, ws, *t.Target.Filters))
+				if t.Loosened != nil {
+					b.Log("plan of the count without each filter:\n" + audience.ExplainLoosen(ctx, b, pool, *t.Target.Filters))
+				}
 			}
 			for b.Loop() {
 				var times []time.Duration

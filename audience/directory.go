@@ -167,9 +167,10 @@ func ImportDirectory(ctx context.Context, db *pgxpool.Pool, r io.Reader, name st
 // loadEmptyDirectory loads a file into a directory that has no contacts,
 // or only the sample's, which it removes. Emptied in this transaction, the
 // table takes the rows frozen, already visible to every later transaction
-// (counts are index-only without waiting for a vacuum), and its indexes
-// are dropped and built again once the rows are in, which costs a fraction
-// of adding each row to them. Until the load commits, counts wait for it.
+// (the title index is read index-only without waiting for a vacuum), and
+// its indexes are dropped and built again once the rows are in, which
+// costs a fraction of adding each row to them. Until the load commits,
+// counts wait for it.
 func loadEmptyDirectory(ctx context.Context, tx pgx.Tx, src *directoryRows, name string, sample bool) error {
 	rep := src.report
 	if sample {
