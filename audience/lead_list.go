@@ -115,9 +115,10 @@ func (s *Service) Leads(ctx context.Context, ws uuid.UUID, q LeadQuery) (LeadPag
 	}
 	// A search reads the leads the trigram index (migration 00281) finds
 	// for the name, address and company together, then checks each field.
-	search := `$3 = ''`
+	fields := `l.email ILIKE $4 OR l.company ILIKE $4 OR (l.first_name || ' ' || l.last_name) ILIKE $4`
+	search := `$3 = '' OR ` + fields
 	if strings.TrimSpace(q.Search) != "" {
-		search = `$3 <> '' AND ` + leadSearchSQL + ` ILIKE $4 AND (l.email ILIKE $4 OR l.company ILIKE $4 OR (l.first_name || ' ' || l.last_name) ILIKE $4)`
+		search = `$3 <> '' AND ` + leadSearchSQL + ` ILIKE $4 AND (` + fields + `)`
 	}
 	rows, err := s.db.Query(ctx, `SELECT * FROM (
 		SELECT l.id, l.email, l.first_name, l.last_name, l.company, l.title, `+leadStatusSQL+` AS status, l.created_at
