@@ -76,10 +76,11 @@ const MaxRejectedLines = 20
 // 10,000 rows and at the end.
 //
 // Into an empty directory (or the sample), the rows go straight into it,
-// and its address and segment indexes are built once afterwards from the
-// sorted rows. Into a directory that has contacts, they go to an unlogged
+// and its indexes are built once afterwards (the segment index from the
+// sorted rows). Into a directory that has contacts, they go to an unlogged
 // staging table first, then update the contacts that changed and add the
-// new ones.
+// new ones. Either way, the counts per segment and the distinct titles
+// the pool count reads are rebuilt in the same transaction.
 func ImportDirectory(ctx context.Context, db *pgxpool.Pool, r io.Reader, name string, progress func(rows int64)) (DirectoryReport, error) {
 	text, how, err := directoryInput(r)
 	if err != nil {
@@ -166,9 +167,10 @@ func ImportDirectory(ctx context.Context, db *pgxpool.Pool, r io.Reader, name st
 // loadEmptyDirectory loads a file into a directory that has no contacts,
 // or only the sample's, which it removes. Emptied in this transaction, the
 // table takes the rows frozen, already visible to every later transaction
-// (counts are index-only without waiting for a vacuum), and its indexes
-// are dropped and built again once the rows are in, which costs a fraction
-// of adding each row to them. Until the load commits, counts wait for it.
+// (the title index is read index-only without waiting for a vacuum), and
+// its indexes are dropped and built again once the rows are in, which
+// costs a fraction of adding each row to them. Until the load commits,
+// counts wait for it.
 func loadEmptyDirectory(ctx context.Context, tx pgx.Tx, src *directoryRows, name string, sample bool) error {
 	rep := src.report
 	if sample {
@@ -176,12 +178,14 @@ func loadEmptyDirectory(ctx context.Context, tx pgx.Tx, src *directoryRows, name
 			return err
 		}
 	}
-	var segment string
-	if err := tx.QueryRow(ctx, `SELECT pg_get_indexdef('directory_contacts_segment'::regclass)`).Scan(&segment); err != nil {
+	if _, err := tx.Exec(ctx, `TRUNCATE directory_contacts`); err != nil {
 		return err
 	}
-	if _, err := tx.Exec(ctx, `TRUNCATE directory_contacts; DROP INDEX directory_contacts_segment;
-		ALTER TABLE directory_contacts DROP CONSTRAINT directory_contacts_email_key, DROP CONSTRAINT directory_contacts_pkey`); err != nil {
+	indexes, err := dropIndexes(ctx, tx)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, `ALTER TABLE directory_contacts DROP CONSTRAINT directory_contacts_email_key, DROP CONSTRAINT directory_contacts_pkey`); err != nil {
 		return err
 	}
 	src.source = name
@@ -226,10 +230,10 @@ func loadEmptyDirectory(ctx context.Context, tx pgx.Tx, src *directoryRows, name
 	if _, err := tx.Exec(ctx, `ALTER TABLE directory_contacts ADD CONSTRAINT directory_contacts_email_key UNIQUE (email)`); err != nil {
 		return fmt.Errorf("build the address index: %w", err)
 	}
-	if _, err := tx.Exec(ctx, segment); err != nil {
-		return fmt.Errorf("build the segment index: %w", err)
+	if err := buildIndexes(ctx, tx, indexes); err != nil {
+		return err
 	}
-	return nil
+	return refreshDirectoryCounts(ctx, tx, true)
 }
 
 // mergeIntoDirectory loads a file into a directory that has contacts: the
@@ -237,7 +241,7 @@ func loadEmptyDirectory(ctx context.Context, tx pgx.Tx, src *directoryRows, name
 // transaction), then update the contacts whose row changed and add the
 // others. A contact whose row is the same as before is not written: a
 // rerun rewrites nothing. A load bigger than the directory drops the
-// segment index and builds it again after the merge.
+// indexes no constraint owns and builds them again after the merge.
 func mergeIntoDirectory(ctx context.Context, tx pgx.Tx, src *directoryRows, name string) error {
 	rep := src.report
 	if _, err := tx.Exec(ctx, `CREATE UNLOGGED TABLE directory_staging (line bigint NOT NULL, email text NOT NULL, email_domain text NOT NULL,
@@ -259,12 +263,9 @@ func mergeIntoDirectory(ctx context.Context, tx pgx.Tx, src *directoryRows, name
 	if err := tx.QueryRow(ctx, `SELECT count(*) FROM directory_contacts`).Scan(&existing); err != nil {
 		return err
 	}
-	var segment string
+	var indexes []string
 	if distinct > existing {
-		if err := tx.QueryRow(ctx, `SELECT pg_get_indexdef('directory_contacts_segment'::regclass)`).Scan(&segment); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `DROP INDEX directory_contacts_segment`); err != nil {
+		if indexes, err = dropIndexes(ctx, tx); err != nil {
 			return err
 		}
 	}
@@ -297,13 +298,80 @@ func mergeIntoDirectory(ctx context.Context, tx pgx.Tx, src *directoryRows, name
 	}
 	rep.Added = tag.RowsAffected()
 	rep.Unchanged = distinct - rep.Added - rep.Updated
-	if segment != "" {
-		if _, err := tx.Exec(ctx, segment); err != nil {
-			return fmt.Errorf("build the segment index: %w", err)
+	if err := buildIndexes(ctx, tx, indexes); err != nil {
+		return err
+	}
+	if _, err = tx.Exec(ctx, `DROP TABLE directory_staging`); err != nil {
+		return err
+	}
+	return refreshDirectoryCounts(ctx, tx, false)
+}
+
+// dropIndexes drops the directory's indexes that no constraint owns (the
+// segment index and those the pool count reads, migrations 00070 and
+// 00280) and returns their definitions, the segment index's first: a load
+// builds them again once its rows are in ([buildIndexes]), which costs a
+// fraction of adding each row to them.
+func dropIndexes(ctx context.Context, tx pgx.Tx) ([]string, error) {
+	rows, err := tx.Query(ctx, `SELECT c.relname, pg_get_indexdef(i.indexrelid) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+		WHERE i.indrelid = 'directory_contacts'::regclass AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid)
+		ORDER BY c.relname <> 'directory_contacts_segment', c.relname`)
+	if err != nil {
+		return nil, err
+	}
+	var names, defs []string
+	for rows.Next() {
+		var name, def string
+		if err := rows.Scan(&name, &def); err != nil {
+			return nil, err
+		}
+		names, defs = append(names, pgx.Identifier{name}.Sanitize()), append(defs, def)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(names) > 0 {
+		if _, err := tx.Exec(ctx, `DROP INDEX `+strings.Join(names, ", ")); err != nil {
+			return nil, err
 		}
 	}
-	_, err = tx.Exec(ctx, `DROP TABLE directory_staging`)
-	return err
+	return defs, nil
+}
+
+// buildIndexes builds the indexes [dropIndexes] dropped, in its order:
+// the segment index first, from rows a load sent in its order.
+func buildIndexes(ctx context.Context, tx pgx.Tx, defs []string) error {
+	for _, def := range defs {
+		if _, err := tx.Exec(ctx, def); err != nil {
+			return fmt.Errorf("build an index of the directory (%s): %w", def, err)
+		}
+	}
+	return nil
+}
+
+// refreshDirectoryCounts rebuilds what the pool count reads instead of
+// the contacts (migration 00280): the count of contacts per segment, and
+// the distinct titles. Every load calls it in its transaction, so they
+// never disagree with the contacts. emptied says the load emptied the
+// directory in this transaction: the tables are emptied the same way;
+// otherwise their rows are deleted, and counts running meanwhile read
+// the rows as they were. Analyzed at once (a fraction of a second), the
+// counts are planned on what they hold from the first one.
+func refreshDirectoryCounts(ctx context.Context, tx pgx.Tx, emptied bool) error {
+	clear := `DELETE FROM directory_segments; DELETE FROM directory_titles;`
+	if emptied {
+		clear = `TRUNCATE directory_segments, directory_titles;`
+	}
+	_, err := tx.Exec(ctx, clear+`
+		INSERT INTO directory_segments
+		SELECT industry, seniority, country, company_size, department, count(*), count(*) FILTER (WHERE email_status = 'invalid' OR role_address)
+		FROM directory_contacts GROUP BY 1, 2, 3, 4, 5;
+		INSERT INTO directory_titles SELECT DISTINCT title COLLATE "C" FROM directory_contacts;
+		ANALYZE directory_segments, directory_titles`)
+	if err != nil {
+		return fmt.Errorf("count the directory's segments and titles: %w", err)
+	}
+	return nil
 }
 
 // dropRepeats deletes from table the rows whose address comes again in a

@@ -53,3 +53,67 @@ func DisposableListSize() (exact, wildcard int) {
 	e, w := loadDisposable()
 	return len(e), len(w)
 }
+
+// PoolCounts counts the pool of f for the workspace ws twice: as
+// [Service.EstimatePool] does (with the count without each filter, asked
+// for whatever the pool), and as a plain COUNT(*) of every contact
+// matching [Filters.where] would, with the same subtractions. The two
+// must always agree.
+func PoolCounts(ctx context.Context, tb testing.TB, s *Service, ws uuid.UUID, f Filters) (fast, plain Pool) {
+	tb.Helper()
+	f, err := f.normalize()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if fast, err = s.countPool(ctx, s.db, ws, f); err != nil {
+		tb.Fatal(err)
+	}
+	if fast.Loosened, err = s.loosen(ctx, ws, f); err != nil {
+		tb.Fatal(err)
+	}
+	args := []any{ws, s.windowStart(f)}
+	err = s.db.QueryRow(ctx, `
+		SELECT count(*),
+			count(*) FILTER (WHERE m.suppressed),
+			count(*) FILTER (WHERE NOT m.suppressed AND l.last_contacted_at >= $2),
+			count(*) FILTER (WHERE NOT m.suppressed AND l.email IS NOT NULL AND NOT coalesce(l.last_contacted_at >= $2, false)),
+			count(*) FILTER (WHERE NOT m.suppressed AND l.email IS NULL AND (m.email_status = 'invalid' OR m.role_address))
+		FROM (SELECT c.email, c.email_status, c.role_address, `+suppressedSQL("$1")+` AS suppressed
+		      FROM directory_contacts c WHERE `+f.where(&args)+`) m
+		LEFT JOIN leads l ON l.workspace_id = $1 AND l.email = m.email`, args...).
+		Scan(&plain.Matched, &plain.Suppressed, &plain.ContactedInWindow, &plain.AlreadyImported, &plain.Unusable)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	plain.Available = plain.Matched - plain.Suppressed - plain.ContactedInWindow - plain.AlreadyImported - plain.Unusable
+	fast.Sample, fast.Target = false, Target{}
+	out, without := f.loosenings()
+	for i, g := range without {
+		var gargs []any
+		if err := s.db.QueryRow(ctx, `SELECT count(*) FROM directory_contacts c WHERE `+g.where(&gargs), gargs...).Scan(&out[i].Matched); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	plain.Loosened = out
+	return fast, plain
+}
+
+// ExplainLoosen returns PostgreSQL's plan, as run, of the count of f
+// without each of its filters.
+func ExplainLoosen(ctx context.Context, tb testing.TB, db *pgxpool.Pool, f Filters) string {
+	out, without := f.loosenings()
+	if len(out) == 0 {
+		return ""
+	}
+	q := &countQuery{}
+	matched, _ := q.matches(without, false)
+	rows, err := db.Query(ctx, "EXPLAIN (ANALYZE, BUFFERS) "+q.sql("SELECT "+strings.Join(matched, ", ")+" FROM "+q.fromMatches()), q.args...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return strings.Join(lines, "\n")
+}

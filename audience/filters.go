@@ -185,11 +185,38 @@ func (f Filters) countries() []string {
 // appending their parameters to args. NotContactedDays is not here: it is
 // about the workspace's leads, not the directory.
 func (f Filters) where(args *[]any) string {
-	conds := []string{"true"}
-	param := func(v any) string {
+	return f.whereWith(paramOf(args))
+}
+
+// whereWith is [Filters.where], its parameters given to param.
+func (f Filters) whereWith(param func(any) string) string {
+	conds := append([]string{"true"}, f.segmentConds(param)...)
+	if len(f.Titles) > 0 {
+		conds = append(conds, fmt.Sprintf("c.title ILIKE ANY(%s::text[])", param(f.titlePatterns())))
+	}
+	if len(f.ExcludeCompanyDomains) > 0 {
+		conds = append(conds, fmt.Sprintf("c.company_domain <> ALL(%s::text[])", param(f.ExcludeCompanyDomains)))
+	}
+	if len(f.ExcludeCompanies) > 0 {
+		conds = append(conds, fmt.Sprintf("lower(c.company) <> ALL(%s::text[])", param(f.excludedNames())))
+	}
+	return strings.Join(conds, " AND ")
+}
+
+// paramOf returns a function that appends a parameter to args and
+// returns its placeholder.
+func paramOf(args *[]any) func(any) string {
+	return func(v any) string {
 		*args = append(*args, v)
 		return fmt.Sprintf("$%d", len(*args))
 	}
+}
+
+// segmentConds writes the filters on the segment columns (industry,
+// seniority, place, company size, department) as conditions on c, which
+// may be a directory contact or a row of directory_segments.
+func (f Filters) segmentConds(param func(any) string) []string {
+	var conds []string
 	in := func(column string, values []string) {
 		if len(values) > 0 {
 			conds = append(conds, fmt.Sprintf("c.%s = ANY(%s::text[])", column, param(values)))
@@ -200,24 +227,45 @@ func (f Filters) where(args *[]any) string {
 	in("country", f.countries())
 	in("company_size", f.CompanySizes)
 	in("department", f.Departments)
-	if len(f.Titles) > 0 {
-		patterns := make([]string, len(f.Titles))
-		for i, t := range f.Titles {
-			patterns[i] = "%" + strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(t) + "%"
-		}
-		conds = append(conds, fmt.Sprintf("c.title ILIKE ANY(%s::text[])", param(patterns)))
+	return conds
+}
+
+// titlePatterns are the title filters as ILIKE patterns that find each
+// anywhere in a title, their own wildcards taken literally.
+func (f Filters) titlePatterns() []string {
+	patterns := make([]string, len(f.Titles))
+	for i, t := range f.Titles {
+		patterns[i] = "%" + strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(t) + "%"
 	}
+	return patterns
+}
+
+// excludedNames are the companies left out, as lower(company) is compared.
+func (f Filters) excludedNames() []string {
+	lower := make([]string, len(f.ExcludeCompanies))
+	for i, c := range f.ExcludeCompanies {
+		lower[i] = strings.ToLower(c)
+	}
+	return lower
+}
+
+// excludes reports whether the filters leave out any company.
+func (f Filters) excludes() bool {
+	return len(f.ExcludeCompanyDomains)+len(f.ExcludeCompanies) > 0
+}
+
+// excludedCond is true for a directory contact c at a company the filters
+// leave out (the opposite of where's exclusions), written for the indexes
+// of migration 00280.
+func (f Filters) excludedCond(param func(any) string) string {
+	var conds []string
 	if len(f.ExcludeCompanyDomains) > 0 {
-		conds = append(conds, fmt.Sprintf("c.company_domain <> ALL(%s::text[])", param(f.ExcludeCompanyDomains)))
+		conds = append(conds, fmt.Sprintf(`c.company_domain COLLATE "C" = ANY(%s::text[])`, param(f.ExcludeCompanyDomains)))
 	}
 	if len(f.ExcludeCompanies) > 0 {
-		lower := make([]string, len(f.ExcludeCompanies))
-		for i, c := range f.ExcludeCompanies {
-			lower[i] = strings.ToLower(c)
-		}
-		conds = append(conds, fmt.Sprintf("lower(c.company) <> ALL(%s::text[])", param(lower)))
+		conds = append(conds, fmt.Sprintf(`lower(c.company) COLLATE "C" = ANY(%s::text[])`, param(f.excludedNames())))
 	}
-	return strings.Join(conds, " AND ")
+	return "(" + strings.Join(conds, " OR ") + ")"
 }
 
 // Describe writes the filters as a sentence fragment a person reads:

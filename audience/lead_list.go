@@ -94,6 +94,11 @@ func likePattern(s string) string {
 	return "%" + r.Replace(strings.TrimSpace(s)) + "%"
 }
 
+// leadSearchSQL is what the leads search index (migration 00281) holds
+// of a lead l: its address, company and name, so that any text found in
+// one of them is found in it.
+const leadSearchSQL = `(l.email || ' ' || l.company || ' ' || l.first_name || ' ' || l.last_name)`
+
 // Leads returns a page of the workspace's leads, newest first. Refusals:
 // EINVALID for an unknown status or a limit out of range.
 func (s *Service) Leads(ctx context.Context, ws uuid.UUID, q LeadQuery) (LeadPage, error) {
@@ -114,12 +119,19 @@ func (s *Service) Leads(ctx context.Context, ws uuid.UUID, q LeadQuery) (LeadPag
 	if after <= 0 {
 		after = 1<<63 - 1
 	}
+	// A search reads the leads the trigram index (migration 00281) finds
+	// for the name, address and company together, then checks each field.
+	fields := `l.email ILIKE $4 OR l.company ILIKE $4 OR (l.first_name || ' ' || l.last_name) ILIKE $4`
+	search := `$3 = '' OR ` + fields
+	if strings.TrimSpace(q.Search) != "" {
+		search = `$3 <> '' AND ` + leadSearchSQL + ` ILIKE $4 AND (` + fields + `)`
+	}
 	rows, err := s.db.Query(ctx, `SELECT * FROM (
 		SELECT l.id, l.email, l.first_name, l.last_name, l.company, l.title, `+leadStatusSQL+` AS status, l.created_at
 		  FROM leads l
 		 WHERE l.workspace_id = $1 AND l.id < $2
 		   AND ($6 = '' OR ($6 = 'removed') = (l.removed_at IS NOT NULL))
-		   AND ($3 = '' OR l.email ILIKE $4 OR l.company ILIKE $4 OR (l.first_name || ' ' || l.last_name) ILIKE $4)
+		   AND (`+search+`)
 		   AND ($5 = '' OR EXISTS (SELECT 1 FROM campaign_leads cl WHERE cl.workspace_id = $1 AND cl.lead_id = l.id AND cl.campaign_id = $5))
 		) l WHERE ($6 = '' OR l.status = $6)
 		ORDER BY l.id DESC LIMIT $7`,

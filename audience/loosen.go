@@ -56,25 +56,20 @@ func (f Filters) loosenings() ([]Loosened, []Filters) {
 
 // loosen counts, in one statement, the directory's matches of the
 // filters with each narrowing filter left out in turn; nil when f has
-// none.
+// none. Each table is read once for all of them ([countQuery.matches]).
 func (s *Service) loosen(ctx context.Context, ws uuid.UUID, f Filters) ([]Loosened, error) {
 	out, without := f.loosenings()
 	if len(out) == 0 {
 		return nil, nil
 	}
-	var args []any
-	counts := make([]string, len(without))
-	conds := make([]string, len(without))
-	for i, g := range without {
-		conds[i] = "(" + g.where(&args) + ")"
-		counts[i] = "count(*) FILTER (WHERE " + conds[i] + ")"
-	}
-	sql := "SELECT " + strings.Join(counts, ", ") + " FROM directory_contacts c WHERE " + strings.Join(conds, " OR ")
+	q := &countQuery{}
+	matched, _ := q.matches(without, false)
+	sql := q.sql("SELECT " + strings.Join(matched, ", ") + " FROM " + q.fromMatches())
 	dest := make([]any, len(out))
 	for i := range out {
 		dest[i] = &out[i].Matched
 	}
-	if err := s.db.QueryRow(ctx, sql, args...).Scan(dest...); err != nil {
+	if err := s.db.QueryRow(ctx, sql, q.args...).Scan(dest...); err != nil {
 		return nil, fmt.Errorf("count the pool without each filter: %w", err)
 	}
 	return out, nil

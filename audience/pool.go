@@ -45,30 +45,6 @@ type Pool struct {
 	Loosened []Loosened
 }
 
-// poolCountsSQL counts the matches of the filters and each subtraction,
-// and says whether the directory is the sample, in one statement ($1 the
-// workspace, $2 the start of the window or null, then the filters'
-// parameters). The matches are read from the directory's segment index
-// alone (an index-only scan), the workspace's leads and suppressions from
-// theirs. OFFSET 0 keeps the matches a subquery of their own, so that
-// whether one is suppressed is worked out once, not again in each count
-// that asks (a third of the statement's time).
-func poolCountsSQL(where string) string {
-	return `
-		WITH matched AS (
-			SELECT c.email, c.email_status, c.role_address, ` + suppressedSQL("$1") + ` AS suppressed
-			FROM directory_contacts c WHERE ` + where + `
-			OFFSET 0),
-		counted AS (
-			SELECT count(*) AS matched,
-				count(*) FILTER (WHERE m.suppressed) AS suppressed,
-				count(*) FILTER (WHERE NOT m.suppressed AND l.last_contacted_at >= $2) AS contacted_in_window,
-				count(*) FILTER (WHERE NOT m.suppressed AND l.email IS NOT NULL AND NOT coalesce(l.last_contacted_at >= $2, false)) AS already_imported,
-				count(*) FILTER (WHERE NOT m.suppressed AND l.email IS NULL AND (m.email_status = 'invalid' OR m.role_address)) AS unusable
-			FROM matched m LEFT JOIN leads l ON l.workspace_id = $1 AND l.email = m.email)
-		SELECT NOT EXISTS (SELECT 1 FROM directory_loads WHERE source = 'file'), counted.* FROM counted`
-}
-
 // EstimatePool counts the confirmed target's pool: the target is read,
 // then the counts and the last import in one batch (two round trips),
 // and for a narrow pool what each filter leaves out (a third).
@@ -111,10 +87,36 @@ func (s *Service) countPool(ctx context.Context, db store.DBTX, ws uuid.UUID, f 
 
 // poolCounts is the statement counting the pool of the filters f for the
 // workspace ws, and its arguments; scanPoolCounts reads its row.
+// It counts the matches and each subtraction, and says whether the
+// directory is the sample, in one statement ($1 the workspace, $2 the
+// start of the window or null, then the filters' parameters): the matches
+// as [countQuery.matches] does, without reading every matching contact;
+// the subtractions from the workspace's side, its leads and suppressions
+// that are contacts matching the filters (see pool_counts.go).
 func (s *Service) poolCounts(ws uuid.UUID, f Filters) (string, []any) {
-	args := []any{ws, s.windowStart(f)}
-	where := f.where(&args)
-	return poolCountsSQL(where), args
+	q := &countQuery{args: []any{ws, s.windowStart(f)}}
+	matched, unusable := q.matches([]Filters{f}, true)
+	// The workspace's contacts matching the filters, found from its side:
+	// its leads by address (with whether each is suppressed), then the
+	// suppressed contacts that are not its leads, by address or domain.
+	where := func() string { return f.whereWith(q.param) }
+	contact := `SELECT c.id, ` + unusableSQL + ` AS unusable FROM directory_contacts c `
+	notLead := ` AND NOT EXISTS (SELECT 1 FROM leads l WHERE l.workspace_id = $1 AND l.email = c.email)`
+	q.with("lm", `SELECT `+unusableSQL+` AS unusable, `+suppressedSQL("$1")+` AS suppressed, l.last_contacted_at
+		FROM leads l JOIN directory_contacts c ON c.email = l.email WHERE l.workspace_id = $1 AND `+where())
+	q.with("sm", contact+`JOIN suppressions s ON c.email = s.value WHERE s.workspace_id = $1 AND s.kind = 'address' AND `+where()+notLead+`
+		UNION
+		`+contact+`JOIN suppressions s ON c.email_domain COLLATE "C" = s.value WHERE s.workspace_id = $1 AND s.kind = 'domain' AND `+where()+notLead)
+	q.with("ws", `SELECT (SELECT count(*) FROM sm) + count(*) FILTER (WHERE lm.suppressed) AS suppressed,
+			count(*) FILTER (WHERE NOT lm.suppressed AND lm.last_contacted_at >= $2) AS contacted_in_window,
+			count(*) FILTER (WHERE NOT lm.suppressed AND NOT coalesce(lm.last_contacted_at >= $2, false)) AS already_imported,
+			(SELECT count(*) FILTER (WHERE sm.unusable) FROM sm) + count(*) FILTER (WHERE lm.unusable) AS unusable
+		FROM lm`)
+	// The unusable that are not leads nor suppressed: the others were
+	// counted above.
+	return q.sql(`SELECT NOT EXISTS (SELECT 1 FROM directory_loads WHERE source = 'file'), ` + matched[0] +
+		`, ws.suppressed, ws.contacted_in_window, ws.already_imported, ` + unusable[0] + ` - ws.unusable
+		FROM ` + q.fromMatches() + `, ws`), q.args
 }
 
 func scanPoolCounts(row pgx.Row, p *Pool) error {

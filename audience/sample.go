@@ -43,6 +43,9 @@ func LoadSampleDirectory(ctx context.Context, db *pgxpool.Pool) (loaded bool, er
 			return err
 		}
 		loaded = true
+		if err := refreshDirectoryCounts(ctx, tx, false); err != nil {
+			return err
+		}
 		_, err = tx.Exec(ctx, `INSERT INTO directory_loads (source, name, rows_read, added, updated, duplicates, rejected, finished_at)
 			VALUES ('sample', 'sample directory', $1, $1, 0, 0, 0, now())`, n)
 		return err

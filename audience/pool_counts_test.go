@@ -1,0 +1,177 @@
+package audience_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"vibesell/audience"
+)
+
+// The pool count's shortcuts (counts per segment, distinct titles, the
+// title index, exclusions and the workspace's subtractions found from
+// their side) give exactly what a plain COUNT(*) of the matching contacts
+// gives, on a directory of a few thousand contacts of every kind (unknown
+// values, invalid and role addresses, titles with accents, case and
+// wildcards), for a workspace with leads in and out of the window and
+// suppressed addresses and domains: after a first load, after a merge
+// that moves contacts between segments and titles, and on the sample.
+func TestPoolCountsExact(t *testing.T) {
+	t.Parallel()
+	b := setup(t, audience.Config{})
+	ctx := t.Context()
+	ws := b.ws.Acme.ID
+
+	rng := rand.New(rand.NewPCG(27, 27))
+	titles := []string{"VP of Sales", "Head of Growth", "Directeur Général", "JOSÉ's 100% Sales_Lead", "sales engineer", "",
+		"Chief Executive Officer", "Director, Product", "Vice-président ventes", "Intern"}
+	industries := []string{"Software", "Banking", "Insurance", "Retail", "Healthcare", "Widgets"}
+	seniorities := []string{"VP", "Director", "Head", "Manager", "C-level", "Guru"}
+	departments := []string{"Sales", "Marketing", "Engineering", "Product", "Finance", ""}
+	sizes := []string{"11-50", "51-200", "201-500", "1001-5000", "lots"}
+	countries := []string{"US", "GB", "DE", "FR", "ES", "JP", "BR", "Atlantis", ""}
+	statuses := []string{"valid", "valid", "risky", "invalid", "unknown"}
+	directory := func(rows, from int, titleShift int) string {
+		var sb strings.Builder
+		sb.WriteString("email,title,seniority,department,company,company_domain,industry,company_size,country,email_status\n")
+		for i := range rows {
+			n := from + i
+			co := rng.IntN(150)
+			local := fmt.Sprintf("p%d", n)
+			if n%37 == 0 { // a role address, at most one a company
+				local = []string{"info", "sales", "hello"}[n%3]
+			}
+			domain := fmt.Sprintf("co%d.test", co)
+			if n%11 == 0 {
+				domain = "mail.test"
+			}
+			fmt.Fprintf(&sb, "%s@%s,%q,%s,%s,%s,co%d.test,%s,%s,%s,%s\n", local, domain, titles[(rng.IntN(len(titles))+titleShift)%len(titles)],
+				seniorities[rng.IntN(len(seniorities))], departments[rng.IntN(len(departments))], []string{"Co", "CO", "co"}[co%3]+fmt.Sprint(co), co,
+				industries[co%len(industries)], sizes[co%len(sizes)], countries[co%len(countries)], statuses[rng.IntN(len(statuses))])
+		}
+		return sb.String()
+	}
+	if _, err := audience.ImportDirectory(ctx, b.pool, strings.NewReader(directory(4000, 0, 0)), "first.csv", nil); err != nil {
+		t.Fatal(err)
+	}
+	now := b.clock.Now()
+	if _, err := b.pool.Exec(ctx, `
+		INSERT INTO leads (workspace_id, email, first_name, last_name, title, company, company_domain, country, time_zone, approval_id, created_at, last_contacted_at)
+		SELECT $1::uuid, email, '', '', '', '', '', '', '', 'ap_test', $2::timestamptz,
+			CASE id % 3 WHEN 0 THEN NULL WHEN 1 THEN $2::timestamptz - interval '5 days' ELSE $2::timestamptz - interval '60 days' END
+		FROM directory_contacts WHERE id % 7 = 0
+		UNION ALL SELECT $1, 'stranger' || g || '@elsewhere.test', '', '', '', '', '', '', '', 'ap_test', $2, NULL FROM generate_series(1, 20) g`, ws, now); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.pool.Exec(ctx, `INSERT INTO suppressions (workspace_id, kind, value, reason, created_at)
+		SELECT $1::uuid, 'address', email, 'manual', $2::timestamptz FROM directory_contacts WHERE id % 13 = 0
+		UNION ALL VALUES ($1, 'domain', 'mail.test', 'manual', $2), ($1, 'domain', 'co5.test', 'manual', $2), ($1, 'domain', 'nowhere.test', 'manual', $2)`,
+		ws, now); err != nil {
+		t.Fatal(err)
+	}
+
+	words := []string{"sales", "VP", "of", "josé", "100%", "_lead", "GÉNÉRAL", "engineer", "zz", "Director", "ve"}
+	pick := func(from []string, most int) []string {
+		var out []string
+		for range 1 + rng.IntN(most) {
+			out = append(out, from[rng.IntN(len(from))])
+		}
+		return out
+	}
+	combinations := func(n int) []audience.Filters {
+		out := []audience.Filters{
+			{Industries: []string{"Software"}},
+			{Titles: []string{"sales"}},
+			{Titles: []string{"100%"}, ExcludeCompanies: []string{"co3", "CO4"}},
+			{Regions: []string{"Europe"}, ExcludeCompanyDomains: []string{"co1.test", "co2.test"}, NotContactedDays: 30},
+			{Departments: []string{"Sales"}, Titles: []string{"VP", "josé"}, Seniorities: []string{"VP"}, CompanySizes: []string{"51-200"},
+				Industries: []string{"Software", "Banking"}, Countries: []string{"DE", "US"}, ExcludeCompanyDomains: []string{"co8.test"},
+				ExcludeCompanies: []string{"co9"}, NotContactedDays: 30},
+		}
+		for len(out) < n {
+			var f audience.Filters
+			if rng.IntN(3) == 0 {
+				f.Titles = pick(words, 2)
+			}
+			if rng.IntN(3) == 0 {
+				f.Seniorities = pick(seniorities[:5], 3)
+			}
+			if rng.IntN(3) == 0 {
+				f.Departments = pick(departments[:5], 2)
+			}
+			if rng.IntN(3) == 0 {
+				f.Industries = pick(industries[:5], 3)
+			}
+			if rng.IntN(4) == 0 {
+				f.CompanySizes = pick(sizes[:4], 2)
+			}
+			if rng.IntN(3) == 0 {
+				f.Countries = pick(countries[:7], 3)
+			}
+			if rng.IntN(5) == 0 {
+				f.Regions = pick([]string{"Europe", "Americas", "Asia", "Northern Europe"}, 2)
+			}
+			if rng.IntN(3) == 0 {
+				f.ExcludeCompanyDomains = []string{fmt.Sprintf("co%d.test", rng.IntN(150)), "mail.test"}[:1+rng.IntN(2)]
+			}
+			if rng.IntN(3) == 0 {
+				f.ExcludeCompanies = []string{fmt.Sprintf("Co%d", rng.IntN(150)), fmt.Sprintf("cO%d", rng.IntN(150))}
+			}
+			if rng.IntN(2) == 0 {
+				f.NotContactedDays = 30
+			}
+			if len(f.Titles)+len(f.Seniorities)+len(f.Departments)+len(f.Industries)+len(f.CompanySizes)+len(f.Countries)+len(f.Regions) > 0 {
+				out = append(out, f)
+			}
+		}
+		return out
+	}
+	check := func(t *testing.T, fs []audience.Filters) {
+		t.Helper()
+		nonzero := 0
+		for _, f := range fs {
+			fast, plain := audience.PoolCounts(ctx, t, b.svc, ws, f)
+			if d := cmp.Diff(plain, fast); d != "" {
+				t.Errorf("%+v: the fast count differs from a plain count (-plain +fast):\n%s", f, d)
+			}
+			if plain.Matched > 0 && plain.Suppressed+plain.ContactedInWindow+plain.AlreadyImported+plain.Unusable > 0 {
+				nonzero++
+			}
+		}
+		if nonzero < len(fs)/3 {
+			t.Errorf("only %d of %d combinations matched contacts with something to subtract: the test checks too little", nonzero, len(fs))
+		}
+	}
+
+	t.Run("first load", func(t *testing.T) { check(t, combinations(120)) })
+
+	t.Run("after a merge", func(t *testing.T) {
+		// Half the contacts again with other titles and statuses, and new ones.
+		rng = rand.New(rand.NewPCG(28, 28))
+		if _, err := audience.ImportDirectory(ctx, b.pool, strings.NewReader(directory(3000, 2000, 3)), "second.csv", nil); err != nil {
+			t.Fatal(err)
+		}
+		check(t, combinations(40))
+	})
+
+	t.Run("sample directory", func(t *testing.T) {
+		s := setup(t, audience.Config{})
+		if _, err := audience.LoadSampleDirectory(ctx, s.pool); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.pool.Exec(ctx, `INSERT INTO leads (workspace_id, email, first_name, last_name, title, company, company_domain, country, time_zone, approval_id, created_at, last_contacted_at)
+			SELECT $1, email, '', '', '', '', '', '', '', 'ap_test', $2, $2 FROM directory_contacts WHERE id % 5 = 0`, s.ws.Acme.ID, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []audience.Filters{{Regions: []string{"Europe"}, NotContactedDays: 30}, {Titles: []string{"sales"}}, {Seniorities: []string{"VP"}, Industries: []string{"Software"}}} {
+			fast, plain := audience.PoolCounts(ctx, t, s.svc, s.ws.Acme.ID, f)
+			if d := cmp.Diff(plain, fast); d != "" || plain.Matched == 0 {
+				t.Errorf("%+v on the sample (%d matched; -plain +fast):\n%s", f, plain.Matched, d)
+			}
+		}
+	})
+}
