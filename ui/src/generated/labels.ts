@@ -114,7 +114,7 @@ export const billingMetricLabels: Readonly<Record<string, string>> = {
   "emails": "Emails sent this month",
 };
 
-/** mail.ClassificationLabels */
+/** replies.ClassificationLabels */
 export const replyClassificationLabels: Readonly<Record<string, string>> = {
   "interested": "Interested",
   "referral": "Referred someone else",
