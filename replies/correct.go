@@ -15,14 +15,15 @@ import (
 
 // awaitingAnswer is the SQL condition, on a reply r of mail_replies, of a
 // reply waiting for an answer: one that wants a conversation (a meeting,
-// a time, a question, interest) that no email to its lead has followed
-// since it came. It is the one place that says so: the inbox orders by it
+// a time, a question, interest) that no later email to its lead has
+// followed since it came (the email it answers is not one, whatever the
+// reply's Date says). It is the one place that says so: the inbox orders by it
 // and counts it; an answer recorded on the reply, once answering lands,
 // is read here.
 func awaitingAnswer() string {
 	return `r.classification = '` + Interested + `' AND NOT EXISTS (SELECT 1 FROM mail_sends later
 		WHERE later.workspace_id = r.workspace_id AND later.campaign_id = r.campaign_id
-		  AND later.lead_id = r.lead_id AND later.claimed_at > r.received_at)`
+		  AND later.lead_id = r.lead_id AND later.step > r.step AND later.claimed_at > r.received_at)`
 }
 
 // Ways a classification is corrected.
