@@ -1543,8 +1543,10 @@ export interface GetLeadResult {
     from: string;
     /** when it was written */
     receivedAt: string;
-    /** what the reply says, as VibeSell's rules read it */
-    classification: "interested" | "not_now" | "not_interested" | "out_of_office" | "unsubscribe" | "bounce" | "complaint" | "other";
+    /** what the reply says, as VibeSell's rules read it or as a person corrected it (correctedBy) */
+    classification: "interested" | "referral" | "not_now" | "objection" | "not_interested" | "wrong_person" | "left_company" | "out_of_office" | "auto_reply" | "unsubscribe" | "bounce" | "complaint" | "other";
+    /** who corrected the classification; null when VibeSell's rules decided it */
+    correctedBy: string | null;
     /** how it was matched: domain when a colleague at the lead's company wrote */
     matchedBy: "thread" | "address" | "domain";
     /** the start of what the sender wrote, on one line */
