@@ -98,7 +98,9 @@ func TestClassifyCorpus(t *testing.T) {
 // languages and every class. It is kept apart from the corpus the rules
 // were tuned on so its figure says what to expect on replies nobody has
 // seen: a reply here that the rules miss is fixed by a rule for its
-// family of phrasings, never by one for its words.
+// family of phrasings, never by one for its words. Measured first,
+// before any rule changed for it: 85.0% exact class, 97.5% on wants a
+// conversation (testdata/replies/README.md has the after).
 func TestClassifyHeldOut(t *testing.T) {
 	corpus := readCorpus(t, "testdata/replies/heldout/*.txt")
 	if len(corpus) < 150 {
