@@ -211,4 +211,7 @@ type LeadReply struct {
 	// Stops says the reply stopped the lead's sequence (anything a person
 	// wrote, an unsubscribe request, a hard bounce).
 	Stops bool
+	// CorrectedBy is who corrected Classification, when someone did
+	// ("" otherwise).
+	CorrectedBy string
 }

@@ -25,11 +25,11 @@ type corpusReply struct {
 
 var corpusHeader = regexp.MustCompile(`^(From|Subject|Date|Auto-Submitted|X-Autoreply): `)
 
-func readCorpus(t *testing.T) []corpusReply {
+func readCorpus(t *testing.T, pattern string) []corpusReply {
 	t.Helper()
-	files, err := filepath.Glob("testdata/replies/*.txt")
+	files, err := filepath.Glob(pattern)
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no corpus in testdata/replies: %v", err)
+		t.Fatalf("no corpus at %s: %v", pattern, err)
 	}
 	var out []corpusReply
 	for _, f := range files {
@@ -86,10 +86,34 @@ func readCorpus(t *testing.T) []corpusReply {
 // meeting, a time, a question, interest) is told from everything else:
 // below 95% there, the test fails.
 func TestClassifyCorpus(t *testing.T) {
-	corpus := readCorpus(t)
+	corpus := readCorpus(t, "testdata/replies/*.txt")
 	if len(corpus) < 300 {
 		t.Errorf("the corpus has %d replies, want at least 300", len(corpus))
 	}
+	measureCorpus(t, corpus)
+}
+
+// TestClassifyHeldOut measures the rules on testdata/replies/heldout,
+// replies written and labelled before anyone read the rules, in the four
+// languages and every class. It is kept apart from the corpus the rules
+// were tuned on so its figure says what to expect on replies nobody has
+// seen: a reply here that the rules miss is fixed by a rule for its
+// family of phrasings, never by one for its words. Measured first,
+// before any rule changed for it: 85.0% exact class, 97.5% on wants a
+// conversation (testdata/replies/README.md has the after).
+func TestClassifyHeldOut(t *testing.T) {
+	corpus := readCorpus(t, "testdata/replies/heldout/*.txt")
+	if len(corpus) < 150 {
+		t.Errorf("the held-out set has %d replies, want at least 150", len(corpus))
+	}
+	measureCorpus(t, corpus)
+}
+
+// measureCorpus classifies every reply of corpus and reports the accuracy
+// per class, per file and in all; it fails below 95% on wants a
+// conversation (interested) against everything else.
+func measureCorpus(t *testing.T, corpus []corpusReply) {
+	t.Helper()
 	type tally struct{ right, all int }
 	per, perFile := map[string]*tally{}, map[string]*tally{}
 	var right, wantsRight int

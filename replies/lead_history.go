@@ -72,11 +72,11 @@ func (h *LeadHistory) LeadSends(ctx context.Context, ws uuid.UUID, lead int64) (
 	return out, nil
 }
 
-const leadReplyColumns = `r.campaign_id, r.step, r.from_address, r.received_at, r.classification, r.matched_by, r.bounce, r.excerpt, (` + stopping + `)`
+const leadReplyColumns = `r.campaign_id, r.step, r.from_address, r.received_at, r.classification, r.matched_by, r.bounce, r.excerpt, (` + stopping + `), coalesce(r.corrected_by, '')`
 
 func scanLeadReply(row pgx.CollectableRow) (campaigns.LeadReply, error) {
 	var r campaigns.LeadReply
-	err := row.Scan(&r.Campaign, &r.Step, &r.From, &r.ReceivedAt, &r.Classification, &r.MatchedBy, &r.Bounce, &r.Excerpt, &r.Stops)
+	err := row.Scan(&r.Campaign, &r.Step, &r.From, &r.ReceivedAt, &r.Classification, &r.MatchedBy, &r.Bounce, &r.Excerpt, &r.Stops, &r.CorrectedBy)
 	return r, err
 }
 

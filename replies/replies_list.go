@@ -33,12 +33,17 @@ type ListOptions struct {
 	// Classification keeps the replies of one classification (one of
 	// [Classifications]); "" keeps all.
 	Classification string
-	Limit          int    // 1 to MaxReplyPage; default MaxReplyPage
-	Cursor         string // from a previous page's Next; "" for the newest
+	// WaitingFirst lists the replies waiting for an answer (see
+	// [ListedReply.Waiting]) before the others, each part newest first.
+	WaitingFirst bool
+	Limit        int    // 1 to MaxReplyPage; default MaxReplyPage
+	Cursor       string // from a previous page's Next; "" for the newest
 }
 
 // ListedReply is one kept reply as a list shows it.
 type ListedReply struct {
+	// ID names the reply for [Replies.Get] and [Replies.Correct].
+	ID         string
 	Mailbox    string // the sending mailbox it arrived in
 	MessageID  string
 	From       string
@@ -64,6 +69,15 @@ type ListedReply struct {
 	ReturnsOn      *time.Time
 	Bounce         *string
 	Excerpt        string
+	// ClassifiedAs is what the rules read, when a person corrected it
+	// since (Classification is then theirs); nil otherwise.
+	ClassifiedAs *string
+	// CorrectedBy and CorrectedAt are who last corrected the
+	// classification and when; nil when no one did.
+	CorrectedBy *string
+	CorrectedAt *time.Time
+	// Waiting says the reply waits for an answer (see awaitingAnswer).
+	Waiting bool
 }
 
 // Page is one page of replies, newest first.
@@ -73,6 +87,8 @@ type Page struct {
 }
 
 type replyCursor struct {
+	// Waiting is the part of a WaitingFirst list the cursor is in.
+	Waiting   bool      `json:"w,omitempty"`
 	At        time.Time `json:"a"`
 	Mailbox   string    `json:"m"`
 	MessageID string    `json:"i"`
@@ -98,7 +114,7 @@ func (r *Replies) List(ctx context.Context, ws uuid.UUID, o ListOptions) (Page, 
 			o.Classification, vibesell.JoinOr(Classifications()))
 	}
 	// The first page starts after every real reply.
-	after := replyCursor{At: time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)}
+	after := replyCursor{At: time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC), Waiting: o.WaitingFirst}
 	if o.Cursor != "" {
 		c, ok := decodeReplyCursor(o.Cursor)
 		if !ok {
@@ -110,32 +126,25 @@ func (r *Replies) List(ctx context.Context, ws uuid.UUID, o ListOptions) (Page, 
 	// The campaign's name and the lead's name are read from the campaigns
 	// feature's tables, and the lead's address from the send it answers; ids are compared as
 	// text, which is how campaigns and leads are named outside the engine.
+	// A WaitingFirst list orders on whether each reply waits (true
+	// first); any other list counts every reply as waiting, so that the
+	// order is the newest first alone.
 	rows, err := r.db.Query(ctx, `
-		SELECT r.mailbox, r.message_id, r.from_address, r.subject, r.received_at,
-		       coalesce(r.lead_id::text, ''), coalesce(s.recipient, ''),
-		       concat_ws(', ', nullif(trim(concat_ws(' ', cl.fields->>'first_name', cl.fields->>'last_name')), ''), nullif(cl.fields->>'company', '')),
-		       coalesce(r.campaign_id::text, ''), c.name, r.step,
-		       r.matched_by, r.classification, r.rule, r.returns_on, r.bounce, r.excerpt
-		  FROM mail_replies r
-		  LEFT JOIN mail_sends s ON s.workspace_id = r.workspace_id AND s.campaign_id = r.campaign_id AND s.lead_id = r.lead_id AND s.step = r.step
-		  LEFT JOIN campaigns c ON c.workspace_id = r.workspace_id AND c.id = r.campaign_id::text
-		  LEFT JOIN campaign_leads cl ON cl.workspace_id = r.workspace_id AND cl.campaign_id = r.campaign_id::text AND cl.lead_id = r.lead_id
+		SELECT * FROM (
+		SELECT `+listedReplyColumns()+`, CASE WHEN $8 THEN (`+awaitingAnswer()+`) ELSE true END AS part
+		  FROM `+listedReplyFrom+`
 		 WHERE r.workspace_id = $1
 		   AND ($2 = '' OR r.campaign_id::text = $2)
 		   AND ($3 = '' OR r.classification = $3)
-		   AND (r.received_at, r.mailbox, r.message_id) < ($4, $5, $6)
-		 ORDER BY r.received_at DESC, r.mailbox DESC, r.message_id DESC
+		) l
+		 WHERE (l.part, l.received_at, l.mailbox, l.message_id) < ($9, $4, $5, $6)
+		 ORDER BY l.part DESC, l.received_at DESC, l.mailbox DESC, l.message_id DESC
 		 LIMIT $7`,
-		ws, o.Campaign, o.Classification, after.At, after.Mailbox, after.MessageID, o.Limit+1)
+		ws, o.Campaign, o.Classification, after.At, after.Mailbox, after.MessageID, o.Limit+1, o.WaitingFirst, after.Waiting || !o.WaitingFirst)
 	if err != nil {
 		return Page{}, fmt.Errorf("list replies: %w", err)
 	}
-	list, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (ListedReply, error) {
-		var l ListedReply
-		err := row.Scan(&l.Mailbox, &l.MessageID, &l.From, &l.Subject, &l.ReceivedAt, &l.Lead, &l.LeadEmail, &l.LeadName, &l.Campaign, &l.CampaignName, &l.Step,
-			&l.MatchedBy, &l.Classification, &l.Rule, &l.ReturnsOn, &l.Bounce, &l.Excerpt)
-		return l, err
-	})
+	list, err := pgx.CollectRows(rows, scanListedReply)
 	if err != nil {
 		return Page{}, fmt.Errorf("list replies: %w", err)
 	}
@@ -143,9 +152,38 @@ func (r *Replies) List(ctx context.Context, ws uuid.UUID, o ListOptions) (Page, 
 	if len(list) > o.Limit {
 		page.Replies = list[:o.Limit]
 		last := page.Replies[o.Limit-1]
-		page.Next = encodeReplyCursor(replyCursor{At: last.ReceivedAt, Mailbox: last.Mailbox, MessageID: last.MessageID})
+		page.Next = encodeReplyCursor(replyCursor{Waiting: last.Waiting && o.WaitingFirst, At: last.ReceivedAt, Mailbox: last.Mailbox, MessageID: last.MessageID})
 	}
 	return page, nil
+}
+
+// listedReplyColumns and listedReplyFrom read a reply as a list shows
+// it: the campaign's name and the lead's name from the campaigns
+// feature's tables, and the lead's address from the send it answers; ids
+// are compared as text, which is how campaigns and leads are named
+// outside the engine.
+func listedReplyColumns() string {
+	return `r.id::text, r.mailbox, r.message_id, r.from_address, r.subject, r.received_at,
+		       coalesce(r.lead_id::text, ''), coalesce(s.recipient, ''),
+		       concat_ws(', ', nullif(trim(concat_ws(' ', cl.fields->>'first_name', cl.fields->>'last_name')), ''), nullif(cl.fields->>'company', '')),
+		       coalesce(r.campaign_id::text, ''), c.name, r.step,
+		       r.matched_by, r.classification, r.rule, r.returns_on, r.bounce, r.excerpt,
+		       r.classified_as, r.corrected_by, r.corrected_at, (` + awaitingAnswer() + `) AS waiting`
+}
+
+const listedReplyFrom = `mail_replies r
+		  LEFT JOIN mail_sends s ON s.workspace_id = r.workspace_id AND s.campaign_id = r.campaign_id AND s.lead_id = r.lead_id AND s.step = r.step
+		  LEFT JOIN campaigns c ON c.workspace_id = r.workspace_id AND c.id = r.campaign_id::text
+		  LEFT JOIN campaign_leads cl ON cl.workspace_id = r.workspace_id AND cl.campaign_id = r.campaign_id::text AND cl.lead_id = r.lead_id`
+
+// scanListedReply scans listedReplyColumns and one more: the part of a
+// WaitingFirst list the row is in, which the row does not keep.
+func scanListedReply(row pgx.CollectableRow) (ListedReply, error) {
+	var l ListedReply
+	var part bool
+	err := row.Scan(&l.ID, &l.Mailbox, &l.MessageID, &l.From, &l.Subject, &l.ReceivedAt, &l.Lead, &l.LeadEmail, &l.LeadName, &l.Campaign, &l.CampaignName, &l.Step,
+		&l.MatchedBy, &l.Classification, &l.Rule, &l.ReturnsOn, &l.Bounce, &l.Excerpt, &l.ClassifiedAs, &l.CorrectedBy, &l.CorrectedAt, &l.Waiting, &part)
+	return l, err
 }
 
 func encodeReplyCursor(c replyCursor) string {

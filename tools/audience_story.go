@@ -55,7 +55,8 @@ type leadReplyData struct {
 	Step           int       `json:"step" jsonschema:"the step it answers, from 1"`
 	From           string    `json:"from" jsonschema:"who wrote it"`
 	ReceivedAt     time.Time `json:"receivedAt" jsonschema:"when it was written"`
-	Classification string    `json:"classification" enum:"interested,not_now,not_interested,out_of_office,unsubscribe,bounce,complaint,other" jsonschema:"what the reply says, as VibeSell's rules read it"`
+	Classification string    `json:"classification" enum:"interested,referral,not_now,objection,not_interested,wrong_person,left_company,out_of_office,auto_reply,unsubscribe,bounce,complaint,other" jsonschema:"what the reply says, as VibeSell's rules read it or as a person corrected it (correctedBy)"`
+	CorrectedBy    *string   `json:"correctedBy" jsonschema:"who corrected the classification; null when VibeSell's rules decided it"`
 	MatchedBy      string    `json:"matchedBy" enum:"thread,address,domain" jsonschema:"how it was matched: domain when a colleague at the lead's company wrote"`
 	Excerpt        string    `json:"excerpt" jsonschema:"the start of what the sender wrote, on one line"`
 }
@@ -136,7 +137,7 @@ func toLeadOutput(st audience.Story) leadOutput {
 	}
 	for _, r := range st.Replies {
 		out.Replies = append(out.Replies, leadReplyData{Campaign: r.Campaign, Step: r.Step, From: r.From, ReceivedAt: r.ReceivedAt,
-			Classification: r.Classification, MatchedBy: r.MatchedBy, Excerpt: r.Excerpt})
+			Classification: r.Classification, MatchedBy: r.MatchedBy, Excerpt: r.Excerpt, CorrectedBy: strPtr(r.CorrectedBy)})
 	}
 	return out
 }
@@ -198,7 +199,11 @@ func leadMarkdown(ctx context.Context, st audience.Story, appURL *string) string
 	if st.RepliesTotal > 0 {
 		fmt.Fprintf(&b, "\n### Replies (%d), newest first\n", st.RepliesTotal)
 		for _, r := range st.Replies {
-			fmt.Fprintf(&b, "- **%s** from %s, %s, answering step %d of campaign %s: %q\n", r.Classification, r.From, vibesell.FormatTimeFor(ctx, r.ReceivedAt),
+			corrected := ""
+			if r.CorrectedBy != "" {
+				corrected = " (corrected by " + r.CorrectedBy + ")"
+			}
+			fmt.Fprintf(&b, "- **%s**%s from %s, %s, answering step %d of campaign %s: %q\n", r.Classification, corrected, r.From, vibesell.FormatTimeFor(ctx, r.ReceivedAt),
 				r.Step, r.Campaign, r.Excerpt)
 		}
 		if st.RepliesTotal > len(st.Replies) {

@@ -197,4 +197,15 @@ func TestGetLead(t *testing.T) {
 		md = acme.Result(vibesell.ToolGetCampaign, map[string]any{"campaign": campaign}, &c)
 		mustContain(t, md, "One lead's story (each email sent, its replies, its next step, why it stopped): get_lead with the lead's id or email")
 	})
+	t.Run("a corrected classification is the story's", func(t *testing.T) {
+		var listed repliesOutput
+		acme.Result(vibesell.ToolListReplies, nil, &listed)
+		acme.Result(vibesell.ToolCorrectReply, map[string]any{"reply": listed.Replies[0].ID, "classification": "referral"}, &listed)
+		var story leadOutput
+		md := acme.Result(vibesell.ToolGetLead, map[string]any{"lead": samID}, &story)
+		if r := story.Replies[0]; r.Classification != "referral" || r.CorrectedBy == nil {
+			t.Errorf("the story's reply after the correction: %+v", r)
+		}
+		mustContain(t, md, "**referral** (corrected by ")
+	})
 }

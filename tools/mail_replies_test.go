@@ -52,7 +52,7 @@ func TestListReplies(t *testing.T) {
 		}
 		got := out.Replies[0]
 		returns := "2026-12-08"
-		want := replyRow{MessageID: "<r1@example.test>", Mailbox: "dana@getacme.com", From: "lee@bolt.example", Subject: "Re: Onboarding",
+		want := replyRow{ID: got.ID, MessageID: "<r1@example.test>", Mailbox: "dana@getacme.com", From: "lee@bolt.example", Subject: "Re: Onboarding",
 			ReceivedAt: time.Date(2026, 12, 1, 10, 1, 0, 0, time.UTC), Lead: &replyLead{ID: "2", Email: "lee@bolt.example"},
 			Campaign: &replyCampaign{ID: campaign}, Step: new(1), MatchedBy: "thread", Classification: "out_of_office",
 			Rule: `the reply says "out of the office" and when the sender is back`, ReturnsOn: &returns,
@@ -88,6 +88,28 @@ func TestListReplies(t *testing.T) {
 			t.Errorf("refusal:\n got %s\nwant %s", got, want)
 		}
 		mustContain(t, acme.Refusal(vibesell.ToolListReplies, map[string]any{"cursor": "bm90IGEgY3Vyc29y"}), "is not one this list gave")
+	})
+	t.Run("the person's correction is recorded and listed", func(t *testing.T) {
+		var out repliesOutput
+		acme.Result(vibesell.ToolListReplies, map[string]any{"classification": "out_of_office"}, &out)
+		lee := out.Replies[0]
+		if lee.ID == "" {
+			t.Fatal("a listed reply has no id")
+		}
+		globex := toolkittest.Connect(t, NewServer(d, nil), workspacetest.Principal(ws.Globex))
+		mustContain(t, globex.Refusal(vibesell.ToolCorrectReply, map[string]any{"reply": lee.ID, "classification": "not_now"}), "There is no reply")
+		var corrected repliesOutput
+		md := acme.Result(vibesell.ToolCorrectReply, map[string]any{"reply": lee.ID, "classification": "not_now"}, &corrected)
+		got := corrected.Replies[0]
+		if got.Classification != "not_now" || got.ClassifiedAs == nil || *got.ClassifiedAs != "out_of_office" || got.CorrectedBy == nil {
+			t.Errorf("corrected reply: %+v", got)
+		}
+		mustContain(t, md, "is now not_now", "Why: corrected by "+*got.CorrectedBy+"; VibeSell's rules had read out_of_office")
+		acme.Result(vibesell.ToolListReplies, map[string]any{"classification": "not_now"}, &out)
+		if len(out.Replies) != 1 || out.Replies[0].ID != lee.ID || out.Replies[0].CorrectedBy == nil {
+			t.Errorf("not_now replies after the correction: %+v", out.Replies)
+		}
+		mustContain(t, acme.Refusal(vibesell.ToolCorrectReply, map[string]any{"reply": lee.ID, "classification": "bounce"}), `"classification" must be one of`)
 	})
 	t.Run("another workspace sees none", func(t *testing.T) {
 		globex := toolkittest.Connect(t, NewServer(d, nil), workspacetest.Principal(ws.Globex))

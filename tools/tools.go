@@ -90,6 +90,7 @@ func Registry(d Deps) []toolkit.Tool {
 		stopCampaign(d),
 		resumeCampaign(d),
 		listReplies(d),
+		correctReply(d),
 		// Billing.
 		getPlansAndBilling(d),
 		startCheckout(d),

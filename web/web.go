@@ -32,6 +32,7 @@ import (
 	"vibesell/billing"
 	"vibesell/campaigns"
 	"vibesell/mailboxes"
+	"vibesell/replies"
 	"vibesell/sandboxmail"
 	"vibesell/sending"
 	"vibesell/store"
@@ -82,6 +83,10 @@ type Deps struct {
 	// Outbox shows what the sandbox mail server accepted (/app/outbox);
 	// nil leaves the page out.
 	Outbox *sandboxmail.Outbox
+	// Replies shows the replies inbox and each reply's thread
+	// (/app/replies), where a person corrects a classification; nil
+	// leaves them out.
+	Replies *replies.Replies
 	// ClientIP returns the address a request comes from, for the sign-in
 	// limits. Default: the connection's remote address. Behind a trusted
 	// reverse proxy, pass a function that reads its forwarding header.
@@ -205,6 +210,7 @@ func (s *server) routes() http.Handler {
 	}
 	s.leadRoutes(mux)
 	s.leadListRoutes(mux)
+	s.replyRoutes(mux)
 	if s.Outbox != nil {
 		// The sandbox outbox: every message the sandbox mail server
 		// accepted for the workspace, and a form to answer one as its lead.
@@ -404,6 +410,8 @@ type pageData struct {
 	// Outbox: the app has the outbox page; Sending, the sending page.
 	Outbox  bool
 	Sending bool
+	// Replies: the app has the replies inbox.
+	Replies bool
 	Body    any
 }
 
@@ -449,7 +457,7 @@ func (s *server) renderWithin(ctx context.Context, w http.ResponseWriter, r *htt
 	}
 	d.Support = s.Workspaces != nil
 	d.Campaigns = s.Workspaces != nil && s.Campaigns != nil
-	d.Outbox, d.Sending = s.Outbox != nil, s.Sending != nil
+	d.Outbox, d.Sending, d.Replies = s.Outbox != nil, s.Sending != nil, s.Replies != nil
 	buf := &pageBuffer{ctx: ctx, b: make([]byte, 0, 32<<10), max: maxPageBytes}
 	if err := t.ExecuteTemplate(buf, "layout", d); err != nil {
 		ref := vibesell.NewRef()

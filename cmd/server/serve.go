@@ -163,6 +163,7 @@ func routes(cfg config, db *pgxpool.Pool, svc *services, mailSecret *mail.Secret
 		OAuth:       svc.oauth,
 		Billing:     svc.billing,
 		Outbox:      svc.outbox,
+		Replies:     svc.replies,
 		Sending:     svc.sending,
 		Connections: svc.connections,
 
