@@ -66,7 +66,7 @@ func TestWorkerProcess(t *testing.T) {
 		SMTP:    mail.Endpoint{Addr: job.SMTPAddr, Username: job.Username, Password: job.Password, RootCAs: roots},
 	}
 	clock := vibesell.NewManualClock(job.Now)
-	sender := delivery.NewDispatcher(db, mail.NewKeys(db, secret, clock), deliverytest.ExistingSuppressor(db), clock)
+	sender := delivery.NewDispatcher(delivery.DispatcherDeps{DB: db, Keys: mail.NewKeys(mail.KeysDeps{DB: db, Secret: secret, Clock: clock}), Suppressor: deliverytest.ExistingSuppressor(db), Clock: clock})
 	var outs []delivery.Outgoing
 	for i, lead := range job.Leads {
 		outs = append(outs, delivery.Outgoing{
@@ -217,7 +217,7 @@ func TestAWorkerKilledMidBatch(t *testing.T) {
 	// never counted as sent or delivered, and once its lease is over it is
 	// settled as lost ("not sent (unknown)"), counted as such, and still
 	// never sent again.
-	tallies := delivery.NewTallies(b.DB, nil)
+	tallies := delivery.NewTallies(delivery.TalliesDeps{DB: b.DB})
 	count := func(when string, want campaigns.Tally) {
 		t.Helper()
 		total, _, err := tallies.CampaignTallies(b.Ctx, b.Workspace, job.Campaign, 1)

@@ -83,8 +83,26 @@ type Engine struct {
 	cfg       EngineConfig
 }
 
-// NewEngine returns the engine. usage may be nil (nothing is counted).
-func NewEngine(db *pgxpool.Pool, sender *Dispatcher, sources mailboxes.Source, camps Campaigns, usage Usage, secret mail.Secret, clock vibesell.Clock, cfg EngineConfig) *Engine {
+// EngineDeps is what the engine needs.
+type EngineDeps struct {
+	DB *pgxpool.Pool
+	// Dispatcher sends each step.
+	Dispatcher *Dispatcher
+	// Sources gives the mailboxes the campaigns send from.
+	Sources   mailboxes.Source
+	Campaigns Campaigns
+	// Usage counts what is sent; nil counts nothing.
+	Usage Usage
+	// Secret signs the unsubscribe links.
+	Secret mail.Secret
+	// Clock is nil for the system's.
+	Clock  vibesell.Clock
+	Config EngineConfig
+}
+
+// NewEngine returns the engine.
+func NewEngine(d EngineDeps) *Engine {
+	clock, cfg := d.Clock, d.Config
 	if clock == nil {
 		clock = vibesell.SystemClock{}
 	}
@@ -109,7 +127,7 @@ func NewEngine(db *pgxpool.Pool, sender *Dispatcher, sources mailboxes.Source, c
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Engine{db: db, sender: sender, sources: sources, campaigns: camps, usage: usage, secret: secret, clock: clock, cfg: cfg}
+	return &Engine{db: d.DB, sender: d.Dispatcher, sources: d.Sources, campaigns: d.Campaigns, usage: d.Usage, secret: d.Secret, clock: clock, cfg: cfg}
 }
 
 // TickResult counts what one tick did.
@@ -357,11 +375,24 @@ func senderName(run campaigns.Run, address string) string {
 	return run.Sender.Name
 }
 
-// stopping is the replies that stop a lead's sequence: anything a person
-// wrote, an unsubscribe request and a hard bounce; not an out-of-office
-// reply nor another automatic answer (no person answered), nor a soft
-// bounce (the step is tried again).
-const stopping = `r.classification NOT IN ('out_of_office', 'auto_reply') AND r.bounce IS DISTINCT FROM 'soft'`
+// The replies that stop a lead's sequence are anything a person wrote, an
+// unsubscribe request and a hard bounce; not a reply classified as one of
+// PassingClassifications (an out-of-office reply, another automatic
+// answer: no person answered), nor a bounce of kind PassingBounce (soft:
+// the step is tried again). The engine holds a lead's steps back by this
+// rule, and the lead's story (replies) says which replies stopped it.
+var PassingClassifications = []string{"out_of_office", "auto_reply"}
+
+// PassingBounce is the kind of bounce that does not stop a lead's
+// sequence; see [PassingClassifications].
+const PassingBounce = "soft"
+
+// stopping is the condition, on replies r, that a reply stops its lead's
+// sequence, with [PassingClassifications] in parameter $n and
+// [PassingBounce] in $n+1.
+func stopping(n int) string {
+	return fmt.Sprintf(`r.classification <> ALL($%d::text[]) AND r.bounce IS DISTINCT FROM $%d::text`, n, n+1)
+}
 
 // campaignGate is the last word on a campaign's sends, in the
 // transaction that claims them.
@@ -407,9 +438,9 @@ func (g campaignGate) Check(ctx context.Context, tx pgx.Tx, outs []Outgoing) ([]
 	}
 	rows, err := tx.Query(ctx, `SELECT DISTINCT r.lead_id, lower(split_part(s.recipient, '@', 2)) FROM mail_replies r
 		JOIN mail_sends s ON s.workspace_id = r.workspace_id AND s.campaign_id = r.campaign_id AND s.lead_id = r.lead_id AND s.step = r.step
-		WHERE r.workspace_id = $1 AND r.campaign_id = $2 AND `+stopping+`
+		WHERE r.workspace_id = $1 AND r.campaign_id = $2 AND `+stopping(6)+`
 		  AND (r.lead_id = ANY($3) OR ($4 AND lower(split_part(s.recipient, '@', 2)) = ANY($5)))`,
-		ws, c.ID, leads, c.Schedule.StopForCompany, domains)
+		ws, c.ID, leads, c.Schedule.StopForCompany, domains, PassingClassifications, PassingBounce)
 	if err != nil {
 		return nil, fmt.Errorf("read the leads' replies: %w", err)
 	}

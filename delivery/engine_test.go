@@ -130,8 +130,8 @@ func engineSetup(t testing.TB, o engineOptions) *engineBundle {
 	if o.own {
 		var mb mail.Account
 		provider, mb = sandboxmailtest.Sandbox(t, mail.Address{Name: "Dana Reyes", Email: "dana@own.test"}, sandboxmail.Config{Clock: env.Clock})
-		conns = mailboxes.NewConnections(pool, secret, env.Clock, provider.Roots())
-		conns.UseGuard(sandboxmailtest.Guard(t, provider)) // the provider listens on loopback
+		conns = mailboxes.NewConnections(mailboxes.ConnectionsDeps{DB: pool, Secret: secret, Clock: env.Clock, Roots: provider.Roots(),
+			Guard: sandboxmailtest.Guard(t, provider)}) // the provider listens on loopback
 		if _, err := conns.Connect(ctx, ws.ID, mailboxes.ConnectRequest{Address: "dana@own.test", SenderName: "Dana Reyes",
 			SMTP: mb.SMTP.Settings(), IMAP: mb.IMAP.Settings()}); err != nil {
 			t.Fatal(err)
@@ -139,17 +139,17 @@ func engineSetup(t testing.TB, o engineOptions) *engineBundle {
 		sources = append(sources, conns.Source())
 	}
 	suppressions := env.Audience.MailSuppressions()
-	keys := mail.NewKeys(pool, secret, env.Clock)
+	keys := mail.NewKeys(mail.KeysDeps{DB: pool, Secret: secret, Clock: env.Clock})
 	if o.dkim != "" {
 		if err := keys.MakeWith(o.dkim); err != nil {
 			t.Fatal(err)
 		}
 	}
-	sender := delivery.NewDispatcher(pool, keys, suppressions, env.Clock)
-	engine := delivery.NewEngine(pool, sender, sources, env.Campaigns, billingEmails{bill}, secret, env.Clock,
-		delivery.EngineConfig{PublicURL: "https://vibesell.example.test", NoGap: o.noGap})
+	sender := delivery.NewDispatcher(delivery.DispatcherDeps{DB: pool, Keys: keys, Suppressor: suppressions, Clock: env.Clock})
+	engine := delivery.NewEngine(delivery.EngineDeps{DB: pool, Dispatcher: sender, Sources: sources, Campaigns: env.Campaigns, Usage: billingEmails{bill}, Secret: secret, Clock: env.Clock,
+		Config: delivery.EngineConfig{PublicURL: "https://vibesell.example.test", NoGap: o.noGap}})
 	return &engineBundle{Env: env, ctx: ctx, ws: ws.ID, sandbox: sandbox, sources: sources, engine: engine, sender: sender, provider: provider, conns: conns,
-		poller: replies.NewPoller(pool, suppressions, env.Clock, nil), billing: bill, keys: keys}
+		poller: replies.NewPoller(replies.PollerDeps{DB: pool, Suppressor: suppressions, Clock: env.Clock}), billing: bill, keys: keys}
 }
 
 type billingEmails struct{ b *billing.Service }
@@ -382,7 +382,7 @@ func TestEngineFullPath(t *testing.T) {
 		}
 	}
 
-	watchers := replies.NewWatchers(b.poller, b.sources, time.Hour, nil)
+	watchers := replies.NewWatchers(replies.WatchersDeps{Poller: b.poller, Sources: b.sources, Interval: time.Hour})
 	if n, err := watchers.Sync(b.ctx); err != nil || n != 1 {
 		t.Fatalf("watchers: %d, %v", n, err)
 	}
@@ -415,7 +415,7 @@ func TestEngineFullPath(t *testing.T) {
 		t.Errorf("classified %s (%s), want interested", classification, rule)
 	}
 	// The reply names the lead it answers as the campaign has them.
-	if page, err := replies.NewReplies(b.Pool).List(b.ctx, b.ws, replies.ListOptions{}); err != nil || len(page.Replies) != 1 || page.Replies[0].LeadName != "Ana, Alpha" {
+	if page, err := replies.NewReplies(replies.RepliesDeps{DB: b.Pool}).List(b.ctx, b.ws, replies.ListOptions{}); err != nil || len(page.Replies) != 1 || page.Replies[0].LeadName != "Ana, Alpha" {
 		t.Errorf("the reply listed: %+v, %v; want it to name Ana, Alpha", page.Replies, err)
 	}
 

@@ -26,10 +26,16 @@ type Tallies struct {
 	unsubscribed UnsubscribedLister
 }
 
-// NewTallies returns the counter of campaigns' metrics; unsubscribed may
-// be nil (only unsubscribe replies count then).
-func NewTallies(db *pgxpool.Pool, unsubscribed UnsubscribedLister) *Tallies {
-	return &Tallies{db: db, unsubscribed: unsubscribed}
+// TalliesDeps is what the counter of campaigns' metrics needs.
+type TalliesDeps struct {
+	DB *pgxpool.Pool
+	// Unsubscribed may be nil: only unsubscribe replies count then.
+	Unsubscribed UnsubscribedLister
+}
+
+// NewTallies returns the counter of campaigns' metrics.
+func NewTallies(d TalliesDeps) *Tallies {
+	return &Tallies{db: d.DB, unsubscribed: d.Unsubscribed}
 }
 
 // CampaignTallies counts, in total and step by step: sent (handed to the

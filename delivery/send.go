@@ -120,12 +120,24 @@ type Dispatcher struct {
 	afterClaim func()
 }
 
+// DispatcherDeps is what the send primitive needs.
+type DispatcherDeps struct {
+	DB *pgxpool.Pool
+	// Keys signs each message with its domain's DKIM key.
+	Keys *mail.Keys
+	// Suppressor says which addresses are never sent to.
+	Suppressor mail.Suppressor
+	// Clock is nil for the system's.
+	Clock vibesell.Clock
+}
+
 // NewDispatcher returns the send primitive.
-func NewDispatcher(db *pgxpool.Pool, keys *mail.Keys, suppressor mail.Suppressor, clock vibesell.Clock) *Dispatcher {
+func NewDispatcher(d DispatcherDeps) *Dispatcher {
+	clock := d.Clock
 	if clock == nil {
 		clock = vibesell.SystemClock{}
 	}
-	return &Dispatcher{db: db, keys: keys, suppressor: suppressor, clock: clock, timeout: 30 * time.Second, ahead: MarkAhead}
+	return &Dispatcher{db: d.DB, keys: d.Keys, suppressor: d.Suppressor, clock: clock, timeout: 30 * time.Second, ahead: MarkAhead}
 }
 
 // MarkAhead is how many steps of one SMTP session may be marked sending

@@ -253,7 +253,7 @@ func readReplied(ctx context.Context, db *pgxpool.Pool, keys []campaignKey) (map
 	wss, ids := splitKeys(keys)
 	rows, err := db.Query(ctx, `SELECT DISTINCT r.workspace_id, r.campaign_id, r.lead_id, lower(split_part(s.recipient, '@', 2)) FROM mail_replies r
 		JOIN mail_sends s ON s.workspace_id = r.workspace_id AND s.campaign_id = r.campaign_id AND s.lead_id = r.lead_id AND s.step = r.step
-		WHERE (r.workspace_id, r.campaign_id) IN (SELECT * FROM unnest($1::uuid[], $2::text[])) AND `+stopping, wss, ids)
+		WHERE (r.workspace_id, r.campaign_id) IN (SELECT * FROM unnest($1::uuid[], $2::text[])) AND `+stopping(3), wss, ids, PassingClassifications, PassingBounce)
 	if err != nil {
 		return nil, fmt.Errorf("read the replies: %w", err)
 	}

@@ -87,7 +87,7 @@ func build(pool *pgxpool.Pool, now time.Time, cfg campaigns.Config, sendingCfg s
 	}
 	e.Workspaces = workspace.New(workspace.Deps{DB: pool, Clock: clock})
 	e.Audience = audience.New(audience.Deps{DB: pool, Clock: clock, Approvals: e.Approvals,
-		StoryCampaigns: leadCampaigns{e}, StoryMail: replies.NewLeadHistory(pool)})
+		StoryCampaigns: leadCampaigns{e}, StoryMail: replies.NewLeadHistory(replies.LeadHistoryDeps{DB: pool})})
 	e.Sending = sending.New(sending.Deps{DB: pool, Clock: clock, Config: sendingCfg, Cards: cards.New(cards.Deps{DB: pool, Clock: clock}),
 		Offers: e.Workspaces, Approvals: e.Approvals})
 	e.Campaigns = campaigns.New(campaigns.Deps{
@@ -99,7 +99,7 @@ func build(pool *pgxpool.Pool, now time.Time, cfg campaigns.Config, sendingCfg s
 		Senders:   e.Workspaces,
 		Approvals: e.Approvals,
 		Limit:     limit,
-		Counter:   delivery.NewTallies(pool, e.Audience.MailSuppressions()),
+		Counter:   delivery.NewTallies(delivery.TalliesDeps{DB: pool, Unsubscribed: e.Audience.MailSuppressions()}),
 		Composer:  delivery.Preview{},
 	})
 	e.Approvals.Register(vibesell.ToolLaunchCampaign, campaigns.LaunchAction(e.Campaigns))

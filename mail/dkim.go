@@ -60,12 +60,22 @@ type keyName struct {
 	domain      string
 }
 
+// KeysDeps is what the DKIM key store needs.
+type KeysDeps struct {
+	DB *pgxpool.Pool
+	// Secret seals the private keys at rest.
+	Secret Secret
+	// Clock dates new keys; nil means the system's.
+	Clock vibesell.Clock
+}
+
 // NewKeys returns the DKIM key store.
-func NewKeys(db *pgxpool.Pool, secret Secret, clock vibesell.Clock) *Keys {
+func NewKeys(d KeysDeps) *Keys {
+	clock := d.Clock
 	if clock == nil {
 		clock = vibesell.SystemClock{}
 	}
-	return &Keys{db: db, secret: secret, clock: clock, algorithm: RSA}
+	return &Keys{db: d.DB, secret: d.Secret, clock: clock, algorithm: RSA}
 }
 
 // MakeWith makes the keys of domains that have none yet with algorithm

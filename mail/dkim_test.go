@@ -72,7 +72,7 @@ func TestKeys(t *testing.T) {
 			t.Fatal("the private key is stored in the clear")
 		}
 		wrong, _ := mail.NewSecret(bytes.Repeat([]byte("w"), 32))
-		if _, err := mail.NewKeys(b.DB, wrong, b.Clock).Signer(b.Ctx, b.Workspace, "getacme.com"); err == nil {
+		if _, err := mail.NewKeys(mail.KeysDeps{DB: b.DB, Secret: wrong, Clock: b.Clock}).Signer(b.Ctx, b.Workspace, "getacme.com"); err == nil {
 			t.Error("another secret opened the key")
 		}
 		// A sealed key moved to another domain's row does not open.

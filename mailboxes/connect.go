@@ -63,20 +63,33 @@ type Connections struct {
 	guard *outbound.Guard
 }
 
-// UseGuard replaces the outbound guard the mailboxes' servers are reached
-// through (by default: mail ports, public addresses, the default limit).
-// The server sets its configured one; tests set one that lets the
-// in-process mail server's own address through.
-func (c *Connections) UseGuard(g *outbound.Guard) { c.guard = g }
+// ConnectionsDeps is what the connected mailboxes need.
+type ConnectionsDeps struct {
+	DB *pgxpool.Pool
+	// Secret seals the mailboxes' passwords at rest.
+	Secret mail.Secret
+	// Clock is nil for the system's.
+	Clock vibesell.Clock
+	// Roots verifies the servers' certificates; nil means the system's.
+	Roots *x509.CertPool
+	// Guard is the outbound guard the mailboxes' servers are reached
+	// through; nil means the default one (mail ports, public addresses,
+	// the default limit). The server gives its configured one; tests one
+	// that lets the in-process mail server's own address through.
+	Guard *outbound.Guard
+}
 
 // NewConnections returns the connected mailboxes of every workspace.
-// roots verifies the servers' certificates; nil means the system's.
-func NewConnections(db *pgxpool.Pool, secret mail.Secret, clock vibesell.Clock, roots *x509.CertPool) *Connections {
+func NewConnections(d ConnectionsDeps) *Connections {
+	clock := d.Clock
 	if clock == nil {
 		clock = vibesell.SystemClock{}
 	}
-	return &Connections{db: db, secret: secret, clock: clock, roots: roots, timeout: 10 * time.Second,
-		guard: outbound.New(outbound.Config{Clock: clock})}
+	guard := d.Guard
+	if guard == nil {
+		guard = outbound.New(outbound.Deps{Clock: clock})
+	}
+	return &Connections{db: d.DB, secret: d.Secret, clock: clock, roots: d.Roots, timeout: 10 * time.Second, guard: guard}
 }
 
 type sealedPasswords struct {

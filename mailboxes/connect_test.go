@@ -28,8 +28,8 @@ import (
 // SMTP submission and IMAP, with good and bad passwords.
 func TestConnectedMailboxes(t *testing.T) {
 	b := deliverytest.Setup(t)
-	conns := mailboxes.NewConnections(b.DB, b.Secret, b.Clock, b.Sandbox.Roots())
-	conns.UseGuard(sandboxmailtest.Guard(t, b.Sandbox)) // the sandbox listens on loopback
+	conns := mailboxes.NewConnections(mailboxes.ConnectionsDeps{DB: b.DB, Secret: b.Secret, Clock: b.Clock, Roots: b.Sandbox.Roots(),
+		Guard: sandboxmailtest.Guard(t, b.Sandbox)}) // the sandbox listens on loopback
 	other, err := workspace.Create(b.Ctx, b.DB, "Globex")
 	if err != nil {
 		t.Fatal(err)
@@ -63,14 +63,14 @@ func TestConnectedMailboxes(t *testing.T) {
 		}
 	})
 	t.Run("production's rules refuse loopback, even on an allowed port", func(t *testing.T) {
-		_, err := mailboxes.NewConnections(b.DB, b.Secret, b.Clock, b.Sandbox.Roots()).Connect(b.Ctx, b.Workspace, request(good, good))
+		_, err := mailboxes.NewConnections(mailboxes.ConnectionsDeps{DB: b.DB, Secret: b.Secret, Clock: b.Clock, Roots: b.Sandbox.Roots()}).Connect(b.Ctx, b.Workspace, request(good, good))
 		want := "VibeSell did not connect to the sending server " + b.Sandbox.SMTPAddr() + ": port " + strconv.Itoa(b.Mailbox.SMTP.Settings().Port) +
 			" is not one VibeSell connects to (only 25, 143, 465, 587 and 993). Use the server name and port your mail provider gives; nothing was saved."
 		if vibesell.ErrorMessage(err) != want {
 			t.Errorf("the default guard:\n got %v\nwant %s", err, want)
 		}
-		prod := mailboxes.NewConnections(b.DB, b.Secret, b.Clock, b.Sandbox.Roots())
-		prod.UseGuard(outbound.New(outbound.Config{Ports: []int{b.Mailbox.SMTP.Settings().Port, b.Mailbox.IMAP.Settings().Port}}))
+		prod := mailboxes.NewConnections(mailboxes.ConnectionsDeps{DB: b.DB, Secret: b.Secret, Clock: b.Clock, Roots: b.Sandbox.Roots(),
+			Guard: outbound.New(outbound.Deps{Ports: []int{b.Mailbox.SMTP.Settings().Port, b.Mailbox.IMAP.Settings().Port}})})
 		_, err = prod.Connect(b.Ctx, b.Workspace, request(good, good))
 		want = "VibeSell did not connect to the sending server " + b.Sandbox.SMTPAddr() + ": 127.0.0.1 is a loopback address (this machine), not on the public internet." +
 			" Use the server name and port your mail provider gives; nothing was saved."
@@ -128,7 +128,7 @@ func TestConnectedMailboxes(t *testing.T) {
 		if d := cmp.Diff(want, got); d != "" {
 			t.Fatalf("mailbox mismatch (-want +got):\n%s", d)
 		}
-		if _, err := replies.NewPoller(b.DB, b.Suppressor, b.Clock, nil).Poll(b.Ctx, b.Workspace, mb); err != nil {
+		if _, err := replies.NewPoller(replies.PollerDeps{DB: b.DB, Suppressor: b.Suppressor, Clock: b.Clock}).Poll(b.Ctx, b.Workspace, mb); err != nil {
 			t.Errorf("reading with the connected mailbox: %v", err)
 		}
 		out := b.Outgoing(deliverytest.NewCampaignID(), deliverytest.NewLeadID(), 1)
@@ -152,7 +152,7 @@ func TestConnectedMailboxes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := mailboxes.NewConnections(b.DB, otherKey, b.Clock, b.Sandbox.Roots()).Mailboxes(b.Ctx, b.Workspace); err == nil || !strings.Contains(err.Error(), "MAIL_SECRET_KEY") {
+		if _, err := mailboxes.NewConnections(mailboxes.ConnectionsDeps{DB: b.DB, Secret: otherKey, Clock: b.Clock, Roots: b.Sandbox.Roots()}).Mailboxes(b.Ctx, b.Workspace); err == nil || !strings.Contains(err.Error(), "MAIL_SECRET_KEY") {
 			t.Errorf("opened with another key: %v", err)
 		}
 	})
@@ -171,15 +171,15 @@ func TestConnectedMailboxes(t *testing.T) {
 // what was refused; the check is limited per workspace.
 func TestConnectionChecksAreGuarded(t *testing.T) {
 	b := deliverytest.Setup(t)
-	conns := mailboxes.NewConnections(b.DB, b.Secret, b.Clock, b.Sandbox.Roots())
 	// Production's rules, and nothing off this machine even if they let an
 	// address through: a regression fails here without a packet leaving.
-	conns.UseGuard(outbound.New(outbound.Config{Reach: func(ap netip.AddrPort) error {
-		if !ap.Addr().IsLoopback() {
-			return fmt.Errorf("the test would have connected to %s, off this machine", ap)
-		}
-		return nil
-	}}))
+	conns := mailboxes.NewConnections(mailboxes.ConnectionsDeps{DB: b.DB, Secret: b.Secret, Clock: b.Clock, Roots: b.Sandbox.Roots(),
+		Guard: outbound.New(outbound.Deps{Reach: func(ap netip.AddrPort) error {
+			if !ap.Addr().IsLoopback() {
+				return fmt.Errorf("the test would have connected to %s, off this machine", ap)
+			}
+			return nil
+		}})})
 	request := func(host string, port int) mailboxes.ConnectRequest {
 		s := mail.ServerSettings{Host: host, Port: port, Security: mail.SecuritySTARTTLS, Username: "dana", Password: "secret"}
 		return mailboxes.ConnectRequest{Address: "dana@getacme.com", SMTP: s, IMAP: s}
@@ -206,12 +206,12 @@ func TestConnectionChecksAreGuarded(t *testing.T) {
 	}
 
 	t.Run("limited per workspace", func(t *testing.T) {
-		limited := mailboxes.NewConnections(b.DB, b.Secret, b.Clock, b.Sandbox.Roots())
 		var allow []netip.AddrPort
 		for _, a := range []string{b.Sandbox.SMTPAddr(), b.Sandbox.IMAPAddr()} {
 			allow = append(allow, netip.MustParseAddrPort(a))
 		}
-		limited.UseGuard(outbound.New(outbound.Config{Allow: allow, PerMinute: 2, Clock: b.Clock}))
+		limited := mailboxes.NewConnections(mailboxes.ConnectionsDeps{DB: b.DB, Secret: b.Secret, Clock: b.Clock, Roots: b.Sandbox.Roots(),
+			Guard: outbound.New(outbound.Deps{Allow: allow, PerMinute: 2, Clock: b.Clock})})
 		r := mailboxes.ConnectRequest{Address: "dana@getacme.com", SMTP: b.Mailbox.SMTP.Settings(), IMAP: b.Mailbox.IMAP.Settings()}
 		if _, err := limited.Connect(b.Ctx, b.Workspace, r); err != nil {
 			t.Fatalf("first check (two connections): %v", err)
@@ -248,8 +248,8 @@ func TestConnectionChecksAreGuarded(t *testing.T) {
 			}
 		}()
 		ap := netip.MustParseAddrPort(ln.Addr().String())
-		probe := mailboxes.NewConnections(b.DB, b.Secret, b.Clock, b.Sandbox.Roots())
-		probe.UseGuard(outbound.New(outbound.Config{Allow: []netip.AddrPort{ap}}))
+		probe := mailboxes.NewConnections(mailboxes.ConnectionsDeps{DB: b.DB, Secret: b.Secret, Clock: b.Clock, Roots: b.Sandbox.Roots(),
+			Guard: outbound.New(outbound.Deps{Allow: []netip.AddrPort{ap}})})
 		_, err = probe.Connect(b.Ctx, b.Workspace, request(ap.Addr().String(), int(ap.Port())))
 		msg := vibesell.ErrorMessage(err)
 		local := <-ours
@@ -266,8 +266,8 @@ func TestConnectionChecksAreGuarded(t *testing.T) {
 // engine or the reply watcher.
 func TestConnectedMailboxesAreDialledThroughTheGuard(t *testing.T) {
 	b := deliverytest.Setup(t)
-	conns := mailboxes.NewConnections(b.DB, b.Secret, b.Clock, b.Sandbox.Roots())
-	conns.UseGuard(sandboxmailtest.Guard(t, b.Sandbox))
+	conns := mailboxes.NewConnections(mailboxes.ConnectionsDeps{DB: b.DB, Secret: b.Secret, Clock: b.Clock, Roots: b.Sandbox.Roots(),
+		Guard: sandboxmailtest.Guard(t, b.Sandbox)})
 	if _, err := conns.Connect(b.Ctx, b.Workspace, mailboxes.ConnectRequest{Address: "dana@getacme.com",
 		SMTP: b.Mailbox.SMTP.Settings(), IMAP: b.Mailbox.IMAP.Settings()}); err != nil {
 		t.Fatal(err)
@@ -296,7 +296,7 @@ func TestConnectedMailboxesAreDialledThroughTheGuard(t *testing.T) {
 	if err != nil || len(boxes) != 1 {
 		t.Fatalf("mailboxes: %d (%v)", len(boxes), err)
 	}
-	_, err = replies.NewPoller(b.DB, b.Suppressor, b.Clock, nil).Poll(b.Ctx, b.Workspace, boxes[0])
+	_, err = replies.NewPoller(replies.PollerDeps{DB: b.DB, Suppressor: b.Suppressor, Clock: b.Clock}).Poll(b.Ctx, b.Workspace, boxes[0])
 	if outbound.Refused(err) == nil {
 		t.Errorf("reading replies: %v, want the guard's refusal", err)
 	}

@@ -27,13 +27,25 @@ type Notices struct {
 	clock    vibesell.Clock
 }
 
-// New returns a Notices that submits to e as from, and records on
-// db whose each message is.
-func New(db *pgxpool.Pool, e mail.Endpoint, from mail.Address, clock vibesell.Clock) *Notices {
+// Deps is what the notices need.
+type Deps struct {
+	// DB records whose each message is.
+	DB *pgxpool.Pool
+	// Endpoint is the mail server the notices are submitted to, as From.
+	Endpoint mail.Endpoint
+	From     mail.Address
+	// Clock dates the messages; nil means the system's.
+	Clock vibesell.Clock
+}
+
+// New returns a Notices that submits to d.Endpoint as d.From, and records
+// on d.DB whose each message is.
+func New(d Deps) *Notices {
+	clock := d.Clock
 	if clock == nil {
 		clock = vibesell.SystemClock{}
 	}
-	return &Notices{db: db, endpoint: e, from: from, clock: clock}
+	return &Notices{db: d.DB, endpoint: d.Endpoint, from: d.From, clock: clock}
 }
 
 // noticeTimeout bounds one submission of notices.

@@ -22,9 +22,8 @@ func TestNoticesReachTheSandbox(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	outbox := sandboxmail.NewOutbox(b.DB, deliverytest.KeyRecords{Keys: b.Keys}, b.Clock, nil)
-	outbox.Attach(b.Sandbox)
-	keep := outbox.Keep
+	outbox := sandboxmail.NewOutbox(sandboxmail.OutboxDeps{DB: b.DB, Records: deliverytest.KeyRecords{Keys: b.Keys}, Sandbox: b.Sandbox, Clock: b.Clock})
+	keep := sandboxmail.KeepAccepted(b.DB, nil)
 	b.OnAccept.Store(&keep)
 
 	from := mail.Address{Name: "VibeSell", Email: "approvals@vibesell.test"}
@@ -32,7 +31,7 @@ func TestNoticesReachTheSandbox(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := notices.New(b.DB, box.SMTP, from, b.Clock)
+	n := notices.New(notices.Deps{DB: b.DB, Endpoint: box.SMTP, From: from, Clock: b.Clock})
 	body := "Order the sending setup\n\nApprove or reject it here: https://vibesell.example.test/app/approvals/ap_0123456789abcdef\n"
 	to := []string{"ada@acme.test", "sam@acme.test"}
 	if err := n.Send(b.Ctx, b.Workspace, to, "Waiting for your approval: Order the sending setup", body); err != nil {

@@ -30,11 +30,11 @@ import (
 var MailPorts = []int{25, 143, 465, 587, 993}
 
 // DefaultPerMinute is how many connections one key (a workspace) may open
-// a minute when [Config.PerMinute] is 0.
+// a minute when [Deps.PerMinute] is 0.
 const DefaultPerMinute = 120
 
-// Config is what [New] needs.
-type Config struct {
+// Deps is what [New] needs.
+type Deps struct {
 	// Ports are the only ports connected to. Empty: [MailPorts].
 	Ports []int
 	// PerMinute bounds the connections one key opens a minute (a bucket
@@ -73,10 +73,10 @@ type Guard struct {
 	buckets map[string]*bucket
 }
 
-// New returns a guard with cfg's rules.
-func New(cfg Config) *Guard {
-	g := &Guard{ports: slices.Sorted(slices.Values(cfg.Ports)), perMinute: cfg.PerMinute, allow: cfg.Allow,
-		timeout: cfg.Timeout, clock: cfg.Clock, reach: cfg.Reach, buckets: map[string]*bucket{}}
+// New returns a guard with d's rules.
+func New(d Deps) *Guard {
+	g := &Guard{ports: slices.Sorted(slices.Values(d.Ports)), perMinute: d.PerMinute, allow: d.Allow,
+		timeout: d.Timeout, clock: d.Clock, reach: d.Reach, buckets: map[string]*bucket{}}
 	if len(g.ports) == 0 {
 		g.ports = MailPorts
 	}

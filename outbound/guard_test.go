@@ -75,7 +75,7 @@ func TestGuard(t *testing.T) {
 	ap, accepted := listener(t)
 
 	t.Run("production refuses loopback, by address and by name, before connecting", func(t *testing.T) {
-		g := outbound.New(outbound.Config{Ports: []int{int(ap.Port())}})
+		g := outbound.New(outbound.Deps{Ports: []int{int(ap.Port())}})
 		for _, addr := range []string{ap.String(), net.JoinHostPort("localhost", ap.String()[strings.LastIndexByte(ap.String(), ':')+1:])} {
 			_, err := g.DialContext(ctx, "ws", "tcp", addr)
 			r := outbound.Refused(err)
@@ -88,7 +88,7 @@ func TestGuard(t *testing.T) {
 		}
 	})
 	t.Run("only the mail ports by default", func(t *testing.T) {
-		g := outbound.New(outbound.Config{})
+		g := outbound.New(outbound.Deps{})
 		_, err := g.DialContext(ctx, "ws", "tcp", "mail.example.com:8080")
 		if d := cmp.Diff("port 8080 is not one VibeSell connects to (only 25, 143, 465, 587 and 993)", err.Error()); d != "" {
 			t.Errorf("port refusal (-want +got):\n%s", d)
@@ -98,7 +98,7 @@ func TestGuard(t *testing.T) {
 		}
 	})
 	t.Run("an explicit allowance reaches exactly what it names", func(t *testing.T) {
-		g := outbound.New(outbound.Config{Allow: []netip.AddrPort{ap}})
+		g := outbound.New(outbound.Deps{Allow: []netip.AddrPort{ap}})
 		c, err := g.DialContext(ctx, "ws", "tcp", ap.String())
 		if err != nil {
 			t.Fatal(err)
@@ -108,7 +108,7 @@ func TestGuard(t *testing.T) {
 		if err := g.Check(other); outbound.Refused(err) == nil {
 			t.Errorf("another port of the allowed address: %v, want refused", err)
 		}
-		anyPort := outbound.New(outbound.Config{Ports: []int{443}, Allow: []netip.AddrPort{netip.AddrPortFrom(ap.Addr(), 0)}})
+		anyPort := outbound.New(outbound.Deps{Ports: []int{443}, Allow: []netip.AddrPort{netip.AddrPortFrom(ap.Addr(), 0)}})
 		if err := anyPort.Check(other); err != nil {
 			t.Errorf("port 0 allows every port of the address: %v", err)
 		}
@@ -118,7 +118,7 @@ func TestGuard(t *testing.T) {
 	})
 	t.Run("rate limited per key", func(t *testing.T) {
 		clock := vibesell.NewManualClock(time.Now())
-		g := outbound.New(outbound.Config{PerMinute: 2, Allow: []netip.AddrPort{ap}, Clock: clock})
+		g := outbound.New(outbound.Deps{PerMinute: 2, Allow: []netip.AddrPort{ap}, Clock: clock})
 		dial := func(key string) error {
 			c, err := g.DialContext(ctx, key, "tcp", ap.String())
 			if err == nil {

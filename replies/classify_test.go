@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"vibesell/delivery"
 	"vibesell/delivery/deliverytest"
 	"vibesell/mail"
 	"vibesell/replies"
@@ -143,5 +144,14 @@ func TestClassifyRuleQuotesNoFreeText(t *testing.T) {
 		if v := replies.Classify(r); strings.Contains(v.Rule, "SYSTEM") {
 			t.Errorf("rule %q quotes a report's free text", v.Rule)
 		}
+	}
+}
+
+// The engine's rule of which replies stop a lead names this package's
+// classifications by their values (delivery stands below replies): they
+// stay the same words.
+func TestTheStopRuleNamesTheseClassifications(t *testing.T) {
+	if diff := cmp.Diff([]string{replies.OutOfOffice, replies.AutoReply}, delivery.PassingClassifications); diff != "" {
+		t.Errorf("delivery.PassingClassifications mismatch (-want +got):\n%s", diff)
 	}
 }

@@ -31,11 +31,11 @@ func TestCorrectReply(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := replies.NewPoller(b.DB, b.Suppressor, b.Clock, nil).Poll(b.Ctx, b.Workspace, b.Mailbox); err != nil {
+	if _, err := replies.NewPoller(replies.PollerDeps{DB: b.DB, Suppressor: b.Suppressor, Clock: b.Clock}).Poll(b.Ctx, b.Workspace, b.Mailbox); err != nil {
 		t.Fatal(err)
 	}
-	list := replies.NewReplies(b.DB)
-	tallies := delivery.NewTallies(b.DB, nil)
+	list := replies.NewReplies(replies.RepliesDeps{DB: b.DB})
+	tallies := delivery.NewTallies(delivery.TalliesDeps{DB: b.DB})
 	positive := func() int {
 		total, _, err := tallies.CampaignTallies(b.Ctx, b.Workspace, spring, 1)
 		if err != nil {

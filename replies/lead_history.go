@@ -14,11 +14,12 @@ import (
 	"vibesell/mail"
 )
 
-// stopping is the replies that stop a lead's sequence: anything a person
-// wrote, an unsubscribe request and a hard bounce; not an out-of-office
-// reply nor another automatic answer, nor a soft bounce. The engine's
-// reading of the same rule is delivery's own.
-const stopping = `r.classification NOT IN ('out_of_office', 'auto_reply') AND r.bounce IS DISTINCT FROM 'soft'`
+// stopping is the condition, on replies r, that a reply stops its lead's
+// sequence, by the engine's rule ([delivery.PassingClassifications]) with
+// its values in parameters $n and $n+1.
+func stopping(n int) string {
+	return fmt.Sprintf(`(r.classification <> ALL($%d::text[]) AND r.bounce IS DISTINCT FROM $%d::text)`, n, n+1)
+}
 
 // LeadHistory reads what the engine did for one lead (the steps of the
 // ledger, the replies that answer them), for the lead's story: the
@@ -28,8 +29,13 @@ type LeadHistory struct {
 	db *pgxpool.Pool
 }
 
+// LeadHistoryDeps is what the reader of a lead's history needs.
+type LeadHistoryDeps struct {
+	DB *pgxpool.Pool
+}
+
 // NewLeadHistory returns the reader.
-func NewLeadHistory(db *pgxpool.Pool) *LeadHistory { return &LeadHistory{db: db} }
+func NewLeadHistory(d LeadHistoryDeps) *LeadHistory { return &LeadHistory{db: d.DB} }
 
 // LeadSends returns every step sent (or tried) to lead, oldest first;
 // not a step its removal held back before it went out.
@@ -72,7 +78,9 @@ func (h *LeadHistory) LeadSends(ctx context.Context, ws uuid.UUID, lead int64) (
 	return out, nil
 }
 
-const leadReplyColumns = `r.campaign_id, r.step, r.from_address, r.received_at, r.classification, r.matched_by, r.bounce, r.excerpt, (` + stopping + `), coalesce(r.corrected_by, '')`
+// leadReplyColumns are the columns [scanLeadReply] reads, the rule's
+// values in parameters $1 and $2.
+var leadReplyColumns = `r.campaign_id, r.step, r.from_address, r.received_at, r.classification, r.matched_by, r.bounce, r.excerpt, ` + stopping(1) + `, coalesce(r.corrected_by, '')`
 
 func scanLeadReply(row pgx.CollectableRow) (campaigns.LeadReply, error) {
 	var r campaigns.LeadReply
@@ -84,7 +92,8 @@ func scanLeadReply(row pgx.CollectableRow) (campaigns.LeadReply, error) {
 // own, and a colleague's matched by the company's domain), newest first.
 func (h *LeadHistory) LeadReplies(ctx context.Context, ws uuid.UUID, lead int64) ([]campaigns.LeadReply, error) {
 	rows, err := h.db.Query(ctx, `SELECT `+leadReplyColumns+` FROM mail_replies r
-		WHERE r.workspace_id = $1 AND r.lead_id = $2 ORDER BY r.received_at DESC, r.message_id`, ws, lead)
+		WHERE r.workspace_id = $3 AND r.lead_id = $4 ORDER BY r.received_at DESC, r.message_id`,
+		delivery.PassingClassifications, delivery.PassingBounce, ws, lead)
 	if err != nil {
 		return nil, fmt.Errorf("read the replies of lead %d: %w", lead, err)
 	}
@@ -107,9 +116,9 @@ func (h *LeadHistory) CompanyStop(ctx context.Context, ws uuid.UUID, campaign st
 	}
 	rows, err := h.db.Query(ctx, `SELECT `+leadReplyColumns+` FROM mail_replies r
 		JOIN mail_sends s ON s.workspace_id = r.workspace_id AND s.campaign_id = r.campaign_id AND s.lead_id = r.lead_id AND s.step = r.step
-		WHERE r.workspace_id = $1 AND r.campaign_id = $2 AND r.lead_id <> $3 AND `+stopping+`
-		  AND lower(split_part(s.recipient, '@', 2)) = $4
-		ORDER BY r.received_at LIMIT 1`, ws, campaign, lead, domain)
+		WHERE r.workspace_id = $3 AND r.campaign_id = $4 AND r.lead_id <> $5 AND `+stopping(1)+`
+		  AND lower(split_part(s.recipient, '@', 2)) = $6
+		ORDER BY r.received_at LIMIT 1`, delivery.PassingClassifications, delivery.PassingBounce, ws, campaign, lead, domain)
 	if err != nil {
 		return nil, fmt.Errorf("read the company's replies of lead %d: %w", lead, err)
 	}

@@ -41,15 +41,27 @@ type Poller struct {
 	logger     *slog.Logger
 }
 
+// PollerDeps is what the reply reader needs.
+type PollerDeps struct {
+	DB *pgxpool.Pool
+	// Suppressor takes the addresses that asked to be removed or bounced
+	// for good.
+	Suppressor mail.Suppressor
+	// Clock and Logger are nil for the system's clock and no log.
+	Clock  vibesell.Clock
+	Logger *slog.Logger
+}
+
 // NewPoller returns the reply reader.
-func NewPoller(db *pgxpool.Pool, suppressor mail.Suppressor, clock vibesell.Clock, logger *slog.Logger) *Poller {
+func NewPoller(d PollerDeps) *Poller {
+	clock, logger := d.Clock, d.Logger
 	if clock == nil {
 		clock = vibesell.SystemClock{}
 	}
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Poller{db: db, suppressor: suppressor, clock: clock, logger: logger}
+	return &Poller{db: d.DB, suppressor: d.Suppressor, clock: clock, logger: logger}
 }
 
 // Poll reads what arrived in the mailbox's inbox since the last poll and

@@ -22,8 +22,13 @@ type Replies struct {
 	db *pgxpool.Pool
 }
 
+// RepliesDeps is what the replies reader needs.
+type RepliesDeps struct {
+	DB *pgxpool.Pool
+}
+
 // NewReplies returns the replies reader.
-func NewReplies(db *pgxpool.Pool) *Replies { return &Replies{db: db} }
+func NewReplies(d RepliesDeps) *Replies { return &Replies{db: d.DB} }
 
 // ListOptions narrow and page [Replies.List]. The zero value lists
 // the 20 newest replies of every campaign.

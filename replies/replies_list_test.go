@@ -48,10 +48,10 @@ func TestListReplies(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := replies.NewPoller(b.DB, b.Suppressor, b.Clock, nil).Poll(b.Ctx, b.Workspace, b.Mailbox); err != nil {
+	if _, err := replies.NewPoller(replies.PollerDeps{DB: b.DB, Suppressor: b.Suppressor, Clock: b.Clock}).Poll(b.Ctx, b.Workspace, b.Mailbox); err != nil {
 		t.Fatal(err)
 	}
-	list := replies.NewReplies(b.DB)
+	list := replies.NewReplies(replies.RepliesDeps{DB: b.DB})
 	type row struct{ From, Lead, LeadEmail, Campaign, Classification, Rule, Excerpt string }
 	rows := func(p replies.Page) []row {
 		out := []row{}
@@ -148,10 +148,10 @@ Yes, interested.
 	if err := b.Sandbox.DeliverReply("dana@getacme.com", raw); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := replies.NewPoller(b.DB, b.Suppressor, b.Clock, nil).Poll(b.Ctx, b.Workspace, b.Mailbox); err != nil {
+	if _, err := replies.NewPoller(replies.PollerDeps{DB: b.DB, Suppressor: b.Suppressor, Clock: b.Clock}).Poll(b.Ctx, b.Workspace, b.Mailbox); err != nil {
 		t.Fatal(err)
 	}
-	page, err := replies.NewReplies(b.DB).List(b.Ctx, b.Workspace, replies.ListOptions{})
+	page, err := replies.NewReplies(replies.RepliesDeps{DB: b.DB}).List(b.Ctx, b.Workspace, replies.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

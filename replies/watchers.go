@@ -37,14 +37,28 @@ type watcher struct {
 	cancel context.CancelFunc
 }
 
-// NewWatchers returns the watchers of every mailbox sources give; each
+// WatchersDeps is what the watchers need.
+type WatchersDeps struct {
+	// Poller reads each mailbox's inbox.
+	Poller *Poller
+	// Sources gives the mailboxes to watch.
+	Sources mailboxes.Source
+	// Interval is how often each inbox is read even when the server
+	// announces nothing.
+	Interval time.Duration
+	// Logger is nil for none.
+	Logger *slog.Logger
+}
+
+// NewWatchers returns the watchers of every mailbox d.Sources give; each
 // reads its inbox as the server announces new mail (IDLE) and every
-// interval in any case.
-func NewWatchers(poller *Poller, sources mailboxes.Source, interval time.Duration, logger *slog.Logger) *Watchers {
+// d.Interval in any case.
+func NewWatchers(d WatchersDeps) *Watchers {
+	logger := d.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Watchers{poller: poller, sources: sources, interval: interval, logger: logger, running: map[watchKey]*watcher{}}
+	return &Watchers{poller: d.Poller, sources: d.Sources, interval: d.Interval, logger: logger, running: map[watchKey]*watcher{}}
 }
 
 // Sync starts a watcher for each mailbox sources give that has none, and

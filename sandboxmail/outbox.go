@@ -44,32 +44,61 @@ type Outbox struct {
 	logger  *slog.Logger
 }
 
-// NewOutbox returns the sandbox's outbox. Wire [Outbox.Keep] as the
-// sandbox's OnAccept (see [Outbox.Attach]).
-func NewOutbox(db *pgxpool.Pool, records PublishedRecords, clock vibesell.Clock, logger *slog.Logger) *Outbox {
+// OutboxDeps is what the outbox needs.
+type OutboxDeps struct {
+	DB *pgxpool.Pool
+	// Records tells the DNS records a workspace published.
+	Records PublishedRecords
+	// Sandbox is the mail server whose mailboxes a lead's replies are
+	// delivered to; nil when none runs (the outbox then says so).
+	Sandbox *Sandbox
+	// Clock and Logger are nil for the system's clock and no log.
+	Clock  vibesell.Clock
+	Logger *slog.Logger
+}
+
+// NewOutbox returns the sandbox's outbox: what [KeepAccepted] kept, and
+// replies as a lead's into d.Sandbox.
+func NewOutbox(d OutboxDeps) *Outbox {
+	clock, logger := d.Clock, d.Logger
 	if clock == nil {
 		clock = vibesell.SystemClock{}
 	}
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Outbox{db: db, records: records, clock: clock, logger: logger}
+	return &Outbox{db: d.DB, sandbox: d.Sandbox, records: d.Records, clock: clock, logger: logger}
 }
-
-// Attach names the sandbox whose mailboxes replies are delivered to.
-func (o *Outbox) Attach(s *Sandbox) { o.sandbox = s }
 
 // outboxKeeps is how many messages the outbox keeps per workspace, as the
 // sandbox keeps in memory: enough to look at, bounded for a server left
 // running.
 const outboxKeeps = sandboxKeeps
 
-// Keep stores one accepted message under the workspace whose message it
+// KeepAccepted returns the sandbox's OnAccept that keeps each accepted
+// message in the outbox on db. It is not a method of the [Outbox]: the
+// outbox delivers replies into the sandbox, so it is built once the
+// sandbox runs, and the sandbox must be told where to keep its messages
+// when it starts; keeping needs only the database.
+func KeepAccepted(db *pgxpool.Pool, logger *slog.Logger) func(Accepted) {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	k := keeper{db: db, logger: logger}
+	return k.keep
+}
+
+type keeper struct {
+	db     *pgxpool.Pool
+	logger *slog.Logger
+}
+
+// keep stores one accepted message under the workspace whose message it
 // is: the send ledger knows every Message-ID the engine handed over, and
 // mail_notices every one of VibeSell's own emails to a workspace's people. A message
 // no send of any workspace claimed (someone submitting by hand) is not
 // kept, and says so in the log.
-func (o *Outbox) Keep(a Accepted) {
+func (o keeper) keep(a Accepted) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	messageID := ""

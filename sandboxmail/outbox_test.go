@@ -22,9 +22,8 @@ func TestOutbox(t *testing.T) {
 		t.Fatal(err)
 	}
 	records := deliverytest.KeyRecords{Keys: b.Keys, Domains: map[uuid.UUID][]string{b.Workspace: {"getacme.com"}}}
-	outbox := sandboxmail.NewOutbox(b.DB, records, b.Clock, nil)
-	outbox.Attach(b.Sandbox)
-	keep := outbox.Keep
+	outbox := sandboxmail.NewOutbox(sandboxmail.OutboxDeps{DB: b.DB, Records: records, Sandbox: b.Sandbox, Clock: b.Clock})
+	keep := sandboxmail.KeepAccepted(b.DB, nil)
 	b.OnAccept.Store(&keep)
 	campaign, lead := deliverytest.NewCampaignID(), deliverytest.NewLeadID()
 	messageID := b.SendTo(t, campaign, lead, "Sam Okafor", "sam@acme-corp.example")
@@ -61,7 +60,7 @@ func TestOutbox(t *testing.T) {
 		}
 	})
 	t.Run("a key the setup did not publish fails", func(t *testing.T) {
-		unpublished := sandboxmail.NewOutbox(b.DB, deliverytest.KeyRecords{Keys: b.Keys}, b.Clock, nil)
+		unpublished := sandboxmail.NewOutbox(sandboxmail.OutboxDeps{DB: b.DB, Records: deliverytest.KeyRecords{Keys: b.Keys}, Clock: b.Clock})
 		page, err := unpublished.List(b.Ctx, b.Workspace, 0, 20)
 		if err != nil {
 			t.Fatal(err)
@@ -89,10 +88,10 @@ func TestOutbox(t *testing.T) {
 		if _, err := outbox.ReplyAsLead(b.Ctx, b.Workspace, page.Messages[0].ID, "Sounds good, let's talk on Thursday."); err != nil {
 			t.Fatal(err)
 		}
-		if n, err := replies.NewPoller(b.DB, b.Suppressor, b.Clock, nil).Poll(b.Ctx, b.Workspace, b.Mailbox); err != nil || n != 1 {
+		if n, err := replies.NewPoller(replies.PollerDeps{DB: b.DB, Suppressor: b.Suppressor, Clock: b.Clock}).Poll(b.Ctx, b.Workspace, b.Mailbox); err != nil || n != 1 {
 			t.Fatalf("poll: %d kept (%v)", n, err)
 		}
-		listed, err := replies.NewReplies(b.DB).List(b.Ctx, b.Workspace, replies.ListOptions{})
+		listed, err := replies.NewReplies(replies.RepliesDeps{DB: b.DB}).List(b.Ctx, b.Workspace, replies.ListOptions{})
 		if err != nil || len(listed.Replies) != 1 {
 			t.Fatalf("replies: %d (%v); want 1", len(listed.Replies), err)
 		}
@@ -116,7 +115,7 @@ func TestOutbox(t *testing.T) {
 		}
 	})
 	t.Run("a message no send claimed is in no outbox", func(t *testing.T) {
-		outbox.Keep(sandboxmail.Accepted{From: "dana@getacme.com", Recipients: []string{"x@example.test"}, At: b.Clock.Now(),
+		keep(sandboxmail.Accepted{From: "dana@getacme.com", Recipients: []string{"x@example.test"}, At: b.Clock.Now(),
 			Raw: deliverytest.CRLF("From: dana@getacme.com\nTo: x@example.test\nSubject: By hand\nMessage-ID: <by-hand@getacme.com>\n\nHello\n")})
 		var n int
 		if err := b.DB.QueryRow(b.Ctx, `SELECT count(*) FROM mail_outbox WHERE message_id = '<by-hand@getacme.com>'`).Scan(&n); err != nil || n != 0 {
@@ -124,7 +123,7 @@ func TestOutbox(t *testing.T) {
 		}
 	})
 	t.Run("without the sandbox there is nothing to answer", func(t *testing.T) {
-		real := sandboxmail.NewOutbox(b.DB, records, b.Clock, nil)
+		real := sandboxmail.NewOutbox(sandboxmail.OutboxDeps{DB: b.DB, Records: records, Clock: b.Clock})
 		if real.Sandbox() {
 			t.Fatal("an outbox with no sandbox says it has one")
 		}

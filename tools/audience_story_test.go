@@ -106,7 +106,7 @@ func TestGetLead(t *testing.T) {
 	sandbox, mb := sandboxmailtest.Sandbox(t, mail.Address{Name: "Dana Reyes", Email: "dana@getacme.com"}, sandboxmail.Config{Clock: env.Clock})
 	secret := sandboxmailtest.Secret(t)
 	suppressions := env.Audience.MailSuppressions()
-	sender := delivery.NewDispatcher(pool, mail.NewKeys(pool, secret, env.Clock), suppressions, env.Clock)
+	sender := delivery.NewDispatcher(delivery.DispatcherDeps{DB: pool, Keys: mail.NewKeys(mail.KeysDeps{DB: pool, Secret: secret, Clock: env.Clock}), Suppressor: suppressions, Clock: env.Clock})
 	res, err := sender.Send(ctx, delivery.Outgoing{
 		Step:    delivery.Step{WorkspaceID: acmeID, CampaignID: campaign, LeadID: sam.Lead.ID, Step: 1},
 		Mailbox: mb,
@@ -120,12 +120,12 @@ func TestGetLead(t *testing.T) {
 	if err := sandbox.DeliverReply(mb.Address.Email, []byte(reply)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := replies.NewPoller(pool, suppressions, env.Clock, nil).Poll(ctx, acmeID, mb); err != nil {
+	if _, err := replies.NewPoller(replies.PollerDeps{DB: pool, Suppressor: suppressions, Clock: env.Clock}).Poll(ctx, acmeID, mb); err != nil {
 		t.Fatal(err)
 	}
 
 	d := Deps{Workspaces: env.Workspaces, Audience: env.Audience, Campaigns: env.Campaigns, Approvals: env.Approvals,
-		Replies: replies.NewReplies(pool), PublicURL: "https://vibesell.example.test"}
+		Replies: replies.NewReplies(replies.RepliesDeps{DB: pool}), PublicURL: "https://vibesell.example.test"}
 	acme := toolkittest.Connect(t, NewServer(d, nil), workspacetest.Principal(ws.Acme))
 	samID, leeID := strconv.FormatInt(sam.Lead.ID, 10), strconv.FormatInt(lee.Lead.ID, 10)
 

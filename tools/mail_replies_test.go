@@ -233,7 +233,7 @@ func repliesRead(t *testing.T, campaign string, answers []leadAnswer) (Deps, wor
 	sandbox, mb := sandboxmailtest.Sandbox(t, mail.Address{Name: "Dana Reyes", Email: "dana@getacme.com"}, sandboxmail.Config{Clock: clock})
 	secret := sandboxmailtest.Secret(t)
 	suppressions := audience.New(audience.Deps{DB: db, Clock: clock}).MailSuppressions()
-	sender := delivery.NewDispatcher(db, mail.NewKeys(db, secret, clock), suppressions, clock)
+	sender := delivery.NewDispatcher(delivery.DispatcherDeps{DB: db, Keys: mail.NewKeys(mail.KeysDeps{DB: db, Secret: secret, Clock: clock}), Suppressor: suppressions, Clock: clock})
 	for _, a := range answers {
 		res, err := sender.Send(ctx, delivery.Outgoing{
 			Step:    delivery.Step{WorkspaceID: ws.Acme.ID, CampaignID: campaign, LeadID: a.lead, Step: 1},
@@ -248,8 +248,8 @@ func repliesRead(t *testing.T, campaign string, answers []leadAnswer) (Deps, wor
 			t.Fatal(err)
 		}
 	}
-	if _, err := replies.NewPoller(db, suppressions, clock, nil).Poll(ctx, ws.Acme.ID, mb); err != nil {
+	if _, err := replies.NewPoller(replies.PollerDeps{DB: db, Suppressor: suppressions, Clock: clock}).Poll(ctx, ws.Acme.ID, mb); err != nil {
 		t.Fatal(err)
 	}
-	return Deps{Replies: replies.NewReplies(db)}, ws
+	return Deps{Replies: replies.NewReplies(replies.RepliesDeps{DB: db})}, ws
 }

@@ -24,8 +24,7 @@ func TestSendingSetupListsConnectedMailboxes(t *testing.T) {
 	f := newApprovalFixture(t)
 	sandbox, mb := sandboxmailtest.Sandbox(t, mail.Address{Email: "dana@getacme.com"}, sandboxmail.Config{})
 	secret := sandboxmailtest.Secret(t)
-	conns := f.connections(secret, sandbox.Roots())
-	conns.UseGuard(sandboxmailtest.Guard(t, sandbox)) // the sandbox listens on loopback
+	conns := f.connections(secret, sandbox.Roots(), sandboxmailtest.Guard(t, sandbox)) // the sandbox listens on loopback
 	if _, err := conns.Connect(context.Background(), f.ws.ID, mailboxes.ConnectRequest{Address: "dana@getacme.com",
 		SMTP: mb.SMTP.Settings(), IMAP: mb.IMAP.Settings()}); err != nil {
 		t.Fatal(err)

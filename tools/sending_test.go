@@ -24,6 +24,7 @@ import (
 	"vibesell/cards"
 	"vibesell/mail"
 	"vibesell/mailboxes"
+	"vibesell/outbound"
 	"vibesell/sending"
 	"vibesell/store"
 	"vibesell/store/storetest"
@@ -83,7 +84,7 @@ type sendingFixture struct {
 	replica    func() *sending.Service // the sending service of a second server, on its own pool
 	// connections are the connected mailboxes of this database, sealed
 	// with secret and checked against servers trusted by roots.
-	connections func(secret mail.Secret, roots *x509.CertPool) *mailboxes.Connections
+	connections func(secret mail.Secret, roots *x509.CertPool, guard *outbound.Guard) *mailboxes.Connections
 	ws, other   workspace.Workspace
 	c           *toolkittest.Client // acts for ws
 }
@@ -112,8 +113,8 @@ func newSendingFixture(t *testing.T, opts *sending.Providers) *sendingFixture {
 	deps := sending.Deps{DB: pool, Clock: f.clock, Config: sending.DefaultConfig(), Cards: f.cards,
 		Offers: f.workspaces, Approvals: f.approvals, Providers: f.opts}
 	f.svc = sending.New(deps)
-	f.connections = func(secret mail.Secret, roots *x509.CertPool) *mailboxes.Connections {
-		return mailboxes.NewConnections(pool, secret, f.clock, roots)
+	f.connections = func(secret mail.Secret, roots *x509.CertPool, guard *outbound.Guard) *mailboxes.Connections {
+		return mailboxes.NewConnections(mailboxes.ConnectionsDeps{DB: pool, Secret: secret, Clock: f.clock, Roots: roots, Guard: guard})
 	}
 	f.execute = func(id string) approvals.Approval { return approvalstest.Execute(t, pool, appr, id) }
 	// A second pool is what a second server replica has.

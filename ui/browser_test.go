@@ -89,7 +89,7 @@ func connect(t *testing.T) *env {
 		return "Imported 250 leads into the campaign “Q3 SaaS heads of marketing”. Nobody was emailed.", nil
 	}})
 	startWorkers(t, pool, appr, logger)
-	deps := tools.Deps{Workspaces: svc, Sending: send, Approvals: appr, Cards: choices, Replies: replies.NewReplies(pool)}
+	deps := tools.Deps{Workspaces: svc, Sending: send, Approvals: appr, Cards: choices, Replies: replies.NewReplies(replies.RepliesDeps{DB: pool})}
 	srv := tools.NewServer(deps, &toolkit.Options{CardHTML: ui.CardHTML})
 	c := toolkittest.Connect(t, srv, auth.Principal{WorkspaceID: ws.ID, WorkspaceSlug: ws.Slug})
 	return &env{c: c, ws: ws, approvals: appr, clock: clock, pool: pool}

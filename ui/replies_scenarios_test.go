@@ -30,7 +30,7 @@ func repliesScenarios(t *testing.T, s *server) []*scenario {
 	sandbox, mb := sandboxmailtest.Sandbox(t, mail.Address{Name: "Dana Reyes", Email: "dana@getacme.com"}, sandboxmail.Config{})
 	secret := sandboxmailtest.Secret(t)
 	suppressions := audience.New(audience.Deps{DB: s.pool, Clock: s.clock}).MailSuppressions()
-	sender := delivery.NewDispatcher(s.pool, mail.NewKeys(s.pool, secret, s.clock), suppressions, s.clock)
+	sender := delivery.NewDispatcher(delivery.DispatcherDeps{DB: s.pool, Keys: mail.NewKeys(mail.KeysDeps{DB: s.pool, Secret: secret, Clock: s.clock}), Suppressor: suppressions, Clock: s.clock})
 	campaign := "cp_0123456789abcdef" // made up: the replies list says it is unknown
 	for i, l := range []struct{ email, text string }{
 		{"sam@acme-corp.example", "Yes, interested. Could you send over a few times for Thursday?"},
@@ -50,7 +50,7 @@ func repliesScenarios(t *testing.T, s *server) []*scenario {
 			t.Fatal(err)
 		}
 	}
-	if _, err := replies.NewPoller(s.pool, suppressions, s.clock, nil).Poll(ctx, s.ws.ID, mb); err != nil {
+	if _, err := replies.NewPoller(replies.PollerDeps{DB: s.pool, Suppressor: suppressions, Clock: s.clock}).Poll(ctx, s.ws.ID, mb); err != nil {
 		t.Fatal(err)
 	}
 	sc, data := s.scenario("replies", "list_replies", nil)
@@ -79,7 +79,7 @@ func repliesScenarios(t *testing.T, s *server) []*scenario {
 	if err := sandbox.DeliverReply(mb.Address.Email, []byte(reply)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := replies.NewPoller(s.pool, suppressions, s.clock, nil).Poll(ctx, s.ws.ID, mb); err != nil {
+	if _, err := replies.NewPoller(replies.PollerDeps{DB: s.pool, Suppressor: suppressions, Clock: s.clock}).Poll(ctx, s.ws.ID, mb); err != nil {
 		t.Fatal(err)
 	}
 	sc, _ = s.scenario("replies-out-of-office", "list_replies", nil)

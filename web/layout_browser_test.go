@@ -163,11 +163,11 @@ func setupEveryPage(t *testing.T) *everyPage {
 	// The outbox: emails as the sandbox accepted them, an unsubscribe
 	// link and a long URL in their bodies.
 	secret := sandboxmailtest.Secret(t)
-	keys := mail.NewKeys(pool, secret, nil)
-	outbox := sandboxmail.NewOutbox(pool, keyDNS{keys: keys, ws: nw.ID}, nil, nil)
-	sender := delivery.NewDispatcher(pool, keys, env.Audience.MailSuppressions(), nil)
-	sandbox, sandboxMailbox := sandboxmailtest.Sandbox(t, mail.Address{Name: "Dana Reyes-Montgomery", Email: "dana.reyes-montgomery.outbound@getacme.com"}, sandboxmail.Config{OnAccept: outbox.Keep})
-	outbox.Attach(sandbox)
+	keys := mail.NewKeys(mail.KeysDeps{DB: pool, Secret: secret})
+	sandbox, sandboxMailbox := sandboxmailtest.Sandbox(t, mail.Address{Name: "Dana Reyes-Montgomery", Email: "dana.reyes-montgomery.outbound@getacme.com"},
+		sandboxmail.Config{OnAccept: sandboxmail.KeepAccepted(pool, nil)})
+	outbox := sandboxmail.NewOutbox(sandboxmail.OutboxDeps{DB: pool, Records: keyDNS{keys: keys, ws: nw.ID}, Sandbox: sandbox})
+	sender := delivery.NewDispatcher(delivery.DispatcherDeps{DB: pool, Keys: keys, Suppressor: env.Audience.MailSuppressions()})
 	for i := range 3 {
 		to := leads[i].Email
 		if _, err := sender.Send(ctx, delivery.Outgoing{

@@ -166,7 +166,7 @@ func TestLeadsListAndStory(t *testing.T) {
 		sandbox, mb := sandboxmailtest.Sandbox(t, mail.Address{Name: "Sam Lee", Email: "sam@getacme.test"}, sandboxmail.Config{Clock: a.env.Clock})
 		secret := sandboxmailtest.Secret(t)
 		suppressions := a.env.Audience.MailSuppressions()
-		res, err := delivery.NewDispatcher(a.pool, mail.NewKeys(a.pool, secret, a.env.Clock), suppressions, a.env.Clock).Send(ctx, delivery.Outgoing{
+		res, err := delivery.NewDispatcher(delivery.DispatcherDeps{DB: a.pool, Keys: mail.NewKeys(mail.KeysDeps{DB: a.pool, Secret: secret, Clock: a.env.Clock}), Suppressor: suppressions, Clock: a.env.Clock}).Send(ctx, delivery.Outgoing{
 			Step:    delivery.Step{WorkspaceID: a.ws.Acme.ID, CampaignID: a.campaign, LeadID: st.Lead.ID, Step: 1},
 			Mailbox: mb,
 			Message: mail.Message{To: mail.Address{Email: st.Lead.Email}, Subject: "Lists at Initech", Body: "Hi,\n\nWe build prospect lists.\n\nSam",
@@ -179,7 +179,7 @@ func TestLeadsListAndStory(t *testing.T) {
 		if err := sandbox.DeliverReply(mb.Address.Email, []byte(reply)); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := replies.NewPoller(a.pool, suppressions, a.env.Clock, nil).Poll(ctx, a.ws.Acme.ID, mb); err != nil {
+		if _, err := replies.NewPoller(replies.PollerDeps{DB: a.pool, Suppressor: suppressions, Clock: a.env.Clock}).Poll(ctx, a.ws.Acme.ID, mb); err != nil {
 			t.Fatal(err)
 		}
 		p := ada.Get(fmt.Sprintf("/app/leads/%d", st.Lead.ID))

@@ -49,18 +49,15 @@ func setupOutbox(t *testing.T, withSandbox bool) *outboxBundle {
 	secret := sandboxmailtest.Secret(t)
 	b.secret = secret
 	b.app = setup(t, func(a *app, cfg *web.Deps) {
-		keys := mail.NewKeys(a.pool, secret, nil)
-		b.outbox = sandboxmail.NewOutbox(a.pool, keyDNS{keys: keys, ws: a.acme.ID}, nil, nil)
-		b.sender = delivery.NewDispatcher(a.pool, keys, a.audience.MailSuppressions(), nil)
+		keys := mail.NewKeys(mail.KeysDeps{DB: a.pool, Secret: secret})
+		if withSandbox {
+			b.sandbox, b.mailbox = sandboxmailtest.Sandbox(t, mail.Address{Name: "Dana Reyes", Email: "dana@getacme.com"},
+				sandboxmail.Config{OnAccept: sandboxmail.KeepAccepted(a.pool, nil)})
+		}
+		b.outbox = sandboxmail.NewOutbox(sandboxmail.OutboxDeps{DB: a.pool, Records: keyDNS{keys: keys, ws: a.acme.ID}, Sandbox: b.sandbox})
+		b.sender = delivery.NewDispatcher(delivery.DispatcherDeps{DB: a.pool, Keys: keys, Suppressor: a.audience.MailSuppressions()})
 		cfg.Outbox = b.outbox
 	})
-	if !withSandbox {
-		return b
-	}
-	sandbox, mb := sandboxmailtest.Sandbox(t, mail.Address{Name: "Dana Reyes", Email: "dana@getacme.com"}, sandboxmail.Config{OnAccept: b.outbox.Keep})
-	b.outbox.Attach(sandbox)
-	b.mailbox = mb
-	b.sandbox = sandbox
 	return b
 }
 
@@ -108,7 +105,7 @@ func TestBrowserOutboxAndReplyAsLead(t *testing.T) {
 	step("wait for the notice", chromedp.WaitVisible(`//div[@class="notice"][contains(., "is in the sending mailbox's inbox")]`))
 	tab.Screenshot("outbox-replied")
 
-	poller := replies.NewPoller(b.pool, b.audience.MailSuppressions(), vibesell.SystemClock{}, nil)
+	poller := replies.NewPoller(replies.PollerDeps{DB: b.pool, Suppressor: b.audience.MailSuppressions(), Clock: vibesell.SystemClock{}})
 	if n, err := poller.Poll(context.Background(), b.acme.ID, b.mailbox); err != nil || n != 1 {
 		t.Fatalf("poll after the reply: %d (%v)", n, err)
 	}
@@ -118,7 +115,7 @@ func TestBrowserOutboxAndReplyAsLead(t *testing.T) {
 	if read := tab.Text("main"); !strings.Contains(read, `Interested sam@acme-corp.example`) || !strings.Contains(read, `“Interested! Can we talk on Thursday?” Why: the reply says "can we talk" (a meeting asked for).`) {
 		t.Errorf("the outbox after the reply was read:\n%s", read)
 	}
-	page, err := replies.NewReplies(b.pool).List(context.Background(), b.acme.ID, replies.ListOptions{})
+	page, err := replies.NewReplies(replies.RepliesDeps{DB: b.pool}).List(context.Background(), b.acme.ID, replies.ListOptions{})
 	if err != nil || len(page.Replies) != 1 {
 		t.Fatalf("replies: %d (%v); want 1", len(page.Replies), err)
 	}

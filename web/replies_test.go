@@ -26,8 +26,8 @@ func TestBrowserRepliesInboxAndCorrection(t *testing.T) {
 	var sender *delivery.Dispatcher
 	var list *replies.Replies
 	a := setup(t, func(a *app, cfg *web.Deps) {
-		sender = delivery.NewDispatcher(a.pool, mail.NewKeys(a.pool, secret, nil), a.audience.MailSuppressions(), nil)
-		list = replies.NewReplies(a.pool)
+		sender = delivery.NewDispatcher(delivery.DispatcherDeps{DB: a.pool, Keys: mail.NewKeys(mail.KeysDeps{DB: a.pool, Secret: secret}), Suppressor: a.audience.MailSuppressions()})
+		list = replies.NewReplies(replies.RepliesDeps{DB: a.pool})
 		cfg.Replies = list
 	})
 	sandbox, mb := sandboxmailtest.Sandbox(t, mail.Address{Name: "Dana Reyes", Email: "dana@getacme.com"}, sandboxmail.Config{})
@@ -54,7 +54,7 @@ func TestBrowserRepliesInboxAndCorrection(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := replies.NewPoller(a.pool, a.audience.MailSuppressions(), vibesell.SystemClock{}, nil).Poll(ctx, a.acme.ID, mb); err != nil {
+	if _, err := replies.NewPoller(replies.PollerDeps{DB: a.pool, Suppressor: a.audience.MailSuppressions(), Clock: vibesell.SystemClock{}}).Poll(ctx, a.acme.ID, mb); err != nil {
 		t.Fatal(err)
 	}
 

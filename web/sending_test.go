@@ -145,8 +145,8 @@ func TestConnectAMailbox(t *testing.T) {
 	secret := sandboxmailtest.Secret(t)
 	var svc *sending.Service
 	a := setup(t, withSending(&svc, false), func(a *app, cfg *web.Deps) {
-		cfg.Connections = mailboxes.NewConnections(a.pool, secret, nil, sandbox.Roots())
-		cfg.Connections.UseGuard(sandboxmailtest.Guard(t, sandbox)) // the sandbox listens on loopback
+		cfg.Connections = mailboxes.NewConnections(mailboxes.ConnectionsDeps{DB: a.pool, Secret: secret, Roots: sandbox.Roots(),
+			Guard: sandboxmailtest.Guard(t, sandbox)}) // the sandbox listens on loopback
 	})
 	ada := a.browser(t)
 	ada.SignIn("ada@acme.test", password, "/app/sending")

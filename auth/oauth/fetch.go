@@ -93,7 +93,7 @@ func newFetcher(cfg FetchConfig) *fetcher {
 	// The outbound guard's address rules, on HTTPS's port only; its
 	// limit is not used: fetches are limited per client address and in
 	// flight here.
-	guard := outbound.New(outbound.Config{Ports: []int{443}, PerMinute: -1, Allow: allow, Timeout: cfg.Timeout})
+	guard := outbound.New(outbound.Deps{Ports: []int{443}, PerMinute: -1, Allow: allow, Timeout: cfg.Timeout})
 	transport := &http.Transport{
 		Proxy:                 nil, // a proxy would do the connecting, past the address check
 		DialContext:           guard.For(""),

@@ -50,12 +50,12 @@ type mailConfig struct {
 	// Outbound is how connected mailboxes' servers are reached:
 	// OUTBOUND_MAIL_PORTS and OUTBOUND_CONNECTIONS_PER_MINUTE. Nothing
 	// here can let a loopback or private address through.
-	Outbound outbound.Config
+	Outbound outbound.Deps
 }
 
 // loadOutbound reads the outbound guard's ports and limit.
-func loadOutbound(getenv func(string) string) (outbound.Config, error) {
-	var c outbound.Config
+func loadOutbound(getenv func(string) string) (outbound.Deps, error) {
+	var c outbound.Deps
 	if v := getenv("OUTBOUND_MAIL_PORTS"); v != "" {
 		for _, p := range strings.Split(v, ",") {
 			n, err := strconv.Atoi(strings.TrimSpace(p))
@@ -152,37 +152,42 @@ type mailEngine struct {
 	// Sandbox is the in-process mail server sandbox mailboxes send to; nil
 	// when mailboxes come from a real provider.
 	Sandbox *sandboxmail.Sandbox
+	// Outbox shows what the sandbox accepted and answers as a lead into
+	// it; with no sandbox it says there is none.
+	Outbox *sandboxmail.Outbox
 	// Secret seals DKIM keys and signs unsubscribe links; nil when none is
 	// configured or kept.
 	Secret *mail.Secret
 }
 
 // startMail starts what the sending engine runs beside the HTTP server;
-// the sandbox keeps what it accepts in outbox.
+// the sandbox keeps what it accepts in the outbox on db, which reads the
+// DNS records svc's sending setup published.
 // Every sending provider today creates its mailboxes in the sandbox (the
 // rdap provider only checks domain names), so the sandbox mail server
 // always runs; a provider with real mailboxes will not start it.
-func startMail(cfg config, outbox *sandboxmail.Outbox, logger *slog.Logger) (*mailEngine, error) {
+func startMail(cfg config, db *pgxpool.Pool, svc *services, logger *slog.Logger) (*mailEngine, error) {
 	secret, err := mailSecret(cfg, logger)
 	if err != nil {
 		return nil, err
 	}
 	m := &mailEngine{Secret: secret}
+	outboxLogger := logger.With("component", "outbox")
 	if mailboxesInSandbox(cfg.Sending) {
 		sandbox, err := sandboxmail.Start(sandboxmail.Config{
 			SMTPAddr: cfg.Mail.SandboxSMTPAddr,
 			IMAPAddr: cfg.Mail.SandboxIMAPAddr,
 			Logger:   logger.With("component", "sandbox-mail"),
-			OnAccept: outbox.Keep,
+			OnAccept: sandboxmail.KeepAccepted(db, outboxLogger),
 		})
 		if err != nil {
 			return nil, err
 		}
 		m.Sandbox = sandbox
-		outbox.Attach(sandbox)
 		logger.Info("the sandbox mail server is running; it keeps every message and never relays one",
 			"smtp", sandbox.SMTPAddr(), "imap", sandbox.IMAPAddr())
 	}
+	m.Outbox = sandboxmail.NewOutbox(sandboxmail.OutboxDeps{DB: db, Records: svc.sending, Sandbox: m.Sandbox, Clock: svc.clock, Logger: outboxLogger})
 	return m, nil
 }
 
@@ -273,19 +278,22 @@ func (m *mailEngine) wireEngine(cfg config, db *pgxpool.Pool, svc *services, log
 	}
 	clock := svc.clock
 	suppressions := svc.audience.MailSuppressions()
-	keys := mail.NewKeys(db, *m.Secret, clock)
+	keys := mail.NewKeys(mail.KeysDeps{DB: db, Secret: *m.Secret, Clock: clock})
 	if err := keys.MakeWith(cfg.Mail.DKIMKey); err != nil {
 		return err
 	}
-	sender := delivery.NewDispatcher(db, keys, suppressions, clock)
-	m.Engine = delivery.NewEngine(db, sender, sources, svc.campaigns, emailUsage{svc.billing}, *m.Secret, clock, delivery.EngineConfig{
-		PublicURL:      cfg.PublicURL.String(),
-		BounceLimit:    cfg.Mail.BounceLimit,
-		ComplaintLimit: cfg.Mail.ComplaintLimit,
-		Logger:         logger.With("component", "sending-engine"),
+	sender := delivery.NewDispatcher(delivery.DispatcherDeps{DB: db, Keys: keys, Suppressor: suppressions, Clock: clock})
+	m.Engine = delivery.NewEngine(delivery.EngineDeps{
+		DB: db, Dispatcher: sender, Sources: sources, Campaigns: svc.campaigns, Usage: emailUsage{svc.billing}, Secret: *m.Secret, Clock: clock,
+		Config: delivery.EngineConfig{
+			PublicURL:      cfg.PublicURL.String(),
+			BounceLimit:    cfg.Mail.BounceLimit,
+			ComplaintLimit: cfg.Mail.ComplaintLimit,
+			Logger:         logger.With("component", "sending-engine"),
+		},
 	})
-	poller := replies.NewPoller(db, suppressions, clock, logger.With("component", "replies"))
-	m.Watchers = replies.NewWatchers(poller, sources, 5*time.Minute, logger.With("component", "replies"))
+	poller := replies.NewPoller(replies.PollerDeps{DB: db, Suppressor: suppressions, Clock: clock, Logger: logger.With("component", "replies")})
+	m.Watchers = replies.NewWatchers(replies.WatchersDeps{Poller: poller, Sources: sources, Interval: 5 * time.Minute, Logger: logger.With("component", "replies")})
 	return nil
 }
 

@@ -17,6 +17,7 @@ import (
 	"vibesell/approvals/approvalstest"
 	"vibesell/auth"
 	"vibesell/mail"
+	"vibesell/sandboxmail"
 	"vibesell/store"
 	"vibesell/store/storetest"
 	"vibesell/toolkit/toolkittest"
@@ -87,7 +88,7 @@ func setupFlowWith(t *testing.T, more ...string) *flow {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h = routes(cfg, pool, svc, cfg.Mail.Secret, logger)
+	h = routes(cfg, pool, svc, cfg.Mail.Secret, sandboxmail.NewOutbox(sandboxmail.OutboxDeps{DB: pool, Records: svc.sending}), logger)
 	f := &flow{pool: pool, svc: svc, web: srv, two: workspacetest.Two(t, pool), test: t, mailSecret: *cfg.Mail.Secret}
 	if _, err := svc.accounts.CreateUser(context.Background(), auth.NewUser{WorkspaceID: f.two.Acme.ID, Email: "ada@acme.test", Password: flowPassword}); err != nil {
 		t.Fatal(err)

@@ -32,7 +32,7 @@ func remindByMail(db *pgxpool.Pool, svc *services, m *mailEngine, logger *slog.L
 	if err != nil {
 		return fmt.Errorf("the approvals' sandbox mailbox: %w", err)
 	}
-	svc.approvalMail.notices.Store(notices.New(db, box.SMTP, reminderSender, svc.clock))
+	svc.approvalMail.notices.Store(notices.New(notices.Deps{DB: db, Endpoint: box.SMTP, From: reminderSender, Clock: svc.clock}))
 	return nil
 }
 

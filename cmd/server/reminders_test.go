@@ -39,7 +39,7 @@ func TestApprovalEmailsGoThroughTheSandboxMailServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := startMail(cfg, svc.outbox, logger)
+	m, err := startMail(cfg, pool, svc, logger)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestApprovalEmailsGoThroughTheSandboxMailServer(t *testing.T) {
 	}
 	// The web app's outbox shows it to Acme, whose email it is, only.
 	for ws, want := range map[uuid.UUID]int{two.Acme.ID: 1, two.Globex.ID: 0} {
-		page, err := svc.outbox.List(ctx, ws, 0, 20)
+		page, err := m.Outbox.List(ctx, ws, 0, 20)
 		if err != nil || len(page.Messages) != want {
 			t.Errorf("outbox of %s: %d messages (%v), want %d", ws, len(page.Messages), err, want)
 		}

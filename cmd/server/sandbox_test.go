@@ -53,7 +53,7 @@ func TestSandboxReadyCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	key, err := mail.NewKeys(f.pool, f.mailSecret, nil).Record(ctx, f.two.Acme.ID, domain)
+	key, err := mail.NewKeys(mail.KeysDeps{DB: f.pool, Secret: f.mailSecret}).Record(ctx, f.two.Acme.ID, domain)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,19 +72,19 @@ func TestTheSandboxKeepsWhatItAcceptsInTheOutbox(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	engine, err := startMail(cfg, f.svc.outbox, slog.New(slog.DiscardHandler))
+	engine, err := startMail(cfg, f.pool, f.svc, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(engine.Close)
-	if !f.svc.outbox.Sandbox() {
+	if !engine.Outbox.Sandbox() {
 		t.Fatal("the outbox does not know the sandbox")
 	}
 	mb, err := engine.Sandbox.AddMailbox(mail.Address{Email: "dana@getacme.com"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sender := delivery.NewDispatcher(f.pool, mail.NewKeys(f.pool, *engine.Secret, nil), f.svc.audience.MailSuppressions(), nil)
+	sender := delivery.NewDispatcher(delivery.DispatcherDeps{DB: f.pool, Keys: mail.NewKeys(mail.KeysDeps{DB: f.pool, Secret: *engine.Secret}), Suppressor: f.svc.audience.MailSuppressions()})
 	_, err = sender.Send(ctx, delivery.Outgoing{
 		Step:    delivery.Step{WorkspaceID: f.two.Acme.ID, CampaignID: "cp_00000000000000c1", LeadID: 1, Step: 1},
 		Mailbox: mb,
@@ -94,14 +94,14 @@ func TestTheSandboxKeepsWhatItAcceptsInTheOutbox(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	acme, err := f.svc.outbox.List(ctx, f.two.Acme.ID, 0, 20)
+	acme, err := engine.Outbox.List(ctx, f.two.Acme.ID, 0, 20)
 	if err != nil || len(acme.Messages) != 1 {
 		t.Fatalf("Acme's outbox: %d messages (%v); want 1", len(acme.Messages), err)
 	}
 	if got := acme.Messages[0].Subject; got != "Hello" {
 		t.Fatalf("Acme's message: subject %q, want Hello", got)
 	}
-	globex, err := f.svc.outbox.List(ctx, f.two.Globex.ID, 0, 20)
+	globex, err := engine.Outbox.List(ctx, f.two.Globex.ID, 0, 20)
 	if err != nil || len(globex.Messages) != 0 {
 		t.Fatalf("Globex's outbox: %d (%v)", len(globex.Messages), err)
 	}

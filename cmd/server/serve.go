@@ -25,6 +25,7 @@ import (
 	"vibesell/billing"
 	"vibesell/delivery"
 	"vibesell/mail"
+	"vibesell/sandboxmail"
 	"vibesell/sending"
 	"vibesell/store"
 	"vibesell/toolkit"
@@ -83,7 +84,7 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 		logger.Warn("PUBLIC_URL is not https, so the Claude app and other OAuth clients will refuse to connect; serve VibeSell over https and set PUBLIC_URL to that address",
 			"PUBLIC_URL", cfg.PublicURL.String())
 	}
-	mailParts, err := startMail(cfg, svc.outbox, logger)
+	mailParts, err := startMail(cfg, db, svc, logger)
 	if err != nil {
 		return err
 	}
@@ -91,7 +92,7 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 	if err := remindByMail(db, svc, mailParts, logger); err != nil {
 		return err
 	}
-	handler := routes(cfg, db, svc, mailParts.Secret, logger)
+	handler := routes(cfg, db, svc, mailParts.Secret, mailParts.Outbox, logger)
 	// The sending engine sends with the job workers; its watchers read
 	// replies until the server stops.
 	stopWatching, err := mailParts.runEngine(cfg, db, svc, logger)
@@ -149,7 +150,7 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 // routes lists everything the HTTP server answers. mailSecret signs the
 // unsubscribe links in every message sent; without one no link can be
 // made, so none is answered.
-func routes(cfg config, db *pgxpool.Pool, svc *services, mailSecret *mail.Secret, logger *slog.Logger) http.Handler {
+func routes(cfg config, db *pgxpool.Pool, svc *services, mailSecret *mail.Secret, outbox *sandboxmail.Outbox, logger *slog.Logger) http.Handler {
 	webApp := web.New(web.Deps{
 		PublicURL:   cfg.PublicURL.String(),
 		Accounts:    svc.accounts,
@@ -162,7 +163,7 @@ func routes(cfg config, db *pgxpool.Pool, svc *services, mailSecret *mail.Secret
 		ClientIP:    cfg.clientIP(),
 		OAuth:       svc.oauth,
 		Billing:     svc.billing,
-		Outbox:      svc.outbox,
+		Outbox:      outbox,
 		Replies:     svc.replies,
 		Sending:     svc.sending,
 		Connections: svc.connections,

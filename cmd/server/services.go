@@ -20,7 +20,6 @@ import (
 	"vibesell/mailboxes"
 	"vibesell/outbound"
 	"vibesell/replies"
-	"vibesell/sandboxmail"
 	"vibesell/sending"
 	"vibesell/store"
 	"vibesell/tools"
@@ -53,9 +52,6 @@ type services struct {
 	// approvalMail emails the approvals' reminders once the sandbox mail
 	// server runs (remindByMail).
 	approvalMail *approvalMail
-	// outbox keeps what the sandbox mail server accepts (serve attaches
-	// the sandbox to it when there is one).
-	outbox *sandboxmail.Outbox
 	// connections are the mailboxes people connected; nil without a mail
 	// secret to seal their passwords with.
 	connections *mailboxes.Connections
@@ -83,7 +79,7 @@ func newServices(cfg config, db *pgxpool.Pool, notes *store.Notifications, logge
 		sessions:   auth.NewSessions(auth.SessionsDeps{DB: db, Limits: cfg.Sessions, Notes: notes, Kept: sessionsKept}),
 		tokens:     auth.NewTokens(auth.TokensDeps{DB: db, Notes: notes, Kept: tokensKept}),
 		cards:      cards.New(cards.Deps{DB: db, Clock: clock}),
-		replies:    replies.NewReplies(db),
+		replies:    replies.NewReplies(replies.RepliesDeps{DB: db}),
 	}
 	s.approvalMail = &approvalMail{people: s.accounts}
 	s.approvals = approvals.New(approvals.Deps{
@@ -101,11 +97,10 @@ func newServices(cfg config, db *pgxpool.Pool, notes *store.Notifications, logge
 	}
 	var dkimRecord sending.DKIMRecordFunc
 	if secret != nil {
-		s.connections = mailboxes.NewConnections(db, *secret, clock, nil)
 		guard := cfg.Mail.Outbound
 		guard.Clock = clock
-		s.connections.UseGuard(outbound.New(guard))
-		keys := mail.NewKeys(db, *secret, clock)
+		s.connections = mailboxes.NewConnections(mailboxes.ConnectionsDeps{DB: db, Secret: *secret, Clock: clock, Guard: outbound.New(guard)})
+		keys := mail.NewKeys(mail.KeysDeps{DB: db, Secret: *secret, Clock: clock})
 		dkimRecord = func(ctx context.Context, ws uuid.UUID, domain string) (sending.Record, error) {
 			rec, err := keys.Record(ctx, ws, domain)
 			return sending.Record{Type: "DKIM", Host: rec.Host, Value: rec.Value}, err
@@ -115,7 +110,6 @@ func newServices(cfg config, db *pgxpool.Pool, notes *store.Notifications, logge
 		DB: db, Clock: clock, Config: cfg.Sending, Cards: s.cards, Offers: s.workspaces, Contexts: s.workspaces, Approvals: s.approvals,
 		Limit: s.billing.Limit(billing.Mailboxes), DKIMRecord: dkimRecord,
 	})
-	s.outbox = sandboxmail.NewOutbox(db, s.sending, clock, logger.With("component", "outbox"))
 	s.approvals.Register(vibesell.ToolOrderSendingSetup, sending.NewOrderAction(s.sending))
 	// The list check asks the same DNS as the sending setup's checks; the
 	// sandbox asks nothing real (as the setup's checks there), unless a
@@ -134,7 +128,7 @@ func newServices(cfg config, db *pgxpool.Pool, notes *store.Notifications, logge
 		// A lead's story (the leads page, get_lead) asks campaigns and
 		// the sending engine for their parts.
 		StoryCampaigns: leadCampaigns{s},
-		StoryMail:      replies.NewLeadHistory(db),
+		StoryMail:      replies.NewLeadHistory(replies.LeadHistoryDeps{DB: db}),
 	})
 	s.approvals.Register(vibesell.ToolImportLeads, audience.ImportAction(s.audience))
 	mailboxes := sending.CampaignMailboxes(s.sending)
@@ -152,7 +146,7 @@ func newServices(cfg config, db *pgxpool.Pool, notes *store.Notifications, logge
 		Senders:   s.workspaces,
 		Approvals: s.approvals,
 		Limit:     s.billing.Limit(billing.ActiveCampaigns),
-		Counter:   delivery.NewTallies(db, s.audience.MailSuppressions()),
+		Counter:   delivery.NewTallies(delivery.TalliesDeps{DB: db, Unsubscribed: s.audience.MailSuppressions()}),
 		Composer:  delivery.Preview{},
 	})
 	s.approvals.Register(vibesell.ToolLaunchCampaign, campaigns.LaunchAction(s.campaigns))

@@ -84,10 +84,10 @@ func Setup(t testing.TB) *Bundle {
 		t.Fatal(err)
 	}
 	suppressor := NewTableSuppressor(t, db)
-	keys := mail.NewKeys(db, secret, clock)
+	keys := mail.NewKeys(mail.KeysDeps{DB: db, Secret: secret, Clock: clock})
 	b.DB, b.Clock, b.Workspace, b.Secret = db, clock, ws.ID, secret
 	b.Sandbox, b.Mailbox, b.Keys, b.Suppressor = sandbox, mailbox, keys, suppressor
-	b.Dispatcher = delivery.NewDispatcher(db, keys, suppressor, clock)
+	b.Dispatcher = delivery.NewDispatcher(delivery.DispatcherDeps{DB: db, Keys: keys, Suppressor: suppressor, Clock: clock})
 	return b
 }
 

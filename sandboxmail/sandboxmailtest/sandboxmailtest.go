@@ -61,5 +61,5 @@ func Guard(t testing.TB, sandboxes ...*sandboxmail.Sandbox) *outbound.Guard {
 			allow = append(allow, ap)
 		}
 	}
-	return outbound.New(outbound.Config{Allow: allow})
+	return outbound.New(outbound.Deps{Allow: allow})
 }
