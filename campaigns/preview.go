@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"vibesell"
 	"vibesell/approvals"
@@ -69,4 +70,21 @@ func (s *Service) LaunchPreviewOf(ctx context.Context, ws uuid.UUID, a approvals
 		mailbox = c.Mailboxes[0]
 	}
 	return &LaunchPreview{Campaign: c, Sequence: q, Lead: leads[0], First: s.composer.Compose(run, 1, leads[0], mailbox)}, nil
+}
+
+// LeadsOf returns the first limit leads of campaign id, in the order the
+// campaign writes to them, and how many it has in all (less those a
+// person removed).
+func (s *Service) LeadsOf(ctx context.Context, ws uuid.UUID, id string, limit int) ([]vibesell.Lead, int, error) {
+	rows, err := s.db.Query(ctx, `SELECT count(*) OVER (), `+campaignLeadColumns+` FROM campaign_leads
+		WHERE workspace_id = $1 AND campaign_id = $2 AND removed_at IS NULL ORDER BY lead_id LIMIT $3`, ws, id, limit)
+	if err != nil {
+		return nil, 0, fmt.Errorf("read leads of campaign %s: %w", id, err)
+	}
+	var total int
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (vibesell.Lead, error) { return scanCampaignLead(r, &total) })
+	if err != nil {
+		return nil, 0, fmt.Errorf("read leads of campaign %s: %w", id, err)
+	}
+	return out, total, nil
 }

@@ -76,9 +76,10 @@ type NextEmails struct {
 	Running bool
 	// Now is the moment it was worked out at.
 	Now time.Time
-	// Waiting is when the next email goes, when none goes now: the
-	// window opens then, or a follow-up falls due. Nil when emails go now
-	// or none is to come.
+	// Waiting is when the next email goes, when none is due now: the
+	// window opens then, or a follow-up falls due. Nil when emails are
+	// due now (a mailbox's gap may still hold them a few minutes) or none
+	// is to come.
 	Waiting *time.Time
 	// Done says no lead has a step to come.
 	Done bool
@@ -144,6 +145,7 @@ func (u *Upcoming) Next(ctx context.Context, ws uuid.UUID, id string, perMailbox
 	}
 	f := campaigns.DueFacts{Now: now, Ledger: ledger, Stopped: stoppedFrom(c, run.Leads, replied[key]), Mailboxes: today, MaxAttempts: u.maxAttempts}
 	plan := map[string][]NextEmail{}
+	dueNow := false
 	full := func() bool {
 		for _, a := range c.Mailboxes {
 			if held[a] == "" && len(plan[a]) < perMailbox {
@@ -162,6 +164,9 @@ func (u *Upcoming) Next(ctx context.Context, ws uuid.UUID, id string, perMailbox
 		if due.Open == 0 {
 			out.Done = round == 0
 			break
+		}
+		if round == 0 {
+			dueNow = len(due.Mailboxes) > 0
 		}
 		for _, m := range due.Mailboxes {
 			at := f.Now
@@ -211,7 +216,7 @@ func (u *Upcoming) Next(ctx context.Context, ws uuid.UUID, id string, perMailbox
 		}
 		out.Mailboxes = append(out.Mailboxes, mn)
 	}
-	if !first.IsZero() && first.After(now) {
+	if !dueNow && !first.IsZero() && first.After(now) {
 		out.Waiting = &first
 	}
 	return out, nil

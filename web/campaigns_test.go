@@ -119,7 +119,7 @@ func TestCampaignsAndSettingsPages(t *testing.T) {
 		}
 		p = ada.Get("/app/campaigns")
 		for _, want := range []string{"1 sent, 1 delivered, 1 replied (1 interested), 0 bounced, 0 unsubscribed.", "Email 1: 1 sent, 1 delivered, 1 replied (1 interested)",
-			"VibeSell paused the campaign for its bounce rate. VibeSell paused it to protect your mailboxes' reputation: once the cause is dealt with, ask the assistant to resume it, and approve the resume here."} {
+			"VibeSell paused the campaign for its bounce rate. VibeSell paused it by itself, to protect your mailboxes and your plan: once the cause is dealt with, resume it here. Only a person can, in this app."} {
 			if !strings.Contains(p.Body, want) {
 				t.Errorf("the page lacks %q:\n%s", want, p.Body)
 			}
