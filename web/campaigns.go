@@ -164,16 +164,25 @@ func campaignPath(id string) string { return "/app/campaigns/" + url.PathEscape(
 // assistant asks for, decided on the approval page they lead to.
 func (s *server) campaignRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /app/campaigns", s.signedIn(s.campaignsPage))
-	mux.HandleFunc("POST /app/campaigns/{id}/stop", s.post(s.signedIn(s.askForApproval(s.Campaigns.RequestStop))))
-	mux.HandleFunc("POST /app/campaigns/{id}/resume", s.post(s.signedIn(s.askForApproval(s.Campaigns.RequestResume))))
+	mux.HandleFunc("POST /app/campaigns/{id}/stop", s.post(s.signedIn(s.askForApproval(s.Campaigns.RequestStop,
+		"This campaign is not sending any more, so there is nothing to stop: below is where it stands now."))))
+	mux.HandleFunc("POST /app/campaigns/{id}/resume", s.post(s.signedIn(s.askForApproval(s.Campaigns.RequestResume,
+		"This campaign is not paused any more, so there is nothing to resume: below is where it stands now."))))
 	mux.HandleFunc("POST /app/campaigns/{id}/schedule", s.post(s.signedIn(s.changeSchedule)))
 }
 
 // askForApproval opens (or finds, when it waits already) the approval
-// request asks for, and takes the person to it to decide.
-func (s *server) askForApproval(request func(ctx context.Context, ws uuid.UUID, id, requestedBy string) (approvals.Approval, bool, error)) signedInHandler {
+// request asks for, and takes the person to it to decide. When the
+// campaign's status no longer allows it (a page open since it changed),
+// the campaigns page says so with conflict: the refusal's own sentence is
+// the assistant's, naming the campaign by its id.
+func (s *server) askForApproval(request func(ctx context.Context, ws uuid.UUID, id, requestedBy string) (approvals.Approval, bool, error), conflict string) signedInHandler {
 	return func(w http.ResponseWriter, r *http.Request, u auth.User, ses auth.WebSession) {
 		a, _, err := request(r.Context(), u.WorkspaceID, r.PathValue("id"), u.Email)
+		if vibesell.ErrorCode(err) == vibesell.ECONFLICT {
+			s.showCampaigns(w, r, u, ses, http.StatusUnprocessableEntity, conflict, "")
+			return
+		}
 		if err != nil {
 			s.renderError(w, r, err, 0, "", "")
 			return
