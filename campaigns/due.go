@@ -230,3 +230,65 @@ func before(rows []SendRecord, step int) []SendRecord {
 	}
 	return out
 }
+
+// NextDueAt is the first moment at or after f.Now when any lead of the
+// campaign has a step that may go, as [Run.Due] would find it then: the
+// step's own time (the first send, a follow-up's business days, a retry's
+// back-off) moved into the lead's window. It leaves out the mailboxes'
+// room and gaps, which only hold a due step back. ok is false when no
+// lead has a step to come.
+func (r Run) NextDueAt(f DueFacts) (at time.Time, ok bool) {
+	for _, l := range r.Leads {
+		if f.Stopped[l.ID] {
+			continue
+		}
+		t, pending := r.dueAt(l, f.Ledger[l.ID], f.Now, f.MaxAttempts)
+		if pending && (!ok || t.Before(at)) {
+			at, ok = t, true
+		}
+	}
+	return at, ok
+}
+
+// dueAt is when lead l's next step may go, at or after now, and whether it
+// has one to come: the times [Run.next] checks, read forward.
+func (r Run) dueAt(l vibesell.Lead, rows []SendRecord, now time.Time, maxAttempts int) (time.Time, bool) {
+	loc := r.Location(l)
+	from := func(t time.Time) time.Time {
+		if t.Before(now) {
+			t = now
+		}
+		return r.Campaign.Schedule.Next(t, loc)
+	}
+	for _, s := range rows {
+		if !s.Failed {
+			continue
+		}
+		if s.Attempts >= maxAttempts {
+			return time.Time{}, false
+		}
+		if s.RetryAt != nil {
+			return from(*s.RetryAt), true
+		}
+		return from(now), true
+	}
+	last := 0
+	var lastAt time.Time
+	if len(rows) > 0 {
+		last, lastAt = rows[len(rows)-1].Step, rows[len(rows)-1].ClaimedAt
+	}
+	if last >= len(r.Sequence.Steps) {
+		return time.Time{}, false
+	}
+	step := last + 1
+	if len(r.Email(step, l).Unresolved) > 0 {
+		return time.Time{}, false
+	}
+	if step == 1 {
+		if r.Campaign.FirstSendAt == nil {
+			return from(now), true
+		}
+		return from(*r.Campaign.FirstSendAt), true
+	}
+	return from(r.stepDue(step, lastAt, loc)), true
+}

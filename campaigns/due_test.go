@@ -192,3 +192,38 @@ func TestDue(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// NextDueAt reads the schedule forward: before the window, its opening
+// (14:00 UTC for Ben in New York); a follow-up, its business days after
+// the first email, in the window; a failed step, its back-off; nothing
+// for a lead with every step sent, one a reply stopped, or one whose
+// email would have a hole (Cid).
+func TestNextDueAt(t *testing.T) {
+	retry := at(1, 11, 0)
+	both := append(sentAt(at(1, 9, 5)), SendRecord{Step: 2, ClaimedAt: at(3, 9, 0), Mailbox: sam.Address, Attempts: 1})
+	for _, c := range []struct {
+		name    string
+		leads   []vibesell.Lead
+		ledger  map[int64][]SendRecord
+		stopped map[int64]bool
+		now     time.Time
+		want    time.Time // zero: none to come
+	}{
+		{name: "the window opens for Ben", leads: []vibesell.Lead{ben}, now: at(1, 7, 0), want: at(1, 14, 0)},
+		{name: "the earliest of two", leads: []vibesell.Lead{ben, ana}, now: at(1, 7, 0), want: at(1, 9, 0)},
+		{name: "due now", leads: []vibesell.Lead{ana}, now: at(1, 10, 0), want: at(1, 10, 0)},
+		{name: "a follow-up", leads: []vibesell.Lead{ana}, ledger: map[int64][]SendRecord{1: sentAt(at(1, 9, 5))}, now: at(1, 10, 0), want: at(3, 9, 0)},
+		{name: "a retry", leads: []vibesell.Lead{ana}, ledger: map[int64][]SendRecord{1: {{Step: 1, Failed: true, ClaimedAt: at(1, 9, 5), RetryAt: &retry, Attempts: 1}}},
+			now: at(1, 10, 0), want: retry},
+		{name: "every step sent", leads: []vibesell.Lead{ana}, ledger: map[int64][]SendRecord{1: both}, now: at(3, 10, 0)},
+		{name: "stopped by a reply", leads: []vibesell.Lead{ana}, stopped: map[int64]bool{1: true}, now: at(1, 10, 0)},
+		{name: "a hole in the email", leads: []vibesell.Lead{cid}, now: at(1, 10, 0)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, ok := dueRun(t, c.leads, 10, sam).NextDueAt(DueFacts{Now: c.now, Ledger: c.ledger, Stopped: c.stopped, MaxAttempts: 3})
+			if ok != !c.want.IsZero() || ok && !got.Equal(c.want) {
+				t.Errorf("next due %v (%v), want %v", got, ok, c.want)
+			}
+		})
+	}
+}

@@ -94,6 +94,38 @@ func (s *Service) Running(ctx context.Context) ([]Run, error) {
 	return runs, nil
 }
 
+// RunOf reads campaign id of workspace ws as the sending engine reads a
+// running one ([Service.Running]), whatever its status: what a page
+// works out the campaign's next emails from. Refusals: ENOTFOUND.
+func (s *Service) RunOf(ctx context.Context, ws uuid.UUID, id string) (Run, error) {
+	c, err := s.campaign(ctx, s.db, ws, id, false)
+	if err != nil {
+		return Run{}, err
+	}
+	runs := []Run{{WorkspaceID: ws, Campaign: c}}
+	if err := s.runSequences(ctx, runs); err != nil {
+		return Run{}, err
+	}
+	if err := s.runLeads(ctx, runs); err != nil {
+		return Run{}, err
+	}
+	r := &runs[0]
+	if r.Sender, err = s.senders.Sender(ctx, ws); err != nil {
+		return Run{}, fmt.Errorf("campaign %s: %w", id, err)
+	}
+	r.location = r.Sender.Location()
+	all, err := s.mailboxes.Mailboxes(ctx, ws)
+	if err != nil {
+		return Run{}, fmt.Errorf("campaign %s: %w", id, err)
+	}
+	for _, a := range c.Mailboxes {
+		if j := slices.IndexFunc(all, func(m Mailbox) bool { return m.Address == a }); j >= 0 {
+			r.Mailboxes = append(r.Mailboxes, all[j])
+		}
+	}
+	return *r, nil
+}
+
 // runSequences reads the sequence version of every run in one query.
 func (s *Service) runSequences(ctx context.Context, runs []Run) error {
 	wss, ids, versions := make([]uuid.UUID, len(runs)), make([]string, len(runs)), make([]int32, len(runs))

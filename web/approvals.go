@@ -174,6 +174,19 @@ type approvalData struct {
 	// HostApps says, beside a decision from the conversation, whether the
 	// app it came through said it shows cards; "" otherwise.
 	HostApps string
+	// Launch shows the emails a launch sends; nil for anything else.
+	Launch *launchView
+}
+
+// launchView is what a person approves in a launch: its first email for
+// one real person, and every step as written.
+type launchView struct {
+	Lead    personLink
+	From    string
+	To      string
+	Subject string
+	Body    string // the text part, footer included
+	Steps   []campaignStep
 }
 
 // approvalPage shows one approval: what it will do, what it costs, until
@@ -235,6 +248,17 @@ func (s *server) showApproval(w http.ResponseWriter, r *http.Request, u auth.Use
 	}
 	if a.FinishedAt != nil {
 		d.FinishedAt = formatTime(*a.FinishedAt, u.TimeZone)
+	}
+	if s.Campaigns != nil {
+		p, err := s.Campaigns.LaunchPreviewOf(ctx, u.WorkspaceID, a)
+		if err != nil {
+			s.renderError(w, r, err, 0, "", "")
+			return
+		}
+		if p != nil {
+			d.Launch = &launchView{Lead: s.person(p.Lead), From: p.First.From, To: p.First.To, Subject: p.First.Subject, Body: p.First.Text,
+				Steps: stepsOf(p.Sequence)}
+		}
 	}
 	for _, e := range events {
 		what := eventLabel(e.Event)

@@ -15,6 +15,7 @@ import (
 	"vibesell"
 	"vibesell/auth"
 	"vibesell/campaigns"
+	"vibesell/delivery"
 	"vibesell/featuretest"
 	"vibesell/store/storetest"
 	"vibesell/web"
@@ -119,7 +120,7 @@ func TestCampaignsAndSettingsPages(t *testing.T) {
 		}
 		p = ada.Get("/app/campaigns")
 		for _, want := range []string{"1 sent, 1 delivered, 1 replied (1 interested), 0 bounced, 0 unsubscribed.", "Email 1: 1 sent, 1 delivered, 1 replied (1 interested)",
-			"VibeSell paused the campaign for its bounce rate. VibeSell paused it to protect your mailboxes' reputation: once the cause is dealt with, ask the assistant to resume it, and approve the resume here."} {
+			"VibeSell paused the campaign for its bounce rate. VibeSell paused it by itself, to protect your mailboxes and your plan: once the cause is dealt with, resume it here. Only a person can, in this app."} {
 			if !strings.Contains(p.Body, want) {
 				t.Errorf("the page lacks %q:\n%s", want, p.Body)
 			}
@@ -155,10 +156,62 @@ func campaignsWeb(t *testing.T, withLeads bool) (*app, *featuretest.Env, workspa
 		}
 	}
 	cfg := web.Deps{PublicURL: srv.URL, Accounts: accounts, Approvals: env.Approvals, Workspaces: env.Workspaces, Campaigns: env.Campaigns,
-		Clock: env.Clock, Logger: slog.New(slog.DiscardHandler)}
+		Upcoming: delivery.NewUpcoming(pool, env.Campaigns, env.Clock, delivery.EngineConfig{}), Clock: env.Clock, Logger: slog.New(slog.DiscardHandler)}
 	if withLeads {
 		cfg.Audience = env.Audience
 	}
 	h = web.New(cfg)
 	return &app{srv: srv, pool: pool}, env, ws
+}
+
+// The campaigns page's controls refuse what the campaign's status does
+// not allow, in a person's words, and another workspace's campaign is not
+// found; a schedule that does not read is shown back with why.
+func TestCampaignControlsRefuse(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	a, env, ws := campaignsWeb(t, false)
+	env.AddLeads(t, ws.Acme.ID, vibesell.Lead{Email: "ana@alpha.test", FirstName: "Ana"})
+	env.AddMailbox(t, ws.Acme.ID, "sam@getacme.test", "Sam", featuretest.Warm)
+	q, err := env.Campaigns.SaveSequence(ctx, ws.Acme.ID, campaigns.SaveRequest{Name: "Lists", Steps: []campaigns.Step{{Subject: "Lists", Body: "Hi {{first_name|there}}"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := env.Campaigns.Stage(ctx, ws.Acme.ID, campaigns.StageRequest{Name: "Heads of sales", Sequence: q.Sequence.ID, WindowStart: 540, WindowEnd: 1020,
+		Days: []time.Weekday{time.Monday}, DailyCap: 25})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := sc.Campaign.ID
+	ada := a.browser(t)
+	ada.signIn("ada@acme.test")
+	csrf := ada.Get("/app/campaigns").CSRF(t)
+
+	if p := ada.Post("/app/campaigns/"+id+"/stop", url.Values{"csrf": {csrf}}); p.Status != http.StatusUnprocessableEntity || !strings.Contains(p.Body, "This campaign is not sending any more, so there is nothing to stop") {
+		t.Errorf("stopping a staged campaign: %d\n%s", p.Status, p.Body)
+	}
+	bad := ada.Post("/app/campaigns/"+id+"/schedule", url.Values{"csrf": {csrf}, "windowStart": {"9am"}, "windowEnd": {"17:00"}, "dailyCap": {"500"}})
+	if bad.Status != http.StatusUnprocessableEntity || !strings.Contains(bad.Body, "The window&#39;s start is not a time of day") {
+		t.Errorf("a schedule that does not read: %d\n%s", bad.Status, bad.Body)
+	}
+	over := ada.Post("/app/campaigns/"+id+"/schedule", url.Values{"csrf": {csrf}, "windowStart": {"09:00"}, "windowEnd": {"17:00"}, "days": {"monday"}, "dailyCap": {"5000"}})
+	if over.Status != http.StatusUnprocessableEntity || !strings.Contains(over.Body, "A daily cap of 5000 emails per mailbox is out of range") {
+		t.Errorf("a cap over the mailboxes' volume: %d\n%s", over.Status, over.Body)
+	}
+	if _, err := a.pool.Exec(ctx, `UPDATE campaigns SET status = 'sending', launched_at = now(), first_send_at = now() WHERE id = $1`, id); err != nil {
+		t.Fatal(err)
+	}
+	if p := ada.Post("/app/campaigns/"+id+"/schedule", url.Values{"csrf": {csrf}, "windowStart": {"10:00"}, "windowEnd": {"17:00"}, "days": {"monday"}, "dailyCap": {"5"}}); p.Status != http.StatusUnprocessableEntity ||
+		!strings.Contains(p.Body, "Stop it first, change the schedule, then resume it.") {
+		t.Errorf("a new schedule for a sending campaign: %d\n%s", p.Status, p.Body)
+	}
+	if p := ada.Post("/app/campaigns/"+id+"/schedule", url.Values{"windowStart": {"10:00"}}); p.Status != http.StatusForbidden {
+		t.Errorf("a schedule without the form's token: %d", p.Status)
+	}
+	bob := a.browser(t)
+	bob.signIn("bob@globex.test")
+	bobCSRF := bob.Get("/app/campaigns").CSRF(t)
+	if p := bob.Post("/app/campaigns/"+id+"/stop", url.Values{"csrf": {bobCSRF}}); p.Status != http.StatusNotFound {
+		t.Errorf("stopping another workspace's campaign: %d\n%s", p.Status, p.Body)
+	}
 }

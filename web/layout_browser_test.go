@@ -188,7 +188,8 @@ func setupEveryPage(t *testing.T) *everyPage {
 		PublicURL: srv.URL, Clock: clock, Logger: logger})
 	oauthServer := oauth.New(oauth.Deps{PublicURL: srv.URL, DB: pool, Logger: logger})
 	h := web.New(web.Deps{PublicURL: srv.URL, Accounts: accounts, Approvals: env.Approvals, Workspaces: env.Workspaces,
-		Audience: env.Audience, Campaigns: env.Campaigns, Billing: bill, Clock: env.Clock, Logger: logger, OAuth: oauthServer,
+		Audience: env.Audience, Campaigns: env.Campaigns, Upcoming: delivery.NewUpcoming(pool, env.Campaigns, env.Clock, delivery.EngineConfig{}),
+		Billing: bill, Clock: env.Clock, Logger: logger, OAuth: oauthServer,
 		Sending: env.Sending, Outbox: outbox})
 	mux.Handle(web.Prefix, h)
 	for _, p := range oauth.Paths {

@@ -31,6 +31,7 @@ import (
 	"vibesell/auth/oauth"
 	"vibesell/billing"
 	"vibesell/campaigns"
+	"vibesell/delivery"
 	"vibesell/mailboxes"
 	"vibesell/replies"
 	"vibesell/sandboxmail"
@@ -58,6 +59,9 @@ type Deps struct {
 	// Campaigns serves the campaigns and settings pages (with Workspaces);
 	// nil leaves them out.
 	Campaigns *campaigns.Service
+	// Upcoming shows each running campaign's next emails, per mailbox, on
+	// the campaigns page; nil leaves them out.
+	Upcoming *delivery.Upcoming
 	// Billing shows the billing page; nil: billing is not available.
 	Billing *billing.Service
 	// Clock tells the time for "expires in 2 hours". Default: the system clock.
@@ -231,7 +235,7 @@ func (s *server) routes() http.Handler {
 		}
 	}
 	if s.Workspaces != nil && s.Campaigns != nil {
-		mux.HandleFunc("GET /app/campaigns", s.signedIn(s.campaignsPage))
+		s.campaignRoutes(mux)
 		mux.HandleFunc("GET /app/settings", s.signedIn(s.settingsPage))
 		mux.HandleFunc("POST /app/settings", s.post(s.signedIn(s.saveSettings)))
 	}

@@ -152,12 +152,15 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 // made, so none is answered.
 func routes(cfg config, db *pgxpool.Pool, svc *services, mailSecret *mail.Secret, outbox *sandboxmail.Outbox, logger *slog.Logger) http.Handler {
 	webApp := web.New(web.Deps{
-		PublicURL:   cfg.PublicURL.String(),
-		Accounts:    svc.accounts,
-		Approvals:   svc.approvals,
-		Workspaces:  svc.workspaces,
-		Audience:    svc.audience,
-		Campaigns:   svc.campaigns,
+		PublicURL:  cfg.PublicURL.String(),
+		Accounts:   svc.accounts,
+		Approvals:  svc.approvals,
+		Workspaces: svc.workspaces,
+		Audience:   svc.audience,
+		Campaigns:  svc.campaigns,
+		// The next emails are worked out with the engine's own defaults
+		// (gaps, tries), which wireEngine builds it with.
+		Upcoming:    delivery.NewUpcoming(db, svc.campaigns, svc.clock, delivery.EngineConfig{}),
 		Clock:       svc.clock,
 		Logger:      logger.With("component", "web"),
 		ClientIP:    cfg.clientIP(),
