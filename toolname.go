@@ -1,6 +1,6 @@
 package vibesell
 
-// The 39 tool names: a public contract (shared/DESIGN.md), never renamed.
+// The 40 tool names: a public contract (shared/DESIGN.md), never renamed.
 // They are declared once, here, because features name the next tool to
 // call in what they write for the assistant, and the catalog (tools/)
 // defines each tool under the same constant.
@@ -25,7 +25,7 @@ const (
 
 	ToolDecideApproval       = "decide_approval"
 	ToolListPendingApprovals = "list_pending_approvals"
-	// ToolDecideInCard is not one of the 39: it is the card's own tool
+	// ToolDecideInCard is not one of the 40: it is the card's own tool
 	// (MCP Apps visibility ["app"]), hidden from the model, which decides
 	// an approval or answers a question only with the card's one-time
 	// token, so that the decision is recorded as clicked.
@@ -49,6 +49,7 @@ const (
 	ToolStopCampaign         = "stop_campaign"
 	ToolResumeCampaign       = "resume_campaign"
 	ToolListReplies          = "list_replies"
+	ToolAnswerReply          = "answer_reply"
 
 	ToolGetPlansAndBilling = "get_plans_and_billing"
 	ToolStartCheckout      = "start_checkout"

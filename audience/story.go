@@ -230,6 +230,9 @@ func (s *Service) storyCampaign(ctx context.Context, ws uuid.UUID, st Story, lc 
 			continue
 		}
 		c.Sent = append(c.Sent, *sd)
+		if sd.Answer {
+			continue // an answer to a reply, not a step of the sequence
+		}
 		switch sd.Outcome {
 		case campaigns.StepRetrying:
 			retry = sd

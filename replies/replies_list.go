@@ -56,7 +56,11 @@ type ListedReply struct {
 	// CampaignName its name when the campaign is known.
 	Campaign     string
 	CampaignName *string
-	Step         *int
+	// Step is the step of the sequence it answers; nil when it matched no
+	// send, or answers an answer (ToAnswer).
+	Step *int
+	// ToAnswer says it answers an answer sent to the lead's reply.
+	ToAnswer bool
 	// MatchedBy says how it was matched: thread, address, domain or none.
 	MatchedBy      string
 	Classification string
@@ -134,6 +138,9 @@ func (r *Replies) List(ctx context.Context, ws uuid.UUID, o ListOptions) (Page, 
 		var l ListedReply
 		err := row.Scan(&l.Mailbox, &l.MessageID, &l.From, &l.Subject, &l.ReceivedAt, &l.Lead, &l.LeadEmail, &l.LeadName, &l.Campaign, &l.CampaignName, &l.Step,
 			&l.MatchedBy, &l.Classification, &l.Rule, &l.ReturnsOn, &l.Bounce, &l.Excerpt)
+		if l.Step != nil && *l.Step < 0 {
+			l.Step, l.ToAnswer = nil, true
+		}
 		return l, err
 	})
 	if err != nil {

@@ -3,6 +3,8 @@ package tools
 import (
 	"context"
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -40,7 +42,7 @@ type replyRow struct {
 	ReceivedAt     time.Time      `json:"receivedAt" jsonschema:"when it was written (its Date), or when it arrived"`
 	Lead           *replyLead     `json:"lead" jsonschema:"the lead whose email it answers; null when it matched no email sent"`
 	Campaign       *replyCampaign `json:"campaign" jsonschema:"the campaign of the email it answers; null when it matched no email sent"`
-	Step           *int           `json:"step" jsonschema:"the step of the sequence it answers, from 1; null when it matched no email sent"`
+	Step           *int           `json:"step" jsonschema:"the step of the sequence it answers, from 1; null when it matched no email sent, or answers an answer sent to an earlier reply (answer_reply)"`
 	MatchedBy      string         `json:"matchedBy" enum:"thread,address,domain,none" jsonschema:"how it was matched to the email it answers: thread (its In-Reply-To or References), address (the lead's address), domain (someone else at the lead's company), none"`
 	Classification string         `json:"classification" enum:"interested,referral,not_now,objection,not_interested,wrong_person,left_company,out_of_office,auto_reply,unsubscribe,bounce,complaint,other" jsonschema:"what the reply says, as VibeSell's rules read it"`
 	Rule           string         `json:"rule" jsonschema:"the rule that decided the classification, in words that can be checked against the reply"`
@@ -73,6 +75,11 @@ func listReplies(d Deps) toolkit.Tool {
 		},
 	})
 }
+
+// plainMessageID is a Message-ID quoted outside the fence: its sender's
+// mail server wrote it, so only one of the plain characters an address
+// has, and of a bounded length.
+var plainMessageID = regexp.MustCompile(`^<[A-Za-z0-9.!#$%&'*+/=?^_{|}~@-]{1,200}>$`)
 
 // repliesExcerptRunes is how much of a reply a page's text repeats.
 const repliesExcerptRunes = 400
@@ -148,8 +155,19 @@ func repliesMarkdown(ctx context.Context, in listRepliesInput, page replies.Page
 			if r.LeadName != "" {
 				lead = clip(r.LeadName, 120) + " <" + clip(r.LeadEmail, 120) + ">"
 			}
-			fmt.Fprintf(&b, " Answers step %d of campaign %s, sent to %s (lead %s), matched by %s; %s with lead %q shows that lead's story.\n\n",
-				*r.Step, name, lead, r.Lead, r.MatchedBy, vibesell.ToolGetLead, r.Lead)
+			what := "the answer sent to their earlier reply"
+			if r.Step != nil {
+				what = fmt.Sprintf("step %d", *r.Step)
+			}
+			fmt.Fprintf(&b, " Answers %s of campaign %s, sent to %s (lead %s), matched by %s; %s with lead %q shows that lead's story.\n\n",
+				what, name, lead, r.Lead, r.MatchedBy, vibesell.ToolGetLead, r.Lead)
+			if !slices.Contains([]string{replies.Bounce, replies.Complaint, replies.Unsubscribe, replies.OutOfOffice, replies.AutoReply}, r.Classification) {
+				reply := "its messageId"
+				if plainMessageID.MatchString(r.MessageID) {
+					reply = fmt.Sprintf("%q", r.MessageID)
+				}
+				fmt.Fprintf(&b, "To answer it, draft the text with the person, then call %s with reply %s.\n\n", vibesell.ToolAnswerReply, reply)
+			}
 		}
 		b.WriteString(vibesell.FenceOutside("The reply", "From: "+clip(r.From, 120)+"\nSubject: "+clip(r.Subject, 160)+"\n\n"+clip(r.Excerpt, repliesExcerptRunes)))
 		b.WriteString("\n")
@@ -158,4 +176,30 @@ func repliesMarkdown(ctx context.Context, in listRepliesInput, page replies.Page
 		fmt.Fprintf(&b, "\nMore on the next page: call list_replies with cursor %q.\n", page.Next)
 	}
 	return b.String()
+}
+
+// answer_reply
+
+type answerReplyInput struct {
+	Reply   string `json:"reply" jsonschema:"the reply to answer: its messageId, as list_replies gives it" example:"<CAF=3x9q@mail.acme-corp.example>" minLength:"3" maxLength:"998"`
+	Mailbox string `json:"mailbox,omitempty" jsonschema:"the sending address the reply arrived at (its mailbox in list_replies); needed only when the same Message-ID reached two mailboxes" example:"dana@getacme.com" maxLength:"320"`
+	Text    string `json:"text" jsonschema:"the answer exactly as the person agreed it, plain text with line breaks; VibeSell adds the unsubscribe link and the postal address below it, as in every email" example:"Hi Sam,\n\nThursday at 10am Pacific works. I'll send an invite for 30 minutes.\n\nDana" minLength:"1" maxLength:"10000"`
+}
+
+func answerReply(d Deps) toolkit.Tool {
+	return define(d, toolkit.Spec[answerReplyInput, approvalOutput]{
+		Name: vibesell.ToolAnswerReply,
+		Handler: func(ctx context.Context, p auth.Principal, in answerReplyInput) (toolkit.Result[approvalOutput], error) {
+			a, created, err := d.Answers.Request(ctx, p.WorkspaceID, replies.AnswerRequest{
+				Reply: replies.ReplyKey{Mailbox: in.Mailbox, MessageID: in.Reply}, Text: in.Text, RequestedBy: personOf(p)})
+			if err != nil {
+				return toolkit.Result[approvalOutput]{}, err
+			}
+			return requestedApproval(ctx, a, created, requestLeads{
+				asked:   "Nothing is sent yet: this asks for the person's approval to send this answer, exactly as shown.",
+				running: "This answer is already approved and being sent; here is its approval.",
+				waiting: "This same answer is already waiting for the person's decision; here is its approval. Nothing is sent yet.",
+			})
+		},
+	})
 }

@@ -31,6 +31,9 @@ type Deps struct {
 	Sessions *auth.Sessions
 	// Replies reads the replies the engine kept (list_replies).
 	Replies *replies.Replies
+	// Answers proposes answers to replies (answer_reply) and counts the
+	// replies waiting for one (get_workspace_context).
+	Answers *replies.Answers
 	// Connections lists the person's connected mailboxes in
 	// get_sending_setup; nil: not available.
 	Connections *mailboxes.Connections
@@ -90,6 +93,7 @@ func Registry(d Deps) []toolkit.Tool {
 		stopCampaign(d),
 		resumeCampaign(d),
 		listReplies(d),
+		answerReply(d),
 		// Billing.
 		getPlansAndBilling(d),
 		startCheckout(d),

@@ -284,6 +284,7 @@ func (m *mailEngine) wireEngine(cfg config, db *pgxpool.Pool, svc *services, log
 		ComplaintLimit: cfg.Mail.ComplaintLimit,
 		Logger:         logger.With("component", "sending-engine"),
 	})
+	svc.answers.SetSending(sender, sources, *m.Secret, cfg.PublicURL.String())
 	poller := replies.NewPoller(db, suppressions, clock, logger.With("component", "replies"))
 	m.Watchers = replies.NewWatchers(poller, sources, 5*time.Minute, logger.With("component", "replies"))
 	return nil

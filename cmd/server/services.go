@@ -51,6 +51,7 @@ type services struct {
 	tokens     *auth.Tokens
 	oauth      *oauth.Server
 	replies    *replies.Replies
+	answers    *replies.Answers
 	// outbox keeps what the sandbox mail server accepts (serve attaches
 	// the sandbox to it when there is one).
 	outbox *sandboxmail.Outbox
@@ -129,6 +130,10 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 	// A lead's story (the leads page, get_lead) asks campaigns and the
 	// sending engine for their parts.
 	s.audience.SetStorySources(s.campaigns, replies.NewLeadHistory(db))
+	// Answers to replies are sent by the sending engine's dispatcher,
+	// which wireEngine names once the mailboxes are known.
+	s.answers = replies.NewAnswers(db, s.approvals, s.workspaces, s.audience.MailSuppressions(), clock)
+	s.approvals.Register(vibesell.ToolAnswerReply, replies.AnswerAction(s.answers))
 	s.oauth, err = oauth.New(oauth.Config{
 		PublicURL: cfg.PublicURL.String(),
 		DB:        db,
@@ -151,7 +156,7 @@ func newServices(cfg config, db *pgxpool.Pool, logger *slog.Logger) (*services, 
 
 func (s *services) toolDeps() tools.Deps {
 	return tools.Deps{Clock: s.clock, Workspaces: s.workspaces, Sending: s.sending, Approvals: s.approvals, PublicURL: s.publicURL, Audience: s.audience, Campaigns: s.campaigns, Billing: s.billing,
-		Cards: s.cards, Sessions: s.sessions, Replies: s.replies, Connections: s.connections}
+		Cards: s.cards, Sessions: s.sessions, Replies: s.replies, Answers: s.answers, Connections: s.connections}
 }
 
 // Sizes of what each replica keeps in memory for requests.
