@@ -33,6 +33,7 @@ import (
 	"vibesell/billing"
 	"vibesell/campaigns"
 	"vibesell/mailboxes"
+	"vibesell/replies"
 	"vibesell/sandboxmail"
 	"vibesell/sending"
 	"vibesell/store"
@@ -83,6 +84,9 @@ type Config struct {
 	// Outbox shows what the sandbox mail server accepted (/app/outbox);
 	// nil leaves the page out.
 	Outbox *sandboxmail.Outbox
+	// Answers serves the answer page of a reply (/app/replies/{id}/answer);
+	// nil leaves it out.
+	Answers *replies.Answers
 	// ClientIP returns the address a request comes from, for the sign-in
 	// limits. Default: the connection's remote address. Behind a trusted
 	// reverse proxy, pass a function that reads its forwarding header.
@@ -185,6 +189,7 @@ func (s *server) routes() http.Handler {
 	}
 	s.leadRoutes(mux)
 	s.leadListRoutes(mux)
+	s.replyAnswerRoutes(mux)
 	if s.Outbox != nil {
 		// The sandbox outbox: every message the sandbox mail server
 		// accepted for the workspace, and a form to answer one as its lead.

@@ -166,6 +166,7 @@ func routes(cfg config, db *pgxpool.Pool, svc *services, mailSecret *mail.Secret
 		OAuth:       svc.oauth,
 		Billing:     svc.billing,
 		Outbox:      svc.outbox,
+		Answers:     svc.answers,
 		Sending:     svc.sending,
 		Connections: svc.connections,
 

@@ -27,6 +27,7 @@ export const approvalActionLabels: Readonly<Record<string, string>> = {
   "launch_campaign": "Launch a campaign",
   "stop_campaign": "Stop a campaign",
   "resume_campaign": "Resume a campaign",
+  "answer_reply": "Answer a reply",
   "upgrade_plan": "Change the plan",
 };
 
@@ -114,7 +115,7 @@ export const billingMetricLabels: Readonly<Record<string, string>> = {
   "emails": "Emails sent this month",
 };
 
-/** mail.ClassificationLabels */
+/** replies.ClassificationLabels */
 export const replyClassificationLabels: Readonly<Record<string, string>> = {
   "interested": "Interested",
   "referral": "Referred someone else",
