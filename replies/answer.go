@@ -390,7 +390,7 @@ func (a *Answers) Request(ctx context.Context, ws uuid.UUID, req AnswerRequest) 
 				"Text:\n" + text,
 			},
 			Who:         fmt.Sprintf("Only %s, who wrote the reply. Below the text, the email carries the unsubscribe link and the postal address, as every email does.", who),
-			When:        "At once, once approved.",
+			When:        "As soon as it is approved.",
 			CostOnce:    zero,
 			CostMonthly: zero,
 			Renewal:     "Nothing renews.",
