@@ -286,6 +286,56 @@ func TestAnswerReplyInTheSandbox(t *testing.T) {
 		mustContain(t, ctxOut.NextStep.Why, "A reply is waiting for an answer: from julia@acme-corp.example", r.MessageID)
 	})
 
+	t.Run("a crash between claim and send never sends twice", func(t *testing.T) {
+		var back repliesOutput
+		conv.Result(vibesell.ToolListReplies, map[string]any{"limit": 1}, &back)
+		var second approvalOutput
+		conv.Result(vibesell.ToolAnswerReply, map[string]any{"reply": back.Replies[0].MessageID, "text": "Of course, I'll add them to the invite.\n\nDana"}, &second)
+		conv.Result(vibesell.ToolDecideApproval, map[string]any{"approval": second.Approval, "decision": "approve"}, nil)
+		a, err := ap.Find(ctx, acme, second.Approval)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var step int
+		if err := db.QueryRow(ctx, `SELECT -id FROM mail_answers WHERE workspace_id = $1 AND approval_id = $2`, acme, a.ID).Scan(&step); err != nil {
+			t.Fatal(err)
+		}
+		// A worker claimed the answer's ledger row and stopped before
+		// handing it over.
+		if _, err := db.Exec(ctx, `INSERT INTO mail_sends (workspace_id, campaign_id, lead_id, step, message_id, mailbox, recipient, status, claimed_at)
+			VALUES ($1, $2, 1, $3, '<claimed@getacme.com>', 'dana@getacme.com', 'julia@acme-corp.example', 'claimed', $4)`, acme, campaign, step, clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+		before := accepted.Load()
+		execute := func() (string, error) {
+			return replies.AnswerAction(answers).Execute(ctx, approvals.Execution{Approval: a, Attempt: 1})
+		}
+		if _, err := execute(); err == nil {
+			t.Fatal("an answer another attempt holds claimed was carried out, want an error to try again")
+		}
+		// Its claim lapses: released, it goes once.
+		clock.Advance(delivery.ClaimLease + time.Minute)
+		if _, err := dispatcher.ReleaseStale(ctx); err != nil {
+			t.Fatal(err)
+		}
+		outcome, err := execute()
+		if err != nil || !strings.HasPrefix(outcome, "Sent the answer") {
+			t.Fatalf("after the claim lapsed: %q, %v", outcome, err)
+		}
+		// Marked sending and never settled (a worker killed in DATA): it
+		// is not sent again.
+		if _, err := db.Exec(ctx, `UPDATE mail_sends SET status = 'sending', settled_at = NULL WHERE workspace_id = $1 AND step = $2`, acme, step); err != nil {
+			t.Fatal(err)
+		}
+		outcome, err = execute()
+		if err != nil || !strings.HasPrefix(outcome, "Whether the answer to julia@acme-corp.example left is not known") {
+			t.Fatalf("marked sending: %q, %v", outcome, err)
+		}
+		if got := accepted.Load() - before; got != 1 {
+			t.Errorf("%d messages accepted, want 1", got)
+		}
+	})
+
 	t.Run("refused with a sentence for who must not be written to", func(t *testing.T) {
 		var omar string
 		var all repliesOutput
