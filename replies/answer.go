@@ -385,8 +385,10 @@ func (a *Answers) Request(ctx context.Context, ws uuid.UUID, req AnswerRequest) 
 				"From: " + addressLine(d.FromName, d.From),
 				"To: " + who,
 				"Subject: " + d.Subject,
-				fmt.Sprintf("In reply to: their reply of %s (Message-ID %s), in the thread of %s",
-					r.ReceivedAt.In(loc).Format("Mon 2 Jan 2006, 15:04 MST"), r.Key.MessageID, vibesell.Plural(len(refs), "email", "emails")),
+				fmt.Sprintf("In reply to: their reply of %s, in the thread of %s", r.ReceivedAt.In(loc).Format("Mon 2 Jan 2006, 15:04 MST"), vibesell.Plural(len(refs), "email", "emails")),
+				signedBy(acct),
+				// Last, so that a list of approvals, which carries the
+				// first items of each, stays within a result's bounds.
 				"Text:\n" + text,
 			},
 			Who:         fmt.Sprintf("Only %s, who wrote the reply. Below the text, the email carries the unsubscribe link and the postal address, as every email does.", who),
@@ -494,6 +496,14 @@ func (a *Answers) threadIDs(ctx context.Context, ws uuid.UUID, r ThreadReply) ([
 		ids = append(ids[:1:1], ids[len(ids)-maxReferences+1:]...)
 	}
 	return ids, nil
+}
+
+// signedBy says who signs what leaves from acct.
+func signedBy(acct mail.Account) string {
+	if acct.Own {
+		return "Signed: by the mailbox's own provider, like all its email"
+	}
+	return "Signed: with the DKIM key of " + acct.Address.Email[strings.LastIndexByte(acct.Address.Email, '@')+1:] + ", like every email VibeSell sends"
 }
 
 // answerSubject is the subject of an answer: the reply's, as a reply.

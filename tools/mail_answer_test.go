@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"strings"
 	"sync/atomic"
@@ -171,7 +170,8 @@ func TestAnswerReplyInTheSandbox(t *testing.T) {
 			"From: Dana Reyes <dana@getacme.com>",
 			"To: julia@acme-corp.example",
 			"Subject: Re: Month-end close",
-			fmt.Sprintf("In reply to: their reply of Tue 1 Dec 2026, 10:00 UTC (Message-ID %s), in the thread of 2 emails", julia.MessageID),
+			"In reply to: their reply of Tue 1 Dec 2026, 10:00 UTC, in the thread of 2 emails",
+			"Signed: with the DKIM key of getacme.com, like every email VibeSell sends",
 			"Text:\n" + text,
 		}
 		if diff := cmp.Diff(want, proposed.Impact.Items); diff != "" {
