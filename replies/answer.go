@@ -329,11 +329,11 @@ func (a *Answers) Request(ctx context.Context, ws uuid.UUID, req AnswerRequest) 
 	if n := utf8.RuneCountInString(text); n > MaxAnswerText {
 		return approvals.Approval{}, false, vibesell.Errorf(vibesell.EINVALID, "The answer is %s characters long; keep it under %s.", vibesell.Count(n), vibesell.Count(MaxAnswerText))
 	}
-	sp, err := a.sendingParts()
+	r, _, err := a.findReply(ctx, ws, req.Reply)
 	if err != nil {
 		return approvals.Approval{}, false, err
 	}
-	r, _, err := a.findReply(ctx, ws, req.Reply)
+	sp, err := a.sendingParts()
 	if err != nil {
 		return approvals.Approval{}, false, err
 	}
