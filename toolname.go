@@ -1,6 +1,6 @@
 package vibesell
 
-// The 40 tool names: a public contract, never renamed (an assistant and
+// The 41 tool names: a public contract, never renamed (an assistant and
 // the connectors people set up call them by name; the snapshots in
 // tools/testdata/toolsnaps/ fail on any change, see README.md). They are
 // declared once, here, because a feature names the tool that takes a
@@ -28,7 +28,7 @@ const (
 
 	ToolDecideApproval       = "decide_approval"
 	ToolListPendingApprovals = "list_pending_approvals"
-	// ToolDecideInCard is not one of the 40: it is the card's own tool
+	// ToolDecideInCard is not one of the 41: it is the card's own tool
 	// (MCP Apps visibility ["app"]), hidden from the model, which decides
 	// an approval or answers a question only with the card's one-time
 	// token, so that the decision is recorded as clicked.
@@ -53,6 +53,7 @@ const (
 	ToolResumeCampaign       = "resume_campaign"
 	ToolListReplies          = "list_replies"
 	ToolCorrectReply         = "correct_reply"
+	ToolAnswerReply          = "answer_reply"
 
 	ToolGetPlansAndBilling = "get_plans_and_billing"
 	ToolStartCheckout      = "start_checkout"

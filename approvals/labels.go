@@ -28,6 +28,7 @@ var (
 		{Value: vibesell.ToolLaunchCampaign, Text: "Launch a campaign"},
 		{Value: vibesell.ToolStopCampaign, Text: "Stop a campaign"},
 		{Value: vibesell.ToolResumeCampaign, Text: "Resume a campaign"},
+		{Value: vibesell.ToolAnswerReply, Text: "Answer a reply"},
 		{Value: vibesell.ToolUpgradePlan, Text: "Change the plan"},
 	}
 	// HostAppsLabels say, beside a decision made through the

@@ -28,7 +28,7 @@ type LeadCampaigns interface {
 	LeadCampaigns(ctx context.Context, ws uuid.UUID, lead int64) ([]campaigns.LeadCampaign, error)
 }
 
-// LeadMail is what the story asks of the sending engine (mail.LeadHistory).
+// LeadMail is what the story asks of the sending engine (replies.LeadHistory).
 type LeadMail interface {
 	LeadSends(ctx context.Context, ws uuid.UUID, lead int64) ([]campaigns.SentStep, error)
 	LeadReplies(ctx context.Context, ws uuid.UUID, lead int64) ([]campaigns.LeadReply, error)
@@ -227,6 +227,9 @@ func (s *Service) storyCampaign(ctx context.Context, ws uuid.UUID, st Story, lc 
 			continue
 		}
 		c.Sent = append(c.Sent, *sd)
+		if sd.Answer {
+			continue // an answer to a reply, not a step of the sequence
+		}
 		switch sd.Outcome {
 		case campaigns.StepRetrying:
 			retry = sd

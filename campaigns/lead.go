@@ -184,6 +184,9 @@ type SentStep struct {
 	RetryAt *time.Time
 	// Attempts is how many times it was tried.
 	Attempts int
+	// Answer says it is an answer to the lead's reply, sent once a person
+	// approved it, not a step of the sequence (Step is then 0).
+	Answer bool
 }
 
 // The outcomes of a step sent.

@@ -60,7 +60,7 @@ func (t *Tallies) CampaignTallies(ctx context.Context, ws uuid.UUID, id string, 
 		       coalesce(bool_or(r.classification = 'unsubscribe'), false)
 		  FROM mail_sends s
 		  LEFT JOIN mail_replies r ON r.workspace_id = s.workspace_id AND r.campaign_id = s.campaign_id AND r.lead_id = s.lead_id AND r.step = s.step
-		 WHERE s.workspace_id = $1 AND s.campaign_id = $2
+		 WHERE s.workspace_id = $1 AND s.campaign_id = $2 AND s.step > 0
 		 GROUP BY s.lead_id, s.step, s.recipient, s.status, s.error
 		 ORDER BY s.lead_id, s.step`, ws, id)
 	if err != nil {

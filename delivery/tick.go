@@ -225,7 +225,7 @@ func (t *tick) sent(run campaigns.Run, mailbox string, out sentFrom) {
 func readLedgers(ctx context.Context, db *pgxpool.Pool, keys []campaignKey) (map[campaignKey]map[int64][]campaigns.SendRecord, error) {
 	wss, ids := splitKeys(keys)
 	rows, err := db.Query(ctx, `SELECT workspace_id, campaign_id, lead_id, step, status, claimed_at, mailbox, message_id, retry_at, attempts
-		FROM mail_sends WHERE (workspace_id, campaign_id) IN (SELECT * FROM unnest($1::uuid[], $2::text[]))
+		FROM mail_sends WHERE (workspace_id, campaign_id) IN (SELECT * FROM unnest($1::uuid[], $2::text[])) AND step > 0
 		ORDER BY workspace_id, campaign_id, lead_id, step`, wss, ids)
 	if err != nil {
 		return nil, fmt.Errorf("read the ledger: %w", err)

@@ -13,19 +13,6 @@ import (
 	"vibesell"
 )
 
-// awaitingAnswer is the SQL condition, on a reply r of mail_replies, of a
-// reply waiting for an answer: one that wants a conversation (a meeting,
-// a time, a question, interest) that no later email to its lead has
-// followed since it came (the email it answers is not one, whatever the
-// reply's Date says). It is the one place that says so: the inbox orders by it
-// and counts it; an answer recorded on the reply, once answering lands,
-// is read here.
-func awaitingAnswer() string {
-	return `r.classification = '` + Interested + `' AND NOT EXISTS (SELECT 1 FROM mail_sends later
-		WHERE later.workspace_id = r.workspace_id AND later.campaign_id = r.campaign_id
-		  AND later.lead_id = r.lead_id AND later.step > r.step AND later.claimed_at > r.received_at)`
-}
-
 // Ways a classification is corrected.
 const (
 	CorrectedInWeb       = "web"       // a signed-in person in the web app
@@ -53,8 +40,9 @@ type Correction struct {
 	At       time.Time
 }
 
-// Thread is one reply with what it answers, for the thread's page.
-type Thread struct {
+// ReplyDetail is one reply with what it answers and how it was
+// corrected, for the reply's page.
+type ReplyDetail struct {
 	Reply ListedReply
 	// Sent is the email it answers; nil when it matched none.
 	Sent *SentEmail
@@ -76,12 +64,12 @@ type SentEmail struct {
 // Get returns one reply of the workspace with the email it answers and
 // its corrections. Refusal: ENOTFOUND for an id no reply of this
 // workspace has.
-func (r *Replies) Get(ctx context.Context, ws uuid.UUID, id string) (Thread, error) {
+func (r *Replies) Get(ctx context.Context, ws uuid.UUID, id string) (ReplyDetail, error) {
 	reply, err := r.one(ctx, r.db, ws, id)
 	if err != nil {
-		return Thread{}, err
+		return ReplyDetail{}, err
 	}
-	t := Thread{Reply: reply, Corrections: []Correction{}}
+	t := ReplyDetail{Reply: reply, Corrections: []Correction{}}
 	if reply.Campaign != "" && reply.Step != nil {
 		var s SentEmail
 		err := r.db.QueryRow(ctx, `SELECT s.mailbox, s.recipient, s.step, s.message_id, coalesce(s.settled_at, s.claimed_at), s.status
@@ -91,13 +79,13 @@ func (r *Replies) Get(ctx context.Context, ws uuid.UUID, id string) (Thread, err
 		case err == nil:
 			t.Sent = &s
 		case !errors.Is(err, pgx.ErrNoRows):
-			return Thread{}, fmt.Errorf("read the email reply %s answers: %w", id, err)
+			return ReplyDetail{}, fmt.Errorf("read the email reply %s answers: %w", id, err)
 		}
 	}
 	rows, err := r.db.Query(ctx, `SELECT from_class, to_class, corrected_by, via, corrected_at FROM mail_reply_corrections
 		WHERE workspace_id = $1 AND reply_id = $2 ORDER BY corrected_at, id`, ws, reply.ID)
 	if err != nil {
-		return Thread{}, fmt.Errorf("read the corrections of reply %s: %w", id, err)
+		return ReplyDetail{}, fmt.Errorf("read the corrections of reply %s: %w", id, err)
 	}
 	t.Corrections, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (Correction, error) {
 		var c Correction
@@ -105,7 +93,7 @@ func (r *Replies) Get(ctx context.Context, ws uuid.UUID, id string) (Thread, err
 		return c, err
 	})
 	if err != nil {
-		return Thread{}, fmt.Errorf("read the corrections of reply %s: %w", id, err)
+		return ReplyDetail{}, fmt.Errorf("read the corrections of reply %s: %w", id, err)
 	}
 	return t, nil
 }

@@ -2,7 +2,8 @@
 // mailbox's inbox over IMAP, matches each reply to the email it answers,
 // classifies it (a person's intent, an out-of-office, a bounce, a
 // complaint), keeps it, and stops or suppresses what it says to; it lists
-// the replies and a lead's history of sends and replies.
+// the replies and a lead's history of sends and replies, and answers a
+// reply once a person approved the answer.
 //
 // # Replies and health
 //
@@ -25,4 +26,21 @@
 // address at once; complaints over the same 100 sends pause likewise past
 // their limit (0.3% by default), two at least: one is a single person's
 // click, already suppressed.
+//
+// # Answers
+//
+// [Answers.Request] proposes an answer to a reply: an approval whose
+// impact shows exactly what goes out (from the mailbox the reply came
+// to, to who wrote it, the subject, the thread, the text); refused for
+// a writer who unsubscribed, complained, bounced or is suppressed, for a
+// bounce or an automatic reply. Once approved, [AnswerAction] sends it
+// through delivery's send ledger, signed, with In-Reply-To the reply's
+// Message-ID and References the thread's: its ledger row is the lead's
+// in the reply's campaign, step -id of its mail_answers row (a negative
+// step is an answer, which the schedule and the campaign's metrics never
+// read), so it is claimed once and handed over once, whatever crashes.
+// The lead answering back is matched to it by thread. A reply is waiting
+// for an answer ([Answers.ContextPart]) while it wants a conversation and
+// nothing answers it or a later reply of the lead: one rule,
+// waitingForAnswer.
 package replies

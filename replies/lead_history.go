@@ -37,10 +37,11 @@ type LeadHistoryDeps struct {
 // NewLeadHistory returns the reader.
 func NewLeadHistory(d LeadHistoryDeps) *LeadHistory { return &LeadHistory{db: d.DB} }
 
-// LeadSends returns every step sent (or tried) to lead, oldest first;
-// not a step its removal held back before it went out.
+// LeadSends returns every step sent (or tried) to lead, oldest first,
+// and the answers to its replies; not a step its removal held back before
+// it went out.
 func (h *LeadHistory) LeadSends(ctx context.Context, ws uuid.UUID, lead int64) ([]campaigns.SentStep, error) {
-	rows, err := h.db.Query(ctx, `SELECT s.campaign_id, s.step, s.mailbox, coalesce(s.settled_at, s.claimed_at), s.status, s.attempts, s.retry_at,
+	rows, err := h.db.Query(ctx, `SELECT s.campaign_id, greatest(s.step, 0), s.step < 0, s.mailbox, coalesce(s.settled_at, s.claimed_at), s.status, s.attempts, s.retry_at,
 			EXISTS (SELECT 1 FROM mail_replies r WHERE r.workspace_id = s.workspace_id AND r.campaign_id = s.campaign_id
 				AND r.lead_id = s.lead_id AND r.step = s.step AND r.bounce = 'hard')
 		FROM mail_sends s WHERE s.workspace_id = $1 AND s.lead_id = $2 AND s.status <> 'claimed'
@@ -53,7 +54,7 @@ func (h *LeadHistory) LeadSends(ctx context.Context, ws uuid.UUID, lead int64) (
 		var st campaigns.SentStep
 		var status string
 		var bounced bool
-		if err := r.Scan(&st.Campaign, &st.Step, &st.Mailbox, &st.At, &status, &st.Attempts, &st.RetryAt, &bounced); err != nil {
+		if err := r.Scan(&st.Campaign, &st.Step, &st.Answer, &st.Mailbox, &st.At, &status, &st.Attempts, &st.RetryAt, &bounced); err != nil {
 			return st, err
 		}
 		switch {
@@ -79,8 +80,9 @@ func (h *LeadHistory) LeadSends(ctx context.Context, ws uuid.UUID, lead int64) (
 }
 
 // leadReplyColumns are the columns [scanLeadReply] reads, the rule's
-// values in parameters $1 and $2.
-var leadReplyColumns = `r.campaign_id, r.step, r.from_address, r.received_at, r.classification, r.matched_by, r.bounce, r.excerpt, ` + stopping(1) + `, coalesce(r.corrected_by, '')`
+// values in parameters $1 and $2. An answer's step is negative in the
+// ledger: a reply to it answers no step of the sequence, 0 here.
+var leadReplyColumns = `r.campaign_id, CASE WHEN r.step < 0 THEN 0 ELSE r.step END, r.from_address, r.received_at, r.classification, r.matched_by, r.bounce, r.excerpt, ` + stopping(1) + `, coalesce(r.corrected_by, '')`
 
 func scanLeadReply(row pgx.CollectableRow) (campaigns.LeadReply, error) {
 	var r campaigns.LeadReply

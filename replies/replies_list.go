@@ -66,7 +66,11 @@ type ListedReply struct {
 	// CampaignName its name when the campaign is known.
 	Campaign     string
 	CampaignName *string
-	Step         *int
+	// Step is the step of the sequence it answers; nil when it matched no
+	// send, or answers an answer (ToAnswer).
+	Step *int
+	// ToAnswer says it answers an answer sent to the lead's reply.
+	ToAnswer bool
 	// MatchedBy says how it was matched: thread, address, domain or none.
 	MatchedBy      string
 	Classification string
@@ -136,7 +140,7 @@ func (r *Replies) List(ctx context.Context, ws uuid.UUID, o ListOptions) (Page, 
 	// order is the newest first alone.
 	rows, err := r.db.Query(ctx, `
 		SELECT * FROM (
-		SELECT `+listedReplyColumns()+`, CASE WHEN $8 THEN (`+awaitingAnswer()+`) ELSE true END AS part
+		SELECT `+listedReplyColumns()+`, CASE WHEN $8 THEN (`+waitingForAnswer+`) ELSE true END AS part
 		  FROM `+listedReplyFrom+`
 		 WHERE r.workspace_id = $1
 		   AND ($2 = '' OR r.campaign_id::text = $2)
@@ -173,7 +177,7 @@ func listedReplyColumns() string {
 		       concat_ws(', ', nullif(trim(concat_ws(' ', cl.fields->>'first_name', cl.fields->>'last_name')), ''), nullif(cl.fields->>'company', '')),
 		       coalesce(r.campaign_id::text, ''), c.name, r.step,
 		       r.matched_by, r.classification, r.rule, r.returns_on, r.bounce, r.excerpt,
-		       r.classified_as, r.corrected_by, r.corrected_at, (` + awaitingAnswer() + `) AS waiting`
+		       r.classified_as, r.corrected_by, r.corrected_at, (` + waitingForAnswer + `) AS waiting`
 }
 
 const listedReplyFrom = `mail_replies r
@@ -188,6 +192,11 @@ func scanListedReply(row pgx.CollectableRow) (ListedReply, error) {
 	var part bool
 	err := row.Scan(&l.ID, &l.Mailbox, &l.MessageID, &l.From, &l.Subject, &l.ReceivedAt, &l.Lead, &l.LeadEmail, &l.LeadName, &l.Campaign, &l.CampaignName, &l.Step,
 		&l.MatchedBy, &l.Classification, &l.Rule, &l.ReturnsOn, &l.Bounce, &l.Excerpt, &l.ClassifiedAs, &l.CorrectedBy, &l.CorrectedAt, &l.Waiting, &part)
+	// An answer's step is negative in the ledger: a reply to it answers
+	// the answer, no step of the sequence.
+	if l.Step != nil && *l.Step < 0 {
+		l.Step, l.ToAnswer = nil, true
+	}
 	return l, err
 }
 

@@ -21,7 +21,8 @@ type getLeadInput struct {
 
 type leadSentData struct {
 	Campaign string    `json:"campaign" jsonschema:"the campaign id"`
-	Step     int       `json:"step" jsonschema:"the step of the sequence, from 1"`
+	Step     int       `json:"step" jsonschema:"the step of the sequence, from 1; 0 for an answer to the lead's reply"`
+	Answer   bool      `json:"answer" jsonschema:"true: an answer to the lead's reply, sent once the person approved it (answer_reply), not a step of the sequence"`
 	At       time.Time `json:"at" jsonschema:"when it was sent (or last tried)"`
 	Mailbox  string    `json:"mailbox" jsonschema:"the sending address it went from"`
 	Outcome  string    `json:"outcome" enum:"sending,delivered,bounced,retrying,failed,unknown" jsonschema:"what became of it: delivered (accepted, no bounce came back), bounced, retrying (not handed over yet, tried again), failed (never sent after every try), unknown (the connection broke while it was handed over), sending"`
@@ -52,7 +53,7 @@ type leadCampaignData struct {
 
 type leadReplyData struct {
 	Campaign       string    `json:"campaign" jsonschema:"the campaign id of the email it answers"`
-	Step           int       `json:"step" jsonschema:"the step it answers, from 1"`
+	Step           int       `json:"step" jsonschema:"the step it answers, from 1; 0 when it answers an answer sent to the lead's reply"`
 	From           string    `json:"from" jsonschema:"who wrote it"`
 	ReceivedAt     time.Time `json:"receivedAt" jsonschema:"when it was written"`
 	Classification string    `json:"classification" enum:"interested,referral,not_now,objection,not_interested,wrong_person,left_company,out_of_office,auto_reply,unsubscribe,bounce,complaint,other" jsonschema:"what the reply says, as VibeSell's rules read it or as a person corrected it (correctedBy)"`
@@ -125,7 +126,7 @@ func toLeadOutput(st audience.Story) leadOutput {
 	for _, c := range st.Campaigns {
 		cd := leadCampaignData{ID: c.ID, Name: c.Name, Status: c.Status, Steps: c.Steps, Sent: []leadSentData{}, SentTotal: c.SentTotal}
 		for _, s := range c.Sent {
-			cd.Sent = append(cd.Sent, leadSentData{Campaign: s.Campaign, Step: s.Step, At: s.At, Mailbox: s.Mailbox, Outcome: s.Outcome})
+			cd.Sent = append(cd.Sent, leadSentData{Campaign: s.Campaign, Step: s.Step, Answer: s.Answer, At: s.At, Mailbox: s.Mailbox, Outcome: s.Outcome})
 		}
 		if n := c.Next; n != nil {
 			cd.Next = &leadNextData{Step: n.Step, Due: n.Due, Waiting: strPtr(n.Waiting)}
@@ -173,7 +174,11 @@ func leadMarkdown(ctx context.Context, st audience.Story, appURL *string) string
 			fmt.Fprintf(&b, "(%s left out; the newest %d follow.)\n", vibesell.Plural(older, "older step", "older steps"), len(c.Sent))
 		}
 		for _, s := range c.Sent {
-			fmt.Fprintf(&b, "- step %d, %s from %s: %s\n", s.Step, vibesell.FormatTimeFor(ctx, s.At), s.Mailbox, s.Outcome)
+			what := fmt.Sprintf("step %d", s.Step)
+			if s.Answer {
+				what = "answer to their reply"
+			}
+			fmt.Fprintf(&b, "- %s, %s from %s: %s\n", what, vibesell.FormatTimeFor(ctx, s.At), s.Mailbox, s.Outcome)
 		}
 		if n := c.Next; n != nil {
 			switch {
@@ -203,8 +208,12 @@ func leadMarkdown(ctx context.Context, st audience.Story, appURL *string) string
 			if r.CorrectedBy != "" {
 				corrected = " (corrected by " + r.CorrectedBy + ")"
 			}
-			fmt.Fprintf(&b, "- **%s**%s from %s, %s, answering step %d of campaign %s: %q\n", r.Classification, corrected, r.From, vibesell.FormatTimeFor(ctx, r.ReceivedAt),
-				r.Step, r.Campaign, r.Excerpt)
+			what := fmt.Sprintf("step %d", r.Step)
+			if r.Step == 0 {
+				what = "the answer to their reply"
+			}
+			fmt.Fprintf(&b, "- **%s**%s from %s, %s, answering %s of campaign %s: %q\n", r.Classification, corrected, r.From, vibesell.FormatTimeFor(ctx, r.ReceivedAt),
+				what, r.Campaign, r.Excerpt)
 		}
 		if st.RepliesTotal > len(st.Replies) {
 			fmt.Fprintf(&b, "Older replies are left out: %s with the campaign shows them all.\n", vibesell.ToolListReplies)

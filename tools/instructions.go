@@ -22,7 +22,7 @@ Choice cards (kind "choice")
 - If the tool answers with a new card, the question has changed: put the new question to the person.
 
 Approval cards (kind "approval")
-- Actions with consequences (ordering a sending setup, importing leads, launching, stopping or resuming a campaign, upgrading the plan) never run from a tool call alone. The tool returns an approval with status "pending", and nothing happens until a person decides.
+- Actions with consequences (ordering a sending setup, importing leads, launching, stopping or resuming a campaign, answering a reply, upgrading the plan) never run from a tool call alone. The tool returns an approval with status "pending", and nothing happens until a person decides.
 - Calling the tool again with the same arguments returns the same pending approval, not a second one.
 - decideHere true: the person may decide in the card, or tell you and you call decide_approval with their decision (recorded as relayed by you; a click in the card is recorded as the person's own). approveVia lists the ways it can be approved: without "conversation", the workspace wants the person to click Approve in the card or approve at appUrl, and decide_approval can only reject it. Never approve on your own initiative.
 - decideHere false: only the signed-in person in the web app at appUrl can approve it (it cannot be undone or it costs money). Give them appUrl; do not try to approve it with decide_approval.

@@ -3,6 +3,8 @@ package tools
 import (
 	"context"
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -41,7 +43,7 @@ type replyRow struct {
 	ReceivedAt     time.Time      `json:"receivedAt" jsonschema:"when it was written (its Date), or when it arrived"`
 	Lead           *replyLead     `json:"lead" jsonschema:"the lead whose email it answers; null when it matched no email sent"`
 	Campaign       *replyCampaign `json:"campaign" jsonschema:"the campaign of the email it answers; null when it matched no email sent"`
-	Step           *int           `json:"step" jsonschema:"the step of the sequence it answers, from 1; null when it matched no email sent"`
+	Step           *int           `json:"step" jsonschema:"the step of the sequence it answers, from 1; null when it matched no email sent, or answers an answer sent to an earlier reply (answer_reply)"`
 	MatchedBy      string         `json:"matchedBy" enum:"thread,address,domain,none" jsonschema:"how it was matched to the email it answers: thread (its In-Reply-To or References), address (the lead's address), domain (someone else at the lead's company), none"`
 	Classification string         `json:"classification" enum:"interested,referral,not_now,objection,not_interested,wrong_person,left_company,out_of_office,auto_reply,unsubscribe,bounce,complaint,other" jsonschema:"what the reply says, as VibeSell's rules read it or, when classifiedAs is not null, as a person corrected it"`
 	Rule           string         `json:"rule" jsonschema:"the rule that decided the classification, in words that can be checked against the reply"`
@@ -94,6 +96,11 @@ func listReplies(d Deps) toolkit.Tool {
 		},
 	})
 }
+
+// plainMessageID is a Message-ID quoted outside the fence: its sender's
+// mail server wrote it, so only one of the plain characters an address
+// has, and of a bounded length.
+var plainMessageID = regexp.MustCompile(`^<[A-Za-z0-9.!#$%&'*+/=?^_{|}~@-]{1,200}>$`)
 
 // repliesExcerptRunes is how much of a reply a page's text repeats.
 const repliesExcerptRunes = 400
@@ -170,8 +177,19 @@ func repliesMarkdown(ctx context.Context, in listRepliesInput, page replies.Page
 			if r.LeadName != "" {
 				lead = clip(r.LeadName, 120) + " <" + clip(r.LeadEmail, 120) + ">"
 			}
-			fmt.Fprintf(&b, " Answers step %d of campaign %s, sent to %s (lead %s), matched by %s; %s with lead %q shows that lead's story.\n\n",
-				*r.Step, name, lead, r.Lead, r.MatchedBy, vibesell.ToolGetLead, r.Lead)
+			what := "the answer sent to their earlier reply"
+			if r.Step != nil {
+				what = fmt.Sprintf("step %d", *r.Step)
+			}
+			fmt.Fprintf(&b, " Answers %s of campaign %s, sent to %s (lead %s), matched by %s; %s with lead %q shows that lead's story.\n\n",
+				what, name, lead, r.Lead, r.MatchedBy, vibesell.ToolGetLead, r.Lead)
+			if !slices.Contains([]string{replies.Bounce, replies.Complaint, replies.Unsubscribe, replies.OutOfOffice, replies.AutoReply}, r.Classification) {
+				reply := "its messageId"
+				if plainMessageID.MatchString(r.MessageID) {
+					reply = fmt.Sprintf("%q", r.MessageID)
+				}
+				fmt.Fprintf(&b, "To answer it, draft the text with the person, then call %s with reply %s.\n\n", vibesell.ToolAnswerReply, reply)
+			}
 		}
 		b.WriteString(vibesell.FenceOutside("The reply", "From: "+clip(r.From, 120)+"\nSubject: "+clip(r.Subject, 160)+"\n\n"+clip(r.Excerpt, repliesExcerptRunes)))
 		b.WriteString("\n")
@@ -234,6 +252,50 @@ func correctReply(d Deps) toolkit.Tool {
 			b.WriteString(vibesell.FenceOutside("The reply", "From: "+clip(r.From, 120)+"\nSubject: "+clip(r.Subject, 160)+"\n\n"+clip(r.Excerpt, repliesExcerptRunes)))
 			b.WriteString("\n")
 			return toolkit.Result[repliesOutput]{Markdown: b.String(), Data: repliesOutput{Replies: []replyRow{toReplyRow(r)}}}, nil
+		},
+	})
+}
+
+// answer_reply
+
+type answerReplyInput struct {
+	Reply   string `json:"reply" jsonschema:"the reply to answer: its messageId, as list_replies gives it" example:"<CAF=3x9q@mail.acme-corp.example>" minLength:"3" maxLength:"998"`
+	Mailbox string `json:"mailbox,omitempty" jsonschema:"the sending address the reply arrived at (its mailbox in list_replies); needed only when the same Message-ID reached two mailboxes" example:"dana@getacme.com" maxLength:"320"`
+	Text    string `json:"text" jsonschema:"the answer exactly as the person agreed it, plain text with line breaks; VibeSell adds the unsubscribe link and the postal address below it, as in every email" example:"Hi Sam,\n\nThursday at 10am Pacific works. I'll send an invite for 30 minutes.\n\nDana" minLength:"1" maxLength:"10000"`
+}
+
+func answerReply(d Deps) toolkit.Tool {
+	return define(d, toolkit.Spec[answerReplyInput, approvalOutput]{
+		Name:        vibesell.ToolAnswerReply,
+		Title:       "Answer a reply",
+		Annotations: toolkit.Annotations{ReadOnly: toolkit.No, Destructive: toolkit.No, Idempotent: toolkit.Yes, OpenWorld: toolkit.No},
+		Requires:    toolkit.Needs{Scope: vibesell.ScopeAct},
+		Description: `
+			Asks for approval to send an answer to a reply, in its thread. Draft the text with the
+			person first and pass it exactly as they agreed it; it sends nothing itself: it returns
+			an approval card (kind approval) whose impact shows exactly what will go out: from the
+			mailbox the reply came to, to who wrote it, the subject, the thread (In-Reply-To and
+			References) and the whole text, with the unsubscribe link and postal address every email
+			carries added below. Once a person approves it (in the card, by telling you, or in the
+			web app at appUrl, as approveVia says), VibeSell sends it once, signed like every email,
+			records it on the lead (get_lead shows it), and the lead's sequence stays stopped.
+			Proposing another text for the same reply replaces the waiting approval; calling it
+			again with the same text returns the same approval. It refuses for a reply from someone
+			who unsubscribed, complained, bounced or is on the suppression list, for a bounce or an
+			automatic reply, and for a reply matched to no email sent. Reply is the messageId
+			list_replies gives; get_workspace_context counts the replies waiting for an answer.
+		`,
+		Handler: func(ctx context.Context, p auth.Principal, in answerReplyInput) (toolkit.Result[approvalOutput], error) {
+			a, created, err := d.Answers.Request(ctx, p.WorkspaceID, replies.AnswerRequest{
+				Reply: replies.ReplyKey{Mailbox: in.Mailbox, MessageID: in.Reply}, Text: in.Text, RequestedBy: personOf(p)})
+			if err != nil {
+				return toolkit.Result[approvalOutput]{}, err
+			}
+			return requestedApproval(ctx, a, created, requestLeads{
+				asked:   "Nothing is sent yet: this asks for the person's approval to send this answer, exactly as shown.",
+				running: "This answer is already approved and being sent; here is its approval.",
+				waiting: "This same answer is already waiting for the person's decision; here is its approval. Nothing is sent yet.",
+			})
 		},
 	})
 }

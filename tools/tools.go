@@ -29,6 +29,9 @@ type Deps struct {
 	Sessions *auth.Sessions
 	// Replies reads the replies the engine kept (list_replies).
 	Replies *replies.Replies
+	// Answers proposes answers to replies (answer_reply) and counts the
+	// replies waiting for one (get_workspace_context).
+	Answers *replies.Answers
 	// Connections lists the person's connected mailboxes in
 	// get_sending_setup; nil: not available.
 	Connections *mailboxes.Connections
@@ -91,6 +94,7 @@ func Registry(d Deps) []toolkit.Tool {
 		resumeCampaign(d),
 		listReplies(d),
 		correctReply(d),
+		answerReply(d),
 		// Billing.
 		getPlansAndBilling(d),
 		startCheckout(d),

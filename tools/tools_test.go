@@ -18,7 +18,7 @@ import (
 // purpose, with the change that needs it.
 var (
 	contractTools = []string{
-		"approve_sequence", "check_domains", "check_first_email", "choose_sending_source", "confirm_sizing",
+		"answer_reply", "approve_sequence", "check_domains", "check_first_email", "choose_sending_source", "confirm_sizing",
 		"confirm_target", "contact_support", "correct_reply", "decide_approval", "estimate_campaign_plan", "estimate_lead_pool",
 		"get_campaign", "get_lead", "get_plans_and_billing", "get_sending_setup", "get_workspace_context", "import_leads",
 		"launch_campaign", "list_pending_approvals", "list_replies", "list_warmed_domains", "open_billing_portal",
@@ -28,7 +28,7 @@ var (
 		"start_warmup", "stop_campaign", "upgrade_plan",
 	}
 	// appOnlyTools are the card's own tools (MCP Apps visibility
-	// ["app"]): hidden from the model, besides the 40.
+	// ["app"]): hidden from the model, besides the 41.
 	appOnlyTools  = []string{"decide_in_card"}
 	contractKinds = []string{
 		"approval", "approvals", "campaign", "campaign_estimate", "checkout", "choice", "domain_quote",
@@ -41,8 +41,8 @@ var (
 )
 
 func TestRegistryContract(t *testing.T) {
-	if len(contractTools) != 40 || len(contractKinds) != 28 {
-		t.Fatalf("the contract lists %d tools and %d kinds, want 40 and 28", len(contractTools), len(contractKinds))
+	if len(contractTools) != 41 || len(contractKinds) != 28 {
+		t.Fatalf("the contract lists %d tools and %d kinds, want 41 and 28", len(contractTools), len(contractKinds))
 	}
 	for _, tool := range Registry(Deps{}) {
 		t.Run(tool.Name(), func(t *testing.T) {

@@ -25,6 +25,10 @@ func newContextReader(d Deps) *workspace.ContextReader {
 	if d.Approvals != nil {
 		parts = append(parts, d.Approvals.ContextPart())
 	}
+	if d.Answers != nil {
+		// After the decisions waiting: the replies waiting for an answer.
+		parts = append(parts, d.Answers.ContextPart())
+	}
 	if d.Sending != nil {
 		parts = append(parts, sendingPart(d.Sending))
 	}

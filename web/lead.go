@@ -111,6 +111,7 @@ func leadName(l audience.ListedLead) string {
 
 type sentRow struct {
 	Step    int
+	Answer  bool // an answer to the lead's reply, not a step of the sequence
 	At      string
 	Mailbox string
 	Outcome string
@@ -188,7 +189,7 @@ func (s *server) showLead(w http.ResponseWriter, r *http.Request, u auth.User, s
 		names[c.ID] = c.Name
 		sc := storyCampaign{Name: c.Name, Status: campaigns.StatusLabels.Of(c.Status), Steps: c.Steps, Older: c.SentTotal - len(c.Sent)}
 		for _, sd := range c.Sent {
-			sc.Sent = append(sc.Sent, sentRow{Step: sd.Step, At: formatTime(sd.At, loc), Mailbox: sd.Mailbox, Outcome: campaigns.StepLabels.Of(sd.Outcome)})
+			sc.Sent = append(sc.Sent, sentRow{Step: sd.Step, Answer: sd.Answer, At: formatTime(sd.At, loc), Mailbox: sd.Mailbox, Outcome: campaigns.StepLabels.Of(sd.Outcome)})
 		}
 		if n := c.Next; n != nil {
 			switch {

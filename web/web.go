@@ -91,6 +91,9 @@ type Deps struct {
 	// (/app/replies), where a person corrects a classification; nil
 	// leaves them out.
 	Replies *replies.Replies
+	// Answers serves the answer page of a reply (/app/replies/{id}/answer);
+	// nil leaves it out.
+	Answers *replies.Answers
 	// ClientIP returns the address a request comes from, for the sign-in
 	// limits. Default: the connection's remote address. Behind a trusted
 	// reverse proxy, pass a function that reads its forwarding header.
@@ -215,6 +218,7 @@ func (s *server) routes() http.Handler {
 	s.leadRoutes(mux)
 	s.leadListRoutes(mux)
 	s.replyRoutes(mux)
+	s.replyAnswerRoutes(mux)
 	if s.Outbox != nil {
 		// The sandbox outbox: every message the sandbox mail server
 		// accepted for the workspace, and a form to answer one as its lead.

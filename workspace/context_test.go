@@ -31,6 +31,8 @@ var contextTables = []string{
 	"billing_accounts",
 	"sequence_versions", "campaigns",
 	"workspace_senders",
+	// the replies waiting for an answer, and the answers proposed
+	"mail_replies", "mail_answers",
 }
 
 // notContextTables hold a workspace's rows that get_workspace_context does
@@ -39,9 +41,9 @@ var contextTables = []string{
 var notContextTables = []string{
 	"api_tokens", "installation", "mcp_sessions", "choice_cards", "approval_events", "users", "web_sessions", "oauth_grants",
 	"workspace_context_stamps", // the stamps themselves
-	// the sending engine's keys, ledger and replies: the context shows
-	// none of them yet
-	"mail_dkim_keys", "mail_sends", "mail_replies", "mail_poll_marks", "mail_mailboxes", "mail_campaign_health",
+	// the sending engine's keys and ledger: the context shows none of
+	// them yet (an answer sent ends its approval, which moves the stamp)
+	"mail_dkim_keys", "mail_sends", "mail_poll_marks", "mail_mailboxes", "mail_campaign_health",
 	"memberships",
 	// The context counts leads from lead_imports (see audience.ContextRows):
 	// an import batch of a thousand leads moves the stamp once, through its
@@ -147,6 +149,14 @@ func TestEveryContextTableMovesTheStamp(t *testing.T) {
 		{"workspace_senders",
 			`INSERT INTO workspace_senders (workspace_id, time_zone, updated_at) VALUES ($1, 'Europe/Paris', now())`,
 			`UPDATE workspace_senders SET time_zone = 'America/Los_Angeles' WHERE workspace_id = $1`, `DELETE FROM workspace_senders WHERE workspace_id = $1`},
+		{"mail_replies",
+			`INSERT INTO mail_replies (workspace_id, mailbox, message_id, from_address, subject, received_at, campaign_id, lead_id, step, matched_by, classification, rule, excerpt)
+			 VALUES ($1, 'sam@getacme.com', '<r1@example.test>', 'ana@alpha.test', 'Re: Hi', now(), 'cp_00000000000000a1', 1, 1, 'thread', 'interested', 'a rule', 'Yes')`,
+			`UPDATE mail_replies SET classification = 'other' WHERE workspace_id = $1`, ``},
+		{"mail_answers",
+			`INSERT INTO mail_answers (workspace_id, approval_id, reply_mailbox, reply_message_id, reply_received_at, campaign_id, lead_id, mailbox, recipient, subject, body, in_reply_to, "references", created_at)
+			 VALUES ($1, 'ap_00000000000000b1', 'sam@getacme.com', '<r1@example.test>', now(), 'cp_00000000000000a1', 1, 'sam@getacme.com', 'ana@alpha.test', 'Re: Hi', 'Thursday', '<r1@example.test>', '{<r1@example.test>}', now())`,
+			`UPDATE mail_answers SET body = 'Friday' WHERE workspace_id = $1`, `DELETE FROM mail_answers WHERE workspace_id = $1`},
 	}
 	covered := []string{}
 	for _, w := range writes {

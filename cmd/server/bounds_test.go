@@ -11,11 +11,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"vibesell"
 	"vibesell/approvals"
 	"vibesell/approvals/approvalstest"
 	"vibesell/audience"
 	"vibesell/campaigns"
+	"vibesell/delivery"
+	"vibesell/mail"
+	"vibesell/mailboxes"
+	"vibesell/replies"
 	"vibesell/toolkit/toolkittest"
 	"vibesell/web/webtest"
 	"vibesell/workspace"
@@ -205,12 +211,44 @@ func TestEveryResultIsBounded(t *testing.T) {
 
 	// Replies, the longest the engine keeps, to the first campaign.
 	fillReplies(t, f, cps[0], 120)
-	var replies struct {
+	var repliesPage struct {
+		Replies []struct {
+			ID   string `json:"id"`
+			Lead *struct {
+				ID string `json:"id"`
+			} `json:"lead"`
+		} `json:"replies"`
 		NextCursor *string `json:"nextCursor"`
 	}
-	f.call("list_replies", map[string]any{"limit": 10}, &replies)
-	for replies.NextCursor != nil {
-		f.call("list_replies", map[string]any{"limit": 10, "cursor": *replies.NextCursor}, &replies)
+	f.call("list_replies", map[string]any{"limit": 10}, &repliesPage)
+	// A lead with the longest story, and a reply corrected.
+	if len(repliesPage.Replies) > 0 {
+		first := repliesPage.Replies[0]
+		if first.Lead != nil {
+			f.call("get_lead", map[string]any{"lead": first.Lead.ID}, nil)
+		}
+		f.call("correct_reply", map[string]any{"reply": first.ID, "classification": "not_now"}, nil)
+	}
+	for repliesPage.NextCursor != nil {
+		f.call("list_replies", map[string]any{"limit": 10, "cursor": *repliesPage.NextCursor}, &repliesPage)
+	}
+
+	// Answers to replies, each of the longest text, waiting for approval:
+	// the approvals listed below carry them.
+	f.svc.answerSending.parts.Store(&replies.SendingParts{Dispatcher: delivery.NewDispatcher(delivery.DispatcherDeps{DB: f.pool, Suppressor: f.svc.audience.MailSuppressions()}),
+		Sources: acmeMailbox{ws: acme, address: "ada@getacme.test"}, Secret: f.mailSecret, PublicURL: "https://vibesell.example.test"})
+	var waiting struct {
+		Replies []struct {
+			MessageID string `json:"messageId"`
+		} `json:"replies"`
+		NextCursor *string `json:"nextCursor"`
+	}
+	f.call("list_replies", map[string]any{"limit": 10}, &waiting)
+	for page := 0; page < 3; page++ {
+		for _, r := range waiting.Replies {
+			f.call("answer_reply", map[string]any{"reply": r.MessageID, "text": longText(replies.MaxAnswerText, "Thursday works.")}, nil)
+		}
+		f.call("list_replies", map[string]any{"limit": 10, "cursor": *waiting.NextCursor}, &waiting)
 	}
 
 	// Approvals: many orders' worth, the most items each, some rejected
@@ -262,7 +300,20 @@ func TestEveryResultIsBounded(t *testing.T) {
 	}
 }
 
-// contractToolNames are the 38 tools of the product's public contract.
+// acmeMailbox is the sending mailbox the filled replies came to.
+type acmeMailbox struct {
+	ws      uuid.UUID
+	address string
+}
+
+func (m acmeMailbox) Mailboxes(_ context.Context, ws uuid.UUID) ([]mailboxes.WorkspaceMailbox, error) {
+	if ws != m.ws {
+		return nil, nil
+	}
+	return []mailboxes.WorkspaceMailbox{{WorkspaceID: ws, Account: mail.Account{Address: mail.Address{Email: m.address}}}}, nil
+}
+
+// contractToolNames are the 41 tools of the product's public contract.
 var contractToolNames = []string{
 	vibesell.ToolGetWorkspaceContext, vibesell.ToolRemember, vibesell.ToolSaveOffer, vibesell.ToolSavePlaybook, vibesell.ToolContactSupport,
 	vibesell.ToolChooseSendingSource, vibesell.ToolProposeDomains, vibesell.ToolProposeWarmedDomains, vibesell.ToolProposeEmail,
@@ -272,7 +323,7 @@ var contractToolNames = []string{
 	vibesell.ToolEstimateLeadPool, vibesell.ToolPreviewLeadSample, vibesell.ToolImportLeads, vibesell.ToolSaveSequence,
 	vibesell.ToolApproveSequence, vibesell.ToolCheckFirstEmail, vibesell.ToolStageCampaign, vibesell.ToolGetCampaign,
 	vibesell.ToolEstimateCampaignPlan, vibesell.ToolLaunchCampaign, vibesell.ToolStopCampaign, vibesell.ToolResumeCampaign,
-	vibesell.ToolListReplies, vibesell.ToolGetPlansAndBilling, vibesell.ToolStartCheckout, vibesell.ToolOpenBillingPortal,
+	vibesell.ToolListReplies, vibesell.ToolAnswerReply, vibesell.ToolCorrectReply, vibesell.ToolGetLead, vibesell.ToolGetPlansAndBilling, vibesell.ToolStartCheckout, vibesell.ToolOpenBillingPortal,
 	vibesell.ToolUpgradePlan,
 }
 

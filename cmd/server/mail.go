@@ -292,6 +292,7 @@ func (m *mailEngine) wireEngine(cfg config, db *pgxpool.Pool, svc *services, log
 			Logger:         logger.With("component", "sending-engine"),
 		},
 	})
+	svc.answerSending.parts.Store(&replies.SendingParts{Dispatcher: sender, Sources: sources, Secret: *m.Secret, PublicURL: cfg.PublicURL.String()})
 	poller := replies.NewPoller(replies.PollerDeps{DB: db, Suppressor: suppressions, Clock: clock, Logger: logger.With("component", "replies")})
 	m.Watchers = replies.NewWatchers(replies.WatchersDeps{Poller: poller, Sources: sources, Interval: 5 * time.Minute, Logger: logger.With("component", "replies")})
 	return nil

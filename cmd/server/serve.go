@@ -168,6 +168,7 @@ func routes(cfg config, db *pgxpool.Pool, svc *services, mailSecret *mail.Secret
 		Billing:     svc.billing,
 		Outbox:      outbox,
 		Replies:     svc.replies,
+		Answers:     svc.answers,
 		Sending:     svc.sending,
 		Connections: svc.connections,
 

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"log/slog"
+	"sync/atomic"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -52,6 +53,10 @@ type services struct {
 	// approvalMail emails the approvals' reminders once the sandbox mail
 	// server runs (remindByMail).
 	approvalMail *approvalMail
+	answers      *replies.Answers
+	// answerSending is what sends the answers to replies, known once the
+	// sending engine runs (startMail).
+	answerSending *answerSending
 	// connections are the mailboxes people connected; nil without a mail
 	// secret to seal their passwords with.
 	connections *mailboxes.Connections
@@ -152,6 +157,12 @@ func newServices(cfg config, db *pgxpool.Pool, notes *store.Notifications, logge
 	s.approvals.Register(vibesell.ToolLaunchCampaign, campaigns.LaunchAction(s.campaigns))
 	s.approvals.Register(vibesell.ToolStopCampaign, campaigns.StopAction(s.campaigns))
 	s.approvals.Register(vibesell.ToolResumeCampaign, campaigns.ResumeAction(s.campaigns))
+	// Answers to replies are sent by the sending engine's dispatcher,
+	// which startMail makes once the mailboxes are known.
+	s.answerSending = &answerSending{}
+	s.answers = replies.NewAnswers(replies.AnswersDeps{DB: db, Approvals: s.approvals, Senders: s.workspaces,
+		Suppressor: s.audience.MailSuppressions(), Clock: clock, Sending: s.answerSending})
+	s.approvals.Register(vibesell.ToolAnswerReply, replies.AnswerAction(s.answers))
 	s.oauth = oauth.New(oauth.Deps{
 		PublicURL: cfg.PublicURL.String(),
 		DB:        db,
@@ -182,5 +193,20 @@ func (l leadCampaigns) LeadCampaigns(ctx context.Context, ws uuid.UUID, lead int
 
 func (s *services) toolDeps() tools.Deps {
 	return tools.Deps{Workspaces: s.workspaces, Sending: s.sending, Approvals: s.approvals, PublicURL: s.publicURL, Audience: s.audience, Campaigns: s.campaigns, Billing: s.billing,
-		Cards: s.cards, Sessions: s.sessions, Replies: s.replies, Connections: s.connections}
+		Cards: s.cards, Sessions: s.sessions, Replies: s.replies, Answers: s.answers, Connections: s.connections}
+}
+
+// answerSending gives the answers to replies what sends them once the
+// sending engine runs: until then, and on a server whose engine is off,
+// an answer is refused.
+type answerSending struct {
+	parts atomic.Pointer[replies.SendingParts]
+}
+
+func (a *answerSending) SendingParts() (replies.SendingParts, bool) {
+	p := a.parts.Load()
+	if p == nil {
+		return replies.SendingParts{}, false
+	}
+	return *p, true
 }

@@ -27,6 +27,7 @@ export const approvalActionLabels: Readonly<Record<string, string>> = {
   "launch_campaign": "Launch a campaign",
   "stop_campaign": "Stop a campaign",
   "resume_campaign": "Resume a campaign",
+  "answer_reply": "Answer a reply",
   "upgrade_plan": "Change the plan",
 };
 

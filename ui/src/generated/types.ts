@@ -1503,8 +1503,10 @@ export interface GetLeadResult {
     sent: {
       /** the campaign id */
       campaign: string;
-      /** the step of the sequence, from 1 */
+      /** the step of the sequence, from 1; 0 for an answer to the lead's reply */
       step: number;
+      /** true: an answer to the lead's reply, sent once the person approved it (answer_reply), not a step of the sequence */
+      answer: boolean;
       /** when it was sent (or last tried) */
       at: string;
       /** the sending address it went from */
@@ -1537,7 +1539,7 @@ export interface GetLeadResult {
   replies: {
     /** the campaign id of the email it answers */
     campaign: string;
-    /** the step it answers, from 1 */
+    /** the step it answers, from 1; 0 when it answers an answer sent to the lead's reply */
     step: number;
     /** who wrote it */
     from: string;
@@ -1907,7 +1909,7 @@ export interface ListRepliesResult {
       /** the campaign's name; null when not available */
       name: string | null;
     } | null;
-    /** the step of the sequence it answers, from 1; null when it matched no email sent */
+    /** the step of the sequence it answers, from 1; null when it matched no email sent, or answers an answer sent to an earlier reply (answer_reply) */
     step: number | null;
     /** how it was matched to the email it answers: thread (its In-Reply-To or References), address (the lead's address), domain (someone else at the lead's company), none */
     matchedBy: "thread" | "address" | "domain" | "none";
@@ -1934,6 +1936,9 @@ export interface ListRepliesResult {
 
 /** What correct_reply returns. */
 export type CorrectReplyResult = ListRepliesResult;
+
+/** What answer_reply returns. */
+export type AnswerReplyResult = OrderSendingSetupResult;
 
 /** What get_plans_and_billing returns. */
 export interface GetPlansAndBillingResult {
@@ -2085,6 +2090,7 @@ export const toolNames: readonly string[] = [
   "resume_campaign",
   "list_replies",
   "correct_reply",
+  "answer_reply",
   "get_plans_and_billing",
   "start_checkout",
   "open_billing_portal",
