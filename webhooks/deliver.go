@@ -66,7 +66,9 @@ func (w *DeliverWorker) NextRetry(job *river.Job[DeliverArgs]) time.Time {
 }
 
 // Timeout bounds one attempt a little beyond its POST.
-func (w *DeliverWorker) Timeout(*river.Job[DeliverArgs]) time.Duration { return w.Service.timeout + 10*time.Second }
+func (w *DeliverWorker) Timeout(*river.Job[DeliverArgs]) time.Duration {
+	return w.Service.timeout + 10*time.Second
+}
 
 // AddWorkers registers the delivery worker; webhooks have no periodic
 // jobs.
