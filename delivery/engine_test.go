@@ -149,7 +149,7 @@ func engineSetup(t testing.TB, o engineOptions) *engineBundle {
 	engine := delivery.NewEngine(pool, sender, sources, env.Campaigns, billingEmails{bill}, secret, env.Clock,
 		delivery.EngineConfig{PublicURL: "https://vibesell.example.test", NoGap: o.noGap})
 	return &engineBundle{Env: env, ctx: ctx, ws: ws.ID, sandbox: sandbox, sources: sources, engine: engine, sender: sender, provider: provider, conns: conns,
-		poller: replies.NewPoller(pool, suppressions, env.Clock, nil), billing: bill, keys: keys}
+		poller: replies.NewPoller(replies.PollerDeps{DB: pool, Suppressor: suppressions, Clock: env.Clock}), billing: bill, keys: keys}
 }
 
 type billingEmails struct{ b *billing.Service }

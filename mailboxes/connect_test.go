@@ -128,7 +128,7 @@ func TestConnectedMailboxes(t *testing.T) {
 		if d := cmp.Diff(want, got); d != "" {
 			t.Fatalf("mailbox mismatch (-want +got):\n%s", d)
 		}
-		if _, err := replies.NewPoller(b.DB, b.Suppressor, b.Clock, nil).Poll(b.Ctx, b.Workspace, mb); err != nil {
+		if _, err := replies.NewPoller(replies.PollerDeps{DB: b.DB, Suppressor: b.Suppressor, Clock: b.Clock}).Poll(b.Ctx, b.Workspace, mb); err != nil {
 			t.Errorf("reading with the connected mailbox: %v", err)
 		}
 		out := b.Outgoing(deliverytest.NewCampaignID(), deliverytest.NewLeadID(), 1)
@@ -296,7 +296,7 @@ func TestConnectedMailboxesAreDialledThroughTheGuard(t *testing.T) {
 	if err != nil || len(boxes) != 1 {
 		t.Fatalf("mailboxes: %d (%v)", len(boxes), err)
 	}
-	_, err = replies.NewPoller(b.DB, b.Suppressor, b.Clock, nil).Poll(b.Ctx, b.Workspace, boxes[0])
+	_, err = replies.NewPoller(replies.PollerDeps{DB: b.DB, Suppressor: b.Suppressor, Clock: b.Clock}).Poll(b.Ctx, b.Workspace, boxes[0])
 	if outbound.Refused(err) == nil {
 		t.Errorf("reading replies: %v, want the guard's refusal", err)
 	}

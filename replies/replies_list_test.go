@@ -48,7 +48,7 @@ func TestListReplies(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := replies.NewPoller(b.DB, b.Suppressor, b.Clock, nil).Poll(b.Ctx, b.Workspace, b.Mailbox); err != nil {
+	if _, err := replies.NewPoller(replies.PollerDeps{DB: b.DB, Suppressor: b.Suppressor, Clock: b.Clock}).Poll(b.Ctx, b.Workspace, b.Mailbox); err != nil {
 		t.Fatal(err)
 	}
 	list := replies.NewReplies(b.DB)
@@ -148,7 +148,7 @@ Yes, interested.
 	if err := b.Sandbox.DeliverReply("dana@getacme.com", raw); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := replies.NewPoller(b.DB, b.Suppressor, b.Clock, nil).Poll(b.Ctx, b.Workspace, b.Mailbox); err != nil {
+	if _, err := replies.NewPoller(replies.PollerDeps{DB: b.DB, Suppressor: b.Suppressor, Clock: b.Clock}).Poll(b.Ctx, b.Workspace, b.Mailbox); err != nil {
 		t.Fatal(err)
 	}
 	page, err := replies.NewReplies(b.DB).List(b.Ctx, b.Workspace, replies.ListOptions{})

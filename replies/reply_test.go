@@ -249,7 +249,7 @@ Who is this?
 		}
 	}
 
-	poller := replies.NewPoller(b.DB, b.Suppressor, b.Clock, nil)
+	poller := replies.NewPoller(replies.PollerDeps{DB: b.DB, Suppressor: b.Suppressor, Clock: b.Clock})
 	n, err := poller.Poll(b.Ctx, b.Workspace, b.Mailbox)
 	if err != nil {
 		t.Fatal(err)

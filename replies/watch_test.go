@@ -21,7 +21,7 @@ func TestWatchReadsARepliesAsTheServerAnnouncesIt(t *testing.T) {
 	stopped := make(chan struct{})
 	go func() {
 		defer close(stopped)
-		replies.NewPoller(b.DB, b.Suppressor, b.Clock, nil).Watch(ctx, b.Workspace, b.Mailbox, time.Hour, func(kept int, err error) {
+		replies.NewPoller(replies.PollerDeps{DB: b.DB, Suppressor: b.Suppressor, Clock: b.Clock}).Watch(ctx, b.Workspace, b.Mailbox, time.Hour, func(kept int, err error) {
 			polls <- fmt.Sprintf("kept %d, error %v", kept, err)
 		})
 	}()

@@ -89,7 +89,7 @@ func TestOutbox(t *testing.T) {
 		if _, err := outbox.ReplyAsLead(b.Ctx, b.Workspace, page.Messages[0].ID, "Sounds good, let's talk on Thursday."); err != nil {
 			t.Fatal(err)
 		}
-		if n, err := replies.NewPoller(b.DB, b.Suppressor, b.Clock, nil).Poll(b.Ctx, b.Workspace, b.Mailbox); err != nil || n != 1 {
+		if n, err := replies.NewPoller(replies.PollerDeps{DB: b.DB, Suppressor: b.Suppressor, Clock: b.Clock}).Poll(b.Ctx, b.Workspace, b.Mailbox); err != nil || n != 1 {
 			t.Fatalf("poll: %d kept (%v)", n, err)
 		}
 		listed, err := replies.NewReplies(b.DB).List(b.Ctx, b.Workspace, replies.ListOptions{})

@@ -120,7 +120,7 @@ func TestGetLead(t *testing.T) {
 	if err := sandbox.DeliverReply(mb.Address.Email, []byte(reply)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := replies.NewPoller(pool, suppressions, env.Clock, nil).Poll(ctx, acmeID, mb); err != nil {
+	if _, err := replies.NewPoller(replies.PollerDeps{DB: pool, Suppressor: suppressions, Clock: env.Clock}).Poll(ctx, acmeID, mb); err != nil {
 		t.Fatal(err)
 	}
 

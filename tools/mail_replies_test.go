@@ -226,7 +226,7 @@ func repliesRead(t *testing.T, campaign string, answers []leadAnswer) (Deps, wor
 			t.Fatal(err)
 		}
 	}
-	if _, err := replies.NewPoller(db, suppressions, clock, nil).Poll(ctx, ws.Acme.ID, mb); err != nil {
+	if _, err := replies.NewPoller(replies.PollerDeps{DB: db, Suppressor: suppressions, Clock: clock}).Poll(ctx, ws.Acme.ID, mb); err != nil {
 		t.Fatal(err)
 	}
 	return Deps{Replies: replies.NewReplies(db)}, ws

@@ -50,7 +50,7 @@ func repliesScenarios(t *testing.T, s *server) []*scenario {
 			t.Fatal(err)
 		}
 	}
-	if _, err := replies.NewPoller(s.pool, suppressions, s.clock, nil).Poll(ctx, s.ws.ID, mb); err != nil {
+	if _, err := replies.NewPoller(replies.PollerDeps{DB: s.pool, Suppressor: suppressions, Clock: s.clock}).Poll(ctx, s.ws.ID, mb); err != nil {
 		t.Fatal(err)
 	}
 	sc, data := s.scenario("replies", "list_replies", nil)
@@ -79,7 +79,7 @@ func repliesScenarios(t *testing.T, s *server) []*scenario {
 	if err := sandbox.DeliverReply(mb.Address.Email, []byte(reply)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := replies.NewPoller(s.pool, suppressions, s.clock, nil).Poll(ctx, s.ws.ID, mb); err != nil {
+	if _, err := replies.NewPoller(replies.PollerDeps{DB: s.pool, Suppressor: suppressions, Clock: s.clock}).Poll(ctx, s.ws.ID, mb); err != nil {
 		t.Fatal(err)
 	}
 	sc, _ = s.scenario("replies-out-of-office", "list_replies", nil)

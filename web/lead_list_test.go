@@ -179,7 +179,7 @@ func TestLeadsListAndStory(t *testing.T) {
 		if err := sandbox.DeliverReply(mb.Address.Email, []byte(reply)); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := replies.NewPoller(a.pool, suppressions, a.env.Clock, nil).Poll(ctx, a.ws.Acme.ID, mb); err != nil {
+		if _, err := replies.NewPoller(replies.PollerDeps{DB: a.pool, Suppressor: suppressions, Clock: a.env.Clock}).Poll(ctx, a.ws.Acme.ID, mb); err != nil {
 			t.Fatal(err)
 		}
 		p := ada.Get(fmt.Sprintf("/app/leads/%d", st.Lead.ID))

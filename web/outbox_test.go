@@ -108,7 +108,7 @@ func TestBrowserOutboxAndReplyAsLead(t *testing.T) {
 	step("wait for the notice", chromedp.WaitVisible(`//div[@class="notice"][contains(., "is in the sending mailbox's inbox")]`))
 	tab.Screenshot("outbox-replied")
 
-	poller := replies.NewPoller(b.pool, b.audience.MailSuppressions(), vibesell.SystemClock{}, nil)
+	poller := replies.NewPoller(replies.PollerDeps{DB: b.pool, Suppressor: b.audience.MailSuppressions(), Clock: vibesell.SystemClock{}})
 	if n, err := poller.Poll(context.Background(), b.acme.ID, b.mailbox); err != nil || n != 1 {
 		t.Fatalf("poll after the reply: %d (%v)", n, err)
 	}

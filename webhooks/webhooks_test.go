@@ -265,7 +265,9 @@ type mailer struct {
 	sent []string
 }
 
-func (m *mailer) People(context.Context, uuid.UUID) ([]string, error) { return []string{"ada@acme.example"}, nil }
+func (m *mailer) People(context.Context, uuid.UUID) ([]string, error) {
+	return []string{"ada@acme.example"}, nil
+}
 
 func (m *mailer) Send(_ context.Context, _ uuid.UUID, to []string, subject, body string) error {
 	m.mu.Lock()

@@ -283,8 +283,10 @@ func (m *mailEngine) wireEngine(cfg config, db *pgxpool.Pool, svc *services, log
 		BounceLimit:    cfg.Mail.BounceLimit,
 		ComplaintLimit: cfg.Mail.ComplaintLimit,
 		Logger:         logger.With("component", "sending-engine"),
+		Webhooks:       svc.webhooks,
 	})
-	poller := replies.NewPoller(db, suppressions, clock, logger.With("component", "replies"))
+	poller := replies.NewPoller(replies.PollerDeps{DB: db, Suppressor: suppressions, Clock: clock, Logger: logger.With("component", "replies"),
+		Webhooks: svc.webhooks})
 	m.Watchers = replies.NewWatchers(poller, sources, 5*time.Minute, logger.With("component", "replies"))
 	return nil
 }

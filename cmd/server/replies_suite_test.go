@@ -52,7 +52,7 @@ func TestSuiteHostileReplies(t *testing.T) {
 		}
 	}
 	suppressions := audience.New(audience.Deps{DB: pool, Clock: clock}).MailSuppressions()
-	if _, err := replies.NewPoller(pool, suppressions, clock, nil).Poll(ctx, acme.ID, mb); err != nil {
+	if _, err := replies.NewPoller(replies.PollerDeps{DB: pool, Suppressor: suppressions, Clock: clock}).Poll(ctx, acme.ID, mb); err != nil {
 		t.Fatal(err)
 	}
 

@@ -31,6 +31,7 @@ import (
 	"vibesell/tools"
 	"vibesell/ui"
 	"vibesell/web"
+	"vibesell/webhooks"
 	"vibesell/workspace"
 )
 
@@ -165,6 +166,7 @@ func routes(cfg config, db *pgxpool.Pool, svc *services, mailSecret *mail.Secret
 		Outbox:      svc.outbox,
 		Sending:     svc.sending,
 		Connections: svc.connections,
+		Webhooks:    svc.webhooks,
 
 		RequestTimeout: cfg.WebRequestTimeout,
 	})
@@ -256,6 +258,9 @@ func newJobClient(db *pgxpool.Pool, svc *services, logger *slog.Logger) (*river.
 	periodic = append(periodic, oauth.AddWorkers(workers, svc.oauth)...)
 	if svc.engine != nil {
 		periodic = append(periodic, delivery.AddWorkers(workers, svc.engine)...)
+	}
+	if svc.webhooks != nil {
+		periodic = append(periodic, webhooks.AddWorkers(workers, svc.webhooks)...)
 	}
 	client, err := river.NewClient(riverpgxv5.New(db), jobConfig(workers, periodic, logger))
 	if err != nil {
