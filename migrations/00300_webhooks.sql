@@ -43,6 +43,8 @@ CREATE TABLE webhook_deliveries (
     FOREIGN KEY (workspace_id, event_id) REFERENCES webhook_events ON DELETE CASCADE
 );
 CREATE INDEX webhook_deliveries_log ON webhook_deliveries (workspace_id, endpoint_id, event_id DESC);
+-- The hourly prune of events past their keeping.
+CREATE INDEX webhook_events_created ON webhook_events (created_at);
 
 -- +goose Down
 DROP TABLE webhook_deliveries;

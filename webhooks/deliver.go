@@ -70,11 +70,39 @@ func (w *DeliverWorker) Timeout(*river.Job[DeliverArgs]) time.Duration {
 	return w.Service.timeout + 10*time.Second
 }
 
-// AddWorkers registers the delivery worker; webhooks have no periodic
-// jobs.
+// AddWorkers registers the delivery worker and the hourly prune of the
+// events past [Kept].
 func AddWorkers(workers *river.Workers, s *Service) []*river.PeriodicJob {
 	river.AddWorker(workers, &DeliverWorker{Service: s})
-	return nil
+	return store.AddSweep[PruneArgs](workers, time.Hour, func(ctx context.Context) error {
+		_, err := s.Prune(ctx)
+		return err
+	}, 0)
+}
+
+// Kept is how long events and their delivery logs are kept: longer than
+// a day of retries, long enough to send one again after a fix.
+const Kept = 30 * 24 * time.Hour
+
+// PruneArgs is the hourly job that forgets the events past [Kept].
+type PruneArgs struct{}
+
+// Kind names the job in River.
+func (PruneArgs) Kind() string { return "webhooks.prune" }
+
+// InsertOpts runs one prune an hour, however many replicas schedule it.
+func (PruneArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{UniqueOpts: river.UniqueOpts{ByPeriod: time.Hour}}
+}
+
+// Prune forgets the events (and their deliveries) older than [Kept], in
+// every workspace, and says how many.
+func (s *Service) Prune(ctx context.Context) (int64, error) {
+	tag, err := s.db.Exec(ctx, `DELETE FROM webhook_events WHERE created_at < $1`, s.clock.Now().Add(-Kept))
+	if err != nil {
+		return 0, fmt.Errorf("prune the webhook events: %w", err)
+	}
+	return tag.RowsAffected(), nil
 }
 
 // deliver POSTs one event to one endpoint and records the outcome.

@@ -364,8 +364,16 @@ func TestADayOfFailuresDisablesTheEndpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if r.accepted[log[0].EventID] != 1 {
 		t.Errorf("accepted %d times, want once", r.accepted[log[0].EventID])
+	}
+	r.mu.Unlock()
+	// A month on, the events and their log are forgotten.
+	clock.Advance(webhooks.Kept + time.Hour)
+	if n, err := svc.Prune(t.Context()); err != nil || n != 2 {
+		t.Errorf("pruned %d events (%v), want 2", n, err)
+	}
+	if log, _ := svc.Deliveries(t.Context(), e.ws, ep.ID, 10); len(log) != 0 {
+		t.Errorf("the log keeps %d deliveries after the prune", len(log))
 	}
 }
