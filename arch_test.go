@@ -23,7 +23,7 @@ var layers = [][]string{
 	{"vibesell", "vibesell/migrations", "vibesell/proofread", "vibesell/ui"},
 	{"vibesell/store", "vibesell/outbound"},
 	{"vibesell/auth", "vibesell/proof", "vibesell/mail"},
-	{"vibesell/workspace", "vibesell/cards", "vibesell/auth/oauth", "vibesell/toolkit", "vibesell/sandboxmail", "vibesell/notices"},
+	{"vibesell/workspace", "vibesell/cards", "vibesell/auth/oauth", "vibesell/toolkit", "vibesell/sandboxmail", "vibesell/notices", "vibesell/webhooks"},
 	{"vibesell/approvals"},
 	{"vibesell/billing", "vibesell/campaigns"},
 	{"vibesell/sending", "vibesell/audience", "vibesell/mailboxes"},

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"vibesell/store"
+	"vibesell/webhooks"
 )
 
 // MailSuppressions is the suppression list as the sending engine asks
@@ -26,14 +27,37 @@ var mailReasons = map[string]string{
 	"complaint":    ReasonComplaint,
 }
 
-// Suppress adds the address; adding it twice is not an error.
+// Suppress adds the address; adding it twice is not an error. An address
+// newly suppressed for an unsubscribe or a hard bounce is the workspace's
+// webhook event, told in the same transaction.
 func (m MailSuppressions) Suppress(ctx context.Context, ws uuid.UUID, address, reason string) error {
 	r, ok := mailReasons[reason]
 	if !ok {
 		return fmt.Errorf("audience: unknown mail suppression reason %q", reason)
 	}
-	_, err := m.s.Suppress(ctx, ws, []string{address}, r)
-	return err
+	return store.InTx(ctx, m.s.db, func(tx pgx.Tx) error {
+		added, err := m.s.suppress(ctx, tx, ws, []string{address}, r)
+		if err != nil || len(added.Addresses) == 0 {
+			return err
+		}
+		return m.s.webhooks.Emit(ctx, tx, ws, suppressionEvents(ctx, tx, ws, added.Addresses[0], r)...)
+	})
+}
+
+// suppressionEvents are the webhook events of an address suppressed for
+// reason, naming the workspace's lead of that address when there is one.
+func suppressionEvents(ctx context.Context, tx pgx.Tx, ws uuid.UUID, email, reason string) []webhooks.Event {
+	lead := webhooks.Lead{Email: email}
+	// No lead of that address (a lead removed since): the address alone.
+	_ = tx.QueryRow(ctx, `SELECT id, first_name, last_name, company FROM leads WHERE workspace_id = $1 AND email = $2`, ws, email).
+		Scan(&lead.ID, &lead.FirstName, &lead.LastName, &lead.Company)
+	switch reason {
+	case ReasonUnsubscribe:
+		return []webhooks.Event{webhooks.LeadUnsubscribed(lead)}
+	case ReasonHardBounce:
+		return []webhooks.Event{webhooks.LeadBounced(lead)}
+	}
+	return nil
 }
 
 // Suppressed says whether the workspace must not write to the address,

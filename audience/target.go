@@ -16,6 +16,7 @@ import (
 	"vibesell"
 	"vibesell/approvals"
 	"vibesell/store"
+	"vibesell/webhooks"
 )
 
 // Config is what an installation decides about leads.
@@ -46,6 +47,8 @@ type Service struct {
 	// nil: the story tells only the audience's part.
 	storyCampaigns LeadCampaigns
 	storyMail      LeadMail
+	// webhooks is told of leads unsubscribed and bounced; nil: no one is.
+	webhooks *webhooks.Service
 	// mailDomains is the DNS the list check asks; nil: domains are not
 	// looked up. domains keeps its answers a while.
 	mailDomains MailDomains
@@ -75,6 +78,9 @@ type Deps struct {
 	// audience's part.
 	StoryCampaigns LeadCampaigns
 	StoryMail      LeadMail
+	// Webhooks is told, in the suppression's transaction, of a lead that
+	// unsubscribed or bounced for good. Nil: no webhooks.
+	Webhooks *webhooks.Service
 }
 
 // New returns the audience service.
@@ -90,7 +96,7 @@ func New(d Deps) *Service {
 		cfg.ImportBatch = 1000
 	}
 	return &Service{db: d.DB, clock: d.Clock, cfg: cfg, approvals: d.Approvals, limit: d.LeadLimit,
-		mailDomains: d.MailDomains, storyCampaigns: d.StoryCampaigns, storyMail: d.StoryMail}
+		mailDomains: d.MailDomains, storyCampaigns: d.StoryCampaigns, storyMail: d.StoryMail, webhooks: d.Webhooks}
 }
 
 // Description is the ideal customer in the person's words.

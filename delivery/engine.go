@@ -20,6 +20,7 @@ import (
 	"vibesell/mail"
 	"vibesell/mailboxes"
 	"vibesell/store"
+	"vibesell/webhooks"
 )
 
 // The engine sends what running campaigns have due. Each tick it reads
@@ -69,6 +70,9 @@ type EngineConfig struct {
 	// message was handed over, a soft bounce); default [Tries].
 	MaxAttempts int
 	Logger      *slog.Logger
+	// Webhooks is told of each campaign the engine pauses, in the pause's
+	// transaction. Nil: no webhooks.
+	Webhooks *webhooks.Service
 }
 
 // Engine schedules and sends the campaigns' emails.
@@ -503,8 +507,10 @@ func (e *Engine) pause(ctx context.Context, ws uuid.UUID, campaign, reason strin
 	var paused bool
 	err := store.InTx(ctx, e.db, func(tx pgx.Tx) error {
 		var err error
-		paused, err = campaigns.PauseInTx(ctx, tx, ws, campaign, reason, e.clock.Now())
-		return err
+		if paused, err = campaigns.PauseInTx(ctx, tx, ws, campaign, reason, e.clock.Now()); err != nil || !paused {
+			return err
+		}
+		return e.cfg.Webhooks.Emit(ctx, tx, ws, webhooks.CampaignPaused(campaign, reason))
 	})
 	if paused {
 		e.cfg.Logger.Warn("paused a campaign", "campaign", campaign, "reason", reason)

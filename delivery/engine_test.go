@@ -31,6 +31,7 @@ import (
 	"vibesell/sending"
 	"vibesell/store"
 	"vibesell/store/storetest"
+	"vibesell/webhooks"
 	"vibesell/workspace"
 )
 
@@ -66,6 +67,8 @@ type engineOptions struct {
 	own bool
 	// tracer, when set, sees every query on the test's database.
 	tracer pgx.QueryTracer
+	// webhooks has the engine emit its webhook events (on no endpoint).
+	webhooks bool
 }
 
 // laterConnections gives campaigns the connected mailboxes of
@@ -146,8 +149,12 @@ func engineSetup(t testing.TB, o engineOptions) *engineBundle {
 		}
 	}
 	sender := delivery.NewDispatcher(delivery.DispatcherDeps{DB: pool, Keys: keys, Suppressor: suppressions, Clock: env.Clock})
+	var hooks *webhooks.Service
+	if o.webhooks {
+		hooks = webhooks.New(webhooks.Deps{DB: pool, Secret: secret, Clock: env.Clock, Logger: slog.New(slog.DiscardHandler)})
+	}
 	engine := delivery.NewEngine(delivery.EngineDeps{DB: pool, Dispatcher: sender, Sources: sources, Campaigns: env.Campaigns, Usage: billingEmails{bill}, Secret: secret, Clock: env.Clock,
-		Config: delivery.EngineConfig{PublicURL: "https://vibesell.example.test", NoGap: o.noGap}})
+		Config: delivery.EngineConfig{PublicURL: "https://vibesell.example.test", NoGap: o.noGap, Webhooks: hooks}})
 	return &engineBundle{Env: env, ctx: ctx, ws: ws.ID, sandbox: sandbox, sources: sources, engine: engine, sender: sender, provider: provider, conns: conns,
 		poller: replies.NewPoller(replies.PollerDeps{DB: pool, Suppressor: suppressions, Clock: env.Clock}), billing: bill, keys: keys}
 }
@@ -482,7 +489,7 @@ func mustMailbox(t testing.TB, b *engineBundle, address string) mail.Account {
 // the mailbox pauses itself and the campaign with it, saying why; only a
 // person resumes it, and then it sends again.
 func TestEngineAutoPause(t *testing.T) {
-	b := engineSetup(t, engineOptions{noGap: true})
+	b := engineSetup(t, engineOptions{noGap: true, webhooks: true})
 	var leads []vibesell.Lead
 	for i := range 10 {
 		leads = append(leads, vibesell.Lead{Email: fmt.Sprintf("p%d@prospect%d.test", i, i), FirstName: "Pat"})
@@ -543,6 +550,12 @@ Message-ID: %s
 	if res.Sent != 0 || c.Campaign.Status != campaigns.Paused || !c.Campaign.PausedAutomatically ||
 		!strings.Contains(*c.Campaign.PausedReason, "1 of the last 5 emails sent from sam@getacme.test bounced for good (20.0%; the limit is 2%)") {
 		t.Fatalf("after the bounce: sent %d, status %s, automatic %v, reason %v", res.Sent, c.Campaign.Status, c.Campaign.PausedAutomatically, c.Campaign.PausedReason)
+	}
+	// The pause is the workspace's campaign.paused event, with why, once.
+	var events int
+	if err := b.Pool.QueryRow(b.ctx, `SELECT count(*) FROM webhook_events WHERE workspace_id = $1 AND type = 'campaign.paused'
+		AND body->'data'->'campaign'->>'id' = $2 AND body->'data'->>'why' = $3`, b.ws, id, *c.Campaign.PausedReason).Scan(&events); err != nil || events != 1 {
+		t.Errorf("campaign.paused events: %d (%v), want 1", events, err)
 	}
 
 	t.Run("only a person resumes it, and it sends again", func(t *testing.T) {

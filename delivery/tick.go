@@ -14,6 +14,7 @@ import (
 	"vibesell/campaigns"
 	"vibesell/mail"
 	"vibesell/store"
+	"vibesell/webhooks"
 )
 
 // What a tick reads before it sends: every running campaign's ledger, the
@@ -387,12 +388,14 @@ func (e *Engine) checkHealth(ctx context.Context, run campaigns.Run, t *tick, no
 			if paused, err = campaigns.PauseUsing(ctx, tx, ws, a, reason, now); err != nil {
 				return err
 			}
-			for _, id := range paused {
+			events := make([]webhooks.Event, len(paused))
+			for i, id := range paused {
 				if err := restartBounceWindow(ctx, tx, ws, id, now); err != nil {
 					return err
 				}
+				events[i] = webhooks.CampaignPaused(id, reason)
 			}
-			return nil
+			return e.cfg.Webhooks.Emit(ctx, tx, ws, events...)
 		})
 		t.stale = true
 		if err != nil {
@@ -408,10 +411,14 @@ func (e *Engine) checkHealth(ctx context.Context, run campaigns.Run, t *tick, no
 	var paused bool
 	err := store.InTx(ctx, e.db, func(tx pgx.Tx) error {
 		var err error
-		if paused, err = campaigns.PauseInTx(ctx, tx, ws, c.ID, "VibeSell paused the campaign for its "+h.Why+": "+h.Reason, now); err != nil {
+		reason := "VibeSell paused the campaign for its " + h.Why + ": " + h.Reason
+		if paused, err = campaigns.PauseInTx(ctx, tx, ws, c.ID, reason, now); err != nil {
 			return err
 		}
-		return restartBounceWindow(ctx, tx, ws, c.ID, now)
+		if err := restartBounceWindow(ctx, tx, ws, c.ID, now); err != nil || !paused {
+			return err
+		}
+		return e.cfg.Webhooks.Emit(ctx, tx, ws, webhooks.CampaignPaused(c.ID, reason))
 	})
 	t.stale = true
 	return paused, err

@@ -33,9 +33,19 @@ type Upcoming struct {
 	maxAttempts    int
 }
 
+// UpcomingDeps is what works out the next emails needs: the campaigns'
+// runs, and the engine's configuration (its gaps and tries).
+type UpcomingDeps struct {
+	DB        *pgxpool.Pool
+	Campaigns RunReader
+	Clock     vibesell.Clock
+	Config    EngineConfig
+}
+
 // NewUpcoming returns what works out the next emails of the campaigns
-// the engine configured by cfg sends (its gaps and tries).
-func NewUpcoming(db *pgxpool.Pool, camps RunReader, clock vibesell.Clock, cfg EngineConfig) *Upcoming {
+// the engine configured by d.Config sends.
+func NewUpcoming(d UpcomingDeps) *Upcoming {
+	db, camps, clock, cfg := d.DB, d.Campaigns, d.Clock, d.Config
 	if clock == nil {
 		clock = vibesell.SystemClock{}
 	}

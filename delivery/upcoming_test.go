@@ -19,7 +19,7 @@ type nextOf struct {
 
 func nextEmails(t *testing.T, b *engineBundle, id string) (delivery.NextEmails, map[string][]nextOf) {
 	t.Helper()
-	n, err := delivery.NewUpcoming(b.Pool, b.Campaigns, b.Clock, delivery.EngineConfig{}).Next(b.ctx, b.ws, id, 3)
+	n, err := delivery.NewUpcoming(delivery.UpcomingDeps{DB: b.Pool, Campaigns: b.Campaigns, Clock: b.Clock}).Next(b.ctx, b.ws, id, 3)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,8 @@ import (
 	"vibesell"
 	"vibesell/delivery"
 	"vibesell/mail"
+	"vibesell/store"
+	"vibesell/webhooks"
 )
 
 // Match is the send a reply answers, and how it was found.
@@ -39,29 +41,31 @@ type Poller struct {
 	suppressor mail.Suppressor
 	clock      vibesell.Clock
 	logger     *slog.Logger
+	webhooks   *webhooks.Service
 }
 
-// PollerDeps is what the reply reader needs.
+// PollerDeps is what [NewPoller] needs.
 type PollerDeps struct {
-	DB *pgxpool.Pool
-	// Suppressor takes the addresses that asked to be removed or bounced
-	// for good.
+	DB         *pgxpool.Pool
 	Suppressor mail.Suppressor
-	// Clock and Logger are nil for the system's clock and no log.
-	Clock  vibesell.Clock
+	// Clock dates a reply without a date. Default: the system clock.
+	Clock vibesell.Clock
+	// Logger hears the messages skipped. Default: discarded.
 	Logger *slog.Logger
+	// Webhooks is told of each reply kept, and of a lead interested, in
+	// the transaction that keeps the reply. Nil: no webhooks.
+	Webhooks *webhooks.Service
 }
 
 // NewPoller returns the reply reader.
 func NewPoller(d PollerDeps) *Poller {
-	clock, logger := d.Clock, d.Logger
-	if clock == nil {
-		clock = vibesell.SystemClock{}
+	if d.Clock == nil {
+		d.Clock = vibesell.SystemClock{}
 	}
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
+	if d.Logger == nil {
+		d.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Poller{db: d.DB, suppressor: d.Suppressor, clock: clock, logger: logger}
+	return &Poller{db: d.DB, suppressor: d.Suppressor, clock: d.Clock, logger: d.Logger, webhooks: d.Webhooks}
 }
 
 // Poll reads what arrived in the mailbox's inbox since the last poll and
@@ -225,22 +229,54 @@ func (p *Poller) keep(ctx context.Context, workspaceID uuid.UUID, mailbox string
 	if verdict.Bounce != "" {
 		bounce = &verdict.Bounce
 	}
-	tag, err := p.db.Exec(ctx, `
-		INSERT INTO mail_replies (workspace_id, mailbox, message_id, from_address, subject, received_at, campaign_id, lead_id, step,
-		                          matched_by, classification, rule, returns_on, bounce, excerpt)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
-		ON CONFLICT DO NOTHING`,
-		workspaceID, mailbox, reply.MessageID, reply.From, reply.Subject, received, campaign, lead, step,
-		match.By, verdict.Classification, verdict.Rule, verdict.ReturnsOn, bounce, excerpt(reply.Text, 280))
+	var added bool
+	err = store.InTx(ctx, p.db, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `
+			INSERT INTO mail_replies (workspace_id, mailbox, message_id, from_address, subject, received_at, campaign_id, lead_id, step,
+			                          matched_by, classification, rule, returns_on, bounce, excerpt)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+			ON CONFLICT DO NOTHING`,
+			workspaceID, mailbox, reply.MessageID, reply.From, reply.Subject, received, campaign, lead, step,
+			match.By, verdict.Classification, verdict.Rule, verdict.ReturnsOn, bounce, excerpt(reply.Text, 280))
+		if err != nil || tag.RowsAffected() == 0 {
+			return err
+		}
+		added = true
+		return p.webhooks.Emit(ctx, tx, workspaceID, replyEvents(ctx, tx, workspaceID, reply, received, verdict, match)...)
+	})
 	if err != nil {
 		return false, fmt.Errorf("keep reply %s: %w", reply.MessageID, err)
 	}
-	if tag.RowsAffected() == 1 && verdict.Bounce == "soft" && match.By != "none" {
+	if added && verdict.Bounce == "soft" && match.By != "none" {
 		if err := p.retrySoftBounce(ctx, workspaceID, match, verdict); err != nil {
 			return false, err
 		}
 	}
-	return tag.RowsAffected() == 1, nil
+	return added, nil
+}
+
+// replyEvents are the webhook events of a reply kept: the reply, with the
+// lead it answers, and the lead's interest when it is interested. A
+// bounce or an auto-reply is no reply of the lead's.
+func replyEvents(ctx context.Context, tx pgx.Tx, ws uuid.UUID, reply mail.Reply, received time.Time, verdict Verdict, match Match) []webhooks.Event {
+	if verdict.Bounce != "" || verdict.Classification == Complaint {
+		return nil
+	}
+	r := webhooks.Reply{MessageID: reply.MessageID, From: reply.From, Subject: reply.Subject, Classification: verdict.Classification,
+		ReceivedAt: received.UTC(), Excerpt: excerpt(reply.Text, 280)}
+	var lead *webhooks.Lead
+	if match.By != "none" {
+		r.CampaignID = match.CampaignID
+		lead = &webhooks.Lead{ID: match.LeadID}
+		// A lead removed since is named by its id alone.
+		_ = tx.QueryRow(ctx, `SELECT email, first_name, last_name, company FROM leads WHERE workspace_id = $1 AND id = $2`, ws, match.LeadID).
+			Scan(&lead.Email, &lead.FirstName, &lead.LastName, &lead.Company)
+	}
+	events := []webhooks.Event{webhooks.ReplyReceived(r, lead)}
+	if verdict.Classification == Interested && lead != nil {
+		events = append(events, webhooks.LeadInterested(*lead, r))
+	}
+	return events
 }
 
 // retrySoftBounce gives a step that bounced for now another try after its

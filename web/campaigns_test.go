@@ -156,7 +156,7 @@ func campaignsWeb(t *testing.T, withLeads bool) (*app, *featuretest.Env, workspa
 		}
 	}
 	cfg := web.Deps{PublicURL: srv.URL, Accounts: accounts, Approvals: env.Approvals, Workspaces: env.Workspaces, Campaigns: env.Campaigns,
-		Upcoming: delivery.NewUpcoming(pool, env.Campaigns, env.Clock, delivery.EngineConfig{}), Clock: env.Clock, Logger: slog.New(slog.DiscardHandler)}
+		Upcoming: delivery.NewUpcoming(delivery.UpcomingDeps{DB: pool, Campaigns: env.Campaigns, Clock: env.Clock}), Clock: env.Clock, Logger: slog.New(slog.DiscardHandler)}
 	if withLeads {
 		cfg.Audience = env.Audience
 	}

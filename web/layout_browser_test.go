@@ -23,6 +23,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+	"github.com/jackc/pgx/v5"
 
 	"vibesell"
 	"vibesell/approvals"
@@ -36,9 +37,11 @@ import (
 	"vibesell/mail"
 	"vibesell/sandboxmail"
 	"vibesell/sandboxmail/sandboxmailtest"
+	"vibesell/store"
 	"vibesell/store/storetest"
 	"vibesell/web"
 	"vibesell/web/webtest"
+	"vibesell/webhooks"
 	"vibesell/workspace"
 )
 
@@ -182,15 +185,27 @@ func setupEveryPage(t *testing.T) *everyPage {
 		}
 	}
 
+	// An endpoint with a long address and an event in its log.
+	hooks := webhooks.New(webhooks.Deps{DB: pool, Secret: secret, Logger: logger})
+	endpoint, _, err := hooks.Create(ctx, nw.ID, "https://93.184.215.14/hooks/northwind-international/revenue-operations/incoming-webhooks-from-vibesell-0123456789abcdef")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.InTx(ctx, pool, func(tx pgx.Tx) error {
+		return hooks.Emit(ctx, tx, nw.ID, webhooks.LeadBounced(webhooks.Lead{Email: leads[0].Email}))
+	}); err != nil {
+		t.Fatal(err)
+	}
+
 	clock := vibesell.NewManualClock(env.Clock.Now())
 	plans := billing.DefaultConfig()
 	bill := billing.New(billing.Deps{DB: pool, Config: plans, Stripe: billingtest.NewFakeStripe(clock, plans.Plans), Approvals: env.Approvals,
 		PublicURL: srv.URL, Clock: clock, Logger: logger})
 	oauthServer := oauth.New(oauth.Deps{PublicURL: srv.URL, DB: pool, Logger: logger})
 	h := web.New(web.Deps{PublicURL: srv.URL, Accounts: accounts, Approvals: env.Approvals, Workspaces: env.Workspaces,
-		Audience: env.Audience, Campaigns: env.Campaigns, Upcoming: delivery.NewUpcoming(pool, env.Campaigns, env.Clock, delivery.EngineConfig{}),
+		Audience: env.Audience, Campaigns: env.Campaigns, Upcoming: delivery.NewUpcoming(delivery.UpcomingDeps{DB: pool, Campaigns: env.Campaigns, Clock: env.Clock}),
 		Billing: bill, Clock: env.Clock, Logger: logger, OAuth: oauthServer,
-		Sending: env.Sending, Outbox: outbox})
+		Sending: env.Sending, Outbox: outbox, Webhooks: hooks})
 	mux.Handle(web.Prefix, h)
 	for _, p := range oauth.Paths {
 		mux.Handle(p, oauthServer.Handler())
@@ -246,6 +261,8 @@ func setupEveryPage(t *testing.T) *everyPage {
 		{"sending", "/app/sending"},
 		{"outbox", "/app/outbox"},
 		{"support", "/app/support"},
+		{"webhooks", "/app/webhooks"},
+		{"webhook-log", "/app/webhooks/" + endpoint.ID},
 		{"billing", "/app/billing"},
 		{"connections", "/app/connections"},
 		{"connect-app", consent},

@@ -37,6 +37,7 @@ import (
 	"vibesell/sandboxmail"
 	"vibesell/sending"
 	"vibesell/store"
+	"vibesell/webhooks"
 	"vibesell/workspace"
 )
 
@@ -98,6 +99,9 @@ type Deps struct {
 	// limits. Default: the connection's remote address. Behind a trusted
 	// reverse proxy, pass a function that reads its forwarding header.
 	ClientIP func(*http.Request) string
+	// Webhooks serves the webhooks pages (/app/webhooks); nil leaves them
+	// out.
+	Webhooks *webhooks.Service
 }
 
 type server struct {
@@ -199,6 +203,7 @@ func New(d Deps) http.Handler {
 func (s *server) routes() http.Handler {
 	mux := http.NewServeMux()
 	s.oauthRoutes(mux)
+	s.webhookRoutes(mux)
 	mux.HandleFunc("GET /app/{$}", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/app/approvals", http.StatusSeeOther)
 	})
@@ -420,7 +425,9 @@ type pageData struct {
 	Sending bool
 	// Replies: the app has the replies inbox.
 	Replies bool
-	Body    any
+	// Webhooks: the app has the webhooks pages.
+	Webhooks bool
+	Body     any
 }
 
 // maxPageBytes bounds a page of the app. The largest ones (an upload of
@@ -466,6 +473,7 @@ func (s *server) renderWithin(ctx context.Context, w http.ResponseWriter, r *htt
 	d.Support = s.Workspaces != nil
 	d.Campaigns = s.Workspaces != nil && s.Campaigns != nil
 	d.Outbox, d.Sending, d.Replies = s.Outbox != nil, s.Sending != nil, s.Replies != nil
+	d.Webhooks = s.Webhooks != nil
 	buf := &pageBuffer{ctx: ctx, b: make([]byte, 0, 32<<10), max: maxPageBytes}
 	if err := t.ExecuteTemplate(buf, "layout", d); err != nil {
 		ref := vibesell.NewRef()

@@ -290,10 +290,12 @@ func (m *mailEngine) wireEngine(cfg config, db *pgxpool.Pool, svc *services, log
 			BounceLimit:    cfg.Mail.BounceLimit,
 			ComplaintLimit: cfg.Mail.ComplaintLimit,
 			Logger:         logger.With("component", "sending-engine"),
+			Webhooks:       svc.webhooks,
 		},
 	})
 	svc.answerSending.parts.Store(&replies.SendingParts{Dispatcher: sender, Sources: sources, Secret: *m.Secret, PublicURL: cfg.PublicURL.String()})
-	poller := replies.NewPoller(replies.PollerDeps{DB: db, Suppressor: suppressions, Clock: clock, Logger: logger.With("component", "replies")})
+	poller := replies.NewPoller(replies.PollerDeps{DB: db, Suppressor: suppressions, Clock: clock, Logger: logger.With("component", "replies"),
+		Webhooks: svc.webhooks})
 	m.Watchers = replies.NewWatchers(replies.WatchersDeps{Poller: poller, Sources: sources, Interval: 5 * time.Minute, Logger: logger.With("component", "replies")})
 	return nil
 }

@@ -32,6 +32,7 @@ import (
 	"vibesell/tools"
 	"vibesell/ui"
 	"vibesell/web"
+	"vibesell/webhooks"
 	"vibesell/workspace"
 )
 
@@ -160,7 +161,7 @@ func routes(cfg config, db *pgxpool.Pool, svc *services, mailSecret *mail.Secret
 		Campaigns:  svc.campaigns,
 		// The next emails are worked out with the engine's own defaults
 		// (gaps, tries), which wireEngine builds it with.
-		Upcoming:    delivery.NewUpcoming(db, svc.campaigns, svc.clock, delivery.EngineConfig{}),
+		Upcoming:    delivery.NewUpcoming(delivery.UpcomingDeps{DB: db, Campaigns: svc.campaigns, Clock: svc.clock}),
 		Clock:       svc.clock,
 		Logger:      logger.With("component", "web"),
 		ClientIP:    cfg.clientIP(),
@@ -171,6 +172,7 @@ func routes(cfg config, db *pgxpool.Pool, svc *services, mailSecret *mail.Secret
 		Answers:     svc.answers,
 		Sending:     svc.sending,
 		Connections: svc.connections,
+		Webhooks:    svc.webhooks,
 
 		RequestTimeout: cfg.WebRequestTimeout,
 	})
@@ -262,6 +264,9 @@ func newJobClient(db *pgxpool.Pool, svc *services, logger *slog.Logger) (*river.
 	periodic = append(periodic, oauth.AddWorkers(workers, svc.oauth)...)
 	if svc.engine != nil {
 		periodic = append(periodic, delivery.AddWorkers(workers, svc.engine)...)
+	}
+	if svc.webhooks != nil {
+		periodic = append(periodic, webhooks.AddWorkers(workers, svc.webhooks)...)
 	}
 	client, err := river.NewClient(riverpgxv5.New(db), jobConfig(workers, periodic, logger))
 	if err != nil {

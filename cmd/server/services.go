@@ -24,6 +24,7 @@ import (
 	"vibesell/sending"
 	"vibesell/store"
 	"vibesell/tools"
+	"vibesell/webhooks"
 	"vibesell/workspace"
 )
 
@@ -60,6 +61,9 @@ type services struct {
 	// connections are the mailboxes people connected; nil without a mail
 	// secret to seal their passwords with.
 	connections *mailboxes.Connections
+	// webhooks tell a workspace's endpoints its events; nil without a
+	// mail secret to seal their signing secrets with.
+	webhooks *webhooks.Service
 }
 
 // Sizes of what each replica keeps in memory for requests.
@@ -105,6 +109,12 @@ func newServices(cfg config, db *pgxpool.Pool, notes *store.Notifications, logge
 		guard := cfg.Mail.Outbound
 		guard.Clock = clock
 		s.connections = mailboxes.NewConnections(mailboxes.ConnectionsDeps{DB: db, Secret: *secret, Clock: clock, Guard: outbound.New(guard)})
+		// Webhooks connect through a guard of their own ports, with the
+		// mail guard's test allowances.
+		hooksGuard := cfg.Mail.Outbound
+		hooksGuard.Ports, hooksGuard.Clock = webhooks.Ports, clock
+		s.webhooks = webhooks.New(webhooks.Deps{DB: db, Secret: *secret, Guard: outbound.New(hooksGuard), Mailer: s.approvalMail,
+			PublicURL: cfg.PublicURL.String(), Clock: clock, Logger: logger.With("component", "webhooks")})
 		keys := mail.NewKeys(mail.KeysDeps{DB: db, Secret: *secret, Clock: clock})
 		dkimRecord = func(ctx context.Context, ws uuid.UUID, domain string) (sending.Record, error) {
 			rec, err := keys.Record(ctx, ws, domain)
@@ -134,6 +144,7 @@ func newServices(cfg config, db *pgxpool.Pool, notes *store.Notifications, logge
 		// the sending engine for their parts.
 		StoryCampaigns: leadCampaigns{s},
 		StoryMail:      replies.NewLeadHistory(replies.LeadHistoryDeps{DB: db}),
+		Webhooks:       s.webhooks,
 	})
 	s.approvals.Register(vibesell.ToolImportLeads, audience.ImportAction(s.audience))
 	mailboxes := sending.CampaignMailboxes(s.sending)

@@ -1,0 +1,9 @@
+package webhooks_test
+
+import (
+	"testing"
+
+	"vibesell/store/storetest"
+)
+
+func TestMain(m *testing.M) { storetest.Main(m) }
