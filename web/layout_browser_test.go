@@ -23,6 +23,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+	"github.com/google/uuid"
 
 	"vibesell"
 	"vibesell/approvals"
@@ -194,7 +195,10 @@ func setupEveryPage(t *testing.T) *everyPage {
 	for _, p := range oauth.Paths {
 		mux.Handle(p, oauthServer.Handler())
 	}
-	mail.UnsubscribeRoutes(mux, secret, env.Audience.MailSuppressions(), logger)
+	mail.UnsubscribeRoutes(mux, secret, env.Audience.MailSuppressions(), func(ctx context.Context, ws uuid.UUID) (mail.Sender, error) {
+		i, err := env.Workspaces.Identity(ctx, ws)
+		return mail.Sender{Company: i.Company, PostalAddress: i.PostalAddress}, err
+	}, logger)
 
 	// The lead with a story, and an upload waiting to be checked, made
 	// as a person makes them.

@@ -194,7 +194,7 @@ func routes(cfg config, db *pgxpool.Pool, svc *services, mailSecret *mail.Secret
 		mux.Handle(path, authorizationServer)
 	}
 	if mailSecret != nil {
-		mail.UnsubscribeRoutes(mux, *mailSecret, svc.audience.MailSuppressions(), logger.With("component", "unsubscribe"))
+		mail.UnsubscribeRoutes(mux, *mailSecret, svc.audience.MailSuppressions(), unsubscribeSender(svc.workspaces), logger.With("component", "unsubscribe"))
 	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -410,4 +410,12 @@ func serveStdio(ctx context.Context, cfg config, logger *slog.Logger, slug strin
 		}
 		return nil
 	})
+}
+
+// unsubscribeSender names a workspace's sender on the unsubscribe page.
+func unsubscribeSender(ws *workspace.Service) mail.SenderOf {
+	return func(ctx context.Context, id uuid.UUID) (mail.Sender, error) {
+		i, err := ws.Identity(ctx, id)
+		return mail.Sender{Company: i.Company, PostalAddress: i.PostalAddress}, err
+	}
 }
