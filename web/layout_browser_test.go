@@ -248,6 +248,7 @@ func setupEveryPage(t *testing.T) *everyPage {
 		{"settings", "/app/settings"},
 		{"sending", "/app/sending"},
 		{"outbox", "/app/outbox"},
+		{"outbox-notices", "/app/outbox?show=notices"},
 		{"support", "/app/support"},
 		{"billing", "/app/billing"},
 		{"connections", "/app/connections"},
