@@ -231,6 +231,15 @@ func (s *server) routes() http.Handler {
 	}
 	mux.HandleFunc("GET "+billing.BillingPath, s.signedIn(s.billingPage))
 	mux.HandleFunc("POST "+billingPortalPath, s.post(s.signedIn(s.openPortal)))
+	if s.Billing != nil {
+		mux.HandleFunc("POST "+billingCheckoutPath, s.post(s.signedIn(s.startCheckout)))
+		mux.HandleFunc("POST "+billingChangePath, s.post(s.signedIn(s.changePlan)))
+	}
+	for _, path := range []string{billingCheckoutPath, billingChangePath} {
+		mux.HandleFunc("GET "+path, func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, billing.BillingPath, http.StatusSeeOther) // back from signing in
+		})
+	}
 	mux.HandleFunc("GET "+billingPortalPath, func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, billing.BillingPath, http.StatusSeeOther) // back from signing in
 	})
