@@ -73,6 +73,9 @@ type Deps struct {
 	// OAuth, when set, adds the consent page of connecting an app and the
 	// list of connected apps.
 	OAuth *oauth.Server
+	// Tokens, when set, lists the workspace's tokens among the connected
+	// apps, where a person revokes them.
+	Tokens *auth.Tokens
 	// Sending shows the sending setup (/app/sending), with the sandbox
 	// shortcut in the sandbox; nil leaves the page out.
 	Sending *sending.Service

@@ -165,6 +165,7 @@ func routes(cfg config, db *pgxpool.Pool, svc *services, mailSecret *mail.Secret
 		Outbox:      svc.outbox,
 		Sending:     svc.sending,
 		Connections: svc.connections,
+		Tokens:      svc.tokens,
 
 		RequestTimeout: cfg.WebRequestTimeout,
 	})
@@ -331,7 +332,7 @@ func claimFirstStart(ctx context.Context, cfg config, db *pgxpool.Pool) (string,
 			if ws, err = workspace.Create(ctx, tx, "My workspace"); err != nil {
 				return uuid.Nil, err
 			}
-			if token, err = auth.CreateToken(ctx, tx, ws.ID); err != nil {
+			if token, err = auth.CreateTokenBy(ctx, tx, ws.ID, auth.CreatedByFirstStart); err != nil {
 				return uuid.Nil, err
 			}
 			return ws.ID, nil
