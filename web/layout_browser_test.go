@@ -188,9 +188,15 @@ func setupEveryPage(t *testing.T) *everyPage {
 	bill := billing.New(billing.Deps{DB: pool, Config: plans, Stripe: billingtest.NewFakeStripe(clock, plans.Plans), Approvals: env.Approvals,
 		PublicURL: srv.URL, Clock: clock, Logger: logger})
 	oauthServer := oauth.New(oauth.Deps{PublicURL: srv.URL, DB: pool, Logger: logger})
+	tokens := auth.NewTokens(auth.TokensDeps{DB: pool})
+	for _, by := range []string{auth.CreatedByFirstStart, longEmail} {
+		if _, err := tokens.CreateBy(ctx, nw.ID, by); err != nil {
+			t.Fatal(err)
+		}
+	}
 	h := web.New(web.Deps{PublicURL: srv.URL, Accounts: accounts, Approvals: env.Approvals, Workspaces: env.Workspaces,
 		Audience: env.Audience, Campaigns: env.Campaigns, Billing: bill, Clock: env.Clock, Logger: logger, OAuth: oauthServer,
-		Sending: env.Sending, Outbox: outbox})
+		Sending: env.Sending, Outbox: outbox, Tokens: tokens})
 	mux.Handle(web.Prefix, h)
 	for _, p := range oauth.Paths {
 		mux.Handle(p, oauthServer.Handler())
