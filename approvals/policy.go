@@ -18,8 +18,23 @@ type Policy struct {
 	ClickedOnly bool
 }
 
-// Policies returns the rule for each action that can be asked for
-// ([ActionLabels]), in that order.
+// alwaysInTheWebApp are the actions whose approvals are always opened for
+// the web app alone (DecideHere false): they cost money or cannot be
+// undone, so no rule of the workspace changes who approves them.
+var alwaysInTheWebApp = map[string]bool{
+	vibesell.ToolOrderSendingSetup: true,
+	vibesell.ToolLaunchCampaign:    true,
+	vibesell.ToolUpgradePlan:       true,
+}
+
+// PolicyApplies reports whether a workspace's rule changes who may
+// approve action: false for the actions always approved in the web app.
+func PolicyApplies(action string) bool {
+	return ActionLabels.Of(action) != action && !alwaysInTheWebApp[action]
+}
+
+// Policies returns the rule for each action a rule applies to
+// ([PolicyApplies]), in the order of [ActionLabels].
 func (s *Service) Policies(ctx context.Context, ws uuid.UUID) ([]Policy, error) {
 	rows, err := s.db.Query(ctx, `SELECT action FROM approval_policies WHERE workspace_id = $1`, ws)
 	if err != nil {
@@ -35,7 +50,9 @@ func (s *Service) Policies(ctx context.Context, ws uuid.UUID) ([]Policy, error) 
 	}
 	out := make([]Policy, 0, len(ActionLabels))
 	for _, l := range ActionLabels {
-		out = append(out, Policy{Action: l.Value, ClickedOnly: set[l.Value]})
+		if PolicyApplies(l.Value) {
+			out = append(out, Policy{Action: l.Value, ClickedOnly: set[l.Value]})
+		}
 	}
 	return out, nil
 }
@@ -43,10 +60,14 @@ func (s *Service) Policies(ctx context.Context, ws uuid.UUID) ([]Policy, error) 
 // SetPolicy sets the workspace's rule for an action; by names the
 // signed-in person who set it. It applies to every decision from now on,
 // approvals already waiting included. Refusals: EINVALID for an action
-// that is not one of [ActionLabels].
+// that is not one of [ActionLabels], or one always approved in the web
+// app.
 func (s *Service) SetPolicy(ctx context.Context, ws uuid.UUID, action string, clickedOnly bool, by string) error {
 	if ActionLabels.Of(action) == action {
 		return vibesell.Errorf(vibesell.EINVALID, "There is no action %q to set a rule for.", action)
+	}
+	if !PolicyApplies(action) {
+		return vibesell.Errorf(vibesell.EINVALID, "%s is always approved by a signed-in person in the web app: no rule changes that.", ActionLabels.Of(action))
 	}
 	var err error
 	if clickedOnly {

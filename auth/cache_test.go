@@ -3,6 +3,7 @@ package auth_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -95,6 +96,50 @@ func TestTokensAreKeptInMemoryAndRevokedEverywhere(t *testing.T) {
 		_, err := b.tokens.Authenticate(ctx, other)
 		return err == auth.ErrBadToken
 	})
+}
+
+// A token revoked by a person of its workspace (the connected apps page)
+// is refused by the other replica, which kept it in memory, within a
+// second; a person of another workspace cannot revoke it. The list says
+// who made it, when it was last used and who revoked it.
+func TestTokenRevokedInItsWorkspaceIsRefusedEverywhere(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	a, b, ws := setupReplicas(t)
+	other, err := workspace.New(workspace.Deps{DB: a.pool, Clock: vibesell.SystemClock{}}).Create(ctx, "Globex")
+	if err != nil {
+		t.Fatal(err)
+	}
+	token, err := a.tokens.CreateBy(ctx, ws.ID, auth.CreatedByCommandLine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.tokens.Authenticate(ctx, token); err != nil {
+		t.Fatal(err)
+	}
+	infos, err := a.tokens.List(ctx, ws.ID)
+	if err != nil || len(infos) != 1 || infos[0].CreatedBy != auth.CreatedByCommandLine || infos[0].LastUsedAt == nil {
+		t.Fatalf("listed: %+v, %v", infos, err)
+	}
+	if err := a.tokens.RevokeIn(ctx, other.ID, infos[0].ID, "bob@globex.test"); vibesell.ErrorCode(err) != vibesell.ENOTFOUND {
+		t.Fatalf("another workspace revoking the token: %v", err)
+	}
+	if _, err := b.tokens.Authenticate(ctx, token); err != nil {
+		t.Fatalf("the token after another workspace tried to revoke it: %v", err)
+	}
+	if err := a.tokens.RevokeIn(ctx, ws.ID, infos[0].ID, "ada@acme.test"); err != nil {
+		t.Fatal(err)
+	}
+	took := storetest.WaitFor(t, "the other replica to refuse the revoked token", func() bool {
+		_, err := b.tokens.Authenticate(ctx, token)
+		return err == auth.ErrBadToken
+	})
+	if took > time.Second {
+		t.Errorf("the other replica refused the revoked token after %s, want within a second", took)
+	}
+	if infos, err := a.tokens.List(ctx, ws.ID); err != nil || infos[0].RevokedAt == nil || infos[0].RevokedBy != "ada@acme.test" {
+		t.Errorf("listed after revoking: %+v, %v", infos, err)
+	}
 }
 
 func TestSessionsAreKeptInMemoryAndEndedEverywhere(t *testing.T) {

@@ -76,13 +76,30 @@ type execer interface {
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
 }
 
+// Who makes tokens, as the connected apps page says it.
+const (
+	CreatedByCommandLine = "the server's command line"
+	CreatedByFirstStart  = "the server's first start"
+)
+
 // Create issues a new token for the workspace and returns it.
 func (t *Tokens) Create(ctx context.Context, workspaceID uuid.UUID) (string, error) {
 	return CreateToken(ctx, t.db, workspaceID)
 }
 
+// CreateBy is [Tokens.Create] recording who made the token (a person's
+// address, or one of CreatedByCommandLine and CreatedByFirstStart).
+func (t *Tokens) CreateBy(ctx context.Context, workspaceID uuid.UUID, by string) (string, error) {
+	return CreateTokenBy(ctx, t.db, workspaceID, by)
+}
+
 // CreateToken is [Tokens.Create] on a given connection or transaction.
 func CreateToken(ctx context.Context, db execer, workspaceID uuid.UUID) (string, error) {
+	return CreateTokenBy(ctx, db, workspaceID, "")
+}
+
+// CreateTokenBy is [Tokens.CreateBy] on a given connection or transaction.
+func CreateTokenBy(ctx context.Context, db execer, workspaceID uuid.UUID, by string) (string, error) {
 	secret := make([]byte, 32)
 	if _, err := rand.Read(secret); err != nil {
 		return "", fmt.Errorf("generate token: %w", err)
@@ -90,8 +107,8 @@ func CreateToken(ctx context.Context, db execer, workspaceID uuid.UUID) (string,
 	token := tokenPrefix + base64.RawURLEncoding.EncodeToString(secret)
 	sum := sha256.Sum256([]byte(token))
 	if _, err := db.Exec(ctx,
-		`INSERT INTO api_tokens (workspace_id, id, token_hash) VALUES ($1, $2, $3)`,
-		workspaceID, uuid.New(), sum[:]); err != nil {
+		`INSERT INTO api_tokens (workspace_id, id, token_hash, created_by) VALUES ($1, $2, $3, $4)`,
+		workspaceID, uuid.New(), sum[:], by); err != nil {
 		return "", fmt.Errorf("store token: %w", err)
 	}
 	return token, nil
@@ -136,11 +153,14 @@ func (t *Tokens) Authenticate(ctx context.Context, token string) (Principal, err
 	return k.principal, nil
 }
 
-// tokenTouchEvery bounds how often a busy token's last use is written.
-const tokenTouchEvery = 5 * time.Minute
+// tokenTouchEvery bounds how often a busy token's last use is written
+// (per replica): the connected apps page says when it was last used to
+// the minute, and a token in constant use costs one write a minute.
+const tokenTouchEvery = time.Minute
 
 // touch records that the token was used, at most every tokenTouchEvery.
-// It is bookkeeping for `server token list`: a failed write does not
+// It is bookkeeping for `server token list` and the connected apps
+// page: a failed write does not
 // fail the request, and is tried again tokenTouchEvery later.
 func (t *Tokens) touch(ctx context.Context, sum [sha256.Size]byte, k *knownToken) {
 	now := time.Now()
@@ -155,21 +175,26 @@ func (t *Tokens) touch(ctx context.Context, sum [sha256.Size]byte, k *knownToken
 type TokenInfo struct {
 	ID         uuid.UUID
 	CreatedAt  time.Time
-	LastUsedAt *time.Time
+	LastUsedAt *time.Time // to the minute
 	RevokedAt  *time.Time
+	// CreatedBy is who made it: a person's address, or one of
+	// CreatedByCommandLine and CreatedByFirstStart; "" for a token made
+	// before this was recorded.
+	CreatedBy string
+	RevokedBy string // who revoked it in the web app; "" otherwise
 }
 
 // List returns the workspace's tokens, oldest first, revoked ones
 // included.
 func (t *Tokens) List(ctx context.Context, workspaceID uuid.UUID) ([]TokenInfo, error) {
-	rows, err := t.db.Query(ctx, `SELECT id, created_at, last_used_at, revoked_at FROM api_tokens
+	rows, err := t.db.Query(ctx, `SELECT id, created_at, last_used_at, revoked_at, created_by, coalesce(revoked_by, '') FROM api_tokens
 		WHERE workspace_id = $1 ORDER BY created_at, id`, workspaceID)
 	if err != nil {
 		return nil, fmt.Errorf("list tokens: %w", err)
 	}
 	infos, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (TokenInfo, error) {
 		var i TokenInfo
-		err := r.Scan(&i.ID, &i.CreatedAt, &i.LastUsedAt, &i.RevokedAt)
+		err := r.Scan(&i.ID, &i.CreatedAt, &i.LastUsedAt, &i.RevokedAt, &i.CreatedBy, &i.RevokedBy)
 		return i, err
 	})
 	if err != nil {
@@ -202,4 +227,20 @@ func (t *Tokens) Revoke(ctx context.Context, idOrToken string) (uuid.UUID, error
 		return uuid.Nil, fmt.Errorf("revoke token: %w", err)
 	}
 	return revoked, nil
+}
+
+// RevokeIn revokes the workspace's token id on behalf of by (a signed-in
+// person of the workspace): every replica refuses it within a second.
+// Revoking a revoked token changes nothing. Refusals: ENOTFOUND, for a
+// token of another workspace too.
+func (t *Tokens) RevokeIn(ctx context.Context, workspaceID, id uuid.UUID, by string) error {
+	tag, err := t.db.Exec(ctx, `UPDATE api_tokens SET revoked_at = coalesce(revoked_at, now()), revoked_by = coalesce(revoked_by, $3)
+		WHERE workspace_id = $1 AND id = $2`, workspaceID, id, by)
+	if err != nil {
+		return fmt.Errorf("revoke token: %w", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return vibesell.Errorf(vibesell.ENOTFOUND, "There is no such token in this workspace.")
+	}
+	return nil
 }

@@ -80,32 +80,61 @@ var unsubscribePage = template.Must(template.ParseFS(templates, "templates/unsub
 // page, so the address is suppressed before the response is written. GET
 // is what a person who clicks the footer link sees: one button, which
 // POSTs the same form.
-func UnsubscribeRoutes(mux *http.ServeMux, secret Secret, suppressor Suppressor, logger *slog.Logger) {
-	h := unsubscribeHandler{secret: secret, suppressor: suppressor, logger: logger}
+//
+// The page names the sender, as senderOf tells it (nil: "this sender"),
+// so that the person knows whose emails they stop.
+func UnsubscribeRoutes(mux *http.ServeMux, secret Secret, suppressor Suppressor, senderOf IdentityOf, logger *slog.Logger) {
+	h := unsubscribeHandler{secret: secret, suppressor: suppressor, senderOf: senderOf, logger: logger}
 	mux.HandleFunc("GET /u/{token}", h.show)
 	mux.HandleFunc("POST /u/{token}", h.unsubscribe)
 }
 
+// Identity is who a workspace's emails come from, as the unsubscribe page
+// names them: the company, and the postal address the emails carry.
+type Identity struct {
+	Company       string
+	PostalAddress string
+}
+
+// IdentityOf returns the [Identity] of workspace ws's emails.
+type IdentityOf func(ctx context.Context, ws uuid.UUID) (Identity, error)
+
 type unsubscribeHandler struct {
 	secret     Secret
 	suppressor Suppressor
+	senderOf   IdentityOf
 	logger     *slog.Logger
 }
 
 type unsubscribeView struct {
 	Address string
+	Sender  Identity // zero when unknown: the page says "this sender"
 	Done    bool
 	Invalid bool
 	Failed  bool
 }
 
+// sender names the workspace's sender; the page without the name is still
+// the way to unsubscribe, so a failed read leaves it out and is logged.
+func (h unsubscribeHandler) sender(ctx context.Context, ws uuid.UUID) Identity {
+	if h.senderOf == nil {
+		return Identity{}
+	}
+	s, err := h.senderOf(ctx, ws)
+	if err != nil {
+		h.logger.WarnContext(ctx, "unsubscribe page: read the sender", "workspace", ws, "err", err)
+		return Identity{}
+	}
+	return s
+}
+
 func (h unsubscribeHandler) show(w http.ResponseWriter, r *http.Request) {
-	_, address, err := h.secret.readToken(r.PathValue("token"))
+	ws, address, err := h.secret.readToken(r.PathValue("token"))
 	if err != nil {
 		h.render(w, http.StatusNotFound, unsubscribeView{Invalid: true})
 		return
 	}
-	h.render(w, http.StatusOK, unsubscribeView{Address: address})
+	h.render(w, http.StatusOK, unsubscribeView{Address: address, Sender: h.sender(r.Context(), ws)})
 }
 
 func (h unsubscribeHandler) unsubscribe(w http.ResponseWriter, r *http.Request) {
@@ -124,7 +153,7 @@ func (h unsubscribeHandler) unsubscribe(w http.ResponseWriter, r *http.Request) 
 		h.render(w, http.StatusInternalServerError, unsubscribeView{Address: address, Failed: true})
 		return
 	}
-	h.render(w, http.StatusOK, unsubscribeView{Address: address, Done: true})
+	h.render(w, http.StatusOK, unsubscribeView{Address: address, Sender: h.sender(r.Context(), workspaceID), Done: true})
 }
 
 func (h unsubscribeHandler) render(w http.ResponseWriter, status int, v unsubscribeView) {

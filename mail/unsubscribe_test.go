@@ -2,6 +2,8 @@ package mail_test
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -20,7 +22,12 @@ import (
 func unsubscribeServer(t *testing.T, b *deliverytest.Bundle) *httptest.Server {
 	t.Helper()
 	mux := http.NewServeMux()
-	mail.UnsubscribeRoutes(mux, b.Secret, b.Suppressor, slog.New(slog.DiscardHandler))
+	mail.UnsubscribeRoutes(mux, b.Secret, b.Suppressor, func(_ context.Context, ws uuid.UUID) (mail.Identity, error) {
+		if ws != b.Workspace {
+			return mail.Identity{}, errors.New("no such workspace")
+		}
+		return mail.Identity{Company: "Acme Sales", PostalAddress: "1 Main Street, Springfield"}, nil
+	}, slog.New(slog.DiscardHandler))
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv
@@ -64,7 +71,8 @@ func TestUnsubscribe(t *testing.T) {
 		}
 		page, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		for _, s := range []string{"Unsubscribe?", "sam@acme-corp.example", `<form method="post">`, `<button type="submit">Unsubscribe</button>`} {
+		for _, s := range []string{"Unsubscribe?", "sam@acme-corp.example", `<form method="post">`, `<button type="submit">Unsubscribe</button>`,
+			"Stop all emails from <strong>Acme Sales</strong> to sam@acme-corp.example.", "Acme Sales, 1 Main Street, Springfield"} {
 			if !strings.Contains(string(page), s) {
 				t.Errorf("the page does not say %q:\n%s", s, page)
 			}
@@ -80,7 +88,11 @@ func TestUnsubscribe(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		done, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
+		if !strings.Contains(string(done), "sam@acme-corp.example will not get any more emails from <strong>Acme Sales</strong>.") {
+			t.Errorf("the page after unsubscribing does not name the sender:\n%s", done)
+		}
 		if diff := cmp.Diff([]string{"sam@acme-corp.example unsubscribed"}, b.Suppressor.List(t, b.Workspace)); diff != "" {
 			t.Errorf("suppressed (-want +got):\n%s", diff)
 		}

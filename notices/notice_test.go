@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"vibesell"
 	"vibesell/delivery/deliverytest"
 	"vibesell/mail"
 	"vibesell/notices"
@@ -60,6 +61,19 @@ func TestNoticesReachTheSandbox(t *testing.T) {
 	var shown []string
 	for _, m := range page.Messages {
 		shown = append(shown, m.Recipients[0]+": "+m.Subject)
+		if !m.Notice {
+			t.Errorf("%s is not marked as VibeSell's own email", m.Subject)
+		}
+	}
+	// VibeSell's own emails are apart from the campaigns'.
+	if campaign, err := outbox.ListOf(b.Ctx, b.Workspace, sandboxmail.CampaignEmails, 0, 20); err != nil || len(campaign.Messages) != 0 {
+		t.Errorf("the campaign emails hold %d of VibeSell's own (%v)", len(campaign.Messages), err)
+	}
+	if own, err := outbox.ListOf(b.Ctx, b.Workspace, sandboxmail.NoticeEmails, 0, 20); err != nil || len(own.Messages) != 2 {
+		t.Errorf("VibeSell's own emails: %d, want 2 (%v)", len(own.Messages), err)
+	}
+	if _, err := outbox.ReplyAsLead(b.Ctx, b.Workspace, page.Messages[0].ID, "Thanks"); vibesell.ErrorCode(err) != vibesell.EINVALID {
+		t.Errorf("replying as the lead to VibeSell's own email: %v", err)
 	}
 	want := []string{"sam@acme.test: Waiting for your approval: Order the sending setup", "ada@acme.test: Waiting for your approval: Order the sending setup"}
 	if diff := cmp.Diff(want, shown); diff != "" {

@@ -135,6 +135,9 @@ type OutboxMessage struct {
 	Recipients []string
 	MessageID  string
 	AcceptedAt time.Time
+	// Notice: one of VibeSell's own emails to the workspace's people, not
+	// a campaign's; there is no lead to answer as.
+	Notice bool
 	// Header is the message's header fields in order, as received.
 	Header []HeaderField
 	// Raw is the whole message as received.
@@ -186,9 +189,23 @@ type OutboxPage struct {
 // provider, whose messages are not kept.
 func (o *Outbox) Sandbox() bool { return o != nil && o.sandbox != nil }
 
+// What the outbox lists: campaign emails and VibeSell's own emails (its
+// notices to the workspace's people) are apart, as a person reads them.
+const (
+	AllEmails      = ""
+	CampaignEmails = "campaign"
+	NoticeEmails   = "notices"
+)
+
 // List returns the workspace's messages, newest first, limit at a time,
 // older than before (0: from the newest), each with its DKIM verdict.
 func (o *Outbox) List(ctx context.Context, ws uuid.UUID, before int64, limit int) (OutboxPage, error) {
+	return o.ListOf(ctx, ws, AllEmails, before, limit)
+}
+
+// ListOf is [Outbox.List] of one kind of email: [CampaignEmails],
+// [NoticeEmails] or [AllEmails].
+func (o *Outbox) ListOf(ctx context.Context, ws uuid.UUID, kind string, before int64, limit int) (OutboxPage, error) {
 	if limit < 1 || limit > 100 {
 		limit = 20
 	}
@@ -196,15 +213,17 @@ func (o *Outbox) List(ctx context.Context, ws uuid.UUID, before int64, limit int
 		before = 1<<63 - 1
 	}
 	rows, err := o.db.Query(ctx, `
-		SELECT id, mailbox, recipients, message_id, raw, accepted_at FROM mail_outbox
-		 WHERE workspace_id = $1 AND id < $2
-		 ORDER BY accepted_at DESC, id DESC LIMIT $3`, ws, before, limit+1)
+		SELECT id, mailbox, recipients, message_id, raw, accepted_at, notice FROM (
+		  SELECT o.*, EXISTS (SELECT 1 FROM mail_notices n WHERE n.message_id = o.message_id AND n.workspace_id = o.workspace_id) AS notice
+		    FROM mail_outbox o WHERE o.workspace_id = $1 AND o.id < $2) m
+		 WHERE $4 = '' OR notice = ($4 = 'notices')
+		 ORDER BY accepted_at DESC, id DESC LIMIT $3`, ws, before, limit+1, kind)
 	if err != nil {
 		return OutboxPage{}, fmt.Errorf("list the outbox: %w", err)
 	}
 	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (OutboxMessage, error) {
 		var m OutboxMessage
-		err := r.Scan(&m.ID, &m.Mailbox, &m.Recipients, &m.MessageID, &m.Raw, &m.AcceptedAt)
+		err := r.Scan(&m.ID, &m.Mailbox, &m.Recipients, &m.MessageID, &m.Raw, &m.AcceptedAt, &m.Notice)
 		return m, err
 	})
 	if err != nil {
@@ -263,8 +282,10 @@ func (o *Outbox) readReplies(ctx context.Context, ws uuid.UUID, messages []Outbo
 // Find returns one message of the workspace. Refusals: ENOTFOUND.
 func (o *Outbox) Find(ctx context.Context, ws uuid.UUID, id int64) (OutboxMessage, error) {
 	var m OutboxMessage
-	err := o.db.QueryRow(ctx, `SELECT id, mailbox, recipients, message_id, raw, accepted_at FROM mail_outbox WHERE workspace_id = $1 AND id = $2`,
-		ws, id).Scan(&m.ID, &m.Mailbox, &m.Recipients, &m.MessageID, &m.Raw, &m.AcceptedAt)
+	err := o.db.QueryRow(ctx, `SELECT id, mailbox, recipients, message_id, raw, accepted_at,
+		EXISTS (SELECT 1 FROM mail_notices n WHERE n.message_id = o.message_id AND n.workspace_id = o.workspace_id)
+		FROM mail_outbox o WHERE workspace_id = $1 AND id = $2`,
+		ws, id).Scan(&m.ID, &m.Mailbox, &m.Recipients, &m.MessageID, &m.Raw, &m.AcceptedAt, &m.Notice)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return OutboxMessage{}, vibesell.Errorf(vibesell.ENOTFOUND, "There is no message %d in this workspace's outbox.", id)
 	}
@@ -382,6 +403,9 @@ func (o *Outbox) ReplyAsLead(ctx context.Context, ws uuid.UUID, id int64, text s
 	m, err := o.Find(ctx, ws, id)
 	if err != nil {
 		return OutboxMessage{}, err
+	}
+	if m.Notice {
+		return OutboxMessage{}, vibesell.Errorf(vibesell.EINVALID, "This is VibeSell's own email to your team, not a campaign's: there is no lead to reply as.")
 	}
 	lead := ""
 	if to, err := netmail.ParseAddress(m.To); err == nil {

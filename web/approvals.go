@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -103,8 +104,9 @@ func (s *server) approvalsPage(w http.ResponseWriter, r *http.Request, u auth.Us
 			s.renderError(w, r, err, 0, "", "")
 			return
 		}
-		for i, p := range policies {
-			d.Rules = append(d.Rules, ruleRow{Key: i, Label: approvals.ActionLabels.Of(p.Action), ClickedOnly: p.ClickedOnly})
+		for _, p := range policies {
+			d.Rules = append(d.Rules, ruleRow{Key: slices.IndexFunc(approvals.ActionLabels, func(l vibesell.Label) bool { return l.Value == p.Action }),
+				Label: approvals.ActionLabels.Of(p.Action), ClickedOnly: p.ClickedOnly})
 		}
 		d.Saved = r.URL.Query().Get("saved") == "rules"
 	}
@@ -145,6 +147,9 @@ func (s *server) saveRules(w http.ResponseWriter, r *http.Request, u auth.User, 
 		ticked[k] = true
 	}
 	for i, l := range approvals.ActionLabels {
+		if !approvals.PolicyApplies(l.Value) {
+			continue
+		}
 		if err := s.Approvals.SetPolicy(ctx, u.WorkspaceID, l.Value, ticked[strconv.Itoa(i)], u.Email); err != nil {
 			s.renderError(w, r, err, 0, "", "")
 			return

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"vibesell"
+	"vibesell/approvals"
 	"vibesell/auth"
 	"vibesell/billing"
 )
@@ -13,6 +14,13 @@ import (
 // billingPortalPath opens the billing portal: a POST, because it creates a
 // portal session at Stripe.
 const billingPortalPath = billing.BillingPath + "/portal"
+
+// billingCheckoutPath opens Stripe Checkout for the plan posted;
+// billingChangePath asks for the approval of a change to the plan posted.
+const (
+	billingCheckoutPath = billing.BillingPath + "/checkout"
+	billingChangePath   = billing.BillingPath + "/change"
+)
 
 type usageRow struct {
 	Label string
@@ -34,19 +42,31 @@ type billingData struct {
 	Usage          []usageRow
 	NextInvoice    string
 	NextInvoiceWhy string
-	Plans          []billing.Plan
+	Plans          []planRow
 	PortalPath     string
+	CheckoutPath   string
+	ChangePath     string
+}
+
+// planRow is one plan of the plans table, with what the person can do
+// about it: subscribe (no paid plan yet) or change to it.
+type planRow struct {
+	billing.Plan
+	Current   bool
+	Subscribe bool
+	Change    bool
 }
 
 // billingPage shows the plan, its status (a failed payment first), usage
 // against each limit, the next invoice, and the way to the billing
 // portal, where invoices, the card and cancelling are.
 func (s *server) billingPage(w http.ResponseWriter, r *http.Request, u auth.User, ses auth.WebSession) {
-	d := billingData{PortalPath: billingPortalPath}
+	d := billingData{PortalPath: billingPortalPath, CheckoutPath: billingCheckoutPath, ChangePath: billingChangePath}
 	notice := ""
 	refresh := 0
-	if s.Billing == nil || !s.Billing.Configured() {
-		d.NotConfigured = "Billing is not set up on this server, so there is nothing to pay: every workspace uses the free plan's limits."
+	const notConfigured = "Billing is not set up on this server, so there is nothing to pay: every workspace uses the free plan's limits."
+	if s.Billing == nil {
+		d.NotConfigured = notConfigured
 		s.render(w, r, http.StatusOK, "billing", pageData{Title: "Billing", User: &u, CSRF: ses.CSRF(), Body: d})
 		return
 	}
@@ -55,7 +75,20 @@ func (s *server) billingPage(w http.ResponseWriter, r *http.Request, u auth.User
 		s.renderError(w, r, err, 0, "", "")
 		return
 	}
-	d.Configured, d.Plan, d.Subscribed, d.Plans = true, o.Current, o.Subscribed, o.Plans
+	// Without Stripe the plans, limits and usage are true all the same;
+	// only buying and managing a plan are not offered.
+	d.Configured, d.Plan, d.Subscribed = o.Configured, o.Current, o.Subscribed
+	if !o.Configured {
+		d.NotConfigured = notConfigured
+	}
+	for _, p := range o.Plans {
+		row := planRow{Plan: p, Current: p.ID == o.Current.ID}
+		if o.Configured && !row.Current {
+			row.Subscribe = !o.Subscribed && !p.Free()
+			row.Change = o.Subscribed
+		}
+		d.Plans = append(d.Plans, row)
+	}
 	d.Status = billing.StatusLabels.Of(o.Status)
 	if o.PaymentFailedAt != nil {
 		d.PaymentFailed = formatTime(*o.PaymentFailedAt, u.TimeZone)
@@ -100,6 +133,30 @@ func (s *server) openPortal(w http.ResponseWriter, r *http.Request, u auth.User,
 		return
 	}
 	http.Redirect(w, r, p.URL, http.StatusSeeOther)
+}
+
+// startCheckout sends the person to Stripe Checkout for the plan posted:
+// the same session the assistant hands out, or the billing portal for a
+// workspace already subscribed.
+func (s *server) startCheckout(w http.ResponseWriter, r *http.Request, u auth.User, _ auth.WebSession) {
+	co, err := s.Billing.StartCheckout(r.Context(), u.WorkspaceID, r.PostFormValue("plan"))
+	if err != nil {
+		s.renderError(w, r, err, 0, "", "")
+		return
+	}
+	http.Redirect(w, r, co.URL, http.StatusSeeOther)
+}
+
+// changePlan asks for the approval of a change to the plan posted, as the
+// assistant does, and opens that approval: a change costs money or ends
+// what is paid for, so it is decided there, with what it costs in view.
+func (s *server) changePlan(w http.ResponseWriter, r *http.Request, u auth.User, _ auth.WebSession) {
+	a, _, err := s.Billing.RequestChange(r.Context(), u.WorkspaceID, r.PostFormValue("plan"), u.Email+" in the web app")
+	if err != nil {
+		s.renderError(w, r, err, 0, "", "")
+		return
+	}
+	http.Redirect(w, r, approvals.AppPath(a.ID), http.StatusSeeOther)
 }
 
 // sentence capitalises billing's reason clauses for a page.

@@ -23,6 +23,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"vibesell"
@@ -202,15 +203,24 @@ func setupEveryPage(t *testing.T) *everyPage {
 	bill := billing.New(billing.Deps{DB: pool, Config: plans, Stripe: billingtest.NewFakeStripe(clock, plans.Plans), Approvals: env.Approvals,
 		PublicURL: srv.URL, Clock: clock, Logger: logger})
 	oauthServer := oauth.New(oauth.Deps{PublicURL: srv.URL, DB: pool, Logger: logger})
+	tokens := auth.NewTokens(auth.TokensDeps{DB: pool})
+	for _, by := range []string{auth.CreatedByFirstStart, longEmail} {
+		if _, err := tokens.CreateBy(ctx, nw.ID, by); err != nil {
+			t.Fatal(err)
+		}
+	}
 	h := web.New(web.Deps{PublicURL: srv.URL, Accounts: accounts, Approvals: env.Approvals, Workspaces: env.Workspaces,
 		Audience: env.Audience, Campaigns: env.Campaigns, Upcoming: delivery.NewUpcoming(delivery.UpcomingDeps{DB: pool, Campaigns: env.Campaigns, Clock: env.Clock}),
 		Billing: bill, Clock: env.Clock, Logger: logger, OAuth: oauthServer,
-		Sending: env.Sending, Outbox: outbox, Webhooks: hooks})
+		Sending: env.Sending, Outbox: outbox, Webhooks: hooks, Tokens: tokens})
 	mux.Handle(web.Prefix, h)
 	for _, p := range oauth.Paths {
 		mux.Handle(p, oauthServer.Handler())
 	}
-	mail.UnsubscribeRoutes(mux, secret, env.Audience.MailSuppressions(), logger)
+	mail.UnsubscribeRoutes(mux, secret, env.Audience.MailSuppressions(), func(ctx context.Context, ws uuid.UUID) (mail.Identity, error) {
+		i, err := env.Workspaces.Identity(ctx, ws)
+		return mail.Identity{Company: i.Company, PostalAddress: i.PostalAddress}, err
+	}, logger)
 
 	// The lead with a story, and an upload waiting to be checked, made
 	// as a person makes them.
@@ -260,6 +270,7 @@ func setupEveryPage(t *testing.T) *everyPage {
 		{"settings", "/app/settings"},
 		{"sending", "/app/sending"},
 		{"outbox", "/app/outbox"},
+		{"outbox-notices", "/app/outbox?show=notices"},
 		{"support", "/app/support"},
 		{"webhooks", "/app/webhooks"},
 		{"webhook-log", "/app/webhooks/" + endpoint.ID},

@@ -29,14 +29,21 @@ func (s *server) parseOAuthPages() error {
 // oauthRoutes adds the pages of connecting an app (the consent page the
 // authorization endpoint sends a person to) and of the connected apps.
 // Without an OAuth server configured, there are none.
+//
+// The connected apps page lists the apps connected through OAuth and the
+// workspace's tokens, with either.
 func (s *server) oauthRoutes(mux *http.ServeMux) {
-	if s.OAuth == nil {
-		return
+	if s.OAuth != nil {
+		mux.HandleFunc("GET "+oauth.PathConsent+"{request}", s.signedIn(s.consentPage))
+		mux.HandleFunc("POST "+oauth.PathConsent+"{request}", s.post(s.signedIn(s.consent)))
+		mux.HandleFunc("POST /app/connections/{id}/disconnect", s.post(s.signedIn(s.disconnect)))
 	}
-	mux.HandleFunc("GET "+oauth.PathConsent+"{request}", s.signedIn(s.consentPage))
-	mux.HandleFunc("POST "+oauth.PathConsent+"{request}", s.post(s.signedIn(s.consent)))
-	mux.HandleFunc("GET /app/connections", s.signedIn(s.connectionsPage))
-	mux.HandleFunc("POST /app/connections/{id}/disconnect", s.post(s.signedIn(s.disconnect)))
+	if s.Tokens != nil {
+		mux.HandleFunc("POST /app/connections/tokens/{id}/revoke", s.post(s.signedIn(s.revokeToken)))
+	}
+	if s.OAuth != nil || s.Tokens != nil {
+		mux.HandleFunc("GET /app/connections", s.signedIn(s.connectionsPage))
+	}
 }
 
 // Connecting reports whether signing in leads on to connecting an app, so
@@ -140,23 +147,86 @@ type connectionRow struct {
 	LastUsed string
 }
 
+// tokenRow is one of the workspace's tokens, as the page lists it.
+type tokenRow struct {
+	ID        string
+	Name      string // the start of its id: the token itself is never kept
+	Created   string
+	CreatedBy string
+	LastUsed  string
+}
+
+type connectionsData struct {
+	Apps   []connectionRow
+	Tokens []tokenRow
+	// ShowTokens: tokens are listed on this server.
+	ShowTokens bool
+}
+
 func (s *server) connectionsPage(w http.ResponseWriter, r *http.Request, u auth.User, ses auth.WebSession) {
-	conns, err := s.OAuth.Connections(r.Context(), u.WorkspaceID)
+	s.showConnections(w, r, u, ses, http.StatusOK, "")
+}
+
+func (s *server) showConnections(w http.ResponseWriter, r *http.Request, u auth.User, ses auth.WebSession, status int, message string) {
+	now := s.Clock.Now()
+	d := connectionsData{ShowTokens: s.Tokens != nil}
+	if s.OAuth != nil {
+		conns, err := s.OAuth.Connections(r.Context(), u.WorkspaceID)
+		if err != nil {
+			s.renderError(w, r, err, 0, "", "")
+			return
+		}
+		for _, c := range conns {
+			row := connectionRow{C: c, Since: formatTime(c.ConnectedAt, u.TimeZone), LastUsed: "Never"}
+			if c.LastUsedAt != nil {
+				row.LastUsed = lastUse(*c.LastUsedAt, now)
+			}
+			d.Apps = append(d.Apps, row)
+		}
+	}
+	if s.Tokens != nil {
+		tokens, err := s.Tokens.List(r.Context(), u.WorkspaceID)
+		if err != nil {
+			s.renderError(w, r, err, 0, "", "")
+			return
+		}
+		for _, t := range tokens {
+			if t.RevokedAt != nil {
+				continue
+			}
+			row := tokenRow{ID: t.ID.String(), Name: "Token " + t.ID.String()[:8], Created: formatTime(t.CreatedAt, u.TimeZone),
+				CreatedBy: t.CreatedBy, LastUsed: "Never"}
+			if row.CreatedBy == "" {
+				row.CreatedBy = "not recorded"
+			}
+			if t.LastUsedAt != nil {
+				row.LastUsed = lastUse(*t.LastUsedAt, now)
+			}
+			d.Tokens = append(d.Tokens, row)
+		}
+	}
+	s.render(w, r, status, "connections", pageData{Title: "Connected apps", User: &u, CSRF: ses.CSRF(),
+		Notice: connectionsNotice(r.URL.Query().Get("done")), Message: message, Body: d})
+}
+
+// revokeToken revokes one of the workspace's tokens, once the person
+// ticked that they mean it: every server refuses it within a second.
+func (s *server) revokeToken(w http.ResponseWriter, r *http.Request, u auth.User, ses auth.WebSession) {
+	id, err := uuid.Parse(r.PathValue("id"))
 	if err != nil {
+		s.renderError(w, r, vibesell.Errorf(vibesell.ENOTFOUND, "There is no such token in this workspace."), 0, "", "")
+		return
+	}
+	if r.PostFormValue("confirm") != "yes" {
+		s.showConnections(w, r, u, ses, http.StatusUnprocessableEntity,
+			"Tick \"Yes, revoke it\" to revoke the token: whatever uses it stops working at once.")
+		return
+	}
+	if err := s.Tokens.RevokeIn(r.Context(), u.WorkspaceID, id, u.Email); err != nil {
 		s.renderError(w, r, err, 0, "", "")
 		return
 	}
-	now := s.Clock.Now()
-	rows := make([]connectionRow, 0, len(conns))
-	for _, c := range conns {
-		row := connectionRow{C: c, Since: formatTime(c.ConnectedAt, u.TimeZone), LastUsed: "Never"}
-		if c.LastUsedAt != nil {
-			row.LastUsed = lastUse(*c.LastUsedAt, now)
-		}
-		rows = append(rows, row)
-	}
-	s.render(w, r, http.StatusOK, "connections", pageData{Title: "Connected apps", User: &u, CSRF: ses.CSRF(),
-		Notice: connectionsNotice(r.URL.Query().Get("done")), Body: rows})
+	http.Redirect(w, r, "/app/connections?done=revoked", http.StatusSeeOther)
 }
 
 // lastUse says when a connection was last used; uses are recorded to the
@@ -170,8 +240,11 @@ func lastUse(t, now time.Time) string {
 }
 
 func connectionsNotice(done string) string {
-	if done == "disconnected" {
+	switch done {
+	case "disconnected":
 		return "The app was disconnected. It can no longer use VibeSell until someone connects it again."
+	case "revoked":
+		return "The token was revoked. Whatever used it is refused from now on; a new token is made on the server's command line."
 	}
 	return ""
 }

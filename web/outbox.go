@@ -25,20 +25,30 @@ type outboxReply struct {
 }
 
 type outboxView struct {
-	Sandbox  bool
+	Sandbox bool
+	// Notices: the page lists VibeSell's own emails to the team, apart
+	// from the campaigns' emails it lists otherwise.
+	Notices  bool
 	Messages []outboxRow
 	Older    string // the link to older messages; "" on the last page
 }
+
+// outboxNoticesPath lists VibeSell's own emails to the workspace's people.
+const outboxNoticesPath = "/app/outbox?show=notices"
 
 // outboxPage shows the workspace's sandbox messages, newest first, as
 // sent, with their DKIM verdict; with a real provider it says there is
 // no sandbox outbox.
 func (s *server) outboxPage(w http.ResponseWriter, r *http.Request, u auth.User, ses auth.WebSession) {
-	d := outboxView{Sandbox: s.Outbox.Sandbox()}
+	d := outboxView{Sandbox: s.Outbox.Sandbox(), Notices: r.URL.Query().Get("show") == "notices"}
 	notice := ""
 	if d.Sandbox {
 		before, _ := strconv.ParseInt(r.URL.Query().Get("before"), 10, 64)
-		page, err := s.Outbox.List(r.Context(), u.WorkspaceID, before, 20)
+		kind := sandboxmail.CampaignEmails
+		if d.Notices {
+			kind = sandboxmail.NoticeEmails
+		}
+		page, err := s.Outbox.ListOf(r.Context(), u.WorkspaceID, kind, before, 20)
 		if err != nil {
 			s.renderError(w, r, err, 0, "", "")
 			return
@@ -52,6 +62,9 @@ func (s *server) outboxPage(w http.ResponseWriter, r *http.Request, u auth.User,
 		}
 		if page.Before != 0 {
 			d.Older = "/app/outbox?before=" + strconv.FormatInt(page.Before, 10)
+			if d.Notices {
+				d.Older = outboxNoticesPath + "&before=" + strconv.FormatInt(page.Before, 10)
+			}
 		}
 		// ?replied= carries the id of the message answered, never text to
 		// show: the notice names the lead from the workspace's own message,

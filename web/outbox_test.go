@@ -12,6 +12,7 @@ import (
 	"vibesell"
 	"vibesell/delivery"
 	"vibesell/mail"
+	"vibesell/notices"
 	"vibesell/replies"
 	"vibesell/sandboxmail"
 	"vibesell/sandboxmail/sandboxmailtest"
@@ -211,4 +212,35 @@ func TestOutboxNoticeIsNeverTextFromTheURL(t *testing.T) {
 	if p := bob.Get("/app/outbox?replied=" + id); strings.Contains(p.Body, `class="notice"`) {
 		t.Errorf("Globex's outbox with Acme's message id shows a notice:\n%s", p.Body)
 	}
+}
+
+// VibeSell's own emails to the team are apart from the campaigns' emails,
+// with no form to reply as a lead.
+func TestOutboxKeepsVibeSellsOwnEmailsApart(t *testing.T) {
+	t.Parallel()
+	b := setupOutbox(t, true)
+	b.send(t, 99)
+	from := mail.Address{Name: "VibeSell", Email: "approvals@vibesell.test"}
+	box, err := b.sandbox.AddMailbox(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := notices.New(notices.Deps{DB: b.pool, Endpoint: box.SMTP, From: from}).Send(context.Background(), b.acme.ID, []string{"ada@acme.test"},
+		"Waiting for your approval: Order the sending setup", "Approve or reject it here: "+b.srv.URL+"/app/approvals/ap_0123456789abcdef\n"); err != nil {
+		t.Fatal(err)
+	}
+	ada := b.browser(t)
+	ada.SignIn("ada@acme.test", password, "/app/outbox")
+	campaign := ada.Get("/app/outbox")
+	if !strings.Contains(campaign.Body, "Onboarding at Acme Corp") || strings.Contains(campaign.Body, "Waiting for your approval") {
+		t.Errorf("the campaign emails are not apart from VibeSell's own:\n%s", campaign.Body)
+	}
+	own := ada.Get("/app/outbox?show=notices")
+	if !strings.Contains(own.Body, "Waiting for your approval: Order the sending setup") || strings.Contains(own.Body, "Onboarding at Acme Corp") {
+		t.Errorf("VibeSell's own emails are not apart from the campaign emails:\n%s", own.Body)
+	}
+	if strings.Contains(own.Body, "Reply as") || strings.Contains(own.Body, `/reply"`) {
+		t.Errorf("VibeSell's own email offers to reply as a lead:\n%s", own.Body)
+	}
+	mustNotNameTools(t, own.Body)
 }

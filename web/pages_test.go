@@ -141,10 +141,17 @@ func TestDecisionProvenanceAndRules(t *testing.T) {
 	if !strings.Contains(list.Body, "Decided in the card in the conversation, by a click") || !strings.Contains(list.Body, "Who may approve") {
 		t.Errorf("the approvals page lacks the decision's place or the rules")
 	}
-	// Launching campaigns: only by a click or here.
+	// Paid or irreversible actions are always approved here: no rule is
+	// offered for them.
+	for _, always := range []string{"Order the sending setup", "Launch a campaign", "Change the plan"} {
+		if strings.Contains(list.Body, always+": only by a click or here") {
+			t.Errorf("the rules offer %q, which is always approved here", always)
+		}
+	}
+	// Stopping campaigns: only by a click or here.
 	key := -1
 	for i, l := range approvals.ActionLabels {
-		if l.Value == vibesell.ToolLaunchCampaign {
+		if l.Value == vibesell.ToolStopCampaign {
 			key = i
 		}
 	}
@@ -157,7 +164,7 @@ func TestDecisionProvenanceAndRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range policies {
-		if p.ClickedOnly != (p.Action == vibesell.ToolLaunchCampaign) {
+		if p.ClickedOnly != (p.Action == vibesell.ToolStopCampaign) {
 			t.Errorf("%s: clicked only %v", p.Action, p.ClickedOnly)
 		}
 	}

@@ -79,6 +79,9 @@ type Deps struct {
 	// OAuth, when set, adds the consent page of connecting an app and the
 	// list of connected apps.
 	OAuth *oauth.Server
+	// Tokens, when set, lists the workspace's tokens among the connected
+	// apps, where a person revokes them.
+	Tokens *auth.Tokens
 	// Sending shows the sending setup (/app/sending), with the sandbox
 	// shortcut in the sandbox; nil leaves the page out.
 	Sending *sending.Service
@@ -250,6 +253,15 @@ func (s *server) routes() http.Handler {
 	}
 	mux.HandleFunc("GET "+billing.BillingPath, s.signedIn(s.billingPage))
 	mux.HandleFunc("POST "+billingPortalPath, s.post(s.signedIn(s.openPortal)))
+	if s.Billing != nil {
+		mux.HandleFunc("POST "+billingCheckoutPath, s.post(s.signedIn(s.startCheckout)))
+		mux.HandleFunc("POST "+billingChangePath, s.post(s.signedIn(s.changePlan)))
+	}
+	for _, path := range []string{billingCheckoutPath, billingChangePath} {
+		mux.HandleFunc("GET "+path, func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, billing.BillingPath, http.StatusSeeOther) // back from signing in
+		})
+	}
 	mux.HandleFunc("GET "+billingPortalPath, func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, billing.BillingPath, http.StatusSeeOther) // back from signing in
 	})

@@ -132,3 +132,31 @@ func (c SenderChange) save(ctx context.Context, db store.DBTX, ws uuid.UUID, now
 	}
 	return nil
 }
+
+// Identity is who a workspace's emails are from, as a recipient knows
+// it: the company (the offer's, else the workspace's name) and the
+// postal address the emails carry ("" until given).
+type Identity struct {
+	Company       string
+	PostalAddress string
+}
+
+// Identity returns the workspace's [Identity]. Errors: ENOTFOUND for a
+// workspace that does not exist.
+func (s *Service) Identity(ctx context.Context, ws uuid.UUID) (Identity, error) {
+	var out Identity
+	var postal *string
+	err := s.db.QueryRow(ctx, `SELECT coalesce(o.company_name, w.name), s.postal_address FROM workspaces w
+		LEFT JOIN offers o ON o.workspace_id = w.id LEFT JOIN workspace_senders s ON s.workspace_id = w.id
+		WHERE w.id = $1`, ws).Scan(&out.Company, &postal)
+	if isNoRows(err) {
+		return Identity{}, errNoWorkspace()
+	}
+	if err != nil {
+		return Identity{}, fmt.Errorf("read identity of workspace %s: %w", ws, err)
+	}
+	if postal != nil {
+		out.PostalAddress = *postal
+	}
+	return out, nil
+}

@@ -560,3 +560,28 @@ func TestStoredDecimalPricesAreConverted(t *testing.T) {
 
 // sameZone compares time zones by name: each load is a value of its own.
 var sameZone = cmp.Comparer(func(a, b *time.Location) bool { return a.String() == b.String() })
+
+// A recipient knows the sender by the offer's company, else the
+// workspace's name, and by the postal address the emails carry.
+func TestIdentityNamesTheSender(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := setup(t)
+	if got, err := e.svc.Identity(ctx, e.a.ID); err != nil || got != (workspace.Identity{Company: e.a.Name}) {
+		t.Fatalf("before an offer: %+v, %v", got, err)
+	}
+	postal := "1 Main Street, Springfield"
+	if _, err := e.svc.SaveOfferAndSender(ctx, e.a.ID, workspace.Offer{CompanyName: "Acme Analytics", Product: "p", Audience: "a", Value: "v", CallToAction: "c"},
+		workspace.SenderChange{PostalAddress: &postal}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := e.svc.Identity(ctx, e.a.ID); err != nil || got != (workspace.Identity{Company: "Acme Analytics", PostalAddress: postal}) {
+		t.Errorf("with an offer and a postal address: %+v, %v", got, err)
+	}
+	if got, err := e.svc.Identity(ctx, e.b.ID); err != nil || got != (workspace.Identity{Company: e.b.Name}) {
+		t.Errorf("another workspace: %+v, %v", got, err)
+	}
+	if _, err := e.svc.Identity(ctx, uuid.New()); vibesell.ErrorCode(err) != vibesell.ENOTFOUND {
+		t.Errorf("no such workspace: %v", err)
+	}
+}

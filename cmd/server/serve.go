@@ -173,6 +173,7 @@ func routes(cfg config, db *pgxpool.Pool, svc *services, mailSecret *mail.Secret
 		Sending:     svc.sending,
 		Connections: svc.connections,
 		Webhooks:    svc.webhooks,
+		Tokens:      svc.tokens,
 
 		RequestTimeout: cfg.WebRequestTimeout,
 	})
@@ -202,7 +203,7 @@ func routes(cfg config, db *pgxpool.Pool, svc *services, mailSecret *mail.Secret
 		mux.Handle(path, authorizationServer)
 	}
 	if mailSecret != nil {
-		mail.UnsubscribeRoutes(mux, *mailSecret, svc.audience.MailSuppressions(), logger.With("component", "unsubscribe"))
+		mail.UnsubscribeRoutes(mux, *mailSecret, svc.audience.MailSuppressions(), unsubscribeSender(svc.workspaces), logger.With("component", "unsubscribe"))
 	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -342,7 +343,7 @@ func claimFirstStart(ctx context.Context, cfg config, db *pgxpool.Pool) (string,
 			if ws, err = workspace.Create(ctx, tx, "My workspace"); err != nil {
 				return uuid.Nil, err
 			}
-			if token, err = auth.CreateToken(ctx, tx, ws.ID); err != nil {
+			if token, err = auth.CreateTokenBy(ctx, tx, ws.ID, auth.CreatedByFirstStart); err != nil {
 				return uuid.Nil, err
 			}
 			return ws.ID, nil
@@ -421,4 +422,12 @@ func serveStdio(ctx context.Context, cfg config, logger *slog.Logger, slug strin
 		}
 		return nil
 	})
+}
+
+// unsubscribeSender names a workspace's sender on the unsubscribe page.
+func unsubscribeSender(ws *workspace.Service) mail.IdentityOf {
+	return func(ctx context.Context, id uuid.UUID) (mail.Identity, error) {
+		i, err := ws.Identity(ctx, id)
+		return mail.Identity{Company: i.Company, PostalAddress: i.PostalAddress}, err
+	}
 }

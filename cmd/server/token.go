@@ -23,7 +23,7 @@ func (c console) cmdTokenCreate(fs *flag.FlagSet) func(context.Context, []string
 			if err != nil {
 				return err
 			}
-			token, err := auth.NewTokens(auth.TokensDeps{DB: db}).Create(ctx, ws.ID)
+			token, err := auth.NewTokens(auth.TokensDeps{DB: db}).CreateBy(ctx, ws.ID, auth.CreatedByCommandLine)
 			if err != nil {
 				return err
 			}
