@@ -58,7 +58,7 @@ type Composed struct {
 }
 
 // Composer composes step (1-based) of r's sequence for lead from
-// mailbox with the sending engine's own code (package mail's Preview,
+// mailbox with the sending engine's own code (delivery's Preview,
 // wired in cmd/server), so that what check_first_email shows is the
 // email that goes out, part for part.
 type Composer interface {
