@@ -102,6 +102,9 @@ func (s *server) repliesPage(w http.ResponseWriter, r *http.Request, u auth.User
 type correctionRow struct{ From, To, By, At string }
 
 type threadView struct {
+	// AnswerPath is the page that answers the reply, when the app answers
+	// replies and this one waits for an answer.
+	AnswerPath                           string
 	ID, From, Subject, Received, Excerpt string
 	Class, Rule, RulesClass, CorrectedBy string
 	ReturnsOn                            string
@@ -127,6 +130,9 @@ func (s *server) replyPage(w http.ResponseWriter, r *http.Request, u auth.User, 
 	d := threadView{ID: l.ID, From: l.From, Subject: l.Subject, Received: formatTime(l.ReceivedAt, u.TimeZone), Excerpt: l.Excerpt,
 		Class: replies.ClassificationLabels.Of(l.Classification), Rule: l.Rule, Lead: l.LeadName, LeadEmail: l.LeadEmail,
 		Campaign: deref(l.CampaignName), Sent: t.Sent, Waiting: l.Waiting}
+	if s.Answers != nil && l.Waiting {
+		d.AnswerPath = "/app/replies/" + replies.ReplyKey{Mailbox: l.Mailbox, MessageID: l.MessageID}.Ref() + "/answer"
+	}
 	if l.ClassifiedAs != nil {
 		d.RulesClass = replies.ClassificationLabels.Of(*l.ClassifiedAs)
 	}

@@ -52,7 +52,7 @@ func TestAnswerAReplyInTheWebApp(t *testing.T) {
 		answers = replies.NewAnswers(replies.AnswersDeps{DB: a.pool, Approvals: a.approvals, Senders: a.workspaces, Suppressor: a.audience.MailSuppressions(),
 			Sending: replies.SendingReady{Dispatcher: b.sender, Sources: acmeMailbox{b}, Secret: b.secret, PublicURL: "https://vibesell.example.test"}})
 		a.approvals.Register(vibesell.ToolAnswerReply, replies.AnswerAction(answers))
-		cfg.Outbox, cfg.Answers = b.outbox, answers
+		cfg.Outbox, cfg.Answers, cfg.Replies = b.outbox, answers, replies.NewReplies(replies.RepliesDeps{DB: a.pool})
 	})
 	mb := b.mailbox
 	postal := "Acme Sales, 1 Market St, San Francisco, CA 94105"
@@ -79,6 +79,10 @@ func TestAnswerAReplyInTheWebApp(t *testing.T) {
 
 	ada := b.browser(t)
 	ada.SignIn("ada@acme.test", password, path)
+	// The reply's page in the inbox leads to the answer.
+	if thread := ada.Get("/app/replies/" + reply.ID); !strings.Contains(thread.Body, `href="`+path+`"`) {
+		t.Errorf("the reply's page does not lead to its answer (%s):\n%s", path, thread.Body)
+	}
 	p := ada.Get(path)
 	if p.Status != http.StatusOK {
 		t.Fatalf("the answer page: %d\n%s", p.Status, p.Body)
