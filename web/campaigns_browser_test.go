@@ -143,4 +143,16 @@ func TestBrowserControlsACampaign(t *testing.T) {
 		t.Errorf("the next email's time on the new schedule: %q", w)
 	}
 	tab.Screenshot("campaign-4-resumed")
+
+	// The workspace moves to Tokyo in its settings: its window (10:30 to
+	// 17:00, in the workspace's zone for a lead whose own is unknown) has
+	// closed for the day there, and the time reads in Tokyo's.
+	step("open the settings", chromedp.Navigate(a.srv.URL+"/app/settings"))
+	step("clear the time zone", chromedp.Clear(chromedp.ID("timeZone")))
+	step("type Tokyo's zone", chromedp.SendKeys(chromedp.ID("timeZone"), "Asia/Tokyo"))
+	step("save the settings", chromedp.Submit(chromedp.ID("timeZone")))
+	step("back to the campaigns", chromedp.Navigate(a.srv.URL+"/app/campaigns"))
+	if w := text("waiting-" + id); !strings.Contains(w, "Wed 2 Dec 2026, 10:30 Asia/Tokyo") {
+		t.Errorf("the next email's time once the workspace is in Tokyo: %q", w)
+	}
 }
