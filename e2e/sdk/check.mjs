@@ -86,6 +86,10 @@ const DOCUMENTED_REFUSALS = {
     pattern: /^There is no reply with Message-ID \S+ in this workspace/,
     why: "the example's Message-ID names no reply of this workspace (a script's workspace has received none); an unknown reply is refused as not found",
   },
+  correct_reply: {
+    pattern: /^There is no reply "[^"]*" in this workspace/,
+    why: "the example's reply id names no reply of this workspace (a script's workspace has received none); an unknown reply is refused as not found",
+  },
   // The card's own tool (app-only) decides only with a one-time token the
   // server gave the card in a result's _meta: the example token is none.
   decide_in_card: {
