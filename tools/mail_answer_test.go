@@ -152,7 +152,7 @@ func TestAnswerReplyInTheSandbox(t *testing.T) {
 		if out.NextStep.Tool == nil || *out.NextStep.Tool != vibesell.ToolListReplies {
 			t.Fatalf("next step %+v, want list_replies", out.NextStep)
 		}
-		mustContain(t, out.NextStep.Why, "A reply is waiting for an answer: from julia@acme-corp.example", julia.MessageID, "propose it with answer_reply")
+		mustContain(t, out.NextStep.Why, "A reply is waiting for an answer: from julia@acme-corp.example", julia.MessageID, "Call list_replies with classification interested.", "Call answer_reply.")
 		mustContain(t, md, "A reply is waiting for an answer")
 	})
 
