@@ -36,3 +36,25 @@ func AddSweep[A river.JobArgs](workers *river.Workers, every time.Duration, run 
 			&river.PeriodicJobOpts{RunOnStart: true}),
 	}
 }
+
+// CompletedJobRetention is how long River keeps a completed job's row
+// (its default is a day). The queue's jobs are mostly the periodic sweeps
+// (a send tick every 30 s, the lost-send settle, the expiries) and one
+// webhook delivery per event: a day of them is tens of thousands of dead
+// rows that every fetch's index scan steps over. Two hours is past the
+// longest uniqueness period a job relies on (a webhook delivery is unique
+// per hour, [river.UniqueOpts.ByPeriod]; a completed row that is deleted
+// sooner lets the same job be enqueued again; the jobs unique by their
+// arguments alone, an approval's execution and reminder and a webhook's
+// delivery, are made once by their own rows' status, not by River's), and
+// enough to read what just ran. Cancelled and discarded jobs keep River's defaults (a day,
+// a week): they are few, and they are what a person looks into.
+const CompletedJobRetention = 2 * time.Hour
+
+// jobTableStorage is the autovacuum setting of River's job table, set
+// after River's migrations (they create the table, after ours): a queue is
+// a table of short-lived rows, each updated three or four times (available,
+// running, completed, then deleted), so it is vacuumed after 2% of its rows
+// died rather than PostgreSQL's 20%, and at least every 500 dead rows.
+const jobTableStorage = `ALTER TABLE river_job SET (autovacuum_vacuum_scale_factor = 0.02, autovacuum_vacuum_threshold = 500,
+	autovacuum_analyze_scale_factor = 0.05, autovacuum_vacuum_insert_scale_factor = 0.05)`

@@ -133,6 +133,9 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger) error
 	for _, v := range res.Versions {
 		logger.Debug("applied job queue migration", "version", v.Version)
 	}
+	if _, err := pool.Exec(ctx, jobTableStorage); err != nil {
+		return fmt.Errorf("set the job table's autovacuum: %w", err)
+	}
 	if len(results) > 0 || len(res.Versions) > 0 {
 		logger.Info("applied database migrations", "schema", len(results), "job_queue", len(res.Versions))
 	}

@@ -290,6 +290,8 @@ func jobConfig(workers *river.Workers, periodic []*river.PeriodicJob, logger *sl
 		// (River's default job timeout is a minute), so this rescues a job
 		// whose worker died without ever rescuing one still running.
 		RescueStuckJobsAfter: approvals.RescueStuckJobsAfter,
+		// See store.CompletedJobRetention.
+		CompletedJobRetentionPeriod: store.CompletedJobRetention,
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"os"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -238,4 +240,76 @@ func (k KeyRecords) PublishedTXT(ctx context.Context, ws uuid.UUID, name string)
 // CRLF turns a message written with \n into the wire form.
 func CRLF(s string) []byte {
 	return []byte(strings.ReplaceAll(strings.TrimLeft(s, "\n"), "\n", "\r\n"))
+}
+
+// LedgerSize is the size of the ledger a plan test fills: by default a
+// size CI fills in seconds, at which the planner already weighs an index
+// against a sequential scan as it does at full size; PLAN_TEST_SENDS and
+// PLAN_TEST_REPLIES set it (the README's full size: 10,000,000 and
+// 1,000,000).
+func LedgerSize(t testing.TB) (sends, replies int) {
+	t.Helper()
+	sends, replies = 400_000, 40_000
+	for name, n := range map[string]*int{"PLAN_TEST_SENDS": &sends, "PLAN_TEST_REPLIES": &replies} {
+		if v := os.Getenv(name); v != "" {
+			k, err := strconv.Atoi(v)
+			if err != nil || k < 1000 {
+				t.Fatalf("%s=%q: expected a number of rows, at least 1000", name, v)
+			}
+			*n = k
+		}
+	}
+	return sends, replies
+}
+
+// FillLedger adds sends rows to the send ledger and replies to the
+// replies, as a busy installation has them: a tenth of them ws's (the
+// installation's biggest workspace: 500 campaigns, 20 mailboxes), the rest
+// spread over 200 other workspaces, over the last 90 days; each reply
+// answers a send. Triggers and foreign keys are off while it fills (the
+// other workspaces have no rows of their own), then the tables are
+// analyzed. It returns how long the fill took.
+func FillLedger(t testing.TB, db *pgxpool.Pool, ws uuid.UUID, sends, replies int) time.Duration {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := db.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	start := time.Now()
+	for _, st := range []struct {
+		q    string
+		args []any
+	}{
+		{q: `SET session_replication_role = replica`},
+		{q: `CREATE TEMP TABLE fill_workspaces AS
+		   SELECT n, CASE WHEN n = 0 THEN $1::uuid ELSE md5('fill-workspace-' || n)::uuid END AS id FROM generate_series(0, 200) n`, args: []any{ws}},
+		{q: `INSERT INTO mail_sends (workspace_id, campaign_id, lead_id, step, message_id, mailbox, recipient, status, claimed_at, settled_at)
+		 SELECT w.id, 'cp_fill' || (g / 400 % 500), g, 1 + g % 3, '<fill-' || g || '@fill.example>',
+		        'rep' || (g % 20) || '@fill' || w.n || '.example', 'lead' || g || '@company' || (g % 20000) || '.example',
+		        s.status, c.at, c.at + interval '1 second'
+		   FROM generate_series(1, $1::int) g
+		   JOIN fill_workspaces w ON w.n = CASE WHEN g % 10 = 0 THEN 0 ELSE 1 + g % 200 END
+		   CROSS JOIN LATERAL (SELECT CASE WHEN g % 97 = 0 THEN 'failed' ELSE 'sent' END AS status) s
+		   CROSS JOIN LATERAL (SELECT now() - make_interval(secs => (g::float8 * 7776000 / $1))) c`, args: []any{sends}},
+		{q: `INSERT INTO mail_replies (workspace_id, mailbox, message_id, from_address, subject, received_at, campaign_id, lead_id, step,
+		                           matched_by, classification, rule, excerpt)
+		 SELECT m.workspace_id, m.mailbox, '<fill-reply-' || r || '@fill.example>', m.recipient, 'Re: hello',
+		        m.claimed_at + interval '2 hours', m.campaign_id, m.lead_id, m.step, 'thread',
+		        (ARRAY['interested', 'not_now', 'not_interested', 'out_of_office', 'other'])[1 + r % 5], 'fill', 'Thanks, not now.'
+		   FROM generate_series(1, $2::int) r
+		   JOIN mail_sends m ON m.message_id = '<fill-' || (r * ($1::int / $2::int)) || '@fill.example>'`, args: []any{sends, replies}},
+		{q: `RESET session_replication_role`},
+		{q: `DROP TABLE fill_workspaces`},
+		{q: `ANALYZE mail_sends`},
+		{q: `ANALYZE mail_replies`},
+	} {
+		if _, err := conn.Exec(ctx, st.q, st.args...); err != nil {
+			t.Fatalf("fill the ledger: %v\n%s", err, st.q)
+		}
+	}
+	took := time.Since(start)
+	t.Logf("filled the ledger with %d sends and %d replies in %s", sends, replies, took.Round(time.Millisecond))
+	return took
 }

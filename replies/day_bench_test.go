@@ -1,0 +1,546 @@
+package replies_test
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+
+	"vibesell/delivery"
+	"vibesell/delivery/deliverytest"
+	"vibesell/mail"
+	"vibesell/replies"
+	"vibesell/store"
+	"vibesell/store/storetest"
+)
+
+// The busy day's size. By default a scaled-down day (10,000 emails, the
+// long read held 15 s) that CI runs in about a minute; the whole day and
+// the ten-minute long read are one command (README, "One PostgreSQL for a
+// busy installation"):
+//
+//	go test ./replies -run '^$' -bench BusyDay -benchtime 1x -timeout 3h -day.emails 1000000 -day.longread 10m
+var (
+	dayEmails   = flag.Int("day.emails", 10_000, "emails BenchmarkBusyDay sends (a day of the busy installation: 1000000)")
+	dayLongRead = flag.Duration("day.longread", 15*time.Second, "how long BenchmarkBusyDay holds a read transaction open beside the sends")
+)
+
+// The day's shape: bursts of 200 emails (four mailboxes sending 50 each,
+// as a tick does), 2% of leads reply and 1% bounce.
+const (
+	burstMailboxes = 4
+	burstPerBox    = 50
+	replyEvery     = 50
+	bounceEvery    = 100
+	pollEvery      = 10 // bursts between two polls of the inboxes
+)
+
+// BenchmarkBusyDay runs a busy installation's day of email through the
+// engine's send ledger on one PostgreSQL, as fast as it goes (the day is
+// compressed in time): River jobs (one per burst, as the send tick is one
+// job, and one per poll of the inboxes) claim, mark and settle each email
+// through [delivery.Dispatcher] into the sandbox mail server (the sink),
+// and the replies and bounces come back through the inboxes and
+// [replies.Poller]. Beside it, a REPEATABLE READ transaction (a report,
+// pg_dump) stays open for -day.longread, which keeps every row that dies
+// meanwhile from being vacuumed.
+//
+// It reports the p99 of the claim statement against the p99 of a SELECT 1
+// round trip on the same pool in the same run (the goal: claim p99 under
+// 10 ms), the mark's and the settle's p99, and the dead rows of the ledger
+// (mail_sends), the replies and River's queue (river_job): the most seen
+// while the long read was open, and at the end, once vacuum could act.
+// Where the server runs with autovacuum off (the test machines' clusters
+// do), the benchmark vacuums a table when autovacuum would have, by the
+// table's own settings (migrations/00335_ledger_autovacuum.sql,
+// store.jobTableStorage).
+func BenchmarkBusyDay(b *testing.B) {
+	bn := deliverytest.Setup(b)
+	ctx := bn.Ctx
+	if _, err := bn.Keys.Record(ctx, bn.Workspace, "getacme.com"); err != nil {
+		b.Fatal(err)
+	}
+	boxes := []mail.Account{bn.Mailbox}
+	for i := 1; i < burstMailboxes; i++ {
+		mb, err := bn.Sandbox.AddMailbox(mail.Address{Name: "Rep " + strconv.Itoa(i), Email: fmt.Sprintf("rep%d@getacme.com", i)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		boxes = append(boxes, mb)
+	}
+
+	timings := &statementTimes{}
+	cfg, err := pgxpool.ParseConfig(bn.DBURL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg.MaxConns = 8
+	cfg.ConnConfig.Tracer = timings
+	store.Configure(cfg)
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(pool.Close)
+	dispatcher := delivery.NewDispatcher(delivery.DispatcherDeps{DB: pool, Keys: bn.Keys, Suppressor: bn.Suppressor, Clock: bn.Clock})
+	poller := replies.NewPoller(replies.PollerDeps{DB: pool, Suppressor: bn.Suppressor, Clock: bn.Clock})
+
+	campaign := deliverytest.NewCampaignID()
+	bursts := (*dayEmails + burstMailboxes*burstPerBox - 1) / (burstMailboxes * burstPerBox)
+	done := make(chan error, bursts+bursts/pollEvery+1)
+	workers := river.NewWorkers()
+	river.AddWorker(workers, river.WorkFunc(func(ctx context.Context, job *river.Job[burstArgs]) error {
+		err := sendBurst(ctx, bn, dispatcher, boxes, campaign, job.Args.Burst)
+		done <- err
+		return err
+	}))
+	river.AddWorker(workers, river.WorkFunc(func(ctx context.Context, job *river.Job[pollArgs]) error {
+		var err error
+		for _, mb := range boxes {
+			if _, perr := poller.Poll(ctx, bn.Workspace, mb); perr != nil {
+				err = errors.Join(err, perr)
+			}
+		}
+		done <- err
+		return err
+	}))
+	jobs := storetest.StartRiver(b, bn.DB, &river.Config{
+		Workers:                     workers,
+		Queues:                      map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 3}},
+		CompletedJobRetentionPeriod: store.CompletedJobRetention,
+		FetchCooldown:               5 * time.Millisecond,
+		FetchPollInterval:           20 * time.Millisecond,
+	})
+
+	var autovacuum string
+	if err := bn.DB.QueryRow(ctx, `SHOW autovacuum`).Scan(&autovacuum); err != nil {
+		b.Fatal(err)
+	}
+	watch := &deadRows{db: bn.DB, vacuum: autovacuum != "on"}
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	watched := make(chan struct{})
+	go func() { defer close(watched); watch.run(watchCtx, b) }()
+
+	// The baseline: a SELECT 1 round trip on the same pool, every 20 ms
+	// through the run.
+	baseCtx, stopBase := context.WithCancel(ctx)
+	var base []time.Duration
+	based := make(chan struct{})
+	go func() {
+		defer close(based)
+		for baseCtx.Err() == nil {
+			start := time.Now()
+			if _, err := pool.Exec(baseCtx, `SELECT 1`); err == nil {
+				base = append(base, time.Since(start))
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+
+	// The long read: a snapshot held open beside the sends.
+	reader, err := pgx.Connect(ctx, bn.DBURL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer reader.Close(context.Background())
+	tx, err := reader.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var before int
+	if err := tx.QueryRow(ctx, `SELECT count(*) FROM mail_sends`).Scan(&before); err != nil {
+		b.Fatal(err)
+	}
+	watch.holding(true)
+	readEnds := time.AfterFunc(*dayLongRead, func() {
+		_ = tx.Commit(context.Background())
+		watch.holding(false)
+	})
+
+	b.ResetTimer()
+	start := time.Now()
+	// Two bursts in flight at most: River takes the next while one sends.
+	const inFlight = 2
+	waiting := 0
+	for i := range bursts {
+		if waiting == inFlight {
+			if err := <-done; err != nil {
+				b.Fatal(err)
+			}
+			waiting--
+		}
+		if _, err := jobs.Insert(ctx, burstArgs{Burst: i}, nil); err != nil {
+			b.Fatal(err)
+		}
+		waiting++
+		if (i+1)%pollEvery == 0 {
+			if _, err := jobs.Insert(ctx, pollArgs{Round: i}, nil); err != nil {
+				b.Fatal(err)
+			}
+			waiting++
+		}
+	}
+	for ; waiting > 0; waiting-- {
+		if err := <-done; err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, mb := range boxes {
+		if _, err := poller.Poll(ctx, bn.Workspace, mb); err != nil {
+			b.Fatal(err)
+		}
+	}
+	elapsed := time.Since(start)
+	b.StopTimer()
+	if readEnds.Stop() {
+		_ = tx.Commit(context.Background())
+		watch.holding(false)
+	}
+	stopBase()
+	<-based
+
+	// Vacuum's turn: the long read is over, dead rows may go.
+	settled := watch.settle(ctx, b, 90*time.Second)
+	stopWatch()
+	<-watched
+
+	var sent, bounced, replied int
+	if err := bn.DB.QueryRow(ctx, `SELECT (SELECT count(*) FROM mail_sends WHERE workspace_id = $1 AND status = 'sent'),
+	                                      count(*) FILTER (WHERE bounce IS NOT NULL), count(*)
+	                                 FROM mail_replies WHERE workspace_id = $1`, bn.Workspace).Scan(&sent, &bounced, &replied); err != nil {
+		b.Fatal(err)
+	}
+	emails := bursts * burstMailboxes * burstPerBox
+	wantBounced, wantReplied := 0, 0
+	for lead := 1; lead <= emails; lead++ {
+		switch {
+		case lead%bounceEvery == 0:
+			wantBounced++
+		case lead%replyEvery == 0 || lead%replyEvery == 7:
+			wantReplied++
+		}
+	}
+	if sent != emails || bounced != wantBounced || replied != wantBounced+wantReplied {
+		b.Fatalf("the ledger has %d sent (want %d), the replies %d bounces (want %d) and %d in all (want %d)",
+			sent, emails, bounced, wantBounced, replied, wantBounced+wantReplied)
+	}
+
+	claim, mark, settle := timings.p99("claim"), timings.p99("mark"), timings.p99("settle")
+	slices.Sort(base)
+	baseline := percentile(base, 0.99)
+	b.Logf("%d emails in %s (%.0f a second), %d replies kept, %d of them bounces; autovacuum %s",
+		emails, elapsed.Round(time.Second), float64(emails)/elapsed.Seconds(), replied, bounced, autovacuum)
+	b.Logf("p99: claim %s (%d claims), mark %s, settle %s, SELECT 1 %s", claim, timings.count("claim"), mark, settle, baseline)
+	for _, t := range watchedTables {
+		b.Logf("%s: dead rows at most %d while the long read was open (%d live), %d after it (%d live); %d vacuums",
+			t, watch.peakHeld[t], watch.liveAtPeak[t], settled[t].dead, settled[t].live, watch.vacuums[t])
+	}
+	b.ReportMetric(float64(emails)/elapsed.Seconds(), "emails/s")
+	b.ReportMetric(ms(claim), "claim-p99-ms")
+	b.ReportMetric(ms(baseline), "select1-p99-ms")
+	b.ReportMetric(ms(claim)/ms(baseline), "claim/select1")
+	b.ReportMetric(ms(mark), "mark-p99-ms")
+	b.ReportMetric(ms(settle), "settle-p99-ms")
+	b.ReportMetric(float64(watch.peakHeld["mail_sends"]), "ledger-dead-held")
+	b.ReportMetric(float64(settled["mail_sends"].dead), "ledger-dead-end")
+	b.ReportMetric(float64(watch.peakHeld["river_job"]), "queue-dead-held")
+	b.ReportMetric(float64(settled["river_job"].dead), "queue-dead-end")
+	b.ReportMetric(0, "ns/op")
+}
+
+type burstArgs struct {
+	Burst int `json:"burst"`
+}
+
+func (burstArgs) Kind() string { return "bench.send_burst" }
+
+type pollArgs struct {
+	Round int `json:"round"`
+}
+
+func (pollArgs) Kind() string { return "bench.poll_inboxes" }
+
+// sendBurst sends burst n: each mailbox its 50 leads over one session, the
+// four at once; then the leads that answer do, into the inbox they were
+// written from.
+func sendBurst(ctx context.Context, bn *deliverytest.Bundle, d *delivery.Dispatcher, boxes []mail.Account, campaign string, n int) error {
+	var wg sync.WaitGroup
+	errs := make([]error, len(boxes))
+	for k, mb := range boxes {
+		wg.Go(func() {
+			outs := make([]delivery.Outgoing, burstPerBox)
+			for j := range outs {
+				lead := int64((n*len(boxes)+k)*burstPerBox + j + 1)
+				out := bn.Outgoing(campaign, lead, 1)
+				out.Mailbox = mb
+				out.Message.To = mail.Address{Name: "Pat", Email: leadAddress(lead)}
+				outs[j] = out
+			}
+			results, err := d.SendBatch(ctx, outs)
+			if err != nil {
+				errs[k] = err
+				return
+			}
+			for j, r := range results {
+				lead := outs[j].LeadID
+				var raw []byte
+				switch {
+				case lead%bounceEvery == 0:
+					raw = bounceOf(mb.Address.Email, leadAddress(lead), r.MessageID)
+				case lead%replyEvery == 0 || lead%replyEvery == 7:
+					raw = replyOf(mb.Address.Email, leadAddress(lead), r.MessageID, lead)
+				default:
+					continue
+				}
+				if err := bn.Sandbox.DeliverReply(mb.Address.Email, raw); err != nil {
+					errs[k] = err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func leadAddress(lead int64) string {
+	return fmt.Sprintf("pat%d@prospect%d.example", lead, lead%97)
+}
+
+func replyOf(mailbox, from, messageID string, lead int64) []byte {
+	return deliverytest.CRLF(fmt.Sprintf(`
+From: Pat <%[1]s>
+To: <%[2]s>
+Subject: Re: Quick question about Acme's onboarding
+Date: Tue, 1 Dec 2026 10:00:00 +0000
+Message-ID: <answer-%[4]d@prospect.example>
+In-Reply-To: %[3]s
+References: %[3]s
+Content-Type: text/plain; charset=utf-8
+
+Thanks, not right now. Maybe next quarter.
+`, from, mailbox, messageID, lead))
+}
+
+func bounceOf(mailbox, to, messageID string) []byte {
+	return deliverytest.CRLF(fmt.Sprintf(`
+From: MAILER-DAEMON@mx.prospect.example (Mail Delivery System)
+To: %[1]s
+Subject: Undelivered Mail Returned to Sender
+Date: Tue, 1 Dec 2026 10:00:00 +0000
+Message-ID: <bounce-%[3]s
+Auto-Submitted: auto-replied
+MIME-Version: 1.0
+Content-Type: multipart/report; report-type=delivery-status; boundary="b1"
+
+--b1
+Content-Type: text/plain; charset=us-ascii
+
+Your message could not be delivered.
+
+--b1
+Content-Type: message/delivery-status
+
+Reporting-MTA: dns; mx.prospect.example
+
+Final-Recipient: rfc822; %[2]s
+Action: failed
+Status: 5.1.1
+Diagnostic-Code: smtp; 550 5.1.1 User unknown
+
+--b1
+Content-Type: text/rfc822-headers
+
+From: <%[1]s>
+To: <%[2]s>
+Subject: Quick question about Acme's onboarding
+Message-ID: %[4]s
+
+--b1--
+`, mailbox, to, strings.TrimPrefix(messageID, "<"), messageID))
+}
+
+// statementTimes times the engine's statements on the ledger, by what
+// they do, as pgx runs them.
+type statementTimes struct {
+	mu    sync.Mutex
+	times map[string][]time.Duration
+}
+
+type timedKey struct{}
+
+type timed struct {
+	what  string
+	start time.Time
+}
+
+func (s *statementTimes) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
+	what := ""
+	switch {
+	case strings.Contains(d.SQL, "INSERT INTO mail_sends"):
+		what = "claim"
+	case strings.Contains(d.SQL, "SET status = 'sending'"):
+		what = "mark"
+	case strings.Contains(d.SQL, "SET status = u.status"):
+		what = "settle"
+	default:
+		return ctx
+	}
+	return context.WithValue(ctx, timedKey{}, timed{what, time.Now()})
+}
+
+func (s *statementTimes) TraceQueryEnd(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryEndData) {
+	t, ok := ctx.Value(timedKey{}).(timed)
+	if !ok || d.Err != nil {
+		return
+	}
+	took := time.Since(t.start)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.times == nil {
+		s.times = map[string][]time.Duration{}
+	}
+	s.times[t.what] = append(s.times[t.what], took)
+}
+
+func (s *statementTimes) p99(what string) time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ts := slices.Clone(s.times[what])
+	slices.Sort(ts)
+	return percentile(ts, 0.99)
+}
+
+func (s *statementTimes) count(what string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.times[what])
+}
+
+func percentile(sorted []time.Duration, p float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	return sorted[min(len(sorted)-1, int(float64(len(sorted))*p))]
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+var watchedTables = []string{"mail_sends", "mail_replies", "river_job"}
+
+type tableRows struct{ dead, live int64 }
+
+// deadRows samples the watched tables' dead rows every second, and vacuums
+// a table when autovacuum would have if it is off on the server.
+type deadRows struct {
+	db     *pgxpool.Pool
+	vacuum bool
+
+	mu         sync.Mutex
+	held       bool
+	peakHeld   map[string]int64
+	liveAtPeak map[string]int64
+	vacuums    map[string]int
+}
+
+func (w *deadRows) holding(on bool) {
+	w.mu.Lock()
+	w.held = on
+	w.mu.Unlock()
+}
+
+func (w *deadRows) sample(ctx context.Context) (map[string]tableRows, map[string]int64, error) {
+	rows, err := w.db.Query(ctx, `
+		SELECT s.relname::text, s.n_dead_tup, s.n_live_tup,
+		       coalesce((SELECT split_part(o, '=', 2)::float FROM unnest(c.reloptions) o WHERE o LIKE 'autovacuum_vacuum_threshold=%'),
+		                current_setting('autovacuum_vacuum_threshold')::float)
+		     + coalesce((SELECT split_part(o, '=', 2)::float FROM unnest(c.reloptions) o WHERE o LIKE 'autovacuum_vacuum_scale_factor=%'),
+		                current_setting('autovacuum_vacuum_scale_factor')::float) * s.n_live_tup
+		  FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
+		 WHERE s.relname = ANY($1)`, watchedTables)
+	if err != nil {
+		return nil, nil, err
+	}
+	got, limits := map[string]tableRows{}, map[string]int64{}
+	var name string
+	var r tableRows
+	var limit float64
+	_, err = pgx.ForEachRow(rows, []any{&name, &r.dead, &r.live, &limit}, func() error {
+		got[name], limits[name] = r, int64(limit)
+		return nil
+	})
+	return got, limits, err
+}
+
+func (w *deadRows) run(ctx context.Context, b *testing.B) {
+	w.peakHeld, w.liveAtPeak, w.vacuums = map[string]int64{}, map[string]int64{}, map[string]int{}
+	for ctx.Err() == nil {
+		w.step(ctx, b)
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+func (w *deadRows) step(ctx context.Context, b *testing.B) map[string]tableRows {
+	got, limits, err := w.sample(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			b.Error(err)
+		}
+		return nil
+	}
+	w.mu.Lock()
+	held := w.held
+	for t, r := range got {
+		if held && r.dead > w.peakHeld[t] {
+			w.peakHeld[t], w.liveAtPeak[t] = r.dead, r.live
+		}
+	}
+	w.mu.Unlock()
+	if w.vacuum {
+		for t, r := range got {
+			if r.dead > limits[t] {
+				if _, err := w.db.Exec(ctx, `VACUUM `+pgx.Identifier{t}.Sanitize()); err != nil && ctx.Err() == nil {
+					b.Error(err)
+				}
+				w.mu.Lock()
+				w.vacuums[t]++
+				w.mu.Unlock()
+			}
+		}
+	}
+	return got
+}
+
+// settle waits for the dead rows to fall under the point where autovacuum
+// would vacuum the table again (or for wait to pass) and returns the last
+// sample.
+func (w *deadRows) settle(ctx context.Context, b *testing.B, wait time.Duration) map[string]tableRows {
+	deadline := time.Now().Add(wait)
+	for {
+		got, limits, err := w.sample(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		under := true
+		for t, r := range got {
+			under = under && r.dead <= limits[t]
+		}
+		if under || time.Now().After(deadline) {
+			return got
+		}
+		time.Sleep(time.Second)
+	}
+}
