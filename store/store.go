@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -33,6 +34,10 @@ func Connect(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, er
 	if err != nil {
 		return nil, fmt.Errorf("parse database url: %w", err)
 	}
+	return connect(ctx, cfg, maxConns)
+}
+
+func connect(ctx context.Context, cfg *pgxpool.Config, maxConns int32) (*pgxpool.Pool, error) {
 	if maxConns > 0 {
 		cfg.MaxConns = maxConns
 	}
@@ -48,6 +53,25 @@ func Connect(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, er
 		return nil, fmt.Errorf("reach database: %w", err)
 	}
 	return pool, nil
+}
+
+// ConnectPooled opens a pool through a connection pooler in transaction
+// mode (PgBouncer): each transaction may run on another server
+// connection, so no statement may stay prepared on one. Unless url names
+// its own default_query_exec_mode (PgBouncer 1.21 and later keep prepared
+// statements across server connections with max_prepared_statements, and
+// cache_statement is then the fastest), statements run with
+// cache_describe: each is described once per connection and then sent
+// unnamed, in one round trip, as before.
+func ConnectPooled(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("parse database url: %w", err)
+	}
+	if !strings.Contains(url, "default_query_exec_mode") {
+		cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheDescribe
+	}
+	return connect(ctx, cfg, maxConns)
 }
 
 // Configure prepares cfg's connections the way every pool of this program

@@ -24,16 +24,22 @@ import (
 
 // config is read once from the environment; see the README's table.
 type config struct {
-	Mail            mailConfig // the sending engine's; see mail.go
-	DatabaseURL     string
-	ListenAddr      string
-	PublicURL       *url.URL
-	LogLevel        slog.Level
-	LogFormat       string
-	DataDir         string
-	PGBinDir        string
-	ShutdownTimeout time.Duration
-	ReadTimeout     time.Duration
+	Mail        mailConfig // the sending engine's; see mail.go
+	DatabaseURL string
+	// DatabaseDirectURL, when set, reaches PostgreSQL itself while
+	// DatabaseURL goes through a pooler in transaction mode (PgBouncer):
+	// the connections that need a session of their own (the
+	// notifications' LISTEN, River's listener and its own queries, the
+	// migrations' lock) use it. Empty: DatabaseURL is direct.
+	DatabaseDirectURL string
+	ListenAddr        string
+	PublicURL         *url.URL
+	LogLevel          slog.Level
+	LogFormat         string
+	DataDir           string
+	PGBinDir          string
+	ShutdownTimeout   time.Duration
+	ReadTimeout       time.Duration
 	// WebRequestTimeout bounds one web app request (see web.Deps).
 	WebRequestTimeout time.Duration
 	Sessions          auth.SessionLimits
@@ -74,6 +80,7 @@ func (e *configError) Error() string {
 func loadConfig(getenv func(string) string) (config, error) {
 	cfg := config{
 		DatabaseURL:       getenv("DATABASE_URL"),
+		DatabaseDirectURL: getenv("DATABASE_DIRECT_URL"),
 		ListenAddr:        orDefault(getenv("LISTEN_ADDR"), "127.0.0.1:8080"),
 		LogFormat:         orDefault(getenv("LOG_FORMAT"), "text"),
 		DataDir:           orDefault(getenv("DATA_DIR"), ".vibesell"),
@@ -88,6 +95,14 @@ func loadConfig(getenv func(string) string) (config, error) {
 	if cfg.DatabaseURL != "" {
 		if _, err := pgxpool.ParseConfig(cfg.DatabaseURL); err != nil {
 			return cfg, &configError{"DATABASE_URL", "(hidden)", "expected a PostgreSQL URL such as postgres://user:password@host:5432/vibesell"}
+		}
+	}
+	if cfg.DatabaseDirectURL != "" {
+		if cfg.DatabaseURL == "" {
+			return cfg, &configError{"DATABASE_DIRECT_URL", "(hidden)", "set it only with DATABASE_URL: DATABASE_URL through PgBouncer, DATABASE_DIRECT_URL to PostgreSQL itself"}
+		}
+		if _, err := pgxpool.ParseConfig(cfg.DatabaseDirectURL); err != nil {
+			return cfg, &configError{"DATABASE_DIRECT_URL", "(hidden)", "expected a PostgreSQL URL such as postgres://user:password@host:5432/vibesell"}
 		}
 	}
 	host, port, err := net.SplitHostPort(cfg.ListenAddr)

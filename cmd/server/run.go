@@ -257,7 +257,7 @@ func newLogger(cfg config, w io.Writer) *slog.Logger {
 // refusal from fn is returned as its sentence alone. longRunning processes
 // (serve, stdio) start the embedded database again if it stops under them.
 func withDatabase(ctx context.Context, cfg config, logger *slog.Logger, longRunning bool, fn func(*pgxpool.Pool) error) error {
-	db, closeDB, err := openDatabase(ctx, cfg, logger, longRunning)
+	db, _, closeDB, err := openDatabase(ctx, cfg, logger, longRunning)
 	if err != nil {
 		return err
 	}
@@ -271,20 +271,22 @@ func withDatabase(ctx context.Context, cfg config, logger *slog.Logger, longRunn
 	return nil
 }
 
-// openDatabase connects and migrates. The returned func closes the pool and
-// leaves the embedded PostgreSQL, which stops when no other process uses it.
-func openDatabase(ctx context.Context, cfg config, logger *slog.Logger, longRunning bool) (*pgxpool.Pool, func(), error) {
+// openDatabase connects and migrates. It returns the pool for queries and
+// the pool for what needs a session of its own (the same pool unless
+// DATABASE_DIRECT_URL is set: see config.DatabaseDirectURL). The returned
+// func closes the pools and leaves the embedded PostgreSQL, which stops
+// when no other process uses it.
+func openDatabase(ctx context.Context, cfg config, logger *slog.Logger, longRunning bool) (db, direct *pgxpool.Pool, closeAll func(), err error) {
 	dbURL := cfg.DatabaseURL
 	var embedded *store.Embedded
 	if dbURL == "" {
-		var err error
 		embedded, err = store.StartEmbedded(ctx, store.EmbeddedConfig{
 			DataDir: cfg.DataDir,
 			BinDir:  cfg.PGBinDir,
 			Logger:  logger,
 		})
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		dbURL = embedded.URL()
 	}
@@ -298,22 +300,45 @@ func openDatabase(ctx context.Context, cfg config, logger *slog.Logger, longRunn
 			logger.Error("stopping embedded PostgreSQL failed", "err", err)
 		}
 	}
-	pool, err := store.Connect(ctx, dbURL, 0)
+	if cfg.DatabaseDirectURL == "" {
+		db, err = store.Connect(ctx, dbURL, 0)
+		direct = db
+	} else {
+		// River's own queries and listener and the notifications' one
+		// connection: a few.
+		direct, err = store.Connect(ctx, cfg.DatabaseDirectURL, directConns)
+		if err == nil {
+			if db, err = store.ConnectPooled(ctx, dbURL, 0); err != nil {
+				direct.Close()
+			}
+		}
+	}
 	if err != nil {
 		stopEmbedded()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	if err := store.Migrate(ctx, pool, logger); err != nil {
-		pool.Close()
+	closePools := func() {
+		db.Close()
+		if direct != db {
+			direct.Close()
+		}
+	}
+	// The migrations hold a session's advisory lock: direct.
+	if err := store.Migrate(ctx, direct, logger); err != nil {
+		closePools()
 		stopEmbedded()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	stopKeeping := func() {}
 	if embedded != nil && longRunning {
 		stopKeeping = keepEmbeddedRunning(ctx, embedded)
 	}
-	return pool, func() { stopKeeping(); pool.Close(); stopEmbedded() }, nil
+	return db, direct, func() { stopKeeping(); closePools(); stopEmbedded() }, nil
 }
+
+// directConns is the size of the direct pool beside a pooler: River's
+// producer, completer, leader election and listener.
+const directConns = 6
 
 // embeddedCheckEvery is how often a long-running process looks whether the
 // embedded database still answers.

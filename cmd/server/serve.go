@@ -40,7 +40,7 @@ import (
 // shuts down in order: stop taking requests and finish those in flight,
 // stop the workers, close the database (and stop the embedded one).
 func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Writer) error {
-	db, closeDB, err := openDatabase(ctx, cfg, logger, true)
+	db, direct, closeDB, err := openDatabase(ctx, cfg, logger, true)
 	if err != nil {
 		return err
 	}
@@ -63,7 +63,8 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 	}
 
 	// The services subscribe to notes as they are built, before notes run.
-	notes := store.NewNotifications(db, logger.With("component", "notifications"))
+	// LISTEN needs a session of its own: the direct connection.
+	notes := store.NewNotifications(direct, logger.With("component", "notifications"))
 	svc, err := newServices(cfg, db, notes, logger)
 	if err != nil {
 		return err
@@ -101,7 +102,10 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 		return err
 	}
 	defer stopWatching()
-	jobs, err := newJobClient(db, svc, logger)
+	// River's listener and its own queries go direct; the jobs it runs
+	// use the services' pool, and features enqueue in their own
+	// transactions.
+	jobs, err := newJobClient(direct, svc, logger)
 	if err != nil {
 		return err
 	}
