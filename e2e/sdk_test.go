@@ -14,6 +14,8 @@ import (
 
 	"vibesell/proofread"
 	"vibesell/store/storetest"
+	"vibesell/toolkit"
+	"vibesell/ui"
 )
 
 // The official MCP TypeScript SDK client (e2e/sdk/check.mjs) lists every
@@ -44,7 +46,8 @@ func TestOfficialTypeScriptClient(t *testing.T) {
 		dump = keep
 		_ = os.Remove(keep)
 	}
-	cmd := exec.CommandContext(ctx, node, "check.mjs", "--http", srv.url, "--stdio", bin, "--workspace", ws.Slug, "--dump", dump)
+	cmd := exec.CommandContext(ctx, node, "check.mjs", "--http", srv.url, "--stdio", bin, "--workspace", ws.Slug, "--dump", dump,
+		"--card-uri", toolkit.CardURI(ui.CardHTML))
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "VIBESELL_TOKEN="+token, "DATABASE_URL="+dbURL, "LOG_LEVEL=warn")
 	cmd.WaitDelay = 10 * time.Second

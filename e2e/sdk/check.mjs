@@ -23,7 +23,11 @@ import addFormats from "ajv-formats";
 import { appendFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 
-const CARD_URI = "ui://vibesell/card.html";
+// The card's URI carries its version (ui://vibesell/card-<sha8>.html): the
+// Go test passes the one the server must point at; the unversioned URI of
+// earlier releases must still answer, with the same card.
+let CARD_URI;
+const LEGACY_CARD_URI = "ui://vibesell/card.html";
 const CARD_MIME = "text/html;profile=mcp-app";
 const ANNOTATIONS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"];
 const INTERNAL = /Something went wrong on our side/;
@@ -116,6 +120,7 @@ const { values: opts } = parseArgs({
     http: { type: "string" },
     stdio: { type: "string" },
     workspace: { type: "string" },
+    "card-uri": { type: "string" },
     // Every result's text is appended here, one JSON line each, for the
     // Go test to proofread (e2e/sdk_test.go).
     dump: { type: "string" },
@@ -123,6 +128,11 @@ const { values: opts } = parseArgs({
 });
 if (!opts.http && !opts.stdio) {
   console.error("usage: node check.mjs [--http URL] [--stdio BINARY --workspace SLUG]");
+  process.exit(2);
+}
+CARD_URI = opts["card-uri"];
+if (!/^ui:\/\/vibesell\/card-[0-9a-f]{8}\.html$/.test(CARD_URI ?? "")) {
+  console.error("--card-uri must be the card's versioned URI, ui://vibesell/card-<8 hex digits>.html");
   process.exit(2);
 }
 if (opts.stdio && !opts.workspace) {
@@ -225,6 +235,10 @@ async function checkCard(client, label) {
     else if (c.mimeType !== CARD_MIME) fail(label, `resources/read ${CARD_URI}: mimeType ${c.mimeType}, want ${CARD_MIME}`);
     else if (typeof c.text !== "string" || !/^\s*<!doctype html>/i.test(c.text)) fail(label, `resources/read ${CARD_URI}: not an HTML5 document`);
     else pass(label, `resources/read ${CARD_URI} (${CARD_MIME}, ${c.text.length} characters)`);
+
+    const legacy = (await client.readResource({ uri: LEGACY_CARD_URI }, { timeout: CALL_TIMEOUT_MS })).contents?.[0];
+    if (legacy?.uri !== LEGACY_CARD_URI || legacy?.text !== c?.text) fail(label, `resources/read ${LEGACY_CARD_URI}: not the current card under the URI asked for`);
+    else pass(label, `resources/read ${LEGACY_CARD_URI} (an earlier release's URI) answers with the current card`);
   } catch (e) {
     fail(label, `resources: ${errText(e)}`);
   }
