@@ -209,3 +209,135 @@ func TestToolsListIsTheSameBytesEverywhere(t *testing.T) {
 		}
 	}
 }
+
+// Claude opens several MCP clients for one conversation, and the first
+// declares no UI extension. Nothing a client gets depends on what that
+// client declared: every one of them, on either revision, is pointed at
+// the card by every tool and gets the same results, the card's one-time
+// decision tokens included.
+func TestSeveralClientsOfOneConversationAllGetTheCard(t *testing.T) {
+	t.Parallel()
+	f := setupFlow(t)
+	f.planSetup()
+	var ap approvalResult
+	f.call("order_sending_setup", nil, &ap)
+	token, err := f.svc.tokens.Create(context.Background(), f.two.Acme.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &mcpEndpoint{url: f.web.URL + "/mcp"}
+	cardURI := toolkit.CardURI(ui.CardHTML)
+
+	initialize := func(capabilities string) string {
+		body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":` + capabilities +
+			`,"clientInfo":{"name":"claude-ai","version":"0.1.0"}}}`
+		status, session, answer := e.send(t, http.MethodPost, token, "", body)
+		if status != http.StatusOK || session == "" {
+			t.Fatalf("initialize: %d %s", status, answer)
+		}
+		e.send(t, http.MethodPost, token, session, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		return session
+	}
+	type client struct {
+		name string
+		do   func(method, name, params string) rpcAnswer
+	}
+	legacy := func(session string) func(method, name, params string) rpcAnswer {
+		return func(method, _, params string) rpcAnswer {
+			_, _, body := e.send(t, http.MethodPost, token, session, `{"jsonrpc":"2.0","id":2,"method":"`+method+`","params":`+params+`}`)
+			return decodeAnswer(t, body)
+		}
+	}
+	clients := []client{
+		{"first client, no UI extension", legacy(initialize(`{}`))},
+		{"second client, UI extension", legacy(initialize(`{"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}}}`))},
+		{"2026-07-28 client, no UI extension", func(method, name, params string) rpcAnswer {
+			params = strings.TrimSuffix(params, "}")
+			if params != "{" {
+				params += ","
+			}
+			params += `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"claude-ai","version":"0.1.0"},"io.modelcontextprotocol/clientCapabilities":{}}}`
+			_, _, body := e.sendModern(t, method, name, token, "", `{"jsonrpc":"2.0","id":2,"method":"`+method+`","params":`+params+`}`)
+			return decodeAnswer(t, body)
+		}},
+	}
+	type seen struct {
+		tools   string
+		results map[string]string
+	}
+	var first *seen
+	for _, c := range clients {
+		t.Run(c.name, func(t *testing.T) {
+			list := c.do("tools/list", "", `{}`)
+			var listed struct {
+				Tools []struct {
+					Name string `json:"name"`
+					Meta struct {
+						UI struct {
+							ResourceURI string `json:"resourceUri"`
+						} `json:"ui"`
+						OpenAI string `json:"openai/outputTemplate"`
+					} `json:"_meta"`
+				} `json:"tools"`
+			}
+			if err := json.Unmarshal(list.Result, &listed); err != nil || len(listed.Tools) == 0 {
+				t.Fatalf("tools/list: %s (%v)", list.Result, err)
+			}
+			for _, tool := range listed.Tools {
+				if tool.Meta.UI.ResourceURI != cardURI || tool.Meta.OpenAI != cardURI {
+					t.Errorf("%s points at %q and %q, not the card %s", tool.Name, tool.Meta.UI.ResourceURI, tool.Meta.OpenAI, cardURI)
+				}
+			}
+			got := &seen{tools: toolsOnly(t, list.Result), results: map[string]string{}}
+			for _, tool := range []string{"get_workspace_context", "list_pending_approvals"} {
+				a := c.do("tools/call", tool, `{"name":"`+tool+`","arguments":{}}`)
+				var res struct {
+					IsError    bool                       `json:"isError"`
+					Structured json.RawMessage            `json:"structuredContent"`
+					Content    []struct{ Text string }    `json:"content"`
+					Meta       map[string]json.RawMessage `json:"_meta"`
+				}
+				if err := json.Unmarshal(a.Result, &res); err != nil || res.IsError || len(res.Structured) == 0 {
+					t.Fatalf("%s: %s (%v)", tool, a.Result, err)
+				}
+				var tokens map[string]string
+				_ = json.Unmarshal(res.Meta["vibesell/decisionTokens"], &tokens)
+				if tool == "list_pending_approvals" && tokens[ap.Approval] == "" {
+					t.Errorf("%s gives the card no decision token for %s: _meta %s", tool, ap.Approval, a.Result)
+				}
+				// The tokens are one-time, new with every result: what
+				// matters is for which approvals they are given.
+				var ids []string
+				for id := range tokens {
+					ids = append(ids, id)
+				}
+				got.results[tool] = string(res.Structured) + "\n" + strings.Join(ids, ",")
+			}
+			if first == nil {
+				first = got
+				return
+			}
+			if got.tools != first.tools {
+				t.Error("its tools/list differs from the first client's")
+			}
+			for tool, r := range got.results {
+				if r != first.results[tool] {
+					t.Errorf("%s differs from the first client's:\n%s\nfirst:\n%s", tool, r, first.results[tool])
+				}
+			}
+		})
+	}
+}
+
+// toolsOnly is the tools of a tools/list result, without the result's
+// own fields (2026-07-28's resultType and cache hints).
+func toolsOnly(t *testing.T, result json.RawMessage) string {
+	t.Helper()
+	var list struct {
+		Tools json.RawMessage `json:"tools"`
+	}
+	if err := json.Unmarshal(result, &list); err != nil {
+		t.Fatal(err)
+	}
+	return string(list.Tools)
+}
