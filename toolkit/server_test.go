@@ -258,7 +258,7 @@ func TestCardURIChangesWithTheCard(t *testing.T) {
 	if CardURI(older) == CardURI(newer) {
 		t.Fatalf("two cards share the URI %s", CardURI(older))
 	}
-	if CardURI(newer) != CardURI(newer) {
+	if CardURI(newer) != CardURI(strings.Clone(newer)) {
 		t.Fatal("the URI of one card is not stable")
 	}
 	s := NewServer([]Tool{ping()}, &Options{CardHTML: newer})

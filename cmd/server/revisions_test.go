@@ -341,3 +341,19 @@ func toolsOnly(t *testing.T, result json.RawMessage) string {
 	}
 	return string(list.Tools)
 }
+
+// The conformance suite's fixture is in its own build only: the server a
+// person runs lists none of it.
+func TestTheConformanceFixtureIsNotServed(t *testing.T) {
+	if conformanceFixture != nil {
+		t.Fatal("this build carries the conformance suite's fixture (built with -tags vibesell_conformance?)")
+	}
+	f := setupFlow(t)
+	for _, method := range []string{"tools/list", "resources/list", "resources/templates/list", "prompts/list"} {
+		msg := newMCPServer(f.svc, slog.New(slog.DiscardHandler)).HandleMessage(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"`+method+`"}`))
+		b, _ := json.Marshal(msg)
+		if strings.Contains(string(b), `"test_`) || strings.Contains(string(b), `test://`) {
+			t.Errorf("%s lists the conformance fixture: %.300s", method, b)
+		}
+	}
+}
