@@ -84,6 +84,12 @@ func addConformanceFixture(s *server.MCPServer, logger *slog.Logger) {
 				return nil, err
 			}
 		}
+		// mcp-go v1.2.1 loses a notification its forwarder has taken but
+		// not yet written when the result is written first: the pause
+		// lets the last one out (VibeSell's own tools send none).
+		if err := pause(ctx); err != nil {
+			return nil, err
+		}
 		return text("Logged three messages."), nil
 	})
 	s.AddTool(noArgs("test_error_handling", "Always fails."), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -106,6 +112,9 @@ func addConformanceFixture(s *server.MCPServer, logger *slog.Logger) {
 			if err := s.SendNotificationToClient(ctx, "notifications/progress", map[string]any{"progressToken": token, "progress": done, "total": 100}); err != nil {
 				return nil, err
 			}
+		}
+		if err := pause(ctx); err != nil { // as in test_tool_with_logging
+			return nil, err
 		}
 		return text("Progress reported."), nil
 	})
