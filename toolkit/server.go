@@ -116,7 +116,7 @@ func NewServer(tools []Tool, opts *Options) *server.MCPServer {
 		server.WithLogging(),
 		server.WithCompletions(),
 		// 2026-07-28 clients cache list and read results (ttlMs and
-		// cacheScope): see cacheHints.
+		// cacheScope): see releaseTTL.
 		server.WithCacheHints(releaseTTL.Milliseconds(), mcp.CacheScopePublic),
 	}
 	s := server.NewMCPServer("vibesell", o.Version, append(serverOpts, o.ServerOptions...)...)
