@@ -14,13 +14,18 @@ import (
 
 	"vibesell/proofread"
 	"vibesell/store/storetest"
+	"vibesell/toolkit"
+	"vibesell/ui"
 )
 
 // The official MCP TypeScript SDK client (e2e/sdk/check.mjs) lists every
 // tool over streamable HTTP with a bearer token and over stdio, checks each
 // tool's card links and annotations, calls each one with arguments from
 // its schema examples, and validates every structuredContent against the
-// tool's outputSchema (the SDK's own validation, and Ajv's).
+// tool's outputSchema (the SDK's own validation, and Ajv's). It runs under
+// each revision, pinned, each on a workspace of its own: 2025-11-25 with
+// @modelcontextprotocol/sdk 1.x (its newest), and 2026-07-28 with
+// @modelcontextprotocol/client 2.x.
 func TestOfficialTypeScriptClient(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end: builds the server and runs Node")
@@ -33,35 +38,42 @@ func TestOfficialTypeScriptClient(t *testing.T) {
 	bin := buildServer(t)
 
 	dbURL := storetest.NewURL(t)
-	ws, token := newWorkspace(t, dbURL, "SDK Check")
 	srv := startServer(t, bin, "DATABASE_URL="+dbURL)
+	for _, protocol := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(protocol, func(t *testing.T) {
+			ws, token := newWorkspace(t, dbURL, "SDK Check "+protocol)
+			ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+			defer cancel()
+			dump := filepath.Join(t.TempDir(), "results.jsonl")
+			if keep := os.Getenv("E2E_RESULTS"); keep != "" {
+				// To read or proofread the results again by hand.
+				dump = keep + "." + protocol
+				_ = os.Remove(dump)
+			}
+			cmd := exec.CommandContext(ctx, node, "check.mjs", "--http", srv.url, "--stdio", bin, "--workspace", ws.Slug, "--dump", dump,
+				"--card-uri", toolkit.CardURI(ui.CardHTML), "--protocol", protocol)
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "VIBESELL_TOKEN="+token, "DATABASE_URL="+dbURL, "LOG_LEVEL=warn")
+			cmd.WaitDelay = 10 * time.Second
+			var stdout, stderr syncBuffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			runErr := cmd.Run()
 
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	dump := filepath.Join(t.TempDir(), "results.jsonl")
-	if keep := os.Getenv("E2E_RESULTS"); keep != "" {
-		// To read or proofread the results again by hand.
-		dump = keep
-		_ = os.Remove(keep)
+			out := stdout.String()
+			// The HTTP server's log and, on the script's stderr, the stdio one's.
+			logs := srv.stderr.String() + "\n" + stderr.String()
+			passes, fails, summary := readChecks(t, out, logs)
+			if runErr != nil && fails == 0 || !summary || passes == 0 {
+				t.Errorf("node check.mjs: %v (ran to the end: %v)\nits stderr and the stdio server's:\n%s\nHTTP server stderr:\n%s",
+					runErr, summary, tail(stderr.String(), 20), tail(srv.stderr.String(), 20))
+			}
+			if !strings.Contains(out, "PASS http protocol "+protocol) || !strings.Contains(out, "PASS stdio protocol "+protocol) {
+				t.Errorf("the client did not speak %s over HTTP and stdio", protocol)
+			}
+			t.Logf("TypeScript SDK client on %s: %d checks passed, %d failed", protocol, passes, fails)
+			proofreadResults(t, dump)
+		})
 	}
-	cmd := exec.CommandContext(ctx, node, "check.mjs", "--http", srv.url, "--stdio", bin, "--workspace", ws.Slug, "--dump", dump)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "VIBESELL_TOKEN="+token, "DATABASE_URL="+dbURL, "LOG_LEVEL=warn")
-	cmd.WaitDelay = 10 * time.Second
-	var stdout, stderr syncBuffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	runErr := cmd.Run()
-
-	out := stdout.String()
-	// The HTTP server's log and, on the script's stderr, the stdio one's.
-	logs := srv.stderr.String() + "\n" + stderr.String()
-	passes, fails, summary := readChecks(t, out, logs)
-	if runErr != nil && fails == 0 || !summary || passes == 0 {
-		t.Errorf("node check.mjs: %v (ran to the end: %v)\nits stderr and the stdio server's:\n%s\nHTTP server stderr:\n%s",
-			runErr, summary, tail(stderr.String(), 20), tail(srv.stderr.String(), 20))
-	}
-	t.Logf("TypeScript SDK client: %d checks passed, %d failed", passes, fails)
-	proofreadResults(t, dump)
 }
 
 // proofreadResults runs the text of every result the client got, refusals

@@ -92,7 +92,14 @@ func NewHTTPHandler(s *server.MCPServer, o HTTPOptions) http.Handler {
 		// session on DELETE with a 500, and answers a check that failed on
 		// the database with a 404 that tells the client to start over.
 		id := r.Header.Get(server.HeaderKeySessionID)
-		if id == "" && r.Method == http.MethodGet && !modernProtocol(r) {
+		if modernProtocol(r) {
+			// 2026-07-28 has no sessions: mcp-go ignores the header (a
+			// client may still send the id it once had), serves each
+			// request on its own, and answers GET and DELETE with 405.
+			streamable.ServeHTTP(w, r)
+			return
+		}
+		if id == "" && r.Method == http.MethodGet {
 			http.Error(w, "Bad Request: GET needs the Mcp-Session-Id of an initialized session", http.StatusBadRequest)
 			return
 		}

@@ -40,10 +40,14 @@ func TestToolsListAnnotations(t *testing.T) {
 
 func TestToolsListMeta(t *testing.T) {
 	b := setup(t)
+	uri := CardURI(defaultCard)
+	if !regexp.MustCompile(`^ui://vibesell/card-[0-9a-f]{8}\.html$`).MatchString(uri) {
+		t.Fatalf("card URI %q carries no version", uri)
+	}
 	want := map[string]any{
-		"ui":                    map[string]any{"resourceUri": "ui://vibesell/card.html"},
-		"ui/resourceUri":        "ui://vibesell/card.html",
-		"openai/outputTemplate": "ui://vibesell/card.html",
+		"ui":                    map[string]any{"resourceUri": uri},
+		"ui/resourceUri":        uri,
+		"openai/outputTemplate": uri,
 	}
 	for _, name := range []string{"save_contact", "list_leads", "ping", "behave", "echo"} {
 		t.Run(name, func(t *testing.T) {
@@ -164,11 +168,11 @@ func TestCardResource(t *testing.T) {
 	for _, r := range list.Resources {
 		listed = append(listed, r.URI+" "+r.MIMEType)
 	}
-	if diff := cmp.Diff([]string{CardURI + " text/html;profile=mcp-app"}, listed); diff != "" {
+	if diff := cmp.Diff([]string{CardURI(defaultCard) + " text/html;profile=mcp-app"}, listed); diff != "" {
 		t.Errorf("resources/list (-want +got):\n%s", diff)
 	}
 
-	res, err := b.client.MCP().ReadResource(ctx, mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: "ui://vibesell/card.html"}})
+	res, err := b.client.MCP().ReadResource(ctx, mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: CardURI(defaultCard)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +183,7 @@ func TestCardResource(t *testing.T) {
 	if !ok {
 		t.Fatalf("content is %T, want text", res.Contents[0])
 	}
-	if text.URI != CardURI || text.MIMEType != "text/html;profile=mcp-app" {
+	if text.URI != CardURI(defaultCard) || text.MIMEType != "text/html;profile=mcp-app" {
 		t.Errorf("uri %q mimeType %q", text.URI, text.MIMEType)
 	}
 	if ui, _ := text.Meta["ui"].(map[string]any); ui == nil || ui["prefersBorder"] != false {
@@ -243,5 +247,51 @@ func TestEchoOnlyOnRequest(t *testing.T) {
 	s := NewServer([]Tool{ping()}, nil)
 	if s.GetTool("echo") != nil {
 		t.Error("echo is served without Options.Echo")
+	}
+}
+
+// A changed card is a new URI (hosts cache a card's HTML by its URI), and
+// the URIs a host stored before keep answering, with the current card;
+// a URI of no card is not found.
+func TestCardURIChangesWithTheCard(t *testing.T) {
+	const older, newer = "<!doctype html><p>one</p>", "<!doctype html><p>two</p>"
+	if CardURI(older) == CardURI(newer) {
+		t.Fatalf("two cards share the URI %s", CardURI(older))
+	}
+	if CardURI(newer) != CardURI(strings.Clone(newer)) {
+		t.Fatal("the URI of one card is not stable")
+	}
+	s := NewServer([]Tool{ping()}, &Options{CardHTML: newer})
+	read := func(uri string) (string, string, *mcp.JSONRPCErrorDetails) {
+		msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "resources/read", "params": map[string]any{"uri": uri}})
+		b, _ := json.Marshal(s.HandleMessage(t.Context(), msg))
+		var r struct {
+			Result struct {
+				Contents []struct{ URI, Text string } `json:"contents"`
+			} `json:"result"`
+			Error *mcp.JSONRPCErrorDetails `json:"error"`
+		}
+		if err := json.Unmarshal(b, &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Error != nil || len(r.Result.Contents) != 1 {
+			return "", "", r.Error
+		}
+		return r.Result.Contents[0].URI, r.Result.Contents[0].Text, nil
+	}
+	for _, uri := range []string{CardURI(newer), CardURI(older), LegacyCardURI} {
+		got, text, rpcErr := read(uri)
+		if rpcErr != nil || got != uri || text != newer {
+			t.Errorf("resources/read %s: uri %q, text %q, error %v; want the current card under the URI asked for", uri, got, text, rpcErr)
+		}
+	}
+	if _, _, rpcErr := read("ui://vibesell/other.html"); rpcErr == nil || rpcErr.Code != mcp.RESOURCE_NOT_FOUND {
+		t.Errorf("resources/read of no card: error %v, want %d", rpcErr, mcp.RESOURCE_NOT_FOUND)
+	}
+	// Tools point at the current card's URI.
+	msg := []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	b, _ := json.Marshal(s.HandleMessage(t.Context(), msg))
+	if !strings.Contains(string(b), `"openai/outputTemplate":"`+CardURI(newer)+`"`) {
+		t.Errorf("tools/list does not point at %s: %s", CardURI(newer), b)
 	}
 }

@@ -107,7 +107,7 @@ func startWorkers(t *testing.T, pool *pgxpool.Pool, appr *approvals.Service, log
 // package's, with the MCP Apps MIME type.
 func TestServerServesTheCard(t *testing.T) {
 	c := connect(t).c
-	res, err := c.MCP().ReadResource(c.Context(), mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: toolkit.CardURI}})
+	res, err := c.MCP().ReadResource(c.Context(), mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: toolkit.CardURI(ui.CardHTML)}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ package ui
 
 import _ "embed"
 
-// CardHTML is the card, served at toolkit.CardURI with MIME type
+// CardHTML is the card, served at toolkit.CardURI(CardHTML) with MIME type
 // text/html;profile=mcp-app. Pass it as toolkit.Options.CardHTML.
 //
 //go:embed card.html

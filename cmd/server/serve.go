@@ -382,14 +382,26 @@ It prints your password; then sign in at:
 
 // newMCPServer builds the MCP server with every tool of the product.
 func newMCPServer(svc *services, logger *slog.Logger) *server.MCPServer {
-	return tools.NewServer(svc.toolDeps(), &toolkit.Options{
+	s := tools.NewServer(svc.toolDeps(), &toolkit.Options{
 		Version:       version,
 		Logger:        logger.With("component", "tools"),
 		CardHTML:      ui.CardHTML,
 		Gate:          gate,
 		ServerOptions: []server.ServerOption{server.WithHooks(toolkit.RecordSessions(svc.sessions, logger))},
 	})
+	if conformanceFixture != nil {
+		conformanceFixture(s, logger)
+	}
+	return s
 }
+
+// conformanceFixture adds the tools, resources and prompts the official
+// conformance suite calls by name (test_simple_text, test://static-text,
+// test_simple_prompt…) in a build for that suite only
+// (conformance_fixture.go, built with -tags vibesell_conformance, which
+// e2e/conformance_test.go builds). In every other build it is nil: a
+// person's server never lists them.
+var conformanceFixture func(s *server.MCPServer, logger *slog.Logger)
 
 // gate refuses a call whose tool needs a scope the caller was not granted.
 // Over HTTP the resource server has already answered such a call with a

@@ -20,6 +20,7 @@ import (
 	"vibesell/auth"
 	"vibesell/store/storetest"
 	"vibesell/toolkit"
+	"vibesell/ui"
 	"vibesell/workspace"
 )
 
@@ -45,7 +46,7 @@ func startMCP(t *testing.T, tokens *auth.Tokens, sessions *auth.Sessions, memory
 		defer e.mu.Unlock()
 		e.unregistered = append(e.unregistered, s.SessionID())
 	})
-	mcp := toolkit.NewServer(nil, &toolkit.Options{Echo: true, Logger: logger, ServerOptions: []server.ServerOption{server.WithHooks(hooks)}})
+	mcp := toolkit.NewServer(nil, &toolkit.Options{Echo: true, Logger: logger, CardHTML: ui.CardHTML, ServerOptions: []server.ServerOption{server.WithHooks(hooks)}})
 	var memory toolkit.SessionMemoryLimits
 	if len(limits) > 0 {
 		memory = limits[0]
@@ -70,7 +71,7 @@ func (e *mcpEndpoint) dropped(id string) bool {
 }
 
 // send makes one request to /mcp and returns its status, session header
-// and body (at most the first 4 KB: an event stream does not end).
+// and body (at most the first 4 MB).
 func (e *mcpEndpoint) send(t *testing.T, method, token, session, body string) (int, string, string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -90,7 +91,7 @@ func (e *mcpEndpoint) send(t *testing.T, method, token, session, body string) (i
 	if strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") && method == http.MethodGet {
 		return res.StatusCode, res.Header.Get("Mcp-Session-Id"), "(event stream)"
 	}
-	b, _ := io.ReadAll(io.LimitReader(res.Body, 4096))
+	b, _ := io.ReadAll(io.LimitReader(res.Body, 4<<20))
 	return res.StatusCode, res.Header.Get("Mcp-Session-Id"), string(b)
 }
 
@@ -295,4 +296,34 @@ func TestSessionMemoryIsBoundedPerWorkspaceAndPerReplica(t *testing.T) {
 			t.Errorf("tools/list on forgotten session %s: %d %s", id, status, body)
 		}
 	}
+}
+
+// sendModern posts one 2026-07-28 request: its headers name the revision,
+// the method (unless empty) and the tool, prompt or resource (unless
+// empty); session, unless empty, is sent as a client of 2025-11-25 would.
+func (e *mcpEndpoint) sendModern(t *testing.T, method, name, token, session, body string) (int, string, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, e.url, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+	if method != "" {
+		req.Header.Set("Mcp-Method", method)
+	}
+	if name != "" {
+		req.Header.Set("Mcp-Name", name)
+	}
+	if session != "" {
+		req.Header.Set("Mcp-Session-Id", session)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(res.Body, 4<<20))
+	return res.StatusCode, res.Header.Get("Mcp-Session-Id"), string(b)
 }

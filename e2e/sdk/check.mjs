@@ -2,7 +2,7 @@
 // client, over streamable HTTP and over stdio. e2e/sdk_test.go runs it;
 // by hand:
 //
-//   VIBESELL_TOKEN=vs_… DATABASE_URL=postgres://… node check.mjs \
+//   VIBESELL_TOKEN=vs_… DATABASE_URL=postgres://… node check.mjs --card-uri ui://vibesell/card-<v>.html \
 //     --http http://127.0.0.1:8080/mcp --stdio /path/to/server --workspace SLUG
 //
 // Either transport may be left out. Every check prints one line, PASS or
@@ -14,16 +14,17 @@
 // SDK validates each structuredContent against the tool's outputSchema
 // itself (it does so only after listTools on the same client, which is why
 // the list comes first); Ajv validates it again here, independently.
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
 import Ajv from "ajv";
 import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { appendFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 
-const CARD_URI = "ui://vibesell/card.html";
+// The card's URI carries its version (ui://vibesell/card-<sha8>.html): the
+// Go test passes the one the server must point at; the unversioned URI of
+// earlier releases must still answer, with the same card.
+let CARD_URI;
+const LEGACY_CARD_URI = "ui://vibesell/card.html";
 const CARD_MIME = "text/html;profile=mcp-app";
 const ANNOTATIONS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"];
 const INTERNAL = /Something went wrong on our side/;
@@ -116,13 +117,36 @@ const { values: opts } = parseArgs({
     http: { type: "string" },
     stdio: { type: "string" },
     workspace: { type: "string" },
+    "card-uri": { type: "string" },
+    // The protocol revision the client offers, pinned: 2025-11-25 with
+    // @modelcontextprotocol/sdk (1.x, whose newest revision it is), or
+    // 2026-07-28 with @modelcontextprotocol/client (2.x, the first
+    // TypeScript SDK that speaks it).
+    protocol: { type: "string", default: "2025-11-25" },
     // Every result's text is appended here, one JSON line each, for the
     // Go test to proofread (e2e/sdk_test.go).
     dump: { type: "string" },
   },
 });
 if (!opts.http && !opts.stdio) {
-  console.error("usage: node check.mjs [--http URL] [--stdio BINARY --workspace SLUG]");
+  console.error("usage: node check.mjs --card-uri URI [--protocol 2025-11-25|2026-07-28] [--http URL] [--stdio BINARY --workspace SLUG]");
+  process.exit(2);
+}
+CARD_URI = opts["card-uri"];
+const MODERN = opts.protocol >= "2026-07-28";
+if (!["2025-11-25", "2026-07-28"].includes(opts.protocol)) {
+  console.error("--protocol is 2025-11-25 or 2026-07-28");
+  process.exit(2);
+}
+const { Client, StreamableHTTPClientTransport, StdioClientTransport, getDefaultEnvironment } = MODERN
+  ? { ...(await import("@modelcontextprotocol/client")), ...(await import("@modelcontextprotocol/client/stdio")) }
+  : {
+    ...(await import("@modelcontextprotocol/sdk/client/index.js")),
+    ...(await import("@modelcontextprotocol/sdk/client/streamableHttp.js")),
+    ...(await import("@modelcontextprotocol/sdk/client/stdio.js")),
+  };
+if (!/^ui:\/\/vibesell\/card-[0-9a-f]{8}\.html$/.test(CARD_URI ?? "")) {
+  console.error("--card-uri must be the card's versioned URI, ui://vibesell/card-<8 hex digits>.html");
   process.exit(2);
 }
 if (opts.stdio && !opts.workspace) {
@@ -161,7 +185,11 @@ function compile(schema) {
 async function checkServer(label, transport) {
   const client = new Client(
     { name: "vibesell-e2e-sdk", version: "1.0.0" },
-    { capabilities: { extensions: { "io.modelcontextprotocol/ui": { mimeTypes: [CARD_MIME] } } } },
+    {
+      capabilities: { extensions: { "io.modelcontextprotocol/ui": { mimeTypes: [CARD_MIME] } } },
+      // 2.x: no probe and no fallback, exactly this revision or a failure.
+      ...(MODERN ? { versionNegotiation: { mode: { pin: opts.protocol } } } : {}),
+    },
   );
   try {
     await client.connect(transport, { timeout: CALL_TIMEOUT_MS });
@@ -171,8 +199,13 @@ async function checkServer(label, transport) {
   }
   try {
     const info = client.getServerVersion();
-    if (info?.name === "vibesell") pass(label, `initialize (server ${info.name} ${info.version})`);
+    const negotiated = client.getNegotiatedProtocolVersion?.() ?? transport.protocolVersion;
+    if (info?.name === "vibesell") pass(label, `${MODERN ? "server/discover" : "initialize"} (server ${info.name} ${info.version})`);
     else fail(label, `initialize: serverInfo ${JSON.stringify(info)}`);
+    // Over stdio the 1.x transport does not say; the version the client
+    // offers is its newest, 2025-11-25.
+    if (negotiated === opts.protocol || (negotiated === undefined && !MODERN)) pass(label, `protocol ${opts.protocol}`);
+    else fail(label, `negotiated protocol ${negotiated}, want ${opts.protocol}`);
 
     const tools = await listTools(client, label);
     if (tools.length > 0) {
@@ -202,8 +235,8 @@ async function listTools(client, label) {
     fail(label, `tools/list: ${errText(e)}`);
     return [];
   }
-  if (pages > 0) {
-    // Each listTools replaces the SDK's cache with its page: give it all.
+  if (pages > 0 && client.cacheToolMetadata) {
+    // Each listTools replaces the 1.x SDK's cache with its page: give it all.
     client.cacheToolMetadata(tools);
   }
   if (tools.length === 0) fail(label, "tools/list: no tools");
@@ -225,6 +258,10 @@ async function checkCard(client, label) {
     else if (c.mimeType !== CARD_MIME) fail(label, `resources/read ${CARD_URI}: mimeType ${c.mimeType}, want ${CARD_MIME}`);
     else if (typeof c.text !== "string" || !/^\s*<!doctype html>/i.test(c.text)) fail(label, `resources/read ${CARD_URI}: not an HTML5 document`);
     else pass(label, `resources/read ${CARD_URI} (${CARD_MIME}, ${c.text.length} characters)`);
+
+    const legacy = (await client.readResource({ uri: LEGACY_CARD_URI }, { timeout: CALL_TIMEOUT_MS })).contents?.[0];
+    if (legacy?.uri !== LEGACY_CARD_URI || legacy?.text !== c?.text) fail(label, `resources/read ${LEGACY_CARD_URI}: not the current card under the URI asked for`);
+    else pass(label, `resources/read ${LEGACY_CARD_URI} (an earlier release's URI) answers with the current card`);
   } catch (e) {
     fail(label, `resources: ${errText(e)}`);
   }
@@ -424,7 +461,9 @@ async function checkTools(client, label, tools) {
       continue;
     }
     // Neither validator may be vacuous: an object without kind is wrong.
-    const sdkValidate = client.getToolOutputValidator(tool.name);
+    // (2.x validates every result against the listed outputSchema too, but
+    // does not hand out its validator.)
+    const sdkValidate = client.getToolOutputValidator ? client.getToolOutputValidator(tool.name) : () => ({ valid: false });
     if (!sdkValidate) {
       fail(label, `${tool.name}: the SDK holds no outputSchema validator, so it would not check results`);
       continue;
