@@ -176,9 +176,16 @@ func routes(cfg config, db *pgxpool.Pool, svc *services, mailSecret *mail.Secret
 		Tokens:      svc.tokens,
 
 		RequestTimeout: cfg.WebRequestTimeout,
+		SupportEmail:   cfg.SupportEmail,
+		JobsKept:       completedJobsKept,
 	})
 	mux := http.NewServeMux()
 	mux.Handle(web.Prefix, webApp)
+	// The privacy page and the terms live at the root, where the Claude
+	// connector directory and people link them.
+	for _, path := range web.PublicPaths {
+		mux.Handle("GET "+path, webApp)
+	}
 	mux.Handle(billing.WebhookPath, svc.billing.WebhookHandler())
 	mux.HandleFunc("GET /{$}", toTheWebApp)
 	// Browsers ask for /favicon.ico on pages that link no icon (the
@@ -290,8 +297,14 @@ func jobConfig(workers *river.Workers, periodic []*river.PeriodicJob, logger *sl
 		// (River's default job timeout is a minute), so this rescues a job
 		// whose worker died without ever rescuing one still running.
 		RescueStuckJobsAfter: approvals.RescueStuckJobsAfter,
+		// Said on the privacy page (web.Deps.JobsKept).
+		CompletedJobRetentionPeriod: completedJobsKept,
 	}
 }
+
+// completedJobsKept is how long River keeps a finished job's row: its
+// own default, stated here so the privacy page says what it does.
+const completedJobsKept = 24 * time.Hour
 
 // infoAsDebug passes a library's info records on at debug, for a library
 // whose info is routine progress.
