@@ -69,16 +69,21 @@ func (c console) demo(ctx context.Context, slug, email string) error {
 		if err := demoRefuseFilled(ctx, svc, ws); err != nil {
 			return err
 		}
-		m, err := startMail(c.cfg, db, svc, c.logger)
+		// The demo's sandbox mail server is its own, for as long as it
+		// runs: on ports of its own, so a server running beside it (on
+		// MAIL_SANDBOX_SMTP_ADDR) keeps its own.
+		cfg := c.cfg
+		cfg.Mail.SandboxSMTPAddr, cfg.Mail.SandboxIMAPAddr = "127.0.0.1:0", "127.0.0.1:0"
+		m, err := startMail(cfg, db, svc, c.logger)
 		if err != nil {
 			return err
 		}
 		defer m.Close()
-		if err := m.wireEngine(c.cfg, db, svc, c.logger); err != nil {
+		if err := m.wireEngine(cfg, db, svc, c.logger); err != nil {
 			return err
 		}
 		if m.Engine == nil {
-			return errors.New("the sending engine is off (no mail secret key), so the demo campaign could not send")
+			return errors.New("the demo's campaign cannot send without the mail secret key: set MAIL_SECRET_KEY to the one the server uses")
 		}
 		if _, err := audience.LoadSampleDirectory(ctx, db); err != nil {
 			return err

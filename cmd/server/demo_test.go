@@ -38,6 +38,11 @@ func TestDemoFillsAWorkspaceWithASendingCampaign(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// Without the key the server signs with, the demo could not send:
+	// it says so before making anything.
+	if _, err := runCmd(t, env("DATABASE_URL", dbURL, "LOG_LEVEL", "error"), "demo", "--workspace", ws.Slug); err == nil || !strings.Contains(err.Error(), "MAIL_SECRET_KEY") {
+		t.Fatalf("a demo without the mail secret key: %v", err)
+	}
 	out, err := runCmd(t, getenv, "demo", "--workspace", ws.Slug)
 	if err != nil {
 		t.Fatalf("demo: %v\n%s", err, out)
