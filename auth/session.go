@@ -347,7 +347,7 @@ func (s *Sessions) Prune(ctx context.Context, now time.Time) (int64, error) {
 		now, now.Add(-sessionIdleLimit)); err != nil {
 		return 0, fmt.Errorf("end idle sessions: %w", err)
 	}
-	tag, err := s.db.Exec(ctx, `DELETE FROM mcp_sessions WHERE terminated_at < $1`, now.Add(-7*24*time.Hour))
+	tag, err := s.db.Exec(ctx, `DELETE FROM mcp_sessions WHERE terminated_at < $1`, now.Add(-EndedMCPSessionKept))
 	if err != nil {
 		return 0, fmt.Errorf("delete ended sessions: %w", err)
 	}

@@ -132,7 +132,8 @@ func TestServerServesTheCard(t *testing.T) {
 // no word breaks; and that dates are in one style (harness/run.mjs). It
 // saves light, dark (own palette and host variables) and 320-pixel
 // screenshots of each card to test-artifacts/ui/ at the repository root,
-// and logs where.
+// and logs where; and the directory's screenshots, 1,000 pixels wide, to
+// test-artifacts/ui/directory (docs/screenshots with -update).
 func TestCardInBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the browser test takes minutes; it runs without -short")
@@ -247,4 +248,5 @@ func TestCardInBrowser(t *testing.T) {
 		"\nkinds drawn but not checked (no tool, no Go type yet): " + strings.Join(sortedKeys(previews), ", ") + "\n"
 	t.Log(summary)
 	_ = os.WriteFile(filepath.Join(artifacts, "kinds.txt"), []byte(summary), 0o644)
+	takeDirectoryShots(t, all, chrome, artifacts)
 }

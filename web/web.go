@@ -105,6 +105,15 @@ type Deps struct {
 	// Webhooks serves the webhooks pages (/app/webhooks); nil leaves them
 	// out.
 	Webhooks *webhooks.Service
+	// SupportEmail is how to reach whoever runs this server
+	// (SUPPORT_EMAIL), shown on the support, privacy and terms pages to
+	// anyone, signed in or not. "": those pages say to ask through the
+	// assistant or the support page.
+	SupportEmail string
+	// JobsKept is how long the record of a finished background task is
+	// kept (the job client's retention), as the privacy page says.
+	// Default: a day, River's own.
+	JobsKept time.Duration
 }
 
 type server struct {
@@ -172,6 +181,9 @@ func New(d Deps) http.Handler {
 	if cfg.RequestTimeout <= 0 {
 		cfg.RequestTimeout = 15 * time.Second
 	}
+	if cfg.JobsKept <= 0 {
+		cfg.JobsKept = 24 * time.Hour
+	}
 	s := &server{
 		Deps:        cfg,
 		base:        strings.TrimRight(cfg.PublicURL, "/"),
@@ -220,9 +232,11 @@ func (s *server) routes() http.Handler {
 	mux.HandleFunc("POST /app/approvals/{id}/approve", s.post(s.signedIn(s.inApprovalsWorkspace(s.decide(true)))))
 	mux.HandleFunc("POST /app/approvals/{id}/reject", s.post(s.signedIn(s.inApprovalsWorkspace(s.decide(false)))))
 	mux.HandleFunc("POST /app/workspace", s.post(s.signedIn(s.openWorkspace)))
-	if s.Workspaces != nil {
-		mux.HandleFunc("GET /app/support", s.signedIn(s.supportPage))
-	}
+	// The support page, the privacy page and the terms answer anyone:
+	// someone not yet signed in (or who cannot sign in) needs them most.
+	mux.HandleFunc("GET /app/support", s.supportEntry)
+	mux.HandleFunc("GET "+PrivacyPath, s.privacyPage)
+	mux.HandleFunc("GET "+TermsPath, s.termsPage)
 	s.leadRoutes(mux)
 	s.leadListRoutes(mux)
 	s.replyRoutes(mux)

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/mail"
 	"net/url"
 	"strconv"
 	"strings"
@@ -63,6 +64,9 @@ type config struct {
 
 	// OAuthLimits bound /oauth/register and /oauth/token.
 	OAuthLimits oauth.RateLimits
+	// SupportEmail is how people reach whoever runs this server
+	// (SUPPORT_EMAIL): shown on the support, privacy and terms pages.
+	SupportEmail string
 	// ClientMetadata is the zero value (production's rules) except in a
 	// test build; see testClientMetadata.
 	ClientMetadata oauth.FetchConfig
@@ -205,6 +209,13 @@ func loadConfig(getenv func(string) string) (config, error) {
 			}
 			cfg.AllowedOrigins = append(cfg.AllowedOrigins, ou.Scheme+"://"+ou.Host)
 		}
+	}
+	if v := getenv("SUPPORT_EMAIL"); v != "" {
+		a, err := mail.ParseAddress(v)
+		if err != nil || a.Name != "" {
+			return cfg, &configError{"SUPPORT_EMAIL", v, "expected the email address people write to for help, such as support@example.com"}
+		}
+		cfg.SupportEmail = a.Address
 	}
 	if v := getenv("CLIENT_IP_HEADER"); v != "" {
 		if strings.ContainsAny(v, " :\t") {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,6 +16,7 @@ import (
 
 	"vibesell"
 	"vibesell/auth"
+	"vibesell/mail"
 	"vibesell/workspace"
 )
 
@@ -76,9 +78,11 @@ func TestEveryCommandLineInTheREADMERuns(t *testing.T) {
 			return ""
 		},
 	}
-	getenv := env("DATABASE_URL", f.pool.Config().ConnString(), "LOG_LEVEL", "error")
+	// The demo sends, and signs what it sends with the mail secret key.
+	getenv := env("DATABASE_URL", f.pool.Config().ConnString(), "LOG_LEVEL", "error", "MAIL_SECRET_KEY", mail.NewRandomSecret())
 
 	ran := map[string]bool{}
+	demos := 0
 	for _, line := range lines {
 		cmd, _, err := findCommand(line.words)
 		if err != nil {
@@ -92,7 +96,21 @@ func TestEveryCommandLineInTheREADMERuns(t *testing.T) {
 			continue
 		}
 		for _, words := range expandOptional(line.words) {
-			args, stdin := fillPlaceholders(t, line.where, words, values)
+			vals := values
+			if cmd.name == "demo" {
+				// The demo fills only an empty workspace: SLUG stands
+				// for a new one each time.
+				vals = maps.Clone(values)
+				vals["SLUG"] = func() string {
+					demos++
+					w, err := workspace.Create(ctx, f.pool, fmt.Sprintf("Demo %d", demos))
+					if err != nil {
+						t.Fatal(err)
+					}
+					return w.Slug
+				}
+			}
+			args, stdin := fillPlaceholders(t, line.where, words, vals)
 			shown := "server " + strings.Join(words, " ")
 			t.Logf("%s: %s", line.where, shown)
 			if cmd.longRunning {

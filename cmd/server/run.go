@@ -87,6 +87,7 @@ var commands = []command{
 	{name: "directory import", args: "FILE", about: "load a CSV of contacts into the lead directory", define: console.cmdDirectoryImport},
 	{name: "oauth rotate-keys", about: "sign access tokens with a new key from now on", define: console.cmdOAuthRotateKeys},
 	{name: "sandbox ready", required: []string{"workspace"}, about: "in the sandbox, make every ordered domain and mailbox ready and warm at once", define: console.cmdSandboxReady},
+	{name: "demo", required: []string{"workspace"}, about: "in the sandbox, fill an empty workspace with sample data and print a web app sign-in", define: console.cmdDemo},
 }
 
 // flags returns the command's flags, defined on a set of their own; the

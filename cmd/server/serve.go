@@ -180,9 +180,16 @@ func routes(cfg config, db *pgxpool.Pool, svc *services, mailSecret *mail.Secret
 		Tokens:      svc.tokens,
 
 		RequestTimeout: cfg.WebRequestTimeout,
+		SupportEmail:   cfg.SupportEmail,
+		JobsKept:       completedJobsKept,
 	})
 	mux := http.NewServeMux()
 	mux.Handle(web.Prefix, webApp)
+	// The privacy page and the terms live at the root, where the Claude
+	// connector directory and people link them.
+	for _, path := range web.PublicPaths {
+		mux.Handle("GET "+path, webApp)
+	}
 	mux.Handle(billing.WebhookPath, svc.billing.WebhookHandler())
 	mux.HandleFunc("GET /{$}", toTheWebApp)
 	// Browsers ask for /favicon.ico on pages that link no icon (the
@@ -298,6 +305,10 @@ func jobConfig(workers *river.Workers, periodic []*river.PeriodicJob, logger *sl
 		CompletedJobRetentionPeriod: store.CompletedJobRetention,
 	}
 }
+
+// completedJobsKept is how long River keeps a finished job's row, as the
+// privacy page says it.
+const completedJobsKept = store.CompletedJobRetention
 
 // infoAsDebug passes a library's info records on at debug, for a library
 // whose info is routine progress.

@@ -43,7 +43,9 @@ const resultsPath = resolve(arg("--results", join(outDir, "results.json")));
 const executablePath = arg("--chromium", process.env.CHROMIUM || "/usr/bin/chromium");
 const only = arg("--only");
 
-const WIDTH = 640;
+// --width sets the host's width for the card (640 by default, a chat
+// column); the directory's screenshots are taken at 1,000.
+const WIDTH = Number(arg("--width", "640"));
 const NARROW = [320, 360, 480, 600];
 const PAGE_BG = { light: "#f5f4ef", dark: "#262624" };
 // A host's style variables (MCP Apps hostContext.styles.variables), in the
