@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -54,22 +55,36 @@ func DisposableListSize() (exact, wildcard int) {
 	return len(e), len(w)
 }
 
-// PoolCounts counts the pool of f for the workspace ws twice: as
-// [Service.EstimatePool] does (with the count without each filter, asked
-// for whatever the pool), and as a plain COUNT(*) of every contact
-// matching [Filters.where] would, with the same subtractions. The two
-// must always agree.
-func PoolCounts(ctx context.Context, tb testing.TB, s *Service, ws uuid.UUID, f Filters) (fast, plain Pool) {
+// PoolCounts counts the pool of f for the workspace ws three ways: on
+// the replica's index of the directory, as [Service.EstimatePool] does
+// once the index stands for the directory (waiting for it); in SQL, as
+// it does until then (each with the count without each filter, asked for
+// whatever the pool); and as a plain COUNT(*) of every contact matching
+// [Filters.where] would, with the same subtractions. The three must
+// always agree.
+func PoolCounts(ctx context.Context, tb testing.TB, s *Service, ws uuid.UUID, f Filters) (index, sql, plain Pool) {
 	tb.Helper()
 	f, err := f.normalize()
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if fast, err = s.countPool(ctx, s.db, ws, f); err != nil {
+	if sql, err = s.countPoolSQL(ctx, s.db, ws, f); err != nil {
 		tb.Fatal(err)
 	}
-	if fast.Loosened, err = s.loosen(ctx, ws, f); err != nil {
+	if sql.Loosened, err = s.loosen(ctx, ws, f); err != nil {
 		tb.Fatal(err)
+	}
+	x := WaitPoolIndex(ctx, tb, s)
+	var b pgx.Batch
+	var sides poolSides
+	s.queueSides(&b, x, ws, f, &sides)
+	if err := s.db.SendBatch(ctx, &b).Close(); err != nil {
+		tb.Fatal(err)
+	}
+	var ok bool
+	index, index.Loosened, ok = s.fastCount(x, f, &sides)
+	if !ok {
+		tb.Fatal("the directory moved while the test counted")
 	}
 	args := []any{ws, s.windowStart(f)}
 	err = s.db.QueryRow(ctx, `
@@ -86,7 +101,7 @@ func PoolCounts(ctx context.Context, tb testing.TB, s *Service, ws uuid.UUID, f 
 		tb.Fatal(err)
 	}
 	plain.Available = plain.Matched - plain.Suppressed - plain.ContactedInWindow - plain.AlreadyImported - plain.Unusable
-	fast.Sample, fast.Target = false, Target{}
+	index.Sample, sql.Sample = false, false
 	out, without := f.loosenings()
 	for i, g := range without {
 		var gargs []any
@@ -95,7 +110,47 @@ func PoolCounts(ctx context.Context, tb testing.TB, s *Service, ws uuid.UUID, f 
 		}
 	}
 	plain.Loosened = out
-	return fast, plain
+	return index, sql, plain
+}
+
+// WaitPoolIndex waits until the replica's index of the directory stands
+// for the directory as it is, building it when needed, and returns it.
+func WaitPoolIndex(ctx context.Context, tb testing.TB, s *Service) *directoryIndex {
+	tb.Helper()
+	deadline := time.Now().Add(5 * time.Minute)
+	for time.Now().Before(deadline) {
+		var version int64
+		if err := s.db.QueryRow(ctx, `SELECT version FROM directory_version`).Scan(&version); err != nil {
+			tb.Fatal(err)
+		}
+		x := s.index.ready()
+		if x != nil && x.version == version {
+			return x
+		}
+		if x != nil {
+			s.index.stale(x)
+		}
+		s.index.mu.Lock()
+		building := s.index.building
+		s.index.mu.Unlock()
+		if building == nil {
+			tb.Fatalf("the directory's index is neither ready nor being built: %v", s.index.failed)
+		}
+		<-building
+	}
+	tb.Fatal("the directory's index was not built in 5 minutes")
+	return nil
+}
+
+// PoolIndexVersion is the version of the directory the replica's index
+// stands for, or 0 when it has none.
+func PoolIndexVersion(s *Service) int64 {
+	s.index.mu.Lock()
+	defer s.index.mu.Unlock()
+	if s.index.cur == nil {
+		return 0
+	}
+	return s.index.cur.version
 }
 
 // ExplainLoosen returns PostgreSQL's plan, as run, of the count of f

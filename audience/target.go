@@ -53,6 +53,8 @@ type Service struct {
 	// looked up. domains keeps its answers a while.
 	mailDomains MailDomains
 	domains     domainCache
+	// index is this replica's index of the directory, for the pool count.
+	index *poolIndex
 }
 
 // Deps is what [New] needs.
@@ -96,7 +98,8 @@ func New(d Deps) *Service {
 		cfg.ImportBatch = 1000
 	}
 	return &Service{db: d.DB, clock: d.Clock, cfg: cfg, approvals: d.Approvals, limit: d.LeadLimit,
-		mailDomains: d.MailDomains, storyCampaigns: d.StoryCampaigns, storyMail: d.StoryMail, webhooks: d.Webhooks}
+		mailDomains: d.MailDomains, storyCampaigns: d.StoryCampaigns, storyMail: d.StoryMail, webhooks: d.Webhooks,
+		index: &poolIndex{db: d.DB, most: maxIndexedContacts}}
 }
 
 // Description is the ideal customer in the person's words.
