@@ -2,6 +2,7 @@ package audience
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -77,12 +78,13 @@ func PoolCounts(ctx context.Context, tb testing.TB, s *Service, ws uuid.UUID, f 
 	x := WaitPoolIndex(ctx, tb, s)
 	var b pgx.Batch
 	var sides poolSides
-	s.queueSides(&b, x, ws, f, &sides)
+	var t Target
+	s.queueSides(&b, x, ws, f.Titles, &sides, &t)
 	if err := s.db.SendBatch(ctx, &b).Close(); err != nil {
 		tb.Fatal(err)
 	}
 	var ok bool
-	index, index.Loosened, ok = s.fastCount(x, f, &sides)
+	index, index.Loosened, ok = s.fastCount(x, ws, f, &sides)
 	if !ok {
 		tb.Fatal("the directory moved while the test counted")
 	}
@@ -171,4 +173,62 @@ func ExplainLoosen(ctx context.Context, tb testing.TB, db *pgxpool.Pool, f Filte
 		tb.Fatal(err)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// ExplainIndexCount says what a count of f for ws reads on the replica's
+// index (which must stand for the directory), and PostgreSQL's plan, as
+// run, of the statement it reads the workspace's side with.
+func ExplainIndexCount(ctx context.Context, tb testing.TB, s *Service, db *pgxpool.Pool, ws uuid.UUID, f Filters) string {
+	tb.Helper()
+	x := WaitPoolIndex(ctx, tb, s)
+	var b pgx.Batch
+	var sides poolSides
+	var t Target
+	s.queueSides(&b, x, ws, f.Titles, &sides, &t)
+	if err := s.db.SendBatch(ctx, &b).Close(); err != nil {
+		tb.Fatal(err)
+	}
+	var titles []uint32
+	if len(f.Titles) > 0 {
+		titles = x.matchedTitles(ws, f, &sides)
+	}
+	m := x.compile(f, titles)
+	kept, visited, excluded, leads, suppressed := 0, 0, 0, 0, 0
+	for s := range x.segs {
+		if m.segMask[s] == 0 {
+			kept++
+		}
+	}
+	for _, t := range titles {
+		visited += len(x.byTitle.of(t))
+	}
+	if m.excluded != nil {
+		m.excluded.each(func(uint32) { excluded++ })
+	}
+	for _, e := range sides.leads {
+		if _, ok := x.emails.find(e); ok {
+			leads++
+		}
+	}
+	suppressed = len(sides.addresses)
+	for _, d := range sides.domains {
+		suppressed += len(x.emailDomains.of(d))
+	}
+	how := fmt.Sprintf("index of %d contacts in %d segments (version %d): %d segments kept", x.n, len(x.segs), x.version, kept)
+	if m.titled {
+		how += fmt.Sprintf("; %d titles matched, their %d contacts read", len(titles), visited)
+	} else {
+		how += ", their counts summed"
+	}
+	how += fmt.Sprintf("; %d contacts of companies left out; %d leads found by address of %d; %d suppressed contacts",
+		excluded, leads, len(sides.leads), suppressed)
+	rows, err := db.Query(ctx, "EXPLAIN (ANALYZE, BUFFERS) "+poolSidesSQL, ws, titlesJSON(f.Titles), nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return how + "\nthe workspace's side:\n" + strings.Join(lines, "\n")
 }

@@ -156,6 +156,35 @@ func TestPoolCountsExact(t *testing.T) {
 
 	t.Run("first load", func(t *testing.T) { check(t, combinations(120)) })
 
+	// As the assistant asks: the confirmed target counted twice on the
+	// index (its titles matched, then remembered), each time the same as
+	// a plain count, with targets whose titles change in between.
+	t.Run("confirmed targets", func(t *testing.T) {
+		for _, f := range combinations(20)[:12] {
+			saved, err := b.svc.SaveFilters(ctx, ws, f, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := b.svc.Confirm(ctx, ws, saved.Target.FiltersVersion); err != nil {
+				t.Fatal(err)
+			}
+			_, _, plain := audience.PoolCounts(ctx, t, b.svc, ws, f)
+			if plain.Available >= audience.NarrowPool {
+				plain.Loosened = nil
+			}
+			for range 2 {
+				p, err := b.svc.EstimatePool(ctx, ws)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p.Target, p.LastImport = audience.Target{}, nil
+				if d := cmp.Diff(plain, p); d != "" {
+					t.Errorf("%+v: the pool differs from a plain count (-plain +pool):\n%s", f, d)
+				}
+			}
+		}
+	})
+
 	t.Run("after a merge", func(t *testing.T) {
 		// Half the contacts again with other titles and statuses, and new ones.
 		// Loaded through another connection, as another process would:

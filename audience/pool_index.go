@@ -2,11 +2,11 @@ package audience
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/maphash"
 	"math/bits"
-	"strings"
 	"sync"
 	"time"
 
@@ -100,7 +100,7 @@ type directoryIndex struct {
 	emails                                     emailTable
 
 	mu           sync.Mutex
-	titleMatches map[string][]uint32 // title patterns → the titles they match
+	titleMatches map[uuid.UUID]*titleMatch // each workspace's last title filters, and the titles they matched
 }
 
 // indexSegment is one segment: its values, how many contacts it holds
@@ -116,12 +116,6 @@ type bitset []uint64
 func newBitset(n int) bitset       { return make(bitset, (n+63)/64) }
 func (b bitset) set(i uint32)      { b[i/64] |= 1 << (i % 64) }
 func (b bitset) has(i uint32) bool { return b[i/64]&(1<<(i%64)) != 0 }
-func (b bitset) testAndSet(i uint32) bool {
-	w, m := &b[i/64], uint64(1)<<(i%64)
-	had := *w&m != 0
-	*w |= m
-	return had
-}
 
 // each calls f with each number of the set, in order.
 func (b bitset) each(f func(uint32)) {
@@ -229,7 +223,7 @@ var errDirectoryTooBig = errors.New("the directory is too big to index in memory
 // buildDirectoryIndex reads the directory, and its version, in one
 // snapshot.
 func buildDirectoryIndex(ctx context.Context, db *pgxpool.Pool, most int) (*directoryIndex, error) {
-	x := &directoryIndex{titles: map[string]uint32{}, emails: emailTable{seed: maphash.MakeSeed()}, titleMatches: map[string][]uint32{}}
+	x := &directoryIndex{titles: map[string]uint32{}, emails: emailTable{seed: maphash.MakeSeed()}, titleMatches: map[uuid.UUID]*titleMatch{}}
 	for d := range x.values {
 		x.values[d] = map[string]uint16{}
 	}
@@ -290,6 +284,10 @@ func buildDirectoryIndex(ctx context.Context, db *pgxpool.Pool, most int) (*dire
 		return nil, fmt.Errorf("index the directory: %w", err)
 	}
 	x.n = len(x.seg)
+	// The addresses' room was a guess: what grew past it is given back.
+	if cap(x.emails.text) > len(x.emails.text)+len(x.emails.text)/16 {
+		x.emails.text = append(make([]byte, 0, len(x.emails.text)), x.emails.text...)
+	}
 	if need := (x.n + 63) / 64; len(x.unusable) < need {
 		x.unusable = append(x.unusable, make(bitset, need-len(x.unusable))...)
 	}
@@ -389,69 +387,101 @@ func (p *poolIndex) startLocked() {
 
 // poolSides is what a count reads from PostgreSQL on the fast path, in one
 // statement (one snapshot): the directory's version and whether it is the
-// sample, the workspace's leads (their addresses, and whether each was
-// contacted within the window), its suppressed addresses and domains, and
-// the titles the title filters match, when they are not known yet.
+// sample, the workspace's leads (their addresses, and when each was last
+// contacted), its suppressed addresses and domains, the titles the title
+// filters match unless the index remembers them, and the workspace's
+// target (so that a count is one round trip).
 type poolSides struct {
-	version        int64
-	sample         bool
-	leads          []string
-	recent         []bool
-	addresses      []string
-	domains        []string
-	titles         []string
-	titlesAsked    bool   // the titles were read with the rest
-	titlesCacheKey string // the title patterns, as the index remembers their titles
+	version   int64
+	sample    bool
+	leads     []string
+	contacted []*time.Time
+	addresses []string
+	domains   []string
+	matched   bool     // the titles were matched: the remembered ones do not serve
+	titles    []string // those matched
+	// remembered are the titles the workspace's last count matched, as
+	// they stood when the statement was sent.
+	remembered *titleMatch
 }
 
-// poolSidesSQL reads a [poolSides]: $1 the workspace, $2 the start of the
-// window or null, $3 the title patterns to match or null.
-const poolSidesSQL = `SELECT v.version, NOT EXISTS (SELECT 1 FROM directory_loads WHERE source = 'file'),
-		l.emails, l.recent, s.addresses, s.domains, t.titles
-	FROM directory_version v,
-		(SELECT coalesce(array_agg(email), '{}'), coalesce(array_agg(coalesce(last_contacted_at >= $2, false)), '{}')
-		 FROM leads WHERE workspace_id = $1) AS l (emails, recent),
-		(SELECT coalesce(array_agg(value) FILTER (WHERE kind = 'address'), '{}'), coalesce(array_agg(value) FILTER (WHERE kind = 'domain'), '{}')
-		 FROM suppressions WHERE workspace_id = $1) AS s (addresses, domains),
-		(SELECT array_agg(d.title::text) FROM directory_titles d
-		 WHERE $3::text[] IS NOT NULL AND d.title COLLATE "default" ILIKE ANY($3::text[])) AS t (titles)`
+// titleMatch is the titles some title filters match: the filters as JSON,
+// and the titles' numbers.
+type titleMatch struct {
+	filters string
+	ids     []uint32
+}
 
-// queueSides adds the statement reading the sides of a count of f for
-// ws on x to b.
-func (s *Service) queueSides(b *pgx.Batch, x *directoryIndex, ws uuid.UUID, f Filters, into *poolSides) {
-	var patterns any
-	if len(f.Titles) > 0 {
-		list := f.titlePatterns()
-		into.titlesCacheKey = strings.Join(list, "\x00")
-		if _, ok := x.cachedTitles(into.titlesCacheKey); !ok {
-			patterns, into.titlesAsked = list, true
-		}
+// poolSidesSQL reads the workspace's target ([targetColumns]) and a
+// [poolSides]: $1 the workspace, $2 the title filters as JSON whose titles the
+// index remembers (null: none), $3 the title filters to match as JSON (null:
+// the target's). The titles are matched as [Filters.titlePatterns] writes
+// them, by the filter's own ILIKE.
+const poolSidesSQL = `SELECT a.who, a.problem, a.exclusions, a.described_at, a.filters, coalesce(a.filters_version, 0), a.filters_saved_at,
+		a.confirmed_version, a.confirmed_at,
+		v.version, NOT EXISTS (SELECT 1 FROM directory_loads WHERE source = 'file'),
+		l.emails, l.contacted, s.addresses, s.domains, f.titles IS DISTINCT FROM $2::jsonb, t.titles
+	FROM directory_version v
+		LEFT JOIN audience_targets a ON a.workspace_id = $1
+		CROSS JOIN (SELECT coalesce(array_agg(email), '{}'), coalesce(array_agg(last_contacted_at), '{}')
+		 FROM leads WHERE workspace_id = $1) AS l (emails, contacted)
+		CROSS JOIN (SELECT coalesce(array_agg(value) FILTER (WHERE kind = 'address'), '{}'), coalesce(array_agg(value) FILTER (WHERE kind = 'domain'), '{}')
+		 FROM suppressions WHERE workspace_id = $1) AS s (addresses, domains)
+		CROSS JOIN LATERAL (SELECT CASE WHEN jsonb_typeof(coalesce($3::jsonb, a.filters->'titles')) = 'array'
+			THEN coalesce($3::jsonb, a.filters->'titles') ELSE '[]' END) AS f (titles)
+		CROSS JOIN LATERAL (SELECT array_agg(d.title::text) FROM directory_titles d
+		 WHERE f.titles IS DISTINCT FROM $2::jsonb AND f.titles <> '[]'
+		   AND d.title COLLATE "default" ILIKE ANY(ARRAY(
+			SELECT '%' || replace(replace(replace(p, '\', '\\'), '%', '\%'), '_', '\_') || '%' FROM jsonb_array_elements_text(f.titles) AS p))
+		) AS t (titles)`
+
+// queueSides adds to b the statement reading the sides of a count on x
+// for ws, and the workspace's target; titles are the title filters to
+// match, or nil for the target's.
+func (s *Service) queueSides(b *pgx.Batch, x *directoryIndex, ws uuid.UUID, titles []string, into *poolSides, target *Target) {
+	into.remembered = x.rememberedTitles(ws)
+	var remembered, asked any
+	if into.remembered != nil {
+		remembered = into.remembered.filters
 	}
-	b.Queue(poolSidesSQL, ws, s.windowStart(f), patterns).QueryRow(func(row pgx.Row) error {
-		if err := row.Scan(&into.version, &into.sample, &into.leads, &into.recent, &into.addresses, &into.domains, &into.titles); err != nil {
+	if titles != nil {
+		asked = titlesJSON(titles)
+	}
+	b.Queue(poolSidesSQL, ws, remembered, asked).QueryRow(func(row pgx.Row) error {
+		t, err := scanTarget(row, &into.version, &into.sample, &into.leads, &into.contacted, &into.addresses, &into.domains, &into.matched, &into.titles)
+		if err != nil {
 			return fmt.Errorf("read the workspace's side of the pool: %w", err)
 		}
+		*target = t
 		return nil
 	})
 }
 
-func (x *directoryIndex) cachedTitles(key string) ([]uint32, bool) {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	ids, ok := x.titleMatches[key]
-	return ids, ok
+func titlesJSON(titles []string) string {
+	if titles == nil {
+		titles = []string{}
+	}
+	b, _ := json.Marshal(titles)
+	return string(b)
 }
 
-// maxTitleMatches bounds the title filters an index remembers the
-// matches of.
-const maxTitleMatches = 1000
+func (x *directoryIndex) rememberedTitles(ws uuid.UUID) *titleMatch {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.titleMatches[ws]
+}
 
-// matchedTitles returns the titles the title filters of sides match:
-// remembered, or read with sides (then remembered).
-func (x *directoryIndex) matchedTitles(sides *poolSides) []uint32 {
-	if !sides.titlesAsked {
-		ids, _ := x.cachedTitles(sides.titlesCacheKey)
-		return ids
+// maxTitleMatches bounds the workspaces an index remembers the title
+// matches of.
+const maxTitleMatches = 10_000
+
+// matchedTitles returns the titles the title filters of f match: those
+// read with sides, or those remembered when the statement found the
+// filters the same as theirs (then nothing was read).
+func (x *directoryIndex) matchedTitles(ws uuid.UUID, f Filters, sides *poolSides) []uint32 {
+	key := titlesJSON(f.Titles)
+	if !sides.matched {
+		return sides.remembered.ids
 	}
 	ids := make([]uint32, 0, len(sides.titles))
 	for _, t := range sides.titles {
@@ -464,23 +494,23 @@ func (x *directoryIndex) matchedTitles(sides *poolSides) []uint32 {
 	if len(x.titleMatches) >= maxTitleMatches {
 		clear(x.titleMatches)
 	}
-	x.titleMatches[sides.titlesCacheKey] = ids
+	x.titleMatches[ws] = &titleMatch{filters: key, ids: ids}
 	return ids
 }
 
 // fastCount counts the pool of f on x from sides, with the count without
 // each filter; ok is false when x is not the directory sides read (then
 // the index is built again).
-func (s *Service) fastCount(x *directoryIndex, f Filters, sides *poolSides) (p Pool, loosened []Loosened, ok bool) {
+func (s *Service) fastCount(x *directoryIndex, ws uuid.UUID, f Filters, sides *poolSides) (p Pool, loosened []Loosened, ok bool) {
 	if sides.version != x.version {
 		s.index.stale(x)
 		return Pool{}, nil, false
 	}
 	var titles []uint32
 	if len(f.Titles) > 0 {
-		titles = x.matchedTitles(sides)
+		titles = x.matchedTitles(ws, f, sides)
 	}
-	p, loosened = x.count(f, titles, sides)
+	p, loosened = x.count(f, titles, sides, s.windowStart(f))
 	p.Sample = sides.sample
 	return p, loosened, true
 }
@@ -555,7 +585,8 @@ func (m *matcher) matches(i uint32) bool {
 // match) and the directory's matches without each narrowing filter.
 // Every number is what [Service.poolCounts] and [Service.loosen] count in
 // SQL: the test compares them.
-func (x *directoryIndex) count(f Filters, titles []uint32, sides *poolSides) (Pool, []Loosened) {
+// window is when the target's window starts, or nil.
+func (x *directoryIndex) count(f Filters, titles []uint32, sides *poolSides, window *time.Time) (Pool, []Loosened) {
 	m := x.compile(f, titles)
 	// matched, unusable: contacts failing no filter; only[b]: those
 	// failing the filter of bit b alone. Without a filter, the matches
@@ -624,6 +655,11 @@ func (x *directoryIndex) count(f Filters, titles []uint32, sides *poolSides) (Po
 			}
 		}
 	}
+	// As PostgreSQL compares them: to the microsecond.
+	var since time.Time
+	if window != nil {
+		since = window.Truncate(time.Microsecond)
+	}
 	var leads bitset
 	unusableTaken := 0
 	if len(sides.leads) > 0 {
@@ -640,7 +676,7 @@ func (x *directoryIndex) count(f Filters, titles []uint32, sides *poolSides) (Po
 			switch {
 			case suppressed != nil && suppressed.has(i):
 				p.Suppressed++
-			case sides.recent[k]:
+			case window != nil && sides.contacted[k] != nil && !sides.contacted[k].Before(since):
 				p.ContactedInWindow++
 			default:
 				p.AlreadyImported++
