@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"math/bits"
+	"slices"
 	"sync"
 	"time"
 
@@ -117,14 +118,19 @@ func newBitset(n int) bitset       { return make(bitset, (n+63)/64) }
 func (b bitset) set(i uint32)      { b[i/64] |= 1 << (i % 64) }
 func (b bitset) has(i uint32) bool { return b[i/64]&(1<<(i%64)) != 0 }
 
-// each calls f with each number of the set, in order.
-func (b bitset) each(f func(uint32)) {
-	for w, word := range b {
-		for word != 0 {
-			f(uint32(w*64 + bits.TrailingZeros64(word)))
-			word &= word - 1
-		}
-	}
+// contactSet is a few contacts of the directory (a workspace's leads,
+// its suppressed contacts, those of companies left out): sorted, each
+// once. A count allocates in proportion to them, not to the directory.
+type contactSet []uint32
+
+func newContactSet(ords []uint32) contactSet {
+	slices.Sort(ords)
+	return slices.Compact(ords)
+}
+
+func (c contactSet) has(i uint32) bool {
+	_, ok := slices.BinarySearch(c, i)
+	return ok
 }
 
 // postings lists the contacts of each key: those of key k are
@@ -521,7 +527,7 @@ type matcher struct {
 	segMask  []uint8 // per segment: the segment filters it fails
 	titled   bool
 	titleOK  bitset
-	excluded bitset // nil: no company left out
+	excluded contactSet // the contacts of the companies left out
 }
 
 func (x *directoryIndex) compile(f Filters, titles []uint32) *matcher {
@@ -552,17 +558,14 @@ func (x *directoryIndex) compile(f Filters, titles []uint32) *matcher {
 		}
 	}
 	if f.excludes() {
-		m.excluded = newBitset(x.n)
+		var ords []uint32
 		for _, d := range f.ExcludeCompanyDomains {
-			for _, i := range x.companyDomains.of(d) {
-				m.excluded.set(i)
-			}
+			ords = append(ords, x.companyDomains.of(d)...)
 		}
 		for _, name := range f.excludedNames() {
-			for _, i := range x.companyNames.of(name) {
-				m.excluded.set(i)
-			}
+			ords = append(ords, x.companyNames.of(name)...)
 		}
+		m.excluded = newContactSet(ords)
 	}
 	return m
 }
@@ -578,7 +581,7 @@ func (m *matcher) mask(i uint32) uint8 {
 
 // matches says whether contact i matches every filter.
 func (m *matcher) matches(i uint32) bool {
-	return m.mask(i) == 0 && (m.excluded == nil || !m.excluded.has(i))
+	return m.mask(i) == 0 && !m.excluded.has(i)
 }
 
 // count counts the pool of f (titles: the titles its title filters
@@ -627,74 +630,64 @@ func (x *directoryIndex) count(f Filters, titles []uint32, sides *poolSides, win
 		}
 		only[0] += inSegments - matched
 	}
-	if m.excluded != nil {
-		m.excluded.each(func(i uint32) {
-			u := 0
-			if x.unusable.has(i) {
-				u = 1
-			}
-			tally(m.mask(i), -1, -u)
-		})
+	for _, i := range m.excluded {
+		u := 0
+		if x.unusable.has(i) {
+			u = 1
+		}
+		tally(m.mask(i), -1, -u)
 	}
 	p := Pool{Matched: matched}
 
 	// The workspace's side: its leads that are contacts matching the
 	// filters, by whether they are suppressed and when they were
 	// contacted; then its suppressed contacts that are not its leads.
-	var suppressed bitset
-	if len(sides.addresses)+len(sides.domains) > 0 {
-		suppressed = newBitset(x.n)
-		for _, a := range sides.addresses {
-			if i, ok := x.emails.find(a); ok {
-				suppressed.set(i)
-			}
-		}
-		for _, d := range sides.domains {
-			for _, i := range x.emailDomains.of(d) {
-				suppressed.set(i)
-			}
+	var ords []uint32
+	for _, a := range sides.addresses {
+		if i, ok := x.emails.find(a); ok {
+			ords = append(ords, i)
 		}
 	}
+	for _, d := range sides.domains {
+		ords = append(ords, x.emailDomains.of(d)...)
+	}
+	suppressed := newContactSet(ords)
 	// As PostgreSQL compares them: to the microsecond.
 	var since time.Time
 	if window != nil {
 		since = window.Truncate(time.Microsecond)
 	}
-	var leads bitset
+	ords = make([]uint32, 0, len(sides.leads))
 	unusableTaken := 0
-	if len(sides.leads) > 0 {
-		leads = newBitset(x.n)
-		for k, email := range sides.leads {
-			i, ok := x.emails.find(email)
-			if !ok {
-				continue
-			}
-			leads.set(i)
-			if !m.matches(i) {
-				continue
-			}
-			switch {
-			case suppressed != nil && suppressed.has(i):
-				p.Suppressed++
-			case window != nil && sides.contacted[k] != nil && !sides.contacted[k].Before(since):
-				p.ContactedInWindow++
-			default:
-				p.AlreadyImported++
-			}
+	for k, email := range sides.leads {
+		i, ok := x.emails.find(email)
+		if !ok {
+			continue
+		}
+		ords = append(ords, i)
+		if !m.matches(i) {
+			continue
+		}
+		switch {
+		case suppressed.has(i):
+			p.Suppressed++
+		case window != nil && sides.contacted[k] != nil && !sides.contacted[k].Before(since):
+			p.ContactedInWindow++
+		default:
+			p.AlreadyImported++
+		}
+		if x.unusable.has(i) {
+			unusableTaken++
+		}
+	}
+	leads := newContactSet(ords)
+	for _, i := range suppressed {
+		if !leads.has(i) && m.matches(i) {
+			p.Suppressed++
 			if x.unusable.has(i) {
 				unusableTaken++
 			}
 		}
-	}
-	if suppressed != nil {
-		suppressed.each(func(i uint32) {
-			if (leads == nil || !leads.has(i)) && m.matches(i) {
-				p.Suppressed++
-				if x.unusable.has(i) {
-					unusableTaken++
-				}
-			}
-		})
 	}
 	p.Unusable = unusable - unusableTaken
 	p.Available = p.Matched - p.Suppressed - p.ContactedInWindow - p.AlreadyImported - p.Unusable
