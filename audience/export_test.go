@@ -192,7 +192,7 @@ func ExplainIndexCount(ctx context.Context, tb testing.TB, s *Service, db *pgxpo
 	if len(f.Titles) > 0 {
 		titles = x.matchedTitles(ws, f, &sides)
 	}
-	m := x.compile(f, titles)
+	m := x.directoryCount(f, titles).m
 	kept, visited, excluded, leads, suppressed := 0, 0, 0, 0, 0
 	for s := range x.segs {
 		if m.segMask[s] == 0 {

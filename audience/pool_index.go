@@ -84,7 +84,8 @@ var loosenBits = map[string]uint8{"titles": bitTitles, "seniorities": bitSeniori
 	"industries": bitIndustries, "companySizes": bitSizes, "places": bitPlaces}
 
 // directoryIndex is the directory as one version of it was, for counting.
-// Built once, then only read (its title matches aside, which it guards).
+// Built once, then only read (but for what it remembers of the counts
+// made on it, which it guards).
 type directoryIndex struct {
 	version  int64
 	n        int
@@ -101,7 +102,8 @@ type directoryIndex struct {
 	emails                                     emailTable
 
 	mu           sync.Mutex
-	titleMatches map[uuid.UUID]*titleMatch // each workspace's last title filters, and the titles they matched
+	titleMatches map[uuid.UUID]*titleMatch    // each workspace's last title filters, and the titles they matched
+	matches      map[string]*directoryMatches // by the filters as JSON
 }
 
 // indexSegment is one segment: its values, how many contacts it holds
@@ -229,7 +231,8 @@ var errDirectoryTooBig = errors.New("the directory is too big to index in memory
 // buildDirectoryIndex reads the directory, and its version, in one
 // snapshot.
 func buildDirectoryIndex(ctx context.Context, db *pgxpool.Pool, most int) (*directoryIndex, error) {
-	x := &directoryIndex{titles: map[string]uint32{}, emails: emailTable{seed: maphash.MakeSeed()}, titleMatches: map[uuid.UUID]*titleMatch{}}
+	x := &directoryIndex{titles: map[string]uint32{}, emails: emailTable{seed: maphash.MakeSeed()}, titleMatches: map[uuid.UUID]*titleMatch{},
+		matches: map[string]*directoryMatches{}}
 	for d := range x.values {
 		x.values[d] = map[string]uint16{}
 	}
@@ -516,7 +519,7 @@ func (s *Service) fastCount(x *directoryIndex, ws uuid.UUID, f Filters, sides *p
 	if len(f.Titles) > 0 {
 		titles = x.matchedTitles(ws, f, sides)
 	}
-	p, loosened = x.count(f, titles, sides, s.windowStart(f))
+	p, loosened = x.count(x.directoryCount(f, titles), f, sides, s.windowStart(f))
 	p.Sample = sides.sample
 	return p, loosened, true
 }
@@ -584,25 +587,53 @@ func (m *matcher) matches(i uint32) bool {
 	return m.mask(i) == 0 && !m.excluded.has(i)
 }
 
-// count counts the pool of f (titles: the titles its title filters
-// match) and the directory's matches without each narrowing filter.
-// Every number is what [Service.poolCounts] and [Service.loosen] count in
-// SQL: the test compares them.
-// window is when the target's window starts, or nil.
-func (x *directoryIndex) count(f Filters, titles []uint32, sides *poolSides, window *time.Time) (Pool, []Loosened) {
+// directoryMatches are the directory's matches of some filters, before
+// what is subtracted for a workspace: they depend on the index and the
+// filters alone, so an index counts them once for each filters asked.
+type directoryMatches struct {
+	m        *matcher
+	matched  int    // the contacts failing no filter
+	unusable int    // of them, those an import cannot use
+	only     [8]int // the contacts failing the filter of bit b alone
+}
+
+// maxDirectoryMatches bounds the filters an index remembers the matches
+// of.
+const maxDirectoryMatches = 10_000
+
+// directoryCount counts the directory's matches of f (titles: the titles
+// its title filters match), or returns them as counted before.
+func (x *directoryIndex) directoryCount(f Filters, titles []uint32) *directoryMatches {
+	raw, _ := json.Marshal(f)
+	key := string(raw)
+	x.mu.Lock()
+	d, ok := x.matches[key]
+	x.mu.Unlock()
+	if ok {
+		return d
+	}
+	d = x.countDirectory(f, titles)
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if len(x.matches) >= maxDirectoryMatches {
+		clear(x.matches)
+	}
+	x.matches[key] = d
+	return d
+}
+
+// countDirectory counts the directory's matches of f, and of f without
+// each narrowing filter, in one pass.
+func (x *directoryIndex) countDirectory(f Filters, titles []uint32) *directoryMatches {
 	m := x.compile(f, titles)
-	// matched, unusable: contacts failing no filter; only[b]: those
-	// failing the filter of bit b alone. Without a filter, the matches
-	// are both.
-	var matched, unusable int
-	var only [8]int
+	d := &directoryMatches{m: m}
 	tally := func(mask uint8, n, unusableN int) {
 		switch {
 		case mask == 0:
-			matched += n
-			unusable += unusableN
+			d.matched += n
+			d.unusable += unusableN
 		case mask&(mask-1) == 0:
-			only[bits.TrailingZeros8(mask)] += n
+			d.only[bits.TrailingZeros8(mask)] += n
 		}
 	}
 	if !m.titled {
@@ -628,7 +659,7 @@ func (x *directoryIndex) count(f Filters, titles []uint32, sides *poolSides, win
 				tally(m.segMask[x.seg[i]], 1, u)
 			}
 		}
-		only[0] += inSegments - matched
+		d.only[0] += inSegments - d.matched
 	}
 	for _, i := range m.excluded {
 		u := 0
@@ -637,6 +668,16 @@ func (x *directoryIndex) count(f Filters, titles []uint32, sides *poolSides, win
 		}
 		tally(m.mask(i), -1, -u)
 	}
+	return d
+}
+
+// count counts the pool of the filters f whose directory matches are d,
+// for the workspace whose side sides read (window: when the target's
+// window starts, or nil), and the directory's matches without each
+// narrowing filter. Every number is what [Service.poolCounts] and
+// [Service.loosen] count in SQL: the test compares them.
+func (x *directoryIndex) count(d *directoryMatches, f Filters, sides *poolSides, window *time.Time) (Pool, []Loosened) {
+	m, matched, unusable := d.m, d.matched, d.unusable
 	p := Pool{Matched: matched}
 
 	// The workspace's side: its leads that are contacts matching the
@@ -694,7 +735,7 @@ func (x *directoryIndex) count(f Filters, titles []uint32, sides *poolSides, win
 
 	loosened, _ := f.loosenings()
 	for k := range loosened {
-		loosened[k].Matched = matched + only[bits.TrailingZeros8(loosenBits[loosened[k].Filter])]
+		loosened[k].Matched = matched + d.only[bits.TrailingZeros8(loosenBits[loosened[k].Filter])]
 	}
 	return p, loosened
 }
