@@ -45,11 +45,36 @@ type Pool struct {
 	Loosened []Loosened
 }
 
-// EstimatePool counts the confirmed target's pool: the target is read,
-// then the counts and the last import in one batch (two round trips),
-// and for a narrow pool what each filter leaves out (a third).
+// EstimatePool counts the confirmed target's pool, with, for a narrow
+// pool, what each filter leaves out. On the replica's index of the
+// directory ([directoryIndex]), when it stands for the directory as it
+// is, that is one round trip: the target, the workspace's side of the
+// count and the last import in one batch. Otherwise the counts are made
+// in SQL: the target is read, then the counts and the last import in one
+// batch, and for a narrow pool what each filter leaves out (a third).
 // Refusals: EINVALID when the filters are missing or not confirmed.
 func (s *Service) EstimatePool(ctx context.Context, ws uuid.UUID) (Pool, error) {
+	if x := s.index.ready(); x != nil {
+		var b pgx.Batch
+		var sides poolSides
+		var t Target
+		s.queueSides(&b, x, ws, nil, &sides, &t)
+		last := queueLastImport(&b, ws)
+		if err := s.db.SendBatch(ctx, &b).Close(); err != nil {
+			return Pool{}, err
+		}
+		if err := t.confirmed(); err != nil {
+			return Pool{}, err
+		}
+		p, loosened, ok := s.fastCount(x, ws, *t.Filters, &sides)
+		if ok {
+			p.Target, p.LastImport = t, *last
+			if p.Available < NarrowPool {
+				p.Loosened = loosened
+			}
+			return p, nil
+		}
+	}
 	t, err := s.confirmedFilters(ctx, s.db, ws)
 	if err != nil {
 		return Pool{}, err
@@ -58,14 +83,11 @@ func (s *Service) EstimatePool(ctx context.Context, ws uuid.UUID) (Pool, error) 
 	var b pgx.Batch
 	sql, args := s.poolCounts(ws, *t.Filters)
 	b.Queue(sql, args...).QueryRow(func(row pgx.Row) error { return scanPoolCounts(row, &p) })
-	b.Queue(lastImportSQL, ws).QueryRow(func(row pgx.Row) (err error) {
-		p.LastImport, err = scanLastImport(row)
-		return err
-	})
+	last := queueLastImport(&b, ws)
 	if err := s.db.SendBatch(ctx, &b).Close(); err != nil {
 		return Pool{}, err
 	}
-	p.Target = t
+	p.Target, p.LastImport = t, *last
 	if p.Available < NarrowPool {
 		// Which filter narrows it: one more statement, only then.
 		if p.Loosened, err = s.loosen(ctx, ws, *t.Filters); err != nil {
@@ -75,8 +97,41 @@ func (s *Service) EstimatePool(ctx context.Context, ws uuid.UUID) (Pool, error) 
 	return p, nil
 }
 
-// countPool counts the pool of the filters f for the workspace ws.
+// queueLastImport adds to b the read of the workspace's last import,
+// which the returned pointer holds once b is sent.
+func queueLastImport(b *pgx.Batch, ws uuid.UUID) **Import {
+	last := new(*Import)
+	b.Queue(lastImportSQL, ws).QueryRow(func(row pgx.Row) (err error) {
+		*last, err = scanLastImport(row)
+		return err
+	})
+	return last
+}
+
+// countPool counts the pool of f for the workspace ws: on the index when
+// it stands for the directory as it is, in SQL otherwise.
 func (s *Service) countPool(ctx context.Context, db store.DBTX, ws uuid.UUID, f Filters) (Pool, error) {
+	if x := s.index.ready(); x != nil {
+		var b pgx.Batch
+		var sides poolSides
+		var t Target
+		titles := f.Titles
+		if titles == nil {
+			titles = []string{} // none, not the target's
+		}
+		s.queueSides(&b, x, ws, titles, &sides, &t)
+		if err := db.SendBatch(ctx, &b).Close(); err != nil {
+			return Pool{}, err
+		}
+		if p, _, ok := s.fastCount(x, ws, f, &sides); ok {
+			return p, nil
+		}
+	}
+	return s.countPoolSQL(ctx, db, ws, f)
+}
+
+// countPoolSQL counts the pool of f for the workspace ws in SQL.
+func (s *Service) countPoolSQL(ctx context.Context, db store.DBTX, ws uuid.UUID, f Filters) (Pool, error) {
 	var p Pool
 	sql, args := s.poolCounts(ws, f)
 	if err := scanPoolCounts(db.QueryRow(ctx, sql, args...), &p); err != nil {

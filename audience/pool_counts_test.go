@@ -1,6 +1,7 @@
 package audience_test
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -8,18 +9,21 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"vibesell/audience"
 )
 
-// The pool count's shortcuts (counts per segment, distinct titles, the
-// title index, exclusions and the workspace's subtractions found from
-// their side) give exactly what a plain COUNT(*) of the matching contacts
-// gives, on a directory of a few thousand contacts of every kind (unknown
+// The pool count's shortcuts give exactly what a plain COUNT(*) of the
+// matching contacts gives, both in SQL (counts per segment, distinct
+// titles, the title index, exclusions and the workspace's subtractions
+// found from their side) and on the replica's index of the directory,
+// on a directory of a few thousand contacts of every kind (unknown
 // values, invalid and role addresses, titles with accents, case and
 // wildcards), for a workspace with leads in and out of the window and
 // suppressed addresses and domains: after a first load, after a merge
-// that moves contacts between segments and titles, and on the sample.
+// (from another connection) that moves contacts between segments and
+// titles, and on the sample.
 func TestPoolCountsExact(t *testing.T) {
 	t.Parallel()
 	b := setup(t, audience.Config{})
@@ -134,9 +138,12 @@ func TestPoolCountsExact(t *testing.T) {
 		t.Helper()
 		nonzero := 0
 		for _, f := range fs {
-			fast, plain := audience.PoolCounts(ctx, t, b.svc, ws, f)
-			if d := cmp.Diff(plain, fast); d != "" {
-				t.Errorf("%+v: the fast count differs from a plain count (-plain +fast):\n%s", f, d)
+			index, sql, plain := audience.PoolCounts(ctx, t, b.svc, ws, f)
+			if d := cmp.Diff(plain, sql); d != "" {
+				t.Errorf("%+v: the count in SQL differs from a plain count (-plain +sql):\n%s", f, d)
+			}
+			if d := cmp.Diff(plain, index); d != "" {
+				t.Errorf("%+v: the count on the index differs from a plain count (-plain +index):\n%s", f, d)
 			}
 			if plain.Matched > 0 && plain.Suppressed+plain.ContactedInWindow+plain.AlreadyImported+plain.Unusable > 0 {
 				nonzero++
@@ -149,13 +156,53 @@ func TestPoolCountsExact(t *testing.T) {
 
 	t.Run("first load", func(t *testing.T) { check(t, combinations(120)) })
 
+	// As the assistant asks: the confirmed target counted twice on the
+	// index (its titles matched, then remembered), each time the same as
+	// a plain count, with targets whose titles change in between.
+	t.Run("confirmed targets", func(t *testing.T) {
+		for _, f := range combinations(20)[:12] {
+			saved, err := b.svc.SaveFilters(ctx, ws, f, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := b.svc.Confirm(ctx, ws, saved.Target.FiltersVersion); err != nil {
+				t.Fatal(err)
+			}
+			_, _, plain := audience.PoolCounts(ctx, t, b.svc, ws, f)
+			if plain.Available >= audience.NarrowPool {
+				plain.Loosened = nil
+			}
+			for range 2 {
+				p, err := b.svc.EstimatePool(ctx, ws)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p.Target, p.LastImport = audience.Target{}, nil
+				if d := cmp.Diff(plain, p); d != "" {
+					t.Errorf("%+v: the pool differs from a plain count (-plain +pool):\n%s", f, d)
+				}
+			}
+		}
+	})
+
 	t.Run("after a merge", func(t *testing.T) {
 		// Half the contacts again with other titles and statuses, and new ones.
+		// Loaded through another connection, as another process would:
+		// the replica's index, built for the first load, is built again.
 		rng = rand.New(rand.NewPCG(28, 28))
-		if _, err := audience.ImportDirectory(ctx, b.pool, strings.NewReader(directory(3000, 2000, 3)), "second.csv", nil); err != nil {
+		other, err := pgxpool.New(ctx, b.pool.Config().ConnString())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer other.Close()
+		before := audience.PoolIndexVersion(b.svc)
+		if _, err := audience.ImportDirectory(ctx, other, strings.NewReader(directory(3000, 2000, 3)), "second.csv", nil); err != nil {
 			t.Fatal(err)
 		}
 		check(t, combinations(40))
+		if after := audience.PoolIndexVersion(b.svc); after <= before || before == 0 {
+			t.Errorf("the index stood for version %d before the merge and %d after", before, after)
+		}
 	})
 
 	t.Run("sample directory", func(t *testing.T) {
@@ -168,10 +215,104 @@ func TestPoolCountsExact(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, f := range []audience.Filters{{Regions: []string{"Europe"}, NotContactedDays: 30}, {Titles: []string{"sales"}}, {Seniorities: []string{"VP"}, Industries: []string{"Software"}}} {
-			fast, plain := audience.PoolCounts(ctx, t, s.svc, s.ws.Acme.ID, f)
-			if d := cmp.Diff(plain, fast); d != "" || plain.Matched == 0 {
-				t.Errorf("%+v on the sample (%d matched; -plain +fast):\n%s", f, plain.Matched, d)
+			index, sql, plain := audience.PoolCounts(ctx, t, s.svc, s.ws.Acme.ID, f)
+			if d := cmp.Diff(plain, sql); d != "" || plain.Matched == 0 {
+				t.Errorf("%+v on the sample (%d matched; -plain +sql):\n%s", f, plain.Matched, d)
+			}
+			if d := cmp.Diff(plain, index); d != "" {
+				t.Errorf("%+v on the sample (-plain +index):\n%s", f, d)
 			}
 		}
 	})
+}
+
+// Each replica keeps its own index of the directory, and a count sees a
+// load made elsewhere (another process's connection, as `server
+// directory import` is) at once: counted in SQL while the replica's index
+// is built again, then on the index again, with the same numbers.
+func TestPoolSeesLoadsElsewhere(t *testing.T) {
+	t.Parallel()
+	b := setup(t, audience.Config{})
+	ctx := t.Context()
+	b.seed(t)
+	b.confirm(t, vpSoftwareEurope)
+	replica := audience.New(audience.Deps{DB: b.pool, Clock: b.clock}) // a second server on the same database
+	other, err := pgxpool.New(ctx, b.pool.Config().ConnString())       // another process's connections
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	replicas := []*audience.Service{b.svc, replica}
+	count := func(t *testing.T, svc *audience.Service) int {
+		t.Helper()
+		p, err := svc.EstimatePool(ctx, b.ws.Acme.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.Matched
+	}
+	// onIndex counts while another connection holds the tables the count
+	// in SQL reads: only a count on the index answers.
+	onIndex := func(t *testing.T, svc *audience.Service) int {
+		t.Helper()
+		audience.WaitPoolIndex(ctx, t, svc)
+		tx, err := other.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback(ctx)
+		if _, err := tx.Exec(ctx, `LOCK TABLE directory_segments, directory_contacts IN ACCESS EXCLUSIVE MODE`); err != nil {
+			t.Fatal(err)
+		}
+		short, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		p, err := svc.EstimatePool(short, b.ws.Acme.ID)
+		if err != nil {
+			t.Fatalf("the count did not answer from the index: %v", err)
+		}
+		return p.Matched
+	}
+	for _, svc := range replicas {
+		if n := count(t, svc); n != 5 { // counted in SQL: no index yet
+			t.Fatalf("%d matched before the load; want 5", n)
+		}
+		if n := onIndex(t, svc); n != 5 {
+			t.Fatalf("%d matched on the index; want 5", n)
+		}
+	}
+	built := audience.PoolIndexVersion(b.svc)
+
+	more := "email,title,seniority,department,company,company_domain,industry,company_size,country\n" +
+		"ivy@eta.test,VP of Sales,VP,Sales,Eta,eta.test,Software,51-200,DE\n" +
+		"jon@eta.test,VP Sales,VP,Sales,Eta,eta.test,Software,51-200,FR\n" +
+		"kim@eta.test,Manager,Manager,Sales,Eta,eta.test,Software,51-200,FR\n"
+	if _, err := audience.ImportDirectory(ctx, other, strings.NewReader(more), "more.csv", nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, svc := range replicas {
+		if n := count(t, svc); n != 7 {
+			t.Errorf("%d matched right after a load elsewhere; want 7", n)
+		}
+		if n := onIndex(t, svc); n != 7 {
+			t.Errorf("%d matched on the index built again; want 7", n)
+		}
+	}
+	if v := audience.PoolIndexVersion(b.svc); v <= built {
+		t.Errorf("the index stands for version %d after the load, %d before", v, built)
+	}
+
+	// A merge that moves a contact out of the target.
+	moved := "email,title,seniority,department,company,company_domain,industry,company_size,country\n" +
+		"fay@beta.test,Sales Manager,Manager,Sales,Beta,beta.test,Software,51-200,FR\n"
+	if _, err := audience.ImportDirectory(ctx, other, strings.NewReader(moved), "moved.csv", nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, svc := range replicas {
+		if n := count(t, svc); n != 6 {
+			t.Errorf("%d matched right after a contact moved elsewhere; want 6", n)
+		}
+		if n := onIndex(t, svc); n != 6 {
+			t.Errorf("%d matched on the index built again; want 6", n)
+		}
+	}
 }

@@ -53,6 +53,8 @@ type Service struct {
 	// looked up. domains keeps its answers a while.
 	mailDomains MailDomains
 	domains     domainCache
+	// index is this replica's index of the directory, for the pool count.
+	index *poolIndex
 }
 
 // Deps is what [New] needs.
@@ -96,7 +98,8 @@ func New(d Deps) *Service {
 		cfg.ImportBatch = 1000
 	}
 	return &Service{db: d.DB, clock: d.Clock, cfg: cfg, approvals: d.Approvals, limit: d.LeadLimit,
-		mailDomains: d.MailDomains, storyCampaigns: d.StoryCampaigns, storyMail: d.StoryMail, webhooks: d.Webhooks}
+		mailDomains: d.MailDomains, storyCampaigns: d.StoryCampaigns, storyMail: d.StoryMail, webhooks: d.Webhooks,
+		index: &poolIndex{db: d.DB, most: maxIndexedContacts}}
 }
 
 // Description is the ideal customer in the person's words.
@@ -126,11 +129,14 @@ func (t Target) Confirmed() bool {
 
 const targetColumns = `who, problem, exclusions, described_at, filters, filters_version, filters_saved_at, confirmed_version, confirmed_at`
 
-func scanTarget(r pgx.Row) (Target, error) {
+// scanTarget reads [targetColumns], then into also the row's further
+// columns.
+func scanTarget(r pgx.Row, also ...any) (Target, error) {
 	var t Target
 	var who, problem, exclusions *string
 	var filters []byte
-	err := r.Scan(&who, &problem, &exclusions, &t.DescribedAt, &filters, &t.FiltersVersion, &t.FiltersSavedAt, &t.ConfirmedVersion, &t.ConfirmedAt)
+	err := r.Scan(append([]any{&who, &problem, &exclusions, &t.DescribedAt, &filters, &t.FiltersVersion, &t.FiltersSavedAt,
+		&t.ConfirmedVersion, &t.ConfirmedAt}, also...)...)
 	if err != nil {
 		return Target{}, err
 	}
@@ -325,9 +331,17 @@ func (s *Service) confirmedFilters(ctx context.Context, db store.DBTX, ws uuid.U
 	if err != nil {
 		return Target{}, err
 	}
+	if err := t.confirmed(); err != nil {
+		return Target{}, err
+	}
+	return t, nil
+}
+
+// confirmed refuses a target whose filters are missing or not confirmed.
+func (t Target) confirmed() error {
 	switch {
 	case t.Filters == nil:
-		return Target{}, vibesell.Errorf(vibesell.EINVALID,
+		return vibesell.Errorf(vibesell.EINVALID,
 			"There is no target to count yet.").Then(
 			vibesell.Next{Do: "Save the target's filters.", Tool: vibesell.ToolSaveTargetFilters},
 			vibesell.Next{Do: "Confirm them once the person agrees.", Tool: vibesell.ToolConfirmTarget})
@@ -336,9 +350,9 @@ func (s *Service) confirmedFilters(ctx context.Context, db store.DBTX, ws uuid.U
 		if t.ConfirmedVersion != nil {
 			why = fmt.Sprintf("changed after they were confirmed (version %d confirmed, version %d now)", *t.ConfirmedVersion, t.FiltersVersion)
 		}
-		return Target{}, vibesell.Errorf(vibesell.EINVALID,
+		return vibesell.Errorf(vibesell.EINVALID,
 			"The target's filters %s: %s.", why, t.Filters.Describe()).Then(
 			vibesell.Call("Confirm the filters once the person agrees with them.", vibesell.ToolConfirmTarget, "filtersVersion", t.FiltersVersion))
 	}
-	return t, nil
+	return nil
 }
