@@ -70,8 +70,8 @@ func (w *RemindWorker) Work(ctx context.Context, job *river.Job[RemindArgs]) err
 // its email now and its reminder RemindBefore its expiry (when that is
 // still ahead).
 func (s *Service) enqueueReminders(ctx context.Context, tx pgx.Tx, a Approval) error {
-	if a.DecideHere {
-		return nil
+	if a.DecideHere && !a.Staged() {
+		return nil // decided in the conversation, by the one person in it
 	}
 	if _, err := s.jobs.InsertTx(ctx, tx, RemindArgs{WorkspaceID: a.WorkspaceID, ApprovalID: a.ID, Reminder: ReminderOpened}, nil); err != nil {
 		return fmt.Errorf("enqueue the email of %s: %w", a.ID, err)
@@ -101,10 +101,11 @@ func (s *Service) Remind(ctx context.Context, ws uuid.UUID, id, reminder string)
 	if s.mailer == nil {
 		return false, nil
 	}
-	people, err := s.mailer.People(ctx, ws)
-	if err != nil || len(people) == 0 {
+	all, err := s.mailer.People(ctx, ws)
+	if err != nil || len(all) == 0 {
 		return false, err
 	}
+	people := all
 	var a Approval
 	claimed := false
 	err = store.InTx(ctx, s.db, func(tx pgx.Tx) error {
@@ -118,6 +119,9 @@ func (s *Service) Remind(ctx context.Context, ws uuid.UUID, id, reminder string)
 			return err
 		}
 		if a.Status != Pending || !s.clock.Now().Before(a.ExpiresAt) {
+			return nil
+		}
+		if people = a.askedNow(all); len(people) == 0 {
 			return nil
 		}
 		tag, err := tx.Exec(ctx, `INSERT INTO approval_reminders (workspace_id, approval_id, kind, sent_at, recipients)
@@ -150,6 +154,9 @@ func reminderText(ctx context.Context, a Approval, reminder string, now time.Tim
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n\n%s\n\n", lead, a.Summary)
+	if a.Staged() {
+		fmt.Fprintf(&b, "Approvals so far: %s.\n\n", a.Progress().Text())
+	}
 	fmt.Fprintf(&b, "What will happen: %s\n", a.Impact.What)
 	for _, it := range a.Impact.Items {
 		fmt.Fprintf(&b, "  - %s\n", it)
