@@ -297,3 +297,55 @@ func normalizeStage(st *Stage, i int) error {
 	}
 	return nil
 }
+
+// Describe says the policy in a sentence for a person: "Sales: 2 of
+// ada@acme.test, bob@acme.test or cy@acme.test; then finance, above USD
+// 100.00: fin@acme.test. The requester never alone. A reason to reject."
+func (p Policy) Describe() string {
+	var parts []string
+	if len(p.Stages) == 0 {
+		parts = append(parts, "One approval, by anyone in the workspace.")
+	}
+	for i, st := range p.Stages {
+		who := "anyone in the workspace"
+		if len(st.Approvers) > 0 {
+			who = vibesell.JoinOr(st.Approvers)
+		}
+		if st.Needed > 1 {
+			who = fmt.Sprintf("%d of %s", st.Needed, who)
+		}
+		name := st.Name
+		if i > 0 {
+			name = "then " + name
+		}
+		if st.Above != nil {
+			name += ", above " + st.Above.String()
+		}
+		line := name + ": " + who
+		if st.Fallback != "" && st.EscalateAfterMinutes > 0 {
+			line += fmt.Sprintf(" (reminded after %s, then %s is asked)", waitText(st.EscalateAfter()), st.Fallback)
+		}
+		parts = append(parts, strings.ToUpper(line[:1])+line[1:]+".")
+	}
+	switch p.Where {
+	case DecideClicked:
+		parts = append(parts, "Approved only by a click in the card or here.")
+	case DecideWeb:
+		parts = append(parts, "Approved only here.")
+	}
+	if p.RequesterBarred {
+		parts = append(parts, "Whoever asked for it never approves it alone.")
+	}
+	switch {
+	case p.ReasonToApprove && p.ReasonToReject:
+		parts = append(parts, "A reason is needed to approve or reject.")
+	case p.ReasonToReject:
+		parts = append(parts, "A reason is needed to reject.")
+	case p.ReasonToApprove:
+		parts = append(parts, "A reason is needed to approve.")
+	}
+	if p.TTL > 0 {
+		parts = append(parts, "Waits "+waitText(p.TTL)+" for a decision.")
+	}
+	return strings.Join(parts, " ")
+}
