@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -33,6 +34,13 @@ const (
 	ReminderOpened   = "opened"   // when it opens: what it is and where to decide
 	ReminderExpiring = "expiring" // RemindBefore its expiry, while still pending
 )
+
+// stageReminder is the email to a stage's people once the stage before
+// it is approved: "stage 1" for the second stage (stages count from 0).
+var stageReminder = regexp.MustCompile(`^stage [1-9][0-9]?$`)
+
+// ReminderStage names the email to the people of stage i (from 0).
+func ReminderStage(i int) string { return fmt.Sprintf("stage %d", i) }
 
 // RemindArgs is the job that emails the workspace's people about an
 // approval that only the web app may approve: one job per approval and
@@ -95,7 +103,7 @@ func (s *Service) enqueueReminders(ctx context.Context, tx pgx.Tx, a Approval) e
 // sending: a failure after it is not retried, as a lost reminder is
 // better than two.
 func (s *Service) Remind(ctx context.Context, ws uuid.UUID, id, reminder string) (bool, error) {
-	if reminder != ReminderOpened && reminder != ReminderExpiring {
+	if reminder != ReminderOpened && reminder != ReminderExpiring && !stageReminder.MatchString(reminder) {
 		return false, fmt.Errorf("approvals: unknown reminder %q", reminder)
 	}
 	if s.mailer == nil {
@@ -148,6 +156,11 @@ func (s *Service) Remind(ctx context.Context, ws uuid.UUID, id, reminder string)
 func reminderText(ctx context.Context, a Approval, reminder string, now time.Time) (subject, body string) {
 	subject = "Waiting for your approval: " + a.Summary
 	lead := "An action in your VibeSell workspace waits for a signed-in person's approval."
+	if stageReminder.MatchString(reminder) {
+		p := a.Progress()
+		subject = "Your turn to approve (" + p.Text() + "): " + a.Summary
+		lead = "The approvals before yours are in; this now waits for " + p.Waiting + "."
+	}
 	if reminder == ReminderExpiring {
 		subject = "Reminder, expires " + vibesell.FormatTimeFor(ctx, a.ExpiresAt) + ": " + a.Summary
 		lead = "This approval still waits for a decision, and expires soon. If no one decides, nothing is done."

@@ -234,6 +234,12 @@ func (s *Service) countVote(ctx context.Context, tx pgx.Tx, a Approval, now time
 	if err := insertVote(ctx, tx, a, a.Votes[len(a.Votes)-1]); err != nil {
 		return false, err
 	}
+	if after.Stage > p.Stage {
+		// The stage is approved: the next one's people are emailed.
+		if _, err := s.jobs.InsertTx(ctx, tx, RemindArgs{WorkspaceID: a.WorkspaceID, ApprovalID: a.ID, Reminder: ReminderStage(after.Stage)}, nil); err != nil {
+			return false, fmt.Errorf("enqueue the email of %s's next stage: %w", a.ID, err)
+		}
+	}
 	if after.Stage >= 0 {
 		// Counted, and still waiting: the trail says so, and the row's
 		// count moves the workspace's context stamp.

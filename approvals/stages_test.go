@@ -252,6 +252,19 @@ func TestEscalationOnTheClock(t *testing.T) {
 	a := s.openStaged(t, "anvils", 20)
 	s.clock.Advance(3 * time.Hour) // the finance stage begins with sales' approval, not at the opening
 	s.mustDecide(t, a.ID, bob, true, approvals.Pending, "1 of 2 approvals; waiting for finance")
+	// Sales approved: finance's people are emailed, once, with the progress.
+	var jobs int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE kind = 'approvals.remind' AND args->>'reminder' = 'stage 1'`).Scan(&jobs); err != nil || jobs != 1 {
+		t.Fatalf("%d emails to the next stage enqueued, %v", jobs, err)
+	}
+	for range 2 {
+		if _, err := s.svc.Remind(ctx, s.a.ID, a.ID, approvals.ReminderStage(1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(s.box.sent); n != 1 || s.box.sent[0].To[0] != cy || !strings.Contains(s.box.sent[0].Body, "Approvals so far: 1 of 2 approvals; waiting for finance.") {
+		t.Fatalf("the next stage's email: %+v", s.box.sent)
+	}
 	step := func(after time.Duration, want int) {
 		t.Helper()
 		s.clock.Advance(after)

@@ -66,6 +66,12 @@ CREATE TABLE approval_escalations (
     PRIMARY KEY (workspace_id, approval_id, stage, step),
     FOREIGN KEY (workspace_id, approval_id) REFERENCES approvals (workspace_id, id) ON DELETE CASCADE
 );
+-- The email to a stage's people when the stage before it is approved
+-- ("stage 1", "stage 2"…), once each, like the others.
+ALTER TABLE approval_reminders DROP CONSTRAINT approval_reminders_kind_check;
+ALTER TABLE approval_reminders ADD CONSTRAINT approval_reminders_kind_check
+    CHECK (kind IN ('opened', 'expiring') OR kind ~ '^stage [1-9][0-9]?$');
+
 CREATE INDEX approvals_staged_pending_idx ON approvals (created_at) WHERE status = 'pending' AND stages <> '[]';
 
 ALTER TABLE approval_events DROP CONSTRAINT approval_events_event_check;
@@ -81,6 +87,9 @@ ALTER TABLE approval_events ADD CONSTRAINT approval_events_event_check CHECK (ev
     'opened', 'approved', 'rejected', 'approve_refused', 'executing',
     'done', 'not_done', 'expired', 'superseded'));
 DROP INDEX approvals_staged_pending_idx;
+DELETE FROM approval_reminders WHERE kind LIKE 'stage %';
+ALTER TABLE approval_reminders DROP CONSTRAINT approval_reminders_kind_check;
+ALTER TABLE approval_reminders ADD CONSTRAINT approval_reminders_kind_check CHECK (kind IN ('opened', 'expiring'));
 DROP TABLE approval_escalations;
 DROP TABLE approval_delegations;
 DROP TABLE approval_votes;
