@@ -319,3 +319,37 @@ func TestDelegationUntilADate(t *testing.T) {
 	_, _, err = s.decide(t, later.ID, bob, true, "")
 	refusedInvalid(t, "the delegate after the date", err, "is not one of them")
 }
+
+// Today's rules are part of the same policy: web only opens the action's
+// approvals for the web app alone, and its expiry sets when they expire.
+func TestPolicyWhereAndExpiry(t *testing.T) {
+	t.Parallel()
+	s := setupStaged(t, approvals.Policy{Where: approvals.DecideWeb, TTL: 5 * time.Hour, ReasonToApprove: true})
+	a := s.openStaged(t, "anvils", 20)
+	if a.DecideHere || !a.ExpiresAt.Equal(a.CreatedAt.Add(5*time.Hour)) {
+		t.Fatalf("decide here %v, expires %s after opening", a.DecideHere, a.ExpiresAt.Sub(a.CreatedAt))
+	}
+	relayed := conversation
+	relayed.Approve = true
+	_, _, err := s.svc.Decide(context.Background(), s.a.ID, a.ID, relayed)
+	refusedInvalid(t, "approving a web-only action in the conversation", err, "only be approved by a signed-in person in the web app")
+	_, _, err = s.decide(t, a.ID, bob, true, "")
+	refusedInvalid(t, "approving without the reason asked for", err, "asks for a reason to approve")
+	got, taken, err := s.decide(t, a.ID, bob, true, "Within budget")
+	if err != nil || !taken || got.Status != approvals.Approved {
+		t.Fatalf("with a reason, in the web app: %s %v %v", got.Status, taken, err)
+	}
+	policies, err := s.svc.Policies(context.Background(), s.a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range policies {
+		if p.Action == stagedAction && (p.Where != approvals.DecideWeb || p.ClickedOnly) {
+			t.Errorf("read back: %+v", p)
+		}
+	}
+	// A stage that could never be met is refused.
+	err = s.svc.SavePolicy(context.Background(), s.a.ID, approvals.Policy{Action: stagedAction,
+		Stages: []approvals.Stage{{Name: "board", Approvers: []string{ada}, Needed: 2}}}, ada)
+	refusedInvalid(t, "2 of 1", err, "it could never be approved")
+}
