@@ -115,11 +115,22 @@ type Approval struct {
 	// takes a click in the card or the web app, never the assistant's
 	// relay ([Service.SetPolicy]).
 	ClickedOnly bool
-	Reason      *string
-	StartedAt   *time.Time // the execution began acting
-	FinishedAt  *time.Time
-	Outcome     *string // what was done, or why not
-	AppURL      string  // the page of this approval in the web app
+	// RequestedByEmail is the person whose assistant (or who, in the web
+	// app) asked for it, lowercased; empty when no one is known.
+	RequestedByEmail string
+	// Stages and RequesterBarred are the policy it was opened under
+	// ([Policy]); no stages: one approval by anyone, as before.
+	Stages          []Stage
+	RequesterBarred bool
+	// Votes are the approvals counted so far, oldest first (stages only).
+	Votes []Vote
+	// Escalated are the stages whose fallback approver was asked.
+	Escalated  []int
+	Reason     *string
+	StartedAt  *time.Time // the execution began acting
+	FinishedAt *time.Time
+	Outcome    *string // what was done, or why not
+	AppURL     string  // the page of this approval in the web app
 }
 
 // Final reports whether the approval has ended (done, not done, rejected).
@@ -278,19 +289,41 @@ func newID() string {
 // columns are read by scanApproval, in this order.
 const columns = `workspace_id, id, action, arguments, details, status, summary, impact, irreversible, decide_here,
 	created_at, expires_at, decided_by, decided_at, decided_via, reason, started_at, finished_at, outcome,
-	decided_host_apps, EXISTS (SELECT 1 FROM approval_policies p WHERE p.workspace_id = approvals.workspace_id AND p.action = approvals.action)`
+	decided_host_apps, ` + clickedOnlySQL + `,
+	coalesce(requested_by_email, ''), stages, requester_barred,
+	(SELECT coalesce(jsonb_agg(jsonb_build_object('stage', v.stage, 'voter', v.voter, 'by', v.by, 'approve', v.approve,
+		'reason', v.reason, 'via', v.via, 'at', v.at) ORDER BY v.at, v.voter), '[]')
+		FROM approval_votes v WHERE v.workspace_id = approvals.workspace_id AND v.approval_id = approvals.id),
+	ARRAY(SELECT e.stage FROM approval_escalations e WHERE e.workspace_id = approvals.workspace_id AND e.approval_id = approvals.id
+		AND e.step = 'escalated' ORDER BY e.stage)`
+
+// clickedOnlySQL is the workspace's click-only rule for an approval's
+// action, read at every decision.
+const clickedOnlySQL = `coalesce((SELECT p.decide_where = 'clicked' FROM approval_policies p
+		WHERE p.workspace_id = approvals.workspace_id AND p.action = approvals.action), false)`
 
 type row interface{ Scan(dest ...any) error }
 
 func (s *Service) scanApproval(r row) (Approval, error) {
 	var a Approval
 	var status string
-	var impact []byte
+	var impact, stages, votes []byte
+	var escalated []int32
 	err := r.Scan(&a.WorkspaceID, &a.ID, &a.Action, &a.Arguments, &a.Details, &status, &a.Summary, &impact,
 		&a.Irreversible, &a.DecideHere, &a.CreatedAt, &a.ExpiresAt, &a.DecidedBy, &a.DecidedAt,
-		&a.DecidedVia, &a.Reason, &a.StartedAt, &a.FinishedAt, &a.Outcome, &a.DecidedHostApps, &a.ClickedOnly)
+		&a.DecidedVia, &a.Reason, &a.StartedAt, &a.FinishedAt, &a.Outcome, &a.DecidedHostApps, &a.ClickedOnly,
+		&a.RequestedByEmail, &stages, &a.RequesterBarred, &votes, &escalated)
 	if err != nil {
 		return Approval{}, err
+	}
+	if err := json.Unmarshal(stages, &a.Stages); err != nil {
+		return Approval{}, fmt.Errorf("read stages of %s: %w", a.ID, err)
+	}
+	if err := json.Unmarshal(votes, &a.Votes); err != nil {
+		return Approval{}, fmt.Errorf("read votes of %s: %w", a.ID, err)
+	}
+	for _, e := range escalated {
+		a.Escalated = append(a.Escalated, int(e))
 	}
 	if err := json.Unmarshal(impact, &a.Impact); err != nil {
 		return Approval{}, fmt.Errorf("read impact of %s: %w", a.ID, err)

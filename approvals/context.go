@@ -100,6 +100,9 @@ func waitingStep(ctx context.Context, w Waiting) *workspace.NextStep {
 		default:
 			relayed = true
 		}
+		if a.Staged() {
+			where = a.Progress().Text() + "; " + where
+		}
 		each = append(each, fmt.Sprintf("%s (%s; expires %s): %s", a.ID, strings.TrimSuffix(a.Summary, "."), vibesell.FormatTimeFor(ctx, a.ExpiresAt), where))
 	}
 	b.WriteString(strings.Join(each, "; "))

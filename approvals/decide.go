@@ -96,18 +96,14 @@ func (s *Service) Decide(ctx context.Context, ws uuid.UUID, id string, d Decisio
 	var refused string
 	err := store.InTx(ctx, s.db, func(tx pgx.Tx) error {
 		now := s.clock.Now()
-		var status string
-		var expiresAt time.Time
-		var decideHere, clickedOnly bool
-		err := tx.QueryRow(ctx, `SELECT status, expires_at, decide_here,
-				EXISTS (SELECT 1 FROM approval_policies p WHERE p.workspace_id = approvals.workspace_id AND p.action = approvals.action)
-			FROM approvals WHERE workspace_id = $1 AND id = $2 FOR UPDATE`, ws, id).Scan(&status, &expiresAt, &decideHere, &clickedOnly)
+		locked, err := s.lockApproval(ctx, tx, ws, id)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return errNotFound(id)
 		}
 		if err != nil {
 			return err
 		}
+		status, expiresAt, decideHere, clickedOnly := string(locked.Status), locked.ExpiresAt, locked.DecideHere, locked.ClickedOnly
 		if d.Via == ViaCard {
 			if err := proof.Redeem(ctx, tx, s.clock, ws, id, d.Token); err != nil {
 				return err
@@ -144,6 +140,19 @@ func (s *Service) Decide(ctx context.Context, ws uuid.UUID, id string, d Decisio
 			// kept in the trail: nothing was at stake.
 			refused = refusedPolicyReject
 		case d.Approve:
+			// A policy of several approvers counts this approval and
+			// approves only with the last one needed (stages.go).
+			if err := checkReason(ctx, tx, ws, locked.Action, true, reason); err != nil {
+				return err
+			}
+			complete, err := s.countVote(ctx, tx, locked, now, &d, reason)
+			if err != nil {
+				return err
+			}
+			if !complete {
+				taken = true
+				break
+			}
 			if _, err := tx.Exec(ctx, `UPDATE approvals SET status = 'approved', decided_at = $3, decided_by = $4,
 				decided_by_user = $5, decided_via = $6, reason = $7, decided_host_apps = $8 WHERE workspace_id = $1 AND id = $2`,
 				ws, id, now, d.By, d.ByUser, d.Via, reason, d.HostApps); err != nil {
@@ -158,6 +167,9 @@ func (s *Service) Decide(ctx context.Context, ws uuid.UUID, id string, d Decisio
 			}
 			taken = true
 		default:
+			if err := checkReason(ctx, tx, ws, locked.Action, false, reason); err != nil {
+				return err
+			}
 			outcome := "Rejected by " + d.By + "."
 			if reason != nil {
 				outcome = "Rejected by " + d.By + ": " + *reason
@@ -359,7 +371,7 @@ func (s *Service) decideAndWait(ctx context.Context, ws uuid.UUID, id string, d 
 	if err != nil {
 		return Relay{}, err
 	}
-	if taken && d.Approve && s.relayWait > 0 {
+	if taken && d.Approve && a.Status != Pending && s.relayWait > 0 { // pending: counted, waiting for more approvers
 		if a, err = s.Wait(ctx, ws, a.ID, s.relayWait); err != nil {
 			return Relay{}, err
 		}

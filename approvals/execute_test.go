@@ -173,8 +173,8 @@ func TestPendingApprovalsExpireThroughThePeriodicJob(t *testing.T) {
 	// The sweep is scheduled every minute and on start; one run of it,
 	// worked as River would.
 	periodic := approvals.AddWorkers(river.NewWorkers(), e.svc)
-	if len(periodic) != 1 {
-		t.Fatalf("%d periodic jobs, want the sweep alone", len(periodic))
+	if len(periodic) != 2 {
+		t.Fatalf("%d periodic jobs, want the expiry sweep and the escalation sweep", len(periodic))
 	}
 	tx, err := e.pool.Begin(ctx)
 	if err != nil {

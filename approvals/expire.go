@@ -42,15 +42,23 @@ func (s *Service) ExpireDue(ctx context.Context) (int64, error) {
 // so the sweep only bounds how long a forgotten one shows as pending.
 const ExpireEvery = time.Minute
 
+// EscalateEvery is how often stages nobody decided are looked at: an
+// escalation is at most this late.
+const EscalateEvery = time.Minute
+
 // AddWorkers registers this package's jobs with River and returns their
 // schedule, to be passed to river.Config.PeriodicJobs.
 func AddWorkers(workers *river.Workers, s *Service) []*river.PeriodicJob {
 	river.AddWorker(workers, &ExecuteWorker{Service: s})
 	river.AddWorker(workers, &ExpireWorker{Service: s})
 	river.AddWorker(workers, &RemindWorker{Service: s})
+	river.AddWorker(workers, &EscalateWorker{Service: s})
 	return []*river.PeriodicJob{
 		river.NewPeriodicJob(river.PeriodicInterval(ExpireEvery),
 			func() (river.JobArgs, *river.InsertOpts) { return ExpireArgs{}, nil },
+			&river.PeriodicJobOpts{RunOnStart: true}),
+		river.NewPeriodicJob(river.PeriodicInterval(EscalateEvery),
+			func() (river.JobArgs, *river.InsertOpts) { return EscalateArgs{}, nil },
 			&river.PeriodicJobOpts{RunOnStart: true}),
 	}
 }

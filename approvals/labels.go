@@ -49,6 +49,9 @@ var (
 		{Value: "not_done", Text: "Ended without being done"},
 		{Value: "expired", Text: "Expired"},
 		{Value: "superseded", Text: "Replaced by a newer approval"},
+		{Value: "vote", Text: "Approval counted; more are needed"},
+		{Value: "reminded", Text: "Reminded the people it waits for"},
+		{Value: "escalated", Text: "Asked the fallback approver"},
 	}
 )
 

@@ -76,6 +76,7 @@ type Request struct {
 // irreversible action decidable in the conversation, or an action with no
 // registered executor are mistakes in the calling tool.
 func (s *Service) Open(ctx context.Context, r Request) (a Approval, created bool, err error) {
+	requester := personEmail(r.RequestedBy) // before checkRequest words it for the trail
 	if err := s.checkRequest(&r); err != nil {
 		return Approval{}, false, err
 	}
@@ -95,7 +96,7 @@ func (s *Service) Open(ctx context.Context, r Request) (a Approval, created bool
 	// and our insert; the unique index then makes ours insert nothing, and
 	// the next round finds theirs.
 	for range 5 {
-		a, created, err = s.open(ctx, r, args, hash, impact, details)
+		a, created, err = s.open(ctx, r, requester, args, hash, impact, details)
 		if !errors.Is(err, errRaced) {
 			break
 		}
@@ -108,11 +109,15 @@ func (s *Service) Open(ctx context.Context, r Request) (a Approval, created bool
 
 var errRaced = errors.New("a concurrent call opened the same approval")
 
-func (s *Service) open(ctx context.Context, r Request, args []byte, hash [32]byte, impact, details []byte) (Approval, bool, error) {
+func (s *Service) open(ctx context.Context, r Request, requester string, args []byte, hash [32]byte, impact, details []byte) (Approval, bool, error) {
 	var out Approval
 	var created bool
 	err := store.InTx(ctx, s.db, func(tx pgx.Tx) error {
 		now := s.clock.Now()
+		pol, err := policyForOpen(ctx, tx, &r, requester)
+		if err != nil {
+			return err
+		}
 		if err := s.expire(ctx, tx, now, expireScope{workspace: &r.WorkspaceID, action: &r.Action, hash: hash[:]}); err != nil {
 			return err
 		}
@@ -161,10 +166,12 @@ func (s *Service) open(ctx context.Context, r Request, args []byte, hash [32]byt
 			}
 		}
 		tag, err := tx.Exec(ctx, `INSERT INTO approvals
-			(workspace_id, id, action, arguments, arguments_hash, details, summary, impact, irreversible, decide_here, created_at, expires_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+			(workspace_id, id, action, arguments, arguments_hash, details, summary, impact, irreversible, decide_here, created_at, expires_at,
+				requested_by_email, stages, requester_barred)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, nullif($13, ''), $14, $15)
 			ON CONFLICT DO NOTHING`,
-			r.WorkspaceID, id, r.Action, args, hash[:], details, r.Summary, impact, r.Irreversible, r.DecideHere, now, now.Add(r.TTL))
+			r.WorkspaceID, id, r.Action, args, hash[:], details, r.Summary, impact, r.Irreversible, r.DecideHere, now, now.Add(r.TTL),
+			pol.requester, pol.stages, pol.barred)
 		if err != nil {
 			return err
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -33,6 +34,13 @@ const (
 	ReminderOpened   = "opened"   // when it opens: what it is and where to decide
 	ReminderExpiring = "expiring" // RemindBefore its expiry, while still pending
 )
+
+// stageReminder is the email to a stage's people once the stage before
+// it is approved: "stage 1" for the second stage (stages count from 0).
+var stageReminder = regexp.MustCompile(`^stage [1-9][0-9]?$`)
+
+// ReminderStage names the email to the people of stage i (from 0).
+func ReminderStage(i int) string { return fmt.Sprintf("stage %d", i) }
 
 // RemindArgs is the job that emails the workspace's people about an
 // approval that only the web app may approve: one job per approval and
@@ -70,8 +78,8 @@ func (w *RemindWorker) Work(ctx context.Context, job *river.Job[RemindArgs]) err
 // its email now and its reminder RemindBefore its expiry (when that is
 // still ahead).
 func (s *Service) enqueueReminders(ctx context.Context, tx pgx.Tx, a Approval) error {
-	if a.DecideHere {
-		return nil
+	if a.DecideHere && !a.Staged() {
+		return nil // decided in the conversation, by the one person in it
 	}
 	if _, err := s.jobs.InsertTx(ctx, tx, RemindArgs{WorkspaceID: a.WorkspaceID, ApprovalID: a.ID, Reminder: ReminderOpened}, nil); err != nil {
 		return fmt.Errorf("enqueue the email of %s: %w", a.ID, err)
@@ -95,16 +103,17 @@ func (s *Service) enqueueReminders(ctx context.Context, tx pgx.Tx, a Approval) e
 // sending: a failure after it is not retried, as a lost reminder is
 // better than two.
 func (s *Service) Remind(ctx context.Context, ws uuid.UUID, id, reminder string) (bool, error) {
-	if reminder != ReminderOpened && reminder != ReminderExpiring {
+	if reminder != ReminderOpened && reminder != ReminderExpiring && !stageReminder.MatchString(reminder) {
 		return false, fmt.Errorf("approvals: unknown reminder %q", reminder)
 	}
 	if s.mailer == nil {
 		return false, nil
 	}
-	people, err := s.mailer.People(ctx, ws)
-	if err != nil || len(people) == 0 {
+	all, err := s.mailer.People(ctx, ws)
+	if err != nil || len(all) == 0 {
 		return false, err
 	}
+	people := all
 	var a Approval
 	claimed := false
 	err = store.InTx(ctx, s.db, func(tx pgx.Tx) error {
@@ -118,6 +127,9 @@ func (s *Service) Remind(ctx context.Context, ws uuid.UUID, id, reminder string)
 			return err
 		}
 		if a.Status != Pending || !s.clock.Now().Before(a.ExpiresAt) {
+			return nil
+		}
+		if people = a.askedNow(all); len(people) == 0 {
 			return nil
 		}
 		tag, err := tx.Exec(ctx, `INSERT INTO approval_reminders (workspace_id, approval_id, kind, sent_at, recipients)
@@ -144,12 +156,20 @@ func (s *Service) Remind(ctx context.Context, ws uuid.UUID, id, reminder string)
 func reminderText(ctx context.Context, a Approval, reminder string, now time.Time) (subject, body string) {
 	subject = "Waiting for your approval: " + a.Summary
 	lead := "An action in your VibeSell workspace waits for a signed-in person's approval."
+	if stageReminder.MatchString(reminder) {
+		p := a.Progress()
+		subject = "Your turn to approve (" + p.Text() + "): " + a.Summary
+		lead = "The approvals before yours are in; this now waits for " + p.Waiting + "."
+	}
 	if reminder == ReminderExpiring {
 		subject = "Reminder, expires " + vibesell.FormatTimeFor(ctx, a.ExpiresAt) + ": " + a.Summary
 		lead = "This approval still waits for a decision, and expires soon. If no one decides, nothing is done."
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n\n%s\n\n", lead, a.Summary)
+	if a.Staged() {
+		fmt.Fprintf(&b, "Approvals so far: %s.\n\n", a.Progress().Text())
+	}
 	fmt.Fprintf(&b, "What will happen: %s\n", a.Impact.What)
 	for _, it := range a.Impact.Items {
 		fmt.Fprintf(&b, "  - %s\n", it)

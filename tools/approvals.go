@@ -40,24 +40,32 @@ type approvalImpact struct {
 }
 
 type approvalData struct {
-	Approval        string         `json:"approval" jsonschema:"the approval id, to pass to decide_approval" pattern:"^ap_[0-9a-f]{16}$"`
-	Action          string         `json:"action" jsonschema:"the action it decides: the tool that asked for it, e.g. order_sending_setup"`
-	Status          string         `json:"status" enum:"pending,approved,done,not_done,rejected" jsonschema:"pending: waiting for a person's decision; approved: approved and being carried out right now; done: carried out (outcome says what was done); not_done: ended without being carried out (outcome says why: expired, replaced, no longer possible, failed); rejected: a person said no"`
-	Summary         string         `json:"summary" jsonschema:"one sentence naming the action"`
-	Impact          approvalImpact `json:"impact" jsonschema:"what exactly will happen, written by VibeSell, never by the assistant"`
-	Irreversible    bool           `json:"irreversible" jsonschema:"true when it cannot be undone once carried out"`
-	ExpiresAt       time.Time      `json:"expiresAt" jsonschema:"when a pending approval expires: after it, it ends not_done and is never carried out"`
-	DecideHere      bool           `json:"decideHere" jsonschema:"true: the person may decide in the card or by telling you (decide_approval), as approveVia says; false: only a signed-in person in the web app at appUrl may approve it (rejecting is allowed anywhere)"`
-	ApproveVia      []string       `json:"approveVia" jsonschema:"the ways a pending approval can be approved now: card (the person clicks Approve in the card), conversation (the person tells you and you call decide_approval) and web (a signed-in person at appUrl); empty once it is no longer pending. Rejecting is allowed in every way." uniqueItems:"true"`
-	AppURL          string         `json:"appUrl" jsonschema:"the page of this approval in the VibeSell web app, for the person to open and decide"`
-	DecidedBy       *string        `json:"decidedBy" jsonschema:"who decided: the signed-in person's email for the web app; by a click in the card or relayed by you (as decidedVia says), the person your connection signed in (\"ada@acme.test, through Claude\"), or \"the person\" when the connection names no one; null until decided, and for an approval that ended undecided"`
-	DecidedAt       *time.Time     `json:"decidedAt" jsonschema:"when it was decided; null until decided, and for an approval that ended undecided"`
-	DecidedVia      *string        `json:"decidedVia" jsonschema:"where the decision came from: card (clicked in the card, proven by the card's one-time token), conversation (relayed by you, the assistant, through decide_approval) or web (a signed-in person in the web app); null until decided, and for an approval that ended undecided"`
-	DecidedHostApps *bool          `json:"decidedHostApps" jsonschema:"for a decision clicked in the card or relayed by you: whether the app it came through declared the MCP Apps extension (can show cards) when it connected; null for the web app, until decided, and when not known"`
-	Reason          *string        `json:"reason" jsonschema:"the reason given with the decision; null when none was given"`
-	Outcome         *string        `json:"outcome" jsonschema:"once it has ended: what was done, or why it was not done or was rejected; null while pending or being carried out"`
-	StartedAt       *time.Time     `json:"startedAt" jsonschema:"when VibeSell began carrying it out; null until then, and for one never carried out"`
-	FinishedAt      *time.Time     `json:"finishedAt" jsonschema:"when it ended (done, not done or rejected); null until it has ended"`
+	Approval        string            `json:"approval" jsonschema:"the approval id, to pass to decide_approval" pattern:"^ap_[0-9a-f]{16}$"`
+	Action          string            `json:"action" jsonschema:"the action it decides: the tool that asked for it, e.g. order_sending_setup"`
+	Status          string            `json:"status" enum:"pending,approved,done,not_done,rejected" jsonschema:"pending: waiting for a person's decision; approved: approved and being carried out right now; done: carried out (outcome says what was done); not_done: ended without being carried out (outcome says why: expired, replaced, no longer possible, failed); rejected: a person said no"`
+	Summary         string            `json:"summary" jsonschema:"one sentence naming the action"`
+	Impact          approvalImpact    `json:"impact" jsonschema:"what exactly will happen, written by VibeSell, never by the assistant"`
+	Irreversible    bool              `json:"irreversible" jsonschema:"true when it cannot be undone once carried out"`
+	ExpiresAt       time.Time         `json:"expiresAt" jsonschema:"when a pending approval expires: after it, it ends not_done and is never carried out"`
+	DecideHere      bool              `json:"decideHere" jsonschema:"true: the person may decide in the card or by telling you (decide_approval), as approveVia says; false: only a signed-in person in the web app at appUrl may approve it (rejecting is allowed anywhere)"`
+	ApproveVia      []string          `json:"approveVia" jsonschema:"the ways a pending approval can be approved now: card (the person clicks Approve in the card), conversation (the person tells you and you call decide_approval) and web (a signed-in person at appUrl); empty once it is no longer pending. Rejecting is allowed in every way." uniqueItems:"true"`
+	AppURL          string            `json:"appUrl" jsonschema:"the page of this approval in the VibeSell web app, for the person to open and decide"`
+	DecidedBy       *string           `json:"decidedBy" jsonschema:"who decided: the signed-in person's email for the web app; by a click in the card or relayed by you (as decidedVia says), the person your connection signed in (\"ada@acme.test, through Claude\"), or \"the person\" when the connection names no one; null until decided, and for an approval that ended undecided"`
+	DecidedAt       *time.Time        `json:"decidedAt" jsonschema:"when it was decided; null until decided, and for an approval that ended undecided"`
+	DecidedVia      *string           `json:"decidedVia" jsonschema:"where the decision came from: card (clicked in the card, proven by the card's one-time token), conversation (relayed by you, the assistant, through decide_approval) or web (a signed-in person in the web app); null until decided, and for an approval that ended undecided"`
+	DecidedHostApps *bool             `json:"decidedHostApps" jsonschema:"for a decision clicked in the card or relayed by you: whether the app it came through declared the MCP Apps extension (can show cards) when it connected; null for the web app, until decided, and when not known"`
+	Reason          *string           `json:"reason" jsonschema:"the reason given with the decision; null when none was given"`
+	Outcome         *string           `json:"outcome" jsonschema:"once it has ended: what was done, or why it was not done or was rejected; null while pending or being carried out"`
+	StartedAt       *time.Time        `json:"startedAt" jsonschema:"when VibeSell began carrying it out; null until then, and for one never carried out"`
+	FinishedAt      *time.Time        `json:"finishedAt" jsonschema:"when it ended (done, not done or rejected); null until it has ended"`
+	Progress        *approvalProgress `json:"progress" jsonschema:"for an approval the workspace's policy gives several approvers (k of n, stages): how many approved and whom it waits for; null when one person's decision is all it needs"`
+}
+
+type approvalProgress struct {
+	Approvals  int     `json:"approvals" jsonschema:"approvals counted so far; the same person counts once"`
+	Needed     int     `json:"needed" jsonschema:"approvals it needs in all"`
+	WaitingFor *string `json:"waitingFor" jsonschema:"whom it waits for (a stage of the policy, such as finance, or someone other than the person who asked); null once it waits for no one"`
+	Text       string  `json:"text" jsonschema:"the same in words, for the person: 1 of 2 approvals; waiting for finance"`
 }
 
 type approvalOutput struct {
@@ -86,8 +94,18 @@ func toApprovalData(a approvals.Approval) approvalData {
 		},
 		Irreversible: a.Irreversible, ExpiresAt: a.ExpiresAt, DecideHere: a.DecideHere, ApproveVia: a.ApproveWays(), AppURL: a.AppURL,
 		DecidedBy: a.DecidedBy, DecidedAt: a.DecidedAt, DecidedVia: a.DecidedVia, DecidedHostApps: a.DecidedHostApps, Reason: a.Reason, Outcome: a.Outcome,
-		StartedAt: a.StartedAt, FinishedAt: a.FinishedAt,
+		StartedAt: a.StartedAt, FinishedAt: a.FinishedAt, Progress: progressOf(a),
 	}
+}
+
+// progressOf is where an approval of several approvers stands; nil for
+// one person's decision.
+func progressOf(a approvals.Approval) *approvalProgress {
+	if !a.Staged() {
+		return nil
+	}
+	p := a.Progress()
+	return &approvalProgress{Approvals: p.Approvals, Needed: p.Needed, WaitingFor: strPtr(p.Waiting), Text: p.Text()}
 }
 
 // approvalMarkdown writes an approval for the assistant: what it would do,
@@ -137,6 +155,9 @@ func costText(im approvals.Impact) string {
 func approvalStatusText(ctx context.Context, a approvals.Approval) string {
 	switch a.Status {
 	case approvals.Pending:
+		if a.Staged() {
+			return "pending, " + a.Progress().Text()
+		}
 		return "pending, waiting for the person's decision"
 	case approvals.Approved:
 		return fmt.Sprintf("approved by %s (%s) on %s; VibeSell is carrying it out now", textOf(a.DecidedBy), viaText(a.DecidedVia), vibesell.FormatTimeFor(ctx, *a.DecidedAt))
@@ -256,6 +277,8 @@ func personOf(p auth.Principal) string {
 func relayLead(ctx context.Context, r approvals.Relay) string {
 	a := r.Approval
 	switch {
+	case r.Taken && r.Approve && a.Status == approvals.Pending:
+		return fmt.Sprintf("Approval counted and recorded: %s. Nothing is done until every approval needed is in.", a.Progress().Text())
 	case r.Taken && r.Approve:
 		return "Approved and recorded."
 	case r.Taken:

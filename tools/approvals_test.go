@@ -650,3 +650,45 @@ func approvalPageOf(out approvalsOutput) approvalPage {
 	}
 	return p
 }
+
+// An approval the workspace's policy gives two approvers says how far it
+// is, in its structuredContent and its text, in decide_approval's answer
+// and in list_pending_approvals.
+func TestApprovalProgressIsShown(t *testing.T) {
+	t.Parallel()
+	f := newApprovalFixture(t)
+	ctx := t.Context()
+	f.approvals.Register(vibesell.ToolResumeCampaign, approvals.ExecutorFuncs{})
+	if err := f.approvals.SavePolicy(ctx, f.ws.ID, approvals.Policy{Action: vibesell.ToolResumeCampaign, Stages: []approvals.Stage{
+		{Name: "sales", Approvers: []string{"ada@acme.test"}},
+		{Name: "finance", Approvers: []string{"fin@acme.test"}},
+	}}, "ada@acme.test"); err != nil {
+		t.Fatal(err)
+	}
+	a, _, err := f.approvals.Open(ctx, approvals.Request{
+		WorkspaceID: f.ws.ID, Action: vibesell.ToolResumeCampaign, Arguments: map[string]any{"n": 1}, Summary: "Resume campaign 1",
+		Impact: approvals.Impact{What: "Resumes sending the campaign.", Who: "42 leads get emails again.",
+			When: "At once.", CostOnce: vibesell.NewMoney(0, "USD"), CostMonthly: vibesell.NewMoney(0, "USD"),
+			Renewal: "Nothing renews.", Undo: "Stop it at any time."},
+		DecideHere: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := toolkittest.Connect(t, NewServer(Deps{Workspaces: f.workspaces, Sending: f.svc, Approvals: f.approvals}, nil), auth.Principal{
+		WorkspaceID: f.ws.ID, WorkspaceSlug: f.ws.Slug, UserID: uuid.New(), UserEmail: "ada@acme.test", ClientName: "Claude",
+		Scopes: []string{vibesell.ScopeAct}})
+	var out approvalOutput
+	md := c.Result("decide_approval", map[string]any{"approval": a.ID, "decision": "approve"}, &out)
+	want := &approvalProgress{Approvals: 1, Needed: 2, WaitingFor: strPtr("finance"), Text: "1 of 2 approvals; waiting for finance"}
+	if diff := cmp.Diff(want, out.Progress); diff != "" || out.Status != "pending" {
+		t.Errorf("after ada's approval, status %s, progress (-want +got):\n%s", out.Status, diff)
+	}
+	mustContain(t, md, "Approval counted and recorded: 1 of 2 approvals; waiting for finance.", "Status: pending, 1 of 2 approvals; waiting for finance.")
+	var list approvalsOutput
+	listed := c.Result("list_pending_approvals", nil, &list)
+	mustContain(t, listed, "Status: pending, 1 of 2 approvals; waiting for finance.")
+	if len(list.Approvals) != 1 || list.Approvals[0].Progress == nil || list.Approvals[0].Progress.Text != want.Text {
+		t.Errorf("listed: %+v", list.Approvals)
+	}
+}

@@ -416,8 +416,58 @@ func approvalScenarios(t *testing.T, s *server) []*scenario {
 	expired["outcome"] = "Expired: nobody decided before " + time.Now().Add(-time.Hour).UTC().Format("Mon 2 Jan 2006, 15:04 UTC") + ", so nothing was done."
 	sc := hand("approval-expired", "order_sending_setup", nil, "Expired.", expired)
 	sc.Expect = expect{Texts: []string{"Not done", "Expired: nobody decided"}, NoButtons: []string{"Approve", "Reject"}}
-	out = append(out, sc, bidiApprovalScenario())
+	out = append(out, sc, bidiApprovalScenario(), progressScenario(t, s))
 	return out
+}
+
+// progressScenario is an approval the workspace's policy gives two
+// stages, approved by the first: the card says how far it is and whom it
+// waits for. The policy is set back once it is opened (the approval keeps
+// its own), so that no other scenario's approval is staged.
+func progressScenario(t *testing.T, s *server) *scenario {
+	t.Helper()
+	ctx := context.Background()
+	staged := approvals.Policy{Action: testAction, Stages: []approvals.Stage{
+		{Name: "sales", Approvers: []string{"ada@acme.test"}},
+		{Name: "finance", Approvers: []string{"fin@acme.test"}},
+	}}
+	if err := s.approvals.SavePolicy(ctx, s.ws.ID, staged, "ada@acme.test"); err != nil {
+		t.Fatal(err)
+	}
+	a, _, err := s.approvals.Open(ctx, approvals.Request{
+		WorkspaceID: s.ws.ID, Action: testAction, Arguments: map[string]any{"campaign": "Q4 finance leads", "leads": 900},
+		Summary: "Import 900 leads into the campaign “Q4 finance leads”",
+		Impact: approvals.Impact{
+			What: "Adds 900 people from the lead directory to the campaign.", Items: []string{}, Who: "No one is contacted now.",
+			When: "At once, as soon as it is approved.", CostOnce: vibesell.NewMoney(0, "USD"), CostMonthly: vibesell.NewMoney(0, "USD"),
+			Renewal: "Nothing renews.", Undo: "The leads can be removed from the campaign before it is launched.",
+		},
+		DecideHere: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.approvals.SavePolicy(ctx, s.ws.ID, approvals.Policy{Action: testAction}, "ada@acme.test"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.approvals.Decide(ctx, s.ws.ID, a.ID, approvals.Decision{Approve: true, By: "ada@acme.test", Via: approvals.ViaWeb}); err != nil {
+		t.Fatal(err)
+	}
+	read, data := s.call("list_pending_approvals", readArgs(a.ID))
+	one := map[string]any{"kind": "approval"}
+	for k, v := range obj(list(data["approvals"])[0]) {
+		one[k] = v
+	}
+	sc := &scenario{Name: "approval-progress", Kind: "approval", Source: "server", Tool: s.listed["list_pending_approvals"], Input: map[string]any{},
+		Result: resultOf("Approval "+a.ID+" has 1 of 2 approvals; it waits for finance.", one)}
+	sc.Tool, _ = json.Marshal(map[string]any{"name": testAction, "inputSchema": map[string]any{"type": "object"}})
+	sc.Responses = map[string][]json.RawMessage{"list_pending_approvals": {read}}
+	sc.Expect = expect{
+		Texts:   []string{"Waiting for a decision", "1 of 2 approvals; waiting for finance"},
+		Buttons: []string{"Approve", "Reject…"},
+		Replay:  &replay{Reads: "list_pending_approvals", ReadArgs: readArgs(a.ID), Texts: []string{"1 of 2 approvals; waiting for finance"}},
+	}
+	return sc
 }
 
 // bidiApprovalScenario: bidirectional controls in text the assistant wrote

@@ -22,6 +22,9 @@ type approvalRow struct {
 	Expires string // "in 3 hours" for pending ones
 	Ended   string
 	Paid    bool
+	// Progress says, while it waits for several people, how many
+	// approved and whom it waits for.
+	Progress string
 }
 
 type approvalsData struct {
@@ -32,6 +35,12 @@ type approvalsData struct {
 	MoreOpen bool // more than the open approvals shown are waiting
 	Rules    []ruleRow
 	Saved    bool // the rules were just saved
+	// Policies are each action's rule; Delegations the people away and
+	// who decides for them; Away, whether the signed-in person is.
+	Policies    []policyRow
+	Delegations []delegationRow
+	Away        bool
+	SavedWhat   string // what was just saved: rules, policy or away
 }
 
 // ruleRow is the workspace's rule for one action, on the approvals page.
@@ -45,6 +54,9 @@ func (s *server) row(a approvals.Approval, u auth.User, now time.Time) approvalR
 	r := approvalRow{A: a, Path: approvals.AppPath(a.ID), Created: formatTime(a.CreatedAt, u.TimeZone), Paid: a.Impact.Paid()}
 	if a.Status == approvals.Pending {
 		r.Expires = relative(a.ExpiresAt, now)
+		if a.Staged() {
+			r.Progress = a.Progress().Text()
+		}
 	}
 	if a.FinishedAt != nil {
 		r.Ended = formatTime(*a.FinishedAt, u.TimeZone)
@@ -105,10 +117,19 @@ func (s *server) approvalsPage(w http.ResponseWriter, r *http.Request, u auth.Us
 			return
 		}
 		for _, p := range policies {
+			if !approvals.PolicyApplies(p.Action) {
+				continue
+			}
 			d.Rules = append(d.Rules, ruleRow{Key: slices.IndexFunc(approvals.ActionLabels, func(l vibesell.Label) bool { return l.Value == p.Action }),
 				Label: approvals.ActionLabels.Of(p.Action), ClickedOnly: p.ClickedOnly})
 		}
 		d.Saved = r.URL.Query().Get("saved") == "rules"
+		d.SavedWhat = r.URL.Query().Get("saved")
+		if d.Policies, d.Delegations, err = s.policyRows(r, u); err != nil {
+			s.renderError(w, r, err, 0, "", "")
+			return
+		}
+		d.Away = slices.ContainsFunc(d.Delegations, func(d delegationRow) bool { return d.Mine && !d.Ended })
 	}
 	past, err := s.Approvals.List(ctx, u.WorkspaceID, approvals.ListOptions{Filter: approvals.Past, Limit: 25, Cursor: before})
 	if vibesell.ErrorCode(err) == vibesell.EINVALID {
@@ -181,6 +202,33 @@ type approvalData struct {
 	HostApps string
 	// Launch shows the emails a launch sends; nil for anything else.
 	Launch *launchView
+	// Progress shows the approvals counted of one that needs several
+	// people; nil for one person's decision.
+	Progress *progressView
+}
+
+// progressView is where an approval of several people stands: "1 of 2
+// approvals; waiting for finance", each approval counted, and its rule.
+type progressView struct {
+	Text   string
+	Votes  []string
+	Stages string
+}
+
+func progressOf(a approvals.Approval, tz *time.Location) *progressView {
+	if !a.Staged() {
+		return nil
+	}
+	v := &progressView{Text: a.Progress().Text(),
+		Stages: "The rule it was asked under: " + approvals.Policy{Stages: a.Stages, RequesterBarred: a.RequesterBarred}.Describe()}
+	for _, vote := range a.Votes {
+		stage := ""
+		if vote.Stage < len(a.Stages) {
+			stage = " (" + a.Stages[vote.Stage].Name + ")"
+		}
+		v.Votes = append(v.Votes, fmt.Sprintf("Approved by %s%s, %s", vote.By, stage, formatTime(vote.At, tz)))
+	}
+	return v
 }
 
 // launchView is what a person approves in a launch: its first email for
@@ -204,6 +252,8 @@ func (s *server) approvalPage(w http.ResponseWriter, r *http.Request, u auth.Use
 // approval stands now: the page refreshes itself while it is carried out.
 func noticeFor(done string, a approvals.Approval, tz *time.Location) string {
 	switch {
+	case done == "approved" && a.Status == approvals.Pending:
+		return "Your approval is counted: " + a.Progress().Text() + ". It is carried out once every approval it needs is in."
 	case done == "approved" && a.Status == approvals.Approved:
 		return "You approved it. VibeSell is carrying it out now; this page updates by itself."
 	case done == "approved" && a.Status == approvals.Done:
@@ -246,6 +296,7 @@ func (s *server) showApproval(w http.ResponseWriter, r *http.Request, u auth.Use
 		ApprovePath:  approvals.AppPath(a.ID) + "/approve",
 		RejectPath:   approvals.AppPath(a.ID) + "/reject",
 		Reason:       reason,
+		Progress:     progressOf(a, u.TimeZone),
 	}
 	if a.DecidedAt != nil {
 		d.DecidedAt = formatTime(*a.DecidedAt, u.TimeZone)

@@ -16,7 +16,7 @@ import (
 // parsePages parses each page together with the layout it fills in.
 func parsePages() (map[string]*template.Template, error) {
 	pages := map[string]*template.Template{}
-	for _, name := range []string{"signin", "approvals", "approval", "support", "error", "leads", "upload", "campaigns", "settings", "billing", "outbox", "sending", "lead", "replies", "reply", "reply_answer", "webhooks", "webhooklog", "privacy", "terms"} {
+	for _, name := range []string{"signin", "approvals", "approval", "support", "error", "leads", "upload", "campaigns", "settings", "billing", "outbox", "sending", "lead", "replies", "reply", "reply_answer", "webhooks", "webhooklog", "approval_policy", "privacy", "terms"} {
 		files := []string{"templates/layout.html", "templates/" + name + ".html"}
 		if name == "leads" {
 			files = append(files, "templates/leadlist.html") // the leads list, in a file of its own

@@ -56,6 +56,10 @@ var notContextTables = []string{
 	// Decision tokens, the approval policies (read when deciding; the
 	// context names where to decide without them) and the reminders sent.
 	"decision_tokens", "approval_reminders",
+	// an approval's votes (each also counts on its approvals row, which
+	// moves the stamp), the steps of its escalation, and the people away
+	// and their delegates: the context names none of them
+	"approval_votes", "approval_escalations", "approval_delegations",
 	// the sandbox mail server's outbox: the web app shows it, the context does not
 	"mail_outbox",
 	// VibeSell's own emails to a workspace's people, by Message-ID, for the outbox

@@ -42,6 +42,9 @@ export const approvalEventLabels: Readonly<Record<string, string>> = {
   "not_done": "Ended without being done",
   "expired": "Expired",
   "superseded": "Replaced by a newer approval",
+  "vote": "Approval counted; more are needed",
+  "reminded": "Reminded the people it waits for",
+  "escalated": "Asked the fallback approver",
 };
 
 /** approvals.HostAppsLabels */

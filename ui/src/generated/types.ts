@@ -952,6 +952,17 @@ export interface OrderSendingSetupResult {
   startedAt: string | null;
   /** when it ended (done, not done or rejected); null until it has ended */
   finishedAt: string | null;
+  /** for an approval the workspace's policy gives several approvers (k of n, stages): how many approved and whom it waits for; null when one person's decision is all it needs */
+  progress: {
+    /** approvals counted so far; the same person counts once */
+    approvals: number;
+    /** approvals it needs in all */
+    needed: number;
+    /** whom it waits for (a stage of the policy, such as finance, or someone other than the person who asked); null once it waits for no one */
+    waitingFor: string | null;
+    /** the same in words, for the person: 1 of 2 approvals; waiting for finance */
+    text: string;
+  } | null;
 }
 
 /** What decide_approval returns. */
@@ -1033,6 +1044,17 @@ export interface ListPendingApprovalsResult {
     startedAt: string | null;
     /** when it ended (done, not done or rejected); null until it has ended */
     finishedAt: string | null;
+    /** for an approval the workspace's policy gives several approvers (k of n, stages): how many approved and whom it waits for; null when one person's decision is all it needs */
+    progress: {
+      /** approvals counted so far; the same person counts once */
+      approvals: number;
+      /** approvals it needs in all */
+      needed: number;
+      /** whom it waits for (a stage of the policy, such as finance, or someone other than the person who asked); null once it waits for no one */
+      waitingFor: string | null;
+      /** the same in words, for the person: 1 of 2 approvals; waiting for finance */
+      text: string;
+    } | null;
   }[] | null;
   /** pass as cursor for the next page; null on the last page */
   nextCursor: string | null;
@@ -1114,6 +1136,17 @@ export interface DecideInCardResult {
     startedAt: string | null;
     /** when it ended (done, not done or rejected); null until it has ended */
     finishedAt: string | null;
+    /** for an approval the workspace's policy gives several approvers (k of n, stages): how many approved and whom it waits for; null when one person's decision is all it needs */
+    progress: {
+      /** approvals counted so far; the same person counts once */
+      approvals: number;
+      /** approvals it needs in all */
+      needed: number;
+      /** whom it waits for (a stage of the policy, such as finance, or someone other than the person who asked); null once it waits for no one */
+      waitingFor: string | null;
+      /** the same in words, for the person: 1 of 2 approvals; waiting for finance */
+      text: string;
+    } | null;
   } | null;
   /** a card of choose_sending_source, propose_domains or propose_warmed_domains answered: that tool's result with the answer bound, recorded as clicked (sending_choice once settled, or the flow's next question); null otherwise */
   sending: {

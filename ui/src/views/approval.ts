@@ -132,6 +132,12 @@ function decision(d: ApprovalData): Child {
   return section("Decision", facts(rows));
 }
 
+/** progress says, for an approval several people approve, how many did and whom it waits for. */
+function progress(d: ApprovalData): Child {
+  if (!d.progress || (d.status !== "pending" && d.status !== "approved")) return null;
+  return notice(d.progress.waitingFor ? "info" : "ok", "check", h("p", { class: "strong progress" }, sentence(d.progress.text)));
+}
+
 /** hostApps says, beside a decision from the conversation, whether the app said it shows cards. */
 function hostApps(d: ApprovalData): string {
   if (d.decidedVia === "web" || d.decidedHostApps === null || d.decidedHostApps === undefined) return "";
@@ -207,7 +213,8 @@ export function approvalView(d: ApprovalData, ctx: Ctx): HTMLElement {
       return;
     }
     if (result.structuredContent.kind === "approval") fresh.add(result.structuredContent);
-    ctx.show(result, decisionValue === "approve" ? "Approved." : "Rejected.");
+    const counted = decisionValue === "approve" && result.structuredContent.status === "pending";
+    ctx.show(result, counted ? "Your approval is counted." : decisionValue === "approve" ? "Approved." : "Rejected.");
     void ctx.say(`I ${decisionValue === "approve" ? "approved" : "rejected"} “${d.summary}” (approval ${d.approval})${reason ? `: ${reason}` : ""}.`);
   }
 
@@ -277,7 +284,7 @@ export function approvalView(d: ApprovalData, ctx: Ctx): HTMLElement {
       ctx.show({ structuredContent: missing as unknown as Record<string, unknown> });
       return;
     }
-    if (now === "unknown" || (now.status === d.status && now.expiresAt === d.expiresAt)) {
+    if (now === "unknown" || (now.status === d.status && now.expiresAt === d.expiresAt && now.progress?.text === d.progress?.text)) {
       // Still as drawn, or the host could not read it: the decision is
       // offered, and the server is the judge of it (it refuses one already
       // made and says what is on record, which the card then shows).
@@ -298,6 +305,7 @@ export function approvalView(d: ApprovalData, ctx: Ctx): HTMLElement {
         ? notice("bad", "alert", h("p", { class: "strong" }, "This cannot be undone."), h("p", null, "Once approved, it is carried out and cannot be reversed."))
         : null,
       outcome(d),
+      progress(d),
       decision(d),
       // Once it has ended, what it was about matters less than how it ended.
       pending || d.status === "approved"
@@ -406,6 +414,7 @@ export function approvalsView(d: ListPendingApprovalsResult, ctx: Ctx): HTMLElem
                       impactCost(a.impact),
                       a.status === "pending" && a.expiresAt ? ` · decide by ${momentText(a.expiresAt)}` : "",
                     ),
+                    a.status === "pending" && a.progress ? h("p", { class: "small progress" }, sentence(a.progress.text)) : null,
                     a.irreversible && a.status === "pending" ? h("p", { class: "small warn-text" }, "Cannot be undone") : null,
                     a.outcome ? h("p", { class: "small" }, a.outcome) : null,
                   ),
