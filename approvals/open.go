@@ -181,6 +181,9 @@ func (s *Service) open(ctx context.Context, r Request, args []byte, hash [32]byt
 			return err
 		}
 		created = true
+		if err := s.keepShown(ctx, tx, out); err != nil {
+			return err
+		}
 		return s.enqueueReminders(ctx, tx, out)
 	})
 	return out, created, err

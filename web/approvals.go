@@ -224,7 +224,9 @@ func noticeFor(done string, a approvals.Approval, tz *time.Location) string {
 func (s *server) showApproval(w http.ResponseWriter, r *http.Request, u auth.User, ses auth.WebSession, status int, done, message, reason string) {
 	ctx := r.Context()
 	id := r.PathValue("id")
-	a, err := s.Approvals.Find(ctx, u.WorkspaceID, id)
+	// As it stands now: what it would do is brought up to date, so the
+	// page shows (and its forms send back the hash of) what is true.
+	a, err := s.Approvals.Current(ctx, u.WorkspaceID, id)
 	if err != nil {
 		s.renderError(w, r, err, 0, "", "")
 		return
@@ -307,11 +309,15 @@ func (s *server) decide(approve bool) signedInHandler {
 			}
 		}
 		a, taken, err := s.Approvals.Decide(ctx, u.WorkspaceID, id, approvals.Decision{
-			Approve: approve, By: u.Email, ByUser: &u.ID, Via: approvals.ViaWeb, Reason: reason,
+			Approve: approve, By: u.Email, ByUser: &u.ID, Via: approvals.ViaWeb, Reason: reason, Shown: r.PostFormValue("shown"),
 		})
 		switch code := vibesell.ErrorCode(err); {
 		case code == vibesell.EINVALID:
 			s.showApproval(w, r, u, ses, http.StatusUnprocessableEntity, "", vibesell.ErrorForPerson(err), reason)
+			return
+		case approvals.IsChanged(err):
+			// Shown again as it is now, with what changed above it.
+			s.showApproval(w, r, u, ses, http.StatusConflict, "", vibesell.ErrorForPerson(err), reason)
 			return
 		case err != nil:
 			s.renderError(w, r, err, 0, "", "")

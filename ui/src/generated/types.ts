@@ -952,6 +952,8 @@ export interface OrderSendingSetupResult {
   startedAt: string | null;
   /** when it ended (done, not done or rejected); null until it has ended */
   finishedAt: string | null;
+  /** the SHA-256 of exactly what this approval shows the person (its summary, impact, amounts and recipients as they read them now): pass it as shown to decide_approval with the person's decision on what you showed them; a decision on what has changed since is refused, naming the change */
+  shown: string;
 }
 
 /** What decide_approval returns. */
@@ -1033,6 +1035,8 @@ export interface ListPendingApprovalsResult {
     startedAt: string | null;
     /** when it ended (done, not done or rejected); null until it has ended */
     finishedAt: string | null;
+    /** the SHA-256 of exactly what this approval shows the person (its summary, impact, amounts and recipients as they read them now): pass it as shown to decide_approval with the person's decision on what you showed them; a decision on what has changed since is refused, naming the change */
+    shown: string;
   }[] | null;
   /** pass as cursor for the next page; null on the last page */
   nextCursor: string | null;
@@ -1114,6 +1118,8 @@ export interface DecideInCardResult {
     startedAt: string | null;
     /** when it ended (done, not done or rejected); null until it has ended */
     finishedAt: string | null;
+    /** the SHA-256 of exactly what this approval shows the person (its summary, impact, amounts and recipients as they read them now): pass it as shown to decide_approval with the person's decision on what you showed them; a decision on what has changed since is refused, naming the change */
+    shown: string;
   } | null;
   /** a card of choose_sending_source, propose_domains or propose_warmed_domains answered: that tool's result with the answer bound, recorded as clicked (sending_choice once settled, or the flow's next question); null otherwise */
   sending: {
