@@ -11,6 +11,7 @@ import (
 
 	"vibesell"
 	"vibesell/approvals"
+	"vibesell/audit"
 	"vibesell/auth"
 )
 
@@ -32,6 +33,9 @@ type approvalsData struct {
 	MoreOpen bool // more than the open approvals shown are waiting
 	Rules    []ruleRow
 	Saved    bool // the rules were just saved
+	// Head is the last record of the workspace's audit chain, for the
+	// person to note; nil when there is none or it is not shown.
+	Head *audit.Head
 }
 
 // ruleRow is the workspace's rule for one action, on the approvals page.
@@ -109,6 +113,16 @@ func (s *server) approvalsPage(w http.ResponseWriter, r *http.Request, u auth.Us
 				Label: approvals.ActionLabels.Of(p.Action), ClickedOnly: p.ClickedOnly})
 		}
 		d.Saved = r.URL.Query().Get("saved") == "rules"
+		if s.Audit != nil {
+			head, err := s.Audit.Head(ctx, u.WorkspaceID)
+			if err != nil {
+				s.renderError(w, r, err, 0, "", "")
+				return
+			}
+			if head.Seq > 0 {
+				d.Head = &head
+			}
+		}
 	}
 	past, err := s.Approvals.List(ctx, u.WorkspaceID, approvals.ListOptions{Filter: approvals.Past, Limit: 25, Cursor: before})
 	if vibesell.ErrorCode(err) == vibesell.EINVALID {
