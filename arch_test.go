@@ -24,7 +24,7 @@ var layers = [][]string{
 	{"vibesell/store", "vibesell/outbound"},
 	{"vibesell/auth", "vibesell/proof", "vibesell/mail"},
 	{"vibesell/workspace", "vibesell/cards", "vibesell/auth/oauth", "vibesell/toolkit", "vibesell/sandboxmail", "vibesell/notices", "vibesell/webhooks"},
-	{"vibesell/approvals"},
+	{"vibesell/approvals", "vibesell/audit"},
 	{"vibesell/billing", "vibesell/campaigns"},
 	{"vibesell/sending", "vibesell/audience", "vibesell/mailboxes"},
 	{"vibesell/delivery"},

@@ -414,14 +414,17 @@ type entry struct {
 	// hostApps is whether the decision's host declared the MCP Apps
 	// extension; nil when no host decided.
 	hostApps *bool
+	// shown is the version of what the approval showed that a decision
+	// was made on ([Decision].Shown); "" for events no one decided.
+	shown string
 }
 
 // record appends e to the audit trail.
 func record(ctx context.Context, tx store.DBTX, e entry) error {
 	_, err := tx.Exec(ctx, `INSERT INTO approval_events
-		(workspace_id, approval_id, at, event, from_status, to_status, actor, actor_user, via, reason, host_apps)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-		e.ws, e.id, e.at, e.event, e.from, e.to, e.actor, e.actorUser, e.via, e.reason, e.hostApps)
+		(workspace_id, approval_id, at, event, from_status, to_status, actor, actor_user, via, reason, host_apps, shown)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, NULLIF($12, ''))`,
+		e.ws, e.id, e.at, e.event, e.from, e.to, e.actor, e.actorUser, e.via, e.reason, e.hostApps, e.shown)
 	if err != nil {
 		return fmt.Errorf("record %s of %s: %w", e.event, e.id, err)
 	}

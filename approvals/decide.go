@@ -35,6 +35,12 @@ type Decision struct {
 	HostApps *bool
 	// Reason is optional, at most 1000 characters.
 	Reason string
+	// Shown is the hash of what the decider was shown ([Approval.ShownHash],
+	// which the card, the web page and the tools' results carry); a
+	// decision on what the approval no longer shows is refused. Empty (a
+	// relayed decision that names none): the decision is recorded on what
+	// it shows at the decision.
+	Shown string
 }
 
 // Decide takes a decision about an approval of the workspace, exactly once.
@@ -50,7 +56,8 @@ type Decision struct {
 // (the sentence gives its AppURL), when approving as relayed an approval
 // whose action the workspace wants clicked ([Approval].ClickedOnly), for a
 // decision via the card without a token [proof.Redeem] accepts, or for a
-// reason over 1000 characters.
+// reason over 1000 characters; ECONFLICT when what the approval shows
+// changed since the decider saw it (d.Shown), naming what changed.
 func (s *Service) Decide(ctx context.Context, ws uuid.UUID, id string, d Decision) (Approval, bool, error) {
 	if !validID(id) {
 		return Approval{}, false, errNotFound(id)
@@ -91,6 +98,12 @@ func (s *Service) Decide(ctx context.Context, ws uuid.UUID, id string, d Decisio
 		}
 	}
 
+	// What it would do may have changed since it opened: brought up to
+	// date first, so a decision on what it said before is refused below.
+	if err := s.revise(ctx, ws, id); err != nil {
+		return Approval{}, false, err
+	}
+
 	var out Approval
 	var taken bool
 	var refused string
@@ -106,6 +119,11 @@ func (s *Service) Decide(ctx context.Context, ws uuid.UUID, id string, d Decisio
 		status, expiresAt, decideHere, clickedOnly := string(locked.Status), locked.ExpiresAt, locked.DecideHere, locked.ClickedOnly
 		if d.Via == ViaCard {
 			if err := proof.Redeem(ctx, tx, s.clock, ws, id, d.Token); err != nil {
+				return err
+			}
+		}
+		if status == "pending" && now.Before(expiresAt) {
+			if d.Shown, err = s.checkShown(ctx, tx, ws, id, d.Shown); err != nil {
 				return err
 			}
 		}
@@ -159,7 +177,7 @@ func (s *Service) Decide(ctx context.Context, ws uuid.UUID, id string, d Decisio
 				return err
 			}
 			if err := record(ctx, tx, entry{ws: ws, id: id, at: now, event: "approved", from: ptr(status), to: "approved",
-				actor: d.By, actorUser: d.ByUser, via: d.Via, reason: reason, hostApps: d.HostApps}); err != nil {
+				actor: d.By, actorUser: d.ByUser, via: d.Via, reason: reason, hostApps: d.HostApps, shown: d.Shown}); err != nil {
 				return err
 			}
 			if _, err := s.jobs.InsertTx(ctx, tx, ExecuteArgs{WorkspaceID: ws, ApprovalID: id}, nil); err != nil {
@@ -181,7 +199,7 @@ func (s *Service) Decide(ctx context.Context, ws uuid.UUID, id string, d Decisio
 				return err
 			}
 			if err := record(ctx, tx, entry{ws: ws, id: id, at: now, event: "rejected", from: ptr(status), to: "rejected",
-				actor: d.By, actorUser: d.ByUser, via: d.Via, reason: reason, hostApps: d.HostApps}); err != nil {
+				actor: d.By, actorUser: d.ByUser, via: d.Via, reason: reason, hostApps: d.HostApps, shown: d.Shown}); err != nil {
 				return err
 			}
 			taken = true
@@ -245,7 +263,7 @@ func recordRefused(ctx context.Context, tx pgx.Tx, ws uuid.UUID, id string, now 
 		return nil
 	}
 	return record(ctx, tx, entry{ws: ws, id: id, at: now, event: "approve_refused", from: ptr(status), to: status,
-		actor: d.By, actorUser: d.ByUser, via: d.Via, reason: &why, hostApps: d.HostApps})
+		actor: d.By, actorUser: d.ByUser, via: d.Via, reason: &why, hostApps: d.HostApps, shown: d.Shown})
 }
 
 // WebOnlyBecause says in a few words why an approval must be decided in
@@ -275,6 +293,8 @@ type Relayed struct {
 	// HostApps is whether the MCP session declared the MCP Apps
 	// extension; nil when not known.
 	HostApps *bool
+	// Shown is the hash of what the tool's result showed ([Decision].Shown).
+	Shown string
 }
 
 // Clicked is a decision clicked in the approval card, proven by the
@@ -285,6 +305,7 @@ type Clicked struct {
 	Token    string
 	Person   string // as in [Relayed]
 	HostApps *bool
+	Shown    string // the hash of what the card showed ([Decision].Shown)
 }
 
 // Person names a person signed in through an OAuth connection, for the
@@ -312,7 +333,7 @@ type Relay struct {
 // ended undecided, naming what stands and the call that reads it.
 func (s *Service) Relay(ctx context.Context, ws uuid.UUID, id string, r Relayed) (Relay, error) {
 	out, err := s.decideAndWait(ctx, ws, id, Decision{Approve: r.Approve, By: personOr(r.Person), Via: ViaConversation,
-		HostApps: r.HostApps, Reason: r.Reason})
+		HostApps: r.HostApps, Reason: r.Reason, Shown: r.Shown})
 	if err != nil || out.Taken {
 		return out, err
 	}
@@ -356,7 +377,7 @@ func (s *Service) Click(ctx context.Context, ws uuid.UUID, id string, c Clicked)
 			"A decision from the card needs the card's token. Reload the card, or tell the assistant your decision.")
 	}
 	return s.decideAndWait(ctx, ws, id, Decision{Approve: c.Approve, By: personOr(c.Person), Via: ViaCard, Token: c.Token,
-		HostApps: c.HostApps, Reason: c.Reason})
+		HostApps: c.HostApps, Reason: c.Reason, Shown: c.Shown})
 }
 
 func personOr(p string) string {

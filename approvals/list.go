@@ -104,6 +104,10 @@ func (s *Service) Current(ctx context.Context, ws uuid.UUID, id string) (Approva
 	if err := s.expire(ctx, s.db, s.clock.Now(), expireScope{workspace: &ws, id: &id}); err != nil {
 		return Approval{}, err
 	}
+	// Shown whole, it shows what it would do now (see [Reviser]).
+	if err := s.revise(ctx, ws, id); err != nil {
+		return Approval{}, err
+	}
 	return s.Find(ctx, ws, id)
 }
 

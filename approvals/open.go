@@ -188,6 +188,9 @@ func (s *Service) open(ctx context.Context, r Request, requester string, args []
 			return err
 		}
 		created = true
+		if err := s.keepShown(ctx, tx, out); err != nil {
+			return err
+		}
 		return s.enqueueReminders(ctx, tx, out)
 	})
 	return out, created, err

@@ -244,7 +244,7 @@ func (s *Service) countVote(ctx context.Context, tx pgx.Tx, a Approval, now time
 		// Counted, and still waiting: the trail says so, and the row's
 		// count moves the workspace's context stamp.
 		if err := record(ctx, tx, entry{ws: a.WorkspaceID, id: a.ID, at: now, event: "vote", from: ptr("pending"), to: "pending",
-			actor: d.By, actorUser: d.ByUser, via: d.Via, reason: ptr("Approval counted: " + after.Text() + ".")}); err != nil {
+			actor: d.By, actorUser: d.ByUser, via: d.Via, reason: ptr("Approval counted: " + after.Text() + "."), shown: d.Shown}); err != nil {
 			return false, err
 		}
 	}

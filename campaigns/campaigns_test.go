@@ -604,14 +604,69 @@ func TestLaunchHeldToPlan(t *testing.T) {
 func TestLaunchOfAnotherStaging(t *testing.T) {
 	t.Parallel()
 	b := setup(t, campaigns.Config{})
+	ctx := t.Context()
+	acme := b.ws.Acme.ID
 	l := launchable(t, b)
 	c := l.campaign.Campaign
+	seen := l.launch.ShownHash()
+
+	// Staged again while its launch waits: what the approval shows now is
+	// the new staging, and a decision on what was shown before is refused,
+	// naming what changed.
+	stage(t, b, b.ws.Acme, campaigns.StageRequest{Campaign: c.ID, Sequence: c.SequenceID, DailyCap: 1})
+	for _, approve := range []bool{true, false} {
+		_, taken, err := b.Approvals.Decide(ctx, acme, l.launch.ID, approvals.Decision{Approve: approve, By: "ada@acme.test", Via: approvals.ViaWeb, Shown: seen})
+		if taken || !approvals.IsChanged(err) {
+			t.Fatalf("decision (approve %v) on what was shown before: taken %v, %v; want refused as changed", approve, taken, err)
+		}
+		want := "no longer listed: “Volume: up to 3 emails a day (20 per mailbox, 1 mailbox)”; newly listed: “Volume: up to 1 email a day (1 per mailbox, 1 mailbox)”"
+		if !strings.Contains(vibesell.ErrorMessage(err), want) {
+			t.Errorf("refusal does not name the change %q: %s", want, vibesell.ErrorMessage(err))
+		}
+	}
+	now, err := b.Approvals.Current(ctx, acme, l.launch.ID)
+	if err != nil || now.Status != approvals.Pending || now.ShownHash() == seen {
+		t.Fatalf("approval after the refusals: %s, shown %s (before %s), %v; want pending, revised", now.Status, now.ShownHash(), seen, err)
+	}
+	if n, err := b.Approvals.ShownVersions(ctx, acme, l.launch.ID); err != nil || n != 2 {
+		t.Errorf("versions kept: %d, %v; want 2", n, err)
+	}
+
+	// Shown again, decided on what it shows now: taken, recorded with that
+	// version, and the new staging launches.
+	if _, taken, err := b.Approvals.Decide(ctx, acme, l.launch.ID, approvals.Decision{Approve: true, By: "ada@acme.test", Via: approvals.ViaWeb, Shown: now.ShownHash()}); err != nil || !taken {
+		t.Fatalf("decision on what it shows now: taken %v, %v", taken, err)
+	}
+	var recorded string
+	if err := b.Pool.QueryRow(ctx, `SELECT shown FROM approval_events WHERE workspace_id = $1 AND approval_id = $2 AND event = 'approved'`, acme, l.launch.ID).Scan(&recorded); err != nil || recorded != now.ShownHash() {
+		t.Errorf("recorded version %q, %v; want %q", recorded, err, now.ShownHash())
+	}
+	if err := b.Approvals.Execute(ctx, acme, l.launch.ID, 1, approvals.MaxExecutionAttempts); err != nil {
+		t.Fatal(err)
+	}
+	if a, _ := b.Approvals.Find(ctx, acme, l.launch.ID); a.Status != approvals.Done {
+		t.Errorf("launch of the revised staging: %s %v", a.Status, a.Outcome)
+	}
+}
+
+func TestLaunchStagedAgainAfterItWasApproved(t *testing.T) {
+	t.Parallel()
+	b := setup(t, campaigns.Config{})
+	l := launchable(t, b)
+	c := l.campaign.Campaign
+	acme := b.ws.Acme.ID
+	if _, _, err := b.Approvals.Decide(t.Context(), acme, l.launch.ID, approvals.Decision{Approve: true, By: "ada@acme.test", Via: approvals.ViaWeb, Shown: l.launch.ShownHash()}); err != nil {
+		t.Fatal(err)
+	}
 	stage(t, b, b.ws.Acme, campaigns.StageRequest{Campaign: c.ID, Sequence: c.SequenceID, DailyCap: 5})
-	a := b.Decide(t, b.ws.Acme.ID, l.launch.ID, true, approvals.ViaWeb)
+	if err := b.Approvals.Execute(t.Context(), acme, l.launch.ID, 1, approvals.MaxExecutionAttempts); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := b.Approvals.Find(t.Context(), acme, l.launch.ID)
 	if a.Status != approvals.NotDone || a.Outcome == nil || !strings.Contains(*a.Outcome, "was staged again after this launch was approved") {
 		t.Errorf("launch of the old staging: %s %v", a.Status, a.Outcome)
 	}
-	got, err := b.Campaigns.Campaign(t.Context(), b.ws.Acme.ID, c.ID)
+	got, err := b.Campaigns.Campaign(t.Context(), acme, c.ID)
 	if err != nil || got.Campaign.Status != campaigns.Staged {
 		t.Errorf("campaign: %s, %v; want staged", got.Campaign.Status, err)
 	}

@@ -340,13 +340,24 @@ func (s *Service) RequestLaunch(ctx context.Context, ws uuid.UUID, id, requested
 		return approvals.Approval{}, false, &vibesell.Error{Code: vibesell.EINVALID, Message: fmt.Sprintf("Campaign %s cannot launch yet (%s to fix): %s",
 			c.ID, vibesell.Plural(len(blockers), "thing", "things"), strings.Join(numbered(blockers), " ")), Next: vibesell.StepsOf(blockers)}
 	}
-	first, loc, err := s.firstSend(ctx, ws, c, s.clock.Now())
+	r, err := s.launchRequest(ctx, ws, c, q, s.clock.Now())
 	if err != nil {
 		return approvals.Approval{}, false, err
 	}
+	r.RequestedBy = requestedBy
+	return s.approvals.Open(ctx, r)
+}
+
+// launchRequest is the approval a launch of c asks for, its first email
+// worked out from the moment from.
+func (s *Service) launchRequest(ctx context.Context, ws uuid.UUID, c Campaign, q Sequence, from time.Time) (approvals.Request, error) {
+	first, loc, err := s.firstSend(ctx, ws, c, from)
+	if err != nil {
+		return approvals.Request{}, err
+	}
 	perDay := min(c.Leads, c.Schedule.DailyCap*len(c.Mailboxes))
 	zero := vibesell.NewMoney(0, s.cfg.Currency)
-	a, created, err := s.approvals.Open(ctx, approvals.Request{
+	return approvals.Request{
 		WorkspaceID: ws,
 		Action:      vibesell.ToolLaunchCampaign,
 		Arguments:   campaignArguments{Campaign: c.ID},
@@ -370,9 +381,7 @@ func (s *Service) RequestLaunch(ctx context.Context, ws uuid.UUID, id, requested
 		},
 		Irreversible: true,
 		DecideHere:   false,
-		RequestedBy:  requestedBy,
-	})
-	return a, created, err
+	}, nil
 }
 
 func numbered(blockers []vibesell.Blocker) []string {
@@ -387,6 +396,44 @@ func numbered(blockers []vibesell.Blocker) []string {
 // [vibesell.ToolLaunchCampaign]. It re-checks every blocker, then
 // schedules the campaign.
 func LaunchAction(s *Service) approvals.Executor {
+	return launchAction{ExecutorFuncs: launchExecutor(s), s: s}
+}
+
+// launchAction is the launch's executor, and its [approvals.Reviser]: a
+// campaign staged again while its launch waits (other leads, sequence
+// version, mailboxes or schedule) changes what the approval shows, so a
+// decision on what it showed before is refused.
+type launchAction struct {
+	approvals.ExecutorFuncs
+	s *Service
+}
+
+// Revise says what the launch would ask for now, its first email worked
+// out from when it was asked, as it was then.
+func (l launchAction) Revise(ctx context.Context, a approvals.Approval) (approvals.Revision, error) {
+	var d launchDetails
+	if err := json.Unmarshal(a.Details, &d); err != nil {
+		return approvals.Revision{}, fmt.Errorf("read asked launch: %w", err)
+	}
+	c, err := l.s.campaign(ctx, l.s.db, a.WorkspaceID, d.Campaign, false)
+	if err != nil {
+		return approvals.Revision{}, err
+	}
+	if c.Status != Staged {
+		return approvals.Revision{}, vibesell.Errorf(vibesell.ECONFLICT, "Campaign %s is %s, not staged.", c.ID, c.Status)
+	}
+	q, err := l.s.Sequence(ctx, a.WorkspaceID, c.SequenceID, c.SequenceVersion)
+	if err != nil {
+		return approvals.Revision{}, err
+	}
+	r, err := l.s.launchRequest(ctx, a.WorkspaceID, c, q, a.CreatedAt)
+	if err != nil {
+		return approvals.Revision{}, err
+	}
+	return approvals.Revision{Summary: r.Summary, Impact: r.Impact, Details: r.Details}, nil
+}
+
+func launchExecutor(s *Service) approvals.ExecutorFuncs {
 	return approvals.ExecutorFuncs{
 		CheckFunc: func(ctx context.Context, ex approvals.Execution) error {
 			var d launchDetails

@@ -59,6 +59,7 @@ type approvalData struct {
 	StartedAt       *time.Time        `json:"startedAt" jsonschema:"when VibeSell began carrying it out; null until then, and for one never carried out"`
 	FinishedAt      *time.Time        `json:"finishedAt" jsonschema:"when it ended (done, not done or rejected); null until it has ended"`
 	Progress        *approvalProgress `json:"progress" jsonschema:"for an approval the workspace's policy gives several approvers (k of n, stages): how many approved and whom it waits for; null when one person's decision is all it needs"`
+	Shown           string            `json:"shown" jsonschema:"the SHA-256 of exactly what this approval shows the person (its summary, impact, amounts and recipients as they read them now): pass it as shown to decide_approval with the person's decision on what you showed them; a decision on what has changed since is refused, naming the change" pattern:"^[0-9a-f]{64}$"`
 }
 
 type approvalProgress struct {
@@ -94,7 +95,7 @@ func toApprovalData(a approvals.Approval) approvalData {
 		},
 		Irreversible: a.Irreversible, ExpiresAt: a.ExpiresAt, DecideHere: a.DecideHere, ApproveVia: a.ApproveWays(), AppURL: a.AppURL,
 		DecidedBy: a.DecidedBy, DecidedAt: a.DecidedAt, DecidedVia: a.DecidedVia, DecidedHostApps: a.DecidedHostApps, Reason: a.Reason, Outcome: a.Outcome,
-		StartedAt: a.StartedAt, FinishedAt: a.FinishedAt, Progress: progressOf(a),
+		StartedAt: a.StartedAt, FinishedAt: a.FinishedAt, Progress: progressOf(a), Shown: a.ShownHash(),
 	}
 }
 
@@ -208,7 +209,7 @@ func approvalNext(a approvals.Approval) string {
 	case a.Status == approvals.Pending && !a.DecideHere:
 		return fmt.Sprintf("Only a signed-in person can approve this, in the VibeSell web app, because %s. Give the person this link: %s. Do not call decide_approval to approve it (it will refuse). If the person says no, call decide_approval with approval %q, decision \"reject\" and their reason.", personOnlyBecause(a), vibesell.PersonOpens(a.AppURL), a.ID)
 	case a.Status == approvals.Pending:
-		return fmt.Sprintf("Put this to the person and wait for their decision (they can also decide in the card, or in the web app at %s). When they decide, call decide_approval with approval %q and decision \"approve\" or \"reject\". Never decide for them.", vibesell.PersonOpens(a.AppURL), a.ID)
+		return fmt.Sprintf("Put this to the person and wait for their decision (they can also decide in the card, or in the web app at %s). When they decide, call decide_approval with approval %q, shown %q (what you showed them) and decision \"approve\" or \"reject\". Never decide for them.", vibesell.PersonOpens(a.AppURL), a.ID, a.ShownHash())
 	case a.Status == approvals.Approved:
 		return fmt.Sprintf("Nothing to do: it runs in the background. To see the outcome later, call list_pending_approvals, or the person can open %s.", vibesell.PersonOpens(a.AppURL))
 	case a.Status == approvals.Done:
@@ -225,6 +226,7 @@ type decideApprovalInput struct {
 	Approval string `json:"approval" jsonschema:"The approval id, from the approval card or list_pending_approvals." example:"ap_3f9a0c12d4e5b678" pattern:"^ap_[0-9a-f]{16}$"`
 	Decision string `json:"decision" jsonschema:"The person's decision: approve or reject." example:"reject" enum:"approve,reject"`
 	Reason   string `json:"reason,omitempty" jsonschema:"Why, in the person's words; kept in the approval's history. Optional." example:"Too expensive for now" maxLength:"1000"`
+	Shown    string `json:"shown,omitempty" jsonschema:"The approval's shown value from the result you showed the person: the decision is recorded on exactly that, and refused if the approval changed since (show it again then). Optional: left out, the decision is recorded on what the approval shows now." example:"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08" pattern:"^[0-9a-f]{64}$"`
 }
 
 func decideApproval(d Deps) toolkit.Tool {
@@ -252,7 +254,7 @@ func decideApproval(d Deps) toolkit.Tool {
 		`,
 		Handler: func(ctx context.Context, p auth.Principal, in decideApprovalInput) (toolkit.Result[approvalOutput], error) {
 			r, err := d.Approvals.Relay(ctx, p.WorkspaceID, in.Approval, approvals.Relayed{
-				Approve: in.Decision == "approve", Reason: in.Reason, Person: personOf(p), HostApps: hostApps(ctx, d, p),
+				Approve: in.Decision == "approve", Reason: in.Reason, Person: personOf(p), HostApps: hostApps(ctx, d, p), Shown: in.Shown,
 			})
 			if err != nil {
 				return toolkit.Result[approvalOutput]{}, err

@@ -30,6 +30,7 @@ type decideInCardInput struct {
 	Decision string `json:"decision,omitempty" jsonschema:"The person's click on the approval: approve or reject." example:"reject" enum:"approve,reject"`
 	Reason   string `json:"reason,omitempty" jsonschema:"The reason the person typed with the decision. Optional." example:"Too expensive for now" maxLength:"1000"`
 	Card     string `json:"card,omitempty" jsonschema:"The question (choice card) answered by the click; with answer. Leave out when deciding an approval." example:"3f9a0c12d4e5b678" pattern:"^[0-9a-f]{16}$"`
+	Shown    string `json:"shown,omitempty" jsonschema:"The shown value of the approval the card showed when the person clicked: a click on what has changed since is refused, naming the change. With approval." example:"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08" pattern:"^[0-9a-f]{64}$"`
 	Answer   string `json:"answer,omitempty" jsonschema:"The choice id the person clicked, or the words they typed when the card allows it." example:"own_names" maxLength:"1000"`
 }
 
@@ -63,7 +64,7 @@ func decideInCard(d Deps) toolkit.Tool {
 			switch {
 			case in.Approval != "" && in.Decision != "" && in.Card == "" && in.Answer == "":
 				r, err := d.Approvals.Click(ctx, p.WorkspaceID, in.Approval, approvals.Clicked{
-					Approve: in.Decision == "approve", Reason: in.Reason, Token: in.Token, Person: personOf(p), HostApps: hostApps(ctx, d, p),
+					Approve: in.Decision == "approve", Reason: in.Reason, Token: in.Token, Person: personOf(p), HostApps: hostApps(ctx, d, p), Shown: in.Shown,
 				})
 				if err != nil {
 					return toolkit.Result[cardDecisionOutput]{}, err

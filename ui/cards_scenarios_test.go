@@ -277,10 +277,11 @@ func approvalScenarios(t *testing.T, s *server) []*scenario {
 	// The person rejects the order in the card, with a reason; then
 	// approves the other one in its card. Each click goes to the card's
 	// own tool with the token of the card's latest read of it.
-	rejectArgs := map[string]any{"approval": orderID, "decision": "reject", "reason": "Too expensive for now", "token": tokenIn(orderBefore, orderID)}
+	// The click names what the card shows (shown), as the card read it.
+	rejectArgs := map[string]any{"approval": orderID, "decision": "reject", "reason": "Too expensive for now", "token": tokenIn(orderBefore, orderID), "shown": order["shown"]}
 	rejectedRaw, clickedReject := s.call("decide_in_card", rejectArgs)
 	rejected := obj(clickedReject["approval"])
-	approveArgs := map[string]any{"approval": a.ID, "decision": "approve", "token": tokenIn(hereBefore, a.ID)}
+	approveArgs := map[string]any{"approval": a.ID, "decision": "approve", "token": tokenIn(hereBefore, a.ID), "shown": here["shown"]}
 	doneRaw, clickedApprove := s.call("decide_in_card", approveArgs)
 	done := obj(clickedApprove["approval"])
 	if rejected["decidedVia"] != "card" || done["decidedVia"] != "card" {

@@ -11,6 +11,7 @@ import (
 
 	"vibesell"
 	"vibesell/approvals"
+	"vibesell/audit"
 	"vibesell/auth"
 )
 
@@ -41,6 +42,9 @@ type approvalsData struct {
 	Delegations []delegationRow
 	Away        bool
 	SavedWhat   string // what was just saved: rules, policy or away
+	// Head is the last record of the workspace's audit chain, for the
+	// person to note; nil when there is none or it is not shown.
+	Head *audit.Head
 }
 
 // ruleRow is the workspace's rule for one action, on the approvals page.
@@ -130,6 +134,16 @@ func (s *server) approvalsPage(w http.ResponseWriter, r *http.Request, u auth.Us
 			return
 		}
 		d.Away = slices.ContainsFunc(d.Delegations, func(d delegationRow) bool { return d.Mine && !d.Ended })
+		if s.Audit != nil {
+			head, err := s.Audit.Head(ctx, u.WorkspaceID)
+			if err != nil {
+				s.renderError(w, r, err, 0, "", "")
+				return
+			}
+			if head.Seq > 0 {
+				d.Head = &head
+			}
+		}
 	}
 	past, err := s.Approvals.List(ctx, u.WorkspaceID, approvals.ListOptions{Filter: approvals.Past, Limit: 25, Cursor: before})
 	if vibesell.ErrorCode(err) == vibesell.EINVALID {
@@ -274,7 +288,9 @@ func noticeFor(done string, a approvals.Approval, tz *time.Location) string {
 func (s *server) showApproval(w http.ResponseWriter, r *http.Request, u auth.User, ses auth.WebSession, status int, done, message, reason string) {
 	ctx := r.Context()
 	id := r.PathValue("id")
-	a, err := s.Approvals.Find(ctx, u.WorkspaceID, id)
+	// As it stands now: what it would do is brought up to date, so the
+	// page shows (and its forms send back the hash of) what is true.
+	a, err := s.Approvals.Current(ctx, u.WorkspaceID, id)
 	if err != nil {
 		s.renderError(w, r, err, 0, "", "")
 		return
@@ -358,11 +374,15 @@ func (s *server) decide(approve bool) signedInHandler {
 			}
 		}
 		a, taken, err := s.Approvals.Decide(ctx, u.WorkspaceID, id, approvals.Decision{
-			Approve: approve, By: u.Email, ByUser: &u.ID, Via: approvals.ViaWeb, Reason: reason,
+			Approve: approve, By: u.Email, ByUser: &u.ID, Via: approvals.ViaWeb, Reason: reason, Shown: r.PostFormValue("shown"),
 		})
 		switch code := vibesell.ErrorCode(err); {
 		case code == vibesell.EINVALID:
 			s.showApproval(w, r, u, ses, http.StatusUnprocessableEntity, "", vibesell.ErrorForPerson(err), reason)
+			return
+		case approvals.IsChanged(err):
+			// Shown again as it is now, with what changed above it.
+			s.showApproval(w, r, u, ses, http.StatusConflict, "", vibesell.ErrorForPerson(err), reason)
 			return
 		case err != nil:
 			s.renderError(w, r, err, 0, "", "")

@@ -2,10 +2,12 @@ package web_test
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -13,12 +15,15 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"vibesell"
+	"vibesell/approvals"
+	"vibesell/audit"
 	"vibesell/auth"
 	"vibesell/campaigns"
 	"vibesell/delivery"
 	"vibesell/featuretest"
 	"vibesell/store/storetest"
 	"vibesell/web"
+	"vibesell/web/webtest"
 	"vibesell/workspace"
 	"vibesell/workspace/workspacetest"
 )
@@ -155,7 +160,7 @@ func campaignsWeb(t *testing.T, withLeads bool) (*app, *featuretest.Env, workspa
 			t.Fatal(err)
 		}
 	}
-	cfg := web.Deps{PublicURL: srv.URL, Accounts: accounts, Approvals: env.Approvals, Workspaces: env.Workspaces, Campaigns: env.Campaigns,
+	cfg := web.Deps{PublicURL: srv.URL, Accounts: accounts, Approvals: env.Approvals, Audit: audit.New(audit.Deps{DB: pool}), Workspaces: env.Workspaces, Campaigns: env.Campaigns,
 		Upcoming: delivery.NewUpcoming(delivery.UpcomingDeps{DB: pool, Campaigns: env.Campaigns, Clock: env.Clock}), Clock: env.Clock, Logger: slog.New(slog.DiscardHandler)}
 	if withLeads {
 		cfg.Audience = env.Audience
@@ -213,5 +218,109 @@ func TestCampaignControlsRefuse(t *testing.T) {
 	bobCSRF := bob.Get("/app/campaigns").CSRF(t)
 	if p := bob.Post("/app/campaigns/"+id+"/stop", url.Values{"csrf": {bobCSRF}}); p.Status != http.StatusNotFound {
 		t.Errorf("stopping another workspace's campaign: %d\n%s", p.Status, p.Body)
+	}
+}
+
+var shownField = regexp.MustCompile(`name="shown" value="([0-9a-f]{64})"`)
+
+// shownOn is the version of what the approval page shows, as its forms
+// send it back.
+func shownOn(t *testing.T, body string) string {
+	t.Helper()
+	m := shownField.FindStringSubmatch(body)
+	if m == nil {
+		t.Fatalf("no shown field in the page:\n%s", body)
+	}
+	return m[1]
+}
+
+// A launch approved on its page after its campaign's schedule changed in
+// another tab is refused, naming the change, and the page shows the
+// launch as it is now; approved on that, it is taken. The approvals page
+// shows the audit chain's head, which moved with each step.
+func TestLaunchApprovedAfterItsCampaignChangedIsRefused(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	a, env, ws := campaignsWeb(t, false)
+	env.AddLeads(t, ws.Acme.ID, vibesell.Lead{Email: "ana@alpha.test", FirstName: "Ana"}, vibesell.Lead{Email: "ben@beta.test", FirstName: "Ben"})
+	env.AddMailbox(t, ws.Acme.ID, "sam@getacme.test", "Sam", featuretest.Warm)
+	q, err := env.Campaigns.SaveSequence(ctx, ws.Acme.ID, campaigns.SaveRequest{Name: "Lists", Steps: []campaigns.Step{{Subject: "Lists", Body: "Hi there"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.Campaigns.ApproveSequence(ctx, ws.Acme.ID, q.Sequence.ID, 1, "ada"); err != nil {
+		t.Fatal(err)
+	}
+	addr := "Acme GmbH, Torstraße 1, 10119 Berlin, Germany"
+	sc, err := env.Campaigns.Stage(ctx, ws.Acme.ID, campaigns.StageRequest{Name: "Heads of sales", Sequence: q.Sequence.ID, WindowStart: 540, WindowEnd: 1020,
+		Days: []time.Weekday{time.Monday, time.Tuesday}, DailyCap: 25, Sender: workspace.SenderChange{PostalAddress: &addr}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	launch, _, err := env.Campaigns.RequestLaunch(ctx, ws.Acme.ID, sc.Campaign.ID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The launch's page shows its campaign's id and a merge field, which
+	// the proofreading of every page flags; only those are let pass.
+	ada := browser{webtest.New(campaignIDShown{t}, a.srv.URL)}
+	ada.signIn("ada@acme.test")
+	page := ada.Get(approvals.AppPath(launch.ID))
+	seen := shownOn(t, page.Body)
+	if seen != launch.ShownHash() {
+		t.Fatalf("the page's shown %s is not the approval's %s", seen, launch.ShownHash())
+	}
+	headBefore := ada.Get("/app/approvals")
+
+	// Another tab changes the campaign's schedule while the page is open.
+	if p := ada.Post("/app/campaigns/"+sc.Campaign.ID+"/schedule", url.Values{"csrf": {page.CSRF(t)}, "windowStart": {"10:00"}, "windowEnd": {"17:00"},
+		"days": {"monday", "tuesday"}, "dailyCap": {"1"}}); p.Status != http.StatusSeeOther {
+		t.Fatalf("change the schedule: %d\n%s", p.Status, p.Body)
+	}
+	refused := ada.Post(approvals.AppPath(launch.ID)+"/approve", url.Values{"csrf": {page.CSRF(t)}, "confirm": {"yes"}, "shown": {seen}})
+	if refused.Status != http.StatusConflict {
+		t.Fatalf("approve what changed: %d\n%s", refused.Status, refused.Body)
+	}
+	for _, want := range []string{"This changed since you saw it", "no longer listed: “First email: Tue 1 Dec 2026, 09:00 UTC”", "“Window: 10:00 to 17:00, Monday and Tuesday"} {
+		if !strings.Contains(refused.Body, want) {
+			t.Errorf("the refusal lacks %q:\n%s", want, refused.Body)
+		}
+	}
+	now := shownOn(t, refused.Body)
+	if now == seen {
+		t.Fatal("the page shown again still sends the old version")
+	}
+	if cur, _ := env.Approvals.Find(ctx, ws.Acme.ID, launch.ID); cur.Status != approvals.Pending {
+		t.Fatalf("after the refusal: %s", cur.Status)
+	}
+	taken := ada.Post(approvals.AppPath(launch.ID)+"/approve", url.Values{"csrf": {page.CSRF(t)}, "confirm": {"yes"}, "shown": {now}})
+	if taken.Status != http.StatusSeeOther || taken.Location != approvals.AppPath(launch.ID)+"?done=approved" {
+		t.Fatalf("approve what it shows now: %d %s\n%s", taken.Status, taken.Location, taken.Body)
+	}
+	var recorded string
+	if err := a.pool.QueryRow(ctx, `SELECT shown FROM approval_events WHERE approval_id = $1 AND event = 'approved'`, launch.ID).Scan(&recorded); err != nil || recorded != now {
+		t.Errorf("recorded version %q, %v; want %q", recorded, err, now)
+	}
+
+	head := regexp.MustCompile(`id="record-seq">(\d+)</strong>, fingerprint <code id="record-hash" class="small">([0-9a-f]{64})</code>`)
+	before, after := head.FindStringSubmatch(headBefore.Body), head.FindStringSubmatch(ada.Get("/app/approvals").Body)
+	if before == nil || after == nil || before[1] == after[1] || before[2] == after[2] {
+		t.Errorf("the chain's head on the approvals page: before %q, after %q; want shown, and moved", before, after)
+	}
+	if rep, err := audit.New(audit.Deps{DB: a.pool}).VerifyDB(ctx, ws.Acme.ID); err != nil || rep.Problem != nil || rep.Last.Hash != after[2] {
+		t.Errorf("the chain: %+v, %v; want sound, ending at the head shown", rep, err)
+	}
+}
+
+// campaignIDShown lets pass the two findings of the proofreading that a
+// launch's approval page has today: its impact names the campaign by id,
+// and the note on merge fields shows one as written.
+type campaignIDShown struct{ testing.TB }
+
+func (c campaignIDShown) Errorf(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if !strings.Contains(msg, "a name from the code shown to a person: …arts sending campaign") && !strings.Contains(msg, "such as {{first_name|there}}, are filled in") {
+		c.TB.Helper()
+		c.TB.Errorf("%s", msg)
 	}
 }

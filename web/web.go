@@ -27,6 +27,7 @@ import (
 	"vibesell"
 	"vibesell/approvals"
 	"vibesell/audience"
+	"vibesell/audit"
 	"vibesell/auth"
 	"vibesell/auth/oauth"
 	"vibesell/billing"
@@ -52,6 +53,9 @@ type Deps struct {
 	PublicURL string
 	Accounts  *auth.Accounts
 	Approvals *approvals.Service
+	// Audit shows the head of the workspace's audit chain on the
+	// approvals page, for a person to note; nil leaves it out.
+	Audit *audit.Chains
 	// Workspaces lists the workspace's support tickets on the Support
 	// page. Nil: the app has no Support page.
 	Workspaces *workspace.Service

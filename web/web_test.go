@@ -21,6 +21,7 @@ import (
 	"vibesell/approvals"
 	"vibesell/approvals/approvalstest"
 	"vibesell/audience"
+	"vibesell/audit"
 	"vibesell/auth"
 	"vibesell/store/storetest"
 	"vibesell/web"
@@ -112,7 +113,7 @@ func setup(t *testing.T, options ...func(*app, *web.Deps)) *app {
 		t.Fatal(err)
 	}
 	a.audience = audience.New(audience.Deps{DB: pool, Config: audience.Config{UploadURL: srv.URL + web.LeadsPath}, Approvals: svc})
-	cfg := web.Deps{PublicURL: srv.URL, Accounts: accounts, Approvals: svc, Workspaces: ws, Audience: a.audience, Logger: logger}
+	cfg := web.Deps{PublicURL: srv.URL, Accounts: accounts, Approvals: svc, Audit: audit.New(audit.Deps{DB: pool}), Workspaces: ws, Audience: a.audience, Logger: logger}
 	for _, o := range options {
 		o(a, &cfg)
 	}

@@ -72,6 +72,9 @@ var notContextTables = []string{
 	// webhooks: the web app shows the endpoints and their log, the context
 	// does not
 	"webhook_endpoints", "webhook_events", "webhook_deliveries",
+	// what each approval showed (its versions) and the audit chain: the
+	// web app shows them, the context does not
+	"approval_shown", "audit_events", "audit_heads",
 }
 
 func stampOf(t *testing.T, pool *pgxpool.Pool, ws uuid.UUID) int64 {

@@ -13,8 +13,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"vibesell"
+	"vibesell/audit"
 	"vibesell/auth"
 	"vibesell/mail"
 	"vibesell/workspace"
@@ -58,6 +60,19 @@ func TestEveryCommandLineInTheREADMERuns(t *testing.T) {
 		"NAME": func() string { return "Acme Sales" },
 		"ZONE": func() string { return "Europe/Paris" },
 		"FILE": func() string { return csv },
+		"DATE": func() string { return "2026-12-01" },
+		// An export of SLUG's audit chain, as `audit export` writes it.
+		"EXPORT": func() string {
+			path := filepath.Join(t.TempDir(), "chain.jsonl")
+			var out bytes.Buffer
+			if _, err := audit.New(audit.Deps{DB: f.pool}).Export(ctx, ws.ID, time.Time{}, &out); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, out.Bytes(), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			return path
+		},
 		// Each account line makes a new account: the same email twice
 		// in one workspace is refused, rightly.
 		"EMAIL": func() string { emails++; return fmt.Sprintf("person%d@example.com", emails) },

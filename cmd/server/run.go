@@ -61,8 +61,11 @@ type command struct {
 	// joinArgs: args is one value whose words may come unquoted (a
 	// workspace's name).
 	joinArgs bool
-	required []string // the flags it cannot do without, in the order usage shows them
-	about    string   // what it does, in the usage's list
+	// optionalArgs: args may also be left out (audit verify reads its
+	// EXPORT from standard input then).
+	optionalArgs bool
+	required     []string // the flags it cannot do without, in the order usage shows them
+	about        string   // what it does, in the usage's list
 	// longRunning commands (serve, stdio) run until stopped or until their
 	// client goes away, instead of doing one thing and exiting.
 	longRunning bool
@@ -86,6 +89,8 @@ var commands = []command{
 	{name: "support list", about: "print the support tickets the workspaces opened", define: console.cmdSupportList},
 	{name: "directory import", args: "FILE", about: "load a CSV of contacts into the lead directory", define: console.cmdDirectoryImport},
 	{name: "oauth rotate-keys", about: "sign access tokens with a new key from now on", define: console.cmdOAuthRotateKeys},
+	{name: "audit export", required: []string{"workspace"}, about: "write the workspace's audit chain as JSON lines", define: console.cmdAuditExport},
+	{name: "audit verify", args: "[EXPORT]", optionalArgs: true, about: "check an exported chain (EXPORT, or standard input) or the database's (--workspace), naming the first record altered, removed or reordered", define: console.cmdAuditVerify},
 	{name: "sandbox ready", required: []string{"workspace"}, about: "in the sandbox, make every ordered domain and mailbox ready and warm at once", define: console.cmdSandboxReady},
 	{name: "demo", required: []string{"workspace"}, about: "in the sandbox, fill an empty workspace with sample data and print a web app sign-in", define: console.cmdDemo},
 }
@@ -207,7 +212,7 @@ func (c console) parse(words []string) (func(context.Context) error, error) {
 		}
 	}
 	args := fs.Args()
-	if n := len(strings.Fields(cmd.args)); len(args) != n && !(cmd.joinArgs && len(args) > n) {
+	if n := len(strings.Fields(cmd.args)); len(args) != n && !(cmd.joinArgs && len(args) > n) && !(cmd.optionalArgs && len(args) == 0) {
 		return nil, errUsage
 	}
 	if cmd.joinArgs && len(args) > 0 {

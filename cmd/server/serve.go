@@ -20,6 +20,7 @@ import (
 	"vibesell"
 	"vibesell/approvals"
 	"vibesell/audience"
+	"vibesell/audit"
 	"vibesell/auth"
 	"vibesell/auth/oauth"
 	"vibesell/billing"
@@ -160,6 +161,7 @@ func routes(cfg config, db *pgxpool.Pool, svc *services, mailSecret *mail.Secret
 		PublicURL:  cfg.PublicURL.String(),
 		Accounts:   svc.accounts,
 		Approvals:  svc.approvals,
+		Audit:      audit.New(audit.Deps{DB: db}),
 		Workspaces: svc.workspaces,
 		Audience:   svc.audience,
 		Campaigns:  svc.campaigns,

@@ -963,6 +963,8 @@ export interface OrderSendingSetupResult {
     /** the same in words, for the person: 1 of 2 approvals; waiting for finance */
     text: string;
   } | null;
+  /** the SHA-256 of exactly what this approval shows the person (its summary, impact, amounts and recipients as they read them now): pass it as shown to decide_approval with the person's decision on what you showed them; a decision on what has changed since is refused, naming the change */
+  shown: string;
 }
 
 /** What decide_approval returns. */
@@ -1055,6 +1057,8 @@ export interface ListPendingApprovalsResult {
       /** the same in words, for the person: 1 of 2 approvals; waiting for finance */
       text: string;
     } | null;
+    /** the SHA-256 of exactly what this approval shows the person (its summary, impact, amounts and recipients as they read them now): pass it as shown to decide_approval with the person's decision on what you showed them; a decision on what has changed since is refused, naming the change */
+    shown: string;
   }[] | null;
   /** pass as cursor for the next page; null on the last page */
   nextCursor: string | null;
@@ -1147,6 +1151,8 @@ export interface DecideInCardResult {
       /** the same in words, for the person: 1 of 2 approvals; waiting for finance */
       text: string;
     } | null;
+    /** the SHA-256 of exactly what this approval shows the person (its summary, impact, amounts and recipients as they read them now): pass it as shown to decide_approval with the person's decision on what you showed them; a decision on what has changed since is refused, naming the change */
+    shown: string;
   } | null;
   /** a card of choose_sending_source, propose_domains or propose_warmed_domains answered: that tool's result with the answer bound, recorded as clicked (sending_choice once settled, or the flow's next question); null otherwise */
   sending: {

@@ -185,6 +185,9 @@ export function approvalView(d: ApprovalData, ctx: Ctx): HTMLElement {
     errorBox.replaceChildren();
     const args: Record<string, unknown> = { approval: d.approval, decision: decisionValue };
     if (reason) args.reason = reason;
+    // What this card shows, by its hash: a decision on what has changed
+    // since is refused by the server, which names the change.
+    if (d.shown) args.shown = d.shown;
     let result: ToolResult | undefined;
     const token = ctx.token(d.approval);
     if (token) {
@@ -284,7 +287,7 @@ export function approvalView(d: ApprovalData, ctx: Ctx): HTMLElement {
       ctx.show({ structuredContent: missing as unknown as Record<string, unknown> });
       return;
     }
-    if (now === "unknown" || (now.status === d.status && now.expiresAt === d.expiresAt && now.progress?.text === d.progress?.text)) {
+    if (now === "unknown" || (now.status === d.status && now.expiresAt === d.expiresAt && now.progress?.text === d.progress?.text && now.shown === d.shown)) {
       // Still as drawn, or the host could not read it: the decision is
       // offered, and the server is the judge of it (it refuses one already
       // made and says what is on record, which the card then shows).
