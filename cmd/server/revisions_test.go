@@ -345,6 +345,7 @@ func toolsOnly(t *testing.T, result json.RawMessage) string {
 // The conformance suite's fixture is in its own build only: the server a
 // person runs lists none of it.
 func TestTheConformanceFixtureIsNotServed(t *testing.T) {
+	t.Parallel()
 	if conformanceFixture != nil {
 		t.Fatal("this build carries the conformance suite's fixture (built with -tags vibesell_conformance?)")
 	}
