@@ -263,6 +263,7 @@ func setupEveryPage(t *testing.T) *everyPage {
 		{"approvals", "/app/approvals"},
 		{"approval-paid", approvals.AppPath(paid.ID)},
 		{"approval-launch", approvals.AppPath(launch.ID)},
+		{"approval-policy", "/app/approval-policies/1"},
 		{"leads", "/app/leads"},
 		{"lead", "/app/leads/" + m[1]},
 		{"upload", up.Location},
