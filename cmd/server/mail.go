@@ -37,6 +37,14 @@ type mailConfig struct {
 	// server listens, loopback only.
 	SandboxSMTPAddr string
 	SandboxIMAPAddr string
+	// SandboxCert is MAIL_SANDBOX_CERT: the certificate file of a sandbox
+	// mail server that `server sandbox serve` runs for several replicas.
+	// Set, this server starts no sandbox of its own: it sends to and reads
+	// from that one, at SandboxSMTPAddr and SandboxIMAPAddr.
+	SandboxCert string
+	// MinGap and MaxGap are the gap between two emails of a mailbox; zero:
+	// the engine's own. Only a test build sets them (testSendGap).
+	MinGap, MaxGap time.Duration
 	// DKIMKey is MAIL_DKIM_KEY: the algorithm of the DKIM key a new
 	// sending domain gets, rsa (default) or ed25519.
 	DKIMKey string
@@ -124,6 +132,19 @@ func loadMailConfig(getenv func(string) string) (mailConfig, error) {
 			return c, &configError{name, addr, "expected a loopback host:port such as 127.0.0.1:2525 (the sandbox never listens beyond this machine)"}
 		}
 	}
+	c.SandboxCert = getenv("MAIL_SANDBOX_CERT")
+	if c.SandboxCert != "" {
+		// Every replica and the sandbox must agree on where it listens,
+		// and on the key its mailboxes' passwords come from.
+		for name, addr := range map[string]string{"MAIL_SANDBOX_SMTP_ADDR": c.SandboxSMTPAddr, "MAIL_SANDBOX_IMAP_ADDR": c.SandboxIMAPAddr} {
+			if strings.HasSuffix(addr, ":0") {
+				return c, &configError{name, addr, "with MAIL_SANDBOX_CERT (a shared sandbox mail server), set the port it listens on, such as 127.0.0.1:2525"}
+			}
+		}
+		if c.Secret == nil {
+			return c, &configError{"MAIL_SANDBOX_CERT", c.SandboxCert, "a shared sandbox mail server needs MAIL_SECRET_KEY, the same on every replica and on the sandbox"}
+		}
+	}
 	return c, nil
 }
 
@@ -173,7 +194,14 @@ func startMail(cfg config, db *pgxpool.Pool, svc *services, logger *slog.Logger)
 	}
 	m := &mailEngine{Secret: secret}
 	outboxLogger := logger.With("component", "outbox")
-	if mailboxesInSandbox(cfg.Sending) {
+	if mailboxesInSandbox(cfg.Sending) && cfg.Mail.SandboxCert != "" {
+		sandbox, err := sharedSandbox(cfg, svc.clock, logger)
+		if err != nil {
+			return nil, err
+		}
+		m.Sandbox = sandbox
+		logger.Info("sending to the shared sandbox mail server", "smtp", sandbox.SMTPAddr(), "imap", sandbox.IMAPAddr())
+	} else if mailboxesInSandbox(cfg.Sending) {
 		sandbox, err := sandboxmail.Start(sandboxmail.Config{
 			SMTPAddr: cfg.Mail.SandboxSMTPAddr,
 			IMAPAddr: cfg.Mail.SandboxIMAPAddr,
@@ -189,6 +217,17 @@ func startMail(cfg config, db *pgxpool.Pool, svc *services, logger *slog.Logger)
 	}
 	m.Outbox = sandboxmail.NewOutbox(sandboxmail.OutboxDeps{DB: db, Records: svc.sending, Sandbox: m.Sandbox, Clock: svc.clock, Logger: outboxLogger})
 	return m, nil
+}
+
+// sharedSandbox is the sandbox mail server `server sandbox serve` runs,
+// as this replica reaches it.
+func sharedSandbox(cfg config, clock vibesell.Clock, logger *slog.Logger) (*sandboxmail.Sandbox, error) {
+	cert, err := os.ReadFile(cfg.Mail.SandboxCert)
+	if err != nil {
+		return nil, fmt.Errorf("MAIL_SANDBOX_CERT: read the shared sandbox mail server's certificate (`server sandbox serve` writes it): %w", err)
+	}
+	return sandboxmail.Connect(sandboxmail.SharedConfig{SMTPAddr: cfg.Mail.SandboxSMTPAddr, IMAPAddr: cfg.Mail.SandboxIMAPAddr, CertificatePEM: cert,
+		MailboxPassword: cfg.Mail.Secret.SandboxPassword, Clock: clock, Logger: logger.With("component", "sandbox-mail")})
 }
 
 func mailboxesInSandbox(c sending.Config) bool {
@@ -289,6 +328,8 @@ func (m *mailEngine) wireEngine(cfg config, db *pgxpool.Pool, svc *services, log
 			PublicURL:      cfg.PublicURL.String(),
 			BounceLimit:    cfg.Mail.BounceLimit,
 			ComplaintLimit: cfg.Mail.ComplaintLimit,
+			MinGap:         cfg.Mail.MinGap,
+			MaxGap:         cfg.Mail.MaxGap,
 			Logger:         logger.With("component", "sending-engine"),
 			Webhooks:       svc.webhooks,
 		},
@@ -340,6 +381,57 @@ func (m *mailEngine) runEngine(cfg config, db *pgxpool.Pool, svc *services, logg
 		m.Watchers.Run(ctx, 30*time.Second)
 	}()
 	return func() { cancel(); <-done }, nil
+}
+
+// cmdSandboxServe runs `server sandbox serve`: the sandbox mail server
+// alone, for several replicas to share (each started with the same
+// MAIL_SANDBOX_CERT, addresses and MAIL_SECRET_KEY), so a message sent by
+// any replica, and a reply to it, is in one place whichever replica
+// stops. It keeps what it accepts in the database's outbox, as a
+// replica's own sandbox does, until SIGINT or SIGTERM.
+func (c console) cmdSandboxServe(*flag.FlagSet) func(context.Context, []string) error {
+	return func(ctx context.Context, _ []string) error { return c.sandboxServe(ctx) }
+}
+
+func (c console) sandboxServe(ctx context.Context) error {
+	if c.cfg.Mail.SandboxCert == "" {
+		return errors.New("server sandbox serve writes its certificate to MAIL_SANDBOX_CERT, for the replicas to read: set it, with MAIL_SANDBOX_SMTP_ADDR, MAIL_SANDBOX_IMAP_ADDR and MAIL_SECRET_KEY, the same on every replica")
+	}
+	return withDatabase(ctx, c.cfg, c.logger, true, func(db *pgxpool.Pool) error {
+		sandbox, err := sandboxmail.Start(sandboxmail.Config{
+			SMTPAddr:        c.cfg.Mail.SandboxSMTPAddr,
+			IMAPAddr:        c.cfg.Mail.SandboxIMAPAddr,
+			Logger:          c.logger.With("component", "sandbox-mail"),
+			OnAccept:        sandboxmail.KeepAccepted(db, c.logger.With("component", "outbox")),
+			MailboxPassword: c.cfg.Mail.Secret.SandboxPassword,
+		})
+		if err != nil {
+			return err
+		}
+		defer sandbox.Close()
+		if err := writeFileAtomically(c.cfg.Mail.SandboxCert, sandbox.CertificatePEM()); err != nil {
+			return fmt.Errorf("MAIL_SANDBOX_CERT: %w", err)
+		}
+		c.logger.Info("the shared sandbox mail server is running; it keeps every message and never relays one",
+			"smtp", sandbox.SMTPAddr(), "imap", sandbox.IMAPAddr(), "certificate", c.cfg.Mail.SandboxCert)
+		<-ctx.Done()
+		return nil
+	})
+}
+
+// writeFileAtomically replaces path with b: a replica starting meanwhile
+// reads the old certificate or the new one, never half of one.
+func writeFileAtomically(path string, b []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".sandbox-cert-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	_, err = f.Write(b)
+	if err := errors.Join(err, f.Chmod(0o644), f.Close()); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
 }
 
 // cmdSandboxReady runs `server sandbox ready`: in the sandbox only, every

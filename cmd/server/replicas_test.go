@@ -38,6 +38,7 @@ var replicaRevisions = []string{"2025-11-25"}
 // same address.
 type replica struct {
 	name string
+	bin  string
 	addr string
 	env  []string
 
@@ -49,7 +50,13 @@ type replica struct {
 
 func startReplica(t *testing.T, name string, env ...string) *replica {
 	t.Helper()
-	r := &replica{name: name, addr: freeAddr(t), env: env}
+	return startReplicaOf(t, binary(t), name, env...)
+}
+
+// startReplicaOf starts replica name of the server built at bin.
+func startReplicaOf(t *testing.T, bin, name string, env ...string) *replica {
+	t.Helper()
+	r := &replica{name: name, bin: bin, addr: freeAddr(t), env: env}
 	r.start(t)
 	t.Cleanup(r.kill)
 	return r
@@ -59,7 +66,7 @@ func startReplica(t *testing.T, name string, env ...string) *replica {
 func (r *replica) start(t *testing.T) {
 	t.Helper()
 	for tries := 0; ; tries++ {
-		cmd := exec.Command(binary(t))
+		cmd := exec.Command(r.bin)
 		cmd.Env = append(append(os.Environ(), "LISTEN_ADDR="+r.addr, "LOG_LEVEL=error"), r.env...)
 		stderr := &syncBuffer{}
 		cmd.Stdout, cmd.Stderr = io.Discard, stderr
@@ -532,7 +539,8 @@ func replicasUnderLoad(t *testing.T, rev string) {
 	}
 
 	// The caches: a change through one replica, read from the two
-	// others until it shows, each read within a second of the change.
+	// others until it shows: it must show on a read begun within a second
+	// of the change.
 	prober := &replicaClient{rev: rev, token: probeToken}
 	prober.open(t, replicas[0].addr)
 	var lags []time.Duration
@@ -554,17 +562,20 @@ func replicasUnderLoad(t *testing.T, rev string) {
 			}
 			changed := time.Now()
 			for _, other := range []*replica{replicas[(n+1)%3], replicas[(n+2)%3]} {
+				// A read that starts a second after the change must show
+				// it; the lag is when the first read that shows it started.
 				for {
+					began := time.Now()
 					res, _ := prober.post(other.addr, prober.message("get_workspace_context", map[string]any{}))
 					if res.failed() {
 						break // down: nothing to compare
 					}
 					if strings.Contains(res.body, "Sells: "+product+`\n`) {
-						lags = append(lags, time.Since(changed))
+						lags = append(lags, began.Sub(changed))
 						break
 					}
-					if time.Since(changed) > 2*time.Second {
-						slow = append(slow, fmt.Sprintf("%s still not on %s after 2s", product, other.name))
+					if began.Sub(changed) > time.Second {
+						slow = append(slow, fmt.Sprintf("%s: a read begun %s after the change on another replica does not show it", other.name, began.Sub(changed).Round(time.Millisecond)))
 						break
 					}
 					time.Sleep(20 * time.Millisecond)
@@ -666,7 +677,7 @@ func replicasUnderLoad(t *testing.T, rev string) {
 		t.Errorf("caches: %s", s)
 	}
 	if worst > time.Second {
-		t.Errorf("caches: a change took %s to show on another replica, want within 1s", worst)
+		t.Errorf("caches: a change first showed on a read begun %s after it, want within 1s", worst)
 	}
 	if len(remembered) == 0 || len(lags) == 0 || approvalsDecided == 0 || cardsAnswered == 0 {
 		t.Fatalf("the run measured nothing: %d facts, %d cache reads, %d approvals, %d cards", len(remembered), len(lags), approvalsDecided, cardsAnswered)

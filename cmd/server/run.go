@@ -86,6 +86,7 @@ var commands = []command{
 	{name: "support list", about: "print the support tickets the workspaces opened", define: console.cmdSupportList},
 	{name: "directory import", args: "FILE", about: "load a CSV of contacts into the lead directory", define: console.cmdDirectoryImport},
 	{name: "oauth rotate-keys", about: "sign access tokens with a new key from now on", define: console.cmdOAuthRotateKeys},
+	{name: "sandbox serve", about: "run the sandbox mail server alone, for several replicas to share", longRunning: true, define: console.cmdSandboxServe},
 	{name: "sandbox ready", required: []string{"workspace"}, about: "in the sandbox, make every ordered domain and mailbox ready and warm at once", define: console.cmdSandboxReady},
 }
 
