@@ -242,8 +242,11 @@ func (c replicaCall) String() string {
 // and what it counted.
 type replicaClient struct {
 	rev, token, session string
-	calls, retries      int
-	failedTwice         []string
+	// opened says the handshake is done: every request after it names
+	// the revision.
+	opened         bool
+	calls, retries int
+	failedTwice    []string
 }
 
 var replicaHTTP = &http.Client{Timeout: 30 * time.Second}
@@ -257,6 +260,8 @@ func (c *replicaClient) post(addr string, msg any) (replicaCall, http.Header) {
 	req.Header.Set("Authorization", "Bearer "+c.token)
 	if c.session != "" {
 		req.Header.Set("Mcp-Session-Id", c.session)
+	}
+	if c.opened {
 		req.Header.Set("Mcp-Protocol-Version", c.rev)
 	}
 	res, err := replicaHTTP.Do(req)
@@ -292,7 +297,7 @@ func (c *replicaClient) open(t *testing.T, addr string) {
 		if !strings.Contains(res.body, `"protocolVersion":"`+c.rev+`"`) {
 			t.Fatalf("initialize on %s did not agree on %s: %s", c.rev, c.rev, res)
 		}
-		c.session = h.Get("Mcp-Session-Id")
+		c.session, c.opened = h.Get("Mcp-Session-Id"), true
 		if res, _ := c.post(addr, map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"}); res.err != nil || res.status != http.StatusAccepted {
 			continue
 		}
