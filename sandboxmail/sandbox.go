@@ -84,6 +84,10 @@ type Config struct {
 	// OnAccept, when set, is called with each message once it is kept and
 	// before the server answers the end of DATA.
 	OnAccept func(Accepted)
+	// Certificate, when set, is the one the servers present (a shared
+	// sandbox keeps its own across restarts, so the replicas that trust
+	// it need not start again); nil: one is made at start.
+	Certificate *tls.Certificate
 	// MailboxPassword, when set, is every mailbox's password (from the
 	// installation's key, [mail.Secret.SandboxPassword]), and a mailbox
 	// is opened the first time it logs in with it: so the servers of
@@ -107,6 +111,15 @@ func Start(cfg Config) (*Sandbox, error) {
 		}
 	}
 	cert, roots, err := loopbackCertificate()
+	if cfg.Certificate != nil {
+		cert, roots, err = *cfg.Certificate, x509.NewCertPool(), nil
+		if cert.Leaf == nil {
+			if cert.Leaf, err = x509.ParseCertificate(cert.Certificate[0]); err != nil {
+				return nil, fmt.Errorf("sandbox certificate: %w", err)
+			}
+		}
+		roots.AddCert(cert.Leaf)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -168,6 +181,21 @@ func requireLoopback(addr string) error {
 		return fmt.Errorf("sandbox mail server address %q: the sandbox listens on loopback only (127.0.0.1)", addr)
 	}
 	return nil
+}
+
+// NewCertificate makes a certificate for a sandbox to serve
+// (Config.Certificate), in PEM: the certificate, then its private key.
+func NewCertificate() (certPEM, keyPEM []byte, err error) {
+	cert, _, err := loopbackCertificate()
+	if err != nil {
+		return nil, nil, err
+	}
+	key, err := x509.MarshalPKCS8PrivateKey(cert.PrivateKey)
+	if err != nil {
+		return nil, nil, fmt.Errorf("sandbox certificate key: %w", err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Certificate[0]}),
+		pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: key}), nil
 }
 
 // loopbackCertificate makes a self-signed certificate for 127.0.0.1 and

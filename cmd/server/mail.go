@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -136,10 +137,8 @@ func loadMailConfig(getenv func(string) string) (mailConfig, error) {
 	if c.SandboxCert != "" {
 		// Every replica and the sandbox must agree on where it listens,
 		// and on the key its mailboxes' passwords come from.
-		for name, addr := range map[string]string{"MAIL_SANDBOX_SMTP_ADDR": c.SandboxSMTPAddr, "MAIL_SANDBOX_IMAP_ADDR": c.SandboxIMAPAddr} {
-			if strings.HasSuffix(addr, ":0") {
-				return c, &configError{name, addr, "with MAIL_SANDBOX_CERT (a shared sandbox mail server), set the port it listens on, such as 127.0.0.1:2525"}
-			}
+		if strings.HasSuffix(c.SandboxSMTPAddr, ":0") || strings.HasSuffix(c.SandboxIMAPAddr, ":0") {
+			return c, &configError{"MAIL_SANDBOX_CERT", c.SandboxCert, "a shared sandbox mail server needs the ports it listens on: set MAIL_SANDBOX_SMTP_ADDR and MAIL_SANDBOX_IMAP_ADDR, such as 127.0.0.1:2525 and 127.0.0.1:1143"}
 		}
 		if c.Secret == nil {
 			return c, &configError{"MAIL_SANDBOX_CERT", c.SandboxCert, "a shared sandbox mail server needs MAIL_SECRET_KEY, the same on every replica and on the sandbox"}
@@ -397,8 +396,13 @@ func (c console) sandboxServe(ctx context.Context) error {
 	if c.cfg.Mail.SandboxCert == "" {
 		return errors.New("server sandbox serve writes its certificate to MAIL_SANDBOX_CERT, for the replicas to read: set it, with MAIL_SANDBOX_SMTP_ADDR, MAIL_SANDBOX_IMAP_ADDR and MAIL_SECRET_KEY, the same on every replica")
 	}
+	cert, err := sandboxCertificate(c.cfg.Mail.SandboxCert)
+	if err != nil {
+		return err
+	}
 	return withDatabase(ctx, c.cfg, c.logger, true, func(db *pgxpool.Pool) error {
 		sandbox, err := sandboxmail.Start(sandboxmail.Config{
+			Certificate:     &cert,
 			SMTPAddr:        c.cfg.Mail.SandboxSMTPAddr,
 			IMAPAddr:        c.cfg.Mail.SandboxIMAPAddr,
 			Logger:          c.logger.With("component", "sandbox-mail"),
@@ -409,9 +413,6 @@ func (c console) sandboxServe(ctx context.Context) error {
 			return err
 		}
 		defer sandbox.Close()
-		if err := writeFileAtomically(c.cfg.Mail.SandboxCert, sandbox.CertificatePEM()); err != nil {
-			return fmt.Errorf("MAIL_SANDBOX_CERT: %w", err)
-		}
 		c.logger.Info("the shared sandbox mail server is running; it keeps every message and never relays one",
 			"smtp", sandbox.SMTPAddr(), "imap", sandbox.IMAPAddr(), "certificate", c.cfg.Mail.SandboxCert)
 		<-ctx.Done()
@@ -419,16 +420,44 @@ func (c console) sandboxServe(ctx context.Context) error {
 	})
 }
 
+// sandboxCertificate is the shared sandbox's certificate: the one kept at
+// path (MAIL_SANDBOX_CERT) and its key beside it (path.key, readable by
+// its owner alone), made and kept there the first time. Kept, it survives
+// a restart of the sandbox, and the replicas that read it go on trusting
+// it.
+func sandboxCertificate(path string) (tls.Certificate, error) {
+	certPEM, errCert := os.ReadFile(path)
+	keyPEM, errKey := os.ReadFile(path + ".key")
+	if errCert == nil && errKey == nil {
+		cert, err := tls.X509KeyPair(certPEM, keyPEM)
+		if err != nil {
+			return cert, fmt.Errorf("MAIL_SANDBOX_CERT: the certificate kept in %s and its key in %s.key: %w (remove both to make new ones)", path, path, err)
+		}
+		return cert, nil
+	}
+	certPEM, keyPEM, err := sandboxmail.NewCertificate()
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	if err := writeFileAtomically(path+".key", keyPEM, 0o600); err != nil {
+		return tls.Certificate{}, fmt.Errorf("MAIL_SANDBOX_CERT: keep the key: %w", err)
+	}
+	if err := writeFileAtomically(path, certPEM, 0o644); err != nil {
+		return tls.Certificate{}, fmt.Errorf("MAIL_SANDBOX_CERT: %w", err)
+	}
+	return tls.X509KeyPair(certPEM, keyPEM)
+}
+
 // writeFileAtomically replaces path with b: a replica starting meanwhile
 // reads the old certificate or the new one, never half of one.
-func writeFileAtomically(path string, b []byte) error {
+func writeFileAtomically(path string, b []byte, mode os.FileMode) error {
 	f, err := os.CreateTemp(filepath.Dir(path), ".sandbox-cert-*")
 	if err != nil {
 		return err
 	}
 	defer os.Remove(f.Name())
 	_, err = f.Write(b)
-	if err := errors.Join(err, f.Chmod(0o644), f.Close()); err != nil {
+	if err := errors.Join(err, f.Chmod(mode), f.Close()); err != nil {
 		return err
 	}
 	return os.Rename(f.Name(), path)
