@@ -247,7 +247,7 @@ func TestSuiteEngineOnReplicas(t *testing.T) {
 			replied[id] = lead
 		}
 	}
-	deadline := time.Now().Add(suiteSize(4*time.Minute, 30*time.Minute))
+	deadline := time.Now().Add(suiteSize(4*time.Minute, 45*time.Minute))
 	settled := false
 	for {
 		select {

@@ -689,7 +689,7 @@ func replicasUnderLoad(t *testing.T, rev string) {
 	}
 	t.Logf("%s: 3 replicas behind round-robin, %d clients in %d workspaces for %s, %d kill(s) with SIGKILL: %d calls, %d retried, %d failed on the retry; "+
 		"%d writes acknowledged, %d lost; %d cards answered (%d later answers refused), answered twice: %d; %d approvals decided and %d carried out once each "+
-		"(%d later decisions refused, %d still being carried out), twice: %d; sessions lost: %d; %d changes read on the other replicas (%d reads), slowest %s",
+		"(%d later decisions refused, %d still being carried out), twice: %d; sessions lost: %d; %d changes read on the other replicas (%d reads), the slowest first shown by a read begun %s after it",
 		rev, clients, workspaces, elapsed.Round(100*time.Millisecond), killed, calls, retries, len(failedTwice),
 		len(remembered), lost, cardsAnswered, refusedCards, answeredTwice, approvalsDecided, approvalsExecuted, refusedDecs, unfinished, decidedTwice+executedTwice,
 		sessionsLost, probes, len(lags), worst.Round(time.Millisecond))
