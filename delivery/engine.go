@@ -78,6 +78,7 @@ type EngineConfig struct {
 // Engine schedules and sends the campaigns' emails.
 type Engine struct {
 	db        *pgxpool.Pool
+	sessions  *pgxpool.Pool
 	sender    *Dispatcher
 	sources   mailboxes.Source
 	campaigns Campaigns
@@ -90,6 +91,12 @@ type Engine struct {
 // EngineDeps is what the engine needs.
 type EngineDeps struct {
 	DB *pgxpool.Pool
+	// Sessions is a pool whose connections are PostgreSQL sessions of
+	// their own, never shared through a transaction pooler (PgBouncer):
+	// the tick's advisory lock is a session's, so taken and let go through
+	// a pooler it could land on two server connections and never be let
+	// go. Nil: DB is direct.
+	Sessions *pgxpool.Pool
 	// Dispatcher sends each step.
 	Dispatcher *Dispatcher
 	// Sources gives the mailboxes the campaigns send from.
@@ -131,7 +138,11 @@ func NewEngine(d EngineDeps) *Engine {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Engine{db: d.DB, sender: d.Dispatcher, sources: d.Sources, campaigns: d.Campaigns, usage: d.Usage, secret: d.Secret, clock: clock, cfg: cfg}
+	sessions := d.Sessions
+	if sessions == nil {
+		sessions = d.DB
+	}
+	return &Engine{db: d.DB, sessions: sessions, sender: d.Dispatcher, sources: d.Sources, campaigns: d.Campaigns, usage: d.Usage, secret: d.Secret, clock: clock, cfg: cfg}
 }
 
 // TickResult counts what one tick did.

@@ -2,6 +2,7 @@ package delivery
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -48,8 +49,10 @@ func (SettleLostArgs) InsertOpts() river.InsertOpts {
 // longer than River's default.
 func AddWorkers(workers *river.Workers, e *Engine) []*river.PeriodicJob {
 	jobs := store.AddSweep[SendDueArgs](workers, SendEvery, func(ctx context.Context) error {
-		_, err := e.Tick(ctx)
-		return err
+		return e.alone(ctx, func() error {
+			_, err := e.Tick(ctx)
+			return err
+		})
 	}, tickLimit)
 	return append(jobs, store.AddSweep[SettleLostArgs](workers, SettleLostEvery, func(ctx context.Context) error {
 		n, err := e.sender.SettleLost(ctx)
@@ -62,3 +65,36 @@ func AddWorkers(workers *river.Workers, e *Engine) []*river.PeriodicJob {
 
 // tickLimit is the longest one tick may run; [SendingLease] is twice it.
 const tickLimit = 10 * time.Minute
+
+// tickLockKey is the advisory lock a tick holds while it runs.
+const tickLockKey = 7_310_001
+
+// alone runs tick unless another tick, on this replica or another, is
+// running: the job is unique per period, but a tick may run longer than
+// one (a big campaign under load), and two at once would each work out
+// what is due from what the ledger said when it began, so a mailbox would
+// send from both, past its daily cap and inside its gap (the replica suite
+// saw it: TestSuiteEngineOnReplicas). The lock is the session's, on a
+// connection of its own (a direct one: [EngineDeps.Sessions]), so a replica killed mid-tick lets it go as its
+// connection closes. The tick skipped is the next period's to do.
+func (e *Engine) alone(ctx context.Context, tick func() error) error {
+	conn, err := e.sessions.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("the tick's lock: %w", err)
+	}
+	defer conn.Release()
+	var got bool
+	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, tickLockKey).Scan(&got); err != nil {
+		return fmt.Errorf("the tick's lock: %w", err)
+	}
+	if !got {
+		e.cfg.Logger.Debug("another tick is still sending; this one is left to the next period")
+		return nil
+	}
+	defer func() {
+		if _, err := conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, tickLockKey); err != nil {
+			conn.Conn().Close(context.WithoutCancel(ctx)) // closing the session lets the lock go
+		}
+	}()
+	return tick()
+}

@@ -4,6 +4,7 @@ import (
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/hkdf"
+	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
@@ -18,9 +19,10 @@ import (
 // DKIM private keys, the key signing unsubscribe links and the key sealing
 // connected mailboxes' passwords are unrelated.
 type Secret struct {
-	seal  []byte
-	links []byte
-	creds []byte
+	seal    []byte
+	links   []byte
+	creds   []byte
+	sandbox []byte
 }
 
 // ParseSecret reads a key of at least 32 bytes given in hex or base64.
@@ -54,7 +56,20 @@ func NewSecret(raw []byte) (Secret, error) {
 	if err != nil {
 		return Secret{}, fmt.Errorf("derive credentials key: %w", err)
 	}
-	return Secret{seal: seal, links: links, creds: creds}, nil
+	sandbox, err := hkdf.Key(sha256.New, raw, nil, "vibesell mail: sandbox mailboxes", 32)
+	if err != nil {
+		return Secret{}, fmt.Errorf("derive sandbox key: %w", err)
+	}
+	return Secret{seal: seal, links: links, creds: creds, sandbox: sandbox}, nil
+}
+
+// SandboxPassword is the password of the sandbox mail server's mailbox
+// email when several replicas share one server: each replica, holding the
+// same key, logs in with it, and nothing else knows it.
+func (s Secret) SandboxPassword(email string) string {
+	h := hmac.New(sha256.New, s.sandbox)
+	h.Write([]byte(strings.ToLower(email)))
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // NewRandomSecret returns a fresh key, hex-encoded, for a first start.

@@ -6,6 +6,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/subtle"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
@@ -54,9 +55,14 @@ type Sandbox struct {
 
 	smtp     *smtp.Server
 	imap     *imapserver.Server
-	memory   *imapmemserver.Server
 	smtpAddr string
 	imapAddr string
+	// password gives a mailbox's password when the sandbox is shared (see
+	// Config.MailboxPassword); nil: each mailbox gets a random one.
+	password func(email string) string
+	// shared says the servers run in another process ([Connect]): this
+	// one only hands out how to reach them.
+	shared bool
 
 	opening   sync.Mutex // one Mailbox call creates a mailbox at a time
 	mu        sync.Mutex
@@ -78,6 +84,17 @@ type Config struct {
 	// OnAccept, when set, is called with each message once it is kept and
 	// before the server answers the end of DATA.
 	OnAccept func(Accepted)
+	// Certificate, when set, is the one the servers present (a shared
+	// sandbox keeps its own across restarts, so the replicas that trust
+	// it need not start again); nil: one is made at start.
+	Certificate *tls.Certificate
+	// MailboxPassword, when set, is every mailbox's password (from the
+	// installation's key, [mail.Secret.SandboxPassword]), and a mailbox
+	// is opened the first time it logs in with it: so the servers of
+	// several replicas, which share the key, reach the same mailboxes of
+	// one sandbox ([Connect]). Nil: each mailbox gets a random password,
+	// known to this process alone.
+	MailboxPassword func(email string) string
 }
 
 // Start listens and serves until Close.
@@ -94,6 +111,15 @@ func Start(cfg Config) (*Sandbox, error) {
 		}
 	}
 	cert, roots, err := loopbackCertificate()
+	if cfg.Certificate != nil {
+		cert, roots, err = *cfg.Certificate, x509.NewCertPool(), nil
+		if cert.Leaf == nil {
+			if cert.Leaf, err = x509.ParseCertificate(cert.Certificate[0]); err != nil {
+				return nil, fmt.Errorf("sandbox certificate: %w", err)
+			}
+		}
+		roots.AddCert(cert.Leaf)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +130,7 @@ func Start(cfg Config) (*Sandbox, error) {
 		roots:     roots,
 		certPEM:   pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Certificate[0]}),
 		onAccept:  cfg.OnAccept,
-		memory:    imapmemserver.New(),
+		password:  cfg.MailboxPassword,
 		passwords: map[string]string{},
 		inboxes:   map[string]*imapmemserver.User{},
 	}
@@ -131,7 +157,7 @@ func Start(cfg Config) (*Sandbox, error) {
 
 	s.imap = imapserver.New(&imapserver.Options{
 		NewSession: func(*imapserver.Conn) (imapserver.Session, *imapserver.GreetingData, error) {
-			return s.memory.NewSession(), nil, nil
+			return &imapSession{s: s}, nil, nil
 		},
 		Caps:      imap.CapSet{imap.CapIMAP4rev1: {}, imap.CapIMAP4rev2: {}},
 		TLSConfig: tlsConfig,
@@ -155,6 +181,21 @@ func requireLoopback(addr string) error {
 		return fmt.Errorf("sandbox mail server address %q: the sandbox listens on loopback only (127.0.0.1)", addr)
 	}
 	return nil
+}
+
+// NewCertificate makes a certificate for a sandbox to serve
+// (Config.Certificate), in PEM: the certificate, then its private key.
+func NewCertificate() (certPEM, keyPEM []byte, err error) {
+	cert, _, err := loopbackCertificate()
+	if err != nil {
+		return nil, nil, err
+	}
+	key, err := x509.MarshalPKCS8PrivateKey(cert.PrivateKey)
+	if err != nil {
+		return nil, nil, fmt.Errorf("sandbox certificate key: %w", err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Certificate[0]}),
+		pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: key}), nil
 }
 
 // loopbackCertificate makes a self-signed certificate for 127.0.0.1 and
@@ -192,6 +233,9 @@ func loopbackCertificate() (tls.Certificate, *x509.CertPool, error) {
 
 // Close stops both servers.
 func (s *Sandbox) Close() error {
+	if s.shared {
+		return nil
+	}
 	s.mu.Lock()
 	s.closing = true
 	s.mu.Unlock()
@@ -237,6 +281,12 @@ func (s *Sandbox) AddMailbox(addr mail.Address) (mail.Account, error) {
 	b := make([]byte, 18)
 	rand.Read(b)
 	password := hex.EncodeToString(b)
+	if s.password != nil {
+		password = s.password(email)
+	}
+	if s.shared {
+		return s.account(addr, email, password), nil
+	}
 	user := imapmemserver.NewUser(email, password)
 	if err := user.Create("INBOX", nil); err != nil {
 		return mail.Account{}, fmt.Errorf("sandbox inbox for %s: %w", email, err)
@@ -245,12 +295,15 @@ func (s *Sandbox) AddMailbox(addr mail.Address) (mail.Account, error) {
 	s.passwords[email] = password
 	s.inboxes[email] = user
 	s.mu.Unlock()
-	s.memory.AddUser(user)
+	return s.account(addr, email, password), nil
+}
+
+func (s *Sandbox) account(addr mail.Address, email, password string) mail.Account {
 	return mail.Account{
 		Address: addr,
 		SMTP:    mail.Endpoint{Addr: s.smtpAddr, Username: email, Password: password, RootCAs: s.roots},
 		IMAP:    mail.Endpoint{Addr: s.imapAddr, Username: email, Password: password, RootCAs: s.roots},
-	}, nil
+	}
 }
 
 // Mailbox returns how to reach the mailbox, creating it the first time:
@@ -265,11 +318,26 @@ func (s *Sandbox) Mailbox(addr mail.Address) (mail.Account, error) {
 	if !ok {
 		return s.AddMailbox(addr)
 	}
-	return mail.Account{
-		Address: addr,
-		SMTP:    mail.Endpoint{Addr: s.smtpAddr, Username: email, Password: password, RootCAs: s.roots},
-		IMAP:    mail.Endpoint{Addr: s.imapAddr, Username: email, Password: password, RootCAs: s.roots},
-	}, nil
+	return s.account(addr, email, password), nil
+}
+
+// opened returns the mailbox's inbox, opening it when the sandbox is
+// shared and password is the one its key gives; nil when there is none
+// (or, shared, the password is wrong).
+func (s *Sandbox) opened(email, password string) *imapmemserver.User {
+	email = strings.ToLower(email)
+	s.mu.Lock()
+	user := s.inboxes[email]
+	s.mu.Unlock()
+	if user != nil || s.password == nil || subtle.ConstantTimeCompare([]byte(password), []byte(s.password(email))) != 1 {
+		return user
+	}
+	if _, err := s.Mailbox(mail.Address{Email: email}); err != nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.inboxes[email]
 }
 
 // Accepted returns the messages accepted so far (the latest 10,000), oldest
@@ -284,6 +352,9 @@ func (s *Sandbox) Accepted() []Accepted {
 // inbox, as if someone had answered: the tests and the web app's "reply as
 // this lead" form use it.
 func (s *Sandbox) DeliverReply(mailbox string, raw []byte) error {
+	if s.shared {
+		return s.appendOver(mailbox, raw)
+	}
 	s.mu.Lock()
 	user := s.inboxes[strings.ToLower(mailbox)]
 	s.mu.Unlock()
@@ -332,10 +403,13 @@ func (ss *sandboxSession) Auth(mech string) (sasl.Server, error) {
 		if identity != "" && !strings.EqualFold(identity, username) {
 			return errors.New("identity not supported")
 		}
+		if user := ss.s.opened(username, password); user == nil {
+			return smtp.ErrAuthFailed
+		}
 		ss.s.mu.Lock()
-		want, ok := ss.s.passwords[username]
+		want := ss.s.passwords[username]
 		ss.s.mu.Unlock()
-		if !ok || want != password {
+		if subtle.ConstantTimeCompare([]byte(want), []byte(password)) != 1 {
 			return smtp.ErrAuthFailed
 		}
 		ss.user = username
@@ -380,3 +454,28 @@ func (ss *sandboxSession) Data(r io.Reader) error {
 func (ss *sandboxSession) Reset() { ss.from, ss.recipients = "", nil }
 
 func (ss *sandboxSession) Logout() error { return nil }
+
+// imapSession is one IMAP connection: a mailbox's inbox once logged in.
+type imapSession struct {
+	*imapmemserver.UserSession // nil until logged in
+	s                          *Sandbox
+}
+
+func (is *imapSession) Login(username, password string) error {
+	user := is.s.opened(username, password)
+	if user == nil {
+		return imapserver.ErrAuthFailed
+	}
+	if err := user.Login(strings.ToLower(username), password); err != nil {
+		return err
+	}
+	is.UserSession = imapmemserver.NewUserSession(user)
+	return nil
+}
+
+func (is *imapSession) Close() error {
+	if is.UserSession == nil {
+		return nil
+	}
+	return is.UserSession.Close()
+}

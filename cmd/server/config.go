@@ -264,6 +264,9 @@ func loadConfig(getenv func(string) string) (config, error) {
 	if cfg.Mail, err = loadMailConfig(getenv); err != nil {
 		return cfg, err
 	}
+	if err := loadTestSendGap(&cfg, getenv); err != nil {
+		return cfg, err
+	}
 	return cfg, nil
 }
 

@@ -79,7 +79,7 @@ func (c console) demo(ctx context.Context, slug, email string) error {
 			return err
 		}
 		defer m.Close()
-		if err := m.wireEngine(cfg, db, svc, c.logger); err != nil {
+		if err := m.wireEngine(cfg, db, db, svc, c.logger); err != nil {
 			return err
 		}
 		if m.Engine == nil {

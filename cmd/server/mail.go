@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -37,6 +38,14 @@ type mailConfig struct {
 	// server listens, loopback only.
 	SandboxSMTPAddr string
 	SandboxIMAPAddr string
+	// SandboxCert is MAIL_SANDBOX_CERT: the certificate file of a sandbox
+	// mail server that `server sandbox serve` runs for several replicas.
+	// Set, this server starts no sandbox of its own: it sends to and reads
+	// from that one, at SandboxSMTPAddr and SandboxIMAPAddr.
+	SandboxCert string
+	// MinGap and MaxGap are the gap between two emails of a mailbox; zero:
+	// the engine's own. Only a test build sets them (testSendGap).
+	MinGap, MaxGap time.Duration
 	// DKIMKey is MAIL_DKIM_KEY: the algorithm of the DKIM key a new
 	// sending domain gets, rsa (default) or ed25519.
 	DKIMKey string
@@ -124,6 +133,17 @@ func loadMailConfig(getenv func(string) string) (mailConfig, error) {
 			return c, &configError{name, addr, "expected a loopback host:port such as 127.0.0.1:2525 (the sandbox never listens beyond this machine)"}
 		}
 	}
+	c.SandboxCert = getenv("MAIL_SANDBOX_CERT")
+	if c.SandboxCert != "" {
+		// Every replica and the sandbox must agree on where it listens,
+		// and on the key its mailboxes' passwords come from.
+		if strings.HasSuffix(c.SandboxSMTPAddr, ":0") || strings.HasSuffix(c.SandboxIMAPAddr, ":0") {
+			return c, &configError{"MAIL_SANDBOX_CERT", c.SandboxCert, "a shared sandbox mail server needs the ports it listens on: set MAIL_SANDBOX_SMTP_ADDR and MAIL_SANDBOX_IMAP_ADDR, such as 127.0.0.1:2525 and 127.0.0.1:1143"}
+		}
+		if c.Secret == nil {
+			return c, &configError{"MAIL_SANDBOX_CERT", c.SandboxCert, "a shared sandbox mail server needs MAIL_SECRET_KEY, the same on every replica and on the sandbox"}
+		}
+	}
 	return c, nil
 }
 
@@ -173,7 +193,14 @@ func startMail(cfg config, db *pgxpool.Pool, svc *services, logger *slog.Logger)
 	}
 	m := &mailEngine{Secret: secret}
 	outboxLogger := logger.With("component", "outbox")
-	if mailboxesInSandbox(cfg.Sending) {
+	if mailboxesInSandbox(cfg.Sending) && cfg.Mail.SandboxCert != "" {
+		sandbox, err := sharedSandbox(cfg, svc.clock, logger)
+		if err != nil {
+			return nil, err
+		}
+		m.Sandbox = sandbox
+		logger.Info("sending to the shared sandbox mail server", "smtp", sandbox.SMTPAddr(), "imap", sandbox.IMAPAddr())
+	} else if mailboxesInSandbox(cfg.Sending) {
 		sandbox, err := sandboxmail.Start(sandboxmail.Config{
 			SMTPAddr: cfg.Mail.SandboxSMTPAddr,
 			IMAPAddr: cfg.Mail.SandboxIMAPAddr,
@@ -189,6 +216,17 @@ func startMail(cfg config, db *pgxpool.Pool, svc *services, logger *slog.Logger)
 	}
 	m.Outbox = sandboxmail.NewOutbox(sandboxmail.OutboxDeps{DB: db, Records: svc.sending, Sandbox: m.Sandbox, Clock: svc.clock, Logger: outboxLogger})
 	return m, nil
+}
+
+// sharedSandbox is the sandbox mail server `server sandbox serve` runs,
+// as this replica reaches it.
+func sharedSandbox(cfg config, clock vibesell.Clock, logger *slog.Logger) (*sandboxmail.Sandbox, error) {
+	cert, err := os.ReadFile(cfg.Mail.SandboxCert)
+	if err != nil {
+		return nil, fmt.Errorf("MAIL_SANDBOX_CERT: read the shared sandbox mail server's certificate (`server sandbox serve` writes it): %w", err)
+	}
+	return sandboxmail.Connect(sandboxmail.SharedConfig{SMTPAddr: cfg.Mail.SandboxSMTPAddr, IMAPAddr: cfg.Mail.SandboxIMAPAddr, CertificatePEM: cert,
+		MailboxPassword: cfg.Mail.Secret.SandboxPassword, Clock: clock, Logger: logger.With("component", "sandbox-mail")})
 }
 
 func mailboxesInSandbox(c sending.Config) bool {
@@ -263,7 +301,7 @@ func writeNewMailSecret(dataDir, path string) error {
 // the workspaces can send from. Sources are listed in one place: the
 // mailboxes ordered through the sending setup (today in the sandbox mail
 // server) and the mailboxes people connected of their own.
-func (m *mailEngine) wireEngine(cfg config, db *pgxpool.Pool, svc *services, logger *slog.Logger) error {
+func (m *mailEngine) wireEngine(cfg config, db, sessions *pgxpool.Pool, svc *services, logger *slog.Logger) error {
 	var sources mailboxes.Sources
 	if m.Sandbox != nil {
 		sources = append(sources, mailboxes.SandboxMailboxes(m.Sandbox, readyMailboxes(svc.sending)))
@@ -284,11 +322,13 @@ func (m *mailEngine) wireEngine(cfg config, db *pgxpool.Pool, svc *services, log
 	}
 	sender := delivery.NewDispatcher(delivery.DispatcherDeps{DB: db, Keys: keys, Suppressor: suppressions, Clock: clock})
 	m.Engine = delivery.NewEngine(delivery.EngineDeps{
-		DB: db, Dispatcher: sender, Sources: sources, Campaigns: svc.campaigns, Usage: emailUsage{svc.billing}, Secret: *m.Secret, Clock: clock,
+		DB: db, Sessions: sessions, Dispatcher: sender, Sources: sources, Campaigns: svc.campaigns, Usage: emailUsage{svc.billing}, Secret: *m.Secret, Clock: clock,
 		Config: delivery.EngineConfig{
 			PublicURL:      cfg.PublicURL.String(),
 			BounceLimit:    cfg.Mail.BounceLimit,
 			ComplaintLimit: cfg.Mail.ComplaintLimit,
+			MinGap:         cfg.Mail.MinGap,
+			MaxGap:         cfg.Mail.MaxGap,
 			Logger:         logger.With("component", "sending-engine"),
 			Webhooks:       svc.webhooks,
 		},
@@ -325,8 +365,8 @@ func (u emailUsage) UseEmails(ctx context.Context, tx pgx.Tx, ws uuid.UUID, n in
 
 // runEngine wires the engine (svc.engine, which the job workers run) and
 // starts the reply watchers; stop stops them and waits.
-func (m *mailEngine) runEngine(cfg config, db *pgxpool.Pool, svc *services, logger *slog.Logger) (stop func(), err error) {
-	if err := m.wireEngine(cfg, db, svc, logger); err != nil {
+func (m *mailEngine) runEngine(cfg config, db, sessions *pgxpool.Pool, svc *services, logger *slog.Logger) (stop func(), err error) {
+	if err := m.wireEngine(cfg, db, sessions, svc, logger); err != nil {
 		return nil, err
 	}
 	svc.engine = m.Engine
@@ -340,6 +380,87 @@ func (m *mailEngine) runEngine(cfg config, db *pgxpool.Pool, svc *services, logg
 		m.Watchers.Run(ctx, 30*time.Second)
 	}()
 	return func() { cancel(); <-done }, nil
+}
+
+// cmdSandboxServe runs `server sandbox serve`: the sandbox mail server
+// alone, for several replicas to share (each started with the same
+// MAIL_SANDBOX_CERT, addresses and MAIL_SECRET_KEY), so a message sent by
+// any replica, and a reply to it, is in one place whichever replica
+// stops. It keeps what it accepts in the database's outbox, as a
+// replica's own sandbox does, until SIGINT or SIGTERM.
+func (c console) cmdSandboxServe(*flag.FlagSet) func(context.Context, []string) error {
+	return func(ctx context.Context, _ []string) error { return c.sandboxServe(ctx) }
+}
+
+func (c console) sandboxServe(ctx context.Context) error {
+	if c.cfg.Mail.SandboxCert == "" {
+		return errors.New("server sandbox serve writes its certificate to MAIL_SANDBOX_CERT, for the replicas to read: set it, with MAIL_SANDBOX_SMTP_ADDR, MAIL_SANDBOX_IMAP_ADDR and MAIL_SECRET_KEY, the same on every replica")
+	}
+	cert, err := sandboxCertificate(c.cfg.Mail.SandboxCert)
+	if err != nil {
+		return err
+	}
+	return withDatabase(ctx, c.cfg, c.logger, true, func(db *pgxpool.Pool) error {
+		sandbox, err := sandboxmail.Start(sandboxmail.Config{
+			Certificate:     &cert,
+			SMTPAddr:        c.cfg.Mail.SandboxSMTPAddr,
+			IMAPAddr:        c.cfg.Mail.SandboxIMAPAddr,
+			Logger:          c.logger.With("component", "sandbox-mail"),
+			OnAccept:        sandboxmail.KeepAccepted(db, c.logger.With("component", "outbox")),
+			MailboxPassword: c.cfg.Mail.Secret.SandboxPassword,
+		})
+		if err != nil {
+			return err
+		}
+		defer sandbox.Close()
+		c.logger.Info("the shared sandbox mail server is running; it keeps every message and never relays one",
+			"smtp", sandbox.SMTPAddr(), "imap", sandbox.IMAPAddr(), "certificate", c.cfg.Mail.SandboxCert)
+		<-ctx.Done()
+		return nil
+	})
+}
+
+// sandboxCertificate is the shared sandbox's certificate: the one kept at
+// path (MAIL_SANDBOX_CERT) and its key beside it (path.key, readable by
+// its owner alone), made and kept there the first time. Kept, it survives
+// a restart of the sandbox, and the replicas that read it go on trusting
+// it.
+func sandboxCertificate(path string) (tls.Certificate, error) {
+	certPEM, errCert := os.ReadFile(path)
+	keyPEM, errKey := os.ReadFile(path + ".key")
+	if errCert == nil && errKey == nil {
+		cert, err := tls.X509KeyPair(certPEM, keyPEM)
+		if err != nil {
+			return cert, fmt.Errorf("MAIL_SANDBOX_CERT: the certificate kept in %s and its key in %s.key: %w (remove both to make new ones)", path, path, err)
+		}
+		return cert, nil
+	}
+	certPEM, keyPEM, err := sandboxmail.NewCertificate()
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	if err := writeFileAtomically(path+".key", keyPEM, 0o600); err != nil {
+		return tls.Certificate{}, fmt.Errorf("MAIL_SANDBOX_CERT: keep the key: %w", err)
+	}
+	if err := writeFileAtomically(path, certPEM, 0o644); err != nil {
+		return tls.Certificate{}, fmt.Errorf("MAIL_SANDBOX_CERT: %w", err)
+	}
+	return tls.X509KeyPair(certPEM, keyPEM)
+}
+
+// writeFileAtomically replaces path with b: a replica starting meanwhile
+// reads the old certificate or the new one, never half of one.
+func writeFileAtomically(path string, b []byte, mode os.FileMode) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".sandbox-cert-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	_, err = f.Write(b)
+	if err := errors.Join(err, f.Chmod(mode), f.Close()); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
 }
 
 // cmdSandboxReady runs `server sandbox ready`: in the sandbox only, every

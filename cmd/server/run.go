@@ -91,6 +91,7 @@ var commands = []command{
 	{name: "oauth rotate-keys", about: "sign access tokens with a new key from now on", define: console.cmdOAuthRotateKeys},
 	{name: "audit export", required: []string{"workspace"}, about: "write the workspace's audit chain as JSON lines", define: console.cmdAuditExport},
 	{name: "audit verify", args: "[EXPORT]", optionalArgs: true, about: "check an exported chain (EXPORT, or standard input) or the database's (--workspace), naming the first record altered, removed or reordered", define: console.cmdAuditVerify},
+	{name: "sandbox serve", about: "run the sandbox mail server alone, for several replicas to share", longRunning: true, define: console.cmdSandboxServe},
 	{name: "sandbox ready", required: []string{"workspace"}, about: "in the sandbox, make every ordered domain and mailbox ready and warm at once", define: console.cmdSandboxReady},
 	{name: "demo", required: []string{"workspace"}, about: "in the sandbox, fill an empty workspace with sample data and print a web app sign-in", define: console.cmdDemo},
 }

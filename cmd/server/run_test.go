@@ -76,6 +76,7 @@ func TestConfigRefusesBadValuesNamingTheVariable(t *testing.T) {
 		{"MAIL_SANDBOX_SMTP_ADDR", "0.0.0.0:2525"},
 		{"MAIL_SANDBOX_IMAP_ADDR", "mail.example.com:143"},
 		{"MAIL_SANDBOX_IMAP_ADDR", "127.0.0.1"},
+		{"MAIL_SANDBOX_CERT", "/var/lib/vibesell/sandbox.pem"}, // a shared sandbox without its ports
 		{"MAIL_DKIM_KEY", "dsa"},
 		{"MAIL_BOUNCE_LIMIT", "0"},
 		{"MAIL_BOUNCE_LIMIT", "two"},

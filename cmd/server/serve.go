@@ -98,7 +98,7 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 	handler := routes(cfg, db, svc, mailParts.Secret, mailParts.Outbox, logger)
 	// The sending engine sends with the job workers; its watchers read
 	// replies until the server stops.
-	stopWatching, err := mailParts.runEngine(cfg, db, svc, logger)
+	stopWatching, err := mailParts.runEngine(cfg, db, direct, svc, logger)
 	if err != nil {
 		return err
 	}
