@@ -22,7 +22,7 @@ func TestPolicyPagesAnswerAtTheRoot(t *testing.T) {
 	s := startServer(t, "DATABASE_URL", storetest.NewEmptyURL(t), "LOG_LEVEL", "warn", "SUPPORT_EMAIL", "help@operator.test")
 	s.waitReady(t)
 	for path, want := range map[string]string{
-		"/privacy":     "Deleted 1 day after the task is done",
+		"/privacy":     "Deleted 2 hours after the task is done",
 		"/terms":       "The assistant cannot pay",
 		"/app/support": "mailto:help@operator.test",
 	} {
