@@ -151,6 +151,9 @@ func TestBrowserControlsACampaign(t *testing.T) {
 	step("clear the time zone", chromedp.Clear(chromedp.ID("timeZone")))
 	step("type Tokyo's zone", chromedp.SendKeys(chromedp.ID("timeZone"), "Asia/Tokyo"))
 	step("save the settings", chromedp.Submit(chromedp.ID("timeZone")))
+	// The save answers with the settings page again (?saved=1): leaving
+	// before it has would cut the post short.
+	step("wait for the save", chromedp.WaitReady(`//body[contains(., "Saved")]`))
 	step("back to the campaigns", chromedp.Navigate(a.srv.URL+"/app/campaigns"))
 	if w := text("waiting-" + id); !strings.Contains(w, "Wed 2 Dec 2026, 10:30 Asia/Tokyo") {
 		t.Errorf("the next email's time once the workspace is in Tokyo: %q", w)
