@@ -165,6 +165,38 @@ func runConformance(t *testing.T, node, cli, proxyURL, baselinePath string, runs
 	elapsed := time.Since(start).Round(100 * time.Millisecond)
 
 	scenarios := readResults(t, results)
+
+	// The suite's own limits are wall-clock (a request 10 s, a scenario
+	// 30 s), and CI runs this beside the other packages' tests on two
+	// cores: a scenario that failed by running out of time, and only by
+	// that, runs once more alone, and its second result is the one judged
+	// (said in the log). A server that hangs fails both times.
+	retried, allPassed := 0, true
+	for _, name := range slices.Sorted(maps.Keys(scenarios)) {
+		r := scenarios[name]
+		if r.ok() || slices.Contains(baseline, name) || !r.onlyTimedOut() {
+			continue
+		}
+		args := rerunArgs(runs, name)
+		again := filepath.Join(tmp, "results-again-"+name)
+		cmd := exec.CommandContext(ctx, node, append([]string{cli, "server", "--url", proxyURL + "/mcp",
+			"-o", again, "--expected-failures", baselinePath}, args...)...)
+		cmd.Dir = tmp
+		cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(node)+string(os.PathListSeparator)+os.Getenv("PATH"), "NO_COLOR=1", "FORCE_COLOR=0")
+		cmd.Stdout, cmd.Stderr = logFile, logFile
+		cmd.WaitDelay = 10 * time.Second
+		_ = cmd.Run()
+		second, ran := readResults(t, again)[name]
+		retried++
+		allPassed = allPassed && ran && second.ok()
+		t.Logf("conformance scenario %s ran out of time (%s); run again alone: passed %v", name, strings.TrimSpace(r.problems()), ran && second.ok())
+		if ran {
+			scenarios[name] = second
+		}
+	}
+	if retried > 0 && allPassed {
+		runErr = nil // the suite's exit status was the scenarios run again
+	}
 	var passed, expected, unexpected, stale []string
 	for _, name := range slices.Sorted(maps.Keys(scenarios)) {
 		ok := scenarios[name].ok()
@@ -359,6 +391,39 @@ func (r scenarioResult) problems() string {
 }
 
 // readResults reads <dir>/server-<scenario>-<timestamp>/checks.json.
+// onlyTimedOut reports whether every check that failed ran out of the
+// suite's time (a request or the whole scenario).
+func (r scenarioResult) onlyTimedOut() bool {
+	failed := false
+	for _, c := range r {
+		if c.Status != "FAILURE" && c.Status != "WARNING" {
+			continue
+		}
+		failed = true
+		text := strings.ToLower(c.ID + " " + string(c.Details) + " " + c.ErrorMessage)
+		if !strings.Contains(text, "timed out") && !strings.Contains(text, "did not complete within") && !strings.Contains(text, "timeout") {
+			return false
+		}
+	}
+	return failed
+}
+
+// rerunArgs are the suite's arguments that run one scenario again: the
+// run that named it, or the whole run (its revision) narrowed to it.
+func rerunArgs(runs [][]string, name string) []string {
+	for _, r := range runs {
+		if i := slices.Index(r, "--scenario"); i >= 0 && i+1 < len(r) && r[i+1] == name {
+			return r
+		}
+	}
+	for _, r := range runs {
+		if !slices.Contains(r, "--scenario") {
+			return append(slices.Clone(r), "--scenario", name)
+		}
+	}
+	return []string{"--scenario", name}
+}
+
 func readResults(t *testing.T, dir string) map[string]scenarioResult {
 	t.Helper()
 	files, _ := filepath.Glob(filepath.Join(dir, "server-*", "checks.json"))

@@ -31,7 +31,11 @@ import (
 //
 //	go test ./replies -run '^$' -bench BusyDay -benchtime 1x -timeout 3h -day.emails 1000000 -day.longread 10m
 var (
-	dayEmails   = flag.Int("day.emails", 10_000, "emails BenchmarkBusyDay sends (a day of the busy installation: 1000000)")
+	dayEmails = flag.Int("day.emails", 10_000, "emails BenchmarkBusyDay sends (a day of the busy installation: 1000000)")
+	// A burst a second is the day's own shape (200 emails a second); 0
+	// sends as fast as the machine goes, which measures the most it can
+	// carry but loads it so that every round trip's p99 grows with it.
+	dayPace     = flag.Duration("day.pace", time.Second, "time between the starts of two bursts of BenchmarkBusyDay (0: as fast as it can)")
 	dayLongRead = flag.Duration("day.longread", 15*time.Second, "how long BenchmarkBusyDay holds a read transaction open beside the sends")
 )
 
@@ -172,7 +176,16 @@ func BenchmarkBusyDay(b *testing.B) {
 	// Two bursts in flight at most: River takes the next while one sends.
 	const inFlight = 2
 	waiting := 0
+	var pace <-chan time.Time
+	if *dayPace > 0 {
+		ticker := time.NewTicker(*dayPace)
+		defer ticker.Stop()
+		pace = ticker.C
+	}
 	for i := range bursts {
+		if pace != nil && i > 0 {
+			<-pace
+		}
 		if waiting == inFlight {
 			if err := <-done; err != nil {
 				b.Fatal(err)
@@ -240,7 +253,8 @@ func BenchmarkBusyDay(b *testing.B) {
 	baseline := percentile(base, 0.99)
 	b.Logf("%d emails in %s (%.0f a second), %d replies kept, %d of them bounces; autovacuum %s",
 		emails, elapsed.Round(time.Second), float64(emails)/elapsed.Seconds(), replied, bounced, autovacuum)
-	b.Logf("p99: claim %s (%d claims), mark %s, settle %s, SELECT 1 %s", claim, timings.count("claim"), mark, settle, baseline)
+	b.Logf("p99: claim %s (%d claims of %d steps each; p50 %s), mark %s, settle %s, SELECT 1 %s (p50 %s)", claim, timings.count("claim"), burstPerBox,
+		timings.percentile("claim", 0.5), mark, settle, baseline, percentile(base, 0.5))
 	for _, t := range watchedTables {
 		b.Logf("%s: dead rows at most %d while the long read was open (%d live), %d after it (%d live); %d vacuums",
 			t, watch.peakHeld[t], watch.liveAtPeak[t], settled[t].dead, settled[t].live, watch.vacuums[t])
@@ -413,12 +427,14 @@ func (s *statementTimes) TraceQueryEnd(ctx context.Context, _ *pgx.Conn, d pgx.T
 	s.times[t.what] = append(s.times[t.what], took)
 }
 
-func (s *statementTimes) p99(what string) time.Duration {
+func (s *statementTimes) p99(what string) time.Duration { return s.percentile(what, 0.99) }
+
+func (s *statementTimes) percentile(what string, p float64) time.Duration {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ts := slices.Clone(s.times[what])
 	slices.Sort(ts)
-	return percentile(ts, 0.99)
+	return percentile(ts, p)
 }
 
 func (s *statementTimes) count(what string) int {
