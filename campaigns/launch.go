@@ -364,8 +364,10 @@ func (s *Service) launchRequest(ctx context.Context, ws uuid.UUID, c Campaign, q
 		Details:     launchDetails{Campaign: c.ID, Staged: stagingOf(c), FirstSendAt: first},
 		Summary:     fmt.Sprintf("Launch campaign %q: %s to %s", c.Name, vibesell.Plural(len(q.Steps), "email", "emails"), vibesell.Plural(c.Leads, "person", "people")),
 		Impact: approvals.Impact{
-			What: fmt.Sprintf("Starts sending campaign %q (%s): sequence %q version %d, %s, to %s from %s.",
-				c.Name, c.ID, q.Name, q.Version, vibesell.Plural(len(q.Steps), "email", "emails"), vibesell.Plural(c.Leads, "person", "people"), someMailboxes(c.Mailboxes)),
+			// The impact is read by a person (the card, the web app, the
+			// emails): the campaign by its name; its id is in Arguments.
+			What: fmt.Sprintf("Starts sending campaign %q: sequence %q version %d, %s, to %s from %s.",
+				c.Name, q.Name, q.Version, vibesell.Plural(len(q.Steps), "email", "emails"), vibesell.Plural(c.Leads, "person", "people"), someMailboxes(c.Mailboxes)),
 			Items: []string{
 				fmt.Sprintf("First email: %s", FormatIn(first, loc)),
 				fmt.Sprintf("Volume: up to %s a day (%d per mailbox, %s)", vibesell.Plural(perDay, "email", "emails"), c.Schedule.DailyCap, vibesell.Plural(len(c.Mailboxes), "mailbox", "mailboxes")),
