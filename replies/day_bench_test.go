@@ -498,6 +498,26 @@ func (w *deadRows) sample(ctx context.Context) (map[string]tableRows, map[string
 	return got, limits, err
 }
 
+// vacuumAsAutovacuum vacuums table as an autovacuum worker would: at its
+// pace (the server's autovacuum cost delay and limit), not at a manual
+// VACUUM's full speed, which no server with autovacuum on would spend on
+// two cores beside the sends.
+func (w *deadRows) vacuumAsAutovacuum(ctx context.Context, table string) error {
+	conn, err := w.db.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, `SELECT set_config('vacuum_cost_delay', current_setting('autovacuum_vacuum_cost_delay'), false),
+		set_config('vacuum_cost_limit', CASE current_setting('autovacuum_vacuum_cost_limit') WHEN '-1' THEN current_setting('vacuum_cost_limit')
+		                                    ELSE current_setting('autovacuum_vacuum_cost_limit') END, false)`); err != nil {
+		return err
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), `RESET vacuum_cost_delay; RESET vacuum_cost_limit`)
+	_, err = conn.Exec(ctx, `VACUUM `+pgx.Identifier{table}.Sanitize())
+	return err
+}
+
 func (w *deadRows) run(ctx context.Context, b *testing.B) {
 	w.peakHeld, w.liveAtPeak, w.vacuums = map[string]int64{}, map[string]int64{}, map[string]int{}
 	for ctx.Err() == nil {
@@ -528,7 +548,7 @@ func (w *deadRows) step(ctx context.Context, b *testing.B) map[string]tableRows 
 	if w.vacuum {
 		for t, r := range got {
 			if r.dead > limits[t] {
-				if _, err := w.db.Exec(ctx, `VACUUM `+pgx.Identifier{t}.Sanitize()); err != nil && ctx.Err() == nil {
+				if err := w.vacuumAsAutovacuum(ctx, t); err != nil && ctx.Err() == nil {
 					b.Error(err)
 				}
 				w.mu.Lock()
