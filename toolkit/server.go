@@ -146,6 +146,16 @@ func NewServer(tools []Tool, opts *Options) *server.MCPServer {
 		return []mcp.ResourceContents{mcp.TextResourceContents{URI: uri, MIMEType: CardMIMEType, Text: card,
 			Meta: map[string]any{"ui": map[string]any{"prefersBorder": false}}}}
 	}
+	// 2026-07-28 has no resources/subscribe (subscriptions/listen took its
+	// place), so its discovery does not declare it; 2025-11-25's
+	// initialize still does. A copy: the server's own capabilities stay.
+	hooks.AddAfterDiscover(func(_ context.Context, _ any, _ *mcp.DiscoverRequest, res *mcp.DiscoverResult) {
+		if res != nil && res.Capabilities.Resources != nil {
+			r := *res.Capabilities.Resources
+			r.Subscribe = false
+			res.Capabilities.Resources = &r
+		}
+	})
 	hooks.AddAfterReadResource(func(ctx context.Context, _ any, req *mcp.ReadResourceRequest, res *mcp.ReadResourceResult) {
 		if res != nil && req.Params.URI == cardURI && server.IsModernRequest(ctx) {
 			res.SetCacheHints(versionedTTL.Milliseconds(), mcp.CacheScopePublic)

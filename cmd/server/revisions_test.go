@@ -69,6 +69,16 @@ func TestBothRevisionsFromOneEndpoint(t *testing.T) {
 	if _, err := f.sessions.Find(ctx, f.acme.ID, session); err != nil {
 		t.Errorf("the 2025-11-25 session is not stored: %v", err)
 	}
+	if !strings.Contains(body, `"subscribe":true`) {
+		t.Errorf("2025-11-25 initialize does not declare resources/subscribe: %s", body)
+	}
+	// 2026-07-28 has no resources/subscribe: its discovery declares none,
+	// and the initialize above (same server) still did.
+	_, _, body = e.sendModern(t, "server/discover", "", f.acmeToken, "",
+		`{"jsonrpc":"2.0","id":3,"method":"server/discover","params":{`+modernMeta+`}}`)
+	if !strings.Contains(body, `"resources":{`) || strings.Contains(body, `"subscribe"`) {
+		t.Errorf("2026-07-28 server/discover declares resources/subscribe (or no resources): %.400s", body)
+	}
 	_, _, body = e.send(t, http.MethodPost, f.acmeToken, session, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
 	var legacy cacheFields
 	if err := json.Unmarshal(decodeAnswer(t, body).Result, &legacy); err != nil || legacy != (cacheFields{}) {
