@@ -31,7 +31,21 @@ func define[In, Out any](d Deps, s toolkit.Spec[In, Out]) toolkit.Tool {
 	if _, ok := any(*new(Out)).(shows); ok {
 		s.Handler = withTokens(d, s.Handler)
 	}
+	if s.Annotations.ReadOnly != toolkit.Yes && d.Workspaces != nil {
+		s.Handler = thenWrote(d, s.Handler)
+	}
 	return toolkit.Define(s)
+}
+
+// thenWrote tells the workspace's context caches, once a call that may
+// change anything is done (refused ones too: a refusal may have been
+// recorded), that this replica wrote to it, so that the caller's next
+// read sees its own write without waiting for the notification.
+func thenWrote[In, Out any](d Deps, h toolkit.Handler[In, Out]) toolkit.Handler[In, Out] {
+	return func(ctx context.Context, p auth.Principal, in In) (toolkit.Result[Out], error) {
+		defer d.Workspaces.Wrote(p.WorkspaceID)
+		return h(ctx, p, in)
+	}
 }
 
 // describe turns a description as written into the one hosts show: one

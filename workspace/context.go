@@ -41,6 +41,9 @@ type ContextRead[T any] func(b *pgx.Batch, ws uuid.UUID) (done func() (T, error)
 
 type stamped[T any] struct {
 	stamp int64
+	// wrote is this process's count of writes to the workspace when it
+	// was read or confirmed ([Service.Wrote]).
+	wrote uint64
 	value T
 	// confirmed: no notification came while it was read, so that while
 	// the notifications are fresh, the absence of one since says the
@@ -80,7 +83,8 @@ func (c *ContextCache[T]) Read(ctx context.Context, ws uuid.UUID) (T, error) {
 		kept, ok = c.entries.Get(ws)
 	}
 	notes := c.workspaces.notes
-	if ok && kept.confirmed && notes.Fresh() {
+	wrote := c.workspaces.writesTo(ws).Load()
+	if ok && kept.confirmed && kept.wrote == wrote && notes.Fresh() {
 		return kept.value, nil
 	}
 	generation := notes.Generation(store.ContextChannel)
@@ -90,8 +94,8 @@ func (c *ContextCache[T]) Read(ctx context.Context, ws uuid.UUID) (T, error) {
 			return zero, fmt.Errorf("read context stamp of workspace %s: %w", ws, err)
 		}
 		if stamp == kept.stamp {
-			if !kept.confirmed && notes.Fresh() && notes.Generation(store.ContextChannel) == generation {
-				kept.confirmed = true
+			if (!kept.confirmed || kept.wrote != wrote) && notes.Fresh() && notes.Generation(store.ContextChannel) == generation {
+				kept.confirmed, kept.wrote = true, wrote
 				c.keep(ws, kept)
 			}
 			return kept.value, nil
@@ -127,12 +131,12 @@ func (c *ContextCache[T]) Read(ctx context.Context, ws uuid.UUID) (T, error) {
 	if c.entries == nil {
 		return value, nil
 	}
-	c.keep(ws, stamped[T]{stamp: stamp, value: value, confirmed: notes.Fresh() && notes.Generation(store.ContextChannel) == generation})
+	c.keep(ws, stamped[T]{stamp: stamp, wrote: wrote, value: value, confirmed: notes.Fresh() && notes.Generation(store.ContextChannel) == generation})
 	return value, nil
 }
 
 func (c *ContextCache[T]) keep(ws uuid.UUID, s stamped[T]) {
-	if newer, ok := c.entries.Peek(ws); !ok || newer.stamp < s.stamp || (newer.stamp == s.stamp && !newer.confirmed) {
+	if newer, ok := c.entries.Peek(ws); !ok || newer.stamp < s.stamp || (newer.stamp == s.stamp && (!newer.confirmed || newer.wrote < s.wrote)) {
 		c.entries.Add(ws, s)
 	}
 }

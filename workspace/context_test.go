@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"vibesell"
+	"vibesell/store"
 	"vibesell/store/storetest"
 	"vibesell/workspace"
 )
@@ -495,4 +496,54 @@ func TestContextCacheWithNotifications(t *testing.T) {
 		o, _ := readTrips()
 		return o.Product == "Attribution 2"
 	})
+}
+
+// A replica's own write is read back at once, even when its notification
+// has not reached the replica yet: the call that wrote says so
+// ([workspace.Service.Wrote]), and the next read checks the stamp instead
+// of trusting the notifications (CI saw a save_offer then
+// get_workspace_context on one server answer the context before it).
+func TestContextCacheReadsItsOwnWriteBeforeItsNotification(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, trips := storetest.NewCounted(t)
+	notes := storetest.StartNotifications(t, pool)
+	// Subscribed before the cache, so while it holds the listener the
+	// cache hears nothing.
+	var hold atomic.Bool
+	release := make(chan struct{})
+	notes.Subscribe(store.ContextChannel, func(string) {
+		if hold.Load() {
+			<-release
+		}
+	}, func() {})
+	t.Cleanup(func() { close(release) })
+	replica := workspace.New(workspace.Deps{DB: pool, Clock: vibesell.SystemClock{}, Notes: notes})
+	ws, err := replica.Create(ctx, "Acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reads atomic.Int32
+	cache := workspace.NewContextCache(replica, 8, countingRead(&reads))
+	storetest.WaitFor(t, "the context to be kept on the word of the notifications", func() bool {
+		before := trips.Count()
+		if _, err := cache.Read(ctx, ws.ID); err != nil {
+			t.Fatal(err)
+		}
+		return trips.Count() == before
+	})
+
+	hold.Store(true)
+	offer := workspace.Offer{CompanyName: "Acme", Product: "Attribution", Audience: "CMOs", Value: "Know what pays", CallToAction: "A call"}
+	if _, err := replica.SaveOffer(ctx, ws.ID, offer); err != nil {
+		t.Fatal(err)
+	}
+	replica.Wrote(ws.ID)
+	o, err := cache.Read(ctx, ws.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o == nil || o.Product != "Attribution" {
+		t.Fatalf("the context read right after this replica's own write is %+v, want the offer it saved", o)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -37,6 +38,29 @@ type Service struct {
 
 	zonesOnce sync.Once
 	zones     *ContextCache[*time.Location]
+
+	// localWrites counts, per workspace, the writes this process made
+	// ([Service.Wrote]): a context kept on the word of notifications is
+	// read again after one, since the notification of a write can reach
+	// this replica after its writer's next call does.
+	localWrites sync.Map // uuid.UUID → *atomic.Uint64
+}
+
+// Wrote tells the context caches that this process has just written to
+// workspace ws (a call that may change anything, once it is done and
+// before its result is answered): the next read of its context checks
+// the stamp instead of trusting the notifications, which reach this
+// replica on a connection of their own and may come later than the
+// caller's next request. Other replicas hear of the write by the
+// notification, within a second.
+func (s *Service) Wrote(ws uuid.UUID) { s.writesTo(ws).Add(1) }
+
+func (s *Service) writesTo(ws uuid.UUID) *atomic.Uint64 {
+	if v, ok := s.localWrites.Load(ws); ok {
+		return v.(*atomic.Uint64)
+	}
+	v, _ := s.localWrites.LoadOrStore(ws, new(atomic.Uint64))
+	return v.(*atomic.Uint64)
 }
 
 // Deps is what [New] needs.
