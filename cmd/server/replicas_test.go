@@ -25,6 +25,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"vibesell/store/storetest"
 )
 
@@ -612,15 +614,14 @@ func replicasUnderLoad(t *testing.T, rev string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	facts, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
 	stored := map[string]bool{}
-	for rows.Next() {
-		var f string
-		if err := rows.Scan(&f); err != nil {
-			t.Fatal(err)
-		}
+	for _, f := range facts {
 		stored[f] = true
 	}
-	rows.Close()
 	lost := 0
 	for f := range remembered {
 		if !stored[f] {
