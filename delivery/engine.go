@@ -46,6 +46,10 @@ type Campaigns interface {
 	Finish(ctx context.Context, ws uuid.UUID, id string) error
 }
 
+// DefaultParallel is how many mailboxes a tick sends from at once, each
+// over its own SMTP session, unless the installation says otherwise.
+const DefaultParallel = 4
+
 // EngineConfig is what an installation decides about sending.
 type EngineConfig struct {
 	// PublicURL is where unsubscribe links lead.
@@ -64,7 +68,8 @@ type EngineConfig struct {
 	// NoGap sends without gaps even when MinGap and MaxGap are zero by
 	// default.
 	NoGap bool
-	// Parallel is how many mailboxes send at once; default 4.
+	// Parallel is how many mailboxes send at once; default
+	// [DefaultParallel].
 	Parallel int
 	// MaxAttempts is how many times a step is tried (a failure before the
 	// message was handed over, a soft bounce); default [Tries].
@@ -130,7 +135,7 @@ func NewEngine(d EngineDeps) *Engine {
 		cfg.MaxGap = cfg.MinGap
 	}
 	if cfg.Parallel <= 0 {
-		cfg.Parallel = 4
+		cfg.Parallel = DefaultParallel
 	}
 	if cfg.MaxAttempts <= 0 {
 		cfg.MaxAttempts = Tries

@@ -363,6 +363,30 @@ func TestEngineSimulatedWeek(t *testing.T) {
 	})
 }
 
+// A deployed engine keeps a gap between two emails of a mailbox, so one
+// tick sends one email from each mailbox however many leads are due, in
+// one claim each. BenchmarkBusyDay's paced day (replies/) is shaped on
+// this.
+func TestADeployedTickSendsOneEmailAMailbox(t *testing.T) {
+	b := engineSetup(t, engineOptions{})
+	var leads []vibesell.Lead
+	for i := range 12 {
+		leads = append(leads, vibesell.Lead{Email: fmt.Sprintf("lead%d@company%d.test", i, i), FirstName: "Pat", Company: fmt.Sprintf("Company %d", i)})
+	}
+	mailboxes := []string{"sam@getacme.test", "kai@getacme.test", "lou@getacme.test"}
+	b.launch(t, campaignSpec{leads: leads, mailboxes: mailboxes, dailyCap: 20})
+	b.Clock.Set(engineStart.Add(3 * time.Hour)) // inside the window
+	b.tick(t)
+	perMailbox := map[string]int{}
+	for _, r := range b.delivered(t) {
+		perMailbox[r.from]++
+	}
+	want := map[string]int{"sam@getacme.test": 1, "kai@getacme.test": 1, "lou@getacme.test": 1}
+	if diff := cmp.Diff(want, perMailbox); diff != "" {
+		t.Errorf("emails of one tick per mailbox, 12 leads due (-want +got):\n%s", diff)
+	}
+}
+
 // launch → emails arrive in the sandbox → a lead replies into the
 // sandbox's IMAP inbox → the watcher reads it over IDLE, classifies it,
 // and the engine stops that lead and their company; the metrics count it.

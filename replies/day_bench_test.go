@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 
+	"vibesell"
 	"vibesell/delivery"
 	"vibesell/delivery/deliverytest"
 	"vibesell/mail"
@@ -37,17 +38,43 @@ var (
 	// carry but loads it so that every round trip's p99 grows with it.
 	dayPace     = flag.Duration("day.pace", time.Second, "time between the starts of two bursts of BenchmarkBusyDay (0: as fast as it can)")
 	dayLongRead = flag.Duration("day.longread", 15*time.Second, "how long BenchmarkBusyDay holds a read transaction open beside the sends")
+	dayShape    = flag.String("day.shape", "paced", "how a burst's emails leave: paced (200 mailboxes, one email each, as every deployment's tick sends) or batched (4 mailboxes, 50 each, as a tick sends with no gaps)")
 )
 
-// The day's shape: bursts of 200 emails (four mailboxes sending 50 each,
-// as a tick does), 2% of leads reply and 1% bounce.
+// The day's size: bursts of 200 emails; 2% of leads reply and 1% bounce.
 const (
-	burstMailboxes = 4
-	burstPerBox    = 50
-	replyEvery     = 50
-	bounceEvery    = 100
-	pollEvery      = 10 // bursts between two polls of the inboxes
+	burstEmails = 200
+	replyEvery  = 50
+	bounceEvery = 100
+	pollEvery   = 10 // bursts between two polls of the inboxes
 )
+
+// burstShape is how a burst's emails leave: from how many mailboxes, each
+// over one SMTP session that sends perSession of them, at most
+// [delivery.DefaultParallel] sessions at once, as the engine's tick runs
+// them.
+type burstShape struct {
+	name       string
+	mailboxes  int
+	perSession int
+}
+
+// shapeOf reads -day.shape. Paced is the engine as deployed: a mailbox
+// waits 2 to 6 minutes between two emails (delivery.EngineConfig's gap,
+// which every deployment keeps), so a tick sends one email from each
+// mailbox that is due and each claim takes one step; a burst of 200 is
+// 200 mailboxes. Batched is a tick without gaps (EngineConfig.NoGap, which
+// only the tests set): each mailbox's due steps go over one session, 50
+// to a claim.
+func shapeOf(name string) (burstShape, error) {
+	switch name {
+	case "paced":
+		return burstShape{name: name, mailboxes: burstEmails, perSession: 1}, nil
+	case "batched":
+		return burstShape{name: name, mailboxes: 4, perSession: burstEmails / 4}, nil
+	}
+	return burstShape{}, fmt.Errorf("-day.shape is paced or batched, not %q", name)
+}
 
 // BenchmarkBusyDay runs a busy installation's day of email through the
 // engine's send ledger on one PostgreSQL, as fast as it goes (the day is
@@ -65,17 +92,23 @@ const (
 // (mail_sends), the replies and River's queue (river_job): the most seen
 // while the long read was open, and at the end, once vacuum could act.
 // Where the server runs with autovacuum off (the test machines' clusters
-// do), the benchmark vacuums a table when autovacuum would have, by the
-// table's own settings (migrations/00335_ledger_autovacuum.sql,
-// store.jobTableStorage).
+// do), the benchmark does autovacuum's work as it would have: once every
+// autovacuum_naptime it vacuums a table past its dead rows' threshold and
+// analyzes one past its changed rows' threshold, by the table's own
+// settings (migrations/00335_ledger_autovacuum.sql, store.jobTableStorage),
+// at autovacuum's pace.
 func BenchmarkBusyDay(b *testing.B) {
+	shape, err := shapeOf(*dayShape)
+	if err != nil {
+		b.Fatal(err)
+	}
 	bn := deliverytest.Setup(b)
 	ctx := bn.Ctx
 	if _, err := bn.Keys.Record(ctx, bn.Workspace, "getacme.com"); err != nil {
 		b.Fatal(err)
 	}
 	boxes := []mail.Account{bn.Mailbox}
-	for i := 1; i < burstMailboxes; i++ {
+	for i := 1; i < shape.mailboxes; i++ {
 		mb, err := bn.Sandbox.AddMailbox(mail.Address{Name: "Rep " + strconv.Itoa(i), Email: fmt.Sprintf("rep%d@getacme.com", i)})
 		if err != nil {
 			b.Fatal(err)
@@ -96,15 +129,17 @@ func BenchmarkBusyDay(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(pool.Close)
-	dispatcher := delivery.NewDispatcher(delivery.DispatcherDeps{DB: pool, Keys: bn.Keys, Suppressor: bn.Suppressor, Clock: bn.Clock})
-	poller := replies.NewPoller(replies.PollerDeps{DB: pool, Suppressor: bn.Suppressor, Clock: bn.Clock})
+	// The real clock: the ledger's times move through the day as they do
+	// in a deployment, and its indexes on them grow as they do there.
+	dispatcher := delivery.NewDispatcher(delivery.DispatcherDeps{DB: pool, Keys: bn.Keys, Suppressor: bn.Suppressor, Clock: vibesell.SystemClock{}})
+	poller := replies.NewPoller(replies.PollerDeps{DB: pool, Suppressor: bn.Suppressor, Clock: vibesell.SystemClock{}})
 
 	campaign := deliverytest.NewCampaignID()
-	bursts := (*dayEmails + burstMailboxes*burstPerBox - 1) / (burstMailboxes * burstPerBox)
+	bursts := (*dayEmails + burstEmails - 1) / burstEmails
 	done := make(chan error, bursts+bursts/pollEvery+1)
 	workers := river.NewWorkers()
 	river.AddWorker(workers, river.WorkFunc(func(ctx context.Context, job *river.Job[burstArgs]) error {
-		err := sendBurst(ctx, bn, dispatcher, boxes, campaign, job.Args.Burst)
+		err := sendBurst(ctx, bn, dispatcher, boxes, shape, campaign, job.Args.Burst)
 		done <- err
 		return err
 	}))
@@ -127,10 +162,11 @@ func BenchmarkBusyDay(b *testing.B) {
 	})
 
 	var autovacuum string
-	if err := bn.DB.QueryRow(ctx, `SHOW autovacuum`).Scan(&autovacuum); err != nil {
+	var naptime int
+	if err := bn.DB.QueryRow(ctx, `SELECT current_setting('autovacuum'), (SELECT setting::int FROM pg_settings WHERE name = 'autovacuum_naptime')`).Scan(&autovacuum, &naptime); err != nil {
 		b.Fatal(err)
 	}
-	watch := &deadRows{db: bn.DB, vacuum: autovacuum != "on"}
+	watch := &deadRows{db: bn.DB, vacuum: autovacuum != "on", naptime: time.Duration(naptime) * time.Second}
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	watched := make(chan struct{})
 	go func() { defer close(watched); watch.run(watchCtx, b) }()
@@ -233,7 +269,7 @@ func BenchmarkBusyDay(b *testing.B) {
 	                                 FROM mail_replies WHERE workspace_id = $1`, bn.Workspace).Scan(&sent, &bounced, &replied); err != nil {
 		b.Fatal(err)
 	}
-	emails := bursts * burstMailboxes * burstPerBox
+	emails := bursts * burstEmails
 	wantBounced, wantReplied := 0, 0
 	for lead := 1; lead <= emails; lead++ {
 		switch {
@@ -253,11 +289,11 @@ func BenchmarkBusyDay(b *testing.B) {
 	baseline := percentile(base, 0.99)
 	b.Logf("%d emails in %s (%.0f a second), %d replies kept, %d of them bounces; autovacuum %s",
 		emails, elapsed.Round(time.Second), float64(emails)/elapsed.Seconds(), replied, bounced, autovacuum)
-	b.Logf("p99: claim %s (%d claims of %d steps each; p50 %s), mark %s, settle %s, SELECT 1 %s (p50 %s)", claim, timings.count("claim"), burstPerBox,
+	b.Logf("p99 (%s): claim %s (%d claims of %d steps each; p50 %s), mark %s, settle %s, SELECT 1 %s (p50 %s)", shape.name, claim, timings.count("claim"), shape.perSession,
 		timings.percentile("claim", 0.5), mark, settle, baseline, percentile(base, 0.5))
 	for _, t := range watchedTables {
-		b.Logf("%s: dead rows at most %d while the long read was open (%d live), %d after it (%d live); %d vacuums",
-			t, watch.peakHeld[t], watch.liveAtPeak[t], settled[t].dead, settled[t].live, watch.vacuums[t])
+		b.Logf("%s: dead rows at most %d while the long read was open (%d live), %d after it (%d live); %d vacuums, %d analyzes",
+			t, watch.peakHeld[t], watch.liveAtPeak[t], settled[t].dead, settled[t].live, watch.vacuums[t], watch.analyzes[t])
 	}
 	b.ReportMetric(float64(emails)/elapsed.Seconds(), "emails/s")
 	b.ReportMetric(ms(claim), "claim-p99-ms")
@@ -284,17 +320,20 @@ type pollArgs struct {
 
 func (pollArgs) Kind() string { return "bench.poll_inboxes" }
 
-// sendBurst sends burst n: each mailbox its 50 leads over one session, the
-// four at once; then the leads that answer do, into the inbox they were
-// written from.
-func sendBurst(ctx context.Context, bn *deliverytest.Bundle, d *delivery.Dispatcher, boxes []mail.Account, campaign string, n int) error {
+// sendBurst sends burst n as the engine's tick would: each mailbox its
+// share over one session, as many sessions at once as a tick runs; then
+// the leads that answer do, into the inbox they were written from.
+func sendBurst(ctx context.Context, bn *deliverytest.Bundle, d *delivery.Dispatcher, boxes []mail.Account, shape burstShape, campaign string, n int) error {
 	var wg sync.WaitGroup
 	errs := make([]error, len(boxes))
+	slots := make(chan struct{}, delivery.DefaultParallel)
 	for k, mb := range boxes {
+		slots <- struct{}{}
 		wg.Go(func() {
-			outs := make([]delivery.Outgoing, burstPerBox)
+			defer func() { <-slots }()
+			outs := make([]delivery.Outgoing, shape.perSession)
 			for j := range outs {
-				lead := int64((n*len(boxes)+k)*burstPerBox + j + 1)
+				lead := int64((n*len(boxes)+k)*shape.perSession + j + 1)
 				out := bn.Outgoing(campaign, lead, 1)
 				out.Mailbox = mb
 				out.Message.To = mail.Address{Name: "Pat", Email: leadAddress(lead)}
@@ -454,19 +493,27 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 
 var watchedTables = []string{"mail_sends", "mail_replies", "river_job"}
 
-type tableRows struct{ dead, live int64 }
+type tableRows struct{ dead, live, changed int64 }
 
-// deadRows samples the watched tables' dead rows every second, and vacuums
-// a table when autovacuum would have if it is off on the server.
+// autovacuumLimits are the points past which autovacuum vacuums a table
+// (its dead rows) and analyzes it (its rows changed since the last
+// analyze).
+type autovacuumLimits struct{ vacuum, analyze int64 }
+
+// deadRows samples the watched tables' dead rows every second and, if
+// autovacuum is off on the server, does its work when it would have.
 type deadRows struct {
-	db     *pgxpool.Pool
-	vacuum bool
+	db      *pgxpool.Pool
+	vacuum  bool
+	naptime time.Duration
 
 	mu         sync.Mutex
 	held       bool
 	peakHeld   map[string]int64
 	liveAtPeak map[string]int64
 	vacuums    map[string]int
+	analyzes   map[string]int
+	lastRound  time.Time
 }
 
 func (w *deadRows) holding(on bool) {
@@ -475,34 +522,39 @@ func (w *deadRows) holding(on bool) {
 	w.mu.Unlock()
 }
 
-func (w *deadRows) sample(ctx context.Context) (map[string]tableRows, map[string]int64, error) {
+func (w *deadRows) sample(ctx context.Context) (map[string]tableRows, map[string]autovacuumLimits, error) {
 	rows, err := w.db.Query(ctx, `
 		SELECT s.relname::text, s.n_dead_tup, s.n_live_tup,
 		       coalesce((SELECT split_part(o, '=', 2)::float FROM unnest(c.reloptions) o WHERE o LIKE 'autovacuum_vacuum_threshold=%'),
 		                current_setting('autovacuum_vacuum_threshold')::float)
 		     + coalesce((SELECT split_part(o, '=', 2)::float FROM unnest(c.reloptions) o WHERE o LIKE 'autovacuum_vacuum_scale_factor=%'),
-		                current_setting('autovacuum_vacuum_scale_factor')::float) * s.n_live_tup
+		                current_setting('autovacuum_vacuum_scale_factor')::float) * s.n_live_tup,
+		       s.n_mod_since_analyze,
+		       coalesce((SELECT split_part(o, '=', 2)::float FROM unnest(c.reloptions) o WHERE o LIKE 'autovacuum_analyze_threshold=%'),
+		                current_setting('autovacuum_analyze_threshold')::float)
+		     + coalesce((SELECT split_part(o, '=', 2)::float FROM unnest(c.reloptions) o WHERE o LIKE 'autovacuum_analyze_scale_factor=%'),
+		                current_setting('autovacuum_analyze_scale_factor')::float) * greatest(c.reltuples, 0)
 		  FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
 		 WHERE s.relname = ANY($1)`, watchedTables)
 	if err != nil {
 		return nil, nil, err
 	}
-	got, limits := map[string]tableRows{}, map[string]int64{}
+	got, limits := map[string]tableRows{}, map[string]autovacuumLimits{}
 	var name string
 	var r tableRows
-	var limit float64
-	_, err = pgx.ForEachRow(rows, []any{&name, &r.dead, &r.live, &limit}, func() error {
-		got[name], limits[name] = r, int64(limit)
+	var vacuumAt, analyzeAt float64
+	_, err = pgx.ForEachRow(rows, []any{&name, &r.dead, &r.live, &vacuumAt, &r.changed, &analyzeAt}, func() error {
+		got[name], limits[name] = r, autovacuumLimits{vacuum: int64(vacuumAt), analyze: int64(analyzeAt)}
 		return nil
 	})
 	return got, limits, err
 }
 
-// vacuumAsAutovacuum vacuums table as an autovacuum worker would: at its
-// pace (the server's autovacuum cost delay and limit), not at a manual
-// VACUUM's full speed, which no server with autovacuum on would spend on
-// two cores beside the sends.
-func (w *deadRows) vacuumAsAutovacuum(ctx context.Context, table string) error {
+// asAutovacuum runs command (VACUUM or ANALYZE) on table as an autovacuum
+// worker would: at its pace (the server's autovacuum cost delay and
+// limit), not at a manual command's full speed, which no server with
+// autovacuum on would spend on two cores beside the sends.
+func (w *deadRows) asAutovacuum(ctx context.Context, command, table string) error {
 	conn, err := w.db.Acquire(ctx)
 	if err != nil {
 		return err
@@ -514,12 +566,13 @@ func (w *deadRows) vacuumAsAutovacuum(ctx context.Context, table string) error {
 		return err
 	}
 	defer conn.Exec(context.WithoutCancel(ctx), `RESET vacuum_cost_delay; RESET vacuum_cost_limit`)
-	_, err = conn.Exec(ctx, `VACUUM `+pgx.Identifier{table}.Sanitize())
+	_, err = conn.Exec(ctx, command+` `+pgx.Identifier{table}.Sanitize())
 	return err
 }
 
 func (w *deadRows) run(ctx context.Context, b *testing.B) {
-	w.peakHeld, w.liveAtPeak, w.vacuums = map[string]int64{}, map[string]int64{}, map[string]int{}
+	w.peakHeld, w.liveAtPeak, w.vacuums, w.analyzes = map[string]int64{}, map[string]int64{}, map[string]int{}, map[string]int{}
+	w.lastRound = time.Now()
 	for ctx.Err() == nil {
 		w.step(ctx, b)
 		select {
@@ -545,14 +598,23 @@ func (w *deadRows) step(ctx context.Context, b *testing.B) map[string]tableRows 
 		}
 	}
 	w.mu.Unlock()
-	if w.vacuum {
+	if w.vacuum && time.Since(w.lastRound) >= w.naptime {
+		// The launcher's round: each table past a threshold gets its turn.
+		w.lastRound = time.Now()
 		for t, r := range got {
-			if r.dead > limits[t] {
-				if err := w.vacuumAsAutovacuum(ctx, t); err != nil && ctx.Err() == nil {
+			for _, work := range []struct {
+				command string
+				due     bool
+				count   map[string]int
+			}{{"VACUUM", r.dead > limits[t].vacuum, w.vacuums}, {"ANALYZE", r.changed > limits[t].analyze, w.analyzes}} {
+				if !work.due {
+					continue
+				}
+				if err := w.asAutovacuum(ctx, work.command, t); err != nil && ctx.Err() == nil {
 					b.Error(err)
 				}
 				w.mu.Lock()
-				w.vacuums[t]++
+				work.count[t]++
 				w.mu.Unlock()
 			}
 		}
@@ -572,7 +634,7 @@ func (w *deadRows) settle(ctx context.Context, b *testing.B, wait time.Duration)
 		}
 		under := true
 		for t, r := range got {
-			under = under && r.dead <= limits[t]
+			under = under && r.dead <= limits[t].vacuum
 		}
 		if under || time.Now().After(deadline) {
 			return got
