@@ -133,9 +133,11 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 	}
 	logger.Info("VibeSell is serving", "addr", listener.Addr().String(), "mcp", cfg.link("/mcp"))
 
+	// The banner is out before the first request is answered: whoever
+	// waits for /readyz and then reads it finds it there.
+	io.WriteString(stdout, banner)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(listener) }()
-	io.WriteString(stdout, banner)
 	select {
 	case err := <-served:
 		stopJobs(jobs, cfg, logger)
