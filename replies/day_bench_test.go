@@ -570,6 +570,16 @@ func (w *deadRows) asAutovacuum(ctx context.Context, command, table string) erro
 	return err
 }
 
+// work runs command on table as autovacuum would and counts it.
+func (w *deadRows) work(ctx context.Context, b *testing.B, command, table string, count map[string]int) {
+	if err := w.asAutovacuum(ctx, command, table); err != nil && ctx.Err() == nil {
+		b.Error(err)
+	}
+	w.mu.Lock()
+	count[table]++
+	w.mu.Unlock()
+}
+
 func (w *deadRows) run(ctx context.Context, b *testing.B) {
 	w.peakHeld, w.liveAtPeak, w.vacuums, w.analyzes = map[string]int64{}, map[string]int64{}, map[string]int{}, map[string]int{}
 	w.lastRound = time.Now()
@@ -602,20 +612,11 @@ func (w *deadRows) step(ctx context.Context, b *testing.B) map[string]tableRows 
 		// The launcher's round: each table past a threshold gets its turn.
 		w.lastRound = time.Now()
 		for t, r := range got {
-			for _, work := range []struct {
-				command string
-				due     bool
-				count   map[string]int
-			}{{"VACUUM", r.dead > limits[t].vacuum, w.vacuums}, {"ANALYZE", r.changed > limits[t].analyze, w.analyzes}} {
-				if !work.due {
-					continue
-				}
-				if err := w.asAutovacuum(ctx, work.command, t); err != nil && ctx.Err() == nil {
-					b.Error(err)
-				}
-				w.mu.Lock()
-				work.count[t]++
-				w.mu.Unlock()
+			if r.dead > limits[t].vacuum {
+				w.work(ctx, b, "VACUUM", t, w.vacuums)
+			}
+			if r.changed > limits[t].analyze {
+				w.work(ctx, b, "ANALYZE", t, w.analyzes)
 			}
 		}
 	}
